@@ -1,0 +1,246 @@
+//! Strict JSON input (I-JSON, RFC 7493) and canonical output (JCS, RFC 8785).
+//!
+//! Parsing is serde_json's tokenizer plus a value visitor of our own, because
+//! serde_json's `Value` silently keeps the last of two duplicate keys. Output is
+//! hand-written because it must be byte-identical with a Node canonicalizer
+//! (`Array.prototype.sort` on keys, i.e. UTF-16 code-unit order, and
+//! `JSON.stringify` scalars); numbers go through `ryu-js`, which implements
+//! ECMAScript Number::toString.
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The deepest nesting of arrays and objects accepted. This is serde_json's own
+/// recursion limit (128 levels refuse), stated here so it is documented and tested.
+pub const MAX_DEPTH: usize = 127;
+
+/// A refusal of the strict parser, positioned at 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl ParseError {
+    pub fn in_file(self, file: impl fmt::Display) -> crate::Error {
+        crate::Error::Json { file: file.to_string(), line: self.line, column: self.column, message: self.message }
+    }
+}
+
+/// Parse bytes as strict I-JSON: UTF-8 without a byte-order mark, no duplicate
+/// keys, no lone surrogates, no non-finite or out-of-range numbers, nothing after
+/// the value, at most [`MAX_DEPTH`] levels of nesting.
+pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(ParseError { line: 1, column: 1, message: "byte-order mark is not allowed".into() });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = position_of(bytes, e.valid_up_to());
+        ParseError { line, column, message: "invalid UTF-8".into() }
+    })?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = StrictValue.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    value.map_err(|e| ParseError { line: e.line(), column: e.column(), message: clearer(e) })
+}
+
+/// serde_json's messages for surrogates describe its tokenizer, not the input.
+fn clearer(e: serde_json::Error) -> String {
+    let raw = e.to_string();
+    let message = raw.split(" at line ").next().unwrap_or(&raw);
+    match message {
+        "unexpected end of hex escape" | "lone leading surrogate in hex escape" => {
+            "lone surrogate in \\u escape (a string must be valid Unicode)".into()
+        }
+        "number out of range" => "number out of range of a double (I-JSON)".into(),
+        "recursion limit exceeded" => format!("nesting deeper than {MAX_DEPTH} levels"),
+        "trailing characters" => "trailing data after the JSON value".into(),
+        "expected value" => "expected a JSON value (NaN, Infinity and comments are not JSON)".into(),
+        other => other.to_string(),
+    }
+}
+
+fn position_of(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    (line, column)
+}
+
+/// Builds a `Value` like serde_json's own visitor, but refuses duplicate keys.
+struct StrictValue;
+
+impl<'de> DeserializeSeed<'de> for StrictValue {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictValue {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("number is not finite"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(StrictValue)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format!("duplicate object key {key:?}")));
+            }
+            let value = map.next_value_seed(StrictValue)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// The canonical (RFC 8785) bytes of a value.
+pub fn to_vec(value: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    write(&mut out, value);
+    out
+}
+
+/// Append the canonical bytes of `value` to `out`.
+pub fn write(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => write_object(out, map, None),
+    }
+}
+
+/// Append the canonical bytes of an object, leaving out the member named `skip`
+/// (the packet checksum covers "the packet except the checksum field").
+pub fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>, skip: Option<&str>) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| Some(k.as_str()) != skip).collect();
+    entries.sort_unstable_by(|a, b| utf16_order(a.0, b.0));
+    out.push(b'{');
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_string(out, key);
+        out.push(b':');
+        write(out, value);
+    }
+    out.push(b'}');
+}
+
+/// RFC 8785 §3.2.3: keys compare as arrays of UTF-16 code units, which is also
+/// what JavaScript's default sort does. (UTF-8 byte order differs for U+E000..U+FFFF
+/// against supplementary characters.)
+pub fn utf16_order(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        return a.cmp(b);
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+fn write_number(out: &mut Vec<u8>, n: &Number) {
+    // An integer past 2^53 becomes the nearest double, as in JavaScript.
+    let double = n.as_f64().unwrap_or(0.0);
+    let mut buffer = ryu_js::Buffer::new();
+    out.extend_from_slice(buffer.format(double).as_bytes());
+}
+
+fn write_string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            0x0C => b"\\f",
+            b'\r' => b"\\r",
+            0x00..=0x1F => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(b >> 4) as usize]);
+            out.push(HEX[(b & 0xF) as usize]);
+        } else {
+            out.extend_from_slice(escape);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Whether a JSON number is held exactly by an IEEE double (I-JSON §2.2).
+pub fn is_exact_double(n: &Number) -> bool {
+    const LIMIT: u64 = 1 << 53;
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => u <= LIMIT,
+        (None, Some(i)) => i.unsigned_abs() <= LIMIT,
+        _ => true,
+    }
+}
+
+/// 2-space pretty JSON with a final newline, keeping key order: the format of
+/// every file the tools write for people to read (golden packets, run files).
+pub fn to_pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("a Value always serializes");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,102 @@
+//! The `packetproof` command line (DESIGN §10). Exit status: 0 holds, 1 a check
+//! failed, 2 bad usage or unreadable input.
+
+use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result};
+use clap::{Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(name = "packetproof", version, about = "Conformance toolchain for exact LLM runtime packets")]
+pub struct Cli {
+    /// The exact Google text-JSON suffix to expect instead of the one harness.toml names.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub google_suffix_file: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the canonical (RFC 8785) bytes of a JSON file, or its sha256 digest.
+    Canon {
+        /// The JSON file; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Print `sha256:<hex>` and a newline instead of the canonical bytes.
+        #[arg(long)]
+        hash: bool,
+    },
+    /// Check a runtime packet against every rule of the contract.
+    Validate {
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+}
+
+/// What a command reports back to `main`.
+pub enum Status {
+    Holds,
+    Failed,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Status::Holds) => ExitCode::SUCCESS,
+        Ok(Status::Failed) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("packetproof: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> Result<Status> {
+    let suffix = cli.google_suffix_file.as_deref();
+    match cli.command {
+        Command::Canon { file, hash } => canon(file.as_deref(), hash),
+        Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format),
+    }
+}
+
+pub(crate) fn load_config(suffix: Option<&Path>) -> Result<Config> {
+    Config::load(&Config::find_root()?, suffix)
+}
+
+fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
+    let (name, bytes) = match file {
+        None => ("<stdin>".to_owned(), read_stdin()?),
+        Some(p) if p == Path::new("-") => ("<stdin>".to_owned(), read_stdin()?),
+        Some(p) => (p.display().to_string(), fsutil::read_bytes(p, fsutil::DEFAULT_MAX_BYTES)?),
+    };
+    let value = canonical::parse(&bytes).map_err(|e| e.in_file(name))?;
+    let bytes = canonical::to_vec(&value);
+    let mut stdout = std::io::stdout().lock();
+    let written = if hash {
+        writeln!(stdout, "{}", digest::sha256(&bytes))
+    } else {
+        stdout.write_all(&bytes)
+    };
+    written.and_then(|()| stdout.flush()).map_err(|e| Error::io("<stdout>", e))?;
+    Ok(Status::Holds)
+}
+
+fn read_stdin() -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| Error::io("<stdin>", e))?;
+    Ok(bytes)
+}
+
+fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
+    let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
+    let outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
+    print_outcomes(&[outcome], format)
+}
+
+pub(crate) fn print_outcomes(outcomes: &[Outcome], format: Format) -> Result<Status> {
+    print!("{}", Outcome::render(outcomes, format));
+    Ok(if outcomes.iter().all(|o| o.ok) { Status::Holds } else { Status::Failed })
+}

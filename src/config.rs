@@ -1,0 +1,171 @@
+//! `harness.toml`: every path and policy, in one place. Unknown settings are errors.
+
+use crate::{Error, Result};
+use regex::RegexSet;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "harness.toml";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    paths: Paths,
+    providers: BTreeMap<String, Provider>,
+    forbidden: RawForbidden,
+    taint: Taint,
+    limits: Limits,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paths {
+    pub fixtures: PathBuf,
+    pub golden: PathBuf,
+    pub prompts: PathBuf,
+    pub runtime_schema_source: PathBuf,
+    pub schema_snapshot: PathBuf,
+    pub google_suffix: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provider {
+    pub models: Vec<String>,
+    #[serde(default)]
+    pub text_json: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawForbidden {
+    keys: Vec<String>,
+    value_patterns: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Taint {
+    pub min_length: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub max_file_bytes: u64,
+}
+
+/// Forbidden packet material: keys anywhere, and patterns in string values.
+#[derive(Debug, Clone)]
+pub struct Forbidden {
+    pub keys: Vec<String>,
+    pub patterns: Vec<String>,
+    pub(crate) set: RegexSet,
+}
+
+/// The loaded settings. Paths are resolved against the directory of harness.toml.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub root: PathBuf,
+    pub paths: Paths,
+    pub providers: BTreeMap<String, Provider>,
+    pub forbidden: Forbidden,
+    pub taint: Taint,
+    pub limits: Limits,
+    /// The exact Google text-JSON suffix expected in packets.
+    pub google_suffix: String,
+}
+
+impl Config {
+    /// Load `harness.toml` from `root`, and the Google suffix it names unless
+    /// `suffix_override` (the global `--google-suffix-file`) is given.
+    pub fn load(root: &Path, suffix_override: Option<&Path>) -> Result<Config> {
+        let file = root.join(FILE_NAME);
+        let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+        Config::from_toml(root, &file.display().to_string(), &text, suffix_override)
+    }
+
+    pub(crate) fn from_toml(root: &Path, file: &str, text: &str, suffix_override: Option<&Path>) -> Result<Config> {
+        let config_error = |message: String| Error::Config { file: file.to_owned(), message };
+        let raw: Raw = toml::from_str(text).map_err(|e| config_error(e.to_string()))?;
+        let set = RegexSet::new(&raw.forbidden.value_patterns)
+            .map_err(|e| config_error(format!("forbidden.value_patterns: {e}")))?;
+        if raw.providers.is_empty() {
+            return Err(config_error("providers: at least one provider is required".into()));
+        }
+        let mut paths = raw.paths;
+        for path in [
+            &mut paths.fixtures,
+            &mut paths.golden,
+            &mut paths.prompts,
+            &mut paths.runtime_schema_source,
+            &mut paths.schema_snapshot,
+            &mut paths.google_suffix,
+        ] {
+            *path = root.join(&*path);
+        }
+        let suffix_file = suffix_override.map(Path::to_path_buf).unwrap_or_else(|| paths.google_suffix.clone());
+        let google_suffix = std::fs::read_to_string(&suffix_file).map_err(|e| Error::io(&suffix_file, e))?;
+        Ok(Config {
+            root: root.to_path_buf(),
+            paths,
+            providers: raw.providers,
+            forbidden: Forbidden { keys: raw.forbidden.keys, patterns: raw.forbidden.value_patterns, set },
+            taint: raw.taint,
+            limits: raw.limits,
+            google_suffix,
+        })
+    }
+
+    /// Whether packets for `provider` use text-JSON mode (no outputSchema, suffix appended).
+    pub fn is_text_json(&self, provider: &str) -> bool {
+        self.providers.get(provider).is_some_and(|p| p.text_json)
+    }
+
+    /// The directory holding harness.toml: `PACKETPROOF_ROOT`, else the nearest
+    /// ancestor of the current directory that has one.
+    pub fn find_root() -> Result<PathBuf> {
+        if let Some(root) = std::env::var_os("PACKETPROOF_ROOT") {
+            return Ok(PathBuf::from(root));
+        }
+        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+        cwd.ancestors()
+            .find(|dir| dir.join(FILE_NAME).is_file())
+            .map(Path::to_path_buf)
+            .ok_or_else(|| Error::Usage(format!("no {FILE_NAME} in {} or any parent directory", cwd.display())))
+    }
+}
+
+impl Forbidden {
+    /// The first configured pattern that matches `text`, if any.
+    pub fn matching_pattern(&self, text: &str) -> Option<&str> {
+        self.set.matches(text).iter().next().map(|i| self.patterns[i].as_str())
+    }
+
+    pub fn is_forbidden_key(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k == key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_setting_is_a_loud_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
+        let text = text.replace("[taint]\n", "[taint]\nmin_lenght = 3\n");
+        let err = Config::from_toml(dir.path(), "harness.toml", &text, None).unwrap_err().to_string();
+        assert!(err.contains("unknown field `min_lenght`"), "{err}");
+    }
+
+    #[test]
+    fn bad_pattern_is_a_loud_error() {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
+        let text = text.replace("value_patterns = [", "value_patterns = [ '(unclosed',");
+        let err = Config::from_toml(Path::new("."), "harness.toml", &text, None).unwrap_err().to_string();
+        assert!(err.contains("forbidden.value_patterns"), "{err}");
+    }
+}

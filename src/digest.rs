@@ -1,0 +1,105 @@
+//! Digests as the contract spells them: `sha256:` + 64 lowercase hex characters.
+//! `exactInputHash` and `checksum` are computed over canonical JSON (see `canonical`);
+//! file checksums are over raw bytes.
+
+use crate::canonical;
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+pub const PREFIX: &str = "sha256:";
+
+/// `sha256:<hex>` of raw bytes.
+pub fn sha256(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    let mut text = String::with_capacity(PREFIX.len() + 64);
+    text.push_str(PREFIX);
+    for byte in hash {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text
+}
+
+/// Whether `text` is a well-formed digest: the prefix and exactly 64 lowercase hex digits.
+pub fn is_digest(text: &str) -> bool {
+    text.strip_prefix(PREFIX)
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+}
+
+/// The attempt-1 provider material that `exactInputHash` covers. Fields missing
+/// from the packet are left out, as `JSON.stringify` leaves out `undefined`.
+pub fn exact_input_material(packet: &Map<String, Value>) -> Value {
+    let mut material = Map::new();
+    for key in ["attempt", "provider", "model", "maxTokens"] {
+        if let Some(value) = packet.get(key) {
+            material.insert(key.to_owned(), value.clone());
+        }
+    }
+    let message = |role: &str, field: &str| {
+        let mut m = Map::new();
+        m.insert("role".into(), json!(role));
+        if let Some(content) = packet.get(field) {
+            m.insert("content".into(), content.clone());
+        }
+        Value::Object(m)
+    };
+    // The hash covers the provider-facing message, never the provider-neutral userMessage.
+    material.insert("messages".into(), json!([message("system", "systemPrompt"), message("user", "effectiveUserMessage")]));
+    if let Some(schema) = packet.get("outputSchema") {
+        material.insert("outputSchema".into(), schema.clone());
+    }
+    Value::Object(material)
+}
+
+/// `exactInputHash` of a packet.
+pub fn exact_input_hash(packet: &Map<String, Value>) -> String {
+    sha256(&canonical::to_vec(&exact_input_material(packet)))
+}
+
+/// `checksum` of a packet: canonical JSON of the whole packet except `checksum`.
+pub fn packet_checksum(packet: &Map<String, Value>) -> String {
+    let mut out = Vec::with_capacity(64 * 1024);
+    canonical::write_object(&mut out, packet, Some("checksum"));
+    sha256(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_text_shape() {
+        let d = sha256(b"abc");
+        assert_eq!(d, "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert!(is_digest(&d));
+        assert!(!is_digest(&d.to_uppercase()));
+        assert!(!is_digest(&d[..70]));
+        assert!(!is_digest("md5:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    }
+
+    #[test]
+    fn checksum_ignores_only_the_checksum_field() {
+        let a: Map<String, Value> = serde_json::from_str(r#"{"a":1,"checksum":"x"}"#).unwrap();
+        let b: Map<String, Value> = serde_json::from_str(r#"{"a":1}"#).unwrap();
+        let c: Map<String, Value> = serde_json::from_str(r#"{"a":2,"checksum":"x"}"#).unwrap();
+        assert_eq!(packet_checksum(&a), packet_checksum(&b));
+        assert_ne!(packet_checksum(&a), packet_checksum(&c));
+    }
+
+    #[test]
+    fn exact_input_hash_uses_effective_message_and_optional_schema() {
+        let base: Map<String, Value> = serde_json::from_str(
+            r#"{"attempt":1,"provider":"google","model":"m","maxTokens":5,"systemPrompt":"s","userMessage":"u","effectiveUserMessage":"u!"}"#,
+        )
+        .unwrap();
+        let material = canonical::to_vec(&exact_input_material(&base));
+        assert_eq!(
+            String::from_utf8(material).unwrap(),
+            r#"{"attempt":1,"maxTokens":5,"messages":[{"content":"s","role":"system"},{"content":"u!","role":"user"}],"model":"m","provider":"google"}"#
+        );
+        let mut other = base.clone();
+        other.insert("userMessage".into(), json!("changed"));
+        assert_eq!(exact_input_hash(&base), exact_input_hash(&other), "userMessage is not hashed");
+        other.insert("outputSchema".into(), json!({}));
+        assert_ne!(exact_input_hash(&base), exact_input_hash(&other));
+    }
+}

@@ -1,0 +1,296 @@
+//! The packet rules of the Exact Runtime Packet Contract. Each check is a
+//! function returning every finding it has (never stopping at the first), so
+//! `validate`, `verify` and the conformance runner all run the same code.
+
+use crate::config::Config;
+use crate::digest;
+use crate::report::{child, index, walk, Finding, Trail};
+use serde_json::{Map, Value};
+
+pub const AGENT_ID: &str = "updateBlockFromLibrary";
+pub const TASK_TYPE: &str = "block-update";
+pub const PROMPT_MODE: &str = "library-adapt";
+
+/// Top-level fields a packet may carry; anything else is refused.
+pub const FIELDS: [&str; 18] = [
+    "packetVersion", "agentId", "taskType", "promptMode", "attempt", "provider", "model", "maxTokens",
+    "promptPaths", "promptVersions", "systemPrompt", "userMessage", "effectiveUserMessage", "renderInput",
+    "outputSchema", "resolvedBranch", "exactInputHash", "checksum",
+];
+
+/// The contract's resolvedBranch fields and their allowed values (`None`: a boolean).
+pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
+    ("insertionMode", Some(&["staged", "immediate"])),
+    ("sourceScope", Some(&["project", "system"])),
+    ("evidenceMode", Some(&["strategy-default", "selected-only", "no-evidence"])),
+    ("neighbours", Some(&["both", "predecessor-only", "successor-only", "none"])),
+    ("hasVariableConflicts", None),
+    ("hasAssetIntents", None),
+    ("hasTargetTheme", None),
+    ("operatorInstructionPresent", None),
+];
+
+/// The texts that reach (or explain) the model, scanned for forbidden material.
+pub const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
+
+pub const CONTRACT: &str = "packet::contract";
+pub const PROVIDER_SHAPE: &str = "packet::provider-shape";
+pub const FORBIDDEN: &str = "packet::forbidden-material";
+pub const EXACT_INPUT_HASH: &str = "packet::exact-input-hash";
+pub const CHECKSUM: &str = "packet::checksum";
+
+/// Every packet check, in report order.
+pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
+    let Some(map) = packet.as_object() else {
+        return vec![Finding::new(CONTRACT, "$", "expected the packet to be a JSON object")];
+    };
+    let mut findings = contract(map, config);
+    findings.extend(provider_shape(map, config));
+    findings.extend(forbidden_material(map, config));
+    findings.extend(exact_input_hash(map));
+    findings.extend(checksum(map));
+    findings
+}
+
+/// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
+pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut fail = |path: String, message: String| out.push(Finding::new(CONTRACT, path, message));
+    for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+        fail(child("$", key), "unknown top-level field (the contract allows only its own fields)".into());
+    }
+    for (key, expected) in [("packetVersion", Value::from(1)), ("attempt", Value::from(1))] {
+        expect_equal(packet, key, &expected, &mut fail);
+    }
+    for (key, expected) in [("agentId", AGENT_ID), ("taskType", TASK_TYPE), ("promptMode", PROMPT_MODE)] {
+        expect_equal(packet, key, &Value::from(expected), &mut fail);
+    }
+    for key in ["model", "systemPrompt", "userMessage", "effectiveUserMessage"] {
+        non_blank_string(packet.get(key), &child("$", key), &mut fail);
+    }
+    if let Some(provider) = non_blank_string(packet.get("provider"), "$.provider", &mut fail) {
+        if !config.providers.contains_key(provider) {
+            let known: Vec<&str> = config.providers.keys().map(String::as_str).collect();
+            fail("$.provider".into(), format!("expected one of {known:?}, found {provider:?}"));
+        }
+    }
+    match packet.get("maxTokens") {
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|t| t > 0) => {}
+        other => fail("$.maxTokens".into(), format!("expected a positive integer, found {}", describe(other))),
+    }
+    for key in ["renderInput", "resolvedBranch"] {
+        if !packet.get(key).is_some_and(Value::is_object) {
+            fail(child("$", key), format!("expected an object, found {}", describe(packet.get(key))));
+        }
+    }
+    for key in ["exactInputHash", "checksum"] {
+        match packet.get(key).and_then(Value::as_str) {
+            Some(text) if digest::is_digest(text) => {}
+            _ => fail(child("$", key), format!("expected sha256:<64 lowercase hex>, found {}", describe(packet.get(key)))),
+        }
+    }
+    prompt_paths(packet, &mut fail);
+    resolved_branch(packet, &mut fail);
+    inexact_numbers(packet, &mut fail);
+    out
+}
+
+fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+    let paths: Vec<&str> = match packet.get("promptPaths") {
+        Some(Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| non_blank_string(Some(item), &index("$.promptPaths", i), fail))
+            .collect(),
+        other => {
+            fail("$.promptPaths".into(), format!("expected a non-empty array of paths, found {}", describe(other)));
+            Vec::new()
+        }
+    };
+    for (i, path) in paths.iter().enumerate() {
+        if paths[..i].contains(path) {
+            fail(index("$.promptPaths", i), format!("duplicate prompt path {path:?}"));
+        }
+    }
+    let Some(versions) = packet.get("promptVersions").and_then(Value::as_object) else {
+        fail("$.promptVersions".into(), format!("expected an object, found {}", describe(packet.get("promptVersions"))));
+        return;
+    };
+    for (path, version) in versions {
+        let at = child("$.promptVersions", path);
+        if !paths.contains(&path.as_str()) {
+            fail(at.clone(), "names a path that is not in promptPaths".into());
+        }
+        non_blank_string(Some(version), &at, fail);
+    }
+    for path in paths.iter().filter(|p| !versions.contains_key(**p)) {
+        fail(child("$.promptVersions", path), "missing: every prompt path needs a version".into());
+    }
+}
+
+fn resolved_branch(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+    let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return };
+    let agent = branch.get("agentId");
+    if agent.and_then(Value::as_str) != Some(AGENT_ID) || agent != packet.get("agentId") {
+        fail("$.resolvedBranch.agentId".into(), format!("expected {AGENT_ID:?} (the packet's agentId), found {}", describe(agent)));
+    }
+    for (field, allowed) in BRANCH_FIELDS {
+        let path = child("$.resolvedBranch", field);
+        let value = branch.get(field);
+        match (allowed, value) {
+            (None, Some(Value::Bool(_))) => {}
+            (None, other) => fail(path, format!("expected a boolean, found {}", describe(other))),
+            (Some(values), Some(Value::String(s))) if values.contains(&s.as_str()) => {}
+            (Some(values), other) => fail(path, format!("expected one of {values:?}, found {}", describe(other))),
+        }
+    }
+}
+
+/// I-JSON: a number that a double cannot hold exactly would hash differently in JavaScript.
+fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+    for (key, value) in packet {
+        let mut trail = Trail::new("$");
+        trail.push_key(key);
+        walk(value, &mut trail, &mut |v, _, trail| {
+            if let Value::Number(n) = v {
+                if !crate::canonical::is_exact_double(n) {
+                    fail(trail.render(), format!("number {n} cannot be held exactly by a double"));
+                }
+            }
+        });
+    }
+}
+
+/// Google text-JSON packets omit outputSchema and append the exact suffix; all
+/// others carry outputSchema and send userMessage unchanged.
+pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut fail = |path: &str, message: String| out.push(Finding::new(PROVIDER_SHAPE, path, message));
+    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
+    let user = packet.get("userMessage").and_then(Value::as_str);
+    let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
+    if config.is_text_json(provider) {
+        if packet.contains_key("outputSchema") {
+            fail("$.outputSchema", format!("must be absent (not null) for {provider} text-JSON packets"));
+        }
+        if let (Some(user), Some(effective)) = (user, effective) {
+            if effective.strip_prefix(user) != Some(config.google_suffix.as_str()) {
+                fail(
+                    "$.effectiveUserMessage",
+                    format!("expected userMessage followed by the exact text-JSON suffix {:?}", config.google_suffix),
+                );
+            }
+        }
+    } else {
+        match packet.get("outputSchema") {
+            Some(Value::Object(schema)) => {
+                if !schema.get("name").and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty()) {
+                    fail("$.outputSchema.name", "expected a non-blank tool name".into());
+                }
+                if !schema.get("schema").is_some_and(Value::is_object) {
+                    fail("$.outputSchema.schema", "expected a JSON Schema object".into());
+                }
+            }
+            other => fail("$.outputSchema", format!("expected the runtime output schema object, found {}", describe(other))),
+        }
+        if user.is_some() && effective != user {
+            fail("$.effectiveUserMessage", format!("expected to equal userMessage for provider {provider:?}"));
+        }
+    }
+    out
+}
+
+/// Forbidden keys anywhere in renderInput; forbidden value patterns in renderInput
+/// strings and in the prompt texts; evidence that the resolved branch excludes.
+pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(input) = packet.get("renderInput") {
+        scan(input, "$.renderInput", config, FORBIDDEN, &mut out);
+        evidence_boundary(packet, input, &mut out);
+    }
+    for key in PROMPT_TEXTS {
+        if let Some(Value::String(text)) = packet.get(key) {
+            if let Some(pattern) = config.forbidden.matching_pattern(text) {
+                out.push(Finding::new(FORBIDDEN, child("$", key), format!("matches forbidden pattern {pattern}")));
+            }
+        }
+    }
+    out
+}
+
+/// Walk a value for forbidden keys and string values matching forbidden patterns.
+pub fn scan(value: &Value, root: &str, config: &Config, check: &'static str, out: &mut Vec<Finding>) {
+    let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
+        if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
+            out.push(Finding::new(check, trail.render(), format!("forbidden key {key:?}")));
+        }
+        if let Some(pattern) = v.as_str().and_then(|text| config.forbidden.matching_pattern(text)) {
+            out.push(Finding::new(check, trail.render(), format!("matches forbidden pattern {pattern}")));
+        }
+    };
+    let mut trail = Trail::new(root);
+    flag(value, None, &trail);
+    walk(value, &mut trail, &mut flag);
+}
+
+/// renderInput.evidence may hold only accessible items, and none under no-evidence.
+fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<Finding>) {
+    let Some(items) = input.pointer("/evidence/items").and_then(Value::as_array) else { return };
+    let mode = packet.get("resolvedBranch").and_then(|b| b.get("evidenceMode")).and_then(Value::as_str);
+    if mode == Some("no-evidence") && !items.is_empty() {
+        out.push(Finding::new(FORBIDDEN, "$.renderInput.evidence.items", "evidence items present although evidenceMode is no-evidence"));
+    }
+    for (i, item) in items.iter().enumerate() {
+        if item.get("accessible") == Some(&Value::Bool(false)) {
+            out.push(Finding::new(FORBIDDEN, index("$.renderInput.evidence.items", i), "inaccessible evidence item rendered"));
+        }
+    }
+}
+
+pub fn exact_input_hash(packet: &Map<String, Value>) -> Vec<Finding> {
+    recomputed(packet, "exactInputHash", EXACT_INPUT_HASH, digest::exact_input_hash(packet))
+}
+
+pub fn checksum(packet: &Map<String, Value>) -> Vec<Finding> {
+    recomputed(packet, "checksum", CHECKSUM, digest::packet_checksum(packet))
+}
+
+fn recomputed(packet: &Map<String, Value>, key: &str, check: &'static str, actual: String) -> Vec<Finding> {
+    match packet.get(key).and_then(Value::as_str) {
+        Some(stored) if stored == actual => Vec::new(),
+        stored => vec![Finding::new(
+            check,
+            child("$", key),
+            format!("{key} does not match the packet: stored {}, recomputed {actual}", describe(stored.map(Value::from).as_ref())),
+        )],
+    }
+}
+
+fn expect_equal(packet: &Map<String, Value>, key: &str, expected: &Value, fail: &mut impl FnMut(String, String)) {
+    let found = packet.get(key);
+    if found != Some(expected) {
+        fail(child("$", key), format!("expected {expected}, found {}", describe(found)));
+    }
+}
+
+fn non_blank_string<'a>(value: Option<&'a Value>, path: &str, fail: &mut impl FnMut(String, String)) -> Option<&'a str> {
+    match value {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+        other => {
+            fail(path.to_owned(), format!("expected a non-blank string, found {}", describe(other)));
+            None
+        }
+    }
+}
+
+/// A short description of what was found, for messages.
+pub(crate) fn describe(value: Option<&Value>) -> String {
+    match value {
+        None => "nothing (missing)".into(),
+        Some(Value::String(s)) if s.trim().is_empty() => "a blank string".into(),
+        Some(Value::String(s)) if s.len() > 80 => format!("a string of {} bytes", s.len()),
+        Some(Value::Array(_)) => "an array".into(),
+        Some(Value::Object(_)) => "an object".into(),
+        Some(other) => other.to_string(),
+    }
+}
