@@ -17,6 +17,8 @@ pub enum Error {
     Config { file: String, message: String },
     /// A refusal that protects data: an existing receipt, a path escaping a run directory.
     Refused { file: String, reason: String },
+    /// Input refused with every problem listed (e.g. a compile request).
+    Rejected { file: String, findings: Vec<crate::Finding> },
     /// Bad command-line usage.
     Usage(String),
 }
@@ -47,6 +49,10 @@ impl fmt::Display for Error {
             Error::Shape { file, path, expected } => write!(f, "{file}: at {path}: expected {expected}"),
             Error::Config { file, message } => write!(f, "{file}: {message}"),
             Error::Refused { file, reason } => write!(f, "{file}: refused: {reason}"),
+            Error::Rejected { file, findings } => {
+                write!(f, "{file}: refused with {} problem(s):", findings.len())?;
+                findings.iter().try_for_each(|finding| write!(f, "\n  {finding}"))
+            }
             Error::Usage(message) => write!(f, "usage: {message}"),
         }
     }
