@@ -244,3 +244,26 @@ pub fn to_pretty(value: &Value) -> String {
     text.push('\n');
     text
 }
+
+/// The Node tools sort keys with `localeCompare` (ICU root collation), not code
+/// units. For ASCII keys this reproduces that order (punctuation, then digits, then
+/// letters ignoring case, lowercase first on a tie); for other keys it returns
+/// `None`: the order cannot be known without ICU. Used only to warn.
+pub fn node_locale_order(a: &str, b: &str) -> Option<Ordering> {
+    // ICU root order of printable ASCII punctuation and symbols.
+    const PUNCTUATION: &str = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+    if !(a.is_ascii() && b.is_ascii()) {
+        return None;
+    }
+    let weight = |c: char| -> u32 {
+        match PUNCTUATION.find(c) {
+            Some(i) => i as u32,
+            None if c.is_ascii_digit() => 100 + c as u32,
+            None if c.is_ascii_alphabetic() => 300 + c.to_ascii_lowercase() as u32,
+            None => c as u32,
+        }
+    };
+    let by_primary = a.chars().map(weight).cmp(b.chars().map(weight));
+    let by_case = a.chars().map(|c| c.is_ascii_uppercase()).cmp(b.chars().map(|c| c.is_ascii_uppercase()));
+    Some(by_primary.then(by_case))
+}

@@ -92,7 +92,8 @@ fn read_stdin() -> Result<Vec<u8>> {
 
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
-    let outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
+    let mut outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
+    outcome.notes = packet::key_order_notes(&value);
     print_outcomes(&[outcome], format)
 }
 

@@ -294,3 +294,56 @@ pub(crate) fn describe(value: Option<&Value>) -> String {
         Some(other) => other.to_string(),
     }
 }
+
+/// Objects whose keys the Node tools (which sort with `localeCompare`) would
+/// order differently from RFC 8785, so their hashes would differ from ours.
+/// These are notes, not failures: the packet itself may be fine.
+pub fn key_order_notes(packet: &Value) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut note = |value: &Value, _key: Option<&str>, trail: &Trail| {
+        let Value::Object(map) = value else { return };
+        let mut code_units: Vec<&str> = map.keys().map(String::as_str).collect();
+        code_units.sort_by(|a, b| crate::canonical::utf16_order(a, b));
+        let mut locale = code_units.clone();
+        let mut unknown = false;
+        locale.sort_by(|a, b| {
+            crate::canonical::node_locale_order(a, b).unwrap_or_else(|| {
+                unknown = true;
+                std::cmp::Ordering::Equal
+            })
+        });
+        if unknown {
+            notes.push(format!("{}: non-ASCII keys; the Node tools' localeCompare order may differ from RFC 8785", trail.render()));
+        } else if locale != code_units {
+            notes.push(format!(
+                "{}: keys sort as {code_units:?} in RFC 8785 but as {locale:?} under Node's localeCompare; Node-computed hashes will differ",
+                trail.render()
+            ));
+        }
+    };
+    let mut trail = Trail::new("$");
+    note(packet, None, &trail);
+    walk(packet, &mut trail, &mut note);
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_order_notes_flag_case_and_punctuation_sensitive_keys() {
+        // Node 20: ["_a","a","A","a_b","a-b","a1","ab","aB","Ab"].sort((x, y) => x.localeCompare(y))
+        let keys = ["_a", "a", "A", "a_b", "a-b", "a1", "ab", "aB", "Ab"];
+        let mut sorted = keys;
+        sorted.reverse();
+        sorted.sort_by(|a, b| crate::canonical::node_locale_order(a, b).unwrap());
+        assert_eq!(sorted, keys);
+        let agreeing: Value = serde_json::json!({"alpha": 1, "beta": {"gamma": 2, "delta": 3}});
+        assert!(key_order_notes(&agreeing).is_empty());
+        let differing: Value = serde_json::json!({"x": {"Zeta": 1, "alpha": 2}});
+        let notes = key_order_notes(&differing);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("$.x: "), "{notes:?}");
+    }
+}
