@@ -68,5 +68,76 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
 
 /// Whether we run under CI: `CI` is set and is not `false` or `0`.
 pub fn is_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "false" | "0"))
+    ci_value(std::env::var("CI").ok().as_deref())
+}
+
+fn ci_value(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !matches!(v.trim(), "false" | "0"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Every value of every resolvedBranch field, and every pair of values of
+    /// (provider, evidenceMode, neighbours, insertionMode, sourceScope), is
+    /// compiled by at least one case of the bundled corpus.
+    #[test]
+    fn corpus_covers_every_branch_value_and_every_pair() {
+        let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let rows: Vec<Value> = cases(&config)
+            .unwrap()
+            .iter()
+            .map(|case| {
+                let packet = crate::compile::compile(&case.request, &config, &case.name).unwrap();
+                let mut row = packet["resolvedBranch"].clone();
+                row["provider"] = packet["provider"].clone();
+                row
+            })
+            .collect();
+        let mut missing = Vec::new();
+        for (field, allowed) in crate::packet::BRANCH_FIELDS {
+            let values: Vec<Value> = match allowed {
+                Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
+                None => vec![Value::Bool(false), Value::Bool(true)],
+            };
+            missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[field] == *v)).map(|v| format!("{field}={v}")));
+        }
+        let dims: [(&str, Vec<&str>); 5] = [
+            ("provider", config.providers.keys().map(String::as_str).collect()),
+            ("evidenceMode", vec!["strategy-default", "selected-only", "no-evidence"]),
+            ("neighbours", vec!["both", "predecessor-only", "successor-only", "none"]),
+            ("insertionMode", vec!["staged", "immediate"]),
+            ("sourceScope", vec!["project", "system"]),
+        ];
+        let mut seen = BTreeSet::new();
+        for row in &rows {
+            for (i, (a, _)) in dims.iter().enumerate() {
+                for (b, _) in &dims[i + 1..] {
+                    seen.insert((a.to_string(), row[a].to_string(), b.to_string(), row[b].to_string()));
+                }
+            }
+        }
+        for (i, (a, xs)) in dims.iter().enumerate() {
+            for (b, ys) in &dims[i + 1..] {
+                for x in xs {
+                    for y in ys {
+                        let pair = (a.to_string(), format!("{x:?}"), b.to_string(), format!("{y:?}"));
+                        if !seen.contains(&pair) {
+                            missing.push(format!("{a}={x} with {b}={y}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "the corpus misses: {missing:#?}");
+        assert!(rows.iter().any(|r| r["evidenceMode"] == "no-evidence"), "no-evidence case");
+    }
+
+    #[test]
+    fn ci_detection() {
+        assert!(ci_value(Some("true")) && ci_value(Some("1")) && ci_value(Some("")));
+        assert!(!ci_value(None) && !ci_value(Some("false")) && !ci_value(Some("0")));
+    }
 }

@@ -206,16 +206,18 @@ impl Checker<'_> {
     fn evidence(&mut self, value: Option<&Value>) {
         let Some(evidence) = self.object(value, "$.evidence") else { return };
         self.closed(evidence, "$.evidence", &EVIDENCE_KEYS);
-        let mut available: Vec<(&str, &str, bool)> = Vec::new();
+        let mut available: Vec<(&str, &str, Option<bool>)> = Vec::new();
         for (path, item) in self.objects(evidence.get("availableItems"), "$.evidence.availableItems") {
             self.closed(item, &path, &ITEM_KEYS);
             let kind = self.string(item.get("kind"), &child(&path, "kind"));
             let id = self.string(item.get("id"), &child(&path, "id"));
+            // Unknown accessibility (a type error, reported here) is not reported
+            // again as "not accessible" for the refs that select the item.
             let accessible = match item.get("accessible") {
-                Some(Value::Bool(b)) => *b,
+                Some(Value::Bool(b)) => Some(*b),
                 other => {
                     self.fail(child(&path, "accessible"), format!("expected a boolean, found {}", describe(other)));
-                    false
+                    None
                 }
             };
             if !item.contains_key("value") {
@@ -246,7 +248,7 @@ impl Checker<'_> {
         self.refs(&refs, &available);
     }
 
-    fn refs(&mut self, refs: &[(String, &Map<String, Value>)], available: &[(&str, &str, bool)]) {
+    fn refs(&mut self, refs: &[(String, &Map<String, Value>)], available: &[(&str, &str, Option<bool>)]) {
         let mut seen = HashSet::new();
         for (path, reference) in refs {
             self.closed(reference, path, &REF_KEYS);
@@ -258,7 +260,7 @@ impl Checker<'_> {
             }
             match available.iter().find(|(k, i, _)| (*k, *i) == (kind, id)) {
                 None => self.fail(path.clone(), format!("unknown evidence {kind}:{id}: no such item in $.evidence.availableItems")),
-                Some((_, _, false)) => self.fail(path.clone(), format!("evidence {kind}:{id} is not accessible and cannot be selected")),
+                Some((_, _, Some(false))) => self.fail(path.clone(), format!("evidence {kind}:{id} is not accessible and cannot be selected")),
                 Some(_) => {}
             }
         }
