@@ -214,7 +214,8 @@ mod tests {
         }]}});
         let validator = validator(&project());
         assert!(validator.is_valid(&valid));
-        let breaks: [(&str, fn(&mut Value)); 8] = [
+        type Break = fn(&mut Value);
+        let breaks: [(&str, Break); 8] = [
             ("no result envelope", |v| *v = v["result"].clone()),
             ("extra key next to result", |v| v["extra"] = Value::Null),
             ("no screens", |v| drop(v["result"]["onboardingStrategySequence"][0].as_object_mut().unwrap().remove("screens"))),

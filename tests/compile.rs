@@ -70,8 +70,35 @@ fn golden_packets_hold_and_agent_requests_follow_them() {
         let agent = canonical::parse(&std::fs::read(case.golden_agent_request()).unwrap()).unwrap();
         assert_eq!(agent, provider::agent_request(packet.as_object().unwrap()), "{}", case.name);
         let branch = &packet["resolvedBranch"];
+        prompt_paths_follow_the_branch(&case.name, &packet, &config);
         assert_eq!(packet["renderInput"]["evidence"]["mode"], branch["evidenceMode"], "{}", case.name);
         assert_eq!(packet["renderInput"]["evidence"]["requestedMode"], case.request["evidence"]["selection"]["mode"]);
+    }
+}
+
+/// promptPaths: the two entry templates, then exactly one partial per branch
+/// field, the one named after the resolved value; each version is the sha256 of
+/// the template's bytes.
+fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &Config) {
+    let branch = &packet["resolvedBranch"];
+    let flag = |field: &str, yes: &str, no: &str| if branch[field] == json!(true) { yes } else { no }.to_owned();
+    let value = |field: &str| branch[field].as_str().unwrap().to_owned();
+    let expected = [
+        compile::SYSTEM_TEMPLATE.to_owned(),
+        compile::USER_TEMPLATE.to_owned(),
+        format!("branches/insertion/{}.md.j2", value("insertionMode")),
+        format!("branches/source/{}.md.j2", value("sourceScope")),
+        format!("branches/assets/{}.md.j2", flag("hasAssetIntents", "intents", "none")),
+        format!("branches/neighbours/{}.md.j2", value("neighbours")),
+        format!("branches/theme/{}.md.j2", flag("hasTargetTheme", "present", "absent")),
+        format!("branches/evidence/{}.md.j2", value("evidenceMode")),
+        format!("branches/variables/{}.md.j2", flag("hasVariableConflicts", "conflicts", "compatible")),
+        format!("branches/operator/{}.md.j2", flag("operatorInstructionPresent", "present", "absent")),
+    ];
+    assert_eq!(packet["promptPaths"], json!(expected), "{case}");
+    for path in &expected {
+        let bytes = std::fs::read(config.paths.prompts.join(path)).unwrap();
+        assert_eq!(packet["promptVersions"][path], json!(packetproof::digest::sha256(&bytes)), "{case}: {path}");
     }
 }
 

@@ -127,3 +127,48 @@ fn context(input: &Value, branch: &Value, schema_name: &str) -> minijinja::Value
     }
     minijinja::Value::from_serialize(&view)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_with_prompts(files: &[(&str, &str)]) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let mut config = Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        config.paths.prompts = dir.path().to_path_buf();
+        (dir, config)
+    }
+
+    #[test]
+    fn undefined_variables_are_errors() {
+        let (_dir, config) = config_with_prompts(&[(SYSTEM_TEMPLATE, "role"), (USER_TEMPLATE, "{{ branch.nope }}")]);
+        let err = render(&config, &json!({}), &json!({}), "s").err().unwrap().to_string();
+        assert!(err.contains("user.md.j2") && err.contains("undefined"), "{err}");
+    }
+
+    #[test]
+    fn only_rendered_templates_are_listed() {
+        let (_dir, config) = config_with_prompts(&[
+            (SYSTEM_TEMPLATE, "role\n"),
+            (USER_TEMPLATE, "{% if branch.x %}{% include 'a.md.j2' %}{% else %}{% include 'b.md.j2' %}{% endif %}\n"),
+            ("a.md.j2", "A\n"),
+            ("b.md.j2", "B\n"),
+        ]);
+        let rendered = render(&config, &json!({}), &json!({"x": false}), "s").unwrap();
+        assert_eq!(rendered.user, "B");
+        assert_eq!(rendered.paths, [SYSTEM_TEMPLATE, USER_TEMPLATE, "b.md.j2"]);
+        assert_eq!(rendered.versions["b.md.j2"], json!(digest::sha256(b"B\n")));
+    }
+
+    #[test]
+    fn template_names_cannot_leave_the_prompts_folder() {
+        let (_dir, config) = config_with_prompts(&[(SYSTEM_TEMPLATE, "x"), (USER_TEMPLATE, "{% include '../harness.toml' %}")]);
+        let err = render(&config, &json!({}), &json!({}), "s").err().unwrap().to_string();
+        assert!(err.contains("leaves"), "{err}");
+    }
+}
