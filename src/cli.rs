@@ -34,6 +34,23 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Compile a request into a runtime packet (stdout, or --out written atomically).
+    Export {
+        #[arg(long, value_name = "FILE")]
+        request: PathBuf,
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Check (or rewrite) the output schema snapshot against its source.
+    #[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "write"])))]
+    Schema {
+        #[arg(long)]
+        check: bool,
+        #[arg(long)]
+        write: bool,
+    },
+    /// Rewrite the golden files of the fixtures whose name contains FILTER (never under CI).
+    Bless { filter: Option<String> },
 }
 
 /// What a command reports back to `main`.
@@ -59,6 +76,9 @@ pub fn run(cli: Cli) -> Result<Status> {
     match cli.command {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
         Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format),
+        Command::Export { request, out } => crate::compile::export(&load_config(suffix)?, &request, out.as_deref()).map(|()| Status::Holds),
+        Command::Schema { write, .. } => crate::schema::run(&load_config(suffix)?, write),
+        Command::Bless { filter } => crate::bless::run(&load_config(suffix)?, filter.as_deref()),
     }
 }
 

@@ -7,16 +7,23 @@
 //! - [`packet`]: the contract's packet rules
 //! - [`report`]: findings and how they print
 //! - [`fsutil`]: reads with clear errors, atomic writes
+//! - [`compile`]: compile input → runtime packet (branch, render input, prompts)
+//! - [`schema`]: the runtime output schema source and its generated snapshot
+//! - [`corpus`]: fixture discovery; [`bless`]: golden files
 
+pub mod bless;
 pub mod canonical;
 pub mod cli;
+pub mod compile;
 pub mod config;
+pub mod corpus;
 pub mod digest;
 mod error;
 pub mod fsutil;
 pub mod packet;
 pub mod provider;
 pub mod report;
+pub mod schema;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -1,0 +1,43 @@
+//! `packetproof bless [FILTER]`: (re)write the golden files of the cases whose
+//! name contains FILTER. Under CI it never writes: golden files change only by a
+//! deliberate local command, and the change is then reviewed.
+
+use crate::corpus::{self, Case};
+use crate::{canonical, compile, fsutil, provider, Config, Error, Result};
+use serde_json::Value;
+
+/// Bless the matching cases; returns their names. Refused under CI.
+pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
+    if corpus::is_ci() {
+        return Err(Error::refused("bless", "CI is set: golden files are never written under CI; bless locally and commit"));
+    }
+    let selected: Vec<Case> = corpus::cases(config)?.into_iter().filter(|c| filter.map_or(true, |f| c.name.contains(f))).collect();
+    if selected.is_empty() {
+        return Err(Error::Usage(format!("no fixture under {} matches {:?}", config.paths.fixtures.display(), filter.unwrap_or(""))));
+    }
+    for case in &selected {
+        bless_case(config, case)?;
+    }
+    Ok(selected.into_iter().map(|c| c.name).collect())
+}
+
+/// Compile first, write after: a refused request leaves its golden files alone.
+fn bless_case(config: &Config, case: &Case) -> Result<()> {
+    let packet = compile::compile(&case.request, config, &case.request_path().display().to_string())?;
+    let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
+    std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
+    write(&case.golden_packet(), &packet)?;
+    write(&case.golden_agent_request(), &agent_request)
+}
+
+fn write(path: &std::path::Path, value: &Value) -> Result<()> {
+    fsutil::write_atomic(path, canonical::to_pretty(value).as_bytes())
+}
+
+/// `packetproof bless` output: one line per blessed case.
+pub(crate) fn run(config: &Config, filter: Option<&str>) -> Result<crate::cli::Status> {
+    for name in bless(config, filter)? {
+        println!("blessed {name}");
+    }
+    Ok(crate::cli::Status::Holds)
+}

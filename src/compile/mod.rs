@@ -1,0 +1,152 @@
+//! The packet compiler (the preview adapter, DESIGN §5): compile input → runtime
+//! packet. Bad input is refused before any packet exists, with every problem.
+//!
+//! - [`request`]: validation of the compile input
+//! - [`branch`]: the nine resolvedBranch fields
+//! - [`render_input`]: renderInput with only the resolved branch
+//! - [`prompts`]: strict template rendering, promptPaths and promptVersions
+
+mod branch;
+mod prompts;
+mod render_input;
+mod request;
+
+pub use prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
+pub use request::CHECK;
+
+use crate::packet::{AGENT_ID, PROMPT_MODE, TASK_TYPE};
+use crate::report::{walk, Trail};
+use crate::{canonical, digest, fsutil, packet, provider, schema, Config, Error, Result};
+use serde_json::{json, Map, Value};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Compile a request into a runtime packet. `file` names the request in errors.
+/// A refused request is `Error::Rejected` listing every finding (check
+/// [`CHECK`]); a packet that would break the contract is refused the same way.
+pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
+    let findings = request::check(request, config);
+    if !findings.is_empty() {
+        return Err(Error::Rejected { file: file.to_owned(), findings });
+    }
+    let resolution = branch::resolve(request);
+    let render_input = render_input::build(request, &resolution);
+    let branch = resolution.to_json();
+    let provider = request["provider"].as_str().unwrap_or_default();
+    // The prompts name the output contract for every provider; only non-Google
+    // packets carry the schema itself.
+    let snapshot = schema::snapshot(config)?;
+    let schema_name = snapshot["name"].as_str().unwrap_or_default().to_owned();
+    let output_schema = provider::carries_output_schema(config, provider).then_some(snapshot);
+    let prompts = prompts::render(config, &render_input, &branch, &schema_name)?;
+    let packet = assemble(request, config, prompts, render_input, branch, output_schema);
+    let problems = packet::validate(&packet, config);
+    if !problems.is_empty() {
+        // Only a broken template, schema or config can get here; say so loudly.
+        return Err(Error::Rejected { file: format!("{file} (compiled packet)"), findings: problems });
+    }
+    Ok(packet)
+}
+
+/// The packet, field for field in the key order of the Node packets.
+fn assemble(
+    request: &Value,
+    config: &Config,
+    prompts: prompts::Rendered,
+    render_input: Value,
+    branch: Value,
+    output_schema: Option<Value>,
+) -> Value {
+    let provider = request["provider"].as_str().unwrap_or_default();
+    let effective = provider::effective_user_message(config, provider, &prompts.user);
+    let mut packet = Map::new();
+    packet.insert("packetVersion".into(), json!(1));
+    packet.insert("agentId".into(), json!(AGENT_ID));
+    packet.insert("taskType".into(), json!(TASK_TYPE));
+    packet.insert("promptMode".into(), json!(PROMPT_MODE));
+    packet.insert("attempt".into(), json!(1));
+    for key in ["provider", "model", "maxTokens"] {
+        packet.insert(key.into(), request[key].clone());
+    }
+    packet.insert("promptPaths".into(), json!(prompts.paths));
+    packet.insert("promptVersions".into(), Value::Object(prompts.versions));
+    packet.insert("systemPrompt".into(), json!(prompts.system));
+    packet.insert("userMessage".into(), json!(prompts.user));
+    packet.insert("effectiveUserMessage".into(), json!(effective));
+    packet.insert("renderInput".into(), render_input);
+    packet.insert("resolvedBranch".into(), branch);
+    if let Some(schema) = output_schema {
+        packet.insert("outputSchema".into(), schema);
+    }
+    let hash = digest::exact_input_hash(&packet);
+    packet.insert("exactInputHash".into(), json!(hash));
+    let checksum = digest::packet_checksum(&packet);
+    packet.insert("checksum".into(), json!(checksum));
+    Value::Object(packet)
+}
+
+/// Strings (at least `taint.min_length` characters) from the regions of
+/// `request` that its resolved branch leaves out: unselected and inaccessible
+/// evidence, asset-example prompt texts, the source's own data mappings, and
+/// anything under a forbidden key. None of them may occur in the packet.
+///
+/// A string that also occurs in a region that does render is not listed: its
+/// presence in the packet would prove nothing.
+pub fn excluded_text(request: &Value, config: &Config) -> Vec<(String, String)> {
+    let resolution = branch::resolve(request);
+    let mut regions = render_input::excluded_regions(request, &resolution);
+    let mut trail = Trail::new("$");
+    walk(request, &mut trail, &mut |value, key, trail| {
+        if key.is_some_and(|k| config.forbidden.is_forbidden_key(k)) {
+            regions.push((trail.render(), value));
+        }
+    });
+    let excluded_paths: HashSet<String> = regions.iter().map(|(path, _)| path.clone()).collect();
+    let long = |text: &str| text.chars().count() >= config.taint.min_length;
+    let mut rendered = HashSet::new();
+    let mut trail = Trail::new("$");
+    walk(request, &mut trail, &mut |value, _, trail| {
+        if let Some(text) = value.as_str().filter(|t| long(t)) {
+            if !inside(&trail.render(), &excluded_paths) {
+                rendered.insert(text);
+            }
+        }
+    });
+    let mut out = Vec::new();
+    for (path, value) in &regions {
+        let mut trail = Trail::new(path);
+        let mut take = |v: &Value, trail: &str| {
+            if let Some(text) = v.as_str().filter(|t| long(t) && !rendered.contains(t)) {
+                out.push((trail.to_owned(), text.to_owned()));
+            }
+        };
+        take(value, path);
+        walk(value, &mut trail, &mut |v, _, trail| take(v, &trail.render()));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether `path` is one of `regions` or lies below one.
+fn inside(path: &str, regions: &HashSet<String>) -> bool {
+    regions.iter().any(|region| {
+        path.strip_prefix(region.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+    })
+}
+
+/// `packetproof export`: compile the request file; print the packet (2-space JSON
+/// and a newline) or write it atomically to `out`. Nothing is written on refusal.
+pub fn export(config: &Config, request_file: &Path, out: Option<&Path>) -> Result<()> {
+    let request = fsutil::read_json(request_file, config.limits.max_file_bytes)?;
+    let packet = compile(&request, config, &request_file.display().to_string())?;
+    let text = canonical::to_pretty(&packet);
+    match out {
+        Some(path) => fsutil::write_atomic(path, text.as_bytes()),
+        None => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|e| Error::io("<stdout>", e))
+        }
+    }
+}

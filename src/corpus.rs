@@ -1,0 +1,143 @@
+//! Fixture discovery, shared by bless, the conformance runner and the release
+//! check: a case is a directory under `paths.fixtures` holding `request.json`;
+//! its golden files live under `paths.golden` at the same relative path.
+
+use crate::{fsutil, Config, Result};
+use serde_json::Value;
+use std::path::PathBuf;
+
+pub const REQUEST_FILE: &str = "request.json";
+pub const EXPECT_FILE: &str = "expect.toml";
+pub const PACKET_FILE: &str = "runtime-packet.json";
+pub const AGENT_REQUEST_FILE: &str = "agent-request.json";
+
+/// One fixture.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Path of the case directory relative to the fixtures root, `/`-separated.
+    pub name: String,
+    /// The fixture directory.
+    pub dir: PathBuf,
+    /// The parsed (strict) `request.json`.
+    pub request: Value,
+    /// `golden/<name>/`, which may not exist yet.
+    pub golden_dir: PathBuf,
+    /// `expect.toml` of a negative case, when there is one.
+    pub expect: Option<PathBuf>,
+}
+
+impl Case {
+    pub fn request_path(&self) -> PathBuf {
+        self.dir.join(REQUEST_FILE)
+    }
+    pub fn golden_packet(&self) -> PathBuf {
+        self.golden_dir.join(PACKET_FILE)
+    }
+    pub fn golden_agent_request(&self) -> PathBuf {
+        self.golden_dir.join(AGENT_REQUEST_FILE)
+    }
+}
+
+/// Every case under `paths.fixtures`, sorted by name. An unreadable or invalid
+/// request.json is an error naming the file (a corpus is never silently partial);
+/// a missing fixtures folder is an empty corpus.
+pub fn cases(config: &Config) -> Result<Vec<Case>> {
+    let root = &config.paths.fixtures;
+    if !root.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut cases = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().map(PathBuf::from).unwrap_or_else(|| root.clone());
+            crate::Error::io(path, e.into())
+        })?;
+        if !entry.file_type().is_dir() || !entry.path().join(REQUEST_FILE).is_file() {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let dir = entry.path().to_path_buf();
+        let request = fsutil::read_json(&dir.join(REQUEST_FILE), config.limits.max_file_bytes)?;
+        let expect = Some(dir.join(EXPECT_FILE)).filter(|p| p.is_file());
+        cases.push(Case { golden_dir: config.paths.golden.join(relative), name, dir, request, expect });
+    }
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(cases)
+}
+
+/// Whether we run under CI: `CI` is set and is not `false` or `0`.
+pub fn is_ci() -> bool {
+    ci_value(std::env::var("CI").ok().as_deref())
+}
+
+fn ci_value(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !matches!(v.trim(), "false" | "0"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Every value of every resolvedBranch field, and every pair of values of
+    /// (provider, evidenceMode, neighbours, insertionMode, sourceScope), is
+    /// compiled by at least one case of the bundled corpus.
+    #[test]
+    fn corpus_covers_every_branch_value_and_every_pair() {
+        let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let rows: Vec<Value> = cases(&config)
+            .unwrap()
+            .iter()
+            .map(|case| {
+                let packet = crate::compile::compile(&case.request, &config, &case.name).unwrap();
+                let mut row = packet["resolvedBranch"].clone();
+                row["provider"] = packet["provider"].clone();
+                row
+            })
+            .collect();
+        let mut missing = Vec::new();
+        for (field, allowed) in crate::packet::BRANCH_FIELDS {
+            let values: Vec<Value> = match allowed {
+                Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
+                None => vec![Value::Bool(false), Value::Bool(true)],
+            };
+            missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[field] == *v)).map(|v| format!("{field}={v}")));
+        }
+        let dims: [(&str, Vec<&str>); 5] = [
+            ("provider", config.providers.keys().map(String::as_str).collect()),
+            ("evidenceMode", vec!["strategy-default", "selected-only", "no-evidence"]),
+            ("neighbours", vec!["both", "predecessor-only", "successor-only", "none"]),
+            ("insertionMode", vec!["staged", "immediate"]),
+            ("sourceScope", vec!["project", "system"]),
+        ];
+        let mut seen = BTreeSet::new();
+        for row in &rows {
+            for (i, (a, _)) in dims.iter().enumerate() {
+                for (b, _) in &dims[i + 1..] {
+                    seen.insert((a.to_string(), row[a].to_string(), b.to_string(), row[b].to_string()));
+                }
+            }
+        }
+        for (i, (a, xs)) in dims.iter().enumerate() {
+            for (b, ys) in &dims[i + 1..] {
+                for x in xs {
+                    for y in ys {
+                        let pair = (a.to_string(), format!("{x:?}"), b.to_string(), format!("{y:?}"));
+                        if !seen.contains(&pair) {
+                            missing.push(format!("{a}={x} with {b}={y}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "the corpus misses: {missing:#?}");
+        assert!(rows.iter().any(|r| r["evidenceMode"] == "no-evidence"), "no-evidence case");
+    }
+
+    #[test]
+    fn ci_detection() {
+        assert!(ci_value(Some("true")) && ci_value(Some("1")) && ci_value(Some("")));
+        assert!(!ci_value(None) && !ci_value(Some("false")) && !ci_value(Some("0")));
+    }
+}

@@ -1,0 +1,353 @@
+//! The packet compiler, end to end: export through the CLI, the golden corpus,
+//! branch isolation, interop parity with the Node compile input, refusals of bad
+//! input, the schema snapshot check and bless.
+
+use packetproof::report::{walk, Trail};
+use packetproof::{canonical, compile, corpus, packet, provider, Config};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn config() -> Config {
+    Config::load(root(), None).unwrap()
+}
+
+fn packetproof(project: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_packetproof"))
+        .args(args)
+        .env("PACKETPROOF_ROOT", project)
+        .env_remove("CI")
+        .output()
+        .unwrap()
+}
+
+fn interop(name: &str) -> Option<PathBuf> {
+    let path = root().join("../shared/interop").join(name);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!("skipped: {} is absent", path.display());
+        None
+    }
+}
+
+fn strings(value: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut trail = Trail::new("$");
+    walk(value, &mut trail, &mut |v, key, _| {
+        out.extend(key);
+        out.extend(v.as_str());
+    });
+    out
+}
+
+#[test]
+fn export_is_deterministic_and_matches_the_golden_packets() {
+    let cases = corpus::cases(&config()).unwrap();
+    assert!(cases.len() >= 14, "corpus too small: {}", cases.len());
+    for case in &cases {
+        let request = case.request_path();
+        let first = packetproof(root(), &["export", "--request", request.to_str().unwrap()]);
+        assert!(first.status.success(), "{}: {}", case.name, String::from_utf8_lossy(&first.stderr));
+        let second = packetproof(root(), &["export", "--request", request.to_str().unwrap()]);
+        assert_eq!(first.stdout, second.stdout, "{}: two exports differ", case.name);
+        let golden = std::fs::read(case.golden_packet()).unwrap();
+        assert!(first.stdout == golden, "{}: export differs from the golden packet; run `packetproof bless {}`", case.name, case.name);
+    }
+}
+
+#[test]
+fn golden_packets_hold_and_agent_requests_follow_them() {
+    let config = config();
+    for case in corpus::cases(&config).unwrap() {
+        let packet = canonical::parse(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
+        assert_eq!(packet::validate(&packet, &config), Vec::new(), "{}", case.name);
+        let agent = canonical::parse(&std::fs::read(case.golden_agent_request()).unwrap()).unwrap();
+        assert_eq!(agent, provider::agent_request(packet.as_object().unwrap()), "{}", case.name);
+        let branch = &packet["resolvedBranch"];
+        prompt_paths_follow_the_branch(&case.name, &packet, &config);
+        assert_eq!(packet["renderInput"]["evidence"]["mode"], branch["evidenceMode"], "{}", case.name);
+        assert_eq!(packet["renderInput"]["evidence"]["requestedMode"], case.request["evidence"]["selection"]["mode"]);
+    }
+}
+
+/// promptPaths: the two entry templates, then exactly one partial per branch
+/// field, the one named after the resolved value; each version is the sha256 of
+/// the template's bytes.
+fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &Config) {
+    let branch = &packet["resolvedBranch"];
+    let flag = |field: &str, yes: &str, no: &str| if branch[field] == json!(true) { yes } else { no }.to_owned();
+    let value = |field: &str| branch[field].as_str().unwrap().to_owned();
+    let expected = [
+        compile::SYSTEM_TEMPLATE.to_owned(),
+        compile::USER_TEMPLATE.to_owned(),
+        format!("branches/insertion/{}.md.j2", value("insertionMode")),
+        format!("branches/source/{}.md.j2", value("sourceScope")),
+        format!("branches/assets/{}.md.j2", flag("hasAssetIntents", "intents", "none")),
+        format!("branches/neighbours/{}.md.j2", value("neighbours")),
+        format!("branches/theme/{}.md.j2", flag("hasTargetTheme", "present", "absent")),
+        format!("branches/evidence/{}.md.j2", value("evidenceMode")),
+        format!("branches/variables/{}.md.j2", flag("hasVariableConflicts", "conflicts", "compatible")),
+        format!("branches/operator/{}.md.j2", flag("operatorInstructionPresent", "present", "absent")),
+    ];
+    assert_eq!(packet["promptPaths"], json!(expected), "{case}");
+    for path in &expected {
+        let bytes = std::fs::read(config.paths.prompts.join(path)).unwrap();
+        assert_eq!(packet["promptVersions"][path], json!(packetproof::digest::sha256(&bytes)), "{case}: {path}");
+    }
+}
+
+/// No string from a region the branch excluded occurs anywhere in any golden
+/// packet (keys and values, prompts included), nor in the freshly compiled one.
+#[test]
+fn excluded_text_never_reaches_a_packet() {
+    let config = config();
+    let mut checked = 0;
+    for case in corpus::cases(&config).unwrap() {
+        let golden = canonical::parse(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
+        let fresh = compile::compile(&case.request, &config, &case.name).unwrap();
+        let excluded = compile::excluded_text(&case.request, &config);
+        // The corpus plants marked text in every case; the check must have something to find.
+        for marker in ["UNSELECTED", "INACCESSIBLE", "ASSET-PROMPT", "Source-only survey"] {
+            if serde_json::to_string(&case.request).unwrap().contains(marker) {
+                assert!(excluded.iter().any(|(_, t)| t.contains(marker)), "{}: {marker} text not listed as excluded", case.name);
+            }
+        }
+        for packet in [&golden, &fresh] {
+            let texts = strings(packet);
+            for (path, text) in &excluded {
+                assert!(!texts.iter().any(|t| t.contains(text.as_str())), "{}: excluded text from {path} occurs in the packet: {text:?}", case.name);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} excluded strings checked");
+}
+
+#[test]
+fn excluded_text_covers_unresolved_evidence_and_asset_prompts() {
+    let config = config();
+    let case = corpus::cases(&config).unwrap().into_iter().find(|c| c.name == "anthropic-staged-pred-selected").unwrap();
+    let excluded = compile::excluded_text(&case.request, &config);
+    let paths: BTreeSet<&str> = excluded.iter().map(|(p, _)| p.as_str()).collect();
+    for expected in [
+        "$.evidence.availableItems[1].value.description",
+        "$.evidence.availableItems[2].value.description",
+        "$.evidence.availableItems[3].value.description",
+        "$.source.blueprint.assetExamples[0].promptTemplate",
+        "$.source.blueprint.assetExamples[0].negativePrompt",
+        "$.source.blueprint.dataUsage.items[0].value",
+        "$.source.blueprint.screens[0].aiMeta.dataMapping[0].value",
+    ] {
+        assert!(paths.contains(expected), "{expected} missing from {paths:#?}");
+    }
+    assert!(!paths.iter().any(|p| p.starts_with("$.evidence.availableItems[0]")), "the selected item is not excluded");
+}
+
+/// Key sets, recursively (arrays item by item).
+fn shape(value: &Value, path: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                let at = format!("{path}.{key}");
+                out.insert(at.clone());
+                shape(item, &at, out);
+            }
+        }
+        Value::Array(items) => items.iter().enumerate().for_each(|(i, item)| shape(item, &format!("{path}[{i}]"), out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn interop_compile_input_resolves_like_the_node_packet() {
+    let (Some(input), Some(node)) = (interop("compile-input.json"), interop("runtime-packet.anthropic.json")) else { return };
+    let config = config();
+    let mut request = canonical::parse(&std::fs::read(input).unwrap()).unwrap();
+    request["model"] = json!(config.providers["anthropic"].models[0]);
+    let node = canonical::parse(&std::fs::read(node).unwrap()).unwrap();
+    let packet = compile::compile(&request, &config, "compile-input.json").unwrap();
+    assert_eq!(packet["resolvedBranch"], node["resolvedBranch"]);
+    let keys: Vec<&String> = packet.as_object().unwrap().keys().collect();
+    let node_keys: Vec<&String> = node.as_object().unwrap().keys().collect();
+    assert_eq!(keys, node_keys, "packet key order");
+    let (mut ours, mut theirs) = (BTreeSet::new(), BTreeSet::new());
+    shape(&packet["renderInput"], "$", &mut ours);
+    shape(&node["renderInput"], "$", &mut theirs);
+    // Deliberate difference: asset examples are compact pattern references here,
+    // without the generator prompts the Node packet still carries.
+    let prompts = [".promptTemplate", ".negativePrompt"];
+    theirs.retain(|p| !(p.contains(".assetExamples[") && prompts.iter().any(|s| p.ends_with(s))));
+    assert_eq!(ours, theirs);
+}
+
+fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
+    let mut request = corpus::cases(&config()).unwrap().into_iter().find(|c| c.name == "anthropic-staged-both-selected-interop-shape").unwrap().request;
+    change(&mut request);
+    request
+}
+
+/// Each bad request is refused through the CLI with exit status 2, every
+/// expected problem named with its JSON path, and no output file.
+#[test]
+fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
+    type Change = fn(&mut Value);
+    let kinds: [(&str, Change, &[&str]); 14] = [
+        ("unknown evidence ref", |r| r["evidence"]["selection"]["refs"][0]["id"] = json!("missing-item"),
+            &["$.evidence.selection.refs[0]: unknown evidence review:missing-item"]),
+        ("inaccessible selected item", |r| r["evidence"]["selection"]["refs"] = json!([{"kind": "persona", "id": "anthropic-staged-both-selected-interop-shape-persona-locked"}]),
+            &["$.evidence.selection.refs[0]: evidence persona:anthropic-staged-both-selected-interop-shape-persona-locked is not accessible"]),
+        ("selected-only without refs", |r| r["evidence"]["selection"]["refs"] = json!([]),
+            &["$.evidence.selection.refs: selected-only needs at least one ref"]),
+        ("screens in the sequence", |r| r["target"]["sequence"][0]["screens"] = json!([{"id": "x"}]),
+            &["$.target.sequence[0].screens: screens are not allowed here"]),
+        ("screens in a neighbour", |r| r["target"]["successor"]["screens"] = json!([]),
+            &["$.target.successor.screens: screens are not allowed here"]),
+        ("previewScreens and aiAssets", |r| {
+            r["previewScreens"] = json!([]);
+            r["source"]["blueprint"]["aiAssets"] = json!([]);
+        }, &["$.previewScreens: forbidden key \"previewScreens\"", "$.source.blueprint.aiAssets: forbidden key \"aiAssets\""]),
+        ("storage and database handles", |r| {
+            r["target"]["strategy"]["storagePath"] = json!("x");
+            r["evidence"]["availableItems"][0]["value"]["firestorePath"] = json!("y");
+            r["target"]["strategy"]["providerRequest"] = json!({});
+            r["target"]["strategy"]["expectedAnswer"] = json!({});
+            r["source"]["blueprint"]["screens"][0]["content"]["generatedUrl"] = json!("z");
+        }, &["$.target.strategy.storagePath: forbidden key", "$.evidence.availableItems[0].value.firestorePath: forbidden key",
+             "$.target.strategy.providerRequest: forbidden key", "$.target.strategy.expectedAnswer: forbidden key",
+             "$.source.blueprint.screens[0].content.generatedUrl: forbidden key"]),
+        ("generated media URL in a value", |r| r["target"]["themeSummary"]["visualDirection"] = json!("like https://cdn.example.com/hero.png"),
+            &["$.target.themeSummary.visualDirection: matches forbidden pattern"]),
+        ("unknown provider", |r| r["provider"] = json!("mistral"), &["$.provider: unknown provider \"mistral\""]),
+        ("model outside the allow-list", |r| r["model"] = json!("claude-2"), &["$.model: model \"claude-2\" is not in harness.toml's allow-list for anthropic"]),
+        ("maxTokens not a positive integer", |r| r["maxTokens"] = json!(1.5), &["$.maxTokens: expected a positive integer, found 1.5"]),
+        ("wrong types", |r| {
+            r["insertionMode"] = json!("later");
+            r["source"]["scope"] = json!("team");
+            r["target"]["blockId"] = json!(7);
+            r["variableMappings"] = json!({});
+            r["evidence"]["availableItems"][0]["accessible"] = json!("yes");
+        }, &["$.insertionMode: expected one of [\"staged\", \"immediate\"]", "$.source.scope: expected one of", "$.target.blockId: expected a non-blank string, found 7",
+             "$.variableMappings: expected an array", "$.evidence.availableItems[0].accessible: expected a boolean"]),
+        ("unknown fields and bad mapping", |r| {
+            r["targte"] = json!({});
+            r["variableMappings"] = json!([{"sourceVariableId": "a", "targetVariableId": "b", "status": "maybe", "sourceType": "text"}]);
+        }, &["$.targte: unknown field", "$.variableMappings[0].status: expected one of [\"compatible\", \"conflict\"]", "$.variableMappings[0].sourceType: expected one of"]),
+        ("missing parts", |r| {
+            let map = r.as_object_mut().unwrap();
+            map.remove("target");
+            map.remove("maxTokens");
+            r["source"].as_object_mut().unwrap().remove("blueprint");
+        }, &["$.target: expected an object, found nothing (missing)", "$.maxTokens: expected a positive integer, found nothing", "$.source.blueprint: expected an object"]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (kind, change, expected)) in kinds.into_iter().enumerate() {
+        let request = dir.path().join(format!("request-{i}.json"));
+        std::fs::write(&request, canonical::to_pretty(&bad_request(change))).unwrap();
+        let out = dir.path().join(format!("packet-{i}.json"));
+        let output = packetproof(root(), &["export", "--request", request.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{kind}: {stderr}");
+        assert!(stderr.contains(&format!("refused with {} problem(s)", expected.len())), "{kind}: expected exactly {} problems:\n{stderr}", expected.len());
+        for message in expected {
+            assert!(stderr.contains(&format!("[compile::request] {message}")), "{kind}: {message:?} not in\n{stderr}");
+        }
+        assert!(!out.exists(), "{kind}: a packet was written");
+        assert!(output.stdout.is_empty(), "{kind}: something was printed");
+    }
+}
+
+#[test]
+fn refusal_is_an_error_listing_findings() {
+    let request = bad_request(|r| {
+        r["provider"] = json!("nobody");
+        r["maxTokens"] = json!(0);
+    });
+    match compile::compile(&request, &config(), "req.json") {
+        Err(packetproof::Error::Rejected { file, findings }) => {
+            assert_eq!(file, "req.json");
+            let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+            assert_eq!(paths, ["$.provider", "$.maxTokens"]);
+            assert!(findings.iter().all(|f| f.check == compile::CHECK));
+        }
+        other => panic!("expected a rejection, got {other:?}"),
+    }
+}
+
+/// A temporary project: harness.toml and references, plus the named fixtures.
+fn temp_project(fixtures: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(root().join("harness.toml"), dir.path().join("harness.toml")).unwrap();
+    for entry in walkdir::WalkDir::new(root().join("references")) {
+        let entry = entry.unwrap();
+        let target = dir.path().join(entry.path().strip_prefix(root()).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    for name in fixtures {
+        let target = dir.path().join("fixtures").join(name);
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::copy(root().join("fixtures").join(name).join("request.json"), target.join("request.json")).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
+    let project = temp_project(&[]);
+    let ok = packetproof(project.path(), &["schema", "--check"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    let snapshot = project.path().join("references/block-screen-output-schema.json");
+    let original = std::fs::read_to_string(&snapshot).unwrap();
+    let edits = [
+        original.replacen("\"mustHave\"", "\"must\"", 1),
+        original.replacen("  ", "    ", 1),
+        original.trim_end().to_owned(),
+    ];
+    for edited in edits {
+        assert_ne!(edited, original);
+        std::fs::write(&snapshot, &edited).unwrap();
+        let failed = packetproof(project.path(), &["schema", "--check"]);
+        let stderr = String::from_utf8_lossy(&failed.stderr);
+        assert_eq!(failed.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("schema::snapshot-parity") && stderr.contains("never edited by hand"), "{stderr}");
+    }
+    let written = packetproof(project.path(), &["schema", "--write"]);
+    assert!(written.status.success());
+    assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), original);
+    assert_eq!(packetproof(project.path(), &["schema", "--check"]).status.code(), Some(0));
+}
+
+#[test]
+fn bless_writes_the_golden_files_and_never_under_ci() {
+    let names = ["google-staged-both-selected", "openai-staged-succ-default"];
+    let project = temp_project(&names);
+    let refused = Command::new(env!("CARGO_BIN_EXE_packetproof"))
+        .args(["bless"])
+        .env("PACKETPROOF_ROOT", project.path())
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("never written under CI"));
+    assert!(!project.path().join("golden").exists(), "bless wrote under CI");
+
+    let blessed = packetproof(project.path(), &["bless", "google"]);
+    assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
+    assert_eq!(String::from_utf8_lossy(&blessed.stdout), "blessed google-staged-both-selected\n");
+    for file in ["runtime-packet.json", "agent-request.json"] {
+        let ours = std::fs::read(project.path().join("golden/google-staged-both-selected").join(file)).unwrap();
+        assert_eq!(ours, std::fs::read(root().join("golden/google-staged-both-selected").join(file)).unwrap(), "{file}");
+    }
+    assert!(!project.path().join("golden/openai-staged-succ-default").exists(), "the filter was ignored");
+    let none = packetproof(project.path(), &["bless", "no-such-case"]);
+    assert_eq!(none.status.code(), Some(2));
+}
