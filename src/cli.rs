@@ -51,6 +51,14 @@ pub enum Command {
     },
     /// Rewrite the golden files of the fixtures whose name contains FILTER (never under CI).
     Bless { filter: Option<String> },
+    /// Show which packets a prompt or schema change affects and enforce the release policy.
+    ReleaseCheck {
+        /// The git revision to compare with (default: the merge base with main).
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        #[arg(long, value_enum, default_value_t)]
+        format: crate::release::ReportFormat,
+    },
 }
 
 /// What a command reports back to `main`.
@@ -79,6 +87,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Export { request, out } => crate::compile::export(&load_config(suffix)?, &request, out.as_deref()).map(|()| Status::Holds),
         Command::Schema { write, .. } => crate::schema::run(&load_config(suffix)?, write),
         Command::Bless { filter } => crate::bless::run(&load_config(suffix)?, filter.as_deref()),
+        Command::ReleaseCheck { base, format } => crate::release::run(&load_config(suffix)?, base.as_deref(), format),
     }
 }
 

@@ -22,6 +22,7 @@ mod error;
 pub mod fsutil;
 pub mod packet;
 pub mod provider;
+pub mod release;
 pub mod report;
 pub mod schema;
 
