@@ -145,7 +145,7 @@ fn policy(changed: &[ChangedFile], cases: &[CaseReport]) -> Vec<String> {
     }
     let explained_by_references =
         changed.iter().any(|f| matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference));
-    for case in cases.iter().filter(|c| c.golden_changed && !c.stale_in_tree) {
+    for case in cases.iter().filter(|c| c.golden_changed) {
         let fixture_changed = changed
             .iter()
             .any(|f| f.kind == ChangeKind::Fixture && f.path.split('/').any(|part| part == case.case));
