@@ -49,7 +49,9 @@ pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
     })?;
     let mut de = serde_json::Deserializer::from_str(text);
     let value = StrictValue.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
-    value.map_err(|e| ParseError { line: e.line(), column: e.column(), message: clearer(e) })
+    // serde_json reports column 0 when nothing of the line was read yet (an empty
+    // file, end of input right after a newline); positions here are 1-based.
+    value.map_err(|e| ParseError { line: e.line().max(1), column: e.column().max(1), message: clearer(e) })
 }
 
 /// serde_json's messages for surrogates describe its tokenizer, not the input.
@@ -243,4 +245,17 @@ pub fn to_pretty(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("a Value always serializes");
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_even_at_the_start_of_a_line() {
+        let at = |bytes: &[u8]| parse(bytes).map(drop).map_err(|e| (e.line, e.column)).unwrap_err();
+        assert_eq!(at(b""), (1, 1));
+        assert_eq!(at(b"[1,\n"), (2, 1));
+        assert_eq!(at(b"  \n\n"), (3, 1));
+    }
 }
