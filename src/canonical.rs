@@ -229,12 +229,16 @@ fn write_string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
-/// Whether a JSON number is held exactly by an IEEE double (I-JSON §2.2).
+/// Whether a JSON number is held exactly by an IEEE double (I-JSON §2.2): an
+/// integer must lie within ±2^53.
 pub fn is_exact_double(n: &Number) -> bool {
     const LIMIT: u64 = 1 << 53;
-    match (n.as_u64(), n.as_i64()) {
-        (Some(u), _) => u <= LIMIT,
-        (None, Some(i)) => i.unsigned_abs() <= LIMIT,
+    match (n.as_u64(), n.as_i64(), n.as_f64()) {
+        (Some(u), _, _) => u <= LIMIT,
+        (None, Some(i), _) => i.unsigned_abs() <= LIMIT,
+        // An integer literal past the u64/i64 range arrives already rounded to a
+        // double, so its lost digits cannot be seen: hold it to the same ±2^53 rule.
+        (None, None, Some(f)) => !(f.fract() == 0.0 && f.abs() > LIMIT as f64),
         _ => true,
     }
 }
@@ -257,5 +261,16 @@ mod tests {
         assert_eq!(at(b""), (1, 1));
         assert_eq!(at(b"[1,\n"), (2, 1));
         assert_eq!(at(b"  \n\n"), (3, 1));
+    }
+
+    #[test]
+    fn integers_past_two_to_the_53_are_inexact_whatever_their_size() {
+        let exact = |text: &str| is_exact_double(parse(text.as_bytes()).unwrap().as_number().unwrap());
+        for ok in ["0", "-0", "9007199254740992", "-9007199254740992", "0.5", "1e-7", "5e-324"] {
+            assert!(exact(ok), "{ok}");
+        }
+        for inexact in ["9007199254740993", "-9007199254740993", "18446744073709551615", "-9223372036854775809", "123456789012345678901234567890"] {
+            assert!(!exact(inexact), "{inexact}");
+        }
     }
 }
