@@ -49,7 +49,9 @@ pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
     })?;
     let mut de = serde_json::Deserializer::from_str(text);
     let value = StrictValue.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
-    value.map_err(|e| ParseError { line: e.line(), column: e.column(), message: clearer(e) })
+    // serde_json reports column 0 when nothing of the line was read yet (an empty
+    // file, end of input right after a newline); positions here are 1-based.
+    value.map_err(|e| ParseError { line: e.line().max(1), column: e.column().max(1), message: clearer(e) })
 }
 
 /// serde_json's messages for surrogates describe its tokenizer, not the input.
@@ -196,43 +198,78 @@ fn write_number(out: &mut Vec<u8>, n: &Number) {
     out.extend_from_slice(buffer.format(double).as_bytes());
 }
 
-fn write_string(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
+/// What each byte becomes inside a canonical string: 0 stays as is, `u` is written
+/// as `\u00xx`, anything else is the letter after a backslash (JSON.stringify's escapes).
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0A] = b'n';
+    table[0x0C] = b'f';
+    table[0x0D] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// Whether any of the 8 bytes needs escaping: below 0x20, `"` or `\`.
+#[inline]
+fn needs_escape(chunk: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
+    chunk.wrapping_sub(ONES * 0x20) & !chunk & HIGHS != 0
+        || has_zero(chunk ^ (ONES * b'"' as u64))
+        || has_zero(chunk ^ (ONES * b'\\' as u64))
+}
+
+pub(crate) fn write_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            b'\t' => b"\\t",
-            b'\n' => b"\\n",
-            0x0C => b"\\f",
-            b'\r' => b"\\r",
-            0x00..=0x1F => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[(b >> 4) as usize]);
-            out.push(HEX[(b & 0xF) as usize]);
-        } else {
-            out.extend_from_slice(escape);
+    let mut i = 0;
+    while i < bytes.len() {
+        // Skip eight plain bytes at a time; most text has nothing to escape.
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            if !needs_escape(u64::from_le_bytes(chunk.try_into().unwrap())) {
+                i += 8;
+                continue;
+            }
         }
-        start = i + 1;
+        let b = bytes[i];
+        let escape = ESCAPE[b as usize];
+        if escape != 0 {
+            out.extend_from_slice(&bytes[start..i]);
+            if escape == b'u' {
+                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 0xF) as usize]]);
+            } else {
+                out.extend_from_slice(&[b'\\', escape]);
+            }
+            start = i + 1;
+        }
+        i += 1;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
-/// Whether a JSON number is held exactly by an IEEE double (I-JSON §2.2).
+/// Whether a JSON number is held exactly by an IEEE double (I-JSON §2.2): an
+/// integer must lie within ±2^53.
 pub fn is_exact_double(n: &Number) -> bool {
     const LIMIT: u64 = 1 << 53;
-    match (n.as_u64(), n.as_i64()) {
-        (Some(u), _) => u <= LIMIT,
-        (None, Some(i)) => i.unsigned_abs() <= LIMIT,
+    match (n.as_u64(), n.as_i64(), n.as_f64()) {
+        (Some(u), _, _) => u <= LIMIT,
+        (None, Some(i), _) => i.unsigned_abs() <= LIMIT,
+        // An integer literal past the u64/i64 range arrives already rounded to a
+        // double, so its lost digits cannot be seen: hold it to the same ±2^53 rule.
+        (None, None, Some(f)) => !(f.fract() == 0.0 && f.abs() > LIMIT as f64),
         _ => true,
     }
 }
@@ -266,4 +303,55 @@ pub fn node_locale_order(a: &str, b: &str) -> Option<Ordering> {
     let by_primary = a.chars().map(weight).cmp(b.chars().map(weight));
     let by_case = a.chars().map(|c| c.is_ascii_uppercase()).cmp(b.chars().map(|c| c.is_ascii_uppercase()));
     Some(by_primary.then(by_case))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_even_at_the_start_of_a_line() {
+        let at = |bytes: &[u8]| parse(bytes).map(drop).map_err(|e| (e.line, e.column)).unwrap_err();
+        assert_eq!(at(b""), (1, 1));
+        assert_eq!(at(b"[1,\n"), (2, 1));
+        assert_eq!(at(b"  \n\n"), (3, 1));
+    }
+
+    #[test]
+    fn every_escapable_byte_is_escaped_at_every_position() {
+        let plain = "abcdefghijklmnopqrstuvwé";
+        for b in (0u8..0x20).chain([b'"', b'\\']) {
+            let expected_escape = match b {
+                b'"' => "\\\"".to_owned(),
+                b'\\' => "\\\\".to_owned(),
+                0x08 => "\\b".to_owned(),
+                0x09 => "\\t".to_owned(),
+                0x0A => "\\n".to_owned(),
+                0x0C => "\\f".to_owned(),
+                0x0D => "\\r".to_owned(),
+                _ => format!("\\u{:04x}", b),
+            };
+            for at in 0..=plain.len() - 2 {
+                let (head, tail) = plain.split_at(at);
+                let text = format!("{head}{}{tail}", b as char);
+                let mut out = Vec::new();
+                write_string(&mut out, &text);
+                assert_eq!(String::from_utf8(out).unwrap(), format!("\"{head}{expected_escape}{tail}\""), "byte {b:#04x} at {at}");
+            }
+        }
+        let mut out = Vec::new();
+        write_string(&mut out, "/\u{7f}\u{2028}\u{2029}é😀 plain text longer than eight bytes");
+        assert_eq!(String::from_utf8(out).unwrap(), "\"/\u{7f}\u{2028}\u{2029}é😀 plain text longer than eight bytes\"");
+    }
+
+    #[test]
+    fn integers_past_two_to_the_53_are_inexact_whatever_their_size() {
+        let exact = |text: &str| is_exact_double(parse(text.as_bytes()).unwrap().as_number().unwrap());
+        for ok in ["0", "-0", "9007199254740992", "-9007199254740992", "0.5", "1e-7", "5e-324"] {
+            assert!(exact(ok), "{ok}");
+        }
+        for inexact in ["9007199254740993", "-9007199254740993", "18446744073709551615", "-9223372036854775809", "123456789012345678901234567890"] {
+            assert!(!exact(inexact), "{inexact}");
+        }
+    }
 }

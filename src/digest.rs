@@ -13,8 +13,10 @@ pub fn sha256(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
     let mut text = String::with_capacity(PREFIX.len() + 64);
     text.push_str(PREFIX);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     for byte in hash {
-        text.push_str(&format!("{byte:02x}"));
+        text.push(HEX[usize::from(byte >> 4)] as char);
+        text.push(HEX[usize::from(byte & 0xF)] as char);
     }
     text
 }
@@ -50,9 +52,51 @@ pub fn exact_input_material(packet: &Map<String, Value>) -> Value {
     Value::Object(material)
 }
 
+/// The canonical bytes of [`exact_input_material`], written straight from the packet
+/// (no copy of the system prompt or the schema).
+pub fn exact_input_bytes(packet: &Map<String, Value>) -> Vec<u8> {
+    let size = |key: &str| packet.get(key).and_then(Value::as_str).map_or(0, str::len);
+    let mut out = Vec::with_capacity(256 + size("systemPrompt") + size("effectiveUserMessage"));
+    let mut separator = b'{';
+    let mut member = |out: &mut Vec<u8>, key: &str| {
+        out.push(separator);
+        separator = b',';
+        canonical::write_string(out, key);
+        out.push(b':');
+    };
+    // Members in canonical (UTF-16) key order; a missing field is left out.
+    for key in ["attempt", "maxTokens"] {
+        if let Some(value) = packet.get(key) {
+            member(&mut out, key);
+            canonical::write(&mut out, value);
+        }
+    }
+    member(&mut out, "messages");
+    for (i, (role, field)) in [("system", "systemPrompt"), ("user", "effectiveUserMessage")].into_iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"[{" } else { b",{" });
+        if let Some(content) = packet.get(field) {
+            out.extend_from_slice(b"\"content\":");
+            canonical::write(&mut out, content);
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"role\":");
+        canonical::write_string(&mut out, role);
+        out.push(b'}');
+    }
+    out.push(b']');
+    for key in ["model", "outputSchema", "provider"] {
+        if let Some(value) = packet.get(key) {
+            member(&mut out, key);
+            canonical::write(&mut out, value);
+        }
+    }
+    out.push(b'}');
+    out
+}
+
 /// `exactInputHash` of a packet.
 pub fn exact_input_hash(packet: &Map<String, Value>) -> String {
-    sha256(&canonical::to_vec(&exact_input_material(packet)))
+    sha256(&exact_input_bytes(packet))
 }
 
 /// `checksum` of a packet: canonical JSON of the whole packet except `checksum`.
@@ -101,5 +145,23 @@ mod tests {
         assert_eq!(exact_input_hash(&base), exact_input_hash(&other), "userMessage is not hashed");
         other.insert("outputSchema".into(), json!({}));
         assert_ne!(exact_input_hash(&base), exact_input_hash(&other));
+    }
+
+    #[test]
+    fn direct_material_bytes_equal_the_canonical_material() {
+        let full: Map<String, Value> = serde_json::from_str(
+            r#"{"provider":"anthropic","model":"m","maxTokens":64000,"attempt":1,"systemPrompt":"s\"\n\u0001é","effectiveUserMessage":"u","outputSchema":{"schema":{"b":1,"a":[-0.0,1e21]},"name":"n"}}"#,
+        )
+        .unwrap();
+        let mut cases = vec![full.clone(), Map::new()];
+        for key in ["attempt", "maxTokens", "systemPrompt", "effectiveUserMessage", "model", "outputSchema", "provider"] {
+            let mut packet = full.clone();
+            packet.remove(key);
+            cases.push(packet);
+        }
+        for packet in cases {
+            let expected = canonical::to_vec(&exact_input_material(&packet));
+            assert_eq!(String::from_utf8(exact_input_bytes(&packet)).unwrap(), String::from_utf8(expected).unwrap());
+        }
     }
 }
