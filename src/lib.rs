@@ -7,6 +7,7 @@
 //! - [`packet`]: the contract's packet rules
 //! - [`report`]: findings and how they print
 //! - [`fsutil`]: reads with clear errors, atomic writes
+//! - [`run`]: run directories: prepare, evaluate, complete, verify
 
 pub mod canonical;
 pub mod cli;
@@ -17,6 +18,7 @@ pub mod fsutil;
 pub mod packet;
 pub mod provider;
 pub mod report;
+pub mod run;
 
 pub use config::Config;
 pub use error::{Error, Result};
