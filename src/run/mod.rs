@@ -31,7 +31,7 @@ pub mod prepare;
 mod semantic;
 pub mod verify;
 
-pub use checks::{agent_request, all as run_checks, completion, evaluation, manifest_binding, snapshot_parity};
+pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteArgs;
 pub use evaluate::EvaluateArgs;
 
@@ -148,7 +148,7 @@ impl Run {
         Ok(rebuild_packet(&request, &context))
     }
 
-    /// Whether the manifest names `file` (or there is no manifest).
+    /// `file` as the user knows it, for messages.
     pub fn show(&self, file: &RunFile) -> String {
         self.dir.show(&file.name)
     }
