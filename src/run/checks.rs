@@ -38,8 +38,14 @@ fn problem(at: impl Into<String>, message: impl Into<String>) -> Problem {
     Problem { at: at.into(), message: message.into() }
 }
 
-fn at(run: &Run, file: &RunFile, path: &str) -> String {
-    format!("{} {path}", run.show(file))
+/// Problems name files relative to the run directory: findings are reported under
+/// the run directory, and evaluation.json stays the same wherever the run is moved.
+fn shown(file: &RunFile) -> String {
+    file.name.clone()
+}
+
+fn at(file: &RunFile, path: &str) -> String {
+    format!("{} {path}", file.name)
 }
 
 fn findings(check: &'static str, problems: Vec<Problem>) -> Vec<Finding> {
@@ -103,7 +109,7 @@ pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> V
         Err(findings) => return findings,
     };
     if run.manifest.is_none() {
-        return vec![Finding::new(SNAPSHOT_PARITY, run.show(&run.manifest_file), "missing, so no snapshot checksum is pinned")];
+        return vec![Finding::new(SNAPSHOT_PARITY, shown(&run.manifest_file), "missing, so no snapshot checksum is pinned")];
     }
     let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
     findings(SNAPSHOT_PARITY, snapshot(&run, &packet, text_json).1)
@@ -137,7 +143,7 @@ pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Pr
     let file = &run.agent_request;
     let actual = match run.read_object(file) {
         Ok(map) => map,
-        Err(e) => return vec![problem(run.show(file), e.to_string())],
+        Err(e) => return vec![problem(shown(file), e.to_string())],
     };
     let Value::Object(expected) = provider::agent_request(packet) else { unreachable!("agent_request builds an object") };
     let mut out = Vec::new();
@@ -147,13 +153,13 @@ pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Pr
         } else {
             "not allowed: the agent may see only systemPrompt, the effective user message, outputSchema, request settings and audit hashes".to_owned()
         };
-        out.push(problem(at(run, file, &child("$", key)), why));
+        out.push(problem(at(file, &child("$", key)), why));
     }
     for (key, value) in &expected {
         match actual.get(key) {
-            None => out.push(problem(at(run, file, &child("$", key)), "missing")),
+            None => out.push(problem(at(file, &child("$", key)), "missing")),
             Some(found) if found != value => {
-                out.push(problem(at(run, file, &child("$", key)), format!("differs from the packet's {}", source_field(key))))
+                out.push(problem(at(file, &child("$", key)), format!("differs from the packet's {}", source_field(key))))
             }
             Some(_) => {}
         }
@@ -173,24 +179,24 @@ fn source_field(request_key: &str) -> &str {
 pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required: bool) -> Vec<Problem> {
     let file = &run.eval_context;
     let actual = match run.read_optional(file) {
-        Ok(None) if required => return vec![problem(run.show(file), "missing: the held-back evaluator context is required")],
+        Ok(None) if required => return vec![problem(shown(file), "missing: the held-back evaluator context is required")],
         Ok(None) => return Vec::new(),
         Ok(Some(_)) => match run.read_object(file) {
             Ok(map) => map,
-            Err(e) => return vec![problem(run.show(file), e.to_string())],
+            Err(e) => return vec![problem(shown(file), e.to_string())],
         },
-        Err(e) => return vec![problem(run.show(file), e.to_string())],
+        Err(e) => return vec![problem(shown(file), e.to_string())],
     };
     let Value::Object(expected) = super::eval_context(packet) else { unreachable!("eval_context builds an object") };
     let mut out: Vec<Problem> = actual
         .keys()
         .filter(|k| !expected.contains_key(*k))
-        .map(|k| problem(at(run, file, &child("$", k)), "unknown field"))
+        .map(|k| problem(at(file, &child("$", k)), "unknown field"))
         .collect();
     for (key, value) in &expected {
         if actual.get(key) != Some(value) {
             let from = if key == "baseUserMessage" { "userMessage" } else { key.as_str() };
-            out.push(problem(at(run, file, &child("$", key)), format!("does not match the packet's {from}")));
+            out.push(problem(at(file, &child("$", key)), format!("does not match the packet's {from}")));
         }
     }
     out
@@ -200,13 +206,13 @@ pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required:
 pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Problem> {
     let file = &run.manifest_file;
     let Some(manifest) = &run.manifest else {
-        return vec![problem(run.show(file), "missing: every prepared run has its immutable preparation receipt")];
+        return vec![problem(shown(file), "missing: every prepared run has its immutable preparation receipt")];
     };
     let mut out = Vec::new();
     let mut expect = |key: &str, expected: Value, what: &str| {
         if manifest.get(key) != Some(&expected) {
             let found = packet::describe(manifest.get(key));
-            out.push(problem(at(run, file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
+            out.push(problem(at(file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
         }
     };
     expect("schemaVersion", 2.into(), "the manifest format");
@@ -219,15 +225,15 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
     expect("replacesRuntimeTaskDebug", false.into(), "an agent run never replaces runtime task debug");
     for (key, _) in MANIFEST_FILES {
         if !manifest.get(key).is_some_and(Value::is_string) {
-            out.push(problem(at(run, file, &child("$", key)), "expected a file name"));
+            out.push(problem(at(file, &child("$", key)), "expected a file name"));
         }
     }
     if !manifest.get("validationSchemaChecksum").and_then(Value::as_str).is_some_and(digest::is_digest) {
-        out.push(problem(at(run, file, "$.validationSchemaChecksum"), "expected sha256:<64 lowercase hex> of the snapshot bytes"));
+        out.push(problem(at(file, "$.validationSchemaChecksum"), "expected sha256:<64 lowercase hex> of the snapshot bytes"));
     }
     let known = ["schemaVersion", "kind", "status", "exactInputHash", "checksum", "validationSchemaChecksum", "proofClass", "replacesRuntimeTaskDebug"];
     for key in manifest.keys().filter(|k| !known.contains(&k.as_str()) && !MANIFEST_FILES.iter().any(|(f, _)| f == *k)) {
-        out.push(problem(at(run, file, &child("$", key)), "unknown field"));
+        out.push(problem(at(file, &child("$", key)), "unknown field"));
     }
     out
 }
@@ -247,25 +253,25 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
         Ok(Some(bytes)) => bytes,
         Ok(None) => {
             let why = "missing: the run's pinned validation schema is required (the packaged schema is never used instead)";
-            return (None, vec![problem(run.show(file), why)]);
+            return (None, vec![problem(shown(file), why)]);
         }
-        Err(e) => return (None, vec![problem(run.show(file), e.to_string())]),
+        Err(e) => return (None, vec![problem(shown(file), e.to_string())]),
     };
     let actual = digest::sha256(&bytes);
     if pinned != Some(actual.as_str()) {
         let why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
-        return (None, vec![problem(run.show(file), why)]);
+        return (None, vec![problem(shown(file), why)]);
     }
     let snapshot = match canonical::parse(&bytes) {
         Ok(value) => value,
-        Err(e) => return (None, vec![problem(run.show(file), format!("invalid JSON at {e}"))]),
+        Err(e) => return (None, vec![problem(shown(file), format!("invalid JSON at {e}"))]),
     };
     let Some(schema) = snapshot.get("schema").filter(|s| s.is_object()).cloned() else {
-        return (None, vec![problem(at(run, file, "$.schema"), "expected the JSON Schema object of the output envelope")]);
+        return (None, vec![problem(at(file, "$.schema"), "expected the JSON Schema object of the output envelope")]);
     };
     if !text_json && packet_schema != Some(&snapshot) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
-        return (None, vec![problem(run.show(file), why)]);
+        return (None, vec![problem(shown(file), why)]);
     }
     let schema = if text_json { schema } else { packet_schema.and_then(|s| s.get("schema")).cloned().unwrap_or(schema) };
     (Some(schema), Vec::new())
@@ -281,14 +287,14 @@ pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, re
     };
     let (raw, stored) = match (raw, stored) {
         (None, None) => return Vec::new(), // awaiting the agent; `run::completion` says the run is not completed
-        (Some(_), None) => return vec![problem(run.show(&run.evaluation), "missing: the raw output has not been evaluated")],
-        (None, Some(_)) => return vec![problem(run.show(&run.raw_output), "missing, but an evaluation exists: it evaluated other bytes")],
+        (Some(_), None) => return vec![problem(shown(&run.evaluation), "missing: the raw output has not been evaluated")],
+        (None, Some(_)) => return vec![problem(shown(&run.raw_output), "missing, but an evaluation exists: it evaluated other bytes")],
         (Some(raw), Some(stored)) => (raw, stored),
     };
     let stored = match canonical::parse(&stored) {
         Ok(Value::Object(map)) => map,
-        Ok(_) => return vec![problem(run.show(&run.evaluation), "expected a JSON object")],
-        Err(e) => return vec![problem(run.show(&run.evaluation), format!("invalid JSON at {e}"))],
+        Ok(_) => return vec![problem(shown(&run.evaluation), "expected a JSON object")],
+        Err(e) => return vec![problem(shown(&run.evaluation), format!("invalid JSON at {e}"))],
     };
     let fresh = match evaluate::assess(run, Some(packet), &raw, config) {
         Ok(fresh) => fresh,
@@ -302,29 +308,29 @@ fn compare_evaluation(run: &Run, stored: &Map<String, Value>, fresh: &Evaluation
     let mut out = Vec::new();
     match stored.get("rawOutputChecksum").and_then(Value::as_str) {
         Some(recorded) if recorded != raw_checksum => out.push(problem(
-            at(run, file, "$.rawOutputChecksum"),
+            at(file, "$.rawOutputChecksum"),
             format!("the evaluation was made from raw output {recorded}, but {} now has {raw_checksum}; re-evaluate", run.raw_output.name),
         )),
         None if require_checksum => out.push(problem(
-            at(run, file, "$.rawOutputChecksum"),
+            at(file, "$.rawOutputChecksum"),
             "missing: this evaluation does not record which raw output it checked; run `packetproof evaluate` again",
         )),
         _ => {}
     }
     if stored.get("ok") != Some(&Value::Bool(true)) {
         let stage = packet::describe(stored.get("earliestFailureStage"));
-        out.push(problem(at(run, file, "$.ok"), format!("the evaluation did not pass (earliest failure stage: {stage})")));
+        out.push(problem(at(file, "$.ok"), format!("the evaluation did not pass (earliest failure stage: {stage})")));
         return out;
     }
     if !fresh.ok {
         let first = fresh.failures.first().map(|f| format!("[{}] {}", f.stage, f.message)).unwrap_or_default();
-        out.push(problem(at(run, file, "$.ok"), format!("records a pass, but evaluating the current files fails: {first}")));
+        out.push(problem(at(file, "$.ok"), format!("records a pass, but evaluating the current files fails: {first}")));
         return out;
     }
     let Value::Object(expected) = &fresh.document else { unreachable!("evaluation documents are objects") };
     for (key, value) in expected.iter().filter(|(k, _)| k.as_str() != "rawOutputChecksum") {
         if stored.get(key) != Some(value) {
-            out.push(problem(at(run, file, &child("$", key)), format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key)))));
+            out.push(problem(at(file, &child("$", key)), format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key)))));
         }
     }
     out
@@ -342,19 +348,19 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     let receipt = match run.read_optional(file) {
         Ok(None) => {
             return vec![problem(
-                run.show(file),
+                shown(file),
                 "missing: the run is not completed; a prepared manifest or a passing evaluation without a completion receipt is not fresh-agent evidence",
             )]
         }
         Ok(Some(_)) => match run.read_object(file) {
             Ok(map) => map,
-            Err(e) => return vec![problem(run.show(file), e.to_string())],
+            Err(e) => return vec![problem(shown(file), e.to_string())],
         },
-        Err(e) => return vec![problem(run.show(file), e.to_string())],
+        Err(e) => return vec![problem(shown(file), e.to_string())],
     };
     let mut out = Vec::new();
     let mut expect = |path: &str, found: Option<&Value>, expected: &Value, what: &str| {
-        expect_eq(&mut out, at(run, file, path), found, expected, what);
+        expect_eq(&mut out, at(file, path), found, expected, what);
     };
     expect("$.schemaVersion", receipt.get("schemaVersion"), &1.into(), "the completion format");
     expect("$.kind", receipt.get("kind"), &COMPLETION_KIND.into(), "a completion receipt");
@@ -376,7 +382,7 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     ] {
         match run.read(target) {
             Ok(bytes) => expect(path, found, &digest::sha256(&bytes).into(), &format!("the current bytes of {}", target.name)),
-            Err(e) => unbound.push(problem(at(run, file, path), format!("cannot bind: {e}"))),
+            Err(e) => unbound.push(problem(at(file, path), format!("cannot bind: {e}"))),
         }
     }
     expect("$.rawOutput.file", receipt.get("rawOutput").and_then(|r| r.get("file")), &run.raw_output.name.clone().into(), "the run's raw output");
@@ -387,20 +393,20 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
             expect(&child("$", key), receipt.get(key), manifest.get(key).unwrap_or(&Value::Null), "the manifest's");
         }
     } else {
-        unbound.push(problem(run.show(&run.manifest_file), "missing: a completion must bind the prepared manifest"));
+        unbound.push(problem(shown(&run.manifest_file), "missing: a completion must bind the prepared manifest"));
     }
     out.extend(unbound);
     for key in ["scenario", "runId", "agentTask"] {
         if !receipt.get(key).and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty()) {
-            out.push(problem(at(run, file, &child("$", key)), "expected a non-blank string"));
+            out.push(problem(at(file, &child("$", key)), "expected a non-blank string"));
         }
     }
     if !receipt.get("completedAt").and_then(Value::as_str).is_some_and(super::is_rfc3339_millis) {
-        out.push(problem(at(run, file, "$.completedAt"), "expected an RFC 3339 UTC time with milliseconds"));
+        out.push(problem(at(file, "$.completedAt"), "expected an RFC 3339 UTC time with milliseconds"));
     }
     let notes = receipt.get("evaluatorNotes").and_then(Value::as_array);
     if !notes.is_some_and(|n| !n.is_empty() && n.iter().all(|x| x.as_str().is_some_and(|s| !s.trim().is_empty()))) {
-        out.push(problem(at(run, file, "$.evaluatorNotes"), "expected at least one note, none blank"));
+        out.push(problem(at(file, "$.evaluatorNotes"), "expected at least one note, none blank"));
     }
     out
 }

@@ -161,11 +161,14 @@ pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: &[u8], config: &Conf
         state.snapshot_checksum = run.manifest.as_ref().and_then(|m| m.get("validationSchemaChecksum")).cloned().unwrap_or(Value::Null);
     }
     state.fail_all(SCHEMA_SNAPSHOT, problems);
+    if schema.is_none() && state.failures.is_empty() {
+        state.fail(SCHEMA_SNAPSHOT, "no validation schema: the packet carries no outputSchema and the run pins no snapshot");
+    }
     let Some(schema) = schema.filter(|_| state.failures.is_empty()) else { return Ok(state.finish()) };
     let output = match parse_output(raw) {
         Ok(output) => output,
         Err(message) => {
-            state.fail(JSON_PARSE, format!("{}: {message}", run.show(&run.raw_output)));
+            state.fail(JSON_PARSE, format!("{}: {message}", run.raw_output.name));
             return Ok(state.finish());
         }
     };
@@ -210,7 +213,7 @@ fn packet_stage(run: &Run, given: Option<&Value>, config: &Config, state: &mut S
         Some(_) => state.fail_all(PACKET, checks::manifest_problems(run, &packet)),
         None if state.text_json => state.fail(
             PACKET,
-            format!("{}: missing; a Google run is evaluated only against the snapshot its manifest pins", run.show(&run.manifest_file)),
+            format!("{}: missing; a Google run is evaluated only against the snapshot its manifest pins", run.manifest_file.name),
         ),
         None => {}
     }

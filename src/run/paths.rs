@@ -45,7 +45,7 @@ impl RunDir {
     /// `origin` says where the name came from (e.g. `run-manifest.json $.rawOutput`).
     pub fn resolve(&self, name: &str, origin: &str) -> Result<PathBuf> {
         let refuse = |why: &str| Error::refused(origin, format!("file name {name:?} {why}"));
-        check_name(name).map_err(|why| refuse(why))?;
+        check_name(name).map_err(refuse)?;
         let joined = self.canonical.join(name);
         // The deepest part of the path that exists decides where it really leads:
         // the file itself when present (following a symlink), else its nearest parent.
