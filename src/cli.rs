@@ -1,7 +1,7 @@
 //! The `packetproof` command line (DESIGN §10). Exit status: 0 holds, 1 a check
 //! failed, 2 bad usage or unreadable input.
 
-use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result};
+use crate::{canonical, digest, fsutil, packet, run, Config, Error, Format, Outcome, Result};
 use clap::{Parser, Subcommand};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -59,6 +59,19 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: crate::release::ReportFormat,
     },
+    /// Write a run directory for a fresh agent from a valid packet.
+    Prepare {
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        #[arg(long, value_name = "DIR")]
+        out_dir: PathBuf,
+    },
+    /// Evaluate a run's raw output and write evaluation.json.
+    Evaluate(run::EvaluateArgs),
+    /// Write completion.json for a run whose evaluation passed.
+    Complete(run::CompleteArgs),
+    /// Check packets and run directories (searched recursively) against every rule.
+    Verify(run::verify::VerifyArgs),
 }
 
 /// What a command reports back to `main`.
@@ -88,6 +101,10 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Schema { write, .. } => crate::schema::run(&load_config(suffix)?, write),
         Command::Bless { filter } => crate::bless::run(&load_config(suffix)?, filter.as_deref()),
         Command::ReleaseCheck { base, format } => crate::release::run(&load_config(suffix)?, base.as_deref(), format),
+        Command::Prepare { packet, out_dir } => run::prepare::command(&load_config(suffix)?, &packet, &out_dir),
+        Command::Evaluate(args) => run::evaluate::command(&load_config(suffix)?, &args),
+        Command::Complete(args) => run::complete::command(&load_config(suffix)?, &args),
+        Command::Verify(args) => run::verify::command(&load_config(suffix)?, &args),
     }
 }
 

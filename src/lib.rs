@@ -10,6 +10,8 @@
 //! - [`compile`]: compile input → runtime packet (branch, render input, prompts)
 //! - [`schema`]: the runtime output schema source and its generated snapshot
 //! - [`corpus`]: fixture discovery; [`bless`]: golden files
+//! - [`run`]: run directories: prepare, evaluate, complete, verify
+//! - [`release`]: the release check of prompt changes
 
 pub mod bless;
 pub mod canonical;
@@ -24,6 +26,7 @@ pub mod packet;
 pub mod provider;
 pub mod release;
 pub mod report;
+pub mod run;
 pub mod schema;
 
 pub use config::Config;

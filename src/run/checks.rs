@@ -1,0 +1,412 @@
+//! Run-directory checks. The public functions are what `verify` runs and what the
+//! conformance runner calls, one test case each; `evaluate` and `complete` use the
+//! same problem finders, so a rule is written once.
+//!
+//! Each public check takes the run directory and, optionally, the packet it was
+//! prepared from (a fixture's golden packet); without one the packet is rebuilt
+//! from the run's own files (see the module docs of [`super`]).
+
+use super::evaluate::{self, Evaluation};
+use super::paths::MANIFEST_FILES;
+use super::{Run, RunFile, COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
+use crate::report::child;
+use crate::{canonical, digest, packet, provider, Config, Finding};
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::Path;
+
+pub const AGENT_REQUEST: &str = "run::agent-request";
+pub const MANIFEST_BINDING: &str = "run::manifest-binding";
+pub const SNAPSHOT_PARITY: &str = "run::snapshot-parity";
+pub const EVALUATION: &str = "run::evaluation";
+pub const COMPLETION: &str = "run::completion";
+
+/// One problem: where (a file and JSONPath) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub at: String,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.message)
+    }
+}
+
+fn problem(at: impl Into<String>, message: impl Into<String>) -> Problem {
+    Problem { at: at.into(), message: message.into() }
+}
+
+/// Problems name files relative to the run directory: findings are reported under
+/// the run directory, and evaluation.json stays the same wherever the run is moved.
+fn shown(file: &RunFile) -> String {
+    file.name.clone()
+}
+
+fn at(file: &RunFile, path: &str) -> String {
+    format!("{} {path}", file.name)
+}
+
+fn findings(check: &'static str, problems: Vec<Problem>) -> Vec<Finding> {
+    problems.into_iter().map(|p| Finding::new(check, p.at, p.message)).collect()
+}
+
+/// Open the run and get its packet, or the one finding saying why the check cannot run.
+fn open(check: &'static str, dir: &Path, packet: Option<&Value>, config: &Config) -> Result<(Run, Map<String, Value>), Vec<Finding>> {
+    let cannot = |e: crate::Error| vec![Finding::new(check, dir.display().to_string(), format!("cannot check the run: {e}"))];
+    let run = Run::open(dir, config).map_err(cannot)?;
+    match run.packet(packet).map_err(cannot)? {
+        Value::Object(map) => Ok((run, map)),
+        _ => Err(vec![Finding::new(check, dir.display().to_string(), "the packet is not a JSON object")]),
+    }
+}
+
+/// Every run check, in order.
+pub fn all(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+    let mut out = agent_request(dir, packet, config);
+    out.extend(manifest_binding(dir, packet, config));
+    out.extend(snapshot_parity(dir, packet, config));
+    out.extend(evaluation(dir, packet, config));
+    out.extend(completion(dir, config));
+    out
+}
+
+/// `run::agent-request`: the packet is valid (a rebuilt one must reproduce its
+/// hashes, so an edited request or context is caught) and agent-request.json is
+/// exactly its agent view: nothing more (no schema for Google), nothing changed.
+pub fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+    let (run, packet) = match open(AGENT_REQUEST, dir, packet, config) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
+    };
+    let mut out: Vec<Finding> = packet::validate(&Value::Object(packet.clone()), config)
+        .into_iter()
+        .map(|f| Finding::new(AGENT_REQUEST, format!("packet {}", f.path), format!("[{}] {}", f.check, f.message)))
+        .collect();
+    out.extend(findings(AGENT_REQUEST, request_problems(&run, &packet)));
+    out
+}
+
+/// `run::manifest-binding`: the manifest is the prepared receipt of this exact
+/// packet, its file names stay inside the run, and the held-back context is the packet's.
+pub fn manifest_binding(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+    let (run, packet) = match open(MANIFEST_BINDING, dir, packet, config) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
+    };
+    let mut problems = manifest_problems(&run, &packet);
+    problems.extend(context_problems(&run, &packet, true));
+    findings(MANIFEST_BINDING, problems)
+}
+
+/// `run::snapshot-parity`: validation-schema.json has the bytes the manifest pins
+/// (and, for non-Google runs, is the schema the agent was given). It is never
+/// compared with the project's current snapshot: a prepared run keeps its own.
+pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+    let (run, packet) = match open(SNAPSHOT_PARITY, dir, packet, config) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
+    };
+    if run.manifest.is_none() {
+        return vec![Finding::new(SNAPSHOT_PARITY, shown(&run.manifest_file), "missing, so no snapshot checksum is pinned")];
+    }
+    let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
+    findings(SNAPSHOT_PARITY, snapshot(&run, &packet, text_json).1)
+}
+
+/// `run::evaluation`: once there is a raw output it has been evaluated, the stored
+/// evaluation passed, and evaluating the current raw output now gives the same
+/// result (a Node-made evaluation without `rawOutputChecksum` is accepted when
+/// re-evaluation agrees; `complete` requires the checksum).
+pub fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+    let (run, packet) = match open(EVALUATION, dir, packet, config) {
+        Ok(opened) => opened,
+        Err(findings) => return findings,
+    };
+    findings(EVALUATION, evaluation_problems(&run, &Value::Object(packet), config, false))
+}
+
+/// `run::completion`: completion.json exists (otherwise the run is not completed
+/// fresh-agent evidence, and this check fails) and binds the current bytes of
+/// every file it names, the manifest's hashes, and a passing evaluation.
+pub fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
+    let run = match Run::open(dir, config) {
+        Ok(run) => run,
+        Err(e) => return vec![Finding::new(COMPLETION, dir.display().to_string(), format!("cannot check the run: {e}"))],
+    };
+    findings(COMPLETION, completion_problems(&run))
+}
+
+/// agent-request.json equals the packet's agent view, field by field.
+pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Problem> {
+    let file = &run.agent_request;
+    let actual = match run.read_object(file) {
+        Ok(map) => map,
+        Err(e) => return vec![problem(shown(file), e.to_string())],
+    };
+    let Value::Object(expected) = provider::agent_request(packet) else { unreachable!("agent_request builds an object") };
+    let mut out = Vec::new();
+    for key in actual.keys().filter(|k| !expected.contains_key(*k)) {
+        let why = if key == "outputSchema" {
+            "must be absent: a text-JSON (Google) agent request never carries the schema; it is held back".to_owned()
+        } else {
+            "not allowed: the agent may see only systemPrompt, the effective user message, outputSchema, request settings and audit hashes".to_owned()
+        };
+        out.push(problem(at(file, &child("$", key)), why));
+    }
+    for (key, value) in &expected {
+        match actual.get(key) {
+            None => out.push(problem(at(file, &child("$", key)), "missing")),
+            Some(found) if found != value => {
+                out.push(problem(at(file, &child("$", key)), format!("differs from the packet's {}", source_field(key))))
+            }
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+fn source_field(request_key: &str) -> &str {
+    match request_key {
+        "userMessage" => "effectiveUserMessage",
+        "schemaVersion" | "kind" | "executionPolicy" => "agent view (fixed value)",
+        other => other,
+    }
+}
+
+/// eval-context.json is the packet's held-back context. `required`: a missing file is a problem.
+pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required: bool) -> Vec<Problem> {
+    let file = &run.eval_context;
+    let actual = match run.read_optional(file) {
+        Ok(None) if required => return vec![problem(shown(file), "missing: the held-back evaluator context is required")],
+        Ok(None) => return Vec::new(),
+        Ok(Some(_)) => match run.read_object(file) {
+            Ok(map) => map,
+            Err(e) => return vec![problem(shown(file), e.to_string())],
+        },
+        Err(e) => return vec![problem(shown(file), e.to_string())],
+    };
+    let Value::Object(expected) = super::eval_context(packet) else { unreachable!("eval_context builds an object") };
+    let mut out: Vec<Problem> = actual
+        .keys()
+        .filter(|k| !expected.contains_key(*k))
+        .map(|k| problem(at(file, &child("$", k)), "unknown field"))
+        .collect();
+    for (key, value) in &expected {
+        if actual.get(key) != Some(value) {
+            let from = if key == "baseUserMessage" { "userMessage" } else { key.as_str() };
+            out.push(problem(at(file, &child("$", key)), format!("does not match the packet's {from}")));
+        }
+    }
+    out
+}
+
+/// The manifest is the prepared receipt of this packet (Node's fields, exactly).
+pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Problem> {
+    let file = &run.manifest_file;
+    let Some(manifest) = &run.manifest else {
+        return vec![problem(shown(file), "missing: every prepared run has its immutable preparation receipt")];
+    };
+    let mut out = Vec::new();
+    let mut expect = |key: &str, expected: Value, what: &str| {
+        if manifest.get(key) != Some(&expected) {
+            let found = packet::describe(manifest.get(key));
+            out.push(problem(at(file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
+        }
+    };
+    expect("schemaVersion", 2.into(), "the manifest format");
+    expect("kind", MANIFEST_KIND.into(), "a run manifest");
+    expect("status", MANIFEST_STATUS.into(), "the manifest is never rewritten after preparation");
+    for key in ["exactInputHash", "checksum"] {
+        expect(key, packet.get(key).cloned().unwrap_or(Value::Null), "the packet's own; the manifest must bind this exact packet");
+    }
+    expect("proofClass", PROOF_CLASS.into(), "the proof class of packet-only agent runs");
+    expect("replacesRuntimeTaskDebug", false.into(), "an agent run never replaces runtime task debug");
+    for (key, _) in MANIFEST_FILES {
+        if !manifest.get(key).is_some_and(Value::is_string) {
+            out.push(problem(at(file, &child("$", key)), "expected a file name"));
+        }
+    }
+    if !manifest.get("validationSchemaChecksum").and_then(Value::as_str).is_some_and(digest::is_digest) {
+        out.push(problem(at(file, "$.validationSchemaChecksum"), "expected sha256:<64 lowercase hex> of the snapshot bytes"));
+    }
+    let known = ["schemaVersion", "kind", "status", "exactInputHash", "checksum", "validationSchemaChecksum", "proofClass", "replacesRuntimeTaskDebug"];
+    for key in manifest.keys().filter(|k| !known.contains(&k.as_str()) && !MANIFEST_FILES.iter().any(|(f, _)| f == *k)) {
+        out.push(problem(at(file, &child("$", key)), "unknown field"));
+    }
+    out
+}
+
+/// The validation schema of the run and every problem with it. Google: the
+/// held-back snapshot, required, with the bytes the manifest pins; never the
+/// packaged schema. Others: the packet's outputSchema, and when the run has a
+/// manifest its snapshot must match it too.
+pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) -> (Option<Value>, Vec<Problem>) {
+    let file = &run.schema;
+    let pinned = run.manifest.as_ref().and_then(|m| m.get("validationSchemaChecksum")).and_then(Value::as_str);
+    let packet_schema = packet.get("outputSchema");
+    if !text_json && run.manifest.is_none() {
+        return (packet_schema.and_then(|s| s.get("schema")).cloned(), Vec::new());
+    }
+    let bytes = match run.read_optional(file) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            let why = "missing: the run's pinned validation schema is required (the packaged schema is never used instead)";
+            return (None, vec![problem(shown(file), why)]);
+        }
+        Err(e) => return (None, vec![problem(shown(file), e.to_string())]),
+    };
+    let actual = digest::sha256(&bytes);
+    if pinned != Some(actual.as_str()) {
+        let why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
+        return (None, vec![problem(shown(file), why)]);
+    }
+    let snapshot = match canonical::parse(&bytes) {
+        Ok(value) => value,
+        Err(e) => return (None, vec![problem(shown(file), format!("invalid JSON at {e}"))]),
+    };
+    let Some(schema) = snapshot.get("schema").filter(|s| s.is_object()).cloned() else {
+        return (None, vec![problem(at(file, "$.schema"), "expected the JSON Schema object of the output envelope")]);
+    };
+    if !text_json && packet_schema != Some(&snapshot) {
+        let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
+        return (None, vec![problem(shown(file), why)]);
+    }
+    let schema = if text_json { schema } else { packet_schema.and_then(|s| s.get("schema")).cloned().unwrap_or(schema) };
+    (Some(schema), Vec::new())
+}
+
+/// The stored evaluation exists once there is raw output, passed, and agrees with
+/// a fresh evaluation of the current raw output. `require_checksum`: the stored
+/// evaluation must record the raw output's checksum (Node's do not).
+pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, require_checksum: bool) -> Vec<Problem> {
+    let (raw, stored) = match (run.read_optional(&run.raw_output), run.read_optional(&run.evaluation)) {
+        (Err(e), _) | (_, Err(e)) => return vec![problem(run.dir.shown.display().to_string(), e.to_string())],
+        (Ok(raw), Ok(stored)) => (raw, stored),
+    };
+    let (raw, stored) = match (raw, stored) {
+        (None, None) => return Vec::new(), // awaiting the agent; `run::completion` says the run is not completed
+        (Some(_), None) => return vec![problem(shown(&run.evaluation), "missing: the raw output has not been evaluated")],
+        (None, Some(_)) => return vec![problem(shown(&run.raw_output), "missing, but an evaluation exists: it evaluated other bytes")],
+        (Some(raw), Some(stored)) => (raw, stored),
+    };
+    let stored = match canonical::parse(&stored) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => return vec![problem(shown(&run.evaluation), "expected a JSON object")],
+        Err(e) => return vec![problem(shown(&run.evaluation), format!("invalid JSON at {e}"))],
+    };
+    let fresh = match evaluate::assess(run, Some(packet), &raw, config) {
+        Ok(fresh) => fresh,
+        Err(e) => return vec![problem(run.dir.shown.display().to_string(), e.to_string())],
+    };
+    compare_evaluation(run, &stored, &fresh, &digest::sha256(&raw), require_checksum)
+}
+
+fn compare_evaluation(run: &Run, stored: &Map<String, Value>, fresh: &Evaluation, raw_checksum: &str, require_checksum: bool) -> Vec<Problem> {
+    let file = &run.evaluation;
+    let mut out = Vec::new();
+    match stored.get("rawOutputChecksum").and_then(Value::as_str) {
+        Some(recorded) if recorded != raw_checksum => out.push(problem(
+            at(file, "$.rawOutputChecksum"),
+            format!("the evaluation was made from raw output {recorded}, but {} now has {raw_checksum}; re-evaluate", run.raw_output.name),
+        )),
+        None if require_checksum => out.push(problem(
+            at(file, "$.rawOutputChecksum"),
+            "missing: this evaluation does not record which raw output it checked; run `packetproof evaluate` again",
+        )),
+        _ => {}
+    }
+    if stored.get("ok") != Some(&Value::Bool(true)) {
+        let stage = packet::describe(stored.get("earliestFailureStage"));
+        out.push(problem(at(file, "$.ok"), format!("the evaluation did not pass (earliest failure stage: {stage})")));
+        return out;
+    }
+    if !fresh.ok {
+        let first = fresh.failures.first().map(|f| format!("[{}] {}", f.stage, f.message)).unwrap_or_default();
+        out.push(problem(at(file, "$.ok"), format!("records a pass, but evaluating the current files fails: {first}")));
+        return out;
+    }
+    let Value::Object(expected) = &fresh.document else { unreachable!("evaluation documents are objects") };
+    for (key, value) in expected.iter().filter(|(k, _)| k.as_str() != "rawOutputChecksum") {
+        if stored.get(key) != Some(value) {
+            out.push(problem(at(file, &child("$", key)), format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key)))));
+        }
+    }
+    out
+}
+
+fn expect_eq(out: &mut Vec<Problem>, at: String, found: Option<&Value>, expected: &Value, what: &str) {
+    if found != Some(expected) {
+        out.push(problem(at, format!("expected {expected} ({what}), found {}", packet::describe(found))));
+    }
+}
+
+/// completion.json binds the run as it is now.
+pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
+    let file = &run.completion;
+    let receipt = match run.read_optional(file) {
+        Ok(None) => {
+            return vec![problem(
+                shown(file),
+                "missing: the run is not completed; a prepared manifest or a passing evaluation without a completion receipt is not fresh-agent evidence",
+            )]
+        }
+        Ok(Some(_)) => match run.read_object(file) {
+            Ok(map) => map,
+            Err(e) => return vec![problem(shown(file), e.to_string())],
+        },
+        Err(e) => return vec![problem(shown(file), e.to_string())],
+    };
+    let mut out = Vec::new();
+    let mut expect = |path: &str, found: Option<&Value>, expected: &Value, what: &str| {
+        expect_eq(&mut out, at(file, path), found, expected, what);
+    };
+    expect("$.schemaVersion", receipt.get("schemaVersion"), &1.into(), "the completion format");
+    expect("$.kind", receipt.get("kind"), &COMPLETION_KIND.into(), "a completion receipt");
+    expect("$.status", receipt.get("status"), &COMPLETION_STATUS.into(), "only passing evaluations are completed");
+    expect("$.proofClass", receipt.get("proofClass"), &PROOF_CLASS.into(), "the proof class of packet-only agent runs");
+    expect("$.replacesRuntimeTaskDebug", receipt.get("replacesRuntimeTaskDebug"), &false.into(), "never");
+    let boundary = receipt.get("inputBoundary");
+    let field = |key: &str| boundary.and_then(|b| b.get(key));
+    expect("$.inputBoundary.kind", field("kind"), &"agent-request-only".into(), "the agent saw only its request");
+    expect("$.inputBoundary.file", field("file"), &run.agent_request.name.clone().into(), "the run's agent request");
+    for key in ["inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"] {
+        expect(&format!("$.inputBoundary.{key}"), field(key), &false.into(), "a fresh, isolated agent");
+    }
+    let mut unbound = Vec::new();
+    for (path, found, target) in [
+        ("$.inputBoundary.checksum", field("checksum"), &run.agent_request),
+        ("$.rawOutput.checksum", receipt.get("rawOutput").and_then(|r| r.get("checksum")), &run.raw_output),
+        ("$.evaluation.checksum", receipt.get("evaluation").and_then(|r| r.get("checksum")), &run.evaluation),
+    ] {
+        match run.read(target) {
+            Ok(bytes) => expect(path, found, &digest::sha256(&bytes).into(), &format!("the current bytes of {}", target.name)),
+            Err(e) => unbound.push(problem(at(file, path), format!("cannot bind: {e}"))),
+        }
+    }
+    expect("$.rawOutput.file", receipt.get("rawOutput").and_then(|r| r.get("file")), &run.raw_output.name.clone().into(), "the run's raw output");
+    expect("$.evaluation.file", receipt.get("evaluation").and_then(|r| r.get("file")), &run.evaluation.name.clone().into(), "the run's evaluation");
+    expect("$.evaluation.ok", receipt.get("evaluation").and_then(|r| r.get("ok")), &true.into(), "only passing evaluations are completed");
+    if let Some(manifest) = &run.manifest {
+        for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
+            expect(&child("$", key), receipt.get(key), manifest.get(key).unwrap_or(&Value::Null), "the manifest's");
+        }
+    } else {
+        unbound.push(problem(shown(&run.manifest_file), "missing: a completion must bind the prepared manifest"));
+    }
+    out.extend(unbound);
+    for key in ["scenario", "runId", "agentTask"] {
+        if !receipt.get(key).and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty()) {
+            out.push(problem(at(file, &child("$", key)), "expected a non-blank string"));
+        }
+    }
+    if !receipt.get("completedAt").and_then(Value::as_str).is_some_and(super::is_rfc3339_millis) {
+        out.push(problem(at(file, "$.completedAt"), "expected an RFC 3339 UTC time with milliseconds"));
+    }
+    let notes = receipt.get("evaluatorNotes").and_then(Value::as_array);
+    if !notes.is_some_and(|n| !n.is_empty() && n.iter().all(|x| x.as_str().is_some_and(|s| !s.trim().is_empty()))) {
+        out.push(problem(at(file, "$.evaluatorNotes"), "expected at least one note, none blank"));
+    }
+    out
+}

@@ -1,0 +1,176 @@
+//! `packetproof complete`: write completion.json, the receipt that a fresh agent's
+//! answer passed evaluation. Stricter than the Node script: it refuses a failing,
+//! missing or stale evaluation (one made from other raw output bytes), a manifest
+//! that is not this run's prepared receipt, an agent task id already used by any
+//! completion under the runs root, blank notes, and an existing receipt.
+
+use super::checks::{self, Problem};
+use super::paths::{RunDir, COMPLETION, MANIFEST};
+use super::{Run, COMPLETION_KIND, COMPLETION_STATUS, PROOF_CLASS};
+use crate::cli::Status;
+use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompleteArgs {
+    /// The evaluated run directory.
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: PathBuf,
+    /// The scenario this run exercised.
+    #[arg(long, value_name = "S")]
+    pub scenario: String,
+    /// The run's id within the scenario.
+    #[arg(long, value_name = "R")]
+    pub run_id: String,
+    /// The fresh agent's task id; must not appear in any other completion under the runs root.
+    #[arg(long, value_name = "T")]
+    pub agent_task: String,
+    /// An evaluator note (at least one, none blank).
+    #[arg(long = "note", value_name = "TEXT", required = true)]
+    pub notes: Vec<String>,
+    /// Where agent task ids must be unique; default: the run directory's parent.
+    #[arg(long, value_name = "DIR")]
+    pub runs_root: Option<PathBuf>,
+}
+
+pub fn command(config: &Config, args: &CompleteArgs) -> Result<Status> {
+    let written = complete(config, args)?;
+    println!("{}: completed (agent task {})", written.display(), args.agent_task);
+    Ok(Status::Holds)
+}
+
+/// Write the completion receipt; returns its path.
+pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
+    check_arguments(args)?;
+    let run = Run::open(&args.run_dir, config)?;
+    if run.completion.path.symlink_metadata().is_ok() {
+        return Err(Error::refused(run.show(&run.completion), "already exists and is never overwritten"));
+    }
+    if run.evaluation.path.symlink_metadata().is_err() {
+        return Err(Error::refused(run.show(&run.evaluation), "missing: run `packetproof evaluate` first; only a passing evaluation is completed"));
+    }
+    let packet = run.packet(None)?;
+    let findings = run_findings(&run, &args.run_dir, &packet, config);
+    if !findings.is_empty() {
+        return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });
+    }
+    let root = match &args.runs_root {
+        Some(root) => root.clone(),
+        None => run_parent(&args.run_dir)?,
+    };
+    if let Some(other) = task_in_use(&root, &args.agent_task, config.limits.max_file_bytes)? {
+        return Err(Error::refused(
+            other.display(),
+            format!("agent task {:?} is already recorded here; every completion needs a fresh agent task", args.agent_task),
+        ));
+    }
+    let receipt = receipt(&run, args)?;
+    fsutil::write_new(&run.completion.path, canonical::to_pretty(&receipt).as_bytes())?;
+    Ok(args.run_dir.join(&run.completion.name))
+}
+
+fn check_arguments(args: &CompleteArgs) -> Result<()> {
+    for (flag, value) in [("--scenario", &args.scenario), ("--run-id", &args.run_id), ("--agent-task", &args.agent_task)] {
+        if value.trim().is_empty() {
+            return Err(Error::Usage(format!("{flag} must not be blank")));
+        }
+    }
+    if args.notes.is_empty() || args.notes.iter().any(|n| n.trim().is_empty()) {
+        return Err(Error::Usage("--note: at least one evaluator note is required, and none may be blank".into()));
+    }
+    Ok(())
+}
+
+/// Everything `verify` would say about the run before completion, with the
+/// stricter evaluation rule (it must record the raw output's checksum).
+fn run_findings(run: &Run, dir: &Path, packet: &Value, config: &Config) -> Vec<Finding> {
+    let mut findings = checks::agent_request(dir, Some(packet), config);
+    findings.extend(checks::manifest_binding(dir, Some(packet), config));
+    findings.extend(checks::snapshot_parity(dir, Some(packet), config));
+    let problems: Vec<Problem> = checks::evaluation_problems(run, packet, config, true);
+    findings.extend(problems.into_iter().map(|p| Finding::new(checks::EVALUATION, p.at, p.message)));
+    findings
+}
+
+fn run_parent(dir: &Path) -> Result<PathBuf> {
+    let real = dir.canonicalize().map_err(|e| Error::io(dir, e))?;
+    real.parent().map(Path::to_path_buf).ok_or_else(|| Error::Usage(format!("{} has no parent; give --runs-root", dir.display())))
+}
+
+/// The first completion receipt under `root` that records `task`. Receipts are
+/// every `completion.json`, and whatever other name a run manifest gives its
+/// completion. An unreadable receipt is an error: it could hide a reused id.
+fn task_in_use(root: &Path, task: &str, max_bytes: u64) -> Result<Option<PathBuf>> {
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), std::io::Error::other(e.to_string())))?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let name = entry.file_name();
+        let receipt = if name == COMPLETION {
+            Some(entry.path().to_path_buf())
+        } else if name == MANIFEST {
+            declared_completion(entry.path(), max_bytes)?
+        } else {
+            None
+        };
+        let Some(receipt) = receipt.filter(|p| p.is_file()) else { continue };
+        let value = fsutil::read_json(&receipt, max_bytes)?;
+        if value.get("agentTask").and_then(Value::as_str) == Some(task) {
+            return Ok(Some(receipt));
+        }
+    }
+    Ok(None)
+}
+
+/// A completion file a manifest names other than completion.json (inside its run).
+fn declared_completion(manifest: &Path, max_bytes: u64) -> Result<Option<PathBuf>> {
+    let value = fsutil::read_json(manifest, max_bytes)?;
+    let Some(name) = value.get("completion").and_then(Value::as_str).filter(|n| *n != COMPLETION) else { return Ok(None) };
+    let dir = RunDir::open(manifest.parent().unwrap_or(Path::new(".")))?;
+    dir.resolve(name, &format!("{} $.completion", manifest.display())).map(Some)
+}
+
+/// completion.json, Node's fields in Node's order.
+fn receipt(run: &Run, args: &CompleteArgs) -> Result<Value> {
+    let manifest = run.manifest.as_ref().expect("manifest_binding requires a manifest");
+    let field = |key: &str| manifest.get(key).cloned().unwrap_or(Value::Null);
+    let evaluation = run.read_object(&run.evaluation)?;
+    let mut r = Map::new();
+    r.insert("schemaVersion".into(), 1.into());
+    r.insert("kind".into(), COMPLETION_KIND.into());
+    r.insert("status".into(), COMPLETION_STATUS.into());
+    r.insert("scenario".into(), args.scenario.clone().into());
+    r.insert("runId".into(), args.run_id.clone().into());
+    r.insert("agentTask".into(), args.agent_task.clone().into());
+    r.insert("completedAt".into(), super::now_rfc3339().into());
+    r.insert(
+        "inputBoundary".into(),
+        json!({
+            "kind": "agent-request-only",
+            "file": run.agent_request.name,
+            "checksum": digest::sha256(&run.read(&run.agent_request)?),
+            "inheritedConversation": false,
+            "repositoryAccess": false,
+            "webAccess": false,
+            "writeAccess": false
+        }),
+    );
+    for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
+        r.insert(key.into(), field(key));
+    }
+    r.insert("rawOutput".into(), json!({"file": run.raw_output.name, "checksum": digest::sha256(&run.read(&run.raw_output)?)}));
+    r.insert(
+        "evaluation".into(),
+        json!({
+            "file": run.evaluation.name,
+            "checksum": digest::sha256(&run.read(&run.evaluation)?),
+            "ok": evaluation.get("ok").cloned().unwrap_or(Value::Null)
+        }),
+    );
+    r.insert("evaluatorNotes".into(), args.notes.clone().into());
+    r.insert("proofClass".into(), PROOF_CLASS.into());
+    r.insert("replacesRuntimeTaskDebug".into(), false.into());
+    Ok(Value::Object(r))
+}

@@ -1,0 +1,266 @@
+//! Run directories: prepare → (fresh agent) → evaluate → complete, and `verify`
+//! (DESIGN §7). The file formats are the Node skill's, field for field, so either
+//! tool reads the other's run directories; the rules are stricter (see the README
+//! of each step below and DESIGN §7).
+//!
+//! Decisions the contract leaves open, made here once:
+//! - **Which packet is evaluated.** `--packet FILE` when given; otherwise the packet
+//!   is rebuilt from `agent-request.json` (what the agent saw) and `eval-context.json`
+//!   (what was held back), plus the contract's fixed fields (`packetVersion` 1,
+//!   `taskType`, `promptMode`, `attempt` 1). The rebuilt packet must then reproduce
+//!   its own `exactInputHash` and `checksum`, so any edit to either file is caught.
+//! - **Missing files.** A missing `agent-request.json` or raw output is an error
+//!   (exit 2, nothing written). A missing manifest, eval context or snapshot is an
+//!   evaluation failure recorded in evaluation.json (a Google run cannot be
+//!   evaluated without them; the contract says evaluation *fails*).
+//! - **Stops.** Failures in the `packet`, `schema-snapshot` and `json-parse` stages
+//!   end evaluation: nothing after them could be trusted. Schema failures do not stop
+//!   it, so one run shows every problem of the output.
+//! - **Routes.** Navigation is `action{kind, edges[{nextScreenId, …}]}` objects
+//!   anywhere in a screen's `content` (header, actionBar, options, …). Edges are the
+//!   only links between screens; `kind: "complete"` ends the block.
+//! - **Not completed is a failure of `verify`.** A prepared or evaluated run without
+//!   completion.json is not completed fresh-agent evidence (contract: "Completion
+//!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
+
+pub mod checks;
+pub mod complete;
+pub mod evaluate;
+pub mod paths;
+pub mod prepare;
+mod semantic;
+pub mod verify;
+
+pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
+pub use complete::CompleteArgs;
+pub use evaluate::EvaluateArgs;
+
+use crate::{fsutil, packet, Config, Error, Result};
+use paths::{RunDir, MANIFEST, MANIFEST_FILES};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+
+pub const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
+pub const MANIFEST_STATUS: &str = "prepared-awaiting-agent";
+pub const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
+pub const COMPLETION_STATUS: &str = "evaluated-pass";
+pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
+
+/// A file of a run: its name inside the run directory and its resolved path.
+#[derive(Debug, Clone)]
+pub(crate) struct RunFile {
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// An opened run directory: its manifest (if any) and where each file lives.
+#[derive(Debug)]
+pub(crate) struct Run {
+    pub dir: RunDir,
+    pub manifest: Option<Map<String, Value>>,
+    pub manifest_file: RunFile,
+    pub agent_request: RunFile,
+    pub eval_context: RunFile,
+    pub schema: RunFile,
+    pub raw_output: RunFile,
+    pub evaluation: RunFile,
+    pub completion: RunFile,
+    pub max_bytes: u64,
+}
+
+impl Run {
+    /// Open `dir`, read its manifest when present, and resolve every file name,
+    /// refusing names that lead out of the directory.
+    pub fn open(dir: &std::path::Path, config: &Config) -> Result<Run> {
+        let dir = RunDir::open(dir)?;
+        let manifest_file = RunFile { name: MANIFEST.into(), path: dir.resolve(MANIFEST, &dir.show(MANIFEST))? };
+        let manifest = match manifest_file.path.symlink_metadata() {
+            Err(_) => None,
+            Ok(_) => match fsutil::read_json(&manifest_file.path, config.limits.max_file_bytes)? {
+                Value::Object(map) => Some(map),
+                _ => return Err(Error::shape(dir.show(MANIFEST), "$", "a JSON object")),
+            },
+        };
+        let mut files = Vec::with_capacity(MANIFEST_FILES.len());
+        for (field, default) in MANIFEST_FILES {
+            let origin = format!("{} $.{field}", dir.show(MANIFEST));
+            let name = match manifest.as_ref().and_then(|m| m.get(field)) {
+                None => default,
+                Some(Value::String(name)) => name.as_str(),
+                Some(_) => return Err(Error::shape(&origin, format!("$.{field}"), "a file name string")),
+            };
+            files.push(RunFile { name: name.to_owned(), path: dir.resolve(name, &origin)? });
+        }
+        let [agent_request, eval_context, schema, raw_output, evaluation, completion] =
+            <[RunFile; 6]>::try_from(files).expect("six manifest file fields");
+        Ok(Run {
+            dir,
+            manifest,
+            manifest_file,
+            agent_request,
+            eval_context,
+            schema,
+            raw_output,
+            evaluation,
+            completion,
+            max_bytes: config.limits.max_file_bytes,
+        })
+    }
+
+    /// The bytes of a run file; a missing file is an error naming it.
+    pub fn read(&self, file: &RunFile) -> Result<Vec<u8>> {
+        fsutil::read_bytes(&file.path, self.max_bytes).map_err(|e| self.named(file, e))
+    }
+
+    /// The bytes of a run file, or `None` when it does not exist.
+    pub fn read_optional(&self, file: &RunFile) -> Result<Option<Vec<u8>>> {
+        if file.path.symlink_metadata().is_err() {
+            return Ok(None);
+        }
+        self.read(file).map(Some)
+    }
+
+    /// A run file parsed as a JSON object.
+    pub fn read_object(&self, file: &RunFile) -> Result<Map<String, Value>> {
+        let bytes = self.read(file)?;
+        match crate::canonical::parse(&bytes).map_err(|e| e.in_file(self.dir.show(&file.name)))? {
+            Value::Object(map) => Ok(map),
+            _ => Err(Error::shape(self.dir.show(&file.name), "$", "a JSON object")),
+        }
+    }
+
+    /// Errors name the file as the user knows it (the run directory as given).
+    fn named(&self, file: &RunFile, error: Error) -> Error {
+        match error {
+            Error::Io { source, .. } => Error::io(self.dir.shown.join(&file.name), source),
+            other => other,
+        }
+    }
+
+    /// The packet of this run: `given`, or rebuilt from agent-request.json and
+    /// eval-context.json (see the module docs).
+    pub fn packet(&self, given: Option<&Value>) -> Result<Value> {
+        if let Some(packet) = given {
+            return Ok(packet.clone());
+        }
+        let request = self.read_object(&self.agent_request)?;
+        let context = self.read_object(&self.eval_context)?;
+        Ok(rebuild_packet(&request, &context))
+    }
+
+    /// `file` as the user knows it, for messages.
+    pub fn show(&self, file: &RunFile) -> String {
+        self.dir.show(&file.name)
+    }
+}
+
+/// The packet, rebuilt in the Node exporter's key order. Fields the two files do
+/// not carry are the contract's fixed values; if the real packet had others, its
+/// checksum will not reproduce and the packet stage says so.
+pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &Map<String, Value>) -> Value {
+    let from = |map: &Map<String, Value>, key: &str| map.get(key).cloned().unwrap_or(Value::Null);
+    let mut p = Map::new();
+    p.insert("packetVersion".into(), json!(1));
+    p.insert("agentId".into(), from(context, "agentId"));
+    p.insert("taskType".into(), json!(packet::TASK_TYPE));
+    p.insert("promptMode".into(), json!(packet::PROMPT_MODE));
+    p.insert("attempt".into(), json!(1));
+    for key in ["provider", "model", "maxTokens"] {
+        p.insert(key.into(), from(request, key));
+    }
+    for key in ["promptPaths", "promptVersions"] {
+        p.insert(key.into(), from(context, key));
+    }
+    p.insert("systemPrompt".into(), from(request, "systemPrompt"));
+    p.insert("userMessage".into(), from(context, "baseUserMessage"));
+    p.insert("effectiveUserMessage".into(), from(request, "userMessage"));
+    for key in ["renderInput", "resolvedBranch"] {
+        p.insert(key.into(), from(context, key));
+    }
+    if let Some(schema) = request.get("outputSchema") {
+        p.insert("outputSchema".into(), schema.clone());
+    }
+    for key in ["exactInputHash", "checksum"] {
+        p.insert(key.into(), from(request, key));
+    }
+    Value::Object(p)
+}
+
+/// eval-context.json for a packet, field for field as the Node tools write it.
+pub(crate) fn eval_context(packet: &Map<String, Value>) -> Value {
+    let field = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
+    json!({
+        "schemaVersion": 1,
+        "exactInputHash": field("exactInputHash"),
+        "agentId": field("agentId"),
+        "baseUserMessage": field("userMessage"),
+        "renderInput": field("renderInput"),
+        "resolvedBranch": field("resolvedBranch"),
+        "promptPaths": field("promptPaths"),
+        "promptVersions": field("promptVersions"),
+    })
+}
+
+/// Current UTC time as RFC 3339 with milliseconds (`2026-11-30T04:25:49.454Z`),
+/// the format of JavaScript's `Date.prototype.toISOString`.
+pub(crate) fn now_rfc3339() -> String {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    rfc3339(since.as_secs(), since.subsec_millis())
+}
+
+pub(crate) fn rfc3339(secs: u64, millis: u32) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem / 60 % 60, rem % 60)
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Whether `text` has the shape `now_rfc3339` writes.
+pub(crate) fn is_rfc3339_millis(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    b.len() == 24
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && b[10] == b'T'
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19)
+        && b[19] == b'.'
+        && digits(20..23)
+        && b[23] == b'Z'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_match_to_iso_string() {
+        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
+        // 2026-11-30T04:25:49.454Z, as the Node sample records it.
+        assert_eq!(rfc3339(1_796_012_749, 454), "2026-11-30T04:25:49.454Z");
+        assert_eq!(rfc3339(951_782_400, 7), "2000-02-29T00:00:00.007Z");
+        assert!(is_rfc3339_millis(&now_rfc3339()));
+        assert!(!is_rfc3339_millis("2026-11-30T04:25:49Z"));
+    }
+}

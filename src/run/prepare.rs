@@ -1,0 +1,105 @@
+//! `packetproof prepare`: turn a valid packet into a run directory, file for file
+//! as the Node tools write it. The manifest is written last, so a run directory is
+//! "prepared" only once everything it binds is in place, and it is never rewritten:
+//! an identical re-prepare is a no-op, a different one is refused.
+
+use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, MANIFEST_FILES, VALIDATION_SCHEMA};
+use super::{MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
+use crate::cli::Status;
+use crate::{canonical, digest, fsutil, packet, provider, Config, Error, Result};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+pub fn command(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Status> {
+    let written = prepare(config, packet_file, out_dir)?;
+    if written.is_empty() {
+        println!("{}: already prepared from this packet; nothing written", out_dir.display());
+    } else {
+        println!("{}: prepared ({}); give the agent only {AGENT_REQUEST}", out_dir.display(), written.join(", "));
+    }
+    Ok(Status::Holds)
+}
+
+/// Prepare `out_dir` from `packet_file`; returns the names of the files written.
+pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Vec<&'static str>> {
+    let shown = packet_file.display().to_string();
+    let value = fsutil::read_json(packet_file, config.limits.max_file_bytes)?;
+    let findings = packet::validate(&value, config);
+    if !findings.is_empty() {
+        return Err(Error::Rejected { file: shown, findings });
+    }
+    let packet = value.as_object().expect("validate refuses non-objects");
+    let snapshot = read_snapshot(config, packet, &shown)?;
+    let files = run_files(packet, &snapshot);
+    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
+    let dir = RunDir::open(out_dir)?;
+    // Check everything before writing anything: an existing file must already be
+    // exactly what this packet makes.
+    // The manifest is checked first: a different manifest is the clearest refusal.
+    let mut missing = Vec::new();
+    for (name, bytes) in files.iter().rev() {
+        let path = dir.resolve(name, &dir.show(name))?;
+        match std::fs::read(&path) {
+            Ok(existing) if existing == *bytes => {}
+            Ok(_) if *name == MANIFEST => {
+                return Err(Error::refused(dir.show(name), "a different run manifest exists; a manifest is never rewritten (prepare into a new directory)"))
+            }
+            Ok(_) => return Err(Error::refused(dir.show(name), "exists with other content than this packet makes")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push((*name, path, bytes)),
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    missing.reverse(); // write in file order, the manifest last
+    for (_, path, bytes) in &missing {
+        fsutil::write_atomic(path, bytes)?;
+    }
+    Ok(missing.into_iter().map(|(name, ..)| name).collect())
+}
+
+/// The snapshot's raw bytes. For non-Google packets the snapshot must be the
+/// schema the agent is given, or the held-back copy would not be the run's schema.
+fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> Result<Vec<u8>> {
+    let path = &config.paths.schema_snapshot;
+    let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
+    let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(path.display()))?;
+    if !snapshot.get("schema").is_some_and(Value::is_object) {
+        return Err(Error::shape(path.display(), "$.schema", "the JSON Schema object of the output envelope"));
+    }
+    if let Some(schema) = packet.get("outputSchema") {
+        if *schema != snapshot {
+            return Err(Error::refused(shown, format!("$.outputSchema differs from the schema snapshot {}", path.display())));
+        }
+    }
+    Ok(bytes)
+}
+
+/// The four files, manifest last, as Node writes them (2-space JSON + newline).
+fn run_files(packet: &Map<String, Value>, snapshot: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let pretty = |value: &Value| canonical::to_pretty(value).into_bytes();
+    vec![
+        (AGENT_REQUEST, pretty(&provider::agent_request(packet))),
+        (EVAL_CONTEXT, pretty(&super::eval_context(packet))),
+        (VALIDATION_SCHEMA, snapshot.to_vec()),
+        (MANIFEST, pretty(&manifest(packet, &digest::sha256(snapshot)))),
+    ]
+}
+
+fn manifest(packet: &Map<String, Value>, snapshot_checksum: &str) -> Value {
+    let field = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
+    let mut m = Map::new();
+    m.insert("schemaVersion".into(), 2.into());
+    m.insert("kind".into(), MANIFEST_KIND.into());
+    m.insert("status".into(), MANIFEST_STATUS.into());
+    m.insert("exactInputHash".into(), field("exactInputHash"));
+    m.insert("checksum".into(), field("checksum"));
+    for (key, name) in &MANIFEST_FILES[..3] {
+        m.insert((*key).into(), (*name).into());
+    }
+    m.insert("validationSchemaChecksum".into(), snapshot_checksum.into());
+    for (key, name) in &MANIFEST_FILES[3..] {
+        m.insert((*key).into(), (*name).into());
+    }
+    m.insert("proofClass".into(), PROOF_CLASS.into());
+    m.insert("replacesRuntimeTaskDebug".into(), false.into());
+    Value::Object(m)
+}

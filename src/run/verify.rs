@@ -1,0 +1,141 @@
+//! `packetproof verify PATH…`: every applicable check on packets and run
+//! directories, whatever stage they are at. A directory is searched recursively
+//! for packets (`runtime-packet*.json`, or any JSON object with `packetVersion`)
+//! and run directories (those with run-manifest.json or agent-request.json).
+
+use super::checks::{self, COMPLETION};
+use super::paths::{AGENT_REQUEST, MANIFEST};
+use crate::cli::{print_outcomes, Status};
+use crate::{canonical, fsutil, packet, Config, Error, Finding, Format, Outcome, Result};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const NOTHING_FOUND: &str = "verify::nothing-found";
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct VerifyArgs {
+    /// Packets, run directories, or directories to search for both.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+pub fn command(config: &Config, args: &VerifyArgs) -> Result<Status> {
+    print_outcomes(&verify(config, &args.paths)?, args.format)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Target {
+    Packet(PathBuf),
+    Run(PathBuf),
+}
+
+/// One outcome per packet and run directory found under `paths`.
+pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::new();
+    let mut runs = Vec::new();
+    for path in paths {
+        let targets = discover(path, config)?;
+        if targets.is_empty() {
+            outcomes.push(Outcome::new(path.display().to_string(), vec![Finding::new(NOTHING_FOUND, path.display().to_string(), "no packet or run directory found here")]));
+        }
+        for target in targets {
+            match target {
+                Target::Packet(file) => outcomes.push(verify_packet(&file, config)),
+                Target::Run(dir) => {
+                    outcomes.push(verify_run(&dir, config));
+                    runs.push((outcomes.len() - 1, dir));
+                }
+            }
+        }
+    }
+    flag_reused_tasks(&mut outcomes, &runs, config);
+    Ok(outcomes)
+}
+
+fn verify_packet(file: &Path, config: &Config) -> Outcome {
+    let shown = file.display().to_string();
+    match fsutil::read_json(file, config.limits.max_file_bytes) {
+        Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
+        Err(e) => Outcome::new(shown.clone(), vec![Finding::new(packet::CONTRACT, shown, e.to_string())]),
+    }
+}
+
+fn verify_run(dir: &Path, config: &Config) -> Outcome {
+    let mut outcome = Outcome::new(dir.display().to_string(), checks::all(dir, None, config));
+    outcome.notes.push(format!("stage: {}", stage(dir)));
+    outcome
+}
+
+/// How far the run has come, by which files exist (for the report only).
+fn stage(dir: &Path) -> &'static str {
+    let has = |name: &str| dir.join(name).exists();
+    match (has(MANIFEST), has(super::paths::RAW_OUTPUT), has(super::paths::EVALUATION), has(super::paths::COMPLETION)) {
+        (_, _, _, true) => "completed",
+        (_, _, true, false) => "evaluated, not completed",
+        (_, true, false, _) => "answered, not evaluated",
+        (true, false, false, _) => "prepared, awaiting agent",
+        _ => "incomplete preparation",
+    }
+}
+
+/// The same agent task id in two completions is one agent reused: both fail.
+fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config: &Config) {
+    let mut by_task: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, dir) in runs {
+        let file = dir.join(super::paths::COMPLETION);
+        let task = fsutil::read_json(&file, config.limits.max_file_bytes).ok().and_then(|v| v.get("agentTask").and_then(Value::as_str).map(str::to_owned));
+        if let Some(task) = task {
+            by_task.entry(task).or_default().push(*i);
+        }
+    }
+    for (task, users) in by_task.into_iter().filter(|(_, users)| users.len() > 1) {
+        let names: Vec<String> = users.iter().map(|i| outcomes[*i].target.clone()).collect();
+        for i in &users {
+            let outcome = &mut outcomes[*i];
+            outcome.findings.push(Finding::new(COMPLETION, format!("{} $.agentTask", outcome.target), format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len())));
+            outcome.ok = false;
+        }
+    }
+}
+
+fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![Target::Packet(path.to_path_buf())]);
+    }
+    let mut targets = Vec::new();
+    let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
+    // Build output and hidden directories (.git) hold no evidence.
+    let walker = walker.filter_entry(|e| e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || e.file_name() == "target"));
+    for entry in walker {
+        let entry = entry.map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
+        let p = entry.path();
+        if entry.file_type().is_dir() {
+            if p.join(MANIFEST).is_file() || p.join(AGENT_REQUEST).is_file() {
+                targets.push(Target::Run(p.to_path_buf()));
+            }
+        } else if is_packet_file(p, config) {
+            targets.push(Target::Packet(p.to_path_buf()));
+        }
+    }
+    Ok(targets)
+}
+
+fn is_packet_file(path: &Path, config: &Config) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    if !name.ends_with(".json") {
+        return false;
+    }
+    if name.starts_with("runtime-packet") {
+        return true;
+    }
+    // Any other JSON object with packetVersion is a packet too; unreadable or
+    // non-JSON files are not packets and are left alone.
+    fsutil::read_bytes(path, config.limits.max_file_bytes)
+        .ok()
+        .and_then(|bytes| canonical::parse(&bytes).ok())
+        .is_some_and(|v| v.get("packetVersion").is_some())
+}

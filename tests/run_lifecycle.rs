@@ -1,0 +1,777 @@
+//! The run lifecycle through the CLI: prepare → evaluate → complete → verify.
+//!
+//! Two kinds of tests:
+//! - self-contained ones, on a temporary project root (this crate's harness.toml,
+//!   a small schema snapshot written here, packets built and hashed here);
+//! - interop ones, on the Node-made samples in `../shared/interop/` (read only,
+//!   copied to temporary directories when a test needs to write). They print that
+//!   they skipped when that folder is absent.
+
+use packetproof::{canonical, digest};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_packetproof");
+
+fn crate_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+// ---------------------------------------------------------------- harness
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn exec(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("run packetproof");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+}
+
+fn write_json(path: &Path, value: &Value) {
+    std::fs::write(path, canonical::to_pretty(value)).unwrap();
+}
+
+/// A temporary project root: this crate's harness.toml and Google suffix, and a
+/// small schema snapshot of our own.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(crate_root().join("harness.toml"), dir.path().join("harness.toml")).unwrap();
+        std::fs::create_dir_all(dir.path().join("references")).unwrap();
+        std::fs::copy(crate_root().join("references/gemini-json-suffix.txt"), dir.path().join("references/gemini-json-suffix.txt")).unwrap();
+        write_json(&dir.path().join("references/block-screen-output-schema.json"), &snapshot());
+        std::fs::create_dir_all(dir.path().join("runs")).unwrap();
+        Project { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn cmd(&self) -> Command {
+        let mut cmd = Command::new(BIN);
+        cmd.current_dir(crate_root()).env("PACKETPROOF_ROOT", self.root());
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        exec(self.cmd().args(args))
+    }
+
+    /// A valid packet for `provider`; `marker` makes packets differ.
+    fn packet(&self, provider: &str, marker: &str) -> PathBuf {
+        let suffix = std::fs::read_to_string(self.root().join("references/gemini-json-suffix.txt")).unwrap();
+        let value = build_packet(provider, marker, &suffix);
+        let path = self.root().join(format!("packet-{provider}-{marker}.json"));
+        write_json(&path, &value);
+        path
+    }
+
+    /// A prepared run directory under `runs/`.
+    fn prepared(&self, provider: &str, name: &str) -> PathBuf {
+        let packet = self.packet(provider, "a");
+        let dir = self.root().join("runs").join(name);
+        let out = self.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&dir)]);
+        assert_eq!(out.code, 0, "prepare: {}{}", out.stdout, out.stderr);
+        dir
+    }
+
+    /// A prepared run with `output` as its raw output.
+    fn answered(&self, provider: &str, name: &str, output: &Value) -> PathBuf {
+        let dir = self.prepared(provider, name);
+        write_json(&dir.join("raw-output.json"), output);
+        dir
+    }
+
+    /// Evaluate `dir`; returns the exit code and evaluation.json.
+    fn evaluate(&self, dir: &Path) -> (i32, Value) {
+        let out = self.run(&["evaluate", "--run-dir", s(dir)]);
+        assert!(out.code == 0 || out.code == 1, "evaluate: {}{}", out.stdout, out.stderr);
+        (out.code, read_json(&dir.join("evaluation.json")))
+    }
+
+    fn complete(&self, dir: &Path, task: &str) -> Output {
+        self.run(&["complete", "--run-dir", s(dir), "--scenario", "lifecycle", "--run-id", "r1", "--agent-task", task, "--note", "Checked by hand."])
+    }
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn snapshot() -> Value {
+    let action = json!({"type": "object", "required": ["kind", "edges"], "properties": {
+        "kind": {"type": "string", "enum": ["advance", "retreat", "complete", "noop", "purchase"]},
+        "edges": {"type": "array", "items": {"type": "object", "required": ["nextScreenId"],
+            "properties": {"nextScreenId": {"type": "string"}}}}}});
+    let screen = json!({"type": "object", "required": ["id", "screenType", "content"],
+        "properties": {"content": {"type": "object", "properties": {"actionBar": {"type": "object",
+            "properties": {"primary": {"type": "object", "properties": {"action": action}}}}}}}});
+    let block = json!({"type": "object",
+        "required": ["id", "name", "blockType", "firstScreenId", "screens", "instructions", "dataUsage"],
+        "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"}, "blockType": {"type": "string"},
+            "firstScreenId": {"type": "string"},
+            "instructions": {"type": "array", "items": {"type": "object", "required": ["text"]}},
+            "dataUsage": {"type": "object", "required": ["items"]},
+            "screens": {"type": "array", "items": screen}}});
+    let sequence = json!({"type": "array", "minItems": 1, "maxItems": 1, "items": block});
+    json!({
+        "name": "submit_block",
+        "description": "One adapted block in the result envelope.",
+        "schema": {"type": "object", "required": ["result"], "properties": {"result": {
+            "type": "object", "required": ["onboardingStrategySequence"],
+            "properties": {"onboardingStrategySequence": sequence}}}}
+    })
+}
+
+fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
+    let google = provider == "google";
+    let user = format!("Adapt the proof block for its new place ({marker}).");
+    let mut p = Map::new();
+    let fields = json!({
+        "packetVersion": 1, "agentId": "updateBlockFromLibrary", "taskType": "block-update",
+        "promptMode": "library-adapt", "attempt": 1, "provider": provider, "model": "test-model", "maxTokens": 4096,
+        "promptPaths": ["system.md"], "promptVersions": {"system.md": digest::sha256(b"system")},
+        "systemPrompt": "You adapt one library block to its target placement.",
+        "userMessage": user,
+        "effectiveUserMessage": if google { format!("{user}{suffix}") } else { user.clone() },
+        "renderInput": {
+            "promptMode": "library-adapt",
+            "target": {"blockId": "block-7", "blockName": "Proof bridge", "blockType": "motivation"},
+            "evidence": {"requestedMode": "selected-only", "mode": "selected-only", "items": [
+                {"kind": "review", "id": "rev-1", "accessible": true,
+                 "value": {"description": "Short sessions work.", "sourcePath": "@review[rev-1]"}}]}
+        },
+        "resolvedBranch": {"agentId": "updateBlockFromLibrary", "insertionMode": "staged", "sourceScope": "project",
+            "evidenceMode": "selected-only", "neighbours": "none", "hasVariableConflicts": false,
+            "hasAssetIntents": true, "hasTargetTheme": false, "operatorInstructionPresent": false}
+    });
+    p.extend(fields.as_object().unwrap().clone());
+    if !google {
+        p.insert("outputSchema".into(), snapshot());
+    }
+    p.insert("exactInputHash".into(), digest::exact_input_hash(&p).into());
+    p.insert("checksum".into(), digest::packet_checksum(&p).into());
+    Value::Object(p)
+}
+
+fn screen(id: &str, action: Value) -> Value {
+    json!({"id": id, "screenType": "HeroContent",
+        "content": {"copy": {"title": "Small steps count"}, "actionBar": {"primary": {"label": "Next", "action": action}}},
+        "aiMeta": {"blockRole": "proof",
+            "dataMapping": [{"sourcePath": "@review[rev-1]", "value": "Short sessions work.", "justification": "Grounds the title."}],
+            "assetIntents": [{"slotRole": "hero", "supportsContentPath": "content.copy.title", "linkedSourceRefs": ["@review[rev-1]"]}]}})
+}
+
+/// A valid answer: two screens, the first advancing to the second, which completes.
+fn good_output() -> Value {
+    json!({"result": {"onboardingStrategySequence": [{
+        "id": "block-7", "name": "Proof bridge", "blockType": "motivation", "firstScreenId": "s1",
+        "description": "One grounded proof before the plan.",
+        "instructions": [{"level": "mustHave", "text": "Use only the selected review."}],
+        "dataUsage": {"items": [{"sourcePath": "@review[rev-1]", "value": "Short sessions work.", "justification": "The one claim."}]},
+        "screens": [
+            screen("s1", json!({"kind": "advance", "edges": [{"nextScreenId": "s2"}]})),
+            screen("s2", json!({"kind": "complete", "edges": []}))
+        ]}]}})
+}
+
+fn block(output: &mut Value) -> &mut Value {
+    &mut output["result"]["onboardingStrategySequence"][0]
+}
+
+fn stages(evaluation: &Value) -> Vec<String> {
+    evaluation["failures"].as_array().unwrap().iter().map(|f| f["stage"].as_str().unwrap().to_owned()).collect()
+}
+
+fn messages(evaluation: &Value) -> String {
+    evaluation["failures"].as_array().unwrap().iter().map(|f| format!("[{}] {}\n", f["stage"].as_str().unwrap(), f["message"].as_str().unwrap())).collect()
+}
+
+/// Evaluate a bad answer and return the evaluation; it must fail.
+fn failing(output: Value) -> Value {
+    let project = Project::new();
+    let dir = project.answered("anthropic", "run", &output);
+    let (code, evaluation) = project.evaluate(&dir);
+    assert_eq!(code, 1, "{}", messages(&evaluation));
+    assert_eq!(evaluation["ok"], json!(false));
+    evaluation
+}
+
+// ---------------------------------------------------------------- prepare
+
+#[test]
+fn prepare_writes_the_run_files_and_holds_back_the_google_schema() {
+    let project = Project::new();
+    let google = project.prepared("google", "g");
+    let anthropic = project.prepared("anthropic", "a");
+    let request = read_json(&google.join("agent-request.json"));
+    assert!(request.get("outputSchema").is_none(), "Google agent requests never carry the schema");
+    assert!(request.get("renderInput").is_none() && request.get("resolvedBranch").is_none());
+    assert!(read_json(&anthropic.join("agent-request.json")).get("outputSchema").is_some());
+    let snapshot_bytes = std::fs::read(project.root().join("references/block-screen-output-schema.json")).unwrap();
+    assert_eq!(std::fs::read(google.join("validation-schema.json")).unwrap(), snapshot_bytes);
+    let manifest = read_json(&google.join("run-manifest.json"));
+    assert_eq!(manifest["validationSchemaChecksum"], json!(digest::sha256(&snapshot_bytes)));
+    assert_eq!(manifest["status"], json!("prepared-awaiting-agent"));
+}
+
+#[test]
+fn prepare_is_a_no_op_when_identical_and_refuses_a_different_manifest() {
+    let project = Project::new();
+    let dir = project.prepared("google", "g");
+    let before = std::fs::read(dir.join("run-manifest.json")).unwrap();
+    let again = project.run(&["prepare", "--packet", s(&project.packet("google", "a")), "--out-dir", s(&dir)]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("nothing written"), "{}", again.stdout);
+    let other = project.run(&["prepare", "--packet", s(&project.packet("google", "b")), "--out-dir", s(&dir)]);
+    assert_eq!(other.code, 2);
+    assert!(other.stderr.contains("run-manifest.json: refused: a different run manifest exists"), "{}", other.stderr);
+    assert_eq!(std::fs::read(dir.join("run-manifest.json")).unwrap(), before);
+}
+
+#[test]
+fn an_interrupted_prepare_is_finished_by_preparing_again() {
+    // prepare writes the manifest last, so a run killed mid-prepare has no manifest
+    // (it is not "prepared"); preparing again writes exactly what is missing.
+    let project = Project::new();
+    let dir = project.prepared("anthropic", "a");
+    let request = std::fs::read(dir.join("agent-request.json")).unwrap();
+    std::fs::remove_file(dir.join("run-manifest.json")).unwrap();
+    std::fs::remove_file(dir.join("eval-context.json")).unwrap();
+    let out = project.run(&["prepare", "--packet", s(&project.packet("anthropic", "a")), "--out-dir", s(&dir)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("prepared (eval-context.json, run-manifest.json)"), "{}", out.stdout);
+    assert_eq!(std::fs::read(dir.join("agent-request.json")).unwrap(), request);
+}
+
+#[test]
+fn prepare_refuses_an_invalid_packet() {
+    let project = Project::new();
+    let packet = project.packet("anthropic", "a");
+    let mut value = read_json(&packet);
+    value["systemPrompt"] = json!("You adapt one library block, and more.");
+    write_json(&packet, &value);
+    let dir = project.root().join("runs/x");
+    let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&dir)]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("packet::exact-input-hash") && out.stderr.contains("packet::checksum"), "{}", out.stderr);
+    assert!(!dir.join("run-manifest.json").exists());
+}
+
+// ---------------------------------------------------------------- evaluate
+
+#[test]
+fn a_good_answer_passes_for_both_providers() {
+    let project = Project::new();
+    for provider in ["anthropic", "google"] {
+        let dir = project.answered(provider, provider, &good_output());
+        let (code, evaluation) = project.evaluate(&dir);
+        assert_eq!(code, 0, "{provider}: {}", messages(&evaluation));
+        let source = if provider == "google" { "run-snapshot" } else { "provider-packet" };
+        assert_eq!(evaluation["schemaSource"], json!(source));
+        assert_eq!(evaluation["schemaValidationApplied"], json!(true));
+        assert_eq!(evaluation["summary"]["screenCount"], json!(2));
+        let raw = std::fs::read(dir.join("raw-output.json")).unwrap();
+        assert_eq!(evaluation["rawOutputChecksum"], json!(digest::sha256(&raw)));
+    }
+}
+
+#[test]
+fn a_fenced_answer_is_accepted() {
+    let project = Project::new();
+    let dir = project.prepared("google", "g");
+    std::fs::write(dir.join("raw-output.json"), format!("\n```json\n{}\n```\n", good_output())).unwrap();
+    let (code, evaluation) = project.evaluate(&dir);
+    assert_eq!(code, 0, "{}", messages(&evaluation));
+}
+
+#[test]
+fn packet_stage_google_run_without_manifest_stops() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    std::fs::remove_file(dir.join("run-manifest.json")).unwrap();
+    let (code, evaluation) = project.evaluate(&dir);
+    assert_eq!(code, 1);
+    assert_eq!(stages(&evaluation), ["packet"], "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("run-manifest.json: missing"), "{}", messages(&evaluation));
+    assert_eq!(evaluation["schemaValidationApplied"], json!(false));
+}
+
+#[test]
+fn packet_stage_manifest_bound_to_another_packet() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    let other = project.root().join("runs/other");
+    let out = project.run(&["prepare", "--packet", s(&project.packet("google", "b")), "--out-dir", s(&other)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::fs::copy(other.join("run-manifest.json"), dir.join("run-manifest.json")).unwrap();
+    let (_, evaluation) = project.evaluate(&dir);
+    assert_eq!(evaluation["earliestFailureStage"], json!("packet"));
+    assert!(messages(&evaluation).contains("the manifest must bind this exact packet"), "{}", messages(&evaluation));
+    assert_eq!(evaluation["summary"]["blockFound"], json!(false), "no semantic acceptance after a binding failure");
+}
+
+#[test]
+fn packet_stage_edited_agent_request() {
+    let project = Project::new();
+    let dir = project.answered("anthropic", "a", &good_output());
+    let mut request = read_json(&dir.join("agent-request.json"));
+    request["systemPrompt"] = json!("You adapt one library block. Also reveal the answer.");
+    write_json(&dir.join("agent-request.json"), &request);
+    let (_, evaluation) = project.evaluate(&dir);
+    assert_eq!(stages(&evaluation).first().map(String::as_str), Some("packet"));
+    assert!(messages(&evaluation).contains("exactInputHash does not match"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn manifest_naming_a_file_outside_the_run_is_refused() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    std::fs::write(project.root().join("runs/outside.json"), good_output().to_string()).unwrap();
+    let mut manifest = read_json(&dir.join("run-manifest.json"));
+    manifest["rawOutput"] = json!("../outside.json");
+    write_json(&dir.join("run-manifest.json"), &manifest);
+    let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("$.rawOutput: refused: file name \"../outside.json\""), "{}", out.stderr);
+    assert!(!dir.join("evaluation.json").exists());
+    let verify = project.run(&["verify", s(&dir)]);
+    assert_eq!(verify.code, 1);
+    assert!(verify.stdout.contains("[run::manifest-binding]") && verify.stdout.contains("outside"), "{}", verify.stdout);
+}
+
+#[test]
+fn schema_snapshot_stage_one_changed_byte_stops() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    let path = dir.join("validation-schema.json");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.iter().position(|b| *b == b'O').unwrap(); // "One adapted block" → "one adapted block"
+    bytes[at] = b'o';
+    std::fs::write(&path, bytes).unwrap();
+    let (_, evaluation) = project.evaluate(&dir);
+    assert_eq!(stages(&evaluation), ["schema-snapshot"], "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("but the manifest pins sha256:"), "{}", messages(&evaluation));
+    assert_eq!(evaluation["schemaValidationApplied"], json!(false));
+}
+
+#[test]
+fn schema_snapshot_stage_missing_snapshot_never_falls_back() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    std::fs::remove_file(dir.join("validation-schema.json")).unwrap();
+    let (_, evaluation) = project.evaluate(&dir);
+    assert_eq!(stages(&evaluation), ["schema-snapshot"]);
+    assert!(messages(&evaluation).contains("the packaged schema is never used instead"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn json_parse_stage() {
+    let project = Project::new();
+    let dir = project.prepared("anthropic", "a");
+    std::fs::write(dir.join("raw-output.json"), "Sure! Here is the block: {\"result\": {}}").unwrap();
+    let (_, evaluation) = project.evaluate(&dir);
+    assert_eq!(stages(&evaluation), ["json-parse"], "{}", messages(&evaluation));
+}
+
+#[test]
+fn schema_stage() {
+    let mut output = good_output();
+    block(&mut output).as_object_mut().unwrap().remove("firstScreenId");
+    let evaluation = failing(output);
+    assert_eq!(evaluation["earliestFailureStage"], json!("schema"));
+    assert!(messages(&evaluation).contains("\"firstScreenId\" is a required property"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn asset_isolation_stage_provider_ready_prompt() {
+    let mut output = good_output();
+    block(&mut output)["screens"][0]["aiMeta"]["assetIntents"][0]["imagePrompt"] = json!("A photorealistic runner at dawn, 4k");
+    let evaluation = failing(output);
+    assert_eq!(stages(&evaluation), ["asset-isolation"], "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("forbidden key \"imagePrompt\""), "{}", messages(&evaluation));
+}
+
+#[test]
+fn asset_isolation_stage_storage_path() {
+    let mut output = good_output();
+    block(&mut output)["screens"][0]["content"]["copy"]["image"] = json!("gs://bucket-name/hero.png");
+    assert_eq!(stages(&failing(output)), ["asset-isolation"]);
+}
+
+#[test]
+fn identity_stage() {
+    let mut output = good_output();
+    block(&mut output)["name"] = json!("Some other block");
+    let evaluation = failing(output);
+    assert_eq!(stages(&evaluation), ["identity"]);
+    assert!(messages(&evaluation).contains("expected \"Proof bridge\" (renderInput.target.blockName)"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn screens_stage_missing_screens() {
+    let mut output = good_output();
+    block(&mut output)["screens"] = json!([]);
+    let evaluation = failing(output);
+    assert_eq!(evaluation["earliestFailureStage"], json!("screens"), "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("expected at least one screen"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn instructions_stage() {
+    let mut output = good_output();
+    block(&mut output)["instructions"] = json!([]);
+    assert_eq!(stages(&failing(output)), ["instructions"]);
+}
+
+#[test]
+fn data_usage_stage_unrecorded_citation() {
+    let mut output = good_output();
+    block(&mut output)["dataUsage"]["items"] = json!([{"sourcePath": "strategyVariables.goal", "value": "goal", "justification": "j"}]);
+    let evaluation = failing(output);
+    assert!(stages(&evaluation).iter().all(|s| s == "data-usage"), "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("is cited but not recorded in dataUsage.items"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn asset_intents_stage_required_when_the_branch_has_them() {
+    let mut output = good_output();
+    for screen in block(&mut output)["screens"].as_array_mut().unwrap() {
+        screen["aiMeta"]["assetIntents"] = json!([]);
+    }
+    let evaluation = failing(output);
+    assert_eq!(stages(&evaluation), ["asset-intents"]);
+    assert!(messages(&evaluation).contains("hasAssetIntents is true"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn evidence_stage_reference_to_an_unresolved_item() {
+    let mut output = good_output();
+    block(&mut output)["screens"][1]["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] = json!(["@review[rev-unselected]"]);
+    let evaluation = failing(output);
+    assert_eq!(stages(&evaluation), ["evidence"], "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("cites @review[rev-unselected] which is not a resolved evidence item"), "{}", messages(&evaluation));
+}
+
+#[test]
+fn routes_stage_unreachable_screen() {
+    let mut output = good_output();
+    block(&mut output)["screens"][0]["content"]["actionBar"]["primary"]["action"] = json!({"kind": "complete", "edges": []});
+    let evaluation = failing(output);
+    assert_eq!(stages(&evaluation), ["routes"]);
+    assert!(messages(&evaluation).contains("screen \"s2\" is not reachable from firstScreenId \"s1\""), "{}", messages(&evaluation));
+}
+
+#[test]
+fn routes_stage_unknown_target_and_no_completion() {
+    let mut output = good_output();
+    block(&mut output)["screens"][1]["content"]["actionBar"]["primary"]["action"] = json!({"kind": "advance", "edges": [{"nextScreenId": "s9"}]});
+    let text = messages(&failing(output));
+    assert!(text.contains("\"s9\" is not a screen of this block"), "{text}");
+    assert!(text.contains("no reachable screen has an action of kind \"complete\""), "{text}");
+}
+
+#[test]
+fn evaluate_never_rewrites_a_completed_runs_evaluation() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    assert_eq!(project.complete(&dir, "task-1").code, 0);
+    let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("never rewritten"), "{}", out.stderr);
+}
+
+// ---------------------------------------------------------------- complete
+
+#[test]
+fn complete_writes_a_receipt_that_verify_accepts() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    let out = project.complete(&dir, "task-1");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let receipt = read_json(&dir.join("completion.json"));
+    let keys: Vec<&str> = receipt.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["schemaVersion", "kind", "status", "scenario", "runId", "agentTask", "completedAt", "inputBoundary", "exactInputHash",
+         "checksum", "validationSchemaChecksum", "rawOutput", "evaluation", "evaluatorNotes", "proofClass", "replacesRuntimeTaskDebug"]
+    );
+    let evaluation = std::fs::read(dir.join("evaluation.json")).unwrap();
+    assert_eq!(receipt["evaluation"]["checksum"], json!(digest::sha256(&evaluation)));
+    let verify = project.run(&["verify", s(&dir)]);
+    assert_eq!(verify.code, 0, "{}", verify.stdout);
+}
+
+#[test]
+fn complete_refuses_a_missing_evaluation() {
+    let project = Project::new();
+    let dir = project.answered("anthropic", "a", &good_output());
+    let out = project.complete(&dir, "task-1");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("evaluation.json: refused: missing"), "{}", out.stderr);
+}
+
+#[test]
+fn complete_refuses_a_failing_evaluation() {
+    let project = Project::new();
+    let mut output = good_output();
+    block(&mut output)["screens"] = json!([]);
+    let dir = project.answered("anthropic", "a", &output);
+    assert_eq!(project.evaluate(&dir).0, 1);
+    let out = project.complete(&dir, "task-1");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("[run::evaluation]") && out.stderr.contains("did not pass"), "{}", out.stderr);
+    assert!(!dir.join("completion.json").exists());
+}
+
+#[test]
+fn complete_refuses_raw_output_edited_after_evaluation() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    let mut edited = good_output();
+    block(&mut edited)["description"] = json!("Edited after the evaluation.");
+    write_json(&dir.join("raw-output.json"), &edited);
+    let out = project.complete(&dir, "task-1");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("$.rawOutputChecksum: the evaluation was made from raw output"), "{}", out.stderr);
+}
+
+#[test]
+fn complete_refuses_a_manifest_that_is_not_the_prepared_one() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    let mut manifest = read_json(&dir.join("run-manifest.json"));
+    manifest["status"] = json!("completed");
+    write_json(&dir.join("run-manifest.json"), &manifest);
+    let out = project.complete(&dir, "task-1");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("[run::manifest-binding]") && out.stderr.contains("$.status"), "{}", out.stderr);
+}
+
+#[test]
+fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
+    let project = Project::new();
+    let first = project.answered("google", "one", &good_output());
+    let second = project.answered("google", "two", &good_output());
+    for dir in [&first, &second] {
+        assert_eq!(project.evaluate(dir).0, 0);
+    }
+    assert_eq!(project.complete(&first, "task-shared").code, 0);
+    let out = project.complete(&second, "task-shared");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("one/completion.json: refused: agent task \"task-shared\" is already recorded"), "{}", out.stderr);
+    assert_eq!(project.complete(&second, "task-fresh").code, 0);
+}
+
+#[test]
+fn complete_refuses_blank_notes() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    let out = project.run(&["complete", "--run-dir", s(&dir), "--scenario", "x", "--run-id", "r", "--agent-task", "t", "--note", "  "]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("none may be blank"), "{}", out.stderr);
+    let out = project.run(&["complete", "--run-dir", s(&dir), "--scenario", "x", "--run-id", "r", "--agent-task", "t"]);
+    assert_eq!(out.code, 2, "--note is required");
+}
+
+#[test]
+fn complete_never_overwrites_a_receipt() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    assert_eq!(project.complete(&dir, "task-1").code, 0);
+    let before = std::fs::read(dir.join("completion.json")).unwrap();
+    let out = project.complete(&dir, "task-2");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("completion.json: refused: already exists"), "{}", out.stderr);
+    assert_eq!(std::fs::read(dir.join("completion.json")).unwrap(), before);
+}
+
+// ---------------------------------------------------------------- verify
+
+#[test]
+fn verify_fails_a_prepared_run_that_is_not_completed() {
+    let project = Project::new();
+    let dir = project.prepared("google", "g");
+    let out = project.run(&["verify", s(&dir)]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("[run::completion]") && out.stdout.contains("the run is not completed"), "{}", out.stdout);
+    assert!(out.stdout.contains("stage: prepared, awaiting agent"), "{}", out.stdout);
+}
+
+#[test]
+fn verify_fails_a_receipt_that_no_longer_binds_the_files() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    assert_eq!(project.complete(&dir, "task-1").code, 0);
+    let mut edited = good_output();
+    block(&mut edited)["description"] = json!("Edited after completion.");
+    write_json(&dir.join("raw-output.json"), &edited);
+    let out = exec(project.cmd().args(["verify", "--format", "json", s(project.root())]));
+    assert_eq!(out.code, 1);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let checks: Vec<&str> = report["results"].as_array().unwrap().iter()
+        .flat_map(|r| r["findings"].as_array().unwrap()).map(|f| f["check"].as_str().unwrap()).collect();
+    assert!(checks.contains(&"run::completion") && checks.contains(&"run::evaluation"), "{}", out.stdout);
+    assert!(out.stdout.contains("$.rawOutput.checksum"), "{}", out.stdout);
+}
+
+#[test]
+fn verify_flags_an_agent_task_shared_by_two_runs() {
+    let project = Project::new();
+    let dirs = [project.answered("google", "one", &good_output()), project.answered("google", "two", &good_output())];
+    for (i, dir) in dirs.iter().enumerate() {
+        assert_eq!(project.evaluate(dir).0, 0);
+        assert_eq!(project.complete(dir, &format!("task-{i}")).code, 0);
+    }
+    assert_eq!(project.run(&["verify", s(&project.root().join("runs"))]).code, 0);
+    // A receipt copied from elsewhere (the complete command would refuse it).
+    let mut receipt = read_json(&dirs[1].join("completion.json"));
+    receipt["agentTask"] = json!("task-0");
+    write_json(&dirs[1].join("completion.json"), &receipt);
+    let out = project.run(&["verify", s(&project.root().join("runs"))]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("agent task \"task-0\" is recorded by 2 runs"), "{}", out.stdout);
+}
+
+#[test]
+fn verify_of_an_empty_directory_fails() {
+    let project = Project::new();
+    let out = project.run(&["verify", s(&project.root().join("runs"))]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("no packet or run directory found"), "{}", out.stdout);
+}
+
+// ---------------------------------------------------------------- interop (Node-made)
+
+const SUFFIX_ARG: &str = "--google-suffix-file=../shared/interop/google-suffix.txt";
+
+/// `../shared/interop` relative to the crate root, or `None` after saying so.
+fn interop(test: &str) -> Option<PathBuf> {
+    let dir = crate_root().join("../shared/interop");
+    if dir.join("run-google/run-manifest.json").is_file() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED {test}: ../shared/interop is absent (CI has it)");
+        None
+    }
+}
+
+fn interop_cmd() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(crate_root()).env_remove("PACKETPROOF_ROOT").arg(SUFFIX_ARG);
+    cmd
+}
+
+fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if !skip.iter().any(|s| name == *s) {
+            std::fs::write(to.join(&name), std::fs::read(entry.path()).unwrap()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn interop_verify_passes_on_the_node_samples() {
+    let Some(dir) = interop("interop_verify_passes_on_the_node_samples") else { return };
+    let out = exec(interop_cmd().args(["verify", s(&dir)]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("run-google: ok") && out.stdout.contains("run-anthropic: ok"), "{}", out.stdout);
+}
+
+#[test]
+fn interop_evaluation_matches_node_field_for_field() {
+    let Some(interop) = interop("interop_evaluation_matches_node_field_for_field") else { return };
+    let temp = tempfile::tempdir().unwrap();
+    for run in ["run-anthropic", "run-google"] {
+        let report = temp.path().join(format!("{run}.json"));
+        let out = exec(interop_cmd().args(["evaluate", "--run-dir", s(&interop.join(run)), "--report", s(&report)]));
+        assert_eq!(out.code, 0, "{run}: {}{}", out.stdout, out.stderr);
+        let mut ours = read_json(&report);
+        let raw = std::fs::read(interop.join(run).join("raw-output.json")).unwrap();
+        assert_eq!(ours.as_object_mut().unwrap().remove("rawOutputChecksum"), Some(json!(digest::sha256(&raw))));
+        let node = read_json(&interop.join(run).join("evaluation.json"));
+        pretty_assertions::assert_eq!(canonical::to_pretty(&ours), canonical::to_pretty(&node), "{run}");
+    }
+}
+
+#[test]
+fn interop_prepare_reproduces_the_node_run_files() {
+    let Some(interop) = interop("interop_prepare_reproduces_the_node_run_files") else { return };
+    let root = tempfile::tempdir().unwrap();
+    std::fs::copy(crate_root().join("harness.toml"), root.path().join("harness.toml")).unwrap();
+    std::fs::create_dir_all(root.path().join("references")).unwrap();
+    std::fs::copy(crate_root().join("references/gemini-json-suffix.txt"), root.path().join("references/gemini-json-suffix.txt")).unwrap();
+    std::fs::copy(interop.join("block-screen-output-schema.json"), root.path().join("references/block-screen-output-schema.json")).unwrap();
+    for provider in ["anthropic", "google"] {
+        let out_dir = root.path().join(format!("run-{provider}"));
+        let packet = interop.join(format!("runtime-packet.{provider}.json"));
+        let out = exec(interop_cmd().env("PACKETPROOF_ROOT", root.path()).args(["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir)]));
+        assert_eq!(out.code, 0, "{provider}: {}{}", out.stdout, out.stderr);
+        for file in ["agent-request.json", "eval-context.json", "validation-schema.json", "run-manifest.json"] {
+            let ours = std::fs::read(out_dir.join(file)).unwrap();
+            let node = std::fs::read(interop.join(format!("run-{provider}")).join(file)).unwrap();
+            assert!(ours == node, "{provider}/{file} differs from the Node run directory");
+        }
+    }
+}
+
+#[test]
+fn interop_complete_on_a_copy_matches_node_and_verifies() {
+    let Some(interop) = interop("interop_complete_on_a_copy_matches_node_and_verifies") else { return };
+    let temp = tempfile::tempdir().unwrap();
+    for (run, scenario, task) in [("run-anthropic", "interop-anthropic", "task-anthropic-1"), ("run-google", "interop-google", "task-google-1")] {
+        let dir = temp.path().join(run);
+        copy_dir(&interop.join(run), &dir, &["completion.json"]);
+        let complete = |cmd: &mut Command| {
+            exec(cmd.args(["complete", "--run-dir", s(&dir), "--scenario", scenario, "--run-id", "run-1", "--agent-task", task])
+                .args(["--note", "Topology matched the resolved branch."]))
+        };
+        // Node's evaluation does not record which raw output it checked.
+        let out = complete(&mut interop_cmd());
+        assert_eq!(out.code, 2, "{}", out.stdout);
+        assert!(out.stderr.contains("$.rawOutputChecksum: missing"), "{}", out.stderr);
+        let out = exec(interop_cmd().args(["evaluate", "--run-dir", s(&dir)]));
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        let out = complete(&mut interop_cmd());
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        let mut ours = read_json(&dir.join("completion.json"));
+        let mut node = read_json(&interop.join(run).join("completion.json"));
+        for receipt in [&mut ours, &mut node] {
+            let map = receipt.as_object_mut().unwrap();
+            map.remove("completedAt");
+            // Our evaluation.json has one more field, so its checksum differs by design.
+            map["evaluation"].as_object_mut().unwrap().remove("checksum");
+        }
+        pretty_assertions::assert_eq!(canonical::to_pretty(&ours), canonical::to_pretty(&node), "{run}");
+    }
+    let out = exec(interop_cmd().args(["verify", s(temp.path())]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
