@@ -11,7 +11,11 @@ pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
     if corpus::is_ci() {
         return Err(Error::refused("bless", "CI is set: golden files are never written under CI; bless locally and commit"));
     }
-    let selected: Vec<Case> = corpus::cases(config)?.into_iter().filter(|c| filter.map_or(true, |f| c.name.contains(f))).collect();
+    // A case with its own (hand-broken) packet has nothing to bless.
+    let selected: Vec<Case> = corpus::cases(config)?
+        .into_iter()
+        .filter(|c| filter.map_or(true, |f| c.name.contains(f)) && c.own_packet().is_none())
+        .collect();
     if selected.is_empty() {
         return Err(Error::Usage(format!("no fixture under {} matches {:?}", config.paths.fixtures.display(), filter.unwrap_or(""))));
     }
@@ -22,7 +26,7 @@ pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
 }
 
 /// Compile first, write after: a refused request leaves its golden files alone.
-fn bless_case(config: &Config, case: &Case) -> Result<()> {
+pub fn bless_case(config: &Config, case: &Case) -> Result<()> {
     let packet = compile::compile(&case.request, config, &case.request_path().display().to_string())?;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
@@ -40,4 +44,23 @@ pub(crate) fn run(config: &Config, filter: Option<&str>) -> Result<crate::cli::S
         println!("blessed {name}");
     }
     Ok(crate::cli::Status::Holds)
+}
+
+/// `PACKETPROOF_BLESS=1 cargo test [FILTER]` asks the conformance runner to
+/// re-bless the cases whose golden packet no longer regenerates.
+pub fn requested_by_env() -> bool {
+    std::env::var("PACKETPROOF_BLESS").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// Bless one case from a test; under CI this refuses and says so.
+pub fn bless_from_test(config: &Config, case: &Case) -> Result<()> {
+    if corpus::is_ci() {
+        return Err(Error::refused(&case.name, "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI"));
+    }
+    if case.own_packet().is_some() {
+        return Err(Error::refused(&case.name, "carries its own runtime-packet.json (a negative case); it is never blessed"));
+    }
+    bless_case(config, case)?;
+    eprintln!("blessed {}", case.name);
+    Ok(())
 }

@@ -10,6 +10,7 @@ pub const REQUEST_FILE: &str = "request.json";
 pub const EXPECT_FILE: &str = "expect.toml";
 pub const PACKET_FILE: &str = "runtime-packet.json";
 pub const AGENT_REQUEST_FILE: &str = "agent-request.json";
+pub const RUN_DIR: &str = "run";
 
 /// One fixture.
 #[derive(Debug, Clone)]
@@ -75,10 +76,106 @@ fn ci_value(value: Option<&str>) -> bool {
     value.is_some_and(|v| !matches!(v.trim(), "false" | "0"))
 }
 
+/// The branch of a packet plus its provider: one row of the coverage table.
+pub fn branch_row(packet: &Value) -> Value {
+    let mut row = packet["resolvedBranch"].clone();
+    if let Value::Object(map) = &mut row {
+        map.insert("provider".into(), packet["provider"].clone());
+    }
+    row
+}
+
+/// What a corpus fails to cover: every value of every resolvedBranch field, and
+/// every pair of values of (provider, evidenceMode, neighbours, insertionMode, sourceScope).
+pub fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
+    let mut missing = Vec::new();
+    for (field, allowed) in crate::packet::BRANCH_FIELDS {
+        let values: Vec<Value> = match allowed {
+            Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
+            None => vec![Value::Bool(false), Value::Bool(true)],
+        };
+        missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[field] == *v)).map(|v| format!("{field}={v}")));
+    }
+    let dims: [(&str, Vec<&str>); 5] = [
+        ("provider", config.providers.keys().map(String::as_str).collect()),
+        ("evidenceMode", vec!["strategy-default", "selected-only", "no-evidence"]),
+        ("neighbours", vec!["both", "predecessor-only", "successor-only", "none"]),
+        ("insertionMode", vec!["staged", "immediate"]),
+        ("sourceScope", vec!["project", "system"]),
+    ];
+    for (i, (a, xs)) in dims.iter().enumerate() {
+        for (b, ys) in &dims[i + 1..] {
+            for x in xs {
+                for y in ys {
+                    if !rows.iter().any(|r| r[a] == *x && r[b] == *y) {
+                        missing.push(format!("{a}={x} with {b}={y}"));
+                    }
+                }
+            }
+        }
+    }
+    missing
+}
+
+/// A negative case's declaration: this check must fail with this message fragment.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    pub check: String,
+    pub message: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectFile {
+    fails: Vec<Expectation>,
+}
+
+impl Case {
+    /// The checks this case must fail (empty for a positive case). Unknown keys
+    /// and an empty list are errors: a typo must never turn a negative case positive.
+    pub fn expectations(&self) -> Result<Vec<Expectation>> {
+        let Some(path) = &self.expect else { return Ok(Vec::new()) };
+        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+        let file: ExpectFile =
+            toml::from_str(&text).map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
+        if file.fails.is_empty() {
+            return Err(crate::Error::Config { file: path.display().to_string(), message: "declares no failing check".into() });
+        }
+        Ok(file.fails)
+    }
+
+    /// A fixture that carries its own runtime-packet.json (a hand-broken packet
+    /// of a negative case) is checked instead of the golden one, and never blessed.
+    pub fn own_packet(&self) -> Option<PathBuf> {
+        Some(self.dir.join(PACKET_FILE)).filter(|p| p.is_file())
+    }
+
+    /// The packet this case checks.
+    pub fn packet_under_test(&self) -> PathBuf {
+        self.own_packet().unwrap_or_else(|| self.golden_packet())
+    }
+
+    /// `run/`: the agent's artifacts for this case, when it has any.
+    pub fn run_fixture(&self) -> Option<PathBuf> {
+        Some(self.dir.join(RUN_DIR)).filter(|p| p.is_dir())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
+
+    fn corpus_rows(config: &Config) -> Vec<Value> {
+        cases(config)
+            .unwrap()
+            .iter()
+            .map(|case| {
+                let packet = crate::compile::compile(&case.request, config, &case.name).unwrap();
+                branch_row(&packet)
+            })
+            .collect()
+    }
 
     /// Every value of every resolvedBranch field, and every pair of values of
     /// (provider, evidenceMode, neighbours, insertionMode, sourceScope), is
@@ -86,53 +183,20 @@ mod tests {
     #[test]
     fn corpus_covers_every_branch_value_and_every_pair() {
         let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
-        let rows: Vec<Value> = cases(&config)
-            .unwrap()
-            .iter()
-            .map(|case| {
-                let packet = crate::compile::compile(&case.request, &config, &case.name).unwrap();
-                let mut row = packet["resolvedBranch"].clone();
-                row["provider"] = packet["provider"].clone();
-                row
-            })
-            .collect();
-        let mut missing = Vec::new();
-        for (field, allowed) in crate::packet::BRANCH_FIELDS {
-            let values: Vec<Value> = match allowed {
-                Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
-                None => vec![Value::Bool(false), Value::Bool(true)],
-            };
-            missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[field] == *v)).map(|v| format!("{field}={v}")));
-        }
-        let dims: [(&str, Vec<&str>); 5] = [
-            ("provider", config.providers.keys().map(String::as_str).collect()),
-            ("evidenceMode", vec!["strategy-default", "selected-only", "no-evidence"]),
-            ("neighbours", vec!["both", "predecessor-only", "successor-only", "none"]),
-            ("insertionMode", vec!["staged", "immediate"]),
-            ("sourceScope", vec!["project", "system"]),
-        ];
-        let mut seen = BTreeSet::new();
-        for row in &rows {
-            for (i, (a, _)) in dims.iter().enumerate() {
-                for (b, _) in &dims[i + 1..] {
-                    seen.insert((a.to_string(), row[a].to_string(), b.to_string(), row[b].to_string()));
-                }
-            }
-        }
-        for (i, (a, xs)) in dims.iter().enumerate() {
-            for (b, ys) in &dims[i + 1..] {
-                for x in xs {
-                    for y in ys {
-                        let pair = (a.to_string(), format!("{x:?}"), b.to_string(), format!("{y:?}"));
-                        if !seen.contains(&pair) {
-                            missing.push(format!("{a}={x} with {b}={y}"));
-                        }
-                    }
-                }
-            }
-        }
+        let rows = corpus_rows(&config);
+        let missing = coverage_gaps(&rows, &config);
         assert!(missing.is_empty(), "the corpus misses: {missing:#?}");
         assert!(rows.iter().any(|r| r["evidenceMode"] == "no-evidence"), "no-evidence case");
+    }
+
+    #[test]
+    fn coverage_gaps_name_what_a_smaller_corpus_misses() {
+        let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let rows: Vec<Value> =
+            corpus_rows(&config).into_iter().filter(|r| r["evidenceMode"] != "no-evidence" && r["provider"] != "google").collect();
+        let missing = coverage_gaps(&rows, &config);
+        assert!(missing.contains(&"evidenceMode=\"no-evidence\"".to_owned()), "{missing:#?}");
+        assert!(missing.iter().any(|m| m.starts_with("provider=google with ")), "{missing:#?}");
     }
 
     #[test]

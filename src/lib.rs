@@ -15,6 +15,7 @@
 
 pub mod bless;
 pub mod canonical;
+pub mod checks;
 pub mod cli;
 pub mod compile;
 pub mod config;
@@ -22,6 +23,7 @@ pub mod corpus;
 pub mod digest;
 mod error;
 pub mod fsutil;
+pub mod mutation;
 pub mod packet;
 pub mod provider;
 pub mod release;

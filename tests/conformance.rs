@@ -1,1 +1,145 @@
-fn main() {}
+//! The conformance gate (DESIGN §8): one test case per fixture and check, named
+//! `<fixture>::<check>`, plus corpus-wide cases and the interop samples.
+//!
+//! Discovery only lists fixture directories and reads their small TOML files, so
+//! `--list` and `--exact` (nextest runs one process per test) never compile the
+//! corpus; every check runs inside its own trial. The checks are the library
+//! functions `packetproof verify` runs, not a second implementation.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use packetproof::checks::{self, Checked};
+use packetproof::corpus::{self, Case, Expectation};
+use packetproof::{bless, mutation, Config};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+fn main() {
+    let args = Arguments::from_args();
+    let cases = corpus::cases(config()).unwrap_or_else(|e| panic!("fixture discovery failed: {e}"));
+    let mut trials = Vec::new();
+    for case in cases {
+        let expected = case.expectations().unwrap_or_else(|e| panic!("{e}"));
+        let applicable = checks::applicable(&case);
+        for declared in &expected {
+            assert!(
+                applicable.contains(&declared.check.as_str()),
+                "{}: expect.toml names {:?}, which is not a check of this fixture (checks: {applicable:?})",
+                case.name,
+                declared.check
+            );
+        }
+        let case = Arc::new(case);
+        for check in applicable {
+            let (case, expectation) = (Arc::clone(&case), expected.iter().find(|e| e.check == check).cloned());
+            trials.push(Trial::test(format!("{}::{check}", case.name), move || case_trial(&case, check, expectation.as_ref())));
+        }
+    }
+    trials.extend(corpus_trials());
+    trials.extend(interop_trials());
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn config() -> &'static Config {
+    static CONFIG: OnceLock<Config> = OnceLock::new();
+    CONFIG.get_or_init(|| Config::load(root(), None).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn case_trial(case: &Case, check: &'static str, expected: Option<&Expectation>) -> Result<(), Failed> {
+    let checked = checks::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
+    match expected {
+        Some(expected) => expect_failure(case, expected, &checked),
+        None => expect_pass(case, check, checked),
+    }
+}
+
+fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed> {
+    if checked.findings.is_empty() {
+        return Ok(());
+    }
+    let Some(mismatch) = &checked.mismatch else {
+        return Err(format!("{check} failed:\n{}", list(&checked)).into());
+    };
+    if bless::requested_by_env() {
+        return bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()));
+    }
+    let diff = pretty_assertions::StrComparison::new(&mismatch.golden, &mismatch.produced);
+    Err(format!("{}\n{diff}\n(< golden, > recompiled)", list(&checked)).into())
+}
+
+/// A negative fixture's check passes only when it fails with the declared message.
+fn expect_failure(case: &Case, expected: &Expectation, checked: &Checked) -> Result<(), Failed> {
+    if checked.findings.is_empty() {
+        return Err(format!("negative fixture {}: {} was declared to fail with {:?} but passed", case.name, expected.check, expected.message).into());
+    }
+    if checked.findings.iter().any(|f| f.message.contains(&expected.message)) {
+        return Ok(());
+    }
+    Err(format!("negative fixture {}: {} failed, but not with {:?}:\n{}", case.name, expected.check, expected.message, list(checked)).into())
+}
+
+fn list(checked: &Checked) -> String {
+    checked.findings.iter().map(|f| format!("  {f}\n")).collect()
+}
+
+fn corpus_trials() -> Vec<Trial> {
+    let mut trials: Vec<Trial> = checks::CORPUS_CHECKS
+        .iter()
+        .map(|&name| {
+            Trial::test(name, move || {
+                let findings = checks::run_corpus(name, config()).map_err(|e| Failed::from(e.to_string()))?;
+                if findings.is_empty() {
+                    Ok(())
+                } else {
+                    Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
+                }
+            })
+        })
+        .collect();
+    trials.push(Trial::test(mutation::CHECK, || {
+        let report = mutation::self_test(config()).map_err(|e| Failed::from(e.to_string()))?;
+        eprintln!("{}: caught {} of {} mutations", mutation::CHECK, report.caught(), report.total());
+        if report.escaped.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{} of {} mutations escaped their checks:\n{}", report.escaped.len(), report.total(), report.escaped.join("\n")).into())
+        }
+    }));
+    trials
+}
+
+/// The Node implementation's samples, when `../shared/interop` exists (CI has it).
+fn interop_trials() -> Vec<Trial> {
+    let folder = root().join("../shared/interop");
+    let samples = ["runtime-packet.anthropic.json", "runtime-packet.google.json", "run-anthropic", "run-google"];
+    samples
+        .into_iter()
+        .map(|sample| {
+            let path = folder.join(sample);
+            let name = format!("interop::{sample}");
+            if !folder.is_dir() {
+                eprintln!("{name}: skipped: {} does not exist", folder.display());
+                return Trial::test(name, || Ok(())).with_ignored_flag(true);
+            }
+            let folder = folder.clone();
+            Trial::test(name, move || interop_trial(&folder, path))
+        })
+        .collect()
+}
+
+fn interop_trial(folder: &Path, path: PathBuf) -> Result<(), Failed> {
+    // The samples append their own Google suffix, not the project's.
+    let config = Config::load(root(), Some(&folder.join("google-suffix.txt"))).map_err(|e| Failed::from(e.to_string()))?;
+    let outcomes = packetproof::run::verify::verify(&config, &[path]).map_err(|e| Failed::from(e.to_string()))?;
+    if outcomes.is_empty() {
+        return Err("nothing to verify was found".into());
+    }
+    if outcomes.iter().all(|o| o.ok) {
+        Ok(())
+    } else {
+        Err(packetproof::Outcome::render(&outcomes, packetproof::Format::Text).into())
+    }
+}

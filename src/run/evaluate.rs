@@ -57,6 +57,14 @@ pub struct Evaluation {
 }
 
 pub fn command(config: &Config, args: &EvaluateArgs) -> Result<Status> {
+    let (evaluation, report) = evaluate(config, args)?;
+    print!("{}", render(&evaluation, &report.display().to_string()));
+    Ok(if evaluation.ok { Status::Holds } else { Status::Failed })
+}
+
+/// Evaluate a run's raw output and write the evaluation atomically; returns it
+/// and where it was written.
+pub fn evaluate(config: &Config, args: &EvaluateArgs) -> Result<(Evaluation, PathBuf)> {
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
     let raw = match &args.output {
@@ -76,8 +84,7 @@ pub fn command(config: &Config, args: &EvaluateArgs) -> Result<Status> {
     };
     let evaluation = assess(&run, given.as_ref(), &raw, config)?;
     fsutil::write_atomic(&report, canonical::to_pretty(&evaluation.document).as_bytes())?;
-    print!("{}", render(&evaluation, &report.display().to_string()));
-    Ok(if evaluation.ok { Status::Holds } else { Status::Failed })
+    Ok((evaluation, report))
 }
 
 fn render(evaluation: &Evaluation, report: &str) -> String {

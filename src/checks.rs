@@ -1,0 +1,347 @@
+//! Named checks over the fixture corpus: the one implementation behind
+//! `packetproof verify`, `packetproof bless` and `tests/conformance.rs`.
+//! A check returns findings; an `Err` means its inputs could not be read.
+
+use crate::corpus::Case;
+use crate::packet::{self, PROMPT_TEXTS};
+use crate::report::{walk, Finding, Trail};
+use crate::{canonical, compile, fsutil, run, Config, Result};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+pub const REGENERATES: &str = "packet::regenerates";
+pub const BRANCH_ISOLATION: &str = "packet::branch-isolation";
+
+/// Per-packet checks, in report order.
+pub const PACKET_CHECKS: [&str; 7] = [
+    REGENERATES,
+    packet::EXACT_INPUT_HASH,
+    packet::CHECKSUM,
+    packet::CONTRACT,
+    BRANCH_ISOLATION,
+    packet::FORBIDDEN,
+    packet::PROVIDER_SHAPE,
+];
+
+/// What a check found, plus, for `packet::regenerates`, both texts for a diff.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub findings: Vec<Finding>,
+    pub mismatch: Option<Mismatch>,
+}
+
+/// A golden file that differs from what the tools produce now.
+#[derive(Debug)]
+pub struct Mismatch {
+    pub golden: String,
+    pub produced: String,
+}
+
+impl From<Vec<Finding>> for Checked {
+    fn from(findings: Vec<Finding>) -> Self {
+        Checked { findings, mismatch: None }
+    }
+}
+
+/// Run one per-packet check on a case.
+pub fn run_packet_check(check: &str, case: &Case, config: &Config) -> Result<Checked> {
+    let packet = fsutil::read_json(&case.packet_under_test(), config.limits.max_file_bytes)?;
+    if check == REGENERATES {
+        return regenerates(case, &packet, config);
+    }
+    let Some(map) = packet.as_object() else {
+        return Ok(vec![Finding::new(packet::CONTRACT, "$", "expected the packet to be a JSON object")].into());
+    };
+    let findings = match check {
+        packet::EXACT_INPUT_HASH => packet::exact_input_hash(map),
+        packet::CHECKSUM => packet::checksum(map),
+        packet::CONTRACT => packet::contract(map, config),
+        packet::FORBIDDEN => packet::forbidden_material(map, config),
+        packet::PROVIDER_SHAPE => packet::provider_shape(map, config),
+        BRANCH_ISOLATION => branch_isolation(map, &case.request, config, &case.request_path().display().to_string()),
+        other => return Err(crate::Error::Usage(format!("unknown packet check {other:?}"))),
+    };
+    Ok(findings.into())
+}
+
+/// Recompile the request and compare with the packet byte for byte (as pretty JSON).
+fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
+    let produced = match compile::compile(&case.request, config, &case.request_path().display().to_string()) {
+        Ok(produced) => produced,
+        Err(e) => return Ok(vec![Finding::new(REGENERATES, "$", format!("the request no longer compiles: {e}"))].into()),
+    };
+    if &produced == packet {
+        return Ok(Checked::default());
+    }
+    let changed: Vec<String> = crate::release::field_changes(packet, &produced).into_iter().map(|c| c.path).collect();
+    let texts: Vec<&str> =
+        ["systemPrompt", "effectiveUserMessage"].into_iter().filter(|k| packet.get(*k) != produced.get(*k)).collect();
+    let message = format!(
+        "the golden packet differs from the recompiled request (changed: {}); re-bless with `packetproof bless {}` or `PACKETPROOF_BLESS=1 cargo test {}`",
+        texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", "),
+        case.name,
+        case.name
+    );
+    Ok(Checked {
+        findings: vec![Finding::new(REGENERATES, "$", message)],
+        mismatch: Some(Mismatch { golden: canonical::to_pretty(packet), produced: canonical::to_pretty(&produced) }),
+    })
+}
+
+/// Only the resolved branch renders: the branch recorded is the one the request
+/// resolves to, renderInput holds only that branch's parts, and no text from the
+/// regions the branch excluded occurs in the prompts or renderInput.
+pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &Config, file: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut fail = |path: &str, message: String| out.push(Finding::new(BRANCH_ISOLATION, path, message));
+    let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+    match compile::compile(request, config, file) {
+        Ok(expected) => {
+            let derived = expected.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+            for (field, value) in derived.as_object().into_iter().flatten() {
+                if branch.get(field) != Some(value) {
+                    fail(&format!("$.resolvedBranch.{field}"), format!("the request resolves to {value}, the packet records {}", branch.get(field).map_or("nothing".into(), Value::to_string)));
+                }
+            }
+        }
+        Err(e) => fail("$", format!("the request does not compile, so its branch cannot be derived: {e}")),
+    }
+    let input = packet.get("renderInput").unwrap_or(&Value::Null);
+    for (path, present, expected) in render_input_parts(input, &branch) {
+        if present != expected {
+            let verb = if expected { "missing although the branch resolves it" } else { "present although the branch excludes it" };
+            fail(path, verb.into());
+        }
+    }
+    out.extend(excluded_text_findings(packet, request, config));
+    out
+}
+
+/// (path, present in renderInput, required by the branch) for each branch-dependent part.
+fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool, bool)> {
+    let text = |key: &str| branch.get(key).and_then(Value::as_str).unwrap_or("");
+    let flag = |key: &str| branch.get(key).and_then(Value::as_bool).unwrap_or(false);
+    let neighbours = text("neighbours");
+    let items = input.pointer("/evidence/items").and_then(Value::as_array).map_or(0, Vec::len);
+    vec![
+        ("$.renderInput.target.predecessor", input.pointer("/target/predecessor").is_some(), matches!(neighbours, "both" | "predecessor-only")),
+        ("$.renderInput.target.successor", input.pointer("/target/successor").is_some(), matches!(neighbours, "both" | "successor-only")),
+        ("$.renderInput.target.themeSummary", input.pointer("/target/themeSummary").is_some(), flag("hasTargetTheme")),
+        ("$.renderInput.operatorInstruction", input.get("operatorInstruction").is_some(), flag("operatorInstructionPresent")),
+        ("$.renderInput.evidence.items", items > 0, text("evidenceMode") != "no-evidence"),
+        (
+            "$.renderInput.evidence.mode",
+            input.pointer("/evidence/mode").and_then(Value::as_str) == Some(text("evidenceMode")),
+            true,
+        ),
+    ]
+}
+
+/// No string of an excluded request region occurs in any prompt text or renderInput string.
+fn excluded_text_findings(packet: &Map<String, Value>, request: &Value, config: &Config) -> Vec<Finding> {
+    let excluded = compile::excluded_text(request, config);
+    let mut out = Vec::new();
+    for key in PROMPT_TEXTS {
+        let Some(text) = packet.get(key).and_then(Value::as_str) else { continue };
+        for (origin, needle) in &excluded {
+            if text.contains(needle.as_str()) {
+                out.push(Finding::new(BRANCH_ISOLATION, format!("$.{key}"), format!("contains excluded text from request {origin}: {needle:?}")));
+            }
+        }
+    }
+    if let Some(input) = packet.get("renderInput") {
+        let mut trail = Trail::new("$.renderInput");
+        walk(input, &mut trail, &mut |value, _, trail| {
+            let Some(text) = value.as_str() else { return };
+            for (origin, needle) in &excluded {
+                if text.contains(needle.as_str()) {
+                    out.push(Finding::new(BRANCH_ISOLATION, trail.render(), format!("contains excluded text from request {origin}: {needle:?}")));
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Per-run checks, for cases whose fixture has a `run/` directory.
+pub const RUN_CHECKS: [&str; 5] = [
+    run::checks::AGENT_REQUEST,
+    run::checks::MANIFEST_BINDING,
+    run::checks::SNAPSHOT_PARITY,
+    run::checks::EVALUATION,
+    run::checks::COMPLETION,
+];
+
+/// The checks that apply to a case, in report order.
+pub fn applicable(case: &Case) -> Vec<&'static str> {
+    let mut checks = PACKET_CHECKS.to_vec();
+    if case.run_fixture().is_some() {
+        checks.extend(RUN_CHECKS);
+    }
+    checks
+}
+
+/// Run one named check on a case.
+pub fn run(check: &str, case: &Case, config: &Config) -> Result<Checked> {
+    if !RUN_CHECKS.contains(&check) {
+        return run_packet_check(check, case, config);
+    }
+    let assembled = assemble_run(case, config)?;
+    let (dir, packet) = (assembled.dir.as_path(), Some(&assembled.packet));
+    let mut findings = match check {
+        run::checks::AGENT_REQUEST => run::checks::agent_request(dir, packet, config),
+        run::checks::MANIFEST_BINDING => run::checks::manifest_binding(dir, packet, config),
+        run::checks::SNAPSHOT_PARITY => run::checks::snapshot_parity(dir, packet, config),
+        run::checks::EVALUATION => run::checks::evaluation(dir, packet, config),
+        _ => run::checks::completion(dir, config),
+    };
+    // The lifecycle's own refusals explain a missing evaluation or receipt.
+    if let Some(name) = findings.first().map(|f| f.check) {
+        for step in &assembled.refusals {
+            findings.push(Finding::new(name, "lifecycle", step.clone()));
+        }
+    }
+    Ok(findings.into())
+}
+
+/// `run/completion.toml`: what the operator records when completing the run.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompletionRecord {
+    pub scenario: String,
+    pub run_id: String,
+    pub agent_task: String,
+    pub notes: Vec<String>,
+}
+
+pub const COMPLETION_RECORD: &str = "completion.toml";
+
+impl CompletionRecord {
+    pub fn load(case: &Case) -> Result<Option<CompletionRecord>> {
+        let Some(run_dir) = case.run_fixture() else { return Ok(None) };
+        let path = run_dir.join(COMPLETION_RECORD);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| crate::Error::io(&path, e))?;
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })
+    }
+}
+
+/// A run directory built for a case in a temporary folder: prepared from the
+/// case's packet, given the fixture's agent artifacts (and any hand-broken
+/// held-back files a negative case carries), evaluated, and completed when the
+/// fixture records a completion.
+pub struct AssembledRun {
+    _root: tempfile::TempDir,
+    pub dir: PathBuf,
+    pub packet: Value,
+    /// Steps of the lifecycle that refused (a negative case expects some).
+    pub refusals: Vec<String>,
+}
+
+pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
+    let root = tempfile::tempdir().map_err(|e| crate::Error::io(std::env::temp_dir(), e))?;
+    let dir = root.path().join("run");
+    let packet_file = case.packet_under_test();
+    let packet = fsutil::read_json(&packet_file, config.limits.max_file_bytes)?;
+    run::prepare::prepare(config, &packet_file, &dir)?;
+    if let Some(fixture) = case.run_fixture() {
+        copy_agent_artifacts(&fixture, &dir)?;
+    }
+    let mut refusals = Vec::new();
+    let args = run::EvaluateArgs { run_dir: dir.clone(), packet: None, output: None, report: None };
+    match run::evaluate::evaluate(config, &args) {
+        Ok((evaluation, _)) if !evaluation.ok => refusals.push(format!("evaluate failed: {:?}", evaluation.failures)),
+        Ok(_) => {}
+        Err(e) => refusals.push(format!("evaluate refused: {e}")),
+    }
+    if let Some(record) = CompletionRecord::load(case)? {
+        let args = run::CompleteArgs {
+            run_dir: dir.clone(),
+            scenario: record.scenario,
+            run_id: record.run_id,
+            agent_task: record.agent_task,
+            notes: record.notes,
+            runs_root: Some(root.path().to_path_buf()),
+        };
+        if let Err(e) = run::complete::complete(config, &args) {
+            refusals.push(format!("complete refused: {e}"));
+        }
+    }
+    Ok(AssembledRun { _root: root, dir, packet, refusals })
+}
+
+/// Every file of the fixture's `run/` except the completion record.
+fn copy_agent_artifacts(fixture: &Path, dir: &Path) -> Result<()> {
+    let entries = std::fs::read_dir(fixture).map_err(|e| crate::Error::io(fixture, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| crate::Error::io(fixture, e))?;
+        let name = entry.file_name();
+        if name == COMPLETION_RECORD || !entry.path().is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).map_err(|e| crate::Error::io(entry.path(), e))?;
+        fsutil::write_atomic(&dir.join(&name), &bytes)?;
+    }
+    Ok(())
+}
+
+pub const SNAPSHOT: &str = "corpus::snapshot-parity";
+pub const UNIQUE_TASKS: &str = "corpus::unique-agent-tasks";
+pub const COVERAGE: &str = "corpus::branch-coverage";
+
+/// Corpus-wide checks (the mutation self-test lives in `mutation`).
+pub const CORPUS_CHECKS: [&str; 3] = [SNAPSHOT, UNIQUE_TASKS, COVERAGE];
+
+pub fn run_corpus(check: &str, config: &Config) -> Result<Vec<Finding>> {
+    match check {
+        SNAPSHOT => crate::schema::check(config),
+        UNIQUE_TASKS => {
+            let mut tasks = Vec::new();
+            for case in crate::corpus::cases(config)? {
+                if let Some(record) = CompletionRecord::load(&case)? {
+                    tasks.push((case.name, record.agent_task));
+                }
+            }
+            Ok(unique_agent_tasks(&tasks))
+        }
+        COVERAGE => {
+            let mut rows = Vec::new();
+            for case in crate::corpus::cases(config)?.iter().filter(|c| c.expect.is_none()) {
+                rows.push(crate::corpus::branch_row(&fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?));
+            }
+            let gaps = crate::corpus::coverage_gaps(&rows, config);
+            Ok(gaps.into_iter().map(|gap| Finding::new(COVERAGE, config.paths.golden.display().to_string(), format!("no golden packet covers {gap}"))).collect())
+        }
+        other => Err(crate::Error::Usage(format!("unknown corpus check {other:?}"))),
+    }
+}
+
+/// A fresh agent's task id is used by one run only.
+pub fn unique_agent_tasks(tasks: &[(String, String)]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, (case, task)) in tasks.iter().enumerate() {
+        if let Some((first, _)) = tasks[..i].iter().find(|(_, t)| t == task) {
+            out.push(Finding::new(UNIQUE_TASKS, format!("{case}/run/{COMPLETION_RECORD}"), format!("agent task {task:?} is already used by {first}")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reused_agent_task_is_named_with_both_cases() {
+        let tasks = [("a".to_owned(), "t1".to_owned()), ("b".to_owned(), "t2".to_owned()), ("c".to_owned(), "t1".to_owned())];
+        let findings = unique_agent_tasks(&tasks);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].path, "c/run/completion.toml");
+        assert!(findings[0].message.contains("already used by a"), "{}", findings[0]);
+        assert!(unique_agent_tasks(&tasks[..2]).is_empty());
+    }
+}

@@ -1,0 +1,290 @@
+//! The mutation self-test: damage every golden packet and run directory in the
+//! ways the contract forbids, and require each kind of damage to be caught by the
+//! check that exists for it. A check that cannot fail shows up here.
+//!
+//! Mutations that are not about hashes are re-hashed after the edit, so the
+//! semantic check has to catch them on its own rather than riding on `checksum`.
+
+use crate::checks::{self, AssembledRun};
+use crate::corpus::{self, Case};
+use crate::run::checks as run_checks;
+use crate::{digest, fsutil, packet, Config, Finding, Result};
+use serde_json::{json, Map, Value};
+
+pub const CHECK: &str = "corpus::mutation-self-test";
+
+/// Which mutations were tried and which escaped.
+#[derive(Debug, Default)]
+pub struct MutationReport {
+    pub tried: Vec<String>,
+    pub escaped: Vec<String>,
+}
+
+impl MutationReport {
+    pub fn total(&self) -> usize {
+        self.tried.len()
+    }
+    pub fn caught(&self) -> usize {
+        self.tried.len() - self.escaped.len()
+    }
+    fn record(&mut self, name: String, findings: &[Finding]) {
+        if findings.is_empty() {
+            self.escaped.push(name.clone());
+        }
+        self.tried.push(name);
+    }
+}
+
+type Edit = Box<dyn Fn(&mut Map<String, Value>)>;
+
+/// One packet mutation: what it does, the check meant to catch it, whether to re-hash.
+struct PacketMutation {
+    name: String,
+    check: &'static str,
+    rehash: bool,
+    edit: Edit,
+}
+
+pub fn self_test(config: &Config) -> Result<MutationReport> {
+    let mut report = MutationReport::default();
+    let cases: Vec<Case> = corpus::cases(config)?.into_iter().filter(|c| c.expect.is_none()).collect();
+    for case in &cases {
+        let packet = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?;
+        let Value::Object(golden) = packet else { continue };
+        for mutation in packet_mutations(&golden, config) {
+            let mut mutated = golden.clone();
+            (mutation.edit)(&mut mutated);
+            if mutation.rehash {
+                rehash(&mut mutated);
+            }
+            let findings = run_packet_check(mutation.check, &mutated, case, config);
+            report.record(format!("{}: {} -> {}", case.name, mutation.name, mutation.check), &findings);
+        }
+        if case.run_fixture().is_some() {
+            run_mutations(case, config, &mut report)?;
+        }
+    }
+    Ok(report)
+}
+
+fn rehash(packet: &mut Map<String, Value>) {
+    let hash = digest::exact_input_hash(packet);
+    packet.insert("exactInputHash".into(), hash.into());
+    let checksum = digest::packet_checksum(packet);
+    packet.insert("checksum".into(), checksum.into());
+}
+
+fn run_packet_check(check: &str, packet: &Map<String, Value>, case: &Case, config: &Config) -> Vec<Finding> {
+    match check {
+        packet::EXACT_INPUT_HASH => packet::exact_input_hash(packet),
+        packet::CHECKSUM => packet::checksum(packet),
+        packet::FORBIDDEN => packet::forbidden_material(packet, config),
+        packet::PROVIDER_SHAPE => packet::provider_shape(packet, config),
+        packet::CONTRACT => packet::contract(packet, config),
+        _ => checks::branch_isolation(packet, &case.request, config, &case.name),
+    }
+}
+
+fn packet_mutations(golden: &Map<String, Value>, config: &Config) -> Vec<PacketMutation> {
+    let mut list = Vec::new();
+    let mut add = |name: String, check: &'static str, rehash: bool, edit: Edit| list.push(PacketMutation { name, check, rehash, edit });
+    // Each hashed field: one character changed.
+    for key in ["systemPrompt", "effectiveUserMessage", "model"] {
+        add(format!("one character of {key} changed"), packet::EXACT_INPUT_HASH, false, Box::new(move |p| flip_string(p.get_mut(key))));
+    }
+    add("maxTokens changed".into(), packet::EXACT_INPUT_HASH, false, Box::new(|p| bump(p.get_mut("maxTokens"))));
+    if golden.contains_key("outputSchema") {
+        add("outputSchema name changed".into(), packet::EXACT_INPUT_HASH, false, Box::new(|p| {
+            flip_string(p.get_mut("outputSchema").and_then(|s| s.get_mut("name")))
+        }));
+    }
+    // Bound only by the checksum.
+    add("one character of userMessage changed".into(), packet::CHECKSUM, false, Box::new(|p| flip_string(p.get_mut("userMessage"))));
+    add("a string deep in renderInput changed".into(), packet::CHECKSUM, false, Box::new(|p| {
+        flip_string(p.get_mut("renderInput").and_then(deepest_string))
+    }));
+    // Each resolvedBranch field set to another value.
+    for (field, allowed) in packet::BRANCH_FIELDS {
+        let current = golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned().unwrap_or(Value::Null);
+        let other = match allowed {
+            Some(values) => Value::from(*values.iter().find(|v| current != **v).expect("two values at least")),
+            None => Value::Bool(!current.as_bool().unwrap_or(false)),
+        };
+        add(format!("resolvedBranch.{field} set to {other}"), checks::BRANCH_ISOLATION, true, Box::new(move |p| {
+            if let Some(Value::Object(branch)) = p.get_mut("resolvedBranch") {
+                branch.insert(field.into(), other.clone());
+            }
+        }));
+    }
+    add("previewScreens injected deep in renderInput".into(), packet::FORBIDDEN, true, Box::new(|p| {
+        if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+            deep.insert("previewScreens".into(), json!([{ "id": "s1" }]));
+        }
+    }));
+    add("a generated media URL injected deep in renderInput".into(), packet::FORBIDDEN, true, Box::new(|p| {
+        if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+            deep.insert("hero".into(), json!("https://cdn.example.com/generated/hero-7f3a.png"));
+        }
+    }));
+    let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
+    if config.is_text_json(provider) {
+        let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
+        add("outputSchema added to a text-JSON packet".into(), packet::PROVIDER_SHAPE, true, Box::new(move |p| {
+            p.insert("outputSchema".into(), schema.clone());
+        }));
+        add("text-JSON suffix dropped".into(), packet::PROVIDER_SHAPE, true, Box::new(|p| {
+            let user = p.get("userMessage").cloned().unwrap_or(Value::Null);
+            p.insert("effectiveUserMessage".into(), user);
+        }));
+    } else {
+        add("outputSchema removed".into(), packet::PROVIDER_SHAPE, true, Box::new(|p| {
+            p.remove("outputSchema");
+        }));
+        let suffix = config.google_suffix.clone();
+        add("text-JSON suffix appended to a schema packet".into(), packet::PROVIDER_SHAPE, true, Box::new(move |p| {
+            let user = p.get("userMessage").and_then(Value::as_str).unwrap_or_default().to_owned();
+            p.insert("effectiveUserMessage".into(), format!("{user}{suffix}").into());
+        }));
+    }
+    add("attempt set to 2".into(), packet::CONTRACT, true, Box::new(|p| {
+        p.insert("attempt".into(), 2.into());
+    }));
+    list
+}
+
+/// Change one character in the middle of a string (staying valid UTF-8).
+fn flip_string(value: Option<&mut Value>) {
+    if let Some(Value::String(text)) = value {
+        let chars: Vec<char> = text.chars().collect();
+        let i = chars.len() / 2;
+        let replacement = if chars.get(i) == Some(&'x') { 'y' } else { 'x' };
+        *text = chars.iter().enumerate().map(|(j, c)| if j == i { replacement } else { *c }).collect();
+    }
+}
+
+fn bump(value: Option<&mut Value>) {
+    if let Some(v) = value {
+        *v = json!(v.as_u64().unwrap_or(0) + 1);
+    }
+}
+
+fn deepest_string(value: &mut Value) -> Option<&mut Value> {
+    fn depth(v: &Value) -> usize {
+        match v {
+            Value::String(_) => 1,
+            Value::Array(items) => items.iter().map(depth).max().map_or(0, |d| d + 1),
+            Value::Object(map) => map.values().map(depth).max().map_or(0, |d| d + 1),
+            _ => 0,
+        }
+    }
+    match value {
+        Value::String(_) => Some(value),
+        Value::Array(items) => items.iter_mut().max_by_key(|v| depth(v)).and_then(deepest_string),
+        Value::Object(map) => map.values_mut().max_by_key(|v| depth(v)).and_then(deepest_string),
+        _ => None,
+    }
+}
+
+/// The most deeply nested object under `value`: where an injection is hardest to see.
+fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
+    fn find(value: &Value, pointer: String, depth: usize, best: &mut (usize, String)) {
+        match value {
+            Value::Object(map) => {
+                if depth >= best.0 {
+                    *best = (depth, pointer.clone());
+                }
+                for (key, child) in map {
+                    let escaped = key.replace('~', "~0").replace('/', "~1");
+                    find(child, format!("{pointer}/{escaped}"), depth + 1, best);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    find(child, format!("{pointer}/{i}"), depth + 1, best);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best = (0, String::new());
+    find(value, String::new(), 0, &mut best);
+    value.pointer_mut(&best.1).and_then(Value::as_object_mut)
+}
+
+/// Damage a passing run directory after the fact, one way at a time.
+fn run_mutations(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
+    type RunEdit = fn(&AssembledRun) -> Result<()>;
+    let edits: [(&str, &'static str, RunEdit); 4] = [
+        ("one byte of validation-schema.json flipped", run_checks::SNAPSHOT_PARITY, |r| {
+            edit_bytes(&r.dir.join("validation-schema.json"), |b| {
+                let i = b.len() / 2;
+                b[i] ^= 0x01;
+            })
+        }),
+        ("manifest exactInputHash changed", run_checks::MANIFEST_BINDING, |r| {
+            edit_json(&r.dir.join("run-manifest.json"), |m| m["exactInputHash"] = json!(digest::sha256(b"another packet")))
+        }),
+        ("renderInput added to agent-request.json", run_checks::AGENT_REQUEST, |r| {
+            edit_json(&r.dir.join("agent-request.json"), |m| m["renderInput"] = json!({}))
+        }),
+        ("raw output edited after evaluation", run_checks::COMPLETION, |r| {
+            edit_bytes(&r.dir.join("raw-output.json"), |b| b.extend_from_slice(b"\n"))
+        }),
+    ];
+    for (name, check, edit) in edits {
+        let run = checks::assemble_run(case, config)?;
+        if !run.refusals.is_empty() {
+            report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
+            continue;
+        }
+        edit(&run)?;
+        let findings = match check {
+            run_checks::SNAPSHOT_PARITY => run_checks::snapshot_parity(&run.dir, Some(&run.packet), config),
+            run_checks::MANIFEST_BINDING => run_checks::manifest_binding(&run.dir, Some(&run.packet), config),
+            run_checks::AGENT_REQUEST => run_checks::agent_request(&run.dir, Some(&run.packet), config),
+            _ => run_checks::completion(&run.dir, config),
+        };
+        report.record(format!("{}: {name} -> {check}", case.name), &findings);
+    }
+    duplicate_task(case, config, report)
+}
+
+/// A second run that reuses a completed run's agent task id is refused.
+fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
+    let Some(record) = checks::CompletionRecord::load(case)? else { return Ok(()) };
+    let first = checks::assemble_run(case, config)?;
+    let root = first.dir.parent().expect("a run has a parent").to_path_buf();
+    let second = root.join("second-run");
+    crate::run::prepare::prepare(config, &case.packet_under_test(), &second)?;
+    std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json")).map_err(|e| crate::Error::io(&second, e))?;
+    let args = crate::run::EvaluateArgs { run_dir: second.clone(), packet: None, output: None, report: None };
+    crate::run::evaluate::evaluate(config, &args)?;
+    let args = crate::run::CompleteArgs {
+        run_dir: second,
+        scenario: record.scenario,
+        run_id: "run-2".into(),
+        agent_task: record.agent_task.clone(),
+        notes: record.notes,
+        runs_root: Some(root),
+    };
+    let refused = match crate::run::complete::complete(config, &args) {
+        Err(e) if e.to_string().contains(&record.agent_task) => vec![Finding::new(checks::UNIQUE_TASKS, "complete", e.to_string())],
+        _ => Vec::new(),
+    };
+    report.record(format!("{}: duplicate agent task id in a sibling run -> complete", case.name), &refused);
+    let tasks = [(case.name.clone(), record.agent_task.clone()), ("sibling".to_owned(), record.agent_task)];
+    report.record(format!("{}: duplicate agent task id in the corpus -> {}", case.name, checks::UNIQUE_TASKS), &checks::unique_agent_tasks(&tasks));
+    Ok(())
+}
+
+fn edit_bytes(path: &std::path::Path, edit: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
+    let mut bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
+    edit(&mut bytes);
+    fsutil::write_atomic(path, &bytes)
+}
+
+fn edit_json(path: &std::path::Path, edit: impl FnOnce(&mut Value)) -> Result<()> {
+    let mut value = fsutil::read_json(path, fsutil::DEFAULT_MAX_BYTES)?;
+    edit(&mut value);
+    fsutil::write_atomic(path, crate::canonical::to_pretty(&value).as_bytes())
+}
