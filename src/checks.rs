@@ -5,7 +5,7 @@
 use crate::corpus::Case;
 use crate::packet::{self, PROMPT_TEXTS};
 use crate::report::{walk, Finding, Trail};
-use crate::{canonical, compile, fsutil, run, Config, Result};
+use crate::{compile, fsutil, run, Config, Result};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -30,11 +30,32 @@ pub struct Checked {
     pub mismatch: Option<Mismatch>,
 }
 
-/// A golden file that differs from what the tools produce now.
+/// A golden file that differs from what the tools produce now, reduced to what
+/// changed: one `path = value` line per differing leaf (for a field-level diff),
+/// and unified diffs of the prompt texts.
 #[derive(Debug)]
 pub struct Mismatch {
     pub golden: String,
     pub produced: String,
+    pub text_diffs: String,
+}
+
+impl Mismatch {
+    fn between(golden: &Value, produced: &Value) -> Mismatch {
+        let changes = crate::release::field_changes(golden, produced, &crate::release::PROMPT_TEXTS);
+        let lines = |pick: fn(&crate::release::FieldChange) -> &Option<String>| -> String {
+            changes.iter().map(|c| format!("{} = {}\n", c.path, pick(c).as_deref().unwrap_or("(absent)"))).collect()
+        };
+        let mut text_diffs = String::new();
+        for key in crate::release::PROMPT_TEXTS {
+            let text = |v: &Value| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let diff = crate::release::unified(&text(golden), &text(produced), ("golden", "recompiled"));
+            if !diff.is_empty() {
+                text_diffs.push_str(&format!("{key}:\n{diff}"));
+            }
+        }
+        Mismatch { golden: lines(|c| &c.before), produced: lines(|c| &c.after), text_diffs }
+    }
 }
 
 impl From<Vec<Finding>> for Checked {
@@ -71,20 +92,40 @@ fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> 
         Err(e) => return Ok(vec![Finding::new(REGENERATES, "$", format!("the request no longer compiles: {e}"))].into()),
     };
     if &produced == packet {
-        return Ok(Checked::default());
+        return agent_view_regenerates(case, packet, config);
     }
-    let changed: Vec<String> = crate::release::field_changes(packet, &produced).into_iter().map(|c| c.path).collect();
+    let changed: Vec<String> =
+        crate::release::field_changes(packet, &produced, &crate::release::PROMPT_TEXTS).into_iter().map(|c| c.path).collect();
     let texts: Vec<&str> =
         ["systemPrompt", "effectiveUserMessage"].into_iter().filter(|k| packet.get(*k) != produced.get(*k)).collect();
-    let message = format!(
-        "the golden packet differs from the recompiled request (changed: {}); re-bless with `packetproof bless {}` or `PACKETPROOF_BLESS=1 cargo test {}`",
-        texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", "),
-        case.name,
-        case.name
-    );
+    let changed = texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", ");
+    let message = format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
     Ok(Checked {
         findings: vec![Finding::new(REGENERATES, "$", message)],
-        mismatch: Some(Mismatch { golden: canonical::to_pretty(packet), produced: canonical::to_pretty(&produced) }),
+        mismatch: Some(Mismatch::between(packet, &produced)),
+    })
+}
+
+fn rebless_hint(case: &Case) -> String {
+    format!("re-bless with `packetproof bless {0}` or `PACKETPROOF_BLESS=1 cargo test {0}`", case.name)
+}
+
+/// The golden agent-request.json (when the case has golden files) is the agent view of the packet.
+fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
+    let file = case.golden_agent_request();
+    if case.own_packet().is_some() || !file.is_file() {
+        return Ok(Checked::default());
+    }
+    let stored = fsutil::read_json(&file, config.limits.max_file_bytes)?;
+    let Some(map) = packet.as_object() else { return Ok(Checked::default()) };
+    let produced = crate::provider::agent_request(map);
+    if stored == produced {
+        return Ok(Checked::default());
+    }
+    let message = format!("{} is not the agent view of the golden packet; {}", file.display(), rebless_hint(case));
+    Ok(Checked {
+        findings: vec![Finding::new(REGENERATES, file.display().to_string(), message)],
+        mismatch: Some(Mismatch::between(&stored, &produced)),
     })
 }
 

@@ -191,9 +191,10 @@ fn group(changes: Vec<(String, Value, Value)>) -> Vec<ChangeGroup> {
     let mut groups: BTreeMap<String, ChangeGroup> = BTreeMap::new();
     for (case, before, after) in changes {
         let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
-        let system = unified(&text(&before, "systemPrompt"), &text(&after, "systemPrompt"));
-        let user = unified(&text(&before, "effectiveUserMessage"), &text(&after, "effectiveUserMessage"));
-        let fields = field_changes(&before, &after);
+        let system = unified(&text(&before, "systemPrompt"), &text(&after, "systemPrompt"), ("base", "tree"));
+        let user = unified(&text(&before, "effectiveUserMessage"), &text(&after, "effectiveUserMessage"), ("base", "tree"));
+        // The hashes are in the per-case table; here they would only repeat it.
+        let fields = field_changes(&before, &after, &["systemPrompt", "effectiveUserMessage", "exactInputHash", "checksum"]);
         let key = format!(
             "{}\u{0}{}\u{0}{}",
             changed_lines(&system),
@@ -216,11 +217,11 @@ fn group(changes: Vec<(String, Value, Value)>) -> Vec<ChangeGroup> {
     groups
 }
 
-fn unified(before: &str, after: &str) -> String {
+pub(crate) fn unified(before: &str, after: &str, labels: (&str, &str)) -> String {
     if before == after {
         return String::new();
     }
-    similar::TextDiff::from_lines(before, after).unified_diff().context_radius(2).header("base", "tree").to_string()
+    similar::TextDiff::from_lines(before, after).unified_diff().context_radius(2).header(labels.0, labels.1).to_string()
 }
 
 /// The +/- lines of a unified diff: what a group has in common across cases.
@@ -231,16 +232,18 @@ fn changed_lines(diff: &str) -> String {
         .join("\n")
 }
 
-/// Leaf-level differences outside the two prompt texts and the hashes.
-pub(crate) fn field_changes(before: &Value, after: &Value) -> Vec<FieldChange> {
-    const SHOWN_ELSEWHERE: [&str; 4] = ["systemPrompt", "effectiveUserMessage", "exactInputHash", "checksum"];
+/// The prompt texts, shown as unified diffs rather than as changed fields.
+pub(crate) const PROMPT_TEXTS: [&str; 2] = ["systemPrompt", "effectiveUserMessage"];
+
+/// Leaf-level differences, leaving out the top-level fields in `skip`.
+pub(crate) fn field_changes(before: &Value, after: &Value, skip: &[&str]) -> Vec<FieldChange> {
     let mut out = Vec::new();
     let (Some(b), Some(a)) = (before.as_object(), after.as_object()) else {
         diff_values("$", Some(before), Some(after), &mut out);
         return out;
     };
     let keys: std::collections::BTreeSet<&String> = b.keys().chain(a.keys()).collect();
-    for key in keys.into_iter().filter(|k| !SHOWN_ELSEWHERE.contains(&k.as_str())) {
+    for key in keys.into_iter().filter(|k| !skip.contains(&k.as_str())) {
         diff_values(&crate::report::child("$", key), b.get(key), a.get(key), &mut out);
     }
     out
@@ -425,7 +428,7 @@ mod tests {
     fn field_changes_name_leaf_paths() {
         let before = json!({"maxTokens": 10, "renderInput": {"a": [1, 2], "b": "x"}, "systemPrompt": "s"});
         let after = json!({"maxTokens": 10, "renderInput": {"a": [1, 3], "c": true}, "systemPrompt": "t"});
-        let paths: Vec<String> = field_changes(&before, &after).into_iter().map(|f| f.path).collect();
+        let paths: Vec<String> = field_changes(&before, &after, &PROMPT_TEXTS).into_iter().map(|f| f.path).collect();
         assert_eq!(paths, ["$.renderInput.a[1]", "$.renderInput.b", "$.renderInput.c"]);
     }
 

@@ -67,7 +67,7 @@ fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed>
         return bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()));
     }
     let diff = pretty_assertions::StrComparison::new(&mismatch.golden, &mismatch.produced);
-    Err(format!("{}\n{diff}\n(< golden, > recompiled)", list(&checked)).into())
+    Err(format!("{}\nfields (< golden, > recompiled):\n{diff}\n{}", list(&checked), mismatch.text_diffs).into())
 }
 
 /// A negative fixture's check passes only when it fails with the declared message.

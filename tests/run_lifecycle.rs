@@ -775,3 +775,26 @@ fn interop_complete_on_a_copy_matches_node_and_verifies() {
     let out = exec(interop_cmd().args(["verify", s(temp.path())]));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+#[test]
+fn verify_checks_a_golden_agent_request_against_the_packet_beside_it() {
+    let case = crate_root().join("golden/openai-staged-succ-default");
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("case");
+    std::fs::create_dir(&dir).unwrap();
+    for name in ["runtime-packet.json", "agent-request.json"] {
+        std::fs::copy(case.join(name), dir.join(name)).unwrap();
+    }
+    let verify = |dir: &Path| {
+        Command::new(BIN).current_dir(crate_root()).args(["verify", "--format", "json"]).arg(dir).output().unwrap()
+    };
+    let out = verify(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let mut request = read_json(&dir.join("agent-request.json"));
+    request["renderInput"] = json!({});
+    write_json(&dir.join("agent-request.json"), &request);
+    let out = verify(&dir);
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("golden::agent-request") && report.contains("is not the agent view"), "{report}");
+}

@@ -1,7 +1,9 @@
 //! `packetproof verify PATH…`: every applicable check on packets and run
 //! directories, whatever stage they are at. A directory is searched recursively
-//! for packets (`runtime-packet*.json`, or any JSON object with `packetVersion`)
-//! and run directories (those with run-manifest.json or agent-request.json).
+//! for packets (`runtime-packet*.json`, or any JSON object with `packetVersion`),
+//! run directories (those with run-manifest.json, or agent-request.json without a
+//! packet beside it), and golden case folders (agent-request.json beside
+//! runtime-packet.json, which must be exactly that packet's agent view).
 
 use super::checks::{self, COMPLETION};
 use super::paths::{AGENT_REQUEST, MANIFEST};
@@ -30,7 +32,11 @@ pub fn command(config: &Config, args: &VerifyArgs) -> Result<Status> {
 enum Target {
     Packet(PathBuf),
     Run(PathBuf),
+    /// A golden case folder: agent-request.json beside the packet it must be the view of.
+    AgentView(PathBuf),
 }
+
+pub const AGENT_VIEW: &str = "golden::agent-request";
 
 /// One outcome per packet and run directory found under `paths`.
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
@@ -48,6 +54,7 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
                     outcomes.push(verify_run(&dir, config));
                     runs.push((outcomes.len() - 1, dir));
                 }
+                Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
             }
         }
     }
@@ -61,6 +68,22 @@ fn verify_packet(file: &Path, config: &Config) -> Outcome {
         Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
         Err(e) => Outcome::new(shown.clone(), vec![Finding::new(packet::CONTRACT, shown, e.to_string())]),
     }
+}
+
+/// A golden agent-request.json is exactly the agent view of the packet beside it.
+fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
+    let file = dir.join(AGENT_REQUEST);
+    let shown = file.display().to_string();
+    let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
+    let findings = match (read(&dir.join(crate::corpus::PACKET_FILE)), read(&file)) {
+        (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
+        (Ok(Value::Object(_)), Ok(_)) => {
+            vec![Finding::new(AGENT_VIEW, shown.clone(), "is not the agent view of the runtime-packet.json beside it (re-bless)")]
+        }
+        (Ok(_), Ok(_)) => vec![Finding::new(AGENT_VIEW, shown.clone(), "the packet beside it is not a JSON object")],
+        (Err(e), _) | (_, Err(e)) => vec![Finding::new(AGENT_VIEW, shown.clone(), e.to_string())],
+    };
+    Outcome::new(shown, findings)
 }
 
 fn verify_run(dir: &Path, config: &Config) -> Outcome {
@@ -114,8 +137,11 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
         let entry = entry.map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
         let p = entry.path();
         if entry.file_type().is_dir() {
-            if p.join(MANIFEST).is_file() || p.join(AGENT_REQUEST).is_file() {
+            let has = |name: &str| p.join(name).is_file();
+            if has(MANIFEST) || (has(AGENT_REQUEST) && !has(crate::corpus::PACKET_FILE)) {
                 targets.push(Target::Run(p.to_path_buf()));
+            } else if has(AGENT_REQUEST) {
+                targets.push(Target::AgentView(p.to_path_buf()));
             }
         } else if is_packet_file(p, config) {
             targets.push(Target::Packet(p.to_path_buf()));
