@@ -229,13 +229,34 @@ fn asset_intents(block: &Map<String, Value>, required: bool, fail: &mut dyn FnMu
     }
 }
 
-/// A dotted path such as `content.copy.title` or `content.options.items.0.title`.
+/// A dotted path such as `content.copy.title`; an array index may be written as
+/// a step (`content.options.items.0.title`) or in brackets
+/// (`content.options.items[0].title`), the notation every report message uses.
 fn lookup<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(value, |v, step| match v {
+    path.split('.').flat_map(steps).try_fold(value, |v, step| match v {
         Value::Array(items) => step.parse::<usize>().ok().and_then(|i| items.get(i)),
         Value::Object(map) => map.get(step),
         _ => None,
     })
+}
+
+/// `items[0][1]` as the steps `items`, `0`, `1`; any other segment as itself.
+fn steps(segment: &str) -> Vec<&str> {
+    let Some((name, mut rest)) = segment.split_once('[') else { return vec![segment] };
+    let mut out = if name.is_empty() { Vec::new() } else { vec![name] };
+    loop {
+        match rest.split_once(']') {
+            Some((index, after)) if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) => {
+                out.push(index);
+                match after.strip_prefix('[') {
+                    Some(next) => rest = next,
+                    None if after.is_empty() => return out,
+                    None => return vec![segment],
+                }
+            }
+            _ => return vec![segment],
+        }
+    }
 }
 
 /// `@kind[id]` citations of evidence, e.g. `@review[review-achievable-progress]`.
@@ -409,6 +430,19 @@ mod tests {
         assert!(text.contains("\"nowhere\" is not a screen of this block"), "{text}");
         assert!(text.contains("screen \"s3\" is not reachable"), "{text}");
         assert!(text.contains("no reachable screen has an action of kind \"complete\""), "{text}");
+    }
+
+    #[test]
+    fn content_paths_take_indices_as_steps_or_in_brackets() {
+        let screen = json!({"content": {"options": {"items": [{"title": "a"}, {"title": "b"}]}, "grid": [[1, 2]]}});
+        for path in ["content.options.items.1.title", "content.options.items[1].title"] {
+            assert_eq!(lookup(&screen, path), Some(&json!("b")), "{path}");
+        }
+        assert_eq!(lookup(&screen, "content.grid[0][1]"), Some(&json!(2)));
+        for missing in ["content.options.items[2].title", "content.options.items[].title", "content.options.items[x].title", "content.options[0]"] {
+            assert_eq!(lookup(&screen, missing), None, "{missing}");
+        }
+        assert_eq!(steps("items[0]x"), vec!["items[0]x"], "trailing text keeps the segment whole");
     }
 
     #[test]
