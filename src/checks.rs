@@ -295,7 +295,10 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     let mut refusals = Vec::new();
     let args = run::EvaluateArgs { run_dir: dir.clone(), packet: None, output: None, report: None };
     match run::evaluate::evaluate(config, &args) {
-        Ok((evaluation, _)) if !evaluation.ok => refusals.push(format!("evaluate failed: {:?}", evaluation.failures)),
+        Ok((evaluation, _)) if !evaluation.ok => {
+            let failures: Vec<String> = evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
+            refusals.push(format!("evaluate failed: {}", failures.join("; ")));
+        }
         Ok(_) => {}
         Err(e) => refusals.push(format!("evaluate refused: {e}")),
     }
