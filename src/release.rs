@@ -420,6 +420,13 @@ fn git_in(dir: &Path, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
 }
 
+/// `packetproof release-check`: print the report; exit 1 when the policy fails.
+pub(crate) fn run(config: &Config, base: Option<&str>, format: ReportFormat) -> Result<crate::cli::Status> {
+    let report = check(config, base)?;
+    print!("{}", report.render(format));
+    Ok(if report.ok { crate::cli::Status::Holds } else { crate::cli::Status::Failed })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,9 +475,3 @@ mod tests {
     }
 }
 
-/// `packetproof release-check`: print the report; exit 1 when the policy fails.
-pub(crate) fn run(config: &Config, base: Option<&str>, format: ReportFormat) -> Result<crate::cli::Status> {
-    let report = check(config, base)?;
-    print!("{}", report.render(format));
-    Ok(if report.ok { crate::cli::Status::Holds } else { crate::cli::Status::Failed })
-}
