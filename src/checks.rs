@@ -293,7 +293,7 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
         copy_agent_artifacts(&fixture, &dir)?;
     }
     let mut refusals = Vec::new();
-    let args = run::EvaluateArgs { run_dir: dir.clone(), packet: None, output: None, report: None };
+    let args = run::EvaluateArgs::for_run(dir.clone());
     match run::evaluate::evaluate(config, &args) {
         Ok((evaluation, _)) if !evaluation.ok => {
             let failures: Vec<String> = evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();

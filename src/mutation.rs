@@ -257,7 +257,7 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
     let second = root.join("second-run");
     crate::run::prepare::prepare(config, &case.packet_under_test(), &second)?;
     std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json")).map_err(|e| crate::Error::io(&second, e))?;
-    let args = crate::run::EvaluateArgs { run_dir: second.clone(), packet: None, output: None, report: None };
+    let args = crate::run::EvaluateArgs::for_run(second.clone());
     crate::run::evaluate::evaluate(config, &args)?;
     let args = crate::run::CompleteArgs {
         run_dir: second,

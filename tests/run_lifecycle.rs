@@ -798,3 +798,25 @@ fn verify_checks_a_golden_agent_request_against_the_packet_beside_it() {
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("golden::agent-request") && report.contains("is not the agent view"), "{report}");
 }
+
+#[test]
+fn evaluate_prints_the_evaluation_document_with_format_json() {
+    let Some(interop) = Some(crate_root().join("../shared/interop")).filter(|p| p.is_dir()) else {
+        eprintln!("SKIPPED: ../shared/interop is absent");
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let run = temp.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    for entry in std::fs::read_dir(interop.join("run-anthropic")).unwrap() {
+        let entry = entry.unwrap();
+        if !["completion.json", "evaluation.json"].contains(&entry.file_name().to_str().unwrap()) {
+            std::fs::copy(entry.path(), run.join(entry.file_name())).unwrap();
+        }
+    }
+    let out = Command::new(BIN).current_dir(crate_root()).args(["evaluate", "--format", "json", "--run-dir"]).arg(&run).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed, read_json(&run.join("evaluation.json")));
+    assert_eq!(printed["ok"], json!(true));
+}

@@ -38,6 +38,16 @@ pub struct EvaluateArgs {
     /// Where to write the evaluation; default: the manifest's evaluation (evaluation.json).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// `json` prints the evaluation document itself.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: crate::Format,
+}
+
+impl EvaluateArgs {
+    /// Evaluate a run's own raw output into its own evaluation.json.
+    pub fn for_run(run_dir: PathBuf) -> Self {
+        EvaluateArgs { run_dir, packet: None, output: None, report: None, format: crate::Format::Text }
+    }
 }
 
 /// One failed stage check, as evaluation.json records it.
@@ -58,7 +68,10 @@ pub struct Evaluation {
 
 pub fn command(config: &Config, args: &EvaluateArgs) -> Result<Status> {
     let (evaluation, report) = evaluate(config, args)?;
-    print!("{}", render(&evaluation, &report.display().to_string()));
+    match args.format {
+        crate::Format::Text => print!("{}", render(&evaluation, &report.display().to_string())),
+        crate::Format::Json => print!("{}", canonical::to_pretty(&evaluation.document)),
+    }
     Ok(if evaluation.ok { Status::Holds } else { Status::Failed })
 }
 
