@@ -85,7 +85,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let changed_files = git.changed_files(&base, config)?;
     let mut cases = Vec::new();
     let mut changes: Vec<(String, Value, Value)> = Vec::new();
-    let mut violations = Vec::new();
+    let mut goldens = Vec::new();
     // Negative cases with a hand-broken packet of their own have no golden files.
     for case in corpus::cases(config)?.into_iter().filter(|c| c.own_packet().is_none()) {
         let golden_path = case.golden_packet();
@@ -109,9 +109,10 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
                 changes.push((case.name.clone(), before.clone(), after.clone()));
             }
         }
-        violations.extend(prompt_version_violations(config, &case.name, tree.as_ref()));
+        goldens.push((case.name.clone(), tree));
         cases.push(report);
     }
+    let mut violations = prompt_version_violations(config, &goldens);
     violations.extend(policy(&changed_files, &cases));
     Ok(Report { base, ok: violations.is_empty(), changed_files, cases, groups: group(changes), violations })
 }
@@ -170,18 +171,27 @@ fn kinds_present(changed: &[ChangedFile], kinds: &[ChangeKind]) -> Vec<String> {
     present
 }
 
-/// Each promptVersions entry of a golden packet must be the digest of that template's bytes.
-fn prompt_version_violations(config: &Config, case: &str, packet: Option<&Value>) -> Vec<String> {
-    let Some(versions) = packet.and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    versions
-        .iter()
-        .filter_map(|(path, version)| {
+/// Each promptVersions entry of a golden packet must be the digest of that
+/// template's bytes. One violation per template, naming every case that disagrees.
+fn prompt_version_violations(config: &Config, packets: &[(String, Option<Value>)]) -> Vec<String> {
+    let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for (case, packet) in packets {
+        let Some(versions) = packet.as_ref().and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else { continue };
+        for (path, version) in versions {
             let actual = std::fs::read(config.paths.prompts.join(path)).ok().map(|b| digest::sha256(&b));
-            (actual.as_deref() != version.as_str()).then(|| {
-                format!("case {case}: promptVersions[{path:?}] is {version} but the template's bytes hash to {}", actual.unwrap_or_else(|| "nothing (file missing)".into()))
-            })
+            if actual.as_deref() != version.as_str() {
+                stale.entry(path.clone()).or_default().push(case);
+            }
+        }
+    }
+    stale
+        .into_iter()
+        .map(|(path, cases)| {
+            format!(
+                "promptVersions[{path:?}] does not match the template's bytes in {} golden packet(s) [{}]",
+                cases.len(),
+                cases.join(", ")
+            )
         })
         .collect()
 }
@@ -308,10 +318,20 @@ impl Report {
         if self.changed_files.is_empty() {
             md.push_str("None.\n");
         }
-        for file in &self.changed_files {
-            md.push_str(&format!("- `{}` ({})\n", file.path, serde_json::to_value(file.kind).unwrap().as_str().unwrap_or("")));
+        let kind = |f: &ChangedFile| serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let (golden, sources): (Vec<&ChangedFile>, Vec<&ChangedFile>) =
+            self.changed_files.iter().partition(|f| f.kind == ChangeKind::Golden);
+        for file in sources {
+            md.push_str(&format!("- `{}` ({})\n", file.path, kind(file)));
         }
-        md.push_str("\n### Packets\n\n| case | changes from base | re-blessed | exactInputHash before | after |\n|---|---|---|---|---|\n");
+        if !golden.is_empty() {
+            md.push_str(&format!("- <details><summary>{} golden file(s)</summary>\n\n", golden.len()));
+            for file in golden {
+                md.push_str(&format!("  - `{}`\n", file.path));
+            }
+            md.push_str("  </details>\n");
+        }
+        md.push_str("\n### Packets\n\n| case | changed by this release | golden up to date | exactInputHash before | after |\n|---|---|---|---|---|\n");
         for c in &self.cases {
             let hash = |h: &Option<String>| h.as_deref().map_or("—".to_owned(), |h| format!("`{}`", &h[..h.len().min(19)]));
             md.push_str(&format!(
