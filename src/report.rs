@@ -120,6 +120,16 @@ impl<'a> Trail<'a> {
     }
 }
 
+/// Visit every value under an object's members with its trail, depth first.
+pub fn walk_map<'a>(map: &'a serde_json::Map<String, serde_json::Value>, trail: &mut Trail<'a>, visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>)) {
+    for (key, item) in map {
+        trail.push_key(key);
+        visit(item, Some(key), trail);
+        walk(item, trail, visit);
+        trail.pop();
+    }
+}
+
 /// Visit every value under `value` with its trail, depth first.
 pub fn walk<'a>(value: &'a serde_json::Value, trail: &mut Trail<'a>, visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>)) {
     match value {
@@ -131,14 +141,7 @@ pub fn walk<'a>(value: &'a serde_json::Value, trail: &mut Trail<'a>, visit: &mut
                 trail.pop();
             }
         }
-        serde_json::Value::Object(map) => {
-            for (key, item) in map {
-                trail.push_key(key);
-                visit(item, Some(key), trail);
-                walk(item, trail, visit);
-                trail.pop();
-            }
-        }
+        serde_json::Value::Object(map) => walk_map(map, trail, visit),
         _ => {}
     }
 }

@@ -283,13 +283,16 @@ fn resolved_refs(input: &Value) -> BTreeSet<String> {
 /// Every citation anywhere in the block (sourcePath, linkedSourceRefs, copy) must
 /// name a resolved evidence item: unselected evidence must not leak into output.
 fn evidence(block: &Map<String, Value>, resolved: &BTreeSet<String>, fail: &mut dyn FnMut(&'static str, String)) {
-    let value = Value::Object(block.clone());
     let mut trail = crate::report::Trail::new(BLOCK);
-    crate::report::walk(&value, &mut trail, &mut |v, _, trail| {
+    crate::report::walk_map(block, &mut trail, &mut |v, _, trail| {
         let Some(text) = v.as_str() else { return };
         for found in evidence_ref().find_iter(text) {
             if !resolved.contains(found.as_str()) {
-                let allowed = if resolved.is_empty() { "none (no evidence resolved)".to_owned() } else { format!("{resolved:?}") };
+                let allowed = if resolved.is_empty() {
+                    "none (no evidence resolved)".to_owned()
+                } else {
+                    resolved.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
+                };
                 fail(EVIDENCE, format!("{}: cites {} which is not a resolved evidence item; allowed: {allowed}", trail.render(), found.as_str()));
             }
         }
