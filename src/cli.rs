@@ -48,6 +48,8 @@ pub enum Command {
         check: bool,
         #[arg(long)]
         write: bool,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
     },
     /// Rewrite the golden files of the fixtures whose name contains FILTER (never under CI).
     Bless { filter: Option<String> },
@@ -98,7 +100,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
         Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format),
         Command::Export { request, out } => crate::compile::export(&load_config(suffix)?, &request, out.as_deref()).map(|()| Status::Holds),
-        Command::Schema { write, .. } => crate::schema::run(&load_config(suffix)?, write),
+        Command::Schema { write, format, .. } => crate::schema::run(&load_config(suffix)?, write, format),
         Command::Bless { filter } => crate::bless::run(&load_config(suffix)?, filter.as_deref()),
         Command::ReleaseCheck { base, format } => crate::release::run(&load_config(suffix)?, base.as_deref(), format),
         Command::Prepare { packet, out_dir } => run::prepare::command(&load_config(suffix)?, &packet, &out_dir),

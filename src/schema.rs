@@ -67,21 +67,14 @@ pub fn snapshot(config: &Config) -> Result<Value> {
 }
 
 /// `packetproof schema --check | --write`.
-pub(crate) fn run(config: &Config, write_it: bool) -> Result<crate::cli::Status> {
-    use crate::cli::Status;
+pub(crate) fn run(config: &Config, write_it: bool, format: crate::Format) -> Result<crate::cli::Status> {
     let snapshot = config.paths.schema_snapshot.display();
     if write_it {
         let verb = if write(config)? { "wrote" } else { "unchanged:" };
         println!("{verb} {snapshot}");
-        return Ok(Status::Holds);
+        return Ok(crate::cli::Status::Holds);
     }
-    let findings = check(config)?;
-    if findings.is_empty() {
-        println!("{snapshot}: matches its source");
-        return Ok(Status::Holds);
-    }
-    findings.iter().for_each(|f| eprintln!("{f}"));
-    Ok(Status::Failed)
+    crate::cli::print_outcomes(&[crate::Outcome::new(snapshot.to_string(), check(config)?)], format)
 }
 
 fn first_difference(a: &str, b: &str) -> usize {

@@ -322,9 +322,9 @@ fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
         assert_ne!(edited, original);
         std::fs::write(&snapshot, &edited).unwrap();
         let failed = packetproof(project.path(), &["schema", "--check"]);
-        let stderr = String::from_utf8_lossy(&failed.stderr);
-        assert_eq!(failed.status.code(), Some(1), "{stderr}");
-        assert!(stderr.contains("schema::snapshot-parity") && stderr.contains("never edited by hand"), "{stderr}");
+        let report = String::from_utf8_lossy(&failed.stdout);
+        assert_eq!(failed.status.code(), Some(1), "{report}");
+        assert!(report.contains("schema::snapshot-parity") && report.contains("never edited by hand"), "{report}");
     }
     let written = packetproof(project.path(), &["schema", "--write"]);
     assert!(written.status.success());
