@@ -9,7 +9,10 @@ use serde_json::Value;
 /// Bless the matching cases; returns their names. Refused under CI.
 pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
     if corpus::is_ci() {
-        return Err(Error::refused("bless", "CI is set: golden files are never written under CI; bless locally and commit"));
+        return Err(Error::refused(
+            "bless",
+            "CI is set: golden files are never written under CI; bless locally and commit",
+        ));
     }
     // A case with its own (hand-broken) packet has nothing to bless.
     let selected: Vec<Case> = corpus::cases(config)?
@@ -17,7 +20,11 @@ pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
         .filter(|c| filter.map_or(true, |f| c.name.contains(f)) && c.own_packet().is_none())
         .collect();
     if selected.is_empty() {
-        return Err(Error::Usage(format!("no fixture under {} matches {:?}", config.paths.fixtures.display(), filter.unwrap_or(""))));
+        return Err(Error::Usage(format!(
+            "no fixture under {} matches {:?}",
+            config.paths.fixtures.display(),
+            filter.unwrap_or("")
+        )));
     }
     for case in &selected {
         bless_case(config, case)?;
@@ -55,10 +62,16 @@ pub fn requested_by_env() -> bool {
 /// Bless one case from a test; under CI this refuses and says so.
 pub fn bless_from_test(config: &Config, case: &Case) -> Result<()> {
     if corpus::is_ci() {
-        return Err(Error::refused(&case.name, "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI"));
+        return Err(Error::refused(
+            &case.name,
+            "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI",
+        ));
     }
     if case.own_packet().is_some() {
-        return Err(Error::refused(&case.name, "carries its own runtime-packet.json (a negative case); it is never blessed"));
+        return Err(Error::refused(
+            &case.name,
+            "carries its own runtime-packet.json (a negative case); it is never blessed",
+        ));
     }
     bless_case(config, case)?;
     eprintln!("blessed {}", case.name);

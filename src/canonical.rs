@@ -336,12 +336,19 @@ mod tests {
                 let text = format!("{head}{}{tail}", b as char);
                 let mut out = Vec::new();
                 write_string(&mut out, &text);
-                assert_eq!(String::from_utf8(out).unwrap(), format!("\"{head}{expected_escape}{tail}\""), "byte {b:#04x} at {at}");
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    format!("\"{head}{expected_escape}{tail}\""),
+                    "byte {b:#04x} at {at}"
+                );
             }
         }
         let mut out = Vec::new();
         write_string(&mut out, "/\u{7f}\u{2028}\u{2029}é😀 plain text longer than eight bytes");
-        assert_eq!(String::from_utf8(out).unwrap(), "\"/\u{7f}\u{2028}\u{2029}é😀 plain text longer than eight bytes\"");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "\"/\u{7f}\u{2028}\u{2029}é😀 plain text longer than eight bytes\""
+        );
     }
 
     #[test]
@@ -350,7 +357,13 @@ mod tests {
         for ok in ["0", "-0", "9007199254740992", "-9007199254740992", "0.5", "1e-7", "5e-324"] {
             assert!(exact(ok), "{ok}");
         }
-        for inexact in ["9007199254740993", "-9007199254740993", "18446744073709551615", "-9223372036854775809", "123456789012345678901234567890"] {
+        for inexact in [
+            "9007199254740993",
+            "-9007199254740993",
+            "18446744073709551615",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+        ] {
             assert!(!exact(inexact), "{inexact}");
         }
     }

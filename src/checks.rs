@@ -89,17 +89,22 @@ pub fn run_packet_check(check: &str, case: &Case, config: &Config) -> Result<Che
 fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
     let produced = match compile::compile(&case.request, config, &case.request_path().display().to_string()) {
         Ok(produced) => produced,
-        Err(e) => return Ok(vec![Finding::new(REGENERATES, "$", format!("the request no longer compiles: {e}"))].into()),
+        Err(e) => {
+            return Ok(vec![Finding::new(REGENERATES, "$", format!("the request no longer compiles: {e}"))].into())
+        }
     };
     if &produced == packet {
         return agent_view_regenerates(case, packet, config);
     }
-    let changed: Vec<String> =
-        crate::release::field_changes(packet, &produced, &crate::release::PROMPT_TEXTS).into_iter().map(|c| c.path).collect();
+    let changed: Vec<String> = crate::release::field_changes(packet, &produced, &crate::release::PROMPT_TEXTS)
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
     let texts: Vec<&str> =
         ["systemPrompt", "effectiveUserMessage"].into_iter().filter(|k| packet.get(*k) != produced.get(*k)).collect();
     let changed = texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", ");
-    let message = format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
+    let message =
+        format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
     Ok(Checked {
         findings: vec![Finding::new(REGENERATES, "$", message)],
         mismatch: Some(Mismatch::between(packet, &produced)),
@@ -141,7 +146,13 @@ pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &C
             let derived = expected.get("resolvedBranch").cloned().unwrap_or(Value::Null);
             for (field, value) in derived.as_object().into_iter().flatten() {
                 if branch.get(field) != Some(value) {
-                    fail(&format!("$.resolvedBranch.{field}"), format!("the request resolves to {value}, the packet records {}", branch.get(field).map_or("nothing".into(), Value::to_string)));
+                    fail(
+                        &format!("$.resolvedBranch.{field}"),
+                        format!(
+                            "the request resolves to {value}, the packet records {}",
+                            branch.get(field).map_or("nothing".into(), Value::to_string)
+                        ),
+                    );
                 }
             }
         }
@@ -150,7 +161,11 @@ pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &C
     let input = packet.get("renderInput").unwrap_or(&Value::Null);
     for (path, present, expected) in render_input_parts(input, &branch) {
         if present != expected {
-            let verb = if expected { "missing although the branch resolves it" } else { "present although the branch excludes it" };
+            let verb = if expected {
+                "missing although the branch resolves it"
+            } else {
+                "present although the branch excludes it"
+            };
             fail(path, verb.into());
         }
     }
@@ -165,10 +180,22 @@ fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool,
     let neighbours = text("neighbours");
     let items = input.pointer("/evidence/items").and_then(Value::as_array).map_or(0, Vec::len);
     vec![
-        ("$.renderInput.target.predecessor", input.pointer("/target/predecessor").is_some(), matches!(neighbours, "both" | "predecessor-only")),
-        ("$.renderInput.target.successor", input.pointer("/target/successor").is_some(), matches!(neighbours, "both" | "successor-only")),
+        (
+            "$.renderInput.target.predecessor",
+            input.pointer("/target/predecessor").is_some(),
+            matches!(neighbours, "both" | "predecessor-only"),
+        ),
+        (
+            "$.renderInput.target.successor",
+            input.pointer("/target/successor").is_some(),
+            matches!(neighbours, "both" | "successor-only"),
+        ),
         ("$.renderInput.target.themeSummary", input.pointer("/target/themeSummary").is_some(), flag("hasTargetTheme")),
-        ("$.renderInput.operatorInstruction", input.get("operatorInstruction").is_some(), flag("operatorInstructionPresent")),
+        (
+            "$.renderInput.operatorInstruction",
+            input.get("operatorInstruction").is_some(),
+            flag("operatorInstructionPresent"),
+        ),
         ("$.renderInput.evidence.items", items > 0, text("evidenceMode") != "no-evidence"),
         (
             "$.renderInput.evidence.mode",
@@ -186,7 +213,11 @@ fn excluded_text_findings(packet: &Map<String, Value>, request: &Value, config: 
         let Some(text) = packet.get(key).and_then(Value::as_str) else { continue };
         for (origin, needle) in &excluded {
             if text.contains(needle.as_str()) {
-                out.push(Finding::new(BRANCH_ISOLATION, format!("$.{key}"), format!("contains excluded text from request {origin}: {needle:?}")));
+                out.push(Finding::new(
+                    BRANCH_ISOLATION,
+                    format!("$.{key}"),
+                    format!("contains excluded text from request {origin}: {needle:?}"),
+                ));
             }
         }
     }
@@ -196,7 +227,11 @@ fn excluded_text_findings(packet: &Map<String, Value>, request: &Value, config: 
             let Some(text) = value.as_str() else { return };
             for (origin, needle) in &excluded {
                 if text.contains(needle.as_str()) {
-                    out.push(Finding::new(BRANCH_ISOLATION, trail.render(), format!("contains excluded text from request {origin}: {needle:?}")));
+                    out.push(Finding::new(
+                        BRANCH_ISOLATION,
+                        trail.render(),
+                        format!("contains excluded text from request {origin}: {needle:?}"),
+                    ));
                 }
             }
         });
@@ -296,7 +331,8 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     let args = run::EvaluateArgs::for_run(dir.clone());
     match run::evaluate::evaluate(config, &args) {
         Ok((evaluation, _)) if !evaluation.ok => {
-            let failures: Vec<String> = evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
+            let failures: Vec<String> =
+                evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
             refusals.push(format!("evaluate failed: {}", failures.join("; ")));
         }
         Ok(_) => {}
@@ -355,10 +391,22 @@ pub fn run_corpus(check: &str, config: &Config) -> Result<Vec<Finding>> {
         COVERAGE => {
             let mut rows = Vec::new();
             for case in crate::corpus::cases(config)?.iter().filter(|c| c.expect.is_none()) {
-                rows.push(crate::corpus::branch_row(&fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?));
+                rows.push(crate::corpus::branch_row(&fsutil::read_json(
+                    &case.golden_packet(),
+                    config.limits.max_file_bytes,
+                )?));
             }
             let gaps = crate::corpus::coverage_gaps(&rows, config);
-            Ok(gaps.into_iter().map(|gap| Finding::new(COVERAGE, config.paths.golden.display().to_string(), format!("no golden packet covers {gap}"))).collect())
+            Ok(gaps
+                .into_iter()
+                .map(|gap| {
+                    Finding::new(
+                        COVERAGE,
+                        config.paths.golden.display().to_string(),
+                        format!("no golden packet covers {gap}"),
+                    )
+                })
+                .collect())
         }
         other => Err(crate::Error::Usage(format!("unknown corpus check {other:?}"))),
     }
@@ -369,7 +417,11 @@ pub fn unique_agent_tasks(tasks: &[(String, String)]) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, (case, task)) in tasks.iter().enumerate() {
         if let Some((first, _)) = tasks[..i].iter().find(|(_, t)| t == task) {
-            out.push(Finding::new(UNIQUE_TASKS, format!("{case}/run/{COMPLETION_RECORD}"), format!("agent task {task:?} is already used by {first}")));
+            out.push(Finding::new(
+                UNIQUE_TASKS,
+                format!("{case}/run/{COMPLETION_RECORD}"),
+                format!("agent task {task:?} is already used by {first}"),
+            ));
         }
     }
     out
@@ -381,7 +433,8 @@ mod tests {
 
     #[test]
     fn a_reused_agent_task_is_named_with_both_cases() {
-        let tasks = [("a".to_owned(), "t1".to_owned()), ("b".to_owned(), "t2".to_owned()), ("c".to_owned(), "t1".to_owned())];
+        let tasks =
+            [("a".to_owned(), "t1".to_owned()), ("b".to_owned(), "t2".to_owned()), ("c".to_owned(), "t1".to_owned())];
         let findings = unique_agent_tasks(&tasks);
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].path, "c/run/completion.toml");

@@ -99,7 +99,9 @@ pub fn run(cli: Cli) -> Result<Status> {
     match cli.command {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
         Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format),
-        Command::Export { request, out } => crate::compile::export(&load_config(suffix)?, &request, out.as_deref()).map(|()| Status::Holds),
+        Command::Export { request, out } => {
+            crate::compile::export(&load_config(suffix)?, &request, out.as_deref()).map(|()| Status::Holds)
+        }
         Command::Schema { write, format, .. } => crate::schema::run(&load_config(suffix)?, write, format),
         Command::Bless { filter } => crate::bless::run(&load_config(suffix)?, filter.as_deref()),
         Command::ReleaseCheck { base, format } => crate::release::run(&load_config(suffix)?, base.as_deref(), format),
@@ -123,11 +125,7 @@ fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
     let value = canonical::parse(&bytes).map_err(|e| e.in_file(name))?;
     let bytes = canonical::to_vec(&value);
     let mut stdout = std::io::stdout().lock();
-    let written = if hash {
-        writeln!(stdout, "{}", digest::sha256(&bytes))
-    } else {
-        stdout.write_all(&bytes)
-    };
+    let written = if hash { writeln!(stdout, "{}", digest::sha256(&bytes)) } else { stdout.write_all(&bytes) };
     written.and_then(|()| stdout.flush()).map_err(|e| Error::io("<stdout>", e))?;
     Ok(Status::Holds)
 }

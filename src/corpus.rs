@@ -137,10 +137,13 @@ impl Case {
     pub fn expectations(&self) -> Result<Vec<Expectation>> {
         let Some(path) = &self.expect else { return Ok(Vec::new()) };
         let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
-        let file: ExpectFile =
-            toml::from_str(&text).map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
+        let file: ExpectFile = toml::from_str(&text)
+            .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
         if file.fails.is_empty() {
-            return Err(crate::Error::Config { file: path.display().to_string(), message: "declares no failing check".into() });
+            return Err(crate::Error::Config {
+                file: path.display().to_string(),
+                message: "declares no failing check".into(),
+            });
         }
         Ok(file.fails)
     }
@@ -192,8 +195,10 @@ mod tests {
     #[test]
     fn coverage_gaps_name_what_a_smaller_corpus_misses() {
         let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
-        let rows: Vec<Value> =
-            corpus_rows(&config).into_iter().filter(|r| r["evidenceMode"] != "no-evidence" && r["provider"] != "google").collect();
+        let rows: Vec<Value> = corpus_rows(&config)
+            .into_iter()
+            .filter(|r| r["evidenceMode"] != "no-evidence" && r["provider"] != "google")
+            .collect();
         let missing = coverage_gaps(&rows, &config);
         assert!(missing.contains(&"evidenceMode=\"no-evidence\"".to_owned()), "{missing:#?}");
         assert!(missing.iter().any(|m| m.starts_with("provider=google with ")), "{missing:#?}");

@@ -45,7 +45,8 @@ pub fn exact_input_material(packet: &Map<String, Value>) -> Value {
         Value::Object(m)
     };
     // The hash covers the provider-facing message, never the provider-neutral userMessage.
-    material.insert("messages".into(), json!([message("system", "systemPrompt"), message("user", "effectiveUserMessage")]));
+    material
+        .insert("messages".into(), json!([message("system", "systemPrompt"), message("user", "effectiveUserMessage")]));
     if let Some(schema) = packet.get("outputSchema") {
         material.insert("outputSchema".into(), schema.clone());
     }
@@ -154,7 +155,8 @@ mod tests {
         )
         .unwrap();
         let mut cases = vec![full.clone(), Map::new()];
-        for key in ["attempt", "maxTokens", "systemPrompt", "effectiveUserMessage", "model", "outputSchema", "provider"] {
+        for key in ["attempt", "maxTokens", "systemPrompt", "effectiveUserMessage", "model", "outputSchema", "provider"]
+        {
             let mut packet = full.clone();
             packet.remove(key);
             cases.push(packet);

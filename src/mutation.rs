@@ -87,22 +87,40 @@ fn run_packet_check(check: &str, packet: &Map<String, Value>, case: &Case, confi
 
 fn packet_mutations(golden: &Map<String, Value>, config: &Config) -> Vec<PacketMutation> {
     let mut list = Vec::new();
-    let mut add = |name: String, check: &'static str, rehash: bool, edit: Edit| list.push(PacketMutation { name, check, rehash, edit });
+    let mut add = |name: String, check: &'static str, rehash: bool, edit: Edit| {
+        list.push(PacketMutation { name, check, rehash, edit })
+    };
     // Each hashed field: one character changed.
     for key in ["systemPrompt", "effectiveUserMessage", "model"] {
-        add(format!("one character of {key} changed"), packet::EXACT_INPUT_HASH, false, Box::new(move |p| flip_string(p.get_mut(key))));
+        add(
+            format!("one character of {key} changed"),
+            packet::EXACT_INPUT_HASH,
+            false,
+            Box::new(move |p| flip_string(p.get_mut(key))),
+        );
     }
     add("maxTokens changed".into(), packet::EXACT_INPUT_HASH, false, Box::new(|p| bump(p.get_mut("maxTokens"))));
     if golden.contains_key("outputSchema") {
-        add("outputSchema name changed".into(), packet::EXACT_INPUT_HASH, false, Box::new(|p| {
-            flip_string(p.get_mut("outputSchema").and_then(|s| s.get_mut("name")))
-        }));
+        add(
+            "outputSchema name changed".into(),
+            packet::EXACT_INPUT_HASH,
+            false,
+            Box::new(|p| flip_string(p.get_mut("outputSchema").and_then(|s| s.get_mut("name")))),
+        );
     }
     // Bound only by the checksum.
-    add("one character of userMessage changed".into(), packet::CHECKSUM, false, Box::new(|p| flip_string(p.get_mut("userMessage"))));
-    add("a string deep in renderInput changed".into(), packet::CHECKSUM, false, Box::new(|p| {
-        flip_string(p.get_mut("renderInput").and_then(deepest_string))
-    }));
+    add(
+        "one character of userMessage changed".into(),
+        packet::CHECKSUM,
+        false,
+        Box::new(|p| flip_string(p.get_mut("userMessage"))),
+    );
+    add(
+        "a string deep in renderInput changed".into(),
+        packet::CHECKSUM,
+        false,
+        Box::new(|p| flip_string(p.get_mut("renderInput").and_then(deepest_string))),
+    );
     // Each resolvedBranch field set to another value.
     for (field, allowed) in packet::BRANCH_FIELDS {
         let current = golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned().unwrap_or(Value::Null);
@@ -110,45 +128,85 @@ fn packet_mutations(golden: &Map<String, Value>, config: &Config) -> Vec<PacketM
             Some(values) => Value::from(*values.iter().find(|v| current != **v).expect("two values at least")),
             None => Value::Bool(!current.as_bool().unwrap_or(false)),
         };
-        add(format!("resolvedBranch.{field} set to {other}"), checks::BRANCH_ISOLATION, true, Box::new(move |p| {
-            if let Some(Value::Object(branch)) = p.get_mut("resolvedBranch") {
-                branch.insert(field.into(), other.clone());
-            }
-        }));
+        add(
+            format!("resolvedBranch.{field} set to {other}"),
+            checks::BRANCH_ISOLATION,
+            true,
+            Box::new(move |p| {
+                if let Some(Value::Object(branch)) = p.get_mut("resolvedBranch") {
+                    branch.insert(field.into(), other.clone());
+                }
+            }),
+        );
     }
-    add("previewScreens injected deep in renderInput".into(), packet::FORBIDDEN, true, Box::new(|p| {
-        if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
-            deep.insert("previewScreens".into(), json!([{ "id": "s1" }]));
-        }
-    }));
-    add("a generated media URL injected deep in renderInput".into(), packet::FORBIDDEN, true, Box::new(|p| {
-        if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
-            deep.insert("hero".into(), json!("https://cdn.example.com/generated/hero-7f3a.png"));
-        }
-    }));
+    add(
+        "previewScreens injected deep in renderInput".into(),
+        packet::FORBIDDEN,
+        true,
+        Box::new(|p| {
+            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                deep.insert("previewScreens".into(), json!([{ "id": "s1" }]));
+            }
+        }),
+    );
+    add(
+        "a generated media URL injected deep in renderInput".into(),
+        packet::FORBIDDEN,
+        true,
+        Box::new(|p| {
+            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                deep.insert("hero".into(), json!("https://cdn.example.com/generated/hero-7f3a.png"));
+            }
+        }),
+    );
     let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
     if config.is_text_json(provider) {
         let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
-        add("outputSchema added to a text-JSON packet".into(), packet::PROVIDER_SHAPE, true, Box::new(move |p| {
-            p.insert("outputSchema".into(), schema.clone());
-        }));
-        add("text-JSON suffix dropped".into(), packet::PROVIDER_SHAPE, true, Box::new(|p| {
-            let user = p.get("userMessage").cloned().unwrap_or(Value::Null);
-            p.insert("effectiveUserMessage".into(), user);
-        }));
+        add(
+            "outputSchema added to a text-JSON packet".into(),
+            packet::PROVIDER_SHAPE,
+            true,
+            Box::new(move |p| {
+                p.insert("outputSchema".into(), schema.clone());
+            }),
+        );
+        add(
+            "text-JSON suffix dropped".into(),
+            packet::PROVIDER_SHAPE,
+            true,
+            Box::new(|p| {
+                let user = p.get("userMessage").cloned().unwrap_or(Value::Null);
+                p.insert("effectiveUserMessage".into(), user);
+            }),
+        );
     } else {
-        add("outputSchema removed".into(), packet::PROVIDER_SHAPE, true, Box::new(|p| {
-            p.remove("outputSchema");
-        }));
+        add(
+            "outputSchema removed".into(),
+            packet::PROVIDER_SHAPE,
+            true,
+            Box::new(|p| {
+                p.remove("outputSchema");
+            }),
+        );
         let suffix = config.google_suffix.clone();
-        add("text-JSON suffix appended to a schema packet".into(), packet::PROVIDER_SHAPE, true, Box::new(move |p| {
-            let user = p.get("userMessage").and_then(Value::as_str).unwrap_or_default().to_owned();
-            p.insert("effectiveUserMessage".into(), format!("{user}{suffix}").into());
-        }));
+        add(
+            "text-JSON suffix appended to a schema packet".into(),
+            packet::PROVIDER_SHAPE,
+            true,
+            Box::new(move |p| {
+                let user = p.get("userMessage").and_then(Value::as_str).unwrap_or_default().to_owned();
+                p.insert("effectiveUserMessage".into(), format!("{user}{suffix}").into());
+            }),
+        );
     }
-    add("attempt set to 2".into(), packet::CONTRACT, true, Box::new(|p| {
-        p.insert("attempt".into(), 2.into());
-    }));
+    add(
+        "attempt set to 2".into(),
+        packet::CONTRACT,
+        true,
+        Box::new(|p| {
+            p.insert("attempt".into(), 2.into());
+        }),
+    );
     list
 }
 
@@ -222,7 +280,9 @@ fn run_mutations(case: &Case, config: &Config, report: &mut MutationReport) -> R
             })
         }),
         ("manifest exactInputHash changed", run_checks::MANIFEST_BINDING, |r| {
-            edit_json(&r.dir.join("run-manifest.json"), |m| m["exactInputHash"] = json!(digest::sha256(b"another packet")))
+            edit_json(&r.dir.join("run-manifest.json"), |m| {
+                m["exactInputHash"] = json!(digest::sha256(b"another packet"))
+            })
         }),
         ("renderInput added to agent-request.json", run_checks::AGENT_REQUEST, |r| {
             edit_json(&r.dir.join("agent-request.json"), |m| m["renderInput"] = json!({}))
@@ -256,7 +316,8 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
     let root = first.dir.parent().expect("a run has a parent").to_path_buf();
     let second = root.join("second-run");
     crate::run::prepare::prepare(config, &case.packet_under_test(), &second)?;
-    std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json")).map_err(|e| crate::Error::io(&second, e))?;
+    std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json"))
+        .map_err(|e| crate::Error::io(&second, e))?;
     let args = crate::run::EvaluateArgs::for_run(second.clone());
     crate::run::evaluate::evaluate(config, &args)?;
     let args = crate::run::CompleteArgs {
@@ -268,12 +329,17 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
         runs_root: Some(root),
     };
     let refused = match crate::run::complete::complete(config, &args) {
-        Err(e) if e.to_string().contains(&record.agent_task) => vec![Finding::new(checks::UNIQUE_TASKS, "complete", e.to_string())],
+        Err(e) if e.to_string().contains(&record.agent_task) => {
+            vec![Finding::new(checks::UNIQUE_TASKS, "complete", e.to_string())]
+        }
         _ => Vec::new(),
     };
     report.record(format!("{}: duplicate agent task id in a sibling run -> complete", case.name), &refused);
     let tasks = [(case.name.clone(), record.agent_task.clone()), ("sibling".to_owned(), record.agent_task)];
-    report.record(format!("{}: duplicate agent task id in the corpus -> {}", case.name, checks::UNIQUE_TASKS), &checks::unique_agent_tasks(&tasks));
+    report.record(
+        format!("{}: duplicate agent task id in the corpus -> {}", case.name, checks::UNIQUE_TASKS),
+        &checks::unique_agent_tasks(&tasks),
+    );
     Ok(())
 }
 

@@ -13,9 +13,24 @@ pub const PROMPT_MODE: &str = "library-adapt";
 
 /// Top-level fields a packet may carry; anything else is refused.
 pub const FIELDS: [&str; 18] = [
-    "packetVersion", "agentId", "taskType", "promptMode", "attempt", "provider", "model", "maxTokens",
-    "promptPaths", "promptVersions", "systemPrompt", "userMessage", "effectiveUserMessage", "renderInput",
-    "outputSchema", "resolvedBranch", "exactInputHash", "checksum",
+    "packetVersion",
+    "agentId",
+    "taskType",
+    "promptMode",
+    "attempt",
+    "provider",
+    "model",
+    "maxTokens",
+    "promptPaths",
+    "promptVersions",
+    "systemPrompt",
+    "userMessage",
+    "effectiveUserMessage",
+    "renderInput",
+    "outputSchema",
+    "resolvedBranch",
+    "exactInputHash",
+    "checksum",
 ];
 
 /// The contract's resolvedBranch fields and their allowed values (`None`: a boolean).
@@ -86,7 +101,10 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     for key in ["exactInputHash", "checksum"] {
         match packet.get(key).and_then(Value::as_str) {
             Some(text) if digest::is_digest(text) => {}
-            _ => fail(child("$", key), format!("expected sha256:<64 lowercase hex>, found {}", describe(packet.get(key)))),
+            _ => fail(
+                child("$", key),
+                format!("expected sha256:<64 lowercase hex>, found {}", describe(packet.get(key))),
+            ),
         }
     }
     prompt_paths(packet, &mut fail);
@@ -113,7 +131,10 @@ fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(String, Strin
         }
     }
     let Some(versions) = packet.get("promptVersions").and_then(Value::as_object) else {
-        fail("$.promptVersions".into(), format!("expected an object, found {}", describe(packet.get("promptVersions"))));
+        fail(
+            "$.promptVersions".into(),
+            format!("expected an object, found {}", describe(packet.get("promptVersions"))),
+        );
         return;
     };
     for (path, version) in versions {
@@ -132,7 +153,10 @@ fn resolved_branch(packet: &Map<String, Value>, fail: &mut impl FnMut(String, St
     let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return };
     let agent = branch.get("agentId");
     if agent.and_then(Value::as_str) != Some(AGENT_ID) || agent != packet.get("agentId") {
-        fail("$.resolvedBranch.agentId".into(), format!("expected {AGENT_ID:?} (the packet's agentId), found {}", describe(agent)));
+        fail(
+            "$.resolvedBranch.agentId".into(),
+            format!("expected {AGENT_ID:?} (the packet's agentId), found {}", describe(agent)),
+        );
     }
     for (field, allowed) in BRANCH_FIELDS {
         let path = child("$.resolvedBranch", field);
@@ -191,7 +215,9 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
                     fail("$.outputSchema.schema", "expected a JSON Schema object".into());
                 }
             }
-            other => fail("$.outputSchema", format!("expected the runtime output schema object, found {}", describe(other))),
+            other => {
+                fail("$.outputSchema", format!("expected the runtime output schema object, found {}", describe(other)))
+            }
         }
         if user.is_some() && effective != user {
             fail("$.effectiveUserMessage", format!("expected to equal userMessage for provider {provider:?}"));
@@ -238,11 +264,19 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
     let Some(items) = input.pointer("/evidence/items").and_then(Value::as_array) else { return };
     let mode = packet.get("resolvedBranch").and_then(|b| b.get("evidenceMode")).and_then(Value::as_str);
     if mode == Some("no-evidence") && !items.is_empty() {
-        out.push(Finding::new(FORBIDDEN, "$.renderInput.evidence.items", "evidence items present although evidenceMode is no-evidence"));
+        out.push(Finding::new(
+            FORBIDDEN,
+            "$.renderInput.evidence.items",
+            "evidence items present although evidenceMode is no-evidence",
+        ));
     }
     for (i, item) in items.iter().enumerate() {
         if item.get("accessible") == Some(&Value::Bool(false)) {
-            out.push(Finding::new(FORBIDDEN, index("$.renderInput.evidence.items", i), "inaccessible evidence item rendered"));
+            out.push(Finding::new(
+                FORBIDDEN,
+                index("$.renderInput.evidence.items", i),
+                "inaccessible evidence item rendered",
+            ));
         }
     }
 }
@@ -261,7 +295,10 @@ fn recomputed(packet: &Map<String, Value>, key: &str, check: &'static str, actua
         stored => vec![Finding::new(
             check,
             child("$", key),
-            format!("{key} does not match the packet: stored {}, recomputed {actual}", describe(stored.map(Value::from).as_ref())),
+            format!(
+                "{key} does not match the packet: stored {}, recomputed {actual}",
+                describe(stored.map(Value::from).as_ref())
+            ),
         )],
     }
 }
@@ -273,7 +310,11 @@ fn expect_equal(packet: &Map<String, Value>, key: &str, expected: &Value, fail: 
     }
 }
 
-fn non_blank_string<'a>(value: Option<&'a Value>, path: &str, fail: &mut impl FnMut(String, String)) -> Option<&'a str> {
+fn non_blank_string<'a>(
+    value: Option<&'a Value>,
+    path: &str,
+    fail: &mut impl FnMut(String, String),
+) -> Option<&'a str> {
     match value {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
         other => {
@@ -313,7 +354,10 @@ pub fn key_order_notes(packet: &Value) -> Vec<String> {
             })
         });
         if unknown {
-            notes.push(format!("{}: non-ASCII keys; the Node tools' localeCompare order may differ from RFC 8785", trail.render()));
+            notes.push(format!(
+                "{}: non-ASCII keys; the Node tools' localeCompare order may differ from RFC 8785",
+                trail.render()
+            ));
         } else if locale != code_units {
             notes.push(format!(
                 "{}: keys sort as {code_units:?} in RFC 8785 but as {locale:?} under Node's localeCompare; Node-computed hashes will differ",

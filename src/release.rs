@@ -148,9 +148,8 @@ fn policy(changed: &[ChangedFile], cases: &[CaseReport]) -> Vec<String> {
     let explained_by_references =
         changed.iter().any(|f| matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference));
     for case in cases.iter().filter(|c| c.golden_changed) {
-        let fixture_changed = changed
-            .iter()
-            .any(|f| f.kind == ChangeKind::Fixture && f.path.split('/').any(|part| part == case.case));
+        let fixture_changed =
+            changed.iter().any(|f| f.kind == ChangeKind::Fixture && f.path.split('/').any(|part| part == case.case));
         if !explained_by_references && !fixture_changed {
             violations.push(format!(
                 "golden packet of case {} changed with no template, schema or fixture change to explain it",
@@ -176,7 +175,9 @@ fn kinds_present(changed: &[ChangedFile], kinds: &[ChangeKind]) -> Vec<String> {
 fn prompt_version_violations(config: &Config, packets: &[(String, Option<Value>)]) -> Vec<String> {
     let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for (case, packet) in packets {
-        let Some(versions) = packet.as_ref().and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else { continue };
+        let Some(versions) = packet.as_ref().and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else {
+            continue;
+        };
         for (path, version) in versions {
             let actual = std::fs::read(config.paths.prompts.join(path)).ok().map(|b| digest::sha256(&b));
             if actual.as_deref() != version.as_str() {
@@ -203,9 +204,11 @@ fn group(changes: Vec<(String, Value, Value)>) -> Vec<ChangeGroup> {
     for (case, before, after) in changes {
         let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
         let system = unified(&text(&before, "systemPrompt"), &text(&after, "systemPrompt"), ("base", "tree"));
-        let user = unified(&text(&before, "effectiveUserMessage"), &text(&after, "effectiveUserMessage"), ("base", "tree"));
+        let user =
+            unified(&text(&before, "effectiveUserMessage"), &text(&after, "effectiveUserMessage"), ("base", "tree"));
         // The hashes are in the per-case table; here they would only repeat it.
-        let fields = field_changes(&before, &after, &["systemPrompt", "effectiveUserMessage", "exactInputHash", "checksum"]);
+        let fields =
+            field_changes(&before, &after, &["systemPrompt", "effectiveUserMessage", "exactInputHash", "checksum"]);
         let key = format!(
             "{}\u{0}{}\u{0}{}",
             changed_lines(&system),
@@ -318,7 +321,9 @@ impl Report {
         if self.changed_files.is_empty() {
             md.push_str("None.\n");
         }
-        let kind = |f: &ChangedFile| serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let kind = |f: &ChangedFile| {
+            serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+        };
         let (golden, sources): (Vec<&ChangedFile>, Vec<&ChangedFile>) =
             self.changed_files.iter().partition(|f| f.kind == ChangeKind::Golden);
         for file in sources {
@@ -333,7 +338,8 @@ impl Report {
         }
         md.push_str("\n### Packets\n\n| case | changed by this release | golden up to date | exactInputHash before | after |\n|---|---|---|---|---|\n");
         for c in &self.cases {
-            let hash = |h: &Option<String>| h.as_deref().map_or("—".to_owned(), |h| format!("`{}`", &h[..h.len().min(19)]));
+            let hash =
+                |h: &Option<String>| h.as_deref().map_or("—".to_owned(), |h| format!("`{}`", &h[..h.len().min(19)]));
             md.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
                 c.case,
@@ -345,7 +351,9 @@ impl Report {
         }
         for (i, g) in self.groups.iter().enumerate() {
             md.push_str(&format!("\n### Change {} — {} case(s): {}\n", i + 1, g.cases.len(), g.cases.join(", ")));
-            for (title, diff) in [("systemPrompt", &g.system_prompt_diff), ("effectiveUserMessage", &g.effective_user_message_diff)] {
+            for (title, diff) in
+                [("systemPrompt", &g.system_prompt_diff), ("effectiveUserMessage", &g.effective_user_message_diff)]
+            {
                 if !diff.is_empty() {
                     md.push_str(&format!(
                         "\n<details><summary>{title} ({} changed line(s))</summary>\n\n```diff\n{}```\n</details>\n",
@@ -357,7 +365,9 @@ impl Report {
             if !g.field_changes.is_empty() {
                 md.push_str("\n<details><summary>other fields</summary>\n\n| field | base | tree |\n|---|---|---|\n");
                 for f in &g.field_changes {
-                    let cell = |v: &Option<String>| v.as_deref().map_or("—".to_owned(), |v| format!("`{}`", v.replace('|', "\\|")));
+                    let cell = |v: &Option<String>| {
+                        v.as_deref().map_or("—".to_owned(), |v| format!("`{}`", v.replace('|', "\\|")))
+                    };
                     md.push_str(&format!("| `{}` | {} | {} |\n", f.path, cell(&f.before), cell(&f.after)));
                 }
                 md.push_str("</details>\n");
@@ -385,14 +395,19 @@ impl Git {
     fn relative(&self, file: &Path) -> String {
         let top = self.top.canonicalize().unwrap_or_else(|_| self.top.clone());
         let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
-        let parent_canon = file.parent().and_then(|p| p.canonicalize().ok()).map(|p| p.join(file.file_name().unwrap_or_default()));
+        let parent_canon =
+            file.parent().and_then(|p| p.canonicalize().ok()).map(|p| p.join(file.file_name().unwrap_or_default()));
         let file = parent_canon.unwrap_or(file);
         file.strip_prefix(&top).unwrap_or(&file).to_string_lossy().replace('\\', "/")
     }
 
     fn show_json(&self, rev: &str, file: &Path) -> Result<Option<Value>> {
         let spec = format!("{rev}:{}", self.relative(file));
-        let out = Command::new("git").current_dir(&self.top).args(["show", &spec]).output().map_err(|e| Error::io("git", e))?;
+        let out = Command::new("git")
+            .current_dir(&self.top)
+            .args(["show", &spec])
+            .output()
+            .map_err(|e| Error::io("git", e))?;
         if !out.status.success() {
             return Ok(None); // not present at the base: a new case
         }
@@ -494,4 +509,3 @@ mod tests {
         assert_eq!(policy(&with_fixture, &[case("b", true)]).len(), 1, "a fixture explains only its own case");
     }
 }
-

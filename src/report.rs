@@ -121,7 +121,11 @@ impl<'a> Trail<'a> {
 }
 
 /// Visit every value under an object's members with its trail, depth first.
-pub fn walk_map<'a>(map: &'a serde_json::Map<String, serde_json::Value>, trail: &mut Trail<'a>, visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>)) {
+pub fn walk_map<'a>(
+    map: &'a serde_json::Map<String, serde_json::Value>,
+    trail: &mut Trail<'a>,
+    visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>),
+) {
     for (key, item) in map {
         trail.push_key(key);
         visit(item, Some(key), trail);
@@ -131,7 +135,11 @@ pub fn walk_map<'a>(map: &'a serde_json::Map<String, serde_json::Value>, trail: 
 }
 
 /// Visit every value under `value` with its trail, depth first.
-pub fn walk<'a>(value: &'a serde_json::Value, trail: &mut Trail<'a>, visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>)) {
+pub fn walk<'a>(
+    value: &'a serde_json::Value,
+    trail: &mut Trail<'a>,
+    visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>),
+) {
     match value {
         serde_json::Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {

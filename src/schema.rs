@@ -104,7 +104,8 @@ impl Inliner {
                 Ok(Value::Object(out))
             }
             Value::Array(items) => {
-                let inlined = items.iter().enumerate().map(|(i, item)| self.inline(item, file, &index(path, i), config));
+                let inlined =
+                    items.iter().enumerate().map(|(i, item)| self.inline(item, file, &index(path, i), config));
                 Ok(Value::Array(inlined.collect::<Result<_>>()?))
             }
             other => Ok(other.clone()),
@@ -126,9 +127,8 @@ impl Inliner {
             return Err(shape(&format!("no reference cycle; {reference:?} refers back to itself")));
         }
         let document = load(&target_file, config)?;
-        let target = document
-            .pointer(pointer)
-            .ok_or_else(|| shape(&format!("{reference:?} to name an existing definition")))?;
+        let target =
+            document.pointer(pointer).ok_or_else(|| shape(&format!("{reference:?} to name an existing definition")))?;
         self.stack.push(key);
         let inlined = self.inline(target, &target_file, &format!("{}#{pointer}", target_file.display()), config);
         self.stack.pop();
@@ -189,7 +189,8 @@ mod tests {
         };
         let output = canonical::parse(&bytes).unwrap();
         let validator = validator(&project());
-        let errors: Vec<String> = validator.iter_errors(&output).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+        let errors: Vec<String> =
+            validator.iter_errors(&output).map(|e| format!("{} at {}", e, e.instance_path)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
     }
 
@@ -211,17 +212,26 @@ mod tests {
         let breaks: [(&str, Break); 8] = [
             ("no result envelope", |v| *v = v["result"].clone()),
             ("extra key next to result", |v| v["extra"] = Value::Null),
-            ("no screens", |v| drop(v["result"]["onboardingStrategySequence"][0].as_object_mut().unwrap().remove("screens"))),
-            ("unknown block key", |v| v["result"]["onboardingStrategySequence"][0]["previewScreens"] = serde_json::json!([])),
+            ("no screens", |v| {
+                drop(v["result"]["onboardingStrategySequence"][0].as_object_mut().unwrap().remove("screens"))
+            }),
+            ("unknown block key", |v| {
+                v["result"]["onboardingStrategySequence"][0]["previewScreens"] = serde_json::json!([])
+            }),
             ("two blocks", |v| {
                 let block = v["result"]["onboardingStrategySequence"][0].clone();
                 v["result"]["onboardingStrategySequence"].as_array_mut().unwrap().push(block);
             }),
             ("prompt inside an asset intent", |v| {
-                v["result"]["onboardingStrategySequence"][0]["screens"][0]["aiMeta"]["assetIntents"][0]["imagePrompt"] = "x".into()
+                v["result"]["onboardingStrategySequence"][0]["screens"][0]["aiMeta"]["assetIntents"][0]["imagePrompt"] =
+                    "x".into()
             }),
-            ("unknown screen type", |v| v["result"]["onboardingStrategySequence"][0]["screens"][0]["screenType"] = "Video".into()),
-            ("one instruction", |v| drop(v["result"]["onboardingStrategySequence"][0]["instructions"].as_array_mut().unwrap().pop())),
+            ("unknown screen type", |v| {
+                v["result"]["onboardingStrategySequence"][0]["screens"][0]["screenType"] = "Video".into()
+            }),
+            ("one instruction", |v| {
+                drop(v["result"]["onboardingStrategySequence"][0]["instructions"].as_array_mut().unwrap().pop())
+            }),
         ];
         for (name, break_it) in breaks {
             let mut broken = valid.clone();

@@ -47,7 +47,11 @@ fn expect_canonical(path: &Utf8Path, input: &[u8], expected: &[u8]) -> Result {
         return Err(format!("{path}: canonical form is not stable: {}", show(&again)).into());
     }
     if path.as_str().contains("depth_max") && depth(&value) != MAX_DEPTH {
-        return Err(format!("{path}: nests {} levels but MAX_DEPTH is {MAX_DEPTH}; regenerate the depth vectors", depth(&value)).into());
+        return Err(format!(
+            "{path}: nests {} levels but MAX_DEPTH is {MAX_DEPTH}; regenerate the depth vectors",
+            depth(&value)
+        )
+        .into());
     }
     Ok(())
 }
@@ -59,11 +63,17 @@ fn expect_refusal(path: &Utf8Path, input: &[u8], spec: &str) -> Result {
     if path.as_str().contains("depth_over_max") {
         let levels = input.iter().take_while(|&&b| b == b'[').count();
         if levels != MAX_DEPTH + 1 {
-            return Err(format!("{path}: nests {levels} levels but MAX_DEPTH is {MAX_DEPTH}; regenerate the depth vectors").into());
+            return Err(format!(
+                "{path}: nests {levels} levels but MAX_DEPTH is {MAX_DEPTH}; regenerate the depth vectors"
+            )
+            .into());
         }
     }
     match canonical::parse(input) {
-        Ok(value) => Err(format!("{path}: accepted (as {}), expected refusal at {position}", show(&canonical::to_vec(&value))).into()),
+        Ok(value) => {
+            Err(format!("{path}: accepted (as {}), expected refusal at {position}", show(&canonical::to_vec(&value)))
+                .into())
+        }
         Err(e) => {
             let actual = format!("{}:{}", e.line, e.column);
             if actual != position || !e.message.contains(fragment) {

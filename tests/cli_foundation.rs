@@ -46,7 +46,12 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn describe(output: &Output) -> String {
-    format!("status {:?}\n--- stdout\n{}\n--- stderr\n{}", output.status.code(), text(&output.stdout), text(&output.stderr))
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status.code(),
+        text(&output.stdout),
+        text(&output.stderr)
+    )
 }
 
 /// The interop folder, or `None` after printing that the caller skips.
@@ -115,8 +120,15 @@ fn canon_refuses_each_malformed_class_with_status_2_and_a_position() {
         let output = run([OsStr::new("canon"), file.as_os_str()]);
         let stderr = text(&output.stderr);
         let located = format!("{}:{position}:", file.display());
-        if output.status.code() != Some(2) || !output.stdout.is_empty() || !stderr.contains(&located) || !stderr.contains(fragment) {
-            failures.push(format!("{class}: expected status 2, empty stdout, stderr with {located:?} and {fragment:?}\n{}", describe(&output)));
+        if output.status.code() != Some(2)
+            || !output.stdout.is_empty()
+            || !stderr.contains(&located)
+            || !stderr.contains(fragment)
+        {
+            failures.push(format!(
+                "{class}: expected status 2, empty stdout, stderr with {located:?} and {fragment:?}\n{}",
+                describe(&output)
+            ));
         }
     }
     assert!(MALFORMED.len() >= 20);
@@ -281,7 +293,10 @@ fn canon_hash_of_the_hash_material_equals_the_stored_hashes() {
 /// Change one character of a string (the middle letter or digit).
 fn tweak(s: &mut String) {
     let chars: Vec<char> = s.chars().collect();
-    let i = (chars.len() / 2..chars.len()).chain(0..chars.len() / 2).find(|&i| chars[i].is_ascii_alphanumeric()).expect("a letter to change");
+    let i = (chars.len() / 2..chars.len())
+        .chain(0..chars.len() / 2)
+        .find(|&i| chars[i].is_ascii_alphanumeric())
+        .expect("a letter to change");
     let replacement = if chars[i] == 'a' { 'b' } else { 'a' };
     *s = chars.iter().enumerate().map(|(j, &c)| if j == i { replacement } else { c }).collect();
 }
@@ -330,7 +345,8 @@ fn changing_one_character_of_a_hashed_field_breaks_the_named_hash() {
         ("userMessage", |_| {}, false),
     ];
     let mut failures = Vec::new();
-    for (name, extra) in [("runtime-packet.anthropic.json", vec![]), ("runtime-packet.google.json", suffix_args(&dir))] {
+    for (name, extra) in [("runtime-packet.anthropic.json", vec![]), ("runtime-packet.google.json", suffix_args(&dir))]
+    {
         let original = read_packet(&dir.join(name));
         for (field, edit, in_exact_input) in edits {
             if !original.contains_key(field) {
@@ -350,9 +366,16 @@ fn changing_one_character_of_a_hashed_field_breaks_the_named_hash() {
                     continue;
                 }
             };
-            let names = |key: &str| found.contains(&(format!("packet::{}", if key == "checksum" { "checksum" } else { "exact-input-hash" }), format!("$.{key}")));
+            let names = |key: &str| {
+                found.contains(&(
+                    format!("packet::{}", if key == "checksum" { "checksum" } else { "exact-input-hash" }),
+                    format!("$.{key}"),
+                ))
+            };
             if !names("checksum") || names("exactInputHash") != in_exact_input {
-                failures.push(format!("{name}: {field}: exactInputHash expected {in_exact_input}, checksum expected; found {found:?}"));
+                failures.push(format!(
+                    "{name}: {field}: exactInputHash expected {in_exact_input}, checksum expected; found {found:?}"
+                ));
             }
         }
     }
@@ -478,211 +501,446 @@ macro_rules! branch_cases {
 
 fn cases() -> Vec<Case> {
     let mut cases = vec![
-        Case { name: "packetVersion 2", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["packetVersion"] = json!(2);
-            vec![path("packetVersion")]
-        } },
-        Case { name: "packetVersion as a string", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["packetVersion"] = json!("1");
-            vec![path("packetVersion")]
-        } },
-        Case { name: "attempt 2", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["attempt"] = json!(2);
-            vec![path("attempt")]
-        } },
-        Case { name: "agentId of another agent", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["agentId"] = json!("updateBlock");
-            vec![path("agentId"), "$.resolvedBranch.agentId".into()]
-        } },
-        Case { name: "taskType", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["taskType"] = json!("block-create");
-            vec![path("taskType")]
-        } },
-        Case { name: "promptMode", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["promptMode"] = json!("fresh-compose");
-            vec![path("promptMode")]
-        } },
-        Case { name: "provider unknown", applies: Applies::NotGoogle, finish: Finish::Rehash, edit: |p| {
-            p["provider"] = json!("acme");
-            vec![path("provider")]
-        } },
-        Case { name: "provider missing", applies: Applies::NotGoogle, finish: Finish::Rehash, edit: |p| {
-            p.remove("provider");
-            vec![path("provider")]
-        } },
-        Case { name: "model blank", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["model"] = json!(" \t ");
-            vec![path("model")]
-        } },
-        Case { name: "model a number", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["model"] = json!(42);
-            vec![path("model")]
-        } },
-        Case { name: "systemPrompt empty", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["systemPrompt"] = json!("");
-            vec![path("systemPrompt")]
-        } },
-        Case { name: "effectiveUserMessage missing", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p.remove("effectiveUserMessage");
-            vec![path("effectiveUserMessage")]
-        } },
-        Case { name: "maxTokens 0", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["maxTokens"] = json!(0);
-            vec![path("maxTokens")]
-        } },
-        Case { name: "maxTokens negative", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["maxTokens"] = json!(-64000);
-            vec![path("maxTokens")]
-        } },
-        Case { name: "maxTokens fractional", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["maxTokens"] = json!(6400.5);
-            vec![path("maxTokens")]
-        } },
-        Case { name: "maxTokens a string", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["maxTokens"] = json!("64000");
-            vec![path("maxTokens")]
-        } },
-        Case { name: "renderInput an array", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["renderInput"] = json!([]);
-            vec![path("renderInput")]
-        } },
-        Case { name: "resolvedBranch a string", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["resolvedBranch"] = json!("staged");
-            vec![path("resolvedBranch")]
-        } },
-        Case { name: "promptPaths empty", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["promptPaths"] = json!([]);
-            let mut paths = all_version_paths(p);
-            paths.push(path("promptPaths"));
-            paths
-        } },
-        Case { name: "promptPaths duplicate", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            let first = first_prompt_path(p);
-            let paths = p["promptPaths"].as_array_mut().unwrap();
-            paths.push(json!(first));
-            vec![format!("$.promptPaths[{}]", paths.len() - 1)]
-        } },
-        Case { name: "promptPaths blank entry", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["promptPaths"].as_array_mut().unwrap().push(json!(" "));
-            let n = p["promptPaths"].as_array().unwrap().len();
-            vec![format!("$.promptPaths[{}]", n - 1)]
-        } },
-        Case { name: "promptVersions missing a path", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            let first = first_prompt_path(p);
-            p["promptVersions"].as_object_mut().unwrap().remove(&first);
-            vec![version_path(&first)]
-        } },
-        Case { name: "promptVersions names an extra path", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["promptVersions"]["extra/unused.md"] = json!("v1");
-            vec![version_path("extra/unused.md")]
-        } },
-        Case { name: "promptVersions blank version", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            let first = first_prompt_path(p);
-            p["promptVersions"][first.as_str()] = json!("");
-            vec![version_path(&first)]
-        } },
-        Case { name: "promptVersions an array", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["promptVersions"] = json!([]);
-            vec![path("promptVersions")]
-        } },
-        Case { name: "resolvedBranch.agentId mismatch", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["resolvedBranch"]["agentId"] = json!("updateBlock");
-            vec!["$.resolvedBranch.agentId".into()]
-        } },
-        Case { name: "resolvedBranch.agentId missing", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["resolvedBranch"].as_object_mut().unwrap().remove("agentId");
-            vec!["$.resolvedBranch.agentId".into()]
-        } },
-        Case { name: "Google packet with outputSchema", applies: Applies::Google, finish: Finish::Rehash, edit: |p| {
-            p.insert("outputSchema".into(), json!({ "name": "submit_block", "schema": { "type": "object" } }));
-            vec![path("outputSchema")]
-        } },
-        Case { name: "Google packet with outputSchema null", applies: Applies::Google, finish: Finish::Rehash, edit: |p| {
-            p.insert("outputSchema".into(), Value::Null);
-            vec![path("outputSchema")]
-        } },
-        Case { name: "Google packet with the wrong suffix", applies: Applies::Google, finish: Finish::Rehash, edit: |p| {
-            let user = p["userMessage"].as_str().unwrap().to_owned();
-            p["effectiveUserMessage"] = json!(format!("{user}\n\nAnswer in JSON."));
-            vec![path("effectiveUserMessage")]
-        } },
-        Case { name: "Google packet without the suffix", applies: Applies::Google, finish: Finish::Rehash, edit: |p| {
-            p["effectiveUserMessage"] = p["userMessage"].clone();
-            vec![path("effectiveUserMessage")]
-        } },
-        Case { name: "non-Google packet without outputSchema", applies: Applies::NotGoogle, finish: Finish::Rehash, edit: |p| {
-            p.remove("outputSchema");
-            vec![path("outputSchema")]
-        } },
-        Case { name: "non-Google packet with outputSchema null", applies: Applies::NotGoogle, finish: Finish::Rehash, edit: |p| {
-            p["outputSchema"] = Value::Null;
-            vec![path("outputSchema")]
-        } },
-        Case { name: "non-Google outputSchema without a name", applies: Applies::NotGoogle, finish: Finish::Rehash, edit: |p| {
-            p["outputSchema"].as_object_mut().unwrap().remove("name");
-            vec!["$.outputSchema.name".into()]
-        } },
-        Case { name: "non-Google outputSchema.schema not an object", applies: Applies::NotGoogle, finish: Finish::Rehash, edit: |p| {
-            p["outputSchema"]["schema"] = json!(true);
-            vec!["$.outputSchema.schema".into()]
-        } },
-        Case { name: "non-Google effectiveUserMessage differs from userMessage", applies: Applies::NotGoogle, finish: Finish::Rehash, edit: |p| {
-            let user = p["userMessage"].as_str().unwrap().to_owned();
-            p["effectiveUserMessage"] = json!(format!("{user} Also be brief."));
-            vec![path("effectiveUserMessage")]
-        } },
-        Case { name: "unknown top-level field", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p.insert("debugNotes".into(), json!("kept for later"));
-            vec![path("debugNotes")]
-        } },
-        Case { name: "forbidden key deep in renderInput", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["renderInput"]["layout"] = json!({ "layers": [ { "kind": "image" }, { "aiAssets": [] } ] });
-            vec!["$.renderInput.layout.layers[1].aiAssets".into()]
-        } },
-        Case { name: "forbidden storage URI in a renderInput string", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["renderInput"]["layout"] = json!({ "hero": "gs://media-bucket/hero-original" });
-            vec!["$.renderInput.layout.hero".into()]
-        } },
-        Case { name: "forbidden media URL in systemPrompt", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            let prompt = p["systemPrompt"].as_str().unwrap().to_owned();
-            p["systemPrompt"] = json!(format!("{prompt}\nReuse https://cdn.example.com/img/hero-final.png as is."));
-            vec![path("systemPrompt")]
-        } },
-        Case { name: "evidence items under no-evidence", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["resolvedBranch"]["evidenceMode"] = json!("no-evidence");
-            vec!["$.renderInput.evidence.items".into()]
-        } },
-        Case { name: "inaccessible evidence item", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["renderInput"]["evidence"]["items"][0]["accessible"] = json!(false);
-            vec!["$.renderInput.evidence.items[0]".into()]
-        } },
-        Case { name: "inexact integer just past 2^53", applies: Applies::All, finish: Finish::Rehash, edit: |p| {
-            p["renderInput"]["count"] = json!(9007199254740993u64);
-            vec!["$.renderInput.count".into()]
-        } },
-        Case { name: "inexact integer past the u64 range", applies: Applies::All,
-            finish: Finish::RehashThenWrite("123456789012345678901234567890"), edit: |p| {
-            p["renderInput"]["count"] = Value::Number(Number::from_f64(123456789012345678901234567890.0).unwrap());
-            vec!["$.renderInput.count".into()]
-        } },
-        Case { name: "exactInputHash in uppercase", applies: Applies::All, finish: Finish::AsIs, edit: |p| {
-            rehash(p);
-            p["exactInputHash"] = json!(p["exactInputHash"].as_str().unwrap().to_uppercase().replace("SHA256:", "sha256:"));
-            let checksum = digest::packet_checksum(p);
-            p["checksum"] = json!(checksum);
-            vec![path("exactInputHash")]
-        } },
-        Case { name: "checksum with a short hex", applies: Applies::All, finish: Finish::AsIs, edit: |p| {
-            rehash(p);
-            p["checksum"] = json!("sha256:16be3248");
-            vec![path("checksum")]
-        } },
-        Case { name: "exactInputHash missing", applies: Applies::All, finish: Finish::AsIs, edit: |p| {
-            p.remove("exactInputHash");
-            let checksum = digest::packet_checksum(p);
-            p["checksum"] = json!(checksum);
-            vec![path("exactInputHash")]
-        } },
+        Case {
+            name: "packetVersion 2",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["packetVersion"] = json!(2);
+                vec![path("packetVersion")]
+            },
+        },
+        Case {
+            name: "packetVersion as a string",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["packetVersion"] = json!("1");
+                vec![path("packetVersion")]
+            },
+        },
+        Case {
+            name: "attempt 2",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["attempt"] = json!(2);
+                vec![path("attempt")]
+            },
+        },
+        Case {
+            name: "agentId of another agent",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["agentId"] = json!("updateBlock");
+                vec![path("agentId"), "$.resolvedBranch.agentId".into()]
+            },
+        },
+        Case {
+            name: "taskType",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["taskType"] = json!("block-create");
+                vec![path("taskType")]
+            },
+        },
+        Case {
+            name: "promptMode",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["promptMode"] = json!("fresh-compose");
+                vec![path("promptMode")]
+            },
+        },
+        Case {
+            name: "provider unknown",
+            applies: Applies::NotGoogle,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["provider"] = json!("acme");
+                vec![path("provider")]
+            },
+        },
+        Case {
+            name: "provider missing",
+            applies: Applies::NotGoogle,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p.remove("provider");
+                vec![path("provider")]
+            },
+        },
+        Case {
+            name: "model blank",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["model"] = json!(" \t ");
+                vec![path("model")]
+            },
+        },
+        Case {
+            name: "model a number",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["model"] = json!(42);
+                vec![path("model")]
+            },
+        },
+        Case {
+            name: "systemPrompt empty",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["systemPrompt"] = json!("");
+                vec![path("systemPrompt")]
+            },
+        },
+        Case {
+            name: "effectiveUserMessage missing",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p.remove("effectiveUserMessage");
+                vec![path("effectiveUserMessage")]
+            },
+        },
+        Case {
+            name: "maxTokens 0",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["maxTokens"] = json!(0);
+                vec![path("maxTokens")]
+            },
+        },
+        Case {
+            name: "maxTokens negative",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["maxTokens"] = json!(-64000);
+                vec![path("maxTokens")]
+            },
+        },
+        Case {
+            name: "maxTokens fractional",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["maxTokens"] = json!(6400.5);
+                vec![path("maxTokens")]
+            },
+        },
+        Case {
+            name: "maxTokens a string",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["maxTokens"] = json!("64000");
+                vec![path("maxTokens")]
+            },
+        },
+        Case {
+            name: "renderInput an array",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["renderInput"] = json!([]);
+                vec![path("renderInput")]
+            },
+        },
+        Case {
+            name: "resolvedBranch a string",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["resolvedBranch"] = json!("staged");
+                vec![path("resolvedBranch")]
+            },
+        },
+        Case {
+            name: "promptPaths empty",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["promptPaths"] = json!([]);
+                let mut paths = all_version_paths(p);
+                paths.push(path("promptPaths"));
+                paths
+            },
+        },
+        Case {
+            name: "promptPaths duplicate",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                let first = first_prompt_path(p);
+                let paths = p["promptPaths"].as_array_mut().unwrap();
+                paths.push(json!(first));
+                vec![format!("$.promptPaths[{}]", paths.len() - 1)]
+            },
+        },
+        Case {
+            name: "promptPaths blank entry",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["promptPaths"].as_array_mut().unwrap().push(json!(" "));
+                let n = p["promptPaths"].as_array().unwrap().len();
+                vec![format!("$.promptPaths[{}]", n - 1)]
+            },
+        },
+        Case {
+            name: "promptVersions missing a path",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                let first = first_prompt_path(p);
+                p["promptVersions"].as_object_mut().unwrap().remove(&first);
+                vec![version_path(&first)]
+            },
+        },
+        Case {
+            name: "promptVersions names an extra path",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["promptVersions"]["extra/unused.md"] = json!("v1");
+                vec![version_path("extra/unused.md")]
+            },
+        },
+        Case {
+            name: "promptVersions blank version",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                let first = first_prompt_path(p);
+                p["promptVersions"][first.as_str()] = json!("");
+                vec![version_path(&first)]
+            },
+        },
+        Case {
+            name: "promptVersions an array",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["promptVersions"] = json!([]);
+                vec![path("promptVersions")]
+            },
+        },
+        Case {
+            name: "resolvedBranch.agentId mismatch",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["resolvedBranch"]["agentId"] = json!("updateBlock");
+                vec!["$.resolvedBranch.agentId".into()]
+            },
+        },
+        Case {
+            name: "resolvedBranch.agentId missing",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["resolvedBranch"].as_object_mut().unwrap().remove("agentId");
+                vec!["$.resolvedBranch.agentId".into()]
+            },
+        },
+        Case {
+            name: "Google packet with outputSchema",
+            applies: Applies::Google,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p.insert("outputSchema".into(), json!({ "name": "submit_block", "schema": { "type": "object" } }));
+                vec![path("outputSchema")]
+            },
+        },
+        Case {
+            name: "Google packet with outputSchema null",
+            applies: Applies::Google,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p.insert("outputSchema".into(), Value::Null);
+                vec![path("outputSchema")]
+            },
+        },
+        Case {
+            name: "Google packet with the wrong suffix",
+            applies: Applies::Google,
+            finish: Finish::Rehash,
+            edit: |p| {
+                let user = p["userMessage"].as_str().unwrap().to_owned();
+                p["effectiveUserMessage"] = json!(format!("{user}\n\nAnswer in JSON."));
+                vec![path("effectiveUserMessage")]
+            },
+        },
+        Case {
+            name: "Google packet without the suffix",
+            applies: Applies::Google,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["effectiveUserMessage"] = p["userMessage"].clone();
+                vec![path("effectiveUserMessage")]
+            },
+        },
+        Case {
+            name: "non-Google packet without outputSchema",
+            applies: Applies::NotGoogle,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p.remove("outputSchema");
+                vec![path("outputSchema")]
+            },
+        },
+        Case {
+            name: "non-Google packet with outputSchema null",
+            applies: Applies::NotGoogle,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["outputSchema"] = Value::Null;
+                vec![path("outputSchema")]
+            },
+        },
+        Case {
+            name: "non-Google outputSchema without a name",
+            applies: Applies::NotGoogle,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["outputSchema"].as_object_mut().unwrap().remove("name");
+                vec!["$.outputSchema.name".into()]
+            },
+        },
+        Case {
+            name: "non-Google outputSchema.schema not an object",
+            applies: Applies::NotGoogle,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["outputSchema"]["schema"] = json!(true);
+                vec!["$.outputSchema.schema".into()]
+            },
+        },
+        Case {
+            name: "non-Google effectiveUserMessage differs from userMessage",
+            applies: Applies::NotGoogle,
+            finish: Finish::Rehash,
+            edit: |p| {
+                let user = p["userMessage"].as_str().unwrap().to_owned();
+                p["effectiveUserMessage"] = json!(format!("{user} Also be brief."));
+                vec![path("effectiveUserMessage")]
+            },
+        },
+        Case {
+            name: "unknown top-level field",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p.insert("debugNotes".into(), json!("kept for later"));
+                vec![path("debugNotes")]
+            },
+        },
+        Case {
+            name: "forbidden key deep in renderInput",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["renderInput"]["layout"] = json!({ "layers": [ { "kind": "image" }, { "aiAssets": [] } ] });
+                vec!["$.renderInput.layout.layers[1].aiAssets".into()]
+            },
+        },
+        Case {
+            name: "forbidden storage URI in a renderInput string",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["renderInput"]["layout"] = json!({ "hero": "gs://media-bucket/hero-original" });
+                vec!["$.renderInput.layout.hero".into()]
+            },
+        },
+        Case {
+            name: "forbidden media URL in systemPrompt",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                let prompt = p["systemPrompt"].as_str().unwrap().to_owned();
+                p["systemPrompt"] = json!(format!("{prompt}\nReuse https://cdn.example.com/img/hero-final.png as is."));
+                vec![path("systemPrompt")]
+            },
+        },
+        Case {
+            name: "evidence items under no-evidence",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["resolvedBranch"]["evidenceMode"] = json!("no-evidence");
+                vec!["$.renderInput.evidence.items".into()]
+            },
+        },
+        Case {
+            name: "inaccessible evidence item",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["renderInput"]["evidence"]["items"][0]["accessible"] = json!(false);
+                vec!["$.renderInput.evidence.items[0]".into()]
+            },
+        },
+        Case {
+            name: "inexact integer just past 2^53",
+            applies: Applies::All,
+            finish: Finish::Rehash,
+            edit: |p| {
+                p["renderInput"]["count"] = json!(9007199254740993u64);
+                vec!["$.renderInput.count".into()]
+            },
+        },
+        Case {
+            name: "inexact integer past the u64 range",
+            applies: Applies::All,
+            finish: Finish::RehashThenWrite("123456789012345678901234567890"),
+            edit: |p| {
+                p["renderInput"]["count"] = Value::Number(Number::from_f64(123456789012345678901234567890.0).unwrap());
+                vec!["$.renderInput.count".into()]
+            },
+        },
+        Case {
+            name: "exactInputHash in uppercase",
+            applies: Applies::All,
+            finish: Finish::AsIs,
+            edit: |p| {
+                rehash(p);
+                p["exactInputHash"] =
+                    json!(p["exactInputHash"].as_str().unwrap().to_uppercase().replace("SHA256:", "sha256:"));
+                let checksum = digest::packet_checksum(p);
+                p["checksum"] = json!(checksum);
+                vec![path("exactInputHash")]
+            },
+        },
+        Case {
+            name: "checksum with a short hex",
+            applies: Applies::All,
+            finish: Finish::AsIs,
+            edit: |p| {
+                rehash(p);
+                p["checksum"] = json!("sha256:16be3248");
+                vec![path("checksum")]
+            },
+        },
+        Case {
+            name: "exactInputHash missing",
+            applies: Applies::All,
+            finish: Finish::AsIs,
+            edit: |p| {
+                p.remove("exactInputHash");
+                let checksum = digest::packet_checksum(p);
+                p["checksum"] = json!(checksum);
+                vec![path("exactInputHash")]
+            },
+        },
     ];
     cases.extend(branch_cases! {
         "insertionMode" => "deferred",
@@ -759,8 +1017,13 @@ fn each_contract_rule_fails_alone_on_a_built_packet() {
 #[test]
 fn each_contract_rule_fails_alone_on_the_interop_packets() {
     let Some(dir) = interop("contract negatives on the interop packets") else { return };
-    let mut failures = run_cases("interop anthropic packet", &read_packet(&dir.join("runtime-packet.anthropic.json")), &[]);
-    failures.extend(run_cases("interop google packet", &read_packet(&dir.join("runtime-packet.google.json")), &suffix_args(&dir)));
+    let mut failures =
+        run_cases("interop anthropic packet", &read_packet(&dir.join("runtime-packet.anthropic.json")), &[]);
+    failures.extend(run_cases(
+        "interop google packet",
+        &read_packet(&dir.join("runtime-packet.google.json")),
+        &suffix_args(&dir),
+    ));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

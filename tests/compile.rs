@@ -63,7 +63,12 @@ fn export_is_deterministic_and_matches_the_golden_packets() {
         let second = packetproof(root(), &["export", "--request", request.to_str().unwrap()]);
         assert_eq!(first.stdout, second.stdout, "{}: two exports differ", case.name);
         let golden = std::fs::read(case.golden_packet()).unwrap();
-        assert!(first.stdout == golden, "{}: export differs from the golden packet; run `packetproof bless {}`", case.name, case.name);
+        assert!(
+            first.stdout == golden,
+            "{}: export differs from the golden packet; run `packetproof bless {}`",
+            case.name,
+            case.name
+        );
     }
 }
 
@@ -121,13 +126,21 @@ fn excluded_text_never_reaches_a_packet() {
         // The corpus plants marked text in every case; the check must have something to find.
         for marker in ["UNSELECTED", "INACCESSIBLE", "ASSET-PROMPT", "Source-only survey"] {
             if serde_json::to_string(&case.request).unwrap().contains(marker) {
-                assert!(excluded.iter().any(|(_, t)| t.contains(marker)), "{}: {marker} text not listed as excluded", case.name);
+                assert!(
+                    excluded.iter().any(|(_, t)| t.contains(marker)),
+                    "{}: {marker} text not listed as excluded",
+                    case.name
+                );
             }
         }
         for packet in [&golden, &fresh] {
             let texts = strings(packet);
             for (path, text) in &excluded {
-                assert!(!texts.iter().any(|t| t.contains(text.as_str())), "{}: excluded text from {path} occurs in the packet: {text:?}", case.name);
+                assert!(
+                    !texts.iter().any(|t| t.contains(text.as_str())),
+                    "{}: excluded text from {path} occurs in the packet: {text:?}",
+                    case.name
+                );
                 checked += 1;
             }
         }
@@ -172,7 +185,9 @@ fn shape(value: &Value, path: &str, out: &mut BTreeSet<String>) {
 
 #[test]
 fn interop_compile_input_resolves_like_the_node_packet() {
-    let (Some(input), Some(node)) = (interop("compile-input.json"), interop("runtime-packet.anthropic.json")) else { return };
+    let (Some(input), Some(node)) = (interop("compile-input.json"), interop("runtime-packet.anthropic.json")) else {
+        return;
+    };
     let config = config();
     let mut request = canonical::parse(&std::fs::read(input).unwrap()).unwrap();
     request["model"] = json!(config.providers["anthropic"].models[0]);
@@ -193,7 +208,11 @@ fn interop_compile_input_resolves_like_the_node_packet() {
 }
 
 fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
-    let mut request = golden_cases(&config()).into_iter().find(|c| c.name == "anthropic-staged-both-selected-interop-shape").unwrap().request;
+    let mut request = golden_cases(&config())
+        .into_iter()
+        .find(|c| c.name == "anthropic-staged-both-selected-interop-shape")
+        .unwrap()
+        .request;
     change(&mut request);
     request
 }
@@ -256,10 +275,15 @@ fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
         let request = dir.path().join(format!("request-{i}.json"));
         std::fs::write(&request, canonical::to_pretty(&bad_request(change))).unwrap();
         let out = dir.path().join(format!("packet-{i}.json"));
-        let output = packetproof(root(), &["export", "--request", request.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let output =
+            packetproof(root(), &["export", "--request", request.to_str().unwrap(), "--out", out.to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{kind}: {stderr}");
-        assert!(stderr.contains(&format!("refused with {} problem(s)", expected.len())), "{kind}: expected exactly {} problems:\n{stderr}", expected.len());
+        assert!(
+            stderr.contains(&format!("refused with {} problem(s)", expected.len())),
+            "{kind}: expected exactly {} problems:\n{stderr}",
+            expected.len()
+        );
         for message in expected {
             assert!(stderr.contains(&format!("[compile::request] {message}")), "{kind}: {message:?} not in\n{stderr}");
         }
@@ -351,7 +375,11 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
     assert_eq!(String::from_utf8_lossy(&blessed.stdout), "blessed google-staged-both-selected\n");
     for file in ["runtime-packet.json", "agent-request.json"] {
         let ours = std::fs::read(project.path().join("golden/google-staged-both-selected").join(file)).unwrap();
-        assert_eq!(ours, std::fs::read(root().join("golden/google-staged-both-selected").join(file)).unwrap(), "{file}");
+        assert_eq!(
+            ours,
+            std::fs::read(root().join("golden/google-staged-both-selected").join(file)).unwrap(),
+            "{file}"
+        );
     }
     assert!(!project.path().join("golden/openai-staged-succ-default").exists(), "the filter was ignored");
     let none = packetproof(project.path(), &["bless", "no-such-case"]);

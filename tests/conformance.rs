@@ -31,7 +31,9 @@ fn main() {
         let case = Arc::new(case);
         for check in applicable {
             let (case, expectation) = (Arc::clone(&case), expected.iter().find(|e| e.check == check).cloned());
-            trials.push(Trial::test(format!("{}::{check}", case.name), move || case_trial(&case, check, expectation.as_ref())));
+            trials.push(Trial::test(format!("{}::{check}", case.name), move || {
+                case_trial(&case, check, expectation.as_ref())
+            }));
         }
     }
     trials.extend(corpus_trials());
@@ -49,7 +51,8 @@ fn config() -> &'static Config {
 }
 
 fn case_trial(case: &Case, check: &'static str, expected: Option<&Expectation>) -> Result<(), Failed> {
-    let checked = checks::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
+    let checked =
+        checks::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
     match expected {
         Some(expected) => expect_failure(case, expected, &checked),
         None => expect_pass(case, check, checked),
@@ -73,12 +76,23 @@ fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed>
 /// A negative fixture's check passes only when it fails with the declared message.
 fn expect_failure(case: &Case, expected: &Expectation, checked: &Checked) -> Result<(), Failed> {
     if checked.findings.is_empty() {
-        return Err(format!("negative fixture {}: {} was declared to fail with {:?} but passed", case.name, expected.check, expected.message).into());
+        return Err(format!(
+            "negative fixture {}: {} was declared to fail with {:?} but passed",
+            case.name, expected.check, expected.message
+        )
+        .into());
     }
     if checked.findings.iter().any(|f| f.message.contains(&expected.message)) {
         return Ok(());
     }
-    Err(format!("negative fixture {}: {} failed, but not with {:?}:\n{}", case.name, expected.check, expected.message, list(checked)).into())
+    Err(format!(
+        "negative fixture {}: {} failed, but not with {:?}:\n{}",
+        case.name,
+        expected.check,
+        expected.message,
+        list(checked)
+    )
+    .into())
 }
 
 fn list(checked: &Checked) -> String {
@@ -105,7 +119,13 @@ fn corpus_trials() -> Vec<Trial> {
         if report.escaped.is_empty() {
             Ok(())
         } else {
-            Err(format!("{} of {} mutations escaped their checks:\n{}", report.escaped.len(), report.total(), report.escaped.join("\n")).into())
+            Err(format!(
+                "{} of {} mutations escaped their checks:\n{}",
+                report.escaped.len(),
+                report.total(),
+                report.escaped.join("\n")
+            )
+            .into())
         }
     }));
     trials
@@ -132,7 +152,8 @@ fn interop_trials() -> Vec<Trial> {
 
 fn interop_trial(folder: &Path, path: PathBuf) -> Result<(), Failed> {
     // The samples append their own Google suffix, not the project's.
-    let config = Config::load(root(), Some(&folder.join("google-suffix.txt"))).map_err(|e| Failed::from(e.to_string()))?;
+    let config =
+        Config::load(root(), Some(&folder.join("google-suffix.txt"))).map_err(|e| Failed::from(e.to_string()))?;
     let outcomes = packetproof::run::verify::verify(&config, &[path]).map_err(|e| Failed::from(e.to_string()))?;
     if outcomes.is_empty() {
         return Err("nothing to verify was found".into());

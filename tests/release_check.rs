@@ -33,7 +33,14 @@ impl Repo {
     fn git(&self, args: &[&str]) {
         let out = Command::new("git")
             .current_dir(self.dir.path())
-            .args(["-c", "user.name=packetproof", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=packetproof",
+                "-c",
+                "user.email=test@example.invalid",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .output()
             .unwrap();
@@ -93,7 +100,13 @@ fn copy(from: &Path, to: &Path) {
 }
 
 fn strings(report: &Value, pointer: &str) -> Vec<String> {
-    report.pointer(pointer).and_then(Value::as_array).unwrap().iter().map(|v| v.as_str().unwrap_or("").to_owned()).collect()
+    report
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap_or("").to_owned())
+        .collect()
 }
 
 fn changed_kinds(report: &Value) -> Vec<String> {
@@ -130,7 +143,8 @@ fn template_edit_without_bless_fails_and_with_bless_reads_as_one_change() {
     assert_eq!(changed_kinds(&report), ["template"]);
     let violations = strings(&report, "/violations");
     assert!(violations.iter().any(|v| v.contains("not re-blessed")), "{violations:?}");
-    let all: Vec<String> = report["cases"].as_array().unwrap().iter().map(|c| c["case"].as_str().unwrap().to_owned()).collect();
+    let all: Vec<String> =
+        report["cases"].as_array().unwrap().iter().map(|c| c["case"].as_str().unwrap().to_owned()).collect();
     assert_eq!(cases_where(&report, "staleInTree"), all, "the system prompt is in every packet");
 
     repo.bless();
@@ -185,7 +199,11 @@ fn schema_edit_must_be_regenerated_and_reblessed() {
     assert!(changed.iter().all(|c| !c.starts_with("google-")), "Google packets carry no schema: {changed:?}");
     assert!(!changed.is_empty());
     let group = &report["groups"][0];
-    assert!(group["fieldChanges"].as_array().unwrap().iter().any(|f| f["path"].as_str().unwrap().starts_with("$.outputSchema")));
+    assert!(group["fieldChanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["path"].as_str().unwrap().starts_with("$.outputSchema")));
 }
 
 #[test]
@@ -205,7 +223,8 @@ fn fixture_edit_explains_only_its_own_case() {
     let (report, code) = repo.check();
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(cases_where(&report, "changedFromBase"), [case]);
-    let fields: Vec<&str> = report["groups"][0]["fieldChanges"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let fields: Vec<&str> =
+        report["groups"][0]["fieldChanges"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(fields, ["$.maxTokens"]);
 }
 
@@ -231,7 +250,12 @@ fn outside_a_git_repository_is_a_clear_usage_error() {
     for item in ["harness.toml", "references"] {
         copy(&root.join(item), &dir.path().join(item));
     }
-    let out = Command::new(BIN).current_dir(dir.path()).env("PACKETPROOF_ROOT", dir.path()).args(["release-check"]).output().unwrap();
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .env("PACKETPROOF_ROOT", dir.path())
+        .args(["release-check"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("git rev-parse"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());

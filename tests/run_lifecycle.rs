@@ -54,7 +54,11 @@ impl Project {
         let dir = tempfile::tempdir().unwrap();
         std::fs::copy(crate_root().join("harness.toml"), dir.path().join("harness.toml")).unwrap();
         std::fs::create_dir_all(dir.path().join("references")).unwrap();
-        std::fs::copy(crate_root().join("references/gemini-json-suffix.txt"), dir.path().join("references/gemini-json-suffix.txt")).unwrap();
+        std::fs::copy(
+            crate_root().join("references/gemini-json-suffix.txt"),
+            dir.path().join("references/gemini-json-suffix.txt"),
+        )
+        .unwrap();
         write_json(&dir.path().join("references/block-screen-output-schema.json"), &snapshot());
         std::fs::create_dir_all(dir.path().join("runs")).unwrap();
         Project { dir }
@@ -107,7 +111,19 @@ impl Project {
     }
 
     fn complete(&self, dir: &Path, task: &str) -> Output {
-        self.run(&["complete", "--run-dir", s(dir), "--scenario", "lifecycle", "--run-id", "r1", "--agent-task", task, "--note", "Checked by hand."])
+        self.run(&[
+            "complete",
+            "--run-dir",
+            s(dir),
+            "--scenario",
+            "lifecycle",
+            "--run-id",
+            "r1",
+            "--agent-task",
+            task,
+            "--note",
+            "Checked by hand.",
+        ])
     }
 }
 
@@ -183,14 +199,14 @@ fn screen(id: &str, action: Value) -> Value {
 /// A valid answer: two screens, the first advancing to the second, which completes.
 fn good_output() -> Value {
     json!({"result": {"onboardingStrategySequence": [{
-        "id": "block-7", "name": "Proof bridge", "blockType": "motivation", "firstScreenId": "s1",
-        "description": "One grounded proof before the plan.",
-        "instructions": [{"level": "mustHave", "text": "Use only the selected review."}],
-        "dataUsage": {"items": [{"sourcePath": "@review[rev-1]", "value": "Short sessions work.", "justification": "The one claim."}]},
-        "screens": [
-            screen("s1", json!({"kind": "advance", "edges": [{"nextScreenId": "s2"}]})),
-            screen("s2", json!({"kind": "complete", "edges": []}))
-        ]}]}})
+    "id": "block-7", "name": "Proof bridge", "blockType": "motivation", "firstScreenId": "s1",
+    "description": "One grounded proof before the plan.",
+    "instructions": [{"level": "mustHave", "text": "Use only the selected review."}],
+    "dataUsage": {"items": [{"sourcePath": "@review[rev-1]", "value": "Short sessions work.", "justification": "The one claim."}]},
+    "screens": [
+        screen("s1", json!({"kind": "advance", "edges": [{"nextScreenId": "s2"}]})),
+        screen("s2", json!({"kind": "complete", "edges": []}))
+    ]}]}})
 }
 
 fn block(output: &mut Value) -> &mut Value {
@@ -202,7 +218,12 @@ fn stages(evaluation: &Value) -> Vec<String> {
 }
 
 fn messages(evaluation: &Value) -> String {
-    evaluation["failures"].as_array().unwrap().iter().map(|f| format!("[{}] {}\n", f["stage"].as_str().unwrap(), f["message"].as_str().unwrap())).collect()
+    evaluation["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("[{}] {}\n", f["stage"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect()
 }
 
 /// Evaluate a bad answer and return the evaluation; it must fail.
@@ -272,7 +293,11 @@ fn prepare_refuses_an_invalid_packet() {
     let dir = project.root().join("runs/x");
     let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&dir)]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("packet::exact-input-hash") && out.stderr.contains("packet::checksum"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("packet::exact-input-hash") && out.stderr.contains("packet::checksum"),
+        "{}",
+        out.stderr
+    );
     assert!(!dir.join("run-manifest.json").exists());
 }
 
@@ -355,7 +380,11 @@ fn manifest_naming_a_file_outside_the_run_is_refused() {
     assert!(!dir.join("evaluation.json").exists());
     let verify = project.run(&["verify", s(&dir)]);
     assert_eq!(verify.code, 1);
-    assert!(verify.stdout.contains("[run::manifest-binding]") && verify.stdout.contains("outside"), "{}", verify.stdout);
+    assert!(
+        verify.stdout.contains("[run::manifest-binding]") && verify.stdout.contains("outside"),
+        "{}",
+        verify.stdout
+    );
 }
 
 #[test]
@@ -404,7 +433,8 @@ fn schema_stage() {
 #[test]
 fn asset_isolation_stage_provider_ready_prompt() {
     let mut output = good_output();
-    block(&mut output)["screens"][0]["aiMeta"]["assetIntents"][0]["imagePrompt"] = json!("A photorealistic runner at dawn, 4k");
+    block(&mut output)["screens"][0]["aiMeta"]["assetIntents"][0]["imagePrompt"] =
+        json!("A photorealistic runner at dawn, 4k");
     let evaluation = failing(output);
     assert_eq!(stages(&evaluation), ["asset-isolation"], "{}", messages(&evaluation));
     assert!(messages(&evaluation).contains("forbidden key \"imagePrompt\""), "{}", messages(&evaluation));
@@ -423,7 +453,11 @@ fn identity_stage() {
     block(&mut output)["name"] = json!("Some other block");
     let evaluation = failing(output);
     assert_eq!(stages(&evaluation), ["identity"]);
-    assert!(messages(&evaluation).contains("expected \"Proof bridge\" (renderInput.target.blockName)"), "{}", messages(&evaluation));
+    assert!(
+        messages(&evaluation).contains("expected \"Proof bridge\" (renderInput.target.blockName)"),
+        "{}",
+        messages(&evaluation)
+    );
 }
 
 #[test]
@@ -445,10 +479,15 @@ fn instructions_stage() {
 #[test]
 fn data_usage_stage_unrecorded_citation() {
     let mut output = good_output();
-    block(&mut output)["dataUsage"]["items"] = json!([{"sourcePath": "strategyVariables.goal", "value": "goal", "justification": "j"}]);
+    block(&mut output)["dataUsage"]["items"] =
+        json!([{"sourcePath": "strategyVariables.goal", "value": "goal", "justification": "j"}]);
     let evaluation = failing(output);
     assert!(stages(&evaluation).iter().all(|s| s == "data-usage"), "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("is cited but not recorded in dataUsage.items"), "{}", messages(&evaluation));
+    assert!(
+        messages(&evaluation).contains("is cited but not recorded in dataUsage.items"),
+        "{}",
+        messages(&evaluation)
+    );
 }
 
 #[test]
@@ -465,25 +504,36 @@ fn asset_intents_stage_required_when_the_branch_has_them() {
 #[test]
 fn evidence_stage_reference_to_an_unresolved_item() {
     let mut output = good_output();
-    block(&mut output)["screens"][1]["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] = json!(["@review[rev-unselected]"]);
+    block(&mut output)["screens"][1]["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] =
+        json!(["@review[rev-unselected]"]);
     let evaluation = failing(output);
     assert_eq!(stages(&evaluation), ["evidence"], "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("cites @review[rev-unselected] which is not a resolved evidence item"), "{}", messages(&evaluation));
+    assert!(
+        messages(&evaluation).contains("cites @review[rev-unselected] which is not a resolved evidence item"),
+        "{}",
+        messages(&evaluation)
+    );
 }
 
 #[test]
 fn routes_stage_unreachable_screen() {
     let mut output = good_output();
-    block(&mut output)["screens"][0]["content"]["actionBar"]["primary"]["action"] = json!({"kind": "complete", "edges": []});
+    block(&mut output)["screens"][0]["content"]["actionBar"]["primary"]["action"] =
+        json!({"kind": "complete", "edges": []});
     let evaluation = failing(output);
     assert_eq!(stages(&evaluation), ["routes"]);
-    assert!(messages(&evaluation).contains("screen \"s2\" is not reachable from firstScreenId \"s1\""), "{}", messages(&evaluation));
+    assert!(
+        messages(&evaluation).contains("screen \"s2\" is not reachable from firstScreenId \"s1\""),
+        "{}",
+        messages(&evaluation)
+    );
 }
 
 #[test]
 fn routes_stage_unknown_target_and_no_completion() {
     let mut output = good_output();
-    block(&mut output)["screens"][1]["content"]["actionBar"]["primary"]["action"] = json!({"kind": "advance", "edges": [{"nextScreenId": "s9"}]});
+    block(&mut output)["screens"][1]["content"]["actionBar"]["primary"]["action"] =
+        json!({"kind": "advance", "edges": [{"nextScreenId": "s9"}]});
     let text = messages(&failing(output));
     assert!(text.contains("\"s9\" is not a screen of this block"), "{text}");
     assert!(text.contains("no reachable screen has an action of kind \"complete\""), "{text}");
@@ -513,8 +563,24 @@ fn complete_writes_a_receipt_that_verify_accepts() {
     let keys: Vec<&str> = receipt.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         keys,
-        ["schemaVersion", "kind", "status", "scenario", "runId", "agentTask", "completedAt", "inputBoundary", "exactInputHash",
-         "checksum", "validationSchemaChecksum", "rawOutput", "evaluation", "evaluatorNotes", "proofClass", "replacesRuntimeTaskDebug"]
+        [
+            "schemaVersion",
+            "kind",
+            "status",
+            "scenario",
+            "runId",
+            "agentTask",
+            "completedAt",
+            "inputBoundary",
+            "exactInputHash",
+            "checksum",
+            "validationSchemaChecksum",
+            "rawOutput",
+            "evaluation",
+            "evaluatorNotes",
+            "proofClass",
+            "replacesRuntimeTaskDebug"
+        ]
     );
     let evaluation = std::fs::read(dir.join("evaluation.json")).unwrap();
     assert_eq!(receipt["evaluation"]["checksum"], json!(digest::sha256(&evaluation)));
@@ -581,7 +647,11 @@ fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
     assert_eq!(project.complete(&first, "task-shared").code, 0);
     let out = project.complete(&second, "task-shared");
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("one/completion.json: refused: agent task \"task-shared\" is already recorded"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("one/completion.json: refused: agent task \"task-shared\" is already recorded"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(project.complete(&second, "task-fresh").code, 0);
 }
 
@@ -590,7 +660,19 @@ fn complete_refuses_blank_notes() {
     let project = Project::new();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
-    let out = project.run(&["complete", "--run-dir", s(&dir), "--scenario", "x", "--run-id", "r", "--agent-task", "t", "--note", "  "]);
+    let out = project.run(&[
+        "complete",
+        "--run-dir",
+        s(&dir),
+        "--scenario",
+        "x",
+        "--run-id",
+        "r",
+        "--agent-task",
+        "t",
+        "--note",
+        "  ",
+    ]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("none may be blank"), "{}", out.stderr);
     let out = project.run(&["complete", "--run-dir", s(&dir), "--scenario", "x", "--run-id", "r", "--agent-task", "t"]);
@@ -618,7 +700,11 @@ fn verify_fails_a_prepared_run_that_is_not_completed() {
     let dir = project.prepared("google", "g");
     let out = project.run(&["verify", s(&dir)]);
     assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("[run::completion]") && out.stdout.contains("the run is not completed"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("[run::completion]") && out.stdout.contains("the run is not completed"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("stage: prepared, awaiting agent"), "{}", out.stdout);
 }
 
@@ -634,8 +720,13 @@ fn verify_fails_a_receipt_that_no_longer_binds_the_files() {
     let out = exec(project.cmd().args(["verify", "--format", "json", s(project.root())]));
     assert_eq!(out.code, 1);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
-    let checks: Vec<&str> = report["results"].as_array().unwrap().iter()
-        .flat_map(|r| r["findings"].as_array().unwrap()).map(|f| f["check"].as_str().unwrap()).collect();
+    let checks: Vec<&str> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["findings"].as_array().unwrap())
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
     assert!(checks.contains(&"run::completion") && checks.contains(&"run::evaluation"), "{}", out.stdout);
     assert!(out.stdout.contains("$.rawOutput.checksum"), "{}", out.stdout);
 }
@@ -728,12 +819,26 @@ fn interop_prepare_reproduces_the_node_run_files() {
     let root = tempfile::tempdir().unwrap();
     std::fs::copy(crate_root().join("harness.toml"), root.path().join("harness.toml")).unwrap();
     std::fs::create_dir_all(root.path().join("references")).unwrap();
-    std::fs::copy(crate_root().join("references/gemini-json-suffix.txt"), root.path().join("references/gemini-json-suffix.txt")).unwrap();
-    std::fs::copy(interop.join("block-screen-output-schema.json"), root.path().join("references/block-screen-output-schema.json")).unwrap();
+    std::fs::copy(
+        crate_root().join("references/gemini-json-suffix.txt"),
+        root.path().join("references/gemini-json-suffix.txt"),
+    )
+    .unwrap();
+    std::fs::copy(
+        interop.join("block-screen-output-schema.json"),
+        root.path().join("references/block-screen-output-schema.json"),
+    )
+    .unwrap();
     for provider in ["anthropic", "google"] {
         let out_dir = root.path().join(format!("run-{provider}"));
         let packet = interop.join(format!("runtime-packet.{provider}.json"));
-        let out = exec(interop_cmd().env("PACKETPROOF_ROOT", root.path()).args(["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir)]));
+        let out = exec(interop_cmd().env("PACKETPROOF_ROOT", root.path()).args([
+            "prepare",
+            "--packet",
+            s(&packet),
+            "--out-dir",
+            s(&out_dir),
+        ]));
         assert_eq!(out.code, 0, "{provider}: {}{}", out.stdout, out.stderr);
         for file in ["agent-request.json", "eval-context.json", "validation-schema.json", "run-manifest.json"] {
             let ours = std::fs::read(out_dir.join(file)).unwrap();
@@ -747,12 +852,26 @@ fn interop_prepare_reproduces_the_node_run_files() {
 fn interop_complete_on_a_copy_matches_node_and_verifies() {
     let Some(interop) = interop("interop_complete_on_a_copy_matches_node_and_verifies") else { return };
     let temp = tempfile::tempdir().unwrap();
-    for (run, scenario, task) in [("run-anthropic", "interop-anthropic", "task-anthropic-1"), ("run-google", "interop-google", "task-google-1")] {
+    for (run, scenario, task) in
+        [("run-anthropic", "interop-anthropic", "task-anthropic-1"), ("run-google", "interop-google", "task-google-1")]
+    {
         let dir = temp.path().join(run);
         copy_dir(&interop.join(run), &dir, &["completion.json"]);
         let complete = |cmd: &mut Command| {
-            exec(cmd.args(["complete", "--run-dir", s(&dir), "--scenario", scenario, "--run-id", "run-1", "--agent-task", task])
-                .args(["--note", "Topology matched the resolved branch."]))
+            exec(
+                cmd.args([
+                    "complete",
+                    "--run-dir",
+                    s(&dir),
+                    "--scenario",
+                    scenario,
+                    "--run-id",
+                    "run-1",
+                    "--agent-task",
+                    task,
+                ])
+                .args(["--note", "Topology matched the resolved branch."]),
+            )
         };
         // Node's evaluation does not record which raw output it checked.
         let out = complete(&mut interop_cmd());
@@ -814,7 +933,12 @@ fn evaluate_prints_the_evaluation_document_with_format_json() {
             std::fs::copy(entry.path(), run.join(entry.file_name())).unwrap();
         }
     }
-    let out = Command::new(BIN).current_dir(crate_root()).args(["evaluate", "--format", "json", "--run-dir"]).arg(&run).output().unwrap();
+    let out = Command::new(BIN)
+        .current_dir(crate_root())
+        .args(["evaluate", "--format", "json", "--run-dir"])
+        .arg(&run)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(printed, read_json(&run.join("evaluation.json")));

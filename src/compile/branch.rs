@@ -89,7 +89,9 @@ fn resolved_items(request: &Value, mode: &str) -> Vec<usize> {
             let refs = array(request, "/evidence/selection/refs");
             let key = |v: &Value| (v.get("kind").cloned(), v.get("id").cloned());
             let selected: Vec<_> = refs.iter().map(key).collect();
-            (0..available.len()).filter(|&i| accessible(&available[i]) && selected.contains(&key(&available[i]))).collect()
+            (0..available.len())
+                .filter(|&i| accessible(&available[i]) && selected.contains(&key(&available[i])))
+                .collect()
         }
         _ => Vec::new(),
     }

@@ -31,7 +31,8 @@ pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name
     let env = environment(root.clone(), loaded.clone());
     let context = context(input, branch, schema_name);
     let render = |name: &str| -> Result<String> {
-        let text = env.get_template(name).and_then(|t| t.render(&context)).map_err(|e| template_error(&root, name, &e))?;
+        let text =
+            env.get_template(name).and_then(|t| t.render(&context)).map_err(|e| template_error(&root, name, &e))?;
         // Messages end where their text ends: the Google suffix is appended verbatim.
         Ok(text.trim_end().to_owned())
     };
@@ -51,15 +52,24 @@ fn environment(root: PathBuf, loaded: Loaded) -> Environment<'static> {
     env.set_lstrip_blocks(true);
     env.set_loader(move |name| {
         let Some(path) = template_path(&root, name) else {
-            return Err(minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, format!("template name {name:?} leaves {}", root.display())));
+            return Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                format!("template name {name:?} leaves {}", root.display()),
+            ));
         };
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, format!("{}: {e}", path.display()))),
+            Err(e) => {
+                return Err(minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!("{}: {e}", path.display()),
+                ))
+            }
         };
-        let text = String::from_utf8(bytes.clone())
-            .map_err(|_| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, format!("{}: not UTF-8", path.display())))?;
+        let text = String::from_utf8(bytes.clone()).map_err(|_| {
+            minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, format!("{}: not UTF-8", path.display()))
+        })?;
         loaded.lock().unwrap_or_else(|e| e.into_inner()).push((name.to_owned(), bytes));
         Ok(Some(text))
     });
@@ -79,7 +89,10 @@ fn template_error(root: &Path, name: &str, error: &minijinja::Error) -> Error {
         message.push_str(&format!(": {inner}"));
         source = inner.source();
     }
-    Error::Config { file: root.join(name).display().to_string(), message: format!("prompt template failed to render: {message}") }
+    Error::Config {
+        file: root.join(name).display().to_string(),
+        message: format!("prompt template failed to render: {message}"),
+    }
 }
 
 /// What templates see: the branch, a few scalars, and JSON blocks rendered here
@@ -167,7 +180,8 @@ mod tests {
 
     #[test]
     fn template_names_cannot_leave_the_prompts_folder() {
-        let (_dir, config) = config_with_prompts(&[(SYSTEM_TEMPLATE, "x"), (USER_TEMPLATE, "{% include '../harness.toml' %}")]);
+        let (_dir, config) =
+            config_with_prompts(&[(SYSTEM_TEMPLATE, "x"), (USER_TEMPLATE, "{% include '../harness.toml' %}")]);
         let err = render(&config, &json!({}), &json!({}), "s").err().unwrap().to_string();
         assert!(err.contains("leaves"), "{err}");
     }

@@ -92,7 +92,10 @@ fn screen(source: &Value) -> Value {
     if let Some(meta) = screen.get_mut("aiMeta") {
         empty_data_mapping(meta);
         if let Some(intents) = meta.get_mut("assetIntents").and_then(Value::as_array_mut) {
-            intents.iter_mut().filter_map(Value::as_object_mut).for_each(|intent| drop(intent.shift_remove("linkedSourceRefs")));
+            intents
+                .iter_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(|intent| drop(intent.shift_remove("linkedSourceRefs")));
         }
     }
     screen
@@ -107,7 +110,9 @@ fn empty_data_mapping(value: &mut Value) {
 
 fn keep(value: &Value, keys: &[&str]) -> Value {
     match value.as_object() {
-        Some(map) => Value::Object(map.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()),
+        Some(map) => Value::Object(
+            map.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        ),
         None => value.clone(),
     }
 }
@@ -145,7 +150,8 @@ pub(crate) fn excluded_regions<'r>(request: &'r Value, resolution: &Resolution) 
         if let Some(mapping) = screen.pointer("/aiMeta/dataMapping") {
             out.push((child(&at, "dataMapping"), mapping));
         }
-        let intents = screen.pointer("/aiMeta/assetIntents").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let intents =
+            screen.pointer("/aiMeta/assetIntents").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         for (j, intent) in intents.iter().enumerate() {
             if let Some(refs) = intent.get("linkedSourceRefs") {
                 out.push((format!("{}.linkedSourceRefs", index(&child(&at, "assetIntents"), j)), refs));

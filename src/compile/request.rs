@@ -29,14 +29,31 @@ pub(crate) const MAPPING_STATUSES: [&str; 2] = ["compatible", "conflict"];
 pub(crate) const VARIABLE_TYPES: [&str; 6] = ["string", "number", "boolean", "date", "enum", "enum[]"];
 
 const ROOT_KEYS: [&str; 9] = [
-    "insertionMode", "source", "target", "evidence", "variableMappings", "operatorInstruction", "provider", "model", "maxTokens",
+    "insertionMode",
+    "source",
+    "target",
+    "evidence",
+    "variableMappings",
+    "operatorInstruction",
+    "provider",
+    "model",
+    "maxTokens",
 ];
 const SOURCE_KEYS: [&str; 5] = ["scope", "exampleId", "name", "checksum", "blueprint"];
 const TARGET_KEYS: [&str; 10] = [
-    "strategy", "blockId", "blockName", "blockType", "blockContract", "strategyVariables", "sequence", "predecessor", "successor",
+    "strategy",
+    "blockId",
+    "blockName",
+    "blockType",
+    "blockContract",
+    "strategyVariables",
+    "sequence",
+    "predecessor",
+    "successor",
     "themeSummary",
 ];
-const SEQUENCE_KEYS: [&str; 7] = ["entityId", "name", "blockType", "description", "screensCount", "firstScreenId", "order"];
+const SEQUENCE_KEYS: [&str; 7] =
+    ["entityId", "name", "blockType", "description", "screensCount", "firstScreenId", "order"];
 const PREDECESSOR_KEYS: [&str; 6] = ["entityId", "name", "blockType", "description", "screensCount", "exitSummary"];
 const SUCCESSOR_KEYS: [&str; 6] = ["entityId", "name", "blockType", "description", "screensCount", "entrySummary"];
 const EVIDENCE_KEYS: [&str; 2] = ["selection", "availableItems"];
@@ -57,7 +74,10 @@ pub(crate) fn check(request: &Value, config: &Config) -> Vec<Finding> {
         c.evidence(root.get("evidence"));
         c.mappings(root.get("variableMappings"));
         if !matches!(root.get("operatorInstruction"), None | Some(Value::Null | Value::String(_))) {
-            c.fail("$.operatorInstruction", format!("expected a string or null, found {}", describe(root.get("operatorInstruction"))));
+            c.fail(
+                "$.operatorInstruction",
+                format!("expected a string or null, found {}", describe(root.get("operatorInstruction"))),
+            );
         }
         c.provider(root);
     }
@@ -125,7 +145,10 @@ impl Checker<'_> {
     fn closed(&mut self, map: &Map<String, Value>, path: &str, allowed: &[&str]) {
         for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
             if key == "screens" {
-                self.fail(child(path, key), "screens are not allowed here: sequence and neighbour entries are summaries");
+                self.fail(
+                    child(path, key),
+                    "screens are not allowed here: sequence and neighbour entries are summaries",
+                );
             } else if !self.config.forbidden.is_forbidden_key(key) {
                 self.fail(child(path, key), format!("unknown field (expected only {allowed:?})"));
             }
@@ -151,7 +174,11 @@ impl Checker<'_> {
     /// An array whose items are all objects; returns the objects that are.
     fn objects<'v>(&mut self, value: Option<&'v Value>, path: &str) -> Vec<(String, &'v Map<String, Value>)> {
         let Some(items) = self.array(value, path) else { return Vec::new() };
-        items.iter().enumerate().filter_map(|(i, item)| self.object(Some(item), &index(path, i)).map(|m| (index(path, i), m))).collect()
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| self.object(Some(item), &index(path, i)).map(|m| (index(path, i), m)))
+            .collect()
     }
 
     fn target(&mut self, value: Option<&Value>) {
@@ -182,7 +209,9 @@ impl Checker<'_> {
             Some(Value::Object(theme)) => {
                 self.string(theme.get("name"), "$.target.themeSummary.name");
             }
-            other => self.fail("$.target.themeSummary", format!("expected an object or null, found {}", describe(other))),
+            other => {
+                self.fail("$.target.themeSummary", format!("expected an object or null, found {}", describe(other)))
+            }
         }
     }
 
@@ -198,7 +227,10 @@ impl Checker<'_> {
         }
         for key in ["screensCount", "order"] {
             if entry.contains_key(key) && !entry[key].as_u64().is_some_and(|n| n < 1 << 53) {
-                self.fail(child(path, key), format!("expected a non-negative integer, found {}", describe(entry.get(key))));
+                self.fail(
+                    child(path, key),
+                    format!("expected a non-negative integer, found {}", describe(entry.get(key))),
+                );
             }
         }
     }
@@ -240,9 +272,10 @@ impl Checker<'_> {
             }
             // Refs under another mode would be ignored; refusing them keeps the
             // request saying exactly what is rendered.
-            Some("strategy-default" | "no-evidence") if !refs.is_empty() => {
-                self.fail("$.evidence.selection.refs", format!("refs are only allowed with selected-only, not {}", mode.unwrap_or("")))
-            }
+            Some("strategy-default" | "no-evidence") if !refs.is_empty() => self.fail(
+                "$.evidence.selection.refs",
+                format!("refs are only allowed with selected-only, not {}", mode.unwrap_or("")),
+            ),
             _ => {}
         }
         self.refs(&refs, &available);
@@ -259,8 +292,13 @@ impl Checker<'_> {
                 self.fail(path.clone(), format!("duplicate ref {kind}:{id}"));
             }
             match available.iter().find(|(k, i, _)| (*k, *i) == (kind, id)) {
-                None => self.fail(path.clone(), format!("unknown evidence {kind}:{id}: no such item in $.evidence.availableItems")),
-                Some((_, _, Some(false))) => self.fail(path.clone(), format!("evidence {kind}:{id} is not accessible and cannot be selected")),
+                None => self.fail(
+                    path.clone(),
+                    format!("unknown evidence {kind}:{id}: no such item in $.evidence.availableItems"),
+                ),
+                Some((_, _, Some(false))) => {
+                    self.fail(path.clone(), format!("evidence {kind}:{id} is not accessible and cannot be selected"))
+                }
                 Some(_) => {}
             }
         }
@@ -294,7 +332,13 @@ impl Checker<'_> {
             }
             Some((name, Some(settings))) => {
                 if let Some(model) = model.filter(|m| !settings.models.iter().any(|x| x == m)) {
-                    self.fail("$.model", format!("model {model:?} is not in harness.toml's allow-list for {name}: {:?}", settings.models));
+                    self.fail(
+                        "$.model",
+                        format!(
+                            "model {model:?} is not in harness.toml's allow-list for {name}: {:?}",
+                            settings.models
+                        ),
+                    );
                 }
             }
             None => {}

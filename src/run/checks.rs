@@ -53,8 +53,14 @@ fn findings(check: &'static str, problems: Vec<Problem>) -> Vec<Finding> {
 }
 
 /// Open the run and get its packet, or the one finding saying why the check cannot run.
-fn open(check: &'static str, dir: &Path, packet: Option<&Value>, config: &Config) -> Result<(Run, Map<String, Value>), Vec<Finding>> {
-    let cannot = |e: crate::Error| vec![Finding::new(check, dir.display().to_string(), format!("cannot check the run: {e}"))];
+fn open(
+    check: &'static str,
+    dir: &Path,
+    packet: Option<&Value>,
+    config: &Config,
+) -> Result<(Run, Map<String, Value>), Vec<Finding>> {
+    let cannot =
+        |e: crate::Error| vec![Finding::new(check, dir.display().to_string(), format!("cannot check the run: {e}"))];
     let run = Run::open(dir, config).map_err(cannot)?;
     match run.packet(packet).map_err(cannot)? {
         Value::Object(map) => Ok((run, map)),
@@ -109,7 +115,11 @@ pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> V
         Err(findings) => return findings,
     };
     if run.manifest.is_none() {
-        return vec![Finding::new(SNAPSHOT_PARITY, shown(&run.manifest_file), "missing, so no snapshot checksum is pinned")];
+        return vec![Finding::new(
+            SNAPSHOT_PARITY,
+            shown(&run.manifest_file),
+            "missing, so no snapshot checksum is pinned",
+        )];
     }
     let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
     findings(SNAPSHOT_PARITY, snapshot(&run, &packet, text_json).1)
@@ -133,7 +143,9 @@ pub fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Fi
 pub fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
     let run = match Run::open(dir, config) {
         Ok(run) => run,
-        Err(e) => return vec![Finding::new(COMPLETION, dir.display().to_string(), format!("cannot check the run: {e}"))],
+        Err(e) => {
+            return vec![Finding::new(COMPLETION, dir.display().to_string(), format!("cannot check the run: {e}"))]
+        }
     };
     findings(COMPLETION, completion_problems(&run))
 }
@@ -145,7 +157,9 @@ pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Pr
         Ok(map) => map,
         Err(e) => return vec![problem(shown(file), e.to_string())],
     };
-    let Value::Object(expected) = provider::agent_request(packet) else { unreachable!("agent_request builds an object") };
+    let Value::Object(expected) = provider::agent_request(packet) else {
+        unreachable!("agent_request builds an object")
+    };
     let mut out = Vec::new();
     for key in actual.keys().filter(|k| !expected.contains_key(*k)) {
         let why = if key == "outputSchema" {
@@ -158,9 +172,8 @@ pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Pr
     for (key, value) in &expected {
         match actual.get(key) {
             None => out.push(problem(at(file, &child("$", key)), "missing")),
-            Some(found) if found != value => {
-                out.push(problem(at(file, &child("$", key)), format!("differs from the packet's {}", source_field(key))))
-            }
+            Some(found) if found != value => out
+                .push(problem(at(file, &child("$", key)), format!("differs from the packet's {}", source_field(key)))),
             Some(_) => {}
         }
     }
@@ -179,7 +192,9 @@ fn source_field(request_key: &str) -> &str {
 pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required: bool) -> Vec<Problem> {
     let file = &run.eval_context;
     let actual = match run.read_optional(file) {
-        Ok(None) if required => return vec![problem(shown(file), "missing: the held-back evaluator context is required")],
+        Ok(None) if required => {
+            return vec![problem(shown(file), "missing: the held-back evaluator context is required")]
+        }
         Ok(None) => return Vec::new(),
         Ok(Some(_)) => match run.read_object(file) {
             Ok(map) => map,
@@ -219,7 +234,11 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
     expect("kind", MANIFEST_KIND.into(), "a run manifest");
     expect("status", MANIFEST_STATUS.into(), "the manifest is never rewritten after preparation");
     for key in ["exactInputHash", "checksum"] {
-        expect(key, packet.get(key).cloned().unwrap_or(Value::Null), "the packet's own; the manifest must bind this exact packet");
+        expect(
+            key,
+            packet.get(key).cloned().unwrap_or(Value::Null),
+            "the packet's own; the manifest must bind this exact packet",
+        );
     }
     expect("proofClass", PROOF_CLASS.into(), "the proof class of packet-only agent runs");
     expect("replacesRuntimeTaskDebug", false.into(), "an agent run never replaces runtime task debug");
@@ -229,10 +248,23 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
         }
     }
     if !manifest.get("validationSchemaChecksum").and_then(Value::as_str).is_some_and(digest::is_digest) {
-        out.push(problem(at(file, "$.validationSchemaChecksum"), "expected sha256:<64 lowercase hex> of the snapshot bytes"));
+        out.push(problem(
+            at(file, "$.validationSchemaChecksum"),
+            "expected sha256:<64 lowercase hex> of the snapshot bytes",
+        ));
     }
-    let known = ["schemaVersion", "kind", "status", "exactInputHash", "checksum", "validationSchemaChecksum", "proofClass", "replacesRuntimeTaskDebug"];
-    for key in manifest.keys().filter(|k| !known.contains(&k.as_str()) && !MANIFEST_FILES.iter().any(|(f, _)| f == *k)) {
+    let known = [
+        "schemaVersion",
+        "kind",
+        "status",
+        "exactInputHash",
+        "checksum",
+        "validationSchemaChecksum",
+        "proofClass",
+        "replacesRuntimeTaskDebug",
+    ];
+    for key in manifest.keys().filter(|k| !known.contains(&k.as_str()) && !MANIFEST_FILES.iter().any(|(f, _)| f == *k))
+    {
         out.push(problem(at(file, &child("$", key)), "unknown field"));
     }
     out
@@ -252,7 +284,8 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
     let bytes = match run.read_optional(file) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => {
-            let why = "missing: the run's pinned validation schema is required (the packaged schema is never used instead)";
+            let why =
+                "missing: the run's pinned validation schema is required (the packaged schema is never used instead)";
             return (None, vec![problem(shown(file), why)]);
         }
         Err(e) => return (None, vec![problem(shown(file), e.to_string())]),
@@ -273,7 +306,8 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
         return (None, vec![problem(shown(file), why)]);
     }
-    let schema = if text_json { schema } else { packet_schema.and_then(|s| s.get("schema")).cloned().unwrap_or(schema) };
+    let schema =
+        if text_json { schema } else { packet_schema.and_then(|s| s.get("schema")).cloned().unwrap_or(schema) };
     (Some(schema), Vec::new())
 }
 
@@ -287,8 +321,12 @@ pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, re
     };
     let (raw, stored) = match (raw, stored) {
         (None, None) => return Vec::new(), // awaiting the agent; `run::completion` says the run is not completed
-        (Some(_), None) => return vec![problem(shown(&run.evaluation), "missing: the raw output has not been evaluated")],
-        (None, Some(_)) => return vec![problem(shown(&run.raw_output), "missing, but an evaluation exists: it evaluated other bytes")],
+        (Some(_), None) => {
+            return vec![problem(shown(&run.evaluation), "missing: the raw output has not been evaluated")]
+        }
+        (None, Some(_)) => {
+            return vec![problem(shown(&run.raw_output), "missing, but an evaluation exists: it evaluated other bytes")]
+        }
         (Some(raw), Some(stored)) => (raw, stored),
     };
     let stored = match canonical::parse(&stored) {
@@ -303,13 +341,22 @@ pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, re
     compare_evaluation(run, &stored, &fresh, &digest::sha256(&raw), require_checksum)
 }
 
-fn compare_evaluation(run: &Run, stored: &Map<String, Value>, fresh: &Evaluation, raw_checksum: &str, require_checksum: bool) -> Vec<Problem> {
+fn compare_evaluation(
+    run: &Run,
+    stored: &Map<String, Value>,
+    fresh: &Evaluation,
+    raw_checksum: &str,
+    require_checksum: bool,
+) -> Vec<Problem> {
     let file = &run.evaluation;
     let mut out = Vec::new();
     match stored.get("rawOutputChecksum").and_then(Value::as_str) {
         Some(recorded) if recorded != raw_checksum => out.push(problem(
             at(file, "$.rawOutputChecksum"),
-            format!("the evaluation was made from raw output {recorded}, but {} now has {raw_checksum}; re-evaluate", run.raw_output.name),
+            format!(
+                "the evaluation was made from raw output {recorded}, but {} now has {raw_checksum}; re-evaluate",
+                run.raw_output.name
+            ),
         )),
         None if require_checksum => out.push(problem(
             at(file, "$.rawOutputChecksum"),
@@ -330,7 +377,10 @@ fn compare_evaluation(run: &Run, stored: &Map<String, Value>, fresh: &Evaluation
     let Value::Object(expected) = &fresh.document else { unreachable!("evaluation documents are objects") };
     for (key, value) in expected.iter().filter(|(k, _)| k.as_str() != "rawOutputChecksum") {
         if stored.get(key) != Some(value) {
-            out.push(problem(at(file, &child("$", key)), format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key)))));
+            out.push(problem(
+                at(file, &child("$", key)),
+                format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key))),
+            ));
         }
     }
     out
@@ -381,13 +431,30 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
         ("$.evaluation.checksum", receipt.get("evaluation").and_then(|r| r.get("checksum")), &run.evaluation),
     ] {
         match run.read(target) {
-            Ok(bytes) => expect(path, found, &digest::sha256(&bytes).into(), &format!("the current bytes of {}", target.name)),
+            Ok(bytes) => {
+                expect(path, found, &digest::sha256(&bytes).into(), &format!("the current bytes of {}", target.name))
+            }
             Err(e) => unbound.push(problem(at(file, path), format!("cannot bind: {e}"))),
         }
     }
-    expect("$.rawOutput.file", receipt.get("rawOutput").and_then(|r| r.get("file")), &run.raw_output.name.clone().into(), "the run's raw output");
-    expect("$.evaluation.file", receipt.get("evaluation").and_then(|r| r.get("file")), &run.evaluation.name.clone().into(), "the run's evaluation");
-    expect("$.evaluation.ok", receipt.get("evaluation").and_then(|r| r.get("ok")), &true.into(), "only passing evaluations are completed");
+    expect(
+        "$.rawOutput.file",
+        receipt.get("rawOutput").and_then(|r| r.get("file")),
+        &run.raw_output.name.clone().into(),
+        "the run's raw output",
+    );
+    expect(
+        "$.evaluation.file",
+        receipt.get("evaluation").and_then(|r| r.get("file")),
+        &run.evaluation.name.clone().into(),
+        "the run's evaluation",
+    );
+    expect(
+        "$.evaluation.ok",
+        receipt.get("evaluation").and_then(|r| r.get("ok")),
+        &true.into(),
+        "only passing evaluations are completed",
+    );
     if let Some(manifest) = &run.manifest {
         for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
             expect(&child("$", key), receipt.get(key), manifest.get(key).unwrap_or(&Value::Null), "the manifest's");

@@ -48,7 +48,10 @@ pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
         return Err(Error::refused(run.show(&run.completion), "already exists and is never overwritten"));
     }
     if run.evaluation.path.symlink_metadata().is_err() {
-        return Err(Error::refused(run.show(&run.evaluation), "missing: run `packetproof evaluate` first; only a passing evaluation is completed"));
+        return Err(Error::refused(
+            run.show(&run.evaluation),
+            "missing: run `packetproof evaluate` first; only a passing evaluation is completed",
+        ));
     }
     let packet = run.packet(None)?;
     let findings = run_findings(&run, &args.run_dir, &packet, config);
@@ -62,7 +65,10 @@ pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
     if let Some(other) = task_in_use(&root, &args.agent_task, config.limits.max_file_bytes)? {
         return Err(Error::refused(
             other.display(),
-            format!("agent task {:?} is already recorded here; every completion needs a fresh agent task", args.agent_task),
+            format!(
+                "agent task {:?} is already recorded here; every completion needs a fresh agent task",
+                args.agent_task
+            ),
         ));
     }
     let receipt = receipt(&run, args)?;
@@ -71,7 +77,9 @@ pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
 }
 
 fn check_arguments(args: &CompleteArgs) -> Result<()> {
-    for (flag, value) in [("--scenario", &args.scenario), ("--run-id", &args.run_id), ("--agent-task", &args.agent_task)] {
+    for (flag, value) in
+        [("--scenario", &args.scenario), ("--run-id", &args.run_id), ("--agent-task", &args.agent_task)]
+    {
         if value.trim().is_empty() {
             return Err(Error::Usage(format!("{flag} must not be blank")));
         }
@@ -95,7 +103,9 @@ fn run_findings(run: &Run, dir: &Path, packet: &Value, config: &Config) -> Vec<F
 
 fn run_parent(dir: &Path) -> Result<PathBuf> {
     let real = dir.canonicalize().map_err(|e| Error::io(dir, e))?;
-    real.parent().map(Path::to_path_buf).ok_or_else(|| Error::Usage(format!("{} has no parent; give --runs-root", dir.display())))
+    real.parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| Error::Usage(format!("{} has no parent; give --runs-root", dir.display())))
 }
 
 /// The first completion receipt under `root` that records `task`. Receipts are
@@ -103,7 +113,8 @@ fn run_parent(dir: &Path) -> Result<PathBuf> {
 /// completion. An unreadable receipt is an error: it could hide a reused id.
 fn task_in_use(root: &Path, task: &str, max_bytes: u64) -> Result<Option<PathBuf>> {
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
-        let entry = entry.map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), std::io::Error::other(e.to_string())))?;
+        let entry = entry
+            .map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), std::io::Error::other(e.to_string())))?;
         if !entry.file_type().is_file() {
             continue;
         }
@@ -127,7 +138,9 @@ fn task_in_use(root: &Path, task: &str, max_bytes: u64) -> Result<Option<PathBuf
 /// A completion file a manifest names other than completion.json (inside its run).
 fn declared_completion(manifest: &Path, max_bytes: u64) -> Result<Option<PathBuf>> {
     let value = fsutil::read_json(manifest, max_bytes)?;
-    let Some(name) = value.get("completion").and_then(Value::as_str).filter(|n| *n != COMPLETION) else { return Ok(None) };
+    let Some(name) = value.get("completion").and_then(Value::as_str).filter(|n| *n != COMPLETION) else {
+        return Ok(None);
+    };
     let dir = RunDir::open(manifest.parent().unwrap_or(Path::new(".")))?;
     dir.resolve(name, &format!("{} $.completion", manifest.display())).map(Some)
 }
@@ -160,7 +173,10 @@ fn receipt(run: &Run, args: &CompleteArgs) -> Result<Value> {
     for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
         r.insert(key.into(), field(key));
     }
-    r.insert("rawOutput".into(), json!({"file": run.raw_output.name, "checksum": digest::sha256(&run.read(&run.raw_output)?)}));
+    r.insert(
+        "rawOutput".into(),
+        json!({"file": run.raw_output.name, "checksum": digest::sha256(&run.read(&run.raw_output)?)}),
+    );
     r.insert(
         "evaluation".into(),
         json!({

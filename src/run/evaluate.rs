@@ -90,7 +90,10 @@ pub fn evaluate(config: &Config, args: &EvaluateArgs) -> Result<(Evaluation, Pat
             // A completed run's evaluation is bound by its receipt; rewriting it
             // would silently break the receipt.
             if run.completion.path.symlink_metadata().is_ok() {
-                return Err(Error::refused(run.show(&run.evaluation), "the run is completed; its receipted evaluation is never rewritten (use --report FILE)"));
+                return Err(Error::refused(
+                    run.show(&run.evaluation),
+                    "the run is completed; its receipted evaluation is never rewritten (use --report FILE)",
+                ));
             }
             run.evaluation.path.clone()
         }
@@ -178,11 +181,15 @@ pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: &[u8], config: &Conf
     let Some(packet) = packet_stage(run, given, config, &mut state)? else { return Ok(state.finish()) };
     let (schema, problems) = checks::snapshot(run, &packet, state.text_json);
     if state.text_json {
-        state.snapshot_checksum = run.manifest.as_ref().and_then(|m| m.get("validationSchemaChecksum")).cloned().unwrap_or(Value::Null);
+        state.snapshot_checksum =
+            run.manifest.as_ref().and_then(|m| m.get("validationSchemaChecksum")).cloned().unwrap_or(Value::Null);
     }
     state.fail_all(SCHEMA_SNAPSHOT, problems);
     if schema.is_none() && state.failures.is_empty() {
-        state.fail(SCHEMA_SNAPSHOT, "no validation schema: the packet carries no outputSchema and the run pins no snapshot");
+        state.fail(
+            SCHEMA_SNAPSHOT,
+            "no validation schema: the packet carries no outputSchema and the run pins no snapshot",
+        );
     }
     let Some(schema) = schema.filter(|_| state.failures.is_empty()) else { return Ok(state.finish()) };
     let output = match parse_output(raw) {
@@ -196,7 +203,10 @@ pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: &[u8], config: &Conf
     let mut isolation = Vec::new();
     packet::scan(&output, "$", config, "asset-isolation", &mut isolation);
     for finding in isolation {
-        state.fail(ASSET_ISOLATION, format!("{}: {} (output must carry semantic asset intents only)", finding.path, finding.message));
+        state.fail(
+            ASSET_ISOLATION,
+            format!("{}: {} (output must carry semantic asset intents only)", finding.path, finding.message),
+        );
     }
     semantic::check(&output, &packet, &mut |stage, message| state.fail(stage, message));
     state.output = Some(output);
@@ -205,7 +215,12 @@ pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: &[u8], config: &Conf
 
 /// The packet stage: the packet is valid, the agent saw exactly its agent view,
 /// the held-back context is its own, and the manifest binds it. `None` stops.
-fn packet_stage(run: &Run, given: Option<&Value>, config: &Config, state: &mut State) -> Result<Option<Map<String, Value>>> {
+fn packet_stage(
+    run: &Run,
+    given: Option<&Value>,
+    config: &Config,
+    state: &mut State,
+) -> Result<Option<Map<String, Value>>> {
     let packet = match run.packet(given) {
         Ok(Value::Object(packet)) => packet,
         Ok(_) => {
@@ -213,7 +228,10 @@ fn packet_stage(run: &Run, given: Option<&Value>, config: &Config, state: &mut S
             return Ok(None);
         }
         Err(error @ Error::Io { .. }) if given.is_none() && run.eval_context.path.symlink_metadata().is_err() => {
-            state.fail(PACKET, format!("{error}: the held-back eval context is required to rebuild the packet (or give --packet)"));
+            state.fail(
+                PACKET,
+                format!("{error}: the held-back eval context is required to rebuild the packet (or give --packet)"),
+            );
             return Ok(None);
         }
         Err(error) => {
@@ -233,7 +251,10 @@ fn packet_stage(run: &Run, given: Option<&Value>, config: &Config, state: &mut S
         Some(_) => state.fail_all(PACKET, checks::manifest_problems(run, &packet)),
         None if state.text_json => state.fail(
             PACKET,
-            format!("{}: missing; a Google run is evaluated only against the snapshot its manifest pins", run.manifest_file.name),
+            format!(
+                "{}: missing; a Google run is evaluated only against the snapshot its manifest pins",
+                run.manifest_file.name
+            ),
         ),
         None => {}
     }
@@ -249,7 +270,10 @@ fn schema_stage(schema: &Value, output: &Value, state: &mut State) {
         }
     };
     state.schema_applied = true;
-    let errors: Vec<String> = validator.iter_errors(output).map(|e| format!("at {}: {e}", pointer_path(&e.instance_path.to_string()))).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(output)
+        .map(|e| format!("at {}: {e}", pointer_path(&e.instance_path.to_string())))
+        .collect();
     let extra = errors.len().saturating_sub(MAX_SCHEMA_ERRORS);
     for message in errors.into_iter().take(MAX_SCHEMA_ERRORS) {
         state.fail(SCHEMA, message);
@@ -288,7 +312,8 @@ pub(crate) fn validator(schema: &Value) -> std::result::Result<Arc<jsonschema::V
 /// json-parse: the whole text trimmed, optionally one fenced ```json block around
 /// all of it; then the strict parser (duplicate keys are refused, not resolved).
 pub(crate) fn parse_output(raw: &[u8]) -> std::result::Result<Value, String> {
-    let text = std::str::from_utf8(raw).map_err(|e| format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()))?;
+    let text =
+        std::str::from_utf8(raw).map_err(|e| format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()))?;
     let body = unfence(text.trim());
     if body.is_empty() {
         return Err("empty output: expected one JSON object".into());
@@ -338,6 +363,9 @@ mod tests {
     #[test]
     fn pointers_read_as_json_paths() {
         assert_eq!(pointer_path(""), "$");
-        assert_eq!(pointer_path("/result/onboardingStrategySequence/0/a~1b"), "$.result.onboardingStrategySequence[0][\"a/b\"]");
+        assert_eq!(
+            pointer_path("/result/onboardingStrategySequence/0/a~1b"),
+            "$.result.onboardingStrategySequence[0][\"a/b\"]"
+        );
     }
 }

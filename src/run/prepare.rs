@@ -42,7 +42,10 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Ve
         match std::fs::read(&path) {
             Ok(existing) if existing == *bytes => {}
             Ok(_) if *name == MANIFEST => {
-                return Err(Error::refused(dir.show(name), "a different run manifest exists; a manifest is never rewritten (prepare into a new directory)"))
+                return Err(Error::refused(
+                    dir.show(name),
+                    "a different run manifest exists; a manifest is never rewritten (prepare into a new directory)",
+                ))
             }
             Ok(_) => return Err(Error::refused(dir.show(name), "exists with other content than this packet makes")),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push((*name, path, bytes)),
@@ -67,7 +70,10 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
     }
     if let Some(schema) = packet.get("outputSchema") {
         if *schema != snapshot {
-            return Err(Error::refused(shown, format!("$.outputSchema differs from the schema snapshot {}", path.display())));
+            return Err(Error::refused(
+                shown,
+                format!("$.outputSchema differs from the schema snapshot {}", path.display()),
+            ));
         }
     }
     Ok(bytes)

@@ -88,7 +88,11 @@ pub(crate) fn check(output: &Value, packet: &Map<String, Value>, fail: &mut dyn 
     routes(block, &ids, fail);
 }
 
-fn identity<'a>(output: &'a Value, target: &Value, fail: &mut dyn FnMut(&'static str, String)) -> Option<&'a Map<String, Value>> {
+fn identity<'a>(
+    output: &'a Value,
+    target: &Value,
+    fail: &mut dyn FnMut(&'static str, String),
+) -> Option<&'a Map<String, Value>> {
     let count = array_len(output.pointer("/result/onboardingStrategySequence"));
     if count != 1 {
         fail(IDENTITY, format!("{SEQUENCE}: expected exactly one adapted block, found {count}"));
@@ -99,14 +103,21 @@ fn identity<'a>(output: &'a Value, target: &Value, fail: &mut dyn FnMut(&'static
     };
     for (field, target_key) in [("id", "blockId"), ("name", "blockName"), ("blockType", "blockType")] {
         let Some(expected) = target.get(target_key).and_then(Value::as_str) else {
-            fail(IDENTITY, format!("renderInput.target.{target_key}: missing, so the block's {field} cannot be checked"));
+            fail(
+                IDENTITY,
+                format!("renderInput.target.{target_key}: missing, so the block's {field} cannot be checked"),
+            );
             continue;
         };
         let found = block.get(field).and_then(Value::as_str);
         if found != Some(expected) {
             fail(
                 IDENTITY,
-                format!("{}: expected {expected:?} (renderInput.target.{target_key}), found {}", child(BLOCK, field), shown(block.get(field))),
+                format!(
+                    "{}: expected {expected:?} (renderInput.target.{target_key}), found {}",
+                    child(BLOCK, field),
+                    shown(block.get(field))
+                ),
             );
         }
     }
@@ -123,7 +134,14 @@ fn screen_ids<'a>(block: &'a Map<String, Value>, fail: &mut dyn FnMut(&'static s
     for (i, screen) in screens.iter().enumerate() {
         match screen.get("id").and_then(Value::as_str) {
             Some(id) if !id.trim().is_empty() => ids.push(id),
-            other => fail(SCREENS, format!("{}.id: expected a non-blank screen id, found {}", index(&format!("{BLOCK}.screens"), i), shown(other.map(Value::from).as_ref()))),
+            other => fail(
+                SCREENS,
+                format!(
+                    "{}.id: expected a non-blank screen id, found {}",
+                    index(&format!("{BLOCK}.screens"), i),
+                    shown(other.map(Value::from).as_ref())
+                ),
+            ),
         }
     }
     ids
@@ -133,7 +151,10 @@ fn instructions(block: &Map<String, Value>, fail: &mut dyn FnMut(&'static str, S
     let path = format!("{BLOCK}.instructions");
     let items = block.get("instructions").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     if items.is_empty() {
-        fail(INSTRUCTIONS, format!("{path}: expected at least one instruction, found {}", shown(block.get("instructions"))));
+        fail(
+            INSTRUCTIONS,
+            format!("{path}: expected at least one instruction, found {}", shown(block.get("instructions"))),
+        );
     }
     for (i, item) in items.iter().enumerate() {
         if !is_text(item.get("text")) {
@@ -144,7 +165,12 @@ fn instructions(block: &Map<String, Value>, fail: &mut dyn FnMut(&'static str, S
 
 /// dataUsage items and purposes are consistent, every screen's dataMapping is
 /// complete, and every evidence citation in a mapping is recorded in dataUsage.
-fn data_usage(block: &Map<String, Value>, ids: &[&str], evidence_resolved: bool, fail: &mut dyn FnMut(&'static str, String)) {
+fn data_usage(
+    block: &Map<String, Value>,
+    ids: &[&str],
+    evidence_resolved: bool,
+    fail: &mut dyn FnMut(&'static str, String),
+) {
     let path = format!("{BLOCK}.dataUsage");
     let Some(usage) = block.get("dataUsage").and_then(Value::as_object) else {
         fail(DATA_USAGE, format!("{path}: expected an object with items (required even without evidence)"));
@@ -173,7 +199,10 @@ fn data_usage(block: &Map<String, Value>, ids: &[&str], evidence_resolved: bool,
         let at = index(&format!("{path}.purposes"), i);
         for (j, n) in purpose.get("itemIndices").and_then(Value::as_array).into_iter().flatten().enumerate() {
             if !n.as_u64().is_some_and(|n| (n as usize) < items.len()) {
-                fail(DATA_USAGE, format!("{at}.itemIndices[{j}]: {n} is not an index of dataUsage.items (0..{})", items.len()));
+                fail(
+                    DATA_USAGE,
+                    format!("{at}.itemIndices[{j}]: {n} is not an index of dataUsage.items (0..{})", items.len()),
+                );
             }
         }
         for (j, screen) in purpose.get("appliedTo").and_then(Value::as_array).into_iter().flatten().enumerate() {
@@ -194,7 +223,10 @@ fn data_usage(block: &Map<String, Value>, ids: &[&str], evidence_resolved: bool,
             mapping_fields(mapping, &at, fail);
             if let Some(source) = mapping.get("sourcePath").and_then(Value::as_str) {
                 if evidence_ref().is_match(source) && !recorded.contains(source) {
-                    fail(DATA_USAGE, format!("{at}.sourcePath: {source:?} is cited but not recorded in dataUsage.items"));
+                    fail(
+                        DATA_USAGE,
+                        format!("{at}.sourcePath: {source:?} is cited but not recorded in dataUsage.items"),
+                    );
                 }
             }
         }
@@ -215,11 +247,16 @@ fn asset_intents(block: &Map<String, Value>, required: bool, fail: &mut dyn FnMu
     let mut count = 0;
     for (i, screen) in screens(block).iter().enumerate() {
         let at = format!("{}.aiMeta.assetIntents", index(&format!("{BLOCK}.screens"), i));
-        for (j, intent) in screen.pointer("/aiMeta/assetIntents").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (j, intent) in
+            screen.pointer("/aiMeta/assetIntents").and_then(Value::as_array).into_iter().flatten().enumerate()
+        {
             count += 1;
             if let Some(path) = intent.get("supportsContentPath").and_then(Value::as_str) {
                 if lookup(screen, path).is_none() {
-                    fail(ASSET_INTENTS, format!("{}.supportsContentPath: {path:?} names no content on this screen", index(&at, j)));
+                    fail(
+                        ASSET_INTENTS,
+                        format!("{}.supportsContentPath: {path:?} names no content on this screen", index(&at, j)),
+                    );
                 }
             }
         }
@@ -270,7 +307,9 @@ fn evidence_ref() -> &'static Regex {
 fn resolved_refs(input: &Value) -> BTreeSet<String> {
     let mut refs = BTreeSet::new();
     for item in input.pointer("/evidence/items").and_then(Value::as_array).into_iter().flatten() {
-        if let (Some(kind), Some(id)) = (item.get("kind").and_then(Value::as_str), item.get("id").and_then(Value::as_str)) {
+        if let (Some(kind), Some(id)) =
+            (item.get("kind").and_then(Value::as_str), item.get("id").and_then(Value::as_str))
+        {
             refs.insert(format!("@{kind}[{id}]"));
         }
         if let Some(path) = item.pointer("/value/sourcePath").and_then(Value::as_str) {
@@ -293,7 +332,14 @@ fn evidence(block: &Map<String, Value>, resolved: &BTreeSet<String>, fail: &mut 
                 } else {
                     resolved.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
                 };
-                fail(EVIDENCE, format!("{}: cites {} which is not a resolved evidence item; allowed: {allowed}", trail.render(), found.as_str()));
+                fail(
+                    EVIDENCE,
+                    format!(
+                        "{}: cites {} which is not a resolved evidence item; allowed: {allowed}",
+                        trail.render(),
+                        found.as_str()
+                    ),
+                );
             }
         }
     });
@@ -320,14 +366,26 @@ fn routes(block: &Map<String, Value>, ids: &[&str], fail: &mut dyn FnMut(&'stati
             for (j, edge) in action.get("edges").and_then(Value::as_array).into_iter().flatten().enumerate() {
                 match edge.get("nextScreenId").and_then(Value::as_str) {
                     Some(next) if seen.contains(next) => edges.entry(id).or_default().push(next),
-                    other => fail(ROUTES, format!("{path}.edges[{j}].nextScreenId: {} is not a screen of this block", shown(other.map(Value::from).as_ref()))),
+                    other => fail(
+                        ROUTES,
+                        format!(
+                            "{path}.edges[{j}].nextScreenId: {} is not a screen of this block",
+                            shown(other.map(Value::from).as_ref())
+                        ),
+                    ),
                 }
             }
         }
     }
     let first = block.get("firstScreenId").and_then(Value::as_str);
     let Some(first) = first.filter(|f| seen.contains(f)) else {
-        fail(ROUTES, format!("{BLOCK}.firstScreenId: expected one of the screen ids {ids:?}, found {}", shown(block.get("firstScreenId"))));
+        fail(
+            ROUTES,
+            format!(
+                "{BLOCK}.firstScreenId: expected one of the screen ids {ids:?}, found {}",
+                shown(block.get("firstScreenId"))
+            ),
+        );
         return;
     };
     let reachable = reach(first, &edges);
@@ -335,7 +393,10 @@ fn routes(block: &Map<String, Value>, ids: &[&str], fail: &mut dyn FnMut(&'stati
         fail(ROUTES, format!("{BLOCK}.screens: screen {id:?} is not reachable from firstScreenId {first:?}"));
     }
     if !reachable.iter().any(|id| completes.contains(id)) {
-        fail(ROUTES, format!("{BLOCK}.screens: no reachable screen has an action of kind \"complete\"; the block never ends"));
+        fail(
+            ROUTES,
+            format!("{BLOCK}.screens: no reachable screen has an action of kind \"complete\"; the block never ends"),
+        );
     }
 }
 
@@ -416,7 +477,8 @@ mod tests {
 
     #[test]
     fn a_two_screen_route_holds() {
-        let advance = json!({"kind": "advance", "edges": [{"nextScreenId": "s2", "transitionKind": "push", "conditions": []}]});
+        let advance =
+            json!({"kind": "advance", "edges": [{"nextScreenId": "s2", "transitionKind": "push", "conditions": []}]});
         let out = output(vec![screen("s1", advance), screen("s2", json!({"kind": "complete", "edges": []}))]);
         assert_eq!(failures(&out), vec![]);
         let summary = summarize(Some(&out));
@@ -426,10 +488,19 @@ mod tests {
     #[test]
     fn route_problems_are_each_reported() {
         let dangling = json!({"kind": "advance", "edges": [{"nextScreenId": "nowhere"}]});
-        let out = output(vec![screen("s1", dangling), screen("s1", json!({"kind": "advance", "edges": []})), screen("s3", json!({"kind": "noop", "edges": []}))]);
+        let out = output(vec![
+            screen("s1", dangling),
+            screen("s1", json!({"kind": "advance", "edges": []})),
+            screen("s3", json!({"kind": "noop", "edges": []})),
+        ]);
         let messages: Vec<String> = failures(&out).into_iter().map(|(s, m)| format!("{s}: {m}")).collect();
         let text = messages.join("\n");
-        assert!(text.contains("routes: $.result.onboardingStrategySequence[0].screens: screen id \"s1\" is used more than once"), "{text}");
+        assert!(
+            text.contains(
+                "routes: $.result.onboardingStrategySequence[0].screens: screen id \"s1\" is used more than once"
+            ),
+            "{text}"
+        );
         assert!(text.contains("\"nowhere\" is not a screen of this block"), "{text}");
         assert!(text.contains("screen \"s3\" is not reachable"), "{text}");
         assert!(text.contains("no reachable screen has an action of kind \"complete\""), "{text}");
@@ -442,7 +513,12 @@ mod tests {
             assert_eq!(lookup(&screen, path), Some(&json!("b")), "{path}");
         }
         assert_eq!(lookup(&screen, "content.grid[0][1]"), Some(&json!(2)));
-        for missing in ["content.options.items[2].title", "content.options.items[].title", "content.options.items[x].title", "content.options[0]"] {
+        for missing in [
+            "content.options.items[2].title",
+            "content.options.items[].title",
+            "content.options.items[x].title",
+            "content.options[0]",
+        ] {
             assert_eq!(lookup(&screen, missing), None, "{missing}");
         }
         assert_eq!(steps("items[0]x"), vec!["items[0]x"], "trailing text keeps the segment whole");

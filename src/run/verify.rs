@@ -45,7 +45,10 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
     for path in paths {
         let targets = discover(path, config)?;
         if targets.is_empty() {
-            outcomes.push(Outcome::new(path.display().to_string(), vec![Finding::new(NOTHING_FOUND, path.display().to_string(), "no packet or run directory found here")]));
+            outcomes.push(Outcome::new(
+                path.display().to_string(),
+                vec![Finding::new(NOTHING_FOUND, path.display().to_string(), "no packet or run directory found here")],
+            ));
         }
         for target in targets {
             match target {
@@ -78,7 +81,11 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     let findings = match (read(&dir.join(crate::corpus::PACKET_FILE)), read(&file)) {
         (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
         (Ok(Value::Object(_)), Ok(_)) => {
-            vec![Finding::new(AGENT_VIEW, shown.clone(), "is not the agent view of the runtime-packet.json beside it (re-bless)")]
+            vec![Finding::new(
+                AGENT_VIEW,
+                shown.clone(),
+                "is not the agent view of the runtime-packet.json beside it (re-bless)",
+            )]
         }
         (Ok(_), Ok(_)) => vec![Finding::new(AGENT_VIEW, shown.clone(), "the packet beside it is not a JSON object")],
         (Err(e), _) | (_, Err(e)) => vec![Finding::new(AGENT_VIEW, shown.clone(), e.to_string())],
@@ -109,7 +116,9 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
     let mut by_task: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, dir) in runs {
         let file = dir.join(super::paths::COMPLETION);
-        let task = fsutil::read_json(&file, config.limits.max_file_bytes).ok().and_then(|v| v.get("agentTask").and_then(Value::as_str).map(str::to_owned));
+        let task = fsutil::read_json(&file, config.limits.max_file_bytes)
+            .ok()
+            .and_then(|v| v.get("agentTask").and_then(Value::as_str).map(str::to_owned));
         if let Some(task) = task {
             by_task.entry(task).or_default().push(*i);
         }
@@ -118,7 +127,11 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
         let names: Vec<String> = users.iter().map(|i| outcomes[*i].target.clone()).collect();
         for i in &users {
             let outcome = &mut outcomes[*i];
-            outcome.findings.push(Finding::new(COMPLETION, format!("{} $.agentTask", outcome.target), format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len())));
+            outcome.findings.push(Finding::new(
+                COMPLETION,
+                format!("{} $.agentTask", outcome.target),
+                format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len()),
+            ));
             outcome.ok = false;
         }
     }
@@ -132,9 +145,12 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
     let mut targets = Vec::new();
     let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
     // Build output and hidden directories (.git) hold no evidence.
-    let walker = walker.filter_entry(|e| e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || e.file_name() == "target"));
+    let walker = walker.filter_entry(|e| {
+        e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || e.file_name() == "target")
+    });
     for entry in walker {
-        let entry = entry.map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
+        let entry = entry
+            .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
         let p = entry.path();
         if entry.file_type().is_dir() {
             let has = |name: &str| p.join(name).is_file();
