@@ -944,3 +944,40 @@ fn evaluate_prints_the_evaluation_document_with_format_json() {
     assert_eq!(printed, read_json(&run.join("evaluation.json")));
     assert_eq!(printed["ok"], json!(true));
 }
+
+#[test]
+fn evaluate_never_writes_its_report_over_another_run_file() {
+    let project = Project::new();
+    let dir = project.answered("anthropic", "a", &good_output());
+    for name in ["run-manifest.json", "agent-request.json", "raw-output.json", "completion.json"] {
+        let before = std::fs::read(dir.join(name)).ok();
+        let out = project.run(&["evaluate", "--run-dir", s(&dir), "--report", s(&dir.join(name))]);
+        assert_eq!(out.code, 2, "--report {name}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("an evaluation never replaces another run file"), "{}", out.stderr);
+        assert_eq!(std::fs::read(dir.join(name)).ok(), before, "{name} changed");
+    }
+    assert_eq!(project.evaluate(&dir).0, 0);
+    assert_eq!(project.complete(&dir, "task-report").code, 0);
+    let receipted = std::fs::read(dir.join("evaluation.json")).unwrap();
+    let out = project.run(&["evaluate", "--run-dir", s(&dir), "--report", s(&dir.join("evaluation.json"))]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("receipted evaluation is never rewritten"), "{}", out.stderr);
+    assert_eq!(std::fs::read(dir.join("evaluation.json")).unwrap(), receipted);
+}
+
+#[test]
+fn a_manifest_naming_one_file_twice_is_refused() {
+    let project = Project::new();
+    let dir = project.answered("anthropic", "a", &good_output());
+    let original = std::fs::read(dir.join("run-manifest.json")).unwrap();
+    for (field, name) in [("evaluation", "run-manifest.json"), ("evaluation", "agent-request.json"), ("completion", "raw-output.json")] {
+        let mut manifest: Value = serde_json::from_slice(&original).unwrap();
+        manifest[field] = json!(name);
+        write_json(&dir.join("run-manifest.json"), &manifest);
+        let written = std::fs::read(dir.join("run-manifest.json")).unwrap();
+        let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
+        assert_eq!(out.code, 2, "{field}={name}: {}", out.stdout);
+        assert!(out.stderr.contains(&format!("$.{field}: refused: file name \"{name}\" is also the run's")), "{}", out.stderr);
+        assert_eq!(std::fs::read(dir.join("run-manifest.json")).unwrap(), written, "the manifest was overwritten");
+    }
+}

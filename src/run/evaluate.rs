@@ -43,6 +43,24 @@ pub struct EvaluateArgs {
     pub format: crate::Format,
 }
 
+/// The evaluation may replace only the run's own evaluation.json, and not even
+/// that once a completion receipt binds it; never another run file.
+fn refuse_receipt_overwrite(run: &Run, report: &std::path::Path) -> Result<()> {
+    let completed = run.completion.path.symlink_metadata().is_ok();
+    match run.file_at(report) {
+        None => Ok(()),
+        Some(file) if std::ptr::eq(file, &run.evaluation) && !completed => Ok(()),
+        Some(file) if std::ptr::eq(file, &run.evaluation) => Err(Error::refused(
+            run.show(file),
+            "the run is completed; its receipted evaluation is never rewritten (use --report FILE outside the run)",
+        )),
+        Some(file) => Err(Error::refused(
+            report.display(),
+            format!("is the run's {}; an evaluation never replaces another run file", file.name),
+        )),
+    }
+}
+
 impl EvaluateArgs {
     /// Evaluate a run's own raw output into its own evaluation.json.
     pub fn for_run(run_dir: PathBuf) -> Self {
@@ -84,20 +102,8 @@ pub fn evaluate(config: &Config, args: &EvaluateArgs) -> Result<(Evaluation, Pat
         Some(path) => fsutil::read_bytes(path, config.limits.max_file_bytes)?,
         None => run.read(&run.raw_output)?,
     };
-    let report = match &args.report {
-        Some(path) => path.clone(),
-        None => {
-            // A completed run's evaluation is bound by its receipt; rewriting it
-            // would silently break the receipt.
-            if run.completion.path.symlink_metadata().is_ok() {
-                return Err(Error::refused(
-                    run.show(&run.evaluation),
-                    "the run is completed; its receipted evaluation is never rewritten (use --report FILE)",
-                ));
-            }
-            run.evaluation.path.clone()
-        }
-    };
+    let report = args.report.clone().unwrap_or_else(|| run.evaluation.path.clone());
+    refuse_receipt_overwrite(&run, &report)?;
     let evaluation = assess(&run, given.as_ref(), &raw, config)?;
     fsutil::write_atomic(&report, canonical::to_pretty(&evaluation.document).as_bytes())?;
     Ok((evaluation, report))

@@ -46,6 +46,33 @@ pub const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
 pub const COMPLETION_STATUS: &str = "evaluated-pass";
 pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
 
+/// Where a path really leads: the file itself when it exists (through symlinks),
+/// else its canonical parent joined with its name.
+fn real_path(path: &std::path::Path) -> PathBuf {
+    if let Ok(real) = path.canonicalize() {
+        return real;
+    }
+    match (path.parent().and_then(|p| p.canonicalize().ok()), path.file_name()) {
+        (Some(parent), Some(name)) => parent.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Two manifest fields naming one file (or a field naming the manifest itself)
+/// would let one step overwrite another's receipt: refused.
+fn refuse_shared_names(manifest: &RunFile, files: &[RunFile], dir: &RunDir) -> Result<()> {
+    let mut seen = vec![(MANIFEST, real_path(&manifest.path))];
+    for ((field, _), file) in MANIFEST_FILES.iter().zip(files) {
+        let real = real_path(&file.path);
+        if let Some((other, _)) = seen.iter().find(|(_, p)| *p == real) {
+            let origin = format!("{} $.{field}", dir.show(MANIFEST));
+            return Err(Error::refused(origin, format!("file name {:?} is also the run's {other}; each run file must be its own", file.name)));
+        }
+        seen.push((field, real));
+    }
+    Ok(())
+}
+
 /// A file of a run: its name inside the run directory and its resolved path.
 #[derive(Debug, Clone)]
 pub(crate) struct RunFile {
@@ -91,6 +118,7 @@ impl Run {
             };
             files.push(RunFile { name: name.to_owned(), path: dir.resolve(name, &origin)? });
         }
+        refuse_shared_names(&manifest_file, &files, &dir)?;
         let [agent_request, eval_context, schema, raw_output, evaluation, completion] =
             <[RunFile; 6]>::try_from(files).expect("six manifest file fields");
         Ok(Run {
@@ -105,6 +133,23 @@ impl Run {
             completion,
             max_bytes: config.limits.max_file_bytes,
         })
+    }
+
+    /// The run file that `path` really is (following symlinks), if any: a report
+    /// written there would replace that file.
+    pub fn file_at(&self, path: &std::path::Path) -> Option<&RunFile> {
+        let target = real_path(path);
+        [
+            &self.manifest_file,
+            &self.agent_request,
+            &self.eval_context,
+            &self.schema,
+            &self.raw_output,
+            &self.evaluation,
+            &self.completion,
+        ]
+        .into_iter()
+        .find(|file| real_path(&file.path) == target)
     }
 
     /// The bytes of a run file; a missing file is an error naming it.
