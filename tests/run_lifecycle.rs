@@ -970,14 +970,68 @@ fn a_manifest_naming_one_file_twice_is_refused() {
     let project = Project::new();
     let dir = project.answered("anthropic", "a", &good_output());
     let original = std::fs::read(dir.join("run-manifest.json")).unwrap();
-    for (field, name) in [("evaluation", "run-manifest.json"), ("evaluation", "agent-request.json"), ("completion", "raw-output.json")] {
+    for (field, name) in
+        [("evaluation", "run-manifest.json"), ("evaluation", "agent-request.json"), ("completion", "raw-output.json")]
+    {
         let mut manifest: Value = serde_json::from_slice(&original).unwrap();
         manifest[field] = json!(name);
         write_json(&dir.join("run-manifest.json"), &manifest);
         let written = std::fs::read(dir.join("run-manifest.json")).unwrap();
         let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
         assert_eq!(out.code, 2, "{field}={name}: {}", out.stdout);
-        assert!(out.stderr.contains(&format!("$.{field}: refused: file name \"{name}\" is also the run's")), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(&format!("$.{field}: refused: file name \"{name}\" is also the run's")),
+            "{}",
+            out.stderr
+        );
         assert_eq!(std::fs::read(dir.join("run-manifest.json")).unwrap(), written, "the manifest was overwritten");
     }
+}
+
+#[test]
+fn evidence_stage_catches_citations_of_any_kind_name() {
+    let mut output = good_output();
+    block(&mut output)["screens"][1]["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] =
+        json!(["@app-review[secret-1]", "@review.v2[secret-2]"]);
+    let evaluation = failing(output);
+    assert_eq!(stages(&evaluation), ["evidence", "evidence"], "{}", messages(&evaluation));
+    for cited in ["@app-review[secret-1]", "@review.v2[secret-2]"] {
+        assert!(messages(&evaluation).contains(&format!("cites {cited} which is not")), "{}", messages(&evaluation));
+    }
+}
+
+/// The operator's selection must be used; a strategy's default set may go unused.
+#[test]
+fn data_usage_is_required_for_selected_evidence_only() {
+    let unused = || {
+        let mut output = good_output();
+        block(&mut output)["dataUsage"]["items"] = json!([]);
+        block(&mut output)["dataUsage"]["purposes"] = json!([]);
+        for screen in block(&mut output)["screens"].as_array_mut().unwrap() {
+            screen["aiMeta"]["dataMapping"] = json!([]);
+            screen["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] = json!([]);
+        }
+        output
+    };
+    let evaluation = failing(unused());
+    assert_eq!(stages(&evaluation), ["data-usage"], "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("the operator selected evidence"), "{}", messages(&evaluation));
+
+    let project = Project::new();
+    let mut packet = build_packet("anthropic", "default", "");
+    packet["resolvedBranch"]["evidenceMode"] = json!("strategy-default");
+    packet["renderInput"]["evidence"]["mode"] = json!("strategy-default");
+    packet["renderInput"]["evidence"]["requestedMode"] = json!("strategy-default");
+    let map = packet.as_object_mut().unwrap();
+    let hash = digest::exact_input_hash(map);
+    map.insert("exactInputHash".into(), hash.into());
+    let checksum = digest::packet_checksum(map);
+    map.insert("checksum".into(), checksum.into());
+    let file = project.root().join("packet-default.json");
+    write_json(&file, &packet);
+    let dir = project.root().join("runs/default");
+    assert_eq!(project.run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]).code, 0);
+    write_json(&dir.join("raw-output.json"), &unused());
+    let (code, evaluation) = project.evaluate(&dir);
+    assert_eq!(code, 0, "{}", messages(&evaluation));
 }

@@ -66,7 +66,10 @@ fn refuse_shared_names(manifest: &RunFile, files: &[RunFile], dir: &RunDir) -> R
         let real = real_path(&file.path);
         if let Some((other, _)) = seen.iter().find(|(_, p)| *p == real) {
             let origin = format!("{} $.{field}", dir.show(MANIFEST));
-            return Err(Error::refused(origin, format!("file name {:?} is also the run's {other}; each run file must be its own", file.name)));
+            return Err(Error::refused(
+                origin,
+                format!("file name {:?} is also the run's {other}; each run file must be its own", file.name),
+            ));
         }
         seen.push((field, real));
     }

@@ -82,7 +82,10 @@ pub(crate) fn check(output: &Value, packet: &Map<String, Value>, fail: &mut dyn 
     let ids = screen_ids(block, fail);
     instructions(block, fail);
     let resolved = resolved_refs(input);
-    data_usage(block, &ids, !resolved.is_empty(), fail);
+    // The operator's own selection must be used; a strategy's default set only
+    // offers evidence ("use the ones that serve this block").
+    let selected = branch.get("evidenceMode").and_then(Value::as_str) == Some("selected-only");
+    data_usage(block, &ids, selected && !resolved.is_empty(), fail);
     asset_intents(block, branch.get("hasAssetIntents") == Some(&Value::Bool(true)), fail);
     evidence(block, &resolved, fail);
     routes(block, &ids, fail);
@@ -182,7 +185,10 @@ fn data_usage(
     }
     let items = items.map_or(&[][..], Vec::as_slice);
     if evidence_resolved && items.is_empty() {
-        fail(DATA_USAGE, format!("{path}.items: evidence was resolved for this run but no data usage is recorded"));
+        fail(
+            DATA_USAGE,
+            format!("{path}.items: the operator selected evidence for this run but no data usage is recorded"),
+        );
     }
     let purposes = usage.get("purposes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let purpose_ids: HashSet<&str> = purposes.iter().filter_map(|p| p.get("id").and_then(Value::as_str)).collect();
@@ -299,7 +305,8 @@ fn steps(segment: &str) -> Vec<&str> {
 /// `@kind[id]` citations of evidence, e.g. `@review[review-achievable-progress]`.
 fn evidence_ref() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"@([A-Za-z][A-Za-z0-9_]*)\[([^\]\s]+)\]").expect("valid regex"))
+    // Any kind the compiler accepts (e.g. `app-review`), so no citation slips past.
+    RE.get_or_init(|| Regex::new(r"@([^\s@\[\]]+)\[([^\]\s]+)\]").expect("valid regex"))
 }
 
 /// The citations the resolved branch allows: each resolved item as `@kind[id]`
@@ -323,15 +330,15 @@ fn resolved_refs(input: &Value) -> BTreeSet<String> {
 /// name a resolved evidence item: unselected evidence must not leak into output.
 fn evidence(block: &Map<String, Value>, resolved: &BTreeSet<String>, fail: &mut dyn FnMut(&'static str, String)) {
     let mut trail = crate::report::Trail::new(BLOCK);
+    let allowed = if resolved.is_empty() {
+        "none (no evidence resolved)".to_owned()
+    } else {
+        resolved.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
+    };
     crate::report::walk_map(block, &mut trail, &mut |v, _, trail| {
         let Some(text) = v.as_str() else { return };
         for found in evidence_ref().find_iter(text) {
             if !resolved.contains(found.as_str()) {
-                let allowed = if resolved.is_empty() {
-                    "none (no evidence resolved)".to_owned()
-                } else {
-                    resolved.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
-                };
                 fail(
                     EVIDENCE,
                     format!(
