@@ -3,7 +3,7 @@
 
 use crate::{canonical, digest, fsutil, packet, run, Config, Error, Format, Outcome, Result};
 use clap::{Parser, Subcommand};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -131,9 +131,7 @@ fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
 }
 
 fn read_stdin() -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::io::stdin().read_to_end(&mut bytes).map_err(|e| Error::io("<stdin>", e))?;
-    Ok(bytes)
+    fsutil::read_limited(std::io::stdin().lock(), "<stdin>", fsutil::DEFAULT_MAX_BYTES)
 }
 
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {

@@ -4,7 +4,7 @@
 
 use crate::{canonical, Error, Result};
 use serde_json::Value;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 /// Default for reads that have no harness.toml at hand.
@@ -15,10 +15,18 @@ pub fn read_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     if meta.is_dir() {
         return Err(Error::shape(path.display(), "$", "a file, found a directory"));
     }
-    if meta.len() > max_bytes {
-        return Err(Error::refused(path.display(), format!("{} bytes is over the limit of {max_bytes}", meta.len())));
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    read_limited(file, &path.display().to_string(), max_bytes)
+}
+
+/// Read at most `max_bytes` (a device or a growing file may lie about its size).
+pub fn read_limited(source: impl std::io::Read, name: &str, max_bytes: u64) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    source.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| Error::io(name, e))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(Error::refused(name, format!("more than the limit of {max_bytes} bytes")));
     }
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+    Ok(bytes)
 }
 
 /// Read and strictly parse a JSON file; errors name the file and line:column.
@@ -61,10 +69,14 @@ pub(crate) fn write_atomic_with(
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
     temp.write_all(bytes).map_err(|e| Error::io(temp.path(), e))?;
+    // tempfile creates owner-only files; a run's files are read by other accounts
+    // (the agent's, CI's), so keep the replaced file's mode, or the usual 0644.
+    let permissions = std::fs::metadata(path).map(|m| m.permissions()).unwrap_or_else(|_| default_permissions());
+    temp.as_file().set_permissions(permissions).map_err(|e| Error::io(temp.path(), e))?;
     temp.as_file().sync_all().map_err(|e| Error::io(temp.path(), e))?;
     before_rename().map_err(|e| Error::io(path, e))?;
     // Dropping `temp` on any error path removes the temp file.
-    match replace {
+    let persisted = match replace {
         Replace::Allowed => temp.persist(path).map(drop).map_err(|e| Error::io(path, e.error)),
         Replace::Refused => temp.persist_noclobber(path).map(drop).map_err(|e| {
             if e.error.kind() == std::io::ErrorKind::AlreadyExists {
@@ -73,7 +85,23 @@ pub(crate) fn write_atomic_with(
                 Error::io(path, e.error)
             }
         }),
-    }
+    };
+    persisted?;
+    // The rename is durable only once the directory entry is on disk.
+    #[cfg(unix)]
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| Error::io(dir, e))?;
+    Ok(())
+}
+
+#[cfg(unix)]
+fn default_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o644)
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> std::fs::Permissions {
+    std::fs::metadata(".").map(|m| m.permissions()).expect("the current directory has metadata")
 }
 
 #[cfg(test)]
@@ -120,6 +148,26 @@ mod tests {
         let err = write_new(&file, b"second").unwrap_err().to_string();
         assert!(err.contains("never overwritten"), "{err}");
         assert_eq!(std::fs::read(&file).unwrap(), b"first");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_are_readable_by_others_and_keep_a_replaced_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("agent-request.json");
+        write_new(&file, b"{}").unwrap();
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o644);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&file, b"[]").unwrap();
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o640);
+    }
+
+    #[test]
+    fn reads_stop_at_the_limit_whatever_the_file_claims() {
+        let err = read_limited(std::io::repeat(b'x'), "/dev/zero", 1024).unwrap_err().to_string();
+        assert!(err.contains("more than the limit of 1024 bytes"), "{err}");
+        assert_eq!(read_limited(&b"12345"[..], "five", 5).unwrap(), b"12345");
     }
 
     #[test]

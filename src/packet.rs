@@ -90,7 +90,8 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
         }
     }
     match packet.get("maxTokens") {
-        Some(Value::Number(n)) if n.as_u64().is_some_and(|t| t > 0) => {}
+        // `64000.0` is the integer 64000 to JavaScript, and canonicalizes to `64000`.
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|t| t >= 1.0 && t.fract() == 0.0) => {}
         other => fail("$.maxTokens".into(), format!("expected a positive integer, found {}", describe(other))),
     }
     for key in ["renderInput", "resolvedBranch"] {
@@ -374,6 +375,21 @@ pub fn key_order_notes(packet: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_tokens_is_a_positive_whole_number_in_any_spelling() {
+        let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let findings = |tokens: &str| {
+            let packet: Value = crate::canonical::parse(format!(r#"{{"maxTokens": {tokens}}}"#).as_bytes()).unwrap();
+            contract(packet.as_object().unwrap(), &config).into_iter().filter(|f| f.path == "$.maxTokens").count()
+        };
+        for ok in ["64000", "64000.0", "6.4e4", "1"] {
+            assert_eq!(findings(ok), 0, "{ok}");
+        }
+        for bad in ["0", "-5", "0.5", "64000.5", "\"64000\"", "null", "true"] {
+            assert_eq!(findings(bad), 1, "{bad}");
+        }
+    }
 
     #[test]
     fn key_order_notes_flag_case_and_punctuation_sensitive_keys() {

@@ -113,7 +113,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
         cases.push(report);
     }
     let mut violations = prompt_version_violations(config, &goldens);
-    violations.extend(policy(&changed_files, &cases));
+    violations.extend(policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
     Ok(Report { base, ok: violations.is_empty(), changed_files, cases, groups: group(changes), violations })
 }
 
@@ -133,7 +133,7 @@ fn read_json_opt(path: &Path) -> Result<Option<Value>> {
 }
 
 /// The policy (DESIGN §9), each violation a sentence a reviewer can act on.
-fn policy(changed: &[ChangedFile], cases: &[CaseReport]) -> Vec<String> {
+fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &str) -> Vec<String> {
     let mut violations = Vec::new();
     let stale: Vec<&str> = cases.iter().filter(|c| c.stale_in_tree).map(|c| c.case.as_str()).collect();
     if !stale.is_empty() {
@@ -148,8 +148,9 @@ fn policy(changed: &[ChangedFile], cases: &[CaseReport]) -> Vec<String> {
     let explained_by_references =
         changed.iter().any(|f| matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference));
     for case in cases.iter().filter(|c| c.golden_changed) {
-        let fixture_changed =
-            changed.iter().any(|f| f.kind == ChangeKind::Fixture && f.path.split('/').any(|part| part == case.case));
+        let fixture_changed = changed
+            .iter()
+            .any(|f| f.kind == ChangeKind::Fixture && f.path.starts_with(&format!("{fixtures}/{}/", case.case)));
         if !explained_by_references && !fixture_changed {
             violations.push(format!(
                 "golden packet of case {} changed with no template, schema or fixture change to explain it",
@@ -338,8 +339,9 @@ impl Report {
         }
         md.push_str("\n### Packets\n\n| case | changed by this release | golden up to date | exactInputHash before | after |\n|---|---|---|---|---|\n");
         for c in &self.cases {
-            let hash =
-                |h: &Option<String>| h.as_deref().map_or("—".to_owned(), |h| format!("`{}`", &h[..h.len().min(19)]));
+            let hash = |h: &Option<String>| {
+                h.as_deref().map_or("—".to_owned(), |h| format!("`{}`", h.chars().take(19).collect::<String>()))
+            };
             md.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
                 c.case,
@@ -503,9 +505,16 @@ mod tests {
             compile_error: None,
         };
         let golden_only = vec![ChangedFile { path: "golden/a/runtime-packet.json".into(), kind: ChangeKind::Golden }];
-        assert_eq!(policy(&golden_only, &[case("a", true)]).len(), 1);
+        assert_eq!(policy(&golden_only, &[case("a", true)], "fixtures").len(), 1);
         let with_fixture = vec![ChangedFile { path: "fixtures/a/request.json".into(), kind: ChangeKind::Fixture }];
-        assert!(policy(&with_fixture, &[case("a", true)]).is_empty());
-        assert_eq!(policy(&with_fixture, &[case("b", true)]).len(), 1, "a fixture explains only its own case");
+        assert!(policy(&with_fixture, &[case("a", true)], "fixtures").is_empty());
+        assert_eq!(
+            policy(&with_fixture, &[case("b", true)], "fixtures").len(),
+            1,
+            "a fixture explains only its own case"
+        );
+        let nested = vec![ChangedFile { path: "fixtures/group/a/request.json".into(), kind: ChangeKind::Fixture }];
+        assert!(policy(&nested, &[case("group/a", true)], "fixtures").is_empty(), "nested case names");
+        assert_eq!(policy(&nested, &[case("a", true)], "fixtures").len(), 1, "a path segment is not a case");
     }
 }

@@ -385,3 +385,30 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
     let none = packetproof(project.path(), &["bless", "no-such-case"]);
     assert_eq!(none.status.code(), Some(2));
 }
+
+/// `verify golden` (the README's main job) recompiles each golden case of the
+/// corpus: a template edit without re-blessing fails it, naming the case.
+#[test]
+fn verify_golden_fails_when_a_template_changed_without_bless() {
+    let case = "openai-staged-pred-no-evidence";
+    let project = temp_project(&[case]);
+    let golden = project.path().join("golden").join(case);
+    std::fs::create_dir_all(&golden).unwrap();
+    for name in ["runtime-packet.json", "agent-request.json"] {
+        std::fs::copy(root().join("golden").join(case).join(name), golden.join(name)).unwrap();
+    }
+    let golden_arg = project.path().join("golden");
+    let verify = || packetproof(project.path(), &["verify", golden_arg.to_str().unwrap()]);
+    let ok = verify();
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
+    let template = project.path().join("references/prompts/system.md.j2");
+    let text = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(&template, text.replacen("# ", "# Edited: ", 1)).unwrap();
+    let failed = verify();
+    let report = String::from_utf8_lossy(&failed.stdout);
+    assert_eq!(failed.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("[packet::regenerates]") && report.contains(&format!("packetproof bless {case}")),
+        "{report}"
+    );
+}

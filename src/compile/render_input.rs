@@ -132,6 +132,12 @@ pub(crate) fn excluded_regions<'r>(request: &'r Value, resolution: &Resolution) 
             out.push((index("$.evidence.availableItems", i), item));
         }
     }
+    // Other blocks' screens are not routes of this block (see the module docs).
+    for (i, entry) in branch::array(request, "/target/sequence").iter().enumerate() {
+        if let Some(first) = entry.get("firstScreenId") {
+            out.push((format!("{}.firstScreenId", index("$.target.sequence", i)), first));
+        }
+    }
     let Some(blueprint) = request.pointer("/source/blueprint").and_then(Value::as_object) else { return out };
     let base = "$.source.blueprint";
     for key in SOURCE_DATA_KEYS {

@@ -83,6 +83,10 @@ fn check_arguments(args: &CompleteArgs) -> Result<()> {
         if value.trim().is_empty() {
             return Err(Error::Usage(format!("{flag} must not be blank")));
         }
+        // " T1" and "T1" would be two task ids to a string compare and one to a person.
+        if value.trim() != value.as_str() {
+            return Err(Error::Usage(format!("{flag} {value:?} must not start or end with whitespace")));
+        }
     }
     if args.notes.is_empty() || args.notes.iter().any(|n| n.trim().is_empty()) {
         return Err(Error::Usage("--note: at least one evaluator note is required, and none may be blank".into()));
@@ -112,7 +116,11 @@ fn run_parent(dir: &Path) -> Result<PathBuf> {
 /// every `completion.json`, and whatever other name a run manifest gives its
 /// completion. An unreadable receipt is an error: it could hide a reused id.
 fn task_in_use(root: &Path, task: &str, max_bytes: u64) -> Result<Option<PathBuf>> {
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+    // Hidden folders (.git) and build output hold no receipts.
+    let walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter().filter_entry(|e| {
+        e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || e.file_name() == "target")
+    });
+    for entry in walker {
         let entry = entry
             .map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), std::io::Error::other(e.to_string())))?;
         if !entry.file_type().is_file() {

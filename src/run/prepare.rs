@@ -53,8 +53,13 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Ve
         }
     }
     missing.reverse(); // write in file order, the manifest last
-    for (_, path, bytes) in &missing {
-        fsutil::write_atomic(path, bytes)?;
+    for (name, path, bytes) in &missing {
+        // A manifest that appeared meanwhile (a concurrent prepare) is never replaced.
+        if *name == MANIFEST {
+            fsutil::write_new(path, bytes)?;
+        } else {
+            fsutil::write_atomic(path, bytes)?;
+        }
     }
     Ok(missing.into_iter().map(|(name, ..)| name).collect())
 }

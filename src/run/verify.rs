@@ -42,6 +42,9 @@ pub const AGENT_VIEW: &str = "golden::agent-request";
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::new();
     let mut runs = Vec::new();
+    // Golden folders of the project's own corpus are also recompiled and checked
+    // for branch isolation: what `cargo test` runs as packet::regenerates.
+    let corpus = crate::corpus::cases(config)?;
     for path in paths {
         let targets = discover(path, config)?;
         if targets.is_empty() {
@@ -57,7 +60,7 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
                     outcomes.push(verify_run(&dir, config));
                     runs.push((outcomes.len() - 1, dir));
                 }
-                Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
+                Target::AgentView(dir) => outcomes.push(verify_golden_case(&dir, &corpus, config)),
             }
         }
     }
@@ -71,6 +74,27 @@ fn verify_packet(file: &Path, config: &Config) -> Outcome {
         Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
         Err(e) => Outcome::new(shown.clone(), vec![Finding::new(packet::CONTRACT, shown, e.to_string())]),
     }
+}
+
+/// A golden case folder: its agent view, and when the folder belongs to a case of
+/// the corpus, that the packet regenerates from its request and renders only the
+/// resolved branch.
+fn verify_golden_case(dir: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
+    let mut outcome = verify_agent_view(dir, config);
+    let real = |p: &Path| p.canonicalize().ok();
+    let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_dir) == real(dir)) else {
+        outcome.notes.push("not a case of this project's corpus: not recompiled".into());
+        return outcome;
+    };
+    for check in [crate::checks::REGENERATES, crate::checks::BRANCH_ISOLATION] {
+        match crate::checks::run(check, case, config) {
+            Ok(checked) => outcome.findings.extend(checked.findings),
+            Err(e) => outcome.findings.push(Finding::new(check, dir.display().to_string(), e.to_string())),
+        }
+    }
+    outcome.target = dir.display().to_string();
+    outcome.ok = outcome.findings.is_empty();
+    outcome
 }
 
 /// A golden agent-request.json is exactly the agent view of the packet beside it.
