@@ -1035,3 +1035,15 @@ fn data_usage_is_required_for_selected_evidence_only() {
     let (code, evaluation) = project.evaluate(&dir);
     assert_eq!(code, 0, "{}", messages(&evaluation));
 }
+
+#[test]
+fn an_agent_task_id_with_surrounding_whitespace_is_refused() {
+    let project = Project::new();
+    let dir = project.answered("anthropic", "a", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    let out = project.complete(&dir, " task-1");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("must not start or end with whitespace"), "{}", out.stderr);
+    assert!(!dir.join("completion.json").exists());
+    assert_eq!(project.complete(&dir, "task-1").code, 0);
+}
