@@ -96,6 +96,28 @@ impl Project {
         dir
     }
 
+    /// A prepared run of a packet whose branch resolved `mode` (keeping the one
+    /// evidence item or not), re-hashed.
+    fn with_evidence_mode(&self, mode: &str, keep_items: bool) -> PathBuf {
+        let mut packet = build_packet("anthropic", mode, "");
+        packet["resolvedBranch"]["evidenceMode"] = json!(mode);
+        packet["renderInput"]["evidence"]["mode"] = json!(mode);
+        packet["renderInput"]["evidence"]["requestedMode"] = json!(mode);
+        if !keep_items {
+            packet["renderInput"]["evidence"]["items"] = json!([]);
+        }
+        let map = packet.as_object_mut().unwrap();
+        let hash = digest::exact_input_hash(map);
+        map.insert("exactInputHash".into(), hash.into());
+        let checksum = digest::packet_checksum(map);
+        map.insert("checksum".into(), checksum.into());
+        let file = self.root().join(format!("packet-{mode}.json"));
+        write_json(&file, &packet);
+        let dir = self.root().join("runs").join(mode);
+        assert_eq!(self.run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]).code, 0);
+        dir
+    }
+
     /// A prepared run with `output` as its raw output.
     fn answered(&self, provider: &str, name: &str, output: &Value) -> PathBuf {
         let dir = self.prepared(provider, name);
@@ -1018,22 +1040,24 @@ fn data_usage_is_required_for_selected_evidence_only() {
     assert!(messages(&evaluation).contains("the operator selected evidence"), "{}", messages(&evaluation));
 
     let project = Project::new();
-    let mut packet = build_packet("anthropic", "default", "");
-    packet["resolvedBranch"]["evidenceMode"] = json!("strategy-default");
-    packet["renderInput"]["evidence"]["mode"] = json!("strategy-default");
-    packet["renderInput"]["evidence"]["requestedMode"] = json!("strategy-default");
-    let map = packet.as_object_mut().unwrap();
-    let hash = digest::exact_input_hash(map);
-    map.insert("exactInputHash".into(), hash.into());
-    let checksum = digest::packet_checksum(map);
-    map.insert("checksum".into(), checksum.into());
-    let file = project.root().join("packet-default.json");
-    write_json(&file, &packet);
-    let dir = project.root().join("runs/default");
-    assert_eq!(project.run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]).code, 0);
+    let dir = project.with_evidence_mode("strategy-default", true);
     write_json(&dir.join("raw-output.json"), &unused());
     let (code, evaluation) = project.evaluate(&dir);
     assert_eq!(code, 0, "{}", messages(&evaluation));
+
+    // Without evidence, the prompts ask for empty data usage and mappings.
+    let dir = project.with_evidence_mode("no-evidence", false);
+    let mut output = unused();
+    block(&mut output)["dataUsage"]["items"] =
+        json!([{"sourcePath": "strategyVariables.goal", "value": "goal", "justification": "j"}]);
+    block(&mut output)["screens"][0]["aiMeta"]["dataMapping"] =
+        json!([{"sourcePath": "strategyVariables.goal", "value": "goal", "justification": "j"}]);
+    write_json(&dir.join("raw-output.json"), &output);
+    let (code, evaluation) = project.evaluate(&dir);
+    assert_eq!(code, 1);
+    assert_eq!(stages(&evaluation), ["data-usage", "data-usage"], "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("so data usage must stay empty"), "{}", messages(&evaluation));
+    assert!(messages(&evaluation).contains("so every data mapping must stay empty"), "{}", messages(&evaluation));
 }
 
 #[test]

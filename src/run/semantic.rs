@@ -82,10 +82,7 @@ pub(crate) fn check(output: &Value, packet: &Map<String, Value>, fail: &mut dyn 
     let ids = screen_ids(block, fail);
     instructions(block, fail);
     let resolved = resolved_refs(input);
-    // The operator's own selection must be used; a strategy's default set only
-    // offers evidence ("use the ones that serve this block").
-    let selected = branch.get("evidenceMode").and_then(Value::as_str) == Some("selected-only");
-    data_usage(block, &ids, selected && !resolved.is_empty(), fail);
+    data_usage(block, &ids, EvidenceUse::of(branch, &resolved), fail);
     asset_intents(block, branch.get("hasAssetIntents") == Some(&Value::Bool(true)), fail);
     evidence(block, &resolved, fail);
     routes(block, &ids, fail);
@@ -166,14 +163,30 @@ fn instructions(block: &Map<String, Value>, fail: &mut dyn FnMut(&'static str, S
     }
 }
 
+/// What the branch asks of the answer's data usage, as the prompts state it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EvidenceUse {
+    /// The operator selected evidence: it must be used.
+    Required,
+    /// A strategy's default set only offers evidence ("use the ones that serve").
+    Optional,
+    /// No evidence resolved: data usage and every mapping stay empty.
+    Forbidden,
+}
+
+impl EvidenceUse {
+    fn of(branch: &Value, resolved: &BTreeSet<String>) -> Self {
+        match branch.get("evidenceMode").and_then(Value::as_str) {
+            Some("no-evidence") => EvidenceUse::Forbidden,
+            Some("selected-only") if !resolved.is_empty() => EvidenceUse::Required,
+            _ => EvidenceUse::Optional,
+        }
+    }
+}
+
 /// dataUsage items and purposes are consistent, every screen's dataMapping is
 /// complete, and every evidence citation in a mapping is recorded in dataUsage.
-fn data_usage(
-    block: &Map<String, Value>,
-    ids: &[&str],
-    evidence_resolved: bool,
-    fail: &mut dyn FnMut(&'static str, String),
-) {
+fn data_usage(block: &Map<String, Value>, ids: &[&str], rule: EvidenceUse, fail: &mut dyn FnMut(&'static str, String)) {
     let path = format!("{BLOCK}.dataUsage");
     let Some(usage) = block.get("dataUsage").and_then(Value::as_object) else {
         fail(DATA_USAGE, format!("{path}: expected an object with items (required even without evidence)"));
@@ -184,11 +197,14 @@ fn data_usage(
         fail(DATA_USAGE, format!("{path}.items: expected an array"));
     }
     let items = items.map_or(&[][..], Vec::as_slice);
-    if evidence_resolved && items.is_empty() {
+    if rule == EvidenceUse::Required && items.is_empty() {
         fail(
             DATA_USAGE,
             format!("{path}.items: the operator selected evidence for this run but no data usage is recorded"),
         );
+    }
+    if rule == EvidenceUse::Forbidden && !items.is_empty() {
+        fail(DATA_USAGE, format!("{path}.items: no evidence was resolved for this run, so data usage must stay empty"));
     }
     let purposes = usage.get("purposes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let purpose_ids: HashSet<&str> = purposes.iter().filter_map(|p| p.get("id").and_then(Value::as_str)).collect();
@@ -224,6 +240,12 @@ fn data_usage(
             fail(DATA_USAGE, format!("{at}: expected an array of data mappings"));
             continue;
         };
+        if rule == EvidenceUse::Forbidden && !mappings.is_empty() {
+            fail(
+                DATA_USAGE,
+                format!("{at}: no evidence was resolved for this run, so every data mapping must stay empty"),
+            );
+        }
         for (j, mapping) in mappings.iter().enumerate() {
             let at = index(&at, j);
             mapping_fields(mapping, &at, fail);
