@@ -274,7 +274,7 @@ pub fn run(check: &str, case: &Case, config: &Config) -> Result<Checked> {
     // The lifecycle's own refusals explain a missing evaluation or receipt.
     if let Some(name) = findings.first().map(|f| f.check) {
         for step in &assembled.refusals {
-            findings.push(Finding::new(name, "lifecycle", step.clone()));
+            findings.push(Finding::new(name, LIFECYCLE, step.clone()));
         }
     }
     Ok(findings.into())
@@ -307,9 +307,10 @@ impl CompletionRecord {
 }
 
 /// A run directory built for a case in a temporary folder: prepared from the
-/// case's packet, given the fixture's agent artifacts (and any hand-broken
-/// held-back files a negative case carries), evaluated, and completed when the
-/// fixture records a completion.
+/// case's packet, given the fixture's agent artifacts, evaluated, and completed
+/// when the fixture records a completion. A file in the fixture's `run/` replaces
+/// what the lifecycle step that writes it would have written (a negative case's
+/// hand-broken manifest, snapshot, agent request, evaluation or receipt).
 pub struct AssembledRun {
     _root: tempfile::TempDir,
     pub dir: PathBuf,
@@ -318,27 +319,35 @@ pub struct AssembledRun {
     pub refusals: Vec<String>,
 }
 
+/// The path of findings that report the lifecycle's refusals, not a check's own.
+pub const LIFECYCLE: &str = "lifecycle";
+
+/// Files the fixture may supply that `evaluate` and `complete` would write.
+const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLETION];
+
 pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     let root = tempfile::tempdir().map_err(|e| crate::Error::io(std::env::temp_dir(), e))?;
     let dir = root.path().join("run");
     let packet_file = case.packet_under_test();
     let packet = fsutil::read_json(&packet_file, config.limits.max_file_bytes)?;
     run::prepare::prepare(config, &packet_file, &dir)?;
-    if let Some(fixture) = case.run_fixture() {
-        copy_agent_artifacts(&fixture, &dir)?;
-    }
+    let fixture = case.run_fixture();
+    let supplied = |name: &str| fixture.as_ref().map(|f| f.join(name)).filter(|p| p.is_file());
+    copy_fixture_files(fixture.as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
     let mut refusals = Vec::new();
-    let args = run::EvaluateArgs::for_run(dir.clone());
-    match run::evaluate::evaluate(config, &args) {
-        Ok((evaluation, _)) if !evaluation.ok => {
-            let failures: Vec<String> =
-                evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
-            refusals.push(format!("evaluate failed: {}", failures.join("; ")));
+    if supplied(run::paths::EVALUATION).is_none() {
+        match run::evaluate::evaluate(config, &run::EvaluateArgs::for_run(dir.clone())) {
+            Ok((evaluation, _)) if !evaluation.ok => {
+                let failures: Vec<String> =
+                    evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
+                refusals.push(format!("evaluate failed: {}", failures.join("; ")));
+            }
+            Ok(_) => {}
+            Err(e) => refusals.push(format!("evaluate refused: {e}")),
         }
-        Ok(_) => {}
-        Err(e) => refusals.push(format!("evaluate refused: {e}")),
     }
-    if let Some(record) = CompletionRecord::load(case)? {
+    copy_fixture_files(fixture.as_deref(), &dir, |name| AFTER_EVALUATION.contains(&name))?;
+    if let Some(record) = CompletionRecord::load(case)?.filter(|_| supplied(run::paths::COMPLETION).is_none()) {
         let args = run::CompleteArgs {
             run_dir: dir.clone(),
             scenario: record.scenario,
@@ -354,13 +363,14 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     Ok(AssembledRun { _root: root, dir, packet, refusals })
 }
 
-/// Every file of the fixture's `run/` except the completion record.
-fn copy_agent_artifacts(fixture: &Path, dir: &Path) -> Result<()> {
+/// The fixture's run files (not the completion record) whose names `pick` selects.
+fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) -> bool) -> Result<()> {
+    let Some(fixture) = fixture else { return Ok(()) };
     let entries = std::fs::read_dir(fixture).map_err(|e| crate::Error::io(fixture, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| crate::Error::io(fixture, e))?;
-        let name = entry.file_name();
-        if name == COMPLETION_RECORD || !entry.path().is_file() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == COMPLETION_RECORD || !entry.path().is_file() || !pick(&name) {
             continue;
         }
         let bytes = std::fs::read(entry.path()).map_err(|e| crate::Error::io(entry.path(), e))?;

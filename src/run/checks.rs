@@ -367,6 +367,11 @@ fn compare_evaluation(
     if stored.get("ok") != Some(&Value::Bool(true)) {
         let stage = packet::describe(stored.get("earliestFailureStage"));
         out.push(problem(at(file, "$.ok"), format!("the evaluation did not pass (earliest failure stage: {stage})")));
+        let failures = stored.get("failures").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        for (i, failure) in failures.iter().enumerate() {
+            let text = |key: &str| failure.get(key).and_then(Value::as_str).unwrap_or("?").to_owned();
+            out.push(problem(at(file, &format!("$.failures[{i}]")), format!("[{}] {}", text("stage"), text("message"))));
+        }
         return out;
     }
     if !fresh.ok {
