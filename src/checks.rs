@@ -155,6 +155,7 @@ pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &C
                     );
                 }
             }
+            same_evidence(packet, &expected, &mut fail);
         }
         Err(e) => fail("$", format!("the request does not compile, so its branch cannot be derived: {e}")),
     }
@@ -171,6 +172,29 @@ pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &C
     }
     out.extend(excluded_text_findings(packet, request, config));
     out
+}
+
+/// renderInput holds exactly the evidence items the request resolves to (by kind
+/// and id, whatever their text: a short or numeric item escapes text matching)
+/// and records the mode that was requested.
+fn same_evidence(packet: &Map<String, Value>, expected: &Value, fail: &mut impl FnMut(&str, String)) {
+    let (input, expected) = (packet.get("renderInput"), expected.get("renderInput"));
+    let identities = |input: Option<&Value>| -> Vec<String> {
+        let items = input.and_then(|i| i.pointer("/evidence/items")).and_then(Value::as_array);
+        let id = |item: &Value, key: &str| item.get(key).and_then(Value::as_str).unwrap_or("?").to_owned();
+        items.into_iter().flatten().map(|item| format!("@{}[{}]", id(item, "kind"), id(item, "id"))).collect()
+    };
+    let (found, wanted) = (identities(input), identities(expected));
+    for item in found.iter().filter(|item| !wanted.contains(item)) {
+        fail("$.renderInput.evidence.items", format!("holds {item}, which the resolved branch does not select"));
+    }
+    for item in wanted.iter().filter(|item| !found.contains(item)) {
+        fail("$.renderInput.evidence.items", format!("lacks {item}, which the resolved branch selects"));
+    }
+    let requested = |input: Option<&Value>| input.and_then(|i| i.pointer("/evidence/requestedMode")).cloned();
+    if requested(input) != requested(expected) {
+        fail("$.renderInput.evidence.requestedMode", format!("expected the requested mode {:?}", requested(expected)));
+    }
 }
 
 /// (path, present in renderInput, required by the branch) for each branch-dependent part.
@@ -440,6 +464,30 @@ pub fn unique_agent_tasks(tasks: &[(String, String)]) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An unselected item with no long text escapes text matching; its identity does not.
+    #[test]
+    fn branch_isolation_names_an_unselected_item_whatever_its_text() {
+        let config = Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let case = crate::corpus::cases(&config)
+            .unwrap()
+            .into_iter()
+            .find(|c| c.name == "google-staged-both-selected")
+            .unwrap();
+        let short = serde_json::json!({"kind": "rating", "id": "r9", "accessible": true, "value": {"stars": 1}});
+        let mut request = case.request.clone();
+        request["evidence"]["availableItems"].as_array_mut().unwrap().push(short.clone());
+        let mut packet = compile::compile(&request, &config, "test").unwrap();
+        assert!(branch_isolation(packet.as_object().unwrap(), &request, &config, "test").is_empty());
+        packet["renderInput"]["evidence"]["items"].as_array_mut().unwrap().push(short);
+        let findings = branch_isolation(packet.as_object().unwrap(), &request, &config, "test");
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert!(
+            findings[0].message.contains("holds @rating[r9], which the resolved branch does not select"),
+            "{}",
+            findings[0]
+        );
+    }
 
     #[test]
     fn a_reused_agent_task_is_named_with_both_cases() {

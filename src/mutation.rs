@@ -51,7 +51,19 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
     for case in &cases {
         let packet = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?;
         let Value::Object(golden) = packet else { continue };
-        for mutation in packet_mutations(&golden, config) {
+        let mutations = packet_mutations(&golden, &case.request, config);
+        // A check that already fails on the intact packet would "catch" anything.
+        let mut baseline: Vec<&str> = mutations.iter().map(|m| m.check).collect();
+        baseline.dedup();
+        for check in baseline {
+            let findings = run_packet_check(check, &golden, case, config);
+            if !findings.is_empty() {
+                report
+                    .escaped
+                    .push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
+            }
+        }
+        for mutation in mutations {
             let mut mutated = golden.clone();
             (mutation.edit)(&mut mutated);
             if mutation.rehash {
@@ -85,7 +97,7 @@ fn run_packet_check(check: &str, packet: &Map<String, Value>, case: &Case, confi
     }
 }
 
-fn packet_mutations(golden: &Map<String, Value>, config: &Config) -> Vec<PacketMutation> {
+fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Config) -> Vec<PacketMutation> {
     let mut list = Vec::new();
     let mut add = |name: String, check: &'static str, rehash: bool, edit: Edit| {
         list.push(PacketMutation { name, check, rehash, edit })
@@ -137,6 +149,19 @@ fn packet_mutations(golden: &Map<String, Value>, config: &Config) -> Vec<PacketM
                     branch.insert(field.into(), other.clone());
                 }
             }),
+        );
+    }
+    if let Some(item) = unselected_item(golden, request) {
+        let mutation = move |p: &mut Map<String, Value>| {
+            if let Some(Value::Array(items)) = p.get_mut("renderInput").and_then(|i| i.pointer_mut("/evidence/items")) {
+                items.push(item.clone());
+            }
+        };
+        add(
+            "an unselected evidence item added to renderInput".into(),
+            checks::BRANCH_ISOLATION,
+            true,
+            Box::new(mutation),
         );
     }
     add(
@@ -208,6 +233,14 @@ fn packet_mutations(golden: &Map<String, Value>, config: &Config) -> Vec<PacketM
         }),
     );
     list
+}
+
+/// An available evidence item of the request that the packet does not render.
+fn unselected_item(golden: &Map<String, Value>, request: &Value) -> Option<Value> {
+    let rendered = golden.get("renderInput").and_then(|i| i.pointer("/evidence/items")).and_then(Value::as_array)?;
+    let available = request.pointer("/evidence/availableItems").and_then(Value::as_array)?;
+    let key = |item: &Value| (item.get("kind").cloned(), item.get("id").cloned());
+    available.iter().find(|item| !rendered.iter().any(|r| key(r) == key(item))).cloned()
 }
 
 /// Change one character in the middle of a string (staying valid UTF-8).

@@ -370,7 +370,10 @@ fn compare_evaluation(
         let failures = stored.get("failures").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         for (i, failure) in failures.iter().enumerate() {
             let text = |key: &str| failure.get(key).and_then(Value::as_str).unwrap_or("?").to_owned();
-            out.push(problem(at(file, &format!("$.failures[{i}]")), format!("[{}] {}", text("stage"), text("message"))));
+            out.push(problem(
+                at(file, &format!("$.failures[{i}]")),
+                format!("[{}] {}", text("stage"), text("message")),
+            ));
         }
         return out;
     }
