@@ -11,7 +11,7 @@ use packetproof::checks::{self, Checked};
 use packetproof::corpus::{self, Case, Expectation};
 use packetproof::{bless, mutation, Config};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 fn main() {
     let args = Arguments::from_args();
@@ -51,12 +51,34 @@ fn config() -> &'static Config {
 }
 
 fn case_trial(case: &Case, check: &'static str, expected: Option<&Expectation>) -> Result<(), Failed> {
+    ensure_golden(case)?;
     let checked =
         checks::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
     match expected {
         Some(expected) => expect_failure(case, expected, &checked),
         None => expect_pass(case, check, checked),
     }
+}
+
+/// A new fixture has no golden files yet: bless it when asked, else say how.
+fn ensure_golden(case: &Case) -> Result<(), Failed> {
+    static BLESSING: Mutex<()> = Mutex::new(());
+    if case.own_packet().is_some() || case.golden_packet().is_file() {
+        return Ok(());
+    }
+    if !bless::requested_by_env() {
+        let name = &case.name;
+        return Err(format!(
+            "{name} has no golden packet yet: bless it with `packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`"
+        )
+        .into());
+    }
+    // Every check of the new case asks at once; the first one blesses.
+    let _one_at_a_time = BLESSING.lock().unwrap_or_else(|e| e.into_inner());
+    if case.golden_packet().is_file() {
+        return Ok(());
+    }
+    bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()))
 }
 
 fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed> {
