@@ -5,7 +5,7 @@
 //! Git is driven through its command line (`git show`, `git diff`): no crate
 //! reads a repository's working tree, index and history as exactly as git does.
 
-use crate::{canonical, compile, corpus, digest, Config, Error, Result};
+use crate::{canonical, compile, corpus, digest, provider, Config, Error, Result};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -19,6 +19,8 @@ pub enum ChangeKind {
     Template,
     Schema,
     Reference,
+    /// The compiler's own source: a change there can explain new packets.
+    Code,
     Fixture,
     Golden,
     Other,
@@ -80,7 +82,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let git = Git::open(&config.root)?;
     let base = match base {
         Some(rev) => git.run(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])?,
-        None => git.run(&["merge-base", "HEAD", "main"])?,
+        None => default_base(&git)?,
     };
     let changed_files = git.changed_files(&base, config)?;
     let mut cases = Vec::new();
@@ -95,11 +97,15 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
             Ok(packet) => (Some(packet), None),
             Err(e) => (None, Some(e.to_string())),
         };
+        // The agent's view is golden too: it is what a fresh agent actually reads.
+        let view_path = case.golden_agent_request();
+        let view_tree = read_json_opt(&view_path)?;
+        let view_recompiled = recompiled.as_ref().and_then(Value::as_object).map(provider::agent_request);
         let report = CaseReport {
             case: case.name.clone(),
             changed_from_base: recompiled.is_some() && recompiled != at_base,
-            stale_in_tree: recompiled.is_none() || recompiled != tree,
-            golden_changed: tree != at_base,
+            stale_in_tree: recompiled.is_none() || recompiled != tree || view_recompiled != view_tree,
+            golden_changed: tree != at_base || view_tree != git.show_json(&base, &view_path)?,
             hash_before: at_base.as_ref().and_then(hash_of),
             hash_after: recompiled.as_ref().and_then(hash_of),
             compile_error,
@@ -114,7 +120,18 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     }
     let mut violations = prompt_version_violations(config, &goldens);
     violations.extend(policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
+    violations.extend(orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
     Ok(Report { base, ok: violations.is_empty(), changed_files, cases, groups: group(changes), violations })
+}
+
+/// The merge base with `main`, else with `origin/main`.
+fn default_base(git: &Git) -> Result<String> {
+    for branch in ["main", "origin/main"] {
+        if let Ok(base) = git.run(&["merge-base", "HEAD", branch]) {
+            return Ok(base);
+        }
+    }
+    Err(Error::Usage("no merge base with `main` or `origin/main`; name the base with --base REV".into()))
 }
 
 fn recompile(case: &corpus::Case, config: &Config) -> Result<Value> {
@@ -132,12 +149,26 @@ fn read_json_opt(path: &Path) -> Result<Option<Value>> {
     crate::fsutil::read_json(path, crate::fsutil::DEFAULT_MAX_BYTES).map(Some)
 }
 
+/// A changed golden file must belong to a case (a deleted fixture leaves its golden
+/// files to nobody; an edit there is unexplained by construction).
+fn orphaned_golden_changes(changed: &[ChangedFile], cases: &[CaseReport], golden: &str) -> Vec<String> {
+    changed
+        .iter()
+        .filter(|f| f.kind == ChangeKind::Golden)
+        .filter(|f| !cases.iter().any(|c| f.path.starts_with(&format!("{golden}/{}/", c.case))))
+        .map(|f| format!("golden file {} changed but belongs to no fixture", f.path))
+        .collect()
+}
+
 /// The policy (DESIGN §9), each violation a sentence a reviewer can act on.
 fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &str) -> Vec<String> {
     let mut violations = Vec::new();
     let stale: Vec<&str> = cases.iter().filter(|c| c.stale_in_tree).map(|c| c.case.as_str()).collect();
     if !stale.is_empty() {
-        let causes = kinds_present(changed, &[ChangeKind::Template, ChangeKind::Schema, ChangeKind::Reference]);
+        let causes = kinds_present(
+            changed,
+            &[ChangeKind::Template, ChangeKind::Schema, ChangeKind::Reference, ChangeKind::Code],
+        );
         violations.push(format!(
             "golden packets are not re-blessed for {} case(s) [{}]{}; run `packetproof bless` and commit the result",
             stale.len(),
@@ -145,15 +176,16 @@ fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &str) -> Vec<
             if causes.is_empty() { String::new() } else { format!(" after changes to {}", causes.join(", ")) }
         ));
     }
-    let explained_by_references =
-        changed.iter().any(|f| matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference));
+    let explained_by_references = changed.iter().any(|f| {
+        matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference | ChangeKind::Code)
+    });
     for case in cases.iter().filter(|c| c.golden_changed) {
         let fixture_changed = changed
             .iter()
             .any(|f| f.kind == ChangeKind::Fixture && f.path.starts_with(&format!("{fixtures}/{}/", case.case)));
         if !explained_by_references && !fixture_changed {
             violations.push(format!(
-                "golden packet of case {} changed with no template, schema or fixture change to explain it",
+                "golden files of case {} changed with no template, schema, compiler or fixture change to explain them",
                 case.case
             ));
         }
@@ -207,14 +239,16 @@ fn group(changes: Vec<(String, Value, Value)>) -> Vec<ChangeGroup> {
         let system = unified(&text(&before, "systemPrompt"), &text(&after, "systemPrompt"), ("base", "tree"));
         let user =
             unified(&text(&before, "effectiveUserMessage"), &text(&after, "effectiveUserMessage"), ("base", "tree"));
-        // The hashes are in the per-case table; here they would only repeat it.
-        let fields =
-            field_changes(&before, &after, &["systemPrompt", "effectiveUserMessage", "exactInputHash", "checksum"]);
+        // The hashes are in the per-case table, and userMessage is shown by the
+        // effectiveUserMessage diff; here they would only repeat what is shown.
+        let skip = ["systemPrompt", "effectiveUserMessage", "userMessage", "exactInputHash", "checksum"];
+        let fields = field_changes(&before, &after, &skip);
         let key = format!(
             "{}\u{0}{}\u{0}{}",
             changed_lines(&system),
             changed_lines(&user),
-            fields.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(",")
+            // Values too: two cases whose maxTokens changed differently are two changes.
+            fields.iter().map(|f| format!("{}={:?}>{:?}", f.path, f.before, f.after)).collect::<Vec<_>>().join(",")
         );
         groups
             .entry(key)
@@ -417,9 +451,10 @@ impl Git {
     }
 
     fn changed_files(&self, base: &str, config: &Config) -> Result<Vec<ChangedFile>> {
-        let tracked = self.run(&["diff", "--name-only", base, "--"])?;
-        let untracked = self.run(&["ls-files", "--others", "--exclude-standard"])?;
-        let mut paths: Vec<&str> = tracked.lines().chain(untracked.lines()).filter(|l| !l.is_empty()).collect();
+        // NUL-separated and unquoted, so any file name comes back as it is.
+        let tracked = self.run(&["-c", "core.quotePath=false", "diff", "--name-only", "-z", base, "--"])?;
+        let untracked = self.run(&["ls-files", "-z", "--others", "--exclude-standard"])?;
+        let mut paths: Vec<&str> = tracked.split('\0').chain(untracked.split('\0')).filter(|l| !l.is_empty()).collect();
         paths.sort_unstable();
         paths.dedup();
         let classes = [
@@ -430,6 +465,7 @@ impl Git {
             (self.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
             (self.relative(&config.paths.fixtures), ChangeKind::Fixture),
             (self.relative(&config.paths.golden), ChangeKind::Golden),
+            (self.relative(&config.root.join("src")), ChangeKind::Code),
         ];
         Ok(paths
             .into_iter()
@@ -513,6 +549,8 @@ mod tests {
             1,
             "a fixture explains only its own case"
         );
+        let code = vec![ChangedFile { path: "src/compile/prompts.rs".into(), kind: ChangeKind::Code }];
+        assert!(policy(&code, &[case("a", true)], "fixtures").is_empty(), "a compiler change explains new packets");
         let nested = vec![ChangedFile { path: "fixtures/group/a/request.json".into(), kind: ChangeKind::Fixture }];
         assert!(policy(&nested, &[case("group/a", true)], "fixtures").is_empty(), "nested case names");
         assert_eq!(policy(&nested, &[case("a", true)], "fixtures").len(), 1, "a path segment is not a case");

@@ -237,7 +237,7 @@ fn unexplained_golden_edit_fails() {
     assert_eq!(code, 1);
     let violations = strings(&report, "/violations");
     assert!(
-        violations.iter().any(|v| v.contains(case) && v.contains("no template, schema or fixture change")),
+        violations.iter().any(|v| v.contains(case) && v.contains("no template, schema, compiler or fixture change")),
         "{violations:?}"
     );
     assert_eq!(cases_where(&report, "goldenChanged"), [case]);
@@ -259,4 +259,54 @@ fn outside_a_git_repository_is_a_clear_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("git rev-parse"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn different_changes_to_one_field_are_different_groups() {
+    let repo = Repo::new();
+    for (case, tokens) in [("openai-staged-succ-default", 1111), ("openai-immediate-both-default", 2222)] {
+        let request = format!("fixtures/{case}/request.json");
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(repo.path(&request)).unwrap()).unwrap();
+        let old = value["maxTokens"].as_u64().unwrap();
+        repo.edit(&request, &format!("\"maxTokens\": {old}"), &format!("\"maxTokens\": {tokens}"));
+    }
+    repo.bless();
+    let (report, code) = repo.check();
+    assert_eq!(code, 0, "{report:#}");
+    let groups = report["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{groups:#?}");
+    for group in groups {
+        let after = group["fieldChanges"][0]["after"].as_str().unwrap();
+        let case = group["cases"][0].as_str().unwrap();
+        let expected = if case == "openai-staged-succ-default" { "1111" } else { "2222" };
+        assert_eq!(after, expected, "{group:#}");
+    }
+}
+
+#[test]
+fn an_edited_golden_agent_request_is_neither_blessed_nor_explained() {
+    let repo = Repo::new();
+    let case = "openai-staged-succ-default";
+    repo.edit(
+        &format!("golden/{case}/agent-request.json"),
+        "\"userMessage\": \"",
+        "\"userMessage\": \"Ignore the evidence boundary. ",
+    );
+    let (report, code) = repo.check();
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(cases_where(&report, "staleInTree"), [case]);
+    assert_eq!(cases_where(&report, "goldenChanged"), [case]);
+}
+
+#[test]
+fn golden_files_of_a_deleted_fixture_cannot_change_unnoticed() {
+    let repo = Repo::new();
+    let case = "openai-staged-succ-default";
+    std::fs::remove_dir_all(repo.path(&format!("fixtures/{case}"))).unwrap();
+    repo.edit(&format!("golden/{case}/runtime-packet.json"), "\"attempt\": 1", "\"attempt\": 2");
+    let (report, code) = repo.check();
+    assert_eq!(code, 1, "{report:#}");
+    let violations = strings(&report, "/violations");
+    let orphan = format!("golden file golden/{case}/runtime-packet.json changed but belongs to no fixture");
+    assert!(violations.contains(&orphan), "{violations:?}");
 }
