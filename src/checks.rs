@@ -171,6 +171,7 @@ pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &C
         }
     }
     out.extend(excluded_text_findings(packet, request, config));
+    out.extend(unrendered_partial_findings(packet, config));
     out
 }
 
@@ -227,6 +228,57 @@ fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool,
             true,
         ),
     ]
+}
+
+/// No line of a prompt template that was not rendered (the partials of the branch
+/// values that did not resolve) occurs in the prompt texts.
+fn unrendered_partial_findings(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (name, line) in unrendered_lines(packet, config) {
+        for key in PROMPT_TEXTS {
+            if packet.get(key).and_then(Value::as_str).is_some_and(|t| t.contains(&line)) {
+                out.push(Finding::new(
+                    BRANCH_ISOLATION,
+                    format!("$.{key}"),
+                    format!("contains text of {name}, a template of a branch that did not resolve: {line:?}"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// (template, line) for the literal lines of the templates a packet did not
+/// render. Lines with template syntax, short lines and lines that a rendered
+/// template also has are left out: they prove nothing.
+pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> Vec<(String, String)> {
+    let rendered: Vec<&str> =
+        packet.get("promptPaths").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let root = &config.paths.prompts;
+    let templates: Vec<(String, String)> = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let name = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
+            Some((name, std::fs::read_to_string(e.path()).ok()?))
+        })
+        .collect();
+    let rendered_text: String =
+        templates.iter().filter(|(name, _)| rendered.contains(&name.as_str())).map(|(_, text)| text.as_str()).collect();
+    let mut out = Vec::new();
+    for (name, text) in templates.iter().filter(|(name, _)| !rendered.contains(&name.as_str())) {
+        for line in text.lines().map(str::trim) {
+            let literal = line.len() >= config.taint.min_length
+                && !["{{", "{%", "{#"].iter().any(|syntax| line.contains(syntax))
+                && !rendered_text.contains(line);
+            if literal {
+                out.push((name.clone(), line.to_owned()));
+            }
+        }
+    }
+    out
 }
 
 /// No string of an excluded request region occurs in any prompt text or renderInput string.

@@ -151,6 +151,21 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }),
         );
     }
+    if let Some((template, line)) = checks::unrendered_lines(golden, config).into_iter().next() {
+        let mutation = move |p: &mut Map<String, Value>| {
+            for key in ["userMessage", "effectiveUserMessage"] {
+                if let Some(Value::String(text)) = p.get_mut(key) {
+                    text.push_str(&format!("\n{line}"));
+                }
+            }
+        };
+        add(
+            format!("a line of the unrendered {template} appended to the user message"),
+            checks::BRANCH_ISOLATION,
+            true,
+            Box::new(mutation),
+        );
+    }
     if let Some(item) = unselected_item(golden, request) {
         let mutation = move |p: &mut Map<String, Value>| {
             if let Some(Value::Array(items)) = p.get_mut("renderInput").and_then(|i| i.pointer_mut("/evidence/items")) {
