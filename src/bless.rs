@@ -14,17 +14,23 @@ pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
             "CI is set: golden files are never written under CI; bless locally and commit",
         ));
     }
-    // A case with its own (hand-broken) packet has nothing to bless.
-    let selected: Vec<Case> = corpus::cases(config)?
-        .into_iter()
-        .filter(|c| filter.map_or(true, |f| c.name.contains(f)) && c.own_packet().is_none())
-        .collect();
-    if selected.is_empty() {
+    let matching: Vec<Case> =
+        corpus::cases(config)?.into_iter().filter(|c| filter.is_none_or(|f| c.name.contains(f))).collect();
+    if matching.is_empty() {
         return Err(Error::Usage(format!(
             "no fixture under {} matches {:?}",
             config.paths.fixtures.display(),
             filter.unwrap_or("")
         )));
+    }
+    // A case with its own (hand-broken) packet has nothing to bless.
+    let (selected, negative): (Vec<Case>, Vec<Case>) = matching.into_iter().partition(|c| c.own_packet().is_none());
+    if selected.is_empty() {
+        let names: Vec<&str> = negative.iter().map(|c| c.name.as_str()).collect();
+        return Err(Error::refused(
+            names.join(", "),
+            "carries its own runtime-packet.json (a negative case); such cases are never blessed",
+        ));
     }
     for case in &selected {
         bless_case(config, case)?;

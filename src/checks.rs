@@ -112,6 +112,9 @@ fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> 
 }
 
 fn rebless_hint(case: &Case) -> String {
+    if case.own_packet().is_some() {
+        return "this negative case carries its own runtime-packet.json, which is never blessed".into();
+    }
     format!("re-bless with `packetproof bless {0}` or `PACKETPROOF_BLESS=1 cargo test {0}`", case.name)
 }
 

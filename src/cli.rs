@@ -103,6 +103,9 @@ pub fn run(cli: Cli) -> Result<Status> {
             crate::compile::export(&load_config(suffix)?, &request, out.as_deref()).map(|()| Status::Holds)
         }
         Command::Schema { write, format, .. } => crate::schema::run(&load_config(suffix)?, write, format),
+        Command::Bless { .. } if suffix.is_some() => Err(Error::Usage(
+            "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
+        )),
         Command::Bless { filter } => crate::bless::run(&load_config(suffix)?, filter.as_deref()),
         Command::ReleaseCheck { base, format } => crate::release::run(&load_config(suffix)?, base.as_deref(), format),
         Command::Prepare { packet, out_dir } => run::prepare::command(&load_config(suffix)?, &packet, &out_dir),

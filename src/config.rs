@@ -143,8 +143,9 @@ impl Forbidden {
         self.set.matches(text).iter().next().map(|i| self.patterns[i].as_str())
     }
 
+    /// Case-insensitive: `PreviewScreens` is the same render-only snapshot.
     pub fn is_forbidden_key(&self, key: &str) -> bool {
-        self.keys.iter().any(|k| k == key)
+        self.keys.iter().any(|k| k.eq_ignore_ascii_case(key))
     }
 }
 

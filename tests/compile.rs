@@ -222,7 +222,7 @@ fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
 #[test]
 fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
     type Change = fn(&mut Value);
-    let kinds: [(&str, Change, &[&str]); 14] = [
+    let kinds: [(&str, Change, &[&str]); 15] = [
         ("unknown evidence ref", |r| r["evidence"]["selection"]["refs"][0]["id"] = json!("missing-item"),
             &["$.evidence.selection.refs[0]: unknown evidence review:missing-item"]),
         ("inaccessible selected item", |r| r["evidence"]["selection"]["refs"] = json!([{"kind": "persona", "id": "anthropic-staged-both-selected-interop-shape-persona-locked"}]),
@@ -248,6 +248,8 @@ fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
              "$.source.blueprint.screens[0].content.generatedUrl: forbidden key"]),
         ("generated media URL in a value", |r| r["target"]["themeSummary"]["visualDirection"] = json!("like https://cdn.example.com/hero.png"),
             &["$.target.themeSummary.visualDirection: matches forbidden pattern"]),
+        ("forbidden key in another case", |r| r["source"]["blueprint"]["screens"][0]["PreviewScreens"] = json!([]),
+            &["$.source.blueprint.screens[0].PreviewScreens: forbidden key \"PreviewScreens\""]),
         ("unknown provider", |r| r["provider"] = json!("mistral"), &["$.provider: unknown provider \"mistral\""]),
         ("model outside the allow-list", |r| r["model"] = json!("claude-2"), &["$.model: model \"claude-2\" is not in harness.toml's allow-list for anthropic"]),
         ("maxTokens not a positive integer", |r| r["maxTokens"] = json!(1.5), &["$.maxTokens: expected a positive integer, found 1.5"]),
@@ -411,4 +413,35 @@ fn verify_golden_fails_when_a_template_changed_without_bless() {
         report.contains("[packet::regenerates]") && report.contains(&format!("packetproof bless {case}")),
         "{report}"
     );
+}
+
+#[test]
+fn refs_may_be_left_out_unless_the_mode_selects() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = dir.path().join("request.json");
+    let compiled = |mode: &str| {
+        let value = bad_request(|r| {
+            r["evidence"]["selection"] = json!({ "mode": mode });
+        });
+        std::fs::write(&request, canonical::to_pretty(&value)).unwrap();
+        packetproof(root(), &["export", "--request", request.to_str().unwrap()])
+    };
+    for mode in ["strategy-default", "no-evidence"] {
+        let out = compiled(mode);
+        assert!(out.status.success(), "{mode}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = compiled("selected-only");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("$.evidence.selection.refs: expected an array"));
+}
+
+#[test]
+fn bless_refuses_negative_cases_and_foreign_suffixes() {
+    let out = packetproof(root(), &["bless", "neg-packet-checksum"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a negative case); such cases are never blessed"));
+    let suffix = root().join("references/gemini-json-suffix.txt");
+    let out = packetproof(root(), &["bless", "--google-suffix-file", suffix.to_str().unwrap(), "zz-none"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--google-suffix-file is refused"));
 }

@@ -265,7 +265,11 @@ impl Checker<'_> {
         let Some(selection) = self.object(evidence.get("selection"), "$.evidence.selection") else { return };
         self.closed(selection, "$.evidence.selection", &SELECTION_KEYS);
         let mode = self.one_of(selection.get("mode"), "$.evidence.selection.mode", &EVIDENCE_MODES);
-        let refs = self.objects(selection.get("refs"), "$.evidence.selection.refs");
+        // Only selected-only needs refs; the other modes may leave them out.
+        let refs = match selection.get("refs") {
+            None if mode != Some("selected-only") => Vec::new(),
+            value => self.objects(value, "$.evidence.selection.refs"),
+        };
         match mode {
             Some("selected-only") if refs.is_empty() && selection.get("refs").is_some_and(Value::is_array) => {
                 self.fail("$.evidence.selection.refs", "selected-only needs at least one ref")

@@ -55,12 +55,12 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
         }
         for target in targets {
             match target {
-                Target::Packet(file) => outcomes.push(verify_packet(&file, config)),
+                Target::Packet(file) => outcomes.push(verify_packet(&file, &corpus, config)),
                 Target::Run(dir) => {
                     outcomes.push(verify_run(&dir, config));
                     runs.push((outcomes.len() - 1, dir));
                 }
-                Target::AgentView(dir) => outcomes.push(verify_golden_case(&dir, &corpus, config)),
+                Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
             }
         }
     }
@@ -68,32 +68,24 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
     Ok(outcomes)
 }
 
-fn verify_packet(file: &Path, config: &Config) -> Outcome {
+/// A packet against the contract; the golden packet of a corpus case is also
+/// recompiled from its request and checked for branch isolation.
+fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
     let shown = file.display().to_string();
-    match fsutil::read_json(file, config.limits.max_file_bytes) {
+    let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
         Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
-        Err(e) => Outcome::new(shown.clone(), vec![Finding::new(packet::CONTRACT, shown, e.to_string())]),
-    }
-}
-
-/// A golden case folder: its agent view, and when the folder belongs to a case of
-/// the corpus, that the packet regenerates from its request and renders only the
-/// resolved branch.
-fn verify_golden_case(dir: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
-    let mut outcome = verify_agent_view(dir, config);
-    let real = |p: &Path| p.canonicalize().ok();
-    let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_dir) == real(dir)) else {
-        outcome.notes.push("not a case of this project's corpus: not recompiled".into());
-        return outcome;
+        Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(packet::CONTRACT, shown, e.to_string())]),
     };
-    for check in [crate::checks::REGENERATES, crate::checks::BRANCH_ISOLATION] {
-        match crate::checks::run(check, case, config) {
-            Ok(checked) => outcome.findings.extend(checked.findings),
-            Err(e) => outcome.findings.push(Finding::new(check, dir.display().to_string(), e.to_string())),
+    let real = |p: &Path| p.canonicalize().ok();
+    if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
+        for check in [crate::checks::REGENERATES, crate::checks::BRANCH_ISOLATION] {
+            match crate::checks::run(check, case, config) {
+                Ok(checked) => outcome.findings.extend(checked.findings),
+                Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
+            }
         }
+        outcome.ok = outcome.findings.is_empty();
     }
-    outcome.target = dir.display().to_string();
-    outcome.ok = outcome.findings.is_empty();
     outcome
 }
 
