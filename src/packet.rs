@@ -209,7 +209,7 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
     } else {
         match packet.get("outputSchema") {
             Some(Value::Object(schema)) => {
-                if !schema.get("name").and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty()) {
+                if schema.get("name").and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
                     fail("$.outputSchema.name", "expected a non-blank tool name".into());
                 }
                 if !schema.get("schema").is_some_and(Value::is_object) {

@@ -226,7 +226,7 @@ impl Checker<'_> {
             }
         }
         for key in ["screensCount", "order"] {
-            if entry.contains_key(key) && !entry[key].as_u64().is_some_and(|n| n < 1 << 53) {
+            if entry.contains_key(key) && entry[key].as_u64().is_none_or(|n| n >= 1 << 53) {
                 self.fail(
                     child(path, key),
                     format!("expected a non-negative integer, found {}", describe(entry.get(key))),

@@ -472,7 +472,7 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     }
     out.extend(unbound);
     for key in ["scenario", "runId", "agentTask"] {
-        if !receipt.get(key).and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty()) {
+        if receipt.get(key).and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
             out.push(problem(at(file, &child("$", key)), "expected a non-blank string"));
         }
     }

@@ -220,7 +220,7 @@ fn data_usage(block: &Map<String, Value>, ids: &[&str], rule: EvidenceUse, fail:
     for (i, purpose) in purposes.iter().enumerate() {
         let at = index(&format!("{path}.purposes"), i);
         for (j, n) in purpose.get("itemIndices").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            if !n.as_u64().is_some_and(|n| (n as usize) < items.len()) {
+            if n.as_u64().is_none_or(|n| (n as usize) >= items.len()) {
                 fail(
                     DATA_USAGE,
                     format!("{at}.itemIndices[{j}]: {n} is not an index of dataUsage.items (0..{})", items.len()),
