@@ -441,6 +441,18 @@ fn json_parse_stage() {
     std::fs::write(dir.join("raw-output.json"), "Sure! Here is the block: {\"result\": {}}").unwrap();
     let (_, evaluation) = project.evaluate(&dir);
     assert_eq!(stages(&evaluation), ["json-parse"], "{}", messages(&evaluation));
+    assert!(messages(&evaluation).starts_with("[json-parse] raw-output.json: "), "{}", messages(&evaluation));
+    // An answer given with --output is named as given.
+    let elsewhere = project.root().join("answer.txt");
+    std::fs::write(&elsewhere, "not json").unwrap();
+    let report = project.root().join("report.json");
+    let out = project.run(&["evaluate", "--run-dir", s(&dir), "--output", s(&elsewhere), "--report", s(&report)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        messages(&read_json(&report)).contains(&format!("{}: ", elsewhere.display())),
+        "{}",
+        messages(&read_json(&report))
+    );
 }
 
 #[test]

@@ -98,13 +98,13 @@ pub fn command(config: &Config, args: &EvaluateArgs) -> Result<Status> {
 pub fn evaluate(config: &Config, args: &EvaluateArgs) -> Result<(Evaluation, PathBuf)> {
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
-    let raw = match &args.output {
-        Some(path) => fsutil::read_bytes(path, config.limits.max_file_bytes)?,
-        None => run.read(&run.raw_output)?,
+    let (raw, raw_name) = match &args.output {
+        Some(path) => (fsutil::read_bytes(path, config.limits.max_file_bytes)?, path.display().to_string()),
+        None => (run.read(&run.raw_output)?, run.raw_output.name.clone()),
     };
     let report = args.report.clone().unwrap_or_else(|| run.evaluation.path.clone());
     refuse_receipt_overwrite(&run, &report)?;
-    let evaluation = assess(&run, given.as_ref(), &raw, config)?;
+    let evaluation = assess(&run, given.as_ref(), (&raw, &raw_name), config)?;
     fsutil::write_atomic(&report, canonical::to_pretty(&evaluation.document).as_bytes())?;
     Ok((evaluation, report))
 }
@@ -172,7 +172,9 @@ impl State {
 
 /// Evaluate `raw` for `run` without writing anything (verify and complete use this
 /// to re-check a stored evaluation). Errors only for unreadable required inputs.
-pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: &[u8], config: &Config) -> Result<Evaluation> {
+/// `raw` is the output's bytes and the name to report them under.
+pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: (&[u8], &str), config: &Config) -> Result<Evaluation> {
+    let (raw, raw_name) = raw;
     let request = run.read_object(&run.agent_request)?;
     let provider = request.get("provider").and_then(Value::as_str).unwrap_or_default();
     let mut state = State {
@@ -201,7 +203,7 @@ pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: &[u8], config: &Conf
     let output = match parse_output(raw) {
         Ok(output) => output,
         Err(message) => {
-            state.fail(JSON_PARSE, format!("{}: {message}", run.raw_output.name));
+            state.fail(JSON_PARSE, format!("{raw_name}: {message}"));
             return Ok(state.finish());
         }
     };
