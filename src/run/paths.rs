@@ -50,7 +50,14 @@ impl RunDir {
         // The deepest part of the path that exists decides where it really leads:
         // the file itself when present (following a symlink), else its nearest parent.
         let existing = joined.ancestors().find(|p| p.symlink_metadata().is_ok()).unwrap_or(&self.canonical);
-        let real = existing.canonicalize().map_err(|e| Error::io(existing, e))?;
+        let real = existing.canonicalize().map_err(|e| {
+            let dangling = existing.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink());
+            if dangling && e.kind() == std::io::ErrorKind::NotFound {
+                refuse("is a symlink whose target does not exist")
+            } else {
+                Error::io(existing, e)
+            }
+        })?;
         if !real.starts_with(&self.canonical) {
             return Err(refuse(&format!("leads outside the run directory (to {})", real.display())));
         }
@@ -109,5 +116,8 @@ mod tests {
         let run = RunDir::open(dir.path()).unwrap();
         assert!(run.resolve("raw-output.json", "x").unwrap_err().to_string().contains("leads outside"));
         assert!(run.resolve("sub/new.json", "x").unwrap_err().to_string().contains("leads outside"));
+        std::os::unix::fs::symlink(dir.path().join("gone.json"), dir.path().join("evaluation.json")).unwrap();
+        let err = run.resolve("evaluation.json", "x").unwrap_err().to_string();
+        assert!(err.contains("is a symlink whose target does not exist"), "{err}");
     }
 }
