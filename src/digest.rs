@@ -107,6 +107,15 @@ pub fn packet_checksum(packet: &Map<String, Value>) -> String {
     sha256(&out)
 }
 
+/// Set `exactInputHash` and then `checksum` from the packet's content (the order
+/// matters: the checksum covers the hash).
+pub fn seal(packet: &mut Map<String, Value>) {
+    let hash = exact_input_hash(packet);
+    packet.insert("exactInputHash".into(), hash.into());
+    let checksum = packet_checksum(packet);
+    packet.insert("checksum".into(), checksum.into());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

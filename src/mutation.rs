@@ -67,7 +67,7 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
             let mut mutated = golden.clone();
             (mutation.edit)(&mut mutated);
             if mutation.rehash {
-                rehash(&mut mutated);
+                digest::seal(&mut mutated);
             }
             let findings = run_packet_check(mutation.check, &mutated, case, config);
             report.record(format!("{}: {} -> {}", case.name, mutation.name, mutation.check), &findings);
@@ -77,13 +77,6 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
         }
     }
     Ok(report)
-}
-
-fn rehash(packet: &mut Map<String, Value>) {
-    let hash = digest::exact_input_hash(packet);
-    packet.insert("exactInputHash".into(), hash.into());
-    let checksum = digest::packet_checksum(packet);
-    packet.insert("checksum".into(), checksum.into());
 }
 
 fn run_packet_check(check: &str, packet: &Map<String, Value>, case: &Case, config: &Config) -> Vec<Finding> {

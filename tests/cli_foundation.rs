@@ -389,10 +389,7 @@ fn config() -> Config {
 }
 
 fn rehash(packet: &mut Map<String, Value>) {
-    let exact = digest::exact_input_hash(packet);
-    packet.insert("exactInputHash".into(), json!(exact));
-    let checksum = digest::packet_checksum(packet);
-    packet.insert("checksum".into(), json!(checksum));
+    digest::seal(packet);
 }
 
 /// A small valid packet of our own, so the contract negatives run without interop.

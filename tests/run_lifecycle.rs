@@ -106,11 +106,7 @@ impl Project {
         if !keep_items {
             packet["renderInput"]["evidence"]["items"] = json!([]);
         }
-        let map = packet.as_object_mut().unwrap();
-        let hash = digest::exact_input_hash(map);
-        map.insert("exactInputHash".into(), hash.into());
-        let checksum = digest::packet_checksum(map);
-        map.insert("checksum".into(), checksum.into());
+        digest::seal(packet.as_object_mut().unwrap());
         let file = self.root().join(format!("packet-{mode}.json"));
         write_json(&file, &packet);
         let dir = self.root().join("runs").join(mode);
@@ -205,8 +201,7 @@ fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
     if !google {
         p.insert("outputSchema".into(), snapshot());
     }
-    p.insert("exactInputHash".into(), digest::exact_input_hash(&p).into());
-    p.insert("checksum".into(), digest::packet_checksum(&p).into());
+    digest::seal(&mut p);
     Value::Object(p)
 }
 

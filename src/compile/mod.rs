@@ -78,10 +78,7 @@ fn assemble(
     if let Some(schema) = output_schema {
         packet.insert("outputSchema".into(), schema);
     }
-    let hash = digest::exact_input_hash(&packet);
-    packet.insert("exactInputHash".into(), json!(hash));
-    let checksum = digest::packet_checksum(&packet);
-    packet.insert("checksum".into(), json!(checksum));
+    digest::seal(&mut packet);
     Value::Object(packet)
 }
 
