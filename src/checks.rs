@@ -73,7 +73,18 @@ pub fn run_packet_check(check: &str, case: &Case, config: &Config) -> Result<Che
     let Some(map) = packet.as_object() else {
         return Ok(vec![Finding::new(packet::CONTRACT, "$", "expected the packet to be a JSON object")].into());
     };
-    let findings = match check {
+    check_packet(check, map, case, config).map(Checked::from)
+}
+
+/// The one dispatch from a packet check's name to its function (all but
+/// `packet::regenerates`, which needs the packet as stored).
+pub(crate) fn check_packet(
+    check: &str,
+    map: &Map<String, Value>,
+    case: &Case,
+    config: &Config,
+) -> Result<Vec<Finding>> {
+    Ok(match check {
         packet::EXACT_INPUT_HASH => packet::exact_input_hash(map),
         packet::CHECKSUM => packet::checksum(map),
         packet::CONTRACT => packet::contract(map, config),
@@ -81,8 +92,7 @@ pub fn run_packet_check(check: &str, case: &Case, config: &Config) -> Result<Che
         packet::PROVIDER_SHAPE => packet::provider_shape(map, config),
         BRANCH_ISOLATION => branch_isolation(map, &case.request, config, &case.request_path().display().to_string()),
         other => return Err(crate::Error::Usage(format!("unknown packet check {other:?}"))),
-    };
-    Ok(findings.into())
+    })
 }
 
 /// Recompile the request and compare with the packet byte for byte (as pretty JSON).

@@ -56,7 +56,7 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
         let mut baseline: Vec<&str> = mutations.iter().map(|m| m.check).collect();
         baseline.dedup();
         for check in baseline {
-            let findings = run_packet_check(check, &golden, case, config);
+            let findings = checks::check_packet(check, &golden, case, config)?;
             if !findings.is_empty() {
                 report
                     .escaped
@@ -69,7 +69,7 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
             if mutation.rehash {
                 digest::seal(&mut mutated);
             }
-            let findings = run_packet_check(mutation.check, &mutated, case, config);
+            let findings = checks::check_packet(mutation.check, &mutated, case, config)?;
             report.record(format!("{}: {} -> {}", case.name, mutation.name, mutation.check), &findings);
         }
         if case.run_fixture().is_some() {
@@ -77,17 +77,6 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
         }
     }
     Ok(report)
-}
-
-fn run_packet_check(check: &str, packet: &Map<String, Value>, case: &Case, config: &Config) -> Vec<Finding> {
-    match check {
-        packet::EXACT_INPUT_HASH => packet::exact_input_hash(packet),
-        packet::CHECKSUM => packet::checksum(packet),
-        packet::FORBIDDEN => packet::forbidden_material(packet, config),
-        packet::PROVIDER_SHAPE => packet::provider_shape(packet, config),
-        packet::CONTRACT => packet::contract(packet, config),
-        _ => checks::branch_isolation(packet, &case.request, config, &case.name),
-    }
 }
 
 fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Config) -> Vec<PacketMutation> {

@@ -116,10 +116,7 @@ fn run_parent(dir: &Path) -> Result<PathBuf> {
 /// every `completion.json`, and whatever other name a run manifest gives its
 /// completion. An unreadable receipt is an error: it could hide a reused id.
 fn task_in_use(root: &Path, task: &str, max_bytes: u64) -> Result<Option<PathBuf>> {
-    // Hidden folders (.git) and build output hold no receipts.
-    let walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter().filter_entry(|e| {
-        e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || e.file_name() == "target")
-    });
+    let walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter().filter_entry(super::paths::may_hold_runs);
     for entry in walker {
         let entry = entry
             .map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), std::io::Error::other(e.to_string())))?;

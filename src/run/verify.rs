@@ -160,10 +160,7 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
     }
     let mut targets = Vec::new();
     let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
-    // Build output and hidden directories (.git) hold no evidence.
-    let walker = walker.filter_entry(|e| {
-        e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || e.file_name() == "target")
-    });
+    let walker = walker.filter_entry(super::paths::may_hold_runs);
     for entry in walker {
         let entry = entry
             .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
