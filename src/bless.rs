@@ -51,14 +51,6 @@ fn write(path: &std::path::Path, value: &Value) -> Result<()> {
     fsutil::write_atomic(path, canonical::to_pretty(value).as_bytes())
 }
 
-/// `packetproof bless` output: one line per blessed case.
-pub(crate) fn run(config: &Config, filter: Option<&str>) -> Result<crate::cli::Status> {
-    for name in bless(config, filter)? {
-        println!("blessed {name}");
-    }
-    Ok(crate::cli::Status::Holds)
-}
-
 /// `PACKETPROOF_BLESS=1 cargo test [FILTER]` asks the conformance runner to
 /// re-bless the cases whose golden packet no longer regenerates.
 pub fn requested_by_env() -> bool {
@@ -79,7 +71,5 @@ pub fn bless_from_test(config: &Config, case: &Case) -> Result<()> {
             "carries its own runtime-packet.json (a negative case); it is never blessed",
         ));
     }
-    bless_case(config, case)?;
-    eprintln!("blessed {}", case.name);
-    Ok(())
+    bless_case(config, case)
 }

@@ -425,7 +425,7 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     copy_fixture_files(fixture.as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
     let mut refusals = Vec::new();
     if supplied(run::paths::EVALUATION).is_none() {
-        match run::evaluate::evaluate(config, &run::EvaluateArgs::for_run(dir.clone())) {
+        match run::evaluate::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())) {
             Ok((evaluation, _)) if !evaluation.ok => {
                 let failures: Vec<String> =
                     evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
@@ -437,7 +437,7 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     }
     copy_fixture_files(fixture.as_deref(), &dir, |name| AFTER_EVALUATION.contains(&name))?;
     if let Some(record) = CompletionRecord::load(case)?.filter(|_| supplied(run::paths::COMPLETION).is_none()) {
-        let args = run::CompleteArgs {
+        let args = run::CompleteRequest {
             run_dir: dir.clone(),
             scenario: record.scenario,
             run_id: record.run_id,

@@ -23,6 +23,7 @@ pub mod corpus;
 pub mod digest;
 mod error;
 pub mod fsutil;
+pub mod jsonpath;
 pub mod mutation;
 pub mod packet;
 pub mod provider;
@@ -33,4 +34,4 @@ pub mod schema;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Finding, Format, Outcome};
+pub use report::{Finding, Format, Outcome, Status};

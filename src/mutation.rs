@@ -348,9 +348,9 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
     crate::run::prepare::prepare(config, &case.packet_under_test(), &second)?;
     std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json"))
         .map_err(|e| crate::Error::io(&second, e))?;
-    let args = crate::run::EvaluateArgs::for_run(second.clone());
+    let args = crate::run::EvaluateRequest::for_run(second.clone());
     crate::run::evaluate::evaluate(config, &args)?;
-    let args = crate::run::CompleteArgs {
+    let args = crate::run::CompleteRequest {
         run_dir: second,
         scenario: record.scenario,
         run_id: "run-2".into(),

@@ -326,7 +326,7 @@ fn short(value: &Value) -> String {
 }
 
 /// How the release report prints: Markdown for a pull-request comment, JSON for machines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReportFormat {
     #[default]
     Markdown,
@@ -491,13 +491,6 @@ fn git_in(dir: &Path, args: &[&str]) -> Result<String> {
         )));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
-}
-
-/// `packetproof release-check`: print the report; exit 1 when the policy fails.
-pub(crate) fn run(config: &Config, base: Option<&str>, format: ReportFormat) -> Result<crate::cli::Status> {
-    let report = check(config, base)?;
-    print!("{}", report.render(format));
-    Ok(if report.ok { crate::cli::Status::Holds } else { crate::cli::Status::Failed })
 }
 
 #[cfg(test)]

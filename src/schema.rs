@@ -66,17 +66,6 @@ pub fn snapshot(config: &Config) -> Result<Value> {
     fsutil::read_json(&config.paths.schema_snapshot, config.limits.max_file_bytes)
 }
 
-/// `packetproof schema --check | --write`.
-pub(crate) fn run(config: &Config, write_it: bool, format: crate::Format) -> Result<crate::cli::Status> {
-    let snapshot = config.paths.schema_snapshot.display();
-    if write_it {
-        let verb = if write(config)? { "wrote" } else { "unchanged:" };
-        println!("{verb} {snapshot}");
-        return Ok(crate::cli::Status::Holds);
-    }
-    crate::cli::print_outcomes(&[crate::Outcome::new(snapshot.to_string(), check(config)?)], format)
-}
-
 fn first_difference(a: &str, b: &str) -> usize {
     let mut lines = a.lines().zip(b.lines());
     lines.position(|(x, y)| x != y).unwrap_or_else(|| a.lines().count().min(b.lines().count())) + 1

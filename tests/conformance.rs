@@ -78,7 +78,13 @@ fn ensure_golden(case: &Case) -> Result<(), Failed> {
     if case.golden_packet().is_file() {
         return Ok(());
     }
-    bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()))
+    bless_from_test(case)
+}
+
+fn bless_from_test(case: &Case) -> Result<(), Failed> {
+    bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()))?;
+    eprintln!("blessed {}", case.name);
+    Ok(())
 }
 
 fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed> {
@@ -89,7 +95,7 @@ fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed>
         return Err(format!("{check} failed:\n{}", list(&checked)).into());
     };
     if bless::requested_by_env() {
-        return bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()));
+        return bless_from_test(case);
     }
     let diff = pretty_assertions::StrComparison::new(&mismatch.golden, &mismatch.produced);
     Err(format!("{}\nfields (< golden, > recompiled):\n{diff}\n{}", list(&checked), mismatch.text_diffs).into())
@@ -181,7 +187,7 @@ fn interop_trial(folder: &Path, path: PathBuf) -> Result<(), Failed> {
     if outcomes.is_empty() {
         return Err("nothing to verify was found".into());
     }
-    if outcomes.iter().all(|o| o.ok) {
+    if packetproof::Outcome::all_ok(&outcomes) {
         Ok(())
     } else {
         Err(packetproof::Outcome::render(&outcomes, packetproof::Format::Text).into())

@@ -7,41 +7,27 @@
 use super::checks::{self, Problem};
 use super::paths::{RunDir, COMPLETION, MANIFEST};
 use super::{Run, COMPLETION_KIND, COMPLETION_STATUS, PROOF_CLASS};
-use crate::cli::Status;
 use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, clap::Args)]
-pub struct CompleteArgs {
+/// What `complete` records: the run, who ran it as what, and the evaluator's notes.
+#[derive(Debug, Clone)]
+pub struct CompleteRequest {
     /// The evaluated run directory.
-    #[arg(long, value_name = "DIR")]
     pub run_dir: PathBuf,
-    /// The scenario this run exercised.
-    #[arg(long, value_name = "S")]
     pub scenario: String,
-    /// The run's id within the scenario.
-    #[arg(long, value_name = "R")]
     pub run_id: String,
     /// The fresh agent's task id; must not appear in any other completion under the runs root.
-    #[arg(long, value_name = "T")]
     pub agent_task: String,
-    /// An evaluator note (at least one, none blank).
-    #[arg(long = "note", value_name = "TEXT", required = true)]
+    /// Evaluator notes (at least one, none blank).
     pub notes: Vec<String>,
     /// Where agent task ids must be unique; default: the run directory's parent.
-    #[arg(long, value_name = "DIR")]
     pub runs_root: Option<PathBuf>,
 }
 
-pub fn command(config: &Config, args: &CompleteArgs) -> Result<Status> {
-    let written = complete(config, args)?;
-    println!("{}: completed (agent task {})", written.display(), args.agent_task);
-    Ok(Status::Holds)
-}
-
 /// Write the completion receipt; returns its path.
-pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
+pub fn complete(config: &Config, args: &CompleteRequest) -> Result<PathBuf> {
     check_arguments(args)?;
     let run = Run::open(&args.run_dir, config)?;
     if run.completion.path.symlink_metadata().is_ok() {
@@ -76,7 +62,7 @@ pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
     Ok(args.run_dir.join(&run.completion.name))
 }
 
-fn check_arguments(args: &CompleteArgs) -> Result<()> {
+fn check_arguments(args: &CompleteRequest) -> Result<()> {
     for (flag, value) in
         [("--scenario", &args.scenario), ("--run-id", &args.run_id), ("--agent-task", &args.agent_task)]
     {
@@ -151,7 +137,7 @@ fn declared_completion(manifest: &Path, max_bytes: u64) -> Result<Option<PathBuf
 }
 
 /// completion.json, Node's fields in Node's order.
-fn receipt(run: &Run, args: &CompleteArgs) -> Result<Value> {
+fn receipt(run: &Run, args: &CompleteRequest) -> Result<Value> {
     let manifest = run.manifest.as_ref().expect("manifest_binding requires a manifest");
     let field = |key: &str| manifest.get(key).cloned().unwrap_or(Value::Null);
     let evaluation = run.read_object(&run.evaluation)?;

@@ -8,7 +8,6 @@
 
 use super::checks::{self, Problem};
 use super::{semantic, Run, PROOF_CLASS};
-use crate::cli::Status;
 use crate::{canonical, digest, fsutil, packet, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -24,23 +23,17 @@ pub const ASSET_ISOLATION: &str = "asset-isolation";
 /// Schema errors listed before the rest are summarized as a count.
 const MAX_SCHEMA_ERRORS: usize = 25;
 
-#[derive(Debug, Clone, clap::Args)]
-pub struct EvaluateArgs {
-    /// The run directory (as written by `prepare`).
-    #[arg(long, value_name = "DIR")]
+/// What to evaluate: a run directory, and optionally another packet, raw output
+/// or report file than the run's own.
+#[derive(Debug, Clone)]
+pub struct EvaluateRequest {
     pub run_dir: PathBuf,
-    /// The runtime packet; default: rebuilt from agent-request.json + eval-context.json.
-    #[arg(long, value_name = "FILE")]
+    /// Default: rebuilt from agent-request.json + eval-context.json.
     pub packet: Option<PathBuf>,
-    /// The agent's raw output; default: the manifest's rawOutput (raw-output.json).
-    #[arg(long, value_name = "FILE")]
+    /// Default: the manifest's rawOutput (raw-output.json).
     pub output: Option<PathBuf>,
-    /// Where to write the evaluation; default: the manifest's evaluation (evaluation.json).
-    #[arg(long, value_name = "FILE")]
+    /// Default: the manifest's evaluation (evaluation.json).
     pub report: Option<PathBuf>,
-    /// `json` prints the evaluation document itself.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: crate::Format,
 }
 
 /// The evaluation may replace only the run's own evaluation.json, and not even
@@ -61,10 +54,10 @@ fn refuse_receipt_overwrite(run: &Run, report: &std::path::Path) -> Result<()> {
     }
 }
 
-impl EvaluateArgs {
+impl EvaluateRequest {
     /// Evaluate a run's own raw output into its own evaluation.json.
     pub fn for_run(run_dir: PathBuf) -> Self {
-        EvaluateArgs { run_dir, packet: None, output: None, report: None, format: crate::Format::Text }
+        EvaluateRequest { run_dir, packet: None, output: None, report: None }
     }
 }
 
@@ -84,18 +77,9 @@ pub struct Evaluation {
     pub document: Value,
 }
 
-pub fn command(config: &Config, args: &EvaluateArgs) -> Result<Status> {
-    let (evaluation, report) = evaluate(config, args)?;
-    match args.format {
-        crate::Format::Text => print!("{}", render(&evaluation, &report.display().to_string())),
-        crate::Format::Json => print!("{}", canonical::to_pretty(&evaluation.document)),
-    }
-    Ok(if evaluation.ok { Status::Holds } else { Status::Failed })
-}
-
 /// Evaluate a run's raw output and write the evaluation atomically; returns it
 /// and where it was written.
-pub fn evaluate(config: &Config, args: &EvaluateArgs) -> Result<(Evaluation, PathBuf)> {
+pub fn evaluate(config: &Config, args: &EvaluateRequest) -> Result<(Evaluation, PathBuf)> {
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
     let (raw, raw_name) = match &args.output {
@@ -109,13 +93,16 @@ pub fn evaluate(config: &Config, args: &EvaluateArgs) -> Result<(Evaluation, Pat
     Ok((evaluation, report))
 }
 
-fn render(evaluation: &Evaluation, report: &str) -> String {
-    let verdict = if evaluation.ok { "ok" } else { "FAILED" };
-    let mut text = format!("{report}: {verdict} ({} failure(s))\n", evaluation.failures.len());
-    for failure in &evaluation.failures {
-        text.push_str(&format!("  [{}] {}\n", failure.stage, failure.message));
+impl Evaluation {
+    /// The text report: a verdict line for `report`, then one line per failure.
+    pub fn render(&self, report: &str) -> String {
+        let verdict = if self.ok { "ok" } else { "FAILED" };
+        let mut text = format!("{report}: {verdict} ({} failure(s))\n", self.failures.len());
+        for failure in &self.failures {
+            text.push_str(&format!("  [{}] {}\n", failure.stage, failure.message));
+        }
+        text
     }
-    text
 }
 
 /// What evaluation has established so far; becomes evaluation.json.

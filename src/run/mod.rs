@@ -32,8 +32,8 @@ mod semantic;
 pub mod verify;
 
 pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
-pub use complete::CompleteArgs;
-pub use evaluate::EvaluateArgs;
+pub use complete::CompleteRequest;
+pub use evaluate::EvaluateRequest;
 
 use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};

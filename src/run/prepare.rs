@@ -5,20 +5,9 @@
 
 use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, MANIFEST_FILES, VALIDATION_SCHEMA};
 use super::{MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
-use crate::cli::Status;
 use crate::{canonical, digest, fsutil, packet, provider, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
-
-pub fn command(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Status> {
-    let written = prepare(config, packet_file, out_dir)?;
-    if written.is_empty() {
-        println!("{}: already prepared from this packet; nothing written", out_dir.display());
-    } else {
-        println!("{}: prepared ({}); give the agent only {AGENT_REQUEST}", out_dir.display(), written.join(", "));
-    }
-    Ok(Status::Holds)
-}
 
 /// Prepare `out_dir` from `packet_file`; returns the names of the files written.
 pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Vec<&'static str>> {

@@ -7,26 +7,12 @@
 
 use super::checks::{self, COMPLETION};
 use super::paths::{AGENT_REQUEST, MANIFEST};
-use crate::cli::{print_outcomes, Status};
-use crate::{canonical, fsutil, packet, Config, Error, Finding, Format, Outcome, Result};
+use crate::{canonical, fsutil, packet, Config, Error, Finding, Outcome, Result};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub const NOTHING_FOUND: &str = "verify::nothing-found";
-
-#[derive(Debug, Clone, clap::Args)]
-pub struct VerifyArgs {
-    /// Packets, run directories, or directories to search for both.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-pub fn command(config: &Config, args: &VerifyArgs) -> Result<Status> {
-    print_outcomes(&verify(config, &args.paths)?, args.format)
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Target {
@@ -84,7 +70,6 @@ fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -
                 Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
             }
         }
-        outcome.ok = outcome.findings.is_empty();
     }
     outcome
 }
@@ -148,7 +133,6 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
                 format!("{} $.agentTask", outcome.target),
                 format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len()),
             ));
-            outcome.ok = false;
         }
     }
 }
