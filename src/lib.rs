@@ -15,7 +15,7 @@
 
 pub mod bless;
 pub mod canonical;
-pub mod checks;
+pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod config;
@@ -34,4 +34,4 @@ pub mod schema;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Finding, Format, Outcome, Status};
+pub use report::{Check, CorpusCheck, Finding, Format, Outcome, PacketCheck, RunCheck, Status};

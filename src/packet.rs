@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::digest;
-use crate::report::{child, index, walk, Finding, Trail};
+use crate::report::{child, index, walk, Finding, PacketCheck, Trail};
 use serde_json::{Map, Value};
 
 pub const AGENT_ID: &str = "updateBlockFromLibrary";
@@ -48,11 +48,12 @@ pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
 /// The texts that reach (or explain) the model, scanned for forbidden material.
 pub const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
 
-pub const CONTRACT: &str = "packet::contract";
-pub const PROVIDER_SHAPE: &str = "packet::provider-shape";
-pub const FORBIDDEN: &str = "packet::forbidden-material";
-pub const EXACT_INPUT_HASH: &str = "packet::exact-input-hash";
-pub const CHECKSUM: &str = "packet::checksum";
+// The names of this module's findings; the names themselves are [`PacketCheck`]'s.
+pub const CONTRACT: &str = PacketCheck::Contract.name();
+pub const PROVIDER_SHAPE: &str = PacketCheck::ProviderShape.name();
+pub const FORBIDDEN: &str = PacketCheck::ForbiddenMaterial.name();
+pub const EXACT_INPUT_HASH: &str = PacketCheck::ExactInputHash.name();
+pub const CHECKSUM: &str = PacketCheck::Checksum.name();
 
 /// Every packet check, in report order.
 pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {

@@ -17,10 +17,158 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(check: &'static str, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Finding { check, path: path.into(), message: message.into() }
+    /// `check` is a [`Check`] or its name.
+    pub fn new(check: impl Into<&'static str>, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding { check: check.into(), path: path.into(), message: message.into() }
     }
 }
+
+/// Every named check. [`Check::name`] is what findings print as `[check]` and what
+/// the conformance runner names its tests (`<fixture>::<check>`); `expect.toml`
+/// refers to checks by these names. The names live in this leaf module so that
+/// every layer can label its findings without importing the layers that run checks;
+/// `crate::check` dispatches on them, one exhaustive `match` per scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Check {
+    Packet(PacketCheck),
+    Run(RunCheck),
+    Corpus(CorpusCheck),
+    /// A `verify` path held nothing to check.
+    VerifyNothingFound,
+    /// A golden agent-request.json is the agent view of the packet beside it.
+    GoldenAgentRequest,
+    /// The committed output schema snapshot is what its source generates.
+    SchemaSnapshotParity,
+    /// A compile request is well-formed.
+    CompileRequest,
+}
+
+/// Checks of one runtime packet (every fixture has them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PacketCheck {
+    /// The golden packet is what its request compiles to now.
+    Regenerates,
+    ExactInputHash,
+    Checksum,
+    Contract,
+    BranchIsolation,
+    ForbiddenMaterial,
+    ProviderShape,
+}
+
+/// Checks of one run directory (fixtures with a `run/` folder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunCheck {
+    AgentRequest,
+    ManifestBinding,
+    SnapshotParity,
+    Evaluation,
+    Completion,
+}
+
+/// Checks over the whole fixture corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CorpusCheck {
+    SnapshotParity,
+    UniqueAgentTasks,
+    BranchCoverage,
+    MutationSelfTest,
+}
+
+impl PacketCheck {
+    /// In report order.
+    pub const ALL: [PacketCheck; 7] = [
+        PacketCheck::Regenerates,
+        PacketCheck::ExactInputHash,
+        PacketCheck::Checksum,
+        PacketCheck::Contract,
+        PacketCheck::BranchIsolation,
+        PacketCheck::ForbiddenMaterial,
+        PacketCheck::ProviderShape,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            PacketCheck::Regenerates => "packet::regenerates",
+            PacketCheck::ExactInputHash => "packet::exact-input-hash",
+            PacketCheck::Checksum => "packet::checksum",
+            PacketCheck::Contract => "packet::contract",
+            PacketCheck::BranchIsolation => "packet::branch-isolation",
+            PacketCheck::ForbiddenMaterial => "packet::forbidden-material",
+            PacketCheck::ProviderShape => "packet::provider-shape",
+        }
+    }
+}
+
+impl RunCheck {
+    /// In report order.
+    pub const ALL: [RunCheck; 5] = [
+        RunCheck::AgentRequest,
+        RunCheck::ManifestBinding,
+        RunCheck::SnapshotParity,
+        RunCheck::Evaluation,
+        RunCheck::Completion,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            RunCheck::AgentRequest => "run::agent-request",
+            RunCheck::ManifestBinding => "run::manifest-binding",
+            RunCheck::SnapshotParity => "run::snapshot-parity",
+            RunCheck::Evaluation => "run::evaluation",
+            RunCheck::Completion => "run::completion",
+        }
+    }
+}
+
+impl CorpusCheck {
+    pub const ALL: [CorpusCheck; 4] = [
+        CorpusCheck::SnapshotParity,
+        CorpusCheck::UniqueAgentTasks,
+        CorpusCheck::BranchCoverage,
+        CorpusCheck::MutationSelfTest,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            CorpusCheck::SnapshotParity => "corpus::snapshot-parity",
+            CorpusCheck::UniqueAgentTasks => "corpus::unique-agent-tasks",
+            CorpusCheck::BranchCoverage => "corpus::branch-coverage",
+            CorpusCheck::MutationSelfTest => "corpus::mutation-self-test",
+        }
+    }
+}
+
+impl Check {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Check::Packet(check) => check.name(),
+            Check::Run(check) => check.name(),
+            Check::Corpus(check) => check.name(),
+            Check::VerifyNothingFound => "verify::nothing-found",
+            Check::GoldenAgentRequest => "golden::agent-request",
+            Check::SchemaSnapshotParity => "schema::snapshot-parity",
+            Check::CompileRequest => "compile::request",
+        }
+    }
+}
+
+macro_rules! named {
+    ($($kind:ty),*) => {$(
+        impl From<$kind> for &'static str {
+            fn from(check: $kind) -> &'static str {
+                check.name()
+            }
+        }
+
+        impl fmt::Display for $kind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    )*};
+}
+named!(Check, PacketCheck, RunCheck, CorpusCheck);
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 /// The main source file, inside `paths.runtime_schema_source`.
 pub const SOURCE_MAIN: &str = "block-screen-output.json";
 /// The check name reported when the snapshot differs from its source.
-pub const CHECK: &str = "schema::snapshot-parity";
+pub const CHECK: &str = crate::Check::SchemaSnapshotParity.name();
 
 /// The snapshot bytes the source produces: 2-space JSON and a final newline.
 pub fn generate(config: &Config) -> Result<String> {

@@ -7,9 +7,10 @@
 //! functions `packetproof verify` runs, not a second implementation.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use packetproof::checks::{self, Checked};
+use packetproof::check::{self, Checked};
+use packetproof::corpus::fixture_run::LIFECYCLE;
 use packetproof::corpus::{self, Case, Expectation};
-use packetproof::{bless, mutation, Config};
+use packetproof::{bless, mutation, Check, Config, CorpusCheck};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -19,10 +20,10 @@ fn main() {
     let mut trials = Vec::new();
     for case in cases {
         let expected = case.expectations().unwrap_or_else(|e| panic!("{e}"));
-        let applicable = checks::applicable(&case);
+        let applicable = check::applicable(&case);
         for declared in &expected {
             assert!(
-                applicable.contains(&declared.check.as_str()),
+                applicable.iter().any(|c| c.name() == declared.check),
                 "{}: expect.toml names {:?}, which is not a check of this fixture (checks: {applicable:?})",
                 case.name,
                 declared.check
@@ -30,7 +31,7 @@ fn main() {
         }
         let case = Arc::new(case);
         for check in applicable {
-            let (case, expectation) = (Arc::clone(&case), expected.iter().find(|e| e.check == check).cloned());
+            let (case, expectation) = (Arc::clone(&case), expected.iter().find(|e| e.check == check.name()).cloned());
             trials.push(Trial::test(format!("{}::{check}", case.name), move || {
                 case_trial(&case, check, expectation.as_ref())
             }));
@@ -50,10 +51,9 @@ fn config() -> &'static Config {
     CONFIG.get_or_init(|| Config::load(root(), None).unwrap_or_else(|e| panic!("{e}")))
 }
 
-fn case_trial(case: &Case, check: &'static str, expected: Option<&Expectation>) -> Result<(), Failed> {
+fn case_trial(case: &Case, check: Check, expected: Option<&Expectation>) -> Result<(), Failed> {
     ensure_golden(case)?;
-    let checked =
-        checks::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
+    let checked = check::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
     match expected {
         Some(expected) => expect_failure(case, expected, &checked),
         None => expect_pass(case, check, checked),
@@ -87,7 +87,7 @@ fn bless_from_test(case: &Case) -> Result<(), Failed> {
     Ok(())
 }
 
-fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed> {
+fn expect_pass(case: &Case, check: Check, checked: Checked) -> Result<(), Failed> {
     if checked.findings.is_empty() {
         return Ok(());
     }
@@ -111,7 +111,7 @@ fn expect_failure(case: &Case, expected: &Expectation, checked: &Checked) -> Res
         .into());
     }
     // Only the check's own findings count; the lifecycle lines only explain them.
-    if checked.findings.iter().any(|f| f.path != checks::LIFECYCLE && f.message.contains(&expected.message)) {
+    if checked.findings.iter().any(|f| f.path != LIFECYCLE && f.message.contains(&expected.message)) {
         return Ok(());
     }
     Err(format!(
@@ -129,35 +129,39 @@ fn list(checked: &Checked) -> String {
 }
 
 fn corpus_trials() -> Vec<Trial> {
-    let mut trials: Vec<Trial> = checks::CORPUS_CHECKS
-        .iter()
-        .map(|&name| {
-            Trial::test(name, move || {
-                let findings = checks::run_corpus(name, config()).map_err(|e| Failed::from(e.to_string()))?;
-                if findings.is_empty() {
-                    Ok(())
-                } else {
-                    Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
-                }
-            })
+    CorpusCheck::ALL
+        .into_iter()
+        .map(|check| match check {
+            CorpusCheck::MutationSelfTest => Trial::test(check.name(), mutation_trial),
+            CorpusCheck::SnapshotParity | CorpusCheck::UniqueAgentTasks | CorpusCheck::BranchCoverage => {
+                Trial::test(check.name(), move || {
+                    let findings = check::run_corpus(check, config()).map_err(|e| Failed::from(e.to_string()))?;
+                    if findings.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
+                    }
+                })
+            }
         })
-        .collect();
-    trials.push(Trial::test(mutation::CHECK, || {
-        let report = mutation::self_test(config()).map_err(|e| Failed::from(e.to_string()))?;
-        eprintln!("{}: caught {} of {} mutations", mutation::CHECK, report.caught(), report.total());
-        if report.escaped.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{} of {} mutations escaped their checks:\n{}",
-                report.escaped.len(),
-                report.total(),
-                report.escaped.join("\n")
-            )
-            .into())
-        }
-    }));
-    trials
+        .collect()
+}
+
+fn mutation_trial() -> Result<(), Failed> {
+    let name = CorpusCheck::MutationSelfTest;
+    let report = mutation::self_test(config()).map_err(|e| Failed::from(e.to_string()))?;
+    eprintln!("{name}: caught {} of {} mutations", report.caught(), report.total());
+    if report.escaped.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} mutations escaped their checks:\n{}",
+            report.escaped.len(),
+            report.total(),
+            report.escaped.join("\n")
+        )
+        .into())
+    }
 }
 
 /// The Node implementation's samples, when `../shared/interop` exists (CI has it).

@@ -20,7 +20,7 @@ use crate::Config;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
-pub const CHECK: &str = "compile::request";
+pub const CHECK: &str = crate::Check::CompileRequest.name();
 
 pub(crate) const INSERTION_MODES: [&str; 2] = ["staged", "immediate"];
 pub(crate) const SCOPES: [&str; 2] = ["project", "system"];

@@ -10,16 +10,17 @@ use super::evaluate::{self, Evaluation};
 use super::paths::MANIFEST_FILES;
 use super::{Run, RunFile, COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
 use crate::report::child;
-use crate::{canonical, digest, packet, provider, Config, Finding};
+use crate::{canonical, digest, packet, provider, Config, Finding, RunCheck};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
 
-pub const AGENT_REQUEST: &str = "run::agent-request";
-pub const MANIFEST_BINDING: &str = "run::manifest-binding";
-pub const SNAPSHOT_PARITY: &str = "run::snapshot-parity";
-pub const EVALUATION: &str = "run::evaluation";
-pub const COMPLETION: &str = "run::completion";
+// The names of this module's findings; the names themselves are [`RunCheck`]'s.
+pub const AGENT_REQUEST: &str = RunCheck::AgentRequest.name();
+pub const MANIFEST_BINDING: &str = RunCheck::ManifestBinding.name();
+pub const SNAPSHOT_PARITY: &str = RunCheck::SnapshotParity.name();
+pub const EVALUATION: &str = RunCheck::Evaluation.name();
+pub const COMPLETION: &str = RunCheck::Completion.name();
 
 /// One problem: where (a file and JSONPath) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,12 +7,10 @@
 
 use super::checks::{self, COMPLETION};
 use super::paths::{AGENT_REQUEST, MANIFEST};
-use crate::{canonical, fsutil, packet, Config, Error, Finding, Outcome, Result};
+use crate::{canonical, fsutil, packet, Check, Config, Error, Finding, Outcome, PacketCheck, Result};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-pub const NOTHING_FOUND: &str = "verify::nothing-found";
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Target {
@@ -21,8 +19,6 @@ enum Target {
     /// A golden case folder: agent-request.json beside the packet it must be the view of.
     AgentView(PathBuf),
 }
-
-pub const AGENT_VIEW: &str = "golden::agent-request";
 
 /// One outcome per packet and run directory found under `paths`.
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
@@ -36,7 +32,11 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
         if targets.is_empty() {
             outcomes.push(Outcome::new(
                 path.display().to_string(),
-                vec![Finding::new(NOTHING_FOUND, path.display().to_string(), "no packet or run directory found here")],
+                vec![Finding::new(
+                    Check::VerifyNothingFound,
+                    path.display().to_string(),
+                    "no packet or run directory found here",
+                )],
             ));
         }
         for target in targets {
@@ -64,8 +64,8 @@ fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -
     };
     let real = |p: &Path| p.canonicalize().ok();
     if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
-        for check in [crate::checks::REGENERATES, crate::checks::BRANCH_ISOLATION] {
-            match crate::checks::run(check, case, config) {
+        for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
+            match crate::check::run(Check::Packet(check), case, config) {
                 Ok(checked) => outcome.findings.extend(checked.findings),
                 Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
             }
@@ -83,13 +83,15 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
         (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
         (Ok(Value::Object(_)), Ok(_)) => {
             vec![Finding::new(
-                AGENT_VIEW,
+                Check::GoldenAgentRequest,
                 shown.clone(),
                 "is not the agent view of the runtime-packet.json beside it (re-bless)",
             )]
         }
-        (Ok(_), Ok(_)) => vec![Finding::new(AGENT_VIEW, shown.clone(), "the packet beside it is not a JSON object")],
-        (Err(e), _) | (_, Err(e)) => vec![Finding::new(AGENT_VIEW, shown.clone(), e.to_string())],
+        (Ok(_), Ok(_)) => {
+            vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), "the packet beside it is not a JSON object")]
+        }
+        (Err(e), _) | (_, Err(e)) => vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), e.to_string())],
     };
     Outcome::new(shown, findings)
 }

@@ -2,6 +2,8 @@
 //! check: a case is a directory under `paths.fixtures` holding `request.json`;
 //! its golden files live under `paths.golden` at the same relative path.
 
+pub mod fixture_run;
+
 use crate::{fsutil, Config, Result};
 use serde_json::Value;
 use std::path::PathBuf;
