@@ -3,12 +3,13 @@
 //! deliberate local command, and the change is then reviewed.
 
 use crate::corpus::{self, Case};
+use crate::env::Env;
 use crate::{canonical, compile, fsutil, provider, Config, Error, Result};
 use serde_json::Value;
 
 /// Bless the matching cases; returns their names. Refused under CI.
 pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
-    if corpus::is_ci() {
+    if Env::current()?.ci {
         return Err(Error::refused(
             "bless",
             "CI is set: golden files are never written under CI; bless locally and commit",
@@ -53,13 +54,13 @@ fn write(path: &std::path::Path, value: &Value) -> Result<()> {
 
 /// `PACKETPROOF_BLESS=1 cargo test [FILTER]` asks the conformance runner to
 /// re-bless the cases whose golden packet no longer regenerates.
-pub fn requested_by_env() -> bool {
-    std::env::var("PACKETPROOF_BLESS").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+pub fn requested_by_env() -> Result<bool> {
+    Ok(Env::current()?.bless)
 }
 
 /// Bless one case from a test; under CI this refuses and says so.
 pub fn bless_from_test(config: &Config, case: &Case) -> Result<()> {
-    if corpus::is_ci() {
+    if Env::current()?.ci {
         return Err(Error::refused(
             &case.name,
             "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI",

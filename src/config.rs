@@ -126,8 +126,8 @@ impl Config {
     /// The directory holding harness.toml: `PACKETPROOF_ROOT`, else the nearest
     /// ancestor of the current directory that has one.
     pub fn find_root() -> Result<PathBuf> {
-        if let Some(root) = std::env::var_os("PACKETPROOF_ROOT") {
-            return Ok(PathBuf::from(root));
+        if let Some(root) = &crate::env::Env::current()?.root {
+            return Ok(root.clone());
         }
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
         cwd.ancestors()

@@ -21,6 +21,7 @@ pub mod compile;
 pub mod config;
 pub mod corpus;
 pub mod digest;
+pub mod env;
 mod error;
 pub mod fsutil;
 pub mod jsonpath;

@@ -66,7 +66,7 @@ fn ensure_golden(case: &Case) -> Result<(), Failed> {
     if case.own_packet().is_some() || case.golden_packet().is_file() {
         return Ok(());
     }
-    if !bless::requested_by_env() {
+    if !bless_requested()? {
         let name = &case.name;
         return Err(format!(
             "{name} has no golden packet yet: bless it with `packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`"
@@ -79,6 +79,10 @@ fn ensure_golden(case: &Case) -> Result<(), Failed> {
         return Ok(());
     }
     bless_from_test(case)
+}
+
+fn bless_requested() -> Result<bool, Failed> {
+    bless::requested_by_env().map_err(|e| Failed::from(e.to_string()))
 }
 
 fn bless_from_test(case: &Case) -> Result<(), Failed> {
@@ -94,7 +98,7 @@ fn expect_pass(case: &Case, check: Check, checked: Checked) -> Result<(), Failed
     let Some(mismatch) = &checked.mismatch else {
         return Err(format!("{check} failed:\n{}", list(&checked)).into());
     };
-    if bless::requested_by_env() {
+    if bless_requested()? {
         return bless_from_test(case);
     }
     let diff = pretty_assertions::StrComparison::new(&mismatch.golden, &mismatch.produced);

@@ -69,15 +69,6 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
     Ok(cases)
 }
 
-/// Whether we run under CI: `CI` is set and is not `false` or `0`.
-pub fn is_ci() -> bool {
-    ci_value(std::env::var("CI").ok().as_deref())
-}
-
-fn ci_value(value: Option<&str>) -> bool {
-    value.is_some_and(|v| !matches!(v.trim(), "false" | "0"))
-}
-
 /// The branch of a packet plus its provider: one row of the coverage table.
 pub fn branch_row(packet: &Value) -> Value {
     let mut row = packet["resolvedBranch"].clone();
@@ -204,11 +195,5 @@ mod tests {
         let missing = coverage_gaps(&rows, &config);
         assert!(missing.contains(&"evidenceMode=\"no-evidence\"".to_owned()), "{missing:#?}");
         assert!(missing.iter().any(|m| m.starts_with("provider=google with ")), "{missing:#?}");
-    }
-
-    #[test]
-    fn ci_detection() {
-        assert!(ci_value(Some("true")) && ci_value(Some("1")) && ci_value(Some("")));
-        assert!(!ci_value(None) && !ci_value(Some("false")) && !ci_value(Some("0")));
     }
 }
