@@ -4,6 +4,7 @@
 
 use super::Checked;
 use crate::corpus::Case;
+use crate::diff::{field_changes, unified, FieldChange, DIFFED_TEXTS};
 use crate::packet::PROMPT_TEXTS;
 use crate::report::{walk, Finding, Trail};
 use crate::{compile, fsutil, Config, PacketCheck, Result};
@@ -21,14 +22,14 @@ pub struct Mismatch {
 
 impl Mismatch {
     fn between(golden: &Value, produced: &Value) -> Mismatch {
-        let changes = crate::release::field_changes(golden, produced, &crate::release::PROMPT_TEXTS);
-        let lines = |pick: fn(&crate::release::FieldChange) -> &Option<String>| -> String {
+        let changes = field_changes(golden, produced, &DIFFED_TEXTS);
+        let lines = |pick: fn(&FieldChange) -> &Option<String>| -> String {
             changes.iter().map(|c| format!("{} = {}\n", c.path, pick(c).as_deref().unwrap_or("(absent)"))).collect()
         };
         let mut text_diffs = String::new();
-        for key in crate::release::PROMPT_TEXTS {
+        for key in DIFFED_TEXTS {
             let text = |v: &Value| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-            let diff = crate::release::unified(&text(golden), &text(produced), ("golden", "recompiled"));
+            let diff = unified(&text(golden), &text(produced), ("golden", "recompiled"));
             if !diff.is_empty() {
                 text_diffs.push_str(&format!("{key}:\n{diff}"));
             }
@@ -53,12 +54,8 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
     if &produced == packet {
         return agent_view_regenerates(case, packet, config);
     }
-    let changed: Vec<String> = crate::release::field_changes(packet, &produced, &crate::release::PROMPT_TEXTS)
-        .into_iter()
-        .map(|c| c.path)
-        .collect();
-    let texts: Vec<&str> =
-        ["systemPrompt", "effectiveUserMessage"].into_iter().filter(|k| packet.get(*k) != produced.get(*k)).collect();
+    let changed: Vec<String> = field_changes(packet, &produced, &DIFFED_TEXTS).into_iter().map(|c| c.path).collect();
+    let texts: Vec<&str> = DIFFED_TEXTS.into_iter().filter(|k| packet.get(*k) != produced.get(*k)).collect();
     let changed = texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", ");
     let message =
         format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
