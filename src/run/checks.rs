@@ -8,7 +8,7 @@
 
 use super::evaluate::{self, Evaluation};
 use super::paths::MANIFEST_FILES;
-use super::{Run, RunFile, COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
+use super::{format, Run, RunFile};
 use crate::report::child;
 use crate::{canonical, digest, packet, provider, Config, Finding, RunCheck};
 use serde_json::{Map, Value};
@@ -231,18 +231,15 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
             out.push(problem(at(file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
         }
     };
-    expect("schemaVersion", 2.into(), "the manifest format");
-    expect("kind", MANIFEST_KIND.into(), "a run manifest");
-    expect("status", MANIFEST_STATUS.into(), "the manifest is never rewritten after preparation");
-    for key in ["exactInputHash", "checksum"] {
-        expect(
-            key,
-            packet.get(key).cloned().unwrap_or(Value::Null),
-            "the packet's own; the manifest must bind this exact packet",
-        );
+    let fixed = format::manifest_fixed();
+    for key in format::MANIFEST_KEYS {
+        if let Some((_, value, what)) = fixed.iter().find(|(k, ..)| *k == key) {
+            expect(key, value.clone(), what);
+        } else if format::MANIFEST_PACKET_KEYS.contains(&key) {
+            let bound = packet.get(key).cloned().unwrap_or(Value::Null);
+            expect(key, bound, "the packet's own; the manifest must bind this exact packet");
+        }
     }
-    expect("proofClass", PROOF_CLASS.into(), "the proof class of packet-only agent runs");
-    expect("replacesRuntimeTaskDebug", false.into(), "an agent run never replaces runtime task debug");
     for (key, _) in MANIFEST_FILES {
         if !manifest.get(key).is_some_and(Value::is_string) {
             out.push(problem(at(file, &child("$", key)), "expected a file name"));
@@ -254,18 +251,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
             "expected sha256:<64 lowercase hex> of the snapshot bytes",
         ));
     }
-    let known = [
-        "schemaVersion",
-        "kind",
-        "status",
-        "exactInputHash",
-        "checksum",
-        "validationSchemaChecksum",
-        "proofClass",
-        "replacesRuntimeTaskDebug",
-    ];
-    for key in manifest.keys().filter(|k| !known.contains(&k.as_str()) && !MANIFEST_FILES.iter().any(|(f, _)| f == *k))
-    {
+    for key in manifest.keys().filter(|k| !format::MANIFEST_KEYS.contains(&k.as_str())) {
         out.push(problem(at(file, &child("$", key)), "unknown field"));
     }
     out
@@ -421,16 +407,15 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     let mut expect = |path: &str, found: Option<&Value>, expected: &Value, what: &str| {
         expect_eq(&mut out, at(file, path), found, expected, what);
     };
-    expect("$.schemaVersion", receipt.get("schemaVersion"), &1.into(), "the completion format");
-    expect("$.kind", receipt.get("kind"), &COMPLETION_KIND.into(), "a completion receipt");
-    expect("$.status", receipt.get("status"), &COMPLETION_STATUS.into(), "only passing evaluations are completed");
-    expect("$.proofClass", receipt.get("proofClass"), &PROOF_CLASS.into(), "the proof class of packet-only agent runs");
-    expect("$.replacesRuntimeTaskDebug", receipt.get("replacesRuntimeTaskDebug"), &false.into(), "never");
+    for (path, value, what) in format::completion_fixed() {
+        expect(path, receipt.get(&path[2..]), &value, what);
+    }
     let boundary = receipt.get("inputBoundary");
     let field = |key: &str| boundary.and_then(|b| b.get(key));
-    expect("$.inputBoundary.kind", field("kind"), &"agent-request-only".into(), "the agent saw only its request");
+    let kind = format::INPUT_BOUNDARY_KIND.into();
+    expect("$.inputBoundary.kind", field("kind"), &kind, "the agent saw only its request");
     expect("$.inputBoundary.file", field("file"), &run.agent_request.name.clone().into(), "the run's agent request");
-    for key in ["inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"] {
+    for key in format::INPUT_BOUNDARY_DENIED {
         expect(&format!("$.inputBoundary.{key}"), field(key), &false.into(), "a fresh, isolated agent");
     }
     let mut unbound = Vec::new();
@@ -465,7 +450,7 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
         "only passing evaluations are completed",
     );
     if let Some(manifest) = &run.manifest {
-        for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
+        for key in format::COMPLETION_MANIFEST_KEYS {
             expect(&child("$", key), receipt.get(key), manifest.get(key).unwrap_or(&Value::Null), "the manifest's");
         }
     } else {

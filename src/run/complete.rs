@@ -6,7 +6,7 @@
 
 use super::checks::{self, Problem};
 use super::paths::{RunDir, COMPLETION, MANIFEST};
-use super::{Run, COMPLETION_KIND, COMPLETION_STATUS, PROOF_CLASS};
+use super::{format, Run};
 use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -141,27 +141,25 @@ fn receipt(run: &Run, args: &CompleteRequest) -> Result<Value> {
     let manifest = run.manifest.as_ref().expect("manifest_binding requires a manifest");
     let field = |key: &str| manifest.get(key).cloned().unwrap_or(Value::Null);
     let evaluation = run.read_object(&run.evaluation)?;
+    let fixed = format::completion_fixed();
+    let fixed = |key: &str| fixed.iter().find(|(path, ..)| &path[2..] == key).map(|(_, value, _)| value.clone());
     let mut r = Map::new();
-    r.insert("schemaVersion".into(), 1.into());
-    r.insert("kind".into(), COMPLETION_KIND.into());
-    r.insert("status".into(), COMPLETION_STATUS.into());
+    for key in ["schemaVersion", "kind", "status"] {
+        r.insert(key.into(), fixed(key).unwrap_or(Value::Null));
+    }
     r.insert("scenario".into(), args.scenario.clone().into());
     r.insert("runId".into(), args.run_id.clone().into());
     r.insert("agentTask".into(), args.agent_task.clone().into());
     r.insert("completedAt".into(), super::now_rfc3339().into());
-    r.insert(
-        "inputBoundary".into(),
-        json!({
-            "kind": "agent-request-only",
-            "file": run.agent_request.name,
-            "checksum": digest::sha256(&run.read(&run.agent_request)?),
-            "inheritedConversation": false,
-            "repositoryAccess": false,
-            "webAccess": false,
-            "writeAccess": false
-        }),
-    );
-    for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
+    let mut boundary = Map::new();
+    boundary.insert("kind".into(), format::INPUT_BOUNDARY_KIND.into());
+    boundary.insert("file".into(), run.agent_request.name.clone().into());
+    boundary.insert("checksum".into(), digest::sha256(&run.read(&run.agent_request)?).into());
+    for key in format::INPUT_BOUNDARY_DENIED {
+        boundary.insert(key.into(), false.into());
+    }
+    r.insert("inputBoundary".into(), Value::Object(boundary));
+    for key in format::COMPLETION_MANIFEST_KEYS {
         r.insert(key.into(), field(key));
     }
     r.insert(
@@ -177,7 +175,8 @@ fn receipt(run: &Run, args: &CompleteRequest) -> Result<Value> {
         }),
     );
     r.insert("evaluatorNotes".into(), args.notes.clone().into());
-    r.insert("proofClass".into(), PROOF_CLASS.into());
-    r.insert("replacesRuntimeTaskDebug".into(), false.into());
+    for key in ["proofClass", "replacesRuntimeTaskDebug"] {
+        r.insert(key.into(), fixed(key).unwrap_or(Value::Null));
+    }
     Ok(Value::Object(r))
 }

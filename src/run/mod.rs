@@ -26,6 +26,7 @@
 pub mod checks;
 pub mod complete;
 pub mod evaluate;
+pub mod format;
 pub mod paths;
 pub mod prepare;
 mod semantic;
@@ -40,11 +41,7 @@ use paths::{RunDir, MANIFEST, MANIFEST_FILES};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
-pub const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
-pub const MANIFEST_STATUS: &str = "prepared-awaiting-agent";
-pub const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
-pub const COMPLETION_STATUS: &str = "evaluated-pass";
-pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
+pub use format::{COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
 
 /// Where a path really leads: the file itself when it exists (through symlinks),
 /// else its canonical parent joined with its name.
