@@ -1,4 +1,4 @@
-//! The runtime output schema (DESIGN §6): a readable source under
+//! The runtime output schema: a readable source under
 //! `references/runtime/` (a main file plus shared definition files joined by
 //! local `$ref`s) and the snapshot `references/block-screen-output-schema.json`
 //! generated from it mechanically. Providers do not all resolve `$ref`, so the

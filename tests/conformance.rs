@@ -1,4 +1,4 @@
-//! The conformance gate (DESIGN §8): one test case per fixture and check, named
+//! The conformance gate: one test case per fixture and check, named
 //! `<fixture>::<check>`, plus corpus-wide cases and the interop samples.
 //!
 //! Discovery only lists fixture directories and reads their small TOML files, so

@@ -182,7 +182,13 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
         Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format.into()),
         Command::Export { request, out } => {
-            crate::compile::export(&load_config(suffix)?, &request, out.as_deref()).map(|()| Status::Holds)
+            // Compile first, write after: nothing is written on refusal.
+            let text = crate::compile::export(&load_config(suffix)?, &request)?;
+            match out {
+                Some(path) => fsutil::write_atomic(&path, text.as_bytes())?,
+                None => print::bytes(text.as_bytes())?,
+            }
+            Ok(Status::Holds)
         }
         Command::Schema { write, format, .. } => schema(&load_config(suffix)?, write, format.into()),
         Command::Bless { .. } if suffix.is_some() => Err(Error::Usage(

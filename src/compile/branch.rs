@@ -1,4 +1,4 @@
-//! Branch resolution (DESIGN §5): the nine `resolvedBranch` fields, each derived
+//! Branch resolution: the nine `resolvedBranch` fields, each derived
 //! from the (already validated) request, never copied when it can be derived.
 
 use crate::packet::AGENT_ID;

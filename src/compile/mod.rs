@@ -1,4 +1,4 @@
-//! The packet compiler (the preview adapter, DESIGN §5): compile input → runtime
+//! The packet compiler (the preview adapter): compile input → runtime
 //! packet. Bad input is refused before any packet exists, with every problem.
 //!
 //! - [`request`]: validation of the compile input
@@ -132,18 +132,10 @@ fn inside(path: &str, regions: &HashSet<String>) -> bool {
     })
 }
 
-/// `packetproof export`: compile the request file; print the packet (2-space JSON
-/// and a newline) or write it atomically to `out`. Nothing is written on refusal.
-pub fn export(config: &Config, request_file: &Path, out: Option<&Path>) -> Result<()> {
+/// `packetproof export`: compile the request file into the packet's text (2-space
+/// JSON and a newline), which the CLI prints or writes atomically.
+pub fn export(config: &Config, request_file: &Path) -> Result<String> {
     let request = fsutil::read_json(request_file, config.limits.max_file_bytes)?;
     let packet = compile(&request, config, &request_file.display().to_string())?;
-    let text = canonical::to_pretty(&packet);
-    match out {
-        Some(path) => fsutil::write_atomic(path, text.as_bytes()),
-        None => {
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|e| Error::io("<stdout>", e))
-        }
-    }
+    Ok(canonical::to_pretty(&packet))
 }

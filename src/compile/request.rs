@@ -1,4 +1,4 @@
-//! Validation of the compile input (the preview adapter's request, DESIGN §5).
+//! Validation of the compile input (the preview adapter's request).
 //! Every problem is collected with its JSON path; a request with any finding is
 //! refused before a packet exists.
 //!

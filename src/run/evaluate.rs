@@ -2,7 +2,7 @@
 //! evaluation.json in the Node evaluator's format, plus `rawOutputChecksum` (so
 //! completion can refuse an evaluation of other bytes).
 //!
-//! Stages, in order (DESIGN §7): packet, schema-snapshot, json-parse, schema,
+//! Stages, in order: packet, schema-snapshot, json-parse, schema,
 //! asset-isolation, then the semantic stages of [`super::semantic`]. The first
 //! three stop evaluation when they fail.
 

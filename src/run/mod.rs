@@ -1,7 +1,7 @@
-//! Run directories: prepare → (fresh agent) → evaluate → complete, and `verify`
-//! (DESIGN §7). The file formats are the Node skill's, field for field, so either
-//! tool reads the other's run directories; the rules are stricter (see the README
-//! of each step below and DESIGN §7).
+//! Run directories: prepare → (fresh agent) → evaluate → complete, and `verify`.
+//! The file formats ([`format`]) are the Node skill's, field for field, so either
+//! tool reads the other's run directories; the rules are stricter (see the module
+//! docs of each step below).
 //!
 //! Decisions the contract leaves open, made here once:
 //! - **Which packet is evaluated.** `--packet FILE` when given; otherwise the packet
