@@ -6,6 +6,9 @@
 //! corpus; every check runs inside its own trial. The checks are the library
 //! functions `packetproof verify` runs, not a second implementation.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use libtest_mimic::{Arguments, Failed, Trial};
 use packetproof::check::{self, Checked};
 use packetproof::corpus::fixture_run::LIFECYCLE;
@@ -170,16 +173,15 @@ fn mutation_trial() -> Result<(), Failed> {
 
 /// The Node implementation's samples, when `../shared/interop` exists (CI has it).
 fn interop_trials() -> Vec<Trial> {
-    let folder = root().join("../shared/interop");
+    let folder = support::interop_dir();
     let samples = ["runtime-packet.anthropic.json", "runtime-packet.google.json", "run-anthropic", "run-google"];
     samples
         .into_iter()
         .map(|sample| {
             let path = folder.join(sample);
             let name = format!("interop::{sample}");
-            if !folder.is_dir() {
-                eprintln!("{name}: skipped: {} does not exist", folder.display());
-                return Trial::test(name, || Ok(())).with_ignored_flag(true);
+            if !support::interop_present() {
+                return support::needs_interop(name, || {});
             }
             let folder = folder.clone();
             Trial::test(name, move || interop_trial(&folder, path))

@@ -2,11 +2,18 @@
 //! branch isolation, interop parity with the Node compile input, refusals of bad
 //! input, the schema snapshot check and bless.
 
+use crate::support::{self, interop_dir};
+use libtest_mimic::Trial;
 use packetproof::report::{walk, Trail};
+
 use packetproof::{canonical, compile, corpus, packet, provider, Config};
+
 use serde_json::{json, Value};
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+
+use std::path::Path;
+
 use std::process::{Command, Output};
 
 fn root() -> &'static Path {
@@ -18,22 +25,7 @@ fn config() -> Config {
 }
 
 fn packetproof(project: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_packetproof"))
-        .args(args)
-        .env("PACKETPROOF_ROOT", project)
-        .env_remove("CI")
-        .output()
-        .unwrap()
-}
-
-fn interop(name: &str) -> Option<PathBuf> {
-    let path = root().join("../shared/interop").join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} is absent", path.display());
-        None
-    }
+    support::bin().args(args).env("PACKETPROOF_ROOT", project).output().unwrap()
 }
 
 fn strings(value: &Value) -> Vec<&str> {
@@ -52,7 +44,6 @@ fn golden_cases(config: &Config) -> Vec<corpus::Case> {
     corpus::cases(config).unwrap().into_iter().filter(|c| c.own_packet().is_none()).collect()
 }
 
-#[test]
 fn export_is_deterministic_and_matches_the_golden_packets() {
     let cases = golden_cases(&config());
     assert!(cases.len() >= 14, "corpus too small: {}", cases.len());
@@ -72,7 +63,6 @@ fn export_is_deterministic_and_matches_the_golden_packets() {
     }
 }
 
-#[test]
 fn golden_packets_hold_and_agent_requests_follow_them() {
     let config = config();
     for case in golden_cases(&config) {
@@ -115,7 +105,6 @@ fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &Config) {
 
 /// No string from a region the branch excluded occurs anywhere in any golden
 /// packet (keys and values, prompts included), nor in the freshly compiled one.
-#[test]
 fn excluded_text_never_reaches_a_packet() {
     let config = config();
     let mut checked = 0;
@@ -148,7 +137,6 @@ fn excluded_text_never_reaches_a_packet() {
     assert!(checked > 100, "only {checked} excluded strings checked");
 }
 
-#[test]
 fn excluded_text_covers_unresolved_evidence_and_asset_prompts() {
     let config = config();
     let case = golden_cases(&config).into_iter().find(|c| c.name == "anthropic-staged-pred-selected").unwrap();
@@ -183,11 +171,8 @@ fn shape(value: &Value, path: &str, out: &mut BTreeSet<String>) {
     }
 }
 
-#[test]
 fn interop_compile_input_resolves_like_the_node_packet() {
-    let (Some(input), Some(node)) = (interop("compile-input.json"), interop("runtime-packet.anthropic.json")) else {
-        return;
-    };
+    let (input, node) = (interop_dir().join("compile-input.json"), interop_dir().join("runtime-packet.anthropic.json"));
     let config = config();
     let mut request = canonical::parse(&std::fs::read(input).unwrap()).unwrap();
     request["model"] = json!(config.providers["anthropic"].models[0]);
@@ -219,7 +204,6 @@ fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
 
 /// Each bad request is refused through the CLI with exit status 2, every
 /// expected problem named with its JSON path, and no output file.
-#[test]
 fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
     type Change = fn(&mut Value);
     let kinds: [(&str, Change, &[&str]); 15] = [
@@ -294,7 +278,6 @@ fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
     }
 }
 
-#[test]
 fn refusal_is_an_error_listing_findings() {
     let request = bad_request(|r| {
         r["provider"] = json!("nobody");
@@ -332,7 +315,6 @@ fn temp_project(fixtures: &[&str]) -> tempfile::TempDir {
     dir
 }
 
-#[test]
 fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
     let project = temp_project(&[]);
     let ok = packetproof(project.path(), &["schema", "--check"]);
@@ -358,7 +340,6 @@ fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
     assert_eq!(packetproof(project.path(), &["schema", "--check"]).status.code(), Some(0));
 }
 
-#[test]
 fn bless_writes_the_golden_files_and_never_under_ci() {
     let names = ["google-staged-both-selected", "openai-staged-succ-default"];
     let project = temp_project(&names);
@@ -390,7 +371,6 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
 
 /// `verify golden` (the README's main job) recompiles each golden case of the
 /// corpus: a template edit without re-blessing fails it, naming the case.
-#[test]
 fn verify_golden_fails_when_a_template_changed_without_bless() {
     let case = "openai-staged-pred-no-evidence";
     let project = temp_project(&[case]);
@@ -415,7 +395,6 @@ fn verify_golden_fails_when_a_template_changed_without_bless() {
     );
 }
 
-#[test]
 fn refs_may_be_left_out_unless_the_mode_selects() {
     let dir = tempfile::tempdir().unwrap();
     let request = dir.path().join("request.json");
@@ -435,7 +414,6 @@ fn refs_may_be_left_out_unless_the_mode_selects() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("$.evidence.selection.refs: expected an array"));
 }
 
-#[test]
 fn bless_refuses_negative_cases_and_foreign_suffixes() {
     let out = packetproof(root(), &["bless", "neg-packet-checksum"]);
     assert_eq!(out.status.code(), Some(2));
@@ -444,4 +422,22 @@ fn bless_refuses_negative_cases_and_foreign_suffixes() {
     let out = packetproof(root(), &["bless", "--google-suffix-file", suffix.to_str().unwrap(), "zz-none"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--google-suffix-file is refused"));
+}
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials = trials![
+        export_is_deterministic_and_matches_the_golden_packets,
+        golden_packets_hold_and_agent_requests_follow_them,
+        excluded_text_never_reaches_a_packet,
+        excluded_text_covers_unresolved_evidence_and_asset_prompts,
+        bad_requests_are_refused_with_every_problem_and_nothing_written,
+        refusal_is_an_error_listing_findings,
+        schema_check_fails_after_a_hand_edit_of_the_snapshot,
+        bless_writes_the_golden_files_and_never_under_ci,
+        verify_golden_fails_when_a_template_changed_without_bless,
+        refs_may_be_left_out_unless_the_mode_selects,
+        bless_refuses_negative_cases_and_foreign_suffixes,
+    ];
+    trials.extend(interop_trials![interop_compile_input_resolves_like_the_node_packet,]);
+    trials
 }

@@ -2,37 +2,34 @@
 //! change (template, schema, fixture, unexplained golden edit, none) gives the
 //! report and exit status the policy promises.
 
+use crate::support;
+use libtest_mimic::Trial;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_packetproof");
+use std::path::PathBuf;
+
+use std::process::{Command, Output};
 
 /// A throwaway copy of the project's data (not its code) under git, on `main`.
 struct Repo {
-    dir: tempfile::TempDir,
+    dir: support::Project,
 }
 
 impl Repo {
     fn new() -> Repo {
-        let dir = tempfile::tempdir().unwrap();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        for item in ["harness.toml", "references", "fixtures", "golden"] {
-            copy(&root.join(item), &dir.path().join(item));
-        }
-        let repo = Repo { dir };
+        let repo = Repo { dir: support::Project::with(&["harness.toml", "references", "fixtures", "golden"]) };
         repo.git(&["init", "-q", "-b", "main"]);
         repo.commit("base");
         repo
     }
 
     fn path(&self, relative: &str) -> PathBuf {
-        self.dir.path().join(relative)
+        self.dir.path(relative)
     }
 
     fn git(&self, args: &[&str]) {
         let out = Command::new("git")
-            .current_dir(self.dir.path())
+            .current_dir(self.dir.root())
             .args([
                 "-c",
                 "user.name=packetproof",
@@ -53,13 +50,8 @@ impl Repo {
     }
 
     fn packetproof(&self, args: &[&str]) -> Output {
-        Command::new(BIN)
-            .current_dir(self.dir.path())
-            .env("PACKETPROOF_ROOT", self.dir.path())
-            .env_remove("CI") // a developer's machine: bless may write
-            .args(args)
-            .output()
-            .unwrap()
+        // support::bin leaves CI unset: a developer's machine, where bless may write.
+        self.dir.bin().current_dir(self.dir.root()).args(args).output().unwrap()
     }
 
     fn bless(&self) {
@@ -87,18 +79,6 @@ impl Repo {
     }
 }
 
-fn copy(from: &Path, to: &Path) {
-    if from.is_dir() {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            copy(&entry.path(), &to.join(entry.file_name()));
-        }
-    } else {
-        std::fs::copy(from, to).unwrap();
-    }
-}
-
 fn strings(report: &Value, pointer: &str) -> Vec<String> {
     report
         .pointer(pointer)
@@ -123,7 +103,6 @@ fn cases_where(report: &Value, field: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
 fn no_change_passes_with_nothing_to_report() {
     let repo = Repo::new();
     let (report, code) = repo.check();
@@ -134,7 +113,6 @@ fn no_change_passes_with_nothing_to_report() {
     assert!(!report["cases"].as_array().unwrap().is_empty());
 }
 
-#[test]
 fn template_edit_without_bless_fails_and_with_bless_reads_as_one_change() {
     let repo = Repo::new();
     repo.edit("references/prompts/system.md.j2", "# How to adapt", "# How to adapt the example");
@@ -163,7 +141,6 @@ fn template_edit_without_bless_fails_and_with_bless_reads_as_one_change() {
     assert!(markdown.contains("<details><summary>systemPrompt (2 changed line(s))</summary>"), "{markdown}");
 }
 
-#[test]
 fn promptversions_that_do_not_match_template_bytes_fail() {
     let repo = Repo::new();
     repo.edit("references/prompts/system.md.j2", "# How to adapt", "# How to adapt the example");
@@ -177,7 +154,6 @@ fn promptversions_that_do_not_match_template_bytes_fail() {
     assert!(violations.iter().any(|v| v.contains("promptVersions[\"system.md.j2\"]")), "{violations:?}");
 }
 
-#[test]
 fn schema_edit_must_be_regenerated_and_reblessed() {
     let repo = Repo::new();
     let source = std::fs::read_dir(repo.path("references/runtime/defs")).unwrap().next().unwrap().unwrap().path();
@@ -206,7 +182,6 @@ fn schema_edit_must_be_regenerated_and_reblessed() {
         .any(|f| f["path"].as_str().unwrap().starts_with("$.outputSchema")));
 }
 
-#[test]
 fn fixture_edit_explains_only_its_own_case() {
     let repo = Repo::new();
     let case = "openai-staged-succ-default";
@@ -228,7 +203,6 @@ fn fixture_edit_explains_only_its_own_case() {
     assert_eq!(fields, ["$.maxTokens"]);
 }
 
-#[test]
 fn unexplained_golden_edit_fails() {
     let repo = Repo::new();
     let case = "google-staged-both-selected";
@@ -243,25 +217,14 @@ fn unexplained_golden_edit_fails() {
     assert_eq!(cases_where(&report, "goldenChanged"), [case]);
 }
 
-#[test]
 fn outside_a_git_repository_is_a_clear_usage_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for item in ["harness.toml", "references"] {
-        copy(&root.join(item), &dir.path().join(item));
-    }
-    let out = Command::new(BIN)
-        .current_dir(dir.path())
-        .env("PACKETPROOF_ROOT", dir.path())
-        .args(["release-check"])
-        .output()
-        .unwrap();
+    let project = support::Project::with(&["harness.toml", "references"]);
+    let out = project.bin().current_dir(project.root()).args(["release-check"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("git rev-parse"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());
 }
 
-#[test]
 fn different_changes_to_one_field_are_different_groups() {
     let repo = Repo::new();
     for (case, tokens) in [("openai-staged-succ-default", 1111), ("openai-immediate-both-default", 2222)] {
@@ -283,7 +246,6 @@ fn different_changes_to_one_field_are_different_groups() {
     }
 }
 
-#[test]
 fn an_edited_golden_agent_request_is_neither_blessed_nor_explained() {
     let repo = Repo::new();
     let case = "openai-staged-succ-default";
@@ -298,7 +260,6 @@ fn an_edited_golden_agent_request_is_neither_blessed_nor_explained() {
     assert_eq!(cases_where(&report, "goldenChanged"), [case]);
 }
 
-#[test]
 fn golden_files_of_a_deleted_fixture_cannot_change_unnoticed() {
     let repo = Repo::new();
     let case = "openai-staged-succ-default";
@@ -309,4 +270,20 @@ fn golden_files_of_a_deleted_fixture_cannot_change_unnoticed() {
     let violations = strings(&report, "/violations");
     let orphan = format!("golden file golden/{case}/runtime-packet.json changed but belongs to no fixture");
     assert!(violations.contains(&orphan), "{violations:?}");
+}
+
+pub fn trials() -> Vec<Trial> {
+    let trials = trials![
+        no_change_passes_with_nothing_to_report,
+        template_edit_without_bless_fails_and_with_bless_reads_as_one_change,
+        promptversions_that_do_not_match_template_bytes_fail,
+        schema_edit_must_be_regenerated_and_reblessed,
+        fixture_edit_explains_only_its_own_case,
+        unexplained_golden_edit_fails,
+        outside_a_git_repository_is_a_clear_usage_error,
+        different_changes_to_one_field_are_different_groups,
+        an_edited_golden_agent_request_is_neither_blessed_nor_explained,
+        golden_files_of_a_deleted_fixture_cannot_change_unnoticed,
+    ];
+    trials
 }
