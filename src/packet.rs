@@ -48,17 +48,10 @@ pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
 /// The texts that reach (or explain) the model, scanned for forbidden material.
 pub const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
 
-// The names of this module's findings; the names themselves are [`PacketCheck`]'s.
-pub const CONTRACT: &str = PacketCheck::Contract.name();
-pub const PROVIDER_SHAPE: &str = PacketCheck::ProviderShape.name();
-pub const FORBIDDEN: &str = PacketCheck::ForbiddenMaterial.name();
-pub const EXACT_INPUT_HASH: &str = PacketCheck::ExactInputHash.name();
-pub const CHECKSUM: &str = PacketCheck::Checksum.name();
-
 /// Every packet check, in report order.
 pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
     let Some(map) = packet.as_object() else {
-        return vec![Finding::new(CONTRACT, "$", "expected the packet to be a JSON object")];
+        return vec![Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object")];
     };
     let mut findings = contract(map, config);
     findings.extend(provider_shape(map, config));
@@ -71,7 +64,7 @@ pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
 pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut fail = |path: String, message: String| out.push(Finding::new(CONTRACT, path, message));
+    let mut fail = |path: String, message: String| out.push(Finding::new(PacketCheck::Contract, path, message));
     for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
         fail(child("$", key), "unknown top-level field (the contract allows only its own fields)".into());
     }
@@ -191,7 +184,7 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, St
 /// others carry outputSchema and send userMessage unchanged.
 pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut fail = |path: &str, message: String| out.push(Finding::new(PROVIDER_SHAPE, path, message));
+    let mut fail = |path: &str, message: String| out.push(Finding::new(PacketCheck::ProviderShape, path, message));
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     let user = packet.get("userMessage").and_then(Value::as_str);
     let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
@@ -233,13 +226,17 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
 pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(input) = packet.get("renderInput") {
-        scan(input, "$.renderInput", config, FORBIDDEN, &mut out);
+        scan(input, "$.renderInput", config, PacketCheck::ForbiddenMaterial, &mut out);
         evidence_boundary(packet, input, &mut out);
     }
     for key in PROMPT_TEXTS {
         if let Some(Value::String(text)) = packet.get(key) {
             if let Some(pattern) = config.forbidden.matching_pattern(text) {
-                out.push(Finding::new(FORBIDDEN, child("$", key), format!("matches forbidden pattern {pattern}")));
+                out.push(Finding::new(
+                    PacketCheck::ForbiddenMaterial,
+                    child("$", key),
+                    format!("matches forbidden pattern {pattern}"),
+                ));
             }
         }
     }
@@ -247,7 +244,8 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
 }
 
 /// Walk a value for forbidden keys and string values matching forbidden patterns.
-pub fn scan(value: &Value, root: &str, config: &Config, check: &'static str, out: &mut Vec<Finding>) {
+pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<&'static str>, out: &mut Vec<Finding>) {
+    let check: &'static str = check.into();
     let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
         if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
             out.push(Finding::new(check, trail.render(), format!("forbidden key {key:?}")));
@@ -267,7 +265,7 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
     let mode = packet.get("resolvedBranch").and_then(|b| b.get("evidenceMode")).and_then(Value::as_str);
     if mode == Some("no-evidence") && !items.is_empty() {
         out.push(Finding::new(
-            FORBIDDEN,
+            PacketCheck::ForbiddenMaterial,
             "$.renderInput.evidence.items",
             "evidence items present although evidenceMode is no-evidence",
         ));
@@ -275,7 +273,7 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
     for (i, item) in items.iter().enumerate() {
         if item.get("accessible") == Some(&Value::Bool(false)) {
             out.push(Finding::new(
-                FORBIDDEN,
+                PacketCheck::ForbiddenMaterial,
                 index("$.renderInput.evidence.items", i),
                 "inaccessible evidence item rendered",
             ));
@@ -284,14 +282,14 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
 }
 
 pub fn exact_input_hash(packet: &Map<String, Value>) -> Vec<Finding> {
-    recomputed(packet, "exactInputHash", EXACT_INPUT_HASH, digest::exact_input_hash(packet))
+    recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, digest::exact_input_hash(packet))
 }
 
 pub fn checksum(packet: &Map<String, Value>) -> Vec<Finding> {
-    recomputed(packet, "checksum", CHECKSUM, digest::packet_checksum(packet))
+    recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet))
 }
 
-fn recomputed(packet: &Map<String, Value>, key: &str, check: &'static str, actual: String) -> Vec<Finding> {
+fn recomputed(packet: &Map<String, Value>, key: &str, check: PacketCheck, actual: String) -> Vec<Finding> {
     match packet.get(key).and_then(Value::as_str) {
         Some(stored) if stored == actual => Vec::new(),
         stored => vec![Finding::new(

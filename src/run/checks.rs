@@ -15,13 +15,6 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
 
-// The names of this module's findings; the names themselves are [`RunCheck`]'s.
-pub const AGENT_REQUEST: &str = RunCheck::AgentRequest.name();
-pub const MANIFEST_BINDING: &str = RunCheck::ManifestBinding.name();
-pub const SNAPSHOT_PARITY: &str = RunCheck::SnapshotParity.name();
-pub const EVALUATION: &str = RunCheck::Evaluation.name();
-pub const COMPLETION: &str = RunCheck::Completion.name();
-
 /// One problem: where (a file and JSONPath) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Problem {
@@ -49,13 +42,13 @@ fn at(file: &RunFile, path: &str) -> String {
     format!("{} {path}", file.name)
 }
 
-fn findings(check: &'static str, problems: Vec<Problem>) -> Vec<Finding> {
+fn findings(check: RunCheck, problems: Vec<Problem>) -> Vec<Finding> {
     problems.into_iter().map(|p| Finding::new(check, p.at, p.message)).collect()
 }
 
 /// Open the run and get its packet, or the one finding saying why the check cannot run.
 fn open(
-    check: &'static str,
+    check: RunCheck,
     dir: &Path,
     packet: Option<&Value>,
     config: &Config,
@@ -83,47 +76,49 @@ pub fn all(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> 
 /// hashes, so an edited request or context is caught) and agent-request.json is
 /// exactly its agent view: nothing more (no schema for Google), nothing changed.
 pub fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(AGENT_REQUEST, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::AgentRequest, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
     let mut out: Vec<Finding> = packet::validate(&Value::Object(packet.clone()), config)
         .into_iter()
-        .map(|f| Finding::new(AGENT_REQUEST, format!("packet {}", f.path), format!("[{}] {}", f.check, f.message)))
+        .map(|f| {
+            Finding::new(RunCheck::AgentRequest, format!("packet {}", f.path), format!("[{}] {}", f.check, f.message))
+        })
         .collect();
-    out.extend(findings(AGENT_REQUEST, request_problems(&run, &packet)));
+    out.extend(findings(RunCheck::AgentRequest, request_problems(&run, &packet)));
     out
 }
 
 /// `run::manifest-binding`: the manifest is the prepared receipt of this exact
 /// packet, its file names stay inside the run, and the held-back context is the packet's.
 pub fn manifest_binding(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(MANIFEST_BINDING, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::ManifestBinding, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
     let mut problems = manifest_problems(&run, &packet);
     problems.extend(context_problems(&run, &packet, true));
-    findings(MANIFEST_BINDING, problems)
+    findings(RunCheck::ManifestBinding, problems)
 }
 
 /// `run::snapshot-parity`: validation-schema.json has the bytes the manifest pins
 /// (and, for non-Google runs, is the schema the agent was given). It is never
 /// compared with the project's current snapshot: a prepared run keeps its own.
 pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(SNAPSHOT_PARITY, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::SnapshotParity, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
     if run.manifest.is_none() {
         return vec![Finding::new(
-            SNAPSHOT_PARITY,
+            RunCheck::SnapshotParity,
             shown(&run.manifest_file),
             "missing, so no snapshot checksum is pinned",
         )];
     }
     let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
-    findings(SNAPSHOT_PARITY, snapshot(&run, &packet, text_json).1)
+    findings(RunCheck::SnapshotParity, snapshot(&run, &packet, text_json).1)
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -131,11 +126,11 @@ pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> V
 /// result (a Node-made evaluation without `rawOutputChecksum` is accepted when
 /// re-evaluation agrees; `complete` requires the checksum).
 pub fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(EVALUATION, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::Evaluation, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
-    findings(EVALUATION, evaluation_problems(&run, &Value::Object(packet), config, false))
+    findings(RunCheck::Evaluation, evaluation_problems(&run, &Value::Object(packet), config, false))
 }
 
 /// `run::completion`: completion.json exists (otherwise the run is not completed
@@ -145,10 +140,14 @@ pub fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
     let run = match Run::open(dir, config) {
         Ok(run) => run,
         Err(e) => {
-            return vec![Finding::new(COMPLETION, dir.display().to_string(), format!("cannot check the run: {e}"))]
+            return vec![Finding::new(
+                RunCheck::Completion,
+                dir.display().to_string(),
+                format!("cannot check the run: {e}"),
+            )]
         }
     };
-    findings(COMPLETION, completion_problems(&run))
+    findings(RunCheck::Completion, completion_problems(&run))
 }
 
 /// agent-request.json equals the packet's agent view, field by field.

@@ -7,7 +7,7 @@
 use super::checks::{self, Problem};
 use super::paths::{RunDir, COMPLETION, MANIFEST};
 use super::{format, Run};
-use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
+use crate::{canonical, digest, fsutil, Config, Error, Finding, Result, RunCheck};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -87,7 +87,7 @@ fn run_findings(run: &Run, dir: &Path, packet: &Value, config: &Config) -> Vec<F
     findings.extend(checks::manifest_binding(dir, Some(packet), config));
     findings.extend(checks::snapshot_parity(dir, Some(packet), config));
     let problems: Vec<Problem> = checks::evaluation_problems(run, packet, config, true);
-    findings.extend(problems.into_iter().map(|p| Finding::new(checks::EVALUATION, p.at, p.message)));
+    findings.extend(problems.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
     findings
 }
 

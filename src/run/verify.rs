@@ -5,9 +5,9 @@
 //! packet beside it), and golden case folders (agent-request.json beside
 //! runtime-packet.json, which must be exactly that packet's agent view).
 
-use super::checks::{self, COMPLETION};
+use super::checks;
 use super::paths::{AGENT_REQUEST, MANIFEST};
-use crate::{canonical, fsutil, packet, Check, Config, Error, Finding, Outcome, PacketCheck, Result};
+use crate::{canonical, fsutil, packet, Check, Config, Error, Finding, Outcome, PacketCheck, Result, RunCheck};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,7 +60,7 @@ fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -
     let shown = file.display().to_string();
     let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
         Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
-        Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(packet::CONTRACT, shown, e.to_string())]),
+        Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
     };
     let real = |p: &Path| p.canonicalize().ok();
     if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
@@ -131,7 +131,7 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
         for i in &users {
             let outcome = &mut outcomes[*i];
             outcome.findings.push(Finding::new(
-                COMPLETION,
+                RunCheck::Completion,
                 format!("{} $.agentTask", outcome.target),
                 format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len()),
             ));
