@@ -1,17 +1,21 @@
 //! packetproof: exact LLM runtime packets, proven.
 //!
-//! One module per concern:
-//! - [`canonical`]: strict JSON parsing and RFC 8785 canonical bytes
-//! - [`digest`]: `sha256:` digests, `exactInputHash`, `checksum`
-//! - [`config`]: harness.toml, every path and policy
-//! - [`packet`]: the contract's packet rules
-//! - [`report`]: findings and how they print
-//! - [`fsutil`]: reads with clear errors, atomic writes
-//! - [`compile`]: compile input → runtime packet (branch, render input, prompts)
-//! - [`schema`]: the runtime output schema source and its generated snapshot
-//! - [`corpus`]: fixture discovery; [`bless`]: golden files
-//! - [`run`]: run directories: prepare, evaluate, complete, verify
-//! - [`release`]: the release check of prompt changes
+//! The modules form layers; a module uses only the layers below it, and nothing
+//! imports the CLI (`tests/tidy.rs` checks the CLI rule, and that only the CLI prints).
+//!
+//! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
+//!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`];
+//! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
+//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`diff`],
+//!   [`git`] (the only module that spawns git);
+//! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
+//! - producers: [`compile`] (compile input → runtime packet) and [`run`] (prepare,
+//!   evaluate, complete, verify run directories; receipts defined in `run::format`);
+//! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
+//!   and [`check`] (the one dispatch from a [`Check`] to its function);
+//! - applications: [`bless`] (the one guarded writer of golden files), [`mutation`]
+//!   (the self-test), [`release`] (the release check);
+//! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
 
 pub mod bless;
 pub mod canonical;

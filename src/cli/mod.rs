@@ -1,6 +1,6 @@
 //! The `packetproof` command line: every clap structure, the dispatch to the
 //! library, and the exit status (0 holds, 1 a check failed, 2 bad usage or
-//! unreadable input). All terminal output goes through [`print`]. Nothing in the
+//! unreadable input). All terminal output goes through [`print`](mod@print). Nothing in the
 //! library imports this module (a tidy test enforces it).
 
 pub mod print;
@@ -166,7 +166,7 @@ pub struct VerifyArgs {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    match dispatch(cli) {
         Ok(Status::Holds) => ExitCode::SUCCESS,
         Ok(Status::Failed) => ExitCode::from(1),
         Err(error) => {
@@ -176,7 +176,8 @@ pub fn main() -> ExitCode {
     }
 }
 
-pub fn run(cli: Cli) -> Result<Status> {
+/// Run one parsed command.
+pub fn dispatch(cli: Cli) -> Result<Status> {
     let suffix = cli.google_suffix_file.as_deref();
     match cli.command {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),

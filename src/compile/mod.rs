@@ -1,10 +1,10 @@
 //! The packet compiler (the preview adapter): compile input → runtime
 //! packet. Bad input is refused before any packet exists, with every problem.
 //!
-//! - [`request`]: validation of the compile input
-//! - [`branch`]: the nine resolvedBranch fields
-//! - [`render_input`]: renderInput with only the resolved branch
-//! - [`prompts`]: strict template rendering, promptPaths and promptVersions
+//! - `request`: validation of the compile input
+//! - `branch`: the nine resolvedBranch fields
+//! - `render_input`: renderInput with only the resolved branch
+//! - `prompts`: strict template rendering, promptPaths and promptVersions
 
 mod branch;
 mod prompts;

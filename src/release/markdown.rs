@@ -12,7 +12,7 @@ impl Report {
         }
     }
 
-    /// Markdown fit for a pull-request comment; long diffs fold into <details>.
+    /// Markdown fit for a pull-request comment; long diffs fold into `<details>`.
     pub fn markdown(&self) -> String {
         let mut md = String::new();
         let verdict = if self.ok { "passes" } else { "FAILS" };

@@ -1,6 +1,6 @@
 //! Release check of prompt changes: compare the working tree with a base git
-//! revision, show which packets change and how ([`grouping`], [`markdown`]), and
-//! enforce the policy ([`policy`]) that every golden change is explained and
+//! revision, show which packets change and how (`grouping`, `markdown`), and
+//! enforce the policy (`policy`) that every golden change is explained and
 //! every prompt change is re-blessed.
 
 mod grouping;

@@ -3,7 +3,7 @@
 //! completion can refuse an evaluation of other bytes).
 //!
 //! Stages, in order: packet, schema-snapshot, json-parse, schema,
-//! asset-isolation, then the semantic stages of [`super::semantic`]. The first
+//! asset-isolation, then the semantic stages of `run::semantic`. The first
 //! three stop evaluation when they fail.
 
 use super::checks::{self, Problem};

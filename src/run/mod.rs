@@ -1,5 +1,5 @@
 //! Run directories: prepare → (fresh agent) → evaluate → complete, and `verify`.
-//! The file formats ([`format`]) are the Node skill's, field for field, so either
+//! The file formats ([`format`](mod@format)) are the Node skill's, field for field, so either
 //! tool reads the other's run directories; the rules are stricter (see the module
 //! docs of each step below).
 //!
