@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use std::path::Path;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -295,31 +295,20 @@ fn refusal_is_an_error_listing_findings() {
 }
 
 /// A temporary project: harness.toml and references, plus the named fixtures.
-fn temp_project(fixtures: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(root().join("harness.toml"), dir.path().join("harness.toml")).unwrap();
-    for entry in walkdir::WalkDir::new(root().join("references")) {
-        let entry = entry.unwrap();
-        let target = dir.path().join(entry.path().strip_prefix(root()).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+fn temp_project(fixtures: &[&str]) -> support::Project {
+    let project = support::Project::with(&["harness.toml", "references"]);
     for name in fixtures {
-        let target = dir.path().join("fixtures").join(name);
-        std::fs::create_dir_all(&target).unwrap();
-        std::fs::copy(root().join("fixtures").join(name).join("request.json"), target.join("request.json")).unwrap();
+        let request = format!("fixtures/{name}/request.json");
+        support::copy_tree(&root().join(&request), &project.path(&request));
     }
-    dir
+    project
 }
 
 fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
     let project = temp_project(&[]);
-    let ok = packetproof(project.path(), &["schema", "--check"]);
+    let ok = packetproof(project.root(), &["schema", "--check"]);
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
-    let snapshot = project.path().join("references/block-screen-output-schema.json");
+    let snapshot = project.root().join("references/block-screen-output-schema.json");
     let original = std::fs::read_to_string(&snapshot).unwrap();
     let edits = [
         original.replacen("\"mustHave\"", "\"must\"", 1),
@@ -329,43 +318,38 @@ fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
     for edited in edits {
         assert_ne!(edited, original);
         std::fs::write(&snapshot, &edited).unwrap();
-        let failed = packetproof(project.path(), &["schema", "--check"]);
+        let failed = packetproof(project.root(), &["schema", "--check"]);
         let report = String::from_utf8_lossy(&failed.stdout);
         assert_eq!(failed.status.code(), Some(1), "{report}");
         assert!(report.contains("schema::snapshot-parity") && report.contains("never edited by hand"), "{report}");
     }
-    let written = packetproof(project.path(), &["schema", "--write"]);
+    let written = packetproof(project.root(), &["schema", "--write"]);
     assert!(written.status.success());
     assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), original);
-    assert_eq!(packetproof(project.path(), &["schema", "--check"]).status.code(), Some(0));
+    assert_eq!(packetproof(project.root(), &["schema", "--check"]).status.code(), Some(0));
 }
 
 fn bless_writes_the_golden_files_and_never_under_ci() {
     let names = ["google-staged-both-selected", "openai-staged-succ-default"];
     let project = temp_project(&names);
-    let refused = Command::new(env!("CARGO_BIN_EXE_packetproof"))
-        .args(["bless"])
-        .env("PACKETPROOF_ROOT", project.path())
-        .env("CI", "true")
-        .output()
-        .unwrap();
+    let refused = project.bin().args(["bless"]).env("CI", "true").output().unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("never written under CI"));
-    assert!(!project.path().join("golden").exists(), "bless wrote under CI");
+    assert!(!project.root().join("golden").exists(), "bless wrote under CI");
 
-    let blessed = packetproof(project.path(), &["bless", "google"]);
+    let blessed = packetproof(project.root(), &["bless", "google"]);
     assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
     assert_eq!(String::from_utf8_lossy(&blessed.stdout), "blessed google-staged-both-selected\n");
     for file in ["runtime-packet.json", "agent-request.json"] {
-        let ours = std::fs::read(project.path().join("golden/google-staged-both-selected").join(file)).unwrap();
+        let ours = std::fs::read(project.root().join("golden/google-staged-both-selected").join(file)).unwrap();
         assert_eq!(
             ours,
             std::fs::read(root().join("golden/google-staged-both-selected").join(file)).unwrap(),
             "{file}"
         );
     }
-    assert!(!project.path().join("golden/openai-staged-succ-default").exists(), "the filter was ignored");
-    let none = packetproof(project.path(), &["bless", "no-such-case"]);
+    assert!(!project.root().join("golden/openai-staged-succ-default").exists(), "the filter was ignored");
+    let none = packetproof(project.root(), &["bless", "no-such-case"]);
     assert_eq!(none.status.code(), Some(2));
 }
 
@@ -374,16 +358,16 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
 fn verify_golden_fails_when_a_template_changed_without_bless() {
     let case = "openai-staged-pred-no-evidence";
     let project = temp_project(&[case]);
-    let golden = project.path().join("golden").join(case);
+    let golden = project.root().join("golden").join(case);
     std::fs::create_dir_all(&golden).unwrap();
     for name in ["runtime-packet.json", "agent-request.json"] {
         std::fs::copy(root().join("golden").join(case).join(name), golden.join(name)).unwrap();
     }
-    let golden_arg = project.path().join("golden");
-    let verify = || packetproof(project.path(), &["verify", golden_arg.to_str().unwrap()]);
+    let golden_arg = project.root().join("golden");
+    let verify = || packetproof(project.root(), &["verify", golden_arg.to_str().unwrap()]);
     let ok = verify();
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
-    let template = project.path().join("references/prompts/system.md.j2");
+    let template = project.root().join("references/prompts/system.md.j2");
     let text = std::fs::read_to_string(&template).unwrap();
     std::fs::write(&template, text.replacen("# ", "# Edited: ", 1)).unwrap();
     let failed = verify();
@@ -424,8 +408,21 @@ fn bless_refuses_negative_cases_and_foreign_suffixes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--google-suffix-file is refused"));
 }
 
+/// Empty, `0` and `false` mean "not CI" (the insta convention); an empty root is an error.
+fn the_environment_is_parsed_strictly() {
+    let project = temp_project(&["google-staged-both-selected"]);
+    for local in ["", "0", "false"] {
+        let out = project.bin().args(["bless", "google"]).env("CI", local).output().unwrap();
+        assert!(out.status.success(), "CI={local:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = project.bin().args(["schema", "--check"]).env("PACKETPROOF_ROOT", "").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PACKETPROOF_ROOT is set but empty"));
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = trials![
+        the_environment_is_parsed_strictly,
         export_is_deterministic_and_matches_the_golden_packets,
         golden_packets_hold_and_agent_requests_follow_them,
         excluded_text_never_reaches_a_packet,
