@@ -10,10 +10,10 @@
 //!   [`git`] (the only module that spawns git);
 //! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
 //! - producers: [`compile`] (compile input → runtime packet) and [`run`] (prepare,
-//!   evaluate, complete, verify run directories; receipts defined in `run::format`);
+//!   evaluate, complete run directories; receipts defined in `run::format`);
 //! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
 //!   and [`check`] (the one dispatch from a [`Check`] to its function);
-//! - applications: [`bless`] (the one guarded writer of golden files), [`mutation`]
+//! - applications: [`verify`] (every check on packets and run directories), [`bless`] (the one guarded writer of golden files), [`mutation`]
 //!   (the self-test), [`release`] (the release check);
 //! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
 
@@ -38,6 +38,7 @@ pub mod release;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod verify;
 
 pub use config::Config;
 pub use error::{Error, Result};

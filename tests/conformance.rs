@@ -193,7 +193,7 @@ fn interop_trial(folder: &Path, path: PathBuf) -> Result<(), Failed> {
     // The samples append their own Google suffix, not the project's.
     let config =
         Config::load(root(), Some(&folder.join("google-suffix.txt"))).map_err(|e| Failed::from(e.to_string()))?;
-    let outcomes = packetproof::run::verify::verify(&config, &[path]).map_err(|e| Failed::from(e.to_string()))?;
+    let outcomes = packetproof::verify::verify(&config, &[path]).map_err(|e| Failed::from(e.to_string()))?;
     if outcomes.is_empty() {
         return Err("nothing to verify was found".into());
     }

@@ -1,7 +1,7 @@
 //! Architecture rules the compiler does not enforce, checked on the source tree:
-//! nothing outside `src/cli` imports the CLI or prints, only `src/git.rs` spawns
-//! git, no source file grows past 600 lines, and no comment cites a document
-//! outside the repository.
+//! modules use only their own layer and the layers below it (so nothing imports the
+//! CLI), nothing outside `src/cli` prints, only `src/git.rs` spawns git, no source
+//! file grows past 600 lines, and no comment cites a document outside the repository.
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +48,99 @@ fn offending(allowed: impl Fn(&str) -> bool, needles: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The layers, bottom up (README.md, "Where things are").
+const LAYERS: [&[&str]; 7] = [
+    &["error", "canonical", "report", "jsonpath"],
+    &["env", "config", "digest", "fsutil", "diff", "git"],
+    &["packet", "provider", "schema"],
+    &["compile", "run"],
+    &["corpus", "check"],
+    &["verify", "bless", "mutation", "release"],
+    &["cli"],
+];
+
+/// The module a crate-root name belongs to (`Config` is `config`'s, and so on).
+fn module_of(name: &str) -> &str {
+    match name {
+        "Config" => "config",
+        "Error" | "Result" => "error",
+        "Check" | "PacketCheck" | "RunCheck" | "CorpusCheck" | "Finding" | "Format" | "Outcome" | "Status" => "report",
+        other => other,
+    }
+}
+
+fn layer(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+/// The top-level names `code` takes from the crate root: `crate::a::b` gives `a`,
+/// `use crate::{a, b::{c, d}, E}` (over any number of lines) gives `a`, `b` and `E`.
+fn crate_names(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let Some(group) = rest.strip_prefix('{') else {
+            names.push(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+            continue;
+        };
+        let (mut depth, mut item) = (0, String::new());
+        for c in group.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    names.extend(head(&item));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    names.extend(head(&item));
+                    item.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            item.push(c);
+        }
+    }
+    names
+}
+
+/// `b` of an import item `b::{c, d}`; nothing for `self` or an empty item.
+fn head(item: &str) -> Option<String> {
+    let head = item.trim().split("::").next().unwrap_or("").trim();
+    (!head.is_empty() && head != "self").then(|| head.to_owned())
+}
+
+#[test]
+fn modules_use_only_their_layer_and_those_below() {
+    let mut found = Vec::new();
+    for (path, text) in sources("src") {
+        let Some(module) = path.strip_prefix("src/").map(|p| p.split(['/', '.']).next().unwrap_or("")) else {
+            continue;
+        };
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let own = layer(module).unwrap_or_else(|| panic!("{path}: module {module:?} is in no layer of LAYERS"));
+        let code: String = code_lines(&text).map(|(_, line)| format!("{line}\n")).collect();
+        for name in crate_names(&code) {
+            let used = module_of(&name);
+            match layer(used) {
+                Some(l) if l <= own => {}
+                Some(_) => found.push(format!("{path}: {module} uses {used}, a higher layer")),
+                None => found.push(format!("{path}: {used:?} is in no layer")),
+            }
+        }
+    }
+    assert!(found.is_empty(), "dependencies must point down:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_layer_scan_reads_use_groups() {
+    assert_eq!(crate_names("use crate::{canonical, run::{self, X},\n    Config};"), ["canonical", "run", "Config"]);
+    assert_eq!(crate_names("let x = crate::cli::main();"), ["cli"]);
 }
 
 #[test]

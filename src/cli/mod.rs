@@ -217,7 +217,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Verify(args) => {
-            let outcomes = run::verify::verify(&load_config(suffix)?, &args.paths)?;
+            let outcomes = crate::verify::verify(&load_config(suffix)?, &args.paths)?;
             Ok(print::outcomes(&outcomes, args.format.into()))
         }
     }

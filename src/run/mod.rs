@@ -30,7 +30,6 @@ pub mod format;
 pub mod paths;
 pub mod prepare;
 mod semantic;
-pub mod verify;
 
 pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;

@@ -5,8 +5,8 @@
 //! packet beside it), and golden case folders (agent-request.json beside
 //! runtime-packet.json, which must be exactly that packet's agent view).
 
-use super::checks;
-use super::paths::{AGENT_REQUEST, MANIFEST};
+use crate::run::checks;
+use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{canonical, fsutil, packet, Check, Config, Error, Finding, Outcome, PacketCheck, Result, RunCheck};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -105,7 +105,7 @@ fn verify_run(dir: &Path, config: &Config) -> Outcome {
 /// How far the run has come, by which files exist (for the report only).
 fn stage(dir: &Path) -> &'static str {
     let has = |name: &str| dir.join(name).exists();
-    match (has(MANIFEST), has(super::paths::RAW_OUTPUT), has(super::paths::EVALUATION), has(super::paths::COMPLETION)) {
+    match (has(MANIFEST), has(paths::RAW_OUTPUT), has(paths::EVALUATION), has(paths::COMPLETION)) {
         (_, _, _, true) => "completed",
         (_, _, true, false) => "evaluated, not completed",
         (_, true, false, _) => "answered, not evaluated",
@@ -118,7 +118,7 @@ fn stage(dir: &Path) -> &'static str {
 fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config: &Config) {
     let mut by_task: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, dir) in runs {
-        let file = dir.join(super::paths::COMPLETION);
+        let file = dir.join(paths::COMPLETION);
         let task = fsutil::read_json(&file, config.limits.max_file_bytes)
             .ok()
             .and_then(|v| v.get("agentTask").and_then(Value::as_str).map(str::to_owned));
@@ -146,7 +146,7 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
     }
     let mut targets = Vec::new();
     let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
-    let walker = walker.filter_entry(super::paths::may_hold_runs);
+    let walker = walker.filter_entry(paths::may_hold_runs);
     for entry in walker {
         let entry = entry
             .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
