@@ -20,6 +20,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 fn main() {
     let args = Arguments::from_args();
     let cases = corpus::cases(config()).unwrap_or_else(|e| panic!("fixture discovery failed: {e}"));
+    // As datatest-stable does: a gate that discovered nothing must not pass.
+    assert!(!cases.is_empty(), "no fixture found under {}", config().paths.fixtures.display());
     let mut trials = Vec::new();
     for case in cases {
         let expected = case.expectations().unwrap_or_else(|e| panic!("{e}"));
