@@ -65,7 +65,7 @@ fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -
     let real = |p: &Path| p.canonicalize().ok();
     if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
         for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
-            match crate::check::run(Check::Packet(check), case, config) {
+            match crate::check::on_case(Check::Packet(check), case, config) {
                 Ok(checked) => outcome.findings.extend(checked.findings),
                 Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
             }

@@ -58,7 +58,8 @@ fn config() -> &'static Config {
 
 fn case_trial(case: &Case, check: Check, expected: Option<&Expectation>) -> Result<(), Failed> {
     ensure_golden(case)?;
-    let checked = check::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
+    let checked =
+        check::on_case(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
     match expected {
         Some(expected) => expect_failure(case, expected, &checked),
         None => expect_pass(case, check, checked),
@@ -144,7 +145,7 @@ fn corpus_trials() -> Vec<Trial> {
             CorpusCheck::MutationSelfTest => Trial::test(check.name(), mutation_trial),
             CorpusCheck::SnapshotParity | CorpusCheck::UniqueAgentTasks | CorpusCheck::BranchCoverage => {
                 Trial::test(check.name(), move || {
-                    let findings = check::run_corpus(check, config()).map_err(|e| Failed::from(e.to_string()))?;
+                    let findings = check::on_corpus(check, config()).map_err(|e| Failed::from(e.to_string()))?;
                     if findings.is_empty() {
                         Ok(())
                     } else {

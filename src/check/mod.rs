@@ -38,7 +38,7 @@ pub fn applicable(case: &Case) -> Vec<Check> {
 }
 
 /// Run one check on a case.
-pub fn run(check: Check, case: &Case, config: &Config) -> Result<Checked> {
+pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
     match check {
         Check::Packet(check) => {
             let packet = fsutil::read_json(&case.packet_under_test(), config.limits.max_file_bytes)?;
@@ -104,7 +104,7 @@ fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Check
 }
 
 /// Run one corpus-wide check.
-pub fn run_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
+pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
     match check {
         CorpusCheck::SnapshotParity => crate::schema::check(config),
         CorpusCheck::UniqueAgentTasks => {
