@@ -42,4 +42,4 @@ pub mod verify;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Check, CorpusCheck, Finding, Format, Outcome, PacketCheck, RunCheck, Status};
+pub use report::{Check, CorpusCheck, Finding, Findings, Format, Outcome, PacketCheck, RunCheck, Status};

@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::digest;
-use crate::report::{child, index, walk, Finding, PacketCheck, Trail};
+use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
 use serde_json::{Map, Value};
 
 pub const AGENT_ID: &str = "updateBlockFromLibrary";
@@ -63,8 +63,8 @@ pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
 
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
 pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut fail = |path: String, message: String| out.push(Finding::new(PacketCheck::Contract, path, message));
+    let mut out = Findings::new(PacketCheck::Contract);
+    let mut fail = |path: String, message: String| out.fail(path, message);
     for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
         fail(child("$", key), "unknown top-level field (the contract allows only its own fields)".into());
     }
@@ -105,7 +105,7 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     prompt_paths(packet, &mut fail);
     resolved_branch(packet, &mut fail);
     inexact_numbers(packet, &mut fail);
-    out
+    out.into_vec()
 }
 
 fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
@@ -183,8 +183,8 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, St
 /// Google text-JSON packets omit outputSchema and append the exact suffix; all
 /// others carry outputSchema and send userMessage unchanged.
 pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut fail = |path: &str, message: String| out.push(Finding::new(PacketCheck::ProviderShape, path, message));
+    let mut out = Findings::new(PacketCheck::ProviderShape);
+    let mut fail = |path: &str, message: String| out.fail(path, message);
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     let user = packet.get("userMessage").and_then(Value::as_str);
     let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
@@ -218,7 +218,7 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
             fail("$.effectiveUserMessage", format!("expected to equal userMessage for provider {provider:?}"));
         }
     }
-    out
+    out.into_vec()
 }
 
 /// Forbidden keys anywhere in renderInput; forbidden value patterns in renderInput

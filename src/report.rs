@@ -23,6 +23,34 @@ impl Finding {
     }
 }
 
+/// The findings of one check, collected while it walks: every finding carries the
+/// check's name, so a check cannot mislabel one.
+#[derive(Debug)]
+pub struct Findings {
+    check: &'static str,
+    found: Vec<Finding>,
+}
+
+impl Findings {
+    pub fn new(check: impl Into<&'static str>) -> Findings {
+        Findings { check: check.into(), found: Vec::new() }
+    }
+
+    /// Record that the rule failed at `path`.
+    pub fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.found.push(Finding::new(self.check, path, message));
+    }
+
+    /// Add findings another function collected (of this check or another).
+    pub fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
+        self.found.extend(findings);
+    }
+
+    pub fn into_vec(self) -> Vec<Finding> {
+        self.found
+    }
+}
+
 /// Every named check. [`Check::name`] is what findings print as `[check]` and what
 /// the conformance runner names its tests (`<fixture>::<check>`); `expect.toml`
 /// refers to checks by these names. The names live in this leaf module so that

@@ -66,7 +66,8 @@ fn module_of(name: &str) -> &str {
     match name {
         "Config" => "config",
         "Error" | "Result" => "error",
-        "Check" | "PacketCheck" | "RunCheck" | "CorpusCheck" | "Finding" | "Format" | "Outcome" | "Status" => "report",
+        "Check" | "PacketCheck" | "RunCheck" | "CorpusCheck" | "Finding" | "Findings" | "Format" | "Outcome"
+        | "Status" => "report",
         other => other,
     }
 }

@@ -6,7 +6,7 @@ use super::Checked;
 use crate::corpus::Case;
 use crate::diff::{field_changes, unified, FieldChange, DIFFED_TEXTS};
 use crate::packet::PROMPT_TEXTS;
-use crate::report::{walk, Finding, Trail};
+use crate::report::{walk, Finding, Findings, Trail};
 use crate::{compile, fsutil, Config, PacketCheck, Result};
 use serde_json::{Map, Value};
 
@@ -95,8 +95,8 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 /// resolves to, renderInput holds only that branch's parts, and no text from the
 /// regions the branch excluded occurs in the prompts or renderInput.
 pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &Config, file: &str) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut fail = |path: &str, message: String| out.push(Finding::new(PacketCheck::BranchIsolation, path, message));
+    let mut out = Findings::new(PacketCheck::BranchIsolation);
+    let mut fail = |path: &str, message: String| out.fail(path, message);
     let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
     match compile::compile(request, config, file) {
         Ok(expected) => {
@@ -129,7 +129,7 @@ pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &C
     }
     out.extend(excluded_text_findings(packet, request, config));
     out.extend(unrendered_partial_findings(packet, config));
-    out
+    out.into_vec()
 }
 
 /// renderInput holds exactly the evidence items the request resolves to (by kind
