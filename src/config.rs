@@ -14,6 +14,7 @@ struct Raw {
     paths: Paths,
     providers: BTreeMap<String, Provider>,
     forbidden: RawForbidden,
+    schema: SchemaPin,
     taint: Taint,
     limits: Limits,
 }
@@ -24,7 +25,8 @@ pub struct Paths {
     pub fixtures: PathBuf,
     pub golden: PathBuf,
     pub prompts: PathBuf,
-    pub runtime_schema_source: PathBuf,
+    /// The Builder schema, vendored byte for byte (the upstream the snapshot is generated from).
+    pub builder_schema: PathBuf,
     pub schema_snapshot: PathBuf,
     pub google_suffix: PathBuf,
 }
@@ -42,6 +44,14 @@ pub struct Provider {
 struct RawForbidden {
     keys: Vec<String>,
     value_patterns: Vec<String>,
+}
+
+/// The vendored Builder schema is pinned by the sha256 of its bytes, so a hand
+/// edit of the upstream copy cannot regenerate a snapshot that still "matches".
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaPin {
+    pub builder_sha256: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -71,6 +81,7 @@ pub struct Config {
     pub paths: Paths,
     pub providers: BTreeMap<String, Provider>,
     pub forbidden: Forbidden,
+    pub schema: SchemaPin,
     pub taint: Taint,
     pub limits: Limits,
     /// The exact Google text-JSON suffix expected in packets.
@@ -99,7 +110,7 @@ impl Config {
             &mut paths.fixtures,
             &mut paths.golden,
             &mut paths.prompts,
-            &mut paths.runtime_schema_source,
+            &mut paths.builder_schema,
             &mut paths.schema_snapshot,
             &mut paths.google_suffix,
         ] {
@@ -112,6 +123,7 @@ impl Config {
             paths,
             providers: raw.providers,
             forbidden: Forbidden { keys: raw.forbidden.keys, patterns: raw.forbidden.value_patterns, set },
+            schema: raw.schema,
             taint: raw.taint,
             limits: raw.limits,
             google_suffix,

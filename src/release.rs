@@ -459,7 +459,7 @@ impl Git {
         paths.dedup();
         let classes = [
             (self.relative(&config.paths.prompts), ChangeKind::Template),
-            (self.relative(&config.paths.runtime_schema_source), ChangeKind::Schema),
+            (self.relative(&config.paths.builder_schema), ChangeKind::Schema),
             (self.relative(&config.paths.schema_snapshot), ChangeKind::Schema),
             (self.relative(&config.paths.google_suffix), ChangeKind::Reference),
             (self.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
