@@ -43,6 +43,7 @@ pub struct Provider {
 #[serde(deny_unknown_fields)]
 struct RawForbidden {
     keys: Vec<String>,
+    blueprint_keys: Vec<String>,
     value_patterns: Vec<String>,
 }
 
@@ -70,6 +71,9 @@ pub struct Limits {
 #[derive(Debug, Clone)]
 pub struct Forbidden {
     pub keys: Vec<String>,
+    /// Keys refused inside a compile input's source blueprint only, exact case
+    /// (the reference's blueprint scan): generated media and provider records.
+    pub blueprint_keys: Vec<String>,
     pub patterns: Vec<String>,
     pub(crate) set: RegexSet,
 }
@@ -122,7 +126,10 @@ impl Config {
             root: root.to_path_buf(),
             paths,
             providers: raw.providers,
-            forbidden: Forbidden { keys: raw.forbidden.keys, patterns: raw.forbidden.value_patterns, set },
+            forbidden: Forbidden {
+                keys: raw.forbidden.keys,
+                blueprint_keys: raw.forbidden.blueprint_keys,
+                patterns: raw.forbidden.value_patterns, set },
             schema: raw.schema,
             taint: raw.taint,
             limits: raw.limits,
