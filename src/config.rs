@@ -129,7 +129,9 @@ impl Config {
             forbidden: Forbidden {
                 keys: raw.forbidden.keys,
                 blueprint_keys: raw.forbidden.blueprint_keys,
-                patterns: raw.forbidden.value_patterns, set },
+                patterns: raw.forbidden.value_patterns,
+                set,
+            },
             schema: raw.schema,
             taint: raw.taint,
             limits: raw.limits,

@@ -234,7 +234,8 @@ mod tests {
             "screens": [{"id": "s1", "screenType": "HeroContent", "content": {"copy": {"title": "t"}}}]
         }]}});
         let validator = validator(&project());
-        let errors: Vec<String> = validator.iter_errors(&valid).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        let errors: Vec<String> =
+            validator.iter_errors(&valid).map(|e| format!("{e} at {}", e.instance_path)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
         type Break = fn(&mut Value);
         let breaks: [(&str, Break); 5] = [

@@ -163,7 +163,9 @@ mod tests {
 
     #[test]
     fn operator_instruction_blank_the_ecmascript_way() {
-        for (value, present) in [(json!("\u{feff} "), false), (json!("\u{85}"), true), (json!(7), false), (json!("x"), true)] {
+        for (value, present) in
+            [(json!("\u{feff} "), false), (json!("\u{85}"), true), (json!(7), false), (json!("x"), true)]
+        {
             assert_eq!(operator_instruction(&json!({"operatorInstruction": value})).is_some(), present, "{value}");
         }
     }

@@ -20,10 +20,7 @@ pub(crate) fn is_whitespace(c: char) -> bool {
             | '\u{2028}'
             | '\u{2029}'
             | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
+            | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
     )
 }
 
@@ -112,7 +109,13 @@ mod tests {
     fn checksum_form_follows_string_coercion() {
         assert!(is_checksum_form(Some(&json!("fnv1a:1234abcd"))));
         assert!(is_checksum_form(Some(&json!(["fnv1a:1234abcd"]))));
-        for bad in [json!("fnv1a:1234ABCD"), json!("fnv1a:1234abcd\n"), json!("fnv1a:1234abc"), json!(null), json!(["fnv1a:1234abcd", null])] {
+        for bad in [
+            json!("fnv1a:1234ABCD"),
+            json!("fnv1a:1234abcd\n"),
+            json!("fnv1a:1234abc"),
+            json!(null),
+            json!(["fnv1a:1234abcd", null]),
+        ] {
             assert!(!is_checksum_form(Some(&bad)), "{bad}");
         }
         assert!(!is_checksum_form(None));

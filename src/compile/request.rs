@@ -112,7 +112,8 @@ impl Checker {
         }
         for key in ["predecessor", "successor"] {
             let Some(neighbour) = target.get(key) else { continue };
-            let named = neighbour.is_object() && ["name", "blockType"].iter().all(|k| non_blank(neighbour.get(*k)).is_some());
+            let named =
+                neighbour.is_object() && ["name", "blockType"].iter().all(|k| non_blank(neighbour.get(*k)).is_some());
             if !named {
                 self.fail(format!("$.target.{key}"), format!("target.{key} must be a compact neighbour"));
             } else if has_screens(neighbour) {
@@ -230,7 +231,8 @@ impl Checker {
         self.allow_list(root, config);
         self.ref_shape(root);
         match root.get("maxTokens") {
-            None => self.fail("$.maxTokens", "maxTokens is required: the packet states the token budget it was reviewed with"),
+            None => self
+                .fail("$.maxTokens", "maxTokens is required: the packet states the token budget it was reviewed with"),
             Some(tokens) if tokens.as_f64().is_some_and(|n| n >= SAFE_INTEGER_LIMIT) => self.fail(
                 "$.maxTokens",
                 format!("maxTokens {tokens} is past JavaScript's safe integers (2^53): a token budget must be exact"),
@@ -247,7 +249,10 @@ impl Checker {
         match config.providers.get(provider) {
             None => {
                 let known: Vec<&String> = config.providers.keys().collect();
-                self.fail("$.provider", format!("unknown provider {provider:?}; harness.toml's allow-list has {known:?}"));
+                self.fail(
+                    "$.provider",
+                    format!("unknown provider {provider:?}; harness.toml's allow-list has {known:?}"),
+                );
             }
             Some(settings) if !settings.models.iter().any(|m| m == model) => self.fail(
                 "$.model",
@@ -264,7 +269,8 @@ impl Checker {
         let mode = selection.get("mode").and_then(Value::as_str);
         let refs = selection.get("refs");
         if mode != Some("selected-only") {
-            let empty = matches!(refs, None | Some(Value::Null)) || refs.and_then(Value::as_array).is_some_and(Vec::is_empty);
+            let empty =
+                matches!(refs, None | Some(Value::Null)) || refs.and_then(Value::as_array).is_some_and(Vec::is_empty);
             if !empty && mode.is_some_and(|m| EVIDENCE_MODES.contains(&m)) {
                 self.fail(
                     "$.evidence.selection.refs",
