@@ -28,7 +28,7 @@ pub fn generate(config: &Config) -> Result<String> {
         return Err(Error::shape(file, "$", format!("an object with exactly the members {MEMBERS:?}, in that order")));
     }
     for key in ["name", "description"] {
-        if !value[key].as_str().is_some_and(|s| !s.trim().is_empty()) {
+        if value[key].as_str().is_none_or(|s| s.trim().is_empty()) {
             return Err(Error::shape(file, format!("$.{key}"), "a non-blank string"));
         }
     }

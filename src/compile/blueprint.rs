@@ -53,15 +53,14 @@ fn members(map: &Map<String, Value>, rules: &mut Rules) {
         }
         _ => rules.fail(format!("{BASE}.strategicBlock"), "blueprint.strategicBlock must be an object"),
     }
-    if !map.get("screens").and_then(Value::as_array).is_some_and(|s| !s.is_empty()) {
+    if map.get("screens").and_then(Value::as_array).is_none_or(Vec::is_empty) {
         rules.fail(format!("{BASE}.screens"), "blueprint.screens must contain at least one simplified screen");
     }
-    let typed: [(&str, fn(&Value) -> bool, &str); 2] =
-        [("instructions", Value::is_array, "an array"), ("contract", Value::is_object, "an object")];
-    for (key, is, what) in typed {
-        if !map.get(key).is_some_and(is) {
-            rules.fail(format!("{BASE}.{key}"), format!("blueprint.{key} must be {what}"));
-        }
+    if !map.get("instructions").is_some_and(Value::is_array) {
+        rules.fail(format!("{BASE}.instructions"), "blueprint.instructions must be an array");
+    }
+    if !map.get("contract").is_some_and(Value::is_object) {
+        rules.fail(format!("{BASE}.contract"), "blueprint.contract must be an object");
     }
     if !map.get("dataSemantics").and_then(|d| d.get("screens")).is_some_and(Value::is_array) {
         rules.fail(format!("{BASE}.dataSemantics.screens"), "blueprint.dataSemantics.screens must be an array");

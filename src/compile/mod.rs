@@ -16,7 +16,7 @@ mod render_input;
 mod request;
 
 pub use prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
-pub use request::CHECK;
+pub use request::{CHECK, MAPPING_ACTIONS};
 
 use crate::packet::{AGENT_ID, PROMPT_MODE, TASK_TYPE};
 use crate::report::{walk, Trail};

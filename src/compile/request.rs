@@ -26,7 +26,7 @@ pub const CHECK: &str = "compile::request";
 pub(crate) const INSERTION_MODES: [&str; 2] = ["staged", "immediate"];
 pub(crate) const SCOPES: [&str; 2] = ["project", "system"];
 pub(crate) const EVIDENCE_MODES: [&str; 3] = ["strategy-default", "selected-only", "no-evidence"];
-pub(crate) const MAPPING_ACTIONS: [&str; 4] = ["bind", "create", "drop", "incompatible"];
+pub const MAPPING_ACTIONS: [&str; 4] = ["bind", "create", "drop", "incompatible"];
 /// JavaScript's safe integers end below 2^53; past it a token count is not exact.
 const SAFE_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
 
