@@ -183,7 +183,7 @@ fn schema_edit_must_be_regenerated_and_reblessed() {
     // A new upstream Builder schema: replace the vendored copy and its pin.
     let upstream = repo.path("references/builder/block-screen-output-schema.json");
     let text = std::fs::read_to_string(&upstream).unwrap();
-    let (at, _) = text.match_indices("\"description\": \"").nth(1).expect("a description to edit");
+    let (at, _) = text.match_indices("\"description\": \"").next().expect("a description to edit");
     let edited = format!("{}\"description\": \"Edited. {}", &text[..at], &text[at + "\"description\": \"".len()..]);
     std::fs::write(&upstream, &edited).unwrap();
     let pin = |bytes: &[u8]| packetproof::digest::sha256(bytes);
