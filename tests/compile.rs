@@ -501,3 +501,23 @@ fn accepts_what_the_reference_accepts() {
     let texts = strings(&packet);
     assert!(!texts.iter().any(|t| t.contains("operator-17") || t.contains("picked by hand")), "unknown keys rendered");
 }
+
+/// Non-Google packets carry the vendored Builder schema itself as outputSchema,
+/// name and description included; Google packets carry none.
+#[test]
+fn output_schema_is_the_vendored_builder_schema() {
+    let config = config();
+    let builder = canonical::parse(&std::fs::read(&config.paths.builder_schema).unwrap()).unwrap();
+    assert_eq!(builder["name"], json!("submit_library_block_adaptation"));
+    let mut seen = 0;
+    for case in golden_cases(&config) {
+        let packet = compile::compile(&case.request, &config, &case.name).unwrap();
+        if packet["provider"] == "google" {
+            assert!(packet.get("outputSchema").is_none(), "{}", case.name);
+        } else {
+            assert!(packet["outputSchema"] == builder, "{}: outputSchema is not the Builder schema", case.name);
+            seen += 1;
+        }
+    }
+    assert!(seen > 5, "only {seen} non-Google cases");
+}
