@@ -222,7 +222,7 @@ fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
 #[test]
 fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
     type Change = fn(&mut Value);
-    let kinds: [(&str, Change, &[&str]); 19] = [
+    let kinds: [(&str, Change, &[&str]); 21] = [
         ("unknown evidence ref", |r| r["evidence"]["selection"]["refs"][0]["id"] = json!("missing-item"),
             &["$.evidence.selection.refs[0]: selected evidence is unavailable or inaccessible: review/missing-item"]),
         ("inaccessible selected item", |r| r["evidence"]["selection"]["refs"] = json!([{"kind": "persona", "id": "anthropic-staged-both-selected-interop-shape-persona-locked"}]),
@@ -288,6 +288,15 @@ fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
              "$.source.blueprint.dataSemantics.screens[1].screenId: blueprint.dataSemantics.screens[1].screenId is unknown",
              "$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order",
              "$.source.blueprint.assetExamples[1]: blueprint.assetExamples duplicates wins_intro:hero"]),
+        // Inputs the reference crashes on (NODE-COMPILE-INPUT.md §5) get the rule they break.
+        ("what crashes the reference: objects for arrays", |r| {
+            r["source"]["blueprint"]["assetExamples"] = json!({});
+            r["evidence"]["selection"]["refs"] = json!({"kind": "review"});
+        }, &["$.source.blueprint.assetExamples: blueprint.assetExamples must be an array",
+             "$.evidence.selection.refs: selected-only evidence requires refs"]),
+        ("what crashes the reference: a null screen", |r| {
+            r["source"]["blueprint"]["screens"].as_array_mut().unwrap().insert(0, Value::Null);
+        }, &["$.source.blueprint.screens[0].id: blueprint.screens[0].id must be non-empty"]),
         ("missing parts", |r| {
             let map = r.as_object_mut().unwrap();
             map.remove("target");
