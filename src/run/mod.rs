@@ -28,7 +28,6 @@ pub mod complete;
 pub mod evaluate;
 pub mod paths;
 pub mod prepare;
-mod semantic;
 pub mod verify;
 
 pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
@@ -44,7 +43,7 @@ pub const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
 pub const MANIFEST_STATUS: &str = "prepared-awaiting-agent";
 pub const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
 pub const COMPLETION_STATUS: &str = "evaluated-pass";
-pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
+pub use crate::evaluator::document::PROOF_CLASS;
 
 /// Where a path really leads: the file itself when it exists (through symlinks),
 /// else its canonical parent joined with its name.
