@@ -24,8 +24,8 @@ pub fn motivation(ctx: &Ctx, out: &mut Failures) {
             out.fail(
                 MOTIVATION,
                 format!(
-                    "{at}.reflectsJtbd: expected {personalized} (the screen {} a personalization_source realization)",
-                    if personalized { "has" } else { "has no" }
+                    "{at}.reflectsJtbd: expected {personalized} (the screen {} personalization_source realization)",
+                    if personalized { "has a" } else { "has no" }
                 ),
             );
         }

@@ -19,18 +19,23 @@ fn reference() -> &'static Regex {
     })
 }
 
-/// Every evidence reference in the strings of `value`, in order, each once.
-fn references(value: &Value) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    strings(value, "$", &mut |text, _| {
+/// Every evidence reference in the strings of `value`, in order, each once, with the
+/// path of its first occurrence (under `root`).
+fn located(value: &Value, root: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    strings(value, root, &mut |text, trail| {
         for m in reference().captures_iter(text) {
             let whole = m.get(0).map_or("", |m| m.as_str());
-            if KINDS.contains(&&m[1]) && !found.iter().any(|f| f == whole) {
-                found.push(whole.to_owned());
+            if KINDS.contains(&&m[1]) && !found.iter().any(|(f, _)| f == whole) {
+                found.push((whole.to_owned(), trail.render()));
             }
         }
     });
     found
+}
+
+fn references(value: &Value) -> Vec<String> {
+    located(value, "$").into_iter().map(|(reference, _)| reference).collect()
 }
 
 /// `@kind[id]` of each resolved item, and any reference inside its value.
@@ -53,10 +58,10 @@ pub fn check(ctx: &Ctx, out: &mut Failures) {
         .pointer("/evidence/mode")
         .and_then(Value::as_str)
         .or_else(|| ctx.branch.get("evidenceMode").and_then(Value::as_str));
-    let cited = references(ctx.block_value);
+    let cited = located(ctx.block_value, ctx.path);
     if mode == Some("no-evidence") {
-        for reference in &cited {
-            out.fail(EVIDENCE, format!("{}: cites {reference}, but no evidence was resolved for this run", ctx.path));
+        for (reference, at) in &cited {
+            out.fail(EVIDENCE, format!("{at}: cites {reference}, but no evidence was resolved for this run"));
         }
         let usage_items = ctx.block.get("dataUsage").and_then(|d| d.get("dataMappingItems"));
         let mapped = any_named_array_filled(ctx.block_value, "dataMapping")
@@ -72,11 +77,8 @@ pub fn check(ctx: &Ctx, out: &mut Failures) {
     let allowed = allowed(ctx.input);
     let shown =
         if allowed.is_empty() { "none".to_owned() } else { allowed.iter().cloned().collect::<Vec<_>>().join(", ") };
-    for reference in cited.iter().filter(|r| !allowed.contains(*r)) {
-        out.fail(
-            EVIDENCE,
-            format!("{}: cites {reference}, which is not a resolved evidence item; allowed: {shown}", ctx.path),
-        );
+    for (reference, at) in cited.iter().filter(|(r, _)| !allowed.contains(r)) {
+        out.fail(EVIDENCE, format!("{at}: cites {reference} which is not a resolved evidence item; allowed: {shown}"));
     }
     let in_usage = references(ctx.block.get("dataUsage").unwrap_or(&Value::Null));
     if !in_usage.iter().any(|r| allowed.contains(r)) {

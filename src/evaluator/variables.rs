@@ -106,7 +106,7 @@ pub fn check_mappings(ctx: &Ctx, out: &mut Failures) {
     for (i, mapping) in mappings.into_iter().flatten().enumerate() {
         let at = format!("renderInput.variableMappings[{i}]");
         let source = mapping.get("sourceVariableId").and_then(Value::as_str).unwrap_or("");
-        let action = mapping.get("action").and_then(Value::as_str).unwrap_or("");
+        let action = mapping.get("action").and_then(Value::as_str).unwrap_or("(no action)");
         let target = target_id(mapping, action);
         if target != Some(source) && contains_id(ctx.block_value, source) {
             out.fail(
