@@ -16,8 +16,9 @@ use datatest_stable::Utf8Path;
 use packetproof::run::evaluate::{self, EvaluateArgs};
 use packetproof::{canonical, run, Config};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 type Result = datatest_stable::Result<()>;
 
@@ -131,6 +132,29 @@ fn read_json(path: &Path) -> std::result::Result<Value, String> {
     canonical::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// A run prepared from `packet`, once per packet for the whole suite (cases copy it).
+fn prepared_run(packet: &Path) -> std::result::Result<PathBuf, String> {
+    static RUNS: OnceLock<(tempfile::TempDir, Mutex<HashMap<PathBuf, PathBuf>>)> = OnceLock::new();
+    let (dir, runs) = RUNS.get_or_init(|| (tempfile::tempdir().expect("temp dir"), Mutex::default()));
+    let mut runs = runs.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(run) = runs.get(packet) {
+        return Ok(run.clone());
+    }
+    let run = dir.path().join(runs.len().to_string());
+    run::prepare::prepare(config(), packet, &run).map_err(|e| format!("prepare {}: {e}", packet.display()))?;
+    runs.insert(packet.to_path_buf(), run.clone());
+    Ok(run)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::result::Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        std::fs::copy(entry.path(), to.join(entry.file_name())).map_err(|e| format!("{}: {e}", to.display()))?;
+    }
+    Ok(())
+}
+
 /// Prepare the run of a case and apply its run edits; returns (run dir, packet to pass).
 fn set_up(case_dir: &Path, case: &Value, temp: &Path) -> std::result::Result<(PathBuf, Option<PathBuf>), String> {
     let corpus = corpus();
@@ -143,7 +167,7 @@ fn set_up(case_dir: &Path, case: &Value, temp: &Path) -> std::result::Result<(Pa
         packet.clone()
     };
     let run_dir = temp.join("run");
-    run::prepare::prepare(config(), &prepared, &run_dir).map_err(|e| format!("prepare: {e}"))?;
+    copy_dir(&prepared_run(&prepared)?, &run_dir)?;
     for file in case.get("runRemove").and_then(Value::as_array).into_iter().flatten() {
         let file = file.as_str().ok_or("runRemove: expected file names")?;
         std::fs::remove_file(run_dir.join(file)).map_err(|e| format!("runRemove {file}: {e}"))?;
