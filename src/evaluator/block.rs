@@ -87,7 +87,7 @@ fn instructions(ctx: &Ctx, out: &mut Failures) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{judge_stages, packet, valid_output};
+    use super::super::testkit::{judge_stages, packet, valid_output};
     use serde_json::json;
 
     #[test]

@@ -90,7 +90,7 @@ pub fn content_boundary(ctx: &Ctx, out: &mut Failures) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{judge_stages, packet, valid_output};
+    use super::super::testkit::{judge_stages, packet, valid_output};
     use super::*;
     use serde_json::json;
 

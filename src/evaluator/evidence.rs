@@ -88,7 +88,7 @@ pub fn check(ctx: &Ctx, out: &mut Failures) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{judge_stages, packet, valid_output, with_branch};
+    use super::super::testkit::{judge_stages, packet, valid_output, with_branch};
     use super::*;
     use serde_json::json;
 

@@ -58,7 +58,7 @@ pub fn check(output: &Value, config: &Config, out: &mut Failures) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{judge_stages, packet, valid_output};
+    use super::super::testkit::{judge_stages, packet, valid_output};
     use serde_json::json;
 
     #[test]

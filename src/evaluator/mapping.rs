@@ -92,7 +92,7 @@ fn undeclared(value: &Value, keys: Option<&Map<String, Value>>, at: &str, out: &
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{judge_stages, packet, valid_output, with_branch};
+    use super::super::testkit::{judge_stages, packet, valid_output, with_branch};
     use serde_json::json;
 
     #[test]
@@ -122,6 +122,23 @@ mod tests {
         out["result"]["onboardingStrategySequence"][0]["screens"][0]["aiMeta"]["assetIntents"] = json!([]);
         assert_eq!(judge_stages(&out, &packet()), ["asset-intents"]);
         assert_eq!(judge_stages(&out, &with_branch("hasAssetIntents", json!(false))), Vec::<&str>::new());
+    }
+
+    /// The reference crashes on these (NODE-EVALUATOR §6.1.2); here they are refused.
+    #[test]
+    fn non_lists_where_lists_belong_are_refused_not_crashed() {
+        for (pointer, value) in [
+            ("/result/onboardingStrategySequence/0/screens", json!({"0": {}})),
+            ("/result/onboardingStrategySequence/0/screens/0/aiMeta/dataMapping", json!("none")),
+            ("/result/onboardingStrategySequence/0/screens/0/aiMeta/assetIntents", json!(7)),
+            ("/result/onboardingStrategySequence/0/screens/0/aiMeta/variableRealizations", json!({"a": 1})),
+        ] {
+            let mut out = valid_output();
+            *out.pointer_mut(pointer).unwrap() = value;
+            let stages = judge_stages(&out, &packet());
+            assert_eq!(stages.first(), Some(&"schema"), "{pointer}: {stages:?}");
+            assert!(stages.len() > 1, "{pointer}: a rule reading the list fails too: {stages:?}");
+        }
     }
 
     #[test]

@@ -134,4 +134,4 @@ pub fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>
 }
 
 #[cfg(test)]
-pub(crate) mod fixtures;
+pub(crate) mod testkit;

@@ -51,8 +51,11 @@ pub fn check(ctx: &Ctx, out: &mut Failures) {
                     out.fail(ROUTES, format!("{edge_at}.to: not a canonical edge field; use nextScreenId"));
                 }
                 match edge.get("nextScreenId").and_then(Value::as_str) {
+                    // A good edge joins the graph only from a screen with a string id.
                     Some(next) if known.contains(next) => {
-                        graph.entry(from.unwrap_or_default().to_owned()).or_default().push(next.to_owned())
+                        if let Some(from) = from {
+                            graph.entry(from.to_owned()).or_default().push(next.to_owned())
+                        }
                     }
                     _ => {
                         let found = shown(edge.get("nextScreenId"));
@@ -98,7 +101,7 @@ fn reach<'a>(first: &'a str, graph: &'a HashMap<String, Vec<String>>) -> HashSet
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{judge_stages, packet, valid_output};
+    use super::super::testkit::{judge_stages, packet, valid_output};
     use serde_json::json;
 
     fn screens(out: &mut serde_json::Value) -> &mut serde_json::Value {

@@ -143,7 +143,7 @@ fn target_id<'a>(mapping: &'a Value, action: &str) -> Option<&'a str> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{judge_stages, packet, valid_output, with_input};
+    use super::super::testkit::{judge_stages, packet, valid_output, with_input};
     use super::*;
     use serde_json::json;
 
