@@ -17,8 +17,6 @@ use crate::{canonical, digest, fsutil, packet, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
-pub use crate::evaluator::parse::parse_output;
-
 #[derive(Debug, Clone, clap::Args)]
 pub struct EvaluateArgs {
     /// The run directory (as written by `prepare`).
