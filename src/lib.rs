@@ -10,6 +10,7 @@
 //! - [`compile`]: compile input → runtime packet (branch, render input, prompts)
 //! - [`schema`]: the runtime output schema source and its generated snapshot
 //! - [`corpus`]: fixture discovery; [`bless`]: golden files
+//! - [`evaluator`]: the reference evaluator's rules over a parsed answer
 //! - [`run`]: run directories: prepare, evaluate, complete, verify
 //! - [`release`]: the release check of prompt changes
 
@@ -22,6 +23,7 @@ pub mod config;
 pub mod corpus;
 pub mod digest;
 mod error;
+pub mod evaluator;
 pub mod fsutil;
 pub mod mutation;
 pub mod packet;
