@@ -14,6 +14,7 @@ struct Raw {
     paths: Paths,
     providers: BTreeMap<String, Provider>,
     forbidden: RawForbidden,
+    schema: SchemaPin,
     taint: Taint,
     limits: Limits,
 }
@@ -24,7 +25,8 @@ pub struct Paths {
     pub fixtures: PathBuf,
     pub golden: PathBuf,
     pub prompts: PathBuf,
-    pub runtime_schema_source: PathBuf,
+    /// The Builder schema, vendored byte for byte (the upstream the snapshot is generated from).
+    pub builder_schema: PathBuf,
     pub schema_snapshot: PathBuf,
     pub google_suffix: PathBuf,
 }
@@ -41,7 +43,16 @@ pub struct Provider {
 #[serde(deny_unknown_fields)]
 struct RawForbidden {
     keys: Vec<String>,
+    blueprint_keys: Vec<String>,
     value_patterns: Vec<String>,
+}
+
+/// The vendored Builder schema is pinned by the sha256 of its bytes, so a hand
+/// edit of the upstream copy cannot regenerate a snapshot that still "matches".
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaPin {
+    pub builder_sha256: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -60,6 +71,9 @@ pub struct Limits {
 #[derive(Debug, Clone)]
 pub struct Forbidden {
     pub keys: Vec<String>,
+    /// Keys refused inside a compile input's source blueprint only, exact case
+    /// (the reference's blueprint scan): generated media and provider records.
+    pub blueprint_keys: Vec<String>,
     pub patterns: Vec<String>,
     pub(crate) set: RegexSet,
 }
@@ -71,6 +85,7 @@ pub struct Config {
     pub paths: Paths,
     pub providers: BTreeMap<String, Provider>,
     pub forbidden: Forbidden,
+    pub schema: SchemaPin,
     pub taint: Taint,
     pub limits: Limits,
     /// The exact Google text-JSON suffix expected in packets.
@@ -99,7 +114,7 @@ impl Config {
             &mut paths.fixtures,
             &mut paths.golden,
             &mut paths.prompts,
-            &mut paths.runtime_schema_source,
+            &mut paths.builder_schema,
             &mut paths.schema_snapshot,
             &mut paths.google_suffix,
         ] {
@@ -111,7 +126,13 @@ impl Config {
             root: root.to_path_buf(),
             paths,
             providers: raw.providers,
-            forbidden: Forbidden { keys: raw.forbidden.keys, patterns: raw.forbidden.value_patterns, set },
+            forbidden: Forbidden {
+                keys: raw.forbidden.keys,
+                blueprint_keys: raw.forbidden.blueprint_keys,
+                patterns: raw.forbidden.value_patterns,
+                set,
+            },
+            schema: raw.schema,
             taint: raw.taint,
             limits: raw.limits,
             google_suffix,

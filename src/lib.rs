@@ -9,8 +9,9 @@
 //!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`diff`],
 //!   [`git`] (the only module that spawns git);
 //! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
-//! - producers: [`compile`] (compile input → runtime packet) and [`run`] (prepare,
-//!   evaluate, complete run directories; receipts defined in `run::format`);
+//! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
+//!   evaluator's rules over a parsed answer) and [`run`] (prepare, evaluate, complete run
+//!   directories; receipts defined in `run::format`);
 //! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
 //!   and [`check`] (the one dispatch from a [`Check`] to its function);
 //! - applications: [`verify`] (every check on packets and run directories), [`bless`] (the one guarded writer of golden files), [`mutation`]
@@ -28,6 +29,7 @@ pub mod diff;
 pub mod digest;
 pub mod env;
 mod error;
+pub mod evaluator;
 pub mod fsutil;
 pub mod git;
 pub mod jsonpath;

@@ -55,7 +55,7 @@ const LAYERS: [&[&str]; 7] = [
     &["error", "canonical", "report", "jsonpath"],
     &["env", "config", "digest", "fsutil", "diff", "git"],
     &["packet", "provider", "schema"],
-    &["compile", "run"],
+    &["compile", "evaluator", "run"],
     &["corpus", "check"],
     &["verify", "bless", "mutation", "release"],
     &["cli"],

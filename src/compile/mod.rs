@@ -1,18 +1,22 @@
 //! The packet compiler (the preview adapter): compile input → runtime
 //! packet. Bad input is refused before any packet exists, with every problem.
 //!
-//! - `request`: validation of the compile input
+//! - `request`: validation of the compile input (the reference's rules, and the
+//!   few stricter ones); `blueprint`: its source-blueprint rules; `ecma`: the
+//!   ECMAScript semantics those rules rely on
 //! - `branch`: the nine resolvedBranch fields
 //! - `render_input`: renderInput with only the resolved branch
 //! - `prompts`: strict template rendering, promptPaths and promptVersions
 
+mod blueprint;
 mod branch;
+mod ecma;
 mod prompts;
 mod render_input;
 mod request;
 
 pub use prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
-pub use request::CHECK;
+pub use request::{CHECK, MAPPING_ACTIONS};
 
 use crate::packet::{AGENT_ID, PROMPT_MODE, TASK_TYPE};
 use crate::report::{walk, Trail};
@@ -65,9 +69,12 @@ fn assemble(
     packet.insert("taskType".into(), json!(TASK_TYPE));
     packet.insert("promptMode".into(), json!(PROMPT_MODE));
     packet.insert("attempt".into(), json!(1));
-    for key in ["provider", "model", "maxTokens"] {
+    for key in ["provider", "model"] {
         packet.insert(key.into(), request[key].clone());
     }
+    // Validated as a safe positive integer; `6.4e+4` is the same value, written as 64000.
+    let tokens = request["maxTokens"].as_f64().unwrap_or_default();
+    packet.insert("maxTokens".into(), json!(tokens as u64));
     packet.insert("promptPaths".into(), json!(prompts.paths));
     packet.insert("promptVersions".into(), Value::Object(prompts.versions));
     packet.insert("systemPrompt".into(), json!(prompts.system));

@@ -196,4 +196,51 @@ mod tests {
         assert!(missing.contains(&"evidenceMode=\"no-evidence\"".to_owned()), "{missing:#?}");
         assert!(missing.iter().any(|m| m.starts_with("provider=google with ")), "{missing:#?}");
     }
+
+    /// What the reference's eval suite exercises with variable mappings, and the
+    /// corpus must too: each `action`, a conflict, a no-evidence branch with mappings.
+    fn mapping_gaps(packets: &[Value]) -> Vec<String> {
+        let mappings = |p: &Value| p.pointer("/renderInput/variableMappings").and_then(Value::as_array).cloned();
+        let mut missing = Vec::new();
+        for action in crate::compile::MAPPING_ACTIONS {
+            let used = packets.iter().filter_map(mappings).flatten().any(|m| m["action"] == action);
+            if !used {
+                missing.push(format!("a variable mapping with action {action}"));
+            }
+        }
+        if !packets.iter().any(|p| p["resolvedBranch"]["hasVariableConflicts"] == true) {
+            missing.push("a conflict (hasVariableConflicts)".into());
+        }
+        let no_evidence_with_mappings = packets.iter().any(|p| {
+            p["resolvedBranch"]["evidenceMode"] == "no-evidence" && mappings(p).is_some_and(|m| !m.is_empty())
+        });
+        if !no_evidence_with_mappings {
+            missing.push("a no-evidence branch with variable mappings".into());
+        }
+        missing
+    }
+
+    #[test]
+    fn corpus_exercises_each_mapping_action_a_conflict_and_no_evidence_with_mappings() {
+        let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let packets: Vec<Value> = cases(&config)
+            .unwrap()
+            .iter()
+            .map(|case| crate::compile::compile(&case.request, &config, &case.name).unwrap())
+            .collect();
+        assert_eq!(mapping_gaps(&packets), Vec::<String>::new());
+        // The same test on a corpus without the mapping-actions case names what it lacks.
+        let without: Vec<Value> = packets
+            .into_iter()
+            .filter(|p| {
+                p.pointer("/renderInput/target/blockId")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| !id.contains("mapping"))
+            })
+            .filter(|p| p["resolvedBranch"]["evidenceMode"] != "no-evidence")
+            .collect();
+        let missing = mapping_gaps(&without);
+        assert!(missing.contains(&"a no-evidence branch with variable mappings".to_owned()), "{missing:#?}");
+        assert!(missing.contains(&"a variable mapping with action create".to_owned()), "{missing:#?}");
+    }
 }

@@ -158,7 +158,7 @@ fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFi
     let paths = git.changed_paths(base)?;
     let classes = [
         (git.relative(&config.paths.prompts), ChangeKind::Template),
-        (git.relative(&config.paths.runtime_schema_source), ChangeKind::Schema),
+        (git.relative(&config.paths.builder_schema), ChangeKind::Schema),
         (git.relative(&config.paths.schema_snapshot), ChangeKind::Schema),
         (git.relative(&config.paths.google_suffix), ChangeKind::Reference),
         (git.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),

@@ -9,7 +9,8 @@ pub const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
 pub const MANIFEST_STATUS: &str = "prepared-awaiting-agent";
 pub const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
 pub const COMPLETION_STATUS: &str = "evaluated-pass";
-pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
+/// Defined with the evaluation document, which carries it too.
+pub use crate::evaluator::document::PROOF_CLASS;
 
 /// Every manifest field, in the order the Node tools write them.
 pub const MANIFEST_KEYS: [&str; 14] = [

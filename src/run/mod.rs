@@ -16,9 +16,11 @@
 //! - **Stops.** Failures in the `packet`, `schema-snapshot` and `json-parse` stages
 //!   end evaluation: nothing after them could be trusted. Schema failures do not stop
 //!   it, so one run shows every problem of the output.
-//! - **Routes.** Navigation is `action{kind, edges[{nextScreenId, …}]}` objects
-//!   anywhere in a screen's `content` (header, actionBar, options, …). Edges are the
-//!   only links between screens; `kind: "complete"` ends the block.
+//! - **Which run files evaluation reads.** As in the reference evaluator, only a
+//!   text-JSON (Google) run is judged against its held-back manifest and snapshot
+//!   (stage `schema-snapshot`); other answers are judged against the packet's
+//!   outputSchema, and their manifest and snapshot are `verify`'s and `complete`'s
+//!   business. The rules themselves live in [`crate::evaluator`].
 //! - **Not completed is a failure of `verify`.** A prepared or evaluated run without
 //!   completion.json is not completed fresh-agent evidence (contract: "Completion
 //!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
@@ -29,7 +31,6 @@ pub mod evaluate;
 pub mod format;
 pub mod paths;
 pub mod prepare;
-mod semantic;
 
 pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;

@@ -206,55 +206,87 @@ fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
 /// expected problem named with its JSON path, and no output file.
 fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
     type Change = fn(&mut Value);
-    let kinds: [(&str, Change, &[&str]); 15] = [
+    let kinds: [(&str, Change, &[&str]); 21] = [
         ("unknown evidence ref", |r| r["evidence"]["selection"]["refs"][0]["id"] = json!("missing-item"),
-            &["$.evidence.selection.refs[0]: unknown evidence review:missing-item"]),
+            &["$.evidence.selection.refs[0]: selected evidence is unavailable or inaccessible: review/missing-item"]),
         ("inaccessible selected item", |r| r["evidence"]["selection"]["refs"] = json!([{"kind": "persona", "id": "anthropic-staged-both-selected-interop-shape-persona-locked"}]),
-            &["$.evidence.selection.refs[0]: evidence persona:anthropic-staged-both-selected-interop-shape-persona-locked is not accessible"]),
+            &["$.evidence.selection.refs[0]: selected evidence is unavailable or inaccessible: persona/anthropic-staged-both-selected-interop-shape-persona-locked"]),
         ("selected-only without refs", |r| r["evidence"]["selection"]["refs"] = json!([]),
-            &["$.evidence.selection.refs: selected-only needs at least one ref"]),
+            &["$.evidence.selection.refs: selected-only evidence requires refs"]),
         ("screens in the sequence", |r| r["target"]["sequence"][0]["screens"] = json!([{"id": "x"}]),
-            &["$.target.sequence[0].screens: screens are not allowed here"]),
+            &["$.target.sequence[0]: target.sequence[0] must not contain screens"]),
         ("screens in a neighbour", |r| r["target"]["successor"]["screens"] = json!([]),
-            &["$.target.successor.screens: screens are not allowed here"]),
+            &["$.target.successor: target.successor must not contain screens"]),
         ("previewScreens and aiAssets", |r| {
             r["previewScreens"] = json!([]);
             r["source"]["blueprint"]["aiAssets"] = json!([]);
-        }, &["$.previewScreens: forbidden key \"previewScreens\"", "$.source.blueprint.aiAssets: forbidden key \"aiAssets\""]),
-        ("storage and database handles", |r| {
+        }, &["$.previewScreens: compile input contains forbidden material at $.previewScreens",
+             "$.source.blueprint.aiAssets: blueprint contains forbidden generated/provider material at $.aiAssets",
+             "$.source.blueprint.aiAssets: compile input contains forbidden material at $.source.blueprint.aiAssets"]),
+        ("storage, provider and media keys", |r| {
             r["target"]["strategy"]["storagePath"] = json!("x");
             r["evidence"]["availableItems"][0]["value"]["firestorePath"] = json!("y");
-            r["target"]["strategy"]["providerRequest"] = json!({});
+            r["target"]["strategy"]["providerResponse"] = json!({});
             r["target"]["strategy"]["expectedAnswer"] = json!({});
-            r["source"]["blueprint"]["screens"][0]["content"]["generatedUrl"] = json!("z");
-        }, &["$.target.strategy.storagePath: forbidden key", "$.evidence.availableItems[0].value.firestorePath: forbidden key",
-             "$.target.strategy.providerRequest: forbidden key", "$.target.strategy.expectedAnswer: forbidden key",
-             "$.source.blueprint.screens[0].content.generatedUrl: forbidden key"]),
+            r["target"]["themeSummary"]["posterUrl"] = json!("p");
+            r["source"]["blueprint"]["screens"][0]["content"]["referenceImages"] = json!([]);
+        }, &["$.target.strategy.storagePath: compile input contains forbidden material", "$.evidence.availableItems[0].value.firestorePath: compile input contains forbidden material",
+             "$.target.strategy.providerResponse: compile input contains forbidden material", "$.target.strategy.expectedAnswer: compile input contains forbidden material",
+             "$.target.themeSummary.posterUrl: compile input contains forbidden material",
+             "$.source.blueprint.screens[0].content.referenceImages: blueprint contains forbidden generated/provider material at $.screens[0].content.referenceImages",
+             "$.source.blueprint.screens[0].content.referenceImages: compile input contains forbidden material"]),
+        ("provider records in the blueprint", |r| r["source"]["blueprint"]["strategicBlock"]["generationModel"] = json!("m"),
+            &["$.source.blueprint.strategicBlock.generationModel: blueprint contains forbidden generated/provider material at $.strategicBlock.generationModel"]),
         ("generated media URL in a value", |r| r["target"]["themeSummary"]["visualDirection"] = json!("like https://cdn.example.com/hero.png"),
             &["$.target.themeSummary.visualDirection: matches forbidden pattern"]),
         ("forbidden key in another case", |r| r["source"]["blueprint"]["screens"][0]["PreviewScreens"] = json!([]),
-            &["$.source.blueprint.screens[0].PreviewScreens: forbidden key \"PreviewScreens\""]),
+            &["$.source.blueprint.screens[0].PreviewScreens: compile input contains forbidden material"]),
         ("unknown provider", |r| r["provider"] = json!("mistral"), &["$.provider: unknown provider \"mistral\""]),
         ("model outside the allow-list", |r| r["model"] = json!("claude-2"), &["$.model: model \"claude-2\" is not in harness.toml's allow-list for anthropic"]),
-        ("maxTokens not a positive integer", |r| r["maxTokens"] = json!(1.5), &["$.maxTokens: expected a positive integer, found 1.5"]),
+        ("maxTokens not a positive integer", |r| r["maxTokens"] = json!(1.5), &["$.maxTokens: maxTokens must be a positive integer when present"]),
+        ("maxTokens past the safe integers", |r| r["maxTokens"] = json!(9_007_199_254_740_992_u64), &["$.maxTokens: maxTokens 9007199254740992 is past JavaScript's safe integers"]),
         ("wrong types", |r| {
             r["insertionMode"] = json!("later");
             r["source"]["scope"] = json!("team");
-            r["target"]["blockId"] = json!(7);
+            r["source"]["checksum"] = json!("fnv1a:1234ABCD");
+            r["target"]["sequence"] = json!({});
             r["variableMappings"] = json!({});
-            r["evidence"]["availableItems"][0]["accessible"] = json!("yes");
-        }, &["$.insertionMode: expected one of [\"staged\", \"immediate\"]", "$.source.scope: expected one of", "$.target.blockId: expected a non-blank string, found 7",
-             "$.variableMappings: expected an array", "$.evidence.availableItems[0].accessible: expected a boolean"]),
-        ("unknown fields and bad mapping", |r| {
-            r["targte"] = json!({});
-            r["variableMappings"] = json!([{"sourceVariableId": "a", "targetVariableId": "b", "status": "maybe", "sourceType": "text"}]);
-        }, &["$.targte: unknown field", "$.variableMappings[0].status: expected one of [\"compatible\", \"conflict\"]", "$.variableMappings[0].sourceType: expected one of"]),
+        }, &["$.insertionMode: insertionMode must be staged or immediate", "$.source.scope: source.scope must be project or system",
+             "$.source.checksum: source.checksum must be fnv1a:<8 lowercase hex characters>",
+             "$.target.sequence: target.sequence must be an array when present", "$.variableMappings: variableMappings must be an array when present"]),
+        ("mappings without a known action", |r| {
+            r["variableMappings"] = json!([{"sourceVariableId": "a", "targetVariableId": "b", "status": "compatible"}, {"action": "rename"}]);
+        }, &["$.variableMappings[0].action: variableMappings[0].action is invalid", "$.variableMappings[1].action: variableMappings[1].action is invalid"]),
+        ("dataSemantics not restating aiMeta", |r| {
+            r["source"]["blueprint"]["screens"][1]["aiMeta"]["variableRealizations"] = json!([{"variableId": "main_goal"}]);
+            r["source"]["blueprint"]["dataSemantics"]["screens"].as_array_mut().unwrap().pop();
+        }, &["$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order"]),
+        ("blueprint members", |r| {
+            r["source"]["blueprint"]["strategicBlock"]["taskId"] = json!("t");
+            r["source"]["blueprint"]["strategicBlock"]["isFirstBlock"] = json!(true);
+            let example = r["source"]["blueprint"]["assetExamples"][0].clone();
+            r["source"]["blueprint"]["assetExamples"].as_array_mut().unwrap().push(example);
+            r["source"]["blueprint"]["screens"][1]["id"] = json!(" ");
+        }, &["$.source.blueprint.strategicBlock: blueprint.strategicBlock contains source-only fields: taskId, isFirstBlock",
+             "$.source.blueprint.screens[1].id: blueprint.screens[1].id must be non-empty",
+             "$.source.blueprint.dataSemantics.screens[1].screenId: blueprint.dataSemantics.screens[1].screenId is unknown",
+             "$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order",
+             "$.source.blueprint.assetExamples[1]: blueprint.assetExamples duplicates wins_intro:hero"]),
+        // Inputs the reference crashes on (NODE-COMPILE-INPUT.md §5) get the rule they break.
+        ("what crashes the reference: objects for arrays", |r| {
+            r["source"]["blueprint"]["assetExamples"] = json!({});
+            r["evidence"]["selection"]["refs"] = json!({"kind": "review"});
+        }, &["$.source.blueprint.assetExamples: blueprint.assetExamples must be an array",
+             "$.evidence.selection.refs: selected-only evidence requires refs"]),
+        ("what crashes the reference: a null screen", |r| {
+            r["source"]["blueprint"]["screens"].as_array_mut().unwrap().insert(0, Value::Null);
+        }, &["$.source.blueprint.screens[0].id: blueprint.screens[0].id must be non-empty"]),
         ("missing parts", |r| {
             let map = r.as_object_mut().unwrap();
             map.remove("target");
             map.remove("maxTokens");
             r["source"].as_object_mut().unwrap().remove("blueprint");
-        }, &["$.target: expected an object, found nothing (missing)", "$.maxTokens: expected a positive integer, found nothing", "$.source.blueprint: expected an object"]),
+        }, &["$.target: target must be an object", "$.maxTokens: maxTokens is required", "$.source.blueprint: blueprint must be an object"]),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, (kind, change, expected)) in kinds.into_iter().enumerate() {
@@ -287,7 +319,8 @@ fn refusal_is_an_error_listing_findings() {
         Err(packetproof::Error::Rejected { file, findings }) => {
             assert_eq!(file, "req.json");
             let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
-            assert_eq!(paths, ["$.provider", "$.maxTokens"]);
+            // The reference's maxTokens rule first, then the allow-list packetproof adds.
+            assert_eq!(paths, ["$.maxTokens", "$.provider"]);
             assert!(findings.iter().all(|f| f.check == compile::CHECK));
         }
         other => panic!("expected a rejection, got {other:?}"),
@@ -395,7 +428,8 @@ fn refs_may_be_left_out_unless_the_mode_selects() {
     }
     let out = compiled("selected-only");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("$.evidence.selection.refs: expected an array"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("$.evidence.selection.refs: selected-only evidence requires refs"));
 }
 
 fn bless_refuses_negative_cases_and_foreign_suffixes() {
@@ -420,6 +454,55 @@ fn the_environment_is_parsed_strictly() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("PACKETPROOF_ROOT is set but empty"));
 }
 
+/// What the reference accepts, export accepts: open objects (unknown keys are
+/// ignored and never rendered), action-style mappings, a same-value number
+/// spelling of maxTokens, free summary fields, a checksum that stringifies right.
+fn accepts_what_the_reference_accepts() {
+    let request = bad_request(|r| {
+        r["requestedBy"] = json!("operator-17");
+        r["source"]["blueprint"]["screens"][0]["aiMeta"]["motivationSpec"] = json!({"class": "anything"});
+        r["target"]["predecessor"]["screensCount"] = json!("2");
+        r["target"]["sequence"][0]["order"] = json!(-1);
+        r["evidence"]["selection"]["note"] = json!("picked by hand");
+        r["evidence"]["availableItems"][1]["accessible"] = json!("yes");
+        r["variableMappings"] = json!([
+            {"action": "bind", "sourceVariableId": "main_goal", "targetVariableId": "goal"},
+            {"action": "create", "sourceVariableId": "cups", "targetVariable": {"id": "glasses", "type": "number"}},
+            {"action": "drop", "sourceVariableId": "tone"},
+            {"action": "incompatible", "sourceVariableId": "streak", "resolution": "drop"}
+        ]);
+        r["source"]["checksum"] = json!(["fnv1a:0badc0de"]);
+    });
+    let mut text = canonical::to_pretty(&request);
+    text = text.replace("\"maxTokens\": 64000", "\"maxTokens\": 6.4e+4");
+    assert!(text.contains("6.4e+4"));
+    let request = canonical::parse(text.as_bytes()).unwrap();
+    let packet = compile::compile(&request, &config(), "lenient.json").unwrap();
+    assert_eq!(packet["maxTokens"], json!(64000));
+    assert_eq!(packet["resolvedBranch"]["hasVariableConflicts"], json!(true));
+    let texts = strings(&packet);
+    assert!(!texts.iter().any(|t| t.contains("operator-17") || t.contains("picked by hand")), "unknown keys rendered");
+}
+
+/// Non-Google packets carry the vendored Builder schema itself as outputSchema,
+/// name and description included; Google packets carry none.
+fn output_schema_is_the_vendored_builder_schema() {
+    let config = config();
+    let builder = canonical::parse(&std::fs::read(&config.paths.builder_schema).unwrap()).unwrap();
+    assert_eq!(builder["name"], json!("submit_library_block_adaptation"));
+    let mut seen = 0;
+    for case in golden_cases(&config) {
+        let packet = compile::compile(&case.request, &config, &case.name).unwrap();
+        if packet["provider"] == "google" {
+            assert!(packet.get("outputSchema").is_none(), "{}", case.name);
+        } else {
+            assert!(packet["outputSchema"] == builder, "{}: outputSchema is not the Builder schema", case.name);
+            seen += 1;
+        }
+    }
+    assert!(seen > 5, "only {seen} non-Google cases");
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = trials![
         the_environment_is_parsed_strictly,
@@ -434,6 +517,8 @@ pub fn trials() -> Vec<Trial> {
         verify_golden_fails_when_a_template_changed_without_bless,
         refs_may_be_left_out_unless_the_mode_selects,
         bless_refuses_negative_cases_and_foreign_suffixes,
+        accepts_what_the_reference_accepts,
+        output_schema_is_the_vendored_builder_schema,
     ];
     trials.extend(interop_trials![interop_compile_input_resolves_like_the_node_packet,]);
     trials

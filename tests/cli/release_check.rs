@@ -156,16 +156,24 @@ fn promptversions_that_do_not_match_template_bytes_fail() {
 
 fn schema_edit_must_be_regenerated_and_reblessed() {
     let repo = Repo::new();
-    let source = std::fs::read_dir(repo.path("references/runtime/defs")).unwrap().next().unwrap().unwrap().path();
-    let text = std::fs::read_to_string(&source).unwrap();
+    // A new upstream Builder schema: replace the vendored copy and its pin.
+    let upstream = repo.path("references/builder/block-screen-output-schema.json");
+    let text = std::fs::read_to_string(&upstream).unwrap();
     let (at, _) = text.match_indices("\"description\": \"").next().expect("a description to edit");
     let edited = format!("{}\"description\": \"Edited. {}", &text[..at], &text[at + "\"description\": \"".len()..]);
-    std::fs::write(&source, edited).unwrap();
+    std::fs::write(&upstream, &edited).unwrap();
+    let pin = |bytes: &[u8]| packetproof::digest::sha256(bytes);
+    let harness = std::fs::read_to_string(repo.path("harness.toml")).unwrap();
+    let harness = harness.replace(&pin(text.as_bytes()), &pin(edited.as_bytes()));
+    std::fs::write(repo.path("harness.toml"), harness).unwrap();
     let out = repo.packetproof(&["schema", "--write"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (report, code) = repo.check();
     assert_eq!(code, 1, "schema changed, packets not re-blessed: {report:#}");
-    assert!(changed_kinds(&report).iter().all(|k| k == "schema"), "{report:#}");
+    // The schema files, and harness.toml for the new pin.
+    let kinds = changed_kinds(&report);
+    assert!(kinds.iter().any(|k| k == "schema"), "{report:#}");
+    assert!(kinds.iter().all(|k| k == "schema" || k == "reference"), "{report:#}");
     assert!(!cases_where(&report, "staleInTree").is_empty());
 
     repo.bless();

@@ -138,9 +138,19 @@ fn snapshot() -> Value {
         "kind": {"type": "string", "enum": ["advance", "retreat", "complete", "noop", "purchase"]},
         "edges": {"type": "array", "items": {"type": "object", "required": ["nextScreenId"],
             "properties": {"nextScreenId": {"type": "string"}}}}}});
+    let open = json!({});
+    let items = |keys: &[&str]| {
+        let props: Map<String, Value> = keys.iter().map(|k| (k.to_string(), json!({}))).collect();
+        json!({"type": "array", "items": {"type": "object", "properties": props}})
+    };
     let screen = json!({"type": "object", "required": ["id", "screenType", "content"],
-        "properties": {"content": {"type": "object", "properties": {"actionBar": {"type": "object",
-            "properties": {"primary": {"type": "object", "properties": {"action": action}}}}}}}});
+        "properties": {"id": {"type": "string"}, "name": open, "screenType": open,
+            "content": {"type": "object", "properties": {"copy": open, "actionBar": {"type": "object",
+                "properties": {"primary": {"type": "object", "properties": {"action": action}}}}}},
+            "aiMeta": {"type": "object", "properties": {"blockRole": open, "motivationSpec": open,
+                "dataMapping": items(&["sourcePath", "value", "justification"]),
+                "assetIntents": items(&["slotRole", "supportsContentPath", "linkedSourceRefs"]),
+                "variableRealizations": items(&["variableId", "realizationKind", "contentPath"])}}}});
     let block = json!({"type": "object",
         "required": ["id", "name", "blockType", "firstScreenId", "screens", "instructions", "dataUsage"],
         "properties": {
@@ -202,7 +212,9 @@ fn good_output() -> Value {
     json!({"result": {"onboardingStrategySequence": [{
     "id": "block-7", "name": "Proof bridge", "blockType": "motivation", "firstScreenId": "s1",
     "description": "One grounded proof before the plan.",
-    "instructions": [{"level": "mustHave", "text": "Use only the selected review."}],
+    "instructions": [{"level": "mustHave", "text": "Use only the selected review."},
+                     {"level": "should", "text": "Keep every screen short."}],
+    "blockContract": {"inputVariables": [], "outputAssignment": []},
     "dataUsage": {"items": [{"sourcePath": "@review[rev-1]", "value": "Short sessions work.", "justification": "The one claim."}]},
     "screens": [
         screen("s1", json!({"kind": "advance", "edges": [{"nextScreenId": "s2"}]})),
