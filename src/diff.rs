@@ -1,16 +1,101 @@
 //! Differences between two JSON values or two texts, as reviewers read them:
-//! leaf-level `path = value` changes and unified diffs of the prompt texts.
+//! leaf-level `path = value` changes, unified diffs of the prompt texts, and
+//! groups of cases whose packets changed the same way (one template edit that
+//! touches 20 packets reads as one change). The release check and the
+//! conformance gate both show changes through [`group`].
 
 use crate::canonical;
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
-/// One leaf that differs, with both values shortened for a table.
+/// One leaf that differs: its JSONPath and both values (absent on one side when
+/// the leaf was added or removed). [`FieldChange::shown`] shortens them for text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FieldChange {
     pub path: String,
-    pub before: Option<String>,
-    pub after: Option<String>,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+impl FieldChange {
+    /// A value as one short line of canonical JSON, or `(absent)`.
+    pub fn shown(value: &Option<Value>) -> String {
+        value.as_ref().map_or_else(|| "(absent)".to_owned(), short)
+    }
+}
+
+/// Cases whose packets changed in the same way, shown once.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeGroup {
+    pub cases: Vec<String>,
+    pub system_prompt_diff: String,
+    pub effective_user_message_diff: String,
+    pub field_changes: Vec<FieldChange>,
+}
+
+/// Group `(case, before, after)` packets whose changes read the same; `labels`
+/// name the two sides in the diffs. Largest group first.
+pub fn group(changes: Vec<(String, Value, Value)>, labels: (&str, &str)) -> Vec<ChangeGroup> {
+    let mut groups: BTreeMap<String, ChangeGroup> = BTreeMap::new();
+    for (case, before, after) in changes {
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+        let system = unified(&text(&before, "systemPrompt"), &text(&after, "systemPrompt"), labels);
+        let user = unified(&text(&before, "effectiveUserMessage"), &text(&after, "effectiveUserMessage"), labels);
+        // The hashes follow from everything else, and userMessage is shown by the
+        // effectiveUserMessage diff; listing them would only repeat what is shown.
+        let skip = ["systemPrompt", "effectiveUserMessage", "userMessage", "exactInputHash", "checksum"];
+        let fields = field_changes(&before, &after, &skip);
+        let key = format!(
+            "{}\u{0}{}\u{0}{}",
+            changed_lines(&system),
+            changed_lines(&user),
+            // Values too: two cases whose maxTokens changed differently are two changes.
+            fields.iter().map(|f| format!("{}={:?}>{:?}", f.path, f.before, f.after)).collect::<Vec<_>>().join(",")
+        );
+        groups
+            .entry(key)
+            .or_insert_with(|| ChangeGroup {
+                cases: Vec::new(),
+                system_prompt_diff: system,
+                effective_user_message_diff: user,
+                field_changes: fields,
+            })
+            .cases
+            .push(case);
+    }
+    let mut groups: Vec<ChangeGroup> = groups.into_values().collect();
+    groups.sort_by(|a, b| b.cases.len().cmp(&a.cases.len()).then_with(|| a.cases.cmp(&b.cases)));
+    groups
+}
+
+impl ChangeGroup {
+    /// The group as plain text: the prompt diffs, then one line per other field.
+    /// The case list is the caller's to print (it prints each list once).
+    pub fn body_text(&self, labels: (&str, &str)) -> String {
+        let mut text = String::new();
+        for (title, diff) in
+            [("systemPrompt", &self.system_prompt_diff), ("effectiveUserMessage", &self.effective_user_message_diff)]
+        {
+            if !diff.is_empty() {
+                text.push_str(&format!("  {title}:\n"));
+                text.extend(diff.lines().map(|l| format!("    {l}\n")));
+            }
+        }
+        if !self.field_changes.is_empty() {
+            text.push_str(&format!("  other fields ({} → {}):\n", labels.0, labels.1));
+            for f in &self.field_changes {
+                text.push_str(&format!(
+                    "    {}: {} → {}\n",
+                    f.path,
+                    FieldChange::shown(&f.before),
+                    FieldChange::shown(&f.after)
+                ));
+            }
+        }
+        text
+    }
 }
 
 /// A unified diff of two texts with two lines of context; empty when they are equal.
@@ -60,7 +145,7 @@ fn diff_values(path: &str, before: Option<&Value>, after: Option<&Value>, out: &
                 diff_values(&crate::report::index(path, i), Some(x), Some(y), out);
             }
         }
-        _ => out.push(FieldChange { path: path.to_owned(), before: before.map(short), after: after.map(short) }),
+        _ => out.push(FieldChange { path: path.to_owned(), before: before.cloned(), after: after.cloned() }),
     }
 }
 
@@ -84,5 +169,21 @@ mod tests {
         let after = json!({"maxTokens": 10, "renderInput": {"a": [1, 3], "c": true}, "systemPrompt": "t"});
         let paths: Vec<String> = field_changes(&before, &after, &DIFFED_TEXTS).into_iter().map(|f| f.path).collect();
         assert_eq!(paths, ["$.renderInput.a[1]", "$.renderInput.b", "$.renderInput.c"]);
+    }
+
+    #[test]
+    fn same_template_edit_groups_cases() {
+        let packet = |user: &str| json!({"systemPrompt": "one\ntwo\n", "effectiveUserMessage": user});
+        let edited = |user: &str| json!({"systemPrompt": "one\n2\n", "effectiveUserMessage": user});
+        let changes = vec![
+            ("a".into(), packet("alpha\n"), edited("alpha\n")),
+            ("b".into(), packet("beta\n"), edited("beta\n")),
+            ("c".into(), packet("gamma\n"), packet("GAMMA\n")),
+        ];
+        let groups = group(changes, ("base", "tree"));
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].cases, ["a", "b"]);
+        assert!(groups[0].system_prompt_diff.contains("-two\n+2\n"), "{}", groups[0].system_prompt_diff);
+        assert_eq!(groups[1].cases, ["c"]);
     }
 }

@@ -97,6 +97,8 @@ pub enum RunCheck {
 /// Checks over the whole fixture corpus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CorpusCheck {
+    /// Every fixture folder is a case and every golden folder belongs to one.
+    Layout,
     SnapshotParity,
     UniqueAgentTasks,
     BranchCoverage,
@@ -150,7 +152,8 @@ impl RunCheck {
 }
 
 impl CorpusCheck {
-    pub const ALL: [CorpusCheck; 4] = [
+    pub const ALL: [CorpusCheck; 5] = [
+        CorpusCheck::Layout,
         CorpusCheck::SnapshotParity,
         CorpusCheck::UniqueAgentTasks,
         CorpusCheck::BranchCoverage,
@@ -159,6 +162,7 @@ impl CorpusCheck {
 
     pub const fn name(self) -> &'static str {
         match self {
+            CorpusCheck::Layout => "corpus::layout",
             CorpusCheck::SnapshotParity => "corpus::snapshot-parity",
             CorpusCheck::UniqueAgentTasks => "corpus::unique-agent-tasks",
             CorpusCheck::BranchCoverage => "corpus::branch-coverage",

@@ -20,6 +20,9 @@ enum Target {
     AgentView(PathBuf),
 }
 
+/// The target name of the corpus layout check in a report.
+pub const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
+
 /// One outcome per packet and run directory found under `paths`.
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::new();
@@ -51,6 +54,13 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
         }
     }
     flag_reused_tasks(&mut outcomes, &runs, config);
+    // Verifying the corpus (or a folder in it) also checks that nothing in it is skipped.
+    let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
+    let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
+    if paths.iter().any(touches) {
+        let findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
+        outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
+    }
     Ok(outcomes)
 }
 
@@ -79,7 +89,17 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     let file = dir.join(AGENT_REQUEST);
     let shown = file.display().to_string();
     let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
-    let findings = match (read(&dir.join(crate::corpus::PACKET_FILE)), read(&file)) {
+    let packet_file = dir.join(crate::corpus::PACKET_FILE);
+    if !packet_file.is_file() {
+        let case = dir.strip_prefix(&config.paths.golden).map(|c| c.display().to_string()).unwrap_or_default();
+        let message = format!(
+            "{} is missing (deleted?) beside this agent-request.json: bless the case again with \
+             `packetproof bless {case}`",
+            packet_file.display()
+        );
+        return Outcome::new(shown.clone(), vec![Finding::new(Check::GoldenAgentRequest, shown, message)]);
+    }
+    let findings = match (read(&packet_file), read(&file)) {
         (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
         (Ok(Value::Object(_)), Ok(_)) => {
             vec![Finding::new(
@@ -153,7 +173,9 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
         let p = entry.path();
         if entry.file_type().is_dir() {
             let has = |name: &str| p.join(name).is_file();
-            if has(MANIFEST) || (has(AGENT_REQUEST) && !has(crate::corpus::PACKET_FILE)) {
+            // A golden folder that lost its packet is still a golden folder, not a run.
+            let golden = p.starts_with(&config.paths.golden) || real(p).starts_with(real(&config.paths.golden));
+            if has(MANIFEST) || (has(AGENT_REQUEST) && !has(crate::corpus::PACKET_FILE) && !golden) {
                 targets.push(Target::Run(p.to_path_buf()));
             } else if has(AGENT_REQUEST) {
                 targets.push(Target::AgentView(p.to_path_buf()));
@@ -163,6 +185,10 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
         }
     }
     Ok(targets)
+}
+
+fn real(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 fn is_packet_file(path: &Path, config: &Config) -> bool {

@@ -10,6 +10,7 @@
 mod support;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use packetproof::check::stale::StaleGoldens;
 use packetproof::check::{self, Checked};
 use packetproof::corpus::fixture_run::LIFECYCLE;
 use packetproof::corpus::{self, Case, Expectation};
@@ -44,8 +45,14 @@ fn main() {
     }
     trials.extend(corpus_trials());
     trials.extend(interop_trials());
-    libtest_mimic::run(&args, trials).exit();
+    let conclusion = libtest_mimic::run(&args, trials);
+    // After the summary: each distinct change once, then the command that fixes it.
+    print!("{}", STALE.report());
+    conclusion.exit();
 }
+
+/// Cases whose golden files no longer regenerate, reported together at the end.
+static STALE: StaleGoldens = StaleGoldens::new();
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -69,15 +76,9 @@ fn case_trial(case: &Case, check: Check, expected: Option<&Expectation>) -> Resu
 /// A new fixture has no golden files yet: bless it when asked, else say how.
 fn ensure_golden(case: &Case) -> Result<(), Failed> {
     static BLESSING: Mutex<()> = Mutex::new(());
-    if case.own_packet().is_some() || case.golden_packet().is_file() {
-        return Ok(());
-    }
+    let Some(missing) = case.golden_missing() else { return Ok(()) };
     if !bless_requested()? {
-        let name = &case.name;
-        return Err(format!(
-            "{name} has no golden packet yet: bless it with `packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`"
-        )
-        .into());
+        return Err(missing.into());
     }
     // Every check of the new case asks at once; the first one blesses.
     let _one_at_a_time = BLESSING.lock().unwrap_or_else(|e| e.into_inner());
@@ -107,8 +108,9 @@ fn expect_pass(case: &Case, check: Check, checked: Checked) -> Result<(), Failed
     if bless_requested()? {
         return bless_from_test(case);
     }
-    let diff = pretty_assertions::StrComparison::new(&mismatch.golden, &mismatch.produced);
-    Err(format!("{}\nfields (< golden, > recompiled):\n{diff}\n{}", list(&checked), mismatch.text_diffs).into())
+    STALE.record(&case.name, mismatch);
+    Err(format!("{}  (the change is shown once after the test summary, with every case it affects)", list(&checked))
+        .into())
 }
 
 /// A negative fixture's check passes only when it fails with the declared message.
@@ -143,16 +145,17 @@ fn corpus_trials() -> Vec<Trial> {
         .into_iter()
         .map(|check| match check {
             CorpusCheck::MutationSelfTest => Trial::test(check.name(), mutation_trial),
-            CorpusCheck::SnapshotParity | CorpusCheck::UniqueAgentTasks | CorpusCheck::BranchCoverage => {
-                Trial::test(check.name(), move || {
-                    let findings = check::on_corpus(check, config()).map_err(|e| Failed::from(e.to_string()))?;
-                    if findings.is_empty() {
-                        Ok(())
-                    } else {
-                        Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
-                    }
-                })
-            }
+            CorpusCheck::Layout
+            | CorpusCheck::SnapshotParity
+            | CorpusCheck::UniqueAgentTasks
+            | CorpusCheck::BranchCoverage => Trial::test(check.name(), move || {
+                let findings = check::on_corpus(check, config()).map_err(|e| Failed::from(e.to_string()))?;
+                if findings.is_empty() {
+                    Ok(())
+                } else {
+                    Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
+                }
+            }),
         })
         .collect()
 }

@@ -6,6 +6,7 @@
 //! catch-all: a new check does not compile until it is wired here.
 
 pub mod packet;
+pub mod stale;
 
 use crate::corpus::fixture_run::{self, CompletionRecord, COMPLETION_RECORD, LIFECYCLE};
 use crate::corpus::{self, Case};
@@ -106,6 +107,10 @@ fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Check
 /// Run one corpus-wide check.
 pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
     match check {
+        CorpusCheck::Layout => {
+            let cases = corpus::cases(config)?;
+            Ok(corpus::layout::layout(config, &cases)?.findings(config))
+        }
         CorpusCheck::SnapshotParity => crate::schema::check(config),
         CorpusCheck::UniqueAgentTasks => {
             let mut tasks = Vec::new();

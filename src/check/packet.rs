@@ -18,13 +18,16 @@ pub struct Mismatch {
     pub golden: String,
     pub produced: String,
     pub text_diffs: String,
+    /// Both documents whole, for grouping the same change across cases.
+    pub golden_value: Value,
+    pub produced_value: Value,
 }
 
 impl Mismatch {
     fn between(golden: &Value, produced: &Value) -> Mismatch {
         let changes = field_changes(golden, produced, &DIFFED_TEXTS);
-        let lines = |pick: fn(&FieldChange) -> &Option<String>| -> String {
-            changes.iter().map(|c| format!("{} = {}\n", c.path, pick(c).as_deref().unwrap_or("(absent)"))).collect()
+        let lines = |pick: fn(&FieldChange) -> &Option<Value>| -> String {
+            changes.iter().map(|c| format!("{} = {}\n", c.path, FieldChange::shown(pick(c)))).collect()
         };
         let mut text_diffs = String::new();
         for key in DIFFED_TEXTS {
@@ -34,7 +37,13 @@ impl Mismatch {
                 text_diffs.push_str(&format!("{key}:\n{diff}"));
             }
         }
-        Mismatch { golden: lines(|c| &c.before), produced: lines(|c| &c.after), text_diffs }
+        Mismatch {
+            golden: lines(|c| &c.before),
+            produced: lines(|c| &c.after),
+            text_diffs,
+            golden_value: golden.clone(),
+            produced_value: produced.clone(),
+        }
     }
 }
 
@@ -75,8 +84,14 @@ fn rebless_hint(case: &Case) -> String {
 /// The golden agent-request.json (when the case has golden files) is the agent view of the packet.
 fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
     let file = case.golden_agent_request();
-    if case.own_packet().is_some() || !file.is_file() {
+    if case.own_packet().is_some() {
         return Ok(Checked::default());
+    }
+    if !file.is_file() {
+        // Blessing writes both files; a packet without its agent view is a deleted file.
+        let message =
+            format!("{} is missing (bless writes it beside the packet); {}", file.display(), rebless_hint(case));
+        return Ok(vec![Finding::new(PacketCheck::Regenerates, file.display().to_string(), message)].into());
     }
     let stored = fsutil::read_json(&file, config.limits.max_file_bytes)?;
     let Some(map) = packet.as_object() else { return Ok(Checked::default()) };

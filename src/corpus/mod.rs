@@ -3,6 +3,7 @@
 //! its golden files live under `paths.golden` at the same relative path.
 
 pub mod fixture_run;
+pub mod layout;
 
 use crate::{fsutil, Config, Result};
 use serde_json::Value;
@@ -39,16 +40,29 @@ impl Case {
     pub fn golden_agent_request(&self) -> PathBuf {
         self.golden_dir.join(AGENT_REQUEST_FILE)
     }
+
+    /// Why this case has no golden packet to check, when it has none: a new case
+    /// (never blessed) or a deleted packet (its agent view is still there).
+    pub fn golden_missing(&self) -> Option<String> {
+        if self.own_packet().is_some() || self.golden_packet().is_file() {
+            return None;
+        }
+        let name = &self.name;
+        let fix = format!("bless it with `packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`");
+        Some(if self.golden_agent_request().is_file() {
+            format!("{} is missing (deleted?) beside its agent-request.json: {fix}", self.golden_packet().display())
+        } else {
+            format!("{name} has no golden packet yet ({}): {fix}", self.golden_packet().display())
+        })
+    }
 }
 
 /// Every case under `paths.fixtures`, sorted by name. An unreadable or invalid
-/// request.json is an error naming the file (a corpus is never silently partial);
-/// a missing fixtures folder is an empty corpus.
+/// request.json is an error naming the file (a corpus is never silently partial),
+/// and so is a configured fixtures or golden directory that does not exist.
 pub fn cases(config: &Config) -> Result<Vec<Case>> {
+    layout::require_dirs(config)?;
     let root = &config.paths.fixtures;
-    if !root.is_dir() {
-        return Ok(Vec::new());
-    }
     let mut cases = Vec::new();
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
         let entry = entry.map_err(|e| {

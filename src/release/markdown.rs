@@ -1,6 +1,6 @@
 //! The release report as Markdown (for a pull-request comment) or JSON.
 
-use super::{ChangeKind, ChangedFile, Report, ReportFormat};
+use super::{ChangeKind, ChangedFile, FieldChange, Report, ReportFormat};
 use crate::canonical;
 use crate::diff::changed_lines;
 
@@ -72,8 +72,9 @@ impl Report {
             if !g.field_changes.is_empty() {
                 md.push_str("\n<details><summary>other fields</summary>\n\n| field | base | tree |\n|---|---|---|\n");
                 for f in &g.field_changes {
-                    let cell = |v: &Option<String>| {
-                        v.as_deref().map_or("—".to_owned(), |v| format!("`{}`", v.replace('|', "\\|")))
+                    let cell = |v: &Option<serde_json::Value>| {
+                        v.as_ref()
+                            .map_or("—".to_owned(), |_| format!("`{}`", FieldChange::shown(v).replace('|', "\\|")))
                     };
                     md.push_str(&format!("| `{}` | {} | {} |\n", f.path, cell(&f.before), cell(&f.after)));
                 }

@@ -3,11 +3,10 @@
 //! enforce the policy (`policy`) that every golden change is explained and
 //! every prompt change is re-blessed.
 
-mod grouping;
 mod markdown;
 mod policy;
 
-pub use crate::diff::FieldChange;
+pub use crate::diff::{ChangeGroup, FieldChange};
 
 use crate::git::Git;
 use crate::{compile, corpus, provider, Config, Error, Result};
@@ -50,16 +49,6 @@ pub struct CaseReport {
     pub hash_after: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compile_error: Option<String>,
-}
-
-/// Cases whose packets changed in the same way, shown once.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChangeGroup {
-    pub cases: Vec<String>,
-    pub system_prompt_diff: String,
-    pub effective_user_message_diff: String,
-    pub field_changes: Vec<FieldChange>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -117,7 +106,14 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let mut violations = policy::prompt_version_violations(config, &goldens);
     violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
     violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
-    Ok(Report { base, ok: violations.is_empty(), changed_files, cases, groups: grouping::group(changes), violations })
+    Ok(Report {
+        base,
+        ok: violations.is_empty(),
+        changed_files,
+        cases,
+        groups: crate::diff::group(changes, ("base", "tree")),
+        violations,
+    })
 }
 
 /// The merge base with `main`, else with `origin/main`.

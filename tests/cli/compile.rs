@@ -44,27 +44,35 @@ fn golden_cases(config: &Config) -> Vec<corpus::Case> {
     corpus::cases(config).unwrap().into_iter().filter(|c| c.own_packet().is_none()).collect()
 }
 
-fn export_is_deterministic_and_matches_the_golden_packets() {
-    let cases = golden_cases(&config());
+/// A temporary copy of the project's sources (templates, schema, fixtures) with
+/// golden files blessed from them: these tests never depend on the repository's
+/// golden files being current (only the conformance gate does).
+fn blessed_project() -> (support::Project, Config) {
+    let project = support::Project::with(&["harness.toml", "references", "fixtures"]);
+    std::fs::create_dir_all(project.path("golden")).unwrap();
+    let out = project.run(&["bless"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    let config = Config::load(project.root(), None).unwrap();
+    (project, config)
+}
+
+fn export_is_deterministic_and_matches_what_bless_writes() {
+    let (project, config) = blessed_project();
+    let cases = golden_cases(&config);
     assert!(cases.len() >= 14, "corpus too small: {}", cases.len());
     for case in &cases {
         let request = case.request_path();
-        let first = packetproof(root(), &["export", "--request", request.to_str().unwrap()]);
+        let first = packetproof(project.root(), &["export", "--request", request.to_str().unwrap()]);
         assert!(first.status.success(), "{}: {}", case.name, String::from_utf8_lossy(&first.stderr));
-        let second = packetproof(root(), &["export", "--request", request.to_str().unwrap()]);
+        let second = packetproof(project.root(), &["export", "--request", request.to_str().unwrap()]);
         assert_eq!(first.stdout, second.stdout, "{}: two exports differ", case.name);
         let golden = std::fs::read(case.golden_packet()).unwrap();
-        assert!(
-            first.stdout == golden,
-            "{}: export differs from the golden packet; run `packetproof bless {}`",
-            case.name,
-            case.name
-        );
+        assert!(first.stdout == golden, "{}: export differs from the packet bless wrote", case.name);
     }
 }
 
 fn golden_packets_hold_and_agent_requests_follow_them() {
-    let config = config();
+    let (_project, config) = blessed_project();
     for case in golden_cases(&config) {
         let packet = canonical::parse(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
         assert_eq!(packet::validate(&packet, &config), Vec::new(), "{}", case.name);
@@ -106,7 +114,7 @@ fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &Config) {
 /// No string from a region the branch excluded occurs anywhere in any golden
 /// packet (keys and values, prompts included), nor in the freshly compiled one.
 fn excluded_text_never_reaches_a_packet() {
-    let config = config();
+    let (_project, config) = blessed_project();
     let mut checked = 0;
     for case in golden_cases(&config) {
         let golden = canonical::parse(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
@@ -334,6 +342,9 @@ fn temp_project(fixtures: &[&str]) -> support::Project {
         let request = format!("fixtures/{name}/request.json");
         support::copy_tree(&root().join(&request), &project.path(&request));
     }
+    // Every configured directory exists (a missing one is an error, never created).
+    std::fs::create_dir_all(project.path("fixtures")).unwrap();
+    std::fs::create_dir_all(project.path("golden")).unwrap();
     project
 }
 
@@ -368,19 +379,18 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
     let refused = project.bin().args(["bless"]).env("CI", "true").output().unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("never written under CI"));
-    assert!(!project.root().join("golden").exists(), "bless wrote under CI");
+    assert_eq!(std::fs::read_dir(project.path("golden")).unwrap().count(), 0, "bless wrote under CI");
 
     let blessed = packetproof(project.root(), &["bless", "google"]);
     assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
     assert_eq!(String::from_utf8_lossy(&blessed.stdout), "blessed google-staged-both-selected\n");
-    for file in ["runtime-packet.json", "agent-request.json"] {
-        let ours = std::fs::read(project.root().join("golden/google-staged-both-selected").join(file)).unwrap();
-        assert_eq!(
-            ours,
-            std::fs::read(root().join("golden/google-staged-both-selected").join(file)).unwrap(),
-            "{file}"
-        );
-    }
+    let request = project.path("fixtures/google-staged-both-selected/request.json");
+    let exported = packetproof(project.root(), &["export", "--request", request.to_str().unwrap()]);
+    let golden = project.path("golden/google-staged-both-selected");
+    assert_eq!(std::fs::read(golden.join("runtime-packet.json")).unwrap(), exported.stdout);
+    let packet = canonical::parse(&exported.stdout).unwrap();
+    let view = canonical::to_pretty(&provider::agent_request(packet.as_object().unwrap()));
+    assert_eq!(std::fs::read_to_string(golden.join("agent-request.json")).unwrap(), view);
     assert!(!project.root().join("golden/openai-staged-succ-default").exists(), "the filter was ignored");
     let none = packetproof(project.root(), &["bless", "no-such-case"]);
     assert_eq!(none.status.code(), Some(2));
@@ -391,11 +401,8 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
 fn verify_golden_fails_when_a_template_changed_without_bless() {
     let case = "openai-staged-pred-no-evidence";
     let project = temp_project(&[case]);
-    let golden = project.root().join("golden").join(case);
-    std::fs::create_dir_all(&golden).unwrap();
-    for name in ["runtime-packet.json", "agent-request.json"] {
-        std::fs::copy(root().join("golden").join(case).join(name), golden.join(name)).unwrap();
-    }
+    let blessed = packetproof(project.root(), &["bless"]);
+    assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
     let golden_arg = project.root().join("golden");
     let verify = || packetproof(project.root(), &["verify", golden_arg.to_str().unwrap()]);
     let ok = verify();
@@ -506,7 +513,7 @@ fn output_schema_is_the_vendored_builder_schema() {
 pub fn trials() -> Vec<Trial> {
     let mut trials = trials![
         the_environment_is_parsed_strictly,
-        export_is_deterministic_and_matches_the_golden_packets,
+        export_is_deterministic_and_matches_what_bless_writes,
         golden_packets_hold_and_agent_requests_follow_them,
         excluded_text_never_reaches_a_packet,
         excluded_text_covers_unresolved_evidence_and_asset_prompts,

@@ -46,7 +46,10 @@ impl Project {
     fn new() -> Project {
         let dir = support::Project::with(&["harness.toml", "references/gemini-json-suffix.txt"]);
         write_json(&dir.path("references/block-screen-output-schema.json"), &snapshot());
-        std::fs::create_dir_all(dir.path("runs")).unwrap();
+        // The corpus directories harness.toml names must exist (empty here).
+        for folder in ["runs", "fixtures", "golden"] {
+            std::fs::create_dir_all(dir.path(folder)).unwrap();
+        }
         Project { dir }
     }
 

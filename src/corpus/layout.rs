@@ -1,0 +1,120 @@
+//! The corpus cannot rot silently: both configured directories exist, every
+//! folder under `paths.fixtures` that holds files is a case (has request.json)
+//! or belongs to one, and every golden folder that holds files belongs to a case.
+//! A misspelt `request.json` or a deleted fixture is one finding naming the
+//! folder and the fix, never a case that is skipped.
+
+use super::{Case, REQUEST_FILE};
+use crate::{Config, CorpusCheck, Error, Finding, Result};
+use std::path::{Path, PathBuf};
+
+/// Folders that do not fit the corpus layout.
+#[derive(Debug, Default)]
+pub struct Layout {
+    /// Fixture folders with files but no request.json: (folder, the file names it holds).
+    pub stray_fixtures: Vec<(PathBuf, Vec<String>)>,
+    /// Golden folders with files whose fixture does not exist.
+    pub unreferenced_golden: Vec<PathBuf>,
+}
+
+/// Both corpus directories must exist: a misspelt path in harness.toml is an
+/// error (exit 2), never an empty corpus, and nothing creates it.
+pub fn require_dirs(config: &Config) -> Result<()> {
+    for (key, dir) in [("paths.fixtures", &config.paths.fixtures), ("paths.golden", &config.paths.golden)] {
+        if !dir.is_dir() {
+            return Err(Error::Config {
+                file: config.root.join(crate::config::FILE_NAME).display().to_string(),
+                message: format!(
+                    "{key} names {}, which is not a directory: fix the path, or create the directory \
+                     (packetproof never creates it)",
+                    dir.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The folders under the corpus directories that no case explains.
+pub fn layout(config: &Config, cases: &[Case]) -> Result<Layout> {
+    require_dirs(config)?;
+    let mut layout = Layout::default();
+    for dir in dirs_with_files(&config.paths.fixtures)? {
+        let in_a_case =
+            dir.ancestors().take_while(|a| *a != config.paths.fixtures).any(|a| a.join(REQUEST_FILE).is_file());
+        if !in_a_case {
+            layout.stray_fixtures.push((dir.clone(), file_names(&dir)?));
+        }
+    }
+    for dir in dirs_with_files(&config.paths.golden)? {
+        if !cases.iter().any(|c| c.golden_dir == dir) {
+            layout.unreferenced_golden.push(dir);
+        }
+    }
+    Ok(layout)
+}
+
+impl Layout {
+    pub fn is_empty(&self) -> bool {
+        self.stray_fixtures.is_empty() && self.unreferenced_golden.is_empty()
+    }
+
+    /// One finding per folder, each naming the fix.
+    pub fn findings(&self, config: &Config) -> Vec<Finding> {
+        let mut out = Vec::new();
+        for (dir, files) in &self.stray_fixtures {
+            let near = files.iter().find(|f| f.to_lowercase().contains("request"));
+            let holds = near.map_or_else(|| format!("it holds {}", files.join(", ")), |f| format!("it holds {f}"));
+            out.push(Finding::new(
+                CorpusCheck::Layout,
+                dir.display().to_string(),
+                format!(
+                    "fixture folder without {REQUEST_FILE} ({holds}), so it is no case: name the compile input \
+                     {REQUEST_FILE}, or remove the folder"
+                ),
+            ));
+        }
+        for dir in &self.unreferenced_golden {
+            let fixture = dir.strip_prefix(&config.paths.golden).map(|r| config.paths.fixtures.join(r));
+            let fixture = fixture.map(|f| f.join(REQUEST_FILE).display().to_string()).unwrap_or_default();
+            out.push(Finding::new(
+                CorpusCheck::Layout,
+                dir.display().to_string(),
+                format!(
+                    "golden folder belongs to no fixture ({fixture} does not exist): restore the fixture, or \
+                     remove the folder with `packetproof bless --unreferenced delete`"
+                ),
+            ));
+        }
+        out
+    }
+}
+
+/// Every folder under `root` (not `root` itself) that directly holds a file.
+fn dirs_with_files(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(root).min_depth(1).sort_by_file_name() {
+        let entry = entry.map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), e.into()))?;
+        if entry.file_type().is_file() {
+            if let Some(parent) = entry.path().parent().filter(|p| *p != root) {
+                if out.last().is_none_or(|last: &PathBuf| last != parent) {
+                    out.push(parent.to_path_buf());
+                }
+            }
+        }
+    }
+    out.dedup();
+    Ok(out)
+}
+
+fn file_names(dir: &Path) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        if entry.path().is_file() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
