@@ -48,6 +48,15 @@ pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
 /// The texts that reach (or explain) the model, scanned for forbidden material.
 pub const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
 
+/// The checks [`validate`] runs (what `verify` reports as run on a packet).
+pub const VALIDATE_CHECKS: [PacketCheck; 5] = [
+    PacketCheck::Contract,
+    PacketCheck::ProviderShape,
+    PacketCheck::ForbiddenMaterial,
+    PacketCheck::ExactInputHash,
+    PacketCheck::Checksum,
+];
+
 /// Every packet check, in report order.
 pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
     let Some(map) = packet.as_object() else {

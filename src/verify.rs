@@ -7,7 +7,9 @@
 
 use crate::run::checks;
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
-use crate::{canonical, fsutil, packet, Check, Config, Error, Finding, Outcome, PacketCheck, Result, RunCheck};
+use crate::{
+    canonical, fsutil, packet, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result, RunCheck,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,65 +25,106 @@ enum Target {
 /// The target name of the corpus layout check in a report.
 pub const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
 
+/// What `verify` found: one outcome per target, and every check that ran.
+#[derive(Debug, Default)]
+pub struct Verification {
+    pub outcomes: Vec<Outcome>,
+    /// The checks that ran on at least one target, in first-run order.
+    pub checks: Vec<&'static str>,
+}
+
+/// Called after each target: (targets done, targets in all, the target just checked).
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
+
 /// One outcome per packet and run directory found under `paths`.
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
-    let mut outcomes = Vec::new();
+    Ok(verify_with_progress(config, paths, &mut |_, _, _| {})?.outcomes)
+}
+
+/// [`verify`], reporting progress and the checks that ran.
+pub fn verify_with_progress(config: &Config, paths: &[PathBuf], progress: Progress) -> Result<Verification> {
+    let mut found = Verification::default();
     let mut runs = Vec::new();
     // Golden folders of the project's own corpus are also recompiled and checked
     // for branch isolation: what `cargo test` runs as packet::regenerates.
     let corpus = crate::corpus::cases(config)?;
+    let mut discovered = Vec::new();
     for path in paths {
-        let targets = discover(path, config)?;
+        discovered.push((path, discover(path, config)?));
+    }
+    let total = discovered.iter().map(|(_, targets)| targets.len()).sum();
+    for (path, targets) in discovered {
         if targets.is_empty() {
-            outcomes.push(Outcome::new(
-                path.display().to_string(),
-                vec![Finding::new(
-                    Check::VerifyNothingFound,
-                    path.display().to_string(),
-                    "no packet or run directory found here",
-                )],
-            ));
+            let shown = path.display().to_string();
+            let nothing =
+                Finding::new(Check::VerifyNothingFound, shown.clone(), "no packet or run directory found here");
+            found.outcomes.push(Outcome::new(shown, vec![nothing]));
         }
         for target in targets {
-            match target {
-                Target::Packet(file) => outcomes.push(verify_packet(&file, &corpus, config)),
+            let (outcome, checks) = match target {
+                Target::Packet(file) => verify_packet(&file, &corpus, config),
                 Target::Run(dir) => {
-                    outcomes.push(verify_run(&dir, config));
-                    runs.push((outcomes.len() - 1, dir));
+                    runs.push((found.outcomes.len(), dir.clone()));
+                    (verify_run(&dir, config), RunCheck::ALL.map(RunCheck::name).to_vec())
                 }
-                Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
-            }
+                Target::AgentView(dir) => (verify_agent_view(&dir, config), vec![Check::GoldenAgentRequest.name()]),
+            };
+            found.ran(&checks);
+            progress(found.outcomes.len() + 1, total, &outcome.target);
+            found.outcomes.push(outcome);
         }
     }
-    flag_reused_tasks(&mut outcomes, &runs, config);
+    flag_reused_tasks(&mut found.outcomes, &runs, config);
     // Verifying the corpus (or a folder in it) also checks that nothing in it is skipped.
     let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
     let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
     if paths.iter().any(touches) {
         let findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
-        outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
+        found.outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
+        found.ran(&[CorpusCheck::Layout.name()]);
     }
-    Ok(outcomes)
+    Ok(found)
+}
+
+impl Verification {
+    fn ran(&mut self, checks: &[&'static str]) {
+        for check in checks {
+            if !self.checks.contains(check) {
+                self.checks.push(check);
+            }
+        }
+    }
+
+    /// How many targets hold and how many failed.
+    pub fn counts(&self) -> (usize, usize) {
+        let hold = self.outcomes.iter().filter(|o| o.ok()).count();
+        (hold, self.outcomes.len() - hold)
+    }
 }
 
 /// A packet against the contract; the golden packet of a corpus case is also
 /// recompiled from its request and checked for branch isolation.
-fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
+fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> (Outcome, Vec<&'static str>) {
     let shown = file.display().to_string();
+    let mut checks: Vec<&'static str> = packet::VALIDATE_CHECKS.map(PacketCheck::name).to_vec();
     let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
         Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
-        Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
+        Err(e) => {
+            let unreadable = Finding::new(PacketCheck::Contract, shown.clone(), e.to_string());
+            return (Outcome::new(shown, vec![unreadable]), vec![PacketCheck::Contract.name()]);
+        }
     };
     let real = |p: &Path| p.canonicalize().ok();
     if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
         for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
+            checks.push(check.name());
             match crate::check::on_case(Check::Packet(check), case, config) {
                 Ok(checked) => outcome.findings.extend(checked.findings),
                 Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
             }
         }
     }
-    outcome
+    (outcome, checks)
 }
 
 /// A golden agent-request.json is exactly the agent view of the packet beside it.

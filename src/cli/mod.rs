@@ -160,8 +160,13 @@ pub struct VerifyArgs {
     /// Packets, run directories, or directories to search for both.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// `text`: failures and their findings, then `N checked: H hold, F failed`; `json`: every
+    /// result, the counts and the checks that ran.
     #[arg(long, value_enum, default_value_t)]
     pub format: FormatArg,
+    /// List every file checked, not only the failures (text format).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 pub fn main() -> ExitCode {
@@ -217,8 +222,13 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Verify(args) => {
-            let outcomes = crate::verify::verify(&load_config(suffix)?, &args.paths)?;
-            Ok(print::outcomes(&outcomes, args.format.into()))
+            let config = load_config(suffix)?;
+            let mut progress = print::ProgressLine::new();
+            let found = crate::verify::verify_with_progress(&config, &args.paths, &mut |done, total, target| {
+                progress.update(done, total, target)
+            });
+            progress.finish();
+            print::verification(&found?, args.format.into(), args.verbose)
         }
     }
 }

@@ -4,9 +4,90 @@
 use crate::release::{Report, ReportFormat};
 use crate::run::evaluate::Evaluation;
 use crate::run::paths::AGENT_REQUEST;
+use crate::verify::Verification;
 use crate::{canonical, Error, Format, Outcome, Result, Status};
-use std::io::Write;
+use anstyle::{AnsiColor, Style};
+use std::io::{IsTerminal, Write};
 use std::path::Path;
+
+const FAILED: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red))).bold();
+const HOLDS: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
+const DIM: Style = Style::new().dimmed();
+
+/// Text with ANSI styles, on stdout: `anstream` drops the styles unless stdout is a
+/// terminal (and `NO_COLOR` is unset), so pipes and files get plain text.
+fn styled(text: &str) -> Result<()> {
+    let mut stdout = anstream::stdout().lock();
+    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|e| Error::io("<stdout>", e))
+}
+
+/// `verify`: failures with their findings (every target with `verbose`), then
+/// `N checked: H hold, F failed`; JSON carries the same counts and the checks that ran.
+pub fn verification(found: &Verification, format: Format, verbose: bool) -> Result<Status> {
+    let (hold, failed) = found.counts();
+    let status = Status::from_ok(failed == 0);
+    if format == Format::Json {
+        let doc = serde_json::json!({
+            "ok": failed == 0,
+            "checked": found.outcomes.len(),
+            "hold": hold,
+            "failed": failed,
+            "checks": found.checks,
+            "results": found.outcomes,
+        });
+        bytes(canonical::to_pretty(&doc).as_bytes())?;
+        return Ok(status);
+    }
+    let mut text = String::new();
+    for outcome in found.outcomes.iter().filter(|o| verbose || !o.ok()) {
+        text.push_str(&outcome_text(outcome));
+    }
+    let summary = if failed == 0 { HOLDS } else { FAILED };
+    text.push_str(&format!("{summary}{} checked: {hold} hold, {failed} failed{summary:#}\n", found.outcomes.len()));
+    styled(&text)?;
+    Ok(status)
+}
+
+fn outcome_text(outcome: &Outcome) -> String {
+    let (style, verdict) = if outcome.ok() { (HOLDS, "ok") } else { (FAILED, "FAILED") };
+    let mut text = format!("{}: {style}{verdict}{style:#} ({} finding(s))\n", outcome.target, outcome.findings.len());
+    for finding in &outcome.findings {
+        text.push_str(&format!("  {finding}\n"));
+    }
+    for note in &outcome.notes {
+        text.push_str(&format!("  {DIM}note: {note}{DIM:#}\n"));
+    }
+    text
+}
+
+/// A progress line for long runs, on stderr when it is a terminal (rewritten in place).
+pub struct ProgressLine {
+    start: std::time::Instant,
+    shown: bool,
+    terminal: bool,
+}
+
+impl ProgressLine {
+    pub fn new() -> ProgressLine {
+        ProgressLine { start: std::time::Instant::now(), shown: false, terminal: std::io::stderr().is_terminal() }
+    }
+
+    /// After half a second, show `[done/total] target`; short runs print nothing.
+    pub fn update(&mut self, done: usize, total: usize, target: &str) {
+        if self.terminal && self.start.elapsed() > std::time::Duration::from_millis(500) {
+            eprint!("\r\x1b[2K[{done}/{total}] {target}");
+            self.shown = true;
+        }
+    }
+
+    /// Erase the line before the report prints.
+    pub fn finish(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[2K");
+            self.shown = false;
+        }
+    }
+}
 
 /// A command's error, on stderr (the exit status is 2).
 pub fn error(error: &Error) {

@@ -9,6 +9,7 @@ mod support;
 
 mod canon;
 mod compile;
+mod corpus;
 mod release_check;
 mod run;
 mod validate;
@@ -23,6 +24,7 @@ fn main() {
     let mut trials = canon::trials();
     trials.extend(validate::trials());
     trials.extend(compile::trials());
+    trials.extend(corpus::trials());
     trials.extend(release_check::trials());
     trials.extend(run::trials());
     libtest_mimic::run(&args, trials).exit();

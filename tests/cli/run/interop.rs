@@ -8,7 +8,7 @@ fn interop_verify_passes_on_the_node_samples() {
     // broken inputs (the reference's verdict corpora), which have tests of their own.
     let paths = ["run-anthropic", "run-google", "runtime-packet.anthropic.json", "runtime-packet.google.json"]
         .map(|name| dir.join(name));
-    let out = exec(interop_cmd().arg("verify").args(&paths));
+    let out = exec(interop_cmd().args(["verify", "-v"]).args(&paths));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("run-google: ok") && out.stdout.contains("run-anthropic: ok"), "{}", out.stdout);
 }

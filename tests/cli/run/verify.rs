@@ -83,8 +83,50 @@ fn verify_checks_a_golden_agent_request_against_the_packet_beside_it() {
     assert!(report.contains("golden::agent-request") && report.contains("is not the agent view"), "{report}");
 }
 
+/// Failures (with findings) by default, every target with `-v`, a summary line
+/// last; JSON has the counts and the checks that ran; colours only when asked
+/// for (stdout is a pipe here), never with NO_COLOR.
+fn verify_reports_failures_then_a_summary_and_every_file_with_v() {
+    let project = Project::new();
+    let done = project.answered("google", "done", &good_output());
+    assert_eq!(project.evaluate(&done).0, 0);
+    assert_eq!(project.complete(&done, "task-1").code, 0);
+    let open = project.prepared("google", "open");
+    let runs = project.root().join("runs");
+    let out = project.run(&["verify", s(&runs)]);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains(&format!("{}: FAILED", open.display())), "{}", out.stdout);
+    assert!(out.stdout.contains("[run::completion]"), "{}", out.stdout);
+    assert!(!out.stdout.contains(&done.display().to_string()), "a holding run is listed without -v:\n{}", out.stdout);
+    assert_eq!(out.stdout.lines().last(), Some("2 checked: 1 hold, 1 failed"), "{}", out.stdout);
+    assert!(!out.stdout.contains('\x1b'), "colours on a pipe:\n{}", out.stdout);
+
+    let verbose = project.run(&["verify", "-v", s(&runs)]);
+    assert!(verbose.stdout.contains(&format!("{}: ok", done.display())), "{}", verbose.stdout);
+    assert_eq!(verbose.stdout.lines().last(), Some("2 checked: 1 hold, 1 failed"));
+
+    let json = project.run(&["verify", "--format", "json", s(&runs)]);
+    let report: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(
+        (report["checked"].as_u64(), report["hold"].as_u64(), report["failed"].as_u64()),
+        (Some(2), Some(1), Some(1))
+    );
+    let checks: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert_eq!(
+        checks,
+        ["run::agent-request", "run::manifest-binding", "run::snapshot-parity", "run::evaluation", "run::completion"]
+    );
+    assert_eq!(report["results"].as_array().unwrap().len(), 2);
+
+    let forced = exec(project.cmd().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR"));
+    assert!(forced.stdout.contains("\x1b["), "no colours when forced:\n{}", forced.stdout);
+    let plain = exec(project.cmd().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env("NO_COLOR", "1"));
+    assert!(!plain.stdout.contains('\x1b'), "colours despite NO_COLOR:\n{}", plain.stdout);
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
+        verify_reports_failures_then_a_summary_and_every_file_with_v,
         verify_fails_a_prepared_run_that_is_not_completed,
         verify_fails_a_receipt_that_no_longer_binds_the_files,
         verify_flags_an_agent_task_shared_by_two_runs,
