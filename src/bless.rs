@@ -5,13 +5,16 @@
 //! refused request leaves its golden files alone), and a file whose bytes would
 //! not change is not rewritten.
 //!
-//! Two callers ask: `packetproof bless [FILTER]` ([`bless`]) and the conformance
-//! runner under `PACKETPROOF_BLESS=1` ([`bless_from_test`]).
+//! Two callers ask: `packetproof bless [FILTER]` ([`bless`], or [`plan`] then
+//! [`apply`] per accepted case for `bless --review`) and the conformance runner
+//! under `PACKETPROOF_BLESS=1` ([`bless_from_test`]). Each case is reported as
+//! new, updated or unchanged.
 
 use crate::corpus::{self, Case};
 use crate::env::Env;
 use crate::{canonical, compile, fsutil, provider, Config, Error, Result};
-use std::path::Path;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
 
 /// Who asks for golden files to be written; the refusals say it in their terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +25,42 @@ pub enum Requester {
     Test,
 }
 
-/// Bless the cases whose name contains `filter`; returns their names. Refused under CI.
-pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
+/// What blessing does (or did) to one case's golden files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// No golden files yet.
+    New,
+    /// The golden files differ from what the request compiles to now.
+    Updated,
+    /// Already current: nothing is written.
+    Unchanged,
+}
+
+impl Change {
+    pub fn word(self) -> &'static str {
+        match self {
+            Change::New => "new",
+            Change::Updated => "updated",
+            Change::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// One case's golden files as they are and as blessing would write them.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub case: Case,
+    pub change: Change,
+    /// The golden packet now (absent for a new case), for a diff.
+    pub golden: Option<Value>,
+    pub packet: Value,
+    packet_text: String,
+    view_text: String,
+}
+
+/// The cases whose name contains `filter`, compiled, each with what blessing it
+/// would change. Nothing is written. Refused under CI.
+pub fn plan(config: &Config, filter: Option<&str>) -> Result<Vec<Pending>> {
     refuse_under_ci("bless", Requester::Command)?;
     let matching: Vec<Case> =
         corpus::cases(config)?.into_iter().filter(|c| filter.is_none_or(|f| c.name.contains(f))).collect();
@@ -43,10 +80,18 @@ pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
             "carries its own runtime-packet.json (a negative case); such cases are never blessed",
         ));
     }
-    for case in &selected {
-        write_golden(config, case, Requester::Command)?;
+    selected.into_iter().map(|case| pending(config, case)).collect()
+}
+
+/// Bless every case whose name contains `filter`; returns each case with what
+/// changed. Identical files are not rewritten. Refused under CI.
+pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<(String, Change)>> {
+    let mut done = Vec::new();
+    for pending in plan(config, filter)? {
+        apply(config, &pending, Requester::Command)?;
+        done.push((pending.case.name, pending.change));
     }
-    Ok(selected.into_iter().map(|c| c.name).collect())
+    Ok(done)
 }
 
 /// `PACKETPROOF_BLESS=1 cargo test [FILTER]` asks the conformance runner to
@@ -60,10 +105,31 @@ pub fn bless_from_test(config: &Config, case: &Case) -> Result<()> {
     write_golden(config, case, Requester::Test).map(|_| ())
 }
 
-/// The one way golden files are written (see the module docs). Returns whether
-/// any file changed.
-pub fn write_golden(config: &Config, case: &Case, requester: Requester) -> Result<bool> {
+/// The one way golden files are written (see the module docs).
+pub fn write_golden(config: &Config, case: &Case, requester: Requester) -> Result<Change> {
     refuse_under_ci(&case.name, requester)?;
+    let pending = pending(config, case.clone())?;
+    apply(config, &pending, requester)?;
+    Ok(pending.change)
+}
+
+/// Write a planned case's golden files (only those whose bytes change). The
+/// golden directory itself must exist: a misspelt one is never created.
+pub fn apply(config: &Config, pending: &Pending, requester: Requester) -> Result<()> {
+    let case = &pending.case;
+    refuse_under_ci(&case.name, requester)?;
+    if pending.change == Change::Unchanged {
+        return Ok(());
+    }
+    corpus::layout::require_dirs(config)?;
+    std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
+    write_if_changed(&case.golden_packet(), pending.packet_text.as_bytes())?;
+    write_if_changed(&case.golden_agent_request(), pending.view_text.as_bytes())?;
+    Ok(())
+}
+
+/// Compile a case (refused requests leave the golden files alone) and compare.
+pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
     if case.own_packet().is_some() {
         return Err(Error::refused(
             &case.name,
@@ -72,10 +138,53 @@ pub fn write_golden(config: &Config, case: &Case, requester: Requester) -> Resul
     }
     let packet = compile::compile(&case.request, config, &case.request_path().display().to_string())?;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
-    std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
-    let packet_changed = write_if_changed(&case.golden_packet(), canonical::to_pretty(&packet).as_bytes())?;
-    let view_changed = write_if_changed(&case.golden_agent_request(), canonical::to_pretty(&agent_request).as_bytes())?;
-    Ok(packet_changed || view_changed)
+    let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));
+    let same = |path: &Path, text: &str| std::fs::read(path).is_ok_and(|old| old == text.as_bytes());
+    let change = if !case.golden_packet().exists() {
+        Change::New
+    } else if same(&case.golden_packet(), &packet_text) && same(&case.golden_agent_request(), &view_text) {
+        Change::Unchanged
+    } else {
+        Change::Updated
+    };
+    let golden = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes).ok();
+    Ok(Pending { case, change, golden, packet, packet_text, view_text })
+}
+
+/// Golden folders that belong to no fixture, and what `--unreferenced` does with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreferenced {
+    /// List them; bless still succeeds.
+    Warn,
+    /// List them and fail.
+    Reject,
+    /// Remove their golden files (and the folder, once empty).
+    Delete,
+}
+
+/// The golden folders no fixture explains; with `Delete`, removes their golden
+/// files (never anything else) and the folders left empty. Returns the folders.
+pub fn unreferenced(config: &Config, action: Unreferenced) -> Result<Vec<PathBuf>> {
+    let cases = corpus::cases(config)?;
+    let folders = corpus::layout::layout(config, &cases)?.unreferenced_golden;
+    if action == Unreferenced::Delete {
+        refuse_under_ci("bless --unreferenced delete", Requester::Command)?;
+        for folder in &folders {
+            for name in [corpus::PACKET_FILE, corpus::AGENT_REQUEST_FILE] {
+                let file = folder.join(name);
+                if file.is_file() {
+                    std::fs::remove_file(&file).map_err(|e| Error::io(&file, e))?;
+                }
+            }
+            // Only empty folders go, up to (not including) the golden root.
+            for dir in folder.ancestors().take_while(|d| *d != config.paths.golden) {
+                if std::fs::remove_dir(dir).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(folders)
 }
 
 fn refuse_under_ci(origin: &str, requester: Requester) -> Result<()> {

@@ -3,171 +3,17 @@
 //! unreadable input). All terminal output goes through [`print`](mod@print). Nothing in the
 //! library imports this module (a tidy test enforces it).
 
+pub mod args;
 pub mod print;
+mod review;
+
+pub use args::*;
 
 use crate::run::{self, CompleteRequest, EvaluateRequest};
 use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result, Status};
-use clap::{Parser, Subcommand};
-use std::path::{Path, PathBuf};
+use clap::Parser;
+use std::path::Path;
 use std::process::ExitCode;
-
-#[derive(Debug, Parser)]
-#[command(name = "packetproof", version, about = "Conformance toolchain for exact LLM runtime packets")]
-pub struct Cli {
-    /// The exact Google text-JSON suffix to expect instead of the one harness.toml names.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub google_suffix_file: Option<PathBuf>,
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Print the canonical (RFC 8785) bytes of a JSON file, or its sha256 digest.
-    Canon {
-        /// The JSON file; `-` or nothing reads standard input.
-        file: Option<PathBuf>,
-        /// Print `sha256:<hex>` and a newline instead of the canonical bytes.
-        #[arg(long)]
-        hash: bool,
-    },
-    /// Check a runtime packet against every rule of the contract.
-    Validate {
-        #[arg(long, value_name = "FILE")]
-        packet: PathBuf,
-        #[arg(long, value_enum, default_value_t)]
-        format: FormatArg,
-    },
-    /// Compile a request into a runtime packet (stdout, or --out written atomically).
-    Export {
-        #[arg(long, value_name = "FILE")]
-        request: PathBuf,
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-    },
-    /// Check (or rewrite) the output schema snapshot against its source.
-    #[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "write"])))]
-    Schema {
-        #[arg(long)]
-        check: bool,
-        #[arg(long)]
-        write: bool,
-        #[arg(long, value_enum, default_value_t)]
-        format: FormatArg,
-    },
-    /// Rewrite the golden files of the fixtures whose name contains FILTER (never under CI).
-    Bless { filter: Option<String> },
-    /// Show which packets a prompt or schema change affects and enforce the release policy.
-    ReleaseCheck {
-        /// The git revision to compare with (default: the merge base with main).
-        #[arg(long, value_name = "REV")]
-        base: Option<String>,
-        #[arg(long, value_enum, default_value_t)]
-        format: ReleaseFormatArg,
-    },
-    /// Write a run directory for a fresh agent from a valid packet.
-    Prepare {
-        #[arg(long, value_name = "FILE")]
-        packet: PathBuf,
-        #[arg(long, value_name = "DIR")]
-        out_dir: PathBuf,
-    },
-    /// Evaluate a run's raw output and write evaluation.json.
-    Evaluate(EvaluateArgs),
-    /// Write completion.json for a run whose evaluation passed.
-    Complete(CompleteArgs),
-    /// Check packets and run directories (searched recursively) against every rule.
-    Verify(VerifyArgs),
-}
-
-/// `--format` of the report commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum FormatArg {
-    #[default]
-    Text,
-    Json,
-}
-
-impl From<FormatArg> for Format {
-    fn from(arg: FormatArg) -> Format {
-        match arg {
-            FormatArg::Text => Format::Text,
-            FormatArg::Json => Format::Json,
-        }
-    }
-}
-
-/// `release-check --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ReleaseFormatArg {
-    #[default]
-    Markdown,
-    Json,
-}
-
-impl From<ReleaseFormatArg> for crate::release::ReportFormat {
-    fn from(arg: ReleaseFormatArg) -> Self {
-        match arg {
-            ReleaseFormatArg::Markdown => crate::release::ReportFormat::Markdown,
-            ReleaseFormatArg::Json => crate::release::ReportFormat::Json,
-        }
-    }
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub struct EvaluateArgs {
-    /// The run directory (as written by `prepare`).
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: PathBuf,
-    /// The runtime packet; default: rebuilt from agent-request.json + eval-context.json.
-    #[arg(long, value_name = "FILE")]
-    pub packet: Option<PathBuf>,
-    /// The agent's raw output; default: the manifest's rawOutput (raw-output.json).
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Where to write the evaluation; default: the manifest's evaluation (evaluation.json).
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// `json` prints the evaluation document itself.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: FormatArg,
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub struct CompleteArgs {
-    /// The evaluated run directory.
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: PathBuf,
-    /// The scenario this run exercised.
-    #[arg(long, value_name = "S")]
-    pub scenario: String,
-    /// The run's id within the scenario.
-    #[arg(long, value_name = "R")]
-    pub run_id: String,
-    /// The fresh agent's task id; must not appear in any other completion under the runs root.
-    #[arg(long, value_name = "T")]
-    pub agent_task: String,
-    /// An evaluator note (at least one, none blank).
-    #[arg(long = "note", value_name = "TEXT", required = true)]
-    pub notes: Vec<String>,
-    /// Where agent task ids must be unique; default: the run directory's parent.
-    #[arg(long, value_name = "DIR")]
-    pub runs_root: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub struct VerifyArgs {
-    /// Packets, run directories, or directories to search for both.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-    /// `text`: failures and their findings, then `N checked: H hold, F failed`; `json`: every
-    /// result, the counts and the checks that ran.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: FormatArg,
-    /// List every file checked, not only the failures (text format).
-    #[arg(short, long)]
-    pub verbose: bool,
-}
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -183,46 +29,40 @@ pub fn main() -> ExitCode {
 
 /// Run one parsed command.
 pub fn dispatch(cli: Cli) -> Result<Status> {
-    let suffix = cli.google_suffix_file.as_deref();
+    let config = |suffix: &SuffixArg| load_config(suffix.google_suffix_file.as_deref());
     match cli.command {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
-        Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format.into()),
-        Command::Export { request, out } => {
+        Command::Validate { packet, format, suffix } => validate(&config(&suffix)?, &packet, format.into()),
+        Command::Export { request, out, suffix } => {
             // Compile first, write after: nothing is written on refusal.
-            let text = crate::compile::export(&load_config(suffix)?, &request)?;
+            let text = crate::compile::export(&config(&suffix)?, &request)?;
             match out {
                 Some(path) => fsutil::write_atomic(&path, text.as_bytes())?,
                 None => print::bytes(text.as_bytes())?,
             }
             Ok(Status::Holds)
         }
-        Command::Schema { write, format, .. } => schema(&load_config(suffix)?, write, format.into()),
-        Command::Bless { .. } if suffix.is_some() => Err(Error::Usage(
-            "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
-        )),
-        Command::Bless { filter } => {
-            print::blessed(&crate::bless::bless(&load_config(suffix)?, filter.as_deref())?);
-            Ok(Status::Holds)
-        }
+        Command::Schema { write, format, .. } => schema(&load_config(None)?, write, format.into()),
+        Command::Bless(args) => bless(args),
         Command::ReleaseCheck { base, format } => {
-            let report = crate::release::check(&load_config(suffix)?, base.as_deref())?;
-            print::release(&report, format.into());
+            let report = crate::release::check(&load_config(None)?, base.as_deref())?;
+            print::release(&report, format.into())?;
             Ok(Status::from_ok(report.ok))
         }
-        Command::Prepare { packet, out_dir } => {
-            let written = run::prepare::prepare(&load_config(suffix)?, &packet, &out_dir)?;
+        Command::Prepare { packet, out_dir, suffix } => {
+            let written = run::prepare::prepare(&config(&suffix)?, &packet, &out_dir)?;
             print::prepared(&out_dir, &written);
             Ok(Status::Holds)
         }
-        Command::Evaluate(args) => evaluate(&load_config(suffix)?, args),
+        Command::Evaluate(args) => evaluate(&config(&args.suffix)?, args),
         Command::Complete(args) => {
             let agent_task = args.agent_task.clone();
-            let written = run::complete::complete(&load_config(suffix)?, &args.into())?;
+            let written = run::complete::complete(&config(&args.suffix)?, &args.into())?;
             print::completed(&written, &agent_task);
             Ok(Status::Holds)
         }
         Command::Verify(args) => {
-            let config = load_config(suffix)?;
+            let config = config(&args.suffix)?;
             let mut progress = print::ProgressLine::new();
             let found = crate::verify::verify_with_progress(&config, &args.paths, &mut |done, total, target| {
                 progress.update(done, total, target)
@@ -231,6 +71,31 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             print::verification(&found?, args.format.into(), args.verbose)
         }
     }
+}
+
+/// `packetproof bless`: every case (or, with --review, each changed case the
+/// developer accepts), then the golden folders no fixture explains.
+fn bless(args: BlessArgs) -> Result<Status> {
+    if args.google_suffix_file.is_some() {
+        return Err(Error::Usage(
+            "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
+        ));
+    }
+    let config = load_config(None)?;
+    let mut status = if args.review {
+        review::review(&config, args.filter.as_deref())?
+    } else {
+        let blessed = crate::bless::bless(&config, args.filter.as_deref())?;
+        print::blessed(&blessed);
+        Status::Holds
+    };
+    let action = args.unreferenced.into();
+    let folders = crate::bless::unreferenced(&config, action)?;
+    print::unreferenced(&folders, action);
+    if action == crate::bless::Unreferenced::Reject && !folders.is_empty() {
+        status = Status::Failed;
+    }
+    Ok(status)
 }
 
 impl From<EvaluateArgs> for EvaluateRequest {

@@ -67,6 +67,12 @@ pub struct ProgressLine {
     terminal: bool,
 }
 
+impl Default for ProgressLine {
+    fn default() -> Self {
+        ProgressLine::new()
+    }
+}
+
 impl ProgressLine {
     pub fn new() -> ProgressLine {
         ProgressLine { start: std::time::Instant::now(), shown: false, terminal: std::io::stderr().is_terminal() }
@@ -106,14 +112,35 @@ pub fn outcomes(outcomes: &[Outcome], format: Format) -> Status {
     Status::from_ok(Outcome::all_ok(outcomes))
 }
 
-pub fn blessed(names: &[String]) {
-    for name in names {
-        println!("blessed {name}");
+/// `bless`: one line per case, new / updated / unchanged.
+pub fn blessed(cases: &[(String, crate::bless::Change)]) {
+    for (name, change) in cases {
+        println!("{:<9} {name}", change.word());
     }
 }
 
-pub fn release(report: &Report, format: ReportFormat) {
-    print!("{}", report.render(format));
+/// `bless --review`: the tally.
+pub fn reviewed(summary: &str) -> Result<()> {
+    styled(summary)
+}
+
+/// Golden folders no fixture explains, and what `--unreferenced` did with them.
+pub fn unreferenced(folders: &[std::path::PathBuf], action: crate::bless::Unreferenced) {
+    use crate::bless::Unreferenced;
+    for folder in folders {
+        match action {
+            Unreferenced::Delete => println!("deleted   {} (no fixture)", folder.display()),
+            Unreferenced::Reject => println!("unreferenced {}: belongs to no fixture (rejected)", folder.display()),
+            Unreferenced::Warn => println!(
+                "unreferenced {}: belongs to no fixture; remove it with `packetproof bless --unreferenced delete`",
+                folder.display()
+            ),
+        }
+    }
+}
+
+pub fn release(report: &Report, format: ReportFormat) -> Result<()> {
+    styled(&report.render(format))
 }
 
 pub fn schema_written(snapshot: &Path, changed: bool) {

@@ -3,8 +3,8 @@
 //! enforce the policy (`policy`) that every golden change is explained and
 //! every prompt change is re-blessed.
 
-mod markdown;
 mod policy;
+mod render;
 
 pub use crate::diff::{ChangeGroup, FieldChange};
 
@@ -45,30 +45,76 @@ pub struct CaseReport {
     pub stale_in_tree: bool,
     /// The golden packet file itself differs between base and tree.
     pub golden_changed: bool,
+    /// The case has no golden packet at the base: this release adds it.
+    pub new: bool,
     pub hash_before: Option<String>,
     pub hash_after: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compile_error: Option<String>,
 }
 
+impl CaseReport {
+    /// Anything to say about this case (the report lists only these).
+    pub fn changed(&self) -> bool {
+        self.new || self.changed_from_base || self.stale_in_tree || self.golden_changed || self.compile_error.is_some()
+    }
+}
+
+/// What the policy forbids, structured for machines; `message` reads on its own
+/// and the renderers add `cases` and `paths`, each list printed once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    pub message: String,
+    pub cases: Vec<String>,
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ViolationKind {
+    /// Golden packets differ from what their requests compile to now.
+    NotReblessed,
+    /// Golden files changed with nothing to explain the change.
+    UnexplainedGoldenChange,
+    /// A changed golden file belongs to no fixture.
+    OrphanedGoldenChange,
+    /// promptVersions do not match the templates' bytes.
+    PromptVersionMismatch,
+}
+
+/// How the base revision was chosen, said in the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Base {
+    pub commit: String,
+    /// `--base REV`, or the merge base with which branch.
+    pub chosen_by: String,
+    /// The base is HEAD itself: only uncommitted changes are compared.
+    pub is_head: bool,
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
-    pub base: String,
+    pub base: Base,
     pub ok: bool,
     pub changed_files: Vec<ChangedFile>,
+    /// The cases with anything to report; the others are only counted.
     pub cases: Vec<CaseReport>,
+    pub unchanged_cases: usize,
     pub groups: Vec<ChangeGroup>,
-    pub violations: Vec<String>,
+    pub violations: Vec<Violation>,
 }
 
 /// Run the release check against `base` (default: the merge base with main).
 pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let git = Git::open(&config.root)?;
-    let base = match base {
-        Some(rev) => git.run(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])?,
+    let (base, chosen_by) = match base {
+        Some(rev) => (git.run(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])?, format!("--base {rev}")),
         None => default_base(&git)?,
     };
+    let is_head = git.run(&["rev-parse", "--verify", "HEAD^{commit}"]).is_ok_and(|head| head == base);
     let changed_files = changed_files(&git, &base, config)?;
     let mut cases = Vec::new();
     let mut changes: Vec<(String, Value, Value)> = Vec::new();
@@ -91,6 +137,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
             changed_from_base: recompiled.is_some() && recompiled != at_base,
             stale_in_tree: recompiled.is_none() || recompiled != tree || view_recompiled != view_tree,
             golden_changed: tree != at_base || view_tree != git.show_json(&base, &view_path)?,
+            new: at_base.is_none(),
             hash_before: at_base.as_ref().and_then(hash_of),
             hash_after: recompiled.as_ref().and_then(hash_of),
             compile_error,
@@ -106,21 +153,24 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let mut violations = policy::prompt_version_violations(config, &goldens);
     violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
     violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
+    let all = cases.len();
+    cases.retain(CaseReport::changed);
     Ok(Report {
-        base,
+        base: Base { commit: base, chosen_by, is_head },
         ok: violations.is_empty(),
         changed_files,
+        unchanged_cases: all - cases.len(),
         cases,
         groups: crate::diff::group(changes, ("base", "tree")),
         violations,
     })
 }
 
-/// The merge base with `main`, else with `origin/main`.
-fn default_base(git: &Git) -> Result<String> {
+/// The merge base with `main`, else with `origin/main`, and which it was.
+fn default_base(git: &Git) -> Result<(String, String)> {
     for branch in ["main", "origin/main"] {
         if let Ok(base) = git.run(&["merge-base", "HEAD", branch]) {
-            return Ok(base);
+            return Ok((base, format!("the merge base of HEAD and {branch}")));
         }
     }
     Err(Error::Usage("no merge base with `main` or `origin/main`; name the base with --base REV".into()))
@@ -141,10 +191,13 @@ fn read_json_opt(path: &Path) -> Result<Option<Value>> {
     crate::fsutil::read_json(path, crate::fsutil::DEFAULT_MAX_BYTES).map(Some)
 }
 
-/// How the release report prints: Markdown for a pull-request comment, JSON for machines.
+/// How the release report prints: text for a terminal, Markdown for a pull-request comment, JSON for machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReportFormat {
+    /// For a terminal.
     #[default]
+    Text,
+    /// For a pull-request comment.
     Markdown,
     Json,
 }

@@ -2,24 +2,33 @@
 //! reference, compiler or fixture change, every prompt change is re-blessed, and
 //! every `promptVersions` entry is its template's digest.
 
-use super::{CaseReport, ChangeKind, ChangedFile};
+use super::{CaseReport, ChangeKind, ChangedFile, Violation, ViolationKind};
 use crate::{digest, Config};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// A changed golden file must belong to a case (a deleted fixture leaves its golden
 /// files to nobody; an edit there is unexplained by construction).
-pub(super) fn orphaned_golden_changes(changed: &[ChangedFile], cases: &[CaseReport], golden: &str) -> Vec<String> {
-    changed
+pub(super) fn orphaned_golden_changes(changed: &[ChangedFile], cases: &[CaseReport], golden: &str) -> Vec<Violation> {
+    let paths: Vec<String> = changed
         .iter()
         .filter(|f| f.kind == ChangeKind::Golden)
         .filter(|f| !cases.iter().any(|c| f.path.starts_with(&format!("{golden}/{}/", c.case))))
-        .map(|f| format!("golden file {} changed but belongs to no fixture", f.path))
-        .collect()
+        .map(|f| f.path.clone())
+        .collect();
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    vec![Violation {
+        kind: ViolationKind::OrphanedGoldenChange,
+        message: format!("{} golden file(s) changed but belong to no fixture", paths.len()),
+        cases: Vec::new(),
+        paths,
+    }]
 }
 
 /// The policy, each violation a sentence a reviewer can act on.
-pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &str) -> Vec<String> {
+pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &str) -> Vec<Violation> {
     let mut violations = Vec::new();
     let stale: Vec<&str> = cases.iter().filter(|c| c.stale_in_tree).map(|c| c.case.as_str()).collect();
     if !stale.is_empty() {
@@ -27,26 +36,41 @@ pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &s
             changed,
             &[ChangeKind::Template, ChangeKind::Schema, ChangeKind::Reference, ChangeKind::Code],
         );
-        violations.push(format!(
-            "golden packets are not re-blessed for {} case(s) [{}]{}; run `packetproof bless` and commit the result",
-            stale.len(),
-            stale.join(", "),
-            if causes.is_empty() { String::new() } else { format!(" after changes to {}", causes.join(", ")) }
-        ));
+        violations.push(Violation {
+            kind: ViolationKind::NotReblessed,
+            message: format!(
+                "golden packets are not re-blessed for {} case(s){}; run `packetproof bless` and commit the result",
+                stale.len(),
+                if causes.is_empty() { String::new() } else { format!(" after changes to {}", causes.join(", ")) }
+            ),
+            cases: stale.iter().map(|c| c.to_string()).collect(),
+            paths: Vec::new(),
+        });
     }
     let explained_by_references = changed.iter().any(|f| {
         matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference | ChangeKind::Code)
     });
-    for case in cases.iter().filter(|c| c.golden_changed) {
-        let fixture_changed = changed
-            .iter()
-            .any(|f| f.kind == ChangeKind::Fixture && f.path.starts_with(&format!("{fixtures}/{}/", case.case)));
-        if !explained_by_references && !fixture_changed {
-            violations.push(format!(
-                "golden files of case {} changed with no template, schema, compiler or fixture change to explain them",
-                case.case
-            ));
-        }
+    let unexplained: Vec<String> = cases
+        .iter()
+        .filter(|c| c.golden_changed)
+        .filter(|case| {
+            !explained_by_references
+                && !changed
+                    .iter()
+                    .any(|f| f.kind == ChangeKind::Fixture && f.path.starts_with(&format!("{fixtures}/{}/", case.case)))
+        })
+        .map(|c| c.case.clone())
+        .collect();
+    if !unexplained.is_empty() {
+        violations.push(Violation {
+            kind: ViolationKind::UnexplainedGoldenChange,
+            message: format!(
+                "golden files of {} case(s) changed with no template, schema, compiler or fixture change to explain them",
+                unexplained.len()
+            ),
+            cases: unexplained,
+            paths: Vec::new(),
+        });
     }
     violations
 }
@@ -63,7 +87,7 @@ fn kinds_present(changed: &[ChangedFile], kinds: &[ChangeKind]) -> Vec<String> {
 
 /// Each promptVersions entry of a golden packet must be the digest of that
 /// template's bytes. One violation per template, naming every case that disagrees.
-pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Option<Value>)]) -> Vec<String> {
+pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Option<Value>)]) -> Vec<Violation> {
     let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for (case, packet) in packets {
         let Some(versions) = packet.as_ref().and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else {
@@ -78,12 +102,14 @@ pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Opt
     }
     stale
         .into_iter()
-        .map(|(path, cases)| {
-            format!(
-                "promptVersions[{path:?}] does not match the template's bytes in {} golden packet(s) [{}]",
-                cases.len(),
-                cases.join(", ")
-            )
+        .map(|(path, cases)| Violation {
+            kind: ViolationKind::PromptVersionMismatch,
+            message: format!(
+                "promptVersions[{path:?}] does not match the template's bytes in {} golden packet(s)",
+                cases.len()
+            ),
+            paths: vec![config.paths.prompts.join(&path).display().to_string()],
+            cases: cases.into_iter().map(str::to_owned).collect(),
         })
         .collect()
 }
@@ -99,6 +125,7 @@ mod tests {
             changed_from_base: false,
             stale_in_tree: false,
             golden_changed,
+            new: false,
             hash_before: None,
             hash_after: None,
             compile_error: None,

@@ -383,7 +383,7 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
 
     let blessed = packetproof(project.root(), &["bless", "google"]);
     assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
-    assert_eq!(String::from_utf8_lossy(&blessed.stdout), "blessed google-staged-both-selected\n");
+    assert_eq!(String::from_utf8_lossy(&blessed.stdout), "new       google-staged-both-selected\n");
     let request = project.path("fixtures/google-staged-both-selected/request.json");
     let exported = packetproof(project.root(), &["export", "--request", request.to_str().unwrap()]);
     let golden = project.path("golden/google-staged-both-selected");

@@ -7,6 +7,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod bless;
 mod canon;
 mod compile;
 mod corpus;
@@ -22,6 +23,7 @@ use std::process::{Output, Stdio};
 fn main() {
     let args = Arguments::from_args();
     let mut trials = canon::trials();
+    trials.extend(bless::trials());
     trials.extend(validate::trials());
     trials.extend(compile::trials());
     trials.extend(corpus::trials());

@@ -70,6 +70,10 @@ impl Repo {
     }
 
     fn markdown(&self) -> String {
+        String::from_utf8(self.packetproof(&["release-check", "--format", "markdown"]).stdout).unwrap()
+    }
+
+    fn text(&self) -> String {
         String::from_utf8(self.packetproof(&["release-check"]).stdout).unwrap()
     }
 
@@ -88,6 +92,16 @@ fn strings(report: &Value, pointer: &str) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// Each violation as one line: message, cases, paths.
+fn violations(report: &Value) -> Vec<String> {
+    report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| format!("{} {}: {} {}", v["kind"], v["message"].as_str().unwrap(), v["cases"], v["paths"]))
         .collect()
 }
 
@@ -112,7 +126,8 @@ fn no_change_passes_with_nothing_to_report() {
     assert!(report["changedFiles"].as_array().unwrap().is_empty());
     assert!(report["groups"].as_array().unwrap().is_empty());
     assert!(cases_where(&report, "changedFromBase").is_empty());
-    assert!(!report["cases"].as_array().unwrap().is_empty());
+    assert!(report["cases"].as_array().unwrap().is_empty(), "unchanged cases are only counted");
+    assert!(report["unchangedCases"].as_u64().unwrap() >= 14, "{report:#}");
 }
 
 fn template_edit_without_bless_fails_and_with_bless_reads_as_one_change() {
@@ -121,7 +136,7 @@ fn template_edit_without_bless_fails_and_with_bless_reads_as_one_change() {
     let (report, code) = repo.check();
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(changed_kinds(&report), ["template"]);
-    let violations = strings(&report, "/violations");
+    let violations = violations(&report);
     assert!(violations.iter().any(|v| v.contains("not re-blessed")), "{violations:?}");
     let all: Vec<String> =
         report["cases"].as_array().unwrap().iter().map(|c| c["case"].as_str().unwrap().to_owned()).collect();
@@ -139,7 +154,7 @@ fn template_edit_without_bless_fails_and_with_bless_reads_as_one_change() {
     let after: Vec<&Value> = report["cases"].as_array().unwrap().iter().map(|c| &c["hashAfter"]).collect();
     assert!(before.iter().zip(&after).all(|(b, a)| b != a), "every exactInputHash changes");
     let markdown = repo.markdown();
-    assert!(markdown.contains(&format!("### Change 1 — {} case(s)", all.len())), "{markdown}");
+    assert!(markdown.contains(&format!("### Change 1 of 1: {} case(s)", all.len())), "{markdown}");
     assert!(markdown.contains("<details><summary>systemPrompt (2 changed line(s))</summary>"), "{markdown}");
 }
 
@@ -152,7 +167,7 @@ fn promptversions_that_do_not_match_template_bytes_fail() {
     repo.edit("references/prompts/system.md.j2", "# How to adapt the example", "# How to adapt");
     let (report, code) = repo.check();
     assert_eq!(code, 1);
-    let violations = strings(&report, "/violations");
+    let violations = violations(&report);
     assert!(violations.iter().any(|v| v.contains("promptVersions[\"system.md.j2\"]")), "{violations:?}");
 }
 
@@ -219,7 +234,7 @@ fn unexplained_golden_edit_fails() {
     repo.edit(&format!("golden/{case}/runtime-packet.json"), "\"attempt\": 1", "\"attempt\": 2");
     let (report, code) = repo.check();
     assert_eq!(code, 1);
-    let violations = strings(&report, "/violations");
+    let violations = violations(&report);
     assert!(
         violations.iter().any(|v| v.contains(case) && v.contains("no template, schema, compiler or fixture change")),
         "{violations:?}"
@@ -278,13 +293,54 @@ fn golden_files_of_a_deleted_fixture_cannot_change_unnoticed() {
     repo.edit(&format!("golden/{case}/runtime-packet.json"), "\"attempt\": 1", "\"attempt\": 2");
     let (report, code) = repo.check();
     assert_eq!(code, 1, "{report:#}");
-    let violations = strings(&report, "/violations");
-    let orphan = format!("golden file golden/{case}/runtime-packet.json changed but belongs to no fixture");
-    assert!(violations.contains(&orphan), "{violations:?}");
+    let violations = violations(&report);
+    let orphan = format!("golden/{case}/runtime-packet.json");
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.contains("orphaned-golden-change") && v.contains("belong to no fixture") && v.contains(&orphan)),
+        "{violations:?}"
+    );
+}
+
+/// The report says which base it chose, lists only changed cases (the rest
+/// counted), labels new ones, and prints a list of cases once: a violation whose
+/// cases are a change's cases refers to the change.
+fn the_report_names_its_base_and_lists_each_changed_case_once() {
+    let repo = Repo::new();
+    repo.edit("references/prompts/system.md.j2", "# How to adapt", "# How to adapt the example");
+    support::copy_tree(&repo.path("fixtures/openai-staged-succ-default"), &repo.path("fixtures/zz-new-case"));
+    let (report, code) = repo.check();
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["base"]["isHead"], Value::Bool(true), "{report:#}");
+    assert_eq!(report["base"]["chosenBy"], "the merge base of HEAD and main");
+    let new: Vec<String> = cases_where(&report, "new");
+    assert_eq!(new, ["zz-new-case"]);
+    let all = report["violations"].as_array().unwrap();
+    let violation = all.iter().find(|v| v["kind"] == "not-reblessed").expect("a not-reblessed violation");
+    assert!(violation["cases"].as_array().unwrap().len() >= 15, "{violation:#}");
+
+    repo.bless();
+    repo.commit("edit and bless");
+    repo.edit("references/prompts/system.md.j2", "# How to adapt the example", "# How to adapt the example well");
+    let text = repo.text();
+    assert!(text.contains("Base: ") && text.contains("(the merge base of HEAD and main)"), "{text}");
+    assert!(text.contains("only uncommitted changes are compared"), "{text}");
+    assert!(text.contains("the cases of change 1"), "{text}");
+    let (report, _) = repo.check();
+    for case in strings(&report["groups"][0], "/cases") {
+        assert_eq!(text.matches(&format!("- {case}:")).count(), 1, "{case} not listed once:\n{text}");
+        assert!(!text.contains(&format!("{case},")), "a case list printed twice:\n{text}");
+    }
+    // A fixture edit changes one case: the others are only counted.
+    let (report, _) = repo.check();
+    let unchanged = report["unchangedCases"].as_u64().unwrap();
+    assert!(unchanged == 0 || report["cases"].as_array().unwrap().len() as u64 + unchanged >= 15);
 }
 
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
+        the_report_names_its_base_and_lists_each_changed_case_once,
         no_change_passes_with_nothing_to_report,
         template_edit_without_bless_fails_and_with_bless_reads_as_one_change,
         promptversions_that_do_not_match_template_bytes_fail,

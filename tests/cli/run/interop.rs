@@ -8,7 +8,7 @@ fn interop_verify_passes_on_the_node_samples() {
     // broken inputs (the reference's verdict corpora), which have tests of their own.
     let paths = ["run-anthropic", "run-google", "runtime-packet.anthropic.json", "runtime-packet.google.json"]
         .map(|name| dir.join(name));
-    let out = exec(interop_cmd().args(["verify", "-v"]).args(&paths));
+    let out = exec(interop_cmd("verify").args(["-v"]).args(&paths));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("run-google: ok") && out.stdout.contains("run-anthropic: ok"), "{}", out.stdout);
 }
@@ -18,7 +18,7 @@ fn interop_evaluation_matches_node_field_for_field() {
     let temp = tempfile::tempdir().unwrap();
     for run in ["run-anthropic", "run-google"] {
         let report = temp.path().join(format!("{run}.json"));
-        let out = exec(interop_cmd().args(["evaluate", "--run-dir", s(&interop.join(run)), "--report", s(&report)]));
+        let out = exec(interop_cmd("evaluate").args(["--run-dir", s(&interop.join(run)), "--report", s(&report)]));
         assert_eq!(out.code, 0, "{run}: {}{}", out.stdout, out.stderr);
         let mut ours = read_json(&report);
         let raw = std::fs::read(interop.join(run).join("raw-output.json")).unwrap();
@@ -46,8 +46,7 @@ fn interop_prepare_reproduces_the_node_run_files() {
     for provider in ["anthropic", "google"] {
         let out_dir = root.path().join(format!("run-{provider}"));
         let packet = interop.join(format!("runtime-packet.{provider}.json"));
-        let out = exec(interop_cmd().env("PACKETPROOF_ROOT", root.path()).args([
-            "prepare",
+        let out = exec(interop_cmd("prepare").env("PACKETPROOF_ROOT", root.path()).args([
             "--packet",
             s(&packet),
             "--out-dir",
@@ -73,7 +72,6 @@ fn interop_complete_on_a_copy_matches_node_and_verifies() {
         let complete = |cmd: &mut Command| {
             exec(
                 cmd.args([
-                    "complete",
                     "--run-dir",
                     s(&dir),
                     "--scenario",
@@ -87,12 +85,12 @@ fn interop_complete_on_a_copy_matches_node_and_verifies() {
             )
         };
         // Node's evaluation does not record which raw output it checked.
-        let out = complete(&mut interop_cmd());
+        let out = complete(&mut interop_cmd("complete"));
         assert_eq!(out.code, 2, "{}", out.stdout);
         assert!(out.stderr.contains("$.rawOutputChecksum: missing"), "{}", out.stderr);
-        let out = exec(interop_cmd().args(["evaluate", "--run-dir", s(&dir)]));
+        let out = exec(interop_cmd("evaluate").args(["--run-dir", s(&dir)]));
         assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-        let out = complete(&mut interop_cmd());
+        let out = complete(&mut interop_cmd("complete"));
         assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
         let mut ours = read_json(&dir.join("completion.json"));
         let mut node = read_json(&interop.join(run).join("completion.json"));
@@ -104,7 +102,7 @@ fn interop_complete_on_a_copy_matches_node_and_verifies() {
         }
         pretty_assertions::assert_eq!(canonical::to_pretty(&ours), canonical::to_pretty(&node), "{run}");
     }
-    let out = exec(interop_cmd().args(["verify", s(temp.path())]));
+    let out = exec(interop_cmd("verify").args([s(temp.path())]));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
 

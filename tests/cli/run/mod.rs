@@ -256,9 +256,11 @@ fn failing(output: Value) -> Value {
 
 const SUFFIX_ARG: &str = "--google-suffix-file=../shared/interop/google-suffix.txt";
 
-fn interop_cmd() -> Command {
+/// The binary running `command` with the interop samples' Google suffix (the
+/// option belongs to the subcommand, so it follows it).
+fn interop_cmd(command: &str) -> Command {
     let mut cmd = support::bin();
-    cmd.arg(SUFFIX_ARG);
+    cmd.args([command, SUFFIX_ARG]);
     cmd
 }
 

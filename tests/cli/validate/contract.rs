@@ -617,7 +617,7 @@ impl Base {
         }
     }
 
-    /// Arguments before `validate` (the interop samples append their own suffix).
+    /// Arguments of `validate` (the interop samples append their own suffix).
     fn extra(self) -> Vec<PathBuf> {
         match self {
             Base::InteropGoogle => suffix_args(&interop_dir()),
@@ -659,8 +659,9 @@ pub(super) fn contract_trials() -> Vec<Trial> {
 fn base_validates(base: Base) -> Result<(), String> {
     let temp = tempfile::tempdir().unwrap();
     let base_file = write_json(temp.path(), "base.json", &Value::Object(base.packet()));
-    let mut args: Vec<PathBuf> = base.extra();
-    args.extend(["validate", "--packet"].map(PathBuf::from));
+    let mut args: Vec<PathBuf> = vec![PathBuf::from("validate")];
+    args.extend(base.extra());
+    args.push(PathBuf::from("--packet"));
     args.push(base_file);
     let output = run(&args);
     if output.status.code() != Some(0) {

@@ -42,8 +42,9 @@ fn interop_packets_validate() {
     assert!(text(&output.stdout).contains("ok (0 finding(s))"), "{}", describe(&output));
 
     let google = dir.join("runtime-packet.google.json");
-    let mut args: Vec<PathBuf> = suffix_args(&dir);
-    args.extend(["validate", "--packet"].map(PathBuf::from));
+    let mut args: Vec<PathBuf> = vec![PathBuf::from("validate")];
+    args.extend(suffix_args(&dir));
+    args.push(PathBuf::from("--packet"));
     args.push(google.clone());
     args.extend(["--format", "json"].map(PathBuf::from));
     let output = run(&args);
@@ -119,8 +120,9 @@ fn first_string(value: &mut Value) -> Option<&mut String> {
 /// Findings of `validate --format json` as (check, path) pairs; an error unless the
 /// exit status is 1 and the report says `"ok": false`.
 fn failing(packet_file: &Path, extra: &[PathBuf]) -> Result<BTreeSet<(String, String)>, String> {
-    let mut args: Vec<PathBuf> = extra.to_vec();
-    args.extend(["validate", "--format", "json", "--packet"].map(PathBuf::from));
+    let mut args: Vec<PathBuf> = vec![PathBuf::from("validate")];
+    args.extend(extra.iter().cloned());
+    args.extend(["--format", "json", "--packet"].map(PathBuf::from));
     args.push(packet_file.to_path_buf());
     let output = run(&args);
     let report: Value = serde_json::from_slice(&output.stdout).map_err(|e| format!("{e}: {}", describe(&output)))?;

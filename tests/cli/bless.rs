@@ -1,0 +1,77 @@
+//! `packetproof bless`: what it says per case, the review that needs a terminal,
+//! and golden folders that belong to no fixture.
+
+use crate::support;
+use libtest_mimic::Trial;
+
+const CASES: [&str; 2] = ["google-staged-both-selected", "openai-staged-succ-default"];
+
+fn project() -> support::Project {
+    let project = support::Project::with(&["harness.toml", "references"]);
+    for case in CASES {
+        let request = format!("fixtures/{case}/request.json");
+        support::copy_tree(&support::root().join(&request), &project.path(&request));
+    }
+    std::fs::create_dir_all(project.path("golden")).unwrap();
+    project
+}
+
+fn mtime(path: &std::path::Path) -> std::time::SystemTime {
+    std::fs::metadata(path).unwrap().modified().unwrap()
+}
+
+/// new the first time, unchanged (and not rewritten) the next, updated after a change.
+fn bless_says_new_updated_or_unchanged_and_skips_identical_files() {
+    let project = project();
+    let out = project.run(&["bless"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_eq!(out.stdout, format!("new       {}\nnew       {}\n", CASES[0], CASES[1]));
+    let packet = project.path(&format!("golden/{}/runtime-packet.json", CASES[1]));
+    let written = mtime(&packet);
+    let out = project.run(&["bless"]);
+    assert_eq!(out.stdout, format!("unchanged {}\nunchanged {}\n", CASES[0], CASES[1]), "{}", out.describe());
+    assert_eq!(mtime(&packet), written, "an identical file was rewritten");
+    let request = project.path(&format!("fixtures/{}/request.json", CASES[1]));
+    let text = std::fs::read_to_string(&request).unwrap();
+    let tokens = serde_json::from_str::<serde_json::Value>(&text).unwrap()["maxTokens"].as_u64().unwrap();
+    std::fs::write(&request, text.replacen(&format!("{tokens}"), &format!("{}", tokens + 1), 1)).unwrap();
+    let out = project.run(&["bless"]);
+    assert_eq!(out.stdout, format!("unchanged {}\nupdated   {}\n", CASES[0], CASES[1]), "{}", out.describe());
+}
+
+/// The review asks on a terminal; with none (a pipe, here) it refuses and writes nothing.
+fn review_refuses_without_a_terminal() {
+    let project = project();
+    let out = project.run(&["bless", "--review"]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("--review asks on a terminal"), "{}", out.describe());
+    assert_eq!(std::fs::read_dir(project.path("golden")).unwrap().count(), 0, "the review wrote without asking");
+}
+
+fn unreferenced_golden_folders_are_listed_rejected_or_deleted() {
+    let project = project();
+    assert_eq!(project.run(&["bless"]).code, 0);
+    std::fs::remove_dir_all(project.path(&format!("fixtures/{}", CASES[0]))).unwrap();
+    let orphan = project.path(&format!("golden/{}", CASES[0]));
+    let warned = project.run(&["bless"]);
+    assert_eq!(warned.code, 0, "{}", warned.describe());
+    assert!(warned.stdout.contains("belongs to no fixture") && warned.stdout.contains("--unreferenced delete"));
+    let rejected = project.run(&["bless", "--unreferenced", "reject"]);
+    assert_eq!(rejected.code, 1, "{}", rejected.describe());
+    assert!(rejected.stdout.contains(&orphan.display().to_string()), "{}", rejected.describe());
+    assert!(orphan.exists());
+    let deleted = project.run(&["bless", "--unreferenced", "delete"]);
+    assert_eq!(deleted.code, 0, "{}", deleted.describe());
+    assert!(deleted.stdout.contains("deleted"), "{}", deleted.describe());
+    assert!(!orphan.exists(), "the unreferenced folder is still there");
+    assert!(project.path(&format!("golden/{}/runtime-packet.json", CASES[1])).is_file(), "a referenced case went");
+    assert_eq!(project.run(&["bless", "--unreferenced", "reject"]).code, 0);
+}
+
+pub fn trials() -> Vec<Trial> {
+    trials![
+        bless_says_new_updated_or_unchanged_and_skips_identical_files,
+        review_refuses_without_a_terminal,
+        unreferenced_golden_folders_are_listed_rejected_or_deleted,
+    ]
+}
