@@ -205,7 +205,11 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
             if effective.strip_prefix(user) != Some(config.google_suffix.as_str()) {
                 fail(
                     "$.effectiveUserMessage",
-                    format!("expected userMessage followed by the exact text-JSON suffix {:?}", config.google_suffix),
+                    format!(
+                        "expected userMessage followed by the exact text-JSON suffix {:?} (a packet from another \
+                         exporter carries its own: name it with --google-suffix-file FILE)",
+                        config.google_suffix
+                    ),
                 );
             }
         }

@@ -21,6 +21,22 @@ pub fn carries_output_schema(config: &Config, provider: &str) -> bool {
     !config.is_text_json(provider)
 }
 
+/// What a JSON document is when it is not a runtime packet but another file of
+/// the toolchain (so `validate` can say so instead of listing missing fields).
+pub fn other_file_kind(value: &Value) -> Option<&'static str> {
+    if value.get("packetVersion").is_some() {
+        return None;
+    }
+    match value.get("kind").and_then(Value::as_str) {
+        Some(AGENT_REQUEST_KIND) => Some(
+            "an agent request (agent-request.json): the agent's view of a runtime packet, not the packet itself; \
+             validate the runtime-packet.json it was made from, or check it with `packetproof verify` on its run \
+             directory or golden folder",
+        ),
+        _ => None,
+    }
+}
+
 /// `agent-request.json` for a packet, field for field as the Node tools write it:
 /// only what the contract lets a fresh agent see (never userMessage as such,
 /// renderInput, resolvedBranch, promptPaths or promptVersions), and outputSchema

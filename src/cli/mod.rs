@@ -143,6 +143,9 @@ fn read_stdin() -> Result<Vec<u8>> {
 
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
+    if let Some(kind) = crate::provider::other_file_kind(&value) {
+        return Err(Error::Usage(format!("{} is {kind}", path.display())));
+    }
     let mut outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
     outcome.notes = packet::key_order_notes(&value);
     Ok(print::outcomes(&[outcome], format))

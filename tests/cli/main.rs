@@ -11,6 +11,7 @@ mod bless;
 mod canon;
 mod compile;
 mod corpus;
+mod help;
 mod release_check;
 mod run;
 mod validate;
@@ -27,6 +28,7 @@ fn main() {
     trials.extend(validate::trials());
     trials.extend(compile::trials());
     trials.extend(corpus::trials());
+    trials.extend(help::trials());
     trials.extend(release_check::trials());
     trials.extend(run::trials());
     libtest_mimic::run(&args, trials).exit();

@@ -71,17 +71,8 @@ fn interop_complete_on_a_copy_matches_node_and_verifies() {
         copy_dir(&interop.join(run), &dir, &["completion.json"]);
         let complete = |cmd: &mut Command| {
             exec(
-                cmd.args([
-                    "--run-dir",
-                    s(&dir),
-                    "--scenario",
-                    scenario,
-                    "--run-id",
-                    "run-1",
-                    "--agent-task",
-                    task,
-                ])
-                .args(["--note", "Topology matched the resolved branch."]),
+                cmd.args(["--run-dir", s(&dir), "--scenario", scenario, "--run-id", "run-1", "--agent-task", task])
+                    .args(["--note", "Topology matched the resolved branch."]),
             )
         };
         // Node's evaluation does not record which raw output it checked.

@@ -210,9 +210,39 @@ fn validate_refuses_unreadable_packets_with_status_2() {
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), temp.path().join("absent.json").as_os_str()]);
     assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
 }
+/// An agent-request.json is named for what it is, not listed as a broken packet.
+fn validate_says_an_agent_request_is_not_a_packet() {
+    let temp = tempfile::tempdir().unwrap();
+    let request = packetproof::provider::agent_request(&built_packet(false));
+    let file = write_json(temp.path(), "agent-request.json", &request);
+    let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("is an agent request (agent-request.json)"), "{}", describe(&output));
+    assert!(stderr.contains("runtime-packet.json it was made from"), "{}", describe(&output));
+}
+
+/// A Google packet with another exporter's suffix fails, and the finding names the option.
+fn a_google_suffix_mismatch_hints_at_the_option() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut packet = built_packet(true);
+    let user = packet["userMessage"].as_str().unwrap().to_owned();
+    packet["effectiveUserMessage"] = json!(format!("{user}\nAnswer with JSON only."));
+    rehash(&mut packet);
+    let file = write_json(temp.path(), "packet.json", &Value::Object(packet));
+    let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("$.effectiveUserMessage") && stdout.contains("--google-suffix-file FILE"), "{stdout}");
+}
+
 pub fn trials() -> Vec<Trial> {
-    let mut trials =
-        trials![validate_text_report_names_the_failing_path, validate_refuses_unreadable_packets_with_status_2,];
+    let mut trials = trials![
+        validate_text_report_names_the_failing_path,
+        validate_refuses_unreadable_packets_with_status_2,
+        validate_says_an_agent_request_is_not_a_packet,
+        a_google_suffix_mismatch_hints_at_the_option,
+    ];
     trials.extend(interop_trials![
         interop_packets_validate,
         canon_hash_of_the_hash_material_equals_the_stored_hashes,
