@@ -1,4 +1,4 @@
-//! Compile-input parity with the reference validator (datatest-stable): every case
+//! Compile-input parity with the reference validator: every case
 //! of `../shared/interop/node-compile/cases/` runs as its own test, in-process
 //! through the library (strict parse, then `compile::compile`, as `export` does).
 //! packetproof must accept exactly what the reference accepted, and where the
@@ -6,15 +6,16 @@
 //! The only allowed differences are the stricter refusals listed in
 //! [`STRICTER`] (and in the README table "Where packetproof is stricter than the
 //! reference"), each refused for that reason and no other. When the corpus is
-//! absent, one placeholder case says it skipped.
+//! absent, one test, `interop::node-compile`, is reported as ignored with the
+//! reason (libtest-mimic, not datatest-stable, which cannot mark a case ignored).
 
-use datatest_stable::Utf8Path;
+use libtest_mimic::{Arguments, Failed, Trial};
 use packetproof::{canonical, compile, Config, Error};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-type Result = datatest_stable::Result<()>;
+type Result = std::result::Result<(), Box<dyn std::error::Error>>;
 
 const CASES: &str = "../shared/interop/node-compile/cases";
 
@@ -70,21 +71,42 @@ fn present() -> bool {
     cases_dir().is_dir()
 }
 
-/// The corpus when present; otherwise one placeholder case that reports the skip.
-fn root() -> String {
-    if present() {
-        cases_dir().display().to_string()
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").display().to_string()
-    }
+fn main() {
+    let args = Arguments::from_args();
+    let trials = if present() { case_trials() } else { vec![absent()] };
+    libtest_mimic::run(&args, trials).exit();
 }
 
-fn pattern() -> &'static str {
-    if present() {
-        r"^[a-z0-9]+\.json$"
-    } else {
-        r"^node_compile\.rs$"
-    }
+/// One trial per `cases/<name>.json`, named `node_compile_case::<name>.json`.
+fn case_trials() -> Vec<Trial> {
+    let dir = cases_dir();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            // `c001.json`, not its `.node.json` verdict or `.meta.json` notes.
+            name.strip_suffix(".json").is_some_and(|stem| !stem.is_empty() && !stem.contains('.'))
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no case under {}", dir.display());
+    files
+        .into_iter()
+        .map(|file| {
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Trial::test(format!("node_compile_case::{name}"), move || {
+                let input = std::fs::read(&file).map_err(|e| Failed::from(format!("{}: {e}", file.display())))?;
+                node_compile_case(&file, input).map_err(|e| Failed::from(e.to_string()))
+            })
+        })
+        .collect()
+}
+
+/// The corpus is absent: one ignored test that says so (and why, on stderr).
+fn absent() -> Trial {
+    eprintln!("compile-input parity is ignored: {} is absent", cases_dir().display());
+    Trial::test("interop::node-compile", || Ok(())).with_kind("interop").with_ignored_flag(true)
 }
 
 /// Our verdict: `Ok(())` accepted, `Err(Some(messages))` refused with findings,
@@ -98,15 +120,11 @@ fn ours(name: &str, input: &[u8]) -> std::result::Result<std::result::Result<(),
     }
 }
 
-fn node_compile_case(path: &Utf8Path, input: Vec<u8>) -> Result {
-    if !present() {
-        println!("SKIPPED: compile-input parity: {CASES} is absent");
-        return Ok(());
-    }
-    let name = path.file_stem().ok_or("no file name")?;
+fn node_compile_case(path: &Path, input: Vec<u8>) -> Result {
+    let name = path.file_stem().and_then(|n| n.to_str()).ok_or("no file name")?;
     let verdict_file = path.with_extension("node.json");
     let node: Value = serde_json::from_slice(&std::fs::read(&verdict_file)?)?;
-    let node_ok = node["ok"].as_bool().ok_or(format!("{verdict_file}: no boolean `ok`"))?;
+    let node_ok = node["ok"].as_bool().ok_or(format!("{}: no boolean `ok`", verdict_file.display()))?;
     let node_failures: Vec<&str> =
         node["failures"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     let ours = ours(name, &input)?;
@@ -151,8 +169,4 @@ fn stricter_for(name: &str, refusal: &Option<Vec<String>>, why: Stricter) -> Res
         }
         _ => Err(format!("{name}: expected a refusal for {why:?}, got {refusal:?}").into()),
     }
-}
-
-datatest_stable::harness! {
-    { test = node_compile_case, root = root(), pattern = pattern() },
 }

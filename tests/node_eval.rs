@@ -9,10 +9,12 @@
 //! packet, then `runRemove` / `runAppend` / `runReplace`, then evaluate (with `--packet` when the
 //! evaluated packet is not the prepared one). Everything runs in-process through the library.
 //!
-//! When `../shared/interop` is absent the suite runs one placeholder case that prints a
-//! `SKIPPED` line (datatest-stable cannot mark a case ignored, and refuses a missing root).
+//! When `../shared/interop` is absent the suite reports one test, `interop::node-eval`, as
+//! ignored with the reason (never a passing test that did not run). The runner is
+//! libtest-mimic rather than datatest-stable, which cannot mark a case ignored.
 
-use datatest_stable::Utf8Path;
+
+use libtest_mimic::{Arguments, Failed, Trial};
 use packetproof::run::evaluate::{self, EvaluateRequest};
 use packetproof::{canonical, run, Config};
 use serde_json::Value;
@@ -20,7 +22,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-type Result = datatest_stable::Result<()>;
+type Result = std::result::Result<(), Box<dyn std::error::Error>>;
 
 const CORPUS: &str = "../shared/interop/node-eval";
 
@@ -83,21 +85,36 @@ fn corpus_present() -> bool {
     corpus().join("index.json").is_file()
 }
 
-/// The cases when present; otherwise one placeholder that reports the skip.
-fn cases_root() -> String {
-    if corpus_present() {
-        corpus().join("cases").display().to_string()
-    } else {
-        root().join("tests/vectors").display().to_string()
-    }
+fn main() {
+    let args = Arguments::from_args();
+    let trials = if corpus_present() { case_trials() } else { vec![absent()] };
+    libtest_mimic::run(&args, trials).exit();
 }
 
-fn cases_pattern() -> &'static str {
-    if corpus_present() {
-        r"^[^/]+/case\.json$"
-    } else {
-        r"^README\.md$"
-    }
+/// One trial per `cases/<name>/case.json`, named `node_eval_case::<name>/case.json`.
+fn case_trials() -> Vec<Trial> {
+    let cases = corpus().join("cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases)
+        .unwrap_or_else(|e| panic!("{}: {e}", cases.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|dir| dir.join("case.json").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no case under {}", cases.display());
+    dirs.into_iter()
+        .map(|dir| {
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Trial::test(format!("node_eval_case::{name}/case.json"), move || {
+                node_eval_case(&dir.join("case.json")).map_err(|e| Failed::from(e.to_string()))
+            })
+        })
+        .collect()
+}
+
+/// The corpus is absent: one ignored test that says so (and why, on stderr).
+fn absent() -> Trial {
+    eprintln!("node-eval agreement is ignored: {} is absent", corpus().display());
+    Trial::test("interop::node-eval", || Ok(())).with_kind("interop").with_ignored_flag(true)
 }
 
 /// A settings root for packets from the Node exporter (made once per process): the project's
@@ -215,12 +232,8 @@ fn show(verdict: &Verdict) -> String {
     }
 }
 
-fn node_eval_case(path: &Utf8Path, _: Vec<u8>) -> Result {
-    if !corpus_present() {
-        println!("SKIPPED: node-eval agreement: {CORPUS} is absent");
-        return Ok(());
-    }
-    let case_dir = path.parent().ok_or("no case directory")?.as_std_path();
+fn node_eval_case(path: &Path) -> Result {
+    let case_dir = path.parent().ok_or("no case directory")?;
     let name = case_dir.file_name().and_then(|n| n.to_str()).ok_or("no case name")?;
     let case = read_json(&case_dir.join("case.json"))?;
     let ours = evaluate_case(case_dir)?;
@@ -261,8 +274,4 @@ fn node_eval_case(path: &Utf8Path, _: Vec<u8>) -> Result {
             }
         }
     }
-}
-
-datatest_stable::harness! {
-    { test = node_eval_case, root = cases_root(), pattern = cases_pattern() },
 }
