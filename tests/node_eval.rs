@@ -13,7 +13,6 @@
 //! ignored with the reason (never a passing test that did not run). The runner is
 //! libtest-mimic rather than datatest-stable, which cannot mark a case ignored.
 
-
 use libtest_mimic::{Arguments, Failed, Trial};
 use packetproof::run::evaluate::{self, EvaluateRequest};
 use packetproof::{canonical, run, Config};
