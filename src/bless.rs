@@ -10,7 +10,7 @@
 
 use crate::corpus::{self, Case};
 use crate::env::Env;
-use crate::{canonical, compile, fsutil, provider, Config, Error, Result};
+use crate::{canonical, fsutil, provider, Config, Error, Result};
 use std::path::Path;
 
 /// Who asks for golden files to be written; the refusals say it in their terms.
@@ -20,6 +20,9 @@ pub enum Requester {
     Command,
     /// `PACKETPROOF_BLESS=1 cargo test`.
     Test,
+    /// `packetproof init`: the first golden files of a new suite's examples. Allowed
+    /// under CI: there is no reviewed golden file yet that a write could change.
+    Init,
 }
 
 /// Bless the cases whose name contains `filter`; returns their names. Refused under CI.
@@ -70,7 +73,7 @@ pub fn write_golden(config: &Config, case: &Case, requester: Requester) -> Resul
             "carries its own runtime-packet.json (a negative case); it is never blessed",
         ));
     }
-    let packet = compile::compile(&case.request, config, &case.request_path().display().to_string())?;
+    let packet = corpus::produce(case, config)?;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
     let packet_changed = write_if_changed(&case.golden_packet(), canonical::to_pretty(&packet).as_bytes())?;
@@ -87,6 +90,7 @@ fn refuse_under_ci(origin: &str, requester: Requester) -> Result<()> {
         match requester {
             Requester::Command => "CI is set: golden files are never written under CI; bless locally and commit",
             Requester::Test => "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI",
+            Requester::Init => return Ok(()),
         },
     ))
 }

@@ -19,19 +19,23 @@
 //! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
 
 pub mod bless;
+pub mod builtin;
 pub mod canonical;
 pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod config;
+pub mod conformance;
 pub mod corpus;
 pub mod diff;
 pub mod digest;
 pub mod env;
 mod error;
 pub mod evaluator;
+pub mod exporter;
 pub mod fsutil;
 pub mod git;
+pub mod init;
 pub mod jsonpath;
 pub mod mutation;
 pub mod packet;

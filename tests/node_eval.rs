@@ -197,6 +197,7 @@ fn evaluate_case(case_dir: &Path) -> std::result::Result<Verdict, String> {
         packet,
         output: Some(case_dir.join("output.json")),
         report: Some(temp.path().join("evaluation.json")),
+        schema: None,
     };
     Ok(match evaluate::evaluate(config(), &args) {
         Ok((evaluation, _)) => {

@@ -4,6 +4,7 @@
 //! library imports this module (a tidy test enforces it).
 
 pub mod print;
+mod test;
 
 use crate::run::{self, CompleteRequest, EvaluateRequest};
 use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result, Status};
@@ -17,6 +18,10 @@ pub struct Cli {
     /// The exact Google text-JSON suffix to expect instead of the one harness.toml names.
     #[arg(long, global = true, value_name = "FILE")]
     pub google_suffix_file: Option<PathBuf>,
+    /// The settings file (default: harness.toml in PACKETPROOF_ROOT, else in the current
+    /// directory or a parent, else the built-in settings).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -71,7 +76,15 @@ pub enum Command {
         packet: PathBuf,
         #[arg(long, value_name = "DIR")]
         out_dir: PathBuf,
+        /// The runtime schema snapshot to pin (for packets made elsewhere); a non-Google
+        /// packet's outputSchema must equal it. Default: the suite's, else the built-in one.
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
     },
+    /// Write a working conformance suite into an empty folder (default: the current one).
+    Init { dir: Option<PathBuf> },
+    /// Run the conformance gate's trials (as `cargo test` does), from the binary.
+    Test(test::TestArgs),
     /// Evaluate a run's raw output and write evaluation.json.
     Evaluate(EvaluateArgs),
     /// Write completion.json for a run whose evaluation passed.
@@ -131,6 +144,10 @@ pub struct EvaluateArgs {
     /// `json` prints the evaluation document itself.
     #[arg(long, value_enum, default_value_t)]
     pub format: FormatArg,
+    /// A schema snapshot to pin: the schema the answer is judged against (a Google run's
+    /// held-back snapshot, else the packet's outputSchema) must be this one.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -166,6 +183,13 @@ pub struct VerifyArgs {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Test(args) = &cli.command {
+        // Exit codes as cargo test's: 0 passed, 101 a trial failed (2: could not run).
+        return test::main(&cli, args).unwrap_or_else(|error| {
+            print::error(&error);
+            ExitCode::from(2)
+        });
+    }
     match dispatch(cli) {
         Ok(Status::Holds) => ExitCode::SUCCESS,
         Ok(Status::Failed) => ExitCode::from(1),
@@ -179,6 +203,12 @@ pub fn main() -> ExitCode {
 /// Run one parsed command.
 pub fn dispatch(cli: Cli) -> Result<Status> {
     let suffix = cli.google_suffix_file.as_deref();
+    let load_config = |suffix: Option<&Path>| Config::discover(cli.config.as_deref(), suffix);
+    let suite = |command: &str| -> Result<Config> {
+        let config = load_config(suffix)?;
+        config.require_suite(command)?;
+        Ok(config)
+    };
     match cli.command {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
         Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format.into()),
@@ -196,16 +226,20 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
         )),
         Command::Bless { filter } => {
-            print::blessed(&crate::bless::bless(&load_config(suffix)?, filter.as_deref())?);
+            print::blessed(&crate::bless::bless(&suite("bless")?, filter.as_deref())?);
             Ok(Status::Holds)
         }
         Command::ReleaseCheck { base, format } => {
-            let report = crate::release::check(&load_config(suffix)?, base.as_deref())?;
+            let report = crate::release::check(&suite("release-check")?, base.as_deref())?;
             print::release(&report, format.into());
             Ok(Status::from_ok(report.ok))
         }
-        Command::Prepare { packet, out_dir } => {
-            let written = run::prepare::prepare(&load_config(suffix)?, &packet, &out_dir)?;
+        Command::Prepare { packet, out_dir, schema } => {
+            let mut config = load_config(suffix)?;
+            if schema.is_some() {
+                config.paths.schema_snapshot = schema;
+            }
+            let written = run::prepare::prepare(&config, &packet, &out_dir)?;
             print::prepared(&out_dir, &written);
             Ok(Status::Holds)
         }
@@ -220,12 +254,24 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             let outcomes = crate::verify::verify(&load_config(suffix)?, &args.paths)?;
             Ok(print::outcomes(&outcomes, args.format.into()))
         }
+        Command::Init { dir } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+            print::initialized(&dir, &crate::init::init(&dir)?);
+            Ok(Status::Holds)
+        }
+        Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
     }
 }
 
 impl From<EvaluateArgs> for EvaluateRequest {
     fn from(args: EvaluateArgs) -> Self {
-        EvaluateRequest { run_dir: args.run_dir, packet: args.packet, output: args.output, report: args.report }
+        EvaluateRequest {
+            run_dir: args.run_dir,
+            packet: args.packet,
+            output: args.output,
+            report: args.report,
+            schema: args.schema,
+        }
     }
 }
 
@@ -240,10 +286,6 @@ impl From<CompleteArgs> for CompleteRequest {
             runs_root: args.runs_root,
         }
     }
-}
-
-fn load_config(suffix: Option<&Path>) -> Result<Config> {
-    Config::load(&Config::find_root()?, suffix)
 }
 
 fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
@@ -275,13 +317,13 @@ fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
 
 /// `packetproof schema --check | --write`.
 fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
-    let snapshot = &config.paths.schema_snapshot;
+    let snapshot = config.snapshot_bytes()?.0;
     if write {
-        print::schema_written(snapshot, crate::schema::write(config)?);
+        print::schema_written(&snapshot, crate::schema::write(config)?);
         return Ok(Status::Holds);
     }
     let findings = crate::schema::check(config)?;
-    Ok(print::outcomes(&[Outcome::new(snapshot.display().to_string(), findings)], format))
+    Ok(print::outcomes(&[Outcome::new(snapshot, findings)], format))
 }
 
 fn evaluate(config: &Config, args: EvaluateArgs) -> Result<Status> {

@@ -35,9 +35,21 @@ pub fn release(report: &Report, format: ReportFormat) {
     print!("{}", report.render(format));
 }
 
-pub fn schema_written(snapshot: &Path, changed: bool) {
+pub fn schema_written(snapshot: &str, changed: bool) {
     let verb = if changed { "wrote" } else { "unchanged:" };
-    println!("{verb} {}", snapshot.display());
+    println!("{verb} {snapshot}");
+}
+
+/// A side note of a running command (a conformance trial's "blessed X"), on stderr.
+pub fn note(text: &str) {
+    eprintln!("{text}");
+}
+
+pub fn initialized(dir: &Path, written: &[String]) {
+    for file in written {
+        println!("wrote {}", dir.join(file).display());
+    }
+    println!("{}: a conformance suite; run `packetproof test` there", dir.display());
 }
 
 pub fn prepared(out_dir: &Path, written: &[&str]) {

@@ -69,6 +69,15 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
     Ok(cases)
 }
 
+/// The packet a case's request makes now: the suite's `[exporter]` when it names one,
+/// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
+pub fn produce(case: &Case, config: &Config) -> Result<Value> {
+    match &config.exporter {
+        Some(exporter) => crate::exporter::export(exporter, config, &case.request_path()),
+        None => crate::compile::compile(&case.request, config, &case.request_path().display().to_string()),
+    }
+}
+
 /// The branch of a packet plus its provider: one row of the coverage table.
 pub fn branch_row(packet: &Value) -> Value {
     let mut row = packet["resolvedBranch"].clone();

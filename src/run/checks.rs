@@ -320,7 +320,7 @@ pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, re
         Ok(_) => return vec![problem(shown(&run.evaluation), "expected a JSON object")],
         Err(e) => return vec![problem(shown(&run.evaluation), format!("invalid JSON at {e}"))],
     };
-    let fresh = match evaluate::assess(run, Some(packet), (&raw, &run.raw_output.name), config) {
+    let fresh = match evaluate::assess(run, Some(packet), None, (&raw, &run.raw_output.name), config) {
         Ok(fresh) => fresh,
         Err(e) => return vec![problem(run.dir.shown.display().to_string(), e.to_string())],
     };

@@ -55,21 +55,17 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Ve
 /// The snapshot's raw bytes. For non-Google packets the snapshot must be the
 /// schema the agent is given, or the held-back copy would not be the run's schema.
 fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> Result<Vec<u8>> {
-    let path = &config.paths.schema_snapshot;
-    let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
-    let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(path.display()))?;
+    let (path, bytes) = config.snapshot_bytes()?;
+    let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(&path))?;
     if !snapshot.get("schema").is_some_and(Value::is_object) {
-        return Err(Error::shape(path.display(), "$.schema", "the JSON Schema object of the output envelope"));
+        return Err(Error::shape(path, "$.schema", "the JSON Schema object of the output envelope"));
     }
     if let Some(schema) = packet.get("outputSchema") {
         if *schema != snapshot {
-            return Err(Error::refused(
-                shown,
-                format!("$.outputSchema differs from the schema snapshot {}", path.display()),
-            ));
+            return Err(Error::refused(shown, format!("$.outputSchema differs from the schema snapshot {path}")));
         }
     }
-    Ok(bytes)
+    Ok(bytes.into_owned())
 }
 
 /// The four files, manifest last, as Node writes them (2-space JSON + newline).

@@ -9,8 +9,11 @@ mod support;
 
 mod canon;
 mod compile;
+mod exporter;
+mod init;
 mod release_check;
 mod run;
+mod test;
 mod validate;
 
 use libtest_mimic::Arguments;
@@ -25,6 +28,9 @@ fn main() {
     trials.extend(compile::trials());
     trials.extend(release_check::trials());
     trials.extend(run::trials());
+    trials.extend(init::trials());
+    trials.extend(test::trials());
+    trials.extend(exporter::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 
