@@ -57,6 +57,24 @@ fn a_failing_trial_exits_101_and_reaches_the_junit_report() {
     assert!(junit.contains("<failure message="), "{junit}");
 }
 
+/// `require_branch_coverage = false` only holds the check back (ignored); turned on, the
+/// three examples fail it and say what they miss.
+fn branch_coverage_runs_once_the_suite_requires_it() {
+    let folder = Folder::new();
+    let suite = folder.init();
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let required = settings.replace("require_branch_coverage = false", "require_branch_coverage = true");
+    assert_ne!(settings, required);
+    std::fs::write(suite.join("harness.toml"), required).unwrap();
+    let out = folder.run_in("suite", &["test", "--exact", "corpus::branch-coverage"]);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    assert!(out.stdout.contains("no golden packet covers"), "{}", out.stdout);
+}
+
 pub fn trials() -> Vec<Trial> {
-    trials![list_filter_and_exact_select_trials, a_failing_trial_exits_101_and_reaches_the_junit_report]
+    trials![
+        list_filter_and_exact_select_trials,
+        a_failing_trial_exits_101_and_reaches_the_junit_report,
+        branch_coverage_runs_once_the_suite_requires_it,
+    ]
 }
