@@ -16,6 +16,8 @@ struct Raw {
     forbidden: RawForbidden,
     taint: Taint,
     limits: Limits,
+    #[serde(default)]
+    wire: Wire,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -56,6 +58,30 @@ pub struct Limits {
     pub max_file_bytes: u64,
 }
 
+/// `[wire]`: request settings outside the packet that a captured provider request
+/// may carry, per API, as dotted paths from the body root (`temperature`,
+/// `generationConfig.temperature`). Anything else outside the packet is a finding.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wire {
+    #[serde(default)]
+    pub allowed_settings: AllowedSettings,
+}
+
+/// One list per API; an unknown API name is an error like any unknown setting.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedSettings {
+    #[serde(default)]
+    pub anthropic: Vec<String>,
+    #[serde(default, rename = "openai-chat")]
+    pub openai_chat: Vec<String>,
+    #[serde(default, rename = "openai-responses")]
+    pub openai_responses: Vec<String>,
+    #[serde(default)]
+    pub gemini: Vec<String>,
+}
+
 /// Forbidden packet material: keys anywhere, and patterns in string values.
 #[derive(Debug, Clone)]
 pub struct Forbidden {
@@ -73,6 +99,7 @@ pub struct Config {
     pub forbidden: Forbidden,
     pub taint: Taint,
     pub limits: Limits,
+    pub wire: Wire,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
 }
@@ -114,6 +141,7 @@ impl Config {
             forbidden: Forbidden { keys: raw.forbidden.keys, patterns: raw.forbidden.value_patterns, set },
             taint: raw.taint,
             limits: raw.limits,
+            wire: raw.wire,
             google_suffix,
         })
     }

@@ -13,6 +13,7 @@
 //! - [`run`]: run directories: prepare, evaluate, complete, verify
 //! - [`release`]: the release check of prompt changes
 
+pub mod attest;
 pub mod bless;
 pub mod canonical;
 pub mod checks;
@@ -30,6 +31,7 @@ pub mod release;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};

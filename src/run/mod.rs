@@ -23,11 +23,13 @@
 //!   completion.json is not completed fresh-agent evidence (contract: "Completion
 //!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
 
+pub mod attestation;
 pub mod checks;
 pub mod complete;
 pub mod evaluate;
 pub mod paths;
 pub mod prepare;
+pub mod provider_request;
 mod semantic;
 pub mod verify;
 
