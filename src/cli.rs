@@ -74,6 +74,31 @@ pub enum Command {
     Complete(run::CompleteArgs),
     /// Check packets and run directories (searched recursively) against every rule.
     Verify(run::verify::VerifyArgs),
+    /// Print the exact provider request body a packet implies, or check a captured request.
+    Wire {
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        #[arg(long, value_enum)]
+        api: crate::wire::Api,
+        /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
+        #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
+        check: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Sign a completed run: a DSSE envelope over an in-toto statement of its files.
+    Attest {
+        /// The completed run directory.
+        run_dir: PathBuf,
+        /// Ed25519 private key, PKCS#8 PEM (`openssl genpkey -algorithm ed25519`).
+        #[arg(long, value_name = "KEY.pem")]
+        key: PathBuf,
+        /// Where to write the envelope (default RUN_DIR/attestation.json; never overwritten).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 /// What a command reports back to `main`.
@@ -112,7 +137,47 @@ pub fn run(cli: Cli) -> Result<Status> {
         Command::Evaluate(args) => run::evaluate::command(&load_config(suffix)?, &args),
         Command::Complete(args) => run::complete::command(&load_config(suffix)?, &args),
         Command::Verify(args) => run::verify::command(&load_config(suffix)?, &args),
+        Command::Wire { packet, api, check, out, format } => {
+            wire(&load_config(suffix)?, &packet, api, check.as_deref(), out.as_deref(), format)
+        }
+        Command::Attest { run_dir, key, out } => {
+            let key = crate::attest::keys::signing_key(&key)?;
+            let written = run::attestation::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())?;
+            println!(
+                "{}: attested, signed by {}",
+                written.display(),
+                crate::attest::keys::key_id(&key.verifying_key())
+            );
+            Ok(Status::Holds)
+        }
     }
+}
+
+/// `wire`: the body (stdout or --out), or with --check the findings on a captured request.
+fn wire(
+    config: &Config,
+    packet: &Path,
+    api: crate::wire::Api,
+    check: Option<&Path>,
+    out: Option<&Path>,
+    format: Format,
+) -> Result<Status> {
+    let shown = packet.display().to_string();
+    let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
+    let Some(captured) = check else {
+        let body = canonical::to_pretty(&crate::wire::body(&value, api, config, &shown)?);
+        return match out {
+            Some(out) => fsutil::write_atomic(out, body.as_bytes()).map(|()| Status::Holds),
+            None => {
+                print!("{body}");
+                Ok(Status::Holds)
+            }
+        };
+    };
+    let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
+    let captured = crate::wire::capture::parse(&bytes, &captured.display().to_string(), api)?;
+    let outcome = crate::wire::check(&value, api, &captured, config, &shown, crate::wire::CHECK)?;
+    print_outcomes(&[outcome], format)
 }
 
 pub(crate) fn load_config(suffix: Option<&Path>) -> Result<Config> {

@@ -22,10 +22,15 @@ pub struct VerifyArgs {
     pub paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// An Ed25519 public key (SPKI PEM) whose signature a run's attestation.json must
+    /// carry; repeatable (any one of them suffices).
+    #[arg(long = "trusted-key", value_name = "PUB.pem")]
+    pub trusted_keys: Vec<PathBuf>,
 }
 
 pub fn command(config: &Config, args: &VerifyArgs) -> Result<Status> {
-    print_outcomes(&verify(config, &args.paths)?, args.format)
+    let keys = args.trusted_keys.iter().map(|k| crate::attest::keys::verifying_key(k)).collect::<Result<Vec<_>>>()?;
+    print_outcomes(&verify_with_keys(config, &args.paths, &keys)?, args.format)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -40,6 +45,16 @@ pub const AGENT_VIEW: &str = "golden::agent-request";
 
 /// One outcome per packet and run directory found under `paths`.
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
+    verify_with_keys(config, paths, &[])
+}
+
+/// `verify`, with the keys a run's attestation must be signed by (none: an
+/// attestation present is still checked against the run's files).
+pub fn verify_with_keys(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::new();
     let mut runs = Vec::new();
     // Golden folders of the project's own corpus are also recompiled and checked
@@ -57,7 +72,7 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
             match target {
                 Target::Packet(file) => outcomes.push(verify_packet(&file, &corpus, config)),
                 Target::Run(dir) => {
-                    outcomes.push(verify_run(&dir, config));
+                    outcomes.push(verify_run(&dir, keys, config));
                     runs.push((outcomes.len() - 1, dir));
                 }
                 Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
@@ -109,8 +124,11 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     Outcome::new(shown, findings)
 }
 
-fn verify_run(dir: &Path, config: &Config) -> Outcome {
-    let mut outcome = Outcome::new(dir.display().to_string(), checks::all(dir, None, config));
+fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
+    let mut findings = checks::all(dir, None, config);
+    findings.extend(super::provider_request::check(dir, config));
+    findings.extend(super::attestation::check(dir, keys, config));
+    let mut outcome = Outcome::new(dir.display().to_string(), findings);
     outcome.notes.push(format!("stage: {}", stage(dir)));
     outcome
 }
