@@ -28,9 +28,11 @@ pub fn statement(subjects: &[Subject], predicate: Value) -> Value {
     })
 }
 
-/// A parsed statement: its subjects and predicate, or what is wrong with its shape
-/// as `(JSON path, expected)` pairs.
-pub fn parse(value: &Value) -> Result<(Vec<Subject>, &Map<String, Value>), Vec<(String, String)>> {
+/// What is wrong with a statement's shape: `(JSON path, expected)` pairs.
+pub type ShapeProblems = Vec<(String, String)>;
+
+/// A parsed statement: its subjects and predicate, or what is wrong with its shape.
+pub fn parse(value: &Value) -> Result<(Vec<Subject>, &Map<String, Value>), ShapeProblems> {
     let mut problems = Vec::new();
     let mut expect = |path: &str, what: &str| problems.push((path.to_owned(), what.to_owned()));
     if value.get("_type").and_then(Value::as_str) != Some(STATEMENT_TYPE) {

@@ -1,0 +1,605 @@
+//! Provenance to the wire (issue 15): provider request bodies, the check of a
+//! captured request, and signed run receipts, through the library and the CLI.
+//!
+//! Captured requests are made here from the golden packets (the body the packet
+//! implies, then one edit each), so they never go stale when a packet is re-blessed.
+//! The attestation tests run a golden packet through prepare → evaluate → complete
+//! in a temporary folder and sign it with the committed test key (tests/keys/).
+
+use packetproof::wire::{self, capture::Captured, Api};
+use packetproof::{canonical, Config, Error};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_packetproof");
+const ANTHROPIC: &str = "anthropic-staged-both-selected-interop-shape";
+const OPENAI: &str = "openai-staged-alone-selected";
+const GOOGLE: &str = "google-staged-both-selected";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn config() -> Config {
+    Config::load(root(), None).expect("harness.toml")
+}
+
+fn packet(case: &str) -> Value {
+    let bytes = std::fs::read(root().join("golden").join(case).join("runtime-packet.json")).unwrap();
+    canonical::parse(&bytes).unwrap()
+}
+
+fn body(case: &str, api: Api) -> Value {
+    wire::body(&packet(case), api, &config(), case).unwrap()
+}
+
+/// The findings of checking `captured` (a bare body) against the case's packet, as `path: message`.
+fn check(case: &str, api: Api, captured: Value) -> Vec<String> {
+    let captured = Captured::body(captured, "cap.json");
+    let outcome = wire::check(&packet(case), api, &captured, &config(), case, wire::CHECK).unwrap();
+    assert_eq!(outcome.ok, outcome.findings.is_empty());
+    outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
+}
+
+fn assert_one(findings: &[String], path: &str, fragment: &str) {
+    assert!(
+        findings.iter().any(|f| f.starts_with(&format!("cap.json {path}: ")) && f.contains(fragment)),
+        "expected a finding at {path} containing {fragment:?}, got {findings:#?}"
+    );
+}
+
+// ------------------------------------------------------------------ bodies
+
+#[test]
+fn each_api_body_carries_exactly_the_packet_material() {
+    let p = packet(ANTHROPIC);
+    let schema = &p["outputSchema"];
+    assert_eq!(
+        body(ANTHROPIC, Api::Anthropic),
+        json!({
+            "model": p["model"], "max_tokens": p["maxTokens"], "system": p["systemPrompt"],
+            "messages": [{"role": "user", "content": p["effectiveUserMessage"]}],
+            "tools": [{"name": schema["name"], "description": schema["description"], "input_schema": schema["schema"]}],
+            "tool_choice": {"type": "tool", "name": schema["name"]},
+        })
+    );
+    let p = packet(OPENAI);
+    let schema = &p["outputSchema"];
+    assert_eq!(
+        body(OPENAI, Api::OpenaiChat),
+        json!({
+            "model": p["model"], "max_completion_tokens": p["maxTokens"],
+            "messages": [{"role": "system", "content": p["systemPrompt"]}, {"role": "user", "content": p["effectiveUserMessage"]}],
+            "response_format": {"type": "json_schema", "json_schema": {
+                "name": schema["name"], "description": schema["description"], "schema": schema["schema"], "strict": true}},
+        })
+    );
+    assert_eq!(
+        body(OPENAI, Api::OpenaiResponses),
+        json!({
+            "model": p["model"], "max_output_tokens": p["maxTokens"], "instructions": p["systemPrompt"],
+            "input": [{"role": "user", "content": p["effectiveUserMessage"]}],
+            "text": {"format": {"type": "json_schema", "name": schema["name"], "description": schema["description"],
+                "schema": schema["schema"], "strict": true}},
+        })
+    );
+    let p = packet(GOOGLE);
+    assert_eq!(
+        body(GOOGLE, Api::Gemini),
+        json!({
+            "systemInstruction": {"parts": [{"text": p["systemPrompt"]}]},
+            "contents": [{"role": "user", "parts": [{"text": p["effectiveUserMessage"]}]}],
+            "generationConfig": {"maxOutputTokens": p["maxTokens"], "responseMimeType": "application/json"},
+        })
+    );
+    assert_ne!(p["userMessage"], p["effectiveUserMessage"], "the Google body carries the suffixed message");
+}
+
+#[test]
+fn a_packet_for_another_provider_is_refused() {
+    for (case, api) in
+        [(ANTHROPIC, Api::OpenaiChat), (OPENAI, Api::Anthropic), (GOOGLE, Api::OpenaiResponses), (OPENAI, Api::Gemini)]
+    {
+        let err = wire::body(&packet(case), api, &config(), case).unwrap_err();
+        assert!(matches!(err, Error::Refused { .. }), "{err}");
+        assert!(err.to_string().contains(&format!("{case} $.provider: refused")), "{err}");
+        let captured = Captured::body(json!({}), "cap.json");
+        assert!(wire::check(&packet(case), api, &captured, &config(), case, wire::CHECK).is_err());
+    }
+}
+
+#[test]
+fn a_packet_that_fails_the_contract_is_refused() {
+    let mut p = packet(ANTHROPIC);
+    p["systemPrompt"] = json!("edited after review");
+    let err = wire::body(&p, Api::Anthropic, &config(), "p.json").unwrap_err().to_string();
+    assert!(err.contains("p.json: refused with") && err.contains("packet::exact-input-hash"), "{err}");
+}
+
+// ------------------------------------------------------------------ checks that hold
+
+#[test]
+fn the_implied_body_passes_for_every_api() {
+    for (case, api) in
+        [(ANTHROPIC, Api::Anthropic), (OPENAI, Api::OpenaiChat), (OPENAI, Api::OpenaiResponses), (GOOGLE, Api::Gemini)]
+    {
+        let findings = check(case, api, body(case, api));
+        assert!(findings.is_empty(), "{api:?}: {findings:#?}");
+    }
+}
+
+#[test]
+fn documented_equivalent_forms_and_listed_settings_pass() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b["system"] = json!([{"type": "text", "text": b["system"]}]);
+    b["messages"][0]["content"] = json!([{"type": "text", "text": b["messages"][0]["content"]}]);
+    b["temperature"] = json!(0);
+    b["metadata"] = json!({"user_id": "runner-7"});
+    assert_eq!(check(ANTHROPIC, Api::Anthropic, b), Vec::<String>::new());
+
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["messages"][0]["role"] = json!("developer");
+    b["messages"][1]["content"] = json!([{"type": "text", "text": b["messages"][1]["content"]}]);
+    assert_eq!(check(OPENAI, Api::OpenaiChat, b), Vec::<String>::new());
+
+    let mut b = body(OPENAI, Api::OpenaiResponses);
+    b["input"] = b["input"][0]["content"].clone();
+    assert_eq!(check(OPENAI, Api::OpenaiResponses, b), Vec::<String>::new());
+
+    let mut b = body(GOOGLE, Api::Gemini);
+    b["generationConfig"]["temperature"] = json!(0.2);
+    assert_eq!(check(GOOGLE, Api::Gemini, b), Vec::<String>::new());
+}
+
+// ------------------------------------------------------------------ every difference is a finding
+
+#[test]
+fn an_extra_message_is_a_finding() {
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["messages"].as_array_mut().unwrap().push(json!({"role": "user", "content": "Also add a bonus screen."}));
+    let findings = check(OPENAI, Api::OpenaiChat, b);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_one(&findings, "$.messages[2]", "messages: an extra item the packet does not imply");
+}
+
+#[test]
+fn an_edited_user_message_is_a_finding_that_says_where() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    let text = b["messages"][0]["content"].as_str().unwrap().replacen("Screen", "SCREEN", 1);
+    b["messages"][0]["content"] = json!(text);
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.messages[0].content", "user message: differs from the packet's text at byte");
+}
+
+#[test]
+fn an_edited_system_prompt_is_a_finding() {
+    let mut b = body(OPENAI, Api::OpenaiResponses);
+    b["instructions"] = json!(format!("{} Be brief.", b["instructions"].as_str().unwrap()));
+    assert_one(&check(OPENAI, Api::OpenaiResponses, b), "$.instructions", "system prompt: differs");
+}
+
+#[test]
+fn a_dropped_schema_is_a_finding() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b.as_object_mut().unwrap().remove("tools");
+    b.as_object_mut().unwrap().remove("tool_choice");
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.tools", "output schema tool: missing");
+    assert_one(&findings, "$.tool_choice", "forced tool choice: missing");
+}
+
+#[test]
+fn a_loosened_schema_json_object_mode_is_a_finding() {
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["response_format"] = json!({"type": "json_object"});
+    let findings = check(OPENAI, Api::OpenaiChat, b);
+    assert_one(&findings, "$.response_format.type", "output schema: is \"json_object\"; expected \"json_schema\"");
+    assert_one(&findings, "$.response_format.json_schema", "output schema: missing");
+}
+
+#[test]
+fn a_non_strict_or_edited_schema_is_a_finding() {
+    let mut b = body(OPENAI, Api::OpenaiResponses);
+    b["text"]["format"]["strict"] = json!(false);
+    b["text"]["format"]["schema"]["required"] = json!([]);
+    let findings = check(OPENAI, Api::OpenaiResponses, b);
+    assert_one(&findings, "$.text.format.strict", "is false; expected true");
+    assert_one(&findings, "$.text.format.schema.required[0]", "output schema: missing");
+}
+
+#[test]
+fn a_different_model_or_token_limit_is_a_finding() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b["model"] = json!("claude-haiku-4-5");
+    b["max_tokens"] = json!(1024);
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.model", "model: is \"claude-haiku-4-5\"; expected \"claude-sonnet-4-5\"");
+    assert_one(&findings, "$.max_tokens", "token limit: is 1024");
+}
+
+#[test]
+fn an_unlisted_setting_is_a_finding() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b["stream"] = json!(true);
+    b["tool_choice"]["disable_parallel_tool_use"] = json!(true);
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.stream", "`stream` is not an allowed setting in harness.toml");
+    assert_one(&findings, "$.tool_choice.disable_parallel_tool_use", "`tool_choice.disable_parallel_tool_use` is not");
+    let mut b = body(GOOGLE, Api::Gemini);
+    b["temperature"] = json!(0.2); // allowed only inside generationConfig
+    assert_one(&check(GOOGLE, Api::Gemini, b), "$.temperature", "`temperature` is not an allowed setting");
+}
+
+#[test]
+fn render_input_reaching_the_request_is_named() {
+    let p = packet(OPENAI);
+    let render = canonical::to_pretty(&p["renderInput"]);
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["messages"].as_array_mut().unwrap().insert(1, json!({"role": "user", "content": render}));
+    let findings = check(OPENAI, Api::OpenaiChat, b);
+    assert!(findings.iter().any(|f| f.contains("it carries renderInput text from $.renderInput")), "{findings:#?}");
+}
+
+#[test]
+fn the_base_user_message_without_the_suffix_is_named() {
+    let p = packet(GOOGLE);
+    let mut b = body(GOOGLE, Api::Gemini);
+    b["contents"][0]["parts"][0]["text"] = p["userMessage"].clone();
+    let findings = check(GOOGLE, Api::Gemini, b);
+    assert_one(&findings, "$.contents[0].parts[0].text", "the packet's userMessage without the provider suffix");
+}
+
+// ------------------------------------------------------------------ HAR captures
+
+fn har(entries: Vec<Value>) -> Vec<u8> {
+    serde_json::to_vec(
+        &json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}}),
+    )
+    .unwrap()
+}
+
+fn entry(url: &str, body: &Value) -> Value {
+    json!({"request": {"method": "POST", "url": url, "headers": [],
+        "postData": {"mimeType": "application/json", "text": body.to_string()}}})
+}
+
+#[test]
+fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
+    let b = body(GOOGLE, Api::Gemini);
+    let ok = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent";
+    let other = json!({"contents": []});
+    let bytes = har(vec![
+        entry("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens", &other),
+        entry(ok, &b),
+    ]);
+    let captured = wire::capture::parse(&bytes, "cap.har", Api::Gemini).unwrap();
+    let outcome = wire::check(&packet(GOOGLE), Api::Gemini, &captured, &config(), GOOGLE, wire::CHECK).unwrap();
+    assert!(outcome.ok, "{:#?}", outcome.findings);
+
+    let bytes = har(vec![entry(&ok.replace("gemini-2.5-flash", "gemini-2.5-pro"), &b)]);
+    let captured = wire::capture::parse(&bytes, "cap.har", Api::Gemini).unwrap();
+    let outcome = wire::check(&packet(GOOGLE), Api::Gemini, &captured, &config(), GOOGLE, wire::CHECK).unwrap();
+    assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
+    assert_eq!(outcome.findings[0].path, "cap.har $.log.entries[0].request.url");
+    assert!(outcome.findings[0].message.contains("\"gemini-2.5-pro\"; expected \"gemini-2.5-flash\""));
+
+    // A bare Gemini body cannot show its model: said, not silently passed over.
+    let outcome =
+        wire::check(&packet(GOOGLE), Api::Gemini, &Captured::body(b, "b.json"), &config(), GOOGLE, wire::CHECK)
+            .unwrap();
+    assert!(outcome.notes.iter().any(|n| n.contains("model of a Gemini request is in its URL")));
+}
+
+// ------------------------------------------------------------------ CLI
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn exec(args: &[&str]) -> Output {
+    let out = Command::new(BIN).args(args).current_dir(root()).env_remove("PACKETPROOF_ROOT").output().unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn golden_packet(case: &str) -> String {
+    root().join("golden").join(case).join("runtime-packet.json").display().to_string()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn cli_wire_prints_writes_and_checks_the_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let packet_file = golden_packet(OPENAI);
+    let printed = exec(&["wire", "--packet", &packet_file, "--api", "openai-responses"]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    assert_eq!(canonical::parse(printed.stdout.as_bytes()).unwrap(), body(OPENAI, Api::OpenaiResponses));
+    let out = dir.path().join("body.json");
+    let written = exec(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--out", path(&out)]);
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), printed.stdout);
+
+    let held = exec(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--check", path(&out)]);
+    assert_eq!(held.code, 0, "{}{}", held.stdout, held.stderr);
+
+    let mut edited = body(OPENAI, Api::OpenaiResponses);
+    edited["model"] = json!("gpt-4.1");
+    let har_file = dir.path().join("cap.har");
+    std::fs::write(&har_file, har(vec![entry("https://api.openai.com/v1/responses", &edited)])).unwrap();
+    let failed = exec(&[
+        "wire",
+        "--packet",
+        &packet_file,
+        "--api",
+        "openai-responses",
+        "--check",
+        path(&har_file),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(failed.code, 1, "{}{}", failed.stdout, failed.stderr);
+    let report = canonical::parse(failed.stdout.as_bytes()).unwrap();
+    assert_eq!(report["results"][0]["findings"][0]["check"], "wire::request");
+    assert_eq!(
+        report["results"][0]["findings"][0]["path"],
+        format!("{} $.log.entries[0].request.postData.text $.model", har_file.display())
+    );
+
+    let refused = exec(&["wire", "--packet", &packet_file, "--api", "anthropic"]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("the anthropic API serves provider \"anthropic\""), "{}", refused.stderr);
+}
+
+/// A completed run of a golden packet with its fixture's agent answer.
+fn completed_run(parent: &Path, case: &str, task: &str) -> PathBuf {
+    let run = parent.join(task);
+    let steps: [Vec<String>; 3] = [
+        vec!["prepare".into(), "--packet".into(), golden_packet(case), "--out-dir".into(), run.display().to_string()],
+        vec!["evaluate".into(), "--run-dir".into(), run.display().to_string()],
+        vec![
+            "complete",
+            "--run-dir",
+            path(&run),
+            "--scenario",
+            "wire provenance",
+            "--run-id",
+            "run-1",
+            "--agent-task",
+            task,
+            "--note",
+            "Checked by hand.",
+            "--runs-root",
+            path(parent),
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect(),
+    ];
+    for (i, args) in steps.iter().enumerate() {
+        if i == 1 {
+            std::fs::copy(root().join("fixtures").join(case).join("run/raw-output.json"), run.join("raw-output.json"))
+                .unwrap();
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = exec(&args);
+        assert_eq!(out.code, 0, "{args:?}: {}{}", out.stdout, out.stderr);
+    }
+    run
+}
+
+fn key(name: &str) -> String {
+    root().join("tests/keys").join(name).display().to_string()
+}
+
+fn verify(run: &Path, keys: &[&str]) -> Output {
+    let mut args = vec!["verify", path(run)];
+    let keys: Vec<String> = keys.iter().map(|k| key(k)).collect();
+    for k in &keys {
+        args.extend(["--trusted-key", k.as_str()]);
+    }
+    exec(&args)
+}
+
+fn attest(run: &Path, key_name: &str) -> Output {
+    exec(&["attest", path(run), "--key", &key(key_name)])
+}
+
+#[test]
+fn cli_attest_then_verify_with_the_trusted_key_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-attest-ok");
+    let signed = attest(&run, "test-ed25519.pem");
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let ok = verify(&run, &["foreign-ed25519.pub.pem", "test-ed25519.pub.pem"]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+
+    let envelope = canonical::parse(&std::fs::read(run.join("attestation.json")).unwrap()).unwrap();
+    assert_eq!(envelope["payloadType"], "application/vnd.in-toto+json");
+    let statement = statement_of(&envelope);
+    assert_eq!(statement["_type"], "https://in-toto.io/Statement/v1");
+    assert_eq!(statement["predicate"]["agentTask"], "task-wire-attest-ok");
+    let names: Vec<&str> =
+        statement["subject"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    for file in [
+        "runtime-packet",
+        "agent-request.json",
+        "raw-output.json",
+        "evaluation.json",
+        "completion.json",
+        "run-manifest.json",
+        "validation-schema.json",
+    ] {
+        assert!(names.contains(&file), "{file} not a subject: {names:?}");
+    }
+
+    // Never overwritten.
+    let again = attest(&run, "test-ed25519.pem");
+    assert_eq!(again.code, 2);
+    assert!(again.stderr.contains("attestation.json"), "{}", again.stderr);
+}
+
+fn statement_of(envelope: &Value) -> Value {
+    use base64::Engine;
+    let payload = base64::engine::general_purpose::STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+    canonical::parse(&payload).unwrap()
+}
+
+fn assert_attestation_finding(out: &Output, fragment: &str) {
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.lines().any(|l| l.contains("[run::attestation]") && l.contains(fragment)),
+        "expected a run::attestation finding containing {fragment:?}:\n{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn cli_verify_fails_each_broken_attestation_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // A missing attestation, when a key is trusted.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-missing");
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "attestation.json: missing");
+    assert_eq!(verify(&run, &[]).code, 0, "without --trusted-key an absent attestation is not required");
+
+    // A foreign key.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-foreign");
+    assert_eq!(attest(&run, "foreign-ed25519.pem").code, 0);
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "$.signatures: no signature verifies");
+    assert_eq!(verify(&run, &["foreign-ed25519.pub.pem"]).code, 0);
+
+    // An edited receipt: completion.json names another agent task.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-edited-receipt");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let completion = run.join("completion.json");
+    let text = std::fs::read_to_string(&completion).unwrap().replace("task-wire-edited-receipt", "task-wire-other");
+    std::fs::write(&completion, text).unwrap();
+    for keys in [&["test-ed25519.pub.pem"][..], &[]] {
+        let out = verify(&run, keys);
+        assert_attestation_finding(&out, "\"completion.json\" has sha256");
+        assert_attestation_finding(
+            &out,
+            "$.predicate.agentTask: is \"task-wire-edited-receipt\"; completion.json says \"task-wire-other\"",
+        );
+    }
+
+    // An edited run file.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-edited-file");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let manifest = run.join("run-manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{}\n\n", text.trim_end())).unwrap(); // same JSON, other bytes
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "\"run-manifest.json\" has sha256");
+
+    // An edited attestation: its statement rewritten to match an edited receipt.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-edited-attestation");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let file = run.join("attestation.json");
+    let mut envelope = canonical::parse(&std::fs::read(&file).unwrap()).unwrap();
+    let mut statement = statement_of(&envelope);
+    statement["predicate"]["evaluatorNotes"] = json!(["Rewritten."]);
+    use base64::Engine;
+    envelope["payload"] = json!(base64::engine::general_purpose::STANDARD.encode(statement.to_string()));
+    std::fs::write(&file, envelope.to_string()).unwrap();
+    let out = verify(&run, &["test-ed25519.pub.pem"]);
+    assert_attestation_finding(&out, "$.signatures: no signature verifies");
+    assert_attestation_finding(&out, "$.predicate.evaluatorNotes");
+}
+
+#[test]
+fn cli_attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let prepared = exec(&["prepare", "--packet", &golden_packet(ANTHROPIC), "--out-dir", path(&run)]);
+    assert_eq!(prepared.code, 0, "{}", prepared.stderr);
+    let out = attest(&run, "test-ed25519.pem");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("refused with") && out.stderr.contains("run::completion"), "{}", out.stderr);
+    assert!(!run.join("attestation.json").exists());
+
+    let completed = completed_run(dir.path(), ANTHROPIC, "task-wire-wrong-key");
+    let out = attest(&completed, "test-ed25519.pub.pem");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("an Ed25519 private key in PKCS#8 PEM"), "{}", out.stderr);
+}
+
+#[test]
+fn cli_verify_checks_a_runs_provider_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = completed_run(dir.path(), GOOGLE, "task-wire-provider-request");
+    let url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent";
+    let faithful = body(GOOGLE, Api::Gemini);
+    std::fs::write(run.join("provider-request.json"), har(vec![entry(url, &faithful)])).unwrap();
+    let ok = verify(&run, &[]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+
+    let mut edited = faithful;
+    edited["contents"].as_array_mut().unwrap().push(json!({"role": "user", "parts": [{"text": "One more thing."}]}));
+    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&edited).unwrap()).unwrap();
+    let failed = verify(&run, &[]);
+    assert_eq!(failed.code, 1, "{}", failed.stdout);
+    assert!(
+        failed.stdout.contains("[run::provider-request] provider-request.json $.contents[1]: contents: an extra item"),
+        "{}",
+        failed.stdout
+    );
+
+    // The attestation covers the capture too.
+    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&body(GOOGLE, Api::Gemini)).unwrap()).unwrap();
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&edited).unwrap()).unwrap();
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "\"provider-request.json\" has sha256");
+}
+
+// ------------------------------------------------------------------ openssl
+
+/// openssl checks a packetproof signature on its own, from the PAE bytes.
+#[test]
+fn openssl_verifies_a_signature_over_the_pae_bytes() {
+    if Command::new("openssl").arg("version").output().is_err() {
+        eprintln!("skipped: openssl is not installed, so the signature cannot be checked without packetproof");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-openssl");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let envelope = canonical::parse(&std::fs::read(run.join("attestation.json")).unwrap()).unwrap();
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let body = b64.decode(envelope["payload"].as_str().unwrap()).unwrap();
+    let pae = packetproof::attest::dsse::pae(envelope["payloadType"].as_str().unwrap(), &body);
+    let sig = b64.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
+    std::fs::write(dir.path().join("pae.bin"), &pae).unwrap();
+    std::fs::write(dir.path().join("sig.bin"), &sig).unwrap();
+    let openssl_verify = |input: &str| {
+        Command::new("openssl")
+            .args([
+                "pkeyutl",
+                "-verify",
+                "-pubin",
+                "-inkey",
+                &key("test-ed25519.pub.pem"),
+                "-rawin",
+                "-in",
+                input,
+                "-sigfile",
+            ])
+            .arg(dir.path().join("sig.bin"))
+            .output()
+            .unwrap()
+    };
+    let out = openssl_verify(path(&dir.path().join("pae.bin")));
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // The same signature over the payload alone (not the PAE) must not verify.
+    std::fs::write(dir.path().join("body.bin"), &body).unwrap();
+    assert!(!openssl_verify(path(&dir.path().join("body.bin"))).status.success());
+}
