@@ -191,6 +191,15 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_api_in_wire_allowed_settings_is_a_loud_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
+        let text = text.replace("[wire.allowed_settings]\n", "[wire.allowed_settings]\nopenai-chats = []\n");
+        let err = Config::from_toml(dir.path(), "harness.toml", &text, None).unwrap_err().to_string();
+        assert!(err.contains("unknown field `openai-chats`"), "{err}");
+    }
+
+    #[test]
     fn bad_pattern_is_a_loud_error() {
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
         let text = text.replace("value_patterns = [", "value_patterns = [ '(unclosed',");

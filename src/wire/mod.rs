@@ -44,8 +44,6 @@ pub enum Api {
 }
 
 impl Api {
-    pub const ALL: [Api; 4] = [Api::Anthropic, Api::OpenaiChat, Api::OpenaiResponses, Api::Gemini];
-
     pub fn name(self) -> &'static str {
         match self {
             Api::Anthropic => "anthropic",
