@@ -166,6 +166,9 @@ fn wire(
     let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
     let Some(captured) = check else {
         let body = canonical::to_pretty(&crate::wire::body(&value, api, config, &shown)?);
+        for note in crate::wire::notes(&value, api, &shown) {
+            eprintln!("packetproof: note: {note}");
+        }
         return match out {
             Some(out) => fsutil::write_atomic(out, body.as_bytes()).map(|()| Status::Holds),
             None => {

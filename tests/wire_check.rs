@@ -67,7 +67,7 @@ fn each_api_body_carries_exactly_the_packet_material() {
             "model": p["model"], "max_completion_tokens": p["maxTokens"],
             "messages": [{"role": "system", "content": p["systemPrompt"]}, {"role": "user", "content": p["effectiveUserMessage"]}],
             "response_format": {"type": "json_schema", "json_schema": {
-                "name": schema["name"], "description": schema["description"], "schema": schema["schema"], "strict": true}},
+                "name": schema["name"], "description": schema["description"], "schema": schema["schema"], "strict": false}},
         })
     );
     assert_eq!(
@@ -76,7 +76,7 @@ fn each_api_body_carries_exactly_the_packet_material() {
             "model": p["model"], "max_output_tokens": p["maxTokens"], "instructions": p["systemPrompt"],
             "input": [{"role": "user", "content": p["effectiveUserMessage"]}],
             "text": {"format": {"type": "json_schema", "name": schema["name"], "description": schema["description"],
-                "schema": schema["schema"], "strict": true}},
+                "schema": schema["schema"], "strict": false}},
         })
     );
     let p = packet(GOOGLE);
@@ -194,13 +194,36 @@ fn a_loosened_schema_json_object_mode_is_a_finding() {
 }
 
 #[test]
-fn a_non_strict_or_edited_schema_is_a_finding() {
+fn strict_follows_the_schema_and_any_other_strict_or_schema_edit_is_a_finding() {
+    // The snapshot has optional properties: OpenAI strict mode would refuse it, so
+    // the body says strict: false, and says why.
+    let findings = check(OPENAI, Api::OpenaiResponses, body(OPENAI, Api::OpenaiResponses));
+    assert!(findings.is_empty(), "{findings:#?}");
+    let captured = Captured::body(body(OPENAI, Api::OpenaiResponses), "cap.json");
+    let outcome =
+        wire::check(&packet(OPENAI), Api::OpenaiResponses, &captured, &config(), OPENAI, wire::CHECK).unwrap();
+    assert!(outcome.notes.iter().any(|n| n.starts_with("strict is false") && n.contains("$.outputSchema.schema")));
+
     let mut b = body(OPENAI, Api::OpenaiResponses);
-    b["text"]["format"]["strict"] = json!(false);
+    b["text"]["format"]["strict"] = json!(true);
     b["text"]["format"]["schema"]["required"] = json!([]);
     let findings = check(OPENAI, Api::OpenaiResponses, b);
-    assert_one(&findings, "$.text.format.strict", "is false; expected true");
+    assert_one(&findings, "$.text.format.strict", "is true; expected false");
     assert_one(&findings, "$.text.format.schema.required[0]", "output schema: missing");
+
+    // A closed schema with every property required is sent strict, and loosening it is a finding.
+    let mut p = packet(OPENAI);
+    p["outputSchema"]["schema"] = json!({"type": "object", "additionalProperties": false, "required": ["result"],
+        "properties": {"result": {"type": "string"}}});
+    packetproof::digest::seal(p.as_object_mut().unwrap());
+    let mut b = wire::body(&p, Api::OpenaiChat, &config(), "p.json").unwrap();
+    assert_eq!(b["response_format"]["json_schema"]["strict"], json!(true));
+    b["response_format"]["json_schema"]["strict"] = json!(false);
+    let outcome =
+        wire::check(&p, Api::OpenaiChat, &Captured::body(b, "cap.json"), &config(), "p.json", wire::CHECK).unwrap();
+    assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
+    assert_eq!(outcome.findings[0].path, "cap.json $.response_format.json_schema.strict");
+    assert!(outcome.notes.is_empty(), "{:?}", outcome.notes);
 }
 
 #[test]

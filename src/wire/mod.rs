@@ -154,6 +154,12 @@ impl<'a> Material<'a> {
         })
     }
 
+    /// Why the output schema cannot be sent in OpenAI strict mode, if it cannot.
+    pub fn strict_problem(&self) -> Option<String> {
+        let schema = self.schema.and_then(|s| s.get("schema"))?;
+        openai_chat::strict_problem(schema, "$.outputSchema.schema")
+    }
+
     pub(crate) fn schema_name(&self) -> Value {
         self.schema.and_then(|s| s.get("name")).cloned().unwrap_or(Value::Null)
     }
@@ -164,6 +170,17 @@ impl<'a> Material<'a> {
 pub fn body(packet: &Value, api: Api, config: &Config, file: &str) -> Result<Value> {
     let map = sound_packet(packet, api, config, file)?;
     Ok(api.build(&Material::of(map, file)?))
+}
+
+/// What a reader of the body should know: for the OpenAI APIs, why `strict` is false.
+pub fn notes(packet: &Value, api: Api, file: &str) -> Vec<String> {
+    let Some(map) = packet.as_object() else { return Vec::new() };
+    match (api, Material::of(map, file).ok().and_then(|m| m.strict_problem())) {
+        (Api::OpenaiChat | Api::OpenaiResponses, Some(problem)) => {
+            vec![format!("strict is false: OpenAI strict mode would refuse the schema ({problem})")]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Refuse a packet that fails the contract, or whose provider is not the API's:
@@ -212,7 +229,7 @@ pub fn check(
             Finding::new(check, captured.at(&d.path), format!("{label}{}{hint}", d.message))
         })
         .collect();
-    let mut notes = Vec::new();
+    let mut notes = notes(packet, api, packet_file);
     if api == Api::Gemini {
         gemini::check_model(material.model, captured, check, &mut findings, &mut notes);
     }

@@ -1,6 +1,7 @@
 //! OpenAI Responses API (POST /v1/responses): `model`, `max_output_tokens`,
 //! `instructions` (the system prompt), `input` with one user message, and
-//! `text.format: {type: "json_schema", name, description, schema, strict: true}`.
+//! `text.format: {type: "json_schema", name, description, schema, strict}`, `strict`
+//! decided by the schema as for Chat Completions.
 
 use super::Material;
 use serde_json::{json, Value};
