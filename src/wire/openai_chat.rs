@@ -106,6 +106,15 @@ pub fn normalize(body: &mut Value) {
 }
 
 /// `[{type: <kind>, text}]`, exactly that and nothing more, is the text itself.
+pub(crate) fn unwrap_text_block(value: &mut Value, kind: &str) {
+    let Value::Array(items) = value else { return };
+    let [Value::Object(block)] = items.as_slice() else { return };
+    let plain = block.len() == 2 && block.get("type").and_then(Value::as_str) == Some(kind);
+    if let (true, Some(Value::String(text))) = (plain, block.get("text")) {
+        *value = Value::String(text.clone());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,14 +134,5 @@ mod tests {
             strict_problem(&loose, "$").unwrap(),
             "$.properties.a.items: an object without additionalProperties: false"
         );
-    }
-}
-
-pub(crate) fn unwrap_text_block(value: &mut Value, kind: &str) {
-    let Value::Array(items) = value else { return };
-    let [Value::Object(block)] = items.as_slice() else { return };
-    let plain = block.len() == 2 && block.get("type").and_then(Value::as_str) == Some(kind);
-    if let (true, Some(Value::String(text))) = (plain, block.get("text")) {
-        *value = Value::String(text.clone());
     }
 }
