@@ -231,6 +231,7 @@ fn cli_verify_fails_each_broken_attestation_with_the_reason() {
     std::fs::write(&completion, text).unwrap();
     for keys in [&["test-ed25519.pub.pem"][..], &[]] {
         let out = verify(&run, keys);
+        assert_eq!(out.stdout.contains("its signature is not (no --trusted-key)"), keys.is_empty(), "{}", out.stdout);
         assert_attestation_finding(&out, "\"completion.json\" has sha256");
         assert_attestation_finding(
             &out,

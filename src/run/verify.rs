@@ -129,6 +129,11 @@ fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config)
     findings.extend(super::provider_request::check(dir, config));
     findings.extend(super::attestation::check(dir, keys, config));
     let mut outcome = Outcome::new(dir.display().to_string(), findings);
+    if keys.is_empty() && dir.join(super::attestation::FILE).exists() {
+        outcome
+            .notes
+            .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
+    }
     outcome.notes.push(format!("stage: {}", stage(dir)));
     outcome
 }
