@@ -78,7 +78,8 @@ pub enum Command {
     Wire {
         #[arg(long, value_name = "FILE")]
         packet: PathBuf,
-        #[arg(long, value_enum)]
+        /// anthropic, openai-chat, openai-responses or gemini.
+        #[arg(long, value_parser = parse_api)]
         api: crate::wire::Api,
         /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
         #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
@@ -151,6 +152,13 @@ pub fn run(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
     }
+}
+
+fn parse_api(name: &str) -> std::result::Result<crate::wire::Api, String> {
+    crate::wire::Api::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = crate::wire::Api::ALL.iter().map(|api| api.name()).collect();
+        format!("unknown API {name:?}; expected one of {}", names.join(", "))
+    })
 }
 
 /// `wire`: the body (stdout or --out), or with --check the findings on a captured request.

@@ -100,6 +100,14 @@ fn cli_wire_prints_writes_and_checks_the_body() {
         format!("{} $.log.entries[0].request.postData.text $.model", har_file.display())
     );
 
+    let unknown = exec(&["wire", "--packet", &packet_file, "--api", "openai"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("expected one of anthropic, openai-chat, openai-responses, gemini"),
+        "{}",
+        unknown.stderr
+    );
+
     let refused = exec(&["wire", "--packet", &packet_file, "--api", "anthropic"]);
     assert_eq!(refused.code, 2);
     assert!(refused.stderr.contains("the anthropic API serves provider \"anthropic\""), "{}", refused.stderr);

@@ -31,7 +31,7 @@ pub const RUN_CHECK: &str = "run::provider-request";
 pub const RUN_FILE: &str = "provider-request.json";
 
 /// A provider request format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Api {
     /// Anthropic Messages API, POST /v1/messages.
     Anthropic,
@@ -44,6 +44,13 @@ pub enum Api {
 }
 
 impl Api {
+    pub const ALL: [Api; 4] = [Api::Anthropic, Api::OpenaiChat, Api::OpenaiResponses, Api::Gemini];
+
+    /// The API of a name as `--api` takes it (`anthropic`, `openai-chat`, …).
+    pub fn from_name(name: &str) -> Option<Api> {
+        Api::ALL.into_iter().find(|api| api.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Api::Anthropic => "anthropic",
@@ -299,6 +306,14 @@ mod tests {
         assert!(!Api::OpenaiResponses.is_endpoint("https://api.openai.com/v1/chat/completions"));
         assert!(Api::Gemini.is_endpoint("https://h/v1beta/models/gemini-2.5-flash:generateContent"));
         assert!(!Api::Gemini.is_endpoint("https://h/v1beta/models/gemini-2.5-flash:countTokens"));
+    }
+
+    #[test]
+    fn api_names_round_trip_and_unknown_names_are_none() {
+        for api in Api::ALL {
+            assert_eq!(Api::from_name(api.name()), Some(api));
+        }
+        assert_eq!(Api::from_name("openai"), None);
     }
 
     #[test]
