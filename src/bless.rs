@@ -1,19 +1,30 @@
-//! `packetproof bless [FILTER]`: (re)write the golden files of the cases whose
-//! name contains FILTER. Under CI it never writes: golden files change only by a
-//! deliberate local command, and the change is then reviewed.
+//! Golden files are (re)written here and nowhere else, through one guarded entry,
+//! [`write_golden`]: never under CI (golden files change only by a deliberate local
+//! command, and the change is then reviewed), never for a negative case (its
+//! hand-broken packet is the point), compiled before anything is written (a
+//! refused request leaves its golden files alone), and a file whose bytes would
+//! not change is not rewritten.
+//!
+//! Two callers ask: `packetproof bless [FILTER]` ([`bless`]) and the conformance
+//! runner under `PACKETPROOF_BLESS=1` ([`bless_from_test`]).
 
 use crate::corpus::{self, Case};
+use crate::env::Env;
 use crate::{canonical, compile, fsutil, provider, Config, Error, Result};
-use serde_json::Value;
+use std::path::Path;
 
-/// Bless the matching cases; returns their names. Refused under CI.
+/// Who asks for golden files to be written; the refusals say it in their terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requester {
+    /// `packetproof bless`.
+    Command,
+    /// `PACKETPROOF_BLESS=1 cargo test`.
+    Test,
+}
+
+/// Bless the cases whose name contains `filter`; returns their names. Refused under CI.
 pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
-    if corpus::is_ci() {
-        return Err(Error::refused(
-            "bless",
-            "CI is set: golden files are never written under CI; bless locally and commit",
-        ));
-    }
+    refuse_under_ci("bless", Requester::Command)?;
     let matching: Vec<Case> =
         corpus::cases(config)?.into_iter().filter(|c| filter.is_none_or(|f| c.name.contains(f))).collect();
     if matching.is_empty() {
@@ -33,53 +44,79 @@ pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<String>> {
         ));
     }
     for case in &selected {
-        bless_case(config, case)?;
+        write_golden(config, case, Requester::Command)?;
     }
     Ok(selected.into_iter().map(|c| c.name).collect())
 }
 
-/// Compile first, write after: a refused request leaves its golden files alone.
-pub fn bless_case(config: &Config, case: &Case) -> Result<()> {
-    let packet = compile::compile(&case.request, config, &case.request_path().display().to_string())?;
-    let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
-    std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
-    write(&case.golden_packet(), &packet)?;
-    write(&case.golden_agent_request(), &agent_request)
-}
-
-fn write(path: &std::path::Path, value: &Value) -> Result<()> {
-    fsutil::write_atomic(path, canonical::to_pretty(value).as_bytes())
-}
-
-/// `packetproof bless` output: one line per blessed case.
-pub(crate) fn run(config: &Config, filter: Option<&str>) -> Result<crate::cli::Status> {
-    for name in bless(config, filter)? {
-        println!("blessed {name}");
-    }
-    Ok(crate::cli::Status::Holds)
-}
-
 /// `PACKETPROOF_BLESS=1 cargo test [FILTER]` asks the conformance runner to
 /// re-bless the cases whose golden packet no longer regenerates.
-pub fn requested_by_env() -> bool {
-    std::env::var("PACKETPROOF_BLESS").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+pub fn requested_by_env() -> Result<bool> {
+    Ok(Env::current()?.bless)
 }
 
 /// Bless one case from a test; under CI this refuses and says so.
 pub fn bless_from_test(config: &Config, case: &Case) -> Result<()> {
-    if corpus::is_ci() {
-        return Err(Error::refused(
-            &case.name,
-            "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI",
-        ));
-    }
+    write_golden(config, case, Requester::Test).map(|_| ())
+}
+
+/// The one way golden files are written (see the module docs). Returns whether
+/// any file changed.
+pub fn write_golden(config: &Config, case: &Case, requester: Requester) -> Result<bool> {
+    refuse_under_ci(&case.name, requester)?;
     if case.own_packet().is_some() {
         return Err(Error::refused(
             &case.name,
             "carries its own runtime-packet.json (a negative case); it is never blessed",
         ));
     }
-    bless_case(config, case)?;
-    eprintln!("blessed {}", case.name);
-    Ok(())
+    let packet = compile::compile(&case.request, config, &case.request_path().display().to_string())?;
+    let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
+    std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
+    let packet_changed = write_if_changed(&case.golden_packet(), canonical::to_pretty(&packet).as_bytes())?;
+    let view_changed = write_if_changed(&case.golden_agent_request(), canonical::to_pretty(&agent_request).as_bytes())?;
+    Ok(packet_changed || view_changed)
+}
+
+fn refuse_under_ci(origin: &str, requester: Requester) -> Result<()> {
+    if !Env::current()?.ci {
+        return Ok(());
+    }
+    Err(Error::refused(
+        origin,
+        match requester {
+            Requester::Command => "CI is set: golden files are never written under CI; bless locally and commit",
+            Requester::Test => "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI",
+        },
+    ))
+}
+
+/// Identical bytes are left alone: the file keeps its timestamp and no watcher fires.
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(false);
+    }
+    fsutil::write_atomic(path, bytes)?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An atomic write replaces the file (a new inode); an untouched file keeps its own.
+    #[cfg(unix)]
+    #[test]
+    fn identical_bytes_are_not_rewritten() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("golden.json");
+        let inode = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert!(write_if_changed(&path, b"{}\n").unwrap());
+        let first = inode(&path);
+        assert!(!write_if_changed(&path, b"{}\n").unwrap(), "identical bytes were rewritten");
+        assert_eq!(inode(&path), first);
+        assert!(write_if_changed(&path, b"[]\n").unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), b"[]\n");
+    }
 }

@@ -14,6 +14,7 @@ struct Raw {
     paths: Paths,
     providers: BTreeMap<String, Provider>,
     forbidden: RawForbidden,
+    schema: SchemaPin,
     taint: Taint,
     limits: Limits,
     #[serde(default)]
@@ -26,7 +27,8 @@ pub struct Paths {
     pub fixtures: PathBuf,
     pub golden: PathBuf,
     pub prompts: PathBuf,
-    pub runtime_schema_source: PathBuf,
+    /// The Builder schema, vendored byte for byte (the upstream the snapshot is generated from).
+    pub builder_schema: PathBuf,
     pub schema_snapshot: PathBuf,
     pub google_suffix: PathBuf,
 }
@@ -43,7 +45,16 @@ pub struct Provider {
 #[serde(deny_unknown_fields)]
 struct RawForbidden {
     keys: Vec<String>,
+    blueprint_keys: Vec<String>,
     value_patterns: Vec<String>,
+}
+
+/// The vendored Builder schema is pinned by the sha256 of its bytes, so a hand
+/// edit of the upstream copy cannot regenerate a snapshot that still "matches".
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaPin {
+    pub builder_sha256: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -86,6 +97,9 @@ pub struct AllowedSettings {
 #[derive(Debug, Clone)]
 pub struct Forbidden {
     pub keys: Vec<String>,
+    /// Keys refused inside a compile input's source blueprint only, exact case
+    /// (the reference's blueprint scan): generated media and provider records.
+    pub blueprint_keys: Vec<String>,
     pub patterns: Vec<String>,
     pub(crate) set: RegexSet,
 }
@@ -97,6 +111,7 @@ pub struct Config {
     pub paths: Paths,
     pub providers: BTreeMap<String, Provider>,
     pub forbidden: Forbidden,
+    pub schema: SchemaPin,
     pub taint: Taint,
     pub limits: Limits,
     pub wire: Wire,
@@ -126,7 +141,7 @@ impl Config {
             &mut paths.fixtures,
             &mut paths.golden,
             &mut paths.prompts,
-            &mut paths.runtime_schema_source,
+            &mut paths.builder_schema,
             &mut paths.schema_snapshot,
             &mut paths.google_suffix,
         ] {
@@ -138,7 +153,13 @@ impl Config {
             root: root.to_path_buf(),
             paths,
             providers: raw.providers,
-            forbidden: Forbidden { keys: raw.forbidden.keys, patterns: raw.forbidden.value_patterns, set },
+            forbidden: Forbidden {
+                keys: raw.forbidden.keys,
+                blueprint_keys: raw.forbidden.blueprint_keys,
+                patterns: raw.forbidden.value_patterns,
+                set,
+            },
+            schema: raw.schema,
             taint: raw.taint,
             limits: raw.limits,
             wire: raw.wire,
@@ -154,8 +175,8 @@ impl Config {
     /// The directory holding harness.toml: `PACKETPROOF_ROOT`, else the nearest
     /// ancestor of the current directory that has one.
     pub fn find_root() -> Result<PathBuf> {
-        if let Some(root) = std::env::var_os("PACKETPROOF_ROOT") {
-            return Ok(PathBuf::from(root));
+        if let Some(root) = &crate::env::Env::current()?.root {
+            return Ok(root.clone());
         }
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
         cwd.ancestors()

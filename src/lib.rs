@@ -1,29 +1,41 @@
 //! packetproof: exact LLM runtime packets, proven.
 //!
-//! One module per concern:
-//! - [`canonical`]: strict JSON parsing and RFC 8785 canonical bytes
-//! - [`digest`]: `sha256:` digests, `exactInputHash`, `checksum`
-//! - [`config`]: harness.toml, every path and policy
-//! - [`packet`]: the contract's packet rules
-//! - [`report`]: findings and how they print
-//! - [`fsutil`]: reads with clear errors, atomic writes
-//! - [`compile`]: compile input → runtime packet (branch, render input, prompts)
-//! - [`schema`]: the runtime output schema source and its generated snapshot
-//! - [`corpus`]: fixture discovery; [`bless`]: golden files
-//! - [`run`]: run directories: prepare, evaluate, complete, verify
-//! - [`release`]: the release check of prompt changes
+//! The modules form layers; a module uses only the layers below it, and nothing
+//! imports the CLI (`tests/tidy.rs` checks the CLI rule, and that only the CLI prints).
+//!
+//! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
+//!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`];
+//! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
+//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`diff`],
+//!   [`git`] (the only module that spawns git);
+//! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
+//! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
+//!   evaluator's rules over a parsed answer) and [`run`] (prepare, evaluate, complete run
+//!   directories; receipts defined in `run::format`);
+//! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
+//!   and [`check`] (the one dispatch from a [`Check`] to its function);
+//! - provenance: [`wire`] (provider request bodies, the captured-request check) and
+//!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
+//! - applications: [`verify`] (every check on packets and run directories), [`bless`] (the one guarded writer of golden files), [`mutation`]
+//!   (the self-test), [`release`] (the release check);
+//! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
 
 pub mod attest;
 pub mod bless;
 pub mod canonical;
-pub mod checks;
+pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod config;
 pub mod corpus;
+pub mod diff;
 pub mod digest;
+pub mod env;
 mod error;
+pub mod evaluator;
 pub mod fsutil;
+pub mod git;
+pub mod jsonpath;
 pub mod mutation;
 pub mod packet;
 pub mod provider;
@@ -31,8 +43,9 @@ pub mod release;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod verify;
 pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Finding, Format, Outcome};
+pub use report::{Check, CorpusCheck, Finding, Findings, Format, Outcome, PacketCheck, RunCheck, Status};

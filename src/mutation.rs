@@ -5,13 +5,11 @@
 //! Mutations that are not about hashes are re-hashed after the edit, so the
 //! semantic check has to catch them on its own rather than riding on `checksum`.
 
-use crate::checks::{self, AssembledRun};
+use crate::check;
+use crate::corpus::fixture_run::{self, AssembledRun, CompletionRecord};
 use crate::corpus::{self, Case};
-use crate::run::checks as run_checks;
-use crate::{digest, fsutil, packet, Config, Finding, Result};
+use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, PacketCheck, Result, RunCheck};
 use serde_json::{json, Map, Value};
-
-pub const CHECK: &str = "corpus::mutation-self-test";
 
 /// Which mutations were tried and which escaped.
 #[derive(Debug, Default)]
@@ -40,7 +38,7 @@ type Edit = Box<dyn Fn(&mut Map<String, Value>)>;
 /// One packet mutation: what it does, the check meant to catch it, whether to re-hash.
 struct PacketMutation {
     name: String,
-    check: &'static str,
+    check: PacketCheck,
     rehash: bool,
     edit: Edit,
 }
@@ -53,10 +51,10 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
         let Value::Object(golden) = packet else { continue };
         let mutations = packet_mutations(&golden, &case.request, config);
         // A check that already fails on the intact packet would "catch" anything.
-        let mut baseline: Vec<&str> = mutations.iter().map(|m| m.check).collect();
+        let mut baseline: Vec<PacketCheck> = mutations.iter().map(|m| m.check).collect();
         baseline.dedup();
         for check in baseline {
-            let findings = checks::check_packet(check, &golden, case, config)?;
+            let findings = check::on_object(check, &golden, case, config)?;
             if !findings.is_empty() {
                 report
                     .escaped
@@ -69,7 +67,7 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
             if mutation.rehash {
                 digest::seal(&mut mutated);
             }
-            let findings = checks::check_packet(mutation.check, &mutated, case, config)?;
+            let findings = check::on_object(mutation.check, &mutated, case, config)?;
             report.record(format!("{}: {} -> {}", case.name, mutation.name, mutation.check), &findings);
         }
         if case.run_fixture().is_some() {
@@ -81,23 +79,23 @@ pub fn self_test(config: &Config) -> Result<MutationReport> {
 
 fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Config) -> Vec<PacketMutation> {
     let mut list = Vec::new();
-    let mut add = |name: String, check: &'static str, rehash: bool, edit: Edit| {
+    let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
         list.push(PacketMutation { name, check, rehash, edit })
     };
     // Each hashed field: one character changed.
     for key in ["systemPrompt", "effectiveUserMessage", "model"] {
         add(
             format!("one character of {key} changed"),
-            packet::EXACT_INPUT_HASH,
+            PacketCheck::ExactInputHash,
             false,
             Box::new(move |p| flip_string(p.get_mut(key))),
         );
     }
-    add("maxTokens changed".into(), packet::EXACT_INPUT_HASH, false, Box::new(|p| bump(p.get_mut("maxTokens"))));
+    add("maxTokens changed".into(), PacketCheck::ExactInputHash, false, Box::new(|p| bump(p.get_mut("maxTokens"))));
     if golden.contains_key("outputSchema") {
         add(
             "outputSchema name changed".into(),
-            packet::EXACT_INPUT_HASH,
+            PacketCheck::ExactInputHash,
             false,
             Box::new(|p| flip_string(p.get_mut("outputSchema").and_then(|s| s.get_mut("name")))),
         );
@@ -105,13 +103,13 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
     // Bound only by the checksum.
     add(
         "one character of userMessage changed".into(),
-        packet::CHECKSUM,
+        PacketCheck::Checksum,
         false,
         Box::new(|p| flip_string(p.get_mut("userMessage"))),
     );
     add(
         "a string deep in renderInput changed".into(),
-        packet::CHECKSUM,
+        PacketCheck::Checksum,
         false,
         Box::new(|p| flip_string(p.get_mut("renderInput").and_then(deepest_string))),
     );
@@ -124,7 +122,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         };
         add(
             format!("resolvedBranch.{field} set to {other}"),
-            checks::BRANCH_ISOLATION,
+            PacketCheck::BranchIsolation,
             true,
             Box::new(move |p| {
                 if let Some(Value::Object(branch)) = p.get_mut("resolvedBranch") {
@@ -133,7 +131,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }),
         );
     }
-    if let Some((template, line)) = checks::unrendered_lines(golden, config).into_iter().next() {
+    if let Some((template, line)) = check::packet::unrendered_lines(golden, config).into_iter().next() {
         let mutation = move |p: &mut Map<String, Value>| {
             for key in ["userMessage", "effectiveUserMessage"] {
                 if let Some(Value::String(text)) = p.get_mut(key) {
@@ -143,7 +141,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         };
         add(
             format!("a line of the unrendered {template} appended to the user message"),
-            checks::BRANCH_ISOLATION,
+            PacketCheck::BranchIsolation,
             true,
             Box::new(mutation),
         );
@@ -156,14 +154,14 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         };
         add(
             "an unselected evidence item added to renderInput".into(),
-            checks::BRANCH_ISOLATION,
+            PacketCheck::BranchIsolation,
             true,
             Box::new(mutation),
         );
     }
     add(
         "previewScreens injected deep in renderInput".into(),
-        packet::FORBIDDEN,
+        PacketCheck::ForbiddenMaterial,
         true,
         Box::new(|p| {
             if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
@@ -173,7 +171,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
     );
     add(
         "a generated media URL injected deep in renderInput".into(),
-        packet::FORBIDDEN,
+        PacketCheck::ForbiddenMaterial,
         true,
         Box::new(|p| {
             if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
@@ -186,7 +184,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
         add(
             "outputSchema added to a text-JSON packet".into(),
-            packet::PROVIDER_SHAPE,
+            PacketCheck::ProviderShape,
             true,
             Box::new(move |p| {
                 p.insert("outputSchema".into(), schema.clone());
@@ -194,7 +192,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         );
         add(
             "text-JSON suffix dropped".into(),
-            packet::PROVIDER_SHAPE,
+            PacketCheck::ProviderShape,
             true,
             Box::new(|p| {
                 let user = p.get("userMessage").cloned().unwrap_or(Value::Null);
@@ -204,7 +202,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
     } else {
         add(
             "outputSchema removed".into(),
-            packet::PROVIDER_SHAPE,
+            PacketCheck::ProviderShape,
             true,
             Box::new(|p| {
                 p.remove("outputSchema");
@@ -213,7 +211,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         let suffix = config.google_suffix.clone();
         add(
             "text-JSON suffix appended to a schema packet".into(),
-            packet::PROVIDER_SHAPE,
+            PacketCheck::ProviderShape,
             true,
             Box::new(move |p| {
                 let user = p.get("userMessage").and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -223,7 +221,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
     }
     add(
         "attempt set to 2".into(),
-        packet::CONTRACT,
+        PacketCheck::Contract,
         true,
         Box::new(|p| {
             p.insert("attempt".into(), 2.into());
@@ -302,38 +300,33 @@ fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
 /// Damage a passing run directory after the fact, one way at a time.
 fn run_mutations(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
     type RunEdit = fn(&AssembledRun) -> Result<()>;
-    let edits: [(&str, &'static str, RunEdit); 4] = [
-        ("one byte of validation-schema.json flipped", run_checks::SNAPSHOT_PARITY, |r| {
+    let edits: [(&str, RunCheck, RunEdit); 4] = [
+        ("one byte of validation-schema.json flipped", RunCheck::SnapshotParity, |r| {
             edit_bytes(&r.dir.join("validation-schema.json"), |b| {
                 let i = b.len() / 2;
                 b[i] ^= 0x01;
             })
         }),
-        ("manifest exactInputHash changed", run_checks::MANIFEST_BINDING, |r| {
+        ("manifest exactInputHash changed", RunCheck::ManifestBinding, |r| {
             edit_json(&r.dir.join("run-manifest.json"), |m| {
                 m["exactInputHash"] = json!(digest::sha256(b"another packet"))
             })
         }),
-        ("renderInput added to agent-request.json", run_checks::AGENT_REQUEST, |r| {
+        ("renderInput added to agent-request.json", RunCheck::AgentRequest, |r| {
             edit_json(&r.dir.join("agent-request.json"), |m| m["renderInput"] = json!({}))
         }),
-        ("raw output edited after evaluation", run_checks::COMPLETION, |r| {
+        ("raw output edited after evaluation", RunCheck::Completion, |r| {
             edit_bytes(&r.dir.join("raw-output.json"), |b| b.extend_from_slice(b"\n"))
         }),
     ];
     for (name, check, edit) in edits {
-        let run = checks::assemble_run(case, config)?;
+        let run = fixture_run::assemble_run(case, config)?;
         if !run.refusals.is_empty() {
             report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
             continue;
         }
         edit(&run)?;
-        let findings = match check {
-            run_checks::SNAPSHOT_PARITY => run_checks::snapshot_parity(&run.dir, Some(&run.packet), config),
-            run_checks::MANIFEST_BINDING => run_checks::manifest_binding(&run.dir, Some(&run.packet), config),
-            run_checks::AGENT_REQUEST => run_checks::agent_request(&run.dir, Some(&run.packet), config),
-            _ => run_checks::completion(&run.dir, config),
-        };
+        let findings = check::on_run(check, &run.dir, Some(&run.packet), config);
         report.record(format!("{}: {name} -> {check}", case.name), &findings);
     }
     duplicate_task(case, config, report)
@@ -341,16 +334,16 @@ fn run_mutations(case: &Case, config: &Config, report: &mut MutationReport) -> R
 
 /// A second run that reuses a completed run's agent task id is refused.
 fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
-    let Some(record) = checks::CompletionRecord::load(case)? else { return Ok(()) };
-    let first = checks::assemble_run(case, config)?;
+    let Some(record) = CompletionRecord::load(case)? else { return Ok(()) };
+    let first = fixture_run::assemble_run(case, config)?;
     let root = first.dir.parent().expect("a run has a parent").to_path_buf();
     let second = root.join("second-run");
     crate::run::prepare::prepare(config, &case.packet_under_test(), &second)?;
     std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json"))
         .map_err(|e| crate::Error::io(&second, e))?;
-    let args = crate::run::EvaluateArgs::for_run(second.clone());
+    let args = crate::run::EvaluateRequest::for_run(second.clone());
     crate::run::evaluate::evaluate(config, &args)?;
-    let args = crate::run::CompleteArgs {
+    let args = crate::run::CompleteRequest {
         run_dir: second,
         scenario: record.scenario,
         run_id: "run-2".into(),
@@ -360,15 +353,15 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
     };
     let refused = match crate::run::complete::complete(config, &args) {
         Err(e) if e.to_string().contains(&record.agent_task) => {
-            vec![Finding::new(checks::UNIQUE_TASKS, "complete", e.to_string())]
+            vec![Finding::new(CorpusCheck::UniqueAgentTasks, "complete", e.to_string())]
         }
         _ => Vec::new(),
     };
     report.record(format!("{}: duplicate agent task id in a sibling run -> complete", case.name), &refused);
     let tasks = [(case.name.clone(), record.agent_task.clone()), ("sibling".to_owned(), record.agent_task)];
     report.record(
-        format!("{}: duplicate agent task id in the corpus -> {}", case.name, checks::UNIQUE_TASKS),
-        &checks::unique_agent_tasks(&tasks),
+        format!("{}: duplicate agent task id in the corpus -> {}", case.name, CorpusCheck::UniqueAgentTasks),
+        &check::unique_agent_tasks(&tasks),
     );
     Ok(())
 }

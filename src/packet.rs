@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::digest;
-use crate::report::{child, index, walk, Finding, Trail};
+use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
 use serde_json::{Map, Value};
 
 pub const AGENT_ID: &str = "updateBlockFromLibrary";
@@ -48,16 +48,10 @@ pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
 /// The texts that reach (or explain) the model, scanned for forbidden material.
 pub const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
 
-pub const CONTRACT: &str = "packet::contract";
-pub const PROVIDER_SHAPE: &str = "packet::provider-shape";
-pub const FORBIDDEN: &str = "packet::forbidden-material";
-pub const EXACT_INPUT_HASH: &str = "packet::exact-input-hash";
-pub const CHECKSUM: &str = "packet::checksum";
-
 /// Every packet check, in report order.
 pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
     let Some(map) = packet.as_object() else {
-        return vec![Finding::new(CONTRACT, "$", "expected the packet to be a JSON object")];
+        return vec![Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object")];
     };
     let mut findings = contract(map, config);
     findings.extend(provider_shape(map, config));
@@ -69,8 +63,8 @@ pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
 
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
 pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut fail = |path: String, message: String| out.push(Finding::new(CONTRACT, path, message));
+    let mut out = Findings::new(PacketCheck::Contract);
+    let mut fail = |path: String, message: String| out.fail(path, message);
     for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
         fail(child("$", key), "unknown top-level field (the contract allows only its own fields)".into());
     }
@@ -111,7 +105,7 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     prompt_paths(packet, &mut fail);
     resolved_branch(packet, &mut fail);
     inexact_numbers(packet, &mut fail);
-    out
+    out.into_vec()
 }
 
 fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
@@ -189,8 +183,8 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, St
 /// Google text-JSON packets omit outputSchema and append the exact suffix; all
 /// others carry outputSchema and send userMessage unchanged.
 pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut fail = |path: &str, message: String| out.push(Finding::new(PROVIDER_SHAPE, path, message));
+    let mut out = Findings::new(PacketCheck::ProviderShape);
+    let mut fail = |path: &str, message: String| out.fail(path, message);
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     let user = packet.get("userMessage").and_then(Value::as_str);
     let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
@@ -224,7 +218,7 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
             fail("$.effectiveUserMessage", format!("expected to equal userMessage for provider {provider:?}"));
         }
     }
-    out
+    out.into_vec()
 }
 
 /// Forbidden keys anywhere in renderInput; forbidden value patterns in renderInput
@@ -232,13 +226,17 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
 pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(input) = packet.get("renderInput") {
-        scan(input, "$.renderInput", config, FORBIDDEN, &mut out);
+        scan(input, "$.renderInput", config, PacketCheck::ForbiddenMaterial, &mut out);
         evidence_boundary(packet, input, &mut out);
     }
     for key in PROMPT_TEXTS {
         if let Some(Value::String(text)) = packet.get(key) {
             if let Some(pattern) = config.forbidden.matching_pattern(text) {
-                out.push(Finding::new(FORBIDDEN, child("$", key), format!("matches forbidden pattern {pattern}")));
+                out.push(Finding::new(
+                    PacketCheck::ForbiddenMaterial,
+                    child("$", key),
+                    format!("matches forbidden pattern {pattern}"),
+                ));
             }
         }
     }
@@ -246,7 +244,8 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
 }
 
 /// Walk a value for forbidden keys and string values matching forbidden patterns.
-pub fn scan(value: &Value, root: &str, config: &Config, check: &'static str, out: &mut Vec<Finding>) {
+pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<&'static str>, out: &mut Vec<Finding>) {
+    let check: &'static str = check.into();
     let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
         if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
             out.push(Finding::new(check, trail.render(), format!("forbidden key {key:?}")));
@@ -266,7 +265,7 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
     let mode = packet.get("resolvedBranch").and_then(|b| b.get("evidenceMode")).and_then(Value::as_str);
     if mode == Some("no-evidence") && !items.is_empty() {
         out.push(Finding::new(
-            FORBIDDEN,
+            PacketCheck::ForbiddenMaterial,
             "$.renderInput.evidence.items",
             "evidence items present although evidenceMode is no-evidence",
         ));
@@ -274,7 +273,7 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
     for (i, item) in items.iter().enumerate() {
         if item.get("accessible") == Some(&Value::Bool(false)) {
             out.push(Finding::new(
-                FORBIDDEN,
+                PacketCheck::ForbiddenMaterial,
                 index("$.renderInput.evidence.items", i),
                 "inaccessible evidence item rendered",
             ));
@@ -283,14 +282,14 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
 }
 
 pub fn exact_input_hash(packet: &Map<String, Value>) -> Vec<Finding> {
-    recomputed(packet, "exactInputHash", EXACT_INPUT_HASH, digest::exact_input_hash(packet))
+    recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, digest::exact_input_hash(packet))
 }
 
 pub fn checksum(packet: &Map<String, Value>) -> Vec<Finding> {
-    recomputed(packet, "checksum", CHECKSUM, digest::packet_checksum(packet))
+    recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet))
 }
 
-fn recomputed(packet: &Map<String, Value>, key: &str, check: &'static str, actual: String) -> Vec<Finding> {
+fn recomputed(packet: &Map<String, Value>, key: &str, check: PacketCheck, actual: String) -> Vec<Finding> {
     match packet.get(key).and_then(Value::as_str) {
         Some(stored) if stored == actual => Vec::new(),
         stored => vec![Finding::new(

@@ -1,7 +1,11 @@
-//! Findings (what a check found wrong) and how they are printed.
+//! Findings (what a check found wrong), the outcome of checking one target, and
+//! the verdict a command reports. Rendering to text or JSON lives here; writing
+//! it to the terminal is the CLI's job (`cli::print`).
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::fmt;
+
+pub use crate::jsonpath::{child, index, walk, walk_map, Trail};
 
 /// One failed rule: which check, where (a JSONPath such as `$.resolvedBranch.agentId`,
 /// or a file name), and what was expected.
@@ -13,10 +17,195 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(check: &'static str, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Finding { check, path: path.into(), message: message.into() }
+    /// `check` is a [`Check`] or its name.
+    pub fn new(check: impl Into<&'static str>, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding { check: check.into(), path: path.into(), message: message.into() }
     }
 }
+
+/// The findings of one check, collected while it walks: every finding carries the
+/// check's name, so a check cannot mislabel one.
+#[derive(Debug)]
+pub struct Findings {
+    check: &'static str,
+    found: Vec<Finding>,
+}
+
+impl Findings {
+    pub fn new(check: impl Into<&'static str>) -> Findings {
+        Findings { check: check.into(), found: Vec::new() }
+    }
+
+    /// Record that the rule failed at `path`.
+    pub fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.found.push(Finding::new(self.check, path, message));
+    }
+
+    /// Add findings another function collected (of this check or another).
+    pub fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
+        self.found.extend(findings);
+    }
+
+    pub fn into_vec(self) -> Vec<Finding> {
+        self.found
+    }
+}
+
+/// Every named check. [`Check::name`] is what findings print as `[check]` and what
+/// the conformance runner names its tests (`<fixture>::<check>`); `expect.toml`
+/// refers to checks by these names. The names live in this leaf module so that
+/// every layer can label its findings without importing the layers that run checks;
+/// `crate::check` dispatches on them, one exhaustive `match` per scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Check {
+    Packet(PacketCheck),
+    Run(RunCheck),
+    Corpus(CorpusCheck),
+    /// A `verify` path held nothing to check.
+    VerifyNothingFound,
+    /// A golden agent-request.json is the agent view of the packet beside it.
+    GoldenAgentRequest,
+    /// The committed output schema snapshot is what its source generates.
+    SchemaSnapshotParity,
+    /// A compile request is well-formed.
+    CompileRequest,
+    /// `wire --check`: a captured provider request carries exactly the packet's material.
+    WireRequest,
+    /// A run's provider-request.json carries exactly its packet's material.
+    RunProviderRequest,
+    /// A run's attestation.json: trusted signature, subject digests, predicate.
+    RunAttestation,
+}
+
+/// Checks of one runtime packet (every fixture has them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PacketCheck {
+    /// The golden packet is what its request compiles to now.
+    Regenerates,
+    ExactInputHash,
+    Checksum,
+    Contract,
+    BranchIsolation,
+    ForbiddenMaterial,
+    ProviderShape,
+}
+
+/// Checks of one run directory (fixtures with a `run/` folder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunCheck {
+    AgentRequest,
+    ManifestBinding,
+    SnapshotParity,
+    Evaluation,
+    Completion,
+}
+
+/// Checks over the whole fixture corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CorpusCheck {
+    SnapshotParity,
+    UniqueAgentTasks,
+    BranchCoverage,
+    MutationSelfTest,
+}
+
+impl PacketCheck {
+    /// In report order.
+    pub const ALL: [PacketCheck; 7] = [
+        PacketCheck::Regenerates,
+        PacketCheck::ExactInputHash,
+        PacketCheck::Checksum,
+        PacketCheck::Contract,
+        PacketCheck::BranchIsolation,
+        PacketCheck::ForbiddenMaterial,
+        PacketCheck::ProviderShape,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            PacketCheck::Regenerates => "packet::regenerates",
+            PacketCheck::ExactInputHash => "packet::exact-input-hash",
+            PacketCheck::Checksum => "packet::checksum",
+            PacketCheck::Contract => "packet::contract",
+            PacketCheck::BranchIsolation => "packet::branch-isolation",
+            PacketCheck::ForbiddenMaterial => "packet::forbidden-material",
+            PacketCheck::ProviderShape => "packet::provider-shape",
+        }
+    }
+}
+
+impl RunCheck {
+    /// In report order.
+    pub const ALL: [RunCheck; 5] = [
+        RunCheck::AgentRequest,
+        RunCheck::ManifestBinding,
+        RunCheck::SnapshotParity,
+        RunCheck::Evaluation,
+        RunCheck::Completion,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            RunCheck::AgentRequest => "run::agent-request",
+            RunCheck::ManifestBinding => "run::manifest-binding",
+            RunCheck::SnapshotParity => "run::snapshot-parity",
+            RunCheck::Evaluation => "run::evaluation",
+            RunCheck::Completion => "run::completion",
+        }
+    }
+}
+
+impl CorpusCheck {
+    pub const ALL: [CorpusCheck; 4] = [
+        CorpusCheck::SnapshotParity,
+        CorpusCheck::UniqueAgentTasks,
+        CorpusCheck::BranchCoverage,
+        CorpusCheck::MutationSelfTest,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            CorpusCheck::SnapshotParity => "corpus::snapshot-parity",
+            CorpusCheck::UniqueAgentTasks => "corpus::unique-agent-tasks",
+            CorpusCheck::BranchCoverage => "corpus::branch-coverage",
+            CorpusCheck::MutationSelfTest => "corpus::mutation-self-test",
+        }
+    }
+}
+
+impl Check {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Check::Packet(check) => check.name(),
+            Check::Run(check) => check.name(),
+            Check::Corpus(check) => check.name(),
+            Check::VerifyNothingFound => "verify::nothing-found",
+            Check::GoldenAgentRequest => "golden::agent-request",
+            Check::SchemaSnapshotParity => "schema::snapshot-parity",
+            Check::CompileRequest => "compile::request",
+            Check::WireRequest => "wire::request",
+            Check::RunProviderRequest => "run::provider-request",
+            Check::RunAttestation => "run::attestation",
+        }
+    }
+}
+
+macro_rules! named {
+    ($($kind:ty),*) => {$(
+        impl From<$kind> for &'static str {
+            fn from(check: $kind) -> &'static str {
+                check.name()
+            }
+        }
+
+        impl fmt::Display for $kind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    )*};
+}
+named!(Check, PacketCheck, RunCheck, CorpusCheck);
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -25,33 +214,75 @@ impl fmt::Display for Finding {
 }
 
 /// Output format of every command that prints a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     #[default]
     Text,
     Json,
 }
 
-/// The result of checking one file or directory.
-#[derive(Debug, Clone, Serialize)]
+/// What a command reports back: the exit status follows from it (0 holds, 1 failed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Holds,
+    Failed,
+}
+
+impl Status {
+    /// `Holds` exactly when `ok`.
+    pub fn from_ok(ok: bool) -> Status {
+        if ok {
+            Status::Holds
+        } else {
+            Status::Failed
+        }
+    }
+}
+
+/// The result of checking one file or directory. Whether it holds is derived from
+/// its findings, never stored, so adding a finding cannot leave a stale verdict.
+#[derive(Debug, Clone)]
 pub struct Outcome {
     pub target: String,
-    pub ok: bool,
     pub findings: Vec<Finding>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Field order is the report format: target, ok, findings, notes (when any).
+        #[derive(Serialize)]
+        struct Shown<'a> {
+            target: &'a str,
+            ok: bool,
+            findings: &'a [Finding],
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            notes: &'a [String],
+        }
+        Shown { target: &self.target, ok: self.ok(), findings: &self.findings, notes: &self.notes }
+            .serialize(serializer)
+    }
 }
 
 impl Outcome {
     pub fn new(target: impl Into<String>, findings: Vec<Finding>) -> Self {
-        Outcome { target: target.into(), ok: findings.is_empty(), findings, notes: Vec::new() }
+        Outcome { target: target.into(), findings, notes: Vec::new() }
+    }
+
+    /// The target holds: nothing was found.
+    pub fn ok(&self) -> bool {
+        self.findings.is_empty()
+    }
+
+    /// Whether every outcome holds.
+    pub fn all_ok(outcomes: &[Outcome]) -> bool {
+        outcomes.iter().all(Outcome::ok)
     }
 
     pub fn render(outcomes: &[Outcome], format: Format) -> String {
         match format {
             Format::Json => {
-                let all_ok = outcomes.iter().all(|o| o.ok);
-                let doc = serde_json::json!({ "ok": all_ok, "results": outcomes });
+                let doc = serde_json::json!({ "ok": Outcome::all_ok(outcomes), "results": outcomes });
                 crate::canonical::to_pretty(&doc)
             }
             Format::Text => outcomes.iter().map(Outcome::to_text).collect(),
@@ -60,7 +291,7 @@ impl Outcome {
 
     fn to_text(&self) -> String {
         let mut text = String::new();
-        let verdict = if self.ok { "ok" } else { "FAILED" };
+        let verdict = if self.ok() { "ok" } else { "FAILED" };
         text.push_str(&format!("{}: {verdict} ({} finding(s))\n", self.target, self.findings.len()));
         for finding in &self.findings {
             text.push_str(&format!("  {finding}\n"));
@@ -69,87 +300,5 @@ impl Outcome {
             text.push_str(&format!("  note: {note}\n"));
         }
         text
-    }
-}
-
-/// JSONPath text of a child member, quoting keys that are not plain identifiers.
-pub fn child(path: &str, key: &str) -> String {
-    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        format!("{path}.{key}")
-    } else {
-        format!("{path}[{}]", serde_json::Value::from(key))
-    }
-}
-
-pub fn index(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
-}
-
-/// A JSON path built while walking a value, rendered only when something is found
-/// (walks of large packets then allocate nothing on the happy path).
-#[derive(Debug, Clone)]
-pub struct Trail<'a> {
-    root: &'a str,
-    steps: Vec<Step<'a>>,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-impl<'a> Trail<'a> {
-    pub fn new(root: &'a str) -> Self {
-        Trail { root, steps: Vec::new() }
-    }
-    pub fn push_key(&mut self, key: &'a str) {
-        self.steps.push(Step::Key(key));
-    }
-    pub fn push_index(&mut self, i: usize) {
-        self.steps.push(Step::Index(i));
-    }
-    pub fn pop(&mut self) {
-        self.steps.pop();
-    }
-    pub fn render(&self) -> String {
-        self.steps.iter().fold(self.root.to_owned(), |path, step| match step {
-            Step::Key(key) => child(&path, key),
-            Step::Index(i) => index(&path, *i),
-        })
-    }
-}
-
-/// Visit every value under an object's members with its trail, depth first.
-pub fn walk_map<'a>(
-    map: &'a serde_json::Map<String, serde_json::Value>,
-    trail: &mut Trail<'a>,
-    visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>),
-) {
-    for (key, item) in map {
-        trail.push_key(key);
-        visit(item, Some(key), trail);
-        walk(item, trail, visit);
-        trail.pop();
-    }
-}
-
-/// Visit every value under `value` with its trail, depth first.
-pub fn walk<'a>(
-    value: &'a serde_json::Value,
-    trail: &mut Trail<'a>,
-    visit: &mut impl FnMut(&'a serde_json::Value, Option<&'a str>, &Trail<'a>),
-) {
-    match value {
-        serde_json::Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                trail.push_index(i);
-                visit(item, None, trail);
-                walk(item, trail, visit);
-                trail.pop();
-            }
-        }
-        serde_json::Value::Object(map) => walk_map(map, trail, visit),
-        _ => {}
     }
 }

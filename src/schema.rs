@@ -1,56 +1,107 @@
-//! The runtime output schema (DESIGN §6): a readable source under
-//! `references/runtime/` (a main file plus shared definition files joined by
-//! local `$ref`s) and the snapshot `references/block-screen-output-schema.json`
-//! generated from it mechanically. Providers do not all resolve `$ref`, so the
-//! snapshot has every reference inlined; authored key order is kept and every
-//! `$comment` (authoring notes) is dropped.
+//! The runtime output schema. The Builder's block-screen schema is
+//! upstream: it is vendored byte for byte at `paths.builder_schema` (see
+//! `references/builder/PROVENANCE.md`), pinned by its sha256 in harness.toml, and
+//! the snapshot `references/block-screen-output-schema.json` is generated from it
+//! mechanically. Generation parses the upstream strictly, checks its shape
+//! (`{name, description, schema}`) and prints it again as 2-space JSON; the result
+//! must be the upstream bytes, so the snapshot is a byte-parity copy whose parity
+//! is proven, not assumed.
 
-use crate::report::{child, index, Finding};
-use crate::{canonical, fsutil, Config, Error, Result};
-use serde_json::{Map, Value};
-use std::path::{Component, Path, PathBuf};
+use crate::report::Finding;
+use crate::{canonical, digest, fsutil, Config, Error, Result};
+use serde_json::Value;
 
-/// The main source file, inside `paths.runtime_schema_source`.
-pub const SOURCE_MAIN: &str = "block-screen-output.json";
-/// The check name reported when the snapshot differs from its source.
-pub const CHECK: &str = "schema::snapshot-parity";
+/// The check name reported when the snapshot or the vendored upstream drifts.
+pub const CHECK: &str = crate::Check::SchemaSnapshotParity.name();
+/// The snapshot's members, in the upstream's order.
+const MEMBERS: [&str; 3] = ["name", "description", "schema"];
 
-/// The snapshot bytes the source produces: 2-space JSON and a final newline.
+/// The snapshot bytes the vendored upstream produces: 2-space JSON and a final
+/// newline, byte-identical with the upstream (an error otherwise).
 pub fn generate(config: &Config) -> Result<String> {
-    let main = config.paths.runtime_schema_source.join(SOURCE_MAIN);
-    let mut inliner = Inliner { stack: Vec::new() };
-    let value = inliner.inline(&load(&main, config)?, &main, "$", config)?;
-    Ok(canonical::to_pretty(&value))
+    let path = &config.paths.builder_schema;
+    let file = path.display();
+    let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
+    let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.to_string()))?;
+    let members: Vec<&str> = value.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
+    if members != MEMBERS {
+        return Err(Error::shape(file, "$", format!("an object with exactly the members {MEMBERS:?}, in that order")));
+    }
+    for key in ["name", "description"] {
+        if value[key].as_str().is_none_or(|s| s.trim().is_empty()) {
+            return Err(Error::shape(file, format!("$.{key}"), "a non-blank string"));
+        }
+    }
+    if !value["schema"].is_object() {
+        return Err(Error::shape(file, "$.schema", "a JSON Schema object"));
+    }
+    let text = canonical::to_pretty(&value);
+    if text.as_bytes() != bytes.as_slice() {
+        let line = first_difference(&String::from_utf8_lossy(&bytes), &text);
+        return Err(Error::shape(
+            file,
+            "$",
+            format!("2-space JSON with a final newline (printing it again differs at line {line}), so that the snapshot can be byte-identical"),
+        ));
+    }
+    Ok(text)
 }
 
-/// Regenerate and compare bytes with the snapshot on disk. Every difference is a
-/// finding (naming the first differing line); an unreadable source is an error.
+/// Prove parity: the vendored upstream still has the pinned bytes, and the
+/// snapshot is byte for byte what it generates. Each drift is a finding; an
+/// unreadable or malformed upstream is an error.
 pub fn check(config: &Config) -> Result<Vec<Finding>> {
+    let mut findings = pin_findings(config)?;
     let expected = generate(config)?;
     let path = &config.paths.schema_snapshot;
     let file = path.display().to_string();
-    let stale = |message: String| Ok(vec![Finding::new(CHECK, file.clone(), message)]);
     let actual = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return stale("snapshot is missing; run `packetproof schema --write`".into())
+            findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
+            return Ok(findings);
         }
         Err(e) => return Err(Error::io(path, e)),
     };
-    if actual == expected.as_bytes() {
-        return Ok(Vec::new());
+    if actual != expected.as_bytes() {
+        let line = first_difference(&String::from_utf8_lossy(&actual), &expected);
+        findings.push(Finding::new(
+            CHECK,
+            file,
+            format!(
+                "snapshot differs from the vendored Builder schema {} (first difference at line {line}); \
+                 it is never edited by hand: run `packetproof schema --write`",
+                config.paths.builder_schema.display()
+            ),
+        ));
     }
-    let actual = String::from_utf8_lossy(&actual);
-    let line = first_difference(&actual, &expected);
-    stale(format!(
-        "snapshot differs from what {} generates (first difference at line {line}); \
-         it is never edited by hand: change the source and run `packetproof schema --write`",
-        config.paths.runtime_schema_source.display()
-    ))
+    Ok(findings)
 }
 
-/// Write the snapshot atomically; returns whether its bytes changed.
+/// The vendored upstream against harness.toml's `schema.builder_sha256`.
+fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
+    let path = &config.paths.builder_schema;
+    let actual = digest::sha256(&fsutil::read_bytes(path, config.limits.max_file_bytes)?);
+    let pinned = &config.schema.builder_sha256;
+    if &actual == pinned {
+        return Ok(Vec::new());
+    }
+    Ok(vec![Finding::new(
+        CHECK,
+        path.display().to_string(),
+        format!(
+            "the vendored Builder schema has {actual}, harness.toml pins {pinned}: it is a byte copy of upstream, \
+             never edited here; replace it with the upstream file and update schema.builder_sha256 and PROVENANCE.md"
+        ),
+    )])
+}
+
+/// Write the snapshot atomically; returns whether its bytes changed. Refuses to
+/// generate from a vendored upstream that no longer has the pinned bytes.
 pub fn write(config: &Config) -> Result<bool> {
+    if let Some(finding) = pin_findings(config)?.into_iter().next() {
+        return Err(Error::refused(finding.path, finding.message));
+    }
     let text = generate(config)?;
     let path = &config.paths.schema_snapshot;
     if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
@@ -66,97 +117,15 @@ pub fn snapshot(config: &Config) -> Result<Value> {
     fsutil::read_json(&config.paths.schema_snapshot, config.limits.max_file_bytes)
 }
 
-/// `packetproof schema --check | --write`.
-pub(crate) fn run(config: &Config, write_it: bool, format: crate::Format) -> Result<crate::cli::Status> {
-    let snapshot = config.paths.schema_snapshot.display();
-    if write_it {
-        let verb = if write(config)? { "wrote" } else { "unchanged:" };
-        println!("{verb} {snapshot}");
-        return Ok(crate::cli::Status::Holds);
-    }
-    crate::cli::print_outcomes(&[crate::Outcome::new(snapshot.to_string(), check(config)?)], format)
-}
-
 fn first_difference(a: &str, b: &str) -> usize {
     let mut lines = a.lines().zip(b.lines());
     lines.position(|(x, y)| x != y).unwrap_or_else(|| a.lines().count().min(b.lines().count())) + 1
 }
 
-fn load(path: &Path, config: &Config) -> Result<Value> {
-    fsutil::read_json(path, config.limits.max_file_bytes)
-}
-
-/// Inlines local `$ref`s depth first; `stack` holds the references being
-/// expanded so that a cycle is an error instead of endless recursion.
-struct Inliner {
-    stack: Vec<String>,
-}
-
-impl Inliner {
-    fn inline(&mut self, value: &Value, file: &Path, path: &str, config: &Config) -> Result<Value> {
-        match value {
-            Value::Object(map) if map.contains_key("$ref") => self.expand(map, file, path, config),
-            Value::Object(map) => {
-                let mut out = Map::new();
-                for (key, item) in map.iter().filter(|(k, _)| k.as_str() != "$comment") {
-                    out.insert(key.clone(), self.inline(item, file, &child(path, key), config)?);
-                }
-                Ok(Value::Object(out))
-            }
-            Value::Array(items) => {
-                let inlined =
-                    items.iter().enumerate().map(|(i, item)| self.inline(item, file, &index(path, i), config));
-                Ok(Value::Array(inlined.collect::<Result<_>>()?))
-            }
-            other => Ok(other.clone()),
-        }
-    }
-
-    fn expand(&mut self, map: &Map<String, Value>, file: &Path, path: &str, config: &Config) -> Result<Value> {
-        let at = child(path, "$ref");
-        let shape = |expected: &str| Error::shape(file.display(), at.clone(), expected);
-        if map.keys().any(|k| k != "$ref" && k != "$comment") {
-            return Err(shape("`$ref` alone in its object (siblings would be silently dropped)"));
-        }
-        let reference = map["$ref"].as_str().ok_or_else(|| shape("a string"))?;
-        let (target_file, pointer) = resolve(file, reference).ok_or_else(|| {
-            shape("a local reference `#/<pointer>` or `<relative file inside the source folder>#/<pointer>`")
-        })?;
-        let key = format!("{}#{pointer}", target_file.display());
-        if self.stack.contains(&key) {
-            return Err(shape(&format!("no reference cycle; {reference:?} refers back to itself")));
-        }
-        let document = load(&target_file, config)?;
-        let target =
-            document.pointer(pointer).ok_or_else(|| shape(&format!("{reference:?} to name an existing definition")))?;
-        self.stack.push(key);
-        let inlined = self.inline(target, &target_file, &format!("{}#{pointer}", target_file.display()), config);
-        self.stack.pop();
-        inlined
-    }
-}
-
-/// Split a reference into the file it names (relative to `file`) and a JSON
-/// pointer. Remote URLs, absolute paths and `..` are refused: the source must be
-/// self-contained so that generation never touches the network or other folders.
-fn resolve<'a>(file: &Path, reference: &'a str) -> Option<(PathBuf, &'a str)> {
-    let (name, pointer) = reference.split_once('#')?;
-    if !(pointer.is_empty() || pointer.starts_with('/')) || name.contains(':') {
-        return None;
-    }
-    if name.is_empty() {
-        return Some((file.to_path_buf(), pointer));
-    }
-    let relative = Path::new(name);
-    if !relative.components().all(|c| matches!(c, Component::Normal(_))) {
-        return None;
-    }
-    Some((file.parent()?.join(relative), pointer))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn project() -> Config {
         Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap()
@@ -167,17 +136,62 @@ mod tests {
         jsonschema::validator_for(&snapshot["schema"]).unwrap()
     }
 
-    #[test]
-    fn committed_snapshot_matches_its_source() {
-        assert_eq!(check(&project()).unwrap(), Vec::new());
+    /// A project copy whose vendored upstream holds `text` (pin unchanged).
+    fn with_upstream(text: &str) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = project();
+        config.paths.builder_schema = dir.path().join("upstream.json");
+        config.paths.schema_snapshot = dir.path().join("snapshot.json");
+        std::fs::write(&config.paths.builder_schema, text).unwrap();
+        (dir, config)
     }
 
     #[test]
-    fn snapshot_has_no_refs_or_comments_left() {
-        let text = generate(&project()).unwrap();
-        assert!(!text.contains("\"$ref\"") && !text.contains("\"$comment\""));
-        let value: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(value.as_object().unwrap().keys().collect::<Vec<_>>(), ["name", "description", "schema"]);
+    fn committed_snapshot_matches_the_vendored_upstream() {
+        assert_eq!(check(&project()).unwrap(), Vec::new());
+        let config = project();
+        assert_eq!(
+            std::fs::read(&config.paths.schema_snapshot).unwrap(),
+            std::fs::read(&config.paths.builder_schema).unwrap()
+        );
+    }
+
+    #[test]
+    fn vendored_upstream_is_the_reference_copy() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/interop/block-screen-output-schema.json");
+        let Ok(reference) = std::fs::read(&path) else {
+            eprintln!("skipped: {} is absent", path.display());
+            return;
+        };
+        assert!(std::fs::read(project().paths.builder_schema).unwrap() == reference, "vendored copy drifted");
+    }
+
+    #[test]
+    fn an_edited_upstream_breaks_the_pin_and_write_refuses() {
+        let original = std::fs::read_to_string(project().paths.builder_schema).unwrap();
+        let (_dir, config) = with_upstream(&original.replacen("\"mustHave\"", "\"must\"", 1));
+        let findings = check(&config).unwrap();
+        assert_eq!(findings.len(), 2, "{findings:#?}");
+        assert!(findings[0].message.contains("harness.toml pins"), "{findings:#?}");
+        assert!(findings[1].message.contains("snapshot is missing"), "{findings:#?}");
+        assert!(write(&config).unwrap_err().to_string().contains("harness.toml pins"));
+    }
+
+    #[test]
+    fn generation_refuses_an_upstream_it_cannot_reproduce() {
+        let original = std::fs::read_to_string(project().paths.builder_schema).unwrap();
+        let value: Value = serde_json::from_str(&original).unwrap();
+        let cases = [
+            (serde_json::to_string(&value).unwrap(), "printing it again differs"),
+            (original.replacen("\"name\"", "\"title\"", 1), "exactly the members"),
+            (original.trim_end().to_owned(), "printing it again differs"),
+        ];
+        for (text, expected) in cases {
+            let (_dir, mut config) = with_upstream(&text);
+            config.schema.builder_sha256 = digest::sha256(text.as_bytes());
+            let err = generate(&config).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err}");
+        }
     }
 
     #[test]
@@ -194,6 +208,10 @@ mod tests {
         assert!(errors.is_empty(), "{errors:#?}");
     }
 
+    fn block(v: &mut Value) -> &mut Value {
+        &mut v["result"]["onboardingStrategySequence"][0]
+    }
+
     /// A minimal valid output, then one break per case; each must be rejected.
     #[test]
     fn rejects_outputs_that_break_the_contract() {
@@ -202,52 +220,24 @@ mod tests {
             "instructions": [{"level": "mustHave", "text": "x"}, {"level": "should", "text": "y"}],
             "blockContract": {"inputVariables": [], "outputAssignment": []},
             "dataUsage": {"items": []},
-            "screens": [{"id": "s1", "screenType": "HeroContent", "content": {"copy": {"title": "t"}},
-                "aiMeta": {"blockRole": "r", "dataMapping": [], "motivationSpec": {"class": "neutral", "valence": "growth"},
-                    "assetIntents": [{"slotRole": "hero", "designFunction": "trust", "visualJob": "v", "supportsContentPath": "content.copy.title"}]}}]
+            "screens": [{"id": "s1", "screenType": "HeroContent", "content": {"copy": {"title": "t"}}}]
         }]}});
         let validator = validator(&project());
-        assert!(validator.is_valid(&valid));
+        let errors: Vec<String> =
+            validator.iter_errors(&valid).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        assert!(errors.is_empty(), "{errors:#?}");
         type Break = fn(&mut Value);
-        let breaks: [(&str, Break); 8] = [
+        let breaks: [(&str, Break); 5] = [
             ("no result envelope", |v| *v = v["result"].clone()),
-            ("extra key next to result", |v| v["extra"] = Value::Null),
-            ("no screens", |v| {
-                drop(v["result"]["onboardingStrategySequence"][0].as_object_mut().unwrap().remove("screens"))
-            }),
-            ("unknown block key", |v| {
-                v["result"]["onboardingStrategySequence"][0]["previewScreens"] = serde_json::json!([])
-            }),
-            ("two blocks", |v| {
-                let block = v["result"]["onboardingStrategySequence"][0].clone();
-                v["result"]["onboardingStrategySequence"].as_array_mut().unwrap().push(block);
-            }),
-            ("prompt inside an asset intent", |v| {
-                v["result"]["onboardingStrategySequence"][0]["screens"][0]["aiMeta"]["assetIntents"][0]["imagePrompt"] =
-                    "x".into()
-            }),
-            ("unknown screen type", |v| {
-                v["result"]["onboardingStrategySequence"][0]["screens"][0]["screenType"] = "Video".into()
-            }),
-            ("one instruction", |v| {
-                drop(v["result"]["onboardingStrategySequence"][0]["instructions"].as_array_mut().unwrap().pop())
-            }),
+            ("no screens", |v| drop(block(v).as_object_mut().unwrap().remove("screens"))),
+            ("screen without content", |v| drop(block(v)["screens"][0].as_object_mut().unwrap().remove("content"))),
+            ("unknown screen type", |v| block(v)["screens"][0]["screenType"] = "Video".into()),
+            ("no instructions", |v| drop(block(v).as_object_mut().unwrap().remove("instructions"))),
         ];
         for (name, break_it) in breaks {
             let mut broken = valid.clone();
             break_it(&mut broken);
             assert!(!validator.is_valid(&broken), "accepted an output with {name}");
         }
-    }
-
-    #[test]
-    fn refuses_remote_and_escaping_refs() {
-        let file = Path::new("/x/runtime/main.json");
-        assert!(resolve(file, "https://example.com/s.json#/a").is_none());
-        assert!(resolve(file, "../outside.json#/a").is_none());
-        assert!(resolve(file, "/etc/s.json#/a").is_none());
-        assert!(resolve(file, "defs/a.json#a").is_none());
-        assert_eq!(resolve(file, "#/a").unwrap(), (file.to_path_buf(), "/a"));
-        assert_eq!(resolve(file, "defs/a.json#/b").unwrap(), (PathBuf::from("/x/runtime/defs/a.json"), "/b"));
     }
 }

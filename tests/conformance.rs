@@ -1,4 +1,4 @@
-//! The conformance gate (DESIGN §8): one test case per fixture and check, named
+//! The conformance gate: one test case per fixture and check, named
 //! `<fixture>::<check>`, plus corpus-wide cases and the interop samples.
 //!
 //! Discovery only lists fixture directories and reads their small TOML files, so
@@ -6,23 +6,29 @@
 //! corpus; every check runs inside its own trial. The checks are the library
 //! functions `packetproof verify` runs, not a second implementation.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use libtest_mimic::{Arguments, Failed, Trial};
-use packetproof::checks::{self, Checked};
+use packetproof::check::{self, Checked};
+use packetproof::corpus::fixture_run::LIFECYCLE;
 use packetproof::corpus::{self, Case, Expectation};
-use packetproof::{bless, mutation, Config};
+use packetproof::{bless, mutation, Check, Config, CorpusCheck};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 fn main() {
     let args = Arguments::from_args();
     let cases = corpus::cases(config()).unwrap_or_else(|e| panic!("fixture discovery failed: {e}"));
+    // As datatest-stable does: a gate that discovered nothing must not pass.
+    assert!(!cases.is_empty(), "no fixture found under {}", config().paths.fixtures.display());
     let mut trials = Vec::new();
     for case in cases {
         let expected = case.expectations().unwrap_or_else(|e| panic!("{e}"));
-        let applicable = checks::applicable(&case);
+        let applicable = check::applicable(&case);
         for declared in &expected {
             assert!(
-                applicable.contains(&declared.check.as_str()),
+                applicable.iter().any(|c| c.name() == declared.check),
                 "{}: expect.toml names {:?}, which is not a check of this fixture (checks: {applicable:?})",
                 case.name,
                 declared.check
@@ -30,7 +36,7 @@ fn main() {
         }
         let case = Arc::new(case);
         for check in applicable {
-            let (case, expectation) = (Arc::clone(&case), expected.iter().find(|e| e.check == check).cloned());
+            let (case, expectation) = (Arc::clone(&case), expected.iter().find(|e| e.check == check.name()).cloned());
             trials.push(Trial::test(format!("{}::{check}", case.name), move || {
                 case_trial(&case, check, expectation.as_ref())
             }));
@@ -50,10 +56,10 @@ fn config() -> &'static Config {
     CONFIG.get_or_init(|| Config::load(root(), None).unwrap_or_else(|e| panic!("{e}")))
 }
 
-fn case_trial(case: &Case, check: &'static str, expected: Option<&Expectation>) -> Result<(), Failed> {
+fn case_trial(case: &Case, check: Check, expected: Option<&Expectation>) -> Result<(), Failed> {
     ensure_golden(case)?;
     let checked =
-        checks::run(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
+        check::on_case(check, case, config()).map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
     match expected {
         Some(expected) => expect_failure(case, expected, &checked),
         None => expect_pass(case, check, checked),
@@ -66,7 +72,7 @@ fn ensure_golden(case: &Case) -> Result<(), Failed> {
     if case.own_packet().is_some() || case.golden_packet().is_file() {
         return Ok(());
     }
-    if !bless::requested_by_env() {
+    if !bless_requested()? {
         let name = &case.name;
         return Err(format!(
             "{name} has no golden packet yet: bless it with `packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`"
@@ -78,18 +84,28 @@ fn ensure_golden(case: &Case) -> Result<(), Failed> {
     if case.golden_packet().is_file() {
         return Ok(());
     }
-    bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()))
+    bless_from_test(case)
 }
 
-fn expect_pass(case: &Case, check: &str, checked: Checked) -> Result<(), Failed> {
+fn bless_requested() -> Result<bool, Failed> {
+    bless::requested_by_env().map_err(|e| Failed::from(e.to_string()))
+}
+
+fn bless_from_test(case: &Case) -> Result<(), Failed> {
+    bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()))?;
+    eprintln!("blessed {}", case.name);
+    Ok(())
+}
+
+fn expect_pass(case: &Case, check: Check, checked: Checked) -> Result<(), Failed> {
     if checked.findings.is_empty() {
         return Ok(());
     }
     let Some(mismatch) = &checked.mismatch else {
         return Err(format!("{check} failed:\n{}", list(&checked)).into());
     };
-    if bless::requested_by_env() {
-        return bless::bless_from_test(config(), case).map_err(|e| Failed::from(e.to_string()));
+    if bless_requested()? {
+        return bless_from_test(case);
     }
     let diff = pretty_assertions::StrComparison::new(&mismatch.golden, &mismatch.produced);
     Err(format!("{}\nfields (< golden, > recompiled):\n{diff}\n{}", list(&checked), mismatch.text_diffs).into())
@@ -105,7 +121,7 @@ fn expect_failure(case: &Case, expected: &Expectation, checked: &Checked) -> Res
         .into());
     }
     // Only the check's own findings count; the lifecycle lines only explain them.
-    if checked.findings.iter().any(|f| f.path != checks::LIFECYCLE && f.message.contains(&expected.message)) {
+    if checked.findings.iter().any(|f| f.path != LIFECYCLE && f.message.contains(&expected.message)) {
         return Ok(());
     }
     Err(format!(
@@ -123,49 +139,52 @@ fn list(checked: &Checked) -> String {
 }
 
 fn corpus_trials() -> Vec<Trial> {
-    let mut trials: Vec<Trial> = checks::CORPUS_CHECKS
-        .iter()
-        .map(|&name| {
-            Trial::test(name, move || {
-                let findings = checks::run_corpus(name, config()).map_err(|e| Failed::from(e.to_string()))?;
-                if findings.is_empty() {
-                    Ok(())
-                } else {
-                    Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
-                }
-            })
+    CorpusCheck::ALL
+        .into_iter()
+        .map(|check| match check {
+            CorpusCheck::MutationSelfTest => Trial::test(check.name(), mutation_trial),
+            CorpusCheck::SnapshotParity | CorpusCheck::UniqueAgentTasks | CorpusCheck::BranchCoverage => {
+                Trial::test(check.name(), move || {
+                    let findings = check::on_corpus(check, config()).map_err(|e| Failed::from(e.to_string()))?;
+                    if findings.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
+                    }
+                })
+            }
         })
-        .collect();
-    trials.push(Trial::test(mutation::CHECK, || {
-        let report = mutation::self_test(config()).map_err(|e| Failed::from(e.to_string()))?;
-        eprintln!("{}: caught {} of {} mutations", mutation::CHECK, report.caught(), report.total());
-        if report.escaped.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{} of {} mutations escaped their checks:\n{}",
-                report.escaped.len(),
-                report.total(),
-                report.escaped.join("\n")
-            )
-            .into())
-        }
-    }));
-    trials
+        .collect()
+}
+
+fn mutation_trial() -> Result<(), Failed> {
+    let name = CorpusCheck::MutationSelfTest;
+    let report = mutation::self_test(config()).map_err(|e| Failed::from(e.to_string()))?;
+    eprintln!("{name}: caught {} of {} mutations", report.caught(), report.total());
+    if report.escaped.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} mutations escaped their checks:\n{}",
+            report.escaped.len(),
+            report.total(),
+            report.escaped.join("\n")
+        )
+        .into())
+    }
 }
 
 /// The Node implementation's samples, when `../shared/interop` exists (CI has it).
 fn interop_trials() -> Vec<Trial> {
-    let folder = root().join("../shared/interop");
+    let folder = support::interop_dir();
     let samples = ["runtime-packet.anthropic.json", "runtime-packet.google.json", "run-anthropic", "run-google"];
     samples
         .into_iter()
         .map(|sample| {
             let path = folder.join(sample);
             let name = format!("interop::{sample}");
-            if !folder.is_dir() {
-                eprintln!("{name}: skipped: {} does not exist", folder.display());
-                return Trial::test(name, || Ok(())).with_ignored_flag(true);
+            if !support::interop_present() {
+                return support::needs_interop(name, || {});
             }
             let folder = folder.clone();
             Trial::test(name, move || interop_trial(&folder, path))
@@ -177,11 +196,11 @@ fn interop_trial(folder: &Path, path: PathBuf) -> Result<(), Failed> {
     // The samples append their own Google suffix, not the project's.
     let config =
         Config::load(root(), Some(&folder.join("google-suffix.txt"))).map_err(|e| Failed::from(e.to_string()))?;
-    let outcomes = packetproof::run::verify::verify(&config, &[path]).map_err(|e| Failed::from(e.to_string()))?;
+    let outcomes = packetproof::verify::verify(&config, &[path]).map_err(|e| Failed::from(e.to_string()))?;
     if outcomes.is_empty() {
         return Err("nothing to verify was found".into());
     }
-    if outcomes.iter().all(|o| o.ok) {
+    if packetproof::Outcome::all_ok(&outcomes) {
         Ok(())
     } else {
         Err(packetproof::Outcome::render(&outcomes, packetproof::Format::Text).into())

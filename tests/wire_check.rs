@@ -33,7 +33,6 @@ fn body(case: &str, api: Api) -> Value {
 fn check(case: &str, api: Api, captured: Value) -> Vec<String> {
     let captured = Captured::body(captured, "cap.json");
     let outcome = wire::check(&packet(case), api, &captured, &config(), case, wire::CHECK).unwrap();
-    assert_eq!(outcome.ok, outcome.findings.is_empty());
     outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
 }
 
@@ -293,7 +292,7 @@ fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
     ]);
     let captured = wire::capture::parse(&bytes, "cap.har", Api::Gemini).unwrap();
     let outcome = wire::check(&packet(GOOGLE), Api::Gemini, &captured, &config(), GOOGLE, wire::CHECK).unwrap();
-    assert!(outcome.ok, "{:#?}", outcome.findings);
+    assert!(outcome.ok(), "{:#?}", outcome.findings);
 
     let bytes = har(vec![entry(&ok.replace("gemini-2.5-flash", "gemini-2.5-pro"), &b)]);
     let captured = wire::capture::parse(&bytes, "cap.har", Api::Gemini).unwrap();

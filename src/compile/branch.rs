@@ -1,4 +1,4 @@
-//! Branch resolution (DESIGN §5): the nine `resolvedBranch` fields, each derived
+//! Branch resolution: the nine `resolvedBranch` fields, each derived
 //! from the (already validated) request, never copied when it can be derived.
 
 use crate::packet::AGENT_ID;
@@ -65,16 +65,13 @@ pub(crate) fn resolve(request: &Value) -> Resolution {
 
 /// The operator instruction when it says anything (blank counts as absent).
 pub(crate) fn operator_instruction(request: &Value) -> Option<&str> {
-    request.get("operatorInstruction").and_then(Value::as_str).filter(|s| !s.trim().is_empty())
+    super::ecma::non_blank(request.get("operatorInstruction"))
 }
 
-/// A variable mapping is incompatible when its author marked it `conflict`, or
-/// when both variable types are given and differ (a `number` source feeding an
-/// `enum` target cannot be carried over as-is and needs a decision).
+/// A variable mapping is a conflict when its action says so: the source variable
+/// cannot be carried over as it is and the agent must resolve it.
 pub(crate) fn is_incompatible(mapping: &Value) -> bool {
-    let field = |key: &str| mapping.get(key).and_then(Value::as_str);
-    let types_differ = matches!((field("sourceType"), field("targetType")), (Some(a), Some(b)) if a != b);
-    field("status") == Some("conflict") || types_differ
+    mapping.get("action").and_then(Value::as_str) == Some("incompatible")
 }
 
 /// Which evidence items render: every accessible item for strategy-default,
@@ -158,9 +155,18 @@ mod tests {
 
     #[test]
     fn incompatible_mappings() {
-        assert!(is_incompatible(&json!({"status": "conflict"})));
-        assert!(is_incompatible(&json!({"sourceType": "number", "targetType": "enum"})));
-        assert!(!is_incompatible(&json!({"status": "compatible", "sourceType": "enum", "targetType": "enum"})));
-        assert!(!is_incompatible(&json!({"sourceType": "enum"})));
+        assert!(is_incompatible(&json!({"action": "incompatible"})));
+        for action in ["bind", "create", "drop"] {
+            assert!(!is_incompatible(&json!({"action": action, "status": "conflict"})), "{action}");
+        }
+    }
+
+    #[test]
+    fn operator_instruction_blank_the_ecmascript_way() {
+        for (value, present) in
+            [(json!("\u{feff} "), false), (json!("\u{85}"), true), (json!(7), false), (json!("x"), true)]
+        {
+            assert_eq!(operator_instruction(&json!({"operatorInstruction": value})).is_some(), present, "{value}");
+        }
     }
 }

@@ -1,18 +1,22 @@
-//! The packet compiler (the preview adapter, DESIGN §5): compile input → runtime
+//! The packet compiler (the preview adapter): compile input → runtime
 //! packet. Bad input is refused before any packet exists, with every problem.
 //!
-//! - [`request`]: validation of the compile input
-//! - [`branch`]: the nine resolvedBranch fields
-//! - [`render_input`]: renderInput with only the resolved branch
-//! - [`prompts`]: strict template rendering, promptPaths and promptVersions
+//! - `request`: validation of the compile input (the reference's rules, and the
+//!   few stricter ones); `blueprint`: its source-blueprint rules; `ecma`: the
+//!   ECMAScript semantics those rules rely on
+//! - `branch`: the nine resolvedBranch fields
+//! - `render_input`: renderInput with only the resolved branch
+//! - `prompts`: strict template rendering, promptPaths and promptVersions
 
+mod blueprint;
 mod branch;
+mod ecma;
 mod prompts;
 mod render_input;
 mod request;
 
 pub use prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
-pub use request::CHECK;
+pub use request::{CHECK, MAPPING_ACTIONS};
 
 use crate::packet::{AGENT_ID, PROMPT_MODE, TASK_TYPE};
 use crate::report::{walk, Trail};
@@ -65,9 +69,12 @@ fn assemble(
     packet.insert("taskType".into(), json!(TASK_TYPE));
     packet.insert("promptMode".into(), json!(PROMPT_MODE));
     packet.insert("attempt".into(), json!(1));
-    for key in ["provider", "model", "maxTokens"] {
+    for key in ["provider", "model"] {
         packet.insert(key.into(), request[key].clone());
     }
+    // Validated as a safe positive integer; `6.4e+4` is the same value, written as 64000.
+    let tokens = request["maxTokens"].as_f64().unwrap_or_default();
+    packet.insert("maxTokens".into(), json!(tokens as u64));
     packet.insert("promptPaths".into(), json!(prompts.paths));
     packet.insert("promptVersions".into(), Value::Object(prompts.versions));
     packet.insert("systemPrompt".into(), json!(prompts.system));
@@ -132,18 +139,10 @@ fn inside(path: &str, regions: &HashSet<String>) -> bool {
     })
 }
 
-/// `packetproof export`: compile the request file; print the packet (2-space JSON
-/// and a newline) or write it atomically to `out`. Nothing is written on refusal.
-pub fn export(config: &Config, request_file: &Path, out: Option<&Path>) -> Result<()> {
+/// `packetproof export`: compile the request file into the packet's text (2-space
+/// JSON and a newline), which the CLI prints or writes atomically.
+pub fn export(config: &Config, request_file: &Path) -> Result<String> {
     let request = fsutil::read_json(request_file, config.limits.max_file_bytes)?;
     let packet = compile(&request, config, &request_file.display().to_string())?;
-    let text = canonical::to_pretty(&packet);
-    match out {
-        Some(path) => fsutil::write_atomic(path, text.as_bytes()),
-        None => {
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|e| Error::io("<stdout>", e))
-        }
-    }
+    Ok(canonical::to_pretty(&packet))
 }

@@ -1,4 +1,4 @@
-//! Prompt rendering (DESIGN §5) with minijinja in strict mode: an undefined
+//! Prompt rendering with minijinja in strict mode: an undefined
 //! variable is an error, never an empty string. `user.md.j2` includes one partial
 //! per resolved branch value (`branches/<field>/<value>.md.j2`), so a branch that
 //! did not resolve is never loaded, never rendered and never listed.

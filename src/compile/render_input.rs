@@ -1,4 +1,4 @@
-//! renderInput (DESIGN §5): the resolved branch only. What is left out, and why:
+//! renderInput: the resolved branch only. What is left out, and why:
 //! - asset examples become compact pattern references ([`PATTERN_KEYS`]): their
 //!   generator prompts are provider-ready material for a later, target-side step;
 //! - the source's own data mappings and evidence links are emptied: they point at

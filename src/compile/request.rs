@@ -1,354 +1,301 @@
-//! Validation of the compile input (the preview adapter's request, DESIGN §5).
-//! Every problem is collected with its JSON path; a request with any finding is
-//! refused before a packet exists.
+//! Validation of the compile input (the preview adapter's request),
+//! rule for rule as the reference validator (../shared/NODE-COMPILE-INPUT.md,
+//! R01–R47), in its order and with its message texts; the finding path says where.
+//! Like the reference, objects are open: unknown keys are ignored (and never
+//! rendered), and only the fields the rules name are inspected.
 //!
-//! Objects the adapter defines are closed (unknown keys are refused, so a typo
-//! never silently drops data). Author-owned content stays open: the source
-//! `blueprint`, `target.strategy`, `target.blockContract`,
-//! `target.strategyVariables`, `target.themeSummary` and evidence `value`s. The
-//! whole request, open parts included, is scanned for forbidden keys and value
-//! patterns (harness.toml `[forbidden]`).
+//! Where the reference crashes (R49) this reports the rule the input breaks. Beyond
+//! the reference, and only here (README "Where packetproof is stricter than the
+//! reference"), a request is also refused for: forbidden material by harness.toml's
+//! wider key list or its value patterns; a provider or model outside harness.toml's
+//! allow-list; evidence refs that are not `{kind, id}` strings, repeat, or appear
+//! under a mode that ignores them; `maxTokens` absent or not a safe integer.
+//! Strict JSON is the parser's business (`canonical`).
 //!
-//! `variableMappings[]` (the Node sample leaves it empty, so the field set is ours):
-//! `{ sourceVariableId, targetVariableId, sourceType?, targetType?, status?, note? }`
-//! where the types are Builder variable types and `status` is `compatible` or
-//! `conflict`. See [`super::branch::is_incompatible`] for what counts as a conflict.
+//! `variableMappings[]` items are the reference's: an object whose `action` is
+//! `bind`, `create`, `drop` or `incompatible`; nothing else is required, and a
+//! conflict is a mapping whose action says `incompatible`.
 
-use crate::packet::describe;
-use crate::report::{child, index, Finding};
+use super::ecma::{non_blank, strict_equal, string_of};
+use crate::report::{index, walk, Finding, Trail};
 use crate::Config;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
 
-pub const CHECK: &str = "compile::request";
+pub const CHECK: &str = crate::Check::CompileRequest.name();
 
 pub(crate) const INSERTION_MODES: [&str; 2] = ["staged", "immediate"];
 pub(crate) const SCOPES: [&str; 2] = ["project", "system"];
 pub(crate) const EVIDENCE_MODES: [&str; 3] = ["strategy-default", "selected-only", "no-evidence"];
-pub(crate) const MAPPING_STATUSES: [&str; 2] = ["compatible", "conflict"];
-pub(crate) const VARIABLE_TYPES: [&str; 6] = ["string", "number", "boolean", "date", "enum", "enum[]"];
+pub const MAPPING_ACTIONS: [&str; 4] = ["bind", "create", "drop", "incompatible"];
+/// JavaScript's safe integers end below 2^53; past it a token count is not exact.
+const SAFE_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
 
-const ROOT_KEYS: [&str; 9] = [
-    "insertionMode",
-    "source",
-    "target",
-    "evidence",
-    "variableMappings",
-    "operatorInstruction",
-    "provider",
-    "model",
-    "maxTokens",
-];
-const SOURCE_KEYS: [&str; 5] = ["scope", "exampleId", "name", "checksum", "blueprint"];
-const TARGET_KEYS: [&str; 10] = [
-    "strategy",
-    "blockId",
-    "blockName",
-    "blockType",
-    "blockContract",
-    "strategyVariables",
-    "sequence",
-    "predecessor",
-    "successor",
-    "themeSummary",
-];
-const SEQUENCE_KEYS: [&str; 7] =
-    ["entityId", "name", "blockType", "description", "screensCount", "firstScreenId", "order"];
-const PREDECESSOR_KEYS: [&str; 6] = ["entityId", "name", "blockType", "description", "screensCount", "exitSummary"];
-const SUCCESSOR_KEYS: [&str; 6] = ["entityId", "name", "blockType", "description", "screensCount", "entrySummary"];
-const EVIDENCE_KEYS: [&str; 2] = ["selection", "availableItems"];
-const SELECTION_KEYS: [&str; 2] = ["mode", "refs"];
-const REF_KEYS: [&str; 2] = ["kind", "id"];
-const ITEM_KEYS: [&str; 4] = ["kind", "id", "accessible", "value"];
-const MAPPING_KEYS: [&str; 6] = ["sourceVariableId", "targetVariableId", "sourceType", "targetType", "status", "note"];
-
-/// Every problem of `request`, in document order of the checks.
+/// Every problem of `request`, in the reference's order, then the stricter ones.
 pub(crate) fn check(request: &Value, config: &Config) -> Vec<Finding> {
-    let mut c = Checker { config, findings: Vec::new() };
-    crate::packet::scan(request, "$", config, CHECK, &mut c.findings);
-    if let Some(root) = c.object(Some(request), "$") {
-        c.closed(root, "$", &ROOT_KEYS);
-        c.one_of(root.get("insertionMode"), "$.insertionMode", &INSERTION_MODES);
-        c.source(root.get("source"));
-        c.target(root.get("target"));
-        c.evidence(root.get("evidence"));
-        c.mappings(root.get("variableMappings"));
-        if !matches!(root.get("operatorInstruction"), None | Some(Value::Null | Value::String(_))) {
-            c.fail(
-                "$.operatorInstruction",
-                format!("expected a string or null, found {}", describe(root.get("operatorInstruction"))),
-            );
-        }
-        c.provider(root);
+    let mut c = Checker { findings: Vec::new() };
+    let Some(root) = request.as_object() else {
+        c.fail("$", "compile input must be an object");
+        return c.findings;
+    };
+    if root.contains_key("input") {
+        c.fail("$.input", "request file must be the compile input itself, without an input wrapper");
     }
+    if !one_of(root.get("insertionMode"), &INSERTION_MODES) {
+        c.fail("$.insertionMode", "insertionMode must be staged or immediate");
+    }
+    c.source(root.get("source"), config);
+    c.target(root.get("target"));
+    c.evidence(root.get("evidence"));
+    c.mappings(root);
+    c.provider(root);
+    c.forbidden_keys(request, config);
+    c.stricter(request, config);
     c.findings
 }
 
-struct Checker<'c> {
-    config: &'c Config,
+fn one_of(value: Option<&Value>, allowed: &[&str]) -> bool {
+    value.and_then(Value::as_str).is_some_and(|s| allowed.contains(&s))
+}
+
+struct Checker {
     findings: Vec<Finding>,
 }
 
-impl Checker<'_> {
+impl Checker {
     fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.findings.push(Finding::new(CHECK, path, message));
     }
 
-    fn object<'v>(&mut self, value: Option<&'v Value>, path: &str) -> Option<&'v Map<String, Value>> {
-        match value {
-            Some(Value::Object(map)) => Some(map),
-            other => {
-                self.fail(path, format!("expected an object, found {}", describe(other)));
-                None
-            }
-        }
-    }
-
-    fn array<'v>(&mut self, value: Option<&'v Value>, path: &str) -> Option<&'v Vec<Value>> {
-        match value {
-            Some(Value::Array(items)) => Some(items),
-            other => {
-                self.fail(path, format!("expected an array, found {}", describe(other)));
-                None
-            }
-        }
-    }
-
-    fn string<'v>(&mut self, value: Option<&'v Value>, path: &str) -> Option<&'v str> {
-        match value {
-            Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
-            other => {
-                self.fail(path, format!("expected a non-blank string, found {}", describe(other)));
-                None
-            }
-        }
-    }
-
-    fn one_of<'v>(&mut self, value: Option<&'v Value>, path: &str, allowed: &[&str]) -> Option<&'v str> {
-        match value.and_then(Value::as_str) {
-            Some(s) if allowed.contains(&s) => Some(s),
-            _ => {
-                self.fail(path, format!("expected one of {allowed:?}, found {}", describe(value)));
-                None
-            }
-        }
-    }
-
-    fn optional_string(&mut self, map: &Map<String, Value>, key: &str, path: &str) {
-        if map.contains_key(key) {
-            self.string(map.get(key), &child(path, key));
-        }
-    }
-
-    /// Unknown keys of an adapter-defined object. Forbidden keys are already
-    /// reported by the scan, and `screens` gets its own message.
-    fn closed(&mut self, map: &Map<String, Value>, path: &str, allowed: &[&str]) {
-        for key in map.keys().filter(|k| !allowed.contains(&k.as_str())) {
-            if key == "screens" {
-                self.fail(
-                    child(path, key),
-                    "screens are not allowed here: sequence and neighbour entries are summaries",
-                );
-            } else if !self.config.forbidden.is_forbidden_key(key) {
-                self.fail(child(path, key), format!("unknown field (expected only {allowed:?})"));
-            }
-        }
-    }
-
-    fn source(&mut self, value: Option<&Value>) {
-        let Some(source) = self.object(value, "$.source") else { return };
-        self.closed(source, "$.source", &SOURCE_KEYS);
-        self.one_of(source.get("scope"), "$.source.scope", &SCOPES);
-        for key in ["exampleId", "name", "checksum"] {
-            self.string(source.get(key), &child("$.source", key));
-        }
-        let Some(blueprint) = self.object(source.get("blueprint"), "$.source.blueprint") else { return };
-        for key in ["screens", "assetExamples", "instructions"] {
-            let path = child("$.source.blueprint", key);
-            if blueprint.contains_key(key) {
-                self.objects(blueprint.get(key), &path);
-            }
-        }
-    }
-
-    /// An array whose items are all objects; returns the objects that are.
-    fn objects<'v>(&mut self, value: Option<&'v Value>, path: &str) -> Vec<(String, &'v Map<String, Value>)> {
-        let Some(items) = self.array(value, path) else { return Vec::new() };
-        items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| self.object(Some(item), &index(path, i)).map(|m| (index(path, i), m)))
-            .collect()
-    }
-
-    fn target(&mut self, value: Option<&Value>) {
-        let Some(target) = self.object(value, "$.target") else { return };
-        self.closed(target, "$.target", &TARGET_KEYS);
-        if let Some(strategy) = self.object(target.get("strategy"), "$.target.strategy") {
-            self.string(strategy.get("name"), "$.target.strategy.name");
-        }
-        for key in ["blockId", "blockName", "blockType"] {
-            self.string(target.get(key), &child("$.target", key));
-        }
-        for key in ["blockContract", "strategyVariables"] {
-            self.object(target.get(key), &child("$.target", key));
-        }
-        for (path, entry) in self.objects(target.get("sequence"), "$.target.sequence") {
-            self.summary(entry, &path, &SEQUENCE_KEYS);
-        }
-        for (key, allowed) in [("predecessor", &PREDECESSOR_KEYS), ("successor", &SUCCESSOR_KEYS)] {
-            let path = child("$.target", key);
-            match target.get(key) {
-                None | Some(Value::Null) => {}
-                Some(Value::Object(entry)) => self.summary(entry, &path, allowed),
-                other => self.fail(path, format!("expected an object or null, found {}", describe(other))),
-            }
-        }
-        match target.get("themeSummary") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(theme)) => {
-                self.string(theme.get("name"), "$.target.themeSummary.name");
-            }
-            other => {
-                self.fail("$.target.themeSummary", format!("expected an object or null, found {}", describe(other)))
-            }
-        }
-    }
-
-    /// A block summary (sequence entry or neighbour): closed, named, no screens.
-    fn summary(&mut self, entry: &Map<String, Value>, path: &str, allowed: &[&str]) {
-        self.closed(entry, path, allowed);
-        self.string(entry.get("entityId"), &child(path, "entityId"));
-        self.string(entry.get("name"), &child(path, "name"));
-        for key in ["blockType", "description", "exitSummary", "entrySummary", "firstScreenId"] {
-            if allowed.contains(&key) {
-                self.optional_string(entry, key, path);
-            }
-        }
-        for key in ["screensCount", "order"] {
-            if entry.contains_key(key) && entry[key].as_u64().is_none_or(|n| n >= 1 << 53) {
-                self.fail(
-                    child(path, key),
-                    format!("expected a non-negative integer, found {}", describe(entry.get(key))),
-                );
-            }
-        }
-    }
-
-    fn evidence(&mut self, value: Option<&Value>) {
-        let Some(evidence) = self.object(value, "$.evidence") else { return };
-        self.closed(evidence, "$.evidence", &EVIDENCE_KEYS);
-        let mut available: Vec<(&str, &str, Option<bool>)> = Vec::new();
-        for (path, item) in self.objects(evidence.get("availableItems"), "$.evidence.availableItems") {
-            self.closed(item, &path, &ITEM_KEYS);
-            let kind = self.string(item.get("kind"), &child(&path, "kind"));
-            let id = self.string(item.get("id"), &child(&path, "id"));
-            // Unknown accessibility (a type error, reported here) is not reported
-            // again as "not accessible" for the refs that select the item.
-            let accessible = match item.get("accessible") {
-                Some(Value::Bool(b)) => Some(*b),
-                other => {
-                    self.fail(child(&path, "accessible"), format!("expected a boolean, found {}", describe(other)));
-                    None
-                }
-            };
-            if !item.contains_key("value") {
-                self.fail(child(&path, "value"), "expected the item's content, found nothing (missing)");
-            }
-            if let (Some(kind), Some(id)) = (kind, id) {
-                if available.iter().any(|(k, i, _)| (*k, *i) == (kind, id)) {
-                    self.fail(path, format!("duplicate evidence item {kind}:{id}"));
-                }
-                available.push((kind, id, accessible));
-            }
-        }
-        let Some(selection) = self.object(evidence.get("selection"), "$.evidence.selection") else { return };
-        self.closed(selection, "$.evidence.selection", &SELECTION_KEYS);
-        let mode = self.one_of(selection.get("mode"), "$.evidence.selection.mode", &EVIDENCE_MODES);
-        // Only selected-only needs refs; the other modes may leave them out.
-        let refs = match selection.get("refs") {
-            None if mode != Some("selected-only") => Vec::new(),
-            value => self.objects(value, "$.evidence.selection.refs"),
+    /// R04–R30.
+    fn source(&mut self, value: Option<&Value>, config: &Config) {
+        let Some(source) = value.and_then(Value::as_object) else {
+            return self.fail("$.source", "source must be an object");
         };
-        match mode {
-            Some("selected-only") if refs.is_empty() && selection.get("refs").is_some_and(Value::is_array) => {
-                self.fail("$.evidence.selection.refs", "selected-only needs at least one ref")
-            }
-            // Refs under another mode would be ignored; refusing them keeps the
-            // request saying exactly what is rendered.
-            Some("strategy-default" | "no-evidence") if !refs.is_empty() => self.fail(
-                "$.evidence.selection.refs",
-                format!("refs are only allowed with selected-only, not {}", mode.unwrap_or("")),
-            ),
-            _ => {}
+        if !one_of(source.get("scope"), &SCOPES) {
+            self.fail("$.source.scope", "source.scope must be project or system");
         }
-        self.refs(&refs, &available);
-    }
-
-    fn refs(&mut self, refs: &[(String, &Map<String, Value>)], available: &[(&str, &str, Option<bool>)]) {
-        let mut seen = HashSet::new();
-        for (path, reference) in refs {
-            self.closed(reference, path, &REF_KEYS);
-            let kind = self.string(reference.get("kind"), &child(path, "kind"));
-            let id = self.string(reference.get("id"), &child(path, "id"));
-            let (Some(kind), Some(id)) = (kind, id) else { continue };
-            if !seen.insert((kind, id)) {
-                self.fail(path.clone(), format!("duplicate ref {kind}:{id}"));
-            }
-            match available.iter().find(|(k, i, _)| (*k, *i) == (kind, id)) {
-                None => self.fail(
-                    path.clone(),
-                    format!("unknown evidence {kind}:{id}: no such item in $.evidence.availableItems"),
-                ),
-                Some((_, _, Some(false))) => {
-                    self.fail(path.clone(), format!("evidence {kind}:{id} is not accessible and cannot be selected"))
-                }
-                Some(_) => {}
+        for key in ["exampleId", "name"] {
+            if non_blank(source.get(key)).is_none() {
+                self.fail(format!("$.source.{key}"), format!("source.{key} must be non-empty"));
             }
         }
-    }
-
-    fn mappings(&mut self, value: Option<&Value>) {
-        for (path, mapping) in self.objects(value, "$.variableMappings") {
-            self.closed(mapping, &path, &MAPPING_KEYS);
-            self.string(mapping.get("sourceVariableId"), &child(&path, "sourceVariableId"));
-            self.string(mapping.get("targetVariableId"), &child(&path, "targetVariableId"));
-            for key in ["sourceType", "targetType"] {
-                if mapping.contains_key(key) {
-                    self.one_of(mapping.get(key), &child(&path, key), &VARIABLE_TYPES);
-                }
-            }
-            if mapping.contains_key("status") {
-                self.one_of(mapping.get("status"), &child(&path, "status"), &MAPPING_STATUSES);
-            }
-            self.optional_string(mapping, "note", &path);
+        if !super::ecma::is_checksum_form(source.get("checksum")) {
+            self.fail("$.source.checksum", "source.checksum must be fnv1a:<8 lowercase hex characters>");
         }
+        super::blueprint::check(source.get("blueprint"), config, &mut self.findings);
     }
 
-    fn provider(&mut self, root: &Map<String, Value>) {
-        let config = self.config;
-        let provider = self.string(root.get("provider"), "$.provider");
-        let model = self.string(root.get("model"), "$.model");
-        match provider.map(|p| (p, config.providers.get(p))) {
-            Some((name, None)) => {
-                let known: Vec<&String> = config.providers.keys().collect();
-                self.fail("$.provider", format!("unknown provider {name:?}; expected one of {known:?}"));
-            }
-            Some((name, Some(settings))) => {
-                if let Some(model) = model.filter(|m| !settings.models.iter().any(|x| x == m)) {
-                    self.fail(
-                        "$.model",
-                        format!(
-                            "model {model:?} is not in harness.toml's allow-list for {name}: {:?}",
-                            settings.models
-                        ),
-                    );
-                }
-            }
+    /// R31–R37: the target's strategy, and summaries (never screens) of the
+    /// sequence and neighbours. Everything else of the target is free.
+    fn target(&mut self, value: Option<&Value>) {
+        let Some(target) = value.and_then(Value::as_object) else {
+            return self.fail("$.target", "target must be an object");
+        };
+        if !target.get("strategy").is_some_and(Value::is_object) {
+            self.fail("$.target.strategy", "target.strategy must be an object");
+        }
+        match target.get("sequence") {
             None => {}
+            Some(Value::Array(entries)) => {
+                for (i, entry) in entries.iter().enumerate() {
+                    let path = index("$.target.sequence", i);
+                    let named = ["entityId", "name", "blockType"].iter().all(|k| non_blank(entry.get(*k)).is_some());
+                    if !named {
+                        self.fail(path.clone(), format!("target.sequence[{i}] must be a compact block summary"));
+                    }
+                    if has_screens(entry) {
+                        self.fail(path, format!("target.sequence[{i}] must not contain screens"));
+                    }
+                }
+            }
+            Some(_) => self.fail("$.target.sequence", "target.sequence must be an array when present"),
         }
-        if !root.get("maxTokens").and_then(Value::as_u64).is_some_and(|n| n > 0 && n < 1 << 53) {
-            self.fail("$.maxTokens", format!("expected a positive integer, found {}", describe(root.get("maxTokens"))));
+        for key in ["predecessor", "successor"] {
+            let Some(neighbour) = target.get(key) else { continue };
+            let named =
+                neighbour.is_object() && ["name", "blockType"].iter().all(|k| non_blank(neighbour.get(*k)).is_some());
+            if !named {
+                self.fail(format!("$.target.{key}"), format!("target.{key} must be a compact neighbour"));
+            } else if has_screens(neighbour) {
+                self.fail(format!("$.target.{key}"), format!("target.{key} must not contain screens"));
+            }
         }
     }
+
+    /// R38–R41: the selection mode, and for selected-only refs that resolve to an
+    /// accessible available item (matched with `===` on kind and id).
+    fn evidence(&mut self, value: Option<&Value>) {
+        let selection = value.and_then(|e| e.get("selection")).filter(|s| s.is_object());
+        let Some(selection) = selection else {
+            return self.fail("$.evidence.selection", "evidence.selection must be an object");
+        };
+        if !one_of(selection.get("mode"), &EVIDENCE_MODES) {
+            self.fail("$.evidence.selection.mode", "evidence.selection.mode is invalid");
+        }
+        if selection.get("mode").and_then(Value::as_str) != Some("selected-only") {
+            return;
+        }
+        let refs = selection.get("refs").and_then(Value::as_array).filter(|r| !r.is_empty());
+        let Some(refs) = refs else {
+            return self.fail("$.evidence.selection.refs", "selected-only evidence requires refs");
+        };
+        let items = value.and_then(|e| e.get("availableItems")).and_then(Value::as_array);
+        for (i, reference) in refs.iter().enumerate() {
+            let resolves = items.into_iter().flatten().any(|item| {
+                item.is_object()
+                    && strict_equal(item.get("kind"), reference.get("kind"))
+                    && strict_equal(item.get("id"), reference.get("id"))
+                    && item.get("accessible") == Some(&Value::Bool(true))
+            });
+            if !resolves {
+                let (kind, id) = (string_of(reference.get("kind")), string_of(reference.get("id")));
+                self.fail(
+                    index("$.evidence.selection.refs", i),
+                    format!("selected evidence is unavailable or inaccessible: {kind}/{id}"),
+                );
+            }
+        }
+    }
+
+    /// R42–R43.
+    fn mappings(&mut self, root: &Map<String, Value>) {
+        match root.get("variableMappings") {
+            None => {}
+            Some(Value::Array(mappings)) => {
+                for (i, mapping) in mappings.iter().enumerate() {
+                    if !one_of(mapping.get("action"), &MAPPING_ACTIONS) {
+                        self.fail(
+                            format!("{}.action", index("$.variableMappings", i)),
+                            format!("variableMappings[{i}].action is invalid"),
+                        );
+                    }
+                }
+            }
+            Some(_) => self.fail("$.variableMappings", "variableMappings must be an array when present"),
+        }
+    }
+
+    /// R44–R46.
+    fn provider(&mut self, root: &Map<String, Value>) {
+        for key in ["provider", "model"] {
+            if non_blank(root.get(key)).is_none() {
+                self.fail(format!("$.{key}"), format!("{key} must be non-empty"));
+            }
+        }
+        let positive_integer = |n: f64| n > 0.0 && n.fract() == 0.0;
+        if let Some(tokens) = root.get("maxTokens") {
+            if !tokens.as_f64().is_some_and(positive_integer) {
+                self.fail("$.maxTokens", "maxTokens must be a positive integer when present");
+            }
+        }
+    }
+
+    /// R47 with harness.toml's key list (a superset of the reference's, matched
+    /// case-insensitively), not descending into a reported key.
+    fn forbidden_keys(&mut self, request: &Value, config: &Config) {
+        fn visit(value: &Value, path: &str, config: &Config, found: &mut Vec<String>) {
+            match value {
+                Value::Object(map) => {
+                    for (key, item) in map {
+                        let at = format!("{path}.{key}");
+                        if config.forbidden.is_forbidden_key(key) {
+                            found.push(at);
+                        } else {
+                            visit(item, &at, config, found);
+                        }
+                    }
+                }
+                Value::Array(items) => {
+                    items.iter().enumerate().for_each(|(i, item)| visit(item, &index(path, i), config, found))
+                }
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        visit(request, "$", config, &mut found);
+        for path in found {
+            let message = format!("compile input contains forbidden material at {path}");
+            self.fail(path, message);
+        }
+    }
+
+    /// The checks the reference does not make (see the module docs).
+    fn stricter(&mut self, request: &Value, config: &Config) {
+        let Some(root) = request.as_object() else { return };
+        let mut trail = Trail::new("$");
+        walk(request, &mut trail, &mut |value, _, trail| {
+            if let Some(pattern) = value.as_str().and_then(|text| config.forbidden.matching_pattern(text)) {
+                self.findings.push(Finding::new(CHECK, trail.render(), format!("matches forbidden pattern {pattern}")));
+            }
+        });
+        self.allow_list(root, config);
+        self.ref_shape(root);
+        match root.get("maxTokens") {
+            None => self
+                .fail("$.maxTokens", "maxTokens is required: the packet states the token budget it was reviewed with"),
+            Some(tokens) if tokens.as_f64().is_some_and(|n| n >= SAFE_INTEGER_LIMIT) => self.fail(
+                "$.maxTokens",
+                format!("maxTokens {tokens} is past JavaScript's safe integers (2^53): a token budget must be exact"),
+            ),
+            Some(_) => {}
+        }
+    }
+
+    /// The project compiles only for the providers and models it has.
+    fn allow_list(&mut self, root: &Map<String, Value>, config: &Config) {
+        let (Some(provider), Some(model)) = (non_blank(root.get("provider")), non_blank(root.get("model"))) else {
+            return;
+        };
+        match config.providers.get(provider) {
+            None => {
+                let known: Vec<&String> = config.providers.keys().collect();
+                self.fail(
+                    "$.provider",
+                    format!("unknown provider {provider:?}; harness.toml's allow-list has {known:?}"),
+                );
+            }
+            Some(settings) if !settings.models.iter().any(|m| m == model) => self.fail(
+                "$.model",
+                format!("model {model:?} is not in harness.toml's allow-list for {provider}: {:?}", settings.models),
+            ),
+            Some(_) => {}
+        }
+    }
+
+    /// Refs say exactly what renders: `{kind, id}` strings, each once, and only
+    /// under selected-only (the other modes would silently ignore them).
+    fn ref_shape(&mut self, root: &Map<String, Value>) {
+        let Some(selection) = root.get("evidence").and_then(|e| e.get("selection")) else { return };
+        let mode = selection.get("mode").and_then(Value::as_str);
+        let refs = selection.get("refs");
+        if mode != Some("selected-only") {
+            let empty =
+                matches!(refs, None | Some(Value::Null)) || refs.and_then(Value::as_array).is_some_and(Vec::is_empty);
+            if !empty && mode.is_some_and(|m| EVIDENCE_MODES.contains(&m)) {
+                self.fail(
+                    "$.evidence.selection.refs",
+                    format!("refs are only allowed with selected-only, not {}", mode.unwrap_or_default()),
+                );
+            }
+            return;
+        }
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for (i, reference) in refs.and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let path = index("$.evidence.selection.refs", i);
+            let (Some(kind), Some(id)) = (non_blank(reference.get("kind")), non_blank(reference.get("id"))) else {
+                self.fail(path, "expected a ref {kind, id} of two non-blank strings");
+                continue;
+            };
+            if seen.contains(&(kind, id)) {
+                self.fail(path, format!("duplicate ref {kind}:{id}"));
+            } else {
+                seen.push((kind, id));
+            }
+        }
+    }
+}
+
+/// A summary carries no screens, whatever the value of the key.
+fn has_screens(entry: &Value) -> bool {
+    entry.as_object().is_some_and(|m| m.contains_key("screens") || m.contains_key("previewScreens"))
 }

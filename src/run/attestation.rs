@@ -11,7 +11,7 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
-pub const CHECK: &str = "run::attestation";
+pub const CHECK: crate::Check = crate::Check::RunAttestation;
 pub const FILE: &str = "attestation.json";
 /// The subject naming the packet: its digest is the packet's `checksum` (sha256
 /// of the canonical packet without that field), the contract's packet identity.

@@ -8,18 +8,12 @@
 
 use super::evaluate::{self, Evaluation};
 use super::paths::MANIFEST_FILES;
-use super::{Run, RunFile, COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
+use super::{format, Run, RunFile};
 use crate::report::child;
-use crate::{canonical, digest, packet, provider, Config, Finding};
+use crate::{canonical, digest, packet, provider, Config, Finding, RunCheck};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
-
-pub const AGENT_REQUEST: &str = "run::agent-request";
-pub const MANIFEST_BINDING: &str = "run::manifest-binding";
-pub const SNAPSHOT_PARITY: &str = "run::snapshot-parity";
-pub const EVALUATION: &str = "run::evaluation";
-pub const COMPLETION: &str = "run::completion";
 
 /// One problem: where (a file and JSONPath) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,13 +42,13 @@ fn at(file: &RunFile, path: &str) -> String {
     format!("{} {path}", file.name)
 }
 
-fn findings(check: &'static str, problems: Vec<Problem>) -> Vec<Finding> {
+fn findings(check: RunCheck, problems: Vec<Problem>) -> Vec<Finding> {
     problems.into_iter().map(|p| Finding::new(check, p.at, p.message)).collect()
 }
 
 /// Open the run and get its packet, or the one finding saying why the check cannot run.
 fn open(
-    check: &'static str,
+    check: RunCheck,
     dir: &Path,
     packet: Option<&Value>,
     config: &Config,
@@ -82,47 +76,49 @@ pub fn all(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> 
 /// hashes, so an edited request or context is caught) and agent-request.json is
 /// exactly its agent view: nothing more (no schema for Google), nothing changed.
 pub fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(AGENT_REQUEST, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::AgentRequest, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
     let mut out: Vec<Finding> = packet::validate(&Value::Object(packet.clone()), config)
         .into_iter()
-        .map(|f| Finding::new(AGENT_REQUEST, format!("packet {}", f.path), format!("[{}] {}", f.check, f.message)))
+        .map(|f| {
+            Finding::new(RunCheck::AgentRequest, format!("packet {}", f.path), format!("[{}] {}", f.check, f.message))
+        })
         .collect();
-    out.extend(findings(AGENT_REQUEST, request_problems(&run, &packet)));
+    out.extend(findings(RunCheck::AgentRequest, request_problems(&run, &packet)));
     out
 }
 
 /// `run::manifest-binding`: the manifest is the prepared receipt of this exact
 /// packet, its file names stay inside the run, and the held-back context is the packet's.
 pub fn manifest_binding(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(MANIFEST_BINDING, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::ManifestBinding, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
     let mut problems = manifest_problems(&run, &packet);
     problems.extend(context_problems(&run, &packet, true));
-    findings(MANIFEST_BINDING, problems)
+    findings(RunCheck::ManifestBinding, problems)
 }
 
 /// `run::snapshot-parity`: validation-schema.json has the bytes the manifest pins
 /// (and, for non-Google runs, is the schema the agent was given). It is never
 /// compared with the project's current snapshot: a prepared run keeps its own.
 pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(SNAPSHOT_PARITY, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::SnapshotParity, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
     if run.manifest.is_none() {
         return vec![Finding::new(
-            SNAPSHOT_PARITY,
+            RunCheck::SnapshotParity,
             shown(&run.manifest_file),
             "missing, so no snapshot checksum is pinned",
         )];
     }
     let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
-    findings(SNAPSHOT_PARITY, snapshot(&run, &packet, text_json).1)
+    findings(RunCheck::SnapshotParity, snapshot(&run, &packet, text_json).1)
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -130,11 +126,11 @@ pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> V
 /// result (a Node-made evaluation without `rawOutputChecksum` is accepted when
 /// re-evaluation agrees; `complete` requires the checksum).
 pub fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(EVALUATION, dir, packet, config) {
+    let (run, packet) = match open(RunCheck::Evaluation, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
-    findings(EVALUATION, evaluation_problems(&run, &Value::Object(packet), config, false))
+    findings(RunCheck::Evaluation, evaluation_problems(&run, &Value::Object(packet), config, false))
 }
 
 /// `run::completion`: completion.json exists (otherwise the run is not completed
@@ -144,10 +140,14 @@ pub fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
     let run = match Run::open(dir, config) {
         Ok(run) => run,
         Err(e) => {
-            return vec![Finding::new(COMPLETION, dir.display().to_string(), format!("cannot check the run: {e}"))]
+            return vec![Finding::new(
+                RunCheck::Completion,
+                dir.display().to_string(),
+                format!("cannot check the run: {e}"),
+            )]
         }
     };
-    findings(COMPLETION, completion_problems(&run))
+    findings(RunCheck::Completion, completion_problems(&run))
 }
 
 /// agent-request.json equals the packet's agent view, field by field.
@@ -230,18 +230,15 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
             out.push(problem(at(file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
         }
     };
-    expect("schemaVersion", 2.into(), "the manifest format");
-    expect("kind", MANIFEST_KIND.into(), "a run manifest");
-    expect("status", MANIFEST_STATUS.into(), "the manifest is never rewritten after preparation");
-    for key in ["exactInputHash", "checksum"] {
-        expect(
-            key,
-            packet.get(key).cloned().unwrap_or(Value::Null),
-            "the packet's own; the manifest must bind this exact packet",
-        );
+    let fixed = format::manifest_fixed();
+    for key in format::MANIFEST_KEYS {
+        if let Some((_, value, what)) = fixed.iter().find(|(k, ..)| *k == key) {
+            expect(key, value.clone(), what);
+        } else if format::MANIFEST_PACKET_KEYS.contains(&key) {
+            let bound = packet.get(key).cloned().unwrap_or(Value::Null);
+            expect(key, bound, "the packet's own; the manifest must bind this exact packet");
+        }
     }
-    expect("proofClass", PROOF_CLASS.into(), "the proof class of packet-only agent runs");
-    expect("replacesRuntimeTaskDebug", false.into(), "an agent run never replaces runtime task debug");
     for (key, _) in MANIFEST_FILES {
         if !manifest.get(key).is_some_and(Value::is_string) {
             out.push(problem(at(file, &child("$", key)), "expected a file name"));
@@ -253,18 +250,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
             "expected sha256:<64 lowercase hex> of the snapshot bytes",
         ));
     }
-    let known = [
-        "schemaVersion",
-        "kind",
-        "status",
-        "exactInputHash",
-        "checksum",
-        "validationSchemaChecksum",
-        "proofClass",
-        "replacesRuntimeTaskDebug",
-    ];
-    for key in manifest.keys().filter(|k| !known.contains(&k.as_str()) && !MANIFEST_FILES.iter().any(|(f, _)| f == *k))
-    {
+    for key in manifest.keys().filter(|k| !format::MANIFEST_KEYS.contains(&k.as_str())) {
         out.push(problem(at(file, &child("$", key)), "unknown field"));
     }
     out
@@ -420,16 +406,15 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     let mut expect = |path: &str, found: Option<&Value>, expected: &Value, what: &str| {
         expect_eq(&mut out, at(file, path), found, expected, what);
     };
-    expect("$.schemaVersion", receipt.get("schemaVersion"), &1.into(), "the completion format");
-    expect("$.kind", receipt.get("kind"), &COMPLETION_KIND.into(), "a completion receipt");
-    expect("$.status", receipt.get("status"), &COMPLETION_STATUS.into(), "only passing evaluations are completed");
-    expect("$.proofClass", receipt.get("proofClass"), &PROOF_CLASS.into(), "the proof class of packet-only agent runs");
-    expect("$.replacesRuntimeTaskDebug", receipt.get("replacesRuntimeTaskDebug"), &false.into(), "never");
+    for (path, value, what) in format::completion_fixed() {
+        expect(path, receipt.get(&path[2..]), &value, what);
+    }
     let boundary = receipt.get("inputBoundary");
     let field = |key: &str| boundary.and_then(|b| b.get(key));
-    expect("$.inputBoundary.kind", field("kind"), &"agent-request-only".into(), "the agent saw only its request");
+    let kind = format::INPUT_BOUNDARY_KIND.into();
+    expect("$.inputBoundary.kind", field("kind"), &kind, "the agent saw only its request");
     expect("$.inputBoundary.file", field("file"), &run.agent_request.name.clone().into(), "the run's agent request");
-    for key in ["inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"] {
+    for key in format::INPUT_BOUNDARY_DENIED {
         expect(&format!("$.inputBoundary.{key}"), field(key), &false.into(), "a fresh, isolated agent");
     }
     let mut unbound = Vec::new();
@@ -464,7 +449,7 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
         "only passing evaluations are completed",
     );
     if let Some(manifest) = &run.manifest {
-        for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
+        for key in format::COMPLETION_MANIFEST_KEYS {
             expect(&child("$", key), receipt.get(key), manifest.get(key).unwrap_or(&Value::Null), "the manifest's");
         }
     } else {

@@ -6,42 +6,28 @@
 
 use super::checks::{self, Problem};
 use super::paths::{RunDir, COMPLETION, MANIFEST};
-use super::{Run, COMPLETION_KIND, COMPLETION_STATUS, PROOF_CLASS};
-use crate::cli::Status;
-use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
+use super::{format, Run};
+use crate::{canonical, digest, fsutil, Config, Error, Finding, Result, RunCheck};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, clap::Args)]
-pub struct CompleteArgs {
+/// What `complete` records: the run, who ran it as what, and the evaluator's notes.
+#[derive(Debug, Clone)]
+pub struct CompleteRequest {
     /// The evaluated run directory.
-    #[arg(long, value_name = "DIR")]
     pub run_dir: PathBuf,
-    /// The scenario this run exercised.
-    #[arg(long, value_name = "S")]
     pub scenario: String,
-    /// The run's id within the scenario.
-    #[arg(long, value_name = "R")]
     pub run_id: String,
     /// The fresh agent's task id; must not appear in any other completion under the runs root.
-    #[arg(long, value_name = "T")]
     pub agent_task: String,
-    /// An evaluator note (at least one, none blank).
-    #[arg(long = "note", value_name = "TEXT", required = true)]
+    /// Evaluator notes (at least one, none blank).
     pub notes: Vec<String>,
     /// Where agent task ids must be unique; default: the run directory's parent.
-    #[arg(long, value_name = "DIR")]
     pub runs_root: Option<PathBuf>,
 }
 
-pub fn command(config: &Config, args: &CompleteArgs) -> Result<Status> {
-    let written = complete(config, args)?;
-    println!("{}: completed (agent task {})", written.display(), args.agent_task);
-    Ok(Status::Holds)
-}
-
 /// Write the completion receipt; returns its path.
-pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
+pub fn complete(config: &Config, args: &CompleteRequest) -> Result<PathBuf> {
     check_arguments(args)?;
     let run = Run::open(&args.run_dir, config)?;
     if run.completion.path.symlink_metadata().is_ok() {
@@ -76,7 +62,7 @@ pub fn complete(config: &Config, args: &CompleteArgs) -> Result<PathBuf> {
     Ok(args.run_dir.join(&run.completion.name))
 }
 
-fn check_arguments(args: &CompleteArgs) -> Result<()> {
+fn check_arguments(args: &CompleteRequest) -> Result<()> {
     for (flag, value) in
         [("--scenario", &args.scenario), ("--run-id", &args.run_id), ("--agent-task", &args.agent_task)]
     {
@@ -101,7 +87,7 @@ fn run_findings(run: &Run, dir: &Path, packet: &Value, config: &Config) -> Vec<F
     findings.extend(checks::manifest_binding(dir, Some(packet), config));
     findings.extend(checks::snapshot_parity(dir, Some(packet), config));
     let problems: Vec<Problem> = checks::evaluation_problems(run, packet, config, true);
-    findings.extend(problems.into_iter().map(|p| Finding::new(checks::EVALUATION, p.at, p.message)));
+    findings.extend(problems.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
     findings
 }
 
@@ -151,31 +137,29 @@ fn declared_completion(manifest: &Path, max_bytes: u64) -> Result<Option<PathBuf
 }
 
 /// completion.json, Node's fields in Node's order.
-fn receipt(run: &Run, args: &CompleteArgs) -> Result<Value> {
+fn receipt(run: &Run, args: &CompleteRequest) -> Result<Value> {
     let manifest = run.manifest.as_ref().expect("manifest_binding requires a manifest");
     let field = |key: &str| manifest.get(key).cloned().unwrap_or(Value::Null);
     let evaluation = run.read_object(&run.evaluation)?;
+    let fixed = format::completion_fixed();
+    let fixed = |key: &str| fixed.iter().find(|(path, ..)| &path[2..] == key).map(|(_, value, _)| value.clone());
     let mut r = Map::new();
-    r.insert("schemaVersion".into(), 1.into());
-    r.insert("kind".into(), COMPLETION_KIND.into());
-    r.insert("status".into(), COMPLETION_STATUS.into());
+    for key in ["schemaVersion", "kind", "status"] {
+        r.insert(key.into(), fixed(key).unwrap_or(Value::Null));
+    }
     r.insert("scenario".into(), args.scenario.clone().into());
     r.insert("runId".into(), args.run_id.clone().into());
     r.insert("agentTask".into(), args.agent_task.clone().into());
     r.insert("completedAt".into(), super::now_rfc3339().into());
-    r.insert(
-        "inputBoundary".into(),
-        json!({
-            "kind": "agent-request-only",
-            "file": run.agent_request.name,
-            "checksum": digest::sha256(&run.read(&run.agent_request)?),
-            "inheritedConversation": false,
-            "repositoryAccess": false,
-            "webAccess": false,
-            "writeAccess": false
-        }),
-    );
-    for key in ["exactInputHash", "checksum", "validationSchemaChecksum"] {
+    let mut boundary = Map::new();
+    boundary.insert("kind".into(), format::INPUT_BOUNDARY_KIND.into());
+    boundary.insert("file".into(), run.agent_request.name.clone().into());
+    boundary.insert("checksum".into(), digest::sha256(&run.read(&run.agent_request)?).into());
+    for key in format::INPUT_BOUNDARY_DENIED {
+        boundary.insert(key.into(), false.into());
+    }
+    r.insert("inputBoundary".into(), Value::Object(boundary));
+    for key in format::COMPLETION_MANIFEST_KEYS {
         r.insert(key.into(), field(key));
     }
     r.insert(
@@ -191,7 +175,8 @@ fn receipt(run: &Run, args: &CompleteArgs) -> Result<Value> {
         }),
     );
     r.insert("evaluatorNotes".into(), args.notes.clone().into());
-    r.insert("proofClass".into(), PROOF_CLASS.into());
-    r.insert("replacesRuntimeTaskDebug".into(), false.into());
+    for key in ["proofClass", "replacesRuntimeTaskDebug"] {
+        r.insert(key.into(), fixed(key).unwrap_or(Value::Null));
+    }
     Ok(Value::Object(r))
 }

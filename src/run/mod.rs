@@ -1,7 +1,7 @@
-//! Run directories: prepare → (fresh agent) → evaluate → complete, and `verify`
-//! (DESIGN §7). The file formats are the Node skill's, field for field, so either
-//! tool reads the other's run directories; the rules are stricter (see the README
-//! of each step below and DESIGN §7).
+//! Run directories: prepare → (fresh agent) → evaluate → complete, and `verify`.
+//! The file formats ([`format`](mod@format)) are the Node skill's, field for field, so either
+//! tool reads the other's run directories; the rules are stricter (see the module
+//! docs of each step below).
 //!
 //! Decisions the contract leaves open, made here once:
 //! - **Which packet is evaluated.** `--packet FILE` when given; otherwise the packet
@@ -16,9 +16,11 @@
 //! - **Stops.** Failures in the `packet`, `schema-snapshot` and `json-parse` stages
 //!   end evaluation: nothing after them could be trusted. Schema failures do not stop
 //!   it, so one run shows every problem of the output.
-//! - **Routes.** Navigation is `action{kind, edges[{nextScreenId, …}]}` objects
-//!   anywhere in a screen's `content` (header, actionBar, options, …). Edges are the
-//!   only links between screens; `kind: "complete"` ends the block.
+//! - **Which run files evaluation reads.** As in the reference evaluator, only a
+//!   text-JSON (Google) run is judged against its held-back manifest and snapshot
+//!   (stage `schema-snapshot`); other answers are judged against the packet's
+//!   outputSchema, and their manifest and snapshot are `verify`'s and `complete`'s
+//!   business. The rules themselves live in [`crate::evaluator`].
 //! - **Not completed is a failure of `verify`.** A prepared or evaluated run without
 //!   completion.json is not completed fresh-agent evidence (contract: "Completion
 //!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
@@ -27,26 +29,21 @@ pub mod attestation;
 pub mod checks;
 pub mod complete;
 pub mod evaluate;
+pub mod format;
 pub mod paths;
 pub mod prepare;
 pub mod provider_request;
-mod semantic;
-pub mod verify;
 
 pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
-pub use complete::CompleteArgs;
-pub use evaluate::EvaluateArgs;
+pub use complete::CompleteRequest;
+pub use evaluate::EvaluateRequest;
 
 use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
-pub const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
-pub const MANIFEST_STATUS: &str = "prepared-awaiting-agent";
-pub const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
-pub const COMPLETION_STATUS: &str = "evaluated-pass";
-pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
+pub use format::{COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
 
 /// Where a path really leads: the file itself when it exists (through symlinks),
 /// else its canonical parent joined with its name.

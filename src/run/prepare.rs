@@ -3,22 +3,10 @@
 //! "prepared" only once everything it binds is in place, and it is never rewritten:
 //! an identical re-prepare is a no-op, a different one is refused.
 
-use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, MANIFEST_FILES, VALIDATION_SCHEMA};
-use super::{MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
-use crate::cli::Status;
+use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, VALIDATION_SCHEMA};
 use crate::{canonical, digest, fsutil, packet, provider, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
-
-pub fn command(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Status> {
-    let written = prepare(config, packet_file, out_dir)?;
-    if written.is_empty() {
-        println!("{}: already prepared from this packet; nothing written", out_dir.display());
-    } else {
-        println!("{}: prepared ({}); give the agent only {AGENT_REQUEST}", out_dir.display(), written.join(", "));
-    }
-    Ok(Status::Holds)
-}
 
 /// Prepare `out_dir` from `packet_file`; returns the names of the files written.
 pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Vec<&'static str>> {
@@ -91,26 +79,6 @@ fn run_files(packet: &Map<String, Value>, snapshot: &[u8]) -> Vec<(&'static str,
         (AGENT_REQUEST, pretty(&provider::agent_request(packet))),
         (EVAL_CONTEXT, pretty(&super::eval_context(packet))),
         (VALIDATION_SCHEMA, snapshot.to_vec()),
-        (MANIFEST, pretty(&manifest(packet, &digest::sha256(snapshot)))),
+        (MANIFEST, pretty(&super::format::manifest(packet, &digest::sha256(snapshot)))),
     ]
-}
-
-fn manifest(packet: &Map<String, Value>, snapshot_checksum: &str) -> Value {
-    let field = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
-    let mut m = Map::new();
-    m.insert("schemaVersion".into(), 2.into());
-    m.insert("kind".into(), MANIFEST_KIND.into());
-    m.insert("status".into(), MANIFEST_STATUS.into());
-    m.insert("exactInputHash".into(), field("exactInputHash"));
-    m.insert("checksum".into(), field("checksum"));
-    for (key, name) in &MANIFEST_FILES[..3] {
-        m.insert((*key).into(), (*name).into());
-    }
-    m.insert("validationSchemaChecksum".into(), snapshot_checksum.into());
-    for (key, name) in &MANIFEST_FILES[3..] {
-        m.insert((*key).into(), (*name).into());
-    }
-    m.insert("proofClass".into(), PROOF_CLASS.into());
-    m.insert("replacesRuntimeTaskDebug".into(), false.into());
-    Value::Object(m)
 }

@@ -7,7 +7,7 @@
 
 use super::capture::Captured;
 use super::Material;
-use crate::Finding;
+use crate::{Check, Finding};
 use serde_json::{json, Value};
 
 pub const LABELS: &[(&str, &str)] = &[
@@ -32,7 +32,7 @@ pub fn body(m: &Material) -> Value {
 pub(super) fn check_model(
     model: &str,
     captured: &Captured,
-    check: &'static str,
+    check: Check,
     findings: &mut Vec<Finding>,
     notes: &mut Vec<String>,
 ) {

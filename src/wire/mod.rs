@@ -19,14 +19,14 @@ pub mod openai_responses;
 
 use crate::config::{AllowedSettings, Config};
 use crate::report::{walk, Trail};
-use crate::{Error, Finding, Outcome, Result};
+use crate::{Check, Error, Finding, Outcome, Result};
 use capture::Captured;
 use serde_json::{Map, Value};
 
-/// The check name of `packetproof wire --check`.
-pub const CHECK: &str = "wire::request";
-/// The check name of `verify` on a run's provider-request.json.
-pub const RUN_CHECK: &str = "run::provider-request";
+/// The check of `packetproof wire --check`.
+pub const CHECK: Check = Check::WireRequest;
+/// The check of `verify` on a run's provider-request.json.
+pub const RUN_CHECK: Check = Check::RunProviderRequest;
 /// The captured request a run directory may carry.
 pub const RUN_FILE: &str = "provider-request.json";
 
@@ -220,7 +220,7 @@ pub fn check(
     captured: &Captured,
     config: &Config,
     packet_file: &str,
-    check: &'static str,
+    check: Check,
 ) -> Result<Outcome> {
     let map = sound_packet(packet, api, config, packet_file)?;
     let material = Material::of(map, packet_file)?;

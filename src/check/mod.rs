@@ -1,0 +1,172 @@
+//! Named checks over the fixture corpus: the one implementation behind
+//! `packetproof verify`, `packetproof bless` and `tests/conformance.rs`.
+//! A check returns findings; an `Err` means its inputs could not be read.
+//!
+//! Every dispatch from a [`Check`] to its function is a `match` without a
+//! catch-all: a new check does not compile until it is wired here.
+
+pub mod packet;
+
+use crate::corpus::fixture_run::{self, CompletionRecord, COMPLETION_RECORD, LIFECYCLE};
+use crate::corpus::{self, Case};
+use crate::{fsutil, run, Check, Config, CorpusCheck, Error, Finding, PacketCheck, Result, RunCheck};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+pub use packet::{branch_isolation, Mismatch};
+
+/// What a check found, plus, for `packet::regenerates`, both texts for a diff.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub findings: Vec<Finding>,
+    pub mismatch: Option<Mismatch>,
+}
+
+impl From<Vec<Finding>> for Checked {
+    fn from(findings: Vec<Finding>) -> Self {
+        Checked { findings, mismatch: None }
+    }
+}
+
+/// The checks that apply to a case, in report order.
+pub fn applicable(case: &Case) -> Vec<Check> {
+    let mut checks: Vec<Check> = PacketCheck::ALL.into_iter().map(Check::Packet).collect();
+    if case.run_fixture().is_some() {
+        checks.extend(RunCheck::ALL.into_iter().map(Check::Run));
+    }
+    checks
+}
+
+/// Run one check on a case.
+pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
+    match check {
+        Check::Packet(check) => {
+            let packet = fsutil::read_json(&case.packet_under_test(), config.limits.max_file_bytes)?;
+            on_packet(check, &packet, case, config)
+        }
+        Check::Run(check) => on_fixture_run(check, case, config),
+        Check::Corpus(_)
+        | Check::VerifyNothingFound
+        | Check::GoldenAgentRequest
+        | Check::SchemaSnapshotParity
+        | Check::CompileRequest
+        | Check::WireRequest
+        | Check::RunProviderRequest
+        | Check::RunAttestation => Err(Error::Usage(format!("{check} is not a check of one fixture"))),
+    }
+}
+
+/// A packet check on a packet as stored (`packet::regenerates` compares it whole).
+pub fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config: &Config) -> Result<Checked> {
+    match (check, packet.as_object()) {
+        (PacketCheck::Regenerates, _) => packet::regenerates(case, packet, config),
+        (_, None) => {
+            Ok(vec![Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object")].into())
+        }
+        (check, Some(map)) => on_object(check, map, case, config).map(Checked::from),
+    }
+}
+
+/// A packet check on a packet object (what the mutation self-test damages).
+pub fn on_object(check: PacketCheck, map: &Map<String, Value>, case: &Case, config: &Config) -> Result<Vec<Finding>> {
+    Ok(match check {
+        PacketCheck::Regenerates => packet::regenerates(case, &Value::Object(map.clone()), config)?.findings,
+        PacketCheck::ExactInputHash => crate::packet::exact_input_hash(map),
+        PacketCheck::Checksum => crate::packet::checksum(map),
+        PacketCheck::Contract => crate::packet::contract(map, config),
+        PacketCheck::ForbiddenMaterial => crate::packet::forbidden_material(map, config),
+        PacketCheck::ProviderShape => crate::packet::provider_shape(map, config),
+        PacketCheck::BranchIsolation => {
+            branch_isolation(map, &case.request, config, &case.request_path().display().to_string())
+        }
+    })
+}
+
+/// A run check on a run directory (`packet`: the packet it was prepared from, if known).
+pub fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+    match check {
+        RunCheck::AgentRequest => run::checks::agent_request(dir, packet, config),
+        RunCheck::ManifestBinding => run::checks::manifest_binding(dir, packet, config),
+        RunCheck::SnapshotParity => run::checks::snapshot_parity(dir, packet, config),
+        RunCheck::Evaluation => run::checks::evaluation(dir, packet, config),
+        RunCheck::Completion => run::checks::completion(dir, config),
+    }
+}
+
+/// A run check on the run assembled from a case's fixture.
+fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Checked> {
+    let assembled = fixture_run::assemble_run(case, config)?;
+    let mut findings = on_run(check, &assembled.dir, Some(&assembled.packet), config);
+    // The lifecycle's own refusals explain a missing evaluation or receipt.
+    if let Some(name) = findings.first().map(|f| f.check) {
+        for step in &assembled.refusals {
+            findings.push(Finding::new(name, LIFECYCLE, step.clone()));
+        }
+    }
+    Ok(findings.into())
+}
+
+/// Run one corpus-wide check.
+pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
+    match check {
+        CorpusCheck::SnapshotParity => crate::schema::check(config),
+        CorpusCheck::UniqueAgentTasks => {
+            let mut tasks = Vec::new();
+            for case in corpus::cases(config)? {
+                if let Some(record) = CompletionRecord::load(&case)? {
+                    tasks.push((case.name, record.agent_task));
+                }
+            }
+            Ok(unique_agent_tasks(&tasks))
+        }
+        CorpusCheck::BranchCoverage => branch_coverage(config),
+        // The self-test damages packets and runs and calls back into this module, so
+        // it lives above it (`crate::mutation::self_test`).
+        CorpusCheck::MutationSelfTest => Err(Error::Usage(format!("{check} runs through mutation::self_test"))),
+    }
+}
+
+/// Every branch value combination the contract names has a golden packet.
+fn branch_coverage(config: &Config) -> Result<Vec<Finding>> {
+    let mut rows = Vec::new();
+    for case in corpus::cases(config)?.iter().filter(|c| c.expect.is_none()) {
+        rows.push(corpus::branch_row(&fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?));
+    }
+    let gaps = corpus::coverage_gaps(&rows, config);
+    let at = config.paths.golden.display().to_string();
+    Ok(gaps
+        .into_iter()
+        .map(|gap| Finding::new(CorpusCheck::BranchCoverage, at.clone(), format!("no golden packet covers {gap}")))
+        .collect())
+}
+
+/// A fresh agent's task id is used by one run only.
+pub fn unique_agent_tasks(tasks: &[(String, String)]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, (case, task)) in tasks.iter().enumerate() {
+        if let Some((first, _)) = tasks[..i].iter().find(|(_, t)| t == task) {
+            out.push(Finding::new(
+                CorpusCheck::UniqueAgentTasks,
+                format!("{case}/run/{COMPLETION_RECORD}"),
+                format!("agent task {task:?} is already used by {first}"),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reused_agent_task_is_named_with_both_cases() {
+        let tasks =
+            [("a".to_owned(), "t1".to_owned()), ("b".to_owned(), "t2".to_owned()), ("c".to_owned(), "t1".to_owned())];
+        let findings = unique_agent_tasks(&tasks);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].path, "c/run/completion.toml");
+        assert!(findings[0].message.contains("already used by a"), "{}", findings[0]);
+        assert!(unique_agent_tasks(&tasks[..2]).is_empty());
+    }
+}

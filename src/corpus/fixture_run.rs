@@ -1,0 +1,107 @@
+//! A fixture's run directory, assembled: prepared from the case's packet, given
+//! the fixture's agent artifacts, evaluated, and completed as `run/completion.toml`
+//! records. The run checks and the mutation self-test run on what this builds.
+
+use super::Case;
+use crate::{fsutil, run, Config, Result};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// `run/completion.toml`: what the operator records when completing the run.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompletionRecord {
+    pub scenario: String,
+    pub run_id: String,
+    pub agent_task: String,
+    pub notes: Vec<String>,
+}
+
+pub const COMPLETION_RECORD: &str = "completion.toml";
+
+impl CompletionRecord {
+    pub fn load(case: &Case) -> Result<Option<CompletionRecord>> {
+        let Some(run_dir) = case.run_fixture() else { return Ok(None) };
+        let path = run_dir.join(COMPLETION_RECORD);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| crate::Error::io(&path, e))?;
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })
+    }
+}
+
+/// A run directory built for a case in a temporary folder: prepared from the
+/// case's packet, given the fixture's agent artifacts, evaluated, and completed
+/// when the fixture records a completion. A file in the fixture's `run/` replaces
+/// what the lifecycle step that writes it would have written (a negative case's
+/// hand-broken manifest, snapshot, agent request, evaluation or receipt).
+pub struct AssembledRun {
+    _root: tempfile::TempDir,
+    pub dir: PathBuf,
+    pub packet: Value,
+    /// Steps of the lifecycle that refused (a negative case expects some).
+    pub refusals: Vec<String>,
+}
+
+/// The path of findings that report the lifecycle's refusals, not a check's own.
+pub const LIFECYCLE: &str = "lifecycle";
+
+/// Files the fixture may supply that `evaluate` and `complete` would write.
+const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLETION];
+
+pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
+    let root = tempfile::tempdir().map_err(|e| crate::Error::io(std::env::temp_dir(), e))?;
+    let dir = root.path().join("run");
+    let packet_file = case.packet_under_test();
+    let packet = fsutil::read_json(&packet_file, config.limits.max_file_bytes)?;
+    run::prepare::prepare(config, &packet_file, &dir)?;
+    let fixture = case.run_fixture();
+    let supplied = |name: &str| fixture.as_ref().map(|f| f.join(name)).filter(|p| p.is_file());
+    copy_fixture_files(fixture.as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
+    let mut refusals = Vec::new();
+    if supplied(run::paths::EVALUATION).is_none() {
+        match run::evaluate::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())) {
+            Ok((evaluation, _)) if !evaluation.ok => {
+                let failures: Vec<String> =
+                    evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
+                refusals.push(format!("evaluate failed: {}", failures.join("; ")));
+            }
+            Ok(_) => {}
+            Err(e) => refusals.push(format!("evaluate refused: {e}")),
+        }
+    }
+    copy_fixture_files(fixture.as_deref(), &dir, |name| AFTER_EVALUATION.contains(&name))?;
+    if let Some(record) = CompletionRecord::load(case)?.filter(|_| supplied(run::paths::COMPLETION).is_none()) {
+        let args = run::CompleteRequest {
+            run_dir: dir.clone(),
+            scenario: record.scenario,
+            run_id: record.run_id,
+            agent_task: record.agent_task,
+            notes: record.notes,
+            runs_root: Some(root.path().to_path_buf()),
+        };
+        if let Err(e) = run::complete::complete(config, &args) {
+            refusals.push(format!("complete refused: {e}"));
+        }
+    }
+    Ok(AssembledRun { _root: root, dir, packet, refusals })
+}
+
+/// The fixture's run files (not the completion record) whose names `pick` selects.
+fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) -> bool) -> Result<()> {
+    let Some(fixture) = fixture else { return Ok(()) };
+    let entries = std::fs::read_dir(fixture).map_err(|e| crate::Error::io(fixture, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| crate::Error::io(fixture, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == COMPLETION_RECORD || !entry.path().is_file() || !pick(&name) {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).map_err(|e| crate::Error::io(entry.path(), e))?;
+        fsutil::write_atomic(&dir.join(&name), &bytes)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! Every environment variable packetproof reads, parsed once and strictly: a value
+//! that means nothing is an error naming the variable, never a silent guess.
+//!
+//! - `CI`: the usual convention (as in insta): unset, empty, `0` and `false` mean
+//!   "not under CI"; any other value means CI. Under CI golden files are never written.
+//! - `PACKETPROOF_BLESS`: `1` or `true` asks `cargo test` to re-bless stale golden
+//!   files; unset, empty, `0` or `false` do not; anything else is an error.
+//! - `PACKETPROOF_ROOT`: the project directory (the one holding harness.toml);
+//!   when unset it is searched upwards from the current directory. Empty is an error.
+
+use crate::{Error, Result};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+pub const CI: &str = "CI";
+pub const BLESS: &str = "PACKETPROOF_BLESS";
+pub const ROOT: &str = "PACKETPROOF_ROOT";
+
+/// The environment as packetproof understands it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Env {
+    pub ci: bool,
+    pub bless: bool,
+    pub root: Option<PathBuf>,
+}
+
+impl Env {
+    /// The process environment, read on first use (the variables do not change
+    /// while packetproof runs, and every caller then sees one answer).
+    pub fn current() -> Result<&'static Env> {
+        static ENV: OnceLock<std::result::Result<Env, String>> = OnceLock::new();
+        ENV.get_or_init(|| Env::parse(|name| std::env::var_os(name)).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|message| Error::Usage(message.clone()))
+    }
+
+    /// The environment `lookup` describes.
+    pub fn parse(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Env> {
+        let text = |name: &str| -> Result<Option<String>> {
+            lookup(name)
+                .map(|v| v.into_string().map_err(|_| Error::Usage(format!("{name} is not valid UTF-8"))))
+                .transpose()
+        };
+        let ci = text(CI)?.is_some_and(|v| !is_off(&v));
+        let bless = match text(BLESS)? {
+            None => false,
+            Some(v) if is_off(&v) => false,
+            Some(v) if matches!(v.trim(), "1" | "true") => true,
+            Some(v) => {
+                return Err(Error::Usage(format!("{BLESS}={v:?}: expected 1 or true (bless), or 0, false or empty")))
+            }
+        };
+        let root = match lookup(ROOT) {
+            Some(v) if v.is_empty() => return Err(Error::Usage(format!("{ROOT} is set but empty"))),
+            other => other.map(PathBuf::from),
+        };
+        Ok(Env { ci, bless, root })
+    }
+}
+
+/// Empty, `0` and `false` switch a flag off.
+fn is_off(value: &str) -> bool {
+    matches!(value.trim(), "" | "0" | "false")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Result<Env> {
+        Env::parse(|name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| OsString::from(v)))
+    }
+
+    #[test]
+    fn ci_follows_the_insta_convention() {
+        for off in ["", "0", "false", " false "] {
+            assert!(!env(&[(CI, off)]).unwrap().ci, "{off:?}");
+        }
+        for on in ["1", "true", "github"] {
+            assert!(env(&[(CI, on)]).unwrap().ci, "{on:?}");
+        }
+        assert!(!env(&[]).unwrap().ci);
+    }
+
+    #[test]
+    fn bless_is_strict() {
+        assert!(env(&[(BLESS, "1")]).unwrap().bless && env(&[(BLESS, "true")]).unwrap().bless);
+        for off in ["", "0", "false"] {
+            assert!(!env(&[(BLESS, off)]).unwrap().bless, "{off:?}");
+        }
+        let error = env(&[(BLESS, "no")]).unwrap_err().to_string();
+        assert!(error.contains("PACKETPROOF_BLESS=\"no\""), "{error}");
+    }
+
+    #[test]
+    fn an_empty_root_is_an_error() {
+        assert!(env(&[(ROOT, "")]).is_err());
+        assert_eq!(env(&[(ROOT, "/p")]).unwrap().root, Some(PathBuf::from("/p")));
+    }
+}

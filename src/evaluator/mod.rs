@@ -1,0 +1,137 @@
+//! The reference evaluator's rules (NODE-EVALUATOR.md), as pure functions over the parsed
+//! answer and the packet. `run::evaluate` reads the files, runs the packet and snapshot
+//! stages and calls [`judge`] for everything after json-parse; the document of §5 is built
+//! by [`document`].
+//!
+//! Stage order is the reference's: packet, schema-snapshot, json-parse, schema,
+//! asset-isolation, then the semantic checks of §3.6–3.20 in section order. A failure does
+//! not stop later checks (only the packet, snapshot and parse gates stop evaluation), and
+//! `earliestFailureStage` is the stage of the first failure in that fixed order.
+//!
+//! Where the reference is wrong (§6.1), packetproof does the right thing: a falsy answer
+//! (`null`, `0`, `""`) is judged like any other and fails the schema; non-list values where
+//! lists belong are read as empty lists instead of crashing; an identity bind (a variable
+//! bound to itself) passes when the id is realized.
+
+mod block;
+mod copy;
+pub mod document;
+mod evidence;
+mod isolation;
+mod mapping;
+pub mod parse;
+mod routes;
+pub mod schema;
+mod text;
+mod variables;
+
+use crate::Config;
+use serde_json::{Map, Value};
+
+pub const PACKET: &str = "packet";
+pub const SCHEMA_SNAPSHOT: &str = "schema-snapshot";
+pub const JSON_PARSE: &str = "json-parse";
+pub const SCHEMA: &str = "schema";
+pub const ASSET_ISOLATION: &str = "asset-isolation";
+pub const DOMAIN: &str = "domain";
+pub const IDENTITY: &str = "identity";
+pub const INSTRUCTIONS: &str = "instructions";
+pub const DATA_USAGE: &str = "data-usage";
+pub const VARIABLES: &str = "variables";
+pub const DATA_MAPPING: &str = "data-mapping";
+pub const ASSET_INTENTS: &str = "asset-intents";
+pub const SCHEMA_CONTRACT: &str = "schema-contract";
+pub const CANONICAL_SHAPE: &str = "canonical-shape";
+pub const MOTIVATION: &str = "motivation";
+pub const CONTENT_BOUNDARY: &str = "content-boundary";
+pub const ROUTES: &str = "routes";
+pub const EVIDENCE: &str = "evidence";
+
+/// One failed rule, as evaluation.json records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub stage: &'static str,
+    pub message: String,
+}
+
+/// The failures found so far, in check order.
+#[derive(Debug, Default, Clone)]
+pub struct Failures {
+    pub list: Vec<Failure>,
+}
+
+impl Failures {
+    pub fn fail(&mut self, stage: &'static str, message: impl Into<String>) {
+        self.list.push(Failure { stage, message: message.into() });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
+/// What the stages after json-parse concluded about one parsed answer.
+#[derive(Debug, Clone)]
+pub struct Judgement {
+    pub failures: Failures,
+    pub schema_applied: bool,
+}
+
+/// The block under evaluation and what the rules read beside it.
+pub(crate) struct Ctx<'a> {
+    pub block: &'a Map<String, Value>,
+    pub block_value: &'a Value,
+    /// JSONPath of the block in the answer.
+    pub path: &'static str,
+    /// The packet's `renderInput` and `resolvedBranch` (null when absent).
+    pub input: &'a Value,
+    pub branch: &'a Value,
+    pub schema: Option<&'a Value>,
+}
+
+impl Ctx<'_> {
+    /// The block's screens; a non-list is read as none (the schema reports it; the
+    /// reference crashes here, §6.1).
+    pub fn screens(&self) -> &[Value] {
+        self.block.get("screens").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn screen_path(&self, i: usize) -> String {
+        format!("{}.screens[{i}]", self.path)
+    }
+}
+
+/// Every stage after json-parse, in the reference's order, over the parsed `output`.
+/// `schema` is the run's validation schema (None: unavailable, itself a failure).
+pub fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>, config: &Config) -> Judgement {
+    let mut out = Failures::default();
+    let schema_applied = schema::check(schema, output, &mut out);
+    isolation::check(output, config, &mut out);
+    let Some((block_value, path)) = block::find(output) else {
+        out.fail(
+            DOMAIN,
+            "$.result.onboardingStrategySequence: expected exactly one block (an array holding one object)",
+        );
+        return Judgement { failures: out, schema_applied };
+    };
+    let ctx = Ctx {
+        block: block_value.as_object().expect("block::find returns objects"),
+        block_value,
+        path,
+        input: packet.get("renderInput").unwrap_or(&Value::Null),
+        branch: packet.get("resolvedBranch").unwrap_or(&Value::Null),
+        schema,
+    };
+    block::check(&ctx, &mut out);
+    mapping::check(&ctx, &mut out);
+    variables::check_screens(&ctx, &mut out);
+    copy::motivation(&ctx, &mut out);
+    copy::content_boundary(&ctx, &mut out);
+    routes::check(&ctx, &mut out);
+    evidence::check(&ctx, &mut out);
+    variables::check_mappings(&ctx, &mut out);
+    Judgement { failures: out, schema_applied }
+}
+
+#[cfg(test)]
+pub(crate) mod testkit;

@@ -1,0 +1,73 @@
+//! Git, driven through its command line (`git show`, `git diff`): no crate reads a
+//! repository's working tree, index and history as exactly as git does. This is
+//! the only module that spawns git.
+
+use crate::{canonical, Error, Result};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A repository, addressed by its top-level directory.
+pub struct Git {
+    top: PathBuf,
+}
+
+impl Git {
+    pub fn open(root: &Path) -> Result<Git> {
+        let out = git_in(root, &["rev-parse", "--show-toplevel"])?;
+        Ok(Git { top: PathBuf::from(out) })
+    }
+
+    pub fn run(&self, args: &[&str]) -> Result<String> {
+        git_in(&self.top, args)
+    }
+
+    /// Path of `file` relative to the repository top, with `/` separators.
+    pub fn relative(&self, file: &Path) -> String {
+        let top = self.top.canonicalize().unwrap_or_else(|_| self.top.clone());
+        let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        let parent_canon =
+            file.parent().and_then(|p| p.canonicalize().ok()).map(|p| p.join(file.file_name().unwrap_or_default()));
+        let file = parent_canon.unwrap_or(file);
+        file.strip_prefix(&top).unwrap_or(&file).to_string_lossy().replace('\\', "/")
+    }
+
+    pub fn show_json(&self, rev: &str, file: &Path) -> Result<Option<Value>> {
+        let spec = format!("{rev}:{}", self.relative(file));
+        let out = Command::new("git")
+            .current_dir(&self.top)
+            .args(["show", &spec])
+            .output()
+            .map_err(|e| Error::io("git", e))?;
+        if !out.status.success() {
+            return Ok(None); // not present at the base: a new case
+        }
+        canonical::parse(&out.stdout).map(Some).map_err(|e| e.in_file(spec))
+    }
+
+    /// Every path changed against `base` (tracked) or not yet tracked, sorted,
+    /// relative to the top.
+    pub fn changed_paths(&self, base: &str) -> Result<Vec<String>> {
+        // NUL-separated and unquoted, so any file name comes back as it is.
+        let tracked = self.run(&["-c", "core.quotePath=false", "diff", "--name-only", "-z", base, "--"])?;
+        let untracked = self.run(&["ls-files", "-z", "--others", "--exclude-standard"])?;
+        let mut paths: Vec<String> =
+            tracked.split('\0').chain(untracked.split('\0')).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        Ok(paths)
+    }
+}
+
+fn git_in(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new("git").current_dir(dir).args(args).output().map_err(|e| Error::io("git", e))?;
+    if !out.status.success() {
+        return Err(Error::Usage(format!(
+            "git {} failed in {}: {}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
+}

@@ -1,0 +1,121 @@
+//! The release policy: every golden change is explained by a template, schema,
+//! reference, compiler or fixture change, every prompt change is re-blessed, and
+//! every `promptVersions` entry is its template's digest.
+
+use super::{CaseReport, ChangeKind, ChangedFile};
+use crate::{digest, Config};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A changed golden file must belong to a case (a deleted fixture leaves its golden
+/// files to nobody; an edit there is unexplained by construction).
+pub(super) fn orphaned_golden_changes(changed: &[ChangedFile], cases: &[CaseReport], golden: &str) -> Vec<String> {
+    changed
+        .iter()
+        .filter(|f| f.kind == ChangeKind::Golden)
+        .filter(|f| !cases.iter().any(|c| f.path.starts_with(&format!("{golden}/{}/", c.case))))
+        .map(|f| format!("golden file {} changed but belongs to no fixture", f.path))
+        .collect()
+}
+
+/// The policy, each violation a sentence a reviewer can act on.
+pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &str) -> Vec<String> {
+    let mut violations = Vec::new();
+    let stale: Vec<&str> = cases.iter().filter(|c| c.stale_in_tree).map(|c| c.case.as_str()).collect();
+    if !stale.is_empty() {
+        let causes = kinds_present(
+            changed,
+            &[ChangeKind::Template, ChangeKind::Schema, ChangeKind::Reference, ChangeKind::Code],
+        );
+        violations.push(format!(
+            "golden packets are not re-blessed for {} case(s) [{}]{}; run `packetproof bless` and commit the result",
+            stale.len(),
+            stale.join(", "),
+            if causes.is_empty() { String::new() } else { format!(" after changes to {}", causes.join(", ")) }
+        ));
+    }
+    let explained_by_references = changed.iter().any(|f| {
+        matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference | ChangeKind::Code)
+    });
+    for case in cases.iter().filter(|c| c.golden_changed) {
+        let fixture_changed = changed
+            .iter()
+            .any(|f| f.kind == ChangeKind::Fixture && f.path.starts_with(&format!("{fixtures}/{}/", case.case)));
+        if !explained_by_references && !fixture_changed {
+            violations.push(format!(
+                "golden files of case {} changed with no template, schema, compiler or fixture change to explain them",
+                case.case
+            ));
+        }
+    }
+    violations
+}
+
+fn kinds_present(changed: &[ChangedFile], kinds: &[ChangeKind]) -> Vec<String> {
+    let mut present: Vec<String> = kinds
+        .iter()
+        .filter(|k| changed.iter().any(|f| f.kind == **k))
+        .map(|k| format!("{k:?}").to_lowercase() + "s")
+        .collect();
+    present.dedup();
+    present
+}
+
+/// Each promptVersions entry of a golden packet must be the digest of that
+/// template's bytes. One violation per template, naming every case that disagrees.
+pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Option<Value>)]) -> Vec<String> {
+    let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for (case, packet) in packets {
+        let Some(versions) = packet.as_ref().and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else {
+            continue;
+        };
+        for (path, version) in versions {
+            let actual = std::fs::read(config.paths.prompts.join(path)).ok().map(|b| digest::sha256(&b));
+            if actual.as_deref() != version.as_str() {
+                stale.entry(path.clone()).or_default().push(case);
+            }
+        }
+    }
+    stale
+        .into_iter()
+        .map(|(path, cases)| {
+            format!(
+                "promptVersions[{path:?}] does not match the template's bytes in {} golden packet(s) [{}]",
+                cases.len(),
+                cases.join(", ")
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unexplained_golden_change_is_a_violation() {
+        let case = |name: &str, golden_changed| CaseReport {
+            case: name.into(),
+            changed_from_base: false,
+            stale_in_tree: false,
+            golden_changed,
+            hash_before: None,
+            hash_after: None,
+            compile_error: None,
+        };
+        let golden_only = vec![ChangedFile { path: "golden/a/runtime-packet.json".into(), kind: ChangeKind::Golden }];
+        assert_eq!(policy(&golden_only, &[case("a", true)], "fixtures").len(), 1);
+        let with_fixture = vec![ChangedFile { path: "fixtures/a/request.json".into(), kind: ChangeKind::Fixture }];
+        assert!(policy(&with_fixture, &[case("a", true)], "fixtures").is_empty());
+        assert_eq!(
+            policy(&with_fixture, &[case("b", true)], "fixtures").len(),
+            1,
+            "a fixture explains only its own case"
+        );
+        let code = vec![ChangedFile { path: "src/compile/prompts.rs".into(), kind: ChangeKind::Code }];
+        assert!(policy(&code, &[case("a", true)], "fixtures").is_empty(), "a compiler change explains new packets");
+        let nested = vec![ChangedFile { path: "fixtures/group/a/request.json".into(), kind: ChangeKind::Fixture }];
+        assert!(policy(&nested, &[case("group/a", true)], "fixtures").is_empty(), "nested case names");
+        assert_eq!(policy(&nested, &[case("a", true)], "fixtures").len(), 1, "a path segment is not a case");
+    }
+}

@@ -1,0 +1,200 @@
+//! `packetproof verify PATH…`: every applicable check on packets and run
+//! directories, whatever stage they are at. A directory is searched recursively
+//! for packets (`runtime-packet*.json`, or any JSON object with `packetVersion`),
+//! run directories (those with run-manifest.json, or agent-request.json without a
+//! packet beside it), and golden case folders (agent-request.json beside
+//! runtime-packet.json, which must be exactly that packet's agent view).
+
+use crate::run::checks;
+use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
+use crate::{canonical, fsutil, packet, Check, Config, Error, Finding, Outcome, PacketCheck, Result, RunCheck};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Target {
+    Packet(PathBuf),
+    Run(PathBuf),
+    /// A golden case folder: agent-request.json beside the packet it must be the view of.
+    AgentView(PathBuf),
+}
+
+/// One outcome per packet and run directory found under `paths`.
+pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
+    verify_with_keys(config, paths, &[])
+}
+
+/// `verify`, with the keys a run's attestation must be signed by (none: an
+/// attestation present is still checked against the run's files).
+pub fn verify_with_keys(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::new();
+    let mut runs = Vec::new();
+    // Golden folders of the project's own corpus are also recompiled and checked
+    // for branch isolation: what `cargo test` runs as packet::regenerates.
+    let corpus = crate::corpus::cases(config)?;
+    for path in paths {
+        let targets = discover(path, config)?;
+        if targets.is_empty() {
+            outcomes.push(Outcome::new(
+                path.display().to_string(),
+                vec![Finding::new(
+                    Check::VerifyNothingFound,
+                    path.display().to_string(),
+                    "no packet or run directory found here",
+                )],
+            ));
+        }
+        for target in targets {
+            match target {
+                Target::Packet(file) => outcomes.push(verify_packet(&file, &corpus, config)),
+                Target::Run(dir) => {
+                    outcomes.push(verify_run(&dir, keys, config));
+                    runs.push((outcomes.len() - 1, dir));
+                }
+                Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
+            }
+        }
+    }
+    flag_reused_tasks(&mut outcomes, &runs, config);
+    Ok(outcomes)
+}
+
+/// A packet against the contract; the golden packet of a corpus case is also
+/// recompiled from its request and checked for branch isolation.
+fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
+    let shown = file.display().to_string();
+    let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
+        Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
+        Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
+    };
+    let real = |p: &Path| p.canonicalize().ok();
+    if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
+        for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
+            match crate::check::on_case(Check::Packet(check), case, config) {
+                Ok(checked) => outcome.findings.extend(checked.findings),
+                Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
+            }
+        }
+    }
+    outcome
+}
+
+/// A golden agent-request.json is exactly the agent view of the packet beside it.
+fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
+    let file = dir.join(AGENT_REQUEST);
+    let shown = file.display().to_string();
+    let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
+    let findings = match (read(&dir.join(crate::corpus::PACKET_FILE)), read(&file)) {
+        (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
+        (Ok(Value::Object(_)), Ok(_)) => {
+            vec![Finding::new(
+                Check::GoldenAgentRequest,
+                shown.clone(),
+                "is not the agent view of the runtime-packet.json beside it (re-bless)",
+            )]
+        }
+        (Ok(_), Ok(_)) => {
+            vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), "the packet beside it is not a JSON object")]
+        }
+        (Err(e), _) | (_, Err(e)) => vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), e.to_string())],
+    };
+    Outcome::new(shown, findings)
+}
+
+fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
+    let mut findings = checks::all(dir, None, config);
+    findings.extend(crate::run::provider_request::check(dir, config));
+    findings.extend(crate::run::attestation::check(dir, keys, config));
+    let mut outcome = Outcome::new(dir.display().to_string(), findings);
+    if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
+        outcome
+            .notes
+            .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
+    }
+    outcome.notes.push(format!("stage: {}", stage(dir)));
+    outcome
+}
+
+/// How far the run has come, by which files exist (for the report only).
+fn stage(dir: &Path) -> &'static str {
+    let has = |name: &str| dir.join(name).exists();
+    match (has(MANIFEST), has(paths::RAW_OUTPUT), has(paths::EVALUATION), has(paths::COMPLETION)) {
+        (_, _, _, true) => "completed",
+        (_, _, true, false) => "evaluated, not completed",
+        (_, true, false, _) => "answered, not evaluated",
+        (true, false, false, _) => "prepared, awaiting agent",
+        _ => "incomplete preparation",
+    }
+}
+
+/// The same agent task id in two completions is one agent reused: both fail.
+fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config: &Config) {
+    let mut by_task: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, dir) in runs {
+        let file = dir.join(paths::COMPLETION);
+        let task = fsutil::read_json(&file, config.limits.max_file_bytes)
+            .ok()
+            .and_then(|v| v.get("agentTask").and_then(Value::as_str).map(str::to_owned));
+        if let Some(task) = task {
+            by_task.entry(task).or_default().push(*i);
+        }
+    }
+    for (task, users) in by_task.into_iter().filter(|(_, users)| users.len() > 1) {
+        let names: Vec<String> = users.iter().map(|i| outcomes[*i].target.clone()).collect();
+        for i in &users {
+            let outcome = &mut outcomes[*i];
+            outcome.findings.push(Finding::new(
+                RunCheck::Completion,
+                format!("{} $.agentTask", outcome.target),
+                format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len()),
+            ));
+        }
+    }
+}
+
+fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![Target::Packet(path.to_path_buf())]);
+    }
+    let mut targets = Vec::new();
+    let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
+    let walker = walker.filter_entry(paths::may_hold_runs);
+    for entry in walker {
+        let entry = entry
+            .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
+        let p = entry.path();
+        if entry.file_type().is_dir() {
+            let has = |name: &str| p.join(name).is_file();
+            if has(MANIFEST) || (has(AGENT_REQUEST) && !has(crate::corpus::PACKET_FILE)) {
+                targets.push(Target::Run(p.to_path_buf()));
+            } else if has(AGENT_REQUEST) {
+                targets.push(Target::AgentView(p.to_path_buf()));
+            }
+        } else if is_packet_file(p, config) {
+            targets.push(Target::Packet(p.to_path_buf()));
+        }
+    }
+    Ok(targets)
+}
+
+fn is_packet_file(path: &Path, config: &Config) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    if !name.ends_with(".json") {
+        return false;
+    }
+    if name.starts_with("runtime-packet") {
+        return true;
+    }
+    // Any other JSON object with packetVersion is a packet too; unreadable or
+    // non-JSON files are not packets and are left alone.
+    fsutil::read_bytes(path, config.limits.max_file_bytes)
+        .ok()
+        .and_then(|bytes| canonical::parse(&bytes).ok())
+        .is_some_and(|v| v.get("packetVersion").is_some())
+}

@@ -1,0 +1,525 @@
+//! The packet compiler, end to end: export through the CLI, the golden corpus,
+//! branch isolation, interop parity with the Node compile input, refusals of bad
+//! input, the schema snapshot check and bless.
+
+use crate::support::{self, interop_dir};
+use libtest_mimic::Trial;
+use packetproof::report::{walk, Trail};
+
+use packetproof::{canonical, compile, corpus, packet, provider, Config};
+
+use serde_json::{json, Value};
+
+use std::collections::BTreeSet;
+
+use std::path::Path;
+
+use std::process::Output;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn config() -> Config {
+    Config::load(root(), None).unwrap()
+}
+
+fn packetproof(project: &Path, args: &[&str]) -> Output {
+    support::bin().args(args).env("PACKETPROOF_ROOT", project).output().unwrap()
+}
+
+fn strings(value: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut trail = Trail::new("$");
+    walk(value, &mut trail, &mut |v, key, _| {
+        out.extend(key);
+        out.extend(v.as_str());
+    });
+    out
+}
+
+/// The cases whose packet under test is the blessed golden one (negative cases
+/// with a hand-broken packet of their own have no golden files).
+fn golden_cases(config: &Config) -> Vec<corpus::Case> {
+    corpus::cases(config).unwrap().into_iter().filter(|c| c.own_packet().is_none()).collect()
+}
+
+fn export_is_deterministic_and_matches_the_golden_packets() {
+    let cases = golden_cases(&config());
+    assert!(cases.len() >= 14, "corpus too small: {}", cases.len());
+    for case in &cases {
+        let request = case.request_path();
+        let first = packetproof(root(), &["export", "--request", request.to_str().unwrap()]);
+        assert!(first.status.success(), "{}: {}", case.name, String::from_utf8_lossy(&first.stderr));
+        let second = packetproof(root(), &["export", "--request", request.to_str().unwrap()]);
+        assert_eq!(first.stdout, second.stdout, "{}: two exports differ", case.name);
+        let golden = std::fs::read(case.golden_packet()).unwrap();
+        assert!(
+            first.stdout == golden,
+            "{}: export differs from the golden packet; run `packetproof bless {}`",
+            case.name,
+            case.name
+        );
+    }
+}
+
+fn golden_packets_hold_and_agent_requests_follow_them() {
+    let config = config();
+    for case in golden_cases(&config) {
+        let packet = canonical::parse(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
+        assert_eq!(packet::validate(&packet, &config), Vec::new(), "{}", case.name);
+        let agent = canonical::parse(&std::fs::read(case.golden_agent_request()).unwrap()).unwrap();
+        assert_eq!(agent, provider::agent_request(packet.as_object().unwrap()), "{}", case.name);
+        let branch = &packet["resolvedBranch"];
+        prompt_paths_follow_the_branch(&case.name, &packet, &config);
+        assert_eq!(packet["renderInput"]["evidence"]["mode"], branch["evidenceMode"], "{}", case.name);
+        assert_eq!(packet["renderInput"]["evidence"]["requestedMode"], case.request["evidence"]["selection"]["mode"]);
+    }
+}
+
+/// promptPaths: the two entry templates, then exactly one partial per branch
+/// field, the one named after the resolved value; each version is the sha256 of
+/// the template's bytes.
+fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &Config) {
+    let branch = &packet["resolvedBranch"];
+    let flag = |field: &str, yes: &str, no: &str| if branch[field] == json!(true) { yes } else { no }.to_owned();
+    let value = |field: &str| branch[field].as_str().unwrap().to_owned();
+    let expected = [
+        compile::SYSTEM_TEMPLATE.to_owned(),
+        compile::USER_TEMPLATE.to_owned(),
+        format!("branches/insertion/{}.md.j2", value("insertionMode")),
+        format!("branches/source/{}.md.j2", value("sourceScope")),
+        format!("branches/assets/{}.md.j2", flag("hasAssetIntents", "intents", "none")),
+        format!("branches/neighbours/{}.md.j2", value("neighbours")),
+        format!("branches/theme/{}.md.j2", flag("hasTargetTheme", "present", "absent")),
+        format!("branches/evidence/{}.md.j2", value("evidenceMode")),
+        format!("branches/variables/{}.md.j2", flag("hasVariableConflicts", "conflicts", "compatible")),
+        format!("branches/operator/{}.md.j2", flag("operatorInstructionPresent", "present", "absent")),
+    ];
+    assert_eq!(packet["promptPaths"], json!(expected), "{case}");
+    for path in &expected {
+        let bytes = std::fs::read(config.paths.prompts.join(path)).unwrap();
+        assert_eq!(packet["promptVersions"][path], json!(packetproof::digest::sha256(&bytes)), "{case}: {path}");
+    }
+}
+
+/// No string from a region the branch excluded occurs anywhere in any golden
+/// packet (keys and values, prompts included), nor in the freshly compiled one.
+fn excluded_text_never_reaches_a_packet() {
+    let config = config();
+    let mut checked = 0;
+    for case in golden_cases(&config) {
+        let golden = canonical::parse(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
+        let fresh = compile::compile(&case.request, &config, &case.name).unwrap();
+        let excluded = compile::excluded_text(&case.request, &config);
+        // The corpus plants marked text in every case; the check must have something to find.
+        for marker in ["UNSELECTED", "INACCESSIBLE", "ASSET-PROMPT", "Source-only survey"] {
+            if serde_json::to_string(&case.request).unwrap().contains(marker) {
+                assert!(
+                    excluded.iter().any(|(_, t)| t.contains(marker)),
+                    "{}: {marker} text not listed as excluded",
+                    case.name
+                );
+            }
+        }
+        for packet in [&golden, &fresh] {
+            let texts = strings(packet);
+            for (path, text) in &excluded {
+                assert!(
+                    !texts.iter().any(|t| t.contains(text.as_str())),
+                    "{}: excluded text from {path} occurs in the packet: {text:?}",
+                    case.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} excluded strings checked");
+}
+
+fn excluded_text_covers_unresolved_evidence_and_asset_prompts() {
+    let config = config();
+    let case = golden_cases(&config).into_iter().find(|c| c.name == "anthropic-staged-pred-selected").unwrap();
+    let excluded = compile::excluded_text(&case.request, &config);
+    let paths: BTreeSet<&str> = excluded.iter().map(|(p, _)| p.as_str()).collect();
+    for expected in [
+        "$.evidence.availableItems[1].value.description",
+        "$.evidence.availableItems[2].value.description",
+        "$.evidence.availableItems[3].value.description",
+        "$.source.blueprint.assetExamples[0].promptTemplate",
+        "$.source.blueprint.assetExamples[0].negativePrompt",
+        "$.source.blueprint.dataUsage.items[0].value",
+        "$.source.blueprint.screens[0].aiMeta.dataMapping[0].value",
+    ] {
+        assert!(paths.contains(expected), "{expected} missing from {paths:#?}");
+    }
+    assert!(!paths.iter().any(|p| p.starts_with("$.evidence.availableItems[0]")), "the selected item is not excluded");
+}
+
+/// Key sets, recursively (arrays item by item).
+fn shape(value: &Value, path: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                let at = format!("{path}.{key}");
+                out.insert(at.clone());
+                shape(item, &at, out);
+            }
+        }
+        Value::Array(items) => items.iter().enumerate().for_each(|(i, item)| shape(item, &format!("{path}[{i}]"), out)),
+        _ => {}
+    }
+}
+
+fn interop_compile_input_resolves_like_the_node_packet() {
+    let (input, node) = (interop_dir().join("compile-input.json"), interop_dir().join("runtime-packet.anthropic.json"));
+    let config = config();
+    let mut request = canonical::parse(&std::fs::read(input).unwrap()).unwrap();
+    request["model"] = json!(config.providers["anthropic"].models[0]);
+    let node = canonical::parse(&std::fs::read(node).unwrap()).unwrap();
+    let packet = compile::compile(&request, &config, "compile-input.json").unwrap();
+    assert_eq!(packet["resolvedBranch"], node["resolvedBranch"]);
+    let keys: Vec<&String> = packet.as_object().unwrap().keys().collect();
+    let node_keys: Vec<&String> = node.as_object().unwrap().keys().collect();
+    assert_eq!(keys, node_keys, "packet key order");
+    let (mut ours, mut theirs) = (BTreeSet::new(), BTreeSet::new());
+    shape(&packet["renderInput"], "$", &mut ours);
+    shape(&node["renderInput"], "$", &mut theirs);
+    // Deliberate difference: asset examples are compact pattern references here,
+    // without the generator prompts the Node packet still carries.
+    let prompts = [".promptTemplate", ".negativePrompt"];
+    theirs.retain(|p| !(p.contains(".assetExamples[") && prompts.iter().any(|s| p.ends_with(s))));
+    assert_eq!(ours, theirs);
+}
+
+fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
+    let mut request = golden_cases(&config())
+        .into_iter()
+        .find(|c| c.name == "anthropic-staged-both-selected-interop-shape")
+        .unwrap()
+        .request;
+    change(&mut request);
+    request
+}
+
+/// Each bad request is refused through the CLI with exit status 2, every
+/// expected problem named with its JSON path, and no output file.
+fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
+    type Change = fn(&mut Value);
+    let kinds: [(&str, Change, &[&str]); 21] = [
+        ("unknown evidence ref", |r| r["evidence"]["selection"]["refs"][0]["id"] = json!("missing-item"),
+            &["$.evidence.selection.refs[0]: selected evidence is unavailable or inaccessible: review/missing-item"]),
+        ("inaccessible selected item", |r| r["evidence"]["selection"]["refs"] = json!([{"kind": "persona", "id": "anthropic-staged-both-selected-interop-shape-persona-locked"}]),
+            &["$.evidence.selection.refs[0]: selected evidence is unavailable or inaccessible: persona/anthropic-staged-both-selected-interop-shape-persona-locked"]),
+        ("selected-only without refs", |r| r["evidence"]["selection"]["refs"] = json!([]),
+            &["$.evidence.selection.refs: selected-only evidence requires refs"]),
+        ("screens in the sequence", |r| r["target"]["sequence"][0]["screens"] = json!([{"id": "x"}]),
+            &["$.target.sequence[0]: target.sequence[0] must not contain screens"]),
+        ("screens in a neighbour", |r| r["target"]["successor"]["screens"] = json!([]),
+            &["$.target.successor: target.successor must not contain screens"]),
+        ("previewScreens and aiAssets", |r| {
+            r["previewScreens"] = json!([]);
+            r["source"]["blueprint"]["aiAssets"] = json!([]);
+        }, &["$.previewScreens: compile input contains forbidden material at $.previewScreens",
+             "$.source.blueprint.aiAssets: blueprint contains forbidden generated/provider material at $.aiAssets",
+             "$.source.blueprint.aiAssets: compile input contains forbidden material at $.source.blueprint.aiAssets"]),
+        ("storage, provider and media keys", |r| {
+            r["target"]["strategy"]["storagePath"] = json!("x");
+            r["evidence"]["availableItems"][0]["value"]["firestorePath"] = json!("y");
+            r["target"]["strategy"]["providerResponse"] = json!({});
+            r["target"]["strategy"]["expectedAnswer"] = json!({});
+            r["target"]["themeSummary"]["posterUrl"] = json!("p");
+            r["source"]["blueprint"]["screens"][0]["content"]["referenceImages"] = json!([]);
+        }, &["$.target.strategy.storagePath: compile input contains forbidden material", "$.evidence.availableItems[0].value.firestorePath: compile input contains forbidden material",
+             "$.target.strategy.providerResponse: compile input contains forbidden material", "$.target.strategy.expectedAnswer: compile input contains forbidden material",
+             "$.target.themeSummary.posterUrl: compile input contains forbidden material",
+             "$.source.blueprint.screens[0].content.referenceImages: blueprint contains forbidden generated/provider material at $.screens[0].content.referenceImages",
+             "$.source.blueprint.screens[0].content.referenceImages: compile input contains forbidden material"]),
+        ("provider records in the blueprint", |r| r["source"]["blueprint"]["strategicBlock"]["generationModel"] = json!("m"),
+            &["$.source.blueprint.strategicBlock.generationModel: blueprint contains forbidden generated/provider material at $.strategicBlock.generationModel"]),
+        ("generated media URL in a value", |r| r["target"]["themeSummary"]["visualDirection"] = json!("like https://cdn.example.com/hero.png"),
+            &["$.target.themeSummary.visualDirection: matches forbidden pattern"]),
+        ("forbidden key in another case", |r| r["source"]["blueprint"]["screens"][0]["PreviewScreens"] = json!([]),
+            &["$.source.blueprint.screens[0].PreviewScreens: compile input contains forbidden material"]),
+        ("unknown provider", |r| r["provider"] = json!("mistral"), &["$.provider: unknown provider \"mistral\""]),
+        ("model outside the allow-list", |r| r["model"] = json!("claude-2"), &["$.model: model \"claude-2\" is not in harness.toml's allow-list for anthropic"]),
+        ("maxTokens not a positive integer", |r| r["maxTokens"] = json!(1.5), &["$.maxTokens: maxTokens must be a positive integer when present"]),
+        ("maxTokens past the safe integers", |r| r["maxTokens"] = json!(9_007_199_254_740_992_u64), &["$.maxTokens: maxTokens 9007199254740992 is past JavaScript's safe integers"]),
+        ("wrong types", |r| {
+            r["insertionMode"] = json!("later");
+            r["source"]["scope"] = json!("team");
+            r["source"]["checksum"] = json!("fnv1a:1234ABCD");
+            r["target"]["sequence"] = json!({});
+            r["variableMappings"] = json!({});
+        }, &["$.insertionMode: insertionMode must be staged or immediate", "$.source.scope: source.scope must be project or system",
+             "$.source.checksum: source.checksum must be fnv1a:<8 lowercase hex characters>",
+             "$.target.sequence: target.sequence must be an array when present", "$.variableMappings: variableMappings must be an array when present"]),
+        ("mappings without a known action", |r| {
+            r["variableMappings"] = json!([{"sourceVariableId": "a", "targetVariableId": "b", "status": "compatible"}, {"action": "rename"}]);
+        }, &["$.variableMappings[0].action: variableMappings[0].action is invalid", "$.variableMappings[1].action: variableMappings[1].action is invalid"]),
+        ("dataSemantics not restating aiMeta", |r| {
+            r["source"]["blueprint"]["screens"][1]["aiMeta"]["variableRealizations"] = json!([{"variableId": "main_goal"}]);
+            r["source"]["blueprint"]["dataSemantics"]["screens"].as_array_mut().unwrap().pop();
+        }, &["$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order"]),
+        ("blueprint members", |r| {
+            r["source"]["blueprint"]["strategicBlock"]["taskId"] = json!("t");
+            r["source"]["blueprint"]["strategicBlock"]["isFirstBlock"] = json!(true);
+            let example = r["source"]["blueprint"]["assetExamples"][0].clone();
+            r["source"]["blueprint"]["assetExamples"].as_array_mut().unwrap().push(example);
+            r["source"]["blueprint"]["screens"][1]["id"] = json!(" ");
+        }, &["$.source.blueprint.strategicBlock: blueprint.strategicBlock contains source-only fields: taskId, isFirstBlock",
+             "$.source.blueprint.screens[1].id: blueprint.screens[1].id must be non-empty",
+             "$.source.blueprint.dataSemantics.screens[1].screenId: blueprint.dataSemantics.screens[1].screenId is unknown",
+             "$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order",
+             "$.source.blueprint.assetExamples[1]: blueprint.assetExamples duplicates wins_intro:hero"]),
+        // Inputs the reference crashes on (NODE-COMPILE-INPUT.md §5) get the rule they break.
+        ("what crashes the reference: objects for arrays", |r| {
+            r["source"]["blueprint"]["assetExamples"] = json!({});
+            r["evidence"]["selection"]["refs"] = json!({"kind": "review"});
+        }, &["$.source.blueprint.assetExamples: blueprint.assetExamples must be an array",
+             "$.evidence.selection.refs: selected-only evidence requires refs"]),
+        ("what crashes the reference: a null screen", |r| {
+            r["source"]["blueprint"]["screens"].as_array_mut().unwrap().insert(0, Value::Null);
+        }, &["$.source.blueprint.screens[0].id: blueprint.screens[0].id must be non-empty"]),
+        ("missing parts", |r| {
+            let map = r.as_object_mut().unwrap();
+            map.remove("target");
+            map.remove("maxTokens");
+            r["source"].as_object_mut().unwrap().remove("blueprint");
+        }, &["$.target: target must be an object", "$.maxTokens: maxTokens is required", "$.source.blueprint: blueprint must be an object"]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (kind, change, expected)) in kinds.into_iter().enumerate() {
+        let request = dir.path().join(format!("request-{i}.json"));
+        std::fs::write(&request, canonical::to_pretty(&bad_request(change))).unwrap();
+        let out = dir.path().join(format!("packet-{i}.json"));
+        let output =
+            packetproof(root(), &["export", "--request", request.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{kind}: {stderr}");
+        assert!(
+            stderr.contains(&format!("refused with {} problem(s)", expected.len())),
+            "{kind}: expected exactly {} problems:\n{stderr}",
+            expected.len()
+        );
+        for message in expected {
+            assert!(stderr.contains(&format!("[compile::request] {message}")), "{kind}: {message:?} not in\n{stderr}");
+        }
+        assert!(!out.exists(), "{kind}: a packet was written");
+        assert!(output.stdout.is_empty(), "{kind}: something was printed");
+    }
+}
+
+fn refusal_is_an_error_listing_findings() {
+    let request = bad_request(|r| {
+        r["provider"] = json!("nobody");
+        r["maxTokens"] = json!(0);
+    });
+    match compile::compile(&request, &config(), "req.json") {
+        Err(packetproof::Error::Rejected { file, findings }) => {
+            assert_eq!(file, "req.json");
+            let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+            // The reference's maxTokens rule first, then the allow-list packetproof adds.
+            assert_eq!(paths, ["$.maxTokens", "$.provider"]);
+            assert!(findings.iter().all(|f| f.check == compile::CHECK));
+        }
+        other => panic!("expected a rejection, got {other:?}"),
+    }
+}
+
+/// A temporary project: harness.toml and references, plus the named fixtures.
+fn temp_project(fixtures: &[&str]) -> support::Project {
+    let project = support::Project::with(&["harness.toml", "references"]);
+    for name in fixtures {
+        let request = format!("fixtures/{name}/request.json");
+        support::copy_tree(&root().join(&request), &project.path(&request));
+    }
+    project
+}
+
+fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
+    let project = temp_project(&[]);
+    let ok = packetproof(project.root(), &["schema", "--check"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    let snapshot = project.root().join("references/block-screen-output-schema.json");
+    let original = std::fs::read_to_string(&snapshot).unwrap();
+    let edits = [
+        original.replacen("\"mustHave\"", "\"must\"", 1),
+        original.replacen("  ", "    ", 1),
+        original.trim_end().to_owned(),
+    ];
+    for edited in edits {
+        assert_ne!(edited, original);
+        std::fs::write(&snapshot, &edited).unwrap();
+        let failed = packetproof(project.root(), &["schema", "--check"]);
+        let report = String::from_utf8_lossy(&failed.stdout);
+        assert_eq!(failed.status.code(), Some(1), "{report}");
+        assert!(report.contains("schema::snapshot-parity") && report.contains("never edited by hand"), "{report}");
+    }
+    let written = packetproof(project.root(), &["schema", "--write"]);
+    assert!(written.status.success());
+    assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), original);
+    assert_eq!(packetproof(project.root(), &["schema", "--check"]).status.code(), Some(0));
+}
+
+fn bless_writes_the_golden_files_and_never_under_ci() {
+    let names = ["google-staged-both-selected", "openai-staged-succ-default"];
+    let project = temp_project(&names);
+    let refused = project.bin().args(["bless"]).env("CI", "true").output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("never written under CI"));
+    assert!(!project.root().join("golden").exists(), "bless wrote under CI");
+
+    let blessed = packetproof(project.root(), &["bless", "google"]);
+    assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
+    assert_eq!(String::from_utf8_lossy(&blessed.stdout), "blessed google-staged-both-selected\n");
+    for file in ["runtime-packet.json", "agent-request.json"] {
+        let ours = std::fs::read(project.root().join("golden/google-staged-both-selected").join(file)).unwrap();
+        assert_eq!(
+            ours,
+            std::fs::read(root().join("golden/google-staged-both-selected").join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    assert!(!project.root().join("golden/openai-staged-succ-default").exists(), "the filter was ignored");
+    let none = packetproof(project.root(), &["bless", "no-such-case"]);
+    assert_eq!(none.status.code(), Some(2));
+}
+
+/// `verify golden` (the README's main job) recompiles each golden case of the
+/// corpus: a template edit without re-blessing fails it, naming the case.
+fn verify_golden_fails_when_a_template_changed_without_bless() {
+    let case = "openai-staged-pred-no-evidence";
+    let project = temp_project(&[case]);
+    let golden = project.root().join("golden").join(case);
+    std::fs::create_dir_all(&golden).unwrap();
+    for name in ["runtime-packet.json", "agent-request.json"] {
+        std::fs::copy(root().join("golden").join(case).join(name), golden.join(name)).unwrap();
+    }
+    let golden_arg = project.root().join("golden");
+    let verify = || packetproof(project.root(), &["verify", golden_arg.to_str().unwrap()]);
+    let ok = verify();
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
+    let template = project.root().join("references/prompts/system.md.j2");
+    let text = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(&template, text.replacen("# ", "# Edited: ", 1)).unwrap();
+    let failed = verify();
+    let report = String::from_utf8_lossy(&failed.stdout);
+    assert_eq!(failed.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("[packet::regenerates]") && report.contains(&format!("packetproof bless {case}")),
+        "{report}"
+    );
+}
+
+fn refs_may_be_left_out_unless_the_mode_selects() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = dir.path().join("request.json");
+    let compiled = |mode: &str| {
+        let value = bad_request(|r| {
+            r["evidence"]["selection"] = json!({ "mode": mode });
+        });
+        std::fs::write(&request, canonical::to_pretty(&value)).unwrap();
+        packetproof(root(), &["export", "--request", request.to_str().unwrap()])
+    };
+    for mode in ["strategy-default", "no-evidence"] {
+        let out = compiled(mode);
+        assert!(out.status.success(), "{mode}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = compiled("selected-only");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("$.evidence.selection.refs: selected-only evidence requires refs"));
+}
+
+fn bless_refuses_negative_cases_and_foreign_suffixes() {
+    let out = packetproof(root(), &["bless", "neg-packet-checksum"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a negative case); such cases are never blessed"));
+    let suffix = root().join("references/gemini-json-suffix.txt");
+    let out = packetproof(root(), &["bless", "--google-suffix-file", suffix.to_str().unwrap(), "zz-none"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--google-suffix-file is refused"));
+}
+
+/// Empty, `0` and `false` mean "not CI" (the insta convention); an empty root is an error.
+fn the_environment_is_parsed_strictly() {
+    let project = temp_project(&["google-staged-both-selected"]);
+    for local in ["", "0", "false"] {
+        let out = project.bin().args(["bless", "google"]).env("CI", local).output().unwrap();
+        assert!(out.status.success(), "CI={local:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = project.bin().args(["schema", "--check"]).env("PACKETPROOF_ROOT", "").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PACKETPROOF_ROOT is set but empty"));
+}
+
+/// What the reference accepts, export accepts: open objects (unknown keys are
+/// ignored and never rendered), action-style mappings, a same-value number
+/// spelling of maxTokens, free summary fields, a checksum that stringifies right.
+fn accepts_what_the_reference_accepts() {
+    let request = bad_request(|r| {
+        r["requestedBy"] = json!("operator-17");
+        r["source"]["blueprint"]["screens"][0]["aiMeta"]["motivationSpec"] = json!({"class": "anything"});
+        r["target"]["predecessor"]["screensCount"] = json!("2");
+        r["target"]["sequence"][0]["order"] = json!(-1);
+        r["evidence"]["selection"]["note"] = json!("picked by hand");
+        r["evidence"]["availableItems"][1]["accessible"] = json!("yes");
+        r["variableMappings"] = json!([
+            {"action": "bind", "sourceVariableId": "main_goal", "targetVariableId": "goal"},
+            {"action": "create", "sourceVariableId": "cups", "targetVariable": {"id": "glasses", "type": "number"}},
+            {"action": "drop", "sourceVariableId": "tone"},
+            {"action": "incompatible", "sourceVariableId": "streak", "resolution": "drop"}
+        ]);
+        r["source"]["checksum"] = json!(["fnv1a:0badc0de"]);
+    });
+    let mut text = canonical::to_pretty(&request);
+    text = text.replace("\"maxTokens\": 64000", "\"maxTokens\": 6.4e+4");
+    assert!(text.contains("6.4e+4"));
+    let request = canonical::parse(text.as_bytes()).unwrap();
+    let packet = compile::compile(&request, &config(), "lenient.json").unwrap();
+    assert_eq!(packet["maxTokens"], json!(64000));
+    assert_eq!(packet["resolvedBranch"]["hasVariableConflicts"], json!(true));
+    let texts = strings(&packet);
+    assert!(!texts.iter().any(|t| t.contains("operator-17") || t.contains("picked by hand")), "unknown keys rendered");
+}
+
+/// Non-Google packets carry the vendored Builder schema itself as outputSchema,
+/// name and description included; Google packets carry none.
+fn output_schema_is_the_vendored_builder_schema() {
+    let config = config();
+    let builder = canonical::parse(&std::fs::read(&config.paths.builder_schema).unwrap()).unwrap();
+    assert_eq!(builder["name"], json!("submit_library_block_adaptation"));
+    let mut seen = 0;
+    for case in golden_cases(&config) {
+        let packet = compile::compile(&case.request, &config, &case.name).unwrap();
+        if packet["provider"] == "google" {
+            assert!(packet.get("outputSchema").is_none(), "{}", case.name);
+        } else {
+            assert!(packet["outputSchema"] == builder, "{}: outputSchema is not the Builder schema", case.name);
+            seen += 1;
+        }
+    }
+    assert!(seen > 5, "only {seen} non-Google cases");
+}
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials = trials![
+        the_environment_is_parsed_strictly,
+        export_is_deterministic_and_matches_the_golden_packets,
+        golden_packets_hold_and_agent_requests_follow_them,
+        excluded_text_never_reaches_a_packet,
+        excluded_text_covers_unresolved_evidence_and_asset_prompts,
+        bad_requests_are_refused_with_every_problem_and_nothing_written,
+        refusal_is_an_error_listing_findings,
+        schema_check_fails_after_a_hand_edit_of_the_snapshot,
+        bless_writes_the_golden_files_and_never_under_ci,
+        verify_golden_fails_when_a_template_changed_without_bless,
+        refs_may_be_left_out_unless_the_mode_selects,
+        bless_refuses_negative_cases_and_foreign_suffixes,
+        accepts_what_the_reference_accepts,
+        output_schema_is_the_vendored_builder_schema,
+    ];
+    trials.extend(interop_trials![interop_compile_input_resolves_like_the_node_packet,]);
+    trials
+}

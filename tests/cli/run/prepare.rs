@@ -1,0 +1,74 @@
+//! `packetproof prepare`: the run files, idempotence, refusals.
+
+use super::*;
+use libtest_mimic::Trial;
+// ---------------------------------------------------------------- prepare
+
+fn prepare_writes_the_run_files_and_holds_back_the_google_schema() {
+    let project = Project::new();
+    let google = project.prepared("google", "g");
+    let anthropic = project.prepared("anthropic", "a");
+    let request = read_json(&google.join("agent-request.json"));
+    assert!(request.get("outputSchema").is_none(), "Google agent requests never carry the schema");
+    assert!(request.get("renderInput").is_none() && request.get("resolvedBranch").is_none());
+    assert!(read_json(&anthropic.join("agent-request.json")).get("outputSchema").is_some());
+    let snapshot_bytes = std::fs::read(project.root().join("references/block-screen-output-schema.json")).unwrap();
+    assert_eq!(std::fs::read(google.join("validation-schema.json")).unwrap(), snapshot_bytes);
+    let manifest = read_json(&google.join("run-manifest.json"));
+    assert_eq!(manifest["validationSchemaChecksum"], json!(digest::sha256(&snapshot_bytes)));
+    assert_eq!(manifest["status"], json!("prepared-awaiting-agent"));
+}
+
+fn prepare_is_a_no_op_when_identical_and_refuses_a_different_manifest() {
+    let project = Project::new();
+    let dir = project.prepared("google", "g");
+    let before = std::fs::read(dir.join("run-manifest.json")).unwrap();
+    let again = project.run(&["prepare", "--packet", s(&project.packet("google", "a")), "--out-dir", s(&dir)]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("nothing written"), "{}", again.stdout);
+    let other = project.run(&["prepare", "--packet", s(&project.packet("google", "b")), "--out-dir", s(&dir)]);
+    assert_eq!(other.code, 2);
+    assert!(other.stderr.contains("run-manifest.json: refused: a different run manifest exists"), "{}", other.stderr);
+    assert_eq!(std::fs::read(dir.join("run-manifest.json")).unwrap(), before);
+}
+
+fn an_interrupted_prepare_is_finished_by_preparing_again() {
+    // prepare writes the manifest last, so a run killed mid-prepare has no manifest
+    // (it is not "prepared"); preparing again writes exactly what is missing.
+    let project = Project::new();
+    let dir = project.prepared("anthropic", "a");
+    let request = std::fs::read(dir.join("agent-request.json")).unwrap();
+    std::fs::remove_file(dir.join("run-manifest.json")).unwrap();
+    std::fs::remove_file(dir.join("eval-context.json")).unwrap();
+    let out = project.run(&["prepare", "--packet", s(&project.packet("anthropic", "a")), "--out-dir", s(&dir)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("prepared (eval-context.json, run-manifest.json)"), "{}", out.stdout);
+    assert_eq!(std::fs::read(dir.join("agent-request.json")).unwrap(), request);
+}
+
+fn prepare_refuses_an_invalid_packet() {
+    let project = Project::new();
+    let packet = project.packet("anthropic", "a");
+    let mut value = read_json(&packet);
+    value["systemPrompt"] = json!("You adapt one library block, and more.");
+    write_json(&packet, &value);
+    let dir = project.root().join("runs/x");
+    let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&dir)]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("packet::exact-input-hash") && out.stderr.contains("packet::checksum"),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.join("run-manifest.json").exists());
+}
+
+pub fn trials() -> Vec<Trial> {
+    let trials = trials![
+        prepare_writes_the_run_files_and_holds_back_the_google_schema,
+        prepare_is_a_no_op_when_identical_and_refuses_a_different_manifest,
+        an_interrupted_prepare_is_finished_by_preparing_again,
+        prepare_refuses_an_invalid_packet,
+    ];
+    trials
+}

@@ -1,0 +1,95 @@
+//! `packetproof verify` on run directories.
+
+use super::*;
+use libtest_mimic::Trial;
+// ---------------------------------------------------------------- verify
+
+fn verify_fails_a_prepared_run_that_is_not_completed() {
+    let project = Project::new();
+    let dir = project.prepared("google", "g");
+    let out = project.run(&["verify", s(&dir)]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("[run::completion]") && out.stdout.contains("the run is not completed"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("stage: prepared, awaiting agent"), "{}", out.stdout);
+}
+
+fn verify_fails_a_receipt_that_no_longer_binds_the_files() {
+    let project = Project::new();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    assert_eq!(project.complete(&dir, "task-1").code, 0);
+    let mut edited = good_output();
+    block(&mut edited)["description"] = json!("Edited after completion.");
+    write_json(&dir.join("raw-output.json"), &edited);
+    let out = exec(project.cmd().args(["verify", "--format", "json", s(project.root())]));
+    assert_eq!(out.code, 1);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let checks: Vec<&str> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["findings"].as_array().unwrap())
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert!(checks.contains(&"run::completion") && checks.contains(&"run::evaluation"), "{}", out.stdout);
+    assert!(out.stdout.contains("$.rawOutput.checksum"), "{}", out.stdout);
+}
+
+fn verify_flags_an_agent_task_shared_by_two_runs() {
+    let project = Project::new();
+    let dirs = [project.answered("google", "one", &good_output()), project.answered("google", "two", &good_output())];
+    for (i, dir) in dirs.iter().enumerate() {
+        assert_eq!(project.evaluate(dir).0, 0);
+        assert_eq!(project.complete(dir, &format!("task-{i}")).code, 0);
+    }
+    assert_eq!(project.run(&["verify", s(&project.root().join("runs"))]).code, 0);
+    // A receipt copied from elsewhere (the complete command would refuse it).
+    let mut receipt = read_json(&dirs[1].join("completion.json"));
+    receipt["agentTask"] = json!("task-0");
+    write_json(&dirs[1].join("completion.json"), &receipt);
+    let out = project.run(&["verify", s(&project.root().join("runs"))]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("agent task \"task-0\" is recorded by 2 runs"), "{}", out.stdout);
+}
+
+fn verify_of_an_empty_directory_fails() {
+    let project = Project::new();
+    let out = project.run(&["verify", s(&project.root().join("runs"))]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("no packet or run directory found"), "{}", out.stdout);
+}
+
+fn verify_checks_a_golden_agent_request_against_the_packet_beside_it() {
+    let case = crate_root().join("golden/openai-staged-succ-default");
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("case");
+    std::fs::create_dir(&dir).unwrap();
+    for name in ["runtime-packet.json", "agent-request.json"] {
+        std::fs::copy(case.join(name), dir.join(name)).unwrap();
+    }
+    let verify = |dir: &Path| support::bin().args(["verify", "--format", "json"]).arg(dir).output().unwrap();
+    let out = verify(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let mut request = read_json(&dir.join("agent-request.json"));
+    request["renderInput"] = json!({});
+    write_json(&dir.join("agent-request.json"), &request);
+    let out = verify(&dir);
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("golden::agent-request") && report.contains("is not the agent view"), "{report}");
+}
+
+pub fn trials() -> Vec<Trial> {
+    let trials = trials![
+        verify_fails_a_prepared_run_that_is_not_completed,
+        verify_fails_a_receipt_that_no_longer_binds_the_files,
+        verify_flags_an_agent_task_shared_by_two_runs,
+        verify_of_an_empty_directory_fails,
+        verify_checks_a_golden_agent_request_against_the_packet_beside_it,
+    ];
+    trials
+}

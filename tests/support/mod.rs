@@ -1,0 +1,162 @@
+//! What the integration tests share: one way to run the binary (with a clean
+//! environment), one temporary-project builder, and one interop helper that marks
+//! a test ignored, with the reason, when `../shared/interop` is absent.
+#![allow(dead_code)] // each test binary uses its own part of this module
+
+use libtest_mimic::Trial;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Once;
+
+/// The crate root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The variables packetproof reads (see `src/env.rs`): removed from every run so
+/// a developer's shell (`CI=1`, `PACKETPROOF_ROOT=…`) cannot change a test's meaning.
+const PACKETPROOF_VARIABLES: [&str; 3] = ["CI", "PACKETPROOF_BLESS", "PACKETPROOF_ROOT"];
+
+/// The packetproof binary, run from the crate root, with none of its variables
+/// set and no standard input.
+pub fn bin() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_packetproof"));
+    command.current_dir(root()).stdin(Stdio::null());
+    for name in PACKETPROOF_VARIABLES {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// A finished run: exit code and both streams as text.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// Everything, for assertion messages.
+    pub fn describe(&self) -> String {
+        format!("status {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+/// Run `command` to completion.
+pub fn exec(command: &mut Command) -> Output {
+    let out = command.output().expect("run packetproof");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A temporary project: named items of this crate (files or folders) copied into a
+/// fresh directory, which every command run through [`Project::bin`] uses as its root.
+pub struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    /// Copy `items` (paths relative to the crate root) into a new project.
+    pub fn with(items: &[&str]) -> Project {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for item in items {
+            copy_tree(&root().join(item), &dir.path().join(item));
+        }
+        Project { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// The binary with this project as `PACKETPROOF_ROOT`.
+    pub fn bin(&self) -> Command {
+        let mut command = bin();
+        command.env("PACKETPROOF_ROOT", self.root());
+        command
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        exec(self.bin().args(args))
+    }
+}
+
+/// Copy a file, or a folder recursively.
+pub fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::copy(from, to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+    }
+}
+
+/// The Node implementation's samples (read only). CI has them; a checkout may not.
+pub fn interop_dir() -> PathBuf {
+    root().join("../shared/interop")
+}
+
+pub fn interop_present() -> bool {
+    interop_dir().join("runtime-packet.anthropic.json").is_file()
+}
+
+/// `module::name` for a test function of `module_path` (the binary's own name dropped).
+pub fn test_name(module_path: &str, name: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// A test that reads `../shared/interop`: ignored (and said why, once) when it is absent.
+pub fn needs_interop(name: String, test: fn()) -> Trial {
+    static SAID: Once = Once::new();
+    let present = interop_present();
+    if !present {
+        SAID.call_once(|| eprintln!("interop tests are ignored: {} is absent", interop_dir().display()));
+    }
+    Trial::test(name, move || {
+        test();
+        Ok(())
+    })
+    .with_kind("interop")
+    .with_ignored_flag(!present)
+}
+
+/// A plain test (a function that panics on failure) as a trial.
+pub fn trial(name: String, test: fn()) -> Trial {
+    Trial::test(name, move || {
+        test();
+        Ok(())
+    })
+}
+
+/// `trials![a, b]`: the functions `a` and `b` as trials named after them.
+#[macro_export]
+macro_rules! trials {
+    ($($name:ident),* $(,)?) => {
+        vec![$($crate::support::trial($crate::support::test_name(module_path!(), stringify!($name)), $name)),*]
+    };
+}
+
+/// `interop_trials![a, b]`: the same, ignored when `../shared/interop` is absent.
+#[macro_export]
+macro_rules! interop_trials {
+    ($($name:ident),* $(,)?) => {
+        vec![$($crate::support::needs_interop($crate::support::test_name(module_path!(), stringify!($name)), $name)),*]
+    };
+}
