@@ -7,11 +7,13 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attest;
 mod canon;
 mod compile;
 mod release_check;
 mod run;
 mod validate;
+mod wire;
 
 use libtest_mimic::Arguments;
 use std::ffi::OsStr;
@@ -25,6 +27,8 @@ fn main() {
     trials.extend(compile::trials());
     trials.extend(release_check::trials());
     trials.extend(run::trials());
+    trials.extend(wire::trials());
+    trials.extend(attest::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

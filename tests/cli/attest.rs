@@ -1,116 +1,34 @@
-//! Provenance to the wire (issue 15) through the CLI: `wire`, `attest`, and
-//! `verify --trusted-key` / provider-request.json. The attestation tests run a golden
-//! packet through prepare → evaluate → complete in a temporary folder and sign it
-//! with the committed test keys (tests/keys/, test-only).
+//! `packetproof attest` and `verify --trusted-key`: a golden packet is run through
+//! prepare → evaluate → complete in a temporary folder and signed with the committed
+//! test keys (tests/keys/, test-only); each broken attestation fails with its reason,
+//! and `verify` checks a run's provider-request.json. openssl, when installed,
+//! checks a packetproof signature on its own.
 
-use packetproof::wire::{self, Api};
-use packetproof::{canonical, Config};
+use crate::support::{root, Output};
+use crate::wire::{body, entry, golden_packet, har, packetproof, path, ANTHROPIC, GOOGLE};
+use libtest_mimic::Trial;
+use packetproof::canonical;
+use packetproof::wire::Api;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_packetproof");
-const ANTHROPIC: &str = "anthropic-staged-both-selected-interop-shape";
-const OPENAI: &str = "openai-staged-alone-selected";
-const GOOGLE: &str = "google-staged-both-selected";
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The body the packet implies, from the library (the CLI must print the same).
-fn body(case: &str, api: Api) -> Value {
-    let config = Config::load(root(), None).expect("harness.toml");
-    let bytes = std::fs::read(root().join("golden").join(case).join("runtime-packet.json")).unwrap();
-    wire::body(&canonical::parse(&bytes).unwrap(), api, &config, case).unwrap()
-}
-
-fn har(entries: Vec<Value>) -> Vec<u8> {
-    serde_json::to_vec(
-        &json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}}),
-    )
-    .unwrap()
-}
-
-fn entry(url: &str, body: &Value) -> Value {
-    json!({"request": {"method": "POST", "url": url, "headers": [],
-        "postData": {"mimeType": "application/json", "text": body.to_string()}}})
-}
-
-// ------------------------------------------------------------------ CLI
-
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn exec(args: &[&str]) -> Output {
-    let out = Command::new(BIN).args(args).current_dir(root()).env_remove("PACKETPROOF_ROOT").output().unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+pub fn trials() -> Vec<Trial> {
+    let mut trials: Vec<Trial> = crate::trials![
+        attest_then_verify_with_the_trusted_key_holds,
+        verify_fails_each_broken_attestation_with_the_reason,
+        attest_refuses_an_incomplete_run_and_a_wrong_key_file,
+        verify_checks_a_runs_provider_request,
+    ];
+    // Ignored, with the reason, where openssl is not installed.
+    let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
+    if !present {
+        eprintln!("attest::openssl_verifies_a_signature_over_the_pae_bytes is ignored: openssl is not installed");
     }
-}
-
-fn golden_packet(case: &str) -> String {
-    root().join("golden").join(case).join("runtime-packet.json").display().to_string()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-#[test]
-fn cli_wire_prints_writes_and_checks_the_body() {
-    let dir = tempfile::tempdir().unwrap();
-    let packet_file = golden_packet(OPENAI);
-    let printed = exec(&["wire", "--packet", &packet_file, "--api", "openai-responses"]);
-    assert_eq!(printed.code, 0, "{}", printed.stderr);
-    assert_eq!(canonical::parse(printed.stdout.as_bytes()).unwrap(), body(OPENAI, Api::OpenaiResponses));
-    let out = dir.path().join("body.json");
-    let written = exec(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--out", path(&out)]);
-    assert_eq!(written.code, 0, "{}", written.stderr);
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), printed.stdout);
-
-    let held = exec(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--check", path(&out)]);
-    assert_eq!(held.code, 0, "{}{}", held.stdout, held.stderr);
-
-    let mut edited = body(OPENAI, Api::OpenaiResponses);
-    edited["model"] = json!("gpt-4.1");
-    let har_file = dir.path().join("cap.har");
-    std::fs::write(&har_file, har(vec![entry("https://api.openai.com/v1/responses", &edited)])).unwrap();
-    let failed = exec(&[
-        "wire",
-        "--packet",
-        &packet_file,
-        "--api",
-        "openai-responses",
-        "--check",
-        path(&har_file),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(failed.code, 1, "{}{}", failed.stdout, failed.stderr);
-    let report = canonical::parse(failed.stdout.as_bytes()).unwrap();
-    assert_eq!(report["results"][0]["findings"][0]["check"], "wire::request");
-    assert_eq!(
-        report["results"][0]["findings"][0]["path"],
-        format!("{} $.log.entries[0].request.postData.text $.model", har_file.display())
-    );
-
-    let unknown = exec(&["wire", "--packet", &packet_file, "--api", "openai"]);
-    assert_eq!(unknown.code, 2);
-    assert!(
-        unknown.stderr.contains("expected one of anthropic, openai-chat, openai-responses, gemini"),
-        "{}",
-        unknown.stderr
-    );
-
-    let refused = exec(&["wire", "--packet", &packet_file, "--api", "anthropic"]);
-    assert_eq!(refused.code, 2);
-    assert!(refused.stderr.contains("the anthropic API serves provider \"anthropic\""), "{}", refused.stderr);
+    let name = crate::support::test_name(module_path!(), "openssl_verifies_a_signature_over_the_pae_bytes");
+    trials
+        .push(crate::support::trial(name, openssl_verifies_a_signature_over_the_pae_bytes).with_ignored_flag(!present));
+    trials
 }
 
 /// A completed run of a golden packet with its fixture's agent answer.
@@ -144,7 +62,7 @@ fn completed_run(parent: &Path, case: &str, task: &str) -> PathBuf {
                 .unwrap();
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = exec(&args);
+        let out = packetproof(&args);
         assert_eq!(out.code, 0, "{args:?}: {}{}", out.stdout, out.stderr);
     }
     run
@@ -160,15 +78,14 @@ fn verify(run: &Path, keys: &[&str]) -> Output {
     for k in &keys {
         args.extend(["--trusted-key", k.as_str()]);
     }
-    exec(&args)
+    packetproof(&args)
 }
 
 fn attest(run: &Path, key_name: &str) -> Output {
-    exec(&["attest", path(run), "--key", &key(key_name)])
+    packetproof(&["attest", path(run), "--key", &key(key_name)])
 }
 
-#[test]
-fn cli_attest_then_verify_with_the_trusted_key_holds() {
+fn attest_then_verify_with_the_trusted_key_holds() {
     let dir = tempfile::tempdir().unwrap();
     let run = completed_run(dir.path(), ANTHROPIC, "task-wire-attest-ok");
     let signed = attest(&run, "test-ed25519.pem");
@@ -216,8 +133,7 @@ fn assert_attestation_finding(out: &Output, fragment: &str) {
     );
 }
 
-#[test]
-fn cli_verify_fails_each_broken_attestation_with_the_reason() {
+fn verify_fails_each_broken_attestation_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
 
     // A missing attestation, when a key is trusted.
@@ -270,11 +186,10 @@ fn cli_verify_fails_each_broken_attestation_with_the_reason() {
     assert_attestation_finding(&out, "$.predicate.evaluatorNotes");
 }
 
-#[test]
-fn cli_attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
+fn attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let prepared = exec(&["prepare", "--packet", &golden_packet(ANTHROPIC), "--out-dir", path(&run)]);
+    let prepared = packetproof(&["prepare", "--packet", &golden_packet(ANTHROPIC), "--out-dir", path(&run)]);
     assert_eq!(prepared.code, 0, "{}", prepared.stderr);
     let out = attest(&run, "test-ed25519.pem");
     assert_eq!(out.code, 2);
@@ -287,8 +202,7 @@ fn cli_attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
     assert!(out.stderr.contains("an Ed25519 private key in PKCS#8 PEM"), "{}", out.stderr);
 }
 
-#[test]
-fn cli_verify_checks_a_runs_provider_request() {
+fn verify_checks_a_runs_provider_request() {
     let dir = tempfile::tempdir().unwrap();
     let run = completed_run(dir.path(), GOOGLE, "task-wire-provider-request");
     let url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent";
@@ -315,15 +229,8 @@ fn cli_verify_checks_a_runs_provider_request() {
     assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "\"provider-request.json\" has sha256");
 }
 
-// ------------------------------------------------------------------ openssl
-
 /// openssl checks a packetproof signature on its own, from the PAE bytes.
-#[test]
 fn openssl_verifies_a_signature_over_the_pae_bytes() {
-    if Command::new("openssl").arg("version").output().is_err() {
-        eprintln!("skipped: openssl is not installed, so the signature cannot be checked without packetproof");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let run = completed_run(dir.path(), ANTHROPIC, "task-wire-openssl");
     assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
