@@ -19,6 +19,8 @@ struct Raw {
     limits: Limits,
     #[serde(default)]
     wire: Wire,
+    #[serde(default)]
+    packet: PacketRules,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -47,6 +49,63 @@ struct RawForbidden {
     keys: Vec<String>,
     blueprint_keys: Vec<String>,
     value_patterns: Vec<String>,
+}
+
+/// Packet rules beyond the contract's wording (harness.toml `[packet]`; the
+/// section may be left out, and then these defaults hold).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketRules {
+    /// renderInput's top-level keys: a closed set. The default is the union of the
+    /// reference exporter's shape and this project's (today the two agree).
+    #[serde(default = "default_render_input_keys")]
+    pub render_input_keys: Vec<String>,
+    /// Keys of an asset example that hold a generator prompt.
+    #[serde(default = "default_asset_prompt_keys")]
+    pub asset_prompt_keys: Vec<String>,
+    /// What a generator prompt in an asset example is: a failure, or a note.
+    #[serde(default)]
+    pub asset_example_prompts: Policy,
+}
+
+/// How a rule that other exporters break on purpose is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// A note: the packet still holds (packets made by another exporter).
+    Warn,
+    /// A finding: the packet fails (the packets this project compiles).
+    #[default]
+    Fail,
+}
+
+impl Policy {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Policy::Warn => "warn",
+            Policy::Fail => "fail",
+        }
+    }
+}
+
+fn default_render_input_keys() -> Vec<String> {
+    ["promptMode", "sourceExample", "target", "evidence", "variableMappings", "operatorInstruction"]
+        .map(String::from)
+        .to_vec()
+}
+
+fn default_asset_prompt_keys() -> Vec<String> {
+    ["promptTemplate", "negativePrompt"].map(String::from).to_vec()
+}
+
+impl Default for PacketRules {
+    fn default() -> Self {
+        PacketRules {
+            render_input_keys: default_render_input_keys(),
+            asset_prompt_keys: default_asset_prompt_keys(),
+            asset_example_prompts: Policy::default(),
+        }
+    }
 }
 
 /// The vendored Builder schema is pinned by the sha256 of its bytes, so a hand
@@ -115,6 +174,7 @@ pub struct Config {
     pub taint: Taint,
     pub limits: Limits,
     pub wire: Wire,
+    pub packet: PacketRules,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
 }
@@ -163,6 +223,7 @@ impl Config {
             taint: raw.taint,
             limits: raw.limits,
             wire: raw.wire,
+            packet: raw.packet,
             google_suffix,
         })
     }

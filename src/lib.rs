@@ -6,7 +6,8 @@
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
 //!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`];
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
-//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`diff`],
+//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`numbers`]
+//!   (JSON numbers by value, quoted as written), [`diff`],
 //!   [`git`] (the only module that spawns git);
 //! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
 //! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
@@ -37,6 +38,7 @@ pub mod fsutil;
 pub mod git;
 pub mod jsonpath;
 pub mod mutation;
+pub mod numbers;
 pub mod packet;
 pub mod provider;
 pub mod release;

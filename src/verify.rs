@@ -69,7 +69,15 @@ pub fn verify_with_keys(
 fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
     let shown = file.display().to_string();
     let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
-        Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
+        Ok(value) => {
+            let mut outcome = Outcome::new(shown, packet::validate(&value, config));
+            outcome.notes = packet::notes(&value, config);
+            if let Some(map) = value.as_object() {
+                add_rendering(&mut outcome, map, config, "");
+            }
+            crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
+            outcome
+        }
         Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
     };
     let real = |p: &Path| p.canonicalize().ok();
@@ -90,7 +98,11 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     let shown = file.display().to_string();
     let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
     let findings = match (read(&dir.join(crate::corpus::PACKET_FILE)), read(&file)) {
-        (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
+        (Ok(Value::Object(packet)), Ok(request))
+            if crate::numbers::same(&crate::provider::agent_request(&packet), &request) =>
+        {
+            Vec::new()
+        }
         (Ok(Value::Object(_)), Ok(_)) => {
             vec![Finding::new(
                 Check::GoldenAgentRequest,
@@ -117,7 +129,23 @@ fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config)
             .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
     }
     outcome.notes.push(format!("stage: {}", stage(dir)));
+    crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
+    // The run's packet, rebuilt from its own files, must render from its own evidence too
+    // (when it cannot be rebuilt, the run checks above already say why).
+    let rebuilt = crate::run::Run::open(dir, config).and_then(|run| run.packet(None));
+    if let Ok(Value::Object(map)) = rebuilt {
+        add_rendering(&mut outcome, &map, config, "packet ");
+    }
     outcome
+}
+
+/// `packet::renders-from-input` on a packet verify found, whatever its origin.
+/// `prefix` says which file a path is in (the rebuilt packet of a run).
+fn add_rendering(outcome: &mut Outcome, packet: &serde_json::Map<String, Value>, config: &Config, prefix: &str) {
+    let verdict = crate::check::renders_from_input::check(packet, config);
+    let findings = verdict.findings.into_iter().map(|f| Finding { path: format!("{prefix}{}", f.path), ..f });
+    outcome.findings.extend(findings);
+    outcome.notes.extend(verdict.notes);
 }
 
 /// How far the run has come, by which files exist (for the report only).

@@ -53,7 +53,7 @@ fn offending(allowed: impl Fn(&str) -> bool, needles: &[&str]) -> Vec<String> {
 /// The layers, bottom up (README.md, "Where things are").
 const LAYERS: [&[&str]; 8] = [
     &["error", "canonical", "report", "jsonpath"],
-    &["env", "config", "digest", "fsutil", "diff", "git"],
+    &["env", "config", "digest", "fsutil", "numbers", "diff", "git"],
     &["packet", "provider", "schema"],
     &["wire", "attest"],
     &["compile", "evaluator", "run"],

@@ -6,6 +6,7 @@
 pub mod print;
 mod provenance;
 
+use crate::config::Policy;
 use crate::run::{self, CompleteRequest, EvaluateRequest};
 use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result, Status};
 use clap::{Parser, Subcommand};
@@ -18,6 +19,10 @@ pub struct Cli {
     /// The exact Google text-JSON suffix to expect instead of the one harness.toml names.
     #[arg(long, global = true, value_name = "FILE")]
     pub google_suffix_file: Option<PathBuf>,
+    /// Whether generator prompts in asset examples fail a packet or are only noted
+    /// (harness.toml packet.asset_example_prompts): `warn` for another exporter's packets.
+    #[arg(long, global = true, value_enum, value_name = "POLICY")]
+    pub asset_example_prompts: Option<PolicyArg>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -124,6 +129,22 @@ impl From<FormatArg> for Format {
     }
 }
 
+/// `--asset-example-prompts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    Warn,
+    Fail,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(arg: PolicyArg) -> Policy {
+        match arg {
+            PolicyArg::Warn => Policy::Warn,
+            PolicyArg::Fail => Policy::Fail,
+        }
+    }
+}
+
 /// `release-check --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ReleaseFormatArg {
@@ -210,6 +231,8 @@ pub fn main() -> ExitCode {
 /// Run one parsed command.
 pub fn dispatch(cli: Cli) -> Result<Status> {
     let suffix = cli.google_suffix_file.as_deref();
+    let policy = cli.asset_example_prompts;
+    let load_config = |suffix| load_config(suffix, policy);
     match cli.command {
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
         Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format.into()),
@@ -280,8 +303,12 @@ impl From<CompleteArgs> for CompleteRequest {
     }
 }
 
-fn load_config(suffix: Option<&Path>) -> Result<Config> {
-    Config::load(&Config::find_root()?, suffix)
+fn load_config(suffix: Option<&Path>, policy: Option<PolicyArg>) -> Result<Config> {
+    let mut config = Config::load(&Config::find_root()?, suffix)?;
+    if let Some(policy) = policy {
+        config.packet.asset_example_prompts = policy.into();
+    }
+    Ok(config)
 }
 
 fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
@@ -307,7 +334,8 @@ fn read_stdin() -> Result<Vec<u8>> {
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
     let mut outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
-    outcome.notes = packet::key_order_notes(&value);
+    outcome.notes = packet::notes(&value, config);
+    crate::numbers::quote_as_written_in(&mut outcome.findings, path, config.limits.max_file_bytes);
     Ok(print::outcomes(&[outcome], format))
 }
 
