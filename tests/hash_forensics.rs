@@ -3,10 +3,12 @@
 //! so the test does not share code with what it tests. The finding must name the
 //! cause in words and as the `cause` field.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use packetproof::{digest, packet, Config};
 use serde_json::{Map, Value};
 use std::path::Path;
-use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -276,13 +278,7 @@ fn validate_gives_the_cause_as_a_json_field() {
     let temp = tempfile::tempdir().unwrap();
     let path = temp.path().join("packet.json");
     std::fs::write(&path, serde_json::to_vec_pretty(&Value::Object(packet)).unwrap()).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_packetproof"))
-        .current_dir(ROOT)
-        .env_remove("PACKETPROOF_ROOT")
-        .args(["validate", "--format", "json", "--packet"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let output = support::bin().args(["validate", "--format", "json", "--packet"]).arg(&path).output().unwrap();
     assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stdout));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let findings = report["results"][0]["findings"].as_array().unwrap();

@@ -8,6 +8,7 @@
 mod support;
 
 mod attest;
+mod branch_truth;
 mod canon;
 mod compile;
 mod release_check;
@@ -29,6 +30,7 @@ fn main() {
     trials.extend(run::trials());
     trials.extend(wire::trials());
     trials.extend(attest::trials());
+    trials.extend(branch_truth::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

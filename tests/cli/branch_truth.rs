@@ -3,10 +3,11 @@
 //! own renderInput, and numbers are values. The per-rule negatives are fixtures
 //! (`fixtures/neg-packet-*`) and unit tests beside each check.
 
+use crate::support;
+use libtest_mimic::Trial;
 use packetproof::{canonical, digest};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -16,12 +17,7 @@ struct Output {
 }
 
 fn run(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_packetproof"))
-        .current_dir(ROOT)
-        .env_remove("PACKETPROOF_ROOT")
-        .args(args)
-        .output()
-        .expect("run packetproof");
+    let out = support::bin().args(args).output().expect("run packetproof");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     Output { code: out.status.code(), stdout }
 }
@@ -46,7 +42,6 @@ fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-#[test]
 fn verify_holds_any_packet_to_its_own_render_input() {
     let temp = tempfile::tempdir().unwrap();
     let mut packet = golden("google-staged-both-selected");
@@ -66,7 +61,6 @@ fn verify_holds_any_packet_to_its_own_render_input() {
     assert!(out.stdout.contains("[packet::branch-consistency] $.resolvedBranch.neighbours"), "{}", out.stdout);
 }
 
-#[test]
 fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
     let temp = tempfile::tempdir().unwrap();
     let prepare = |name: &str, packet: &Value| -> PathBuf {
@@ -94,7 +88,6 @@ fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
     );
 }
 
-#[test]
 fn numbers_are_compared_by_value_and_quoted_as_written() {
     let temp = tempfile::tempdir().unwrap();
     let text = canonical::to_pretty(&golden("openai-staged-succ-default"));
@@ -115,7 +108,6 @@ fn numbers_are_compared_by_value_and_quoted_as_written() {
     assert!(out.stdout.contains("$.attempt: expected 1, found 2e0"), "{}", out.stdout);
 }
 
-#[test]
 fn a_run_file_may_spell_a_number_another_way() {
     let temp = tempfile::tempdir().unwrap();
     let file = Path::new(ROOT).join("golden/openai-staged-succ-default/runtime-packet.json");
@@ -132,14 +124,8 @@ fn a_run_file_may_spell_a_number_another_way() {
     assert!(out.stdout.contains("$.schemaVersion: expected 2 (the manifest format), found 3e0"), "{}", out.stdout);
 }
 
-#[test]
 fn interop_packets_are_noted_as_made_from_other_templates() {
-    let dir = Path::new(ROOT).join("../shared/interop");
-    if !dir.join("runtime-packet.anthropic.json").is_file() {
-        println!("SKIPPED: ../shared/interop is absent");
-        return;
-    }
-    let packet = dir.join("runtime-packet.anthropic.json");
+    let packet = support::interop_dir().join("runtime-packet.anthropic.json");
     let out = run(&["--asset-example-prompts", "warn", "verify", s(&packet)]);
     assert_eq!(out.code, Some(0), "{}", out.stdout);
     assert!(
@@ -154,10 +140,19 @@ fn interop_packets_are_noted_as_made_from_other_templates() {
     );
 }
 
-/// The lies, on a packet of the reference exporter's shape and on one of
-/// this project's: each is found by packet::branch-consistency alone.
-#[test]
-fn branch_lies_fail_on_both_packet_shapes() {
+/// The lies, on a packet of this project's: each is found by
+/// packet::branch-consistency alone.
+fn branch_lies_fail_on_a_project_packet() {
+    branch_lies_fail_alone(vec![("project", golden("google-staged-both-selected"))]);
+}
+
+/// The same lies on a packet of the reference exporter's shape.
+fn branch_lies_fail_on_a_reference_packet() {
+    let bytes = std::fs::read(support::interop_dir().join("runtime-packet.anthropic.json")).unwrap();
+    branch_lies_fail_alone(vec![("reference", serde_json::from_slice(&bytes).unwrap())]);
+}
+
+fn branch_lies_fail_alone(packets: Vec<(&str, Value)>) {
     type Lie = (&'static str, fn(&mut Value), &'static str);
     let lies: [Lie; 5] = [
         (
@@ -184,12 +179,6 @@ fn branch_lies_fail_on_both_packet_shapes() {
     ];
     let mut config = packetproof::Config::load(Path::new(ROOT), None).unwrap();
     config.packet.asset_example_prompts = packetproof::config::Policy::Warn;
-    let mut packets = vec![("project", golden("google-staged-both-selected"))];
-    let interop = Path::new(ROOT).join("../shared/interop/runtime-packet.anthropic.json");
-    match std::fs::read(&interop) {
-        Ok(bytes) => packets.push(("reference", serde_json::from_slice(&bytes).unwrap())),
-        Err(_) => println!("SKIPPED the reference-shaped packet: {} is absent", interop.display()),
-    }
     for (shape, packet) in packets {
         assert_eq!(packetproof::packet::validate(&packet, &config), Vec::new(), "{shape} packet as given");
         for (lie, edit, at) in lies {
@@ -200,4 +189,19 @@ fn branch_lies_fail_on_both_packet_shapes() {
             assert_eq!(found, [("packet::branch-consistency", at)], "{shape}: {lie}: {findings:#?}");
         }
     }
+}
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials = trials![
+        verify_holds_any_packet_to_its_own_render_input,
+        verify_re_renders_a_run_directorys_packet_from_its_own_evidence,
+        numbers_are_compared_by_value_and_quoted_as_written,
+        a_run_file_may_spell_a_number_another_way,
+        branch_lies_fail_on_a_project_packet,
+    ];
+    trials.extend(interop_trials![
+        interop_packets_are_noted_as_made_from_other_templates,
+        branch_lies_fail_on_a_reference_packet
+    ]);
+    trials
 }
