@@ -31,6 +31,10 @@ struct Raw {
     #[serde(default)]
     corpus: CorpusSettings,
     exporter: Option<Exporter>,
+    #[serde(default)]
+    wire: Wire,
+    #[serde(default)]
+    packet: PacketRules,
 }
 
 /// Where the suite's files are. `None`: the built-in copy of the project's file.
@@ -83,6 +87,63 @@ struct RawForbidden {
     keys: Vec<String>,
     blueprint_keys: Vec<String>,
     value_patterns: Vec<String>,
+}
+
+/// Packet rules beyond the contract's wording (harness.toml `[packet]`; the
+/// section may be left out, and then these defaults hold).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketRules {
+    /// renderInput's top-level keys: a closed set. The default is the union of the
+    /// reference exporter's shape and this project's (today the two agree).
+    #[serde(default = "default_render_input_keys")]
+    pub render_input_keys: Vec<String>,
+    /// Keys of an asset example that hold a generator prompt.
+    #[serde(default = "default_asset_prompt_keys")]
+    pub asset_prompt_keys: Vec<String>,
+    /// What a generator prompt in an asset example is: a failure, or a note.
+    #[serde(default)]
+    pub asset_example_prompts: Policy,
+}
+
+/// How a rule that other exporters break on purpose is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// A note: the packet still holds (packets made by another exporter).
+    Warn,
+    /// A finding: the packet fails (the packets this project compiles).
+    #[default]
+    Fail,
+}
+
+impl Policy {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Policy::Warn => "warn",
+            Policy::Fail => "fail",
+        }
+    }
+}
+
+fn default_render_input_keys() -> Vec<String> {
+    ["promptMode", "sourceExample", "target", "evidence", "variableMappings", "operatorInstruction"]
+        .map(String::from)
+        .to_vec()
+}
+
+fn default_asset_prompt_keys() -> Vec<String> {
+    ["promptTemplate", "negativePrompt"].map(String::from).to_vec()
+}
+
+impl Default for PacketRules {
+    fn default() -> Self {
+        PacketRules {
+            render_input_keys: default_render_input_keys(),
+            asset_prompt_keys: default_asset_prompt_keys(),
+            asset_example_prompts: Policy::default(),
+        }
+    }
 }
 
 /// The vendored Builder schema is pinned by the sha256 of its bytes, so a hand
@@ -143,6 +204,30 @@ fn default_timeout() -> u64 {
     60
 }
 
+/// `[wire]`: request settings outside the packet that a captured provider request
+/// may carry, per API, as dotted paths from the body root (`temperature`,
+/// `generationConfig.temperature`). Anything else outside the packet is a finding.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wire {
+    #[serde(default)]
+    pub allowed_settings: AllowedSettings,
+}
+
+/// One list per API; an unknown API name is an error like any unknown setting.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedSettings {
+    #[serde(default)]
+    pub anthropic: Vec<String>,
+    #[serde(default, rename = "openai-chat")]
+    pub openai_chat: Vec<String>,
+    #[serde(default, rename = "openai-responses")]
+    pub openai_responses: Vec<String>,
+    #[serde(default)]
+    pub gemini: Vec<String>,
+}
+
 /// Forbidden packet material: keys anywhere, and patterns in string values.
 #[derive(Debug, Clone)]
 pub struct Forbidden {
@@ -169,6 +254,8 @@ pub struct Config {
     pub limits: Limits,
     pub corpus: CorpusSettings,
     pub exporter: Option<Exporter>,
+    pub wire: Wire,
+    pub packet: PacketRules,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
 }
@@ -285,6 +372,8 @@ impl Config {
             limits: raw.limits,
             corpus: raw.corpus,
             exporter: raw.exporter,
+            wire: raw.wire,
+            packet: raw.packet,
             google_suffix,
         })
     }
@@ -311,6 +400,14 @@ impl Config {
                 Ok((file.display().to_string(), Cow::Owned(bytes)))
             }
             None => Ok((format!("<built-in {name}>"), Cow::Borrowed(builtin.as_bytes()))),
+        }
+    }
+
+    /// The bytes of the template `name` (relative to the prompts folder), if there is one.
+    pub fn prompt_template(&self, name: &str) -> Option<Vec<u8>> {
+        match &self.paths.prompts {
+            Some(root) => std::fs::read(root.join(name)).ok(),
+            None => builtin::prompt(name).map(|text| text.as_bytes().to_vec()),
         }
     }
 
@@ -377,6 +474,15 @@ mod tests {
         let text = text.replace("[taint]\n", "[taint]\nmin_lenght = 3\n");
         let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
         assert!(err.contains("unknown field `min_lenght`"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_api_in_wire_allowed_settings_is_a_loud_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
+        let text = text.replace("[wire.allowed_settings]\n", "[wire.allowed_settings]\nopenai-chats = []\n");
+        let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
+        assert!(err.contains("unknown field `openai-chats`"), "{err}");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
 //!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`];
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
-//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`diff`],
+//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`numbers`]
+//!   (JSON numbers by value, quoted as written), [`diff`],
 //!   [`git`] (the only module that spawns git);
 //! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
 //! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
@@ -14,10 +15,13 @@
 //!   directories; receipts defined in `run::format`);
 //! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
 //!   and [`check`] (the one dispatch from a [`Check`] to its function);
+//! - provenance: [`wire`] (provider request bodies, the captured-request check) and
+//!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
 //! - applications: [`verify`] (every check on packets and run directories), [`bless`] (the one guarded writer of golden files), [`mutation`]
 //!   (the self-test), [`release`] (the release check);
 //! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
 
+pub mod attest;
 pub mod bless;
 pub mod builtin;
 pub mod canonical;
@@ -38,6 +42,7 @@ pub mod git;
 pub mod init;
 pub mod jsonpath;
 pub mod mutation;
+pub mod numbers;
 pub mod packet;
 pub mod provider;
 pub mod release;
@@ -45,6 +50,7 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod verify;
+pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -5,6 +5,8 @@
 //! Mutations that are not about hashes are re-hashed after the edit, so the
 //! semantic check has to catch them on its own rather than riding on `checksum`.
 
+mod branch_truth;
+
 use crate::check;
 use crate::corpus::fixture_run::{self, AssembledRun, CompletionRecord};
 use crate::corpus::{self, Case};
@@ -219,6 +221,10 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }),
         );
     }
+    list.extend(branch_truth::mutations(golden));
+    let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
+        list.push(PacketMutation { name, check, rehash, edit })
+    };
     add(
         "attempt set to 2".into(),
         PacketCheck::Contract,

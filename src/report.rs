@@ -14,12 +14,21 @@ pub struct Finding {
     pub check: &'static str,
     pub path: String,
     pub message: String,
+    /// Why, when the tools could tell (a hash's forensics: which known exporter
+    /// mistake reproduces the stored value). The message says it in words too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 impl Finding {
     /// `check` is a [`Check`] or its name.
     pub fn new(check: impl Into<&'static str>, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Finding { check: check.into(), path: path.into(), message: message.into() }
+        Finding { check: check.into(), path: path.into(), message: message.into(), cause: None }
+    }
+
+    pub fn with_cause(mut self, cause: impl Into<String>) -> Self {
+        self.cause = Some(cause.into());
+        self
     }
 }
 
@@ -69,6 +78,12 @@ pub enum Check {
     SchemaSnapshotParity,
     /// A compile request is well-formed.
     CompileRequest,
+    /// `wire --check`: a captured provider request carries exactly the packet's material.
+    WireRequest,
+    /// A run's provider-request.json carries exactly its packet's material.
+    RunProviderRequest,
+    /// A run's attestation.json: trusted signature, subject digests, predicate.
+    RunAttestation,
 }
 
 /// Checks of one runtime packet (every fixture has them).
@@ -80,6 +95,10 @@ pub enum PacketCheck {
     Checksum,
     Contract,
     BranchIsolation,
+    /// resolvedBranch is what the packet's own renderInput implies.
+    BranchConsistency,
+    /// The prompts are the project's templates rendered over the packet's own renderInput.
+    RendersFromInput,
     ForbiddenMaterial,
     ProviderShape,
 }
@@ -105,12 +124,14 @@ pub enum CorpusCheck {
 
 impl PacketCheck {
     /// In report order.
-    pub const ALL: [PacketCheck; 7] = [
+    pub const ALL: [PacketCheck; 9] = [
         PacketCheck::Regenerates,
         PacketCheck::ExactInputHash,
         PacketCheck::Checksum,
         PacketCheck::Contract,
         PacketCheck::BranchIsolation,
+        PacketCheck::BranchConsistency,
+        PacketCheck::RendersFromInput,
         PacketCheck::ForbiddenMaterial,
         PacketCheck::ProviderShape,
     ];
@@ -122,6 +143,8 @@ impl PacketCheck {
             PacketCheck::Checksum => "packet::checksum",
             PacketCheck::Contract => "packet::contract",
             PacketCheck::BranchIsolation => "packet::branch-isolation",
+            PacketCheck::BranchConsistency => "packet::branch-consistency",
+            PacketCheck::RendersFromInput => "packet::renders-from-input",
             PacketCheck::ForbiddenMaterial => "packet::forbidden-material",
             PacketCheck::ProviderShape => "packet::provider-shape",
         }
@@ -177,6 +200,9 @@ impl Check {
             Check::GoldenAgentRequest => "golden::agent-request",
             Check::SchemaSnapshotParity => "schema::snapshot-parity",
             Check::CompileRequest => "compile::request",
+            Check::WireRequest => "wire::request",
+            Check::RunProviderRequest => "run::provider-request",
+            Check::RunAttestation => "run::attestation",
         }
     }
 }

@@ -22,6 +22,16 @@ enum Target {
 
 /// One outcome per packet and run directory found under `paths`.
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
+    verify_with_keys(config, paths, &[])
+}
+
+/// `verify`, with the keys a run's attestation must be signed by (none: an
+/// attestation present is still checked against the run's files).
+pub fn verify_with_keys(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::new();
     let mut runs = Vec::new();
     // Golden folders of the project's own corpus are also recompiled and checked
@@ -43,7 +53,7 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
             match target {
                 Target::Packet(file) => outcomes.push(verify_packet(&file, &corpus, config)),
                 Target::Run(dir) => {
-                    outcomes.push(verify_run(&dir, config));
+                    outcomes.push(verify_run(&dir, keys, config));
                     runs.push((outcomes.len() - 1, dir));
                 }
                 Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
@@ -59,7 +69,15 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
 fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
     let shown = file.display().to_string();
     let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
-        Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
+        Ok(value) => {
+            let mut outcome = Outcome::new(shown, packet::validate(&value, config));
+            outcome.notes = packet::notes(&value, config);
+            if let Some(map) = value.as_object() {
+                add_rendering(&mut outcome, map, config, "");
+            }
+            crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
+            outcome
+        }
         Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
     };
     let real = |p: &Path| p.canonicalize().ok();
@@ -80,7 +98,11 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     let shown = file.display().to_string();
     let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
     let findings = match (read(&dir.join(crate::corpus::PACKET_FILE)), read(&file)) {
-        (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
+        (Ok(Value::Object(packet)), Ok(request))
+            if crate::numbers::same(&crate::provider::agent_request(&packet), &request) =>
+        {
+            Vec::new()
+        }
         (Ok(Value::Object(_)), Ok(_)) => {
             vec![Finding::new(
                 Check::GoldenAgentRequest,
@@ -96,10 +118,34 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     Outcome::new(shown, findings)
 }
 
-fn verify_run(dir: &Path, config: &Config) -> Outcome {
-    let mut outcome = Outcome::new(dir.display().to_string(), checks::all(dir, None, config));
+fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
+    let mut findings = checks::all(dir, None, config);
+    findings.extend(crate::run::provider_request::check(dir, config));
+    findings.extend(crate::run::attestation::check(dir, keys, config));
+    let mut outcome = Outcome::new(dir.display().to_string(), findings);
+    if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
+        outcome
+            .notes
+            .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
+    }
     outcome.notes.push(format!("stage: {}", stage(dir)));
+    crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
+    // The run's packet, rebuilt from its own files, must render from its own evidence too
+    // (when it cannot be rebuilt, the run checks above already say why).
+    let rebuilt = crate::run::Run::open(dir, config).and_then(|run| run.packet(None));
+    if let Ok(Value::Object(map)) = rebuilt {
+        add_rendering(&mut outcome, &map, config, "packet ");
+    }
     outcome
+}
+
+/// `packet::renders-from-input` on a packet verify found, whatever its origin.
+/// `prefix` says which file a path is in (the rebuilt packet of a run).
+fn add_rendering(outcome: &mut Outcome, packet: &serde_json::Map<String, Value>, config: &Config, prefix: &str) {
+    let verdict = crate::check::renders_from_input::check(packet, config);
+    let findings = verdict.findings.into_iter().map(|f| Finding { path: format!("{prefix}{}", f.path), ..f });
+    outcome.findings.extend(findings);
+    outcome.notes.extend(verdict.notes);
 }
 
 /// How far the run has come, by which files exist (for the report only).

@@ -4,8 +4,10 @@
 //! library imports this module (a tidy test enforces it).
 
 pub mod print;
+mod provenance;
 mod test;
 
+use crate::config::Policy;
 use crate::run::{self, CompleteRequest, EvaluateRequest};
 use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result, Status};
 use clap::{Parser, Subcommand};
@@ -22,6 +24,10 @@ pub struct Cli {
     /// directory or a parent, else the built-in settings).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Whether generator prompts in asset examples fail a packet or are only noted
+    /// (harness.toml packet.asset_example_prompts): `warn` for another exporter's packets.
+    #[arg(long, global = true, value_enum, value_name = "POLICY")]
+    pub asset_example_prompts: Option<PolicyArg>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -91,6 +97,32 @@ pub enum Command {
     Complete(CompleteArgs),
     /// Check packets and run directories (searched recursively) against every rule.
     Verify(VerifyArgs),
+    /// Print the exact provider request body a packet implies, or check a captured request.
+    Wire {
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        /// anthropic, openai-chat, openai-responses or gemini.
+        #[arg(long, value_parser = provenance::parse_api)]
+        api: crate::wire::Api,
+        /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
+        #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
+        check: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: FormatArg,
+    },
+    /// Sign a completed run: a DSSE envelope over an in-toto statement of its files.
+    Attest {
+        /// The completed run directory.
+        run_dir: PathBuf,
+        /// Ed25519 private key, PKCS#8 PEM (`openssl genpkey -algorithm ed25519`).
+        #[arg(long, value_name = "KEY.pem")]
+        key: PathBuf,
+        /// Where to write the envelope (default RUN_DIR/attestation.json; never overwritten).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 /// `--format` of the report commands.
@@ -106,6 +138,22 @@ impl From<FormatArg> for Format {
         match arg {
             FormatArg::Text => Format::Text,
             FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+/// `--asset-example-prompts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    Warn,
+    Fail,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(arg: PolicyArg) -> Policy {
+        match arg {
+            PolicyArg::Warn => Policy::Warn,
+            PolicyArg::Fail => Policy::Fail,
         }
     }
 }
@@ -179,6 +227,10 @@ pub struct VerifyArgs {
     pub paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: FormatArg,
+    /// An Ed25519 public key (SPKI PEM) whose signature a run's attestation.json must
+    /// carry; repeatable (any one of them suffices).
+    #[arg(long = "trusted-key", value_name = "PUB.pem")]
+    pub trusted_keys: Vec<PathBuf>,
 }
 
 pub fn main() -> ExitCode {
@@ -203,7 +255,8 @@ pub fn main() -> ExitCode {
 /// Run one parsed command.
 pub fn dispatch(cli: Cli) -> Result<Status> {
     let suffix = cli.google_suffix_file.as_deref();
-    let load_config = |suffix: Option<&Path>| Config::discover(cli.config.as_deref(), suffix);
+    let policy = cli.asset_example_prompts;
+    let load_config = |suffix| load_config(cli.config.as_deref(), suffix, policy);
     let suite = |command: &str| -> Result<Config> {
         let config = load_config(suffix)?;
         config.require_suite(command)?;
@@ -251,7 +304,8 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Verify(args) => {
-            let outcomes = crate::verify::verify(&load_config(suffix)?, &args.paths)?;
+            let keys = provenance::trusted_keys(&args.trusted_keys)?;
+            let outcomes = crate::verify::verify_with_keys(&load_config(suffix)?, &args.paths, &keys)?;
             Ok(print::outcomes(&outcomes, args.format.into()))
         }
         Command::Init { dir } => {
@@ -260,6 +314,12 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
+        Command::Wire { packet, api, check, out, format } => {
+            provenance::wire(&load_config(suffix)?, &packet, api, check.as_deref(), out.as_deref(), format.into())
+        }
+        Command::Attest { run_dir, key, out } => {
+            provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
+        }
     }
 }
 
@@ -288,6 +348,15 @@ impl From<CompleteArgs> for CompleteRequest {
     }
 }
 
+/// The settings (see [`Config::discover`]), with the global overrides applied.
+pub(crate) fn load_config(file: Option<&Path>, suffix: Option<&Path>, policy: Option<PolicyArg>) -> Result<Config> {
+    let mut config = Config::discover(file, suffix)?;
+    if let Some(policy) = policy {
+        config.packet.asset_example_prompts = policy.into();
+    }
+    Ok(config)
+}
+
 fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
     let (name, bytes) = match file {
         None => ("<stdin>".to_owned(), read_stdin()?),
@@ -311,7 +380,8 @@ fn read_stdin() -> Result<Vec<u8>> {
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
     let mut outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
-    outcome.notes = packet::key_order_notes(&value);
+    outcome.notes = packet::notes(&value, config);
+    crate::numbers::quote_as_written_in(&mut outcome.findings, path, config.limits.max_file_bytes);
     Ok(print::outcomes(&[outcome], format))
 }
 

@@ -70,3 +70,15 @@ pub fn evaluation(evaluation: &Evaluation, report: &Path, format: Format) {
 pub fn completed(written: &Path, agent_task: &str) {
     println!("{}: completed (agent task {agent_task})", written.display());
 }
+
+/// Notes about what a command wrote (e.g. why a wire body is not strict), on stderr
+/// so that stdout stays the exact body.
+pub fn notes(notes: &[String]) {
+    for note in notes {
+        eprintln!("packetproof: note: {note}");
+    }
+}
+
+pub fn attested(written: &Path, key_id: &str) {
+    println!("{}: attested, signed by {key_id}", written.display());
+}

@@ -4,7 +4,7 @@
 
 use super::{print, Cli};
 use crate::conformance::{self, junit};
-use crate::{fsutil, Config, Result};
+use crate::{fsutil, Result};
 use libtest_mimic::{Arguments, FormatSetting};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,7 +38,8 @@ pub enum TestFormat {
 
 /// Run the trials; 0 when all passed, 101 when one failed (as `cargo test`).
 pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
-    let config = Config::discover(cli.config.as_deref(), cli.google_suffix_file.as_deref())?;
+    let config =
+        super::load_config(cli.config.as_deref(), cli.google_suffix_file.as_deref(), cli.asset_example_prompts)?;
     config.require_suite("test")?;
     let suite = conformance::trials(Arc::new(config), Arc::new(print::note))?;
     let arguments = Arguments {

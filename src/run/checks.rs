@@ -172,7 +172,7 @@ pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Pr
     for (key, value) in &expected {
         match actual.get(key) {
             None => out.push(problem(at(file, &child("$", key)), "missing")),
-            Some(found) if found != value => out
+            Some(found) if !crate::numbers::same(found, value) => out
                 .push(problem(at(file, &child("$", key)), format!("differs from the packet's {}", source_field(key)))),
             Some(_) => {}
         }
@@ -209,7 +209,7 @@ pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required:
         .map(|k| problem(at(file, &child("$", k)), "unknown field"))
         .collect();
     for (key, value) in &expected {
-        if actual.get(key) != Some(value) {
+        if !crate::numbers::same_opt(actual.get(key), value) {
             let from = if key == "baseUserMessage" { "userMessage" } else { key.as_str() };
             out.push(problem(at(file, &child("$", key)), format!("does not match the packet's {from}")));
         }
@@ -225,7 +225,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
     };
     let mut out = Vec::new();
     let mut expect = |key: &str, expected: Value, what: &str| {
-        if manifest.get(key) != Some(&expected) {
+        if !crate::numbers::same_opt(manifest.get(key), &expected) {
             let found = packet::describe(manifest.get(key));
             out.push(problem(at(file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
         }
@@ -288,7 +288,7 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
     let Some(schema) = snapshot.get("schema").filter(|s| s.is_object()).cloned() else {
         return (None, vec![problem(at(file, "$.schema"), "expected the JSON Schema object of the output envelope")]);
     };
-    if !text_json && packet_schema != Some(&snapshot) {
+    if !text_json && !crate::numbers::same_opt(packet_schema, &snapshot) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
         return (None, vec![problem(shown(file), why)]);
     }
@@ -370,7 +370,7 @@ fn compare_evaluation(
     }
     let Value::Object(expected) = &fresh.document else { unreachable!("evaluation documents are objects") };
     for (key, value) in expected.iter().filter(|(k, _)| k.as_str() != "rawOutputChecksum") {
-        if stored.get(key) != Some(value) {
+        if !crate::numbers::same_opt(stored.get(key), value) {
             out.push(problem(
                 at(file, &child("$", key)),
                 format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key))),
@@ -381,7 +381,7 @@ fn compare_evaluation(
 }
 
 fn expect_eq(out: &mut Vec<Problem>, at: String, found: Option<&Value>, expected: &Value, what: &str) {
-    if found != Some(expected) {
+    if !crate::numbers::same_opt(found, expected) {
         out.push(problem(at, format!("expected {expected} ({what}), found {}", packet::describe(found))));
     }
 }

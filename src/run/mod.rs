@@ -25,12 +25,14 @@
 //!   completion.json is not completed fresh-agent evidence (contract: "Completion
 //!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
 
+pub mod attestation;
 pub mod checks;
 pub mod complete;
 pub mod evaluate;
 pub mod format;
 pub mod paths;
 pub mod prepare;
+pub mod provider_request;
 
 pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;

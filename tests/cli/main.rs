@@ -7,6 +7,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attest;
+mod branch_truth;
 mod canon;
 mod compile;
 mod exporter;
@@ -15,6 +17,7 @@ mod release_check;
 mod run;
 mod test;
 mod validate;
+mod wire;
 
 use libtest_mimic::Arguments;
 use std::ffi::OsStr;
@@ -31,6 +34,9 @@ fn main() {
     trials.extend(init::trials());
     trials.extend(test::trials());
     trials.extend(exporter::trials());
+    trials.extend(wire::trials());
+    trials.extend(attest::trials());
+    trials.extend(branch_truth::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 
