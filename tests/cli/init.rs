@@ -106,6 +106,9 @@ fn commands_without_a_corpus_work_in_any_folder() {
         std::fs::read(&golden).unwrap(),
         "the built-in templates compile the golden bytes"
     );
+    let wire = folder.run_in("", &["wire", "--packet", &golden, "--api", "gemini"]);
+    assert_eq!(wire.code, 0, "{}", wire.describe());
+    assert!(wire.stdout.contains("\"contents\""), "{}", wire.stdout);
     let canon = folder.run_in("", &["canon", "--hash", &golden]);
     assert_eq!(canon.code, 0, "{}", canon.describe());
 }
