@@ -270,6 +270,8 @@ impl Config {
     /// Load the settings file `file`; its directory is the suite's root.
     pub fn from_file(file: &Path, suffix_override: Option<&Path>) -> Result<Config> {
         let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+        // An absolute root: an exporter runs in it, and its paths must not depend on where that is.
+        let file = &std::path::absolute(file).map_err(|e| Error::io(file, e))?;
         let root = match file.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),

@@ -43,6 +43,10 @@ fn an_exporter_wrapping_packetproof_export_passes_the_gate() {
     let out = bless_and_test(&folder);
     assert_eq!(out.code, 0, "{}", out.describe());
     assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::regenerates")), Some("ok"), "{}", out.stdout);
+    // Named from elsewhere, the suite's exporter still runs in the suite's folder.
+    let regenerates = format!("{CASE}::packet::regenerates");
+    let named = folder.run_in("", &["--config", "suite/harness.toml", "test", &regenerates]);
+    assert_eq!(named.code, 0, "{}", named.describe());
     // The exporter really runs: one that now fails makes regenerates fail.
     write_script(&folder.path("suite/export.sh"), "#!/bin/sh\necho 'no packet today' >&2\nexit 3\n");
     let broken = folder.run_in("suite", &["test", &format!("{CASE}::packet::regenerates")]);
