@@ -184,7 +184,7 @@ impl Config {
     /// `suffix_override` (the global `--google-suffix-file`) is given.
     pub fn load(root: &Path, suffix_override: Option<&Path>) -> Result<Config> {
         let file = root.join(FILE_NAME);
-        let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+        let text = crate::fsutil::read_to_string(&file, crate::fsutil::DEFAULT_MAX_BYTES)?;
         Config::from_toml(root, &file.display().to_string(), &text, suffix_override)
     }
 
@@ -208,7 +208,8 @@ impl Config {
             *path = root.join(&*path);
         }
         let suffix_file = suffix_override.map(Path::to_path_buf).unwrap_or_else(|| paths.google_suffix.clone());
-        let google_suffix = std::fs::read_to_string(&suffix_file).map_err(|e| Error::io(&suffix_file, e))?;
+        // Bounded and regular-only like every read: `/dev/zero` or a FIFO is refused, not consumed.
+        let google_suffix = crate::fsutil::read_to_string(&suffix_file, raw.limits.max_file_bytes)?;
         Ok(Config {
             root: root.to_path_buf(),
             paths,

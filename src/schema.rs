@@ -55,13 +55,9 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
     let expected = generate(config)?;
     let path = &config.paths.schema_snapshot;
     let file = path.display().to_string();
-    let actual = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
-            return Ok(findings);
-        }
-        Err(e) => return Err(Error::io(path, e)),
+    let Some(actual) = fsutil::read_optional(path, config.limits.max_file_bytes)? else {
+        findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
+        return Ok(findings);
     };
     if actual != expected.as_bytes() {
         let line = first_difference(&String::from_utf8_lossy(&actual), &expected);
@@ -104,7 +100,7 @@ pub fn write(config: &Config) -> Result<bool> {
     }
     let text = generate(config)?;
     let path = &config.paths.schema_snapshot;
-    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+    if fsutil::read_bytes(path, config.limits.max_file_bytes).is_ok_and(|old| old == text.as_bytes()) {
         return Ok(false);
     }
     fsutil::write_atomic(path, text.as_bytes())?;

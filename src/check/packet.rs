@@ -219,7 +219,7 @@ pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> 
         .filter(|e| e.file_type().is_file())
         .filter_map(|e| {
             let name = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
-            Some((name, std::fs::read_to_string(e.path()).ok()?))
+            Some((name, crate::fsutil::read_to_string(e.path(), crate::fsutil::DEFAULT_MAX_BYTES).ok()?))
         })
         .collect();
     let rendered_text: String =

@@ -70,7 +70,9 @@ pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Opt
             continue;
         };
         for (path, version) in versions {
-            let actual = std::fs::read(config.paths.prompts.join(path)).ok().map(|b| digest::sha256(&b));
+            let prompt = config.paths.prompts.join(path);
+            let actual =
+                crate::fsutil::read_bytes(&prompt, config.limits.max_file_bytes).ok().map(|b| digest::sha256(&b));
             if actual.as_deref() != version.as_str() {
                 stale.entry(path.clone()).or_default().push(case);
             }

@@ -11,6 +11,9 @@ mod attest;
 mod branch_truth;
 mod canon;
 mod compile;
+// FIFOs, device nodes, /dev/full and closed pipes: Linux.
+#[cfg(target_os = "linux")]
+mod hardening;
 mod release_check;
 mod run;
 mod validate;
@@ -31,6 +34,8 @@ fn main() {
     trials.extend(wire::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());
+    #[cfg(target_os = "linux")]
+    trials.extend(hardening::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 
