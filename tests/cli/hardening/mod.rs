@@ -10,10 +10,11 @@ mod inputs;
 mod races;
 mod verify;
 
+use crate::run::{build_packet, good_output, snapshot};
 use libtest_mimic::Trial;
 
-use packetproof::{canonical, digest};
-use serde_json::{json, Map, Value};
+use packetproof::canonical;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -127,8 +128,7 @@ impl Project {
 
     fn packet(&self, provider: &str, marker: &str) -> PathBuf {
         let suffix = std::fs::read_to_string(self.root().join("references/gemini-json-suffix.txt")).unwrap();
-        let snapshot = read_json(&self.root().join("references/block-screen-output-schema.json"));
-        let value = build_packet(provider, marker, &suffix, &snapshot);
+        let value = build_packet(provider, marker, &suffix);
         let path = self.root().join(format!("packet-{provider}-{marker}.json"));
         write_json(&path, &value);
         path
@@ -174,69 +174,6 @@ impl Project {
         assert_eq!(out.code, 0, "complete: {}", out.all());
         dir
     }
-}
-
-fn snapshot() -> Value {
-    let block = json!({"type": "object",
-        "required": ["id", "name", "blockType", "firstScreenId", "screens", "instructions", "dataUsage"],
-        "properties": {"screens": {"type": "array", "items": {"type": "object", "required": ["id", "content"]}}}});
-    json!({
-        "name": "submit_block",
-        "description": "One adapted block in the result envelope.",
-        "schema": {"type": "object", "required": ["result"], "properties": {"result": {
-            "type": "object", "required": ["onboardingStrategySequence"],
-            "properties": {"onboardingStrategySequence": {"type": "array", "minItems": 1, "maxItems": 1, "items": block}}}}}
-    })
-}
-
-fn build_packet(provider: &str, marker: &str, suffix: &str, snapshot: &Value) -> Value {
-    let google = provider == "google";
-    let user = format!("Adapt the proof block for its new place ({marker}).");
-    let mut p = Map::new();
-    let fields = json!({
-        "packetVersion": 1, "agentId": "updateBlockFromLibrary", "taskType": "block-update",
-        "promptMode": "library-adapt", "attempt": 1, "provider": provider, "model": "test-model", "maxTokens": 4096,
-        "promptPaths": ["system.md"], "promptVersions": {"system.md": digest::sha256(b"system")},
-        "systemPrompt": "You adapt one library block to its target placement.",
-        "userMessage": user,
-        "effectiveUserMessage": if google { format!("{user}{suffix}") } else { user.clone() },
-        "renderInput": {
-            "promptMode": "library-adapt",
-            "target": {"blockId": "block-7", "blockName": "Proof bridge", "blockType": "motivation"},
-            "evidence": {"requestedMode": "selected-only", "mode": "selected-only", "items": [
-                {"kind": "review", "id": "rev-1", "accessible": true,
-                 "value": {"description": "Short sessions work.", "sourcePath": "@review[rev-1]"}}]}
-        },
-        "resolvedBranch": {"agentId": "updateBlockFromLibrary", "insertionMode": "staged", "sourceScope": "project",
-            "evidenceMode": "selected-only", "neighbours": "none", "hasVariableConflicts": false,
-            "hasAssetIntents": true, "hasTargetTheme": false, "operatorInstructionPresent": false}
-    });
-    p.extend(fields.as_object().unwrap().clone());
-    if !google {
-        p.insert("outputSchema".into(), snapshot.clone());
-    }
-    digest::seal(&mut p);
-    Value::Object(p)
-}
-
-fn screen(id: &str, action: Value) -> Value {
-    json!({"id": id, "screenType": "HeroContent",
-        "content": {"copy": {"title": "Small steps count"}, "actionBar": {"primary": {"label": "Next", "action": action}}},
-        "aiMeta": {"blockRole": "proof",
-            "dataMapping": [{"sourcePath": "@review[rev-1]", "value": "Short sessions work.", "justification": "Grounds the title."}],
-            "assetIntents": [{"slotRole": "hero", "supportsContentPath": "content.copy.title", "linkedSourceRefs": ["@review[rev-1]"]}]}})
-}
-
-fn good_output() -> Value {
-    json!({"result": {"onboardingStrategySequence": [{
-    "id": "block-7", "name": "Proof bridge", "blockType": "motivation", "firstScreenId": "s1",
-    "description": "One grounded proof before the plan.",
-    "instructions": [{"level": "mustHave", "text": "Use only the selected review."}],
-    "dataUsage": {"items": [{"sourcePath": "@review[rev-1]", "value": "Short sessions work.", "justification": "The one claim."}]},
-    "screens": [
-        screen("s1", json!({"kind": "advance", "edges": [{"nextScreenId": "s2"}]})),
-        screen("s2", json!({"kind": "complete", "edges": []}))
-    ]}]}})
 }
 
 /// Every file under `root` with its bytes, except below `except`.
