@@ -57,6 +57,9 @@ fn no_kind_of_input_file_crashes_hangs_or_writes_outside_the_run() {
             vec!["evaluate", "--run-dir", s(&run), "--output", f],
             vec!["evaluate", "--run-dir", s(&run), "--packet", f],
             vec!["complete", "--run-dir", f, "--scenario", "s", "--run-id", "r", "--agent-task", "t", "--note", "n"],
+            vec!["wire", "--packet", f, "--api", "anthropic"],
+            vec!["wire", "--packet", s(&regular), "--api", "anthropic", "--check", f],
+            vec!["attest", s(&run), "--key", f],
         ];
         for args in commands {
             let out = project.run(&args);
