@@ -80,7 +80,8 @@ fn differing_templates(packet: &Map<String, Value>, config: &Config) -> Vec<Stri
         let stored = versions.and_then(|v| v.get(name)).and_then(Value::as_str).unwrap_or("(no version)");
         let relative = Path::new(name);
         let inside = relative.components().all(|c| matches!(c, Component::Normal(_)));
-        let bytes = inside.then(|| std::fs::read(config.paths.prompts.join(relative)).ok()).flatten();
+        let prompt = config.paths.prompts.join(relative);
+        let bytes = inside.then(|| crate::fsutil::read_bytes(&prompt, config.limits.max_file_bytes).ok()).flatten();
         match bytes.map(|b| digest::sha256(&b)) {
             Some(ours) if ours == stored => {}
             Some(ours) => out.push(format!("{name}: packet {stored}, project {ours}")),
