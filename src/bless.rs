@@ -97,7 +97,7 @@ fn refuse_under_ci(origin: &str, requester: Requester) -> Result<()> {
 
 /// Identical bytes are left alone: the file keeps its timestamp and no watcher fires.
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+    if crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
     fsutil::write_atomic(path, bytes)?;

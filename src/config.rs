@@ -269,7 +269,7 @@ impl Config {
 
     /// Load the settings file `file`; its directory is the suite's root.
     pub fn from_file(file: &Path, suffix_override: Option<&Path>) -> Result<Config> {
-        let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+        let text = crate::fsutil::read_to_string(file, crate::fsutil::DEFAULT_MAX_BYTES)?;
         // An absolute root: an exporter runs in it, and its paths must not depend on where that is.
         let file = &std::path::absolute(file).map_err(|e| Error::io(file, e))?;
         let root = match file.parent() {
@@ -354,8 +354,9 @@ impl Config {
         {
             *path = root.join(&*path);
         }
+        // Bounded and regular-only like every read: `/dev/zero` or a FIFO is refused, not consumed.
         let google_suffix = match suffix.or(paths.google_suffix.as_deref()) {
-            Some(file) => std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?,
+            Some(file) => crate::fsutil::read_to_string(file, raw.limits.max_file_bytes)?,
             None => builtin::GOOGLE_SUFFIX.to_owned(),
         };
         Ok(Config {
@@ -406,9 +407,15 @@ impl Config {
     }
 
     /// The bytes of the template `name` (relative to the prompts folder), if there is one.
+    /// `name` comes from packets (promptVersions keys): only plain relative components are
+    /// looked up, so `../` or an absolute path never reads outside the prompts folder.
     pub fn prompt_template(&self, name: &str) -> Option<Vec<u8>> {
+        let plain = Path::new(name).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !plain || name.is_empty() {
+            return None;
+        }
         match &self.paths.prompts {
-            Some(root) => std::fs::read(root.join(name)).ok(),
+            Some(root) => crate::fsutil::read_bytes(&root.join(name), self.limits.max_file_bytes).ok(),
             None => builtin::prompt(name).map(|text| text.as_bytes().to_vec()),
         }
     }
@@ -428,7 +435,7 @@ impl Config {
             .filter(|e| e.file_type().is_file())
             .filter_map(|e| {
                 let name = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
-                Some((name, std::fs::read(e.path()).ok()?))
+                Some((name, crate::fsutil::read_bytes(e.path(), self.limits.max_file_bytes).ok()?))
             })
             .collect()
     }

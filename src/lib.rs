@@ -6,10 +6,12 @@
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
 //!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`];
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
-//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`numbers`]
-//!   (JSON numbers by value, quoted as written), [`diff`],
+//!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
+//!   atomic writes; directory locks), [`numbers`] (JSON numbers by value, quoted as written),
+//!   [`diff`],
 //!   [`git`] (the only module that spawns git);
-//! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
+//! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`], [`schema_refs`]
+//!   (validation schemas that would recurse forever are refused before compiling);
 //! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
 //!   evaluator's rules over a parsed answer) and [`run`] (prepare, evaluate, complete run
 //!   directories; receipts defined in `run::format`);
@@ -49,6 +51,7 @@ pub mod release;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod schema_refs;
 pub mod verify;
 pub mod wire;
 

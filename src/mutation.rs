@@ -373,7 +373,7 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
 }
 
 fn edit_bytes(path: &std::path::Path, edit: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
-    let mut bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
+    let mut bytes = crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
     edit(&mut bytes);
     fsutil::write_atomic(path, &bytes)
 }

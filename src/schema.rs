@@ -52,14 +52,13 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
     let mut findings = pin_findings(config)?;
     let expected = generate(config)?;
     let actual = match &config.paths.schema_snapshot {
-        Some(path) => match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Some(path) => match fsutil::read_optional(path, config.limits.max_file_bytes)? {
+            Some(bytes) => bytes,
+            None => {
                 let file = path.display().to_string();
                 findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
                 return Ok(findings);
             }
-            Err(e) => return Err(Error::io(path, e)),
         },
         None => config.snapshot_bytes()?.1.into_owned(),
     };
@@ -109,7 +108,7 @@ pub fn write(config: &Config) -> Result<bool> {
             "the schema snapshot is built in; name paths.schema_snapshot in harness.toml to write one".into(),
         ));
     };
-    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+    if fsutil::read_bytes(path, config.limits.max_file_bytes).is_ok_and(|old| old == text.as_bytes()) {
         return Ok(false);
     }
     fsutil::write_atomic(path, text.as_bytes())?;

@@ -18,6 +18,22 @@ enum Target {
     Run(PathBuf),
     /// A golden case folder: agent-request.json beside the packet it must be the view of.
     AgentView(PathBuf),
+    /// A `*.json` that is not a regular file (a FIFO, a device): named, never opened.
+    Skipped(PathBuf, &'static str),
+}
+
+impl Target {
+    fn path(&self) -> &Path {
+        match self {
+            Target::Packet(p) | Target::Run(p) | Target::AgentView(p) | Target::Skipped(p, _) => p,
+        }
+    }
+}
+
+/// The targets of `outcomes` whose files could not be read (`verify` exits 2).
+pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
+    let name: &str = Check::VerifyUnreadable.into();
+    outcomes.iter().filter(|o| o.findings.iter().any(|f| f.check == name)).map(|o| o.target.as_str()).collect()
 }
 
 /// One outcome per packet and run directory found under `paths`.
@@ -37,9 +53,13 @@ pub fn verify_with_keys(
     // Golden folders of the project's own corpus are also recompiled and checked
     // for branch isolation: what `cargo test` runs as packet::regenerates.
     let corpus = crate::corpus::cases(config)?;
+    // `verify A A`, or a folder and a run inside it: each target is checked once.
+    let mut seen = std::collections::HashSet::new();
     for path in paths {
-        let targets = discover(path, config)?;
-        if targets.is_empty() {
+        let mut targets = discover(path, config)?;
+        let found_any = !targets.is_empty();
+        targets.retain(|t| seen.insert(t.path().canonicalize().unwrap_or_else(|_| t.path().to_path_buf())));
+        if !found_any {
             outcomes.push(Outcome::new(
                 path.display().to_string(),
                 vec![Finding::new(
@@ -57,6 +77,11 @@ pub fn verify_with_keys(
                     runs.push((outcomes.len() - 1, dir));
                 }
                 Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
+                Target::Skipped(file, kind) => {
+                    let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
+                    outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
+                    outcomes.push(outcome);
+                }
             }
         }
     }
@@ -77,6 +102,9 @@ fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -
             }
             crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
             outcome
+        }
+        Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
+            return Outcome::new(shown.clone(), vec![Finding::new(Check::VerifyUnreadable, shown, e.to_string())])
         }
         Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
     };
@@ -122,6 +150,13 @@ fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config)
     let mut findings = checks::all(dir, None, config);
     findings.extend(crate::run::provider_request::check(dir, config));
     findings.extend(crate::run::attestation::check(dir, keys, config));
+    for temp in fsutil::Dir::stale_temps(dir) {
+        findings.push(Finding::new(
+            Check::RunStaleTemp,
+            temp.display().to_string(),
+            "a temp file left by a step that was killed; the next prepare, evaluate or complete removes it",
+        ));
+    }
     let mut outcome = Outcome::new(dir.display().to_string(), findings);
     if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
         outcome
@@ -190,6 +225,9 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
     if !meta.is_dir() {
         return Ok(vec![Target::Packet(path.to_path_buf())]);
     }
+    // `verify LINK` to a run directory: the walk starts at the directory itself.
+    let is_dir =
+        |entry: &walkdir::DirEntry| entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
     let mut targets = Vec::new();
     let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
     let walker = walker.filter_entry(paths::may_hold_runs);
@@ -197,18 +235,31 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
         let entry = entry
             .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
         let p = entry.path();
-        if entry.file_type().is_dir() {
+        if is_dir(&entry) {
             let has = |name: &str| p.join(name).is_file();
             if has(MANIFEST) || (has(AGENT_REQUEST) && !has(crate::corpus::PACKET_FILE)) {
                 targets.push(Target::Run(p.to_path_buf()));
             } else if has(AGENT_REQUEST) {
                 targets.push(Target::AgentView(p.to_path_buf()));
             }
+        } else if let Some(kind) = non_regular_json(p) {
+            targets.push(Target::Skipped(p.to_path_buf(), kind));
         } else if is_packet_file(p, config) {
             targets.push(Target::Packet(p.to_path_buf()));
         }
     }
     Ok(targets)
+}
+
+/// A `*.json` entry that is not (a symlink to) a regular file: what it is.
+fn non_regular_json(path: &Path) -> Option<&'static str> {
+    if !path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".json")) {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => Some(fsutil::kind(&meta.file_type())),
+        _ => None,
+    }
 }
 
 fn is_packet_file(path: &Path, config: &Config) -> bool {

@@ -54,7 +54,7 @@ fn offending(allowed: impl Fn(&str) -> bool, needles: &[&str]) -> Vec<String> {
 const LAYERS: [&[&str]; 8] = [
     &["error", "canonical", "report", "jsonpath", "builtin"],
     &["env", "config", "digest", "fsutil", "numbers", "diff", "git"],
-    &["packet", "provider", "schema"],
+    &["packet", "provider", "schema", "schema_refs"],
     &["wire", "attest"],
     &["compile", "evaluator", "run", "exporter"],
     &["corpus", "check"],

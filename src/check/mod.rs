@@ -48,6 +48,8 @@ pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
         Check::Run(check) => on_fixture_run(check, case, config),
         Check::Corpus(_)
         | Check::VerifyNothingFound
+        | Check::VerifyUnreadable
+        | Check::RunStaleTemp
         | Check::GoldenAgentRequest
         | Check::SchemaSnapshotParity
         | Check::CompileRequest

@@ -267,7 +267,12 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format.into()),
         Command::Export { request, out } => {
             // Compile first, write after: nothing is written on refusal.
-            let text = crate::compile::export(&load_config(suffix)?, &request)?;
+            let config = load_config(suffix)?;
+            if let Some(out) = &out {
+                // Only a packet this command wrote (or an empty file) is ever replaced.
+                run::refuse_foreign_export(out, &request, &config)?;
+            }
+            let text = crate::compile::export(&config, &request)?;
             match out {
                 Some(path) => fsutil::write_atomic(&path, text.as_bytes())?,
                 None => print::bytes(text.as_bytes())?,
@@ -279,12 +284,12 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
         )),
         Command::Bless { filter } => {
-            print::blessed(&crate::bless::bless(&suite("bless")?, filter.as_deref())?);
+            print::blessed(&crate::bless::bless(&suite("bless")?, filter.as_deref())?)?;
             Ok(Status::Holds)
         }
         Command::ReleaseCheck { base, format } => {
             let report = crate::release::check(&suite("release-check")?, base.as_deref())?;
-            print::release(&report, format.into());
+            print::release(&report, format.into())?;
             Ok(Status::from_ok(report.ok))
         }
         Command::Prepare { packet, out_dir, schema } => {
@@ -293,24 +298,30 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
                 config.paths.schema_snapshot = schema;
             }
             let written = run::prepare::prepare(&config, &packet, &out_dir)?;
-            print::prepared(&out_dir, &written);
+            print::prepared(&out_dir, &written)?;
             Ok(Status::Holds)
         }
         Command::Evaluate(args) => evaluate(&load_config(suffix)?, args),
         Command::Complete(args) => {
             let agent_task = args.agent_task.clone();
-            let written = run::complete::complete(&load_config(suffix)?, &args.into())?;
-            print::completed(&written, &agent_task);
+            let (written, runs_root) = run::complete::complete(&load_config(suffix)?, &args.into())?;
+            print::completed(&written, &agent_task, &runs_root)?;
             Ok(Status::Holds)
         }
         Command::Verify(args) => {
             let keys = provenance::trusted_keys(&args.trusted_keys)?;
             let outcomes = crate::verify::verify_with_keys(&load_config(suffix)?, &args.paths, &keys)?;
-            Ok(print::outcomes(&outcomes, args.format.into()))
+            let status = print::outcomes(&outcomes, args.format.into())?;
+            // An unreadable file is exit 2 here as in validate: the report above says which.
+            let unreadable = crate::verify::unreadable(&outcomes);
+            if !unreadable.is_empty() {
+                return Err(Error::refused(unreadable.join(", "), "could not be read (see the report above)"));
+            }
+            Ok(status)
         }
         Command::Init { dir } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            print::initialized(&dir, &crate::init::init(&dir)?);
+            print::initialized(&dir, &crate::init::init(&dir)?)?;
             Ok(Status::Holds)
         }
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
@@ -382,23 +393,23 @@ fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let mut outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
     outcome.notes = packet::notes(&value, config);
     crate::numbers::quote_as_written_in(&mut outcome.findings, path, config.limits.max_file_bytes);
-    Ok(print::outcomes(&[outcome], format))
+    print::outcomes(&[outcome], format)
 }
 
 /// `packetproof schema --check | --write`.
 fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
     let snapshot = config.snapshot_bytes()?.0;
     if write {
-        print::schema_written(&snapshot, crate::schema::write(config)?);
+        print::schema_written(&snapshot, crate::schema::write(config)?)?;
         return Ok(Status::Holds);
     }
     let findings = crate::schema::check(config)?;
-    Ok(print::outcomes(&[Outcome::new(snapshot, findings)], format))
+    print::outcomes(&[Outcome::new(snapshot, findings)], format)
 }
 
 fn evaluate(config: &Config, args: EvaluateArgs) -> Result<Status> {
     let format = args.format.into();
     let (evaluation, report) = run::evaluate::evaluate(config, &args.into())?;
-    print::evaluation(&evaluation, &report, format);
+    print::evaluation(&evaluation, &report, format)?;
     Ok(Status::from_ok(evaluation.ok))
 }

@@ -40,14 +40,14 @@ pub fn wire(
     let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?;
     let outcome = wire::check(&value, api, &captured, config, &shown, wire::CHECK)?;
-    Ok(print::outcomes(&[outcome], format))
+    print::outcomes(&[outcome], format)
 }
 
 /// `attest`: sign a completed run with a PKCS#8 PEM Ed25519 key.
 pub fn attest(config: &Config, run_dir: &Path, key: &Path, out: Option<&Path>) -> Result<Status> {
     let key = crate::attest::keys::signing_key(key)?;
     let written = crate::run::attestation::attest(config, run_dir, &key, out)?;
-    print::attested(&written, &crate::attest::keys::key_id(&key.verifying_key()));
+    print::attested(&written, &crate::attest::keys::key_id(&key.verifying_key()))?;
     Ok(Status::Holds)
 }
 

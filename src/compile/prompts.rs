@@ -66,9 +66,9 @@ fn environment(root: Option<PathBuf>, loaded: Loaded) -> Environment<'static> {
                 format!("template name {name:?} leaves {}", root.display()),
             ));
         };
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let bytes = match crate::fsutil::read_optional(&path, crate::fsutil::DEFAULT_MAX_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 return Err(minijinja::Error::new(
                     minijinja::ErrorKind::InvalidOperation,

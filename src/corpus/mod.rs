@@ -138,7 +138,7 @@ impl Case {
     /// and an empty list are errors: a typo must never turn a negative case positive.
     pub fn expectations(&self) -> Result<Vec<Expectation>> {
         let Some(path) = &self.expect else { return Ok(Vec::new()) };
-        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+        let text = crate::fsutil::read_to_string(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
         let file: ExpectFile = toml::from_str(&text)
             .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
         if file.fails.is_empty() {

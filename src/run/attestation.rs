@@ -21,6 +21,8 @@ pub const PACKET_SUBJECT: &str = "runtime-packet";
 /// every run check passes (a run that `verify` fails is not attested) and never
 /// over an existing file.
 pub fn attest(config: &Config, dir: &Path, key: &SigningKey, out: Option<&Path>) -> Result<PathBuf> {
+    // The run cannot change between the checks and the signature (other steps wait).
+    let (_handle, _lock) = super::lock_run_dir(dir)?;
     let mut findings = super::checks::all(dir, None, config);
     findings.extend(super::provider_request::check(dir, config));
     if !findings.is_empty() {

@@ -457,16 +457,41 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     }
     out.extend(unbound);
     for key in ["scenario", "runId", "agentTask"] {
-        if receipt.get(key).and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
-            out.push(problem(at(file, &child("$", key)), "expected a non-blank string"));
+        let bad = |s: &str| s.trim().is_empty() || s.chars().any(char::is_control);
+        if receipt.get(key).and_then(Value::as_str).is_none_or(bad) {
+            out.push(problem(at(file, &child("$", key)), "expected a non-blank string without control characters"));
         }
     }
+    out.extend(receipt_shape_problems(file, &receipt));
     if !receipt.get("completedAt").and_then(Value::as_str).is_some_and(super::is_rfc3339_millis) {
         out.push(problem(at(file, "$.completedAt"), "expected an RFC 3339 UTC time with milliseconds"));
     }
     let notes = receipt.get("evaluatorNotes").and_then(Value::as_array);
     if !notes.is_some_and(|n| !n.is_empty() && n.iter().all(|x| x.as_str().is_some_and(|s| !s.trim().is_empty()))) {
         out.push(problem(at(file, "$.evaluatorNotes"), "expected at least one note, none blank"));
+    }
+    out
+}
+
+/// The receipt's shape is closed, like the manifest's: a field `complete` never
+/// writes is an edit (a forged or hand-extended receipt).
+fn receipt_shape_problems(file: &RunFile, receipt: &Map<String, Value>) -> Vec<Problem> {
+    let unknown = |path: String| problem(at(file, &path), "unknown field");
+    let mut out: Vec<Problem> = receipt
+        .keys()
+        .filter(|k| !format::COMPLETION_KEYS.contains(&k.as_str()))
+        .map(|k| unknown(child("$", k)))
+        .collect();
+    for (key, known) in format::COMPLETION_NESTED_KEYS {
+        match receipt.get(key) {
+            Some(Value::Object(inner)) => out.extend(
+                inner.keys().filter(|k| !known.contains(&k.as_str())).map(|k| unknown(child(&child("$", key), k))),
+            ),
+            found => out.push(problem(
+                at(file, &child("$", key)),
+                format!("expected an object, found {}", packet::describe(found)),
+            )),
+        }
     }
     out
 }

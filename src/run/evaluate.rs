@@ -12,7 +12,8 @@ use super::checks;
 use super::Run;
 use crate::evaluator::document::{self, Facts, SchemaSource};
 use crate::evaluator::{self, parse, Failure, Failures, JSON_PARSE, PACKET, SCHEMA_SNAPSHOT};
-use crate::{canonical, digest, fsutil, packet, Config, Error, Result};
+use crate::fsutil::{self, Replace};
+use crate::{canonical, digest, packet, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -73,6 +74,8 @@ pub struct Evaluation {
 /// Evaluate a run's raw output and write the evaluation atomically; returns it
 /// and where it was written.
 pub fn evaluate(config: &Config, args: &EvaluateRequest) -> Result<(Evaluation, PathBuf)> {
+    // Held until the evaluation is written: a concurrent complete sees it before or after.
+    let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
     let (raw, raw_name) = match &args.output {
@@ -81,12 +84,25 @@ pub fn evaluate(config: &Config, args: &EvaluateRequest) -> Result<(Evaluation, 
     };
     let report = args.report.clone().unwrap_or_else(|| run.evaluation.path.clone());
     refuse_receipt_overwrite(&run, &report)?;
+    // Decided once, by name, not by resolving paths again (a symlink swapped in
+    // meanwhile would make the run's own file look like a foreign one).
+    let own = args.report.is_none() || run.file_at(&report).is_some_and(|f| std::ptr::eq(f, &run.evaluation));
+    if !own {
+        super::ownership::refuse_foreign_report(&report, config, &[args.packet.as_deref(), args.output.as_deref()])?;
+    }
     let pin = match &args.schema {
         Some(path) => Some((path.display().to_string(), fsutil::read_json(path, config.limits.max_file_bytes)?)),
         None => None,
     };
     let evaluation = assess(&run, given.as_ref(), pin.as_ref(), (&raw, &raw_name), config)?;
-    fsutil::write_atomic(&report, canonical::to_pretty(&evaluation.document).as_bytes())?;
+    let bytes = canonical::to_pretty(&evaluation.document);
+    if own {
+        // Relative to the opened run directory, never through a symlink: the name
+        // was checked to stay inside, and the write cannot be redirected since.
+        dir.write(&run.evaluation.name, bytes.as_bytes(), Replace::Allowed)?;
+    } else {
+        fsutil::write_atomic(&report, bytes.as_bytes())?;
+    }
     Ok((evaluation, report))
 }
 

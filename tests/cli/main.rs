@@ -13,6 +13,9 @@ mod canon;
 mod compile;
 mod exporter;
 mod init;
+// FIFOs, device nodes, /dev/full and closed pipes: Linux.
+#[cfg(target_os = "linux")]
+mod hardening;
 mod release_check;
 mod run;
 mod test;
@@ -37,6 +40,8 @@ fn main() {
     trials.extend(wire::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());
+    #[cfg(target_os = "linux")]
+    trials.extend(hardening::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

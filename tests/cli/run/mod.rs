@@ -133,7 +133,7 @@ fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-fn snapshot() -> Value {
+pub(crate) fn snapshot() -> Value {
     let action = json!({"type": "object", "required": ["kind", "edges"], "properties": {
         "kind": {"type": "string", "enum": ["advance", "retreat", "complete", "noop", "purchase"]},
         "edges": {"type": "array", "items": {"type": "object", "required": ["nextScreenId"],
@@ -169,7 +169,7 @@ fn snapshot() -> Value {
     })
 }
 
-fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
+pub(crate) fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
     let google = provider == "google";
     let user = format!("Adapt the proof block for its new place ({marker}).");
     let mut p = Map::new();
@@ -200,7 +200,7 @@ fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
     Value::Object(p)
 }
 
-fn screen(id: &str, action: Value) -> Value {
+pub(crate) fn screen(id: &str, action: Value) -> Value {
     json!({"id": id, "screenType": "HeroContent",
         "content": {"copy": {"title": "Small steps count"}, "actionBar": {"primary": {"label": "Next", "action": action}}},
         "aiMeta": {"blockRole": "proof",
@@ -209,7 +209,7 @@ fn screen(id: &str, action: Value) -> Value {
 }
 
 /// A valid answer: two screens, the first advancing to the second, which completes.
-fn good_output() -> Value {
+pub(crate) fn good_output() -> Value {
     json!({"result": {"onboardingStrategySequence": [{
     "id": "block-7", "name": "Proof bridge", "blockType": "motivation", "firstScreenId": "s1",
     "description": "One grounded proof before the plan.",
