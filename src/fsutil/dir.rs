@@ -174,7 +174,7 @@ mod unix {
         }
 
         /// Remove this crate's temp files directly in this directory (left by a writer
-        /// that was killed). Call it only while holding the directory's [`super::Lock`],
+        /// that was killed). Call it only while holding the directory's [`crate::fsutil::Lock`],
         /// so no live writer's temp file is removed. Returns the names removed.
         pub fn remove_stale_temps(&self) -> Result<Vec<String>> {
             let dup = rustix::io::dup(&self.fd).map_err(|e| Error::io(&self.shown, e.into()))?;
