@@ -12,7 +12,7 @@
 
 use crate::corpus::{self, Case};
 use crate::env::Env;
-use crate::{canonical, compile, fsutil, provider, Config, Error, Result};
+use crate::{canonical, fsutil, provider, Config, Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -23,6 +23,9 @@ pub enum Requester {
     Command,
     /// `PACKETPROOF_BLESS=1 cargo test`.
     Test,
+    /// `packetproof init`: the first golden files of a new suite's examples. Allowed
+    /// under CI: there is no reviewed golden file yet that a write could change.
+    Init,
 }
 
 /// What blessing does (or did) to one case's golden files.
@@ -136,10 +139,12 @@ pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
             "carries its own runtime-packet.json (a negative case); it is never blessed",
         ));
     }
-    let packet = compile::compile(&case.request, config, &case.request_path().display().to_string())?;
+    let packet = corpus::produce(&case, config)?;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));
-    let same = |path: &Path, text: &str| std::fs::read(path).is_ok_and(|old| old == text.as_bytes());
+    let same = |path: &Path, text: &str| {
+        fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == text.as_bytes())
+    };
     let change = if !case.golden_packet().exists() {
         Change::New
     } else if same(&case.golden_packet(), &packet_text) && same(&case.golden_agent_request(), &view_text) {
@@ -196,13 +201,14 @@ fn refuse_under_ci(origin: &str, requester: Requester) -> Result<()> {
         match requester {
             Requester::Command => "CI is set: golden files are never written under CI; bless locally and commit",
             Requester::Test => "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI",
+            Requester::Init => return Ok(()),
         },
     ))
 }
 
 /// Identical bytes are left alone: the file keeps its timestamp and no watcher fires.
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+    if crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
     fsutil::write_atomic(path, bytes)?;

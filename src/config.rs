@@ -1,8 +1,18 @@
-//! `harness.toml`: every path and policy, in one place. Unknown settings are errors.
+//! Settings: every path and policy, in one place. Unknown settings are errors.
+//!
+//! The binary carries the project's own settings (`builtin::HARNESS_TOML`, its
+//! `[paths]` dropped), so every command that needs no corpus works in any folder. A
+//! `harness.toml` (named by `--config FILE`, else in `PACKETPROOF_ROOT`, else found in
+//! the current directory or a parent) overrides them table by table: a table it
+//! names is merged key by key into the built-in one, except `providers`, which it
+//! replaces whole (a suite compiles only for the models it lists). A resource path
+//! it does not name (`prompts`, `builder_schema`, `schema_snapshot`, `google_suffix`)
+//! is the built-in copy of the project's file.
 
-use crate::{Error, Result};
+use crate::{builtin, Error, Result};
 use regex::RegexSet;
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -11,24 +21,56 @@ pub const FILE_NAME: &str = "harness.toml";
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
+    #[serde(default)]
     paths: Paths,
     providers: BTreeMap<String, Provider>,
     forbidden: RawForbidden,
     schema: SchemaPin,
     taint: Taint,
     limits: Limits,
+    #[serde(default)]
+    corpus: CorpusSettings,
+    exporter: Option<Exporter>,
+    #[serde(default)]
+    wire: Wire,
+    #[serde(default)]
+    packet: PacketRules,
 }
 
+/// Where the suite's files are. `None`: the built-in copy of the project's file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Paths {
+    #[serde(default = "default_fixtures")]
     pub fixtures: PathBuf,
+    #[serde(default = "default_golden")]
     pub golden: PathBuf,
-    pub prompts: PathBuf,
+    pub prompts: Option<PathBuf>,
     /// The Builder schema, vendored byte for byte (the upstream the snapshot is generated from).
-    pub builder_schema: PathBuf,
-    pub schema_snapshot: PathBuf,
-    pub google_suffix: PathBuf,
+    pub builder_schema: Option<PathBuf>,
+    pub schema_snapshot: Option<PathBuf>,
+    pub google_suffix: Option<PathBuf>,
+}
+
+fn default_fixtures() -> PathBuf {
+    PathBuf::from("fixtures")
+}
+
+fn default_golden() -> PathBuf {
+    PathBuf::from("golden")
+}
+
+impl Default for Paths {
+    fn default() -> Self {
+        Paths {
+            fixtures: default_fixtures(),
+            golden: default_golden(),
+            prompts: None,
+            builder_schema: None,
+            schema_snapshot: None,
+            google_suffix: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -45,6 +87,63 @@ struct RawForbidden {
     keys: Vec<String>,
     blueprint_keys: Vec<String>,
     value_patterns: Vec<String>,
+}
+
+/// Packet rules beyond the contract's wording (harness.toml `[packet]`; the
+/// section may be left out, and then these defaults hold).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketRules {
+    /// renderInput's top-level keys: a closed set. The default is the union of the
+    /// reference exporter's shape and this project's (today the two agree).
+    #[serde(default = "default_render_input_keys")]
+    pub render_input_keys: Vec<String>,
+    /// Keys of an asset example that hold a generator prompt.
+    #[serde(default = "default_asset_prompt_keys")]
+    pub asset_prompt_keys: Vec<String>,
+    /// What a generator prompt in an asset example is: a failure, or a note.
+    #[serde(default)]
+    pub asset_example_prompts: Policy,
+}
+
+/// How a rule that other exporters break on purpose is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// A note: the packet still holds (packets made by another exporter).
+    Warn,
+    /// A finding: the packet fails (the packets this project compiles).
+    #[default]
+    Fail,
+}
+
+impl Policy {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Policy::Warn => "warn",
+            Policy::Fail => "fail",
+        }
+    }
+}
+
+fn default_render_input_keys() -> Vec<String> {
+    ["promptMode", "sourceExample", "target", "evidence", "variableMappings", "operatorInstruction"]
+        .map(String::from)
+        .to_vec()
+}
+
+fn default_asset_prompt_keys() -> Vec<String> {
+    ["promptTemplate", "negativePrompt"].map(String::from).to_vec()
+}
+
+impl Default for PacketRules {
+    fn default() -> Self {
+        PacketRules {
+            render_input_keys: default_render_input_keys(),
+            asset_prompt_keys: default_asset_prompt_keys(),
+            asset_example_prompts: Policy::default(),
+        }
+    }
 }
 
 /// The vendored Builder schema is pinned by the sha256 of its bytes, so a hand
@@ -67,6 +166,68 @@ pub struct Limits {
     pub max_file_bytes: u64,
 }
 
+/// `[corpus]`: what the corpus-wide checks require.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusSettings {
+    /// `corpus::branch-coverage`: every branch value, and every pair of the main
+    /// dimensions, has a golden packet. A new, small suite turns it off until it
+    /// grows (the check is then reported as ignored, never as passed).
+    #[serde(default = "yes")]
+    pub require_branch_coverage: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for CorpusSettings {
+    fn default() -> Self {
+        CorpusSettings { require_branch_coverage: true }
+    }
+}
+
+/// `[exporter]`: an external program that makes the packets instead of the
+/// built-in compiler (`bless`, `packet::regenerates`, `release-check`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exporter {
+    /// The program and its arguments; `{request}` is replaced by the request file's
+    /// path. Run in the suite's directory; prints one packet on stdout.
+    pub command: Vec<String>,
+    /// Seconds before the exporter is killed and the fixture fails.
+    #[serde(default = "default_timeout")]
+    pub timeout_seconds: u64,
+}
+
+fn default_timeout() -> u64 {
+    60
+}
+
+/// `[wire]`: request settings outside the packet that a captured provider request
+/// may carry, per API, as dotted paths from the body root (`temperature`,
+/// `generationConfig.temperature`). Anything else outside the packet is a finding.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wire {
+    #[serde(default)]
+    pub allowed_settings: AllowedSettings,
+}
+
+/// One list per API; an unknown API name is an error like any unknown setting.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedSettings {
+    #[serde(default)]
+    pub anthropic: Vec<String>,
+    #[serde(default, rename = "openai-chat")]
+    pub openai_chat: Vec<String>,
+    #[serde(default, rename = "openai-responses")]
+    pub openai_responses: Vec<String>,
+    #[serde(default)]
+    pub gemini: Vec<String>,
+}
+
 /// Forbidden packet material: keys anywhere, and patterns in string values.
 #[derive(Debug, Clone)]
 pub struct Forbidden {
@@ -78,52 +239,129 @@ pub struct Forbidden {
     pub(crate) set: RegexSet,
 }
 
-/// The loaded settings. Paths are resolved against the directory of harness.toml.
+/// The loaded settings. Paths are resolved against the directory of harness.toml
+/// (for the built-in settings: the current directory).
 #[derive(Debug, Clone)]
 pub struct Config {
     pub root: PathBuf,
+    /// The harness.toml these settings came from; `None`: the built-in settings.
+    pub file: Option<PathBuf>,
     pub paths: Paths,
     pub providers: BTreeMap<String, Provider>,
     pub forbidden: Forbidden,
     pub schema: SchemaPin,
     pub taint: Taint,
     pub limits: Limits,
+    pub corpus: CorpusSettings,
+    pub exporter: Option<Exporter>,
+    pub wire: Wire,
+    pub packet: PacketRules,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
 }
 
 impl Config {
-    /// Load `harness.toml` from `root`, and the Google suffix it names unless
-    /// `suffix_override` (the global `--google-suffix-file`) is given.
+    /// Load `root/harness.toml` (which must exist), and the Google suffix it names
+    /// unless `suffix_override` (the global `--google-suffix-file`) is given.
     pub fn load(root: &Path, suffix_override: Option<&Path>) -> Result<Config> {
-        let file = root.join(FILE_NAME);
-        let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
-        Config::from_toml(root, &file.display().to_string(), &text, suffix_override)
+        Config::from_file(&root.join(FILE_NAME), suffix_override)
     }
 
-    pub(crate) fn from_toml(root: &Path, file: &str, text: &str, suffix_override: Option<&Path>) -> Result<Config> {
-        let config_error = |message: String| Error::Config { file: file.to_owned(), message };
-        let raw: Raw = toml::from_str(text).map_err(|e| config_error(e.to_string()))?;
+    /// Load the settings file `file`; its directory is the suite's root.
+    pub fn from_file(file: &Path, suffix_override: Option<&Path>) -> Result<Config> {
+        let text = crate::fsutil::read_to_string(file, crate::fsutil::DEFAULT_MAX_BYTES)?;
+        // An absolute root: an exporter runs in it, and its paths must not depend on where that is.
+        let file = &std::path::absolute(file).map_err(|e| Error::io(file, e))?;
+        let root = match file.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        Config::from_toml(&root, Some(file), &text, suffix_override)
+    }
+
+    /// The built-in settings alone, with `root` (for fixtures and golden files) as the suite's root.
+    pub fn builtin(root: &Path, suffix_override: Option<&Path>) -> Result<Config> {
+        Config::from_toml(root, None, "", suffix_override)
+    }
+
+    /// The settings of the current directory: `--config FILE` (`explicit`), else
+    /// `PACKETPROOF_ROOT`'s harness.toml, else the nearest one in the current
+    /// directory or a parent, else the built-in settings.
+    pub fn discover(explicit: Option<&Path>, suffix_override: Option<&Path>) -> Result<Config> {
+        if let Some(file) = explicit {
+            return Config::from_file(file, suffix_override);
+        }
+        if let Some(root) = &crate::env::Env::current()?.root {
+            let file = root.join(FILE_NAME);
+            if !file.is_file() {
+                return Err(Error::Usage(format!(
+                    "{} names {}, but {} does not exist",
+                    crate::env::ROOT,
+                    root.display(),
+                    file.display()
+                )));
+            }
+            return Config::from_file(&file, suffix_override);
+        }
+        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+        match cwd.ancestors().find(|dir| dir.join(FILE_NAME).is_file()) {
+            Some(dir) => Config::load(dir, suffix_override),
+            None => Config::builtin(&cwd, suffix_override),
+        }
+    }
+
+    /// Commands that run a corpus (bless, test, release-check) need a harness.toml;
+    /// the refusal says which file was looked for.
+    pub fn require_suite(&self, command: &str) -> Result<&Path> {
+        self.file.as_deref().ok_or_else(|| {
+            Error::Usage(format!(
+                "{command} needs a conformance suite, but there is no {FILE_NAME}: looked for {} and in every \
+                 parent directory; create one with `packetproof init`, or name it with --config FILE or {}",
+                self.root.join(FILE_NAME).display(),
+                crate::env::ROOT
+            ))
+        })
+    }
+
+    pub(crate) fn from_toml(root: &Path, file: Option<&Path>, text: &str, suffix: Option<&Path>) -> Result<Config> {
+        let shown = file.map_or_else(|| "<built-in settings>".to_owned(), |f| f.display().to_string());
+        let config_error = |message: String| Error::Config { file: shown.clone(), message };
+        let user: toml::Table = toml::from_str(text).map_err(|e| config_error(e.to_string()))?;
+        let mut merged = builtin_table();
+        overlay(&mut merged, user);
+        let raw: Raw =
+            toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| config_error(e.to_string()))?;
         let set = RegexSet::new(&raw.forbidden.value_patterns)
             .map_err(|e| config_error(format!("forbidden.value_patterns: {e}")))?;
         if raw.providers.is_empty() {
             return Err(config_error("providers: at least one provider is required".into()));
         }
+        if let Some(exporter) = &raw.exporter {
+            if exporter.command.first().is_none_or(|program| program.trim().is_empty()) {
+                return Err(config_error("exporter.command: expected the program and its arguments".into()));
+            }
+            if exporter.timeout_seconds == 0 {
+                return Err(config_error("exporter.timeout_seconds: expected at least 1".into()));
+            }
+        }
         let mut paths = raw.paths;
-        for path in [
-            &mut paths.fixtures,
-            &mut paths.golden,
-            &mut paths.prompts,
-            &mut paths.builder_schema,
-            &mut paths.schema_snapshot,
-            &mut paths.google_suffix,
-        ] {
+        paths.fixtures = root.join(&paths.fixtures);
+        paths.golden = root.join(&paths.golden);
+        for path in
+            [&mut paths.prompts, &mut paths.builder_schema, &mut paths.schema_snapshot, &mut paths.google_suffix]
+                .into_iter()
+                .flatten()
+        {
             *path = root.join(&*path);
         }
-        let suffix_file = suffix_override.map(Path::to_path_buf).unwrap_or_else(|| paths.google_suffix.clone());
-        let google_suffix = std::fs::read_to_string(&suffix_file).map_err(|e| Error::io(&suffix_file, e))?;
+        // Bounded and regular-only like every read: `/dev/zero` or a FIFO is refused, not consumed.
+        let google_suffix = match suffix.or(paths.google_suffix.as_deref()) {
+            Some(file) => crate::fsutil::read_to_string(file, raw.limits.max_file_bytes)?,
+            None => builtin::GOOGLE_SUFFIX.to_owned(),
+        };
         Ok(Config {
             root: root.to_path_buf(),
+            file: file.map(Path::to_path_buf),
             paths,
             providers: raw.providers,
             forbidden: Forbidden {
@@ -135,6 +373,10 @@ impl Config {
             schema: raw.schema,
             taint: raw.taint,
             limits: raw.limits,
+            corpus: raw.corpus,
+            exporter: raw.exporter,
+            wire: raw.wire,
+            packet: raw.packet,
             google_suffix,
         })
     }
@@ -144,17 +386,77 @@ impl Config {
         self.providers.get(provider).is_some_and(|p| p.text_json)
     }
 
-    /// The directory holding harness.toml: `PACKETPROOF_ROOT`, else the nearest
-    /// ancestor of the current directory that has one.
-    pub fn find_root() -> Result<PathBuf> {
-        if let Some(root) = &crate::env::Env::current()?.root {
-            return Ok(root.clone());
+    /// The schema snapshot packets carry: its bytes, and the name to report them under.
+    pub fn snapshot_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
+        self.resource(self.paths.schema_snapshot.as_deref(), builtin::SNAPSHOT_PATH, builtin::SCHEMA_SNAPSHOT)
+    }
+
+    /// The vendored Builder schema: its bytes, and the name to report them under.
+    pub fn builder_schema_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
+        self.resource(self.paths.builder_schema.as_deref(), builtin::BUILDER_PATH, builtin::BUILDER_SCHEMA)
+    }
+
+    fn resource(&self, file: Option<&Path>, name: &str, builtin: &'static str) -> Result<(String, Cow<'static, [u8]>)> {
+        match file {
+            Some(file) => {
+                let bytes = crate::fsutil::read_bytes(file, self.limits.max_file_bytes)?;
+                Ok((file.display().to_string(), Cow::Owned(bytes)))
+            }
+            None => Ok((format!("<built-in {name}>"), Cow::Borrowed(builtin.as_bytes()))),
         }
-        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
-        cwd.ancestors()
-            .find(|dir| dir.join(FILE_NAME).is_file())
-            .map(Path::to_path_buf)
-            .ok_or_else(|| Error::Usage(format!("no {FILE_NAME} in {} or any parent directory", cwd.display())))
+    }
+
+    /// The bytes of the template `name` (relative to the prompts folder), if there is one.
+    /// `name` comes from packets (promptVersions keys): only plain relative components are
+    /// looked up, so `../` or an absolute path never reads outside the prompts folder.
+    pub fn prompt_template(&self, name: &str) -> Option<Vec<u8>> {
+        let plain = Path::new(name).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !plain || name.is_empty() {
+            return None;
+        }
+        match &self.paths.prompts {
+            Some(root) => crate::fsutil::read_bytes(&root.join(name), self.limits.max_file_bytes).ok(),
+            None => builtin::prompt(name).map(|text| text.as_bytes().to_vec()),
+        }
+    }
+
+    /// The prompt templates, `(name relative to the prompts folder, bytes)`, sorted by name.
+    pub fn prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
+        let Some(root) = &self.paths.prompts else {
+            return builtin::PROMPTS
+                .iter()
+                .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
+                .collect();
+        };
+        walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_file())
+            .filter_map(|e| {
+                let name = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
+                Some((name, crate::fsutil::read_bytes(e.path(), self.limits.max_file_bytes).ok()?))
+            })
+            .collect()
+    }
+}
+
+/// The built-in settings as a table: the project's harness.toml without `[paths]`.
+fn builtin_table() -> toml::Table {
+    let mut table: toml::Table = toml::from_str(builtin::HARNESS_TOML).expect("the project's harness.toml parses");
+    table.remove("paths");
+    table
+}
+
+/// Merge `user` into `base`: tables key by key, everything else (and `providers`) replaced.
+fn overlay(base: &mut toml::Table, user: toml::Table) {
+    for (key, value) in user {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(inner)), toml::Value::Table(value)) if key != "providers" => overlay(inner, value),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
     }
 }
 
@@ -179,15 +481,60 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
         let text = text.replace("[taint]\n", "[taint]\nmin_lenght = 3\n");
-        let err = Config::from_toml(dir.path(), "harness.toml", &text, None).unwrap_err().to_string();
+        let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
         assert!(err.contains("unknown field `min_lenght`"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_api_in_wire_allowed_settings_is_a_loud_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
+        let text = text.replace("[wire.allowed_settings]\n", "[wire.allowed_settings]\nopenai-chats = []\n");
+        let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
+        assert!(err.contains("unknown field `openai-chats`"), "{err}");
     }
 
     #[test]
     fn bad_pattern_is_a_loud_error() {
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME)).unwrap();
         let text = text.replace("value_patterns = [", "value_patterns = [ '(unclosed',");
-        let err = Config::from_toml(Path::new("."), "harness.toml", &text, None).unwrap_err().to_string();
+        let err =
+            Config::from_toml(Path::new("."), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
         assert!(err.contains("forbidden.value_patterns"), "{err}");
+    }
+
+    /// With no file, the built-in settings are the project's own, resources included.
+    #[test]
+    fn built_in_settings_are_the_projects() {
+        let dir = tempfile::tempdir().unwrap();
+        let builtin = Config::builtin(dir.path(), None).unwrap();
+        let project = Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        assert_eq!(builtin.file, None);
+        assert_eq!(builtin.google_suffix, project.google_suffix);
+        assert_eq!(builtin.forbidden.keys, project.forbidden.keys);
+        assert_eq!(builtin.providers.keys().collect::<Vec<_>>(), project.providers.keys().collect::<Vec<_>>());
+        assert_eq!(builtin.snapshot_bytes().unwrap().1, project.snapshot_bytes().unwrap().1);
+        assert_eq!(builtin.builder_schema_bytes().unwrap().1, project.builder_schema_bytes().unwrap().1);
+        assert_eq!(builtin.prompt_templates(), project.prompt_templates());
+        assert_eq!(builtin.paths.fixtures, dir.path().join("fixtures"));
+        let refusal = builtin.require_suite("bless").unwrap_err().to_string();
+        assert!(refusal.contains(&dir.path().join(FILE_NAME).display().to_string()), "{refusal}");
+        assert!(project.require_suite("bless").is_ok());
+    }
+
+    /// A partial harness.toml overrides key by key; `providers` is replaced whole.
+    #[test]
+    fn a_partial_file_overrides_the_built_in_settings() {
+        let text =
+            "[limits]\nmax_file_bytes = 10\n[providers.openai]\nmodels = [\"m\"]\n[exporter]\ncommand = [\"x\"]\n";
+        let config = Config::from_toml(Path::new("/s"), Some(Path::new("/s/harness.toml")), text, None).unwrap();
+        assert_eq!(config.limits.max_file_bytes, 10);
+        assert_eq!(config.providers.keys().collect::<Vec<_>>(), ["openai"]);
+        assert_eq!(config.taint.min_length, 12, "an unnamed table keeps the built-in value");
+        assert!(config.corpus.require_branch_coverage);
+        assert_eq!(config.exporter.as_ref().map(|e| e.timeout_seconds), Some(60));
+        assert_eq!(config.paths.golden, Path::new("/s/golden"));
+        let empty = Config::from_toml(Path::new("/s"), None, "[exporter]\ncommand = []\n", None).unwrap_err();
+        assert!(empty.to_string().contains("exporter.command"), "{empty}");
     }
 }

@@ -2,6 +2,8 @@
 //! `exactInputHash` and `checksum` are computed over canonical JSON (see `canonical`);
 //! file checksums are over raw bytes.
 
+pub mod forensics;
+
 use crate::canonical;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};

@@ -6,41 +6,54 @@
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
 //!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`];
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
-//!   (harness.toml), [`digest`], [`fsutil`] (bounded reads, atomic writes), [`diff`],
+//!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
+//!   atomic writes; directory locks), [`numbers`] (JSON numbers by value, quoted as written),
+//!   [`diff`],
 //!   [`git`] (the only module that spawns git);
-//! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`];
+//! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`], [`schema_refs`]
+//!   (validation schemas that would recurse forever are refused before compiling);
 //! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
 //!   evaluator's rules over a parsed answer) and [`run`] (prepare, evaluate, complete run
 //!   directories; receipts defined in `run::format`);
 //! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
 //!   and [`check`] (the one dispatch from a [`Check`] to its function);
+//! - provenance: [`wire`] (provider request bodies, the captured-request check) and
+//!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
 //! - applications: [`verify`] (every check on packets and run directories), [`bless`] (the one guarded writer of golden files), [`mutation`]
 //!   (the self-test), [`release`] (the release check);
 //! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
 
+pub mod attest;
 pub mod bless;
+pub mod builtin;
 pub mod canonical;
 pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod config;
+pub mod conformance;
 pub mod corpus;
 pub mod diff;
 pub mod digest;
 pub mod env;
 mod error;
 pub mod evaluator;
+pub mod exporter;
 pub mod fsutil;
 pub mod git;
+pub mod init;
 pub mod jsonpath;
 pub mod mutation;
+pub mod numbers;
 pub mod packet;
 pub mod provider;
 pub mod release;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod schema_refs;
 pub mod verify;
+pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -5,6 +5,8 @@
 //! Mutations that are not about hashes are re-hashed after the edit, so the
 //! semantic check has to catch them on its own rather than riding on `checksum`.
 
+mod branch_truth;
+
 use crate::check;
 use crate::corpus::fixture_run::{self, AssembledRun, CompletionRecord};
 use crate::corpus::{self, Case};
@@ -219,6 +221,10 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }),
         );
     }
+    list.extend(branch_truth::mutations(golden));
+    let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
+        list.push(PacketMutation { name, check, rehash, edit })
+    };
     add(
         "attempt set to 2".into(),
         PacketCheck::Contract,
@@ -367,7 +373,7 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
 }
 
 fn edit_bytes(path: &std::path::Path, edit: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
-    let mut bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
+    let mut bytes = crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
     edit(&mut bytes);
     fsutil::write_atomic(path, &bytes)
 }

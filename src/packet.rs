@@ -2,6 +2,9 @@
 //! function returning every finding it has (never stopping at the first), so
 //! `validate`, `verify` and the conformance runner all run the same code.
 
+pub mod branch_consistency;
+pub mod material;
+
 use crate::config::Config;
 use crate::digest;
 use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
@@ -65,7 +68,8 @@ pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
     let mut findings = contract(map, config);
     findings.extend(provider_shape(map, config));
     findings.extend(forbidden_material(map, config));
-    findings.extend(exact_input_hash(map));
+    findings.extend(branch_consistency::check(map, config));
+    findings.extend(exact_input_hash(map, config));
     findings.extend(checksum(map));
     findings
 }
@@ -241,6 +245,7 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
     if let Some(input) = packet.get("renderInput") {
         scan(input, "$.renderInput", config, PacketCheck::ForbiddenMaterial, &mut out);
         evidence_boundary(packet, input, &mut out);
+        out.extend(material::findings(input, config));
     }
     for key in PROMPT_TEXTS {
         if let Some(Value::String(text)) = packet.get(key) {
@@ -294,31 +299,51 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
     }
 }
 
-pub fn exact_input_hash(packet: &Map<String, Value>) -> Vec<Finding> {
-    recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, digest::exact_input_hash(packet))
+/// `exactInputHash`; on a mismatch, the known exporter mistake that explains it.
+pub fn exact_input_hash(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let actual = digest::exact_input_hash(packet);
+    recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, actual, |stored| {
+        let schema = crate::schema::snapshot(config).ok();
+        let context = digest::forensics::Context { suffix: &config.google_suffix, schema: schema.as_ref() };
+        digest::forensics::exact_input_hash(packet, stored, &context)
+    })
 }
 
+/// `checksum`; on a mismatch, the known exporter mistake that explains it.
 pub fn checksum(packet: &Map<String, Value>) -> Vec<Finding> {
-    recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet))
+    recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet), |stored| {
+        digest::forensics::checksum(packet, stored)
+    })
 }
 
-fn recomputed(packet: &Map<String, Value>, key: &str, check: PacketCheck, actual: String) -> Vec<Finding> {
-    match packet.get(key).and_then(Value::as_str) {
-        Some(stored) if stored == actual => Vec::new(),
-        stored => vec![Finding::new(
-            check,
-            child("$", key),
-            format!(
-                "{key} does not match the packet: stored {}, recomputed {actual}",
-                describe(stored.map(Value::from).as_ref())
-            ),
-        )],
+fn recomputed(
+    packet: &Map<String, Value>,
+    key: &str,
+    check: PacketCheck,
+    actual: String,
+    forensics: impl FnOnce(&str) -> Option<digest::forensics::Cause>,
+) -> Vec<Finding> {
+    let stored = packet.get(key).and_then(Value::as_str);
+    if stored == Some(actual.as_str()) {
+        return Vec::new();
+    }
+    let message = format!(
+        "{key} does not match the packet: stored {}, recomputed {actual}",
+        describe(stored.map(Value::from).as_ref())
+    );
+    match stored.filter(|s| digest::is_digest(s)).and_then(forensics) {
+        Some(cause) => {
+            let message = format!("{message}; the stored {key} is what {} gives", cause.explanation);
+            vec![Finding::new(check, child("$", key), message).with_cause(cause.id)]
+        }
+        None => vec![Finding::new(check, child("$", key), message)],
     }
 }
 
 fn expect_equal(packet: &Map<String, Value>, key: &str, expected: &Value, fail: &mut impl FnMut(String, String)) {
     let found = packet.get(key);
-    if found != Some(expected) {
+    // By value: `"attempt": 1e0` is the attempt 1.
+    if !crate::numbers::same_opt(found, expected) {
         fail(child("$", key), format!("expected {expected}, found {}", describe(found)));
     }
 }
@@ -347,6 +372,16 @@ pub(crate) fn describe(value: Option<&Value>) -> String {
         Some(Value::Object(_)) => "an object".into(),
         Some(other) => other.to_string(),
     }
+}
+
+/// Everything worth saying about a packet that does not fail it: key orders the
+/// Node tools would hash differently, and material the policy only warns about.
+pub fn notes(packet: &Value, config: &Config) -> Vec<String> {
+    let mut notes = key_order_notes(packet);
+    if let Some(input) = packet.get("renderInput") {
+        notes.extend(material::warnings(input, config));
+    }
+    notes
 }
 
 /// Objects whose keys the Node tools (which sort with `localeCompare`) would

@@ -14,12 +14,21 @@ pub struct Finding {
     pub check: &'static str,
     pub path: String,
     pub message: String,
+    /// Why, when the tools could tell (a hash's forensics: which known exporter
+    /// mistake reproduces the stored value). The message says it in words too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 impl Finding {
     /// `check` is a [`Check`] or its name.
     pub fn new(check: impl Into<&'static str>, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Finding { check: check.into(), path: path.into(), message: message.into() }
+        Finding { check: check.into(), path: path.into(), message: message.into(), cause: None }
+    }
+
+    pub fn with_cause(mut self, cause: impl Into<String>) -> Self {
+        self.cause = Some(cause.into());
+        self
     }
 }
 
@@ -63,12 +72,22 @@ pub enum Check {
     Corpus(CorpusCheck),
     /// A `verify` path held nothing to check.
     VerifyNothingFound,
+    /// A packet `verify` could not read at all (exit 2).
+    VerifyUnreadable,
+    /// A temp file a killed step left in a run directory.
+    RunStaleTemp,
     /// A golden agent-request.json is the agent view of the packet beside it.
     GoldenAgentRequest,
     /// The committed output schema snapshot is what its source generates.
     SchemaSnapshotParity,
     /// A compile request is well-formed.
     CompileRequest,
+    /// `wire --check`: a captured provider request carries exactly the packet's material.
+    WireRequest,
+    /// A run's provider-request.json carries exactly its packet's material.
+    RunProviderRequest,
+    /// A run's attestation.json: trusted signature, subject digests, predicate.
+    RunAttestation,
 }
 
 /// Checks of one runtime packet (every fixture has them).
@@ -80,6 +99,10 @@ pub enum PacketCheck {
     Checksum,
     Contract,
     BranchIsolation,
+    /// resolvedBranch is what the packet's own renderInput implies.
+    BranchConsistency,
+    /// The prompts are the project's templates rendered over the packet's own renderInput.
+    RendersFromInput,
     ForbiddenMaterial,
     ProviderShape,
 }
@@ -107,12 +130,14 @@ pub enum CorpusCheck {
 
 impl PacketCheck {
     /// In report order.
-    pub const ALL: [PacketCheck; 7] = [
+    pub const ALL: [PacketCheck; 9] = [
         PacketCheck::Regenerates,
         PacketCheck::ExactInputHash,
         PacketCheck::Checksum,
         PacketCheck::Contract,
         PacketCheck::BranchIsolation,
+        PacketCheck::BranchConsistency,
+        PacketCheck::RendersFromInput,
         PacketCheck::ForbiddenMaterial,
         PacketCheck::ProviderShape,
     ];
@@ -124,6 +149,8 @@ impl PacketCheck {
             PacketCheck::Checksum => "packet::checksum",
             PacketCheck::Contract => "packet::contract",
             PacketCheck::BranchIsolation => "packet::branch-isolation",
+            PacketCheck::BranchConsistency => "packet::branch-consistency",
+            PacketCheck::RendersFromInput => "packet::renders-from-input",
             PacketCheck::ForbiddenMaterial => "packet::forbidden-material",
             PacketCheck::ProviderShape => "packet::provider-shape",
         }
@@ -178,9 +205,14 @@ impl Check {
             Check::Run(check) => check.name(),
             Check::Corpus(check) => check.name(),
             Check::VerifyNothingFound => "verify::nothing-found",
+            Check::VerifyUnreadable => "verify::unreadable",
+            Check::RunStaleTemp => "run::stale-temp",
             Check::GoldenAgentRequest => "golden::agent-request",
             Check::SchemaSnapshotParity => "schema::snapshot-parity",
             Check::CompileRequest => "compile::request",
+            Check::WireRequest => "wire::request",
+            Check::RunProviderRequest => "run::provider-request",
+            Check::RunAttestation => "run::attestation",
         }
     }
 }
@@ -234,6 +266,9 @@ impl Status {
     }
 }
 
+/// Findings shown per check and outcome; the rest are counted in a note.
+pub const MAX_FINDINGS_PER_CHECK: usize = 100;
+
 /// The result of checking one file or directory. Whether it holds is derived from
 /// its findings, never stored, so adding a finding cannot leave a stale verdict.
 #[derive(Debug, Clone)]
@@ -275,6 +310,8 @@ impl Outcome {
     }
 
     pub fn render(outcomes: &[Outcome], format: Format) -> String {
+        let capped: Vec<Outcome> = outcomes.iter().map(Outcome::capped).collect();
+        let outcomes = capped.as_slice();
         match format {
             Format::Json => {
                 let doc = serde_json::json!({ "ok": Outcome::all_ok(outcomes), "results": outcomes });
@@ -282,6 +319,28 @@ impl Outcome {
             }
             Format::Text => outcomes.iter().map(Outcome::to_text).collect(),
         }
+    }
+
+    /// At most [`MAX_FINDINGS_PER_CHECK`] findings of each check, and a note
+    /// counting the rest: a hostile input cannot flood the report.
+    pub fn capped(&self) -> Outcome {
+        let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+        let mut findings = Vec::new();
+        for finding in &self.findings {
+            let count = seen.entry(finding.check.to_string()).or_default();
+            *count += 1;
+            if *count <= MAX_FINDINGS_PER_CHECK {
+                findings.push(finding.clone());
+            }
+        }
+        let mut notes = self.notes.clone();
+        for (check, count) in seen.into_iter().filter(|(_, n)| *n > MAX_FINDINGS_PER_CHECK) {
+            notes.push(format!(
+                "{} more [{check}] finding(s) not listed (at most {MAX_FINDINGS_PER_CHECK} per check are shown)",
+                count - MAX_FINDINGS_PER_CHECK
+            ));
+        }
+        Outcome { target: self.target.clone(), findings, notes }
     }
 
     fn to_text(&self) -> String {
@@ -295,5 +354,48 @@ impl Outcome {
             text.push_str(&format!("  note: {note}\n"));
         }
         text
+    }
+}
+
+/// Control characters other than newline and tab, as `\u{1b}`: a hostile file
+/// name or id printed in a report cannot drive the terminal.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let is_bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(is_bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_bad(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_are_capped_per_check_with_a_note() {
+        let mut findings: Vec<Finding> =
+            (0..MAX_FINDINGS_PER_CHECK + 5).map(|i| Finding::new("a::flood", format!("$[{i}]"), "dup")).collect();
+        findings.push(Finding::new("b::other", "$", "kept"));
+        let outcome = Outcome::new("x.json", findings);
+        let text = Outcome::render(std::slice::from_ref(&outcome), Format::Text);
+        assert_eq!(text.matches("[a::flood]").count(), MAX_FINDINGS_PER_CHECK + 1, "{text}");
+        assert!(text.contains("note: 5 more [a::flood] finding(s) not listed"), "{text}");
+        assert!(text.contains("[b::other] $: kept") && text.contains("FAILED"));
+        let json = Outcome::render(&[outcome], Format::Json);
+        assert!(json.contains("5 more [a::flood]") && !json.contains(&format!("$[{}]", MAX_FINDINGS_PER_CHECK)));
+    }
+
+    #[test]
+    fn control_characters_are_escaped_but_lines_kept() {
+        assert_eq!(escape_controls("a\u{1b}[2Jb\r\u{7}\u{9b}\n\tc"), "a\\u{1b}[2Jb\\u{d}\\u{7}\\u{9b}\n\tc");
+        assert!(matches!(escape_controls("plain\n"), std::borrow::Cow::Borrowed(_)));
     }
 }

@@ -19,10 +19,8 @@ const MEMBERS: [&str; 3] = ["name", "description", "schema"];
 /// The snapshot bytes the vendored upstream produces: 2-space JSON and a final
 /// newline, byte-identical with the upstream (an error otherwise).
 pub fn generate(config: &Config) -> Result<String> {
-    let path = &config.paths.builder_schema;
-    let file = path.display();
-    let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
-    let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.to_string()))?;
+    let (file, bytes) = config.builder_schema_bytes()?;
+    let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.clone()))?;
     let members: Vec<&str> = value.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
     if members != MEMBERS {
         return Err(Error::shape(file, "$", format!("an object with exactly the members {MEMBERS:?}, in that order")));
@@ -36,7 +34,7 @@ pub fn generate(config: &Config) -> Result<String> {
         return Err(Error::shape(file, "$.schema", "a JSON Schema object"));
     }
     let text = canonical::to_pretty(&value);
-    if text.as_bytes() != bytes.as_slice() {
+    if text.as_bytes() != &*bytes {
         let line = first_difference(&String::from_utf8_lossy(&bytes), &text);
         return Err(Error::shape(
             file,
@@ -53,16 +51,18 @@ pub fn generate(config: &Config) -> Result<String> {
 pub fn check(config: &Config) -> Result<Vec<Finding>> {
     let mut findings = pin_findings(config)?;
     let expected = generate(config)?;
-    let path = &config.paths.schema_snapshot;
-    let file = path.display().to_string();
-    let actual = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
-            return Ok(findings);
-        }
-        Err(e) => return Err(Error::io(path, e)),
+    let actual = match &config.paths.schema_snapshot {
+        Some(path) => match fsutil::read_optional(path, config.limits.max_file_bytes)? {
+            Some(bytes) => bytes,
+            None => {
+                let file = path.display().to_string();
+                findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
+                return Ok(findings);
+            }
+        },
+        None => config.snapshot_bytes()?.1.into_owned(),
     };
+    let file = config.snapshot_bytes().map_or_else(|_| String::new(), |(file, _)| file);
     if actual != expected.as_bytes() {
         let line = first_difference(&String::from_utf8_lossy(&actual), &expected);
         findings.push(Finding::new(
@@ -71,7 +71,7 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
             format!(
                 "snapshot differs from the vendored Builder schema {} (first difference at line {line}); \
                  it is never edited by hand: run `packetproof schema --write`",
-                config.paths.builder_schema.display()
+                config.builder_schema_bytes()?.0
             ),
         ));
     }
@@ -80,15 +80,15 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
 
 /// The vendored upstream against harness.toml's `schema.builder_sha256`.
 fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
-    let path = &config.paths.builder_schema;
-    let actual = digest::sha256(&fsutil::read_bytes(path, config.limits.max_file_bytes)?);
+    let (path, bytes) = config.builder_schema_bytes()?;
+    let actual = digest::sha256(&bytes);
     let pinned = &config.schema.builder_sha256;
     if &actual == pinned {
         return Ok(Vec::new());
     }
     Ok(vec![Finding::new(
         CHECK,
-        path.display().to_string(),
+        path,
         format!(
             "the vendored Builder schema has {actual}, harness.toml pins {pinned}: it is a byte copy of upstream, \
              never edited here; replace it with the upstream file and update schema.builder_sha256 and PROVENANCE.md"
@@ -103,8 +103,12 @@ pub fn write(config: &Config) -> Result<bool> {
         return Err(Error::refused(finding.path, finding.message));
     }
     let text = generate(config)?;
-    let path = &config.paths.schema_snapshot;
-    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+    let Some(path) = &config.paths.schema_snapshot else {
+        return Err(Error::Usage(
+            "the schema snapshot is built in; name paths.schema_snapshot in harness.toml to write one".into(),
+        ));
+    };
+    if fsutil::read_bytes(path, config.limits.max_file_bytes).is_ok_and(|old| old == text.as_bytes()) {
         return Ok(false);
     }
     fsutil::write_atomic(path, text.as_bytes())?;
@@ -114,7 +118,8 @@ pub fn write(config: &Config) -> Result<bool> {
 /// The snapshot as a JSON value (`{name, description, schema}`): the runtime
 /// `outputSchema` of non-Google packets.
 pub fn snapshot(config: &Config) -> Result<Value> {
-    fsutil::read_json(&config.paths.schema_snapshot, config.limits.max_file_bytes)
+    let (file, bytes) = config.snapshot_bytes()?;
+    canonical::parse(&bytes).map_err(|e| e.in_file(file))
 }
 
 fn first_difference(a: &str, b: &str) -> usize {
@@ -140,9 +145,9 @@ mod tests {
     fn with_upstream(text: &str) -> (tempfile::TempDir, Config) {
         let dir = tempfile::tempdir().unwrap();
         let mut config = project();
-        config.paths.builder_schema = dir.path().join("upstream.json");
-        config.paths.schema_snapshot = dir.path().join("snapshot.json");
-        std::fs::write(&config.paths.builder_schema, text).unwrap();
+        config.paths.builder_schema = Some(dir.path().join("upstream.json"));
+        config.paths.schema_snapshot = Some(dir.path().join("snapshot.json"));
+        std::fs::write(dir.path().join("upstream.json"), text).unwrap();
         (dir, config)
     }
 
@@ -150,10 +155,7 @@ mod tests {
     fn committed_snapshot_matches_the_vendored_upstream() {
         assert_eq!(check(&project()).unwrap(), Vec::new());
         let config = project();
-        assert_eq!(
-            std::fs::read(&config.paths.schema_snapshot).unwrap(),
-            std::fs::read(&config.paths.builder_schema).unwrap()
-        );
+        assert_eq!(config.snapshot_bytes().unwrap().1, config.builder_schema_bytes().unwrap().1);
     }
 
     #[test]
@@ -163,12 +165,12 @@ mod tests {
             eprintln!("skipped: {} is absent", path.display());
             return;
         };
-        assert!(std::fs::read(project().paths.builder_schema).unwrap() == reference, "vendored copy drifted");
+        assert!(*project().builder_schema_bytes().unwrap().1 == *reference, "vendored copy drifted");
     }
 
     #[test]
     fn an_edited_upstream_breaks_the_pin_and_write_refuses() {
-        let original = std::fs::read_to_string(project().paths.builder_schema).unwrap();
+        let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
         let (_dir, config) = with_upstream(&original.replacen("\"mustHave\"", "\"must\"", 1));
         let findings = check(&config).unwrap();
         assert_eq!(findings.len(), 2, "{findings:#?}");
@@ -179,7 +181,7 @@ mod tests {
 
     #[test]
     fn generation_refuses_an_upstream_it_cannot_reproduce() {
-        let original = std::fs::read_to_string(project().paths.builder_schema).unwrap();
+        let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
         let value: Value = serde_json::from_str(&original).unwrap();
         let cases = [
             (serde_json::to_string(&value).unwrap(), "printing it again differs"),

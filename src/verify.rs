@@ -20,6 +20,22 @@ enum Target {
     Run(PathBuf),
     /// A golden case folder: agent-request.json beside the packet it must be the view of.
     AgentView(PathBuf),
+    /// A `*.json` that is not a regular file (a FIFO, a device): named, never opened.
+    Skipped(PathBuf, &'static str),
+}
+
+impl Target {
+    fn path(&self) -> &Path {
+        match self {
+            Target::Packet(p) | Target::Run(p) | Target::AgentView(p) | Target::Skipped(p, _) => p,
+        }
+    }
+}
+
+/// The targets of `outcomes` whose files could not be read (`verify` exits 2).
+pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
+    let name: &str = Check::VerifyUnreadable.into();
+    outcomes.iter().filter(|o| o.findings.iter().any(|f| f.check == name)).map(|o| o.target.as_str()).collect()
 }
 
 /// The target name of the corpus layout check in a report.
@@ -31,59 +47,6 @@ pub struct Verification {
     pub outcomes: Vec<Outcome>,
     /// The checks that ran on at least one target, in first-run order.
     pub checks: Vec<&'static str>,
-}
-
-/// Called after each target: (targets done, targets in all, the target just checked).
-pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
-
-/// One outcome per packet and run directory found under `paths`.
-pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
-    Ok(verify_with_progress(config, paths, &mut |_, _, _| {})?.outcomes)
-}
-
-/// [`verify`], reporting progress and the checks that ran.
-pub fn verify_with_progress(config: &Config, paths: &[PathBuf], progress: Progress) -> Result<Verification> {
-    let mut found = Verification::default();
-    let mut runs = Vec::new();
-    // Golden folders of the project's own corpus are also recompiled and checked
-    // for branch isolation: what `cargo test` runs as packet::regenerates.
-    let corpus = crate::corpus::cases(config)?;
-    let mut discovered = Vec::new();
-    for path in paths {
-        discovered.push((path, discover(path, config)?));
-    }
-    let total = discovered.iter().map(|(_, targets)| targets.len()).sum();
-    for (path, targets) in discovered {
-        if targets.is_empty() {
-            let shown = path.display().to_string();
-            let nothing =
-                Finding::new(Check::VerifyNothingFound, shown.clone(), "no packet or run directory found here");
-            found.outcomes.push(Outcome::new(shown, vec![nothing]));
-        }
-        for target in targets {
-            let (outcome, checks) = match target {
-                Target::Packet(file) => verify_packet(&file, &corpus, config),
-                Target::Run(dir) => {
-                    runs.push((found.outcomes.len(), dir.clone()));
-                    (verify_run(&dir, config), RunCheck::ALL.map(RunCheck::name).to_vec())
-                }
-                Target::AgentView(dir) => (verify_agent_view(&dir, config), vec![Check::GoldenAgentRequest.name()]),
-            };
-            found.ran(&checks);
-            progress(found.outcomes.len() + 1, total, &outcome.target);
-            found.outcomes.push(outcome);
-        }
-    }
-    flag_reused_tasks(&mut found.outcomes, &runs, config);
-    // Verifying the corpus (or a folder in it) also checks that nothing in it is skipped.
-    let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
-    let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
-    if paths.iter().any(touches) {
-        let findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
-        found.outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
-        found.ran(&[CorpusCheck::Layout.name()]);
-    }
-    Ok(found)
 }
 
 impl Verification {
@@ -102,16 +65,110 @@ impl Verification {
     }
 }
 
+/// Called after each target: (targets done, targets in all, the target just checked).
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
+
+/// One outcome per packet and run directory found under `paths`.
+pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
+    verify_with_keys(config, paths, &[])
+}
+
+/// `verify`, with the keys a run's attestation must be signed by (none: an
+/// attestation present is still checked against the run's files).
+pub fn verify_with_keys(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+) -> Result<Vec<Outcome>> {
+    Ok(verify_with_progress(config, paths, keys, &mut |_, _, _| {})?.outcomes)
+}
+
+/// [`verify_with_keys`], reporting progress and the checks that ran.
+pub fn verify_with_progress(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+    progress: Progress,
+) -> Result<Verification> {
+    let mut found = Verification::default();
+    let mut runs = Vec::new();
+    // Golden folders of the project's own corpus are also recompiled and checked
+    // for branch isolation: what `cargo test` runs as packet::regenerates.
+    let corpus = crate::corpus::cases(config)?;
+    // `verify A A`, or a folder and a run inside it: each target is checked once.
+    let mut seen = std::collections::HashSet::new();
+    let mut discovered = Vec::new();
+    for path in paths {
+        let mut targets = discover(path, config)?;
+        let found_any = !targets.is_empty();
+        targets.retain(|t| seen.insert(t.path().canonicalize().unwrap_or_else(|_| t.path().to_path_buf())));
+        discovered.push((path, found_any, targets));
+    }
+    let total = discovered.iter().map(|(_, _, targets)| targets.len()).sum();
+    for (path, found_any, targets) in discovered {
+        if !found_any {
+            found.outcomes.push(Outcome::new(
+                path.display().to_string(),
+                vec![Finding::new(
+                    Check::VerifyNothingFound,
+                    path.display().to_string(),
+                    "no packet or run directory found here",
+                )],
+            ));
+        }
+        for target in targets {
+            let (outcome, checks) = match target {
+                Target::Packet(file) => verify_packet(&file, &corpus, config),
+                Target::Run(dir) => {
+                    runs.push((found.outcomes.len(), dir.clone()));
+                    (verify_run(&dir, keys, config), RunCheck::ALL.map(RunCheck::name).to_vec())
+                }
+                Target::AgentView(dir) => (verify_agent_view(&dir, config), vec![Check::GoldenAgentRequest.name()]),
+                Target::Skipped(file, kind) => {
+                    let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
+                    outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
+                    (outcome, Vec::new())
+                }
+            };
+            found.ran(&checks);
+            progress(found.outcomes.len() + 1, total, &outcome.target);
+            found.outcomes.push(outcome);
+        }
+    }
+    flag_reused_tasks(&mut found.outcomes, &runs, config);
+    // Verifying the corpus (or a folder in it) also checks that nothing in it is skipped.
+    let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
+    let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
+    if !corpus.is_empty() && paths.iter().any(touches) {
+        let findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
+        found.outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
+        found.ran(&[CorpusCheck::Layout.name()]);
+    }
+    Ok(found)
+}
+
 /// A packet against the contract; the golden packet of a corpus case is also
 /// recompiled from its request and checked for branch isolation.
 fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> (Outcome, Vec<&'static str>) {
     let shown = file.display().to_string();
     let mut checks: Vec<&'static str> = packet::VALIDATE_CHECKS.map(PacketCheck::name).to_vec();
     let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
-        Ok(value) => Outcome::new(shown, packet::validate(&value, config)),
+        Ok(value) => {
+            let mut outcome = Outcome::new(shown, packet::validate(&value, config));
+            outcome.notes = packet::notes(&value, config);
+            if let Some(map) = value.as_object() {
+                add_rendering(&mut outcome, map, config, "");
+            }
+            crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
+            outcome
+        }
+        Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
+            let unreadable = Finding::new(Check::VerifyUnreadable, shown.clone(), e.to_string());
+            return (Outcome::new(shown, vec![unreadable]), Vec::new());
+        }
         Err(e) => {
-            let unreadable = Finding::new(PacketCheck::Contract, shown.clone(), e.to_string());
-            return (Outcome::new(shown, vec![unreadable]), vec![PacketCheck::Contract.name()]);
+            let refused = Finding::new(PacketCheck::Contract, shown.clone(), e.to_string());
+            return (Outcome::new(shown, vec![refused]), vec![PacketCheck::Contract.name()]);
         }
     };
     let real = |p: &Path| p.canonicalize().ok();
@@ -143,7 +200,11 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
         return Outcome::new(shown.clone(), vec![Finding::new(Check::GoldenAgentRequest, shown, message)]);
     }
     let findings = match (read(&packet_file), read(&file)) {
-        (Ok(Value::Object(packet)), Ok(request)) if crate::provider::agent_request(&packet) == request => Vec::new(),
+        (Ok(Value::Object(packet)), Ok(request))
+            if crate::numbers::same(&crate::provider::agent_request(&packet), &request) =>
+        {
+            Vec::new()
+        }
         (Ok(Value::Object(_)), Ok(_)) => {
             vec![Finding::new(
                 Check::GoldenAgentRequest,
@@ -159,10 +220,41 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     Outcome::new(shown, findings)
 }
 
-fn verify_run(dir: &Path, config: &Config) -> Outcome {
-    let mut outcome = Outcome::new(dir.display().to_string(), checks::all(dir, None, config));
+fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
+    let mut findings = checks::all(dir, None, config);
+    findings.extend(crate::run::provider_request::check(dir, config));
+    findings.extend(crate::run::attestation::check(dir, keys, config));
+    for temp in fsutil::Dir::stale_temps(dir) {
+        findings.push(Finding::new(
+            Check::RunStaleTemp,
+            temp.display().to_string(),
+            "a temp file left by a step that was killed; the next prepare, evaluate or complete removes it",
+        ));
+    }
+    let mut outcome = Outcome::new(dir.display().to_string(), findings);
+    if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
+        outcome
+            .notes
+            .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
+    }
     outcome.notes.push(format!("stage: {}", stage(dir)));
+    crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
+    // The run's packet, rebuilt from its own files, must render from its own evidence too
+    // (when it cannot be rebuilt, the run checks above already say why).
+    let rebuilt = crate::run::Run::open(dir, config).and_then(|run| run.packet(None));
+    if let Ok(Value::Object(map)) = rebuilt {
+        add_rendering(&mut outcome, &map, config, "packet ");
+    }
     outcome
+}
+
+/// `packet::renders-from-input` on a packet verify found, whatever its origin.
+/// `prefix` says which file a path is in (the rebuilt packet of a run).
+fn add_rendering(outcome: &mut Outcome, packet: &serde_json::Map<String, Value>, config: &Config, prefix: &str) {
+    let verdict = crate::check::renders_from_input::check(packet, config);
+    let findings = verdict.findings.into_iter().map(|f| Finding { path: format!("{prefix}{}", f.path), ..f });
+    outcome.findings.extend(findings);
+    outcome.notes.extend(verdict.notes);
 }
 
 /// How far the run has come, by which files exist (for the report only).
@@ -207,6 +299,9 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
     if !meta.is_dir() {
         return Ok(vec![Target::Packet(path.to_path_buf())]);
     }
+    // `verify LINK` to a run directory: the walk starts at the directory itself.
+    let is_dir =
+        |entry: &walkdir::DirEntry| entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
     let mut targets = Vec::new();
     let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
     let walker = walker.filter_entry(paths::may_hold_runs);
@@ -214,7 +309,7 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
         let entry = entry
             .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
         let p = entry.path();
-        if entry.file_type().is_dir() {
+        if is_dir(&entry) {
             let has = |name: &str| p.join(name).is_file();
             // A golden folder that lost its packet is still a golden folder, not a run.
             let golden = p.starts_with(&config.paths.golden) || real(p).starts_with(real(&config.paths.golden));
@@ -223,6 +318,8 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
             } else if has(AGENT_REQUEST) {
                 targets.push(Target::AgentView(p.to_path_buf()));
             }
+        } else if let Some(kind) = non_regular_json(p) {
+            targets.push(Target::Skipped(p.to_path_buf(), kind));
         } else if is_packet_file(p, config) {
             targets.push(Target::Packet(p.to_path_buf()));
         }
@@ -232,6 +329,17 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
 
 fn real(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A `*.json` entry that is not (a symlink to) a regular file: what it is.
+fn non_regular_json(path: &Path) -> Option<&'static str> {
+    if !path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".json")) {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => Some(fsutil::kind(&meta.file_type())),
+        _ => None,
+    }
 }
 
 fn is_packet_file(path: &Path, config: &Config) -> bool {

@@ -6,6 +6,7 @@
 //! catch-all: a new check does not compile until it is wired here.
 
 pub mod packet;
+pub mod renders_from_input;
 pub mod stale;
 
 use crate::corpus::fixture_run::{self, CompletionRecord, COMPLETION_RECORD, LIFECYCLE};
@@ -48,9 +49,14 @@ pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
         Check::Run(check) => on_fixture_run(check, case, config),
         Check::Corpus(_)
         | Check::VerifyNothingFound
+        | Check::VerifyUnreadable
+        | Check::RunStaleTemp
         | Check::GoldenAgentRequest
         | Check::SchemaSnapshotParity
-        | Check::CompileRequest => Err(Error::Usage(format!("{check} is not a check of one fixture"))),
+        | Check::CompileRequest
+        | Check::WireRequest
+        | Check::RunProviderRequest
+        | Check::RunAttestation => Err(Error::Usage(format!("{check} is not a check of one fixture"))),
     }
 }
 
@@ -69,11 +75,13 @@ pub fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config: &Confi
 pub fn on_object(check: PacketCheck, map: &Map<String, Value>, case: &Case, config: &Config) -> Result<Vec<Finding>> {
     Ok(match check {
         PacketCheck::Regenerates => packet::regenerates(case, &Value::Object(map.clone()), config)?.findings,
-        PacketCheck::ExactInputHash => crate::packet::exact_input_hash(map),
+        PacketCheck::ExactInputHash => crate::packet::exact_input_hash(map, config),
         PacketCheck::Checksum => crate::packet::checksum(map),
         PacketCheck::Contract => crate::packet::contract(map, config),
         PacketCheck::ForbiddenMaterial => crate::packet::forbidden_material(map, config),
         PacketCheck::ProviderShape => crate::packet::provider_shape(map, config),
+        PacketCheck::BranchConsistency => crate::packet::branch_consistency::check(map, config),
+        PacketCheck::RendersFromInput => renders_from_input::check(map, config).findings,
         PacketCheck::BranchIsolation => {
             branch_isolation(map, &case.request, config, &case.request_path().display().to_string())
         }

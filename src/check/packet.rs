@@ -49,7 +49,7 @@ impl Mismatch {
 
 /// Recompile the request and compare with the packet byte for byte (as pretty JSON).
 pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
-    let produced = match compile::compile(&case.request, config, &case.request_path().display().to_string()) {
+    let produced = match crate::corpus::produce(case, config) {
         Ok(produced) => produced,
         Err(e) => {
             return Ok(vec![Finding::new(
@@ -96,7 +96,7 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
     let stored = fsutil::read_json(&file, config.limits.max_file_bytes)?;
     let Some(map) = packet.as_object() else { return Ok(Checked::default()) };
     let produced = crate::provider::agent_request(map);
-    if stored == produced {
+    if crate::numbers::same(&stored, &produced) {
         return Ok(Checked::default());
     }
     let message = format!("{} is not the agent view of the golden packet; {}", file.display(), rebless_hint(case));
@@ -226,16 +226,10 @@ fn unrendered_partial_findings(packet: &Map<String, Value>, config: &Config) -> 
 pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> Vec<(String, String)> {
     let rendered: Vec<&str> =
         packet.get("promptPaths").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-    let root = &config.paths.prompts;
-    let templates: Vec<(String, String)> = walkdir::WalkDir::new(root)
-        .sort_by_file_name()
+    let templates: Vec<(String, String)> = config
+        .prompt_templates()
         .into_iter()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| {
-            let name = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
-            Some((name, std::fs::read_to_string(e.path()).ok()?))
-        })
+        .filter_map(|(name, bytes)| Some((name, String::from_utf8(bytes).ok()?)))
         .collect();
     let rendered_text: String =
         templates.iter().filter(|(name, _)| rendered.contains(&name.as_str())).map(|(_, text)| text.as_str()).collect();

@@ -9,8 +9,8 @@ use crate::diff::{group, ChangeGroup};
 use serde_json::Value;
 use std::sync::Mutex;
 
-/// The command that re-blesses every stale case (golden files are written only
-/// after the developer has read the grouped diff).
+/// The command that re-blesses every stale case under `cargo test` (golden files
+/// are written only after the developer has read the grouped diff).
 pub const BLESS_COMMAND: &str = "PACKETPROOF_BLESS=1 cargo test";
 
 const LABELS: (&str, &str) = ("golden", "recompiled");
@@ -43,9 +43,9 @@ impl StaleGoldens {
         group(found, LABELS)
     }
 
-    /// Every distinct change once, with the cases it affects, then the command.
-    /// Empty when nothing was recorded.
-    pub fn report(&self) -> String {
+    /// Every distinct change once, with the cases it affects, then `command` (the
+    /// one that re-blesses them). Empty when nothing was recorded.
+    pub fn report(&self, command: &str) -> String {
         let groups = self.groups();
         if groups.is_empty() {
             return String::new();
@@ -70,9 +70,7 @@ impl StaleGoldens {
                 body => text.push_str(&body),
             }
         }
-        text.push_str(&format!(
-            "\nIf these changes are intended, re-bless the {cases} case(s):\n    {BLESS_COMMAND}\n"
-        ));
+        text.push_str(&format!("\nIf these changes are intended, re-bless the {cases} case(s):\n    {command}\n"));
         text
     }
 
@@ -134,13 +132,13 @@ mod tests {
     fn a_template_edit_reads_as_one_change_ending_with_the_bless_command() {
         let (dir, config) = blessed_copy();
         let (stale, failed) = gate(&config);
-        assert!(stale.is_empty() && failed == 0, "a fresh bless is not current: {}", stale.report());
+        assert!(stale.is_empty() && failed == 0, "a fresh bless is not current: {}", stale.report(BLESS_COMMAND));
         let template = dir.path().join("references/prompts/system.md.j2");
         let text = std::fs::read_to_string(&template).unwrap();
         let sentence = "This sentence was added by the stale-report test.";
         std::fs::write(&template, text.replacen('\n', &format!(" {sentence}\n"), 1)).unwrap();
         let (stale, failed) = gate(&config);
-        let report = stale.report();
+        let report = stale.report(BLESS_COMMAND);
         let groups = stale.groups();
         assert_eq!(groups.len(), 1, "{report}");
         assert_eq!(groups[0].cases.len(), failed, "{report}");

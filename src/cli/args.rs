@@ -1,6 +1,8 @@
 //! The clap structures of the command line: every command, every argument, each
 //! with a description (a unit test checks that none is left without one).
 
+use super::{provenance, test};
+use crate::config::Policy;
 use crate::Format;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -25,19 +27,22 @@ Exit status: 0 everything holds, 1 a check failed, 2 bad usage or unreadable inp
     after_help = AFTER_HELP
 )]
 pub struct Cli {
+    /// The exact Google text-JSON suffix to expect instead of the one harness.toml names, for
+    /// packets made by another exporter. Taken by validate, export, prepare, evaluate, complete,
+    /// verify, test, wire and attest; refused by the others (bless and release-check compare
+    /// with golden files, which carry the project's own suffix).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub google_suffix_file: Option<PathBuf>,
+    /// The settings file (default: harness.toml in PACKETPROOF_ROOT, else in the current
+    /// directory or a parent, else the built-in settings).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Whether generator prompts in asset examples fail a packet or are only noted
+    /// (harness.toml packet.asset_example_prompts): `warn` for another exporter's packets.
+    #[arg(long, global = true, value_enum, value_name = "POLICY")]
+    pub asset_example_prompts: Option<PolicyArg>,
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// `--google-suffix-file`, on the commands that read or write Google packets
-/// made by another exporter (not on bless or release-check, which compare with
-/// golden files carrying the project's own suffix).
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct SuffixArg {
-    /// The exact Google text-JSON suffix to expect instead of the one harness.toml names
-    /// (`paths.google_suffix`), for packets made by another exporter.
-    #[arg(long, value_name = "FILE")]
-    pub google_suffix_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -58,8 +63,6 @@ pub enum Command {
         /// `text`: one line per finding; `json`: the outcome as a document.
         #[arg(long, value_enum, default_value_t)]
         format: FormatArg,
-        #[command(flatten)]
-        suffix: SuffixArg,
     },
     /// Compile a request into a runtime packet (stdout, or --out written atomically).
     Export {
@@ -69,8 +72,6 @@ pub enum Command {
         /// Write the packet here (atomically, only when it compiles) instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
-        #[command(flatten)]
-        suffix: SuffixArg,
     },
     /// Check (or rewrite) the output schema snapshot against its source.
     #[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "write"])))]
@@ -104,15 +105,53 @@ pub enum Command {
         /// The run directory to write (created; an existing one must hold the same preparation).
         #[arg(long, value_name = "DIR")]
         out_dir: PathBuf,
-        #[command(flatten)]
-        suffix: SuffixArg,
+        /// The runtime schema snapshot to pin (for packets made elsewhere); a non-Google
+        /// packet's outputSchema must equal it. Default: the suite's, else the built-in one.
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
     },
+    /// Write a working conformance suite into an empty folder (default: the current one).
+    Init {
+        /// The empty folder to write the suite into (default: the current directory).
+        dir: Option<PathBuf>,
+    },
+    /// Run the conformance gate's trials (as `cargo test` does), from the binary.
+    Test(test::TestArgs),
     /// Evaluate a run's raw output and write evaluation.json.
     Evaluate(EvaluateArgs),
     /// Write completion.json for a run whose evaluation passed.
     Complete(CompleteArgs),
     /// Check packets and run directories (searched recursively) against every rule.
     Verify(VerifyArgs),
+    /// Print the exact provider request body a packet implies, or check a captured request.
+    Wire {
+        /// The runtime packet whose provider request body is printed or checked.
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        /// anthropic, openai-chat, openai-responses or gemini.
+        #[arg(long, value_parser = provenance::parse_api)]
+        api: crate::wire::Api,
+        /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
+        #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
+        check: Option<PathBuf>,
+        /// Write the body here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// `text` or `json` (for --check).
+        #[arg(long, value_enum, default_value_t)]
+        format: FormatArg,
+    },
+    /// Sign a completed run: a DSSE envelope over an in-toto statement of its files.
+    Attest {
+        /// The completed run directory.
+        run_dir: PathBuf,
+        /// Ed25519 private key, PKCS#8 PEM (`openssl genpkey -algorithm ed25519`).
+        #[arg(long, value_name = "KEY.pem")]
+        key: PathBuf,
+        /// Where to write the envelope (default RUN_DIR/attestation.json; never overwritten).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -125,9 +164,6 @@ pub struct BlessArgs {
     /// What to do with golden folders that belong to no fixture.
     #[arg(long, value_enum, default_value_t, value_name = "ACTION")]
     pub unreferenced: UnreferencedArg,
-    /// Refused: golden files always carry the project's own Google suffix.
-    #[arg(long, value_name = "FILE", hide = true)]
-    pub google_suffix_file: Option<PathBuf>,
 }
 
 /// `bless --unreferenced`.
@@ -169,6 +205,22 @@ impl From<FormatArg> for Format {
     }
 }
 
+/// `--asset-example-prompts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    Warn,
+    Fail,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(arg: PolicyArg) -> Policy {
+        match arg {
+            PolicyArg::Warn => Policy::Warn,
+            PolicyArg::Fail => Policy::Fail,
+        }
+    }
+}
+
 /// `release-check --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ReleaseFormatArg {
@@ -205,8 +257,10 @@ pub struct EvaluateArgs {
     /// `json` prints the evaluation document itself.
     #[arg(long, value_enum, default_value_t)]
     pub format: FormatArg,
-    #[command(flatten)]
-    pub suffix: SuffixArg,
+    /// A schema snapshot to pin: the schema the answer is judged against (a Google run's
+    /// held-back snapshot, else the packet's outputSchema) must be this one.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -229,8 +283,6 @@ pub struct CompleteArgs {
     /// Where agent task ids must be unique; default: the run directory's parent.
     #[arg(long, value_name = "DIR")]
     pub runs_root: Option<PathBuf>,
-    #[command(flatten)]
-    pub suffix: SuffixArg,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -245,8 +297,10 @@ pub struct VerifyArgs {
     /// List every file checked, not only the failures (text format).
     #[arg(short, long)]
     pub verbose: bool,
-    #[command(flatten)]
-    pub suffix: SuffixArg,
+    /// An Ed25519 public key (SPKI PEM) whose signature a run's attestation.json must
+    /// carry; repeatable (any one of them suffices).
+    #[arg(long = "trusted-key", value_name = "PUB.pem")]
+    pub trusted_keys: Vec<PathBuf>,
 }
 
 #[cfg(test)]
@@ -267,17 +321,5 @@ mod tests {
             }
         }
         assert_eq!(missing, Vec::<String>::new());
-    }
-
-    /// --google-suffix-file is offered where a foreign suffix is accepted, and only there.
-    #[test]
-    fn the_suffix_option_is_offered_only_where_accepted() {
-        let cli = Cli::command();
-        let offered: Vec<&str> = cli
-            .get_subcommands()
-            .filter(|c| c.get_arguments().any(|a| a.get_id() == "google_suffix_file" && !a.is_hide_set()))
-            .map(|c| c.get_name())
-            .collect();
-        assert_eq!(offered, ["validate", "export", "prepare", "evaluate", "complete", "verify"]);
     }
 }

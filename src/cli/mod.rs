@@ -5,18 +5,27 @@
 
 pub mod args;
 pub mod print;
+mod provenance;
 mod review;
+mod test;
 
 pub use args::*;
 
 use crate::run::{self, CompleteRequest, EvaluateRequest};
 use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result, Status};
 use clap::Parser;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Test(args) = &cli.command {
+        // Exit codes as cargo test's: 0 passed, 101 a trial failed (2: could not run).
+        return test::main(&cli, args).unwrap_or_else(|error| {
+            print::error(&error);
+            ExitCode::from(2)
+        });
+    }
     match dispatch(cli) {
         Ok(Status::Holds) => ExitCode::SUCCESS,
         Ok(Status::Failed) => ExitCode::from(1),
@@ -29,69 +38,111 @@ pub fn main() -> ExitCode {
 
 /// Run one parsed command.
 pub fn dispatch(cli: Cli) -> Result<Status> {
-    let config = |suffix: &SuffixArg| load_config(suffix.google_suffix_file.as_deref());
+    let suffix = cli.google_suffix_file.as_deref();
+    let policy = cli.asset_example_prompts;
+    let load_config = |suffix| load_config(cli.config.as_deref(), suffix, policy);
+    let suite = |command: &str| -> Result<Config> {
+        let config = load_config(suffix)?;
+        config.require_suite(command)?;
+        Ok(config)
+    };
     match cli.command {
+        // The suffix belongs to packets made elsewhere; these commands read none.
+        Command::Canon { .. } | Command::Schema { .. } | Command::ReleaseCheck { .. } | Command::Init { .. }
+            if suffix.is_some() =>
+        {
+            Err(Error::Usage(
+                "--google-suffix-file is for commands that read packets made elsewhere (validate, export, prepare, \
+                 evaluate, complete, verify, test, wire, attest); this one does not take it"
+                    .into(),
+            ))
+        }
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
-        Command::Validate { packet, format, suffix } => validate(&config(&suffix)?, &packet, format.into()),
-        Command::Export { request, out, suffix } => {
+        Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format.into()),
+        Command::Export { request, out } => {
             // Compile first, write after: nothing is written on refusal.
-            let text = crate::compile::export(&config(&suffix)?, &request)?;
+            let config = load_config(suffix)?;
+            if let Some(out) = &out {
+                // Only a packet this command wrote (or an empty file) is ever replaced.
+                run::refuse_foreign_export(out, &request, &config)?;
+            }
+            let text = crate::compile::export(&config, &request)?;
             match out {
                 Some(path) => fsutil::write_atomic(&path, text.as_bytes())?,
                 None => print::bytes(text.as_bytes())?,
             }
             Ok(Status::Holds)
         }
-        Command::Schema { write, format, .. } => schema(&load_config(None)?, write, format.into()),
-        Command::Bless(args) => bless(args),
+        Command::Schema { write, format, .. } => schema(&load_config(suffix)?, write, format.into()),
+        Command::Bless(_) if suffix.is_some() => Err(Error::Usage(
+            "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
+        )),
+        Command::Bless(args) => bless(&suite("bless")?, args),
         Command::ReleaseCheck { base, format } => {
-            let report = crate::release::check(&load_config(None)?, base.as_deref())?;
+            let report = crate::release::check(&suite("release-check")?, base.as_deref())?;
             print::release(&report, format.into())?;
             Ok(Status::from_ok(report.ok))
         }
-        Command::Prepare { packet, out_dir, suffix } => {
-            let written = run::prepare::prepare(&config(&suffix)?, &packet, &out_dir)?;
-            print::prepared(&out_dir, &written);
+        Command::Prepare { packet, out_dir, schema } => {
+            let mut config = load_config(suffix)?;
+            if schema.is_some() {
+                config.paths.schema_snapshot = schema;
+            }
+            let written = run::prepare::prepare(&config, &packet, &out_dir)?;
+            print::prepared(&out_dir, &written)?;
             Ok(Status::Holds)
         }
-        Command::Evaluate(args) => evaluate(&config(&args.suffix)?, args),
+        Command::Evaluate(args) => evaluate(&load_config(suffix)?, args),
         Command::Complete(args) => {
             let agent_task = args.agent_task.clone();
-            let written = run::complete::complete(&config(&args.suffix)?, &args.into())?;
-            print::completed(&written, &agent_task);
+            let (written, runs_root) = run::complete::complete(&load_config(suffix)?, &args.into())?;
+            print::completed(&written, &agent_task, &runs_root)?;
             Ok(Status::Holds)
         }
         Command::Verify(args) => {
-            let config = config(&args.suffix)?;
+            let keys = provenance::trusted_keys(&args.trusted_keys)?;
+            let config = load_config(suffix)?;
             let mut progress = print::ProgressLine::new();
-            let found = crate::verify::verify_with_progress(&config, &args.paths, &mut |done, total, target| {
+            let found = crate::verify::verify_with_progress(&config, &args.paths, &keys, &mut |done, total, target| {
                 progress.update(done, total, target)
             });
             progress.finish();
-            print::verification(&found?, args.format.into(), args.verbose)
+            let found = found?;
+            let status = print::verification(&found, args.format.into(), args.verbose)?;
+            // An unreadable file is exit 2 here as in validate: the report above says which.
+            let unreadable = crate::verify::unreadable(&found.outcomes);
+            if !unreadable.is_empty() {
+                return Err(Error::refused(unreadable.join(", "), "could not be read (see the report above)"));
+            }
+            Ok(status)
+        }
+        Command::Init { dir } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+            print::initialized(&dir, &crate::init::init(&dir)?)?;
+            Ok(Status::Holds)
+        }
+        Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
+        Command::Wire { packet, api, check, out, format } => {
+            provenance::wire(&load_config(suffix)?, &packet, api, check.as_deref(), out.as_deref(), format.into())
+        }
+        Command::Attest { run_dir, key, out } => {
+            provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
         }
     }
 }
 
 /// `packetproof bless`: every case (or, with --review, each changed case the
 /// developer accepts), then the golden folders no fixture explains.
-fn bless(args: BlessArgs) -> Result<Status> {
-    if args.google_suffix_file.is_some() {
-        return Err(Error::Usage(
-            "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
-        ));
-    }
-    let config = load_config(None)?;
+fn bless(config: &Config, args: BlessArgs) -> Result<Status> {
     let mut status = if args.review {
-        review::review(&config, args.filter.as_deref())?
+        review::review(config, args.filter.as_deref())?
     } else {
-        let blessed = crate::bless::bless(&config, args.filter.as_deref())?;
-        print::blessed(&blessed);
+        print::blessed(&crate::bless::bless(config, args.filter.as_deref())?)?;
         Status::Holds
     };
     let action = args.unreferenced.into();
-    let folders = crate::bless::unreferenced(&config, action)?;
-    print::unreferenced(&folders, action);
+    let folders = crate::bless::unreferenced(config, action)?;
+    print::unreferenced(&folders, action)?;
     if action == crate::bless::Unreferenced::Reject && !folders.is_empty() {
         status = Status::Failed;
     }
@@ -100,7 +151,13 @@ fn bless(args: BlessArgs) -> Result<Status> {
 
 impl From<EvaluateArgs> for EvaluateRequest {
     fn from(args: EvaluateArgs) -> Self {
-        EvaluateRequest { run_dir: args.run_dir, packet: args.packet, output: args.output, report: args.report }
+        EvaluateRequest {
+            run_dir: args.run_dir,
+            packet: args.packet,
+            output: args.output,
+            report: args.report,
+            schema: args.schema,
+        }
     }
 }
 
@@ -117,8 +174,13 @@ impl From<CompleteArgs> for CompleteRequest {
     }
 }
 
-fn load_config(suffix: Option<&Path>) -> Result<Config> {
-    Config::load(&Config::find_root()?, suffix)
+/// The settings (see [`Config::discover`]), with the global overrides applied.
+pub(crate) fn load_config(file: Option<&Path>, suffix: Option<&Path>, policy: Option<PolicyArg>) -> Result<Config> {
+    let mut config = Config::discover(file, suffix)?;
+    if let Some(policy) = policy {
+        config.packet.asset_example_prompts = policy.into();
+    }
+    Ok(config)
 }
 
 fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
@@ -147,24 +209,25 @@ fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
         return Err(Error::Usage(format!("{} is {kind}", path.display())));
     }
     let mut outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
-    outcome.notes = packet::key_order_notes(&value);
-    Ok(print::outcomes(&[outcome], format))
+    outcome.notes = packet::notes(&value, config);
+    crate::numbers::quote_as_written_in(&mut outcome.findings, path, config.limits.max_file_bytes);
+    print::outcomes(&[outcome], format)
 }
 
 /// `packetproof schema --check | --write`.
 fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
-    let snapshot = &config.paths.schema_snapshot;
+    let snapshot = config.snapshot_bytes()?.0;
     if write {
-        print::schema_written(snapshot, crate::schema::write(config)?);
+        print::schema_written(&snapshot, crate::schema::write(config)?)?;
         return Ok(Status::Holds);
     }
     let findings = crate::schema::check(config)?;
-    Ok(print::outcomes(&[Outcome::new(snapshot.display().to_string(), findings)], format))
+    print::outcomes(&[Outcome::new(snapshot, findings)], format)
 }
 
 fn evaluate(config: &Config, args: EvaluateArgs) -> Result<Status> {
     let format = args.format.into();
     let (evaluation, report) = run::evaluate::evaluate(config, &args.into())?;
-    print::evaluation(&evaluation, &report, format);
+    print::evaluation(&evaluation, &report, format)?;
     Ok(Status::from_ok(evaluation.ok))
 }

@@ -52,6 +52,13 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     Ok(packet)
 }
 
+/// The prompts the project's templates render over a packet's own renderInput and
+/// resolvedBranch, with the templates rendered (for `packet::renders-from-input`).
+pub(crate) fn render_prompts(config: &Config, render_input: &Value, branch: &Value) -> Result<prompts::Rendered> {
+    let snapshot = schema::snapshot(config)?;
+    prompts::render(config, render_input, branch, snapshot["name"].as_str().unwrap_or_default())
+}
+
 /// The packet, field for field in the key order of the Node packets.
 fn assemble(
     request: &Value,

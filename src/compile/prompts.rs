@@ -29,6 +29,7 @@ pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name
     let root = config.paths.prompts.clone();
     let loaded: Loaded = Arc::default();
     let env = environment(root.clone(), loaded.clone());
+    let root = root.unwrap_or_else(|| PathBuf::from(format!("<built-in {}>", crate::builtin::PROMPTS_PATH)));
     let context = context(input, branch, schema_name);
     let render = |name: &str| -> Result<String> {
         let text =
@@ -43,7 +44,8 @@ pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name
     Ok(Rendered { system, user, paths: loaded.into_iter().map(|(name, _)| name).collect(), versions })
 }
 
-fn environment(root: PathBuf, loaded: Loaded) -> Environment<'static> {
+/// `root`: the prompts folder; `None`: the built-in templates.
+fn environment(root: Option<PathBuf>, loaded: Loaded) -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
@@ -51,15 +53,22 @@ fn environment(root: PathBuf, loaded: Loaded) -> Environment<'static> {
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
     env.set_loader(move |name| {
-        let Some(path) = template_path(&root, name) else {
+        let Some(root) = &root else {
+            let text = crate::builtin::prompt(name);
+            if let Some(text) = text {
+                loaded.lock().unwrap_or_else(|e| e.into_inner()).push((name.to_owned(), text.as_bytes().to_vec()));
+            }
+            return Ok(text.map(str::to_owned));
+        };
+        let Some(path) = template_path(root, name) else {
             return Err(minijinja::Error::new(
                 minijinja::ErrorKind::InvalidOperation,
                 format!("template name {name:?} leaves {}", root.display()),
             ));
         };
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let bytes = match crate::fsutil::read_optional(&path, crate::fsutil::DEFAULT_MAX_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 return Err(minijinja::Error::new(
                     minijinja::ErrorKind::InvalidOperation,
@@ -153,7 +162,7 @@ mod tests {
             std::fs::write(path, text).unwrap();
         }
         let mut config = Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
-        config.paths.prompts = dir.path().to_path_buf();
+        config.paths.prompts = Some(dir.path().to_path_buf());
         (dir, config)
     }
 

@@ -26,7 +26,7 @@ impl CompletionRecord {
         if !path.is_file() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| crate::Error::io(&path, e))?;
+        let text = crate::fsutil::read_to_string(&path, crate::fsutil::DEFAULT_MAX_BYTES)?;
         toml::from_str(&text)
             .map(Some)
             .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })
@@ -100,7 +100,7 @@ fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) ->
         if name == COMPLETION_RECORD || !entry.path().is_file() || !pick(&name) {
             continue;
         }
-        let bytes = std::fs::read(entry.path()).map_err(|e| crate::Error::io(entry.path(), e))?;
+        let bytes = crate::fsutil::read_bytes(&entry.path(), crate::fsutil::DEFAULT_MAX_BYTES)?;
         fsutil::write_atomic(&dir.join(&name), &bytes)?;
     }
     Ok(())

@@ -23,7 +23,7 @@ pub fn require_dirs(config: &Config) -> Result<()> {
     for (key, dir) in [("paths.fixtures", &config.paths.fixtures), ("paths.golden", &config.paths.golden)] {
         if !dir.is_dir() {
             return Err(Error::Config {
-                file: config.root.join(crate::config::FILE_NAME).display().to_string(),
+                file: config.file.as_deref().unwrap_or(&config.root).display().to_string(),
                 message: format!(
                     "{key} names {}, which is not a directory: fix the path, or create the directory \
                      (packetproof never creates it)",

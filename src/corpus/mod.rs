@@ -59,8 +59,16 @@ impl Case {
 
 /// Every case under `paths.fixtures`, sorted by name. An unreadable or invalid
 /// request.json is an error naming the file (a corpus is never silently partial),
-/// and so is a configured fixtures or golden directory that does not exist.
+/// and so is a configured fixtures or golden directory that does not exist beside
+/// the other one.
 pub fn cases(config: &Config) -> Result<Vec<Case>> {
+    // Without a settings file (the built-in defaults) there is no suite, and a settings
+    // file beside neither corpus folder (a project that only checks runs) has no corpus.
+    // With one folder there, the other must exist too: a misspelt path is an error.
+    let (fixtures, golden) = (config.paths.fixtures.is_dir(), config.paths.golden.is_dir());
+    if config.file.is_none() || (!fixtures && !golden) {
+        return Ok(Vec::new());
+    }
     layout::require_dirs(config)?;
     let root = &config.paths.fixtures;
     let mut cases = Vec::new();
@@ -81,6 +89,15 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
     }
     cases.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(cases)
+}
+
+/// The packet a case's request makes now: the suite's `[exporter]` when it names one,
+/// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
+pub fn produce(case: &Case, config: &Config) -> Result<Value> {
+    match &config.exporter {
+        Some(exporter) => crate::exporter::export(exporter, config, &case.request_path()),
+        None => crate::compile::compile(&case.request, config, &case.request_path().display().to_string()),
+    }
 }
 
 /// The branch of a packet plus its provider: one row of the coverage table.
@@ -143,7 +160,7 @@ impl Case {
     /// and an empty list are errors: a typo must never turn a negative case positive.
     pub fn expectations(&self) -> Result<Vec<Expectation>> {
         let Some(path) = &self.expect else { return Ok(Vec::new()) };
-        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(path, e))?;
+        let text = crate::fsutil::read_to_string(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
         let file: ExpectFile = toml::from_str(&text)
             .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
         if file.fails.is_empty() {

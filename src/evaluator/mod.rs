@@ -54,15 +54,39 @@ pub struct Failure {
     pub message: String,
 }
 
-/// The failures found so far, in check order.
+/// Failures recorded per stage; the rest are counted in one closing failure, so a
+/// hostile answer (300,000 duplicate screens) cannot make evaluation.json huge.
+pub const MAX_FAILURES_PER_STAGE: usize = 100;
+
+/// The failures found so far, in check order (at most [`MAX_FAILURES_PER_STAGE`]
+/// per stage, then one that counts the rest).
 #[derive(Debug, Default, Clone)]
 pub struct Failures {
     pub list: Vec<Failure>,
+    /// Per stage: failures found, and the index of its closing count, once there is one.
+    counts: std::collections::HashMap<&'static str, (usize, Option<usize>)>,
 }
 
 impl Failures {
     pub fn fail(&mut self, stage: &'static str, message: impl Into<String>) {
-        self.list.push(Failure { stage, message: message.into() });
+        let Failures { list, counts } = self;
+        let (count, closing) = counts.entry(stage).or_default();
+        *count += 1;
+        if *count <= MAX_FAILURES_PER_STAGE {
+            list.push(Failure { stage, message: message.into() });
+            return;
+        }
+        let more = *count - MAX_FAILURES_PER_STAGE;
+        let message = format!(
+            "and {more} more {stage} failure(s) not listed (at most {MAX_FAILURES_PER_STAGE} per stage are recorded)"
+        );
+        match closing {
+            Some(at) => list[*at].message = message,
+            None => {
+                *closing = Some(list.len());
+                list.push(Failure { stage, message });
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -135,3 +159,22 @@ pub fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>
 
 #[cfg(test)]
 pub(crate) mod testkit;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_capped_per_stage_with_a_count() {
+        let mut out = Failures::default();
+        for i in 0..MAX_FAILURES_PER_STAGE + 7 {
+            out.fail(ROUTES, format!("duplicate {i}"));
+        }
+        out.fail(EVIDENCE, "one");
+        assert_eq!(out.list.len(), MAX_FAILURES_PER_STAGE + 2);
+        let closing = &out.list[MAX_FAILURES_PER_STAGE];
+        assert_eq!(closing.stage, ROUTES);
+        assert!(closing.message.starts_with("and 7 more routes failure(s) not listed"), "{}", closing.message);
+        assert_eq!(out.list.last().unwrap().message, "one");
+    }
+}

@@ -61,6 +61,8 @@ pub fn validator(schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
     if let Some(found) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(Arc::clone(found));
     }
+    // Checked first: a self-referential schema would overflow the compiler's stack.
+    crate::schema_refs::check(schema)?;
     let compiled = Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
     cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::clone(&compiled));
     Ok(compiled)

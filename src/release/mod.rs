@@ -9,7 +9,7 @@ mod render;
 pub use crate::diff::{ChangeGroup, FieldChange};
 
 use crate::git::Git;
-use crate::{compile, corpus, provider, Config, Error, Result};
+use crate::{corpus, provider, Config, Error, Result};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
@@ -177,7 +177,7 @@ fn default_base(git: &Git) -> Result<(String, String)> {
 }
 
 fn recompile(case: &corpus::Case, config: &Config) -> Result<Value> {
-    compile::compile(&case.request, config, &case.request_path().display().to_string())
+    corpus::produce(case, config)
 }
 
 fn hash_of(packet: &Value) -> Option<String> {
@@ -205,16 +205,21 @@ pub enum ReportFormat {
 /// The changed files, each classified by what it is to the policy.
 fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFile>> {
     let paths = git.changed_paths(base)?;
-    let classes = [
-        (git.relative(&config.paths.prompts), ChangeKind::Template),
-        (git.relative(&config.paths.builder_schema), ChangeKind::Schema),
-        (git.relative(&config.paths.schema_snapshot), ChangeKind::Schema),
-        (git.relative(&config.paths.google_suffix), ChangeKind::Reference),
+    // A resource the suite does not name is built into the binary: no file of it can change.
+    let named = [
+        (&config.paths.prompts, ChangeKind::Template),
+        (&config.paths.builder_schema, ChangeKind::Schema),
+        (&config.paths.schema_snapshot, ChangeKind::Schema),
+        (&config.paths.google_suffix, ChangeKind::Reference),
+    ];
+    let mut classes: Vec<(String, ChangeKind)> =
+        named.into_iter().filter_map(|(path, kind)| Some((git.relative(path.as_ref()?), kind))).collect();
+    classes.extend([
         (git.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
         (git.relative(&config.paths.fixtures), ChangeKind::Fixture),
         (git.relative(&config.paths.golden), ChangeKind::Golden),
         (git.relative(&config.root.join("src")), ChangeKind::Code),
-    ];
+    ]);
     Ok(paths
         .into_iter()
         .map(|path| {

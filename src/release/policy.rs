@@ -89,12 +89,13 @@ fn kinds_present(changed: &[ChangedFile], kinds: &[ChangeKind]) -> Vec<String> {
 /// template's bytes. One violation per template, naming every case that disagrees.
 pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Option<Value>)]) -> Vec<Violation> {
     let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    let templates: BTreeMap<String, Vec<u8>> = config.prompt_templates().into_iter().collect();
     for (case, packet) in packets {
         let Some(versions) = packet.as_ref().and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else {
             continue;
         };
         for (path, version) in versions {
-            let actual = std::fs::read(config.paths.prompts.join(path)).ok().map(|b| digest::sha256(&b));
+            let actual = templates.get(path).map(|b| digest::sha256(b));
             if actual.as_deref() != version.as_str() {
                 stale.entry(path.clone()).or_default().push(case);
             }
@@ -108,7 +109,11 @@ pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Opt
                 "promptVersions[{path:?}] does not match the template's bytes in {} golden packet(s)",
                 cases.len()
             ),
-            paths: vec![config.paths.prompts.join(&path).display().to_string()],
+            paths: vec![config
+                .paths
+                .prompts
+                .as_ref()
+                .map_or_else(|| path.clone(), |p| p.join(&path).display().to_string())],
             cases: cases.into_iter().map(str::to_owned).collect(),
         })
         .collect()

@@ -172,7 +172,7 @@ pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Pr
     for (key, value) in &expected {
         match actual.get(key) {
             None => out.push(problem(at(file, &child("$", key)), "missing")),
-            Some(found) if found != value => out
+            Some(found) if !crate::numbers::same(found, value) => out
                 .push(problem(at(file, &child("$", key)), format!("differs from the packet's {}", source_field(key)))),
             Some(_) => {}
         }
@@ -209,7 +209,7 @@ pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required:
         .map(|k| problem(at(file, &child("$", k)), "unknown field"))
         .collect();
     for (key, value) in &expected {
-        if actual.get(key) != Some(value) {
+        if !crate::numbers::same_opt(actual.get(key), value) {
             let from = if key == "baseUserMessage" { "userMessage" } else { key.as_str() };
             out.push(problem(at(file, &child("$", key)), format!("does not match the packet's {from}")));
         }
@@ -225,7 +225,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
     };
     let mut out = Vec::new();
     let mut expect = |key: &str, expected: Value, what: &str| {
-        if manifest.get(key) != Some(&expected) {
+        if !crate::numbers::same_opt(manifest.get(key), &expected) {
             let found = packet::describe(manifest.get(key));
             out.push(problem(at(file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
         }
@@ -288,7 +288,7 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
     let Some(schema) = snapshot.get("schema").filter(|s| s.is_object()).cloned() else {
         return (None, vec![problem(at(file, "$.schema"), "expected the JSON Schema object of the output envelope")]);
     };
-    if !text_json && packet_schema != Some(&snapshot) {
+    if !text_json && !crate::numbers::same_opt(packet_schema, &snapshot) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
         return (None, vec![problem(shown(file), why)]);
     }
@@ -320,7 +320,7 @@ pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, re
         Ok(_) => return vec![problem(shown(&run.evaluation), "expected a JSON object")],
         Err(e) => return vec![problem(shown(&run.evaluation), format!("invalid JSON at {e}"))],
     };
-    let fresh = match evaluate::assess(run, Some(packet), (&raw, &run.raw_output.name), config) {
+    let fresh = match evaluate::assess(run, Some(packet), None, (&raw, &run.raw_output.name), config) {
         Ok(fresh) => fresh,
         Err(e) => return vec![problem(run.dir.shown.display().to_string(), e.to_string())],
     };
@@ -370,7 +370,7 @@ fn compare_evaluation(
     }
     let Value::Object(expected) = &fresh.document else { unreachable!("evaluation documents are objects") };
     for (key, value) in expected.iter().filter(|(k, _)| k.as_str() != "rawOutputChecksum") {
-        if stored.get(key) != Some(value) {
+        if !crate::numbers::same_opt(stored.get(key), value) {
             out.push(problem(
                 at(file, &child("$", key)),
                 format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key))),
@@ -381,7 +381,7 @@ fn compare_evaluation(
 }
 
 fn expect_eq(out: &mut Vec<Problem>, at: String, found: Option<&Value>, expected: &Value, what: &str) {
-    if found != Some(expected) {
+    if !crate::numbers::same_opt(found, expected) {
         out.push(problem(at, format!("expected {expected} ({what}), found {}", packet::describe(found))));
     }
 }
@@ -457,16 +457,41 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     }
     out.extend(unbound);
     for key in ["scenario", "runId", "agentTask"] {
-        if receipt.get(key).and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
-            out.push(problem(at(file, &child("$", key)), "expected a non-blank string"));
+        let bad = |s: &str| s.trim().is_empty() || s.chars().any(char::is_control);
+        if receipt.get(key).and_then(Value::as_str).is_none_or(bad) {
+            out.push(problem(at(file, &child("$", key)), "expected a non-blank string without control characters"));
         }
     }
+    out.extend(receipt_shape_problems(file, &receipt));
     if !receipt.get("completedAt").and_then(Value::as_str).is_some_and(super::is_rfc3339_millis) {
         out.push(problem(at(file, "$.completedAt"), "expected an RFC 3339 UTC time with milliseconds"));
     }
     let notes = receipt.get("evaluatorNotes").and_then(Value::as_array);
     if !notes.is_some_and(|n| !n.is_empty() && n.iter().all(|x| x.as_str().is_some_and(|s| !s.trim().is_empty()))) {
         out.push(problem(at(file, "$.evaluatorNotes"), "expected at least one note, none blank"));
+    }
+    out
+}
+
+/// The receipt's shape is closed, like the manifest's: a field `complete` never
+/// writes is an edit (a forged or hand-extended receipt).
+fn receipt_shape_problems(file: &RunFile, receipt: &Map<String, Value>) -> Vec<Problem> {
+    let unknown = |path: String| problem(at(file, &path), "unknown field");
+    let mut out: Vec<Problem> = receipt
+        .keys()
+        .filter(|k| !format::COMPLETION_KEYS.contains(&k.as_str()))
+        .map(|k| unknown(child("$", k)))
+        .collect();
+    for (key, known) in format::COMPLETION_NESTED_KEYS {
+        match receipt.get(key) {
+            Some(Value::Object(inner)) => out.extend(
+                inner.keys().filter(|k| !known.contains(&k.as_str())).map(|k| unknown(child(&child("$", key), k))),
+            ),
+            found => out.push(problem(
+                at(file, &child("$", key)),
+                format!("expected an object, found {}", packet::describe(found)),
+            )),
+        }
     }
     out
 }

@@ -5,9 +5,10 @@
 //! completion under the runs root, blank notes, and an existing receipt.
 
 use super::checks::{self, Problem};
-use super::paths::{RunDir, COMPLETION, MANIFEST};
+use super::runs_root::RunsRoot;
 use super::{format, Run};
-use crate::{canonical, digest, fsutil, Config, Error, Finding, Result, RunCheck};
+use crate::fsutil::Replace;
+use crate::{canonical, digest, Config, Error, Finding, Result, RunCheck};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -26,9 +27,13 @@ pub struct CompleteRequest {
     pub runs_root: Option<PathBuf>,
 }
 
-/// Write the completion receipt; returns its path.
-pub fn complete(config: &Config, args: &CompleteRequest) -> Result<PathBuf> {
+/// Write the completion receipt; returns its path and the runs root scanned.
+/// Everything from "the task id is unused" and "the evaluation passed" to the
+/// write happens under the run directory's lock and the runs root's lock, so a
+/// concurrent complete or evaluate cannot slip between the checks and the write.
+pub fn complete(config: &Config, args: &CompleteRequest) -> Result<(PathBuf, PathBuf)> {
     check_arguments(args)?;
+    let (dir, lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
     if run.completion.path.symlink_metadata().is_ok() {
         return Err(Error::refused(run.show(&run.completion), "already exists and is never overwritten"));
@@ -44,11 +49,8 @@ pub fn complete(config: &Config, args: &CompleteRequest) -> Result<PathBuf> {
     if !findings.is_empty() {
         return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });
     }
-    let root = match &args.runs_root {
-        Some(root) => root.clone(),
-        None => run_parent(&args.run_dir)?,
-    };
-    if let Some(other) = task_in_use(&root, &args.agent_task, config.limits.max_file_bytes)? {
+    let root = RunsRoot::lock(args.runs_root.as_deref(), &args.run_dir, &lock)?;
+    if let Some(other) = root.task_in_use(&args.agent_task, config.limits.max_file_bytes)? {
         return Err(Error::refused(
             other.display(),
             format!(
@@ -58,14 +60,22 @@ pub fn complete(config: &Config, args: &CompleteRequest) -> Result<PathBuf> {
         ));
     }
     let receipt = receipt(&run, args)?;
-    fsutil::write_new(&run.completion.path, canonical::to_pretty(&receipt).as_bytes())?;
-    Ok(args.run_dir.join(&run.completion.name))
+    dir.write(&run.completion.name, canonical::to_pretty(&receipt).as_bytes(), Replace::Refused)?;
+    Ok((args.run_dir.join(&run.completion.name), root.path.clone()))
 }
 
 fn check_arguments(args: &CompleteRequest) -> Result<()> {
     for (flag, value) in
         [("--scenario", &args.scenario), ("--run-id", &args.run_id), ("--agent-task", &args.agent_task)]
     {
+        // An id that could drive a terminal, or differ invisibly from another, is refused.
+        if let Some(c) = value.chars().find(|c| c.is_control()) {
+            return Err(Error::Usage(format!(
+                "{flag} {:?} contains the control character U+{:04X}; ids are printable text",
+                crate::report::escape_controls(value),
+                c as u32
+            )));
+        }
         if value.trim().is_empty() {
             return Err(Error::Usage(format!("{flag} must not be blank")));
         }
@@ -89,51 +99,6 @@ fn run_findings(run: &Run, dir: &Path, packet: &Value, config: &Config) -> Vec<F
     let problems: Vec<Problem> = checks::evaluation_problems(run, packet, config, true);
     findings.extend(problems.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
     findings
-}
-
-fn run_parent(dir: &Path) -> Result<PathBuf> {
-    let real = dir.canonicalize().map_err(|e| Error::io(dir, e))?;
-    real.parent()
-        .map(Path::to_path_buf)
-        .ok_or_else(|| Error::Usage(format!("{} has no parent; give --runs-root", dir.display())))
-}
-
-/// The first completion receipt under `root` that records `task`. Receipts are
-/// every `completion.json`, and whatever other name a run manifest gives its
-/// completion. An unreadable receipt is an error: it could hide a reused id.
-fn task_in_use(root: &Path, task: &str, max_bytes: u64) -> Result<Option<PathBuf>> {
-    let walker = walkdir::WalkDir::new(root).sort_by_file_name().into_iter().filter_entry(super::paths::may_hold_runs);
-    for entry in walker {
-        let entry = entry
-            .map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), std::io::Error::other(e.to_string())))?;
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let name = entry.file_name();
-        let receipt = if name == COMPLETION {
-            Some(entry.path().to_path_buf())
-        } else if name == MANIFEST {
-            declared_completion(entry.path(), max_bytes)?
-        } else {
-            None
-        };
-        let Some(receipt) = receipt.filter(|p| p.is_file()) else { continue };
-        let value = fsutil::read_json(&receipt, max_bytes)?;
-        if value.get("agentTask").and_then(Value::as_str) == Some(task) {
-            return Ok(Some(receipt));
-        }
-    }
-    Ok(None)
-}
-
-/// A completion file a manifest names other than completion.json (inside its run).
-fn declared_completion(manifest: &Path, max_bytes: u64) -> Result<Option<PathBuf>> {
-    let value = fsutil::read_json(manifest, max_bytes)?;
-    let Some(name) = value.get("completion").and_then(Value::as_str).filter(|n| *n != COMPLETION) else {
-        return Ok(None);
-    };
-    let dir = RunDir::open(manifest.parent().unwrap_or(Path::new(".")))?;
-    dir.resolve(name, &format!("{} $.completion", manifest.display())).map(Some)
 }
 
 /// completion.json, Node's fields in Node's order.

@@ -12,7 +12,8 @@ use super::checks;
 use super::Run;
 use crate::evaluator::document::{self, Facts, SchemaSource};
 use crate::evaluator::{self, parse, Failure, Failures, JSON_PARSE, PACKET, SCHEMA_SNAPSHOT};
-use crate::{canonical, digest, fsutil, packet, Config, Error, Result};
+use crate::fsutil::{self, Replace};
+use crate::{canonical, digest, packet, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -27,6 +28,10 @@ pub struct EvaluateRequest {
     pub output: Option<PathBuf>,
     /// Default: the manifest's evaluation (evaluation.json).
     pub report: Option<PathBuf>,
+    /// A schema snapshot to pin (`--schema`, for packets made elsewhere): the schema the
+    /// answer is judged against (a Google run's held-back snapshot, else the packet's
+    /// outputSchema) must be this one.
+    pub schema: Option<PathBuf>,
 }
 
 /// The evaluation may replace only the run's own evaluation.json, and not even
@@ -50,7 +55,7 @@ fn refuse_receipt_overwrite(run: &Run, report: &std::path::Path) -> Result<()> {
 impl EvaluateRequest {
     /// Evaluate a run's own raw output into its own evaluation.json.
     pub fn for_run(run_dir: PathBuf) -> Self {
-        EvaluateRequest { run_dir, packet: None, output: None, report: None }
+        EvaluateRequest { run_dir, packet: None, output: None, report: None, schema: None }
     }
 }
 
@@ -69,6 +74,8 @@ pub struct Evaluation {
 /// Evaluate a run's raw output and write the evaluation atomically; returns it
 /// and where it was written.
 pub fn evaluate(config: &Config, args: &EvaluateRequest) -> Result<(Evaluation, PathBuf)> {
+    // Held until the evaluation is written: a concurrent complete sees it before or after.
+    let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
     let (raw, raw_name) = match &args.output {
@@ -77,8 +84,25 @@ pub fn evaluate(config: &Config, args: &EvaluateRequest) -> Result<(Evaluation, 
     };
     let report = args.report.clone().unwrap_or_else(|| run.evaluation.path.clone());
     refuse_receipt_overwrite(&run, &report)?;
-    let evaluation = assess(&run, given.as_ref(), (&raw, &raw_name), config)?;
-    fsutil::write_atomic(&report, canonical::to_pretty(&evaluation.document).as_bytes())?;
+    // Decided once, by name, not by resolving paths again (a symlink swapped in
+    // meanwhile would make the run's own file look like a foreign one).
+    let own = args.report.is_none() || run.file_at(&report).is_some_and(|f| std::ptr::eq(f, &run.evaluation));
+    if !own {
+        super::ownership::refuse_foreign_report(&report, config, &[args.packet.as_deref(), args.output.as_deref()])?;
+    }
+    let pin = match &args.schema {
+        Some(path) => Some((path.display().to_string(), fsutil::read_json(path, config.limits.max_file_bytes)?)),
+        None => None,
+    };
+    let evaluation = assess(&run, given.as_ref(), pin.as_ref(), (&raw, &raw_name), config)?;
+    let bytes = canonical::to_pretty(&evaluation.document);
+    if own {
+        // Relative to the opened run directory, never through a symlink: the name
+        // was checked to stay inside, and the write cannot be redirected since.
+        dir.write(&run.evaluation.name, bytes.as_bytes(), Replace::Allowed)?;
+    } else {
+        fsutil::write_atomic(&report, bytes.as_bytes())?;
+    }
     Ok((evaluation, report))
 }
 
@@ -96,8 +120,15 @@ impl Evaluation {
 
 /// Evaluate `raw` for `run` without writing anything (verify and complete use this
 /// to re-check a stored evaluation). Errors only for unreadable required inputs.
-/// `raw` is the output's bytes and the name to report them under.
-pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: (&[u8], &str), config: &Config) -> Result<Evaluation> {
+/// `raw` is the output's bytes and the name to report them under; `pin` a schema
+/// snapshot (file name, value) the run's schema must be.
+pub(crate) fn assess(
+    run: &Run,
+    given: Option<&Value>,
+    pin: Option<&(String, Value)>,
+    raw: (&[u8], &str),
+    config: &Config,
+) -> Result<Evaluation> {
     let (raw, raw_name) = raw;
     let request = run.read_object(&run.agent_request)?;
     let mut out = Failures::default();
@@ -127,6 +158,9 @@ pub(crate) fn assess(run: &Run, given: Option<&Value>, raw: (&[u8], &str), confi
         None if config.is_text_json(provider) => snapshot_stage(run, &packet, &mut facts, &mut out),
         None => None,
     };
+    if let Some((file, pinned)) = pin.filter(|_| out.is_empty()) {
+        pin_stage(run, &packet, (file, pinned), &mut out);
+    }
     // A packet or held-back file that failed stops here: nothing after could be trusted.
     if !out.is_empty() {
         return finish(out, &facts, None);
@@ -210,4 +244,18 @@ fn snapshot_stage(run: &Run, packet: &Map<String, Value>, facts: &mut Facts, out
         facts.schema_source = SchemaSource::RunSnapshot;
     }
     schema
+}
+
+/// `--schema FILE`: the schema this run is judged against is the pinned snapshot.
+fn pin_stage(run: &Run, packet: &Map<String, Value>, (file, pinned): (&String, &Value), out: &mut Failures) {
+    let (name, actual) = match packet.get("outputSchema") {
+        Some(schema) => ("$.outputSchema of the packet".to_owned(), Some(schema.clone())),
+        None => {
+            let held_back = run.read_optional(&run.schema).ok().flatten();
+            (run.schema.name.clone(), held_back.and_then(|bytes| canonical::parse(&bytes).ok()))
+        }
+    };
+    if actual.as_ref() != Some(pinned) {
+        out.fail(SCHEMA_SNAPSHOT, format!("{name} is not the pinned schema snapshot {file} (--schema)"));
+    }
 }

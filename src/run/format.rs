@@ -80,6 +80,37 @@ pub const INPUT_BOUNDARY_KIND: &str = "agent-request-only";
 /// `inputBoundary` flags that are all `false`: a fresh, isolated agent.
 pub const INPUT_BOUNDARY_DENIED: [&str; 4] = ["inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"];
 
+/// Every completion receipt field, in the order the Node tools write them: the
+/// shape is closed (verify reports any other field as an edit).
+pub const COMPLETION_KEYS: [&str; 16] = [
+    "schemaVersion",
+    "kind",
+    "status",
+    "scenario",
+    "runId",
+    "agentTask",
+    "completedAt",
+    "inputBoundary",
+    "exactInputHash",
+    "checksum",
+    "validationSchemaChecksum",
+    "rawOutput",
+    "evaluation",
+    "evaluatorNotes",
+    "proofClass",
+    "replacesRuntimeTaskDebug",
+];
+
+/// The fields of the receipt's nested objects.
+pub const COMPLETION_NESTED_KEYS: [(&str, &[&str]); 3] = [
+    (
+        "inputBoundary",
+        &["kind", "file", "checksum", "inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"],
+    ),
+    ("rawOutput", &["file", "checksum"]),
+    ("evaluation", &["file", "checksum", "ok"]),
+];
+
 /// Completion fields copied from the manifest.
 pub const COMPLETION_MANIFEST_KEYS: [&str; 3] = ["exactInputHash", "checksum", "validationSchemaChecksum"];
 

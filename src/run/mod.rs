@@ -25,16 +25,21 @@
 //!   completion.json is not completed fresh-agent evidence (contract: "Completion
 //!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
 
+pub mod attestation;
 pub mod checks;
 pub mod complete;
 pub mod evaluate;
 pub mod format;
+mod ownership;
 pub mod paths;
 pub mod prepare;
+pub mod provider_request;
+mod runs_root;
 
 pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
+pub use ownership::refuse_foreign_export;
 
 use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};
@@ -42,6 +47,16 @@ use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
 pub use format::{COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
+
+/// Open and lock a run directory for a step that writes it (prepare, evaluate,
+/// complete), then remove the temp files a killed step left: under the lock no
+/// live writer can own them. Steps on one run directory thus run one at a time.
+pub(crate) fn lock_run_dir(path: &std::path::Path) -> Result<(fsutil::Dir, fsutil::Lock)> {
+    let dir = fsutil::Dir::open(path)?;
+    let lock = fsutil::Lock::on(&dir)?;
+    dir.remove_stale_temps()?;
+    Ok((dir, lock))
+}
 
 /// Where a path really leads: the file itself when it exists (through symlinks),
 /// else its canonical parent joined with its name.

@@ -4,7 +4,8 @@
 //! an identical re-prepare is a no-op, a different one is refused.
 
 use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, VALIDATION_SCHEMA};
-use crate::{canonical, digest, fsutil, packet, provider, Config, Error, Result};
+use crate::fsutil::{self, Replace};
+use crate::{canonical, digest, packet, provider, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -20,6 +21,8 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Ve
     let snapshot = read_snapshot(config, packet, &shown)?;
     let files = run_files(packet, &snapshot);
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
+    // One prepare at a time per directory: concurrent ones see each other's files.
+    let (handle, _lock) = super::lock_run_dir(out_dir)?;
     let dir = RunDir::open(out_dir)?;
     // Check everything before writing anything: an existing file must already be
     // exactly what this packet makes.
@@ -27,27 +30,31 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Ve
     let mut missing = Vec::new();
     for (name, bytes) in files.iter().rev() {
         let path = dir.resolve(name, &dir.show(name))?;
-        match std::fs::read(&path) {
-            Ok(existing) if existing == *bytes => {}
-            Ok(_) if *name == MANIFEST => {
+        let existing = match path.symlink_metadata() {
+            Ok(_) => fsutil::read_bytes(&path, config.limits.max_file_bytes).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(&path, e)),
+        };
+        match existing {
+            Ok(Some(existing)) if existing == *bytes => {}
+            Ok(Some(_)) if *name == MANIFEST => {
                 return Err(Error::refused(
                     dir.show(name),
                     "a different run manifest exists; a manifest is never rewritten (prepare into a new directory)",
                 ))
             }
-            Ok(_) => return Err(Error::refused(dir.show(name), "exists with other content than this packet makes")),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push((*name, path, bytes)),
-            Err(e) => return Err(Error::io(path, e)),
+            Ok(Some(_)) => {
+                return Err(Error::refused(dir.show(name), "exists with other content than this packet makes"))
+            }
+            Ok(None) => missing.push((*name, bytes)),
+            Err(e) => return Err(e),
         }
     }
     missing.reverse(); // write in file order, the manifest last
-    for (name, path, bytes) in &missing {
-        // A manifest that appeared meanwhile (a concurrent prepare) is never replaced.
-        if *name == MANIFEST {
-            fsutil::write_new(path, bytes)?;
-        } else {
-            fsutil::write_atomic(path, bytes)?;
-        }
+    for (name, bytes) in &missing {
+        // A manifest is never replaced (even one a writer without the lock made meanwhile).
+        let replace = if *name == MANIFEST { Replace::Refused } else { Replace::Allowed };
+        handle.write(name, bytes, replace)?;
     }
     Ok(missing.into_iter().map(|(name, ..)| name).collect())
 }
@@ -55,21 +62,17 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Ve
 /// The snapshot's raw bytes. For non-Google packets the snapshot must be the
 /// schema the agent is given, or the held-back copy would not be the run's schema.
 fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> Result<Vec<u8>> {
-    let path = &config.paths.schema_snapshot;
-    let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
-    let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(path.display()))?;
+    let (path, bytes) = config.snapshot_bytes()?;
+    let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(&path))?;
     if !snapshot.get("schema").is_some_and(Value::is_object) {
-        return Err(Error::shape(path.display(), "$.schema", "the JSON Schema object of the output envelope"));
+        return Err(Error::shape(path, "$.schema", "the JSON Schema object of the output envelope"));
     }
     if let Some(schema) = packet.get("outputSchema") {
         if *schema != snapshot {
-            return Err(Error::refused(
-                shown,
-                format!("$.outputSchema differs from the schema snapshot {}", path.display()),
-            ));
+            return Err(Error::refused(shown, format!("$.outputSchema differs from the schema snapshot {path}")));
         }
     }
-    Ok(bytes)
+    Ok(bytes.into_owned())
 }
 
 /// The four files, manifest last, as Node writes them (2-space JSON + newline).

@@ -7,14 +7,23 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attest;
 mod bless;
+mod branch_truth;
 mod canon;
 mod compile;
 mod corpus;
+mod exporter;
 mod help;
+mod init;
+// FIFOs, device nodes, /dev/full and closed pipes: Linux.
+#[cfg(target_os = "linux")]
+mod hardening;
 mod release_check;
 mod run;
+mod test;
 mod validate;
+mod wire;
 
 use libtest_mimic::Arguments;
 use std::ffi::OsStr;
@@ -31,6 +40,14 @@ fn main() {
     trials.extend(help::trials());
     trials.extend(release_check::trials());
     trials.extend(run::trials());
+    trials.extend(init::trials());
+    trials.extend(test::trials());
+    trials.extend(exporter::trials());
+    trials.extend(wire::trials());
+    trials.extend(attest::trials());
+    trials.extend(branch_truth::trials());
+    #[cfg(target_os = "linux")]
+    trials.extend(hardening::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

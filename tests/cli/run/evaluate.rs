@@ -378,6 +378,33 @@ fn an_agent_task_id_with_surrounding_whitespace_is_refused() {
     assert_eq!(project.complete(&dir, "task-1").code, 0);
 }
 
+/// `--schema FILE`: the run's schema (Google: the held-back snapshot; others: the
+/// packet's outputSchema) must be the pinned one.
+fn evaluate_checks_the_schema_named_by_schema() {
+    let project = Project::new();
+    let snapshot = project.root().join("references/block-screen-output-schema.json");
+    let other = project.root().join("other-schema.json");
+    let mut changed = super::snapshot();
+    changed["description"] = json!("another schema");
+    write_json(&other, &changed);
+    for provider in ["anthropic", "google"] {
+        let dir = project.answered(provider, provider, &good_output());
+        let evaluate = |schema: &Path| project.run(&["evaluate", "--run-dir", s(&dir), "--schema", s(schema)]);
+        let pinned = evaluate(&snapshot);
+        assert_eq!(pinned.code, 0, "{provider}: {}", pinned.describe());
+        let wrong = evaluate(&other);
+        assert_eq!(wrong.code, 1, "{provider}: {}", wrong.describe());
+        assert!(wrong.stdout.contains("[schema-snapshot]"), "{provider}: {}", wrong.stdout);
+        assert!(
+            wrong.stdout.contains(&format!("is not the pinned schema snapshot {}", other.display())),
+            "{}",
+            wrong.stdout
+        );
+        let evaluation = read_json(&dir.join("evaluation.json"));
+        assert_eq!(evaluation["earliestFailureStage"], json!("schema-snapshot"), "{provider}");
+    }
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
         a_good_answer_passes_for_both_providers,
@@ -407,6 +434,7 @@ pub fn trials() -> Vec<Trial> {
         evidence_stage_reads_the_seven_kinds_only,
         grounding_is_required_whenever_evidence_resolved,
         an_agent_task_id_with_surrounding_whitespace_is_refused,
+        evaluate_checks_the_schema_named_by_schema,
     ];
     trials
 }

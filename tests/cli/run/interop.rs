@@ -108,7 +108,8 @@ fn interop_evaluate_prints_the_evaluation_document_with_format_json() {
             std::fs::copy(entry.path(), run.join(entry.file_name())).unwrap();
         }
     }
-    let out = support::bin().args(["evaluate", "--format", "json", "--run-dir"]).arg(&run).output().unwrap();
+    let args = ["--asset-example-prompts", "warn", "evaluate", "--format", "json", "--run-dir"];
+    let out = support::bin().args(args).arg(&run).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(printed, read_json(&run.join("evaluation.json")));

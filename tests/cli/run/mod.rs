@@ -136,7 +136,7 @@ fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-fn snapshot() -> Value {
+pub(crate) fn snapshot() -> Value {
     let action = json!({"type": "object", "required": ["kind", "edges"], "properties": {
         "kind": {"type": "string", "enum": ["advance", "retreat", "complete", "noop", "purchase"]},
         "edges": {"type": "array", "items": {"type": "object", "required": ["nextScreenId"],
@@ -172,7 +172,7 @@ fn snapshot() -> Value {
     })
 }
 
-fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
+pub(crate) fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
     let google = provider == "google";
     let user = format!("Adapt the proof block for its new place ({marker}).");
     let mut p = Map::new();
@@ -185,6 +185,7 @@ fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
         "effectiveUserMessage": if google { format!("{user}{suffix}") } else { user.clone() },
         "renderInput": {
             "promptMode": "library-adapt",
+            "sourceExample": {"scope": "project", "blueprint": {"assetExamples": [{"slotKey": "hero", "assetType": "image"}]}},
             "target": {"blockId": "block-7", "blockName": "Proof bridge", "blockType": "motivation"},
             "evidence": {"requestedMode": "selected-only", "mode": "selected-only", "items": [
                 {"kind": "review", "id": "rev-1", "accessible": true,
@@ -202,7 +203,7 @@ fn build_packet(provider: &str, marker: &str, suffix: &str) -> Value {
     Value::Object(p)
 }
 
-fn screen(id: &str, action: Value) -> Value {
+pub(crate) fn screen(id: &str, action: Value) -> Value {
     json!({"id": id, "screenType": "HeroContent",
         "content": {"copy": {"title": "Small steps count"}, "actionBar": {"primary": {"label": "Next", "action": action}}},
         "aiMeta": {"blockRole": "proof",
@@ -211,7 +212,7 @@ fn screen(id: &str, action: Value) -> Value {
 }
 
 /// A valid answer: two screens, the first advancing to the second, which completes.
-fn good_output() -> Value {
+pub(crate) fn good_output() -> Value {
     json!({"result": {"onboardingStrategySequence": [{
     "id": "block-7", "name": "Proof bridge", "blockType": "motivation", "firstScreenId": "s1",
     "description": "One grounded proof before the plan.",
@@ -260,7 +261,8 @@ const SUFFIX_ARG: &str = "--google-suffix-file=../shared/interop/google-suffix.t
 /// option belongs to the subcommand, so it follows it).
 fn interop_cmd(command: &str) -> Command {
     let mut cmd = support::bin();
-    cmd.args([command, SUFFIX_ARG]);
+    // The reference's samples carry generator prompts in asset examples: noted, not failed.
+    cmd.args([command, SUFFIX_ARG, "--asset-example-prompts=warn"]);
     cmd
 }
 

@@ -63,12 +63,43 @@ fn prepare_refuses_an_invalid_packet() {
     assert!(!dir.join("run-manifest.json").exists());
 }
 
+/// A packet made elsewhere, prepared in a folder with no harness.toml: the built-in
+/// snapshot is not its schema, so prepare refuses, until `--schema` pins the one it carries.
+fn prepare_pins_the_schema_named_by_schema() {
+    let project = Project::new();
+    let packet = project.packet("anthropic", "a");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| exec(support::bin().current_dir(elsewhere.path()).args(args));
+    let out_dir = elsewhere.path().join("run");
+    let refused = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir)]);
+    assert_eq!(refused.code, 2, "{}", refused.describe());
+    assert!(refused.stderr.contains("$.outputSchema differs from the schema snapshot <built-in"), "{}", refused.stderr);
+    let snapshot = project.root().join("references/block-screen-output-schema.json");
+    let pinned = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir), "--schema", s(&snapshot)]);
+    assert_eq!(pinned.code, 0, "{}", pinned.describe());
+    assert_eq!(std::fs::read(out_dir.join("validation-schema.json")).unwrap(), std::fs::read(&snapshot).unwrap());
+    // And a pinned schema the packet does not carry is refused, naming it.
+    let other = elsewhere.path().join("other.json");
+    let mut changed = super::snapshot();
+    changed["description"] = json!("another schema");
+    write_json(&other, &changed);
+    let out_dir = elsewhere.path().join("run2");
+    let wrong = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir), "--schema", s(&other)]);
+    assert_eq!(wrong.code, 2, "{}", wrong.describe());
+    assert!(
+        wrong.stderr.contains(&format!("differs from the schema snapshot {}", other.display())),
+        "{}",
+        wrong.stderr
+    );
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
         prepare_writes_the_run_files_and_holds_back_the_google_schema,
         prepare_is_a_no_op_when_identical_and_refuses_a_different_manifest,
         an_interrupted_prepare_is_finished_by_preparing_again,
         prepare_refuses_an_invalid_packet,
+        prepare_pins_the_schema_named_by_schema,
     ];
     trials
 }

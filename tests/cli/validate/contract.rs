@@ -2,7 +2,7 @@
 //! JSON paths that must be the only findings, on a packet built here and (ignored
 //! when absent) on the interop packets.
 
-use super::{failing, read_packet, suffix_args, write_json, ROOT};
+use super::{failing, read_packet, suffix_args, warn_args, write_json, ROOT};
 use crate::support::{self, interop_dir};
 use crate::{describe, run, text};
 use libtest_mimic::{Failed, Trial};
@@ -38,8 +38,15 @@ pub(super) fn built_packet(google: bool) -> Map<String, Value> {
         "userMessage": user,
         "effectiveUserMessage": effective,
         "renderInput": {
-            "target": { "slot": 3, "screen": "welcome", "theme": { "accent": "teal" } },
-            "evidence": { "mode": "selected-only", "items": [ { "id": "ev-1", "accessible": true, "text": "People like short steps." } ] },
+            "sourceExample": { "scope": "project", "blueprint": { "assetExamples": [ { "slotKey": "hero", "style": "calm" } ] } },
+            "target": {
+                "slot": 3, "screen": "welcome",
+                "predecessor": { "name": "Goal" }, "successor": { "name": "Plan" }, "themeSummary": { "accent": "teal" }
+            },
+            "evidence": {
+                "requestedMode": "selected-only", "mode": "selected-only",
+                "items": [ { "id": "ev-1", "accessible": true, "text": "People like short steps." } ]
+            },
             "operatorInstruction": "Keep the tone calm."
         },
         "resolvedBranch": {
@@ -472,8 +479,8 @@ fn cases() -> Vec<Case> {
             applies: Applies::All,
             finish: Finish::Rehash,
             edit: |p| {
-                p["renderInput"]["layout"] = json!({ "layers": [ { "kind": "image" }, { "aiAssets": [] } ] });
-                vec!["$.renderInput.layout.layers[1].aiAssets".into()]
+                p["renderInput"]["target"]["layout"] = json!({ "layers": [ { "kind": "image" }, { "aiAssets": [] } ] });
+                vec!["$.renderInput.target.layout.layers[1].aiAssets".into()]
             },
         },
         Case {
@@ -481,8 +488,8 @@ fn cases() -> Vec<Case> {
             applies: Applies::All,
             finish: Finish::Rehash,
             edit: |p| {
-                p["renderInput"]["layout"] = json!({ "hero": "gs://media-bucket/hero-original" });
-                vec!["$.renderInput.layout.hero".into()]
+                p["renderInput"]["target"]["layout"] = json!({ "hero": "gs://media-bucket/hero-original" });
+                vec!["$.renderInput.target.layout.hero".into()]
             },
         },
         Case {
@@ -500,7 +507,11 @@ fn cases() -> Vec<Case> {
             applies: Applies::All,
             finish: Finish::Rehash,
             edit: |p| {
+                // Consistent everywhere but in the items (packet::forbidden-material and
+                // packet::branch-consistency both name them).
                 p["resolvedBranch"]["evidenceMode"] = json!("no-evidence");
+                p["renderInput"]["evidence"]["mode"] = json!("no-evidence");
+                p["renderInput"]["evidence"]["requestedMode"] = json!("no-evidence");
                 vec!["$.renderInput.evidence.items".into()]
             },
         },
@@ -617,11 +628,13 @@ impl Base {
         }
     }
 
-    /// Arguments of `validate` (the interop samples append their own suffix).
+    /// Arguments of `validate` (the interop samples append their own suffix and
+    /// carry generator prompts in asset examples, noted under the `warn` policy).
     fn extra(self) -> Vec<PathBuf> {
         match self {
             Base::InteropGoogle => suffix_args(&interop_dir()),
-            Base::BuiltAnthropic | Base::BuiltGoogle | Base::InteropAnthropic => Vec::new(),
+            Base::InteropAnthropic => warn_args(),
+            Base::BuiltAnthropic | Base::BuiltGoogle => Vec::new(),
         }
     }
 

@@ -30,16 +30,35 @@ fn write_json(dir: &Path, name: &str, value: &Value) -> PathBuf {
 }
 // ---------------------------------------------------------------- validate: interop
 
+/// The reference exporter's samples carry generator prompts in their asset
+/// examples: with the policy at `warn` they validate, noted.
+fn warn_args() -> Vec<PathBuf> {
+    ["--asset-example-prompts", "warn"].map(PathBuf::from).to_vec()
+}
+
 fn suffix_args(dir: &Path) -> Vec<PathBuf> {
-    vec![PathBuf::from("--google-suffix-file"), dir.join("google-suffix.txt")]
+    let mut args = vec![PathBuf::from("--google-suffix-file"), dir.join("google-suffix.txt")];
+    args.extend(warn_args());
+    args
 }
 
 fn interop_packets_validate() {
     let dir = support::interop_dir();
     let anthropic = dir.join("runtime-packet.anthropic.json");
-    let output = run([OsStr::new("validate"), OsStr::new("--packet"), anthropic.as_os_str()]);
+    let mut args = warn_args();
+    args.extend(["validate", "--packet"].map(PathBuf::from));
+    args.push(anthropic.clone());
+    let output = run(&args);
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    assert!(text(&output.stdout).contains("ok (0 finding(s))"), "{}", describe(&output));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("ok (0 finding(s))"), "{}", describe(&output));
+    let noted = "note: $.renderInput.sourceExample.blueprint.assetExamples[0].promptTemplate: asset example carries";
+    assert!(stdout.contains(noted), "{}", describe(&output));
+    // Under the project's own policy the same generator prompts fail the packet.
+    let output = run([OsStr::new("validate"), OsStr::new("--packet"), anthropic.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let failed = "[packet::forbidden-material] $.renderInput.sourceExample.blueprint.assetExamples[0].negativePrompt";
+    assert!(text(&output.stdout).contains(failed), "{}", describe(&output));
 
     let google = dir.join("runtime-packet.google.json");
     let mut args: Vec<PathBuf> = vec![PathBuf::from("validate")];
@@ -151,7 +170,8 @@ fn changing_one_character_of_a_hashed_field_breaks_the_named_hash() {
         ("userMessage", |_| {}, false),
     ];
     let mut failures = Vec::new();
-    for (name, extra) in [("runtime-packet.anthropic.json", vec![]), ("runtime-packet.google.json", suffix_args(&dir))]
+    for (name, extra) in
+        [("runtime-packet.anthropic.json", warn_args()), ("runtime-packet.google.json", suffix_args(&dir))]
     {
         let original = read_packet(&dir.join(name));
         for (field, edit, in_exact_input) in edits {

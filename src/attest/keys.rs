@@ -1,0 +1,39 @@
+//! Ed25519 keys in PEM, as `openssl genpkey -algorithm ed25519` (PKCS#8 private)
+//! and `openssl pkey -pubout` (SPKI public) write them. Parsing and the crypto are
+//! ed25519-dalek's (with its pkcs8 and pem features); nothing here is hand-written.
+
+use crate::{digest, fsutil, Error, Result};
+use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePublicKey};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use std::path::Path;
+
+/// Key files are small; anything larger is not a key.
+const MAX_KEY_BYTES: u64 = 64 * 1024;
+
+/// A PKCS#8 PEM private key file.
+pub fn signing_key(path: &Path) -> Result<SigningKey> {
+    let text = read_text(path)?;
+    SigningKey::from_pkcs8_pem(&text).map_err(|e| {
+        Error::shape(path.display(), "$", format!("an Ed25519 private key in PKCS#8 PEM (BEGIN PRIVATE KEY): {e}"))
+    })
+}
+
+/// An SPKI PEM public key file.
+pub fn verifying_key(path: &Path) -> Result<VerifyingKey> {
+    let text = read_text(path)?;
+    VerifyingKey::from_public_key_pem(&text).map_err(|e| {
+        Error::shape(path.display(), "$", format!("an Ed25519 public key in SPKI PEM (BEGIN PUBLIC KEY): {e}"))
+    })
+}
+
+/// The DSSE `keyid` hint: `sha256:` of the public key's SPKI DER bytes (what
+/// `openssl pkey -pubin -outform DER | sha256sum` prints).
+pub fn key_id(key: &VerifyingKey) -> String {
+    let der = key.to_public_key_der().expect("an Ed25519 public key always encodes");
+    digest::sha256(der.as_bytes())
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    let bytes = fsutil::read_bytes(path, MAX_KEY_BYTES)?;
+    String::from_utf8(bytes).map_err(|_| Error::shape(path.display(), "$", "PEM text (UTF-8)"))
+}

@@ -1,0 +1,101 @@
+//! `[exporter]`: packets made by another program than packetproof's compiler (for
+//! example the reference system's own Node adapter). The command runs in the
+//! suite's directory with `{request}` replaced by the request file's path, and
+//! prints one packet on stdout. A timeout, a non-zero exit, or output that is not
+//! one strict JSON object is an error naming the request (so the fixture); the
+//! packet itself is then checked exactly like a compiled one.
+
+use crate::config::Exporter;
+use crate::{canonical, fsutil, Config, Error, Result};
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+use wait_timeout::ChildExt;
+
+/// The placeholder replaced by the request file's path.
+pub const REQUEST: &str = "{request}";
+
+/// Run the exporter on `request` and return the packet it printed.
+pub fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Value> {
+    let shown = request.display().to_string();
+    let fail = |reason: String| Error::refused(&shown, format!("exporter {:?} {reason}", exporter.command));
+    let request = if request.is_absolute() { request.to_path_buf() } else { config.root.join(request) };
+    let mut command = Command::new(program(&exporter.command[0], &config.root));
+    for arg in &exporter.command[1..] {
+        command.arg(arg.replace(REQUEST, &request.to_string_lossy()));
+    }
+    let mut child = command
+        .current_dir(&config.root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| fail(format!("could not start: {e}")))?;
+    // Both pipes are drained while the exporter runs, or a large packet would fill
+    // the pipe and the exporter would block until the timeout.
+    let max = config.limits.max_file_bytes;
+    let stdout = drain(child.stdout.take(), max);
+    let stderr = drain(child.stderr.take(), max);
+    let timeout = Duration::from_secs(exporter.timeout_seconds);
+    let status = match child.wait_timeout(timeout).map_err(|e| fail(format!("could not be waited for: {e}")))? {
+        Some(status) => status,
+        None => {
+            // Killed and reaped; the reader threads end when the pipes close.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(fail(format!("did not finish within {}s and was killed", exporter.timeout_seconds)));
+        }
+    };
+    // A process the exporter left behind may hold the pipes open: never wait past the timeout.
+    let stderr_text =
+        String::from_utf8_lossy(&stderr.recv_timeout(timeout).unwrap_or(Ok(Vec::new())).unwrap_or_default())
+            .into_owned();
+    if !status.success() {
+        return Err(fail(format!("failed ({status}){}", tail(&stderr_text))));
+    }
+    let bytes = stdout
+        .recv_timeout(timeout)
+        .map_err(|_| fail("exited, but its output did not end within the timeout".into()))?
+        .map_err(fail)?;
+    let packet =
+        canonical::parse(&bytes).map_err(|e| fail(format!("printed invalid JSON: {}", e.in_file("stdout"))))?;
+    if !packet.is_object() {
+        return Err(fail("printed JSON that is not a packet object".into()));
+    }
+    Ok(packet)
+}
+
+/// A program named by a relative path (`./export.sh`) is the suite's; a bare name is looked up on PATH.
+fn program(name: &str, root: &Path) -> PathBuf {
+    let path = Path::new(name);
+    if path.is_relative() && path.components().count() > 1 {
+        root.join(path)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Read a pipe to its end on a thread, at most `max` bytes.
+fn drain(pipe: Option<impl Read + Send + 'static>, max: u64) -> mpsc::Receiver<std::result::Result<Vec<u8>, String>> {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let result = match pipe {
+            Some(pipe) => fsutil::read_limited(pipe, "the exporter's output", max).map_err(|e| e.to_string()),
+            None => Ok(Vec::new()),
+        };
+        let _ = send.send(result);
+    });
+    receive
+}
+
+/// The last lines of the exporter's stderr, for the error message.
+fn tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(": {}", lines[lines.len().saturating_sub(5)..].join(" | "))
+}

@@ -1,0 +1,86 @@
+//! An exclusive OS lock on a directory (flock(2) on the directory itself, so no
+//! lock file is added to a run directory, and a read-only runs root can still be
+//! locked). The kernel releases it when the process ends, even on kill -9, so a
+//! crash never leaves a stale lock. Held until the [`Lock`] is dropped.
+//!
+//! `rustix::fs::flock` rather than std's `File::lock`: that is stable only from
+//! Rust 1.89, and this crate's rust-version is 1.85.
+
+use super::Dir;
+use crate::{Error, Result};
+use std::path::Path;
+
+#[derive(Debug)]
+pub struct Lock {
+    #[cfg(unix)]
+    _fd: std::os::fd::OwnedFd,
+    identity: (u64, u64),
+}
+
+impl Lock {
+    /// Wait for and take the exclusive lock of the directory `path`.
+    pub fn exclusive(path: &Path) -> Result<Lock> {
+        Lock::on(&Dir::open(path)?)
+    }
+
+    /// Wait for and take the exclusive lock of an opened directory. Locks on one
+    /// directory exclude each other across processes and within one (each takes
+    /// its own open file description), so never lock one directory twice: compare
+    /// [`Lock::identity`] first.
+    #[cfg(unix)]
+    pub fn on(dir: &Dir) -> Result<Lock> {
+        use rustix::fs::{FlockOperation, Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let fd =
+            rustix::fs::openat(dir.fd(), ".", flags, Mode::empty()).map_err(|e| Error::io(dir.shown(), e.into()))?;
+        loop {
+            match rustix::fs::flock(&fd, FlockOperation::LockExclusive) {
+                Ok(()) => break,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(Error::io(dir.shown(), e.into())),
+            }
+        }
+        Ok(Lock { _fd: fd, identity: dir.identity()? })
+    }
+
+    #[cfg(not(unix))]
+    pub fn on(dir: &Dir) -> Result<Lock> {
+        // No flock: concurrent steps on one run directory are not excluded here.
+        Ok(Lock { identity: dir.identity()? })
+    }
+
+    /// (device, inode) of the locked directory.
+    pub fn identity(&self) -> (u64, u64) {
+        self.identity
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn try_lock(path: &Path) -> rustix::io::Result<()> {
+        let fd = rustix::fs::open(path, rustix::fs::OFlags::RDONLY, rustix::fs::Mode::empty()).unwrap();
+        rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+    }
+
+    #[test]
+    fn a_lock_excludes_others_until_released() {
+        let tmp = tempfile::tempdir().unwrap();
+        let first = Lock::exclusive(tmp.path()).unwrap();
+        assert_eq!(try_lock(tmp.path()), Err(rustix::io::Errno::WOULDBLOCK), "taken twice");
+        drop(first);
+        assert_eq!(try_lock(tmp.path()), Ok(()));
+        // A blocking lock is granted once the holder is gone.
+        let again = Lock::exclusive(tmp.path()).unwrap();
+        assert_eq!(again.identity(), Dir::open(tmp.path()).unwrap().identity().unwrap());
+    }
+
+    #[test]
+    fn a_file_is_not_a_lockable_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("f"), b"").unwrap();
+        let err = Lock::exclusive(&tmp.path().join("f")).unwrap_err().to_string();
+        assert!(err.contains("is not a directory"), "{err}");
+    }
+}

@@ -1,0 +1,239 @@
+//! Mutations for branch truth on any packet (issue 12): one per consistency rule
+//! of `packet::branch-consistency`, per kind of material `packet::forbidden-material`
+//! recognises beyond its key list, and edits only `packet::renders-from-input` can
+//! see. Every one is re-hashed, so the check has to catch it on its own.
+
+use super::{Edit, PacketMutation};
+use crate::packet::BRANCH_FIELDS;
+use crate::PacketCheck;
+use serde_json::{json, Map, Value};
+
+pub(super) fn mutations(golden: &Map<String, Value>) -> Vec<PacketMutation> {
+    let mut list = Vec::new();
+    let mut add = |name: &str, check: PacketCheck, edit: Edit| {
+        list.push(PacketMutation { name: name.to_owned(), check, rehash: true, edit })
+    };
+    render_input_edits(golden, &mut add);
+    branch_flips(golden, &mut add);
+    forbidden(&mut add);
+    rendering(&mut add);
+    list
+}
+
+fn branch_of(golden: &Map<String, Value>, field: &str) -> Option<Value> {
+    golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned()
+}
+
+/// renderInput edited so that it implies another value of one branch field (or
+/// breaks one evidence rule, or the closed key set).
+fn render_input_edits(golden: &Map<String, Value>, add: &mut impl FnMut(&str, PacketCheck, Edit)) {
+    let input = |pointer: &str| golden.get("renderInput").and_then(|i| i.pointer(pointer)).cloned();
+    let branch = |field: &str| branch_of(golden, field);
+    for key in ["predecessor", "successor", "themeSummary"] {
+        add(
+            &format!("renderInput.target.{key} added or removed"),
+            PacketCheck::BranchConsistency,
+            Box::new(move |p| toggle(p, "/target", key, json!({"name": "Injected", "blockType": "other"}))),
+        );
+    }
+    add(
+        "renderInput.operatorInstruction added or removed",
+        PacketCheck::BranchConsistency,
+        Box::new(|p| toggle(p, "", "operatorInstruction", json!("Injected instruction."))),
+    );
+    add(
+        "renderInput.sourceExample.scope flipped",
+        PacketCheck::BranchConsistency,
+        Box::new(|p| {
+            if let Some(scope) = render_input(p).and_then(|i| i.pointer_mut("/sourceExample/scope")) {
+                *scope = json!(if scope == "project" { "system" } else { "project" });
+            }
+        }),
+    );
+    let mode = input("/evidence/mode").and_then(|m| m.as_str().map(str::to_owned)).unwrap_or_default();
+    let other_mode = if mode == "selected-only" { "strategy-default" } else { "selected-only" };
+    add(
+        &format!("renderInput.evidence.mode set to {other_mode}"),
+        PacketCheck::BranchConsistency,
+        Box::new(move |p| set(p, "/evidence/mode", json!(other_mode))),
+    );
+    let unresolvable = if mode == "selected-only" { "no-evidence" } else { "selected-only" };
+    add(
+        &format!("renderInput.evidence.requestedMode set to {unresolvable}"),
+        PacketCheck::BranchConsistency,
+        Box::new(move |p| set(p, "/evidence/requestedMode", json!(unresolvable))),
+    );
+    if mode == "no-evidence" {
+        add(
+            "an evidence item added under no-evidence",
+            PacketCheck::BranchConsistency,
+            Box::new(|p| {
+                if let Some(Value::Array(items)) = render_input(p).and_then(|i| i.pointer_mut("/evidence/items")) {
+                    items.push(json!({"kind": "review", "id": "injected", "accessible": true, "value": {}}));
+                }
+            }),
+        );
+    } else {
+        add(
+            &format!("every evidence item removed under {mode}"),
+            PacketCheck::BranchConsistency,
+            Box::new(|p| set(p, "/evidence/items", json!([]))),
+        );
+    }
+    let assets = branch("hasAssetIntents") == Some(Value::Bool(true));
+    add(
+        "asset examples and intents added or removed",
+        PacketCheck::BranchConsistency,
+        Box::new(move |p| toggle_assets(p, assets)),
+    );
+    let conflicts = branch("hasVariableConflicts") == Some(Value::Bool(true));
+    add(
+        "an incompatible variable mapping added or removed",
+        PacketCheck::BranchConsistency,
+        Box::new(move |p| toggle_conflict(p, conflicts)),
+    );
+    add(
+        "an unknown top-level renderInput key added",
+        PacketCheck::BranchConsistency,
+        Box::new(|p| set(p, "/reviewerNotes", json!("x"))),
+    );
+}
+
+/// Each resolvedBranch field set to another value: renderInput no longer implies
+/// it, and the templates render another partial.
+fn branch_flips(golden: &Map<String, Value>, add: &mut impl FnMut(&str, PacketCheck, Edit)) {
+    for (field, allowed) in BRANCH_FIELDS {
+        let current = branch_of(golden, field).unwrap_or(Value::Null);
+        let other = match allowed {
+            Some(values) => Value::from(*values.iter().find(|v| current != **v).expect("two values at least")),
+            None => Value::Bool(!current.as_bool().unwrap_or(false)),
+        };
+        // insertionMode is the one field renderInput does not determine.
+        if field != "insertionMode" {
+            let value = other.clone();
+            add(
+                &format!("resolvedBranch.{field} set to {other}"),
+                PacketCheck::BranchConsistency,
+                Box::new(move |p| set_branch(p, field, value.clone())),
+            );
+        }
+        add(
+            &format!("resolvedBranch.{field} set to {other}"),
+            PacketCheck::RendersFromInput,
+            Box::new(move |p| set_branch(p, field, other.clone())),
+        );
+    }
+}
+
+/// Edits that leave the branch consistent but the prompts no longer its rendering.
+fn rendering(add: &mut impl FnMut(&str, PacketCheck, Edit)) {
+    add(
+        "a line appended to the user message",
+        PacketCheck::RendersFromInput,
+        Box::new(|p| {
+            for key in ["userMessage", "effectiveUserMessage"] {
+                if let Some(Value::String(text)) = p.get_mut(key) {
+                    text.insert_str(0, "Also mention the spring discount.\n");
+                }
+            }
+        }),
+    );
+    add(
+        "the target block name edited in renderInput",
+        PacketCheck::RendersFromInput,
+        Box::new(|p| {
+            if let Some(Value::String(name)) = render_input(p).and_then(|i| i.pointer_mut("/target/blockName")) {
+                name.push_str(" (edited)");
+            }
+        }),
+    );
+}
+
+/// Material that only its shape, or a key that is new to the list, gives away.
+fn forbidden(add: &mut impl FnMut(&str, PacketCheck, Edit)) {
+    add(
+        "the blueprint's screens copied under target.frames",
+        PacketCheck::ForbiddenMaterial,
+        Box::new(|p| {
+            let screens = render_input(p).and_then(|i| i.pointer("/sourceExample/blueprint/screens")).cloned();
+            set(p, "/target/frames", screens.unwrap_or(Value::Null));
+        }),
+    );
+    for key in ["posterUrl", "referenceImages", "providerResponse"] {
+        add(
+            &format!("{key} added to renderInput.target"),
+            PacketCheck::ForbiddenMaterial,
+            Box::new(move |p| set(p, &format!("/target/{key}"), json!("kept"))),
+        );
+    }
+    add(
+        "a generator prompt added to an asset example",
+        PacketCheck::ForbiddenMaterial,
+        Box::new(|p| {
+            let Some(blueprint) =
+                render_input(p).and_then(|i| i.pointer_mut("/sourceExample/blueprint")).and_then(Value::as_object_mut)
+            else {
+                return;
+            };
+            let examples = blueprint.entry("assetExamples").or_insert_with(|| json!([]));
+            if let Some(items) = examples.as_array_mut() {
+                if items.is_empty() {
+                    items.push(json!({"slotKey": "hero"}));
+                }
+                items[0]["promptTemplate"] = json!("soft morning light over a tidy desk");
+            }
+        }),
+    );
+}
+
+fn render_input(p: &mut Map<String, Value>) -> Option<&mut Value> {
+    p.get_mut("renderInput")
+}
+
+/// Set the member at `pointer` below renderInput (its parent must exist).
+fn set(p: &mut Map<String, Value>, pointer: &str, value: Value) {
+    let (parent, key) = pointer.rsplit_once('/').expect("a pointer");
+    if let Some(Value::Object(map)) = render_input(p).and_then(|i| i.pointer_mut(parent)) {
+        map.insert(key.to_owned(), value);
+    }
+}
+
+/// Remove `key` from the object at `parent` below renderInput, or add it as `value`.
+fn toggle(p: &mut Map<String, Value>, parent: &str, key: &str, value: Value) {
+    if let Some(Value::Object(map)) = render_input(p).and_then(|i| i.pointer_mut(parent)) {
+        if map.shift_remove(key).is_none() {
+            map.insert(key.to_owned(), value);
+        }
+    }
+}
+
+fn set_branch(p: &mut Map<String, Value>, field: &str, value: Value) {
+    if let Some(Value::Object(branch)) = p.get_mut("resolvedBranch") {
+        branch.insert(field.to_owned(), value);
+    }
+}
+
+fn toggle_assets(p: &mut Map<String, Value>, present: bool) {
+    let Some(Value::Object(blueprint)) = render_input(p).and_then(|i| i.pointer_mut("/sourceExample/blueprint")) else {
+        return;
+    };
+    if !present {
+        blueprint.insert("assetExamples".into(), json!([{"slotKey": "hero", "assetType": "image"}]));
+        return;
+    }
+    blueprint.insert("assetExamples".into(), json!([]));
+    for screen in blueprint.get_mut("screens").and_then(Value::as_array_mut).into_iter().flatten() {
+        if let Some(Value::Array(intents)) = screen.pointer_mut("/aiMeta/assetIntents") {
+            intents.clear();
+        }
+    }
+}
+
+fn toggle_conflict(p: &mut Map<String, Value>, present: bool) {
+    let Some(Value::Array(mappings)) = render_input(p).and_then(|i| i.get_mut("variableMappings")) else { return };
+    if present {
+        mappings.retain(|m| !crate::packet::branch_consistency::is_conflict(m));
+    } else {
+        mappings.push(json!({"action": "incompatible", "sourceVariableId": "a", "resolution": "drop"}));
+    }
+}

@@ -1,0 +1,197 @@
+//! Signed run receipts (`packetproof attest`) and their check in `verify`
+//! (`run::attestation`). The statement's subjects are the run's files with their
+//! sha256, plus the packet's identity (its `checksum`); the predicate repeats what
+//! completion.json says, so editing either the receipt or any run file breaks it.
+
+use super::paths::RunDir;
+use super::Run;
+use crate::attest::{dsse, keys, statement, Envelope, Subject, IN_TOTO_PAYLOAD_TYPE};
+use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+pub const CHECK: crate::Check = crate::Check::RunAttestation;
+pub const FILE: &str = "attestation.json";
+/// The subject naming the packet: its digest is the packet's `checksum` (sha256
+/// of the canonical packet without that field), the contract's packet identity.
+pub const PACKET_SUBJECT: &str = "runtime-packet";
+
+/// Write a signed attestation for a completed run; returns where. Refused unless
+/// every run check passes (a run that `verify` fails is not attested) and never
+/// over an existing file.
+pub fn attest(config: &Config, dir: &Path, key: &SigningKey, out: Option<&Path>) -> Result<PathBuf> {
+    // The run cannot change between the checks and the signature (other steps wait).
+    let (_handle, _lock) = super::lock_run_dir(dir)?;
+    let mut findings = super::checks::all(dir, None, config);
+    findings.extend(super::provider_request::check(dir, config));
+    if !findings.is_empty() {
+        return Err(Error::Rejected { file: dir.display().to_string(), findings });
+    }
+    let run = Run::open(dir, config)?;
+    let completion = run.read_object(&run.completion)?;
+    let body = canonical::to_pretty(&statement::statement(&subjects(&run, &completion)?, predicate(&completion)));
+    let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
+    let target = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join(FILE));
+    let text = serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes");
+    fsutil::write_new(&target, text.as_bytes())?;
+    Ok(target)
+}
+
+/// The subjects of a run as it is now: the packet identity, then every run file
+/// (a provider-request.json too, when the run has one).
+fn subjects(run: &Run, completion: &Map<String, Value>) -> Result<Vec<Subject>> {
+    let checksum = completion.get("checksum").and_then(Value::as_str).unwrap_or_default();
+    let mut out = vec![Subject { name: PACKET_SUBJECT.into(), sha256: checksum.trim_start_matches("sha256:").into() }];
+    for file in [
+        &run.agent_request,
+        &run.eval_context,
+        &run.schema,
+        &run.raw_output,
+        &run.evaluation,
+        &run.completion,
+        &run.manifest_file,
+    ] {
+        out.push(Subject { name: file.name.clone(), sha256: hex(&run.read(file)?) });
+    }
+    let capture = run.dir.resolve(crate::wire::RUN_FILE, crate::wire::RUN_FILE)?;
+    if capture.is_file() {
+        let bytes = fsutil::read_bytes(&capture, run.max_bytes)?;
+        out.push(Subject { name: crate::wire::RUN_FILE.into(), sha256: hex(&bytes) });
+    }
+    Ok(out)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    digest::sha256(bytes).trim_start_matches("sha256:").to_owned()
+}
+
+/// The predicate: completion.json's identity, provenance and verdict fields.
+fn predicate(completion: &Map<String, Value>) -> Value {
+    let field = |key: &str| completion.get(key).cloned().unwrap_or(Value::Null);
+    json!({
+        "exactInputHash": field("exactInputHash"),
+        "checksum": field("checksum"),
+        "scenario": field("scenario"),
+        "runId": field("runId"),
+        "agentTask": field("agentTask"),
+        "completedAt": field("completedAt"),
+        "evaluationOk": completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null),
+        "evaluatorNotes": field("evaluatorNotes"),
+    })
+}
+
+/// `run::attestation` for `verify`. With trusted keys an attestation is required
+/// and must carry a signature by one of them; with none, an attestation present
+/// is still checked against the run's files and completion.json.
+pub fn check(dir: &Path, trusted: &[VerifyingKey], config: &Config) -> Vec<Finding> {
+    let finding = |path: &str, message: String| Finding::new(CHECK, path.to_owned(), message);
+    let Ok(run_dir) = RunDir::open(dir) else { return Vec::new() };
+    let path = match run_dir.resolve(FILE, FILE) {
+        Ok(path) => path,
+        Err(e) => return vec![finding(FILE, e.to_string())],
+    };
+    if path.symlink_metadata().is_err() {
+        return match trusted {
+            [] => Vec::new(),
+            _ => vec![finding(FILE, "missing: --trusted-key requires an attestation signed by a trusted key".into())],
+        };
+    }
+    match check_file(dir, &path, trusted, config) {
+        Ok(findings) => findings,
+        Err(e) => vec![finding(FILE, e.to_string())],
+    }
+}
+
+fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config) -> Result<Vec<Finding>> {
+    let mut out = Vec::new();
+    let mut finding = |at: String, message: String| out.push(Finding::new(CHECK, at, message));
+    let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
+    let envelope: Envelope = serde_json::from_value(value)
+        .map_err(|e| Error::shape(FILE, "$", format!("a DSSE envelope {{payload, payloadType, signatures}}: {e}")))?;
+    if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
+        finding(
+            format!("{FILE} $.payloadType"),
+            format!("is {:?}; expected {IN_TOTO_PAYLOAD_TYPE:?}", envelope.payload_type),
+        );
+    }
+    if !trusted.is_empty() {
+        match envelope.signed_by(trusted).map_err(|e| Error::shape(FILE, "$.payload", e))? {
+            Some(_) => {}
+            None => finding(
+                format!("{FILE} $.signatures"),
+                format!(
+                    "no signature verifies with a trusted key ({} signature(s), keyids {:?}; trusted {:?}): \
+                     the receipt was edited after signing or signed by another key",
+                    envelope.signatures.len(),
+                    envelope.signatures.iter().map(|s| s.keyid.as_str()).collect::<Vec<_>>(),
+                    trusted.iter().map(keys::key_id).collect::<Vec<_>>()
+                ),
+            ),
+        }
+    }
+    let body = envelope.body().map_err(|e| Error::shape(FILE, "$.payload", e))?;
+    let statement_value = canonical::parse(&body).map_err(|e| e.in_file(format!("{FILE} $.payload")))?;
+    let (subjects, predicate_found) = match statement::parse(&statement_value) {
+        Ok(parsed) => parsed,
+        Err(problems) => {
+            for (at, expected) in problems {
+                finding(format!("{FILE} payload {at}"), format!("expected {expected}"));
+            }
+            return Ok(out);
+        }
+    };
+    let run = Run::open(dir, config)?;
+    let completion = run.read_object(&run.completion)?;
+    compare_subjects(&subjects, &self::subjects(&run, &completion)?, &mut finding);
+    compare_predicate(predicate_found, &predicate(&completion), &run.completion.name, &mut finding);
+    Ok(out)
+}
+
+fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut(String, String)) {
+    for (i, subject) in found.iter().enumerate() {
+        let at = format!("{FILE} payload $.subject[{i}]");
+        match now.iter().find(|s| s.name == subject.name) {
+            None => finding(at, format!("names {:?}, which the run does not have", subject.name)),
+            Some(s) if s.sha256 != subject.sha256 => finding(
+                at,
+                format!(
+                    "{:?} has sha256 {} now; the attestation records {} (edited after attestation)",
+                    s.name, s.sha256, subject.sha256
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    for s in now.iter().filter(|s| !found.iter().any(|f| f.name == s.name)) {
+        finding(
+            format!("{FILE} payload $.subject"),
+            format!("{:?} is a run file the attestation does not cover", s.name),
+        );
+    }
+}
+
+fn compare_predicate(
+    found: &Map<String, Value>,
+    now: &Value,
+    completion: &str,
+    finding: &mut impl FnMut(String, String),
+) {
+    let Value::Object(now) = now else { return };
+    for (key, value) in now {
+        match found.get(key) {
+            Some(v) if v == value => {}
+            Some(v) => finding(
+                format!("{FILE} payload $.predicate.{key}"),
+                format!("is {}; {completion} says {}", crate::wire::diff::show(v), crate::wire::diff::show(value)),
+            ),
+            None => finding(
+                format!("{FILE} payload $.predicate.{key}"),
+                format!("missing; {completion} says {}", crate::wire::diff::show(value)),
+            ),
+        }
+    }
+    for key in found.keys().filter(|k| !now.contains_key(*k)) {
+        finding(format!("{FILE} payload $.predicate.{key}"), "is not a field of the run receipt predicate".into());
+    }
+}

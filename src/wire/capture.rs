@@ -1,0 +1,139 @@
+//! What was captured of a provider request: a bare JSON body (as a proxy or SDK log
+//! records it), or a HAR file (HTTP Archive 1.2: `log.entries[].request` with
+//! `method`, `url` and `postData.text`), from which the one POST to the API's
+//! endpoint is picked.
+
+use super::Api;
+use crate::{canonical, Error, Result};
+use serde_json::Value;
+
+/// A captured request body and where it came from.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    pub body: Value,
+    /// The captured file, for reports.
+    pub origin: String,
+    /// What leads each body path in findings: the file, and the HAR entry if any.
+    prefix: String,
+    /// The request URL and where it is, when the capture records one.
+    pub url: Option<(String, String)>,
+}
+
+impl Captured {
+    /// A finding path: the file (and HAR entry) and the JSON path inside the body.
+    pub fn at(&self, path: &str) -> String {
+        format!("{} {path}", self.prefix)
+    }
+
+    /// A bare body.
+    pub fn body(body: Value, origin: &str) -> Captured {
+        Captured { body, origin: origin.to_owned(), prefix: origin.to_owned(), url: None }
+    }
+}
+
+/// Parse captured bytes: a HAR file when the top level has `log.entries`, else a body.
+pub fn parse(bytes: &[u8], file: &str, api: Api) -> Result<Captured> {
+    let value = canonical::parse(bytes).map_err(|e| e.in_file(file))?;
+    match value.get("log").and_then(|log| log.get("entries")) {
+        Some(entries) => from_har(entries, file, api),
+        None if value.is_object() => Ok(Captured::body(value, file)),
+        None => Err(Error::shape(file, "$", "a JSON request body (an object) or a HAR file")),
+    }
+}
+
+fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
+    let entries = entries.as_array().ok_or_else(|| Error::shape(file, "$.log.entries", "an array"))?;
+    let matching: Vec<usize> = (0..entries.len())
+        .filter(|&i| {
+            let request = &entries[i]["request"];
+            request["method"].as_str().is_some_and(|m| m.eq_ignore_ascii_case("POST"))
+                && request["url"].as_str().is_some_and(|url| api.is_endpoint(url))
+        })
+        .collect();
+    let i = match matching.as_slice() {
+        [i] => *i,
+        [] => {
+            return Err(Error::shape(
+                file,
+                "$.log.entries",
+                format!("one POST to the {} endpoint; found none among {} entries", api.name(), entries.len()),
+            ))
+        }
+        many => {
+            return Err(Error::shape(
+                file,
+                "$.log.entries",
+                format!(
+                    "one POST to the {} endpoint; found {} (entries {many:?}): keep only the one to check",
+                    api.name(),
+                    many.len()
+                ),
+            ))
+        }
+    };
+    let at = format!("$.log.entries[{i}].request");
+    let request = &entries[i]["request"];
+    let text = request["postData"]["text"]
+        .as_str()
+        .ok_or_else(|| Error::shape(file, format!("{at}.postData.text"), "the request body as a string"))?;
+    let body = canonical::parse(text.as_bytes()).map_err(|e| e.in_file(format!("{file} {at}.postData.text")))?;
+    if !body.is_object() {
+        return Err(Error::shape(format!("{file} {at}.postData.text"), "$", "a JSON object"));
+    }
+    let url = request["url"].as_str().unwrap_or_default().to_owned();
+    Ok(Captured {
+        body,
+        origin: file.to_owned(),
+        prefix: format!("{file} {at}.postData.text"),
+        url: Some((url, format!("{file} {at}.url"))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn har(entries: Value) -> Vec<u8> {
+        json!({"log": {"version": "1.2", "entries": entries}}).to_string().into_bytes()
+    }
+
+    fn entry(method: &str, url: &str, body: &str) -> Value {
+        json!({"request": {"method": method, "url": url, "postData": {"mimeType": "application/json", "text": body}}})
+    }
+
+    #[test]
+    fn the_one_post_to_the_endpoint_is_picked() {
+        let bytes = har(json!([
+            entry("GET", "https://api.anthropic.com/v1/models", "{}"),
+            entry("POST", "https://api.anthropic.com/v1/messages/count_tokens", "{\"a\":1}"),
+            entry("POST", "https://api.anthropic.com/v1/messages", "{\"model\":\"m\"}"),
+        ]));
+        let captured = parse(&bytes, "c.har", Api::Anthropic).unwrap();
+        assert_eq!(captured.body, json!({"model": "m"}));
+        assert_eq!(captured.at("$.model"), "c.har $.log.entries[2].request.postData.text $.model");
+        assert_eq!(captured.url.unwrap().1, "c.har $.log.entries[2].request.url");
+    }
+
+    #[test]
+    fn none_or_several_entries_are_refused_by_name() {
+        let none = parse(&har(json!([])), "c.har", Api::Gemini).unwrap_err().to_string();
+        assert!(none.contains("found none among 0 entries"), "{none}");
+        let post = entry("POST", "https://api.openai.com/v1/responses", "{}");
+        let many = parse(&har(json!([post.clone(), post])), "c.har", Api::OpenaiResponses).unwrap_err().to_string();
+        assert!(many.contains("found 2 (entries [0, 1])"), "{many}");
+        let bad =
+            parse(&har(json!([entry("POST", "https://x/v1/messages", "{\"a\":1,\"a\":2}")])), "c.har", Api::Anthropic)
+                .unwrap_err()
+                .to_string();
+        assert!(bad.contains("c.har $.log.entries[0].request.postData.text:1:"), "{bad}");
+    }
+
+    #[test]
+    fn a_bare_body_is_itself() {
+        let captured = parse(b"{\"model\":\"m\"}", "b.json", Api::OpenaiChat).unwrap();
+        assert_eq!(captured.at("$.model"), "b.json $.model");
+        assert!(captured.url.is_none());
+        assert!(parse(b"[1]", "b.json", Api::OpenaiChat).is_err());
+    }
+}

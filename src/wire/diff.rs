@@ -1,0 +1,165 @@
+//! Path-by-path comparison of a captured request body with the expected one.
+//! Hand-written because what counts is specific: keys outside the expected body
+//! may be allowed settings, and a long prompt that differs should say where.
+
+use crate::report::{child, index};
+use serde_json::Value;
+
+/// One difference: where, what, and the captured value there (if any).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference<'a> {
+    pub path: String,
+    pub message: String,
+    pub captured: Option<&'a Value>,
+}
+
+/// Every difference between `expected` and `captured`. A member of `captured`
+/// outside `expected` passes only when its dotted path (`generationConfig.temperature`)
+/// is in `allowed`.
+pub fn compare<'a>(expected: &Value, captured: &'a Value, allowed: &[String]) -> Vec<Difference<'a>> {
+    let mut out = Vec::new();
+    walk(expected, captured, "$", "", allowed, &mut out);
+    out
+}
+
+fn walk<'a>(
+    expected: &Value,
+    captured: &'a Value,
+    path: &str,
+    dotted: &str,
+    allowed: &[String],
+    out: &mut Vec<Difference<'a>>,
+) {
+    let differ = |message: String| Difference { path: path.to_owned(), message, captured: Some(captured) };
+    match (expected, captured) {
+        (Value::Object(want), Value::Object(got)) => {
+            for (key, value) in want {
+                let (p, d) = (child(path, key), join(dotted, key));
+                match got.get(key) {
+                    Some(item) => walk(value, item, &p, &d, allowed, out),
+                    None => out.push(Difference {
+                        path: p,
+                        message: format!("missing; expected {}", show(value)),
+                        captured: None,
+                    }),
+                }
+            }
+            for (key, value) in got.iter().filter(|(key, _)| !want.contains_key(*key)) {
+                let d = join(dotted, key);
+                if !allowed.contains(&d) {
+                    out.push(Difference {
+                        path: child(path, key),
+                        message: format!(
+                            "{} is not part of the packet's request and `{d}` is not an allowed setting in harness.toml",
+                            show(value)
+                        ),
+                        captured: Some(value),
+                    });
+                }
+            }
+        }
+        (Value::Array(want), Value::Array(got)) => {
+            for (i, (w, g)) in want.iter().zip(got).enumerate() {
+                walk(w, g, &index(path, i), dotted, allowed, out);
+            }
+            for (i, w) in want.iter().enumerate().skip(got.len()) {
+                out.push(Difference {
+                    path: index(path, i),
+                    message: format!("missing; expected {}", show(w)),
+                    captured: None,
+                });
+            }
+            for (i, g) in got.iter().enumerate().skip(want.len()) {
+                out.push(Difference {
+                    path: index(path, i),
+                    message: format!("an extra item the packet does not imply ({} expected): {}", want.len(), show(g)),
+                    captured: Some(g),
+                });
+            }
+        }
+        (Value::String(want), Value::String(got)) if want != got => out.push(differ(text_difference(want, got))),
+        // Numbers compare by value: 64000 and 64000.0 are one token limit on the wire.
+        (Value::Number(want), Value::Number(got)) if want.as_f64() == got.as_f64() => {}
+        _ if expected != captured => out.push(differ(format!("is {}; expected {}", show(captured), show(expected)))),
+        _ => {}
+    }
+}
+
+fn join(dotted: &str, key: &str) -> String {
+    if dotted.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{dotted}.{key}")
+    }
+}
+
+/// Where two texts part: the byte offset and a little context, not two 50 KB prompts.
+fn text_difference(want: &str, got: &str) -> String {
+    let at = want.bytes().zip(got.bytes()).take_while(|(a, b)| a == b).count();
+    let at = (0..=at).rev().find(|i| want.is_char_boundary(*i) && got.is_char_boundary(*i)).unwrap_or(0);
+    if want.len() < 80 && got.len() < 80 {
+        return format!("is {got:?}; expected {want:?}");
+    }
+    format!(
+        "differs from the packet's text at byte {at} (captured {} bytes, expected {}): captured {:?}, expected {:?}",
+        got.len(),
+        want.len(),
+        excerpt(got, at),
+        excerpt(want, at)
+    )
+}
+
+fn excerpt(text: &str, at: usize) -> String {
+    text[at..].chars().take(40).collect()
+}
+
+/// A value for a message: JSON, cut after 80 characters.
+pub(crate) fn show(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn paths(expected: Value, captured: Value, allowed: &[&str]) -> Vec<String> {
+        let allowed: Vec<String> = allowed.iter().map(|s| s.to_string()).collect();
+        compare(&expected, &captured, &allowed).into_iter().map(|d| format!("{} {}", d.path, d.message)).collect()
+    }
+
+    #[test]
+    fn equal_bodies_have_no_difference() {
+        let body = json!({"a": [1, {"b": "x"}], "n": 64000});
+        assert!(paths(body.clone(), body, &[]).is_empty());
+        assert!(paths(json!({"n": 64000}), json!({"n": 64000.0}), &[]).is_empty());
+    }
+
+    #[test]
+    fn every_kind_of_difference_has_its_path() {
+        let got = paths(
+            json!({"a": "x", "m": [1, 2], "c": {"k": true}}),
+            json!({"a": "y", "m": [1, 2, 3], "c": {}, "t": 0.5, "g": {"temperature": 1}}),
+            &["g.temperature"],
+        );
+        assert_eq!(got.len(), 5, "{got:#?}");
+        assert!(got[0].starts_with("$.a is \"y\"; expected \"x\""), "{got:#?}");
+        assert!(got[1].starts_with("$.m[2] an extra item"), "{got:#?}");
+        assert!(got[2].starts_with("$.c.k missing"), "{got:#?}");
+        assert!(got[3].starts_with("$.t 0.5 is not part") && got[3].contains("`t`"), "{got:#?}");
+        assert!(got[4].starts_with("$.g {\"temperature\":1} is not part"), "{got:#?}");
+        assert!(paths(json!({"g": {}}), json!({"g": {"temperature": 1}}), &["g.temperature"]).is_empty());
+    }
+
+    #[test]
+    fn long_texts_say_where_they_part() {
+        let want = format!("{}tail", "p".repeat(100));
+        let got = format!("{}TAIL", "p".repeat(100));
+        let d = paths(json!(want), json!(got), &[]);
+        assert!(d[0].contains("at byte 100") && d[0].contains("\"TAIL\""), "{d:?}");
+    }
+}

@@ -1,0 +1,267 @@
+//! `packetproof attest` and `verify --trusted-key`: a golden packet is run through
+//! prepare → evaluate → complete in a temporary folder and signed with the committed
+//! test keys (tests/keys/, test-only); each broken attestation fails with its reason,
+//! and `verify` checks a run's provider-request.json. openssl, when installed,
+//! checks a packetproof signature on its own.
+
+use crate::support::{root, Output};
+use crate::wire::{body, entry, golden_packet, har, packetproof, path, ANTHROPIC, GOOGLE};
+use libtest_mimic::Trial;
+use packetproof::canonical;
+use packetproof::wire::Api;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials: Vec<Trial> = crate::trials![
+        attest_then_verify_with_the_trusted_key_holds,
+        verify_fails_each_broken_attestation_with_the_reason,
+        attest_refuses_an_incomplete_run_and_a_wrong_key_file,
+        verify_checks_a_runs_provider_request,
+    ];
+    // Ignored, with the reason, where openssl is not installed.
+    let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
+    if !present {
+        eprintln!("attest::openssl_verifies_a_signature_over_the_pae_bytes is ignored: openssl is not installed");
+    }
+    let name = crate::support::test_name(module_path!(), "openssl_verifies_a_signature_over_the_pae_bytes");
+    trials
+        .push(crate::support::trial(name, openssl_verifies_a_signature_over_the_pae_bytes).with_ignored_flag(!present));
+    trials
+}
+
+/// A completed run of a golden packet with its fixture's agent answer.
+fn completed_run(parent: &Path, case: &str, task: &str) -> PathBuf {
+    let run = parent.join(task);
+    let steps: [Vec<String>; 3] = [
+        vec!["prepare".into(), "--packet".into(), golden_packet(case), "--out-dir".into(), run.display().to_string()],
+        vec!["evaluate".into(), "--run-dir".into(), run.display().to_string()],
+        vec![
+            "complete",
+            "--run-dir",
+            path(&run),
+            "--scenario",
+            "wire provenance",
+            "--run-id",
+            "run-1",
+            "--agent-task",
+            task,
+            "--note",
+            "Checked by hand.",
+            "--runs-root",
+            path(parent),
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect(),
+    ];
+    for (i, args) in steps.iter().enumerate() {
+        if i == 1 {
+            std::fs::copy(root().join("fixtures").join(case).join("run/raw-output.json"), run.join("raw-output.json"))
+                .unwrap();
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = packetproof(&args);
+        assert_eq!(out.code, 0, "{args:?}: {}{}", out.stdout, out.stderr);
+    }
+    run
+}
+
+fn key(name: &str) -> String {
+    root().join("tests/keys").join(name).display().to_string()
+}
+
+fn verify(run: &Path, keys: &[&str]) -> Output {
+    let mut args = vec!["verify", path(run)];
+    let keys: Vec<String> = keys.iter().map(|k| key(k)).collect();
+    for k in &keys {
+        args.extend(["--trusted-key", k.as_str()]);
+    }
+    packetproof(&args)
+}
+
+fn attest(run: &Path, key_name: &str) -> Output {
+    packetproof(&["attest", path(run), "--key", &key(key_name)])
+}
+
+fn attest_then_verify_with_the_trusted_key_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-attest-ok");
+    let signed = attest(&run, "test-ed25519.pem");
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let ok = verify(&run, &["foreign-ed25519.pub.pem", "test-ed25519.pub.pem"]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+
+    let envelope = canonical::parse(&std::fs::read(run.join("attestation.json")).unwrap()).unwrap();
+    assert_eq!(envelope["payloadType"], "application/vnd.in-toto+json");
+    let statement = statement_of(&envelope);
+    assert_eq!(statement["_type"], "https://in-toto.io/Statement/v1");
+    assert_eq!(statement["predicate"]["agentTask"], "task-wire-attest-ok");
+    let names: Vec<&str> =
+        statement["subject"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    for file in [
+        "runtime-packet",
+        "agent-request.json",
+        "raw-output.json",
+        "evaluation.json",
+        "completion.json",
+        "run-manifest.json",
+        "validation-schema.json",
+    ] {
+        assert!(names.contains(&file), "{file} not a subject: {names:?}");
+    }
+
+    // Never overwritten.
+    let again = attest(&run, "test-ed25519.pem");
+    assert_eq!(again.code, 2);
+    assert!(again.stderr.contains("attestation.json"), "{}", again.stderr);
+}
+
+fn statement_of(envelope: &Value) -> Value {
+    use base64::Engine;
+    let payload = base64::engine::general_purpose::STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+    canonical::parse(&payload).unwrap()
+}
+
+fn assert_attestation_finding(out: &Output, fragment: &str) {
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.lines().any(|l| l.contains("[run::attestation]") && l.contains(fragment)),
+        "expected a run::attestation finding containing {fragment:?}:\n{}",
+        out.stdout
+    );
+}
+
+fn verify_fails_each_broken_attestation_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // A missing attestation, when a key is trusted.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-missing");
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "attestation.json: missing");
+    assert_eq!(verify(&run, &[]).code, 0, "without --trusted-key an absent attestation is not required");
+
+    // A foreign key.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-foreign");
+    assert_eq!(attest(&run, "foreign-ed25519.pem").code, 0);
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "$.signatures: no signature verifies");
+    assert_eq!(verify(&run, &["foreign-ed25519.pub.pem"]).code, 0);
+
+    // An edited receipt: completion.json names another agent task.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-edited-receipt");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let completion = run.join("completion.json");
+    let text = std::fs::read_to_string(&completion).unwrap().replace("task-wire-edited-receipt", "task-wire-other");
+    std::fs::write(&completion, text).unwrap();
+    for keys in [&["test-ed25519.pub.pem"][..], &[]] {
+        let out = verify(&run, keys);
+        assert_eq!(out.stdout.contains("its signature is not (no --trusted-key)"), keys.is_empty(), "{}", out.stdout);
+        assert_attestation_finding(&out, "\"completion.json\" has sha256");
+        assert_attestation_finding(
+            &out,
+            "$.predicate.agentTask: is \"task-wire-edited-receipt\"; completion.json says \"task-wire-other\"",
+        );
+    }
+
+    // An edited run file.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-edited-file");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let manifest = run.join("run-manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{}\n\n", text.trim_end())).unwrap(); // same JSON, other bytes
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "\"run-manifest.json\" has sha256");
+
+    // An edited attestation: its statement rewritten to match an edited receipt.
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-edited-attestation");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let file = run.join("attestation.json");
+    let mut envelope = canonical::parse(&std::fs::read(&file).unwrap()).unwrap();
+    let mut statement = statement_of(&envelope);
+    statement["predicate"]["evaluatorNotes"] = json!(["Rewritten."]);
+    use base64::Engine;
+    envelope["payload"] = json!(base64::engine::general_purpose::STANDARD.encode(statement.to_string()));
+    std::fs::write(&file, envelope.to_string()).unwrap();
+    let out = verify(&run, &["test-ed25519.pub.pem"]);
+    assert_attestation_finding(&out, "$.signatures: no signature verifies");
+    assert_attestation_finding(&out, "$.predicate.evaluatorNotes");
+}
+
+fn attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let prepared = packetproof(&["prepare", "--packet", &golden_packet(ANTHROPIC), "--out-dir", path(&run)]);
+    assert_eq!(prepared.code, 0, "{}", prepared.stderr);
+    let out = attest(&run, "test-ed25519.pem");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("refused with") && out.stderr.contains("run::completion"), "{}", out.stderr);
+    assert!(!run.join("attestation.json").exists());
+
+    let completed = completed_run(dir.path(), ANTHROPIC, "task-wire-wrong-key");
+    let out = attest(&completed, "test-ed25519.pub.pem");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("an Ed25519 private key in PKCS#8 PEM"), "{}", out.stderr);
+}
+
+fn verify_checks_a_runs_provider_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = completed_run(dir.path(), GOOGLE, "task-wire-provider-request");
+    let url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent";
+    let faithful = body(GOOGLE, Api::Gemini);
+    std::fs::write(run.join("provider-request.json"), har(vec![entry(url, &faithful)])).unwrap();
+    let ok = verify(&run, &[]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+
+    let mut edited = faithful;
+    edited["contents"].as_array_mut().unwrap().push(json!({"role": "user", "parts": [{"text": "One more thing."}]}));
+    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&edited).unwrap()).unwrap();
+    let failed = verify(&run, &[]);
+    assert_eq!(failed.code, 1, "{}", failed.stdout);
+    assert!(
+        failed.stdout.contains("[run::provider-request] provider-request.json $.contents[1]: contents: an extra item"),
+        "{}",
+        failed.stdout
+    );
+
+    // The attestation covers the capture too.
+    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&body(GOOGLE, Api::Gemini)).unwrap()).unwrap();
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&edited).unwrap()).unwrap();
+    assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "\"provider-request.json\" has sha256");
+}
+
+/// openssl checks a packetproof signature on its own, from the PAE bytes.
+fn openssl_verifies_a_signature_over_the_pae_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-openssl");
+    assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
+    let envelope = canonical::parse(&std::fs::read(run.join("attestation.json")).unwrap()).unwrap();
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let body = b64.decode(envelope["payload"].as_str().unwrap()).unwrap();
+    let pae = packetproof::attest::dsse::pae(envelope["payloadType"].as_str().unwrap(), &body);
+    let sig = b64.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
+    std::fs::write(dir.path().join("pae.bin"), &pae).unwrap();
+    std::fs::write(dir.path().join("sig.bin"), &sig).unwrap();
+    let openssl_verify = |input: &str| {
+        Command::new("openssl")
+            .args([
+                "pkeyutl",
+                "-verify",
+                "-pubin",
+                "-inkey",
+                &key("test-ed25519.pub.pem"),
+                "-rawin",
+                "-in",
+                input,
+                "-sigfile",
+            ])
+            .arg(dir.path().join("sig.bin"))
+            .output()
+            .unwrap()
+    };
+    let out = openssl_verify(path(&dir.path().join("pae.bin")));
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // The same signature over the payload alone (not the PAE) must not verify.
+    std::fs::write(dir.path().join("body.bin"), &body).unwrap();
+    assert!(!openssl_verify(path(&dir.path().join("body.bin"))).status.success());
+}

@@ -1,0 +1,207 @@
+//! Branch truth on any packet (issue 12), through the CLI: packets that are not
+//! corpus cases (a copy in a temporary folder, a run directory) are held to their
+//! own renderInput, and numbers are values. The per-rule negatives are fixtures
+//! (`fixtures/neg-packet-*`) and unit tests beside each check.
+
+use crate::support;
+use libtest_mimic::Trial;
+use packetproof::{canonical, digest};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+struct Output {
+    code: Option<i32>,
+    stdout: String,
+}
+
+fn run(args: &[&str]) -> Output {
+    let out = support::bin().args(args).output().expect("run packetproof");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    Output { code: out.status.code(), stdout }
+}
+
+fn golden(case: &str) -> Value {
+    let text = std::fs::read(Path::new(ROOT).join("golden").join(case).join("runtime-packet.json")).unwrap();
+    serde_json::from_slice(&text).unwrap()
+}
+
+fn sealed(mut packet: Value) -> Value {
+    digest::seal(packet.as_object_mut().unwrap());
+    packet
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn verify_holds_any_packet_to_its_own_render_input() {
+    let temp = tempfile::tempdir().unwrap();
+    let mut packet = golden("google-staged-both-selected");
+    packet["resolvedBranch"]["neighbours"] = json!("none");
+    let file = write(temp.path(), "from-a-bug-report.json", &canonical::to_pretty(&sealed(packet)));
+    let out = run(&["verify", s(&file)]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    for expected in [
+        "[packet::branch-consistency] $.resolvedBranch.neighbours: records \"none\", but renderInput implies \"both\"",
+        "[packet::renders-from-input] $.promptPaths: rendering over the packet's renderInput and resolvedBranch uses the templates",
+    ] {
+        assert!(out.stdout.contains(expected), "{expected:?} in\n{}", out.stdout);
+    }
+    // validate holds it to the same consistency rule.
+    let out = run(&["validate", "--packet", s(&file)]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(out.stdout.contains("[packet::branch-consistency] $.resolvedBranch.neighbours"), "{}", out.stdout);
+}
+
+fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
+    let temp = tempfile::tempdir().unwrap();
+    let prepare = |name: &str, packet: &Value| -> PathBuf {
+        let file = write(temp.path(), &format!("{name}.json"), &canonical::to_pretty(packet));
+        let dir = temp.path().join(name);
+        let out = run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]);
+        assert_eq!(out.code, Some(0), "{}", out.stdout);
+        dir
+    };
+    let intact = prepare("intact", &golden("openai-staged-succ-default"));
+    let out = run(&["verify", s(&intact)]);
+    assert!(!out.stdout.contains("packet::renders-from-input"), "{}", out.stdout);
+
+    // Evidence edited in renderInput after rendering, every hash recomputed: the
+    // run is consistent with itself, but its prompt is not its evidence rendered.
+    let mut packet = golden("openai-staged-succ-default");
+    packet["renderInput"]["target"]["blockName"] = json!("Renamed after rendering");
+    let edited = prepare("edited", &sealed(packet));
+    let out = run(&["verify", s(&edited)]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("[packet::renders-from-input] packet $.userMessage: is not the templates rendered over"),
+        "{}",
+        out.stdout
+    );
+}
+
+fn numbers_are_compared_by_value_and_quoted_as_written() {
+    let temp = tempfile::tempdir().unwrap();
+    let text = canonical::to_pretty(&golden("openai-staged-succ-default"));
+    assert!(text.contains("\"attempt\": 1,"));
+    let same = write(temp.path(), "same.json", &text.replace("\"attempt\": 1,", "\"attempt\": 1e0,"));
+    let out = run(&["validate", "--packet", s(&same)]);
+    assert_eq!(out.code, Some(0), "`1e0` is the attempt 1:\n{}", out.stdout);
+
+    let mut packet = golden("openai-staged-succ-default");
+    packet["attempt"] = json!(2.0);
+    let text = canonical::to_pretty(&sealed(packet));
+    assert!(text.contains("\"attempt\": 2.0,"));
+    let second = write(temp.path(), "second.json", &text.replace("\"attempt\": 2.0,", "\"attempt\": 2e0,"));
+    let out = run(&["validate", "--packet", s(&second)]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(out.stdout.contains("[packet::contract] $.attempt: expected 1, found 2e0"), "{}", out.stdout);
+    let out = run(&["verify", s(&second)]);
+    assert!(out.stdout.contains("$.attempt: expected 1, found 2e0"), "{}", out.stdout);
+}
+
+fn a_run_file_may_spell_a_number_another_way() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = Path::new(ROOT).join("golden/openai-staged-succ-default/runtime-packet.json");
+    let dir = temp.path().join("run");
+    assert_eq!(run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]).code, Some(0));
+    let manifest = dir.join("run-manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\"schemaVersion\": 2,"));
+    std::fs::write(&manifest, text.replace("\"schemaVersion\": 2,", "\"schemaVersion\": 2e0,")).unwrap();
+    let out = run(&["verify", s(&dir)]);
+    assert!(!out.stdout.contains("schemaVersion"), "2e0 is the manifest format 2:\n{}", out.stdout);
+    std::fs::write(&manifest, text.replace("\"schemaVersion\": 2,", "\"schemaVersion\": 3e0,")).unwrap();
+    let out = run(&["verify", s(&dir)]);
+    assert!(out.stdout.contains("$.schemaVersion: expected 2 (the manifest format), found 3e0"), "{}", out.stdout);
+}
+
+fn interop_packets_are_noted_as_made_from_other_templates() {
+    let packet = support::interop_dir().join("runtime-packet.anthropic.json");
+    let out = run(&["--asset-example-prompts", "warn", "verify", "-v", s(&packet)]);
+    assert_eq!(out.code, Some(0), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("note: packet::renders-from-input: not re-rendered: the packet's promptVersions are not this project's templates (updateBlock/updateBlockMainSystemPromt.md: not a template of this project"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("note: $.renderInput.sourceExample.blueprint.assetExamples[0].promptTemplate"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// The issue's lies, on a packet of this project's: each is found by
+/// packet::branch-consistency alone.
+fn branch_lies_fail_on_a_project_packet() {
+    branch_lies_fail_alone(vec![("project", golden("google-staged-both-selected"))]);
+}
+
+/// The same lies on a packet of the reference exporter's shape.
+fn branch_lies_fail_on_a_reference_packet() {
+    let bytes = std::fs::read(support::interop_dir().join("runtime-packet.anthropic.json")).unwrap();
+    branch_lies_fail_alone(vec![("reference", serde_json::from_slice(&bytes).unwrap())]);
+}
+
+fn branch_lies_fail_alone(packets: Vec<(&str, Value)>) {
+    type Lie = (&'static str, fn(&mut Value), &'static str);
+    let lies: [Lie; 5] = [
+        (
+            "neighbours none beside both summaries",
+            |p| p["resolvedBranch"]["neighbours"] = json!("none"),
+            "$.resolvedBranch.neighbours",
+        ),
+        (
+            "no theme beside a theme",
+            |p| p["resolvedBranch"]["hasTargetTheme"] = json!(false),
+            "$.resolvedBranch.hasTargetTheme",
+        ),
+        (
+            "no instruction beside one",
+            |p| p["resolvedBranch"]["operatorInstructionPresent"] = json!(false),
+            "$.resolvedBranch.operatorInstructionPresent",
+        ),
+        (
+            "no evidence items under selected-only",
+            |p| p["renderInput"]["evidence"]["items"] = json!([]),
+            "$.renderInput.evidence.items",
+        ),
+        ("an extra renderInput key", |p| p["renderInput"]["debug"] = json!({}), "$.renderInput.debug"),
+    ];
+    let mut config = packetproof::Config::load(Path::new(ROOT), None).unwrap();
+    config.packet.asset_example_prompts = packetproof::config::Policy::Warn;
+    for (shape, packet) in packets {
+        assert_eq!(packetproof::packet::validate(&packet, &config), Vec::new(), "{shape} packet as given");
+        for (lie, edit, at) in lies {
+            let mut lying = packet.clone();
+            edit(&mut lying);
+            let findings = packetproof::packet::validate(&sealed(lying), &config);
+            let found: Vec<(&str, &str)> = findings.iter().map(|f| (f.check, f.path.as_str())).collect();
+            assert_eq!(found, [("packet::branch-consistency", at)], "{shape}: {lie}: {findings:#?}");
+        }
+    }
+}
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials = trials![
+        verify_holds_any_packet_to_its_own_render_input,
+        verify_re_renders_a_run_directorys_packet_from_its_own_evidence,
+        numbers_are_compared_by_value_and_quoted_as_written,
+        a_run_file_may_spell_a_number_another_way,
+        branch_lies_fail_on_a_project_packet,
+    ];
+    trials.extend(interop_trials![
+        interop_packets_are_noted_as_made_from_other_templates,
+        branch_lies_fail_on_a_reference_packet
+    ]);
+    trials
+}

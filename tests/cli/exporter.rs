@@ -1,0 +1,103 @@
+//! `[exporter]`: a suite whose packets another program makes. The gate runs the
+//! exporter where it would compile (bless, `packet::regenerates`), and every other
+//! check applies to its packets unchanged.
+
+use crate::init::Folder;
+use crate::support::Output;
+use crate::test::verdict;
+use libtest_mimic::Trial;
+use std::path::Path;
+
+const CASE: &str = "google-staged-both-selected";
+
+/// A suite with `script` as `./export.sh` and harness.toml naming it.
+fn suite_with_exporter(script: &str, timeout_seconds: u64) -> Folder {
+    let folder = Folder::new();
+    let suite = folder.init();
+    let bin = env!("CARGO_BIN_EXE_packetproof");
+    write_script(&suite.join("export.sh"), &format!("#!/bin/sh\n{}\n", script.replace("BIN", bin)));
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let exporter =
+        format!("\n[exporter]\ncommand = [\"./export.sh\", \"{{request}}\"]\ntimeout_seconds = {timeout_seconds}\n");
+    std::fs::write(suite.join("harness.toml"), settings + &exporter).unwrap();
+    folder
+}
+
+fn write_script(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+fn bless_and_test(folder: &Folder) -> Output {
+    let bless = folder.run_in("suite", &["bless"]);
+    assert_eq!(bless.code, 0, "{}", bless.describe());
+    folder.run_in("suite", &["test", CASE])
+}
+
+fn an_exporter_wrapping_packetproof_export_passes_the_gate() {
+    let folder = suite_with_exporter("exec \"BIN\" export --request \"$1\"", 30);
+    let out = bless_and_test(&folder);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::regenerates")), Some("ok"), "{}", out.stdout);
+    // Named from elsewhere, the suite's exporter still runs in the suite's folder.
+    let regenerates = format!("{CASE}::packet::regenerates");
+    let named = folder.run_in("", &["--config", "suite/harness.toml", "test", &regenerates]);
+    assert_eq!(named.code, 0, "{}", named.describe());
+    // The exporter really runs: one that now fails makes regenerates fail.
+    write_script(&folder.path("suite/export.sh"), "#!/bin/sh\necho 'no packet today' >&2\nexit 3\n");
+    let broken = folder.run_in("suite", &["test", &format!("{CASE}::packet::regenerates")]);
+    assert_eq!(broken.code, 101, "{}", broken.describe());
+    assert!(broken.stdout.contains("no packet today") && broken.stdout.contains("exit status: 3"), "{}", broken.stdout);
+}
+
+/// Text of an unselected evidence item in the prompt: branch isolation fails and says where.
+fn an_exporter_that_leaks_unselected_text_fails_branch_isolation() {
+    let script = "leak=$(grep -o 'UNSELECTED [^\"]*' \"$1\" | head -n 1)\n\
+                  \"BIN\" export --request \"$1\" | sed \"s|\\\"systemPrompt\\\": \\\"|\\\"systemPrompt\\\": \\\"$leak |\"";
+    let folder = suite_with_exporter(script, 30);
+    let out = bless_and_test(&folder);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::branch-isolation")), Some("FAILED"), "{}", out.stdout);
+    assert!(out.stdout.contains("$.systemPrompt"), "{}", out.stdout);
+    assert!(out.stdout.contains("contains excluded text from request"), "{}", out.stdout);
+    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::exact-input-hash")), Some("FAILED"), "{}", out.stdout);
+    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::regenerates")), Some("ok"), "{}", out.stdout);
+}
+
+fn an_exporter_that_drops_a_hash_fails_the_gate() {
+    let folder = suite_with_exporter("\"BIN\" export --request \"$1\" | sed '/^  \"exactInputHash\"/d'", 30);
+    let out = bless_and_test(&folder);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::exact-input-hash")), Some("FAILED"), "{}", out.stdout);
+    assert!(out.stdout.contains("$.exactInputHash"), "{}", out.stdout);
+}
+
+/// A non-zero exit, output that is not a packet, and a hang: each a clear failure naming the fixture.
+fn exporter_failures_name_the_fixture() {
+    let first = "fixtures/anthropic-staged-both-selected-interop-shape/request.json";
+    let cases = [
+        ("echo 'the adapter crashed' >&2\nexit 3", 30, "the adapter crashed"),
+        ("echo 'not json'", 30, "printed invalid JSON"),
+        ("echo '[1]'", 30, "not a packet object"),
+        ("exec tail -f /dev/null", 1, "did not finish within 1s and was killed"),
+    ];
+    for (script, timeout, expected) in cases {
+        let folder = suite_with_exporter(script, timeout);
+        let out = folder.run_in("suite", &["bless"]);
+        assert_eq!(out.code, 2, "{script}: {}", out.describe());
+        assert!(out.stderr.contains(first) && out.stderr.contains(expected), "{script}: {}", out.stderr);
+    }
+}
+
+pub fn trials() -> Vec<Trial> {
+    trials![
+        an_exporter_wrapping_packetproof_export_passes_the_gate,
+        an_exporter_that_leaks_unselected_text_fails_branch_isolation,
+        an_exporter_that_drops_a_hash_fails_the_gate,
+        exporter_failures_name_the_fixture,
+    ]
+}

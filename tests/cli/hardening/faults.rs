@@ -1,0 +1,183 @@
+//! Crashes and hangs: a failing stdout, self-referential schemas, unbounded or
+//! blocking reads, and floods of findings.
+
+use super::*;
+use libtest_mimic::Trial;
+
+pub fn trials() -> Vec<Trial> {
+    trials![
+        a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2,
+        a_self_referential_schema_is_a_finding_naming_the_run_not_a_crash,
+        every_read_is_bounded_and_non_regular_files_are_refused_without_blocking,
+        verify_walks_past_fifos_and_names_them,
+        findings_are_capped_per_rule_and_say_so
+    ]
+}
+
+/// A pipe whose reading end is already closed: every write gets EPIPE.
+fn closed_pipe() -> std::os::fd::OwnedFd {
+    let (reader, writer) = rustix::pipe::pipe().unwrap();
+    drop(reader);
+    writer
+}
+
+fn a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2() {
+    let project = Project::new();
+    let dir = project.evaluated("run");
+    let packet = project.packet("anthropic", "a");
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["validate", "--packet", s(&packet)],
+        vec!["verify", s(&packet)],
+        vec!["canon", s(&packet)],
+        vec!["evaluate", "--run-dir", s(&dir)],
+    ];
+    for args in &commands {
+        let closed = finish(project.cmd(args).stdout(closed_pipe()).stderr(Stdio::piped()).spawn().unwrap());
+        closed.clean();
+        assert!(closed.code == 0 || closed.code == 1, "{args:?} onto a closed pipe: {}", closed.all());
+        let full = File::create_dev_full();
+        let failed = finish(project.cmd(args).stdout(full).stderr(Stdio::piped()).spawn().unwrap());
+        failed.clean();
+        assert_eq!(failed.code, 2, "{args:?} onto a full disk: {}", failed.all());
+        assert!(failed.stderr.contains("<stdout>"), "{args:?}: {}", failed.all());
+    }
+    // schema --check, on this crate's own project.
+    for (stdout, expected) in [(Stdio::from(closed_pipe()), 0), (Stdio::from(File::create_dev_full()), 2)] {
+        let mut cmd = project.cmd(&["schema", "--check"]);
+        cmd.env("PACKETPROOF_ROOT", crate_root()).stdout(stdout).stderr(Stdio::piped());
+        let out = finish(cmd.spawn().unwrap());
+        out.clean();
+        assert_eq!(out.code, expected, "schema --check: {}", out.all());
+    }
+    // complete writes its receipt, then reports; a closed pipe does not undo or crash it.
+    let closed = finish(
+        project
+            .cmd(&Project::complete_args(&dir, "T-closed", None))
+            .stdout(closed_pipe())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    closed.clean();
+    assert_eq!(closed.code, 0, "{}", closed.all());
+    assert_eq!(read_json(&dir.join("completion.json"))["agentTask"], json!("T-closed"));
+    let other = project.evaluated("other");
+    let full = finish(
+        project
+            .cmd(&Project::complete_args(&other, "T-full", None))
+            .stdout(File::create_dev_full())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    full.clean();
+    assert_eq!(full.code, 2, "{}", full.all());
+    assert!(full.stderr.contains("completion.json") && full.stderr.contains("written"), "{}", full.all());
+    assert_eq!(read_json(&other.join("completion.json"))["agentTask"], json!("T-full"));
+}
+
+struct File;
+
+impl File {
+    fn create_dev_full() -> std::fs::File {
+        std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full")
+    }
+}
+
+fn a_self_referential_schema_is_a_finding_naming_the_run_not_a_crash() {
+    for (label, schema) in [
+        ("self", json!({"allOf": [{"$ref": "#"}]})),
+        ("loop", json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})),
+    ] {
+        let project = Project::with_schema(Some(schema));
+        let bad = project.answered("google", "bad", &good_output());
+        let out = project.run(&["evaluate", "--run-dir", s(&bad)]);
+        out.clean();
+        assert_eq!(out.code, 1, "{label}: {}", out.all());
+        let evaluation = read_json(&bad.join("evaluation.json"));
+        let text = evaluation["failures"].to_string();
+        assert!(text.contains("refers to itself"), "{label}: {text}");
+        // One such run does not abort verify of the whole tree: the run is named.
+        let verify = project.run(&["verify", s(&project.root().join("runs"))]);
+        verify.clean();
+        assert_eq!(verify.code, 1, "{label}: {}", verify.all());
+        assert!(verify.stdout.contains(&format!("{}: FAILED", bad.display())), "{label}: {}", verify.all());
+    }
+}
+
+fn every_read_is_bounded_and_non_regular_files_are_refused_without_blocking() {
+    let project = Project::new();
+    let packet = project.packet("anthropic", "a");
+    // The suffix file: a device that never ends, a FIFO no one writes, a huge sparse file.
+    let fifo = project.root().join("suffix-fifo.txt");
+    mkfifo(&fifo);
+    let huge = project.root().join("huge.txt");
+    std::fs::File::create(&huge).unwrap().set_len(1 << 34).unwrap();
+    for (suffix, expected) in [("/dev/zero", "is a device"), (s(&fifo), "is a FIFO"), (s(&huge), "more than the limit")]
+    {
+        let out = project.run(&["--google-suffix-file", suffix, "validate", "--packet", s(&packet)]);
+        out.clean();
+        assert_eq!(out.code, 2, "{suffix}: {}", out.all());
+        assert!(out.stderr.contains(expected), "{suffix}: {}", out.all());
+    }
+    let fifo_packet = project.root().join("runtime-packet-fifo.json");
+    mkfifo(&fifo_packet);
+    for args in [
+        vec!["validate", "--packet", s(&fifo_packet)],
+        vec!["prepare", "--packet", s(&fifo_packet), "--out-dir", "runs/x"],
+        vec!["export", "--request", s(&fifo_packet)],
+        vec!["canon", s(&fifo_packet)],
+    ] {
+        let out = project.run(&args);
+        out.clean();
+        assert_eq!(out.code, 2, "{args:?}: {}", out.all());
+        assert!(out.stderr.contains("is a FIFO, not a regular file"), "{args:?}: {}", out.all());
+    }
+}
+
+fn verify_walks_past_fifos_and_names_them() {
+    let project = Project::new();
+    let dir = project.completed("run", "T1");
+    std::fs::create_dir_all(project.root().join("runs/deep/er")).unwrap();
+    mkfifo(&project.root().join("runs/deep/er/notes.json"));
+    let out = project.run(&["verify", "-v", s(&project.root().join("runs"))]);
+    out.clean();
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains(&format!("{}: ok", dir.display())), "{}", out.all());
+    assert!(out.stdout.contains("notes.json") && out.stdout.contains("a FIFO"), "{}", out.all());
+}
+
+fn findings_are_capped_per_rule_and_say_so() {
+    let project = Project::new();
+    let mut output = good_output();
+    // 3,000 extra screens, each routing to a screen that does not exist.
+    let screens = output["result"]["onboardingStrategySequence"][0]["screens"].as_array_mut().unwrap();
+    let template = screens[0].clone();
+    for i in 0..3000 {
+        let mut screen = template.clone();
+        screen["id"] = json!(format!("x{i}"));
+        screen["content"]["actionBar"]["primary"]["action"]["edges"] = json!([{"nextScreenId": format!("gone{i}")}]);
+        screens.push(screen);
+    }
+    let dir = project.answered("anthropic", "flood", &output);
+    let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
+    out.clean();
+    assert_eq!(out.code, 1, "{}", out.all());
+    let evaluation = read_json(&dir.join("evaluation.json"));
+    let failures = evaluation["failures"].as_array().unwrap();
+    let mut per_stage: std::collections::BTreeMap<&str, usize> = Default::default();
+    for failure in failures {
+        *per_stage.entry(failure["stage"].as_str().unwrap()).or_default() += 1;
+    }
+    assert!(per_stage.values().all(|n| *n <= 101), "{per_stage:?}");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f["message"].as_str().unwrap().contains("failure(s) not listed (at most 100 per stage")),
+        "{per_stage:?}"
+    );
+    // verify re-evaluates the capped evaluation and reports it without refusing it as too large.
+    let verify = project.run(&["verify", s(&dir)]);
+    verify.clean();
+    assert!(verify.stdout.matches("[run::evaluation]").count() <= 101, "{}", verify.all());
+}

@@ -1,0 +1,145 @@
+//! Receipts and task ids: the runs-root scan, what verify accepts and reports,
+//! stale temp files, and control characters.
+
+use super::*;
+use libtest_mimic::Trial;
+
+pub fn trials() -> Vec<Trial> {
+    trials![
+        the_task_id_scan_covers_symlinked_hidden_and_target_folders_and_names_its_root,
+        verify_refuses_edited_or_extended_receipts,
+        verify_sees_one_run_once_and_follows_a_link_to_it,
+        an_unreadable_file_is_exit_2_in_verify_as_in_validate,
+        stale_temp_files_are_reported_by_verify_and_cleaned_by_the_next_step,
+        control_characters_are_refused_in_ids_and_escaped_in_output
+    ]
+}
+
+fn the_task_id_scan_covers_symlinked_hidden_and_target_folders_and_names_its_root() {
+    let project = Project::new();
+    let root = project.root().join("runs");
+    let elsewhere = tempfile::tempdir().unwrap();
+    // A completed run reached only through a symlink, one in a hidden folder, one in target/.
+    let linked = Project::new();
+    let real = linked.completed("real", "T-link");
+    std::os::unix::fs::symlink(&real, root.join("linked")).unwrap();
+    for (folder, task) in [(".hidden", "T-hidden"), ("target", "T-target")] {
+        let done = project.completed(&format!("{task}-src"), task);
+        std::fs::create_dir_all(root.join(folder)).unwrap();
+        std::fs::rename(&done, root.join(folder).join("run")).unwrap();
+    }
+    let dir = project.evaluated("new");
+    for task in ["T-link", "T-hidden", "T-target"] {
+        let out = project.complete(&dir, task);
+        out.clean();
+        assert_eq!(out.code, 2, "{task} reused: {}", out.all());
+        assert!(out.stderr.contains("already recorded"), "{}", out.all());
+    }
+    // A runs root that is a file is refused, not skipped.
+    let file = elsewhere.path().join("not-a-dir");
+    std::fs::write(&file, b"").unwrap();
+    let out = project.run(&Project::complete_args(&dir, "T-new", Some(&file)));
+    out.clean();
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.contains("not a directory"), "{}", out.all());
+    // Success says which root was scanned.
+    let out = project.complete(&dir, "T-new");
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains(&format!("unique under {}", root.canonicalize().unwrap().display())), "{}", out.all());
+}
+
+fn verify_refuses_edited_or_extended_receipts() {
+    let project = Project::new();
+    let dir = project.completed("run", "T1");
+    let original = read_json(&dir.join("completion.json"));
+    for (label, edit) in [
+        ("top-level field", json!({"extra": true})),
+        ("input boundary field", json!({"inputBoundary": {"tools": []}})),
+        ("raw output field", json!({"rawOutput": {"note": "x"}})),
+    ] {
+        let mut receipt = original.clone();
+        for (key, value) in edit.as_object().unwrap() {
+            match (receipt.get_mut(key), value) {
+                (Some(Value::Object(target)), Value::Object(extra)) => target.extend(extra.clone()),
+                _ => {
+                    receipt[key] = value.clone();
+                }
+            }
+        }
+        write_json(&dir.join("completion.json"), &receipt);
+        let out = project.run(&["verify", s(&dir)]);
+        assert_eq!(out.code, 1, "{label}: {}", out.all());
+        assert!(out.stdout.contains("unknown field"), "{label}: {}", out.all());
+    }
+}
+
+fn verify_sees_one_run_once_and_follows_a_link_to_it() {
+    let project = Project::new();
+    let dir = project.completed("run", "T1");
+    let runs = project.root().join("runs");
+    for args in [vec![s(&dir), s(&dir)], vec![s(&runs), s(&dir)]] {
+        let mut all = vec!["verify"];
+        all.extend(args);
+        let out = project.run(&all);
+        assert_eq!(out.code, 0, "{all:?}: {}", out.all());
+        assert!(!out.stdout.contains("is recorded by"), "false duplicate: {}", out.all());
+    }
+    let link = project.root().join("link");
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
+    let out = project.run(&["verify", "-v", s(&link)]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("stage: completed"), "{}", out.all());
+}
+
+fn an_unreadable_file_is_exit_2_in_verify_as_in_validate() {
+    let project = Project::new();
+    let fifo = project.root().join("runtime-packet.json");
+    mkfifo(&fifo);
+    let huge = project.root().join("huge-packet.json");
+    std::fs::File::create(&huge).unwrap().set_len(1 << 34).unwrap();
+    for file in [&fifo, &huge] {
+        let validate = project.run(&["validate", "--packet", s(file)]);
+        let verify = project.run(&["verify", s(file)]);
+        validate.clean();
+        verify.clean();
+        assert_eq!(validate.code, 2, "{}", validate.all());
+        assert_eq!(verify.code, 2, "{}", verify.all());
+    }
+}
+
+fn stale_temp_files_are_reported_by_verify_and_cleaned_by_the_next_step() {
+    let project = Project::new();
+    let dir = project.answered("anthropic", "run", &good_output());
+    let stale = dir.join(".packetproof-4242-dead-0.tmp");
+    std::fs::write(&stale, b"half a file").unwrap();
+    let out = project.run(&["verify", s(&dir)]);
+    assert!(out.stdout.contains(".packetproof-4242-dead-0.tmp"), "{}", out.all());
+    let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(!stale.exists(), "evaluate left the stale temp file");
+    let out = project.run(&["verify", s(&dir)]);
+    assert!(!out.stdout.contains(".packetproof-"), "{}", out.all());
+}
+
+fn control_characters_are_refused_in_ids_and_escaped_in_output() {
+    let project = Project::new();
+    let dir = project.evaluated("run");
+    for (flag, value) in [("--agent-task", "T\u{1b}[2J"), ("--scenario", "s\r"), ("--run-id", "r\u{7}")] {
+        let mut args = Project::complete_args(&dir, "T-ok", None);
+        let at = args.iter().position(|a| *a == flag).unwrap();
+        args[at + 1] = value;
+        let out = project.run(&args);
+        out.clean();
+        assert_eq!(out.code, 2, "{flag}: {}", out.all());
+        assert!(out.stderr.contains("control character"), "{flag}: {}", out.all());
+        assert!(!out.stderr.contains('\u{1b}') && !out.stderr.contains('\u{7}'), "raw control character printed");
+    }
+    assert!(!dir.join("completion.json").exists());
+    // A path with an escape sequence is printed escaped.
+    let odd = project.root().join("runs/odd\u{1b}[31mname");
+    std::fs::rename(&dir, &odd).unwrap();
+    let out = project.run(&["verify", s(&odd)]);
+    out.clean();
+    assert!(!out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'), "{}", out.all());
+    assert!(out.stdout.contains("odd\\u{1b}[31mname"), "{}", out.all());
+}

@@ -1,0 +1,154 @@
+//! `packetproof init`, and every command outside a suite: the built-in defaults,
+//! a harness.toml that overrides them, and the refusals of the corpus commands.
+
+use crate::support::{self, exec, Output};
+use libtest_mimic::Trial;
+use std::path::PathBuf;
+
+/// A folder with no harness.toml in it or above it, and a way to run the binary there.
+pub struct Folder {
+    dir: tempfile::TempDir,
+}
+
+impl Folder {
+    pub fn new() -> Folder {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(
+            dir.path().ancestors().all(|d| !d.join("harness.toml").exists()),
+            "the temporary folder must not lie inside a suite"
+        );
+        Folder { dir }
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    pub fn run_in(&self, relative: &str, args: &[&str]) -> Output {
+        exec(support::bin().current_dir(self.path(relative)).args(args))
+    }
+
+    /// `packetproof init suite` here; returns the suite's path.
+    pub fn init(&self) -> PathBuf {
+        let out = self.run_in("", &["init", "suite"]);
+        assert_eq!(out.code, 0, "{}", out.describe());
+        self.path("suite")
+    }
+}
+
+fn project(relative: &str) -> String {
+    support::root().join(relative).display().to_string()
+}
+
+fn init_writes_a_suite_whose_test_passes() {
+    let folder = Folder::new();
+    let suite = folder.init();
+    for file in [
+        "harness.toml",
+        "README.md",
+        "ci/packetproof.yml",
+        "references/prompts/user.md.j2",
+        "references/prompts/branches/evidence/selected-only.md.j2",
+        "references/block-screen-output-schema.json",
+        "references/builder/block-screen-output-schema.json",
+        "references/gemini-json-suffix.txt",
+    ] {
+        assert!(suite.join(file).is_file(), "{file} was not written");
+    }
+    for provider in ["anthropic", "google", "openai"] {
+        let golden = std::fs::read_dir(suite.join("golden"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .find(|e| e.file_name().to_string_lossy().starts_with(provider));
+        let golden = golden.unwrap_or_else(|| panic!("no {provider} example")).path();
+        assert!(golden.join("runtime-packet.json").is_file() && golden.join("agent-request.json").is_file());
+    }
+    // The templates are the project's own bytes.
+    let ours = std::fs::read(support::root().join("references/prompts/system.md.j2")).unwrap();
+    assert_eq!(std::fs::read(suite.join("references/prompts/system.md.j2")).unwrap(), ours);
+    let out = folder.run_in("suite", &["test", "--junit", "junit.xml"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stdout.contains("test result: ok."), "{}", out.stdout);
+    assert_eq!(crate::test::verdict(&out.stdout, "corpus::branch-coverage"), Some("ignored"), "{}", out.stdout);
+    let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
+    assert!(junit.contains("failures=\"0\"") && junit.contains("skipped=\"1\""), "{junit}");
+    assert!(junit.contains("classname=\"google-staged-both-selected\" name=\"run::evaluation\""), "{junit}");
+    // And the same suite is what `verify` checks.
+    let verified = folder.run_in("suite", &["verify", "golden"]);
+    assert_eq!(verified.code, 0, "{}", verified.describe());
+}
+
+fn init_refuses_a_folder_that_is_not_empty() {
+    let folder = Folder::new();
+    std::fs::create_dir_all(folder.path("suite")).unwrap();
+    std::fs::write(folder.path("suite/notes.txt"), "mine").unwrap();
+    let out = folder.run_in("", &["init", "suite"]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("is not empty (notes.txt)"), "{}", out.stderr);
+    assert!(!folder.path("suite/harness.toml").exists());
+}
+
+/// With no harness.toml anywhere, the commands that need no corpus run on the built-in defaults.
+fn commands_without_a_corpus_work_in_any_folder() {
+    let folder = Folder::new();
+    let golden = project("golden/google-staged-both-selected/runtime-packet.json");
+    let request = project("fixtures/google-staged-both-selected/request.json");
+    let validate = folder.run_in("", &["validate", "--packet", &golden]);
+    assert_eq!(validate.code, 0, "{}", validate.describe());
+    let verify = folder.run_in("", &["verify", &project("golden/openai-staged-alone-selected")]);
+    assert_eq!(verify.code, 0, "{}", verify.describe());
+    let prepare = folder.run_in("", &["prepare", "--packet", &golden, "--out-dir", "run"]);
+    assert_eq!(prepare.code, 0, "{}", prepare.describe());
+    let export = exec(support::bin().current_dir(folder.path("")).args(["export", "--request", &request]));
+    assert_eq!(export.code, 0, "{}", export.describe());
+    assert_eq!(
+        export.stdout.as_bytes(),
+        std::fs::read(&golden).unwrap(),
+        "the built-in templates compile the golden bytes"
+    );
+    let wire = folder.run_in("", &["wire", "--packet", &golden, "--api", "gemini"]);
+    assert_eq!(wire.code, 0, "{}", wire.describe());
+    assert!(wire.stdout.contains("\"contents\""), "{}", wire.stdout);
+    let canon = folder.run_in("", &["canon", "--hash", &golden]);
+    assert_eq!(canon.code, 0, "{}", canon.describe());
+}
+
+fn corpus_commands_say_which_file_they_looked_for() {
+    let folder = Folder::new();
+    let looked_for = folder.path("harness.toml").display().to_string();
+    for args in [&["test"][..], &["bless"], &["release-check"]] {
+        let out = folder.run_in("", args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.describe());
+        assert!(out.stderr.contains("needs a conformance suite") && out.stderr.contains(&looked_for), "{}", out.stderr);
+    }
+}
+
+/// A harness.toml found upwards, or named by --config, overrides the defaults.
+fn a_harness_toml_overrides_the_built_in_defaults() {
+    let folder = Folder::new();
+    std::fs::create_dir_all(folder.path("repo/sub")).unwrap();
+    std::fs::write(folder.path("repo/harness.toml"), "[limits]\nmax_file_bytes = 100\n").unwrap();
+    let golden = project("golden/google-staged-both-selected/runtime-packet.json");
+    let found = folder.run_in("repo/sub", &["validate", "--packet", &golden]);
+    assert_eq!(found.code, 2, "{}", found.describe());
+    assert!(found.stderr.contains("100"), "the limit of the found file applies: {}", found.stderr);
+    let config = folder.path("repo/harness.toml").display().to_string();
+    let named = folder.run_in("", &["--config", &config, "validate", "--packet", &golden]);
+    assert_eq!(named.code, 2, "{}", named.describe());
+    let defaults = folder.run_in("", &["validate", "--packet", &golden]);
+    assert_eq!(defaults.code, 0, "{}", defaults.describe());
+    std::fs::write(folder.path("repo/harness.toml"), "[limits]\nmax_file_bites = 100\n").unwrap();
+    let typo = folder.run_in("repo", &["validate", "--packet", &golden]);
+    assert_eq!(typo.code, 2, "{}", typo.describe());
+    assert!(typo.stderr.contains("unknown field `max_file_bites`"), "{}", typo.stderr);
+}
+
+pub fn trials() -> Vec<Trial> {
+    trials![
+        init_writes_a_suite_whose_test_passes,
+        init_refuses_a_folder_that_is_not_empty,
+        commands_without_a_corpus_work_in_any_folder,
+        corpus_commands_say_which_file_they_looked_for,
+        a_harness_toml_overrides_the_built_in_defaults,
+    ]
+}

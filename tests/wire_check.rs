@@ -1,0 +1,309 @@
+//! Provenance to the wire (issue 15), the library: the provider request body each
+//! API gets from a packet, and the check of a captured request, one test per kind of
+//! difference. Captured requests are made here from the golden packets (the body the
+//! packet implies, then one edit each), so they never go stale when a packet is re-blessed.
+
+use packetproof::wire::{self, capture::Captured, Api};
+use packetproof::{canonical, Config, Error};
+use serde_json::{json, Value};
+use std::path::Path;
+
+const ANTHROPIC: &str = "anthropic-staged-both-selected-interop-shape";
+const OPENAI: &str = "openai-staged-alone-selected";
+const GOOGLE: &str = "google-staged-both-selected";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn config() -> Config {
+    Config::load(root(), None).expect("harness.toml")
+}
+
+fn packet(case: &str) -> Value {
+    let bytes = std::fs::read(root().join("golden").join(case).join("runtime-packet.json")).unwrap();
+    canonical::parse(&bytes).unwrap()
+}
+
+fn body(case: &str, api: Api) -> Value {
+    wire::body(&packet(case), api, &config(), case).unwrap()
+}
+
+/// The findings of checking `captured` (a bare body) against the case's packet, as `path: message`.
+fn check(case: &str, api: Api, captured: Value) -> Vec<String> {
+    let captured = Captured::body(captured, "cap.json");
+    let outcome = wire::check(&packet(case), api, &captured, &config(), case, wire::CHECK).unwrap();
+    outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
+}
+
+fn assert_one(findings: &[String], path: &str, fragment: &str) {
+    assert!(
+        findings.iter().any(|f| f.starts_with(&format!("cap.json {path}: ")) && f.contains(fragment)),
+        "expected a finding at {path} containing {fragment:?}, got {findings:#?}"
+    );
+}
+
+// ------------------------------------------------------------------ bodies
+
+#[test]
+fn each_api_body_carries_exactly_the_packet_material() {
+    let p = packet(ANTHROPIC);
+    let schema = &p["outputSchema"];
+    assert_eq!(
+        body(ANTHROPIC, Api::Anthropic),
+        json!({
+            "model": p["model"], "max_tokens": p["maxTokens"], "system": p["systemPrompt"],
+            "messages": [{"role": "user", "content": p["effectiveUserMessage"]}],
+            "tools": [{"name": schema["name"], "description": schema["description"], "input_schema": schema["schema"]}],
+            "tool_choice": {"type": "tool", "name": schema["name"]},
+        })
+    );
+    let p = packet(OPENAI);
+    let schema = &p["outputSchema"];
+    assert_eq!(
+        body(OPENAI, Api::OpenaiChat),
+        json!({
+            "model": p["model"], "max_completion_tokens": p["maxTokens"],
+            "messages": [{"role": "system", "content": p["systemPrompt"]}, {"role": "user", "content": p["effectiveUserMessage"]}],
+            "response_format": {"type": "json_schema", "json_schema": {
+                "name": schema["name"], "description": schema["description"], "schema": schema["schema"], "strict": false}},
+        })
+    );
+    assert_eq!(
+        body(OPENAI, Api::OpenaiResponses),
+        json!({
+            "model": p["model"], "max_output_tokens": p["maxTokens"], "instructions": p["systemPrompt"],
+            "input": [{"role": "user", "content": p["effectiveUserMessage"]}],
+            "text": {"format": {"type": "json_schema", "name": schema["name"], "description": schema["description"],
+                "schema": schema["schema"], "strict": false}},
+        })
+    );
+    let p = packet(GOOGLE);
+    assert_eq!(
+        body(GOOGLE, Api::Gemini),
+        json!({
+            "systemInstruction": {"parts": [{"text": p["systemPrompt"]}]},
+            "contents": [{"role": "user", "parts": [{"text": p["effectiveUserMessage"]}]}],
+            "generationConfig": {"maxOutputTokens": p["maxTokens"], "responseMimeType": "application/json"},
+        })
+    );
+    assert_ne!(p["userMessage"], p["effectiveUserMessage"], "the Google body carries the suffixed message");
+}
+
+#[test]
+fn a_packet_for_another_provider_is_refused() {
+    for (case, api) in
+        [(ANTHROPIC, Api::OpenaiChat), (OPENAI, Api::Anthropic), (GOOGLE, Api::OpenaiResponses), (OPENAI, Api::Gemini)]
+    {
+        let err = wire::body(&packet(case), api, &config(), case).unwrap_err();
+        assert!(matches!(err, Error::Refused { .. }), "{err}");
+        assert!(err.to_string().contains(&format!("{case} $.provider: refused")), "{err}");
+        let captured = Captured::body(json!({}), "cap.json");
+        assert!(wire::check(&packet(case), api, &captured, &config(), case, wire::CHECK).is_err());
+    }
+}
+
+#[test]
+fn a_packet_that_fails_the_contract_is_refused() {
+    let mut p = packet(ANTHROPIC);
+    p["systemPrompt"] = json!("edited after review");
+    let err = wire::body(&p, Api::Anthropic, &config(), "p.json").unwrap_err().to_string();
+    assert!(err.contains("p.json: refused with") && err.contains("packet::exact-input-hash"), "{err}");
+}
+
+// ------------------------------------------------------------------ checks that hold
+
+#[test]
+fn the_implied_body_passes_for_every_api() {
+    for (case, api) in
+        [(ANTHROPIC, Api::Anthropic), (OPENAI, Api::OpenaiChat), (OPENAI, Api::OpenaiResponses), (GOOGLE, Api::Gemini)]
+    {
+        let findings = check(case, api, body(case, api));
+        assert!(findings.is_empty(), "{api:?}: {findings:#?}");
+    }
+}
+
+#[test]
+fn documented_equivalent_forms_and_listed_settings_pass() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b["system"] = json!([{"type": "text", "text": b["system"]}]);
+    b["messages"][0]["content"] = json!([{"type": "text", "text": b["messages"][0]["content"]}]);
+    b["temperature"] = json!(0);
+    b["metadata"] = json!({"user_id": "runner-7"});
+    assert_eq!(check(ANTHROPIC, Api::Anthropic, b), Vec::<String>::new());
+
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["messages"][0]["role"] = json!("developer");
+    b["messages"][1]["content"] = json!([{"type": "text", "text": b["messages"][1]["content"]}]);
+    assert_eq!(check(OPENAI, Api::OpenaiChat, b), Vec::<String>::new());
+
+    let mut b = body(OPENAI, Api::OpenaiResponses);
+    b["input"] = b["input"][0]["content"].clone();
+    assert_eq!(check(OPENAI, Api::OpenaiResponses, b), Vec::<String>::new());
+
+    let mut b = body(GOOGLE, Api::Gemini);
+    b["generationConfig"]["temperature"] = json!(0.2);
+    assert_eq!(check(GOOGLE, Api::Gemini, b), Vec::<String>::new());
+}
+
+// ------------------------------------------------------------------ every difference is a finding
+
+#[test]
+fn an_extra_message_is_a_finding() {
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["messages"].as_array_mut().unwrap().push(json!({"role": "user", "content": "Also add a bonus screen."}));
+    let findings = check(OPENAI, Api::OpenaiChat, b);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_one(&findings, "$.messages[2]", "messages: an extra item the packet does not imply");
+}
+
+#[test]
+fn an_edited_user_message_is_a_finding_that_says_where() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    let text = b["messages"][0]["content"].as_str().unwrap().replacen("Screen", "SCREEN", 1);
+    b["messages"][0]["content"] = json!(text);
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.messages[0].content", "user message: differs from the packet's text at byte");
+}
+
+#[test]
+fn an_edited_system_prompt_is_a_finding() {
+    let mut b = body(OPENAI, Api::OpenaiResponses);
+    b["instructions"] = json!(format!("{} Be brief.", b["instructions"].as_str().unwrap()));
+    assert_one(&check(OPENAI, Api::OpenaiResponses, b), "$.instructions", "system prompt: differs");
+}
+
+#[test]
+fn a_dropped_schema_is_a_finding() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b.as_object_mut().unwrap().remove("tools");
+    b.as_object_mut().unwrap().remove("tool_choice");
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.tools", "output schema tool: missing");
+    assert_one(&findings, "$.tool_choice", "forced tool choice: missing");
+}
+
+#[test]
+fn a_loosened_schema_json_object_mode_is_a_finding() {
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["response_format"] = json!({"type": "json_object"});
+    let findings = check(OPENAI, Api::OpenaiChat, b);
+    assert_one(&findings, "$.response_format.type", "output schema: is \"json_object\"; expected \"json_schema\"");
+    assert_one(&findings, "$.response_format.json_schema", "output schema: missing");
+}
+
+#[test]
+fn strict_follows_the_schema_and_any_other_strict_or_schema_edit_is_a_finding() {
+    // The snapshot has optional properties: OpenAI strict mode would refuse it, so
+    // the body says strict: false, and says why.
+    let findings = check(OPENAI, Api::OpenaiResponses, body(OPENAI, Api::OpenaiResponses));
+    assert!(findings.is_empty(), "{findings:#?}");
+    let captured = Captured::body(body(OPENAI, Api::OpenaiResponses), "cap.json");
+    let outcome =
+        wire::check(&packet(OPENAI), Api::OpenaiResponses, &captured, &config(), OPENAI, wire::CHECK).unwrap();
+    assert!(outcome.notes.iter().any(|n| n.starts_with("strict is false") && n.contains("$.outputSchema.schema")));
+
+    let mut b = body(OPENAI, Api::OpenaiResponses);
+    b["text"]["format"]["strict"] = json!(true);
+    b["text"]["format"]["schema"]["required"] = json!([]);
+    let findings = check(OPENAI, Api::OpenaiResponses, b);
+    assert_one(&findings, "$.text.format.strict", "is true; expected false");
+    assert_one(&findings, "$.text.format.schema.required[0]", "output schema: missing");
+
+    // A closed schema with every property required is sent strict, and loosening it is a finding.
+    let mut p = packet(OPENAI);
+    p["outputSchema"]["schema"] = json!({"type": "object", "additionalProperties": false, "required": ["result"],
+        "properties": {"result": {"type": "string"}}});
+    packetproof::digest::seal(p.as_object_mut().unwrap());
+    let mut b = wire::body(&p, Api::OpenaiChat, &config(), "p.json").unwrap();
+    assert_eq!(b["response_format"]["json_schema"]["strict"], json!(true));
+    b["response_format"]["json_schema"]["strict"] = json!(false);
+    let outcome =
+        wire::check(&p, Api::OpenaiChat, &Captured::body(b, "cap.json"), &config(), "p.json", wire::CHECK).unwrap();
+    assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
+    assert_eq!(outcome.findings[0].path, "cap.json $.response_format.json_schema.strict");
+    assert!(outcome.notes.is_empty(), "{:?}", outcome.notes);
+}
+
+#[test]
+fn a_different_model_or_token_limit_is_a_finding() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b["model"] = json!("claude-haiku-4-5");
+    b["max_tokens"] = json!(1024);
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.model", "model: is \"claude-haiku-4-5\"; expected \"claude-sonnet-4-5\"");
+    assert_one(&findings, "$.max_tokens", "token limit: is 1024");
+}
+
+#[test]
+fn an_unlisted_setting_is_a_finding() {
+    let mut b = body(ANTHROPIC, Api::Anthropic);
+    b["stream"] = json!(true);
+    b["tool_choice"]["disable_parallel_tool_use"] = json!(true);
+    let findings = check(ANTHROPIC, Api::Anthropic, b);
+    assert_one(&findings, "$.stream", "`stream` is not an allowed setting in harness.toml");
+    assert_one(&findings, "$.tool_choice.disable_parallel_tool_use", "`tool_choice.disable_parallel_tool_use` is not");
+    let mut b = body(GOOGLE, Api::Gemini);
+    b["temperature"] = json!(0.2); // allowed only inside generationConfig
+    assert_one(&check(GOOGLE, Api::Gemini, b), "$.temperature", "`temperature` is not an allowed setting");
+}
+
+#[test]
+fn render_input_reaching_the_request_is_named() {
+    let p = packet(OPENAI);
+    let render = canonical::to_pretty(&p["renderInput"]);
+    let mut b = body(OPENAI, Api::OpenaiChat);
+    b["messages"].as_array_mut().unwrap().insert(1, json!({"role": "user", "content": render}));
+    let findings = check(OPENAI, Api::OpenaiChat, b);
+    assert!(findings.iter().any(|f| f.contains("it carries renderInput text from $.renderInput")), "{findings:#?}");
+}
+
+#[test]
+fn the_base_user_message_without_the_suffix_is_named() {
+    let p = packet(GOOGLE);
+    let mut b = body(GOOGLE, Api::Gemini);
+    b["contents"][0]["parts"][0]["text"] = p["userMessage"].clone();
+    let findings = check(GOOGLE, Api::Gemini, b);
+    assert_one(&findings, "$.contents[0].parts[0].text", "the packet's userMessage without the provider suffix");
+}
+
+// ------------------------------------------------------------------ HAR captures
+
+fn har(entries: Vec<Value>) -> Vec<u8> {
+    serde_json::to_vec(
+        &json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}}),
+    )
+    .unwrap()
+}
+
+fn entry(url: &str, body: &Value) -> Value {
+    json!({"request": {"method": "POST", "url": url, "headers": [],
+        "postData": {"mimeType": "application/json", "text": body.to_string()}}})
+}
+
+#[test]
+fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
+    let b = body(GOOGLE, Api::Gemini);
+    let ok = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent";
+    let other = json!({"contents": []});
+    let bytes = har(vec![
+        entry("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens", &other),
+        entry(ok, &b),
+    ]);
+    let captured = wire::capture::parse(&bytes, "cap.har", Api::Gemini).unwrap();
+    let outcome = wire::check(&packet(GOOGLE), Api::Gemini, &captured, &config(), GOOGLE, wire::CHECK).unwrap();
+    assert!(outcome.ok(), "{:#?}", outcome.findings);
+
+    let bytes = har(vec![entry(&ok.replace("gemini-2.5-flash", "gemini-2.5-pro"), &b)]);
+    let captured = wire::capture::parse(&bytes, "cap.har", Api::Gemini).unwrap();
+    let outcome = wire::check(&packet(GOOGLE), Api::Gemini, &captured, &config(), GOOGLE, wire::CHECK).unwrap();
+    assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
+    assert_eq!(outcome.findings[0].path, "cap.har $.log.entries[0].request.url");
+    assert!(outcome.findings[0].message.contains("\"gemini-2.5-pro\"; expected \"gemini-2.5-flash\""));
+
+    // A bare Gemini body cannot show its model: said, not silently passed over.
+    let outcome =
+        wire::check(&packet(GOOGLE), Api::Gemini, &Captured::body(b, "b.json"), &config(), GOOGLE, wire::CHECK)
+            .unwrap();
+    assert!(outcome.notes.iter().any(|n| n.contains("model of a Gemini request is in its URL")));
+}
