@@ -8,6 +8,7 @@
 //! ECMAScript Number::toString.
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 use std::cmp::Ordering;
 use std::fmt;
@@ -125,11 +126,13 @@ impl<'de> Visitor<'de> for StrictValue {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(de::Error::custom(format!("duplicate object key {key:?}")));
-            }
-            let value = map.next_value_seed(StrictValue)?;
-            object.insert(key, value);
+            // One hash per key: the entry both finds a duplicate and is the slot to fill.
+            match object.entry(key) {
+                Entry::Occupied(entry) => {
+                    return Err(de::Error::custom(format!("duplicate object key {:?}", entry.key())))
+                }
+                Entry::Vacant(entry) => entry.insert(map.next_value_seed(StrictValue)?),
+            };
         }
         Ok(Value::Object(object))
     }
