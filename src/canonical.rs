@@ -145,7 +145,7 @@ pub trait Sink {
 }
 
 impl Sink for Vec<u8> {
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes);
     }
@@ -160,6 +160,21 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
 
 /// Append the canonical bytes of `value` to `out`.
 pub fn write<S: Sink + ?Sized>(out: &mut S, value: &Value) {
+    write_value(out, value, &mut Vec::new());
+}
+
+/// Append the canonical bytes of an object, leaving out the member named `skip`
+/// (the packet checksum covers "the packet except the checksum field").
+pub fn write_object<S: Sink + ?Sized>(out: &mut S, map: &Map<String, Value>, skip: Option<&str>) {
+    write_members(out, map, skip, &mut Vec::new());
+}
+
+/// Members waiting to be written, sorted: each object sorts its members at the
+/// top of this one stack and pops them when done, so writing a document allocates
+/// once instead of once per object (that was a fifth of the writer's time).
+type Pending<'a> = Vec<(&'a str, &'a Value)>;
+
+fn write_value<'a, S: Sink + ?Sized>(out: &mut S, value: &'a Value, pending: &mut Pending<'a>) {
     match value {
         Value::Null => out.put(b"null"),
         Value::Bool(true) => out.put(b"true"),
@@ -172,29 +187,35 @@ pub fn write<S: Sink + ?Sized>(out: &mut S, value: &Value) {
                 if i > 0 {
                     out.put(b",");
                 }
-                write(out, item);
+                write_value(out, item, pending);
             }
             out.put(b"]");
         }
-        Value::Object(map) => write_object(out, map, None),
+        Value::Object(map) => write_members(out, map, None, pending),
     }
 }
 
-/// Append the canonical bytes of an object, leaving out the member named `skip`
-/// (the packet checksum covers "the packet except the checksum field").
-pub fn write_object<S: Sink + ?Sized>(out: &mut S, map: &Map<String, Value>, skip: Option<&str>) {
-    let mut entries: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| Some(k.as_str()) != skip).collect();
-    entries.sort_unstable_by(|a, b| utf16_order(a.0, b.0));
+fn write_members<'a, S: Sink + ?Sized>(
+    out: &mut S,
+    map: &'a Map<String, Value>,
+    skip: Option<&str>,
+    pending: &mut Pending<'a>,
+) {
+    let base = pending.len();
+    pending.extend(map.iter().map(|(k, v)| (k.as_str(), v)).filter(|(k, _)| Some(*k) != skip));
+    pending[base..].sort_unstable_by(|a, b| utf16_order(a.0, b.0));
     out.put(b"{");
-    for (i, (key, value)) in entries.into_iter().enumerate() {
-        if i > 0 {
+    for i in base..pending.len() {
+        let (key, value) = pending[i];
+        if i > base {
             out.put(b",");
         }
         write_string(out, key);
         out.put(b":");
-        write(out, value);
+        write_value(out, value, pending);
     }
     out.put(b"}");
+    pending.truncate(base);
 }
 
 /// RFC 8785 §3.2.3: keys compare as arrays of UTF-16 code units, which is also

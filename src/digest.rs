@@ -141,18 +141,30 @@ impl HashingSink {
     }
 }
 
+impl HashingSink {
+    /// Hash what the buffer holds, and `bytes` too when they would not fit in it.
+    #[cold]
+    #[inline(never)]
+    fn flush_and_put(&mut self, bytes: &[u8]) {
+        self.hasher.update(&self.buffer);
+        self.buffer.clear();
+        if bytes.len() >= Self::CAPACITY {
+            self.hasher.update(bytes);
+        } else {
+            self.buffer.extend_from_slice(bytes);
+        }
+    }
+}
+
 impl Sink for HashingSink {
-    #[inline]
+    // Inlined into the writer, so the short constant pieces become plain stores.
+    #[inline(always)]
     fn put(&mut self, bytes: &[u8]) {
         if self.buffer.len() + bytes.len() > Self::CAPACITY {
-            self.hasher.update(&self.buffer);
-            self.buffer.clear();
-            if bytes.len() >= Self::CAPACITY {
-                self.hasher.update(bytes);
-                return;
-            }
+            self.flush_and_put(bytes);
+        } else {
+            self.buffer.extend_from_slice(bytes);
         }
-        self.buffer.extend_from_slice(bytes);
     }
 }
 
