@@ -8,6 +8,10 @@
 //! wall time: the development machine is shared by parallel builds, and wall time
 //! there measured the scheduler (the same code varied by ±60% between runs).
 
+// The CLI's allocator (src/main.rs), so these figures are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{black_box, criterion_group, criterion_main, Bencher, Criterion, Throughput};
 use packetproof::{canonical, digest, packet, Config};
 use sha2::{Digest, Sha256};

@@ -3,6 +3,10 @@
 //! `PACKETPROOF_BENCH_COPIES` changes the number of copies. Skips (with a message)
 //! when ../shared/interop is absent.
 
+// The CLI's allocator (src/main.rs), so these figures are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use packetproof::Config;
 use std::path::Path;
