@@ -7,7 +7,9 @@
 
 use crate::run::checks;
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
-use crate::{canonical, fsutil, packet, Check, Config, Error, Finding, Outcome, PacketCheck, Result, RunCheck};
+use crate::{
+    canonical, fsutil, packet, parallel, Check, Config, Error, Finding, Outcome, PacketCheck, Result, RunCheck,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Target {
     Packet(PathBuf),
+    /// A JSON file not named like a packet: it is one if it holds an object with
+    /// `packetVersion`. Read once, by the worker that verifies it.
+    MaybePacket(PathBuf),
     Run(PathBuf),
     /// A golden case folder: agent-request.json beside the packet it must be the view of.
     AgentView(PathBuf),
@@ -25,7 +30,11 @@ enum Target {
 impl Target {
     fn path(&self) -> &Path {
         match self {
-            Target::Packet(p) | Target::Run(p) | Target::AgentView(p) | Target::Skipped(p, _) => p,
+            Target::Packet(p)
+            | Target::MaybePacket(p)
+            | Target::Run(p)
+            | Target::AgentView(p)
+            | Target::Skipped(p, _) => p,
         }
     }
 }
@@ -42,24 +51,68 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
 }
 
 /// `verify`, with the keys a run's attestation must be signed by (none: an
-/// attestation present is still checked against the run's files).
+/// attestation present is still checked against the run's files). Outcomes come
+/// in the order found; targets are verified on every core ([`parallel`]), each
+/// worker holding one parsed file at a time.
 pub fn verify_with_keys(
     config: &Config,
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
 ) -> Result<Vec<Outcome>> {
-    let mut outcomes = Vec::new();
-    let mut runs = Vec::new();
+    verify_on(config, paths, keys, parallel::workers())
+}
+
+/// What discovery found under one path: indices into the list of distinct targets,
+/// and whether this is where the target was first found (it is checked and reported once).
+struct Found<'p> {
+    path: &'p Path,
+    targets: Vec<(usize, bool)>,
+}
+
+fn verify_on(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+    workers: usize,
+) -> Result<Vec<Outcome>> {
     // Golden folders of the project's own corpus are also recompiled and checked
     // for branch isolation: what `cargo test` runs as packet::regenerates.
     let corpus = crate::corpus::cases(config)?;
+    let golden = GoldenPackets::of(&corpus);
     // `verify A A`, or a folder and a run inside it: each target is checked once.
-    let mut seen = std::collections::HashSet::new();
+    let mut distinct: Vec<Target> = Vec::new();
+    let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    let mut found = Vec::new();
     for path in paths {
-        let mut targets = discover(path, config)?;
-        let found_any = !targets.is_empty();
-        targets.retain(|t| seen.insert(t.path().canonicalize().unwrap_or_else(|_| t.path().to_path_buf())));
-        if !found_any {
+        let mut targets = Vec::new();
+        for target in discover(path)? {
+            let real = target.path().canonicalize().unwrap_or_else(|_| target.path().to_path_buf());
+            let next = distinct.len();
+            let index = *seen.entry(real).or_insert(next);
+            if index == next {
+                distinct.push(target);
+            }
+            targets.push((index, index == next));
+        }
+        found.push(Found { path, targets });
+    }
+    let mut verified = parallel::map_in_order(&distinct, workers, |target| match target {
+        Target::Packet(file) => Some(verify_packet(file, &golden, config)),
+        Target::MaybePacket(file) => verify_maybe_packet(file, &golden, config),
+        Target::Run(dir) => Some(verify_run(dir, keys, config)),
+        Target::AgentView(dir) => Some(verify_agent_view(dir, config)),
+        Target::Skipped(file, kind) => {
+            let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
+            outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
+            Some(outcome)
+        }
+    });
+    // A JSON file that turned out not to be a packet was never a target.
+    let is_target: Vec<bool> = verified.iter().map(Option::is_some).collect();
+    let mut outcomes = Vec::new();
+    let mut runs = Vec::new();
+    for Found { path, targets } in found {
+        if !targets.iter().any(|&(index, _)| is_target[index]) {
             outcomes.push(Outcome::new(
                 path.display().to_string(),
                 vec![Finding::new(
@@ -69,47 +122,64 @@ pub fn verify_with_keys(
                 )],
             ));
         }
-        for target in targets {
-            match target {
-                Target::Packet(file) => outcomes.push(verify_packet(&file, &corpus, config)),
-                Target::Run(dir) => {
-                    outcomes.push(verify_run(&dir, keys, config));
-                    runs.push((outcomes.len() - 1, dir));
-                }
-                Target::AgentView(dir) => outcomes.push(verify_agent_view(&dir, config)),
-                Target::Skipped(file, kind) => {
-                    let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
-                    outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
-                    outcomes.push(outcome);
-                }
+        for (index, first) in targets {
+            let Some(outcome) = verified[index].take().filter(|_| first) else { continue };
+            if let Target::Run(dir) = &distinct[index] {
+                runs.push((outcomes.len(), dir.clone()));
             }
+            outcomes.push(outcome);
         }
     }
     flag_reused_tasks(&mut outcomes, &runs, config);
     Ok(outcomes)
 }
 
+/// The golden packets of the corpus cases that have no packet of their own, by
+/// resolved path: found once, so each verified file costs one path resolution.
+struct GoldenPackets<'a>(BTreeMap<PathBuf, &'a crate::corpus::Case>);
+
+impl<'a> GoldenPackets<'a> {
+    fn of(corpus: &'a [crate::corpus::Case]) -> Self {
+        let cases = corpus.iter().filter(|c| c.own_packet().is_none());
+        GoldenPackets(cases.filter_map(|c| Some((c.golden_packet().canonicalize().ok()?, c))).collect())
+    }
+
+    fn case_of(&self, file: &Path) -> Option<&'a crate::corpus::Case> {
+        self.0.get(&file.canonicalize().ok()?).copied()
+    }
+}
+
 /// A packet against the contract; the golden packet of a corpus case is also
 /// recompiled from its request and checked for branch isolation.
-fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> Outcome {
+fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcome {
     let shown = file.display().to_string();
-    let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
-        Ok(value) => {
-            let mut outcome = Outcome::new(shown, packet::validate(&value, config));
-            outcome.notes = packet::notes(&value, config);
-            if let Some(map) = value.as_object() {
-                add_rendering(&mut outcome, map, config, "");
-            }
-            crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
-            outcome
-        }
+    match fsutil::read_json(file, config.limits.max_file_bytes) {
+        Ok(value) => verify_packet_value(file, &value, golden, config),
         Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
-            return Outcome::new(shown.clone(), vec![Finding::new(Check::VerifyUnreadable, shown, e.to_string())])
+            Outcome::new(shown.clone(), vec![Finding::new(Check::VerifyUnreadable, shown, e.to_string())])
         }
-        Err(e) => return Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
-    };
-    let real = |p: &Path| p.canonicalize().ok();
-    if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
+        Err(e) => Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]),
+    }
+}
+
+/// Any other JSON file: verified as a packet if it holds an object with
+/// `packetVersion`, else left alone (unreadable and non-JSON files too).
+fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Option<Outcome> {
+    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes).ok()?;
+    let value = canonical::parse(&bytes).ok()?;
+    drop(bytes);
+    value.get("packetVersion")?;
+    Some(verify_packet_value(file, &value, golden, config))
+}
+
+fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Outcome {
+    let mut outcome = Outcome::new(file.display().to_string(), packet::validate(value, config));
+    outcome.notes = packet::notes(value, config);
+    if let Some(map) = value.as_object() {
+        add_rendering(&mut outcome, map, config, "");
+    }
+    crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
+    if let Some(case) = golden.case_of(file) {
         for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
             match crate::check::on_case(Check::Packet(check), case, config) {
                 Ok(checked) => outcome.findings.extend(checked.findings),
@@ -220,7 +290,7 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
     }
 }
 
-fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
+fn discover(path: &Path) -> Result<Vec<Target>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.is_dir() {
         return Ok(vec![Target::Packet(path.to_path_buf())]);
@@ -244,8 +314,8 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
             }
         } else if let Some(kind) = non_regular_json(p) {
             targets.push(Target::Skipped(p.to_path_buf(), kind));
-        } else if is_packet_file(p, config) {
-            targets.push(Target::Packet(p.to_path_buf()));
+        } else if let Some(target) = json_target(p) {
+            targets.push(target);
         }
     }
     Ok(targets)
@@ -262,18 +332,68 @@ fn non_regular_json(path: &Path) -> Option<&'static str> {
     }
 }
 
-fn is_packet_file(path: &Path, config: &Config) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+/// A `runtime-packet*.json` is a packet; any other `*.json` may be one.
+fn json_target(path: &Path) -> Option<Target> {
+    let name = path.file_name()?.to_string_lossy();
     if !name.ends_with(".json") {
-        return false;
+        return None;
     }
-    if name.starts_with("runtime-packet") {
-        return true;
+    Some(match name.starts_with("runtime-packet") {
+        true => Target::Packet(path.to_path_buf()),
+        false => Target::MaybePacket(path.to_path_buf()),
+    })
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config = Config::load(root, None).unwrap();
+        let packet = std::fs::read(root.join("golden/anthropic-staged-alone-default/runtime-packet.json")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let tampered = String::from_utf8(packet.clone()).unwrap().replace("\"attempt\": 1", "\"attempt\": 2");
+        let files: [(&str, &[u8]); 6] = [
+            ("a/runtime-packet-1.json", &packet),
+            ("b/copy.json", &packet),
+            ("c/notes.json", b"{\"packetVersion-ish\": 1}"),
+            ("d/broken.json", b"{\"packetVersion\": 1,"),
+            ("e/runtime-packet-tampered.json", tampered.as_bytes()),
+            ("f/runtime-packet-2.json", &packet),
+        ];
+        for (name, bytes) in files {
+            let file = dir.path().join(name);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, bytes).unwrap();
+        }
+        // c holds no packet; a and b/copy.json were found already: checked and reported once.
+        let paths =
+            [dir.path().to_path_buf(), dir.path().join("c"), dir.path().join("a"), dir.path().join("b/copy.json")];
+        let reports: Vec<String> = [1, 2, 7]
+            .into_iter()
+            .map(|workers| serde_json::to_string(&verify_on(&config, &paths, &[], workers).unwrap()).unwrap())
+            .collect();
+        assert_eq!(reports[0], reports[1]);
+        assert_eq!(reports[0], reports[2]);
+        let outcomes = verify_on(&config, &paths, &[], 2).unwrap();
+        let shown: Vec<(String, bool)> = outcomes
+            .iter()
+            .map(|o| (o.target.strip_prefix(&*dir.path().to_string_lossy()).unwrap_or(&o.target).to_owned(), o.ok()))
+            .collect();
+        let expected = [
+            ("/a/runtime-packet-1.json", true),
+            ("/b/copy.json", true),
+            ("/e/runtime-packet-tampered.json", false),
+            ("/f/runtime-packet-2.json", true),
+            ("/c", false),
+        ];
+        assert_eq!(shown, expected.map(|(t, ok)| (t.to_owned(), ok)));
+        assert_eq!(
+            outcomes[4].findings[0].check,
+            Check::VerifyNothingFound.name(),
+            "c holds no packet: {:?}",
+            outcomes[4]
+        );
     }
-    // Any other JSON object with packetVersion is a packet too; unreadable or
-    // non-JSON files are not packets and are left alone.
-    fsutil::read_bytes(path, config.limits.max_file_bytes)
-        .ok()
-        .and_then(|bytes| canonical::parse(&bytes).ok())
-        .is_some_and(|v| v.get("packetVersion").is_some())
 }
