@@ -27,14 +27,14 @@ fn verify(c: &mut Criterion) {
         std::fs::write(dir.path().join(format!("runtime-packet-{i:04}.json")), &bytes).expect("a copy is written");
     }
     let paths = [dir.path().to_path_buf()];
-    let outcomes = packetproof::run::verify::verify(&config, &paths).expect("verify runs");
-    assert!(outcomes.len() == copies && outcomes.iter().all(|o| o.ok), "every copy must verify");
+    let outcomes = packetproof::verify::verify(&config, &paths).expect("verify runs");
+    assert!(outcomes.len() == copies && outcomes.iter().all(|o| o.ok()), "every copy must verify");
 
     let mut group = c.benchmark_group("verify");
     group.sample_size(10);
     group.throughput(Throughput::Elements(copies as u64));
     group.bench_function(format!("{copies} copies of the interop packet"), |b| {
-        b.iter(|| packetproof::run::verify::verify(&config, &paths).unwrap())
+        b.iter(|| packetproof::verify::verify(&config, &paths).unwrap())
     });
     group.finish();
 }
