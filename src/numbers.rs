@@ -32,7 +32,7 @@ pub fn same_opt(a: Option<&Value>, b: &Value) -> bool {
 /// "found 2.0" becomes "found 2e0" when the file says `2e0`.
 pub fn quote_as_written(findings: &mut [Finding], text: &[u8]) {
     let Ok(text) = std::str::from_utf8(text) else { return };
-    for finding in findings.iter_mut() {
+    for finding in findings.iter_mut().filter(|f| shows_a_number(f)) {
         let Some(written) = raw_at(text, &finding.path) else { continue };
         let Ok(Value::Number(parsed)) = serde_json::from_str::<Value>(written) else { continue };
         let shown = parsed.to_string();
@@ -42,9 +42,17 @@ pub fn quote_as_written(findings: &mut [Finding], text: &[u8]) {
     }
 }
 
-/// [`quote_as_written`] for findings about `file`, read again only when there are any.
+/// Whether a finding's message can show a number (every number prints with a digit).
+/// Finding a path's text parses the file around it, so findings that cannot change
+/// are not looked up: a verify of 1,000 packets with two such findings each spent a
+/// quarter of its CPU time here.
+fn shows_a_number(finding: &Finding) -> bool {
+    finding.message.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// [`quote_as_written`] for findings about `file`, read again only when one may show a number.
 pub fn quote_as_written_in(findings: &mut [Finding], file: &std::path::Path, max_bytes: u64) {
-    if findings.is_empty() {
+    if !findings.iter().any(shows_a_number) {
         return;
     }
     if let Ok(bytes) = crate::fsutil::read_bytes(file, max_bytes) {

@@ -8,7 +8,8 @@
 use crate::run::checks;
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{
-    canonical, fsutil, packet, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result, RunCheck,
+    canonical, fsutil, packet, parallel, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result,
+    RunCheck,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -17,6 +18,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Target {
     Packet(PathBuf),
+    /// A JSON file not named like a packet: it is one if it holds an object with
+    /// `packetVersion`. Read once, by the worker that verifies it.
+    MaybePacket(PathBuf),
     Run(PathBuf),
     /// A golden case folder: agent-request.json beside the packet it must be the view of.
     AgentView(PathBuf),
@@ -27,15 +31,13 @@ enum Target {
 impl Target {
     fn path(&self) -> &Path {
         match self {
-            Target::Packet(p) | Target::Run(p) | Target::AgentView(p) | Target::Skipped(p, _) => p,
+            Target::Packet(p)
+            | Target::MaybePacket(p)
+            | Target::Run(p)
+            | Target::AgentView(p)
+            | Target::Skipped(p, _) => p,
         }
     }
-}
-
-/// The targets of `outcomes` whose files could not be read (`verify` exits 2).
-pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
-    let name: &str = Check::VerifyUnreadable.into();
-    outcomes.iter().filter(|o| o.findings.iter().any(|f| f.check == name)).map(|o| o.target.as_str()).collect()
 }
 
 /// The target name of the corpus layout check in a report.
@@ -65,8 +67,18 @@ impl Verification {
     }
 }
 
-/// Called after each target: (targets done, targets in all, the target just checked).
-pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
+/// Called as each target is done, from whichever worker checked it: (targets done,
+/// targets in all, the target just checked).
+pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
+
+/// One verified target: its outcome and the checks that ran on it.
+type Checked = (Outcome, Vec<&'static str>);
+
+/// The targets of `outcomes` whose files could not be read (`verify` exits 2).
+pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
+    let name: &str = Check::VerifyUnreadable.into();
+    outcomes.iter().filter(|o| o.findings.iter().any(|f| f.check == name)).map(|o| o.target.as_str()).collect()
+}
 
 /// One outcome per packet and run directory found under `paths`.
 pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
@@ -74,13 +86,15 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
 }
 
 /// `verify`, with the keys a run's attestation must be signed by (none: an
-/// attestation present is still checked against the run's files).
+/// attestation present is still checked against the run's files). Outcomes come
+/// in the order found; targets are verified on every core ([`parallel`]), each
+/// worker holding one parsed file at a time.
 pub fn verify_with_keys(
     config: &Config,
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
 ) -> Result<Vec<Outcome>> {
-    Ok(verify_with_progress(config, paths, keys, &mut |_, _, _| {})?.outcomes)
+    Ok(verify_with_progress(config, paths, keys, &|_, _, _| {})?.outcomes)
 }
 
 /// [`verify_with_keys`], reporting progress and the checks that ran.
@@ -90,24 +104,59 @@ pub fn verify_with_progress(
     keys: &[ed25519_dalek::VerifyingKey],
     progress: Progress,
 ) -> Result<Verification> {
-    let mut found = Verification::default();
-    let mut runs = Vec::new();
+    verify_on(config, paths, keys, parallel::workers(), progress)
+}
+
+/// What discovery found under one path: indices into the list of distinct targets,
+/// and whether this is where the target was first found (it is checked and reported once).
+struct Found<'p> {
+    path: &'p Path,
+    targets: Vec<(usize, bool)>,
+}
+
+fn verify_on(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+    workers: usize,
+    progress: Progress,
+) -> Result<Verification> {
     // Golden folders of the project's own corpus are also recompiled and checked
     // for branch isolation: what `cargo test` runs as packet::regenerates.
     let corpus = crate::corpus::cases(config)?;
+    let golden = GoldenPackets::of(&corpus);
     // `verify A A`, or a folder and a run inside it: each target is checked once.
-    let mut seen = std::collections::HashSet::new();
-    let mut discovered = Vec::new();
+    let mut distinct: Vec<Target> = Vec::new();
+    let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    let mut found = Vec::new();
     for path in paths {
-        let mut targets = discover(path, config)?;
-        let found_any = !targets.is_empty();
-        targets.retain(|t| seen.insert(t.path().canonicalize().unwrap_or_else(|_| t.path().to_path_buf())));
-        discovered.push((path, found_any, targets));
+        let mut targets = Vec::new();
+        for target in discover(path, config)? {
+            let real = target.path().canonicalize().unwrap_or_else(|_| target.path().to_path_buf());
+            let next = distinct.len();
+            let index = *seen.entry(real).or_insert(next);
+            if index == next {
+                distinct.push(target);
+            }
+            targets.push((index, index == next));
+        }
+        found.push(Found { path, targets });
     }
-    let total = discovered.iter().map(|(_, _, targets)| targets.len()).sum();
-    for (path, found_any, targets) in discovered {
-        if !found_any {
-            found.outcomes.push(Outcome::new(
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut verified = parallel::map_in_order(&distinct, workers, |target| {
+        let checked = verify_target(target, &golden, keys, config);
+        if let Some((outcome, _)) = &checked {
+            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, distinct.len(), &outcome.target);
+        }
+        checked
+    });
+    // A JSON file that turned out not to be a packet was never a target.
+    let is_target: Vec<bool> = verified.iter().map(Option::is_some).collect();
+    let mut found_all = Verification::default();
+    let mut runs = Vec::new();
+    for Found { path, targets } in found {
+        if !targets.iter().any(|&(index, _)| is_target[index]) {
+            found_all.outcomes.push(Outcome::new(
                 path.display().to_string(),
                 vec![Finding::new(
                     Check::VerifyNothingFound,
@@ -116,63 +165,98 @@ pub fn verify_with_progress(
                 )],
             ));
         }
-        for target in targets {
-            let (outcome, checks) = match target {
-                Target::Packet(file) => verify_packet(&file, &corpus, config),
-                Target::Run(dir) => {
-                    runs.push((found.outcomes.len(), dir.clone()));
-                    (verify_run(&dir, keys, config), RunCheck::ALL.map(RunCheck::name).to_vec())
-                }
-                Target::AgentView(dir) => (verify_agent_view(&dir, config), vec![Check::GoldenAgentRequest.name()]),
-                Target::Skipped(file, kind) => {
-                    let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
-                    outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
-                    (outcome, Vec::new())
-                }
-            };
-            found.ran(&checks);
-            progress(found.outcomes.len() + 1, total, &outcome.target);
-            found.outcomes.push(outcome);
+        for (index, first) in targets {
+            let Some((outcome, checks)) = verified[index].take().filter(|_| first) else { continue };
+            if let Target::Run(dir) = &distinct[index] {
+                runs.push((found_all.outcomes.len(), dir.clone()));
+            }
+            found_all.ran(&checks);
+            found_all.outcomes.push(outcome);
         }
     }
-    flag_reused_tasks(&mut found.outcomes, &runs, config);
+    flag_reused_tasks(&mut found_all.outcomes, &runs, config);
     // Verifying the corpus (or a folder in it) also checks that nothing in it is skipped.
     let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
     let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
     if !corpus.is_empty() && paths.iter().any(touches) {
         let findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
-        found.outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
-        found.ran(&[CorpusCheck::Layout.name()]);
+        found_all.outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
+        found_all.ran(&[CorpusCheck::Layout.name()]);
     }
-    Ok(found)
+    Ok(found_all)
+}
+
+/// One target on one worker; `None` for a JSON file that turned out not to be a packet.
+fn verify_target(
+    target: &Target,
+    golden: &GoldenPackets,
+    keys: &[ed25519_dalek::VerifyingKey],
+    config: &Config,
+) -> Option<Checked> {
+    Some(match target {
+        Target::Packet(file) => verify_packet(file, golden, config),
+        Target::MaybePacket(file) => return verify_maybe_packet(file, golden, config),
+        Target::Run(dir) => (verify_run(dir, keys, config), RunCheck::ALL.map(RunCheck::name).to_vec()),
+        Target::AgentView(dir) => (verify_agent_view(dir, config), vec![Check::GoldenAgentRequest.name()]),
+        Target::Skipped(file, kind) => {
+            let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
+            outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
+            (outcome, Vec::new())
+        }
+    })
+}
+
+/// The golden packets of the corpus cases that have no packet of their own, by
+/// resolved path: found once, so each verified file costs one path resolution.
+struct GoldenPackets<'a>(BTreeMap<PathBuf, &'a crate::corpus::Case>);
+
+impl<'a> GoldenPackets<'a> {
+    fn of(corpus: &'a [crate::corpus::Case]) -> Self {
+        let cases = corpus.iter().filter(|c| c.own_packet().is_none());
+        GoldenPackets(cases.filter_map(|c| Some((c.golden_packet().canonicalize().ok()?, c))).collect())
+    }
+
+    fn case_of(&self, file: &Path) -> Option<&'a crate::corpus::Case> {
+        self.0.get(&file.canonicalize().ok()?).copied()
+    }
 }
 
 /// A packet against the contract; the golden packet of a corpus case is also
 /// recompiled from its request and checked for branch isolation.
-fn verify_packet(file: &Path, corpus: &[crate::corpus::Case], config: &Config) -> (Outcome, Vec<&'static str>) {
+fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Checked {
     let shown = file.display().to_string();
-    let mut checks: Vec<&'static str> = packet::VALIDATE_CHECKS.map(PacketCheck::name).to_vec();
-    let mut outcome = match fsutil::read_json(file, config.limits.max_file_bytes) {
-        Ok(value) => {
-            let mut outcome = Outcome::new(shown, packet::validate(&value, config));
-            outcome.notes = packet::notes(&value, config);
-            if let Some(map) = value.as_object() {
-                add_rendering(&mut outcome, map, config, "");
-            }
-            crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
-            outcome
-        }
+    match fsutil::read_json(file, config.limits.max_file_bytes) {
+        Ok(value) => verify_packet_value(file, &value, golden, config),
         Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
             let unreadable = Finding::new(Check::VerifyUnreadable, shown.clone(), e.to_string());
-            return (Outcome::new(shown, vec![unreadable]), Vec::new());
+            (Outcome::new(shown, vec![unreadable]), Vec::new())
         }
         Err(e) => {
             let refused = Finding::new(PacketCheck::Contract, shown.clone(), e.to_string());
-            return (Outcome::new(shown, vec![refused]), vec![PacketCheck::Contract.name()]);
+            (Outcome::new(shown, vec![refused]), vec![PacketCheck::Contract.name()])
         }
-    };
-    let real = |p: &Path| p.canonicalize().ok();
-    if let Some(case) = corpus.iter().find(|c| c.own_packet().is_none() && real(&c.golden_packet()) == real(file)) {
+    }
+}
+
+/// Any other JSON file: verified as a packet if it holds an object with
+/// `packetVersion`, else left alone (unreadable and non-JSON files too).
+fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Option<Checked> {
+    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes).ok()?;
+    let value = canonical::parse(&bytes).ok()?;
+    drop(bytes);
+    value.get("packetVersion")?;
+    Some(verify_packet_value(file, &value, golden, config))
+}
+
+fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Checked {
+    let mut checks: Vec<&'static str> = packet::VALIDATE_CHECKS.map(PacketCheck::name).to_vec();
+    let mut outcome = Outcome::new(file.display().to_string(), packet::validate(value, config));
+    outcome.notes = packet::notes(value, config);
+    if let Some(map) = value.as_object() {
+        add_rendering(&mut outcome, map, config, "");
+    }
+    crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
+    if let Some(case) = golden.case_of(file) {
         for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
             checks.push(check.name());
             match crate::check::on_case(Check::Packet(check), case, config) {
@@ -320,15 +404,11 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
             }
         } else if let Some(kind) = non_regular_json(p) {
             targets.push(Target::Skipped(p.to_path_buf(), kind));
-        } else if is_packet_file(p, config) {
-            targets.push(Target::Packet(p.to_path_buf()));
+        } else if let Some(target) = json_target(p) {
+            targets.push(target);
         }
     }
     Ok(targets)
-}
-
-fn real(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// A `*.json` entry that is not (a symlink to) a regular file: what it is.
@@ -342,18 +422,81 @@ fn non_regular_json(path: &Path) -> Option<&'static str> {
     }
 }
 
-fn is_packet_file(path: &Path, config: &Config) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+fn real(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A `runtime-packet*.json` is a packet; any other `*.json` may be one.
+fn json_target(path: &Path) -> Option<Target> {
+    let name = path.file_name()?.to_string_lossy();
     if !name.ends_with(".json") {
-        return false;
+        return None;
     }
-    if name.starts_with("runtime-packet") {
-        return true;
+    Some(match name.starts_with("runtime-packet") {
+        true => Target::Packet(path.to_path_buf()),
+        false => Target::MaybePacket(path.to_path_buf()),
+    })
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config = Config::load(root, None).unwrap();
+        // Compiled here, not read from golden/: this test must not depend on the corpus being current.
+        let request = canonical::parse(
+            &std::fs::read(root.join("fixtures/anthropic-staged-alone-default/request.json")).unwrap(),
+        )
+        .unwrap();
+        let packet =
+            canonical::to_pretty(&crate::compile::compile(&request, &config, "request.json").unwrap()).into_bytes();
+        let dir = tempfile::tempdir().unwrap();
+        let tampered = String::from_utf8(packet.clone()).unwrap().replace("\"attempt\": 1", "\"attempt\": 2");
+        let files: [(&str, &[u8]); 6] = [
+            ("a/runtime-packet-1.json", &packet),
+            ("b/copy.json", &packet),
+            ("c/notes.json", b"{\"packetVersion-ish\": 1}"),
+            ("d/broken.json", b"{\"packetVersion\": 1,"),
+            ("e/runtime-packet-tampered.json", tampered.as_bytes()),
+            ("f/runtime-packet-2.json", &packet),
+        ];
+        for (name, bytes) in files {
+            let file = dir.path().join(name);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, bytes).unwrap();
+        }
+        // c holds no packet; a and b/copy.json were found already: checked and reported once.
+        let paths =
+            [dir.path().to_path_buf(), dir.path().join("c"), dir.path().join("a"), dir.path().join("b/copy.json")];
+        let reports: Vec<String> = [1, 2, 7]
+            .into_iter()
+            .map(|workers| {
+                serde_json::to_string(&verify_on(&config, &paths, &[], workers, &|_, _, _| {}).unwrap().outcomes)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(reports[0], reports[1]);
+        assert_eq!(reports[0], reports[2]);
+        let outcomes = verify_on(&config, &paths, &[], 2, &|_, _, _| {}).unwrap().outcomes;
+        let shown: Vec<(String, bool)> = outcomes
+            .iter()
+            .map(|o| (o.target.strip_prefix(&*dir.path().to_string_lossy()).unwrap_or(&o.target).to_owned(), o.ok()))
+            .collect();
+        let expected = [
+            ("/a/runtime-packet-1.json", true),
+            ("/b/copy.json", true),
+            ("/e/runtime-packet-tampered.json", false),
+            ("/f/runtime-packet-2.json", true),
+            ("/c", false),
+        ];
+        assert_eq!(shown, expected.map(|(t, ok)| (t.to_owned(), ok)));
+        assert_eq!(
+            outcomes[4].findings[0].check,
+            Check::VerifyNothingFound.name(),
+            "c holds no packet: {:?}",
+            outcomes[4]
+        );
     }
-    // Any other JSON object with packetVersion is a packet too; unreadable or
-    // non-JSON files are not packets and are left alone.
-    fsutil::read_bytes(path, config.limits.max_file_bytes)
-        .ok()
-        .and_then(|bytes| canonical::parse(&bytes).ok())
-        .is_some_and(|v| v.get("packetVersion").is_some())
 }

@@ -3,6 +3,7 @@
 //! objects with random keys), plus the nesting limit measured from `MAX_DEPTH`.
 
 use packetproof::canonical::{self, MAX_DEPTH};
+use packetproof::digest;
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 
@@ -119,5 +120,78 @@ fn nesting_up_to_max_depth_is_accepted_and_one_more_is_refused() {
         let err = canonical::parse(too_deep.as_bytes()).expect_err("MAX_DEPTH + 1 levels accepted");
         assert!(err.message.contains(&format!("nesting deeper than {MAX_DEPTH} levels")), "{err}");
         assert_eq!(err.line, 1);
+    }
+}
+
+/// Long strings: plain runs of random length with escapable and multi-byte
+/// characters between, so runs cross the writer's 8-byte steps and the hashing
+/// buffer's 8 KiB edge at random places. (Runs are cut from a fixed text: drawing
+/// thousands of characters one by one is slow in a debug build.)
+fn long_text() -> impl Strategy<Value = String> {
+    const PLAIN: &str = "the quick brown fox jumps over the lazy dog / 0123456789 ";
+    let piece = prop_oneof![
+        4 => (0usize..3000).prop_map(|n| PLAIN.chars().cycle().take(n).collect::<String>()),
+        1 => Just("\n".to_owned()),
+        1 => Just("\"".to_owned()),
+        1 => Just("\\".to_owned()),
+        1 => proptest::char::range('\u{0}', '\u{1f}').prop_map(String::from),
+        1 => any::<char>().prop_map(String::from),
+    ];
+    proptest::collection::vec(piece, 0..16).prop_map(|pieces| pieces.concat())
+}
+
+/// Keys from the ranges where UTF-8 byte order and UTF-16 order disagree.
+fn key() -> impl Strategy<Value = String> {
+    let ch = prop_oneof![
+        2 => proptest::char::range('a', 'c'),
+        1 => proptest::char::range('\u{7f}', '\u{800}'),
+        2 => proptest::char::range('\u{e000}', '\u{ffff}'),
+        2 => proptest::char::range('\u{10000}', '\u{10ffff}'),
+    ];
+    proptest::collection::vec(ch, 0..4).prop_map(|chars| chars.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Strings are written exactly as `JSON.stringify` writes them; serde_json's
+    /// writer escapes the same bytes the same way, so it is the independent oracle.
+    #[test]
+    fn strings_are_escaped_like_json_stringify(text in long_text()) {
+        let ours = canonical::to_vec(&Value::String(text.clone()));
+        let oracle = serde_json::to_string(&text).unwrap();
+        prop_assert_eq!(String::from_utf8(ours).unwrap(), oracle);
+    }
+
+    /// The checksum hashes canonical bytes while writing them; it must equal SHA-256
+    /// of the canonical bytes written out first, for small values and for values
+    /// far past the hashing buffer.
+    #[test]
+    fn streaming_hash_equals_sha256_of_the_canonical_bytes(
+        v in value(),
+        texts in proptest::collection::vec(long_text(), 0..6),
+    ) {
+        let mut map = Map::new();
+        map.insert("value".into(), v);
+        map.insert("texts".into(), Value::Array(texts.into_iter().map(Value::String).collect()));
+        let bytes = canonical::to_vec(&Value::Object(map.clone()));
+        let expected = digest::sha256(&bytes);
+        map.insert("checksum".into(), Value::from("left out of the hash"));
+        prop_assert_eq!(digest::packet_checksum(&map), expected);
+        let mut packet = Map::new();
+        for field in ["systemPrompt", "effectiveUserMessage", "outputSchema", "model"] {
+            packet.insert(field.into(), map["texts"].clone());
+        }
+        prop_assert_eq!(digest::exact_input_hash(&packet), digest::sha256(&digest::exact_input_bytes(&packet)));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    #[test]
+    fn key_order_is_utf16_code_unit_order(a in key(), b in key()) {
+        let expected = a.encode_utf16().cmp(b.encode_utf16());
+        prop_assert_eq!(canonical::utf16_order(&a, &b), expected, "{:?} vs {:?}", a, b);
     }
 }

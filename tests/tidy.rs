@@ -52,7 +52,7 @@ fn offending(allowed: impl Fn(&str) -> bool, needles: &[&str]) -> Vec<String> {
 
 /// The layers, bottom up (README.md, "Where things are").
 const LAYERS: [&[&str]; 8] = [
-    &["error", "canonical", "report", "jsonpath", "builtin"],
+    &["error", "canonical", "report", "jsonpath", "builtin", "parallel"],
     &["env", "config", "digest", "fsutil", "numbers", "diff", "git"],
     &["packet", "provider", "schema", "schema_refs"],
     &["wire", "attest"],

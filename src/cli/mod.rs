@@ -102,8 +102,8 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         Command::Verify(args) => {
             let keys = provenance::trusted_keys(&args.trusted_keys)?;
             let config = load_config(suffix)?;
-            let mut progress = print::ProgressLine::new();
-            let found = crate::verify::verify_with_progress(&config, &args.paths, &keys, &mut |done, total, target| {
+            let progress = print::ProgressLine::new();
+            let found = crate::verify::verify_with_progress(&config, &args.paths, &keys, &|done, total, target| {
                 progress.update(done, total, target)
             });
             progress.finish();

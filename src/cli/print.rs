@@ -75,9 +75,10 @@ fn outcome_text(outcome: &Outcome) -> String {
 }
 
 /// A progress line for long runs, on stderr when it is a terminal (rewritten in place).
+/// Shared by verify's workers, so it updates through `&self`.
 pub struct ProgressLine {
     start: std::time::Instant,
-    shown: bool,
+    shown: std::sync::atomic::AtomicBool,
     terminal: bool,
 }
 
@@ -89,22 +90,25 @@ impl Default for ProgressLine {
 
 impl ProgressLine {
     pub fn new() -> ProgressLine {
-        ProgressLine { start: std::time::Instant::now(), shown: false, terminal: std::io::stderr().is_terminal() }
+        ProgressLine {
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+            terminal: std::io::stderr().is_terminal(),
+        }
     }
 
     /// After half a second, show `[done/total] target`; short runs print nothing.
-    pub fn update(&mut self, done: usize, total: usize, target: &str) {
+    pub fn update(&self, done: usize, total: usize, target: &str) {
         if self.terminal && self.start.elapsed() > std::time::Duration::from_millis(500) {
             let _ = write!(std::io::stderr().lock(), "\r\x1b[2K[{done}/{total}] {}", escape_controls(target));
-            self.shown = true;
+            self.shown.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
     /// Erase the line before the report prints.
-    pub fn finish(&mut self) {
-        if self.shown {
+    pub fn finish(&self) {
+        if self.shown.swap(false, std::sync::atomic::Ordering::Relaxed) {
             let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
-            self.shown = false;
         }
     }
 }

@@ -26,7 +26,10 @@ pub const DEFAULT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// FIFOs, sockets, devices and directories are refused without blocking.
 pub fn read_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     let file = open_regular(path)?;
-    read_limited(file, &path.display().to_string(), max_bytes)
+    // Sized from the file's length (plus one byte to see the end), so it is read into
+    // one buffer instead of one that doubles and copies as it fills.
+    let expected = file.metadata().map_or(0, |meta| meta.len()).min(max_bytes).saturating_add(1);
+    read_into(Vec::with_capacity(expected as usize), file, &path.display().to_string(), max_bytes)
 }
 
 /// [`read_bytes`], or `None` when nothing is at `path`.
@@ -97,7 +100,10 @@ pub fn kind(file_type: &std::fs::FileType) -> &'static str {
 
 /// Read at most `max_bytes` (a device or a growing file may lie about its size).
 pub fn read_limited(source: impl std::io::Read, name: &str, max_bytes: u64) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    read_into(Vec::new(), source, name, max_bytes)
+}
+
+fn read_into(mut bytes: Vec<u8>, source: impl std::io::Read, name: &str, max_bytes: u64) -> Result<Vec<u8>> {
     source.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| Error::io(name, e))?;
     if bytes.len() as u64 > max_bytes {
         return Err(Error::refused(name, format!("more than the limit of {max_bytes} bytes")));
