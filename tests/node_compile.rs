@@ -5,11 +5,10 @@
 //! reference refused with a verdict, report every one of its failure texts too.
 //! The only allowed differences are the stricter refusals listed in
 //! [`STRICTER`] (and in the README table "Where packetproof is stricter than the
-//! reference"), each refused for that reason and no other. When the corpus is
-//! absent, one test, `interop::node-compile`, is reported as ignored with the
-//! reason (libtest-mimic, not datatest-stable, which cannot mark a case ignored).
+//! reference"), each refused for that reason and no other. The cases run under
+//! datatest-stable; when the corpus is absent, one test, `interop::node-compile`,
+//! is reported as ignored with the reason.
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use packetproof::{canonical, compile, Config, Error};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -71,42 +70,28 @@ fn present() -> bool {
     cases_dir().is_dir()
 }
 
-fn main() {
-    let args = Arguments::from_args();
-    let trials = if present() { case_trials() } else { vec![absent()] };
-    libtest_mimic::run(&args, trials).exit();
+fn main() -> std::process::ExitCode {
+    if !present() {
+        return absent("interop::node-compile", format!("{} is absent", cases_dir().display()));
+    }
+    // The harness defines `fn main`; defined in this block, it runs only when the corpus is there.
+    // `c001.json`, not its `.node.json` verdict or `.meta.json` notes.
+    datatest_stable::harness! {
+        { test = node_compile, root = "../shared/interop/node-compile/cases", pattern = r"^[^./]+\.json$" },
+    }
+    main()
 }
 
-/// One trial per `cases/<name>.json`, named `node_compile_case::<name>.json`.
-fn case_trials() -> Vec<Trial> {
-    let dir = cases_dir();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("a directory entry").path())
-        .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            // `c001.json`, not its `.node.json` verdict or `.meta.json` notes.
-            name.strip_suffix(".json").is_some_and(|stem| !stem.is_empty() && !stem.contains('.'))
-        })
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no case under {}", dir.display());
-    files
-        .into_iter()
-        .map(|file| {
-            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            Trial::test(format!("node_compile_case::{name}"), move || {
-                let input = std::fs::read(&file).map_err(|e| Failed::from(format!("{}: {e}", file.display())))?;
-                node_compile_case(&file, input).map_err(|e| Failed::from(e.to_string()))
-            })
-        })
-        .collect()
+fn node_compile(path: &Path, input: Vec<u8>) -> datatest_stable::Result<()> {
+    node_compile_case(path, input).map_err(|e| e.to_string().into())
 }
 
-/// The corpus is absent: one ignored test that says so (and why, on stderr).
-fn absent() -> Trial {
-    eprintln!("compile-input parity is ignored: {} is absent", cases_dir().display());
-    Trial::test("interop::node-compile", || Ok(())).with_kind("interop").with_ignored_flag(true)
+/// `../shared/interop` is absent: one test, reported as ignored, that says why (datatest-stable
+/// cannot mark a test ignored, and refuses an empty root).
+fn absent(name: &str, why: String) -> std::process::ExitCode {
+    eprintln!("{name} is ignored: {why}");
+    let trial = libtest_mimic::Trial::test(name, || Ok(())).with_kind("interop").with_ignored_flag(true);
+    libtest_mimic::run(&libtest_mimic::Arguments::from_args(), vec![trial]).exit_code()
 }
 
 /// Our verdict: `Ok(())` accepted, `Err(Some(messages))` refused with findings,

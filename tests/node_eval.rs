@@ -9,11 +9,11 @@
 //! packet, then `runRemove` / `runAppend` / `runReplace`, then evaluate (with `--packet` when the
 //! evaluated packet is not the prepared one). Everything runs in-process through the library.
 //!
-//! When `../shared/interop` is absent the suite reports one test, `interop::node-eval`, as
-//! ignored with the reason (never a passing test that did not run). The runner is
-//! libtest-mimic rather than datatest-stable, which cannot mark a case ignored.
+//! The cases run under datatest-stable (one test per `cases/<name>/case.json`). When
+//! `../shared/interop` is absent the suite reports one test, `interop::node-eval`, as ignored
+//! with the reason (never a passing test that did not run).
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use datatest_stable::Utf8Path;
 use packetproof::run::evaluate::{self, EvaluateRequest};
 use packetproof::{canonical, run, Config};
 use serde_json::Value;
@@ -95,36 +95,27 @@ fn corpus_present() -> bool {
     corpus().join("index.json").is_file()
 }
 
-fn main() {
-    let args = Arguments::from_args();
-    let trials = if corpus_present() { case_trials() } else { vec![absent()] };
-    libtest_mimic::run(&args, trials).exit();
+fn main() -> std::process::ExitCode {
+    if !corpus_present() {
+        return absent("interop::node-eval", format!("{} is absent", corpus().display()));
+    }
+    // The harness defines `fn main`; defined in this block, it runs only when the corpus is there.
+    datatest_stable::harness! {
+        { test = node_eval, root = "../shared/interop/node-eval/cases", pattern = r"^[^/]+/case\.json$" },
+    }
+    main()
 }
 
-/// One trial per `cases/<name>/case.json`, named `node_eval_case::<name>/case.json`.
-fn case_trials() -> Vec<Trial> {
-    let cases = corpus().join("cases");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases)
-        .unwrap_or_else(|e| panic!("{}: {e}", cases.display()))
-        .map(|entry| entry.expect("a directory entry").path())
-        .filter(|dir| dir.join("case.json").is_file())
-        .collect();
-    dirs.sort();
-    assert!(!dirs.is_empty(), "no case under {}", cases.display());
-    dirs.into_iter()
-        .map(|dir| {
-            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            Trial::test(format!("node_eval_case::{name}/case.json"), move || {
-                node_eval_case(&dir.join("case.json")).map_err(|e| Failed::from(e.to_string()))
-            })
-        })
-        .collect()
+fn node_eval(path: &Utf8Path) -> datatest_stable::Result<()> {
+    node_eval_case(path.as_std_path()).map_err(|e| e.to_string().into())
 }
 
-/// The corpus is absent: one ignored test that says so (and why, on stderr).
-fn absent() -> Trial {
-    eprintln!("node-eval agreement is ignored: {} is absent", corpus().display());
-    Trial::test("interop::node-eval", || Ok(())).with_kind("interop").with_ignored_flag(true)
+/// `../shared/interop` is absent: one test, reported as ignored, that says why (datatest-stable
+/// cannot mark a test ignored, and refuses an empty root).
+fn absent(name: &str, why: String) -> std::process::ExitCode {
+    eprintln!("{name} is ignored: {why}");
+    let trial = libtest_mimic::Trial::test(name, || Ok(())).with_kind("interop").with_ignored_flag(true);
+    libtest_mimic::run(&libtest_mimic::Arguments::from_args(), vec![trial]).exit_code()
 }
 
 /// A settings root for packets from the Node exporter (made once per process): the project's
