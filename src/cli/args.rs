@@ -27,11 +27,8 @@ Exit status: 0 everything holds, 1 a check failed, 2 bad usage or unreadable inp
     after_help = AFTER_HELP
 )]
 pub struct Cli {
-    /// The exact Google text-JSON suffix to expect instead of the one harness.toml names, for
-    /// packets made by another exporter. Taken by validate, export, prepare, evaluate, complete,
-    /// verify, test, wire and attest; refused by the others (bless and release-check compare
-    /// with golden files, which carry the project's own suffix).
-    #[arg(long, global = true, value_name = "FILE")]
+    /// Also accepted before the command; shown only on the commands that take it.
+    #[arg(long, value_name = "FILE", hide = true)]
     pub google_suffix_file: Option<PathBuf>,
     /// The settings file (default: harness.toml in PACKETPROOF_ROOT, else in the current
     /// directory or a parent, else the built-in settings).
@@ -63,6 +60,8 @@ pub enum Command {
         /// `text`: one line per finding; `json`: the outcome as a document.
         #[arg(long, value_enum, default_value_t)]
         format: FormatArg,
+        #[command(flatten)]
+        suffix: SuffixArg,
     },
     /// Compile a request into a runtime packet (stdout, or --out written atomically).
     Export {
@@ -72,6 +71,8 @@ pub enum Command {
         /// Write the packet here (atomically, only when it compiles) instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        suffix: SuffixArg,
     },
     /// Check (or rewrite) the output schema snapshot against its source.
     #[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "write"])))]
@@ -109,6 +110,8 @@ pub enum Command {
         /// packet's outputSchema must equal it. Default: the suite's, else the built-in one.
         #[arg(long, value_name = "FILE")]
         schema: Option<PathBuf>,
+        #[command(flatten)]
+        suffix: SuffixArg,
     },
     /// Write a working conformance suite into an empty folder (default: the current one).
     Init {
@@ -140,6 +143,8 @@ pub enum Command {
         /// `text` or `json` (for --check).
         #[arg(long, value_enum, default_value_t)]
         format: FormatArg,
+        #[command(flatten)]
+        suffix: SuffixArg,
     },
     /// Sign a completed run: a DSSE envelope over an in-toto statement of its files.
     Attest {
@@ -151,7 +156,42 @@ pub enum Command {
         /// Where to write the envelope (default RUN_DIR/attestation.json; never overwritten).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        suffix: SuffixArg,
     },
+}
+
+/// `--google-suffix-file`, on the commands that read packets made elsewhere (the others
+/// refuse it: bless and release-check compare with golden files, which carry the project's
+/// own suffix; canon, schema and init read no packet).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SuffixArg {
+    /// The exact Google text-JSON suffix to expect instead of the one harness.toml names, for
+    /// packets made by another exporter (such as ../shared/interop/google-suffix.txt).
+    #[arg(long = "google-suffix-file", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+impl Command {
+    /// The `--google-suffix-file` given after the command, on a command that takes it.
+    pub fn suffix(&self) -> Option<&PathBuf> {
+        match self {
+            Command::Validate { suffix, .. }
+            | Command::Export { suffix, .. }
+            | Command::Prepare { suffix, .. }
+            | Command::Wire { suffix, .. }
+            | Command::Attest { suffix, .. } => suffix.file.as_ref(),
+            Command::Evaluate(args) => args.suffix.file.as_ref(),
+            Command::Complete(args) => args.suffix.file.as_ref(),
+            Command::Verify(args) => args.suffix.file.as_ref(),
+            Command::Test(args) => args.suffix.file.as_ref(),
+            Command::Canon { .. }
+            | Command::Schema { .. }
+            | Command::Bless(_)
+            | Command::ReleaseCheck { .. }
+            | Command::Init { .. } => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -242,6 +282,8 @@ impl From<ReleaseFormatArg> for crate::release::ReportFormat {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct EvaluateArgs {
+    #[command(flatten)]
+    pub suffix: SuffixArg,
     /// The run directory (as written by `prepare`).
     #[arg(long, value_name = "DIR")]
     pub run_dir: PathBuf,
@@ -265,6 +307,8 @@ pub struct EvaluateArgs {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompleteArgs {
+    #[command(flatten)]
+    pub suffix: SuffixArg,
     /// The evaluated run directory.
     #[arg(long, value_name = "DIR")]
     pub run_dir: PathBuf,
@@ -287,6 +331,8 @@ pub struct CompleteArgs {
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct VerifyArgs {
+    #[command(flatten)]
+    pub suffix: SuffixArg,
     /// Packets, run directories, or directories to search for both.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,

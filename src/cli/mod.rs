@@ -36,9 +36,15 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `--google-suffix-file`, given before the command or after it.
+pub(crate) fn suffix_of(cli: &Cli) -> Option<&Path> {
+    cli.google_suffix_file.as_deref().or(cli.command.suffix().map(PathBuf::as_path))
+}
+
 /// Run one parsed command.
 pub fn dispatch(cli: Cli) -> Result<Status> {
-    let suffix = cli.google_suffix_file.as_deref();
+    let given = suffix_of(&cli).map(Path::to_path_buf);
+    let suffix = given.as_deref();
     let policy = cli.asset_example_prompts;
     let load_config = |suffix| load_config(cli.config.as_deref(), suffix, policy);
     let suite = |command: &str| -> Result<Config> {
@@ -58,8 +64,8 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             ))
         }
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
-        Command::Validate { packet, format } => validate(&load_config(suffix)?, &packet, format.into()),
-        Command::Export { request, out } => {
+        Command::Validate { packet, format, .. } => validate(&load_config(suffix)?, &packet, format.into()),
+        Command::Export { request, out, .. } => {
             // Compile first, write after: nothing is written on refusal.
             let config = load_config(suffix)?;
             if let Some(out) = &out {
@@ -83,7 +89,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             print::release(&report, format.into())?;
             Ok(Status::from_ok(report.ok))
         }
-        Command::Prepare { packet, out_dir, schema } => {
+        Command::Prepare { packet, out_dir, schema, .. } => {
             let mut config = load_config(suffix)?;
             if schema.is_some() {
                 config.paths.schema_snapshot = schema;
@@ -122,10 +128,10 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
-        Command::Wire { packet, api, check, out, format } => {
+        Command::Wire { packet, api, check, out, format, .. } => {
             provenance::wire(&load_config(suffix)?, &packet, api, check.as_deref(), out.as_deref(), format.into())
         }
-        Command::Attest { run_dir, key, out } => {
+        Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
         }
     }

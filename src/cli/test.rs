@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct TestArgs {
+    #[command(flatten)]
+    pub suffix: super::args::SuffixArg,
     /// Run only the trials whose name contains FILTER (`<fixture>::<check>`).
     pub filter: Option<String>,
     /// List the trials instead of running them.
@@ -38,8 +40,7 @@ pub enum TestFormat {
 
 /// Run the trials; 0 when all passed, 101 when one failed (as `cargo test`).
 pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
-    let config =
-        super::load_config(cli.config.as_deref(), cli.google_suffix_file.as_deref(), cli.asset_example_prompts)?;
+    let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
     config.require_suite("test")?;
     let suite = conformance::trials(Arc::new(config), Arc::new(print::note))?;
     let arguments = Arguments {

@@ -444,9 +444,13 @@ fn bless_refuses_negative_cases_and_foreign_suffixes() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("a negative case); such cases are never blessed"));
     let suffix = root().join("references/gemini-json-suffix.txt");
-    let out = packetproof(root(), &["bless", "--google-suffix-file", suffix.to_str().unwrap(), "zz-none"]);
+    let out = packetproof(root(), &["--google-suffix-file", suffix.to_str().unwrap(), "bless", "zz-none"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--google-suffix-file is refused"));
+    // After the command, bless does not even offer it.
+    let out = packetproof(root(), &["bless", "--google-suffix-file", suffix.to_str().unwrap(), "zz-none"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--google-suffix-file'"));
 }
 
 /// Empty, `0` and `false` mean "not CI" (the insta convention); an empty root is an error.

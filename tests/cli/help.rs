@@ -22,23 +22,35 @@ fn help_names_the_settings_file_the_environment_and_exit_codes() {
     }
 }
 
-/// The commands that read no packet made elsewhere refuse the suffix option, each with the reason.
-fn the_suffix_option_is_refused_where_it_means_nothing() {
-    for command in [&["canon"][..], &["schema", "--check"], &["release-check"], &["init"]] {
-        let output = run([&["--google-suffix-file", "x"][..], command].concat());
-        assert_eq!(output.status.code(), Some(2), "{command:?}");
-        assert!(text(&output.stderr).contains("this one does not take it"), "{command:?}: {}", text(&output.stderr));
+/// `--google-suffix-file` is offered only by the commands that read packets made elsewhere:
+/// the others do not list it, refuse it after the command (clap) and before it (with the reason).
+fn the_suffix_option_is_offered_only_where_it_means_something() {
+    let refusing: [&[&str]; 6] =
+        [&["canon"], &["schema", "--check"], &["release-check"], &["init"], &["bless"], &["bless", "x"]];
+    for command in refusing {
+        let help = text(&run([command[0], "--help"]).stdout);
+        assert!(!help.contains("--google-suffix-file"), "{command:?} offers it:\n{help}");
+        let after = run([command, &["--google-suffix-file", "x"][..]].concat());
+        assert_eq!(after.status.code(), Some(2), "{command:?}");
+        assert!(text(&after.stderr).contains("unexpected argument '--google-suffix-file'"), "{command:?}");
+        let before = run([&["--google-suffix-file", "x"][..], command].concat());
+        assert_eq!(before.status.code(), Some(2), "{command:?}");
+        let why = text(&before.stderr);
+        assert!(
+            why.contains("does not take it") || why.contains("--google-suffix-file is refused"),
+            "{command:?}: {why}"
+        );
     }
-    let output = run(["bless", "--google-suffix-file", "x"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output.stderr).contains("--google-suffix-file is refused"), "{}", text(&output.stderr));
-    let help = text(&run(["--help"]).stdout);
-    assert!(help.contains("refused by the others"), "{help}");
+    for command in ["validate", "export", "prepare", "evaluate", "complete", "verify", "test", "wire", "attest"] {
+        let help = text(&run([command, "--help"]).stdout);
+        assert!(help.contains("--google-suffix-file <FILE>"), "{command} does not offer it:\n{help}");
+    }
+    assert!(!text(&run(["--help"]).stdout).contains("--google-suffix-file"), "listed as if every command took it");
 }
 
 pub fn trials() -> Vec<Trial> {
     trials![
         help_names_the_settings_file_the_environment_and_exit_codes,
-        the_suffix_option_is_refused_where_it_means_nothing
+        the_suffix_option_is_offered_only_where_it_means_something
     ]
 }
