@@ -5,7 +5,7 @@
 //! packet beside it), and golden case folders (agent-request.json beside
 //! runtime-packet.json, which must be exactly that packet's agent view).
 
-use crate::run::checks;
+use crate::run::audit;
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{
     canonical, fsutil, packet, parallel, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result,
@@ -305,7 +305,7 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
 }
 
 fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
-    let mut findings = checks::all(dir, None, config);
+    let mut findings = audit::all(dir, None, config);
     findings.extend(crate::run::provider_request::check(dir, config));
     findings.extend(crate::run::attestation::check(dir, keys, config));
     for temp in fsutil::Dir::stale_temps(dir) {

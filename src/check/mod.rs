@@ -91,11 +91,11 @@ pub fn on_object(check: PacketCheck, map: &Map<String, Value>, case: &Case, conf
 /// A run check on a run directory (`packet`: the packet it was prepared from, if known).
 pub fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
     match check {
-        RunCheck::AgentRequest => run::checks::agent_request(dir, packet, config),
-        RunCheck::ManifestBinding => run::checks::manifest_binding(dir, packet, config),
-        RunCheck::SnapshotParity => run::checks::snapshot_parity(dir, packet, config),
-        RunCheck::Evaluation => run::checks::evaluation(dir, packet, config),
-        RunCheck::Completion => run::checks::completion(dir, config),
+        RunCheck::AgentRequest => run::audit::agent_request(dir, packet, config),
+        RunCheck::ManifestBinding => run::audit::manifest_binding(dir, packet, config),
+        RunCheck::SnapshotParity => run::audit::snapshot_parity(dir, packet, config),
+        RunCheck::Evaluation => run::audit::evaluation(dir, packet, config),
+        RunCheck::Completion => run::audit::completion(dir, config),
     }
 }
 

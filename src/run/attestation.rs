@@ -23,7 +23,7 @@ pub const PACKET_SUBJECT: &str = "runtime-packet";
 pub fn attest(config: &Config, dir: &Path, key: &SigningKey, out: Option<&Path>) -> Result<PathBuf> {
     // The run cannot change between the checks and the signature (other steps wait).
     let (_handle, _lock) = super::lock_run_dir(dir)?;
-    let mut findings = super::checks::all(dir, None, config);
+    let mut findings = super::audit::all(dir, None, config);
     findings.extend(super::provider_request::check(dir, config));
     if !findings.is_empty() {
         return Err(Error::Rejected { file: dir.display().to_string(), findings });

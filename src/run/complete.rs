@@ -4,7 +4,7 @@
 //! that is not this run's prepared receipt, an agent task id already used by any
 //! completion under the runs root, blank notes, and an existing receipt.
 
-use super::checks::{self, Problem};
+use super::audit::{self, Problem};
 use super::runs_root::RunsRoot;
 use super::{format, Run};
 use crate::fsutil::Replace;
@@ -93,10 +93,10 @@ fn check_arguments(args: &CompleteRequest) -> Result<()> {
 /// Everything `verify` would say about the run before completion, with the
 /// stricter evaluation rule (it must record the raw output's checksum).
 fn run_findings(run: &Run, dir: &Path, packet: &Value, config: &Config) -> Vec<Finding> {
-    let mut findings = checks::agent_request(dir, Some(packet), config);
-    findings.extend(checks::manifest_binding(dir, Some(packet), config));
-    findings.extend(checks::snapshot_parity(dir, Some(packet), config));
-    let problems: Vec<Problem> = checks::evaluation_problems(run, packet, config, true);
+    let mut findings = audit::agent_request(dir, Some(packet), config);
+    findings.extend(audit::manifest_binding(dir, Some(packet), config));
+    findings.extend(audit::snapshot_parity(dir, Some(packet), config));
+    let problems: Vec<Problem> = audit::evaluation_problems(run, packet, config, true);
     findings.extend(problems.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
     findings
 }

@@ -8,7 +8,7 @@
 //! fail (stricter than the reference, which judges a Google answer after its own manifest
 //! or snapshot failed).
 
-use super::checks;
+use super::audit;
 use super::Run;
 use crate::evaluator::document::{self, Facts, SchemaSource};
 use crate::evaluator::{self, parse, Failure, Failures, JSON_PARSE, PACKET, SCHEMA_SNAPSHOT};
@@ -207,11 +207,11 @@ fn packet_stage(
         out.fail(PACKET, format!("packet {finding}"));
     }
     let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
-    for problem in checks::request_problems(run, &packet) {
+    for problem in audit::request_problems(run, &packet) {
         out.fail(PACKET, problem.to_string());
     }
     // A Google run needs its held-back context; other runs are checked when it is present.
-    for problem in checks::context_problems(run, &packet, text_json) {
+    for problem in audit::context_problems(run, &packet, text_json) {
         out.fail(PACKET, problem.to_string());
     }
     Ok(Some(packet))
@@ -233,10 +233,10 @@ fn snapshot_stage(run: &Run, packet: &Map<String, Value>, facts: &mut Facts, out
         );
         return None;
     }
-    for problem in checks::manifest_problems(run, packet) {
+    for problem in audit::manifest_problems(run, packet) {
         out.fail(SCHEMA_SNAPSHOT, problem.to_string());
     }
-    let (schema, problems) = checks::snapshot(run, packet, true);
+    let (schema, problems) = audit::snapshot(run, packet, true);
     for problem in problems {
         out.fail(SCHEMA_SNAPSHOT, problem.to_string());
     }

@@ -26,7 +26,7 @@
 //!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
 
 pub mod attestation;
-pub mod checks;
+pub mod audit;
 pub mod complete;
 pub mod evaluate;
 pub mod format;
@@ -36,7 +36,7 @@ pub mod prepare;
 pub mod provider_request;
 mod runs_root;
 
-pub use checks::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
+pub use audit::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
 pub use ownership::refuse_foreign_export;

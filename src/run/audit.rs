@@ -1,6 +1,7 @@
-//! Run-directory checks. The public functions are what `verify` runs and what the
-//! conformance runner calls, one test case each; `evaluate` and `complete` use the
-//! same problem finders, so a rule is written once.
+//! The audit of a run directory: the rules its files must satisfy (the `run::…` checks,
+//! which `crate::check` dispatches to by name). The public functions are what `verify`
+//! runs and what the conformance runner calls, one test case each; `evaluate` and
+//! `complete` use the same problem finders, so a rule is written once.
 //!
 //! Each public check takes the run directory and, optionally, the packet it was
 //! prepared from (a fixture's golden packet); without one the packet is rebuilt
