@@ -75,12 +75,12 @@ pub fn plan(config: &Config, filter: Option<&str>) -> Result<Vec<Pending>> {
         )));
     }
     // A case with its own (hand-broken) packet has nothing to bless.
-    let (selected, negative): (Vec<Case>, Vec<Case>) = matching.into_iter().partition(|c| c.own_packet().is_none());
+    let (selected, negative): (Vec<Case>, Vec<Case>) = matching.into_iter().partition(|c| !c.has_own_packet());
     if selected.is_empty() {
         let names: Vec<&str> = negative.iter().map(|c| c.name.as_str()).collect();
         return Err(Error::refused(
             names.join(", "),
-            "carries its own runtime-packet.json (a negative case); such cases are never blessed",
+            "checks a packet of its own (a negative case: expect.toml [packet] or runtime-packet.json); such cases are never blessed",
         ));
     }
     selected.into_iter().map(|case| pending(config, case)).collect()
@@ -133,10 +133,10 @@ pub fn apply(config: &Config, pending: &Pending, requester: Requester) -> Result
 
 /// Compile a case (refused requests leave the golden files alone) and compare.
 pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
-    if case.own_packet().is_some() {
+    if case.has_own_packet() {
         return Err(Error::refused(
             &case.name,
-            "carries its own runtime-packet.json (a negative case); it is never blessed",
+            "checks a packet of its own (a negative case: expect.toml [packet] or runtime-packet.json); it is never blessed",
         ));
     }
     let packet = corpus::produce(&case, config)?;

@@ -212,7 +212,7 @@ struct GoldenPackets<'a>(BTreeMap<PathBuf, &'a crate::corpus::Case>);
 
 impl<'a> GoldenPackets<'a> {
     fn of(corpus: &'a [crate::corpus::Case]) -> Self {
-        let cases = corpus.iter().filter(|c| c.own_packet().is_none());
+        let cases = corpus.iter().filter(|c| !c.has_own_packet());
         GoldenPackets(cases.filter_map(|c| Some((c.golden_packet().canonicalize().ok()?, c))).collect())
     }
 

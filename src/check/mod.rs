@@ -43,7 +43,7 @@ pub fn applicable(case: &Case) -> Vec<Check> {
 pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
     match check {
         Check::Packet(check) => {
-            let packet = fsutil::read_json(&case.packet_under_test(), config.limits.max_file_bytes)?;
+            let packet = case.packet(config)?;
             on_packet(check, &packet, case, config)
         }
         Check::Run(check) => on_fixture_run(check, case, config),

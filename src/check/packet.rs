@@ -75,8 +75,8 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 }
 
 fn rebless_hint(case: &Case) -> String {
-    if case.own_packet().is_some() {
-        return "this negative case carries its own runtime-packet.json, which is never blessed".into();
+    if case.has_own_packet() {
+        return "this negative case checks a packet of its own (expect.toml [packet] derives it from its base case), which is never blessed".into();
     }
     format!("re-bless with `packetproof bless {0}` or `PACKETPROOF_BLESS=1 cargo test {0}`", case.name)
 }
@@ -84,7 +84,7 @@ fn rebless_hint(case: &Case) -> String {
 /// The golden agent-request.json (when the case has golden files) is the agent view of the packet.
 fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
     let file = case.golden_agent_request();
-    if case.own_packet().is_some() {
+    if case.has_own_packet() {
         return Ok(Checked::default());
     }
     if !file.is_file() {

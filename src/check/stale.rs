@@ -101,7 +101,7 @@ mod tests {
         }
         std::fs::create_dir_all(dir.path().join("golden")).unwrap();
         let config = Config::load(dir.path(), None).unwrap();
-        for case in corpus::cases(&config).unwrap().iter().filter(|c| c.own_packet().is_none()) {
+        for case in corpus::cases(&config).unwrap().iter().filter(|c| !c.has_own_packet()) {
             let packet = compile::compile(&case.request, &config, &case.name).unwrap();
             std::fs::create_dir_all(&case.golden_dir).unwrap();
             std::fs::write(case.golden_packet(), canonical::to_pretty(&packet)).unwrap();
@@ -116,7 +116,7 @@ mod tests {
         let stale = StaleGoldens::new();
         let mut failed = 0;
         // Negative cases with a hand-broken packet declare this failure; the gate expects it.
-        for case in corpus::cases(config).unwrap().into_iter().filter(|c| c.own_packet().is_none()) {
+        for case in corpus::cases(config).unwrap().into_iter().filter(|c| !c.has_own_packet()) {
             let checked = crate::check::on_case(Check::Packet(PacketCheck::Regenerates), &case, config).unwrap();
             failed += usize::from(!checked.findings.is_empty());
             if let Some(mismatch) = &checked.mismatch {

@@ -196,7 +196,7 @@ impl Suite {
     /// The cases whose golden packet no longer regenerates.
     fn stale_cases(&self) -> Result<Vec<String>> {
         let mut stale = Vec::new();
-        for case in corpus::cases(&self.config)?.into_iter().filter(|c| c.own_packet().is_none()) {
+        for case in corpus::cases(&self.config)?.into_iter().filter(|c| !c.has_own_packet()) {
             if !case.golden_packet().is_file() {
                 continue;
             }

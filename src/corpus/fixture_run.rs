@@ -55,8 +55,16 @@ const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLET
 pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     let root = tempfile::tempdir().map_err(|e| crate::Error::io(std::env::temp_dir(), e))?;
     let dir = root.path().join("run");
-    let packet_file = case.packet_under_test();
-    let packet = fsutil::read_json(&packet_file, config.limits.max_file_bytes)?;
+    let packet = case.packet(config)?;
+    // Prepared from a file: the case's own or golden one, or its derived packet written here.
+    let packet_file = match case.own_packet().is_some() || !case.has_own_packet() {
+        true => case.packet_under_test(),
+        false => {
+            let file = root.path().join(super::PACKET_FILE);
+            fsutil::write_atomic(&file, crate::canonical::to_pretty(&packet).as_bytes())?;
+            file
+        }
+    };
     run::prepare::prepare(config, &packet_file, &dir)?;
     let fixture = case.run_fixture();
     let supplied = |name: &str| fixture.as_ref().map(|f| f.join(name)).filter(|p| p.is_file());

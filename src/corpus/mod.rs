@@ -2,6 +2,7 @@
 //! check: a case is a directory under `paths.fixtures` holding `request.json`;
 //! its golden files live under `paths.golden` at the same relative path.
 
+pub mod derived;
 pub mod fixture_run;
 pub mod layout;
 
@@ -44,7 +45,7 @@ impl Case {
     /// Why this case has no golden packet to check, when it has none: a new case
     /// (never blessed) or a deleted packet (its agent view is still there).
     pub fn golden_missing(&self) -> Option<String> {
-        if self.own_packet().is_some() || self.golden_packet().is_file() {
+        if self.has_own_packet() || self.golden_packet().is_file() {
             return None;
         }
         let name = &self.name;
@@ -153,16 +154,16 @@ pub struct Expectation {
 #[serde(deny_unknown_fields)]
 struct ExpectFile {
     fails: Vec<Expectation>,
+    /// The packet under test, derived from another case's golden packet.
+    packet: Option<derived::Derivation>,
 }
 
 impl Case {
     /// The checks this case must fail (empty for a positive case). Unknown keys
     /// and an empty list are errors: a typo must never turn a negative case positive.
     pub fn expectations(&self) -> Result<Vec<Expectation>> {
-        let Some(path) = &self.expect else { return Ok(Vec::new()) };
-        let text = crate::fsutil::read_to_string(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
-        let file: ExpectFile = toml::from_str(&text)
-            .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
+        let Some(file) = self.expect_file()? else { return Ok(Vec::new()) };
+        let path = self.expect.as_deref().unwrap_or(&self.dir);
         if file.fails.is_empty() {
             return Err(crate::Error::Config {
                 file: path.display().to_string(),
@@ -170,6 +171,32 @@ impl Case {
             });
         }
         Ok(file.fails)
+    }
+
+    fn expect_file(&self) -> Result<Option<ExpectFile>> {
+        let Some(path) = &self.expect else { return Ok(None) };
+        let text = crate::fsutil::read_to_string(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
+        let file = toml::from_str(&text)
+            .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
+        Ok(Some(file))
+    }
+
+    /// Whether this negative case checks a packet of its own (a hand-broken
+    /// runtime-packet.json, or one derived by expect.toml `[packet]`) instead of a
+    /// golden one. Such a case is never blessed. An unreadable expect.toml counts as
+    /// one: its checks report the error.
+    pub fn has_own_packet(&self) -> bool {
+        self.own_packet().is_some()
+            || self.expect_file().map_or(self.expect.is_some(), |f| f.is_some_and(|f| f.packet.is_some()))
+    }
+
+    /// The packet this case checks: its own (file or derivation), else the golden one.
+    pub fn packet(&self, config: &Config) -> Result<Value> {
+        if let Some(derivation) = self.expect_file()?.and_then(|f| f.packet) {
+            let expect = self.expect.as_deref().unwrap_or(&self.dir);
+            return derivation.derive(config, expect);
+        }
+        fsutil::read_json(&self.packet_under_test(), config.limits.max_file_bytes)
     }
 
     /// A fixture that carries its own runtime-packet.json (a hand-broken packet

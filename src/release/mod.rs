@@ -120,7 +120,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let mut changes: Vec<(String, Value, Value)> = Vec::new();
     let mut goldens = Vec::new();
     // Negative cases with a hand-broken packet of their own have no golden files.
-    for case in corpus::cases(config)?.into_iter().filter(|c| c.own_packet().is_none()) {
+    for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet()) {
         let golden_path = case.golden_packet();
         let tree = read_json_opt(&golden_path)?;
         let at_base = git.show_json(&base, &golden_path)?;

@@ -41,7 +41,7 @@ fn strings(value: &Value) -> Vec<&str> {
 /// The cases whose packet under test is the blessed golden one (negative cases
 /// with a hand-broken packet of their own have no golden files).
 fn golden_cases(config: &Config) -> Vec<corpus::Case> {
-    corpus::cases(config).unwrap().into_iter().filter(|c| c.own_packet().is_none()).collect()
+    corpus::cases(config).unwrap().into_iter().filter(|c| !c.has_own_packet()).collect()
 }
 
 /// A temporary copy of the project's sources (templates, schema, fixtures) with
@@ -442,7 +442,8 @@ fn refs_may_be_left_out_unless_the_mode_selects() {
 fn bless_refuses_negative_cases_and_foreign_suffixes() {
     let out = packetproof(root(), &["bless", "neg-packet-checksum"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("a negative case); such cases are never blessed"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("a negative case: expect.toml [packet] or runtime-packet.json); such cases are never blessed"));
     let suffix = root().join("references/gemini-json-suffix.txt");
     let out = packetproof(root(), &["--google-suffix-file", suffix.to_str().unwrap(), "bless", "zz-none"]);
     assert_eq!(out.status.code(), Some(2));
