@@ -86,6 +86,7 @@ impl Suite {
 
     fn case_trial(&self, case: &Case, check: Check, expected: Option<&Expectation>) -> Result<(), Failed> {
         self.ensure_golden(case)?;
+        self.ensure_base_blessed(case)?;
         let checked = check::on_case(check, case, &self.config)
             .map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
         match expected {
@@ -112,6 +113,32 @@ impl Suite {
     fn bless_from_test(&self, case: &Case) -> Result<(), Failed> {
         bless::bless_from_test(&self.config, case).map_err(|e| Failed::from(e.to_string()))?;
         (self.note)(&format!("blessed {}", case.name));
+        Ok(())
+    }
+
+    /// A negative case derived from another case's golden packet reads that packet:
+    /// under bless, the base is blessed first (trials run in any order), so one
+    /// `PACKETPROOF_BLESS=1 cargo test` brings both up to date.
+    fn ensure_base_blessed(&self, case: &Case) -> Result<(), Failed> {
+        static BLESSING: Mutex<()> = Mutex::new(());
+        if !bless_requested()? {
+            return Ok(());
+        }
+        let Some(base) = case.derived_from().map_err(|e| Failed::from(e.to_string()))? else { return Ok(()) };
+        let _one_at_a_time = BLESSING.lock().unwrap_or_else(|e| e.into_inner());
+        let cases = corpus::cases(&self.config).map_err(|e| Failed::from(e.to_string()))?;
+        let Some(base) = cases.into_iter().find(|c| c.name == base) else {
+            return Err(format!("{}: expect.toml [packet] from = {base:?}, which is not a fixture", case.name).into());
+        };
+        let regenerates = Check::Packet(crate::PacketCheck::Regenerates);
+        let stale = base.golden_missing().is_some()
+            || check::on_case(regenerates, &base, &self.config)
+                .map_err(|e| Failed::from(e.to_string()))?
+                .mismatch
+                .is_some();
+        if stale {
+            self.bless_from_test(&base)?;
+        }
         Ok(())
     }
 

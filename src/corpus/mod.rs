@@ -190,6 +190,11 @@ impl Case {
             || self.expect_file().map_or(self.expect.is_some(), |f| f.is_some_and(|f| f.packet.is_some()))
     }
 
+    /// The case whose golden packet this negative case's packet is derived from.
+    pub fn derived_from(&self) -> Result<Option<String>> {
+        Ok(self.expect_file()?.and_then(|f| f.packet).map(|d| d.from))
+    }
+
     /// The packet this case checks: its own (file or derivation), else the golden one.
     pub fn packet(&self, config: &Config) -> Result<Value> {
         if let Some(derivation) = self.expect_file()?.and_then(|f| f.packet) {
