@@ -159,16 +159,6 @@ mod tests {
     }
 
     #[test]
-    fn vendored_upstream_is_the_reference_copy() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/interop/block-screen-output-schema.json");
-        let Ok(reference) = std::fs::read(&path) else {
-            eprintln!("skipped: {} is absent", path.display());
-            return;
-        };
-        assert!(*project().builder_schema_bytes().unwrap().1 == *reference, "vendored copy drifted");
-    }
-
-    #[test]
     fn an_edited_upstream_breaks_the_pin_and_write_refuses() {
         let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
         let (_dir, config) = with_upstream(&original.replacen("\"mustHave\"", "\"must\"", 1));
@@ -194,20 +184,6 @@ mod tests {
             let err = generate(&config).unwrap_err().to_string();
             assert!(err.contains(expected), "{err}");
         }
-    }
-
-    #[test]
-    fn accepts_the_interop_agent_output() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/interop/agent-output.json");
-        let Ok(bytes) = std::fs::read(&path) else {
-            eprintln!("skipped: {} is absent", path.display());
-            return;
-        };
-        let output = canonical::parse(&bytes).unwrap();
-        let validator = validator(&project());
-        let errors: Vec<String> =
-            validator.iter_errors(&output).map(|e| format!("{} at {}", e, e.instance_path)).collect();
-        assert!(errors.is_empty(), "{errors:#?}");
     }
 
     fn block(v: &mut Value) -> &mut Value {

@@ -515,6 +515,21 @@ fn output_schema_is_the_vendored_builder_schema() {
     assert!(seen > 5, "only {seen} non-Google cases");
 }
 
+/// The vendored upstream is byte for byte the reference system's Builder schema copy.
+fn interop_vendored_builder_schema_is_the_reference_copy() {
+    let reference = std::fs::read(interop_dir().join("block-screen-output-schema.json")).unwrap();
+    assert!(*config().builder_schema_bytes().unwrap().1 == *reference, "vendored copy drifted from the reference's");
+}
+
+/// The reference's own valid agent output validates against the snapshot packets carry.
+fn interop_agent_output_validates_against_the_snapshot() {
+    let output = canonical::parse(&std::fs::read(interop_dir().join("agent-output.json")).unwrap()).unwrap();
+    let snapshot = packetproof::schema::snapshot(&config()).unwrap();
+    let validator = jsonschema::validator_for(&snapshot["schema"]).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&output).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = trials![
         the_environment_is_parsed_strictly,
@@ -532,6 +547,10 @@ pub fn trials() -> Vec<Trial> {
         accepts_what_the_reference_accepts,
         output_schema_is_the_vendored_builder_schema,
     ];
-    trials.extend(interop_trials![interop_compile_input_resolves_like_the_node_packet,]);
+    trials.extend(interop_trials![
+        interop_compile_input_resolves_like_the_node_packet,
+        interop_vendored_builder_schema_is_the_reference_copy,
+        interop_agent_output_validates_against_the_snapshot,
+    ]);
     trials
 }
