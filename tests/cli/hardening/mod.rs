@@ -10,7 +10,7 @@ mod inputs;
 mod races;
 mod verify;
 
-use crate::run::{build_packet, good_output, snapshot};
+use crate::run::{good_output, snapshot, write_packet};
 use libtest_mimic::Trial;
 
 use packetproof::canonical;
@@ -127,11 +127,7 @@ impl Project {
     }
 
     fn packet(&self, provider: &str, marker: &str) -> PathBuf {
-        let suffix = std::fs::read_to_string(self.root().join("references/gemini-json-suffix.txt")).unwrap();
-        let value = build_packet(provider, marker, &suffix);
-        let path = self.root().join(format!("packet-{provider}-{marker}.json"));
-        write_json(&path, &value);
-        path
+        write_packet(self.root(), provider, marker)
     }
 
     fn prepared(&self, provider: &str, name: &str) -> PathBuf {

@@ -36,6 +36,15 @@ fn write_json(path: &Path, value: &Value) {
     std::fs::write(path, canonical::to_pretty(value)).unwrap();
 }
 
+/// A valid packet for `provider` written into the project at `root` (its own Google
+/// suffix); `marker` makes packets differ.
+pub(crate) fn write_packet(root: &Path, provider: &str, marker: &str) -> PathBuf {
+    let suffix = std::fs::read_to_string(root.join("references/gemini-json-suffix.txt")).unwrap();
+    let path = root.join(format!("packet-{provider}-{marker}.json"));
+    write_json(&path, &build_packet(provider, marker, &suffix));
+    path
+}
+
 /// A temporary project root: this crate's harness.toml and Google suffix, and a
 /// small schema snapshot of our own.
 struct Project {
@@ -67,11 +76,7 @@ impl Project {
 
     /// A valid packet for `provider`; `marker` makes packets differ.
     fn packet(&self, provider: &str, marker: &str) -> PathBuf {
-        let suffix = std::fs::read_to_string(self.root().join("references/gemini-json-suffix.txt")).unwrap();
-        let value = build_packet(provider, marker, &suffix);
-        let path = self.root().join(format!("packet-{provider}-{marker}.json"));
-        write_json(&path, &value);
-        path
+        write_packet(self.root(), provider, marker)
     }
 
     /// A prepared run directory under `runs/`.
