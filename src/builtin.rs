@@ -21,42 +21,38 @@ pub const BUILDER_PATH: &str = "references/builder/block-screen-output-schema.js
 pub const PROVENANCE_PATH: &str = "references/builder/PROVENANCE.md";
 pub const PROMPTS_PATH: &str = "references/prompts";
 
+/// `(name, text)` of one template: the name is written once, so it cannot
+/// disagree with the file embedded.
+macro_rules! template {
+    ($name:literal) => {
+        ($name, include_str!(concat!("../references/prompts/", $name)))
+    };
+}
+
 /// The prompt templates, by name relative to the prompts folder (a test checks
 /// that this list is exactly the files of `references/prompts`).
 pub const PROMPTS: &[(&str, &str)] = &[
-    ("branches/assets/intents.md.j2", include_str!("../references/prompts/branches/assets/intents.md.j2")),
-    ("branches/assets/none.md.j2", include_str!("../references/prompts/branches/assets/none.md.j2")),
-    ("branches/evidence/no-evidence.md.j2", include_str!("../references/prompts/branches/evidence/no-evidence.md.j2")),
-    (
-        "branches/evidence/selected-only.md.j2",
-        include_str!("../references/prompts/branches/evidence/selected-only.md.j2"),
-    ),
-    (
-        "branches/evidence/strategy-default.md.j2",
-        include_str!("../references/prompts/branches/evidence/strategy-default.md.j2"),
-    ),
-    ("branches/insertion/immediate.md.j2", include_str!("../references/prompts/branches/insertion/immediate.md.j2")),
-    ("branches/insertion/staged.md.j2", include_str!("../references/prompts/branches/insertion/staged.md.j2")),
-    ("branches/neighbours/both.md.j2", include_str!("../references/prompts/branches/neighbours/both.md.j2")),
-    ("branches/neighbours/none.md.j2", include_str!("../references/prompts/branches/neighbours/none.md.j2")),
-    (
-        "branches/neighbours/predecessor-only.md.j2",
-        include_str!("../references/prompts/branches/neighbours/predecessor-only.md.j2"),
-    ),
-    (
-        "branches/neighbours/successor-only.md.j2",
-        include_str!("../references/prompts/branches/neighbours/successor-only.md.j2"),
-    ),
-    ("branches/operator/absent.md.j2", include_str!("../references/prompts/branches/operator/absent.md.j2")),
-    ("branches/operator/present.md.j2", include_str!("../references/prompts/branches/operator/present.md.j2")),
-    ("branches/source/project.md.j2", include_str!("../references/prompts/branches/source/project.md.j2")),
-    ("branches/source/system.md.j2", include_str!("../references/prompts/branches/source/system.md.j2")),
-    ("branches/theme/absent.md.j2", include_str!("../references/prompts/branches/theme/absent.md.j2")),
-    ("branches/theme/present.md.j2", include_str!("../references/prompts/branches/theme/present.md.j2")),
-    ("branches/variables/compatible.md.j2", include_str!("../references/prompts/branches/variables/compatible.md.j2")),
-    ("branches/variables/conflicts.md.j2", include_str!("../references/prompts/branches/variables/conflicts.md.j2")),
-    ("system.md.j2", include_str!("../references/prompts/system.md.j2")),
-    ("user.md.j2", include_str!("../references/prompts/user.md.j2")),
+    template!("branches/assets/intents.md.j2"),
+    template!("branches/assets/none.md.j2"),
+    template!("branches/evidence/no-evidence.md.j2"),
+    template!("branches/evidence/selected-only.md.j2"),
+    template!("branches/evidence/strategy-default.md.j2"),
+    template!("branches/insertion/immediate.md.j2"),
+    template!("branches/insertion/staged.md.j2"),
+    template!("branches/neighbours/both.md.j2"),
+    template!("branches/neighbours/none.md.j2"),
+    template!("branches/neighbours/predecessor-only.md.j2"),
+    template!("branches/neighbours/successor-only.md.j2"),
+    template!("branches/operator/absent.md.j2"),
+    template!("branches/operator/present.md.j2"),
+    template!("branches/source/project.md.j2"),
+    template!("branches/source/system.md.j2"),
+    template!("branches/theme/absent.md.j2"),
+    template!("branches/theme/present.md.j2"),
+    template!("branches/variables/compatible.md.j2"),
+    template!("branches/variables/conflicts.md.j2"),
+    template!("system.md.j2"),
+    template!("user.md.j2"),
 ];
 
 /// The built-in template called `name`.
