@@ -120,12 +120,16 @@ impl Suite {
     /// under bless, the base is blessed first (trials run in any order), so one
     /// `PACKETPROOF_BLESS=1 cargo test` brings both up to date.
     fn ensure_base_blessed(&self, case: &Case) -> Result<(), Failed> {
-        static BLESSING: Mutex<()> = Mutex::new(());
+        // The bases already brought up to date in this run: each is checked once.
+        static CURRENT: Mutex<Vec<String>> = Mutex::new(Vec::new());
         if !bless_requested()? {
             return Ok(());
         }
         let Some(base) = case.derived_from().map_err(|e| Failed::from(e.to_string()))? else { return Ok(()) };
-        let _one_at_a_time = BLESSING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut current = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
+        if current.contains(&base) {
+            return Ok(());
+        }
         let cases = corpus::cases(&self.config).map_err(|e| Failed::from(e.to_string()))?;
         let Some(base) = cases.into_iter().find(|c| c.name == base) else {
             return Err(format!("{}: expect.toml [packet] from = {base:?}, which is not a fixture", case.name).into());
@@ -139,6 +143,7 @@ impl Suite {
         if stale {
             self.bless_from_test(&base)?;
         }
+        current.push(base.name);
         Ok(())
     }
 

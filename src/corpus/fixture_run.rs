@@ -57,9 +57,9 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     let dir = root.path().join("run");
     let packet = case.packet(config)?;
     // Prepared from a file: the case's own or golden one, or its derived packet written here.
-    let packet_file = match case.own_packet().is_some() || !case.has_own_packet() {
-        true => case.packet_under_test(),
-        false => {
+    let packet_file = match case.derived_from()? {
+        None => case.packet_under_test(),
+        Some(_) => {
             let file = root.path().join(super::PACKET_FILE);
             fsutil::write_atomic(&file, crate::canonical::to_pretty(&packet).as_bytes())?;
             file
