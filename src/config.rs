@@ -35,6 +35,10 @@ struct Raw {
     wire: Wire,
     #[serde(default)]
     packet: PacketRules,
+    #[serde(default)]
+    checks: Checks,
+    #[serde(default)]
+    canonical: Canonical,
 }
 
 /// Where the suite's files are. `None`: the built-in copy of the project's file.
@@ -187,6 +191,27 @@ impl Default for CorpusSettings {
     }
 }
 
+/// `[checks]`: the suite may turn a check off only explicitly, with the reason,
+/// which every command then reports beside the check it did not run.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checks {
+    /// Check name (`packet::renders-from-input`) to the reason it is off here.
+    #[serde(default)]
+    pub skip: BTreeMap<String, String>,
+}
+
+/// `[canonical]`: hashes made by other canonicalizers.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Canonical {
+    /// Accept a stored exactInputHash or checksum made with the reference's key order
+    /// (JavaScript `localeCompare`, ICU root collation) where it differs from RFC 8785,
+    /// with a note naming it. packetproof never writes such hashes.
+    #[serde(default)]
+    pub accept_locale_key_order: bool,
+}
+
 /// `[exporter]`: an external program that makes the packets instead of the
 /// built-in compiler (`bless`, `packet::regenerates`, `release-check`).
 #[derive(Debug, Clone, Deserialize)]
@@ -263,6 +288,8 @@ pub struct Config {
     pub exporter: Option<Exporter>,
     pub wire: Wire,
     pub packet: PacketRules,
+    pub checks: Checks,
+    pub canonical: Canonical,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
 }
@@ -351,6 +378,17 @@ impl Config {
                 return Err(config_error("exporter.timeout_seconds: expected at least 1".into()));
             }
         }
+        for (name, reason) in &raw.checks.skip {
+            if crate::Check::from_name(name).is_none() {
+                return Err(config_error(format!(
+                    "checks.skip: {name:?} is not a check (checks: {})",
+                    crate::Check::names().join(", ")
+                )));
+            }
+            if reason.trim().is_empty() {
+                return Err(config_error(format!("checks.skip.{name:?}: give the reason the check is off")));
+            }
+        }
         let mut paths = raw.paths;
         paths.fixtures = root.join(&paths.fixtures);
         paths.golden = root.join(&paths.golden);
@@ -379,8 +417,15 @@ impl Config {
             exporter: raw.exporter,
             wire: raw.wire,
             packet: raw.packet,
+            checks: raw.checks,
+            canonical: raw.canonical,
             google_suffix,
         })
+    }
+
+    /// The settings file's name as a message shows it.
+    pub fn file_name(&self) -> String {
+        self.file.as_ref().map_or_else(|| "the built-in settings".to_owned(), |f| f.display().to_string())
     }
 
     /// Whether packets for `provider` use text-JSON mode (no outputSchema, suffix appended).

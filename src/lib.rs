@@ -4,7 +4,7 @@
 //! imports the CLI (`tests/tidy.rs` checks the CLI rule, and that only the CLI prints).
 //!
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
-//!   [`report`] (findings, [`Check`] names, outcomes, status), [`jsonpath`], [`parallel`]
+//!   [`rules`] (the rule book: every [`Check`] declared once), [`report`] (findings, outcomes, status), [`jsonpath`], [`parallel`]
 //!   (work over every core, results in input order);
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
 //!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
@@ -29,6 +29,7 @@ pub mod bless;
 pub mod builtin;
 pub mod canonical;
 pub mod check;
+pub mod judge;
 pub mod cli;
 pub mod compile;
 pub mod config;
@@ -51,6 +52,7 @@ pub mod parallel;
 pub mod provider;
 pub mod release;
 pub mod report;
+pub mod rules;
 pub mod run;
 pub mod schema;
 pub mod schema_refs;
@@ -59,4 +61,5 @@ pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Check, CorpusCheck, Finding, Findings, Format, Outcome, PacketCheck, RunCheck, Status};
+pub use report::{Finding, Findings, Format, Outcome, Status};
+pub use rules::{Check, CorpusCheck, PacketCheck, RunCheck, Skipped};

@@ -344,11 +344,11 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
     let first = fixture_run::assemble_run(case, config)?;
     let root = first.dir.parent().expect("a run has a parent").to_path_buf();
     let second = root.join("second-run");
-    crate::run::prepare::prepare(config, &case.packet_under_test(), &second)?;
+    crate::judge::prepare(config, &case.packet_under_test(), &second)?;
     std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json"))
         .map_err(|e| crate::Error::io(&second, e))?;
     let args = crate::run::EvaluateRequest::for_run(second.clone());
-    crate::run::evaluate::evaluate(config, &args)?;
+    crate::judge::evaluate(config, &args)?;
     let args = crate::run::CompleteRequest {
         run_dir: second,
         scenario: record.scenario,
@@ -357,7 +357,7 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
         notes: record.notes,
         runs_root: Some(root),
     };
-    let refused = match crate::run::complete::complete(config, &args) {
+    let refused = match crate::judge::complete(config, &args) {
         Err(e) if e.to_string().contains(&record.agent_task) => {
             vec![Finding::new(CorpusCheck::UniqueAgentTasks, "complete", e.to_string())]
         }

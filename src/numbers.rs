@@ -147,10 +147,10 @@ mod tests {
     fn messages_quote_numbers_as_the_file_wrote_them() {
         let text = br#"{"attempt": 2e0, "deep": {"odd key": [0, 1.50]}, "ok": 3}"#;
         let mut findings = vec![
-            Finding::new("c", "$.attempt", "expected 1, found 2.0"),
-            Finding::new("c", "$.deep[\"odd key\"][1]", "1.5 is not 21.5"),
-            Finding::new("c", "$.ok", "found 3"),
-            Finding::new("c", "$.missing", "found 2.0"),
+            Finding::new(crate::PacketCheck::Contract, "$.attempt", "expected 1, found 2.0"),
+            Finding::new(crate::PacketCheck::Contract, "$.deep[\"odd key\"][1]", "1.5 is not 21.5"),
+            Finding::new(crate::PacketCheck::Contract, "$.ok", "found 3"),
+            Finding::new(crate::PacketCheck::Contract, "$.missing", "found 2.0"),
         ];
         quote_as_written(&mut findings, text);
         let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();

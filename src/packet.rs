@@ -262,8 +262,8 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
 }
 
 /// Walk a value for forbidden keys and string values matching forbidden patterns.
-pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<&'static str>, out: &mut Vec<Finding>) {
-    let check: &'static str = check.into();
+pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<crate::Check>, out: &mut Vec<Finding>) {
+    let check: crate::Check = check.into();
     let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
         if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
             out.push(Finding::new(check, trail.render(), format!("forbidden key {key:?}")));

@@ -5,13 +5,15 @@
 use serde::{Serialize, Serializer};
 use std::fmt;
 
+pub use crate::rules::{Check, CorpusCheck, PacketCheck, RunCheck, Skipped};
+
 pub use crate::jsonpath::{child, index, walk, walk_map, Trail};
 
 /// One failed rule: which check, where (a JSONPath such as `$.resolvedBranch.agentId`,
 /// or a file name), and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    pub check: &'static str,
+    pub check: Check,
     pub path: String,
     pub message: String,
     /// Why, when the tools could tell (a hash's forensics: which known exporter
@@ -21,8 +23,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// `check` is a [`Check`] or its name.
-    pub fn new(check: impl Into<&'static str>, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(check: impl Into<Check>, path: impl Into<String>, message: impl Into<String>) -> Self {
         Finding { check: check.into(), path: path.into(), message: message.into(), cause: None }
     }
 
@@ -36,12 +37,12 @@ impl Finding {
 /// check's name, so a check cannot mislabel one.
 #[derive(Debug)]
 pub struct Findings {
-    check: &'static str,
+    check: Check,
     found: Vec<Finding>,
 }
 
 impl Findings {
-    pub fn new(check: impl Into<&'static str>) -> Findings {
+    pub fn new(check: impl Into<Check>) -> Findings {
         Findings { check: check.into(), found: Vec::new() }
     }
 
@@ -59,180 +60,6 @@ impl Findings {
         self.found
     }
 }
-
-/// Every named check. [`Check::name`] is what findings print as `[check]` and what
-/// the conformance runner names its tests (`<fixture>::<check>`); `expect.toml`
-/// refers to checks by these names. The names live in this leaf module so that
-/// every layer can label its findings without importing the layers that run checks;
-/// `crate::check` dispatches on them, one exhaustive `match` per scope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Check {
-    Packet(PacketCheck),
-    Run(RunCheck),
-    Corpus(CorpusCheck),
-    /// A `verify` path held nothing to check.
-    VerifyNothingFound,
-    /// A packet `verify` could not read at all (exit 2).
-    VerifyUnreadable,
-    /// A temp file a killed step left in a run directory.
-    RunStaleTemp,
-    /// A golden agent-request.json is the agent view of the packet beside it.
-    GoldenAgentRequest,
-    /// The committed output schema snapshot is what its source generates.
-    SchemaSnapshotParity,
-    /// A compile request is well-formed.
-    CompileRequest,
-    /// `wire --check`: a captured provider request carries exactly the packet's material.
-    WireRequest,
-    /// A run's provider-request.json carries exactly its packet's material.
-    RunProviderRequest,
-    /// A run's attestation.json: trusted signature, subject digests, predicate.
-    RunAttestation,
-}
-
-/// Checks of one runtime packet (every fixture has them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PacketCheck {
-    /// The golden packet is what its request compiles to now.
-    Regenerates,
-    ExactInputHash,
-    Checksum,
-    Contract,
-    BranchIsolation,
-    /// resolvedBranch is what the packet's own renderInput implies.
-    BranchConsistency,
-    /// The prompts are the project's templates rendered over the packet's own renderInput.
-    RendersFromInput,
-    ForbiddenMaterial,
-    ProviderShape,
-}
-
-/// Checks of one run directory (fixtures with a `run/` folder).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RunCheck {
-    AgentRequest,
-    ManifestBinding,
-    SnapshotParity,
-    Evaluation,
-    Completion,
-}
-
-/// Checks over the whole fixture corpus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CorpusCheck {
-    /// Every fixture folder is a case and every golden folder belongs to one.
-    Layout,
-    SnapshotParity,
-    UniqueAgentTasks,
-    BranchCoverage,
-    MutationSelfTest,
-}
-
-impl PacketCheck {
-    /// In report order.
-    pub const ALL: [PacketCheck; 9] = [
-        PacketCheck::Regenerates,
-        PacketCheck::ExactInputHash,
-        PacketCheck::Checksum,
-        PacketCheck::Contract,
-        PacketCheck::BranchIsolation,
-        PacketCheck::BranchConsistency,
-        PacketCheck::RendersFromInput,
-        PacketCheck::ForbiddenMaterial,
-        PacketCheck::ProviderShape,
-    ];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            PacketCheck::Regenerates => "packet::regenerates",
-            PacketCheck::ExactInputHash => "packet::exact-input-hash",
-            PacketCheck::Checksum => "packet::checksum",
-            PacketCheck::Contract => "packet::contract",
-            PacketCheck::BranchIsolation => "packet::branch-isolation",
-            PacketCheck::BranchConsistency => "packet::branch-consistency",
-            PacketCheck::RendersFromInput => "packet::renders-from-input",
-            PacketCheck::ForbiddenMaterial => "packet::forbidden-material",
-            PacketCheck::ProviderShape => "packet::provider-shape",
-        }
-    }
-}
-
-impl RunCheck {
-    /// In report order.
-    pub const ALL: [RunCheck; 5] = [
-        RunCheck::AgentRequest,
-        RunCheck::ManifestBinding,
-        RunCheck::SnapshotParity,
-        RunCheck::Evaluation,
-        RunCheck::Completion,
-    ];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            RunCheck::AgentRequest => "run::agent-request",
-            RunCheck::ManifestBinding => "run::manifest-binding",
-            RunCheck::SnapshotParity => "run::snapshot-parity",
-            RunCheck::Evaluation => "run::evaluation",
-            RunCheck::Completion => "run::completion",
-        }
-    }
-}
-
-impl CorpusCheck {
-    pub const ALL: [CorpusCheck; 5] = [
-        CorpusCheck::Layout,
-        CorpusCheck::SnapshotParity,
-        CorpusCheck::UniqueAgentTasks,
-        CorpusCheck::BranchCoverage,
-        CorpusCheck::MutationSelfTest,
-    ];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            CorpusCheck::Layout => "corpus::layout",
-            CorpusCheck::SnapshotParity => "corpus::snapshot-parity",
-            CorpusCheck::UniqueAgentTasks => "corpus::unique-agent-tasks",
-            CorpusCheck::BranchCoverage => "corpus::branch-coverage",
-            CorpusCheck::MutationSelfTest => "corpus::mutation-self-test",
-        }
-    }
-}
-
-impl Check {
-    pub const fn name(self) -> &'static str {
-        match self {
-            Check::Packet(check) => check.name(),
-            Check::Run(check) => check.name(),
-            Check::Corpus(check) => check.name(),
-            Check::VerifyNothingFound => "verify::nothing-found",
-            Check::VerifyUnreadable => "verify::unreadable",
-            Check::RunStaleTemp => "run::stale-temp",
-            Check::GoldenAgentRequest => "golden::agent-request",
-            Check::SchemaSnapshotParity => "schema::snapshot-parity",
-            Check::CompileRequest => "compile::request",
-            Check::WireRequest => "wire::request",
-            Check::RunProviderRequest => "run::provider-request",
-            Check::RunAttestation => "run::attestation",
-        }
-    }
-}
-
-macro_rules! named {
-    ($($kind:ty),*) => {$(
-        impl From<$kind> for &'static str {
-            fn from(check: $kind) -> &'static str {
-                check.name()
-            }
-        }
-
-        impl fmt::Display for $kind {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-    )*};
-}
-named!(Check, PacketCheck, RunCheck, CorpusCheck);
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -271,16 +98,21 @@ pub const MAX_FINDINGS_PER_CHECK: usize = 100;
 
 /// The result of checking one file or directory. Whether it holds is derived from
 /// its findings, never stored, so adding a finding cannot leave a stale verdict.
-#[derive(Debug, Clone)]
+/// `ran` and `skipped` say which rules applied and which could not, with why: a
+/// rule that did not run is never a silent pass.
+#[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub target: String,
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
+    pub ran: Vec<Check>,
+    pub skipped: Vec<Skipped>,
 }
 
 impl Serialize for Outcome {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Field order is the report format: target, ok, findings, notes (when any).
+        // Field order is the report format: target, ok, findings, notes (when any),
+        // checks that ran, checks skipped with the reason (when any).
         #[derive(Serialize)]
         struct Shown<'a> {
             target: &'a str,
@@ -288,15 +120,42 @@ impl Serialize for Outcome {
             findings: &'a [Finding],
             #[serde(skip_serializing_if = "<[String]>::is_empty")]
             notes: &'a [String],
+            checks: &'a [Check],
+            #[serde(skip_serializing_if = "<[Skipped]>::is_empty")]
+            skipped: &'a [Skipped],
         }
-        Shown { target: &self.target, ok: self.ok(), findings: &self.findings, notes: &self.notes }
-            .serialize(serializer)
+        Shown {
+            target: &self.target,
+            ok: self.ok(),
+            findings: &self.findings,
+            notes: &self.notes,
+            checks: &self.ran,
+            skipped: &self.skipped,
+        }
+        .serialize(serializer)
     }
 }
 
 impl Outcome {
     pub fn new(target: impl Into<String>, findings: Vec<Finding>) -> Self {
-        Outcome { target: target.into(), findings, notes: Vec::new() }
+        Outcome { target: target.into(), findings, ..Outcome::default() }
+    }
+
+    /// Record that `check` ran (once).
+    pub fn ran(&mut self, check: impl Into<Check>) {
+        let check = check.into();
+        self.skipped.retain(|s| s.check != check);
+        if !self.ran.contains(&check) {
+            self.ran.push(check);
+        }
+    }
+
+    /// Record that `check` could not apply here, and why (once per check).
+    pub fn skip(&mut self, check: impl Into<Check>, reason: impl Into<String>) {
+        let check = check.into();
+        if !self.skipped.iter().any(|s| s.check == check) && !self.ran.contains(&check) {
+            self.skipped.push(Skipped { check, reason: reason.into() });
+        }
     }
 
     /// The target holds: nothing was found.
@@ -324,10 +183,10 @@ impl Outcome {
     /// At most [`MAX_FINDINGS_PER_CHECK`] findings of each check, and a note
     /// counting the rest: a hostile input cannot flood the report.
     pub fn capped(&self) -> Outcome {
-        let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+        let mut seen: std::collections::BTreeMap<Check, usize> = Default::default();
         let mut findings = Vec::new();
         for finding in &self.findings {
-            let count = seen.entry(finding.check.to_string()).or_default();
+            let count = seen.entry(finding.check).or_default();
             *count += 1;
             if *count <= MAX_FINDINGS_PER_CHECK {
                 findings.push(finding.clone());
@@ -340,7 +199,7 @@ impl Outcome {
                 count - MAX_FINDINGS_PER_CHECK
             ));
         }
-        Outcome { target: self.target.clone(), findings, notes }
+        Outcome { target: self.target.clone(), findings, notes, ran: self.ran.clone(), skipped: self.skipped.clone() }
     }
 
     fn to_text(&self) -> String {
@@ -352,6 +211,9 @@ impl Outcome {
         }
         for note in &self.notes {
             text.push_str(&format!("  note: {note}\n"));
+        }
+        for skipped in &self.skipped {
+            text.push_str(&format!("  {skipped}\n"));
         }
         text
     }
@@ -382,15 +244,15 @@ mod tests {
     #[test]
     fn findings_are_capped_per_check_with_a_note() {
         let mut findings: Vec<Finding> =
-            (0..MAX_FINDINGS_PER_CHECK + 5).map(|i| Finding::new("a::flood", format!("$[{i}]"), "dup")).collect();
-        findings.push(Finding::new("b::other", "$", "kept"));
+            (0..MAX_FINDINGS_PER_CHECK + 5).map(|i| Finding::new(PacketCheck::Contract, format!("$[{i}]"), "dup")).collect();
+        findings.push(Finding::new(PacketCheck::Checksum, "$", "kept"));
         let outcome = Outcome::new("x.json", findings);
         let text = Outcome::render(std::slice::from_ref(&outcome), Format::Text);
-        assert_eq!(text.matches("[a::flood]").count(), MAX_FINDINGS_PER_CHECK + 1, "{text}");
-        assert!(text.contains("note: 5 more [a::flood] finding(s) not listed"), "{text}");
-        assert!(text.contains("[b::other] $: kept") && text.contains("FAILED"));
+        assert_eq!(text.matches("[packet::contract]").count(), MAX_FINDINGS_PER_CHECK + 1, "{text}");
+        assert!(text.contains("note: 5 more [packet::contract] finding(s) not listed"), "{text}");
+        assert!(text.contains("[packet::checksum] $: kept") && text.contains("FAILED"));
         let json = Outcome::render(&[outcome], Format::Json);
-        assert!(json.contains("5 more [a::flood]") && !json.contains(&format!("$[{}]", MAX_FINDINGS_PER_CHECK)));
+        assert!(json.contains("5 more [packet::contract]") && !json.contains(&format!("$[{}]", MAX_FINDINGS_PER_CHECK)));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::{canonical, digest, fsutil, Config, Error, Result};
 use serde_json::Value;
 
 /// The check name reported when the snapshot or the vendored upstream drifts.
-pub const CHECK: &str = crate::Check::SchemaSnapshotParity.name();
+pub const CHECK: crate::CorpusCheck = crate::CorpusCheck::SnapshotParity;
 /// The snapshot's members, in the upstream's order.
 const MEMBERS: [&str; 3] = ["name", "description", "schema"];
 

@@ -5,11 +5,11 @@
 //! packet beside it), and golden case folders (agent-request.json beside
 //! runtime-packet.json, which must be exactly that packet's agent view).
 
-use crate::run::audit;
+use crate::judge::{self, Step};
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{
-    canonical, fsutil, packet, parallel, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result,
-    RunCheck,
+    canonical, fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result, RunCheck,
+    Skipped,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -43,21 +43,35 @@ impl Target {
 /// The target name of the corpus layout check in a report.
 pub const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
 
-/// What `verify` found: one outcome per target, and every check that ran.
+/// What `verify` found: one outcome per target, every check that ran, and every
+/// check that could not apply somewhere, with why.
 #[derive(Debug, Default)]
 pub struct Verification {
     pub outcomes: Vec<Outcome>,
-    /// The checks that ran on at least one target, in first-run order.
-    pub checks: Vec<&'static str>,
+    /// The checks that ran on at least one target, in registry order.
+    pub checks: Vec<Check>,
+    /// Each distinct (check, reason) that kept a check from running on a target.
+    pub skipped: Vec<Skipped>,
 }
 
 impl Verification {
-    fn ran(&mut self, checks: &[&'static str]) {
-        for check in checks {
+    fn add(&mut self, outcome: Outcome) {
+        for check in &outcome.ran {
             if !self.checks.contains(check) {
-                self.checks.push(check);
+                self.checks.push(*check);
             }
         }
+        for skipped in &outcome.skipped {
+            if !self.skipped.contains(skipped) {
+                self.skipped.push(skipped.clone());
+            }
+        }
+        self.outcomes.push(outcome);
+    }
+
+    fn finish(&mut self) {
+        self.checks.sort();
+        self.skipped.sort_by_key(|s| s.check);
     }
 
     /// How many targets hold and how many failed.
@@ -71,13 +85,9 @@ impl Verification {
 /// targets in all, the target just checked).
 pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
 
-/// One verified target: its outcome and the checks that ran on it.
-type Checked = (Outcome, Vec<&'static str>);
-
 /// The targets of `outcomes` whose files could not be read (`verify` exits 2).
 pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
-    let name: &str = Check::VerifyUnreadable.into();
-    outcomes.iter().filter(|o| o.findings.iter().any(|f| f.check == name)).map(|o| o.target.as_str()).collect()
+    outcomes.iter().filter(|o| o.findings.iter().any(|f| f.check == Check::VerifyUnreadable)).map(|o| o.target.as_str()).collect()
 }
 
 /// One outcome per packet and run directory found under `paths`.
@@ -145,7 +155,7 @@ fn verify_on(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut verified = parallel::map_in_order(&distinct, workers, |target| {
         let checked = verify_target(target, &golden, keys, config);
-        if let Some((outcome, _)) = &checked {
+        if let Some(outcome) = &checked {
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, distinct.len(), &outcome.target);
         }
         checked
@@ -156,22 +166,23 @@ fn verify_on(
     let mut runs = Vec::new();
     for Found { path, targets } in found {
         if !targets.iter().any(|&(index, _)| is_target[index]) {
-            found_all.outcomes.push(Outcome::new(
+            let mut outcome = Outcome::new(
                 path.display().to_string(),
                 vec![Finding::new(
                     Check::VerifyNothingFound,
                     path.display().to_string(),
                     "no packet or run directory found here",
                 )],
-            ));
+            );
+            outcome.ran(Check::VerifyNothingFound);
+            found_all.add(outcome);
         }
         for (index, first) in targets {
-            let Some((outcome, checks)) = verified[index].take().filter(|_| first) else { continue };
+            let Some(outcome) = verified[index].take().filter(|_| first) else { continue };
             if let Target::Run(dir) = &distinct[index] {
                 runs.push((found_all.outcomes.len(), dir.clone()));
             }
-            found_all.ran(&checks);
-            found_all.outcomes.push(outcome);
+            found_all.add(outcome);
         }
     }
     flag_reused_tasks(&mut found_all.outcomes, &runs, config);
@@ -179,10 +190,17 @@ fn verify_on(
     let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
     let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
     if !corpus.is_empty() && paths.iter().any(touches) {
-        let findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
-        found_all.outcomes.push(Outcome::new(CORPUS_LAYOUT, findings));
-        found_all.ran(&[CorpusCheck::Layout.name()]);
+        let mut outcome = Outcome::new(CORPUS_LAYOUT, Vec::new());
+        match judge::enabled(CorpusCheck::Layout, config) {
+            Ok(()) => {
+                outcome.findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
+                outcome.ran(CorpusCheck::Layout);
+            }
+            Err(reason) => outcome.skip(CorpusCheck::Layout, reason),
+        }
+        found_all.add(outcome);
     }
+    found_all.finish();
     Ok(found_all)
 }
 
@@ -192,16 +210,16 @@ fn verify_target(
     golden: &GoldenPackets,
     keys: &[ed25519_dalek::VerifyingKey],
     config: &Config,
-) -> Option<Checked> {
+) -> Option<Outcome> {
     Some(match target {
         Target::Packet(file) => verify_packet(file, golden, config),
         Target::MaybePacket(file) => return verify_maybe_packet(file, golden, config),
-        Target::Run(dir) => (verify_run(dir, keys, config), RunCheck::ALL.map(RunCheck::name).to_vec()),
-        Target::AgentView(dir) => (verify_agent_view(dir, config), vec![Check::GoldenAgentRequest.name()]),
+        Target::Run(dir) => verify_run(dir, keys, config),
+        Target::AgentView(dir) => verify_agent_view(dir, config),
         Target::Skipped(file, kind) => {
             let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
             outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
-            (outcome, Vec::new())
+            outcome
         }
     })
 }
@@ -221,26 +239,44 @@ impl<'a> GoldenPackets<'a> {
     }
 }
 
-/// A packet against the contract; the golden packet of a corpus case is also
-/// recompiled from its request and checked for branch isolation.
-fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Checked {
+/// Every rule that applies to one packet, read from `file`: what `validate` prints
+/// and what `prepare` refuses on, so the three commands give one verdict.
+pub fn packet_value(file: &Path, value: &Value, config: &Config) -> Outcome {
+    match crate::corpus::cases(config) {
+        Ok(corpus) => verify_packet_value(file, value, &GoldenPackets::of(&corpus), config),
+        Err(e) => {
+            let mut outcome = verify_packet_value(file, value, &GoldenPackets::of(&[]), config);
+            for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
+                outcome.skip(check, format!("the suite's fixtures could not be read: {e}"));
+            }
+            outcome
+        }
+    }
+}
+
+/// A packet against every rule that applies to it; the golden packet of a corpus
+/// case is also recompiled from its request and checked for branch isolation.
+fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcome {
     let shown = file.display().to_string();
     match fsutil::read_json(file, config.limits.max_file_bytes) {
         Ok(value) => verify_packet_value(file, &value, golden, config),
         Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
             let unreadable = Finding::new(Check::VerifyUnreadable, shown.clone(), e.to_string());
-            (Outcome::new(shown, vec![unreadable]), Vec::new())
+            let mut outcome = Outcome::new(shown, vec![unreadable]);
+            outcome.ran(Check::VerifyUnreadable);
+            outcome
         }
         Err(e) => {
-            let refused = Finding::new(PacketCheck::Contract, shown.clone(), e.to_string());
-            (Outcome::new(shown, vec![refused]), vec![PacketCheck::Contract.name()])
+            let mut outcome = Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]);
+            outcome.ran(PacketCheck::Contract);
+            outcome
         }
     }
 }
 
 /// Any other JSON file: verified as a packet if it holds an object with
 /// `packetVersion`, else left alone (unreadable and non-JSON files too).
-fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Option<Checked> {
+fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Option<Outcome> {
     let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes).ok()?;
     let value = canonical::parse(&bytes).ok()?;
     drop(bytes);
@@ -248,24 +284,24 @@ fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> 
     Some(verify_packet_value(file, &value, golden, config))
 }
 
-fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Checked {
-    let mut checks: Vec<&'static str> = packet::VALIDATE_CHECKS.map(PacketCheck::name).to_vec();
-    let mut outcome = Outcome::new(file.display().to_string(), packet::validate(value, config));
-    outcome.notes = packet::notes(value, config);
-    if let Some(map) = value.as_object() {
-        add_rendering(&mut outcome, map, config, "");
-    }
+fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Outcome {
+    let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
+    judge::packet(&mut outcome, value, config, "");
     crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
     if let Some(case) = golden.case_of(file) {
         for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
-            checks.push(check.name());
-            match crate::check::on_case(Check::Packet(check), case, config) {
+            if let Err(reason) = judge::enabled(check, config) {
+                outcome.skip(check, reason);
+                continue;
+            }
+            match crate::check::on_packet(check, value, case, config) {
                 Ok(checked) => outcome.findings.extend(checked.findings),
                 Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
             }
+            outcome.ran(check);
         }
     }
-    (outcome, checks)
+    outcome
 }
 
 /// A golden agent-request.json is exactly the agent view of the packet beside it.
@@ -301,56 +337,22 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
         }
         (Err(e), _) | (_, Err(e)) => vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), e.to_string())],
     };
-    Outcome::new(shown, findings)
+    let mut outcome = Outcome::new(shown, findings);
+    outcome.ran(Check::GoldenAgentRequest);
+    outcome
 }
 
 fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
-    let mut findings = audit::all(dir, None, config);
-    findings.extend(crate::run::provider_request::check(dir, config));
-    findings.extend(crate::run::attestation::check(dir, keys, config));
-    for temp in fsutil::Dir::stale_temps(dir) {
-        findings.push(Finding::new(
-            Check::RunStaleTemp,
-            temp.display().to_string(),
-            "a temp file left by a step that was killed; the next prepare, evaluate or complete removes it",
-        ));
-    }
-    let mut outcome = Outcome::new(dir.display().to_string(), findings);
+    let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
+    judge::run(&mut outcome, dir, None, keys, config, Step::Verify);
     if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
         outcome
             .notes
             .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
     }
-    outcome.notes.push(format!("stage: {}", stage(dir)));
+    outcome.notes.push(format!("stage: {}", judge::stage(dir)));
     crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
-    // The run's packet, rebuilt from its own files, must render from its own evidence too
-    // (when it cannot be rebuilt, the run checks above already say why).
-    let rebuilt = crate::run::Run::open(dir, config).and_then(|run| run.packet(None));
-    if let Ok(Value::Object(map)) = rebuilt {
-        add_rendering(&mut outcome, &map, config, "packet ");
-    }
     outcome
-}
-
-/// `packet::renders-from-input` on a packet verify found, whatever its origin.
-/// `prefix` says which file a path is in (the rebuilt packet of a run).
-fn add_rendering(outcome: &mut Outcome, packet: &serde_json::Map<String, Value>, config: &Config, prefix: &str) {
-    let verdict = crate::check::renders_from_input::check(packet, config);
-    let findings = verdict.findings.into_iter().map(|f| Finding { path: format!("{prefix}{}", f.path), ..f });
-    outcome.findings.extend(findings);
-    outcome.notes.extend(verdict.notes);
-}
-
-/// How far the run has come, by which files exist (for the report only).
-fn stage(dir: &Path) -> &'static str {
-    let has = |name: &str| dir.join(name).exists();
-    match (has(MANIFEST), has(paths::RAW_OUTPUT), has(paths::EVALUATION), has(paths::COMPLETION)) {
-        (_, _, _, true) => "completed",
-        (_, _, true, false) => "evaluated, not completed",
-        (_, true, false, _) => "answered, not evaluated",
-        (true, false, false, _) => "prepared, awaiting agent",
-        _ => "incomplete preparation",
-    }
 }
 
 /// The same agent task id in two completions is one agent reused: both fail.
@@ -494,7 +496,7 @@ mod tests {
         assert_eq!(shown, expected.map(|(t, ok)| (t.to_owned(), ok)));
         assert_eq!(
             outcomes[4].findings[0].check,
-            Check::VerifyNothingFound.name(),
+            Check::VerifyNothingFound,
             "c holds no packet: {:?}",
             outcomes[4]
         );

@@ -14,8 +14,8 @@
 //! with the reason (never a passing test that did not run).
 
 use datatest_stable::Utf8Path;
-use packetproof::run::evaluate::{self, EvaluateRequest};
-use packetproof::{canonical, run, Config};
+use packetproof::run::evaluate::EvaluateRequest;
+use packetproof::{canonical, Config};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -161,7 +161,7 @@ fn prepared_run(packet: &Path) -> std::result::Result<PathBuf, String> {
         return Ok(run.clone());
     }
     let run = dir.path().join(runs.len().to_string());
-    run::prepare::prepare(config(), packet, &run).map_err(|e| format!("prepare {}: {e}", packet.display()))?;
+    packetproof::judge::prepare(config(), packet, &run).map_err(|e| format!("prepare {}: {e}", packet.display()))?;
     runs.insert(packet.to_path_buf(), run.clone());
     Ok(run)
 }
@@ -224,7 +224,7 @@ fn evaluate_case(case_dir: &Path) -> std::result::Result<Verdict, String> {
         report: Some(temp.path().join("evaluation.json")),
         schema: None,
     };
-    Ok(match evaluate::evaluate(config(), &args) {
+    Ok(match packetproof::judge::evaluate(config(), &args) {
         Ok((evaluation, _)) => {
             let stage = evaluation.document.get("earliestFailureStage").and_then(Value::as_str).map(str::to_owned);
             Ok((evaluation.ok, stage))

@@ -6,12 +6,12 @@
 //! catch-all: a new check does not compile until it is wired here.
 
 pub mod packet;
-pub mod renders_from_input;
 pub mod stale;
 
 use crate::corpus::fixture_run::{self, CompletionRecord, COMPLETION_RECORD, LIFECYCLE};
 use crate::corpus::{self, Case};
-use crate::{fsutil, run, Check, Config, CorpusCheck, Error, Finding, PacketCheck, Result, RunCheck};
+use crate::judge::{self, renders_from_input};
+use crate::{fsutil, Check, Config, CorpusCheck, Error, Finding, PacketCheck, Result, RunCheck};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -39,6 +39,31 @@ pub fn applicable(case: &Case) -> Vec<Check> {
     checks
 }
 
+/// Whether `check` can apply to `case`: `Err(why not)` when the suite turned it off
+/// or the case lacks what it needs (a packet of other templates cannot be re-rendered;
+/// a fixture run without a provider request has none to check).
+pub fn applies(check: Check, case: &Case, config: &Config) -> Result<std::result::Result<(), String>> {
+    if let Err(reason) = judge::enabled(check, config) {
+        return Ok(Err(reason));
+    }
+    Ok(match check {
+        Check::Packet(PacketCheck::RendersFromInput) => match case.packet(config)? {
+            Value::Object(map) => renders_from_input::applies(&map, config),
+            _ => Ok(()),
+        },
+        Check::Run(RunCheck::ProviderRequest) => fixture_file(case, crate::wire::RUN_FILE),
+        Check::Run(RunCheck::Attestation) => fixture_file(case, crate::run::attestation::FILE),
+        _ => Ok(()),
+    })
+}
+
+fn fixture_file(case: &Case, name: &str) -> std::result::Result<(), String> {
+    match case.run_fixture().is_some_and(|dir| dir.join(name).is_file()) {
+        true => Ok(()),
+        false => Err(format!("the fixture's run/ has no {name}")),
+    }
+}
+
 /// Run one check on a case.
 pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
     match check {
@@ -50,13 +75,9 @@ pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
         Check::Corpus(_)
         | Check::VerifyNothingFound
         | Check::VerifyUnreadable
-        | Check::RunStaleTemp
         | Check::GoldenAgentRequest
-        | Check::SchemaSnapshotParity
         | Check::CompileRequest
-        | Check::WireRequest
-        | Check::RunProviderRequest
-        | Check::RunAttestation => Err(Error::Usage(format!("{check} is not a check of one fixture"))),
+        | Check::WireRequest => Err(Error::Usage(format!("{check} is not a check of one fixture"))),
     }
 }
 
@@ -75,28 +96,22 @@ pub fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config: &Confi
 pub fn on_object(check: PacketCheck, map: &Map<String, Value>, case: &Case, config: &Config) -> Result<Vec<Finding>> {
     Ok(match check {
         PacketCheck::Regenerates => packet::regenerates(case, &Value::Object(map.clone()), config)?.findings,
-        PacketCheck::ExactInputHash => crate::packet::exact_input_hash(map, config),
-        PacketCheck::Checksum => crate::packet::checksum(map),
-        PacketCheck::Contract => crate::packet::contract(map, config),
-        PacketCheck::ForbiddenMaterial => crate::packet::forbidden_material(map, config),
-        PacketCheck::ProviderShape => crate::packet::provider_shape(map, config),
-        PacketCheck::BranchConsistency => crate::packet::branch_consistency::check(map, config),
-        PacketCheck::RendersFromInput => renders_from_input::check(map, config).findings,
         PacketCheck::BranchIsolation => {
             branch_isolation(map, &case.request, config, &case.request_path().display().to_string())
         }
+        PacketCheck::ExactInputHash
+        | PacketCheck::Checksum
+        | PacketCheck::Contract
+        | PacketCheck::ForbiddenMaterial
+        | PacketCheck::ProviderShape
+        | PacketCheck::BranchConsistency
+        | PacketCheck::RendersFromInput => judge::on_its_own(check, map, config),
     })
 }
 
 /// A run check on a run directory (`packet`: the packet it was prepared from, if known).
 pub fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    match check {
-        RunCheck::AgentRequest => run::audit::agent_request(dir, packet, config),
-        RunCheck::ManifestBinding => run::audit::manifest_binding(dir, packet, config),
-        RunCheck::SnapshotParity => run::audit::snapshot_parity(dir, packet, config),
-        RunCheck::Evaluation => run::audit::evaluation(dir, packet, config),
-        RunCheck::Completion => run::audit::completion(dir, config),
-    }
+    judge::on_run(check, dir, packet, &[], config)
 }
 
 /// A run check on the run assembled from a case's fixture.

@@ -12,7 +12,7 @@ mod test;
 pub use args::*;
 
 use crate::run::{self, CompleteRequest, EvaluateRequest};
-use crate::{canonical, digest, fsutil, packet, Config, Error, Format, Outcome, Result, Status};
+use crate::{canonical, digest, fsutil, Config, Error, Format, Outcome, Result, Status};
 use clap::Parser;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -94,14 +94,17 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             if schema.is_some() {
                 config.paths.schema_snapshot = schema;
             }
-            let written = run::prepare::prepare(&config, &packet, &out_dir)?;
+            // Refused exactly when `verify` of this file would fail (a golden packet of
+            // the suite is also recompiled), judged on the bytes prepare then reads.
+            let gate = |value: &serde_json::Value| crate::verify::packet_value(&packet, value, &config).findings;
+            let written = run::prepare::prepare(&config, &packet, &out_dir, &gate)?;
             print::prepared(&out_dir, &written)?;
             Ok(Status::Holds)
         }
         Command::Evaluate(args) => evaluate(&load_config(suffix)?, args),
         Command::Complete(args) => {
             let agent_task = args.agent_task.clone();
-            let (written, runs_root) = run::complete::complete(&load_config(suffix)?, &args.into())?;
+            let (written, runs_root) = crate::judge::complete(&load_config(suffix)?, &args.into())?;
             print::completed(&written, &agent_task, &runs_root)?;
             Ok(Status::Holds)
         }
@@ -209,15 +212,13 @@ fn read_stdin() -> Result<Vec<u8>> {
     fsutil::read_limited(std::io::stdin().lock(), "<stdin>", fsutil::DEFAULT_MAX_BYTES)
 }
 
+/// `validate` is `verify` of one packet: the same rules, the same verdict.
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
     if let Some(kind) = crate::provider::other_file_kind(&value) {
         return Err(Error::Usage(format!("{} is {kind}", path.display())));
     }
-    let mut outcome = Outcome::new(path.display().to_string(), packet::validate(&value, config));
-    outcome.notes = packet::notes(&value, config);
-    crate::numbers::quote_as_written_in(&mut outcome.findings, path, config.limits.max_file_bytes);
-    print::outcomes(&[outcome], format)
+    print::outcomes(&[crate::verify::packet_value(path, &value, config)], format)
 }
 
 /// `packetproof schema --check | --write`.
@@ -233,7 +234,7 @@ fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
 
 fn evaluate(config: &Config, args: EvaluateArgs) -> Result<Status> {
     let format = args.format.into();
-    let (evaluation, report) = run::evaluate::evaluate(config, &args.into())?;
+    let (evaluation, report) = crate::judge::evaluate(config, &args.into())?;
     print::evaluation(&evaluation, &report, format)?;
     Ok(Status::from_ok(evaluation.ok))
 }

@@ -46,6 +46,7 @@ pub fn verification(found: &Verification, format: Format, verbose: bool) -> Resu
             "hold": hold,
             "failed": failed,
             "checks": found.checks,
+            "skipped": found.skipped,
             "results": shown,
         });
         bytes(canonical::to_pretty(&doc).as_bytes())?;
@@ -54,6 +55,10 @@ pub fn verification(found: &Verification, format: Format, verbose: bool) -> Resu
     let mut text = String::new();
     for outcome in shown.iter().filter(|o| verbose || !o.ok()) {
         text.push_str(&outcome_text(outcome));
+    }
+    // Every check that could not apply somewhere says so, once per reason.
+    for skipped in &found.skipped {
+        text.push_str(&format!("{DIM}{}{DIM:#}\n", escape_controls(&skipped.to_string())));
     }
     let summary = if failed == 0 { HOLDS } else { FAILED };
     text.push_str(&format!("{summary}{} checked: {hold} hold, {failed} failed{summary:#}\n", found.outcomes.len()));
@@ -70,6 +75,9 @@ fn outcome_text(outcome: &Outcome) -> String {
     }
     for note in &outcome.notes {
         text.push_str(&format!("  {DIM}note: {}{DIM:#}\n", escape_controls(note)));
+    }
+    for skipped in &outcome.skipped {
+        text.push_str(&format!("  {DIM}{}{DIM:#}\n", escape_controls(&skipped.to_string())));
     }
     text
 }

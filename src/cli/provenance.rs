@@ -46,7 +46,7 @@ pub fn wire(
 /// `attest`: sign a completed run with a PKCS#8 PEM Ed25519 key.
 pub fn attest(config: &Config, run_dir: &Path, key: &Path, out: Option<&Path>) -> Result<Status> {
     let key = crate::attest::keys::signing_key(key)?;
-    let written = crate::run::attestation::attest(config, run_dir, &key, out)?;
+    let written = crate::judge::attest(config, run_dir, &key, out)?;
     print::attested(&written, &crate::attest::keys::key_id(&key.verifying_key()))?;
     Ok(Status::Holds)
 }

@@ -21,7 +21,7 @@ use crate::report::{index, walk, Finding, Trail};
 use crate::Config;
 use serde_json::{Map, Value};
 
-pub const CHECK: &str = crate::Check::CompileRequest.name();
+pub const CHECK: crate::Check = crate::Check::CompileRequest;
 
 pub(crate) const INSERTION_MODES: [&str; 2] = ["staged", "immediate"];
 pub(crate) const SCOPES: [&str; 2] = ["project", "system"];

@@ -4,7 +4,7 @@
 //! trial records its own outcome here, and the XML is written by hand: a handful
 //! of elements with escaped text, which no crate we depend on already does.
 
-use libtest_mimic::Failed;
+use libtest_mimic::{Completion, Failed};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,6 +16,8 @@ pub struct Record {
     pub time: Duration,
     /// `None`: passed; `Some(message)`: failed with that message.
     pub failure: Option<String>,
+    /// `Some(reason)`: the check could not apply, so the trial was ignored as it ran.
+    pub skipped: Option<String>,
 }
 
 /// The records of a run, shared by its trials.
@@ -24,7 +26,7 @@ pub struct Records(Arc<Mutex<Vec<Record>>>);
 
 impl Records {
     /// Run `trial`, record its outcome (a panic is a failure, as libtest-mimic reports it) and return it.
-    pub fn run(&self, name: String, trial: impl FnOnce() -> Result<(), Failed>) -> Result<(), Failed> {
+    pub fn run(&self, name: String, trial: impl FnOnce() -> Result<Completion, Failed>) -> Result<Completion, Failed> {
         let start = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(trial)).unwrap_or_else(|panic| {
             let message = panic
@@ -35,7 +37,12 @@ impl Records {
             Err(Failed::from(format!("panicked: {message}")))
         });
         let failure = outcome.as_ref().err().map(|f| f.message().unwrap_or("failed").to_owned());
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(Record { name, time: start.elapsed(), failure });
+        let skipped = match &outcome {
+            Ok(Completion::Ignored { reason }) => Some(reason.clone().unwrap_or_default()),
+            _ => None,
+        };
+        let record = Record { name, time: start.elapsed(), failure, skipped };
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(record);
         outcome
     }
 
@@ -51,12 +58,13 @@ impl Records {
 /// ignored trials the filter selected).
 pub fn to_xml(suite: &str, records: &[Record], skipped: &[String]) -> String {
     let failures = records.iter().filter(|r| r.failure.is_some()).count();
+    let ignored = records.iter().filter(|r| r.skipped.is_some()).count();
     let total_time: f64 = records.iter().map(|r| r.time.as_secs_f64()).sum();
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let counts = format!(
         "tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{}\" time=\"{total_time:.3}\"",
         records.len() + skipped.len(),
-        skipped.len()
+        skipped.len() + ignored
     );
     let suite = escape(suite);
     xml.push_str(&format!("<testsuites name=\"{suite}\" {counts}>\n  <testsuite name=\"{suite}\" {counts}>\n"));
@@ -68,9 +76,13 @@ pub fn to_xml(suite: &str, records: &[Record], skipped: &[String]) -> String {
             escape(name),
             record.time.as_secs_f64()
         );
-        match &record.failure {
-            None => xml.push_str(&format!("{head}/>\n")),
-            Some(message) => {
+        match (&record.failure, &record.skipped) {
+            (None, Some(reason)) => xml.push_str(&format!(
+                "{head}>\n      <skipped message=\"not applicable: {}\"/>\n    </testcase>\n",
+                escape(reason)
+            )),
+            (None, None) => xml.push_str(&format!("{head}/>\n")),
+            (Some(message), _) => {
                 let first = message.lines().next().unwrap_or("");
                 xml.push_str(&format!(
                     "{head}>\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
@@ -126,12 +138,15 @@ mod tests {
     #[test]
     fn records_outcomes_and_panics_and_escapes_the_report() {
         let records = Records::default();
-        assert!(records.run("a::packet::checksum".into(), || Ok(())).is_ok());
+        assert!(records.run("a::packet::checksum".into(), || Ok(Completion::Completed)).is_ok());
         assert!(records.run("b::packet::contract".into(), || Err("bad <x> & \"y\"\u{1}".into())).is_err());
+        let why = "the packet's promptVersions are not this suite's templates";
+        assert!(records.run("c::packet::renders-from-input".into(), || Ok(Completion::ignored_with(why))).is_ok());
         let panicked = records.run("corpus::snapshot-parity".into(), || panic!("boom"));
-        assert!(panicked.unwrap_err().message().unwrap().contains("boom"));
+        assert!(panicked.err().unwrap().message().unwrap().contains("boom"));
         let xml = to_xml("packetproof", &records.snapshot(), &["corpus::branch-coverage".to_owned()]);
-        assert!(xml.contains("tests=\"4\" failures=\"2\" errors=\"0\" skipped=\"1\""), "{xml}");
+        assert!(xml.contains("tests=\"5\" failures=\"2\" errors=\"0\" skipped=\"2\""), "{xml}");
+        assert!(xml.contains(&format!("<skipped message=\"not applicable: {}\"/>", escape(why))), "{xml}");
         assert!(xml.contains("<testcase classname=\"a\" name=\"packet::checksum\""), "{xml}");
         assert!(xml.contains("message=\"bad &lt;x&gt; &amp; &quot;y&quot;\u{FFFD}\""), "{xml}");
         assert!(

@@ -14,9 +14,9 @@ use crate::check::stale::StaleGoldens;
 use crate::check::{self, Checked};
 use crate::corpus::fixture_run::LIFECYCLE;
 use crate::corpus::{self, Case, Expectation};
-use crate::{bless, mutation, Check, Config, CorpusCheck, Error, Result};
+use crate::{bless, judge, mutation, Check, Config, CorpusCheck, Error, Result};
 use junit::Records;
-use libtest_mimic::{Failed, Trial};
+use libtest_mimic::{Completion, Failed, Trial};
 use std::sync::{Arc, Mutex};
 
 /// Where a trial's side notes go ("blessed X", the mutation count): the caller
@@ -77,22 +77,35 @@ struct Suite {
 }
 
 impl Suite {
-    /// A trial whose outcome is recorded (for `--junit`).
-    fn trial(&self, name: String, run: impl FnOnce() -> Result<(), Failed> + Send + 'static) -> Trial {
+    /// A trial whose outcome is recorded (for `--junit`); it may find, as it runs,
+    /// that its check cannot apply, and is then ignored with the reason.
+    fn trial(&self, name: String, run: impl FnOnce() -> Result<Completion, Failed> + Send + 'static) -> Trial {
         let records = self.records.clone();
         let recorded = name.clone();
-        Trial::test(name, move || records.run(recorded, run))
+        Trial::ignorable_test(name, move || records.run(recorded, run))
     }
 
-    fn case_trial(&self, case: &Case, check: Check, expected: Option<&Expectation>) -> Result<(), Failed> {
+    fn case_trial(&self, case: &Case, check: Check, expected: Option<&Expectation>) -> Result<Completion, Failed> {
         self.ensure_golden(case)?;
         self.ensure_base_blessed(case)?;
+        let applies = check::applies(check, case, &self.config).map_err(|e| Failed::from(e.to_string()))?;
+        if let Err(reason) = applies {
+            if let Some(expected) = expected {
+                return Err(format!(
+                    "negative fixture {}: {} was declared to fail with {:?}, but it cannot apply: {reason}",
+                    case.name, expected.check, expected.message
+                )
+                .into());
+            }
+            return Ok(Completion::ignored_with(format!("not applicable: {reason}")));
+        }
         let checked = check::on_case(check, case, &self.config)
             .map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
         match expected {
             Some(expected) => expect_failure(case, expected, &checked),
             None => self.expect_pass(case, check, checked),
         }
+        .map(|()| Completion::Completed)
     }
 
     /// A new fixture has no golden files yet: bless it when asked, else say how.
@@ -172,7 +185,13 @@ impl Suite {
             .map(|check| {
                 let suite = self.clone();
                 let trial = match check {
-                    CorpusCheck::MutationSelfTest => self.trial(check.name().into(), move || suite.mutation_trial()),
+                    _ if judge::enabled(check, &self.config).is_err() => {
+                        let reason = judge::enabled(check, &self.config).unwrap_err();
+                        self.trial(check.name().into(), move || Ok(Completion::ignored_with(reason)))
+                    }
+                    CorpusCheck::MutationSelfTest => {
+                        self.trial(check.name().into(), move || suite.mutation_trial().map(|()| Completion::Completed))
+                    }
                     CorpusCheck::Layout
                     | CorpusCheck::SnapshotParity
                     | CorpusCheck::UniqueAgentTasks
@@ -180,7 +199,7 @@ impl Suite {
                         let findings =
                             check::on_corpus(check, &suite.config).map_err(|e| Failed::from(e.to_string()))?;
                         if findings.is_empty() {
-                            Ok(())
+                            Ok(Completion::Completed)
                         } else {
                             Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
                         }

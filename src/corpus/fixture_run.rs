@@ -65,13 +65,13 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
             file
         }
     };
-    run::prepare::prepare(config, &packet_file, &dir)?;
+    crate::judge::prepare(config, &packet_file, &dir)?;
     let fixture = case.run_fixture();
     let supplied = |name: &str| fixture.as_ref().map(|f| f.join(name)).filter(|p| p.is_file());
     copy_fixture_files(fixture.as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
     let mut refusals = Vec::new();
     if supplied(run::paths::EVALUATION).is_none() {
-        match run::evaluate::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())) {
+        match crate::judge::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())) {
             Ok((evaluation, _)) if !evaluation.ok => {
                 let failures: Vec<String> =
                     evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
@@ -91,7 +91,7 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
             notes: record.notes,
             runs_root: Some(root.path().to_path_buf()),
         };
-        if let Err(e) = run::complete::complete(config, &args) {
+        if let Err(e) = crate::judge::complete(config, &args) {
             refusals.push(format!("complete refused: {e}"));
         }
     }

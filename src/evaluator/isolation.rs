@@ -45,7 +45,7 @@ pub fn check(output: &Value, config: &Config, out: &mut Failures) {
     });
     // packetproof's wider rules: configured keys (exact, any case) and value patterns.
     let mut findings = Vec::new();
-    packet::scan(output, "$", config, ASSET_ISOLATION, &mut findings);
+    packet::scan(output, "$", config, crate::PacketCheck::ForbiddenMaterial, &mut findings);
     flagged.extend(
         findings
             .into_iter()

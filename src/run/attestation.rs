@@ -11,7 +11,7 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
-pub const CHECK: crate::Check = crate::Check::RunAttestation;
+pub const CHECK: crate::RunCheck = crate::RunCheck::Attestation;
 pub const FILE: &str = "attestation.json";
 /// The subject naming the packet: its digest is the packet's `checksum` (sha256
 /// of the canonical packet without that field), the contract's packet identity.
@@ -20,11 +20,16 @@ pub const PACKET_SUBJECT: &str = "runtime-packet";
 /// Write a signed attestation for a completed run; returns where. Refused unless
 /// every run check passes (a run that `verify` fails is not attested) and never
 /// over an existing file.
-pub fn attest(config: &Config, dir: &Path, key: &SigningKey, out: Option<&Path>) -> Result<PathBuf> {
+pub fn attest(
+    config: &Config,
+    dir: &Path,
+    key: &SigningKey,
+    out: Option<&Path>,
+    gate: super::RunGate,
+) -> Result<PathBuf> {
     // The run cannot change between the checks and the signature (other steps wait).
     let (_handle, _lock) = super::lock_run_dir(dir)?;
-    let mut findings = super::audit::all(dir, None, config);
-    findings.extend(super::provider_request::check(dir, config));
+    let findings = gate(dir, None);
     if !findings.is_empty() {
         return Err(Error::Rejected { file: dir.display().to_string(), findings });
     }

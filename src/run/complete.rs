@@ -4,13 +4,13 @@
 //! that is not this run's prepared receipt, an agent task id already used by any
 //! completion under the runs root, blank notes, and an existing receipt.
 
-use super::audit::{self, Problem};
+use super::audit;
 use super::runs_root::RunsRoot;
 use super::{format, Run};
 use crate::fsutil::Replace;
 use crate::{canonical, digest, Config, Error, Finding, Result, RunCheck};
 use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What `complete` records: the run, who ran it as what, and the evaluator's notes.
 #[derive(Debug, Clone)]
@@ -31,7 +31,7 @@ pub struct CompleteRequest {
 /// Everything from "the task id is unused" and "the evaluation passed" to the
 /// write happens under the run directory's lock and the runs root's lock, so a
 /// concurrent complete or evaluate cannot slip between the checks and the write.
-pub fn complete(config: &Config, args: &CompleteRequest) -> Result<(PathBuf, PathBuf)> {
+pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -> Result<(PathBuf, PathBuf)> {
     check_arguments(args)?;
     let (dir, lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
@@ -45,7 +45,10 @@ pub fn complete(config: &Config, args: &CompleteRequest) -> Result<(PathBuf, Pat
         ));
     }
     let packet = run.packet(None)?;
-    let findings = run_findings(&run, &args.run_dir, &packet, config);
+    let mut findings = gate(&args.run_dir, None);
+    let strict = audit::evaluation_problems(&run, &packet, config, true);
+    findings.extend(strict.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
+    findings.dedup();
     if !findings.is_empty() {
         return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });
     }
@@ -88,17 +91,6 @@ fn check_arguments(args: &CompleteRequest) -> Result<()> {
         return Err(Error::Usage("--note: at least one evaluator note is required, and none may be blank".into()));
     }
     Ok(())
-}
-
-/// Everything `verify` would say about the run before completion, with the
-/// stricter evaluation rule (it must record the raw output's checksum).
-fn run_findings(run: &Run, dir: &Path, packet: &Value, config: &Config) -> Vec<Finding> {
-    let mut findings = audit::agent_request(dir, Some(packet), config);
-    findings.extend(audit::manifest_binding(dir, Some(packet), config));
-    findings.extend(audit::snapshot_parity(dir, Some(packet), config));
-    let problems: Vec<Problem> = audit::evaluation_problems(run, packet, config, true);
-    findings.extend(problems.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
-    findings
 }
 
 /// completion.json, Node's fields in Node's order.

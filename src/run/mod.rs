@@ -46,6 +46,14 @@ use paths::{RunDir, MANIFEST, MANIFEST_FILES};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
+/// The rules a packet must pass before `prepare` makes a run of it: every one that
+/// applies (`crate::judge` supplies them; the lifecycle does not choose its own).
+pub type PacketGate<'a> = &'a dyn Fn(&Value) -> Vec<crate::Finding>;
+
+/// The rules a run must pass before `evaluate`, `complete` or `attest` acts on it,
+/// checked under the run's lock (`given`: the packet the run was prepared from, if known).
+pub type RunGate<'a> = &'a dyn Fn(&std::path::Path, Option<&Value>) -> Vec<crate::Finding>;
+
 pub use format::{COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
 
 /// Open and lock a run directory for a step that writes it (prepare, evaluate,

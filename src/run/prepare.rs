@@ -3,6 +3,7 @@
 //! "prepared" only once everything it binds is in place, and it is never rewritten:
 //! an identical re-prepare is a no-op, a different one is refused.
 
+use super::PacketGate;
 use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, VALIDATION_SCHEMA};
 use crate::fsutil::{self, Replace};
 use crate::{canonical, digest, packet, provider, Config, Error, Result};
@@ -10,10 +11,12 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 /// Prepare `out_dir` from `packet_file`; returns the names of the files written.
-pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Vec<&'static str>> {
+/// The packet is read once, and `gate` judges the bytes that are then written.
+pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: PacketGate) -> Result<Vec<&'static str>> {
     let shown = packet_file.display().to_string();
     let value = fsutil::read_json(packet_file, config.limits.max_file_bytes)?;
-    let findings = packet::validate(&value, config);
+    let mut findings = packet::validate(&value, config);
+    findings.extend(gate(&value).into_iter().filter(|f| !findings.contains(f)).collect::<Vec<_>>());
     if !findings.is_empty() {
         return Err(Error::Rejected { file: shown, findings });
     }

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 /// The check of `packetproof wire --check`.
 pub const CHECK: Check = Check::WireRequest;
 /// The check of `verify` on a run's provider-request.json.
-pub const RUN_CHECK: Check = Check::RunProviderRequest;
+pub const RUN_CHECK: Check = Check::Run(crate::RunCheck::ProviderRequest);
 /// The captured request a run directory may carry.
 pub const RUN_FILE: &str = "provider-request.json";
 

@@ -3,7 +3,7 @@
 //! resolvedBranch, byte for byte. No compile request is needed, so a run
 //! directory's packet (or any packet) is proven to be the prompts of its own
 //! evidence, not only to carry consistent hashes. A packet made from other
-//! templates cannot be re-rendered; the note says which templates differ.
+//! templates cannot be re-rendered: the check does not apply, and says which templates differ.
 
 use crate::report::{Finding, PacketCheck};
 use crate::{compile, digest, Config};
@@ -12,29 +12,25 @@ use std::path::{Component, Path};
 
 const CHECK: PacketCheck = PacketCheck::RendersFromInput;
 
-/// The findings, and a note when the packet's templates are not this project's.
-#[derive(Debug, Default)]
-pub struct Verdict {
-    pub findings: Vec<Finding>,
-    pub notes: Vec<String>,
+/// Whether the packet can be re-rendered here: `Err(why not)` when its promptVersions
+/// are not the sha256 of this suite's templates (another exporter's prompts).
+pub fn applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+    let differing = differing_templates(packet, config);
+    if differing.is_empty() {
+        return Ok(());
+    }
+    Err(format!("the packet's promptVersions are not this suite's templates ({})", differing.join("; ")))
 }
 
-pub fn check(packet: &Map<String, Value>, config: &Config) -> Verdict {
-    let mut verdict = Verdict::default();
-    let differing = differing_templates(packet, config);
-    if !differing.is_empty() {
-        verdict.notes.push(format!(
-            "{CHECK}: not re-rendered: the packet's promptVersions are not this project's templates ({})",
-            differing.join("; ")
-        ));
-        return verdict;
-    }
+/// The findings on a packet that [`applies`] to.
+pub fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut verdict = Vec::new();
     let null = Value::Null;
     let (input, branch) = (packet.get("renderInput").unwrap_or(&null), packet.get("resolvedBranch").unwrap_or(&null));
     let rendered = match compile::render_prompts(config, input, branch) {
         Ok(rendered) => rendered,
         Err(e) => {
-            verdict.findings.push(Finding::new(
+            verdict.push(Finding::new(
                 CHECK,
                 "$.renderInput",
                 format!("the templates do not render over the packet's own renderInput and resolvedBranch: {e}"),
@@ -44,7 +40,7 @@ pub fn check(packet: &Map<String, Value>, config: &Config) -> Verdict {
     };
     let listed = paths(packet);
     if rendered.paths != listed {
-        verdict.findings.push(Finding::new(
+        verdict.push(Finding::new(
             CHECK,
             "$.promptPaths",
             format!(
@@ -56,7 +52,7 @@ pub fn check(packet: &Map<String, Value>, config: &Config) -> Verdict {
     for (key, text) in [("systemPrompt", &rendered.system), ("userMessage", &rendered.user)] {
         let stored = packet.get(key).and_then(Value::as_str).unwrap_or_default();
         if stored != text {
-            verdict.findings.push(Finding::new(CHECK, format!("$.{key}"), first_difference(stored, text)));
+            verdict.push(Finding::new(CHECK, format!("$.{key}"), first_difference(stored, text)));
         }
     }
     verdict
@@ -69,7 +65,7 @@ fn paths(packet: &Map<String, Value>) -> Vec<String> {
 
 /// Each template the packet names whose version is not the sha256 of the
 /// project's file of that name (or that the project does not have).
-fn differing_templates(packet: &Map<String, Value>, config: &Config) -> Vec<String> {
+pub(crate) fn differing_templates(packet: &Map<String, Value>, config: &Config) -> Vec<String> {
     let versions = packet.get("promptVersions").and_then(Value::as_object);
     let mut out = Vec::new();
     let listed = paths(packet);
@@ -138,8 +134,10 @@ mod tests {
     #[test]
     fn a_golden_packet_renders_from_its_own_input() {
         let config = config();
-        let verdict = check(&golden(&config), &config);
-        assert!(verdict.findings.is_empty() && verdict.notes.is_empty(), "{verdict:?}");
+        let packet = golden(&config);
+        assert_eq!(applies(&packet, &config), Ok(()));
+        let verdict = check(&packet, &config);
+        assert!(verdict.is_empty(), "{verdict:?}");
     }
 
     #[test]
@@ -149,9 +147,9 @@ mod tests {
         let item = packet["renderInput"]["evidence"]["items"][0]["value"].clone();
         packet["renderInput"]["evidence"]["items"][0]["value"] = serde_json::json!({"edited": item});
         let verdict = check(&packet, &config);
-        assert_eq!(verdict.findings.len(), 1, "{verdict:?}");
-        assert_eq!(verdict.findings[0].path, "$.userMessage");
-        assert!(verdict.findings[0].message.contains("is not the templates rendered over"), "{verdict:?}");
+        assert_eq!(verdict.len(), 1, "{verdict:?}");
+        assert_eq!(verdict[0].path, "$.userMessage");
+        assert!(verdict[0].message.contains("is not the templates rendered over"), "{verdict:?}");
     }
 
     #[test]
@@ -160,7 +158,7 @@ mod tests {
         let mut packet = golden(&config);
         packet["resolvedBranch"]["hasTargetTheme"] = Value::Bool(false);
         let verdict = check(&packet, &config);
-        let paths: Vec<&str> = verdict.findings.iter().map(|f| f.path.as_str()).collect();
+        let paths: Vec<&str> = verdict.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["$.promptPaths", "$.userMessage"], "{verdict:?}");
     }
 
@@ -170,10 +168,7 @@ mod tests {
         let mut packet = golden(&config);
         packet["promptVersions"]["user.md.j2"] = Value::from("local:user.md.j2");
         packet["promptPaths"].as_array_mut().unwrap().push(Value::from("../outside.md"));
-        let verdict = check(&packet, &config);
-        assert!(verdict.findings.is_empty(), "{verdict:?}");
-        assert_eq!(verdict.notes.len(), 1);
-        let note = &verdict.notes[0];
+        let note = applies(&packet, &config).unwrap_err();
         assert!(note.contains("user.md.j2: packet local:user.md.j2, project sha256:"), "{note}");
         assert!(note.contains("../outside.md: not a template of this project"), "{note}");
     }
