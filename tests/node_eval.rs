@@ -40,6 +40,7 @@ enum Expected {
 const STRICT_JSON: &str = "strict JSON (contract): refused at json-parse, not repaired";
 const FALSY: &str = "Node bug (NODE-EVALUATOR §6.1.1): a falsy answer skips every check and passes; packetproof judges it and the schema rejects it";
 const BRANCH_TRUTH: &str = "branch truth (issue 12): packets/vars.json keeps resolvedBranch.hasVariableConflicts false beside incompatible mappings in its own renderInput; packetproof refuses to prepare a run from a packet whose branch its renderInput contradicts";
+const ONE_VERDICT: &str = "one rule book (issue 19): the reference's evaluator ignores a non-Google run's manifest; verify fails the run (run::manifest-binding), so evaluate never records a passing evaluation for it";
 const ISOLATION: &str =
     "wider asset isolation (contract): generated media URLs and configured forbidden keys are refused too";
 
@@ -66,6 +67,7 @@ const EXPECTED_DIFFERENCES: &[(&str, Expected, &str)] = &[
         Expected::Accepted,
         "Node bug (§6.1.4): a variable bound to itself can never pass; packetproof accepts it when the id is realized",
     ),
+    ("edge-anthropic-manifest-ignored", Expected::Refused, ONE_VERDICT),
     ("edge-vars-realized", Expected::Refused, BRANCH_TRUTH),
     ("edge-vars-source-other-case", Expected::Refused, BRANCH_TRUTH),
     ("edge-vars-source-hyphen-boundary", Expected::Refused, BRANCH_TRUTH),

@@ -73,16 +73,16 @@ pub struct Evaluation {
 
 /// Evaluate a run's raw output and write the evaluation atomically; returns it
 /// and where it was written.
-/// A run that `gate` fails is refused, and nothing is written.
+/// The reference's evaluation is recorded as it comes out when it fails (the same
+/// failure stages as the Node evaluator); a passing one is recorded only when the
+/// run also passes `gate`: a run that `verify` would fail never gets a passing
+/// evaluation (it is refused, and nothing is written).
 pub fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::RunGate) -> Result<(Evaluation, PathBuf)> {
     // Held until the evaluation is written: a concurrent complete sees it before or after.
     let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
     let findings = gate(&args.run_dir, given.as_ref());
-    if !findings.is_empty() {
-        return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });
-    }
     let (raw, raw_name) = match &args.output {
         Some(path) => (fsutil::read_bytes(path, config.limits.max_file_bytes)?, path.display().to_string()),
         None => (run.read(&run.raw_output)?, run.raw_output.name.clone()),
@@ -100,6 +100,9 @@ pub fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::RunGate) -
         None => None,
     };
     let evaluation = assess(&run, given.as_ref(), pin.as_ref(), (&raw, &raw_name), config)?;
+    if evaluation.ok && !findings.is_empty() {
+        return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });
+    }
     let bytes = canonical::to_pretty(&evaluation.document);
     if own {
         // Relative to the opened run directory, never through a symlink: the name

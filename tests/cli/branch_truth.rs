@@ -78,10 +78,34 @@ fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
     assert!(!out.stdout.contains("packet::renders-from-input"), "{}", out.stdout);
 
     // Evidence edited in renderInput after rendering, every hash recomputed: the
-    // run is consistent with itself, but its prompt is not its evidence rendered.
+    // packet is consistent with itself, but its prompt is not its evidence rendered.
+    // prepare refuses it, as verify would fail it.
     let mut packet = golden("openai-staged-succ-default");
     packet["renderInput"]["target"]["blockName"] = json!("Renamed after rendering");
-    let edited = prepare("edited", &sealed(packet));
+    let file = write(temp.path(), "edited.json", &canonical::to_pretty(&sealed(packet)));
+    let edited = temp.path().join("edited");
+    let refused = run(&["prepare", "--packet", s(&file), "--out-dir", s(&edited)]);
+    assert_ne!(refused.code, Some(0), "{}", refused.stdout);
+    assert!(refused.stdout.contains("[packet::renders-from-input] $.userMessage"), "{}", refused.stdout);
+    assert!(!edited.join("run-manifest.json").exists());
+    // A suite that turns the check off explicitly prepares it (and says the check is off);
+    // verify with the default rule book still finds the run's packet is not its evidence.
+    let settings = write(
+        temp.path(),
+        "harness.toml",
+        "[checks.skip]\n\"packet::renders-from-input\" = \"prompts are rendered by hand here\"\n",
+    );
+    let out = run(&["--config", s(&settings), "prepare", "--packet", s(&file), "--out-dir", s(&edited)]);
+    assert_eq!(out.code, Some(0), "{}", out.stdout);
+    let out = run(&["--config", s(&settings), "verify", "-v", s(&edited)]);
+    // (Only its missing completion fails it: the run is prepared, not completed.)
+    assert!(!out.stdout.contains("[packet::renders-from-input] packet $"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("[packet::renders-from-input] not applicable: turned off by")
+            && out.stdout.contains("prompts are rendered by hand here"),
+        "{}",
+        out.stdout
+    );
     let out = run(&["verify", s(&edited)]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     assert!(
@@ -132,7 +156,7 @@ fn interop_packets_are_noted_as_made_from_other_templates() {
     let out = run(&["--asset-example-prompts", "warn", "verify", "-v", s(&packet)]);
     assert_eq!(out.code, Some(0), "{}", out.stdout);
     assert!(
-        out.stdout.contains("note: packet::renders-from-input: not re-rendered: the packet's promptVersions are not this project's templates (updateBlock/updateBlockMainSystemPromt.md: not a template of this project"),
+        out.stdout.contains("[packet::renders-from-input] not applicable: the packet's promptVersions are not this suite's templates (updateBlock/updateBlockMainSystemPromt.md: not a template of this project"),
         "{}",
         out.stdout
     );

@@ -365,7 +365,7 @@ fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
         let failed = packetproof(project.root(), &["schema", "--check"]);
         let report = String::from_utf8_lossy(&failed.stdout);
         assert_eq!(failed.status.code(), Some(1), "{report}");
-        assert!(report.contains("schema::snapshot-parity") && report.contains("never edited by hand"), "{report}");
+        assert!(report.contains("corpus::snapshot-parity") && report.contains("never edited by hand"), "{report}");
     }
     let written = packetproof(project.root(), &["schema", "--write"]);
     assert!(written.status.success());

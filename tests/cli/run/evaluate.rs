@@ -54,20 +54,24 @@ fn schema_snapshot_stage_manifest_bound_to_another_packet() {
 /// As in the reference, only a Google (text-JSON) run is judged against its held-back
 /// files; an Anthropic answer is judged against the schema its packet carries, and the
 /// run's manifest is verify's business (run::manifest-binding), which still fails.
+/// The reference's evaluator ignores the manifest of a non-Google run and passes it;
+/// verify fails the run, so evaluate refuses to record a passing evaluation for it
+/// (a listed difference), and complete refuses it too.
 fn a_non_google_evaluation_ignores_the_manifest_but_verify_does_not() {
     let project = Project::new();
     let dir = project.answered("anthropic", "a", &good_output());
     let mut manifest = read_json(&dir.join("run-manifest.json"));
     manifest["checksum"] = json!(format!("sha256:{}", "0".repeat(64)));
     write_json(&dir.join("run-manifest.json"), &manifest);
-    let (code, evaluation) = project.evaluate(&dir);
-    assert_eq!(code, 0, "{}", messages(&evaluation));
+    let evaluate = project.run(&["evaluate", "--run-dir", s(&dir)]);
+    assert_ne!(evaluate.code, 0, "{}", evaluate.describe());
+    assert!(evaluate.stderr.contains("[run::manifest-binding] run-manifest.json $.checksum"), "{}", evaluate.stderr);
+    assert!(!dir.join("evaluation.json").exists(), "a refused run has no evaluation");
     let verify = project.run(&["verify", s(&dir)]);
     assert_eq!(verify.code, 1);
     assert!(verify.stdout.contains("[run::manifest-binding] run-manifest.json $.checksum"), "{}", verify.stdout);
     let complete = project.complete(&dir, "task-1");
-    assert_eq!(complete.code, 2, "{}", complete.stdout);
-    assert!(complete.stderr.contains("[run::manifest-binding]"), "{}", complete.stderr);
+    assert_ne!(complete.code, 0, "{}", complete.stdout);
     assert!(!dir.join("completion.json").exists());
 }
 

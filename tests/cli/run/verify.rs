@@ -114,8 +114,29 @@ fn verify_reports_failures_then_a_summary_and_every_file_with_v() {
     let checks: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
     assert_eq!(
         checks,
-        ["run::agent-request", "run::manifest-binding", "run::snapshot-parity", "run::evaluation", "run::completion"]
+        [
+            "run::agent-request",
+            "run::manifest-binding",
+            "run::snapshot-parity",
+            "run::evaluation",
+            "run::completion",
+            "run::stale-temp"
+        ]
     );
+    // What could not apply is listed with the reason, never left out silently.
+    let skipped: Vec<(&str, &str)> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["check"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+        .collect();
+    let skipped_checks: Vec<&str> = skipped.iter().map(|(c, _)| *c).collect();
+    assert_eq!(
+        skipped_checks,
+        ["packet::renders-from-input", "run::provider-request", "run::attestation"],
+        "{skipped:?}"
+    );
+    assert!(skipped[2].1.contains("no attestation.json and no --trusted-key"), "{skipped:?}");
     assert_eq!(report["results"].as_array().unwrap().len(), 2);
 
     let forced = exec(project.cmd().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR"));
