@@ -2,8 +2,9 @@
 //! [`write_golden`]: never under CI (golden files change only by a deliberate local
 //! command, and the change is then reviewed), never for a negative case (its
 //! hand-broken packet is the point), compiled before anything is written (a
-//! refused request leaves its golden files alone), and a file whose bytes would
-//! not change is not rewritten.
+//! refused request leaves its golden files alone), judged by every packet rule that
+//! applies (a packet an exporter made that fails one is reported, never written), and
+//! a file whose bytes would not change is not rewritten.
 //!
 //! Two callers ask: `packetproof bless [FILTER]` ([`bless`], or [`plan`] then
 //! [`apply`] per accepted case for `bless --review`) and the conformance runner
@@ -140,6 +141,16 @@ pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
         ));
     }
     let packet = corpus::produce(&case, config)?;
+    // A packet is blessed only if it passes every packet rule that applies to it (an
+    // exporter's packet too): a golden file is what the gate then holds others to.
+    let mut findings = crate::judge::packet_findings(&packet, config);
+    if let (Some(map), Ok(())) = (packet.as_object(), crate::judge::enabled(crate::PacketCheck::BranchIsolation, config)) {
+        let request = case.request_path().display().to_string();
+        findings.extend(crate::check::branch_isolation(map, &case.request, config, &request));
+    }
+    if !findings.is_empty() {
+        return Err(Error::Rejected { file: format!("{} (made from {})", case.name, case.request_path().display()), findings });
+    }
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));
     let same = |path: &Path, text: &str| {

@@ -108,7 +108,10 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 
 /// Only the resolved branch renders: the branch recorded is the one the request
 /// resolves to, renderInput holds only that branch's parts, and no text from the
-/// regions the branch excluded occurs in the prompts or renderInput.
+/// regions the branch excluded occurs in the prompts or renderInput. The lines of
+/// this suite's unrendered templates are looked for only in a packet its
+/// promptVersions show those templates rendered: another exporter's prompts are
+/// judged by the request's excluded material alone.
 pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &Config, file: &str) -> Vec<Finding> {
     let mut out = Findings::new(PacketCheck::BranchIsolation);
     let mut fail = |path: &str, message: String| out.fail(path, message);
@@ -143,7 +146,9 @@ pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &C
         }
     }
     out.extend(excluded_text_findings(packet, request, config));
-    out.extend(unrendered_partial_findings(packet, config));
+    if crate::judge::renders_from_input::applies(packet, config).is_ok() {
+        out.extend(unrendered_partial_findings(packet, config));
+    }
     out.into_vec()
 }
 
@@ -247,9 +252,16 @@ pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> 
     out
 }
 
-/// No string of an excluded request region occurs in any prompt text or renderInput string.
+/// No string of an excluded request region occurs in any prompt text or renderInput
+/// string. An asset example's generator prompt is under the asset-prompt policy, as
+/// in `packet::forbidden-material`: with `warn` that check notes it, and it is not
+/// a finding here either.
 fn excluded_text_findings(packet: &Map<String, Value>, request: &Value, config: &Config) -> Vec<Finding> {
-    let excluded = compile::excluded_text(request, config);
+    let mut excluded = compile::excluded_text(request, config);
+    if config.packet.asset_example_prompts == crate::config::Policy::Warn {
+        let is_prompt = |origin: &str| config.packet.asset_prompt_keys.iter().any(|key| origin.ends_with(key.as_str()));
+        excluded.retain(|(origin, _)| !is_prompt(origin));
+    }
     let mut out = Vec::new();
     for key in PROMPT_TEXTS {
         let Some(text) = packet.get(key).and_then(Value::as_str) else { continue };

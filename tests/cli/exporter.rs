@@ -54,26 +54,34 @@ fn an_exporter_wrapping_packetproof_export_passes_the_gate() {
     assert!(broken.stdout.contains("no packet today") && broken.stdout.contains("exit status: 3"), "{}", broken.stdout);
 }
 
-/// Text of an unselected evidence item in the prompt: branch isolation fails and says where.
+/// Text of an unselected evidence item in the prompt: bless reports branch isolation
+/// failing, says where, and writes nothing.
 fn an_exporter_that_leaks_unselected_text_fails_branch_isolation() {
     let script = "leak=$(grep -o 'UNSELECTED [^\"]*' \"$1\" | head -n 1)\n\
                   \"BIN\" export --request \"$1\" | sed \"s|\\\"systemPrompt\\\": \\\"|\\\"systemPrompt\\\": \\\"$leak |\"";
     let folder = suite_with_exporter(script, 30);
-    let out = bless_and_test(&folder);
-    assert_eq!(out.code, 101, "{}", out.describe());
-    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::branch-isolation")), Some("FAILED"), "{}", out.stdout);
-    assert!(out.stdout.contains("$.systemPrompt"), "{}", out.stdout);
-    assert!(out.stdout.contains("contains excluded text from request"), "{}", out.stdout);
-    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::exact-input-hash")), Some("FAILED"), "{}", out.stdout);
-    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::regenerates")), Some("ok"), "{}", out.stdout);
+    let out = refused_bless(&folder);
+    assert!(out.stderr.contains("[packet::branch-isolation] $.systemPrompt"), "{}", out.stderr);
+    assert!(out.stderr.contains("contains excluded text from request"), "{}", out.stderr);
+    assert!(out.stderr.contains("[packet::exact-input-hash]"), "{}", out.stderr);
 }
 
 fn an_exporter_that_drops_a_hash_fails_the_gate() {
     let folder = suite_with_exporter("\"BIN\" export --request \"$1\" | sed '/^  \"exactInputHash\"/d'", 30);
-    let out = bless_and_test(&folder);
-    assert_eq!(out.code, 101, "{}", out.describe());
-    assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::exact-input-hash")), Some("FAILED"), "{}", out.stdout);
-    assert!(out.stdout.contains("$.exactInputHash"), "{}", out.stdout);
+    let out = refused_bless(&folder);
+    assert!(out.stderr.contains("$.exactInputHash"), "{}", out.stderr);
+}
+
+/// bless judges each exporter packet by every packet rule before writing: a bad one
+/// is reported, and no golden file is written or changed.
+fn refused_bless(folder: &Folder) -> Output {
+    let golden = folder.path(&format!("suite/golden/{CASE}/runtime-packet.json"));
+    let before = std::fs::read(&golden).unwrap();
+    let out = folder.run_in("suite", &["bless"]);
+    assert_ne!(out.code, 0, "{}", out.describe());
+    assert!(out.stderr.contains("(made from") && out.stderr.contains("request.json"), "{}", out.stderr);
+    assert_eq!(std::fs::read(&golden).unwrap(), before, "a refused packet was written");
+    out
 }
 
 /// A non-zero exit, output that is not a packet, and a hang: each a clear failure naming the fixture.

@@ -14,6 +14,7 @@ mod canon;
 mod compile;
 mod corpus;
 mod exporter;
+mod foreign;
 mod help;
 mod init;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
@@ -43,6 +44,7 @@ fn main() {
     trials.extend(init::trials());
     trials.extend(test::trials());
     trials.extend(exporter::trials());
+    trials.extend(foreign::trials());
     trials.extend(wire::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());
