@@ -338,27 +338,17 @@ pub fn to_pretty(value: &Value) -> String {
     text
 }
 
-/// The Node tools sort keys with `localeCompare` (ICU root collation), not code
-/// units. For ASCII keys this reproduces that order (punctuation, then digits, then
-/// letters ignoring case, lowercase first on a tie); for other keys it returns
-/// `None`: the order cannot be known without ICU. Used only to warn.
-pub fn node_locale_order(a: &str, b: &str) -> Option<Ordering> {
-    // ICU root order of printable ASCII punctuation and symbols.
-    const PUNCTUATION: &str = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
-    if !(a.is_ascii() && b.is_ascii()) {
-        return None;
-    }
-    let weight = |c: char| -> u32 {
-        match PUNCTUATION.find(c) {
-            Some(i) => i as u32,
-            None if c.is_ascii_digit() => 100 + c as u32,
-            None if c.is_ascii_alphabetic() => 300 + c.to_ascii_lowercase() as u32,
-            None => c as u32,
-        }
-    };
-    let by_primary = a.chars().map(weight).cmp(b.chars().map(weight));
-    let by_case = a.chars().map(|c| c.is_ascii_uppercase()).cmp(b.chars().map(|c| c.is_ascii_uppercase()));
-    Some(by_primary.then(by_case))
+/// The Node tools sort keys with `localeCompare`, which is ICU collation (root
+/// order, tertiary strength: punctuation, then digits, then letters ignoring case,
+/// lowercase first on a tie), not code units. ICU4X's root collator gives that order
+/// for every key; equal keys keep their order, as JavaScript's stable sort does.
+pub fn node_locale_order(a: &str, b: &str) -> Ordering {
+    static ROOT: std::sync::OnceLock<icu_collator::CollatorBorrowed<'static>> = std::sync::OnceLock::new();
+    let collator = ROOT.get_or_init(|| {
+        icu_collator::Collator::try_new(Default::default(), Default::default())
+            .expect("the root collation data is compiled in")
+    });
+    collator.compare(a, b)
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
     findings.extend(forbidden_material(map, config));
     findings.extend(branch_consistency::check(map, config));
     findings.extend(exact_input_hash(map, config));
-    findings.extend(checksum(map));
+    findings.extend(checksum(map, config));
     findings
 }
 
@@ -302,7 +302,8 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
 /// `exactInputHash`; on a mismatch, the known exporter mistake that explains it.
 pub fn exact_input_hash(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let actual = digest::exact_input_hash(packet);
-    recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, actual, |stored| {
+    let accept = config.canonical.accept_locale_key_order;
+    recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, actual, accept, |stored| {
         let schema = crate::schema::snapshot(config).ok();
         let context = digest::forensics::Context { suffix: &config.google_suffix, schema: schema.as_ref() };
         digest::forensics::exact_input_hash(packet, stored, &context)
@@ -310,10 +311,36 @@ pub fn exact_input_hash(packet: &Map<String, Value>, config: &Config) -> Vec<Fin
 }
 
 /// `checksum`; on a mismatch, the known exporter mistake that explains it.
-pub fn checksum(packet: &Map<String, Value>) -> Vec<Finding> {
-    recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet), |stored| {
+pub fn checksum(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let accept = config.canonical.accept_locale_key_order;
+    recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet), accept, |stored| {
         digest::forensics::checksum(packet, stored)
     })
+}
+
+/// The forensics id of a hash made in the reference's key order (JavaScript
+/// `localeCompare`), which `[canonical] accept_locale_key_order` accepts.
+pub const LOCALE_ORDER: &str = "locale-compare-key-order";
+
+/// Notes naming each stored hash that holds only in the reference's key order
+/// (accepted under `[canonical] accept_locale_key_order`).
+fn locale_hash_notes(packet: &Map<String, Value>, config: &Config) -> Vec<String> {
+    if !config.canonical.accept_locale_key_order {
+        return Vec::new();
+    }
+    let mut notes = Vec::new();
+    let mut accepted = |key: &str, findings_without: Vec<Finding>| {
+        if findings_without.iter().any(|f| f.cause.as_deref() == Some(LOCALE_ORDER)) {
+            notes.push(format!(
+                "$.{key}: accepted in JavaScript localeCompare key order (ICU root collation), not RFC 8785 \
+                 ([canonical] accept_locale_key_order = true); packetproof never writes such hashes"
+            ));
+        }
+    };
+    let strict = Config { canonical: crate::config::Canonical { accept_locale_key_order: false }, ..config.clone() };
+    accepted("exactInputHash", exact_input_hash(packet, &strict));
+    accepted("checksum", checksum(packet, &strict));
+    notes
 }
 
 fn recomputed(
@@ -321,6 +348,7 @@ fn recomputed(
     key: &str,
     check: PacketCheck,
     actual: String,
+    accept_locale_order: bool,
     forensics: impl FnOnce(&str) -> Option<digest::forensics::Cause>,
 ) -> Vec<Finding> {
     let stored = packet.get(key).and_then(Value::as_str);
@@ -332,6 +360,7 @@ fn recomputed(
         describe(stored.map(Value::from).as_ref())
     );
     match stored.filter(|s| digest::is_digest(s)).and_then(forensics) {
+        Some(cause) if accept_locale_order && cause.id == LOCALE_ORDER => Vec::new(),
         Some(cause) => {
             let message = format!("{message}; the stored {key} is what {} gives", cause.explanation);
             vec![Finding::new(check, child("$", key), message).with_cause(cause.id)]
@@ -378,6 +407,9 @@ pub(crate) fn describe(value: Option<&Value>) -> String {
 /// Node tools would hash differently, and material the policy only warns about.
 pub fn notes(packet: &Value, config: &Config) -> Vec<String> {
     let mut notes = key_order_notes(packet);
+    if let Some(map) = packet.as_object() {
+        notes.extend(locale_hash_notes(map, config));
+    }
     if let Some(input) = packet.get("renderInput") {
         notes.extend(material::warnings(input, config));
     }
@@ -394,19 +426,8 @@ pub fn key_order_notes(packet: &Value) -> Vec<String> {
         let mut code_units: Vec<&str> = map.keys().map(String::as_str).collect();
         code_units.sort_by(|a, b| crate::canonical::utf16_order(a, b));
         let mut locale = code_units.clone();
-        let mut unknown = false;
-        locale.sort_by(|a, b| {
-            crate::canonical::node_locale_order(a, b).unwrap_or_else(|| {
-                unknown = true;
-                std::cmp::Ordering::Equal
-            })
-        });
-        if unknown {
-            notes.push(format!(
-                "{}: non-ASCII keys; the Node tools' localeCompare order may differ from RFC 8785",
-                trail.render()
-            ));
-        } else if locale != code_units {
+        locale.sort_by(|a, b| crate::canonical::node_locale_order(a, b));
+        if locale != code_units {
             notes.push(format!(
                 "{}: keys sort as {code_units:?} in RFC 8785 but as {locale:?} under Node's localeCompare; Node-computed hashes will differ",
                 trail.render()
@@ -444,7 +465,7 @@ mod tests {
         let keys = ["_a", "a", "A", "a_b", "a-b", "a1", "ab", "aB", "Ab"];
         let mut sorted = keys;
         sorted.reverse();
-        sorted.sort_by(|a, b| crate::canonical::node_locale_order(a, b).unwrap());
+        sorted.sort_by(|a, b| crate::canonical::node_locale_order(a, b));
         assert_eq!(sorted, keys);
         let agreeing: Value = serde_json::json!({"alpha": 1, "beta": {"gamma": 2, "delta": 3}});
         assert!(key_order_notes(&agreeing).is_empty());

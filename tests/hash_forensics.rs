@@ -64,6 +64,33 @@ fn locale_compare_key_order() {
     assert_cause(&finding, "locale-compare-key-order", "the stored exactInputHash is what a localeCompare key order");
 }
 
+/// `[canonical] accept_locale_key_order`: the reference's hashes (mixed-case sibling keys
+/// in localeCompare order, bytes written out here by hand) pass, with a note naming it;
+/// any other wrong hash still fails, and without the setting this one fails too.
+#[test]
+fn locale_ordered_hashes_pass_only_when_the_suite_accepts_them() {
+    let wrong = r#"{"attempt":1,"maxTokens":5,"messages":[{"content":"s","role":"system"},{"content":"u","role":"user"}],"model":"m","outputSchema":{"a":2,"B":1},"provider":"anthropic"}"#;
+    let mut packet = parse(ANTHROPIC);
+    packet.insert("exactInputHash".into(), digest::sha256(wrong.as_bytes()).into());
+    let mut accepting = config();
+    accepting.canonical.accept_locale_key_order = true;
+    assert!(packet::exact_input_hash(&packet, &accepting).is_empty());
+    let notes = packet::notes(&Value::Object(packet.clone()), &accepting);
+    assert!(notes.iter().any(|n| n.starts_with("$.exactInputHash: accepted in JavaScript localeCompare key order")), "{notes:?}");
+    assert_eq!(packet::exact_input_hash(&packet, &config()).len(), 1);
+    packet.insert("exactInputHash".into(), digest::sha256(b"another mistake").into());
+    assert_eq!(packet::exact_input_hash(&packet, &accepting).len(), 1);
+}
+
+/// ICU root collation orders keys beyond ASCII as JavaScript's localeCompare does
+/// (Node 20: ["b", "é", "e", "Z", "z", "ä", "a"].sort((x, y) => x.localeCompare(y))).
+#[test]
+fn locale_order_covers_non_ascii_keys() {
+    let mut keys = ["b", "é", "e", "Z", "z", "ä", "a"];
+    keys.sort_by(|a, b| packetproof::canonical::node_locale_order(a, b));
+    assert_eq!(keys, ["a", "ä", "b", "e", "é", "z", "Z"]);
+}
+
 #[test]
 fn user_message_hashed_instead_of_effective_user_message() {
     let wrong = r#"{"attempt":1,"maxTokens":5,"messages":[{"content":"s","role":"system"},{"content":"u","role":"user"}],"model":"m","provider":"google"}"#;
@@ -214,7 +241,7 @@ const SMALL: &str = r#"{"a":1,"renderInput":{"B":1,"a":2},"exactInputHash":"h"}"
 fn checksum_finding(packet: &str, wrong: &str) -> packetproof::Finding {
     let mut packet = parse(packet);
     packet.insert("checksum".into(), digest::sha256(wrong.as_bytes()).into());
-    let findings = packet::checksum(&packet);
+    let findings = packet::checksum(&packet, &config());
     assert_eq!(findings.len(), 1, "{findings:?}");
     findings.into_iter().next().unwrap()
 }

@@ -299,10 +299,7 @@ impl Style {
                 let mut entries: Vec<(&String, &Value)> = map.iter().collect();
                 match self.order {
                     Order::Utf16 => entries.sort_by(|a, b| canonical::utf16_order(a.0, b.0)),
-                    // Non-ASCII keys have no known locale order; code units stand in.
-                    Order::Locale => entries.sort_by(|a, b| {
-                        canonical::node_locale_order(a.0, b.0).unwrap_or_else(|| canonical::utf16_order(a.0, b.0))
-                    }),
+                    Order::Locale => entries.sort_by(|a, b| canonical::node_locale_order(a.0, b.0)),
                     Order::AsIs => {}
                 }
                 out.push(b'{');

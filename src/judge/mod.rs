@@ -92,7 +92,7 @@ pub fn applies(check: PacketCheck, map: &Map<String, Value>, config: &Config) ->
 pub fn on_its_own(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     match check {
         PacketCheck::ExactInputHash => packet::exact_input_hash(map, config),
-        PacketCheck::Checksum => packet::checksum(map),
+        PacketCheck::Checksum => packet::checksum(map, config),
         PacketCheck::Contract => packet::contract(map, config),
         PacketCheck::ForbiddenMaterial => packet::forbidden_material(map, config),
         PacketCheck::ProviderShape => packet::provider_shape(map, config),
