@@ -25,6 +25,14 @@ pub fn parse_output(raw: &[u8]) -> Result<Value, String> {
     }
 }
 
+/// Whether the output is readable only as a fenced block (the reference's evaluator
+/// accepts it; its completion refuses it, and so does `complete`).
+pub fn is_fenced(raw: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(raw) else { return false };
+    let text = js_trim(text);
+    canonical::parse(text.as_bytes()).is_err() && fence_body(text).is_some_and(|b| canonical::parse(b.as_bytes()).is_ok())
+}
+
 /// The body of a text that is exactly one fenced block: three backticks, optionally the
 /// word `json` in any case, optional white space, the body, optional white space, three
 /// closing backticks at the very end. Any other info string stays part of the body (so
@@ -58,6 +66,7 @@ mod tests {
         assert!(parse_output(b"```json\n{\"a\":1}").is_err(), "unterminated fence");
         assert!(parse_output(b"``````").is_err());
         assert!(parse_output(b"```json\n{\"a\":}\n```").unwrap_err().contains("fenced block"));
+        assert!(is_fenced(b"```json\n{\"a\":1}\n```") && !is_fenced(b" {\"a\":1} ") && !is_fenced(b"```json\n{\"a\":}\n```"));
     }
 
     #[test]

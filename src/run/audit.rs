@@ -388,6 +388,19 @@ fn expect_eq(out: &mut Vec<Problem>, at: String, found: Option<&Value>, expected
 }
 
 /// completion.json binds the run as it is now.
+/// The answer a completion receipts is bare JSON: a fenced block passes the
+/// reference's evaluator, but its completion refuses it, and so does packetproof.
+pub(crate) fn answer_problems(run: &Run) -> Vec<Problem> {
+    match run.read_optional(&run.raw_output) {
+        Ok(Some(raw)) if crate::evaluator::parse::is_fenced(&raw) => vec![problem(
+            shown(&run.raw_output),
+            "is a fenced block, not bare JSON: the evaluation accepts it, but a completion receipts only an answer \
+             that is one JSON object (as the reference's completion does)",
+        )],
+        _ => Vec::new(),
+    }
+}
+
 pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     let file = &run.completion;
     let receipt = match run.read_optional(file) {
@@ -403,7 +416,7 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
         },
         Err(e) => return vec![problem(shown(file), e.to_string())],
     };
-    let mut out = Vec::new();
+    let mut out = answer_problems(run);
     let mut expect = |path: &str, found: Option<&Value>, expected: &Value, what: &str| {
         expect_eq(&mut out, at(file, path), found, expected, what);
     };

@@ -48,6 +48,8 @@ pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -
     let mut findings = gate(&args.run_dir, None);
     let strict = audit::evaluation_problems(&run, &packet, config, true);
     findings.extend(strict.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
+    let answer = audit::answer_problems(&run);
+    findings.extend(answer.into_iter().map(|p| Finding::new(RunCheck::Completion, p.at, p.message)));
     findings.dedup();
     if !findings.is_empty() {
         return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });

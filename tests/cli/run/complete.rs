@@ -136,8 +136,22 @@ fn complete_never_overwrites_a_receipt() {
     assert_eq!(std::fs::read(dir.join("completion.json")).unwrap(), before);
 }
 
+/// A fenced answer passes the evaluation (as the reference's evaluator), but is not
+/// completed (as the reference's completion): the receipt binds bare JSON only.
+fn complete_refuses_a_fenced_answer_the_evaluation_accepted() {
+    let project = Project::new();
+    let dir = project.prepared("google", "g");
+    std::fs::write(dir.join("raw-output.json"), format!("```json\n{}\n```\n", good_output())).unwrap();
+    assert_eq!(project.evaluate(&dir).0, 0);
+    let out = project.complete(&dir, "task-1");
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert!(out.stderr.contains("raw-output.json: is a fenced block, not bare JSON"), "{}", out.stderr);
+    assert!(!dir.join("completion.json").exists());
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
+        complete_refuses_a_fenced_answer_the_evaluation_accepted,
         complete_writes_a_receipt_that_verify_accepts,
         complete_refuses_a_missing_evaluation,
         complete_refuses_a_failing_evaluation,
