@@ -144,12 +144,17 @@ pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
     // A packet is blessed only if it passes every packet rule that applies to it (an
     // exporter's packet too): a golden file is what the gate then holds others to.
     let mut findings = crate::judge::packet_findings(&packet, config);
-    if let (Some(map), Ok(())) = (packet.as_object(), crate::judge::enabled(crate::PacketCheck::BranchIsolation, config)) {
+    if let (Some(map), Ok(())) =
+        (packet.as_object(), crate::judge::enabled(crate::PacketCheck::BranchIsolation, config))
+    {
         let request = case.request_path().display().to_string();
         findings.extend(crate::check::branch_isolation(map, &case.request, config, &request));
     }
     if !findings.is_empty() {
-        return Err(Error::Rejected { file: format!("{} (made from {})", case.name, case.request_path().display()), findings });
+        return Err(Error::Rejected {
+            file: format!("{} (made from {})", case.name, case.request_path().display()),
+            findings,
+        });
     }
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));

@@ -109,7 +109,9 @@ impl<'a> Catchers<'a> {
     fn expected(&self, check: PacketCheck) -> Option<PacketCheck> {
         let enabled = |check: PacketCheck| crate::judge::enabled(check, self.config).is_ok();
         let applies = match check {
-            PacketCheck::RendersFromInput => crate::judge::renders_from_input::applies(self.golden, self.config).is_ok(),
+            PacketCheck::RendersFromInput => {
+                crate::judge::renders_from_input::applies(self.golden, self.config).is_ok()
+            }
             _ => true,
         };
         match (enabled(check) && applies, enabled(PacketCheck::Regenerates)) {

@@ -243,8 +243,9 @@ mod tests {
 
     #[test]
     fn findings_are_capped_per_check_with_a_note() {
-        let mut findings: Vec<Finding> =
-            (0..MAX_FINDINGS_PER_CHECK + 5).map(|i| Finding::new(PacketCheck::Contract, format!("$[{i}]"), "dup")).collect();
+        let mut findings: Vec<Finding> = (0..MAX_FINDINGS_PER_CHECK + 5)
+            .map(|i| Finding::new(PacketCheck::Contract, format!("$[{i}]"), "dup"))
+            .collect();
         findings.push(Finding::new(PacketCheck::Checksum, "$", "kept"));
         let outcome = Outcome::new("x.json", findings);
         let text = Outcome::render(std::slice::from_ref(&outcome), Format::Text);
@@ -252,7 +253,9 @@ mod tests {
         assert!(text.contains("note: 5 more [packet::contract] finding(s) not listed"), "{text}");
         assert!(text.contains("[packet::checksum] $: kept") && text.contains("FAILED"));
         let json = Outcome::render(&[outcome], Format::Json);
-        assert!(json.contains("5 more [packet::contract]") && !json.contains(&format!("$[{}]", MAX_FINDINGS_PER_CHECK)));
+        assert!(
+            json.contains("5 more [packet::contract]") && !json.contains(&format!("$[{}]", MAX_FINDINGS_PER_CHECK))
+        );
     }
 
     #[test]

@@ -496,8 +496,10 @@ mod tests {
             .chain(RunCheck::ALL.map(Check::from))
             .chain(CorpusCheck::ALL.map(Check::from))
             .collect();
-        let registered: Vec<Check> =
-            Check::ALL.into_iter().filter(|c| matches!(c, Check::Packet(_) | Check::Run(_) | Check::Corpus(_))).collect();
+        let registered: Vec<Check> = Check::ALL
+            .into_iter()
+            .filter(|c| matches!(c, Check::Packet(_) | Check::Run(_) | Check::Corpus(_)))
+            .collect();
         assert_eq!(scoped, registered);
     }
 }

@@ -87,7 +87,11 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
 
 /// The targets of `outcomes` whose files could not be read (`verify` exits 2).
 pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
-    outcomes.iter().filter(|o| o.findings.iter().any(|f| f.check == Check::VerifyUnreadable)).map(|o| o.target.as_str()).collect()
+    outcomes
+        .iter()
+        .filter(|o| o.findings.iter().any(|f| f.check == Check::VerifyUnreadable))
+        .map(|o| o.target.as_str())
+        .collect()
 }
 
 /// One outcome per packet and run directory found under `paths`.
@@ -267,7 +271,8 @@ fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcom
             outcome
         }
         Err(e) => {
-            let mut outcome = Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]);
+            let mut outcome =
+                Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]);
             outcome.ran(PacketCheck::Contract);
             outcome
         }
@@ -494,11 +499,6 @@ mod tests {
             ("/c", false),
         ];
         assert_eq!(shown, expected.map(|(t, ok)| (t.to_owned(), ok)));
-        assert_eq!(
-            outcomes[4].findings[0].check,
-            Check::VerifyNothingFound,
-            "c holds no packet: {:?}",
-            outcomes[4]
-        );
+        assert_eq!(outcomes[4].findings[0].check, Check::VerifyNothingFound, "c holds no packet: {:?}", outcomes[4]);
     }
 }

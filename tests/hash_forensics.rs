@@ -76,7 +76,10 @@ fn locale_ordered_hashes_pass_only_when_the_suite_accepts_them() {
     accepting.canonical.accept_locale_key_order = true;
     assert!(packet::exact_input_hash(&packet, &accepting).is_empty());
     let notes = packet::notes(&Value::Object(packet.clone()), &accepting);
-    assert!(notes.iter().any(|n| n.starts_with("$.exactInputHash: accepted in JavaScript localeCompare key order")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("$.exactInputHash: accepted in JavaScript localeCompare key order")),
+        "{notes:?}"
+    );
     assert_eq!(packet::exact_input_hash(&packet, &config()).len(), 1);
     packet.insert("exactInputHash".into(), digest::sha256(b"another mistake").into());
     assert_eq!(packet::exact_input_hash(&packet, &accepting).len(), 1);

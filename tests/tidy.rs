@@ -52,12 +52,12 @@ fn offending(allowed: impl Fn(&str) -> bool, needles: &[&str]) -> Vec<String> {
 
 /// The layers, bottom up (README.md, "Where things are").
 const LAYERS: [&[&str]; 8] = [
-    &["error", "canonical", "report", "jsonpath", "builtin", "parallel"],
+    &["error", "canonical", "rules", "report", "jsonpath", "builtin", "parallel"],
     &["env", "config", "digest", "fsutil", "numbers", "diff", "git"],
     &["packet", "provider", "schema", "schema_refs"],
     &["wire", "attest"],
     &["compile", "evaluator", "run", "exporter"],
-    &["corpus", "check"],
+    &["corpus", "check", "judge"],
     &["verify", "bless", "mutation", "release", "conformance", "init"],
     &["cli"],
 ];
@@ -67,8 +67,8 @@ fn module_of(name: &str) -> &str {
     match name {
         "Config" => "config",
         "Error" | "Result" => "error",
-        "Check" | "PacketCheck" | "RunCheck" | "CorpusCheck" | "Finding" | "Findings" | "Format" | "Outcome"
-        | "Status" => "report",
+        "Check" | "PacketCheck" | "RunCheck" | "CorpusCheck" | "Skipped" => "rules",
+        "Finding" | "Findings" | "Format" | "Outcome" | "Status" => "report",
         other => other,
     }
 }

@@ -77,10 +77,9 @@ pub fn to_xml(suite: &str, records: &[Record], skipped: &[String]) -> String {
             record.time.as_secs_f64()
         );
         match (&record.failure, &record.skipped) {
-            (None, Some(reason)) => xml.push_str(&format!(
-                "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                escape(reason)
-            )),
+            (None, Some(reason)) => {
+                xml.push_str(&format!("{head}>\n      <skipped message=\"{}\"/>\n    </testcase>\n", escape(reason)))
+            }
             (None, None) => xml.push_str(&format!("{head}/>\n")),
             (Some(message), _) => {
                 let first = message.lines().next().unwrap_or("");

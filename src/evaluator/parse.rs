@@ -30,7 +30,8 @@ pub fn parse_output(raw: &[u8]) -> Result<Value, String> {
 pub fn is_fenced(raw: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(raw) else { return false };
     let text = js_trim(text);
-    canonical::parse(text.as_bytes()).is_err() && fence_body(text).is_some_and(|b| canonical::parse(b.as_bytes()).is_ok())
+    canonical::parse(text.as_bytes()).is_err()
+        && fence_body(text).is_some_and(|b| canonical::parse(b.as_bytes()).is_ok())
 }
 
 /// The body of a text that is exactly one fenced block: three backticks, optionally the
@@ -66,7 +67,11 @@ mod tests {
         assert!(parse_output(b"```json\n{\"a\":1}").is_err(), "unterminated fence");
         assert!(parse_output(b"``````").is_err());
         assert!(parse_output(b"```json\n{\"a\":}\n```").unwrap_err().contains("fenced block"));
-        assert!(is_fenced(b"```json\n{\"a\":1}\n```") && !is_fenced(b" {\"a\":1} ") && !is_fenced(b"```json\n{\"a\":}\n```"));
+        assert!(
+            is_fenced(b"```json\n{\"a\":1}\n```")
+                && !is_fenced(b" {\"a\":1} ")
+                && !is_fenced(b"```json\n{\"a\":}\n```")
+        );
     }
 
     #[test]

@@ -157,7 +157,9 @@ pub fn run(
         match enabled(check, config).and_then(|()| renders_from_input::applies(&map, config)) {
             Ok(()) => {
                 let findings = renders_from_input::check(&map, config);
-                outcome.findings.extend(findings.into_iter().map(|f| Finding { path: format!("packet {}", f.path), ..f }));
+                outcome
+                    .findings
+                    .extend(findings.into_iter().map(|f| Finding { path: format!("packet {}", f.path), ..f }));
                 outcome.ran(check);
             }
             Err(reason) => outcome.skip(check, reason),
@@ -179,10 +181,9 @@ fn run_applies(check: RunCheck, dir: &Path, keys: &[ed25519_dalek::VerifyingKey]
         RunCheck::ProviderRequest if !present(crate::wire::RUN_FILE) => {
             Err(format!("the run has no {} (the request its runner sent)", crate::wire::RUN_FILE))
         }
-        RunCheck::Attestation if keys.is_empty() && !present(run::attestation::FILE) => Err(format!(
-            "the run has no {} and no --trusted-key requires one",
-            run::attestation::FILE
-        )),
+        RunCheck::Attestation if keys.is_empty() && !present(run::attestation::FILE) => {
+            Err(format!("the run has no {} and no --trusted-key requires one", run::attestation::FILE))
+        }
         _ => Ok(()),
     }
 }
@@ -239,7 +240,10 @@ pub fn evaluate(
 }
 
 /// `complete`, refusing a run that fails a rule due before completion.
-pub fn complete(config: &Config, args: &run::CompleteRequest) -> crate::Result<(std::path::PathBuf, std::path::PathBuf)> {
+pub fn complete(
+    config: &Config,
+    args: &run::CompleteRequest,
+) -> crate::Result<(std::path::PathBuf, std::path::PathBuf)> {
     run::complete::complete(config, args, &|dir, given| run_findings(dir, given, config, Step::Complete))
 }
 

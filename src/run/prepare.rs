@@ -3,8 +3,8 @@
 //! "prepared" only once everything it binds is in place, and it is never rewritten:
 //! an identical re-prepare is a no-op, a different one is refused.
 
-use super::PacketGate;
 use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, VALIDATION_SCHEMA};
+use super::PacketGate;
 use crate::fsutil::{self, Replace};
 use crate::{canonical, digest, packet, provider, Config, Error, Result};
 use serde_json::{Map, Value};

@@ -73,7 +73,10 @@ fn init_writes_a_suite_whose_test_passes() {
     let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
     // Branch coverage is off in a new suite; its fixture runs carry no provider request or attestation.
     assert!(junit.contains("failures=\"0\"") && junit.contains("skipped=\"7\""), "{junit}");
-    assert!(junit.contains("<skipped message=\"not applicable: the fixture&apos;s run/ has no provider-request.json\"/>"), "{junit}");
+    assert!(
+        junit.contains("<skipped message=\"not applicable: the fixture&apos;s run/ has no provider-request.json\"/>"),
+        "{junit}"
+    );
     assert!(junit.contains("classname=\"google-staged-both-selected\" name=\"run::evaluation\""), "{junit}");
     // And the same suite is what `verify` checks.
     let verified = folder.run_in("suite", &["verify", "golden"]);
