@@ -7,6 +7,7 @@ pub mod args;
 pub mod print;
 mod provenance;
 mod review;
+mod shell;
 mod test;
 
 pub use args::*;
@@ -54,7 +55,12 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
     };
     match cli.command {
         // The suffix belongs to packets made elsewhere; these commands read none.
-        Command::Canon { .. } | Command::Schema { .. } | Command::ReleaseCheck { .. } | Command::Init { .. }
+        Command::Canon { .. }
+        | Command::Schema { .. }
+        | Command::ReleaseCheck { .. }
+        | Command::Init { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. }
             if suffix.is_some() =>
         {
             Err(Error::Usage(
@@ -134,6 +140,8 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
         }
+        Command::Completions { shell } => shell::completions(shell),
+        Command::Man { command } => shell::man(command.as_deref()),
     }
 }
 
