@@ -21,6 +21,7 @@ mod init;
 mod hardening;
 mod release_check;
 mod run;
+mod shell;
 mod test;
 mod validate;
 mod wire;
@@ -42,6 +43,7 @@ fn main() {
     trials.extend(run::trials());
     trials.extend(init::trials());
     trials.extend(test::trials());
+    trials.extend(shell::trials());
     trials.extend(exporter::trials());
     trials.extend(wire::trials());
     trials.extend(attest::trials());
