@@ -12,6 +12,7 @@ mod bless;
 mod branch_truth;
 mod canon;
 mod compile;
+mod contracts;
 mod corpus;
 mod exporter;
 mod help;
@@ -44,6 +45,7 @@ fn main() {
     trials.extend(init::trials());
     trials.extend(test::trials());
     trials.extend(shell::trials());
+    trials.extend(contracts::trials());
     trials.extend(exporter::trials());
     trials.extend(wire::trials());
     trials.extend(attest::trials());

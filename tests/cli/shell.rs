@@ -16,9 +16,12 @@ fn completions_name_every_command_in_each_shell() {
         assert!(out.stdout.contains("--partition"), "{shell}: test's options missing");
     }
     // The bash script is valid bash (where bash is installed).
-    if let Ok(status) = std::process::Command::new("bash").arg("-n").arg("-c").arg(
-        exec(support::bin().args(["completions", "bash"])).stdout,
-    ).status() {
+    if let Ok(status) = std::process::Command::new("bash")
+        .arg("-n")
+        .arg("-c")
+        .arg(exec(support::bin().args(["completions", "bash"])).stdout)
+        .status()
+    {
         assert!(status.success(), "bash -n refused the bash completion script");
     }
     let out = exec(support::bin().args(["completions", "tcsh"]));
@@ -35,7 +38,11 @@ fn man_prints_the_main_page_and_each_command_page() {
     }
     let verify = exec(support::bin().args(["man", "verify"]));
     assert_eq!(verify.code, 0, "{}", verify.describe());
-    assert!(verify.stdout.contains(".TH packetproof-verify 1") && verify.stdout.contains("trusted\\-key"), "{}", verify.stdout);
+    assert!(
+        verify.stdout.contains(".TH packetproof-verify 1") && verify.stdout.contains("trusted\\-key"),
+        "{}",
+        verify.stdout
+    );
     let unknown = exec(support::bin().args(["man", "verfy"]));
     assert_eq!(unknown.code, 2, "{}", unknown.describe());
     assert!(unknown.stderr.contains("no command \"verfy\"") && unknown.stderr.contains("verify"), "{}", unknown.stderr);
