@@ -130,7 +130,15 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Init { dir } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            print::initialized(&dir, &crate::init::init(&dir)?)?;
+            let written = crate::init::init(&dir)?;
+            print::initialized(&dir, &written)?;
+            if crate::init::BUILT_FROM.is_none() {
+                print::note(&format!(
+                    "{} not written: this packetproof was built outside a git checkout, so there is no commit to pin \
+                     its GitHub Action to (build it from a checkout, or with PACKETPROOF_REVISION set)",
+                    crate::init::WORKFLOW_PATH
+                ));
+            }
             Ok(Status::Holds)
         }
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),

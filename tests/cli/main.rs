@@ -14,6 +14,7 @@ mod canon;
 mod compile;
 mod contracts;
 mod corpus;
+mod distribution;
 mod exporter;
 mod help;
 mod init;
@@ -46,6 +47,7 @@ fn main() {
     trials.extend(test::trials());
     trials.extend(shell::trials());
     trials.extend(contracts::trials());
+    trials.extend(distribution::trials());
     trials.extend(exporter::trials());
     trials.extend(wire::trials());
     trials.extend(attest::trials());
