@@ -18,6 +18,7 @@ mod distribution;
 mod exporter;
 mod help;
 mod init;
+mod npm;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
 #[cfg(target_os = "linux")]
 mod hardening;
@@ -48,6 +49,7 @@ fn main() {
     trials.extend(shell::trials());
     trials.extend(contracts::trials());
     trials.extend(distribution::trials());
+    trials.extend(npm::trials());
     trials.extend(exporter::trials());
     trials.extend(wire::trials());
     trials.extend(attest::trials());
