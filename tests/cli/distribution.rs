@@ -178,8 +178,35 @@ fn the_pre_commit_hooks_name_real_commands() {
     }
 }
 
+/// The npm platforms agree everywhere they are named: the release matrix, the main
+/// package's optionalDependencies, and the table its shim resolves binaries from.
+fn the_release_matrix_builds_every_npm_platform() {
+    let release = yaml(&read(".github/workflows/release.yml"), "release.yml");
+    let include = release["jobs"]["platform"]["strategy"]["matrix"]["include"].as_sequence().expect("a matrix");
+    let mut matrix: Vec<String> = include.iter().map(|row| text_of(row, "npm").to_owned()).collect();
+    matrix.sort();
+    let manifest: serde_json::Value = serde_json::from_str(&read("npm/packetproof/package.json")).unwrap();
+    let optional: Vec<String> = manifest["optionalDependencies"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(name, version)| {
+            assert_eq!(version, &manifest["version"], "{name}");
+            name.strip_prefix("@packetproof/").unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(matrix, optional);
+    let platforms = read("npm/packetproof/platforms.js");
+    for target in &matrix {
+        assert!(platforms.contains(&format!("'{target}': '@packetproof/{target}'")), "platforms.js lacks {target}");
+    }
+    let cargo: toml::Value = toml::from_str(&read("Cargo.toml")).unwrap();
+    assert_eq!(manifest["version"].as_str(), cargo["package"]["version"].as_str(), "npm and Cargo versions differ");
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        the_release_matrix_builds_every_npm_platform,
         the_action_builds_its_own_revision_and_gates,
         init_writes_a_workflow_using_the_pinned_action,
         the_pre_commit_hooks_name_real_commands,
