@@ -137,13 +137,14 @@ fn init_writes_a_workflow_using_the_pinned_action() {
     let workflow = std::fs::read_to_string(folder.path("suite/ci/packetproof.yml")).unwrap();
     assert_eq!(workflow_problems(&workflow, &action), Vec::<String>::new(), "{workflow}");
     assert!(workflow.contains(&format!("@{built_from}")), "{workflow}");
-    // The pin is the checkout's HEAD when the tests are built from one.
-    if let Ok(head) =
-        std::process::Command::new("git").current_dir(support::root()).args(["rev-parse", "HEAD"]).output()
+    // The pin is a commit of this checkout's history (HEAD when built; a commit made since
+    // leaves it an ancestor), when the tests are built from one.
+    let git = |args: &[&str]| std::process::Command::new("git").current_dir(support::root()).args(args).output();
+    if git(&["rev-parse", "--git-dir"]).is_ok_and(|o| o.status.success())
+        && std::env::var_os("PACKETPROOF_REVISION").is_none()
     {
-        if head.status.success() && std::env::var_os("PACKETPROOF_REVISION").is_none() {
-            assert_eq!(String::from_utf8_lossy(&head.stdout).trim(), built_from, "the binary is older than HEAD");
-        }
+        let ancestor = git(&["merge-base", "--is-ancestor", built_from, "HEAD"]).unwrap();
+        assert!(ancestor.status.success(), "{built_from} is not in HEAD's history");
     }
     // The old workflow is caught: a placeholder URL and a ref that is a branch.
     let old = "env:\n  PACKETPROOF_REPO: https://example.invalid/packetproof.git\n  PACKETPROOF_REV: main\njobs: {}\n";
