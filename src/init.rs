@@ -106,31 +106,44 @@ provider shape, runs) applies to its packets unchanged.
 
 ## CI
 
-`ci/packetproof.yml` is a GitHub Actions job: it builds packetproof once, caches the binary,
-and runs `packetproof test` here. Copy it to `.github/workflows/`.
+`ci/packetproof.yml` is a GitHub Actions job using packetproof's action, pinned to the
+commit of the packetproof that wrote this suite: it builds that packetproof once (cached by
+its revision), runs `packetproof test --junit` here and, on pull requests, writes
+`packetproof release-check --format markdown` to the job summary. Copy it to
+`.github/workflows/`. To shard the trials over machines, give the action
+`partition: hash:${{ matrix.shard }}/3` under a `matrix: shard: [1, 2, 3]`.
 "#;
 
+/// The GitHub repository whose `action.yml` the workflow `init` writes uses: the one
+/// place that names it (README, "GitHub Action"; a fork changes it here).
+pub const ACTION_REPOSITORY: &str = "packetproof/packetproof";
+
+/// The commit this binary was built from (see build.rs): the workflow pins the action to
+/// it, so CI runs the packetproof that wrote the suite. None for a build outside git.
+pub const BUILT_FROM: Option<&str> = option_env!("PACKETPROOF_BUILT_FROM");
+
+/// Where the CI workflow goes in a suite.
+pub const WORKFLOW_PATH: &str = "ci/packetproof.yml";
+
+/// The CI workflow, `{action}` being `<repository>@<commit>`.
 const CI: &str = r#"# packetproof conformance gate. Copy to .github/workflows/packetproof.yml.
-# Builds packetproof once (from its repository at PACKETPROOF_REV), caches the binary,
-# and runs the suite; later runs reuse the cached binary and download nothing.
+# packetproof's GitHub Action, pinned to the commit of the packetproof that wrote this
+# suite: it builds that packetproof once (cached by its revision, so later runs build
+# nothing), runs `packetproof test` here, and on pull requests writes the release check
+# (which packets the change affects, and the policy's verdict) to the job summary.
 name: packetproof
 on: [push, pull_request]
-env:
-  PACKETPROOF_REPO: https://example.invalid/packetproof.git   # where your packetproof source lives
-  PACKETPROOF_REV: main
 jobs:
   conformance:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
-      - id: cache
-        uses: actions/cache@v4
         with:
-          path: ~/.packetproof/bin
-          key: packetproof-${{ runner.os }}-${{ env.PACKETPROOF_REV }}
-      - if: steps.cache.outputs.cache-hit != 'true'
-        run: cargo install --locked --git "$PACKETPROOF_REPO" --rev "$PACKETPROOF_REV" --root ~/.packetproof packetproof
-      - run: ~/.packetproof/bin/packetproof test --junit junit.xml
+          fetch-depth: 0 # the release check compares with the pull request's base commit
+      - uses: {action}
+        with:
+          working-directory: .
+          junit: junit.xml
       - if: always()
         uses: actions/upload-artifact@v4
         with:
@@ -138,20 +151,29 @@ jobs:
           path: junit.xml
 "#;
 
+/// The workflow pinned to the commit this binary was built from, when it knows it.
+pub fn workflow() -> Option<String> {
+    BUILT_FROM.map(|commit| CI.replace("{action}", &format!("{ACTION_REPOSITORY}@{commit}")))
+}
+
 /// Write the suite into `dir` (created if missing; it must be empty), bless its
 /// examples, and return the files written, relative to `dir`.
 pub fn init(dir: &Path) -> Result<Vec<String>> {
     refuse_non_empty(dir)?;
     let settings = format!("{}{SETTINGS_TAIL}", builtin::HARNESS_TOML);
+    let workflow = workflow();
     let mut files: Vec<(String, &str)> = vec![
         (crate::config::FILE_NAME.to_owned(), settings.as_str()),
         ("README.md".to_owned(), README),
-        ("ci/packetproof.yml".to_owned(), CI),
         (builtin::SUFFIX_PATH.to_owned(), builtin::GOOGLE_SUFFIX),
         (builtin::SNAPSHOT_PATH.to_owned(), builtin::SCHEMA_SNAPSHOT),
         (builtin::BUILDER_PATH.to_owned(), builtin::BUILDER_SCHEMA),
         (builtin::PROVENANCE_PATH.to_owned(), builtin::BUILDER_PROVENANCE),
     ];
+    // Without a commit to pin to, no workflow: an unpinned action is what this avoids.
+    if let Some(workflow) = &workflow {
+        files.push((WORKFLOW_PATH.to_owned(), workflow.as_str()));
+    }
     files.extend(builtin::PROMPTS.iter().map(|(name, text)| (format!("{}/{name}", builtin::PROMPTS_PATH), *text)));
     files.extend(FIXTURES.iter().map(|(name, text)| ((*name).to_owned(), *text)));
     for (name, text) in &files {

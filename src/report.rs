@@ -93,6 +93,23 @@ impl Status {
     }
 }
 
+/// The version of every `--format json` document packetproof defines (its top-level
+/// `formatVersion`; the schemas in `schemas/` pin it). Raised when a key changes
+/// meaning or disappears; adding a key does not raise it.
+pub const JSON_FORMAT_VERSION: u32 = 1;
+
+/// `body`'s JSON object with `formatVersion` first.
+pub fn versioned<T: Serialize>(body: &T) -> serde_json::Value {
+    #[derive(Serialize)]
+    struct Versioned<'a, T> {
+        #[serde(rename = "formatVersion")]
+        format_version: u32,
+        #[serde(flatten)]
+        body: &'a T,
+    }
+    serde_json::to_value(Versioned { format_version: JSON_FORMAT_VERSION, body }).expect("a report serializes")
+}
+
 /// Findings shown per check and outcome; the rest are counted in a note.
 pub const MAX_FINDINGS_PER_CHECK: usize = 100;
 
@@ -173,7 +190,11 @@ impl Outcome {
         let outcomes = capped.as_slice();
         match format {
             Format::Json => {
-                let doc = serde_json::json!({ "ok": Outcome::all_ok(outcomes), "results": outcomes });
+                let doc = serde_json::json!({
+                    "formatVersion": JSON_FORMAT_VERSION,
+                    "ok": Outcome::all_ok(outcomes),
+                    "results": outcomes,
+                });
                 crate::canonical::to_pretty(&doc)
             }
             Format::Text => outcomes.iter().map(Outcome::to_text).collect(),

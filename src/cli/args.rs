@@ -159,6 +159,17 @@ pub enum Command {
         #[command(flatten)]
         suffix: SuffixArg,
     },
+    /// Print a shell completion script (e.g. `packetproof completions bash > /etc/bash_completion.d/packetproof`).
+    Completions {
+        /// bash, zsh, fish, powershell or elvish.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of packetproof or of one of its commands (`packetproof man | man -l -`).
+    Man {
+        /// A command whose own page to print (default: the main page, which lists them all).
+        command: Option<String>,
+    },
 }
 
 /// `--google-suffix-file`, on the commands that read packets made elsewhere (the others
@@ -189,7 +200,9 @@ impl Command {
             | Command::Schema { .. }
             | Command::Bless(_)
             | Command::ReleaseCheck { .. }
-            | Command::Init { .. } => None,
+            | Command::Init { .. }
+            | Command::Completions { .. }
+            | Command::Man { .. } => None,
         }
     }
 }

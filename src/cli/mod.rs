@@ -7,6 +7,7 @@ pub mod args;
 pub mod print;
 mod provenance;
 mod review;
+mod shell;
 mod test;
 
 pub use args::*;
@@ -54,7 +55,12 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
     };
     match cli.command {
         // The suffix belongs to packets made elsewhere; these commands read none.
-        Command::Canon { .. } | Command::Schema { .. } | Command::ReleaseCheck { .. } | Command::Init { .. }
+        Command::Canon { .. }
+        | Command::Schema { .. }
+        | Command::ReleaseCheck { .. }
+        | Command::Init { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. }
             if suffix.is_some() =>
         {
             Err(Error::Usage(
@@ -127,7 +133,15 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Init { dir } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            print::initialized(&dir, &crate::init::init(&dir)?)?;
+            let written = crate::init::init(&dir)?;
+            print::initialized(&dir, &written)?;
+            if crate::init::BUILT_FROM.is_none() {
+                print::note(&format!(
+                    "{} not written: this packetproof was built outside a git checkout, so there is no commit to pin \
+                     its GitHub Action to (build it from a checkout, or with PACKETPROOF_REVISION set)",
+                    crate::init::WORKFLOW_PATH
+                ));
+            }
             Ok(Status::Holds)
         }
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
@@ -137,6 +151,8 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
         }
+        Command::Completions { shell } => shell::completions(shell),
+        Command::Man { command } => shell::man(command.as_deref()),
     }
 }
 

@@ -41,6 +41,7 @@ pub fn verification(found: &Verification, format: Format, verbose: bool) -> Resu
     let status = Status::from_ok(failed == 0);
     if format == Format::Json {
         let doc = serde_json::json!({
+            "formatVersion": crate::report::JSON_FORMAT_VERSION,
             "ok": failed == 0,
             "checked": found.outcomes.len(),
             "hold": hold,

@@ -3,9 +3,11 @@
 //! repository with no Cargo project can gate on one binary.
 
 use super::{print, Cli};
+use crate::conformance::partition::Partition;
 use crate::conformance::{self, junit};
 use crate::{fsutil, Result};
-use libtest_mimic::{Arguments, FormatSetting};
+use libtest_mimic::{Arguments, FormatSetting, Trial};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -28,6 +30,10 @@ pub struct TestArgs {
     /// Also write a JUnit XML report of the trials to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Run one shard of the trials, as `cargo nextest run --partition`: `count:M/N`
+    /// (round-robin in name order) or `hash:M/N` (by a fixed hash of the name); M from 1.
+    #[arg(long, value_name = "STRATEGY:M/N")]
+    pub partition: Option<Partition>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -54,17 +60,36 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         }),
         ..Arguments::default()
     };
-    let skipped: Vec<String> = suite
-        .trials
+    let trials = match args.partition {
+        Some(partition) => shard(&arguments, suite.trials, partition),
+        None => suite.trials,
+    };
+    let skipped: Vec<String> = trials
         .iter()
         .filter(|t| !arguments.is_filtered_out(t) && arguments.is_ignored(t))
         .map(|t| t.name().to_owned())
         .collect();
-    let conclusion = libtest_mimic::run(&arguments, suite.trials);
+    let conclusion = libtest_mimic::run(&arguments, trials);
     print::stale(&suite.stale.report("PACKETPROOF_BLESS=1 packetproof test"))?;
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         let xml = junit::to_xml("packetproof", &suite.records.snapshot(), &skipped);
         fsutil::write_atomic(file, xml.as_bytes())?;
     }
     Ok(conclusion.exit_code())
+}
+
+/// The trials of one shard. As in nextest, the filter applies first and the shard is
+/// taken from the trials it keeps (their index in name order, for `count:`).
+fn shard(arguments: &Arguments, trials: Vec<Trial>, partition: Partition) -> Vec<Trial> {
+    let kept = trials.iter().filter(|t| !arguments.is_filtered_out(t)).map(Trial::name);
+    let chosen: HashSet<String> = partition.select(kept).into_iter().map(str::to_owned).collect();
+    let total = trials.len();
+    let trials: Vec<Trial> =
+        trials.into_iter().filter(|t| arguments.is_filtered_out(t) || chosen.contains(t.name())).collect();
+    print::note(&format!(
+        "--partition {partition}: {} trial(s) in this shard, {} in the others",
+        chosen.len(),
+        total - trials.len()
+    ));
+    trials
 }

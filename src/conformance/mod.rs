@@ -9,6 +9,7 @@
 //! functions `packetproof verify` runs, not a second implementation.
 
 pub mod junit;
+pub mod partition;
 
 use crate::check::stale::StaleGoldens;
 use crate::check::{self, Checked};

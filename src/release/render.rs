@@ -12,7 +12,7 @@ use crate::diff::changed_lines;
 impl Report {
     pub fn render(&self, format: ReportFormat) -> String {
         match format {
-            ReportFormat::Json => canonical::to_pretty(&serde_json::to_value(self).expect("a report serializes")),
+            ReportFormat::Json => canonical::to_pretty(&crate::report::versioned(self)),
             ReportFormat::Markdown => self.write(true),
             ReportFormat::Text => self.write(false),
         }

@@ -12,16 +12,20 @@ mod bless;
 mod branch_truth;
 mod canon;
 mod compile;
+mod contracts;
 mod corpus;
+mod distribution;
 mod exporter;
 mod foreign;
 mod help;
 mod init;
+mod npm;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
 #[cfg(target_os = "linux")]
 mod hardening;
 mod release_check;
 mod run;
+mod shell;
 mod test;
 mod validate;
 mod wire;
@@ -43,6 +47,10 @@ fn main() {
     trials.extend(run::trials());
     trials.extend(init::trials());
     trials.extend(test::trials());
+    trials.extend(shell::trials());
+    trials.extend(contracts::trials());
+    trials.extend(distribution::trials());
+    trials.extend(npm::trials());
     trials.extend(exporter::trials());
     trials.extend(foreign::trials());
     trials.extend(wire::trials());

@@ -72,8 +72,70 @@ fn branch_coverage_runs_once_the_suite_requires_it() {
     assert!(out.stdout.contains("no golden packet covers"), "{}", out.stdout);
 }
 
+/// The names `test --list` prints (one `name: test` line each).
+fn listed(stdout: &str) -> Vec<String> {
+    let mut names: Vec<String> = stdout.lines().filter_map(|l| l.strip_suffix(": test")).map(str::to_owned).collect();
+    names.sort();
+    names
+}
+
+/// `--partition count:M/N` and `hash:M/N` over an init suite: the shards are disjoint, together
+/// they are every trial (corpus-wide ones included), and a shard runs and passes on its own.
+fn partitions_are_disjoint_and_cover_the_gate() {
+    let folder = Folder::new();
+    folder.init();
+    let all = folder.run_in("suite", &["test", "--list"]);
+    assert_eq!(all.code, 0, "{}", all.describe());
+    let all = listed(&all.stdout);
+    assert!(all.len() > 30 && all.iter().any(|n| n == "corpus::layout"), "{all:?}");
+    for strategy in ["count", "hash"] {
+        let mut union: Vec<String> = Vec::new();
+        for shard in 1..=3 {
+            let partition = format!("{strategy}:{shard}/3");
+            let out = folder.run_in("suite", &["test", "--list", "--partition", &partition]);
+            assert_eq!(out.code, 0, "{}", out.describe());
+            let names = listed(&out.stdout);
+            assert!(!names.is_empty() && names.len() < all.len(), "{partition}: {names:?}");
+            assert!(
+                out.stderr.contains(&format!("--partition {partition}: {} trial(s)", names.len())),
+                "{}",
+                out.stderr
+            );
+            union.extend(names);
+        }
+        union.sort();
+        assert_eq!(union, all, "{strategy}: the shards overlap or miss trials");
+    }
+    // count: deals the filtered trials in name order: shard 1 of 2 takes the 1st, 3rd, … of them.
+    let out = folder.run_in("suite", &["test", "--list", "--partition", "count:1/2", &format!("{CASE}::packet::")]);
+    let filtered: Vec<&String> = all.iter().filter(|n| n.contains(&format!("{CASE}::packet::"))).collect();
+    let expected: Vec<String> = filtered.iter().step_by(2).map(|n| n.to_string()).collect();
+    assert_eq!(listed(&out.stdout), expected);
+    let run = folder.run_in("suite", &["test", "--partition", "hash:2/3", "--junit", "shard.xml"]);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(run.stdout.contains("test result: ok."), "{}", run.stdout);
+}
+
+fn a_malformed_partition_is_a_usage_error() {
+    let folder = Folder::new();
+    folder.init();
+    for (bad, said) in [
+        ("hash:0/3", "must be between 1 and the shard count 3"),
+        ("count:4/3", "must be between 1 and the shard count 3"),
+        ("slice:1/2", "must begin with \"hash:\" or \"count:\""),
+        ("hash:1", "expected M/N"),
+        ("count:a/2", "is not a whole number"),
+    ] {
+        let out = folder.run_in("suite", &["test", "--partition", bad]);
+        assert_eq!(out.code, 2, "{bad}: {}", out.describe());
+        assert!(out.stderr.contains("--partition") && out.stderr.contains(said), "{bad}: {}", out.stderr);
+    }
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        partitions_are_disjoint_and_cover_the_gate,
+        a_malformed_partition_is_a_usage_error,
         list_filter_and_exact_select_trials,
         a_failing_trial_exits_101_and_reaches_the_junit_report,
         branch_coverage_runs_once_the_suite_requires_it,

@@ -1,0 +1,170 @@
+//! Output contracts: every `--format json` document a command prints is validated
+//! against its JSON Schema in `schemas/` (the files the npm package ships), on real
+//! runs that hold and that fail; and the schemas refuse what breaks the contract.
+
+use crate::init::Folder;
+use crate::support::{self, Output};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+use std::path::Path;
+
+const CASE: &str = "openai-staged-alone-selected";
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path = support::root().join("schemas").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name} is not a valid schema: {e}"))
+}
+
+/// `document` satisfies `schema`, every error listed when not.
+fn assert_valid(validator: &jsonschema::Validator, document: &Value, what: &str) {
+    let errors: Vec<String> =
+        validator.iter_errors(document).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "{what} breaks its schema:\n{}\n{document:#}", errors.join("\n"));
+}
+
+fn json_of(out: &Output, codes: &[i32]) -> Value {
+    assert!(codes.contains(&out.code), "{}", out.describe());
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.describe()))
+}
+
+/// A suite from `init`, and one golden packet broken (maxTokens changed: hashes fail).
+fn suite_with_a_broken_copy(folder: &Folder) -> (String, String) {
+    let suite = folder.init();
+    let good = suite.join(format!("golden/{CASE}/runtime-packet.json"));
+    let broken = folder.path("broken.json");
+    let text = std::fs::read_to_string(&good).unwrap();
+    std::fs::write(&broken, text.replacen("\"maxTokens\": ", "\"maxTokens\": 1", 1)).unwrap();
+    (good.display().to_string(), broken.display().to_string())
+}
+
+fn report_outputs_match_their_schemas() {
+    let folder = Folder::new();
+    let (good, broken) = suite_with_a_broken_copy(&folder);
+    let outcomes = schema("outcomes.schema.json");
+    for (packet, code) in [(&good, 0), (&broken, 1)] {
+        let doc = json_of(&folder.run_in("suite", &["validate", "--packet", packet, "--format", "json"]), &[code]);
+        assert_eq!(doc["formatVersion"], 1);
+        assert_valid(&outcomes, &doc, "validate");
+    }
+    let doc = json_of(&folder.run_in("suite", &["schema", "--check", "--format", "json"]), &[0]);
+    assert_valid(&outcomes, &doc, "schema --check");
+    // wire --check: the body the packet implies holds; one with another model does not.
+    let body = folder.run_in("suite", &["wire", "--packet", &good, "--api", "openai-chat"]);
+    assert_eq!(body.code, 0, "{}", body.describe());
+    let captured = folder.path("captured.json");
+    for (text, code) in [(body.stdout.clone(), 0), (body.stdout.replacen("\"model\": \"", "\"model\": \"x", 1), 1)] {
+        std::fs::write(&captured, text).unwrap();
+        let captured = captured.display().to_string();
+        let args = ["wire", "--packet", &good, "--api", "openai-chat", "--check", &captured, "--format", "json"];
+        let doc = json_of(&folder.run_in("suite", &args), &[code]);
+        assert_valid(&outcomes, &doc, "wire --check");
+    }
+    let verify = schema("verify.schema.json");
+    let doc = json_of(&folder.run_in("suite", &["verify", "golden", &broken, "--format", "json"]), &[1]);
+    assert_eq!((doc["formatVersion"].clone(), doc["ok"].clone()), (json!(1), json!(false)));
+    assert!(doc["results"].as_array().unwrap().iter().any(|r| !r["findings"].as_array().unwrap().is_empty()));
+    assert_valid(&verify, &doc, "verify");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=packetproof", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn release_check_and_evaluation_match_their_schemas() {
+    let folder = Folder::new();
+    let suite = folder.init();
+    git(&suite, &["init", "-q", "-b", "main"]);
+    git(&suite, &["add", "-A"]);
+    git(&suite, &["commit", "-q", "-m", "base"]);
+    let release = schema("release-check.schema.json");
+    let clean = json_of(&folder.run_in("suite", &["release-check", "--format", "json"]), &[0]);
+    assert_valid(&release, &clean, "release-check (nothing changed)");
+    let template = suite.join("references/prompts/system.md.j2");
+    std::fs::write(&template, std::fs::read_to_string(&template).unwrap() + "\nOne more rule.\n").unwrap();
+    let changed = json_of(&folder.run_in("suite", &["release-check", "--format", "json"]), &[1]);
+    assert!(!changed["violations"].as_array().unwrap().is_empty() && !changed["groups"].as_array().unwrap().is_empty());
+    assert_valid(&release, &changed, "release-check (a template changed)");
+    // evaluate --format json prints the run's evaluation.json.
+    let packet = suite.join(format!("golden/{CASE}/runtime-packet.json")).display().to_string();
+    let prepared = folder.run_in("", &["prepare", "--packet", &packet, "--out-dir", "run"]);
+    assert_eq!(prepared.code, 0, "{}", prepared.describe());
+    let evaluation = schema("evaluation.schema.json");
+    for (answer, code) in
+        [(suite.join(format!("fixtures/{CASE}/run/raw-output.json")), 0), (folder.path("bad.json"), 1)]
+    {
+        std::fs::write(folder.path("bad.json"), "{\"result\": {}}").unwrap();
+        std::fs::copy(&answer, folder.path("run/raw-output.json")).unwrap();
+        let _ = std::fs::remove_file(folder.path("run/evaluation.json"));
+        let doc = json_of(&folder.run_in("", &["evaluate", "--run-dir", "run", "--format", "json"]), &[code]);
+        assert_valid(&evaluation, &doc, "evaluate");
+    }
+}
+
+fn test_events_match_their_schema() {
+    let folder = Folder::new();
+    let (good, _) = suite_with_a_broken_copy(&folder);
+    let events = schema("test-event.schema.json");
+    let mut seen = Vec::new();
+    for (args, code) in [(&["test", "--format", "json"][..], 0), (&["test", "--format", "json", CASE][..], 101)] {
+        if code == 101 {
+            std::fs::write(&good, std::fs::read_to_string(folder.path("broken.json")).unwrap()).unwrap();
+        }
+        let out = folder.run_in("suite", args);
+        assert_eq!(out.code, code, "{}", out.describe());
+        for line in out.stdout.lines().filter(|l| l.starts_with('{')) {
+            let event: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_valid(&events, &event, "a test event");
+            seen.push(format!("{}:{}", event["type"].as_str().unwrap(), event["event"].as_str().unwrap()));
+        }
+    }
+    for kind in ["suite:started", "test:started", "test:ok", "test:ignored", "test:failed", "suite:ok", "suite:failed"]
+    {
+        assert!(seen.iter().any(|s| s == kind), "no {kind} event was validated");
+    }
+}
+
+/// The schemas catch what they claim: a missing or other formatVersion, an unknown key,
+/// a finding without its check, an event libtest does not print.
+fn the_schemas_refuse_broken_documents() {
+    let outcome = json!({"target": "p.json", "ok": false, "findings": [{"check": "packet::checksum", "path": "$.checksum", "message": "m"}]});
+    let outcomes = schema("outcomes.schema.json");
+    assert!(outcomes.is_valid(&json!({"formatVersion": 1, "ok": false, "results": [outcome.clone()]})));
+    for broken in [
+        json!({"ok": false, "results": [outcome.clone()]}),
+        json!({"formatVersion": 2, "ok": false, "results": [outcome.clone()]}),
+        json!({"formatVersion": 1, "ok": false, "results": [outcome.clone()], "extra": 1}),
+        json!({"formatVersion": 1, "ok": false, "results": [{"target": "p", "ok": false, "findings": [{"path": "$", "message": "m"}]}]}),
+    ] {
+        assert!(!outcomes.is_valid(&broken), "accepted {broken}");
+    }
+    let events = schema("test-event.schema.json");
+    assert!(events.is_valid(&json!({"type": "test", "name": "a::b", "event": "ok"})));
+    assert!(!events.is_valid(&json!({"type": "test", "name": "a::b", "event": "timeout"})));
+    assert!(
+        !events.is_valid(&json!({"type": "test", "name": "a::b", "event": "failed"})),
+        "a failure carries its stdout"
+    );
+    // One outcome, one definition: the two schemas that embed it agree.
+    let defs = |name: &str| {
+        let text = std::fs::read_to_string(support::root().join("schemas").join(name)).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()["$defs"].clone()
+    };
+    assert_eq!(defs("outcomes.schema.json"), defs("verify.schema.json"));
+}
+
+pub fn trials() -> Vec<Trial> {
+    trials![
+        report_outputs_match_their_schemas,
+        release_check_and_evaluation_match_their_schemas,
+        test_events_match_their_schema,
+        the_schemas_refuse_broken_documents,
+    ]
+}
