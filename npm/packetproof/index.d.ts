@@ -21,11 +21,20 @@ export interface Finding {
   cause?: string;
 }
 
+/** A check that could not apply to a target, and why (never a silent pass). */
+export interface Skipped {
+  check: string;
+  reason: string;
+}
+
 export interface Outcome {
   target: string;
   ok: boolean;
   findings: Finding[];
   notes?: string[];
+  /** The checks that ran on this target. */
+  checks: string[];
+  skipped?: Skipped[];
 }
 
 /** validate, wire --check (schemas/outcomes.schema.json). */
@@ -42,8 +51,10 @@ export interface VerifyReport {
   checked: number;
   hold: number;
   failed: number;
-  /** The checks that ran. */
-  checks: unknown[];
+  /** The checks that ran on at least one target. */
+  checks: string[];
+  /** Each distinct (check, reason) that kept a check from running somewhere. */
+  skipped: Skipped[];
   results: Outcome[];
 }
 

@@ -134,14 +134,16 @@ fn test_events_match_their_schema() {
 /// The schemas catch what they claim: a missing or other formatVersion, an unknown key,
 /// a finding without its check, an event libtest does not print.
 fn the_schemas_refuse_broken_documents() {
-    let outcome = json!({"target": "p.json", "ok": false, "findings": [{"check": "packet::checksum", "path": "$.checksum", "message": "m"}]});
+    let outcome = json!({"target": "p.json", "ok": false, "findings": [{"check": "packet::checksum", "path": "$.checksum", "message": "m"}], "checks": ["packet::checksum"], "skipped": [{"check": "packet::regenerates", "reason": "no request"}]});
     let outcomes = schema("outcomes.schema.json");
     assert!(outcomes.is_valid(&json!({"formatVersion": 1, "ok": false, "results": [outcome.clone()]})));
     for broken in [
         json!({"ok": false, "results": [outcome.clone()]}),
         json!({"formatVersion": 2, "ok": false, "results": [outcome.clone()]}),
         json!({"formatVersion": 1, "ok": false, "results": [outcome.clone()], "extra": 1}),
-        json!({"formatVersion": 1, "ok": false, "results": [{"target": "p", "ok": false, "findings": [{"path": "$", "message": "m"}]}]}),
+        json!({"formatVersion": 1, "ok": false, "results": [{"target": "p", "ok": false, "findings": [{"path": "$", "message": "m"}], "checks": []}]}),
+        json!({"formatVersion": 1, "ok": true, "results": [{"target": "p", "ok": true, "findings": []}]}),
+        json!({"formatVersion": 1, "ok": true, "results": [{"target": "p", "ok": true, "findings": [], "checks": [], "skipped": [{"check": "packet::regenerates"}]}]}),
     ] {
         assert!(!outcomes.is_valid(&broken), "accepted {broken}");
     }
