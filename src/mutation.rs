@@ -278,7 +278,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }),
         );
     }
-    list.extend(branch_truth::mutations(golden));
+    list.extend(branch_truth::mutations(golden, config));
     let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
         list.push(PacketMutation { name, check, rehash, edit })
     };

@@ -8,14 +8,20 @@ use crate::packet::BRANCH_FIELDS;
 use crate::PacketCheck;
 use serde_json::{json, Map, Value};
 
-pub(super) fn mutations(golden: &Map<String, Value>) -> Vec<PacketMutation> {
+pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Config) -> Vec<PacketMutation> {
     let mut list = Vec::new();
     let mut add = |name: &str, check: PacketCheck, edit: Edit| {
         list.push(PacketMutation { name: name.to_owned(), check, rehash: true, edit })
     };
     render_input_edits(golden, &mut add);
     branch_flips(golden, &mut add);
-    forbidden(&mut add);
+    // Under the `warn` asset-prompt policy forbidden-material only notes a generator
+    // prompt: the fixture's fresh packet is then what shows the damage.
+    let asset_prompts = match config.packet.asset_example_prompts {
+        crate::config::Policy::Fail => PacketCheck::ForbiddenMaterial,
+        crate::config::Policy::Warn => PacketCheck::Regenerates,
+    };
+    forbidden(&mut add, asset_prompts);
     rendering(&mut add);
     list
 }
@@ -150,7 +156,7 @@ fn rendering(add: &mut impl FnMut(&str, PacketCheck, Edit)) {
 }
 
 /// Material that only its shape, or a key that is new to the list, gives away.
-fn forbidden(add: &mut impl FnMut(&str, PacketCheck, Edit)) {
+fn forbidden(add: &mut impl FnMut(&str, PacketCheck, Edit), asset_prompts: PacketCheck) {
     add(
         "the blueprint's screens copied under target.frames",
         PacketCheck::ForbiddenMaterial,
@@ -168,7 +174,7 @@ fn forbidden(add: &mut impl FnMut(&str, PacketCheck, Edit)) {
     }
     add(
         "a generator prompt added to an asset example",
-        PacketCheck::ForbiddenMaterial,
+        asset_prompts,
         Box::new(|p| {
             let Some(blueprint) =
                 render_input(p).and_then(|i| i.pointer_mut("/sourceExample/blueprint")).and_then(Value::as_object_mut)

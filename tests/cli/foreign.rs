@@ -141,11 +141,68 @@ fn an_unknown_check_in_checks_skip_is_an_error() {
     assert!(test.stderr.contains("\"packet::renders-from-inputs\" is not a check"), "{}", test.stderr);
 }
 
+/// The reference skill's own packets, replayed by an exporter script, under settings
+/// alone: its schema snapshot and Google suffix, its model name, asset-example prompts
+/// under `warn`, branch coverage off. Green; and a golden packet edited and re-hashed
+/// fails. (The samples are copied into a temporary suite, never into the project.)
+fn the_reference_skills_packets_go_green_with_settings_alone() {
+    let interop = crate::support::interop_dir();
+    let temp = tempfile::tempdir().unwrap();
+    let suite = temp.path();
+    for (case, provider) in [("anthropic", "anthropic"), ("google", "google")] {
+        let dir = suite.join("fixtures").join(case);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut request: Value =
+            serde_json::from_slice(&std::fs::read(interop.join("compile-input.json")).unwrap()).unwrap();
+        request["provider"] = json!(provider);
+        std::fs::write(dir.join("request.json"), canonical::to_pretty(&request)).unwrap();
+        std::fs::create_dir_all(suite.join("packets")).unwrap();
+        let sample = interop.join(format!("runtime-packet.{case}.json"));
+        std::fs::copy(sample, suite.join("packets").join(format!("{case}.json"))).unwrap();
+    }
+    std::fs::create_dir(suite.join("golden")).unwrap();
+    std::fs::write(
+        suite.join("export.sh"),
+        "case=$(basename \"$(dirname \"$1\")\")\nexec cat \"packets/$case.json\"\n",
+    )
+    .unwrap();
+    let settings = format!(
+        "[paths]\nschema_snapshot = {:?}\ngoogle_suffix = {:?}\n\
+         [providers.anthropic]\nmodels = [\"<project-model-id>\"]\n\
+         [providers.google]\nmodels = [\"<project-model-id>\"]\ntext_json = true\n\
+         [packet]\nasset_example_prompts = \"warn\"\n[corpus]\nrequire_branch_coverage = false\n\
+         [exporter]\ncommand = [\"sh\", \"export.sh\", \"{{request}}\"]\n",
+        interop.join("block-screen-output-schema.json"),
+        interop.join("google-suffix.txt"),
+    );
+    std::fs::write(suite.join("harness.toml"), settings).unwrap();
+    let run = |args: &[&str]| crate::support::exec(crate::support::bin().current_dir(suite).args(args));
+    let bless = run(&["bless"]);
+    assert_eq!(bless.code, 0, "{}", bless.describe());
+    let test = run(&["test"]);
+    assert_eq!(test.code, 0, "{}", test.describe());
+    assert_eq!(verdict(&test.stdout, "corpus::mutation-self-test"), Some("ok"), "{}", test.stdout);
+    assert_eq!(verdict(&test.stdout, "anthropic::packet::branch-isolation"), Some("ok"), "{}", test.stdout);
+    assert_eq!(verdict(&test.stdout, "google::packet::renders-from-input"), Some("ignored"), "{}", test.stdout);
+    let golden = suite.join("golden/anthropic/runtime-packet.json");
+    let mut packet: Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+    append_sentence(&mut packet);
+    std::fs::write(&golden, canonical::to_pretty(&packet)).unwrap();
+    let test = run(&["test", "anthropic"]);
+    assert_ne!(test.code, 0, "{}", test.describe());
+    assert_eq!(verdict(&test.stdout, "anthropic::packet::regenerates"), Some("FAILED"), "{}", test.stdout);
+}
+
 pub fn trials() -> Vec<Trial> {
-    trials![
+    let mut trials = vec![crate::support::needs_interop(
+        crate::support::test_name(module_path!(), "the_reference_skills_packets_go_green_with_settings_alone"),
+        the_reference_skills_packets_go_green_with_settings_alone,
+    )];
+    trials.extend(trials![
         a_house_exporter_suite_goes_green_and_says_what_does_not_apply,
         an_edited_and_rehashed_golden_packet_fails_a_foreign_suite,
         an_appended_sentence_is_refused_by_every_command,
         an_unknown_check_in_checks_skip_is_an_error,
-    ]
+    ]);
+    trials
 }
