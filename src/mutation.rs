@@ -9,7 +9,7 @@ mod branch_truth;
 
 use crate::check;
 use crate::corpus::fixture_run::{self, AssembledRun, CompletionRecord};
-use crate::corpus::{self, Case};
+use crate::corpus::Case;
 use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, PacketCheck, Result, RunCheck};
 use serde_json::{json, Map, Value};
 
@@ -45,38 +45,63 @@ struct PacketMutation {
     edit: Edit,
 }
 
-pub fn self_test(config: &Config) -> Result<MutationReport> {
+/// The self-test of one fixture: `golden` is its golden packet and `run` its
+/// assembled run (when it has a `run/`), as the gate already read and built them.
+/// Nothing is read again: the request is compiled once for every branch-isolation
+/// mutation, each check's baseline runs once, and the run mutations damage copies.
+pub fn self_test_case(
+    case: &Case,
+    golden: &Map<String, Value>,
+    run: Option<&AssembledRun>,
+    config: &Config,
+) -> Result<MutationReport> {
     let mut report = MutationReport::default();
-    let cases: Vec<Case> = corpus::cases(config)?.into_iter().filter(|c| c.expect.is_none()).collect();
-    for case in &cases {
-        let packet = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?;
-        let Value::Object(golden) = packet else { continue };
-        let mutations = packet_mutations(&golden, &case.request, config);
-        // A check that already fails on the intact packet would "catch" anything.
-        let mut baseline: Vec<PacketCheck> = mutations.iter().map(|m| m.check).collect();
-        baseline.dedup();
-        for check in baseline {
-            let findings = check::on_object(check, &golden, case, config)?;
-            if !findings.is_empty() {
-                report
-                    .escaped
-                    .push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
-            }
-        }
-        for mutation in mutations {
-            let mut mutated = golden.clone();
-            (mutation.edit)(&mut mutated);
-            if mutation.rehash {
-                digest::seal(&mut mutated);
-            }
-            let findings = check::on_object(mutation.check, &mutated, case, config)?;
-            report.record(format!("{}: {} -> {}", case.name, mutation.name, mutation.check), &findings);
-        }
-        if case.run_fixture().is_some() {
-            run_mutations(case, config, &mut report)?;
+    let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
+    let mutations = packet_mutations(golden, &case.request, config);
+    // A check that already fails on the intact packet would "catch" anything.
+    let mut baseline: Vec<PacketCheck> = Vec::new();
+    for check in mutations.iter().map(|m| m.check) {
+        if !baseline.contains(&check) {
+            baseline.push(check);
         }
     }
+    for check in baseline {
+        let findings = findings_of_catcher(check, golden, case, &isolation, config)?;
+        if !findings.is_empty() {
+            report
+                .escaped
+                .push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
+        }
+    }
+    for mutation in mutations {
+        let mut mutated = golden.clone();
+        (mutation.edit)(&mut mutated);
+        if mutation.rehash {
+            digest::seal(&mut mutated);
+        }
+        let findings = findings_of_catcher(mutation.check, &mutated, case, &isolation, config)?;
+        report.record(format!("{}: {} -> {}", case.name, mutation.name, mutation.check), &findings);
+    }
+    if let Some(run) = run {
+        run_mutations(case, run, config, &mut report)?;
+    }
     Ok(report)
+}
+
+/// What the check expected to catch a damaged packet finds in it: the one place
+/// that decides which check answers for a mutation (issue 19 refines which checks
+/// may be expected to catch one).
+fn findings_of_catcher(
+    check: PacketCheck,
+    packet: &Map<String, Value>,
+    case: &Case,
+    isolation: &check::Isolation,
+    config: &Config,
+) -> Result<Vec<Finding>> {
+    match check {
+        PacketCheck::BranchIsolation => Ok(isolation.check(packet, config)),
+        other => check::on_object(other, packet, case, config),
+    }
 }
 
 fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Config) -> Vec<PacketMutation> {
@@ -303,8 +328,12 @@ fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
     value.pointer_mut(&best.1).and_then(Value::as_object_mut)
 }
 
-/// Damage a passing run directory after the fact, one way at a time.
-fn run_mutations(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
+/// Damage a passing run directory after the fact, one way at a time (each on a copy).
+fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
+    if !run.refusals.is_empty() {
+        report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
+        return Ok(());
+    }
     type RunEdit = fn(&AssembledRun) -> Result<()>;
     let edits: [(&str, RunCheck, RunEdit); 4] = [
         ("one byte of validation-schema.json flipped", RunCheck::SnapshotParity, |r| {
@@ -326,36 +355,28 @@ fn run_mutations(case: &Case, config: &Config, report: &mut MutationReport) -> R
         }),
     ];
     for (name, check, edit) in edits {
-        let run = fixture_run::assemble_run(case, config)?;
-        if !run.refusals.is_empty() {
-            report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
-            continue;
-        }
-        edit(&run)?;
-        let findings = check::on_run(check, &run.dir, Some(&run.packet), config);
+        let damaged = run.copy()?;
+        edit(&damaged)?;
+        let findings = check::on_run(check, &damaged.dir, Some(&damaged.packet), config);
         report.record(format!("{}: {name} -> {check}", case.name), &findings);
     }
-    duplicate_task(case, config, report)
+    duplicate_task(case, run, config, report)
 }
 
 /// A second run that reuses a completed run's agent task id is refused.
-fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
+fn duplicate_task(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
     let Some(record) = CompletionRecord::load(case)? else { return Ok(()) };
-    let first = fixture_run::assemble_run(case, config)?;
-    let root = first.dir.parent().expect("a run has a parent").to_path_buf();
-    let second = root.join("second-run");
-    crate::run::prepare::prepare(config, &case.packet_under_test(), &second)?;
-    std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json"))
-        .map_err(|e| crate::Error::io(&second, e))?;
-    let args = crate::run::EvaluateRequest::for_run(second.clone());
-    crate::run::evaluate::evaluate(config, &args)?;
+    // The completed run and, beside it, the same run evaluated but not yet completed.
+    let first = run.copy()?;
+    let second = first.root().join("second-run");
+    fixture_run::copy_files(&first.dir, &second, |name| name != crate::run::paths::COMPLETION)?;
     let args = crate::run::CompleteRequest {
         run_dir: second,
         scenario: record.scenario,
         run_id: "run-2".into(),
         agent_task: record.agent_task.clone(),
         notes: record.notes,
-        runs_root: Some(root),
+        runs_root: Some(first.root().to_path_buf()),
     };
     let refused = match crate::run::complete::complete(config, &args) {
         Err(e) if e.to_string().contains(&record.agent_task) => {
@@ -372,6 +393,7 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
     Ok(())
 }
 
+/// Edit a file of a scratch copy of a run.
 fn edit_bytes(path: &std::path::Path, edit: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
     let mut bytes = crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
     edit(&mut bytes);

@@ -15,7 +15,7 @@ use crate::{fsutil, run, Check, Config, CorpusCheck, Error, Finding, PacketCheck
 use serde_json::{Map, Value};
 use std::path::Path;
 
-pub use packet::{branch_isolation, Mismatch};
+pub use packet::{branch_isolation, Isolation, Mismatch};
 
 /// What a check found, plus, for `packet::regenerates`, both texts for a diff.
 #[derive(Debug, Default)]
@@ -101,7 +101,11 @@ pub fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Conf
 
 /// A run check on the run assembled from a case's fixture.
 fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Checked> {
-    let assembled = fixture_run::assemble_run(case, config)?;
+    Ok(on_assembled_run(check, &fixture_run::assemble_run(case, config)?, config))
+}
+
+/// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
+pub fn on_assembled_run(check: RunCheck, assembled: &fixture_run::AssembledRun, config: &Config) -> Checked {
     let mut findings = on_run(check, &assembled.dir, Some(&assembled.packet), config);
     // The lifecycle's own refusals explain a missing evaluation or receipt.
     if let Some(name) = findings.first().map(|f| f.check) {
@@ -109,7 +113,7 @@ fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Check
             findings.push(Finding::new(name, LIFECYCLE, step.clone()));
         }
     }
-    Ok(findings.into())
+    findings.into()
 }
 
 /// Run one corpus-wide check.
@@ -131,8 +135,8 @@ pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
         }
         CorpusCheck::BranchCoverage => branch_coverage(config),
         // The self-test damages packets and runs and calls back into this module, so
-        // it lives above it (`crate::mutation::self_test`).
-        CorpusCheck::MutationSelfTest => Err(Error::Usage(format!("{check} runs through mutation::self_test"))),
+        // it lives above it (`crate::mutation::self_test_case`, one trial per fixture).
+        CorpusCheck::MutationSelfTest => Err(Error::Usage(format!("{check} runs through mutation::self_test_case"))),
     }
 }
 
