@@ -328,46 +328,48 @@ fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
     value.pointer_mut(&best.1).and_then(Value::as_object_mut)
 }
 
-/// Damage a passing run directory after the fact, one way at a time (each on a copy).
+/// Damage a passing run directory after the fact, one way at a time: on one copy
+/// of the run, each file restored before the next damage.
 fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
     if !run.refusals.is_empty() {
         report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
         return Ok(());
     }
-    type RunEdit = fn(&AssembledRun) -> Result<()>;
-    let edits: [(&str, RunCheck, RunEdit); 4] = [
-        ("one byte of validation-schema.json flipped", RunCheck::SnapshotParity, |r| {
-            edit_bytes(&r.dir.join("validation-schema.json"), |b| {
-                let i = b.len() / 2;
-                b[i] ^= 0x01;
-            })
+    type RunEdit = fn(&mut Vec<u8>);
+    let edits: [(&str, &str, RunCheck, RunEdit); 4] = [
+        ("one byte of validation-schema.json flipped", "validation-schema.json", RunCheck::SnapshotParity, |b| {
+            let i = b.len() / 2;
+            b[i] ^= 0x01;
         }),
-        ("manifest exactInputHash changed", RunCheck::ManifestBinding, |r| {
-            edit_json(&r.dir.join("run-manifest.json"), |m| {
-                m["exactInputHash"] = json!(digest::sha256(b"another packet"))
-            })
+        ("manifest exactInputHash changed", "run-manifest.json", RunCheck::ManifestBinding, |b| {
+            edit_json(b, |m| m["exactInputHash"] = json!(digest::sha256(b"another packet")))
         }),
-        ("renderInput added to agent-request.json", RunCheck::AgentRequest, |r| {
-            edit_json(&r.dir.join("agent-request.json"), |m| m["renderInput"] = json!({}))
+        ("renderInput added to agent-request.json", "agent-request.json", RunCheck::AgentRequest, |b| {
+            edit_json(b, |m| m["renderInput"] = json!({}))
         }),
-        ("raw output edited after evaluation", RunCheck::Completion, |r| {
-            edit_bytes(&r.dir.join("raw-output.json"), |b| b.extend_from_slice(b"\n"))
+        ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| {
+            b.extend_from_slice(b"\n")
         }),
     ];
-    for (name, check, edit) in edits {
-        let damaged = run.copy()?;
-        edit(&damaged)?;
+    let damaged = run.copy()?;
+    for (name, file, check, edit) in edits {
+        let path = damaged.dir.join(file);
+        let intact = fsutil::read_bytes(&path, fsutil::DEFAULT_MAX_BYTES)?;
+        let mut bytes = intact.clone();
+        edit(&mut bytes);
+        fsutil::write_atomic(&path, &bytes)?;
         let findings = check::on_run(check, &damaged.dir, Some(&damaged.packet), config);
         report.record(format!("{}: {name} -> {check}", case.name), &findings);
+        fsutil::write_atomic(&path, &intact)?;
     }
-    duplicate_task(case, run, config, report)
+    duplicate_task(case, &damaged, config, report)
 }
 
 /// A second run that reuses a completed run's agent task id is refused.
 fn duplicate_task(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
     let Some(record) = CompletionRecord::load(case)? else { return Ok(()) };
     // The completed run and, beside it, the same run evaluated but not yet completed.
-    let first = run.copy()?;
+    let first = run;
     let second = first.root().join("second-run");
     fixture_run::copy_files(&first.dir, &second, |name| name != crate::run::paths::COMPLETION)?;
     let args = crate::run::CompleteRequest {
@@ -393,15 +395,11 @@ fn duplicate_task(case: &Case, run: &AssembledRun, config: &Config, report: &mut
     Ok(())
 }
 
-/// Edit a file of a scratch copy of a run.
-fn edit_bytes(path: &std::path::Path, edit: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
-    let mut bytes = crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
-    edit(&mut bytes);
-    fsutil::write_atomic(path, &bytes)
-}
-
-fn edit_json(path: &std::path::Path, edit: impl FnOnce(&mut Value)) -> Result<()> {
-    let mut value = fsutil::read_json(path, fsutil::DEFAULT_MAX_BYTES)?;
-    edit(&mut value);
-    fsutil::write_atomic(path, crate::canonical::to_pretty(&value).as_bytes())
+/// A JSON file's bytes edited (a file of the run, which is always JSON); bytes
+/// that do not parse are left as they are, and the check then says why.
+fn edit_json(bytes: &mut Vec<u8>, edit: impl FnOnce(&mut Value)) {
+    if let Ok(mut value) = crate::canonical::parse(bytes) {
+        edit(&mut value);
+        *bytes = crate::canonical::to_pretty(&value).into_bytes();
+    }
 }

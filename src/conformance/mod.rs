@@ -37,6 +37,8 @@ pub struct Conformance {
 /// is empty, or whose expect.toml names a check the fixture does not have is an
 /// error: a gate that discovered nothing must not pass (as datatest-stable does).
 pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
+    // Thousands of checks render the same templates against the same schema files.
+    let config = Arc::new(Config::clone(&config).reading_once());
     let records = Records::default();
     let stale = Arc::new(StaleGoldens::new());
     let suite = Suite { config, note, records: records.clone(), stale: Arc::clone(&stale) };
