@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub(super) struct ReadOnce {
     prompts: OnceLock<Arc<Vec<(String, Vec<u8>)>>>,
     files: Mutex<HashMap<PathBuf, Vec<u8>>>,
+    snapshot: OnceLock<serde_json::Value>,
 }
 
 impl Config {
@@ -25,6 +26,17 @@ impl Config {
     pub(crate) fn read_prompts(&self) -> Option<&Arc<Vec<(String, Vec<u8>)>>> {
         let once = self.read_once.as_deref()?;
         Some(once.prompts.get_or_init(|| Arc::new(self.walk_prompt_templates())))
+    }
+
+    /// The parsed schema snapshot: parsed by `parse` once under
+    /// [`Config::reading_once`], else every time.
+    pub(crate) fn snapshot_value(&self, parse: impl FnOnce() -> Result<serde_json::Value>) -> Result<serde_json::Value> {
+        let Some(once) = self.read_once.as_deref() else { return parse() };
+        if let Some(value) = once.snapshot.get() {
+            return Ok(value.clone());
+        }
+        let value = parse()?;
+        Ok(once.snapshot.get_or_init(|| value).clone())
     }
 
     /// A resource file's bytes (from the first read, under [`Config::reading_once`]).
