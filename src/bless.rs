@@ -139,7 +139,8 @@ pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
             "checks a packet of its own (a negative case: expect.toml [packet] or runtime-packet.json); it is never blessed",
         ));
     }
-    let packet = corpus::produce(&case, config)?;
+    // A request that no longer compiles fails a check (as `packet::regenerates` says): exit 1.
+    let packet = corpus::produce(&case, config).map_err(Error::as_failed_check)?;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));
     let same = |path: &Path, text: &str| {

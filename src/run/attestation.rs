@@ -26,7 +26,7 @@ pub fn attest(config: &Config, dir: &Path, key: &SigningKey, out: Option<&Path>)
     let mut findings = super::audit::all(dir, None, config);
     findings.extend(super::provider_request::check(dir, config));
     if !findings.is_empty() {
-        return Err(Error::Rejected { file: dir.display().to_string(), findings });
+        return Err(Error::Failed { file: dir.display().to_string(), findings });
     }
     let run = Run::open(dir, config)?;
     let completion = run.read_object(&run.completion)?;

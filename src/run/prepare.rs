@@ -15,7 +15,7 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> Result<Ve
     let value = fsutil::read_json(packet_file, config.limits.max_file_bytes)?;
     let findings = packet::validate(&value, config);
     if !findings.is_empty() {
-        return Err(Error::Rejected { file: shown, findings });
+        return Err(Error::Failed { file: shown, findings });
     }
     let packet = value.as_object().expect("validate refuses non-objects");
     let snapshot = read_snapshot(config, packet, &shown)?;
@@ -69,7 +69,9 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
     }
     if let Some(schema) = packet.get("outputSchema") {
         if *schema != snapshot {
-            return Err(Error::refused(shown, format!("$.outputSchema differs from the schema snapshot {path}")));
+            let message = format!("differs from the schema snapshot {path}");
+            let finding = crate::Finding::new(crate::Check::SchemaSnapshotParity, "$.outputSchema", message);
+            return Err(Error::Failed { file: shown.to_owned(), findings: vec![finding] });
         }
     }
     Ok(bytes.into_owned())

@@ -192,7 +192,7 @@ fn attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
     let prepared = packetproof(&["prepare", "--packet", &golden_packet(ANTHROPIC), "--out-dir", path(&run)]);
     assert_eq!(prepared.code, 0, "{}", prepared.stderr);
     let out = attest(&run, "test-ed25519.pem");
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, 1, "a run that fails its checks is exit 1");
     assert!(out.stderr.contains("refused with") && out.stderr.contains("run::completion"), "{}", out.stderr);
     assert!(!run.join("attestation.json").exists());
 
