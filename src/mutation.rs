@@ -403,3 +403,56 @@ fn edit_json(bytes: &mut Vec<u8>, edit: impl FnOnce(&mut Value)) {
         *bytes = crate::canonical::to_pretty(&value).into_bytes();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::fixture_run::assemble_run;
+
+    fn suite() -> (tempfile::TempDir, Config, Case) {
+        let dir = tempfile::tempdir().unwrap();
+        crate::init::init(dir.path()).unwrap();
+        let config = Config::load(dir.path(), None).unwrap();
+        let case = crate::corpus::cases(&config).unwrap().remove(0);
+        (dir, config, case)
+    }
+
+    fn golden(case: &Case, config: &Config) -> Map<String, Value> {
+        case.packet(config).unwrap().as_object().unwrap().clone()
+    }
+
+    /// Every mutation of an intact fixture is caught, its run's included.
+    #[test]
+    fn every_mutation_of_a_fixture_is_caught() {
+        let (_dir, config, case) = suite();
+        let run = assemble_run(&case, &config).unwrap();
+        let report = self_test_case(&case, &golden(&case, &config), Some(&run), &config).unwrap();
+        assert!(report.escaped.is_empty(), "{:#?}", report.escaped);
+        assert!(report.total() > 40, "{}", report.total());
+        assert!(report.tried.iter().any(|t| t.contains("duplicate agent task id in a sibling run")));
+    }
+
+    /// A check that already fails on the intact packet would "catch" anything: the
+    /// report names the fixture and the check, once (the baseline runs once per check).
+    #[test]
+    fn a_check_failing_on_the_intact_packet_is_named_with_its_fixture() {
+        let (_dir, config, case) = suite();
+        let mut golden = golden(&case, &config);
+        golden.insert("checksum".into(), json!(digest::sha256(b"not this packet")));
+        let report = self_test_case(&case, &golden, None, &config).unwrap();
+        let baseline = format!("{}: packet::checksum already fails on the intact packet", case.name);
+        assert_eq!(report.escaped.iter().filter(|e| e.starts_with(&baseline)).count(), 1, "{:#?}", report.escaped);
+    }
+
+    /// A run that does not pass before damage is reported, not damaged.
+    #[test]
+    fn a_failing_run_is_reported_before_any_damage() {
+        let (_dir, config, case) = suite();
+        let mut run = assemble_run(&case, &config).unwrap();
+        run.refusals.push("evaluate failed: for the test".into());
+        let mut report = MutationReport::default();
+        run_mutations(&case, &run, &config, &mut report).unwrap();
+        assert_eq!(report.escaped.len(), 1, "{:#?}", report.escaped);
+        assert!(report.escaped[0].contains("the unmutated run must pass first"), "{}", report.escaped[0]);
+    }
+}

@@ -19,9 +19,12 @@ fn list_filter_and_exact_select_trials() {
     folder.init();
     let list = folder.run_in("suite", &["test", "--list"]);
     assert_eq!(list.code, 0, "{}", list.describe());
-    for name in [&format!("{CASE}::packet::regenerates: test")[..], "corpus::mutation-self-test: test"] {
+    // The mutation self-test is one trial per fixture, named after it.
+    for name in [format!("{CASE}::packet::regenerates: test"), format!("{CASE}::corpus::mutation-self-test: test")] {
         assert!(list.stdout.lines().any(|l| l == name), "{name} not listed:\n{}", list.stdout);
     }
+    assert!(!list.stdout.lines().any(|l| l == "corpus::mutation-self-test: test"), "{}", list.stdout);
+    assert_eq!(list.stdout.matches("::corpus::mutation-self-test: test").count(), 3, "{}", list.stdout);
     let exact_name = format!("{CASE}::packet::checksum");
     let exact = folder.run_in("suite", &["test", "--exact", &exact_name]);
     assert_eq!(exact.code, 0, "{}", exact.describe());
