@@ -74,8 +74,37 @@ fn branch_coverage_runs_once_the_suite_requires_it() {
     assert!(out.stdout.contains("no golden packet covers"), "{}", out.stdout);
 }
 
+/// Two prompt edits, one in every case's system prompt and one in a partial two
+/// cases render: the gate shows two changes, each diff once, and its last line is
+/// the fastest correct fix (`packetproof bless`), which then makes it pass.
+fn after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_command() {
+    let folder = Folder::new();
+    let suite = folder.init();
+    let edits = [
+        ("references/prompts/system.md.j2", "First sentence added by the test."),
+        ("references/prompts/branches/neighbours/both.md.j2", "Second sentence added by the test."),
+    ];
+    for (file, sentence) in edits {
+        let text = std::fs::read_to_string(suite.join(file)).unwrap();
+        std::fs::write(suite.join(file), text.replacen('\n', &format!(" {sentence}\n"), 1)).unwrap();
+    }
+    let out = folder.run_in("suite", &["test"]);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    assert!(out.stdout.contains("3 case(s) are stale: 2 distinct change(s)"), "{}", out.stdout);
+    for (_, sentence) in edits {
+        let shown = out.stdout.lines().filter(|l| l.trim_start().starts_with('+') && l.contains(sentence)).count();
+        assert_eq!(shown, 1, "{sentence:?} is not shown exactly once:\n{}", out.stdout);
+    }
+    assert!(out.stdout.contains("(`packetproof bless --review` asks change by change)"), "{}", out.stdout);
+    assert_eq!(out.stdout.trim_end().lines().last().map(str::trim), Some("packetproof bless"), "{}", out.stdout);
+    assert_eq!(folder.run_in("suite", &["bless"]).code, 0);
+    let again = folder.run_in("suite", &["test"]);
+    assert_eq!(again.code, 0, "{}", again.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_command,
         list_filter_and_exact_select_trials,
         a_failing_trial_exits_101_and_reaches_the_junit_report,
         branch_coverage_runs_once_the_suite_requires_it,
