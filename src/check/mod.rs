@@ -128,10 +128,12 @@ pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
             let mut tasks = Vec::new();
             for case in corpus::cases(config)? {
                 if let Some(record) = CompletionRecord::load(&case)? {
-                    tasks.push((case.name, record.agent_task));
+                    tasks.push((CompletionRecord::written(&case), case.name, record.agent_task));
                 }
             }
-            Ok(unique_agent_tasks(&tasks))
+            // Oldest record first: a reused id is blamed on the fixture being added.
+            tasks.sort_by(|a, b| a.0.cmp(&b.0));
+            Ok(unique_agent_tasks(&tasks.into_iter().map(|(_, case, task)| (case, task)).collect::<Vec<_>>()))
         }
         CorpusCheck::BranchCoverage => branch_coverage(config),
         // The self-test damages packets and runs and calls back into this module, so

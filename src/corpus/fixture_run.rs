@@ -20,6 +20,13 @@ pub struct CompletionRecord {
 pub const COMPLETION_RECORD: &str = "completion.toml";
 
 impl CompletionRecord {
+    /// When the case's completion record was last written (the epoch when unknown).
+    pub fn written(case: &Case) -> std::time::SystemTime {
+        let file = case.run_fixture().map(|dir| dir.join(COMPLETION_RECORD));
+        let modified = file.and_then(|f| std::fs::metadata(f).ok()).and_then(|m| m.modified().ok());
+        modified.unwrap_or(std::time::UNIX_EPOCH)
+    }
+
     pub fn load(case: &Case) -> Result<Option<CompletionRecord>> {
         let Some(run_dir) = case.run_fixture() else { return Ok(None) };
         let path = run_dir.join(COMPLETION_RECORD);

@@ -102,8 +102,25 @@ fn after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_com
     assert_eq!(again.code, 0, "{}", again.describe());
 }
 
+/// A fixture added with an agent task id another fixture already records is the
+/// one blamed, even when its name sorts first.
+fn a_reused_agent_task_is_blamed_on_the_fixture_being_added() {
+    let folder = Folder::new();
+    let suite = folder.init();
+    let existing = suite.join(format!("fixtures/{CASE}/run/completion.toml"));
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    std::fs::File::options().write(true).open(&existing).unwrap().set_modified(old).unwrap();
+    let added = suite.join("fixtures/a-added");
+    crate::support::copy_tree(&suite.join(format!("fixtures/{CASE}")), &added);
+    let out = folder.run_in("suite", &["test", "--exact", "corpus::unique-agent-tasks"]);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    let blamed = format!("a-added/run/completion.toml: agent task \"task-{CASE}-1\" is already used by {CASE}");
+    assert!(out.stdout.contains(&blamed), "{}", out.stdout);
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_reused_agent_task_is_blamed_on_the_fixture_being_added,
         after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_command,
         list_filter_and_exact_select_trials,
         a_failing_trial_exits_101_and_reaches_the_junit_report,
