@@ -86,8 +86,18 @@ fn a_request_that_does_not_compile_is_exit_1_and_an_unreadable_one_exit_2() {
     assert!(out.stderr.contains("request.json:1:1: invalid JSON"), "{}", out.describe());
 }
 
+/// A value of PACKETPROOF_BLESS that means nothing is bad usage, said once.
+fn a_bad_bless_variable_is_bad_usage_said_once() {
+    let project = project();
+    let out = support::exec(project.bin().env("PACKETPROOF_BLESS", "maybe").arg("bless"));
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("usage: PACKETPROOF_BLESS=\"maybe\": expected 1 or true"), "{}", out.describe());
+    assert!(!out.stderr.contains("usage: usage:"), "{}", out.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_bad_bless_variable_is_bad_usage_said_once,
         a_request_that_does_not_compile_is_exit_1_and_an_unreadable_one_exit_2,
         bless_says_new_updated_or_unchanged_and_skips_identical_files,
         review_refuses_without_a_terminal,
