@@ -67,7 +67,9 @@ pub fn group(changes: Vec<(String, Value, Value)>, labels: (&str, &str)) -> Vec<
         };
         let group = &mut groups[index];
         match piece {
-            Piece::Hunk { text: "systemPrompt", header, hunk } => add_hunk(&mut group.system_prompt_diff, &header, &hunk),
+            Piece::Hunk { text: "systemPrompt", header, hunk } => {
+                add_hunk(&mut group.system_prompt_diff, &header, &hunk)
+            }
             Piece::Hunk { header, hunk, .. } => add_hunk(&mut group.effective_user_message_diff, &header, &hunk),
             Piece::Field(change) => group.field_changes.push(change),
         }

@@ -68,9 +68,7 @@ pub fn self_test_case(
     for check in baseline {
         let findings = findings_of_catcher(check, golden, case, &isolation, config)?;
         if !findings.is_empty() {
-            report
-                .escaped
-                .push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
+            report.escaped.push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
         }
     }
     for mutation in mutations {
@@ -347,9 +345,7 @@ fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut 
         ("renderInput added to agent-request.json", "agent-request.json", RunCheck::AgentRequest, |b| {
             edit_json(b, |m| m["renderInput"] = json!({}))
         }),
-        ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| {
-            b.extend_from_slice(b"\n")
-        }),
+        ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| b.extend_from_slice(b"\n")),
     ];
     let damaged = run.copy()?;
     for (name, file, check, edit) in edits {

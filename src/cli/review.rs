@@ -150,9 +150,8 @@ fn questions(pending: &[Pending]) -> Vec<Question> {
         .collect();
     // Updated cases whose packet is the same: only agent-request.json is rewritten.
     let covered: Vec<usize> = questions.iter().flat_map(|q| q.cases.clone()).collect();
-    let view_only: Vec<usize> = (0..pending.len())
-        .filter(|i| pending[*i].change == Change::Updated && !covered.contains(i))
-        .collect();
+    let view_only: Vec<usize> =
+        (0..pending.len()).filter(|i| pending[*i].change == Change::Updated && !covered.contains(i)).collect();
     if !view_only.is_empty() {
         let body = "  the packet is the same; its agent-request.json is rewritten\n".into();
         questions.push(Question { title: "agent view".into(), cases: view_only, body });

@@ -146,8 +146,7 @@ fn data_semantics(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rule
 fn coverage_details(named: &[&str], valid_ids: &[&str], rules: &mut Rules) {
     let path = format!("{BASE}.dataSemantics.screens");
     let missing: Vec<&&str> = valid_ids.iter().filter(|id| !named.contains(id)).collect();
-    let twice: Vec<&&str> =
-        valid_ids.iter().filter(|id| named.iter().filter(|n| n == id).count() > 1).collect();
+    let twice: Vec<&&str> = valid_ids.iter().filter(|id| named.iter().filter(|n| n == id).count() > 1).collect();
     for id in &missing {
         rules.fail(path.clone(), format!("blueprint.dataSemantics.screens has no entry for screen {id}"));
     }
@@ -238,7 +237,10 @@ mod tests {
     #[test]
     fn data_semantics_coverage_names_the_screen() {
         let twice = refused(|screens| screens[1] = screens[0].clone());
-        assert!(twice.contains(&"blueprint.dataSemantics.screens has no entry for screen wins_proof".into()), "{twice:?}");
+        assert!(
+            twice.contains(&"blueprint.dataSemantics.screens has no entry for screen wins_proof".into()),
+            "{twice:?}"
+        );
         assert!(twice.contains(&"blueprint.dataSemantics.screens names screen wins_intro more than once".into()));
         let swapped = refused(|screens| screens.swap(0, 1));
         let order = "blueprint.dataSemantics.screens names the screens in the order [\"wins_proof\", \"wins_intro\"]; \

@@ -30,7 +30,10 @@ impl Config {
 
     /// The parsed schema snapshot: parsed by `parse` once under
     /// [`Config::reading_once`], else every time.
-    pub(crate) fn snapshot_value(&self, parse: impl FnOnce() -> Result<serde_json::Value>) -> Result<serde_json::Value> {
+    pub(crate) fn snapshot_value(
+        &self,
+        parse: impl FnOnce() -> Result<serde_json::Value>,
+    ) -> Result<serde_json::Value> {
         let Some(once) = self.read_once.as_deref() else { return parse() };
         if let Some(value) = once.snapshot.get() {
             return Ok(value.clone());

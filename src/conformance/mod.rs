@@ -130,7 +130,10 @@ impl Shared {
 }
 
 /// The value in `cell`, made by `make` the first time (every time under bless).
-fn once<T>(cell: &OnceLock<Arc<Result<T, String>>>, make: impl FnOnce() -> Result<T>) -> Result<Arc<Result<T, String>>, Failed> {
+fn once<T>(
+    cell: &OnceLock<Arc<Result<T, String>>>,
+    make: impl FnOnce() -> Result<T>,
+) -> Result<Arc<Result<T, String>>, Failed> {
     let make = || Arc::new(make().map_err(|e| e.to_string()));
     Ok(if bless_requested()? { make() } else { Arc::clone(cell.get_or_init(make)) })
 }
@@ -227,11 +230,8 @@ impl Suite {
         }
         // One line here; the diff is shown once for all cases it affects, after the summary.
         self.stale.record(&case.name, mismatch);
-        Err(format!(
-            "{}  (the change is shown once after the test summary, with every case it affects)",
-            list(checked)
-        )
-        .into())
+        Err(format!("{}  (the change is shown once after the test summary, with every case it affects)", list(checked))
+            .into())
     }
 
     fn corpus_trials(&self) -> Vec<Trial> {
@@ -283,7 +283,11 @@ impl Suite {
         }
         let packet = shared.packet(&self.config)?;
         let Ok(Value::Object(golden)) = packet.as_ref() else {
-            return Err(format!("could not read the golden packet: {}", packet.as_ref().as_ref().err().map_or("not a JSON object", |e| e)).into());
+            return Err(format!(
+                "could not read the golden packet: {}",
+                packet.as_ref().as_ref().err().map_or("not a JSON object", |e| e)
+            )
+            .into());
         };
         let run = match case.run_fixture() {
             Some(_) => Some(shared.run(&self.config)?),
@@ -294,7 +298,8 @@ impl Suite {
             Some(Err(e)) => return Err(format!("could not assemble the run: {e}").into()),
             None => None,
         };
-        let report = mutation::self_test_case(case, golden, run, &self.config).map_err(|e| Failed::from(e.to_string()))?;
+        let report =
+            mutation::self_test_case(case, golden, run, &self.config).map_err(|e| Failed::from(e.to_string()))?;
         if report.escaped.is_empty() {
             return Ok(());
         }

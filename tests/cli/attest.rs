@@ -202,7 +202,9 @@ fn attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
     assert!(out.stderr.contains("an Ed25519 private key in PKCS#8 PEM"), "{}", out.stderr);
     assert!(out.stderr.contains("found a public key (attest signs with the private key)"), "{}", out.stderr);
     // A key of another algorithm is called what it is.
-    for (key, kind) in [("test-rsa.pem", "found an RSA private key"), ("test-ec.pem", "found an EC (ECDSA) private key")] {
+    for (key, kind) in
+        [("test-rsa.pem", "found an RSA private key"), ("test-ec.pem", "found an EC (ECDSA) private key")]
+    {
         let out = attest(&completed, key);
         assert_eq!(out.code, 2, "{}", out.stderr);
         assert!(out.stderr.contains(kind), "{key}: {}", out.stderr);

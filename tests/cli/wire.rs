@@ -89,7 +89,11 @@ fn wire_prints_writes_and_checks_the_body() {
     // A provider's name suggests its APIs; anything else lists them all.
     let unknown = packetproof(&["wire", "--packet", &packet_file, "--api", "openai"]);
     assert_eq!(unknown.code, 2);
-    assert!(unknown.stderr.contains("openai packets go out through openai-chat or openai-responses"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("openai packets go out through openai-chat or openai-responses"),
+        "{}",
+        unknown.stderr
+    );
     let google = packetproof(&["wire", "--packet", &packet_file, "--api", "google"]);
     assert!(google.code == 2 && google.stderr.contains("google packets go out through gemini"), "{}", google.stderr);
     let unknown = packetproof(&["wire", "--packet", &packet_file, "--api", "palm"]);

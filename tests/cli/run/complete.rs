@@ -95,7 +95,9 @@ fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
     assert_eq!(out.code, 1, "a failed check is exit 1");
     assert!(
         out.stderr.contains("one/completion.json: refused with 1 problem(s)")
-            && out.stderr.contains("[corpus::unique-agent-tasks] $.agentTask: agent task \"task-shared\" is already recorded"),
+            && out
+                .stderr
+                .contains("[corpus::unique-agent-tasks] $.agentTask: agent task \"task-shared\" is already recorded"),
         "{}",
         out.stderr
     );

@@ -73,7 +73,11 @@ fn prepare_pins_the_schema_named_by_schema() {
     let out_dir = elsewhere.path().join("run");
     let refused = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir)]);
     assert_eq!(refused.code, 1, "{}", refused.describe());
-    assert!(refused.stderr.contains("$.outputSchema: differs from the schema snapshot <built-in"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("$.outputSchema: differs from the schema snapshot <built-in"),
+        "{}",
+        refused.stderr
+    );
     let snapshot = project.root().join("references/block-screen-output-schema.json");
     let pinned = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir), "--schema", s(&snapshot)]);
     assert_eq!(pinned.code, 0, "{}", pinned.describe());

@@ -248,7 +248,11 @@ fn validate_says_a_compile_input_is_not_a_packet() {
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), request.as_os_str()]);
     assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
     let stderr = text(&output.stderr);
-    assert!(stderr.contains("request.json is a compile input (request.json), not a runtime packet"), "{}", describe(&output));
+    assert!(
+        stderr.contains("request.json is a compile input (request.json), not a runtime packet"),
+        "{}",
+        describe(&output)
+    );
     assert!(stderr.contains("packetproof export --request FILE"), "{}", describe(&output));
     assert!(!stderr.contains("packet::contract") && output.stdout.is_empty(), "{}", describe(&output));
 }
