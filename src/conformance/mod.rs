@@ -96,19 +96,21 @@ impl Shared {
     }
 
     fn packet(&self, config: &Config) -> Result<Arc<Result<Value, String>>, Failed> {
-        once(&self.packet, || self.case.packet(config))
+        once(&self.packet, || self.case.packet(config).map_err(|e| e.to_string()))
     }
 
     fn regenerated(&self, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
         let packet = self.packet(config)?;
         once(&self.regenerated, || match packet.as_ref() {
-            Ok(packet) => check::on_packet(PacketCheck::Regenerates, packet, &self.case, config),
-            Err(e) => Err(Error::Usage(e.clone())),
+            Ok(packet) => {
+                check::on_packet(PacketCheck::Regenerates, packet, &self.case, config).map_err(|e| e.to_string())
+            }
+            Err(e) => Err(e.clone()),
         })
     }
 
     fn run(&self, config: &Config) -> Result<Arc<Result<AssembledRun, String>>, Failed> {
-        once(&self.run, || fixture_run::assemble_run(&self.case, config))
+        once(&self.run, || fixture_run::assemble_run(&self.case, config).map_err(|e| e.to_string()))
     }
 
     /// One check on this case, on the shared packet or run.
@@ -132,9 +134,9 @@ impl Shared {
 /// The value in `cell`, made by `make` the first time (every time under bless).
 fn once<T>(
     cell: &OnceLock<Arc<Result<T, String>>>,
-    make: impl FnOnce() -> Result<T>,
+    make: impl FnOnce() -> Result<T, String>,
 ) -> Result<Arc<Result<T, String>>, Failed> {
-    let make = || Arc::new(make().map_err(|e| e.to_string()));
+    let make = || Arc::new(make());
     Ok(if bless_requested()? { make() } else { Arc::clone(cell.get_or_init(make)) })
 }
 
