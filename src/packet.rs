@@ -337,7 +337,8 @@ fn locale_hash_notes(packet: &Map<String, Value>, config: &Config) -> Vec<String
             ));
         }
     };
-    let strict = Config { canonical: crate::config::Canonical { accept_locale_key_order: false }, ..config.clone() };
+    let mut strict = config.clone();
+    strict.canonical.accept_locale_key_order = false;
     accepted("exactInputHash", exact_input_hash(packet, &strict));
     accepted("checksum", checksum(packet, &strict));
     notes

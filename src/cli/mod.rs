@@ -32,7 +32,7 @@ pub fn main() -> ExitCode {
         Ok(Status::Failed) => ExitCode::from(1),
         Err(error) => {
             print::error(&error);
-            ExitCode::from(2)
+            ExitCode::from(error.exit_status())
         }
     }
 }

@@ -11,6 +11,11 @@ use std::path::Path;
 /// `--api`: one of the names [`Api::name`] gives.
 pub fn parse_api(name: &str) -> std::result::Result<Api, String> {
     Api::from_name(name).ok_or_else(|| {
+        // A provider's name (`google`, `openai`) is a near miss: name its APIs.
+        let serving: Vec<&str> = Api::ALL.iter().filter(|api| api.provider() == name).map(|api| api.name()).collect();
+        if !serving.is_empty() {
+            return format!("unknown API {name:?}; {name} packets go out through {}", serving.join(" or "));
+        }
         let names: Vec<&str> = Api::ALL.iter().map(|api| api.name()).collect();
         format!("unknown API {name:?}; expected one of {}", names.join(", "))
     })
@@ -54,4 +59,16 @@ pub fn attest(config: &Config, run_dir: &Path, key: &Path, out: Option<&Path>) -
 /// `verify --trusted-key`: the SPKI PEM public keys.
 pub fn trusted_keys(paths: &[std::path::PathBuf]) -> Result<Vec<ed25519_dalek::VerifyingKey>> {
     paths.iter().map(|path| crate::attest::keys::verifying_key(path)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_provider_name_suggests_its_apis() {
+        let google = super::parse_api("google").unwrap_err();
+        assert_eq!(google, "unknown API \"google\"; google packets go out through gemini");
+        let openai = super::parse_api("openai").unwrap_err();
+        assert_eq!(openai, "unknown API \"openai\"; openai packets go out through openai-chat or openai-responses");
+        assert!(super::parse_api("bard").unwrap_err().contains("expected one of anthropic, openai-chat"));
+    }
 }

@@ -9,12 +9,16 @@
 //! it does not name (`prompts`, `builder_schema`, `schema_snapshot`, `google_suffix`)
 //! is the built-in copy of the project's file.
 
+mod read_once;
+
 use crate::{builtin, Error, Result};
+use read_once::ReadOnce;
 use regex::Regex;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const FILE_NAME: &str = "harness.toml";
 
@@ -292,6 +296,8 @@ pub struct Config {
     pub canonical: Canonical,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
+    /// Set by [`Config::reading_once`]: templates and schema files read once.
+    read_once: Option<Arc<ReadOnce>>,
 }
 
 impl Config {
@@ -420,6 +426,7 @@ impl Config {
             checks: raw.checks,
             canonical: raw.canonical,
             google_suffix,
+            read_once: None,
         })
     }
 
@@ -446,7 +453,7 @@ impl Config {
     fn resource(&self, file: Option<&Path>, name: &str, builtin: &'static str) -> Result<(String, Cow<'static, [u8]>)> {
         match file {
             Some(file) => {
-                let bytes = crate::fsutil::read_bytes(file, self.limits.max_file_bytes)?;
+                let bytes = self.read_resource(file)?;
                 Ok((file.display().to_string(), Cow::Owned(bytes)))
             }
             None => Ok((format!("<built-in {name}>"), Cow::Borrowed(builtin.as_bytes()))),
@@ -461,6 +468,9 @@ impl Config {
         if !plain || name.is_empty() {
             return None;
         }
+        if let Some(found) = self.read_prompts().and_then(|all| all.iter().find(|(n, _)| n == name)) {
+            return Some(found.1.clone());
+        }
         match &self.paths.prompts {
             Some(root) => crate::fsutil::read_bytes(&root.join(name), self.limits.max_file_bytes).ok(),
             None => builtin::prompt(name).map(|text| text.as_bytes().to_vec()),
@@ -469,6 +479,13 @@ impl Config {
 
     /// The prompt templates, `(name relative to the prompts folder, bytes)`, sorted by name.
     pub fn prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
+        match self.read_prompts() {
+            Some(all) => all.to_vec(),
+            None => self.walk_prompt_templates(),
+        }
+    }
+
+    pub(crate) fn walk_prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
         let Some(root) = &self.paths.prompts else {
             return builtin::PROMPTS
                 .iter()

@@ -86,7 +86,17 @@ fn wire_prints_writes_and_checks_the_body() {
         format!("{} $.log.entries[0].request.postData.text $.model", har_file.display())
     );
 
+    // A provider's name suggests its APIs; anything else lists them all.
     let unknown = packetproof(&["wire", "--packet", &packet_file, "--api", "openai"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("openai packets go out through openai-chat or openai-responses"),
+        "{}",
+        unknown.stderr
+    );
+    let google = packetproof(&["wire", "--packet", &packet_file, "--api", "google"]);
+    assert!(google.code == 2 && google.stderr.contains("google packets go out through gemini"), "{}", google.stderr);
+    let unknown = packetproof(&["wire", "--packet", &packet_file, "--api", "palm"]);
     assert_eq!(unknown.code, 2);
     assert!(
         unknown.stderr.contains("expected one of anthropic, openai-chat, openai-responses, gemini"),
