@@ -137,6 +137,11 @@ pub enum Command {
         /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
         #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
         check: Option<PathBuf>,
+        /// With --check on a HAR: what stands in place of the API's origin in the request URL
+        /// (a proxy, a gateway or a local capture server: `http://127.0.0.1:8080`); the API's
+        /// own path (`/v1/messages`, …) must follow it. Default: the API's host.
+        #[arg(long, value_name = "URL", requires = "check", value_parser = provenance::parse_base_url)]
+        base_url: Option<String>,
         /// Write the body here instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,

@@ -128,8 +128,9 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
-        Command::Wire { packet, api, check, out, format, .. } => {
-            provenance::wire(&load_config(suffix)?, &packet, api, check.as_deref(), out.as_deref(), format.into())
+        Command::Wire { packet, api, check, base_url, out, format, .. } => {
+            let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };
+            provenance::wire(&load_config(suffix)?, &packet, api, capture, out.as_deref(), format.into())
         }
         Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
