@@ -339,3 +339,26 @@ fn a_har_request_must_go_to_the_api_host_and_path_or_the_base_url_given() {
     let plain_http = run("http://api.anthropic.com/v1/messages", None);
     assert_eq!(plain_http.len(), 1, "{plain_http:#?}");
 }
+
+// ------------------------------------------------------------------ model output limits
+
+#[test]
+fn a_packet_past_its_models_output_limit_is_refused_by_validate_and_wire() {
+    for (model, tokens) in [("claude-opus-4-1", 64000), ("claude-sonnet-4-5", 10_000_000)] {
+        let mut p = packet(ANTHROPIC);
+        p["model"] = json!(model);
+        p["maxTokens"] = json!(tokens);
+        packetproof::digest::seal(p.as_object_mut().unwrap());
+        let findings = packetproof::packet::validate(&p, &config());
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert_eq!(findings[0].path, "$.maxTokens");
+        assert!(findings[0].message.contains(&format!("exceeds model {model:?}'s output limit")), "{findings:#?}");
+        let err = wire::body(&p, Api::Anthropic, &config(), "p.json").unwrap_err().to_string();
+        assert!(err.contains("output limit"), "{err}");
+    }
+    let mut p = packet(ANTHROPIC);
+    p["model"] = json!("claude-opus-4-1");
+    p["maxTokens"] = json!(32000);
+    packetproof::digest::seal(p.as_object_mut().unwrap());
+    assert!(packetproof::packet::validate(&p, &config()).is_empty());
+}

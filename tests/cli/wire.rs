@@ -14,7 +14,10 @@ pub(crate) const OPENAI: &str = "openai-staged-alone-selected";
 pub(crate) const GOOGLE: &str = "google-staged-both-selected";
 
 pub fn trials() -> Vec<Trial> {
-    crate::trials![wire_prints_writes_and_checks_the_body]
+    crate::trials![
+        wire_prints_writes_and_checks_the_body,
+        a_model_past_its_output_limit_is_refused_by_export_validate_and_wire
+    ]
 }
 
 /// The body the packet implies, from the library (the CLI must print the same).
@@ -97,4 +100,38 @@ fn wire_prints_writes_and_checks_the_body() {
     let refused = packetproof(&["wire", "--packet", &packet_file, "--api", "anthropic"]);
     assert_eq!(refused.code, 2);
     assert!(refused.stderr.contains("the anthropic API serves provider \"anthropic\""), "{}", refused.stderr);
+}
+
+fn a_model_past_its_output_limit_is_refused_by_export_validate_and_wire() {
+    let dir = tempfile::tempdir().unwrap();
+    let request_file = root().join("fixtures").join(ANTHROPIC).join("request.json");
+    let mut request = canonical::parse(&std::fs::read(&request_file).unwrap()).unwrap();
+    request["model"] = json!("claude-opus-4-1");
+    request["maxTokens"] = json!(64000);
+    let request_file = dir.path().join("request.json");
+    std::fs::write(&request_file, serde_json::to_vec(&request).unwrap()).unwrap();
+    let exported = packetproof(&["export", "--request", path(&request_file)]);
+    assert_ne!(exported.code, 0, "{}", exported.stdout);
+    assert!(exported.stdout.is_empty());
+    assert!(
+        exported.stderr.contains("$.maxTokens") && exported.stderr.contains("output limit of 32000"),
+        "{}",
+        exported.stderr
+    );
+
+    let mut packet = canonical::parse(&std::fs::read(golden_packet(ANTHROPIC)).unwrap()).unwrap();
+    packet["maxTokens"] = json!(10_000_000);
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    let packet_file = dir.path().join("packet.json");
+    std::fs::write(&packet_file, serde_json::to_vec(&packet).unwrap()).unwrap();
+    let validated = packetproof(&["validate", "--packet", path(&packet_file)]);
+    assert_eq!(validated.code, 1, "{}{}", validated.stdout, validated.stderr);
+    assert!(
+        validated.stdout.contains("[packet::contract] $.maxTokens: maxTokens 10000000 exceeds model"),
+        "{}",
+        validated.stdout
+    );
+    let wired = packetproof(&["wire", "--packet", path(&packet_file), "--api", "anthropic"]);
+    assert_eq!(wired.code, 2, "{}", wired.stderr);
+    assert!(wired.stderr.contains("output limit of 64000"), "{}", wired.stderr);
 }
