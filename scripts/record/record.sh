@@ -11,12 +11,16 @@
 # python3 (venv), node/npm and cargo. `cargo test` replays the recordings without them.
 set -euo pipefail
 
-PY_PACKAGES=(
-  anthropic==2.15.0 openai==3.57.0 google-genai==3.6.1
-  opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-common==1.45.2 protobuf==7.36.2
-  opentelemetry-instrumentation-openai-v2==2.4b0 opentelemetry-instrumentation-google-genai==1.3b0
-  opentelemetry-instrumentation-anthropic==0.62.4
-)
+OTLP_JSON=(opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-common==1.45.2 protobuf==7.36.2)
+# The SDKs, and opentelemetry-instrumentation-anthropic (the anthropic SDK's own spans too).
+PY_PACKAGES=(anthropic==2.15.0 openai==3.57.0 google-genai==3.6.1 "${OTLP_JSON[@]}"
+  opentelemetry-instrumentation-anthropic==0.62.4)
+# The GenAI instrumentations pin what the others cannot share: openai-v2 an older
+# opentelemetry-util-genai (and httpx), google-genai's a google-genai below 3. Each its own venv.
+PY_OTEL_OPENAI=(openai==3.57.0 httpx==0.28.1 opentelemetry-instrumentation-openai-v2==2.4b0
+  opentelemetry-util-genai==1.1b0 "${OTLP_JSON[@]}")
+PY_OTEL_GOOGLE=(google-genai==2.34.0 opentelemetry-instrumentation-google-genai==1.3b0
+  opentelemetry-util-genai==1.3b0 "${OTLP_JSON[@]}")
 NODE_PACKAGES=(@anthropic-ai/sdk@1.15.0 openai@6.49.0 @google/genai@2.32.0)
 # The golden cases recorded: one per provider.
 ANTHROPIC=anthropic-staged-both-selected-interop-shape
@@ -29,10 +33,17 @@ env_dir=${PACKETPROOF_RECORD_ENV:-$(mktemp -d)}
 out="$root/tests/recordings"
 cd "$root"
 
-if [ ! -x "$env_dir/venv/bin/python" ]; then
-  python3 -m venv "$env_dir/venv"
-  "$env_dir/venv/bin/pip" install -q "${PY_PACKAGES[@]}"
-fi
+venv() { # DIR PACKAGE…
+  local dir=$1
+  shift
+  if [ ! -x "$dir/bin/python" ]; then
+    python3 -m venv "$dir"
+    "$dir/bin/pip" install -q "$@"
+  fi
+}
+venv "$env_dir/venv" "${PY_PACKAGES[@]}"
+venv "$env_dir/venv-otel-openai" "${PY_OTEL_OPENAI[@]}"
+venv "$env_dir/venv-otel-google" "${PY_OTEL_GOOGLE[@]}"
 if [ ! -d "$env_dir/node/node_modules/@google/genai" ]; then
   mkdir -p "$env_dir/node"
   (cd "$env_dir/node" && npm init -y >/dev/null && npm install -q --no-audit --no-fund "${NODE_PACKAGES[@]}")
@@ -60,9 +71,9 @@ for _ in $(seq 50); do "$py" -c "import urllib.request; urllib.request.urlopen('
 
 "$py" "$here/sdk_clients.py" "$port" "$bodies" "$out/sdk/python"
 NODE_PATH="$env_dir/node/node_modules" node "$here/sdk_clients.cjs" "$port" "$bodies" "$out/sdk/node"
-if [ -f "$here/trace_clients.py" ]; then
+PACKETPROOF_OTEL_PYTHON_OPENAI="$env_dir/venv-otel-openai/bin/python" \
+  PACKETPROOF_OTEL_PYTHON_GOOGLE="$env_dir/venv-otel-google/bin/python" \
   "$py" "$here/trace_clients.py" "$port" "$bodies" "$out/traces"
-fi
 
 {
   echo "# Written by scripts/record/record.sh: the SDK versions these recordings came from."
@@ -71,9 +82,11 @@ fi
   echo "base_url = \"http://127.0.0.1:$port\""
   echo "python = \"$("$py" --version 2>&1)\""
   echo "node = \"$(node --version)\""
-  echo "[python_packages]"
-  "$env_dir/venv/bin/pip" list --format=freeze 2>/dev/null |
-    grep -E '^(anthropic|openai|google-genai|opentelemetry-[a-z-]+|protobuf)==' | sed 's/\(.*\)==\(.*\)/"\1" = "\2"/'
+  for v in venv venv-otel-openai venv-otel-google; do
+    echo "[python_packages.\"$v\"]"
+    "$env_dir/$v/bin/pip" list --format=freeze 2>/dev/null |
+      grep -E '^(anthropic|openai|google-genai|httpx|opentelemetry-[a-z-]+|protobuf)==' | sed 's/\(.*\)==\(.*\)/"\1" = "\2"/'
+  done
   echo "[node_packages]"
   for p in @anthropic-ai/sdk openai @google/genai; do
     echo "\"$p\" = \"$(node -p "require('$env_dir/node/node_modules/$p/package.json').version")\""

@@ -126,6 +126,9 @@ pub enum Command {
     Complete(CompleteArgs),
     /// Check packets and run directories (searched recursively) against every rule.
     Verify(VerifyArgs),
+    /// Hold OpenTelemetry traces (OTLP/JSON) to reviewed packets: each GenAI call is matched,
+    /// mismatched (model or max tokens), unreviewed or not judgeable (content not captured).
+    Trace(super::trace::TraceArgs),
     /// Print the exact provider request body a packet implies, or check a captured request.
     Wire {
         /// The runtime packet whose provider request body is printed or checked.
@@ -190,6 +193,7 @@ impl Command {
             Command::Complete(args) => args.suffix.file.as_ref(),
             Command::Verify(args) => args.suffix.file.as_ref(),
             Command::Test(args) => args.suffix.file.as_ref(),
+            Command::Trace(args) => args.suffix.file.as_ref(),
             Command::Canon { .. }
             | Command::Schema { .. }
             | Command::Bless(_)

@@ -8,6 +8,7 @@ pub mod print;
 mod provenance;
 mod review;
 mod test;
+mod trace;
 
 pub use args::*;
 
@@ -59,7 +60,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         {
             Err(Error::Usage(
                 "--google-suffix-file is for commands that read packets made elsewhere (validate, export, prepare, \
-                 evaluate, complete, verify, test, wire, attest); this one does not take it"
+                 evaluate, complete, verify, test, wire, attest, trace); this one does not take it"
                     .into(),
             ))
         }
@@ -127,6 +128,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             print::initialized(&dir, &crate::init::init(&dir)?)?;
             Ok(Status::Holds)
         }
+        Command::Trace(args) => trace::run(&load_config(suffix)?, &args),
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
         Command::Wire { packet, api, check, base_url, out, format, .. } => {
             let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };

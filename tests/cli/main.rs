@@ -22,6 +22,7 @@ mod hardening;
 mod release_check;
 mod run;
 mod test;
+mod trace;
 mod validate;
 mod wire;
 
@@ -44,6 +45,7 @@ fn main() {
     trials.extend(test::trials());
     trials.extend(exporter::trials());
     trials.extend(wire::trials());
+    trials.extend(trace::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]
