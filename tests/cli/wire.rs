@@ -89,6 +89,27 @@ fn wire_prints_writes_and_checks_the_body() {
         format!("{} $.log.entries[0].request.postData.text $.model", har_file.display())
     );
 
+    // A capture through a local server or proxy: refused as going elsewhere, held with --base-url.
+    let local = dir.path().join("local.har");
+    let sent = body(OPENAI, Api::OpenaiResponses);
+    std::fs::write(&local, har(vec![entry("http://127.0.0.1:8080/v1/responses", &sent)])).unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec!["wire", "--packet", &packet_file, "--api", "openai-responses", "--check", path(&local)];
+        args.extend_from_slice(extra);
+        packetproof(&args)
+    };
+    let elsewhere = check(&[]);
+    assert_eq!(elsewhere.code, 1, "{}", elsewhere.stdout);
+    assert!(elsewhere.stdout.contains("endpoint: the request went to http://127.0.0.1:8080/v1/responses; expected https://api.openai.com/v1/responses"), "{}", elsewhere.stdout);
+    let through = check(&["--base-url", "http://127.0.0.1:8080/"]);
+    assert_eq!(through.code, 0, "{}{}", through.stdout, through.stderr);
+    let bad = check(&["--base-url", "127.0.0.1:8080"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("expected an http:// or https:// URL"), "{}", bad.stderr);
+    let without_check =
+        packetproof(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--base-url", "http://x"]);
+    assert_eq!(without_check.code, 2, "{}", without_check.stderr);
+
     let unknown = packetproof(&["wire", "--packet", &packet_file, "--api", "openai"]);
     assert_eq!(unknown.code, 2);
     assert!(
