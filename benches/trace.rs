@@ -90,11 +90,11 @@ fn bench(c: &mut Criterion) {
     write_trace(&large, LINES, &packet);
 
     let before = peak_rss_kib();
-    let counts = run(&[small.clone()], &packets, &config);
+    let counts = run(std::slice::from_ref(&small), &packets, &config);
     let after_small = peak_rss_kib();
     assert_eq!((counts.spans, counts.matched, counts.not_judgeable), (10_000, 100, 100));
     let start = thread_cpu_time();
-    let counts = run(&[large.clone()], &packets, &config);
+    let counts = run(std::slice::from_ref(&large), &packets, &config);
     let cpu = thread_cpu_time() - start;
     let after_large = peak_rss_kib();
     assert_eq!((counts.spans, counts.matched, counts.not_judgeable), (100_000, 1_000, 1_000));
@@ -114,7 +114,7 @@ fn bench(c: &mut Criterion) {
         b.iter_custom(|iterations| {
             let start = thread_cpu_time();
             for _ in 0..iterations {
-                run(&[large.clone()], &packets, &config);
+                run(std::slice::from_ref(&large), &packets, &config);
             }
             thread_cpu_time() - start
         })
