@@ -24,6 +24,11 @@ SCENARIOS = {
     "openai-v2.content-on-spans": ("openai", {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
                                               "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}),
     "openai-v2.no-content": ("openai", {}),
+    # Content as events: OpenTelemetry events are log records, exported beside the spans
+    # ({scenario}.logs.jsonl): the v1.37+ gen_ai.client.inference.operation.details event.
+    # (openai-v2 no longer sends the older per-message events: `true` is refused as a mode.)
+    "openai-v2.content-as-events": ("openai", {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+                                               "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "EVENT_ONLY"}),
     "google-genai.content-on-spans": ("google", {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
                                                  "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}),
     "google-genai.no-content": ("google", {}),
@@ -67,6 +72,28 @@ def otlp_json_exporter(path):
     return OtlpJsonFileExporter()
 
 
+def otlp_json_log_exporter(path):
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+    from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
+
+    class OtlpJsonLogFileExporter(LogRecordExporter):
+        def export(self, batch):
+            request = MessageToDict(encode_logs(batch), use_integers_for_enums=True)
+            hexify(request)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(request, ensure_ascii=False, separators=(",", ":")) + "\n")
+            return LogRecordExportResult.SUCCESS
+
+        def force_flush(self, timeout_millis=30000):
+            return True
+
+        def shutdown(self):
+            pass
+
+    return OtlpJsonLogFileExporter()
+
+
 def body(api):
     with open(f"{BODIES}/{api}.json", encoding="utf-8") as f:
         return json.load(f)
@@ -78,15 +105,28 @@ def run(scenario):
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    path = f"{OUT}/{scenario}.jsonl"
-    if os.path.exists(path):
-        os.remove(path)
+    from opentelemetry._logs import set_logger_provider
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+
+    path, logs = f"{OUT}/{scenario}.jsonl", f"{OUT}/{scenario}.logs.jsonl"
+    for old in (path, logs):
+        if os.path.exists(old):
+            os.remove(old)
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(otlp_json_exporter(path)))
     trace.set_tracer_provider(provider)
+    logger_provider = LoggerProvider()
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(otlp_json_log_exporter(logs)))
+    set_logger_provider(logger_provider)
     {"openai": openai_calls, "google": google_calls, "anthropic": anthropic_calls,
      "anthropic-sdk": lambda: anthropic_calls(instrument=False)}[kind]()
     provider.shutdown()
+    logger_provider.shutdown()
+    if not os.path.exists(logs):
+        return
+    if os.path.getsize(logs) == 0:
+        os.remove(logs)
 
 
 # Each instrumentation sees five calls: the reviewed packet as is (matched), its user

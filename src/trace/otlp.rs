@@ -1,6 +1,9 @@
 //! Reading OTLP/JSON trace exports, streaming: the OpenTelemetry Collector's file
 //! exporter writes one `ExportTraceServiceRequest` per line; a single JSON document
 //! (pretty-printed, as an SDK's JSON exporter or a hand export writes it) is read whole.
+//! OpenTelemetry events are log records: a logs export (`ExportLogsServiceRequest`) is
+//! read the same way, and each `gen_ai.client.inference.operation.details` event in it
+//! is handed on as a span of that name, its attributes the event's.
 //!
 //! Memory stays flat in the number of spans: one line is parsed at a time, each line
 //! at most `max_line` bytes (harness.toml `limits.max_file_bytes`), and spans are
@@ -16,8 +19,46 @@ use std::path::Path;
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ExportRequest {
-    resource_spans: Vec<ResourceSpans>,
+    resource_spans: Option<Vec<ResourceSpans>>,
+    resource_logs: Option<Vec<ResourceLogs>>,
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ResourceLogs {
+    #[serde(default)]
+    scope_logs: Vec<ScopeLogs>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScopeLogs {
+    #[serde(default)]
+    scope: Option<Scope>,
+    #[serde(default)]
+    log_records: Vec<LogRecord>,
+}
+
+/// A log record: an event when it has an event name (`eventName`, or the older
+/// `event.name` attribute).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LogRecord {
+    #[serde(default)]
+    event_name: String,
+    #[serde(default)]
+    trace_id: String,
+    #[serde(default)]
+    span_id: String,
+    #[serde(default)]
+    attributes: Vec<KeyValue>,
+}
+
+/// The event whose attributes are a whole inference call (GenAI conventions v1.37+).
+pub const DETAILS_EVENT: &str = "gen_ai.client.inference.operation.details";
+
+const EXPECTED: &str = "an OTLP/JSON ExportTraceServiceRequest ({\"resourceSpans\": [...]}) \
+                        or ExportLogsServiceRequest ({\"resourceLogs\": [...]})";
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,7 +148,8 @@ pub fn read_spans(path: &Path, max_line: u64, visit: &mut dyn FnMut(Span, At) ->
             continue;
         }
         match serde_json::from_slice::<ExportRequest>(&line) {
-            Ok(request) => deliver(request, At { file: &shown, line: number }, visit)?,
+            Ok(request) => deliver(request, At { file: &shown, line: number }, visit)
+                .map_err(|e| e.unwrap_or_else(|| not_otlp(&shown, number)))?,
             // The first document does not end on its line: one pretty-printed document.
             Err(e) if number == 1 && e.is_eof() => return read_document(path, &shown, max_line, visit),
             Err(e) => return Err(json_error(&shown, number, &e)),
@@ -123,27 +165,61 @@ fn read_document(
 ) -> Result<()> {
     let bytes = fsutil::read_bytes(path, max_bytes)?;
     let request = serde_json::from_slice::<ExportRequest>(&bytes).map_err(|e| json_error(shown, 0, &e))?;
-    deliver(request, At { file: shown, line: 1 }, visit)
+    deliver(request, At { file: shown, line: 1 }, visit).map_err(|e| e.unwrap_or_else(|| not_otlp(shown, 1)))
 }
 
-fn deliver(request: ExportRequest, at: At, visit: &mut dyn FnMut(Span, At) -> Result<()>) -> Result<()> {
-    for resource in request.resource_spans {
+/// Hand on every span (and every inference-details event). `Err(None)`: the document
+/// is neither export.
+fn deliver(
+    request: ExportRequest,
+    at: At,
+    visit: &mut dyn FnMut(Span, At) -> Result<()>,
+) -> std::result::Result<(), Option<Error>> {
+    if request.resource_spans.is_none() && request.resource_logs.is_none() {
+        return Err(None);
+    }
+    for resource in request.resource_spans.into_iter().flatten() {
         for scope_spans in resource.scope_spans {
             let scope = scope_spans.scope.unwrap_or_default().name;
             for mut span in scope_spans.spans {
                 span.scope.clone_from(&scope);
-                visit(span, at.clone())?;
+                visit(span, at.clone()).map_err(Some)?;
+            }
+        }
+    }
+    for resource in request.resource_logs.into_iter().flatten() {
+        for scope_logs in resource.scope_logs {
+            let scope = scope_logs.scope.unwrap_or_default().name;
+            for record in scope_logs.log_records.into_iter().filter(is_details_event) {
+                let span = Span {
+                    trace_id: record.trace_id,
+                    span_id: record.span_id,
+                    name: DETAILS_EVENT.to_owned(),
+                    attributes: record.attributes,
+                    events: Vec::new(),
+                    scope: scope.clone(),
+                };
+                visit(span, at.clone()).map_err(Some)?;
             }
         }
     }
     Ok(())
 }
 
+fn is_details_event(record: &LogRecord) -> bool {
+    record.event_name == DETAILS_EVENT
+        || record.attributes.iter().any(|kv| kv.key == "event.name" && plain(&kv.value) == DETAILS_EVENT)
+}
+
+fn not_otlp(file: &str, line: usize) -> Error {
+    Error::Json { file: file.to_owned(), line, column: 1, message: format!("expected {EXPECTED}") }
+}
+
 /// A parse error at `line` of the file (a line of its own: serde's line is 1), or at
 /// serde's line and column in a single document (`line` 0).
 fn json_error(file: &str, line: usize, e: &serde_json::Error) -> Error {
     let what = if e.classify() == serde_json::error::Category::Data {
-        format!("expected an OTLP/JSON ExportTraceServiceRequest ({{\"resourceSpans\": [...]}}): {e}")
+        format!("expected {EXPECTED}: {e}")
     } else {
         e.to_string()
     };
@@ -215,6 +291,16 @@ mod tests {
         assert!(err.contains("t.jsonl:2:"), "{err}");
         let err = spans_of(&format!("{}\n{{\"spans\": []}}\n", request(&["a"]))).unwrap_err().to_string();
         assert!(err.contains(":2:") && err.contains("expected an OTLP/JSON ExportTraceServiceRequest"), "{err}");
+    }
+
+    #[test]
+    fn inference_details_events_of_a_logs_export_are_read_as_spans() {
+        let record = |name: &str| json!({"eventName": name, "spanId": "ab", "attributes": [{"key": "k", "value": {"intValue": "1"}}]});
+        let legacy = json!({"attributes": [{"key": "event.name", "value": {"stringValue": DETAILS_EVENT}}]});
+        let logs = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "s"},
+            "logRecords": [record(DETAILS_EVENT), record("gen_ai.choice"), legacy]}]}]});
+        let spans = spans_of(&format!("{logs}\n")).unwrap();
+        assert_eq!(spans, vec![(DETAILS_EVENT.to_owned(), 1), (DETAILS_EVENT.to_owned(), 1)]);
     }
 
     #[test]

@@ -11,7 +11,8 @@ use serde::Serialize;
 pub const CAPTURE_HINT: &str = "turn content capture on: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \
     with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (the opentelemetry-python-contrib GenAI \
     instrumentations), TRACELOOP_TRACE_CONTENT=true (opentelemetry-instrumentation-anthropic), or \
-    ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content (the anthropic SDK's own spans)";
+    ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content (the anthropic SDK's own spans); content captured as \
+    events (EVENT_ONLY) is in the logs export: give that file too";
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
@@ -43,7 +44,7 @@ pub fn judge(call: &Call, packets: &Packets) -> (Verdict, Vec<String>) {
     let (system, messages) = match &call.content {
         Content::Captured { system, messages } => (system, messages),
         Content::Missing => {
-            let reason = format!("the span carries no message content; {CAPTURE_HINT}");
+            let reason = format!("the call carries no message content; {CAPTURE_HINT}");
             return (Verdict::NotJudgeable { reason }, Vec::new());
         }
         Content::Unreadable(why) => return (Verdict::NotJudgeable { reason: why.clone() }, Vec::new()),
@@ -66,10 +67,10 @@ pub fn judge(call: &Call, packets: &Packets) -> (Verdict, Vec<String>) {
     };
     let mut notes = Vec::new();
     if call.model.is_none() {
-        notes.push("the span records no gen_ai.request.model: the model is not compared".to_owned());
+        notes.push("the call records no gen_ai.request.model: the model is not compared".to_owned());
     }
     if call.max_tokens.is_none() {
-        notes.push("the span records no gen_ai.request.max_tokens: max tokens are not compared".to_owned());
+        notes.push("the call records no gen_ai.request.max_tokens: max tokens are not compared".to_owned());
     }
     let differences = |p: &super::packets::Reviewed| {
         let mut out = Vec::new();

@@ -29,7 +29,7 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
 
     let held = trace(&[NO_CONTENT, "--packets", PACKETS, "--packets", &format!("{PACKETS}/google.json")]);
     assert_eq!(held.code, 0, "{}", held.describe());
-    assert!(held.stdout.contains("not judgeable (the span carries no message content; turn content capture on"));
+    assert!(held.stdout.contains("not judgeable (the call carries no message content; turn content capture on"));
 
     let json = trace(&[CONTENT, NO_CONTENT, "--packets", PACKETS, "--format", "json"]);
     assert_eq!(json.code, 1, "{}", json.describe());
