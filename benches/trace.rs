@@ -3,8 +3,8 @@
 //! a hundred carries the SDK recordings' OpenAI packet's 10 KB of content, one carries
 //! no content, the others a short prompt no packet has). Reports CPU time per run and
 //! spans per second, and the peak
-//! resident memory after reading 10,000 spans and after 100,000 (flat: one line at a
-//! time is held, never the spans).
+//! resident memory while reading 10,000 spans and while reading 100,000 (flat: one line
+//! at a time is held, never the spans; Linux's VmHWM, reset before each read).
 //!
 //! Times are this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), as in benches/validate.rs.
 
@@ -30,13 +30,16 @@ fn thread_cpu_time() -> Duration {
     Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
-/// The peak resident set size of this process so far, in KiB.
-fn peak_rss_kib() -> i64 {
-    // SAFETY: getrusage only writes the struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    assert_eq!(status, 0);
-    usage.ru_maxrss
+/// The peak resident set size since the last [`reset_peak`], in KiB (Linux: VmHWM).
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: 0 kB");
+    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
+/// Start a new peak at the current resident set (Linux ≥ 4.0: `5` to clear_refs).
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 fn span(i: usize, system: &str, user: &str, model: &str) -> Value {
@@ -89,9 +92,11 @@ fn bench(c: &mut Criterion) {
     write_trace(&small, LINES / 10, &packet);
     write_trace(&large, LINES, &packet);
 
+    reset_peak();
     let before = peak_rss_kib();
     let counts = run(std::slice::from_ref(&small), &packets, &config);
     let after_small = peak_rss_kib();
+    reset_peak();
     assert_eq!((counts.spans, counts.matched, counts.not_judgeable), (10_000, 100, 100));
     let start = thread_cpu_time();
     let counts = run(std::slice::from_ref(&large), &packets, &config);
@@ -99,12 +104,12 @@ fn bench(c: &mut Criterion) {
     let after_large = peak_rss_kib();
     assert_eq!((counts.spans, counts.matched, counts.not_judgeable), (100_000, 1_000, 1_000));
     eprintln!(
-        "trace: 100,000 spans ({} MB) in {:.2} s CPU; peak RSS {} MiB before, {} MiB after 10,000 spans, {} MiB after 100,000",
+        "trace: 100,000 spans ({} MB) in {:.2} s CPU; resident {} KiB before reading; peak {} KiB reading 10,000 spans, {} KiB reading 100,000",
         std::fs::metadata(&large).unwrap().len() / 1_000_000,
         cpu.as_secs_f64(),
-        before / 1024,
-        after_small / 1024,
-        after_large / 1024
+        before,
+        after_small,
+        after_large
     );
 
     let mut group = c.benchmark_group("trace");

@@ -81,7 +81,7 @@ fn a_har_recording_without_its_base_url_is_refused_naming_the_endpoint() {
         let f = &outcome.findings[0];
         assert!(f.path.ends_with(".request.url"), "{f:?}");
         assert!(
-            f.message.contains("expected https://") && f.message.contains("pass --base-url"),
+            f.message.contains("expected https://") && f.message.contains("`wire --check --base-url` names a proxy"),
             "{sdk}/{name}: {}",
             f.message
         );

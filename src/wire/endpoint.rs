@@ -71,7 +71,7 @@ pub(super) fn check_url(
     let Some(rest) = path.strip_prefix(base).filter(|rest| rest.starts_with('/')) else {
         let how = match &captured.base_url {
             Some(_) => "the --base-url given",
-            None => "the API's host; pass --base-url for a proxy or a local capture server",
+            None => "the API's host; `wire --check --base-url` names a proxy or a local capture server",
         };
         fail(format!("endpoint: the request went to {path}; expected {base}{} ({how})", api_path(api, model)));
         return UrlCheck { streamed: false };
