@@ -260,11 +260,15 @@ mod tests {
     use serde_json::json;
 
     fn spans_of(text: &str) -> Result<Vec<(String, usize)>> {
+        spans_within(text, 1 << 20)
+    }
+
+    fn spans_within(text: &str, max_line: u64) -> Result<Vec<(String, usize)>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, text).unwrap();
         let mut out = Vec::new();
-        read_spans(&path, 1 << 20, &mut |span, at| {
+        read_spans(&path, max_line, &mut |span, at| {
             out.push((span.name, at.line));
             Ok(())
         })?;
@@ -291,6 +295,15 @@ mod tests {
         assert!(err.contains("t.jsonl:2:"), "{err}");
         let err = spans_of(&format!("{}\n{{\"spans\": []}}\n", request(&["a"]))).unwrap_err().to_string();
         assert!(err.contains(":2:") && err.contains("expected an OTLP/JSON ExportTraceServiceRequest"), "{err}");
+    }
+
+    #[test]
+    fn a_line_past_the_bound_and_a_broken_pretty_document_name_their_line() {
+        let line = request(&["a"]);
+        let err = spans_within(&format!("{line}\n{line}{}\n", " ".repeat(200)), 150).unwrap_err().to_string();
+        assert!(err.contains("t.jsonl:2: refused: the line is longer than the limit of 150 bytes"), "{err}");
+        let err = spans_of("{\n  \"resourceSpans\": [\n    {\"scopeSpans\": 7}\n  ]\n}\n").unwrap_err().to_string();
+        assert!(err.contains("t.jsonl:3:"), "{err}");
     }
 
     #[test]
