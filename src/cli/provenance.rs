@@ -21,19 +21,36 @@ pub fn parse_api(name: &str) -> std::result::Result<Api, String> {
     })
 }
 
+/// `--base-url`: an http(s) URL with no query or fragment.
+pub fn parse_base_url(url: &str) -> std::result::Result<String, String> {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    match rest {
+        Some(rest) if !rest.is_empty() && !rest.starts_with('/') && !rest.contains(['?', '#', ' ']) => {
+            Ok(url.trim_end_matches('/').to_owned())
+        }
+        _ => Err(format!("expected an http:// or https:// URL without query or fragment, found {url:?}")),
+    }
+}
+
+/// `wire --check`: the captured file, and what stands in for the API's origin.
+pub struct Capture<'a> {
+    pub file: Option<&'a Path>,
+    pub base_url: Option<&'a str>,
+}
+
 /// `wire`: the body (stdout, or `--out` written atomically), or with `--check` the
 /// findings on a captured request.
 pub fn wire(
     config: &Config,
     packet: &Path,
     api: Api,
-    check: Option<&Path>,
+    capture: Capture,
     out: Option<&Path>,
     format: Format,
 ) -> Result<Status> {
     let shown = packet.display().to_string();
     let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
-    let Some(captured) = check else {
+    let Some(captured) = capture.file else {
         let body = canonical::to_pretty(&wire::body(&value, api, config, &shown)?);
         print::notes(&wire::notes(&value, api, &shown));
         match out {
@@ -43,7 +60,7 @@ pub fn wire(
         return Ok(Status::Holds);
     };
     let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
-    let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?;
+    let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
     let outcome = wire::check(&value, api, &captured, config, &shown, wire::CHECK)?;
     print::outcomes(&[outcome], format)
 }

@@ -20,6 +20,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod provider;
+pub use provider::Provider;
+
 pub const FILE_NAME: &str = "harness.toml";
 
 #[derive(Debug, Clone, Deserialize)]
@@ -79,14 +82,6 @@ impl Default for Paths {
             google_suffix: None,
         }
     }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Provider {
-    pub models: Vec<String>,
-    #[serde(default)]
-    pub text_json: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -376,6 +371,11 @@ impl Config {
         if raw.providers.is_empty() {
             return Err(config_error("providers: at least one provider is required".into()));
         }
+        for (name, provider) in &raw.providers {
+            if let Some(message) = provider.limit_problem() {
+                return Err(config_error(format!("providers.{name}.max_output_tokens: {message}")));
+            }
+        }
         if let Some(exporter) = &raw.exporter {
             if exporter.command.first().is_none_or(|program| program.trim().is_empty()) {
                 return Err(config_error("exporter.command: expected the program and its arguments".into()));
@@ -433,6 +433,16 @@ impl Config {
     /// The settings file's name as a message shows it.
     pub fn file_name(&self) -> String {
         self.file.as_ref().map_or_else(|| "the built-in settings".to_owned(), |f| f.display().to_string())
+    }
+
+    /// Why `max_tokens` is past the output limit harness.toml gives `model` of `provider`, if it is.
+    pub fn output_limit_problem(&self, provider: &str, model: &str, max_tokens: f64) -> Option<String> {
+        self.providers.get(provider)?.output_limit_problem(provider, model, max_tokens)
+    }
+
+    /// Whether harness.toml gives `model` of `provider` an output limit (`None`: unknown provider).
+    pub fn has_output_limit(&self, provider: &str, model: &str) -> Option<bool> {
+        self.providers.get(provider).map(|p| p.max_output_tokens.contains_key(model))
     }
 
     /// Whether packets for `provider` use text-JSON mode (no outputSchema, suffix appended).

@@ -27,6 +27,7 @@ mod release_check;
 mod run;
 mod shell;
 mod test;
+mod trace;
 mod validate;
 mod wire;
 
@@ -54,6 +55,7 @@ fn main() {
     trials.extend(exporter::trials());
     trials.extend(foreign::trials());
     trials.extend(wire::trials());
+    trials.extend(trace::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]
