@@ -53,7 +53,7 @@ fn a_failing_trial_exits_101_and_reaches_the_junit_report() {
     assert_eq!(out.code, 101, "{}", out.describe());
     assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::checksum")), Some("FAILED"), "{}", out.stdout);
     let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
-    assert!(junit.contains(&format!("<testcase classname=\"{CASE}\" name=\"packet::checksum\"")), "{junit}");
+    assert!(junit.contains(&format!("<testcase name=\"packet::checksum\" classname=\"{CASE}\"")), "{junit}");
     assert!(junit.contains("<failure message="), "{junit}");
 }
 
