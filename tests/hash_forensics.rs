@@ -1,4 +1,4 @@
-//! Hash forensics (issue 12): for each known exporter mistake, a packet whose
+//! Hash forensics: for each known exporter mistake, a packet whose
 //! stored hash was made that way, with the wrong bytes written out here by hand,
 //! so the test does not share code with what it tests. The finding must name the
 //! cause in words and as the `cause` field.

@@ -38,7 +38,8 @@ enum Expected {
 }
 
 const STRICT_JSON: &str = "strict JSON (contract): refused at json-parse, not repaired";
-const FALSY: &str = "Node bug (NODE-EVALUATOR §6.1.1): a falsy answer skips every check and passes; packetproof judges it and the schema rejects it";
+const FALSY: &str =
+    "Node bug: a falsy answer skips every check and passes; packetproof judges it and the schema rejects it";
 const BRANCH_TRUTH: &str = "branch truth (issue 12): packets/vars.json keeps resolvedBranch.hasVariableConflicts false beside incompatible mappings in its own renderInput; packetproof refuses to prepare a run from a packet whose branch its renderInput contradicts";
 const ISOLATION: &str =
     "wider asset isolation (contract): generated media URLs and configured forbidden keys are refused too";
@@ -64,7 +65,7 @@ const EXPECTED_DIFFERENCES: &[(&str, Expected, &str)] = &[
     (
         "edge-identity-bind-word-present",
         Expected::Accepted,
-        "Node bug (§6.1.4): a variable bound to itself can never pass; packetproof accepts it when the id is realized",
+        "Node bug: a variable bound to itself can never pass; packetproof accepts it when the id is realized",
     ),
     ("edge-vars-realized", Expected::Refused, BRANCH_TRUTH),
     ("edge-vars-source-other-case", Expected::Refused, BRANCH_TRUTH),

@@ -1,4 +1,4 @@
-//! Provenance to the wire (issue 15), the library: the provider request body each
+//! Provenance to the wire, the library: the provider request body each
 //! API gets from a packet, and the check of a captured request, one test per kind of
 //! difference. Captured requests are made here from the golden packets (the body the
 //! packet implies, then one edit each), so they never go stale when a packet is re-blessed.

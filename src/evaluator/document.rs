@@ -1,4 +1,4 @@
-//! The evaluation document (NODE-EVALUATOR §5): the reference's keys in its order, then
+//! The evaluation document: the reference's keys in its order, then
 //! packetproof's addition `rawOutputChecksum` (which bytes were judged, so completion can
 //! refuse an evaluation of other bytes).
 
@@ -67,7 +67,7 @@ pub fn build(failures: &[Failure], facts: &Facts, output: Option<&Value>) -> Val
     Value::Object(d)
 }
 
-/// §5 `summary`, key for key: counts are the reference's (mappings and intents anywhere
+/// The document's `summary`, key for key: counts are the reference's (mappings and intents anywhere
 /// in the block; one instruction when there is no list but a description).
 pub fn summary(output: Option<&Value>) -> Value {
     let found = output.and_then(block::find).map(|(block, _)| block);

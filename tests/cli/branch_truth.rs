@@ -1,4 +1,4 @@
-//! Branch truth on any packet (issue 12), through the CLI: packets that are not
+//! Branch truth on any packet, through the CLI: packets that are not
 //! corpus cases (a copy in a temporary folder, a run directory) are held to their
 //! own renderInput, and numbers are values. The per-rule negatives are fixtures
 //! (`fixtures/neg-packet-*`) and unit tests beside each check.
