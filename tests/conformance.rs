@@ -14,7 +14,10 @@ fn main() {
     let args = Arguments::from_args();
     let config = Config::load(root(), None).unwrap_or_else(|e| panic!("{e}"));
     let note = Arc::new(|text: &str| eprintln!("{text}"));
-    let suite = packetproof::conformance::trials(Arc::new(config), note).unwrap_or_else(|e| panic!("{e}"));
+    // Whether trials may re-bless golden files: decided once, here, from CI and PACKETPROOF_BLESS.
+    let env = packetproof::env::Env::current().unwrap_or_else(|e| panic!("{e}"));
+    let writes = packetproof::bless::GoldenWrites::from_env(&env);
+    let suite = packetproof::conformance::trials(Arc::new(config), note, writes).unwrap_or_else(|e| panic!("{e}"));
     let mut trials = suite.trials;
     trials.extend(interop_trials());
     let conclusion = libtest_mimic::run(&args, trials);

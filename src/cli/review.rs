@@ -4,7 +4,7 @@
 //! make the command fail (the source, not the golden file, needs fixing);
 //! skipped ones are left for later. It needs a terminal to ask on.
 
-use crate::bless::{self, Change, Pending, Requester};
+use crate::bless::{self, Change, GoldenWrites, Pending, Requester};
 use crate::diff::group;
 use crate::{Config, Error, Result, Status};
 use std::io::{BufRead, IsTerminal, Write};
@@ -17,7 +17,7 @@ pub(crate) enum Decision {
     Skip,
 }
 
-pub(crate) fn review(config: &Config, filter: Option<&str>) -> Result<Status> {
+pub(crate) fn review(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Status> {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(Error::Usage(
             "bless --review asks on a terminal, and standard input or output is not one: run it in a terminal, \
@@ -25,12 +25,14 @@ pub(crate) fn review(config: &Config, filter: Option<&str>) -> Result<Status> {
                 .into(),
         ));
     }
-    let pending = bless::plan(config, filter)?;
+    let pending = bless::plan(config, filter, writes)?;
     let decisions = decide(&pending, std::io::stdin().lock(), anstream::stdout())?;
     let mut rejected = 0;
     for (case, decision) in pending.iter().zip(&decisions) {
         match decision {
-            Decision::Accept if case.change != Change::Unchanged => bless::apply(config, case, Requester::Command)?,
+            Decision::Accept if case.change != Change::Unchanged => {
+                bless::apply(config, case, writes, Requester::Command)?
+            }
             Decision::Reject => rejected += 1,
             _ => {}
         }

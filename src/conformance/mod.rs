@@ -10,11 +10,12 @@
 
 pub mod junit;
 
+use crate::bless::{self, GoldenWrites};
 use crate::check::stale::StaleGoldens;
 use crate::check::{self, Checked};
 use crate::corpus::fixture_run::LIFECYCLE;
 use crate::corpus::{self, Case, Expectation};
-use crate::{bless, mutation, Check, Config, CorpusCheck, Error, Result};
+use crate::{mutation, Check, Config, CorpusCheck, Error, Result};
 use junit::Records;
 use libtest_mimic::{Failed, Trial};
 use std::sync::{Arc, Mutex};
@@ -32,13 +33,14 @@ pub struct Conformance {
     pub stale: Arc<StaleGoldens>,
 }
 
-/// Every trial of the suite `config` describes. A corpus that cannot be read, that
+/// Every trial of the suite `config` describes; `writes` says whether trials may
+/// re-bless golden files. A corpus that cannot be read, that
 /// is empty, or whose expect.toml names a check the fixture does not have is an
 /// error: a gate that discovered nothing must not pass (as datatest-stable does).
-pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
+pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<Conformance> {
     let records = Records::default();
     let stale = Arc::new(StaleGoldens::new());
-    let suite = Suite { config, note, records: records.clone(), stale: Arc::clone(&stale) };
+    let suite = Suite { config, note, writes, records: records.clone(), stale: Arc::clone(&stale) };
     let cases = corpus::cases(&suite.config).map_err(|e| Error::Usage(format!("fixture discovery failed: {e}")))?;
     if cases.is_empty() {
         return Err(Error::Usage(format!("no fixture found under {}", suite.config.paths.fixtures.display())));
@@ -72,6 +74,7 @@ pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
 struct Suite {
     config: Arc<Config>,
     note: Note,
+    writes: GoldenWrites,
     records: Records,
     stale: Arc<StaleGoldens>,
 }
@@ -99,7 +102,7 @@ impl Suite {
     fn ensure_golden(&self, case: &Case) -> Result<(), Failed> {
         static BLESSING: Mutex<()> = Mutex::new(());
         let Some(missing) = case.golden_missing() else { return Ok(()) };
-        if !bless_requested()? {
+        if !self.writes.tests_bless() {
             return Err(missing.into());
         }
         // Every check of the new case asks at once; the first one blesses.
@@ -111,7 +114,7 @@ impl Suite {
     }
 
     fn bless_from_test(&self, case: &Case) -> Result<(), Failed> {
-        bless::bless_from_test(&self.config, case).map_err(|e| Failed::from(e.to_string()))?;
+        bless::bless_from_test(&self.config, case, self.writes).map_err(|e| Failed::from(e.to_string()))?;
         (self.note)(&format!("blessed {}", case.name));
         Ok(())
     }
@@ -122,7 +125,7 @@ impl Suite {
     fn ensure_base_blessed(&self, case: &Case) -> Result<(), Failed> {
         // The bases already brought up to date in this run: each is checked once.
         static CURRENT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        if !bless_requested()? {
+        if !self.writes.tests_bless() {
             return Ok(());
         }
         let Some(base) = case.derived_from().map_err(|e| Failed::from(e.to_string()))? else { return Ok(()) };
@@ -154,7 +157,7 @@ impl Suite {
         let Some(mismatch) = &checked.mismatch else {
             return Err(format!("{check} failed:\n{}", list(&checked)).into());
         };
-        if bless_requested()? {
+        if self.writes.tests_bless() {
             return self.bless_from_test(case);
         }
         // One line here; the diff is shown once for all cases it affects, after the summary.
@@ -197,7 +200,7 @@ impl Suite {
         let name = CorpusCheck::MutationSelfTest;
         // Stale golden files fail checks before any mutation: say so in one line, not
         // one line per "escaped" mutation (the change itself is reported once, grouped).
-        if !bless_requested()? {
+        if !self.writes.tests_bless() {
             let stale = self.stale_cases().map_err(|e| Failed::from(e.to_string()))?;
             if !stale.is_empty() {
                 return Err(format!(
@@ -239,10 +242,6 @@ impl Suite {
         }
         Ok(stale)
     }
-}
-
-fn bless_requested() -> Result<bool, Failed> {
-    bless::requested_by_env().map_err(|e| Failed::from(e.to_string()))
 }
 
 /// A negative fixture's check passes only when it fails with the declared message.
