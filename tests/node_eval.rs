@@ -11,7 +11,10 @@
 //!
 //! The cases run under datatest-stable (one test per `cases/<name>/case.json`). When
 //! `../shared/interop` is absent the suite reports one test, `interop::node-eval`, as ignored
-//! with the reason (never a passing test that did not run).
+//! with the reason (never a passing test that did not run), and fails it under CI.
+
+#[path = "support/mod.rs"]
+mod support;
 
 use datatest_stable::Utf8Path;
 use packetproof::run::evaluate::{self, EvaluateRequest};
@@ -98,7 +101,7 @@ fn corpus_present() -> bool {
 
 fn main() -> std::process::ExitCode {
     if !corpus_present() {
-        return absent("interop::node-eval", format!("{} is absent", corpus().display()));
+        return support::absent_corpus("interop::node-eval", &corpus());
     }
     // The harness defines `fn main`; defined in this block, it runs only when the corpus is there.
     datatest_stable::harness! {
@@ -109,14 +112,6 @@ fn main() -> std::process::ExitCode {
 
 fn node_eval(path: &Utf8Path) -> datatest_stable::Result<()> {
     node_eval_case(path.as_std_path()).map_err(|e| e.to_string().into())
-}
-
-/// `../shared/interop` is absent: one test, reported as ignored, that says why (datatest-stable
-/// cannot mark a test ignored, and refuses an empty root).
-fn absent(name: &str, why: String) -> std::process::ExitCode {
-    eprintln!("{name} is ignored: {why}");
-    let trial = libtest_mimic::Trial::test(name, || Ok(())).with_kind("interop").with_ignored_flag(true);
-    libtest_mimic::run(&libtest_mimic::Arguments::from_args(), vec![trial]).exit_code()
 }
 
 /// A settings root for packets from the Node exporter (made once per process): the project's

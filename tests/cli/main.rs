@@ -16,6 +16,7 @@ mod corpus;
 mod exporter;
 mod help;
 mod init;
+mod interop_gate;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
 #[cfg(target_os = "linux")]
 mod hardening;
@@ -41,6 +42,7 @@ fn main() {
     trials.extend(release_check::trials());
     trials.extend(run::trials());
     trials.extend(init::trials());
+    trials.extend(interop_gate::trials());
     trials.extend(test::trials());
     trials.extend(exporter::trials());
     trials.extend(wire::trials());

@@ -1,9 +1,10 @@
 //! What the integration tests share: one way to run the binary (with a clean
-//! environment), one temporary-project builder, and one interop helper that marks
-//! a test ignored, with the reason, when `../shared/interop` is absent.
+//! environment), one temporary-project builder, and one interop gate: a test that
+//! reads an absent `../shared` corpus is ignored, with the reason, on a developer's
+//! checkout, and fails under CI (CI has the corpora; a shrunken suite must not pass).
 #![allow(dead_code)] // each test binary uses its own part of this module
 
-use libtest_mimic::Trial;
+use libtest_mimic::{Arguments, Trial};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Once;
@@ -122,19 +123,45 @@ pub fn test_name(module_path: &str, name: &str) -> String {
     }
 }
 
-/// A test that reads `../shared/interop`: ignored (and said why, once) when it is absent.
-pub fn needs_interop(name: String, test: fn()) -> Trial {
-    static SAID: Once = Once::new();
-    let present = interop_present();
-    if !present {
-        SAID.call_once(|| eprintln!("interop tests are ignored: {} is absent", interop_dir().display()));
+/// Under CI, as packetproof reads `CI` (an unreadable value counts as CI: the strict side).
+pub fn under_ci() -> bool {
+    packetproof::env::Env::current().map_or(true, |env| env.ci)
+}
+
+/// The interop gate: `trial` (which reads `corpus`) when `present`; otherwise a trial
+/// of the same name that says why: ignored on a developer's checkout (said once on
+/// stderr), failed under CI.
+pub fn interop_gate(trial: Trial, present: bool, corpus: &Path) -> Trial {
+    gate(under_ci(), trial, present, corpus)
+}
+
+/// [`interop_gate`] with CI given.
+pub fn gate(ci: bool, trial: Trial, present: bool, corpus: &Path) -> Trial {
+    if present {
+        return trial.with_kind("interop");
     }
-    Trial::test(name, move || {
-        test();
-        Ok(())
-    })
-    .with_kind("interop")
-    .with_ignored_flag(!present)
+    let name = trial.name().to_owned();
+    let why = format!("{} is absent", corpus.display());
+    if ci {
+        let message = format!("{why}: CI runs every interop test (set CI only where ../shared exists)");
+        return Trial::test(name, move || Err(message.into())).with_kind("interop");
+    }
+    static SAID: Once = Once::new();
+    SAID.call_once(|| eprintln!("interop tests are ignored: {why}"));
+    Trial::test(name, || Ok(())).with_kind("interop").with_ignored_flag(true)
+}
+
+/// A test that reads `../shared/interop`, through [`interop_gate`].
+pub fn needs_interop(name: String, test: fn()) -> Trial {
+    interop_gate(trial(name, test), interop_present(), &interop_dir())
+}
+
+/// A data-driven suite (datatest-stable) whose `corpus` is absent: one trial named
+/// `name`, through [`interop_gate`] (datatest-stable refuses an empty root and
+/// cannot mark a test ignored). Returns the suite's exit status.
+pub fn absent_corpus(name: &str, corpus: &Path) -> std::process::ExitCode {
+    let trial = interop_gate(Trial::test(name, || Ok(())), false, corpus);
+    libtest_mimic::run(&Arguments::from_args(), vec![trial]).exit_code()
 }
 
 /// A plain test (a function that panics on failure) as a trial.

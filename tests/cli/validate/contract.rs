@@ -642,7 +642,7 @@ impl Base {
     fn trial(self, name: String, test: impl FnOnce() -> Result<(), String> + Send + 'static) -> Trial {
         let trial = Trial::test(name, move || test().map_err(Failed::from));
         if self.interop() {
-            trial.with_kind("interop").with_ignored_flag(!support::interop_present())
+            support::interop_gate(trial, support::interop_present(), &support::interop_dir())
         } else {
             trial
         }
