@@ -37,6 +37,7 @@ fn exact_input_finding(packet: &str, wrong: &str) -> packetproof::Finding {
     findings.into_iter().next().unwrap()
 }
 
+#[track_caller]
 fn assert_cause(finding: &packetproof::Finding, id: &str, words: &str) {
     assert_eq!(finding.cause.as_deref(), Some(id), "{finding}");
     assert!(finding.message.contains(words), "{words:?} not in {finding}");

@@ -36,6 +36,7 @@ fn check(case: &str, api: Api, captured: Value) -> Vec<String> {
     outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
 }
 
+#[track_caller]
 fn assert_one(findings: &[String], path: &str, fragment: &str) {
     assert!(
         findings.iter().any(|f| f.starts_with(&format!("cap.json {path}: ")) && f.contains(fragment)),

@@ -155,6 +155,7 @@ fn branch_lies_fail_on_a_reference_packet() {
     branch_lies_fail_alone(vec![("reference", serde_json::from_slice(&bytes).unwrap())]);
 }
 
+#[track_caller]
 fn branch_lies_fail_alone(packets: Vec<(&str, Value)>) {
     type Lie = (&'static str, fn(&mut Value), &'static str);
     let lies: [Lie; 5] = [

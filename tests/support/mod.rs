@@ -42,9 +42,36 @@ impl Output {
     pub fn describe(&self) -> String {
         format!("status {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
     }
+
+    /// Everything, for a whole-output snapshot: `project`'s path is written `[project]`,
+    /// the crate's `[crate]`, so the snapshot is the same on every machine and run.
+    pub fn redacted(&self, project: &Path) -> String {
+        let text = self.describe();
+        let text = text.replace(&project.display().to_string(), "[project]");
+        text.replace(&root().display().to_string(), "[crate]")
+    }
+}
+
+/// Assert the whole output of a run against the snapshot `name` (insta, in
+/// `tests/cli/snapshots/`): review a change with `cargo insta review`, or accept it with
+/// `INSTA_UPDATE=always cargo test`. What changes with every run or with the rest of the
+/// corpus is written as a placeholder: digests `sha256:[hash]`, git revisions `[rev]`,
+/// the count of unchanged cases `[n] unchanged`.
+#[macro_export]
+macro_rules! assert_output_snapshot {
+    ($name:expr, $output:expr, $project:expr) => {
+        insta::with_settings!({ filters => vec![
+            (r"sha256:[0-9a-f]+", "sha256:[hash]"),
+            (r"\b[0-9a-f]{7,40}\b", "[rev]"),
+            (r"\b\d+ unchanged\b", "[n] unchanged"),
+        ] }, {
+            insta::assert_snapshot!($name, $output.redacted($project));
+        })
+    };
 }
 
 /// Run `command` to completion.
+#[track_caller]
 pub fn exec(command: &mut Command) -> Output {
     let out = command.output().expect("run packetproof");
     Output {
@@ -62,6 +89,7 @@ pub struct Project {
 
 impl Project {
     /// Copy `items` (paths relative to the crate root) into a new project.
+    #[track_caller]
     pub fn with(items: &[&str]) -> Project {
         let dir = tempfile::tempdir().expect("a temporary directory");
         for item in items {
@@ -85,12 +113,14 @@ impl Project {
         command
     }
 
+    #[track_caller]
     pub fn run(&self, args: &[&str]) -> Output {
         exec(self.bin().args(args))
     }
 }
 
 /// Copy a file, or a folder recursively.
+#[track_caller]
 pub fn copy_tree(from: &Path, to: &Path) {
     if from.is_dir() {
         std::fs::create_dir_all(to).unwrap();
