@@ -5,6 +5,8 @@
 #![allow(dead_code)] // each test binary uses its own part of this module
 
 use libtest_mimic::{Arguments, Trial};
+use std::ffi::OsStr;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Once;
@@ -74,6 +76,26 @@ macro_rules! assert_output_snapshot {
 #[track_caller]
 pub fn exec(command: &mut Command) -> Output {
     let out = command.output().expect("run packetproof");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Run the binary with `args` from the crate root (no standard input).
+#[track_caller]
+pub fn run<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> Output {
+    exec(bin().args(args))
+}
+
+/// Run the binary with `args`, feeding `input` on standard input.
+#[track_caller]
+pub fn run_with_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I, input: &[u8]) -> Output {
+    let mut child =
+        bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    child.stdin.take().expect("a piped stdin").write_all(input).expect("write standard input");
+    let out = child.wait_with_output().expect("run packetproof");
     Output {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
