@@ -45,11 +45,7 @@ fn canon_refuses_each_malformed_class_with_status_2_and_a_position() {
         let output = run([OsStr::new("canon"), file.as_os_str()]);
         let stderr = output.stderr.clone();
         let located = format!("{}:{position}:", file.display());
-        if output.code != 2
-            || !output.stdout.is_empty()
-            || !stderr.contains(&located)
-            || !stderr.contains(fragment)
-        {
+        if output.code != 2 || !output.stdout.is_empty() || !stderr.contains(&located) || !stderr.contains(fragment) {
             failures.push(format!(
                 "{class}: expected status 2, empty stdout, stderr with {located:?} and {fragment:?}\n{}",
                 output.describe()

@@ -1,47 +1,15 @@
 //! `packetproof init`, and every command outside a suite: the built-in defaults,
 //! a harness.toml that overrides them, and the refusals of the corpus commands.
 
-use crate::support::{self, exec, Output};
+use crate::support::{self, exec};
 use libtest_mimic::Trial;
-use std::path::PathBuf;
-
-/// A folder with no harness.toml in it or above it, and a way to run the binary there.
-pub struct Folder {
-    dir: tempfile::TempDir,
-}
-
-impl Folder {
-    pub fn new() -> Folder {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(
-            dir.path().ancestors().all(|d| !d.join("harness.toml").exists()),
-            "the temporary folder must not lie inside a suite"
-        );
-        Folder { dir }
-    }
-
-    pub fn path(&self, relative: &str) -> PathBuf {
-        self.dir.path().join(relative)
-    }
-
-    pub fn run_in(&self, relative: &str, args: &[&str]) -> Output {
-        exec(support::bin().current_dir(self.path(relative)).args(args))
-    }
-
-    /// `packetproof init suite` here; returns the suite's path.
-    pub fn init(&self) -> PathBuf {
-        let out = self.run_in("", &["init", "suite"]);
-        assert_eq!(out.code, 0, "{}", out.describe());
-        self.path("suite")
-    }
-}
 
 fn project(relative: &str) -> String {
     support::root().join(relative).display().to_string()
 }
 
 fn init_writes_a_suite_whose_test_passes() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let suite = folder.init();
     for file in [
         "harness.toml",
@@ -79,7 +47,7 @@ fn init_writes_a_suite_whose_test_passes() {
 }
 
 fn init_refuses_a_folder_that_is_not_empty() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     std::fs::create_dir_all(folder.path("suite")).unwrap();
     std::fs::write(folder.path("suite/notes.txt"), "mine").unwrap();
     let out = folder.run_in("", &["init", "suite"]);
@@ -90,7 +58,7 @@ fn init_refuses_a_folder_that_is_not_empty() {
 
 /// With no harness.toml anywhere, the commands that need no corpus run on the built-in defaults.
 fn commands_without_a_corpus_work_in_any_folder() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let request = project("fixtures/google-staged-both-selected/request.json");
     let export = exec(support::bin().current_dir(folder.path("")).args(["export", "--request", &request]));
     assert_eq!(export.code, 0, "{}", export.describe());
@@ -114,7 +82,7 @@ fn commands_without_a_corpus_work_in_any_folder() {
 }
 
 fn corpus_commands_say_which_file_they_looked_for() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let looked_for = folder.path("harness.toml").display().to_string();
     for args in [&["test"][..], &["bless"], &["release-check"]] {
         let out = folder.run_in("", args);
@@ -125,7 +93,7 @@ fn corpus_commands_say_which_file_they_looked_for() {
 
 /// A harness.toml found upwards, or named by --config, overrides the defaults.
 fn a_harness_toml_overrides_the_built_in_defaults() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     std::fs::create_dir_all(folder.path("repo/sub")).unwrap();
     std::fs::write(folder.path("repo/harness.toml"), "[limits]\nmax_file_bytes = 100\n").unwrap();
     let golden = project("golden/google-staged-both-selected/runtime-packet.json");

@@ -1,7 +1,7 @@
 //! `packetproof test`: the conformance trials from the binary, with libtest's
 //! filter, `--list`, `--exact`, formats, a JUnit report, and cargo test's exit codes.
 
-use crate::init::Folder;
+use crate::support;
 use libtest_mimic::Trial;
 
 const CASE: &str = "openai-staged-alone-selected";
@@ -15,7 +15,7 @@ pub fn verdict<'a>(stdout: &'a str, name: &str) -> Option<&'a str> {
 }
 
 fn list_filter_and_exact_select_trials() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     folder.init();
     let list = folder.run_in("suite", &["test", "--list"]);
     assert_eq!(list.code, 0, "{}", list.describe());
@@ -44,7 +44,7 @@ fn list_filter_and_exact_select_trials() {
 
 /// A broken golden packet fails its trials: exit 101 (cargo test's), the failure in the JUnit report.
 fn a_failing_trial_exits_101_and_reaches_the_junit_report() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let suite = folder.init();
     let golden = suite.join(format!("golden/{CASE}/runtime-packet.json"));
     let text = std::fs::read_to_string(&golden).unwrap();
@@ -60,7 +60,7 @@ fn a_failing_trial_exits_101_and_reaches_the_junit_report() {
 /// `require_branch_coverage = false` only holds the check back (ignored); turned on, the
 /// three examples fail it and say what they miss.
 fn branch_coverage_runs_once_the_suite_requires_it() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let suite = folder.init();
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
     let required = settings.replace("require_branch_coverage = false", "require_branch_coverage = true");

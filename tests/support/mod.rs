@@ -120,8 +120,35 @@ impl Project {
         Project { dir }
     }
 
+    /// An empty project with no harness.toml in it or above it: a place to run
+    /// `init` and commands outside any suite ([`Project::run_in`]).
+    #[track_caller]
+    pub fn empty() -> Project {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        assert!(
+            dir.path().ancestors().all(|d| !d.join("harness.toml").exists()),
+            "the temporary folder must not lie inside a suite"
+        );
+        Project { dir }
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The binary run in the folder `relative` with `args`, finding its settings as a
+    /// user's shell would (no `PACKETPROOF_ROOT`).
+    #[track_caller]
+    pub fn run_in(&self, relative: &str, args: &[&str]) -> Output {
+        exec(bin().current_dir(self.path(relative)).args(args))
+    }
+
+    /// `packetproof init suite` here; returns the suite's path.
+    #[track_caller]
+    pub fn init(&self) -> PathBuf {
+        let out = self.run_in("", &["init", "suite"]);
+        assert_eq!(out.code, 0, "{}", out.describe());
+        self.path("suite")
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {

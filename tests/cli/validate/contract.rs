@@ -3,8 +3,8 @@
 //! when absent) on the interop packets.
 
 use super::{failing, read_packet, suffix_args, warn_args, write_json, ROOT};
-use crate::support::{self, interop_dir};
 use crate::support::run;
+use crate::support::{self, interop_dir};
 use libtest_mimic::{Failed, Trial};
 use packetproof::{digest, Config};
 use serde_json::{json, Map, Number, Value};
