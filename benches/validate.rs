@@ -1,6 +1,6 @@
 //! `cargo bench --bench validate`: validating the 217 KB interop packet in-process
 //! (strict parse + every packet check + both hashes), its parts separately, and
-//! canonical hashing against raw SHA-256 of the same bytes (issue 16's targets:
+//! canonical hashing against raw SHA-256 of the same bytes (the targets:
 //! validate ≤ 0.8 ms; canonical hashing ≥ 25% of raw SHA-256 throughput).
 //! Skips (with a message) when ../shared/interop is absent.
 //!

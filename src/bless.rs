@@ -10,12 +10,63 @@
 //! [`apply`] per accepted case for `bless --review`) and the conformance runner
 //! under `PACKETPROOF_BLESS=1` ([`bless_from_test`]). Each case is reported as
 //! new, updated or unchanged.
+//!
+//! Whether golden files may be written is decided once per process, from the
+//! environment, by the command or test runner ([`GoldenWrites::from_env`], as
+//! insta's `snapshot_update_behavior`), and passed down to every writer.
 
 use crate::corpus::{self, Case};
 use crate::env::Env;
 use crate::{canonical, fsutil, provider, Config, Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+/// May golden files be written? Decided once from the environment and passed down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoldenWrites {
+    /// Under CI: never (golden files change only by a deliberate local command).
+    /// `bless_requested` keeps `PACKETPROOF_BLESS`, so a test can say why it refuses.
+    Never { bless_requested: bool },
+    /// Locally: `packetproof bless` writes; tests report stale golden files.
+    OnCommand,
+    /// Locally with `PACKETPROOF_BLESS=1`: tests re-bless stale golden files too.
+    FromTests,
+}
+
+impl GoldenWrites {
+    /// The decision `env` makes: `CI` forbids every write, `PACKETPROOF_BLESS` lets tests write.
+    pub fn from_env(env: &Env) -> GoldenWrites {
+        match (env.ci, env.bless) {
+            (true, bless_requested) => GoldenWrites::Never { bless_requested },
+            (false, true) => GoldenWrites::FromTests,
+            (false, false) => GoldenWrites::OnCommand,
+        }
+    }
+
+    /// Whether tests were asked to re-bless (under CI they then fail, saying why).
+    pub fn tests_bless(self) -> bool {
+        matches!(self, GoldenWrites::FromTests | GoldenWrites::Never { bless_requested: true })
+    }
+
+    /// Ok when `requester` may write `origin`'s golden files; a refusal saying why otherwise.
+    fn permit(self, origin: &str, requester: Requester) -> Result<()> {
+        let reason = match (self, requester) {
+            // The first golden files of a new suite: no reviewed file exists that a write could change.
+            (_, Requester::Init) | (GoldenWrites::OnCommand | GoldenWrites::FromTests, Requester::Command) => {
+                return Ok(())
+            }
+            (GoldenWrites::FromTests, Requester::Test) => return Ok(()),
+            (GoldenWrites::OnCommand, Requester::Test) => "tests re-bless golden files only under PACKETPROOF_BLESS=1",
+            (GoldenWrites::Never { .. }, Requester::Command) => {
+                "CI is set: golden files are never written under CI; bless locally and commit"
+            }
+            (GoldenWrites::Never { .. }, Requester::Test) => {
+                "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI"
+            }
+        };
+        Err(Error::refused(origin, reason))
+    }
+}
 
 /// Who asks for golden files to be written; the refusals say it in their terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,8 +115,8 @@ pub struct Pending {
 
 /// The cases whose name contains `filter`, compiled, each with what blessing it
 /// would change. Nothing is written. Refused under CI.
-pub fn plan(config: &Config, filter: Option<&str>) -> Result<Vec<Pending>> {
-    refuse_under_ci("bless", Requester::Command)?;
+pub fn plan(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Vec<Pending>> {
+    writes.permit("bless", Requester::Command)?;
     let matching: Vec<Case> =
         corpus::cases(config)?.into_iter().filter(|c| filter.is_none_or(|f| c.name.contains(f))).collect();
     if matching.is_empty() {
@@ -89,39 +140,33 @@ pub fn plan(config: &Config, filter: Option<&str>) -> Result<Vec<Pending>> {
 
 /// Bless every case whose name contains `filter`; returns each case with what
 /// changed. Identical files are not rewritten. Refused under CI.
-pub fn bless(config: &Config, filter: Option<&str>) -> Result<Vec<(String, Change)>> {
+pub fn bless(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Vec<(String, Change)>> {
     let mut done = Vec::new();
-    for pending in plan(config, filter)? {
-        apply(config, &pending, Requester::Command)?;
+    for pending in plan(config, filter, writes)? {
+        apply(config, &pending, writes, Requester::Command)?;
         done.push((pending.case.name, pending.change));
     }
     Ok(done)
 }
 
-/// `PACKETPROOF_BLESS=1 cargo test [FILTER]` asks the conformance runner to
-/// re-bless the cases whose golden packet no longer regenerates.
-pub fn requested_by_env() -> Result<bool> {
-    Ok(Env::current()?.bless)
-}
-
 /// Bless one case from a test; under CI this refuses and says so.
-pub fn bless_from_test(config: &Config, case: &Case) -> Result<()> {
-    write_golden(config, case, Requester::Test).map(|_| ())
+pub fn bless_from_test(config: &Config, case: &Case, writes: GoldenWrites) -> Result<()> {
+    write_golden(config, case, writes, Requester::Test).map(|_| ())
 }
 
 /// The one way golden files are written (see the module docs).
-pub fn write_golden(config: &Config, case: &Case, requester: Requester) -> Result<Change> {
-    refuse_under_ci(&case.name, requester)?;
+pub fn write_golden(config: &Config, case: &Case, writes: GoldenWrites, requester: Requester) -> Result<Change> {
+    writes.permit(&case.name, requester)?;
     let pending = pending(config, case.clone())?;
-    apply(config, &pending, requester)?;
+    apply(config, &pending, writes, requester)?;
     Ok(pending.change)
 }
 
 /// Write a planned case's golden files (only those whose bytes change). The
 /// golden directory itself must exist: a misspelt one is never created.
-pub fn apply(config: &Config, pending: &Pending, requester: Requester) -> Result<()> {
+pub fn apply(config: &Config, pending: &Pending, writes: GoldenWrites, requester: Requester) -> Result<()> {
     let case = &pending.case;
-    refuse_under_ci(&case.name, requester)?;
+    writes.permit(&case.name, requester)?;
     if pending.change == Change::Unchanged {
         return Ok(());
     }
@@ -186,11 +231,11 @@ pub enum Unreferenced {
 
 /// The golden folders no fixture explains; with `Delete`, removes their golden
 /// files (never anything else) and the folders left empty. Returns the folders.
-pub fn unreferenced(config: &Config, action: Unreferenced) -> Result<Vec<PathBuf>> {
+pub fn unreferenced(config: &Config, action: Unreferenced, writes: GoldenWrites) -> Result<Vec<PathBuf>> {
     let cases = corpus::cases(config)?;
     let folders = corpus::layout::layout(config, &cases)?.unreferenced_golden;
     if action == Unreferenced::Delete {
-        refuse_under_ci("bless --unreferenced delete", Requester::Command)?;
+        writes.permit("bless --unreferenced delete", Requester::Command)?;
         for folder in &folders {
             for name in [corpus::PACKET_FILE, corpus::AGENT_REQUEST_FILE] {
                 let file = folder.join(name);
@@ -209,20 +254,6 @@ pub fn unreferenced(config: &Config, action: Unreferenced) -> Result<Vec<PathBuf
     Ok(folders)
 }
 
-fn refuse_under_ci(origin: &str, requester: Requester) -> Result<()> {
-    if !Env::current()?.ci {
-        return Ok(());
-    }
-    Err(Error::refused(
-        origin,
-        match requester {
-            Requester::Command => "CI is set: golden files are never written under CI; bless locally and commit",
-            Requester::Test => "PACKETPROOF_BLESS is set but so is CI: golden files are never written under CI",
-            Requester::Init => return Ok(()),
-        },
-    ))
-}
-
 /// Identical bytes are left alone: the file keeps its timestamp and no watcher fires.
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     if crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == bytes) {
@@ -235,6 +266,21 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn golden_writes_are_decided_by_ci_and_bless() {
+        let env = |ci, bless| GoldenWrites::from_env(&Env { ci, bless, root: None });
+        assert_eq!(env(false, false), GoldenWrites::OnCommand);
+        assert_eq!(env(false, true), GoldenWrites::FromTests);
+        assert_eq!(env(true, true), GoldenWrites::Never { bless_requested: true });
+        let (command, test, init) = (Requester::Command, Requester::Test, Requester::Init);
+        assert!(env(false, false).permit("c", command).is_ok() && env(false, false).permit("c", test).is_err());
+        assert!(env(false, true).permit("c", test).is_ok() && env(true, false).permit("c", init).is_ok());
+        let refused = env(true, true).permit("c", test).unwrap_err().to_string();
+        assert!(refused.contains("PACKETPROOF_BLESS is set but so is CI"), "{refused}");
+        assert!(env(true, false).permit("c", command).unwrap_err().to_string().contains("bless locally"));
+        assert!(env(true, true).tests_bless() && !env(true, false).tests_bless() && !env(false, false).tests_bless());
+    }
 
     /// An atomic write replaces the file (a new inode); an untouched file keeps its own.
     #[cfg(unix)]

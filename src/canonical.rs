@@ -31,12 +31,6 @@ impl fmt::Display for ParseError {
     }
 }
 
-impl ParseError {
-    pub fn in_file(self, file: impl fmt::Display) -> crate::Error {
-        crate::Error::Json { file: file.to_string(), line: self.line, column: self.column, message: self.message }
-    }
-}
-
 /// Parse bytes as strict I-JSON: UTF-8 without a byte-order mark, no duplicate
 /// keys, no lone surrogates, no non-finite or out-of-range numbers, nothing after
 /// the value, at most [`MAX_DEPTH`] levels of nesting.

@@ -11,7 +11,6 @@
 use crate::{Error, Result};
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 pub const CI: &str = "CI";
 pub const BLESS: &str = "PACKETPROOF_BLESS";
@@ -26,18 +25,10 @@ pub struct Env {
 }
 
 impl Env {
-    /// The process environment, read on first use (the variables do not change
-    /// while packetproof runs, and every caller then sees one answer).
-    pub fn current() -> Result<&'static Env> {
-        static ENV: OnceLock<std::result::Result<Env, String>> = OnceLock::new();
-        // Kept as the message alone, so the error made from it says "usage:" once.
-        let message = |e: Error| match e {
-            Error::Usage(message) => message,
-            other => other.to_string(),
-        };
-        ENV.get_or_init(|| Env::parse(|name| std::env::var_os(name)).map_err(message))
-            .as_ref()
-            .map_err(|message| Error::Usage(message.clone()))
+    /// The process environment. Read where a decision is made (the command, the
+    /// test runner) and passed down, never memoised behind the callers' backs.
+    pub fn current() -> Result<Env> {
+        Env::parse(|name| std::env::var_os(name))
     }
 
     /// The environment `lookup` describes.

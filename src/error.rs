@@ -30,6 +30,14 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+// Here rather than in `canonical`, which would otherwise depend on this module
+// while this one depends on `report` and `report` on `canonical`: a cycle.
+impl crate::canonical::ParseError {
+    pub fn in_file(self, file: impl fmt::Display) -> Error {
+        Error::Json { file: file.to_string(), line: self.line, column: self.column, message: self.message }
+    }
+}
+
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }

@@ -157,8 +157,10 @@ pub fn workflow() -> Option<String> {
 }
 
 /// Write the suite into `dir` (created if missing; it must be empty), bless its
-/// examples, and return the files written, relative to `dir`.
-pub fn init(dir: &Path) -> Result<Vec<String>> {
+/// examples, and return the files written, relative to `dir`. `writes` is the
+/// process's decision on golden files; these first ones are written even under CI
+/// (there is no reviewed golden file yet that a write could change).
+pub fn init(dir: &Path, writes: bless::GoldenWrites) -> Result<Vec<String>> {
     refuse_non_empty(dir)?;
     let settings = format!("{}{SETTINGS_TAIL}", builtin::HARNESS_TOML);
     let workflow = workflow();
@@ -188,7 +190,7 @@ pub fn init(dir: &Path) -> Result<Vec<String>> {
     // A suite has both corpus folders (a missing one is a misconfiguration elsewhere).
     std::fs::create_dir_all(&config.paths.golden).map_err(|e| Error::io(&config.paths.golden, e))?;
     for case in corpus::cases(&config)? {
-        bless::write_golden(&config, &case, bless::Requester::Init)?;
+        bless::write_golden(&config, &case, writes, bless::Requester::Init)?;
         for file in [case.golden_packet(), case.golden_agent_request()] {
             written.push(file.strip_prefix(dir).unwrap_or(&file).to_string_lossy().replace('\\', "/"));
         }

@@ -448,7 +448,7 @@ mod tests {
 
     fn suite() -> (tempfile::TempDir, Config, Case) {
         let dir = tempfile::tempdir().unwrap();
-        crate::init::init(dir.path()).unwrap();
+        crate::init::init(dir.path(), crate::bless::GoldenWrites::OnCommand).unwrap();
         let config = Config::load(dir.path(), None).unwrap();
         let case = crate::corpus::cases(&config).unwrap().remove(0);
         (dir, config, case)

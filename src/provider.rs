@@ -3,7 +3,8 @@
 //! - The agent request: the only view of a packet a fresh agent ever sees.
 
 use crate::config::Config;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 pub const AGENT_REQUEST_KIND: &str = "segmently.packet-only-agent-request";
 
@@ -52,27 +53,58 @@ fn is_compile_input(value: &Value) -> bool {
 /// only when the packet carries one.
 pub fn agent_request(packet: &Map<String, Value>) -> Value {
     let field = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
-    let mut request = Map::new();
-    request.insert("schemaVersion".into(), json!(1));
-    request.insert("kind".into(), json!(AGENT_REQUEST_KIND));
-    for key in ["exactInputHash", "checksum", "provider", "model", "maxTokens", "systemPrompt"] {
-        request.insert(key.into(), field(key));
-    }
-    request.insert("userMessage".into(), field("effectiveUserMessage"));
-    if let Some(schema) = packet.get("outputSchema") {
-        request.insert("outputSchema".into(), schema.clone());
-    }
-    request.insert("executionPolicy".into(), execution_policy());
-    Value::Object(request)
+    let request = AgentRequest {
+        schema_version: 1,
+        kind: AGENT_REQUEST_KIND,
+        exact_input_hash: field("exactInputHash"),
+        checksum: field("checksum"),
+        provider: field("provider"),
+        model: field("model"),
+        max_tokens: field("maxTokens"),
+        system_prompt: field("systemPrompt"),
+        user_message: field("effectiveUserMessage"),
+        output_schema: packet.get("outputSchema").cloned(),
+        execution_policy: ExecutionPolicy {
+            allowed_input: "this-file-only",
+            repository_access: false,
+            file_editing: false,
+            tools: false,
+            expected_answer_visible: false,
+            response: "json-only",
+        },
+    };
+    serde_json::to_value(request).expect("an agent request is plain data")
 }
 
-fn execution_policy() -> Value {
-    json!({
-        "allowedInput": "this-file-only",
-        "repositoryAccess": false,
-        "fileEditing": false,
-        "tools": false,
-        "expectedAnswerVisible": false,
-        "response": "json-only"
-    })
+/// agent-request.json, field for field in the Node tools' order. The packet's
+/// fields are copied as they are (the packet checks judge them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentRequest {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    pub exact_input_hash: Value,
+    pub checksum: Value,
+    pub provider: Value,
+    pub model: Value,
+    pub max_tokens: Value,
+    pub system_prompt: Value,
+    /// The packet's `effectiveUserMessage`: what the provider would receive.
+    pub user_message: Value,
+    /// Only when the packet carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    pub execution_policy: ExecutionPolicy,
+}
+
+/// What the agent may do: read this file only, no tools, no edits, answer JSON.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionPolicy {
+    pub allowed_input: &'static str,
+    pub repository_access: bool,
+    pub file_editing: bool,
+    pub tools: bool,
+    pub expected_answer_visible: bool,
+    pub response: &'static str,
 }

@@ -1,4 +1,4 @@
-//! Hash forensics (issue 12): for each known exporter mistake, a packet whose
+//! Hash forensics: for each known exporter mistake, a packet whose
 //! stored hash was made that way, with the wrong bytes written out here by hand,
 //! so the test does not share code with what it tests. The finding must name the
 //! cause in words and as the `cause` field.
@@ -37,6 +37,7 @@ fn exact_input_finding(packet: &str, wrong: &str) -> packetproof::Finding {
     findings.into_iter().next().unwrap()
 }
 
+#[track_caller]
 fn assert_cause(finding: &packetproof::Finding, id: &str, words: &str) {
     assert_eq!(finding.cause.as_deref(), Some(id), "{finding}");
     assert!(finding.message.contains(words), "{words:?} not in {finding}");

@@ -11,7 +11,10 @@
 //!
 //! The cases run under datatest-stable (one test per `cases/<name>/case.json`). When
 //! `../shared/interop` is absent the suite reports one test, `interop::node-eval`, as ignored
-//! with the reason (never a passing test that did not run).
+//! with the reason (never a passing test that did not run), and fails it under CI.
+
+#[path = "support/mod.rs"]
+mod support;
 
 use datatest_stable::Utf8Path;
 use packetproof::run::evaluate::EvaluateRequest;
@@ -38,7 +41,8 @@ enum Expected {
 }
 
 const STRICT_JSON: &str = "strict JSON (contract): refused at json-parse, not repaired";
-const FALSY: &str = "Node bug (NODE-EVALUATOR §6.1.1): a falsy answer skips every check and passes; packetproof judges it and the schema rejects it";
+const FALSY: &str =
+    "Node bug: a falsy answer skips every check and passes; packetproof judges it and the schema rejects it";
 const BRANCH_TRUTH: &str = "branch truth (issue 12): packets/vars.json keeps resolvedBranch.hasVariableConflicts false beside incompatible mappings in its own renderInput; packetproof refuses to prepare a run from a packet whose branch its renderInput contradicts";
 const ONE_VERDICT: &str = "one rule book (issue 19): the reference's evaluator ignores a non-Google run's manifest; verify fails the run (run::manifest-binding), so evaluate never records a passing evaluation for it";
 const ISOLATION: &str =
@@ -65,7 +69,7 @@ const EXPECTED_DIFFERENCES: &[(&str, Expected, &str)] = &[
     (
         "edge-identity-bind-word-present",
         Expected::Accepted,
-        "Node bug (§6.1.4): a variable bound to itself can never pass; packetproof accepts it when the id is realized",
+        "Node bug: a variable bound to itself can never pass; packetproof accepts it when the id is realized",
     ),
     ("edge-anthropic-manifest-ignored", Expected::Refused, ONE_VERDICT),
     ("edge-vars-realized", Expected::Refused, BRANCH_TRUTH),
@@ -99,7 +103,7 @@ fn corpus_present() -> bool {
 
 fn main() -> std::process::ExitCode {
     if !corpus_present() {
-        return absent("interop::node-eval", format!("{} is absent", corpus().display()));
+        return support::absent_corpus("interop::node-eval", &corpus());
     }
     // The harness defines `fn main`; defined in this block, it runs only when the corpus is there.
     datatest_stable::harness! {
@@ -110,14 +114,6 @@ fn main() -> std::process::ExitCode {
 
 fn node_eval(path: &Utf8Path) -> datatest_stable::Result<()> {
     node_eval_case(path.as_std_path()).map_err(|e| e.to_string().into())
-}
-
-/// `../shared/interop` is absent: one test, reported as ignored, that says why (datatest-stable
-/// cannot mark a test ignored, and refuses an empty root).
-fn absent(name: &str, why: String) -> std::process::ExitCode {
-    eprintln!("{name} is ignored: {why}");
-    let trial = libtest_mimic::Trial::test(name, || Ok(())).with_kind("interop").with_ignored_flag(true);
-    libtest_mimic::run(&libtest_mimic::Arguments::from_args(), vec![trial]).exit_code()
 }
 
 /// A settings root for packets from the Node exporter (made once per process): the project's

@@ -1,4 +1,4 @@
-//! What the official SDKs send (issue 20): the requests recorded by
+//! What the official SDKs send: the requests recorded by
 //! scripts/record/record.sh (tests/recordings/sdk/{python,node}/, the SDK versions in
 //! tests/recordings/VERSIONS.toml) are replayed here, without Python or Node. Every
 //! recording, bare body and HAR, plain and streamed, passes `wire --check` against the

@@ -1,4 +1,4 @@
-//! `packetproof trace` on real traces (issue 20): what the official OpenTelemetry GenAI
+//! `packetproof trace` on real traces: what the official OpenTelemetry GenAI
 //! instrumentations recorded (scripts/record/record.sh → tests/recordings/traces/, one
 //! OTLP/JSON ExportTraceServiceRequest per line) for five calls each, against the
 //! packets the SDK recordings were made from: the packet as is, its user text edited,

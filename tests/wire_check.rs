@@ -1,4 +1,4 @@
-//! Provenance to the wire (issue 15), the library: the provider request body each
+//! Provenance to the wire, the library: the provider request body each
 //! API gets from a packet, and the check of a captured request, one test per kind of
 //! difference. Captured requests are made here from the golden packets (the body the
 //! packet implies, then one edit each), so they never go stale when a packet is re-blessed.
@@ -36,6 +36,7 @@ fn check(case: &str, api: Api, captured: Value) -> Vec<String> {
     outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
 }
 
+#[track_caller]
 fn assert_one(findings: &[String], path: &str, fragment: &str) {
     assert!(
         findings.iter().any(|f| f.starts_with(&format!("cap.json {path}: ")) && f.contains(fragment)),

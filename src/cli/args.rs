@@ -186,7 +186,7 @@ pub enum Command {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SuffixArg {
     /// The exact Google text-JSON suffix to expect instead of the one harness.toml names, for
-    /// packets made by another exporter (such as ../shared/interop/google-suffix.txt).
+    /// packets made by another exporter (such as the Node exporter's google-suffix.txt).
     #[arg(long = "google-suffix-file", value_name = "FILE")]
     pub file: Option<PathBuf>,
 }

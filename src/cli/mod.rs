@@ -134,7 +134,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Init { dir } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            let written = crate::init::init(&dir)?;
+            let written = crate::init::init(&dir, golden_writes()?)?;
             print::initialized(&dir, &written)?;
             if crate::init::BUILT_FROM.is_none() {
                 print::note(&format!(
@@ -159,17 +159,23 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
     }
 }
 
+/// Whether golden files may be written in this process: decided here, once, and passed down.
+pub(crate) fn golden_writes() -> Result<crate::bless::GoldenWrites> {
+    Ok(crate::bless::GoldenWrites::from_env(&crate::env::Env::current()?))
+}
+
 /// `packetproof bless`: every case (or, with --review, each changed case the
 /// developer accepts), then the golden folders no fixture explains.
 fn bless(config: &Config, args: BlessArgs) -> Result<Status> {
+    let writes = golden_writes()?;
     let mut status = if args.review {
-        review::review(config, args.filter.as_deref())?
+        review::review(config, args.filter.as_deref(), writes)?
     } else {
-        print::blessed(&crate::bless::bless(config, args.filter.as_deref())?)?;
+        print::blessed(&crate::bless::bless(config, args.filter.as_deref(), writes)?)?;
         Status::Holds
     };
     let action = args.unreferenced.into();
-    let folders = crate::bless::unreferenced(config, action)?;
+    let folders = crate::bless::unreferenced(config, action, writes)?;
     print::unreferenced(&folders, action)?;
     if action == crate::bless::Unreferenced::Reject && !folders.is_empty() {
         status = Status::Failed;

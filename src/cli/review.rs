@@ -5,7 +5,7 @@
 //! rejected ones make the command fail (the source, not the golden file, needs
 //! fixing); skipped ones are left for later. It needs a terminal to ask on.
 
-use crate::bless::{self, Change, Pending, Requester};
+use crate::bless::{self, Change, GoldenWrites, Pending, Requester};
 use crate::diff::group;
 use crate::{Config, Error, Result, Status};
 use std::io::{BufRead, IsTerminal, Write};
@@ -18,7 +18,7 @@ pub(crate) enum Decision {
     Skip,
 }
 
-pub(crate) fn review(config: &Config, filter: Option<&str>) -> Result<Status> {
+pub(crate) fn review(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Status> {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(Error::Usage(
             "bless --review asks on a terminal, and standard input or output is not one: run it in a terminal, \
@@ -26,12 +26,14 @@ pub(crate) fn review(config: &Config, filter: Option<&str>) -> Result<Status> {
                 .into(),
         ));
     }
-    let pending = bless::plan(config, filter)?;
+    let pending = bless::plan(config, filter, writes)?;
     let decisions = decide(&pending, std::io::stdin().lock(), anstream::stdout())?;
     let mut rejected = 0;
     for (case, decision) in pending.iter().zip(&decisions) {
         match decision {
-            Decision::Accept if case.change != Change::Unchanged => bless::apply(config, case, Requester::Command)?,
+            Decision::Accept if case.change != Change::Unchanged => {
+                bless::apply(config, case, writes, Requester::Command)?
+            }
             Decision::Reject => rejected += 1,
             _ => {}
         }
@@ -251,11 +253,11 @@ mod tests {
     fn edited_template() -> (tempfile::TempDir, Vec<Pending>) {
         let (dir, _) = pending();
         let config = Config::load(dir.path(), None).unwrap();
-        crate::bless::bless(&config, None).unwrap();
+        crate::bless::bless(&config, None, crate::bless::GoldenWrites::OnCommand).unwrap();
         let template = dir.path().join("references/prompts/system.md.j2");
         let text = std::fs::read_to_string(&template).unwrap();
         std::fs::write(&template, text.replacen('\n', " One edit.\n", 1)).unwrap();
-        let pending = bless::plan(&config, None).unwrap();
+        let pending = bless::plan(&config, None, crate::bless::GoldenWrites::OnCommand).unwrap();
         assert!(pending.len() >= 2 && pending.iter().all(|p| p.change == Change::Updated));
         (dir, pending)
     }

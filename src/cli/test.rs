@@ -48,7 +48,7 @@ pub enum TestFormat {
 pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
     config.require_suite("test")?;
-    let suite = conformance::trials(Arc::new(config), Arc::new(print::note))?;
+    let suite = conformance::trials(Arc::new(config), Arc::new(print::note), super::golden_writes()?)?;
     let arguments = Arguments {
         filter: args.filter.clone(),
         list: args.list,

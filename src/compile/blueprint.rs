@@ -1,4 +1,4 @@
-//! The source blueprint rules of the reference validator (NODE-COMPILE-INPUT.md
+//! The source blueprint rules of the reference validator (its rules
 //! R09–R30): its members and their types, screen ids, dataSemantics restating each
 //! screen's aiMeta, asset examples, and the blueprint-only forbidden keys. Messages
 //! are the reference's own texts (its tooling compares them verbatim); the finding
@@ -66,7 +66,7 @@ fn members(map: &Map<String, Value>, rules: &mut Rules) {
         rules.fail(format!("{BASE}.dataSemantics.screens"), "blueprint.dataSemantics.screens must be an array");
     }
     // Any non-array, null included, is this failure (the reference crashes on
-    // some of them instead; NODE-COMPILE-INPUT.md §5).
+    // some of them instead).
     if !map.get("assetExamples").is_some_and(Value::is_array) {
         rules.fail(format!("{BASE}.assetExamples"), "blueprint.assetExamples must be an array");
     }

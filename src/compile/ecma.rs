@@ -1,5 +1,5 @@
 //! The few ECMAScript semantics the reference compile-input validator relies on
-//! (../shared/NODE-COMPILE-INPUT.md §2), written out because no crate gives them
+//! (the Node runtime's own), written out because no crate gives them
 //! exactly: `String.prototype.trim`'s whitespace set (Rust's `str::trim` strips
 //! U+0085 and keeps U+FEFF), `String(value)`, strict equality `===` of parsed JSON
 //! values, and the "same value" comparison of key-sorted serialisations.
@@ -80,7 +80,7 @@ pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
 }
 
 /// `source.checksum`'s form: `String(checksum ?? "")` is `fnv1a:` and exactly
-/// eight lowercase hex digits, nothing before or after (§6: only the form is
+/// eight lowercase hex digits, nothing before or after (only the form is
 /// checked; the value is defined over data a compile input does not carry).
 pub(crate) fn is_checksum_form(value: Option<&Value>) -> bool {
     let text = match value {

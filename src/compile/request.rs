@@ -1,5 +1,5 @@
 //! Validation of the compile input (the preview adapter's request),
-//! rule for rule as the reference validator (../shared/NODE-COMPILE-INPUT.md,
+//! rule for rule as the reference validator (its rules
 //! R01–R47), in its order and with its message texts; the finding path says where.
 //! Like the reference, objects are open: unknown keys are ignored (and never
 //! rendered), and only the fields the rules name are inspected.

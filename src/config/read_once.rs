@@ -64,7 +64,7 @@ mod tests {
     #[test]
     fn templates_are_read_once_only_when_asked() {
         let dir = tempfile::tempdir().unwrap();
-        crate::init::init(dir.path()).unwrap();
+        crate::init::init(dir.path(), crate::bless::GoldenWrites::OnCommand).unwrap();
         let config = Config::load(dir.path(), None).unwrap();
         let once = config.clone().reading_once();
         let system = dir.path().join("references/prompts/system.md.j2");

@@ -1,10 +1,11 @@
 //! The outcome of every trial as it ran, and the JUnit XML report built from them
 //! (`packetproof test --junit FILE`). libtest-mimic prints its own pretty, terse
 //! and JSON formats but has no JUnit output and hands back only counts, so each
-//! trial records its own outcome here, and the XML is written by hand: a handful
-//! of elements with escaped text, which no crate we depend on already does.
+//! trial records its own outcome here, and `quick-junit` (nextest's writer) turns
+//! them into the report.
 
 use libtest_mimic::{Completion, Failed};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -55,52 +56,42 @@ impl Records {
 }
 
 /// A JUnit XML document for one suite: the trials that ran, and `skipped` (the
-/// ignored trials the filter selected).
-pub fn to_xml(suite: &str, records: &[Record], skipped: &[String]) -> String {
-    let failures = records.iter().filter(|r| r.failure.is_some()).count();
-    let ignored = records.iter().filter(|r| r.skipped.is_some()).count();
-    let total_time: f64 = records.iter().map(|r| r.time.as_secs_f64()).sum();
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let counts = format!(
-        "tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{}\" time=\"{total_time:.3}\"",
-        records.len() + skipped.len(),
-        skipped.len() + ignored
-    );
-    let suite = escape(suite);
-    xml.push_str(&format!("<testsuites name=\"{suite}\" {counts}>\n  <testsuite name=\"{suite}\" {counts}>\n"));
+/// ignored trials the filter selected). Control characters, which XML 1.0 forbids,
+/// are dropped from the text, so a report always parses.
+pub fn to_xml(suite_name: &str, records: &[Record], skipped: &[String]) -> String {
+    let mut suite = TestSuite::new(suite_name);
     for record in records {
-        let (class, name) = split(&record.name);
-        let head = format!(
-            "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
-            escape(class),
-            escape(name),
-            record.time.as_secs_f64()
-        );
-        match (&record.failure, &record.skipped) {
+        let status = match (&record.failure, &record.skipped) {
+            (None, None) => TestCaseStatus::success(),
             (None, Some(reason)) => {
-                xml.push_str(&format!("{head}>\n      <skipped message=\"{}\"/>\n    </testcase>\n", escape(reason)))
+                let mut status = TestCaseStatus::skipped();
+                status.set_message(reason.as_str());
+                status
             }
-            (None, None) => xml.push_str(&format!("{head}/>\n")),
             (Some(message), _) => {
-                let first = message.lines().next().unwrap_or("");
-                xml.push_str(&format!(
-                    "{head}>\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
-                    escape(first),
-                    escape(message)
-                ));
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_message(message.lines().next().unwrap_or("")).set_description(message.as_str());
+                status
             }
-        }
+        };
+        suite.add_test_case(test_case(&record.name, status, record.time));
     }
     for name in skipped {
-        let (class, name) = split(name);
-        xml.push_str(&format!(
-            "    <testcase classname=\"{}\" name=\"{}\" time=\"0.000\">\n      <skipped/>\n    </testcase>\n",
-            escape(class),
-            escape(name)
-        ));
+        suite.add_test_case(test_case(name, TestCaseStatus::skipped(), Duration::ZERO));
     }
-    xml.push_str("  </testsuite>\n</testsuites>\n");
-    xml
+    let total: Duration = records.iter().map(|r| r.time).sum();
+    suite.set_time(total);
+    let mut report = Report::new(suite_name);
+    report.set_time(total).add_test_suite(suite);
+    // Serialising into memory fails only on an I/O error, which a String cannot raise.
+    report.to_string().expect("a JUnit report serialises into memory")
+}
+
+fn test_case(trial: &str, status: TestCaseStatus, time: Duration) -> TestCase {
+    let (class, name) = split(trial);
+    let mut case = TestCase::new(name, status);
+    case.set_classname(class).set_time(time);
+    case
 }
 
 /// `fixture::packet::checksum` → (`fixture`, `packet::checksum`); corpus checks keep their own prefix.
@@ -109,25 +100,6 @@ fn split(name: &str) -> (&str, &str) {
         Some((class, rest)) if rest.contains("::") => (class, rest),
         _ => ("corpus", name),
     }
-}
-
-/// Text and attribute values: the five XML entities, and no control characters
-/// XML 1.0 forbids (replaced by U+FFFD so a report always parses).
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -139,17 +111,20 @@ mod tests {
         let records = Records::default();
         assert!(records.run("a::packet::checksum".into(), || Ok(Completion::Completed)).is_ok());
         assert!(records.run("b::packet::contract".into(), || Err("bad <x> & \"y\"\u{1}".into())).is_err());
-        let why = "the packet's promptVersions are not this suite's templates";
+        let why = "not applicable: the packet's promptVersions are not this suite's templates";
         assert!(records.run("c::packet::renders-from-input".into(), || Ok(Completion::ignored_with(why))).is_ok());
         let panicked = records.run("corpus::snapshot-parity".into(), || panic!("boom"));
         assert!(panicked.err().unwrap().message().unwrap().contains("boom"));
         let xml = to_xml("packetproof", &records.snapshot(), &["corpus::branch-coverage".to_owned()]);
-        assert!(xml.contains("tests=\"5\" failures=\"2\" errors=\"0\" skipped=\"2\""), "{xml}");
-        assert!(xml.contains(&format!("<skipped message=\"{}\"/>", escape(why))), "{xml}");
-        assert!(xml.contains("<testcase classname=\"a\" name=\"packet::checksum\""), "{xml}");
-        assert!(xml.contains("message=\"bad &lt;x&gt; &amp; &quot;y&quot;\u{FFFD}\""), "{xml}");
+        assert!(xml.contains("tests=\"5\" disabled=\"2\" errors=\"0\" failures=\"2\""), "{xml}");
+        assert!(xml.contains("<skipped message=\"not applicable: the packet&apos;s promptVersions"), "{xml}");
+        assert!(xml.contains("<testcase name=\"packet::checksum\" classname=\"a\""), "{xml}");
+        assert!(xml.contains("message=\"bad &lt;x&gt; &amp; &quot;y&quot;\""), "{xml}");
+        assert!(!xml.contains('\u{1}'), "{xml}");
         assert!(
-            xml.contains("classname=\"corpus\" name=\"corpus::branch-coverage\" time=\"0.000\">\n      <skipped/>"),
+            xml.contains(
+                "<testcase name=\"corpus::branch-coverage\" classname=\"corpus\" time=\"0.000\">\n            <skipped/>"
+            ),
             "{xml}"
         );
     }

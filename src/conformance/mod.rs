@@ -11,11 +11,12 @@
 pub mod junit;
 pub mod partition;
 
+use crate::bless::{self, GoldenWrites};
 use crate::check::stale::StaleGoldens;
 use crate::check::{self, Checked};
 use crate::corpus::fixture_run::{self, AssembledRun, LIFECYCLE};
 use crate::corpus::{self, Case, Expectation};
-use crate::{bless, judge, mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result};
+use crate::{judge, mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result};
 use junit::Records;
 use libtest_mimic::{Completion, Failed, Trial};
 use serde_json::Value;
@@ -34,15 +35,16 @@ pub struct Conformance {
     pub stale: Arc<StaleGoldens>,
 }
 
-/// Every trial of the suite `config` describes. A corpus that cannot be read, that
+/// Every trial of the suite `config` describes; `writes` says whether trials may
+/// re-bless golden files. A corpus that cannot be read, that
 /// is empty, or whose expect.toml names a check the fixture does not have is an
 /// error: a gate that discovered nothing must not pass (as datatest-stable does).
-pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
+pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<Conformance> {
     // Thousands of checks render the same templates against the same schema files.
     let config = Arc::new(Config::clone(&config).reading_once());
     let records = Records::default();
     let stale = Arc::new(StaleGoldens::new());
-    let suite = Suite { config, note, records: records.clone(), stale: Arc::clone(&stale) };
+    let suite = Suite { config, note, writes, records: records.clone(), stale: Arc::clone(&stale) };
     let cases = corpus::cases(&suite.config).map_err(|e| Error::Usage(format!("fixture discovery failed: {e}")))?;
     if cases.is_empty() {
         return Err(Error::Usage(format!("no fixture found under {}", suite.config.paths.fixtures.display())));
@@ -60,7 +62,7 @@ pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
             }
         }
         let positive = case.expect.is_none();
-        let case = Arc::new(Shared::new(case));
+        let case = Arc::new(Shared::new(case, suite.writes.tests_bless()));
         for check in applicable {
             let expectation = expected.iter().find(|e| e.check == check.name()).cloned();
             let (suite_ref, case) = (suite.clone(), Arc::clone(&case));
@@ -90,23 +92,25 @@ pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
 /// re-blessed the golden files.
 struct Shared {
     case: Case,
+    /// Trials may re-bless golden files: nothing is shared, every trial reads afresh.
+    blessing: bool,
     packet: OnceLock<Arc<Result<Value, String>>>,
     regenerated: OnceLock<Arc<Result<Checked, String>>>,
     run: OnceLock<Arc<Result<AssembledRun, String>>>,
 }
 
 impl Shared {
-    fn new(case: Case) -> Shared {
-        Shared { case, packet: OnceLock::new(), regenerated: OnceLock::new(), run: OnceLock::new() }
+    fn new(case: Case, blessing: bool) -> Shared {
+        Shared { case, blessing, packet: OnceLock::new(), regenerated: OnceLock::new(), run: OnceLock::new() }
     }
 
     fn packet(&self, config: &Config) -> Result<Arc<Result<Value, String>>, Failed> {
-        once(&self.packet, || self.case.packet(config).map_err(|e| e.to_string()))
+        once(&self.packet, self.blessing, || self.case.packet(config).map_err(|e| e.to_string()))
     }
 
     fn regenerated(&self, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
         let packet = self.packet(config)?;
-        once(&self.regenerated, || match packet.as_ref() {
+        once(&self.regenerated, self.blessing, || match packet.as_ref() {
             Ok(packet) => {
                 check::on_packet(PacketCheck::Regenerates, packet, &self.case, config).map_err(|e| e.to_string())
             }
@@ -115,7 +119,7 @@ impl Shared {
     }
 
     fn run(&self, config: &Config) -> Result<Arc<Result<AssembledRun, String>>, Failed> {
-        once(&self.run, || fixture_run::assemble_run(&self.case, config).map_err(|e| e.to_string()))
+        once(&self.run, self.blessing, || fixture_run::assemble_run(&self.case, config).map_err(|e| e.to_string()))
     }
 
     /// Whether `check` can apply to this case (`Err(why not)`), judged on the shared packet.
@@ -145,16 +149,18 @@ impl Shared {
 /// The value in `cell`, made by `make` the first time (every time under bless).
 fn once<T>(
     cell: &OnceLock<Arc<Result<T, String>>>,
+    blessing: bool,
     make: impl FnOnce() -> Result<T, String>,
 ) -> Result<Arc<Result<T, String>>, Failed> {
     let make = || Arc::new(make());
-    Ok(if bless_requested()? { make() } else { Arc::clone(cell.get_or_init(make)) })
+    Ok(if blessing { make() } else { Arc::clone(cell.get_or_init(make)) })
 }
 
 #[derive(Clone)]
 struct Suite {
     config: Arc<Config>,
     note: Note,
+    writes: GoldenWrites,
     records: Records,
     stale: Arc<StaleGoldens>,
 }
@@ -195,7 +201,7 @@ impl Suite {
     fn ensure_golden(&self, case: &Case) -> Result<(), Failed> {
         static BLESSING: Mutex<()> = Mutex::new(());
         let Some(missing) = case.golden_missing() else { return Ok(()) };
-        if !bless_requested()? {
+        if !self.writes.tests_bless() {
             return Err(missing.into());
         }
         // Every check of the new case asks at once; the first one blesses.
@@ -207,7 +213,7 @@ impl Suite {
     }
 
     fn bless_from_test(&self, case: &Case) -> Result<(), Failed> {
-        bless::bless_from_test(&self.config, case).map_err(|e| Failed::from(e.to_string()))?;
+        bless::bless_from_test(&self.config, case, self.writes).map_err(|e| Failed::from(e.to_string()))?;
         (self.note)(&format!("blessed {}", case.name));
         Ok(())
     }
@@ -218,7 +224,7 @@ impl Suite {
     fn ensure_base_blessed(&self, case: &Case) -> Result<(), Failed> {
         // The bases already brought up to date in this run: each is checked once.
         static CURRENT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        if !bless_requested()? {
+        if !self.writes.tests_bless() {
             return Ok(());
         }
         let Some(base) = case.derived_from().map_err(|e| Failed::from(e.to_string()))? else { return Ok(()) };
@@ -250,7 +256,7 @@ impl Suite {
         let Some(mismatch) = &checked.mismatch else {
             return Err(format!("{check} failed:\n{}", list(&checked)).into());
         };
-        if bless_requested()? {
+        if self.writes.tests_bless() {
             return self.bless_from_test(case);
         }
         // One line here; the diff is shown once for all cases it affects, after the summary.
@@ -302,7 +308,7 @@ impl Suite {
             Ok(checked) => checked.mismatch.is_some(),
             Err(e) => return Err(format!("could not run {}: {e}", CorpusCheck::MutationSelfTest).into()),
         };
-        if stale && !bless_requested()? {
+        if stale && !self.writes.tests_bless() {
             return Err("not run: this case's golden files are stale (the change is shown after the test summary); \
                         the self-test mutates current golden packets"
                 .into());
@@ -341,10 +347,6 @@ impl Suite {
         )
         .into())
     }
-}
-
-fn bless_requested() -> Result<bool, Failed> {
-    bless::requested_by_env().map_err(|e| Failed::from(e.to_string()))
 }
 
 /// A negative fixture's check passes only when it fails with the declared message.

@@ -1,4 +1,4 @@
-//! The block and its frame (NODE-EVALUATOR §3.6–3.11): exactly one block, its identity
+//! The block and its frame: exactly one block, its identity
 //! against `renderInput.target`, screens present, instructions, dataUsage and
 //! blockContract shapes.
 

@@ -1,4 +1,4 @@
-//! What the screens say (NODE-EVALUATOR §3.16–3.17): motivation specs that match the
+//! What the screens say: motivation specs that match the
 //! screen's personalization, and copy that never names the machinery behind it (update
 //! modes, fallback audiences, branches, prompts, packets, compilers).
 
@@ -9,7 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 use std::sync::OnceLock;
 
-/// §3.16: a `gain:` class names the need it targets, and `reflectsJtbd` is exactly
+/// A `gain:` class names the need it targets, and `reflectsJtbd` is exactly
 /// whether the screen is personalized (a missing value is not false).
 pub fn motivation(ctx: &Ctx, out: &mut Failures) {
     for (i, screen) in ctx.screens().iter().enumerate() {
@@ -54,7 +54,7 @@ fn families() -> &'static [(&'static str, Regex)] {
     })
 }
 
-/// §3.17: the block description, instruction texts, every string under each screen's
+/// The block description, instruction texts, every string under each screen's
 /// content, `aiMeta.blockRole` and every string under `aiMeta.assetIntents`. One failure
 /// per field and family.
 pub fn content_boundary(ctx: &Ctx, out: &mut Failures) {

@@ -1,11 +1,12 @@
-//! The evaluation document (NODE-EVALUATOR §5): the reference's keys in its order, then
+//! The evaluation document: the reference's keys in its order, then
 //! packetproof's addition `rawOutputChecksum` (which bytes were judged, so completion can
 //! refuse an evaluation of other bytes).
 
 use super::block;
 use super::text::{count_named_arrays, truthy};
 use super::Failure;
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 /// The proof class of packet-only agent runs (evaluation, manifest and completion).
 pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
@@ -40,50 +41,78 @@ pub struct Facts {
     pub raw_checksum: String,
 }
 
-pub fn build(failures: &[Failure], facts: &Facts, output: Option<&Value>) -> Value {
-    let list: Vec<Value> = failures
-        .iter()
-        .map(|f| {
-            let mut m = Map::new();
-            m.insert("stage".into(), f.stage.into());
-            m.insert("message".into(), f.message.clone().into());
-            Value::Object(m)
-        })
-        .collect();
-    let mut d = Map::new();
-    d.insert("ok".into(), failures.is_empty().into());
-    d.insert("proofClass".into(), PROOF_CLASS.into());
-    d.insert("replacesRuntimeTaskDebug".into(), false.into());
-    if let Some(hash) = &facts.exact_input_hash {
-        d.insert("exactInputHash".into(), hash.clone());
-    }
-    d.insert("schemaValidationApplied".into(), facts.schema_applied.into());
-    d.insert("schemaSource".into(), facts.schema_source.name().into());
-    d.insert("validationSchemaChecksum".into(), facts.snapshot_checksum.clone().map_or(Value::Null, Value::from));
-    d.insert("earliestFailureStage".into(), failures.first().map_or(Value::Null, |f| f.stage.into()));
-    d.insert("failures".into(), Value::Array(list));
-    d.insert("summary".into(), summary(output));
-    d.insert("rawOutputChecksum".into(), facts.raw_checksum.clone().into());
-    Value::Object(d)
+/// The evaluation document, field for field in the reference's order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluation {
+    pub ok: bool,
+    pub proof_class: &'static str,
+    pub replaces_runtime_task_debug: bool,
+    /// Left out when the packet has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_input_hash: Option<Value>,
+    pub schema_validation_applied: bool,
+    pub schema_source: &'static str,
+    pub validation_schema_checksum: Option<String>,
+    pub earliest_failure_stage: Option<&'static str>,
+    pub failures: Vec<Failed>,
+    pub summary: Summary,
+    pub raw_output_checksum: String,
 }
 
-/// §5 `summary`, key for key: counts are the reference's (mappings and intents anywhere
+/// One failure as the document lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failed {
+    pub stage: &'static str,
+    pub message: String,
+}
+
+/// The document's `summary`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub block_found: bool,
+    pub block_name: Value,
+    pub screen_count: usize,
+    pub instruction_count: usize,
+    pub data_usage_present: bool,
+    pub data_mapping_count: usize,
+    pub asset_intent_count: usize,
+}
+
+pub fn build(failures: &[Failure], facts: &Facts, output: Option<&Value>) -> Value {
+    let document = Evaluation {
+        ok: failures.is_empty(),
+        proof_class: PROOF_CLASS,
+        replaces_runtime_task_debug: false,
+        exact_input_hash: facts.exact_input_hash.clone(),
+        schema_validation_applied: facts.schema_applied,
+        schema_source: facts.schema_source.name(),
+        validation_schema_checksum: facts.snapshot_checksum.clone(),
+        earliest_failure_stage: failures.first().map(|f| f.stage),
+        failures: failures.iter().map(|f| Failed { stage: f.stage, message: f.message.clone() }).collect(),
+        summary: summary(output),
+        raw_output_checksum: facts.raw_checksum.clone(),
+    };
+    serde_json::to_value(document).expect("an evaluation is plain data")
+}
+
+/// The document's `summary`, key for key: counts are the reference's (mappings and intents anywhere
 /// in the block; one instruction when there is no list but a description).
-pub fn summary(output: Option<&Value>) -> Value {
+pub fn summary(output: Option<&Value>) -> Summary {
     let found = output.and_then(block::find).map(|(block, _)| block);
     let field = |key: &str| found.and_then(|b| b.get(key));
     let length = |key: &str| field(key).and_then(Value::as_array).map(Vec::len);
-    let instructions = length("instructions").unwrap_or(usize::from(truthy(field("description"))));
     let count = |name: &str| found.map_or(0, |b| count_named_arrays(b, name));
-    let mut m = Map::new();
-    m.insert("blockFound".into(), found.is_some().into());
-    m.insert("blockName".into(), field("name").cloned().unwrap_or(Value::Null));
-    m.insert("screenCount".into(), length("screens").unwrap_or(0).into());
-    m.insert("instructionCount".into(), instructions.into());
-    m.insert("dataUsagePresent".into(), field("dataUsage").is_some_and(Value::is_object).into());
-    m.insert("dataMappingCount".into(), count("dataMapping").into());
-    m.insert("assetIntentCount".into(), count("assetIntents").into());
-    Value::Object(m)
+    Summary {
+        block_found: found.is_some(),
+        block_name: field("name").cloned().unwrap_or(Value::Null),
+        screen_count: length("screens").unwrap_or(0),
+        instruction_count: length("instructions").unwrap_or(usize::from(truthy(field("description")))),
+        data_usage_present: field("dataUsage").is_some_and(Value::is_object),
+        data_mapping_count: count("dataMapping"),
+        asset_intent_count: count("assetIntents"),
+    }
 }
 
 #[cfg(test)]
@@ -96,11 +125,11 @@ mod tests {
         let out = json!({"result": {"onboardingStrategySequence": [{"name": 7, "description": "d",
             "screens": [{"aiMeta": {"dataMapping": [1, 2]}}], "dataMapping": [3], "dataUsage": {}}]}});
         assert_eq!(
-            summary(Some(&out)),
+            serde_json::to_value(summary(Some(&out))).unwrap(),
             json!({"blockFound": true, "blockName": 7, "screenCount": 1, "instructionCount": 1,
                    "dataUsagePresent": true, "dataMappingCount": 3, "assetIntentCount": 0})
         );
-        assert_eq!(summary(Some(&json!(null)))["blockFound"], json!(false));
+        assert!(!summary(Some(&json!(null))).block_found);
     }
 
     #[test]

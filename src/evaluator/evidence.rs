@@ -1,4 +1,4 @@
-//! Evidence references (NODE-EVALUATOR §3.19): `@kind[id]` citations in the block's strings
+//! Evidence references: `@kind[id]` citations in the block's strings
 //! must name evidence the branch resolved, the block's dataUsage must cite some of it, and
 //! without evidence nothing may be cited or mapped.
 

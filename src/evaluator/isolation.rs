@@ -1,4 +1,4 @@
-//! Stage `asset-isolation` (NODE-EVALUATOR §3.5): the answer carries semantic asset intents
+//! Stage `asset-isolation`: the answer carries semantic asset intents
 //! only, never render snapshots, generated media or provider-ready prompts. The reference
 //! rejects the keys `aiAssets` and `previewScreens` and any key containing `generatedUrl`,
 //! `storagePath` or `providerPrompt` (any case). packetproof also rejects, on purpose (the

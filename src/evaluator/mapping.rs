@@ -1,4 +1,4 @@
-//! Screen metadata (NODE-EVALUATOR §3.12–3.14): every screen's `aiMeta.dataMapping`, a
+//! Screen metadata: every screen's `aiMeta.dataMapping`, a
 //! grounded block (some data mapping) unless no evidence was resolved, asset intents when
 //! the branch has them, and the canonical screen shape the schema declares.
 
@@ -124,7 +124,7 @@ mod tests {
         assert_eq!(judge_stages(&out, &with_branch("hasAssetIntents", json!(false))), Vec::<&str>::new());
     }
 
-    /// The reference crashes on these (NODE-EVALUATOR §6.1.2); here they are refused.
+    /// The reference crashes on these; here they are refused.
     #[test]
     fn non_lists_where_lists_belong_are_refused_not_crashed() {
         for (pointer, value) in [

@@ -1,14 +1,14 @@
-//! The reference evaluator's rules (NODE-EVALUATOR.md), as pure functions over the parsed
+//! The reference (Node) evaluator's rules, as pure functions over the parsed
 //! answer and the packet. `run::evaluate` reads the files, runs the packet and snapshot
-//! stages and calls [`judge`] for everything after json-parse; the document of §5 is built
+//! stages and calls [`judge`] for everything after json-parse; the evaluation document is built
 //! by [`document`].
 //!
 //! Stage order is the reference's: packet, schema-snapshot, json-parse, schema,
-//! asset-isolation, then the semantic checks of §3.6–3.20 in section order. A failure does
+//! asset-isolation, then the semantic checks in the reference's order. A failure does
 //! not stop later checks (only the packet, snapshot and parse gates stop evaluation), and
 //! `earliestFailureStage` is the stage of the first failure in that fixed order.
 //!
-//! Where the reference is wrong (§6.1), packetproof does the right thing: a falsy answer
+//! Where the reference is wrong, packetproof does the right thing: a falsy answer
 //! (`null`, `0`, `""`) is judged like any other and fails the schema; non-list values where
 //! lists belong are read as empty lists instead of crashing; an identity bind (a variable
 //! bound to itself) passes when the id is realized.
@@ -115,7 +115,7 @@ pub(crate) struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// The block's screens; a non-list is read as none (the schema reports it; the
-    /// reference crashes here, §6.1).
+    /// reference crashes here).
     pub fn screens(&self) -> &[Value] {
         self.block.get("screens").and_then(Value::as_array).map_or(&[], Vec::as_slice)
     }

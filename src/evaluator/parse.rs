@@ -1,4 +1,4 @@
-//! Stage `json-parse` (NODE-EVALUATOR §3.3): the raw output trimmed as JavaScript trims,
+//! Stage `json-parse`: the raw output trimmed as JavaScript trims,
 //! parsed whole, or else as one fenced block that is the entire text. Stricter than the
 //! reference on purpose (the contract's strict JSON): invalid UTF-8, duplicate keys, lone
 //! surrogates, numbers out of the double range and nesting past `canonical::MAX_DEPTH`

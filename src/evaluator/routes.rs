@@ -1,4 +1,4 @@
-//! Stage `routes` (NODE-EVALUATOR §3.18): unique screen ids, a valid first screen, a
+//! Stage `routes`: unique screen ids, a valid first screen, a
 //! canonical action on every screen, no `navigate`/`to` aliases, known edge targets, a
 //! completing action somewhere, and every screen reachable from the first.
 //!

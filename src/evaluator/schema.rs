@@ -1,4 +1,4 @@
-//! Stage `schema` (NODE-EVALUATOR §3.4): the output against the run's schema (the packet's
+//! Stage `schema`: the output against the run's schema (the packet's
 //! `outputSchema.schema`, or the Google run's pinned snapshot). The jsonschema crate
 //! replaces the reference's in-house validator; on the runtime schema's keywords (type,
 //! enum, required, properties, items, minItems, maxItems, minLength) they agree.

@@ -68,7 +68,7 @@ pub fn keys<'a>(value: &'a Value, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
 
 /// The sum of the lengths of every array-valued member named `name` anywhere under
 /// `value`: the reference counts data mappings and asset intents this way, so a list
-/// moved elsewhere in the block still counts (NODE-EVALUATOR §3.12).
+/// moved elsewhere in the block still counts.
 pub fn count_named_arrays(value: &Value, name: &str) -> usize {
     let mut count = 0;
     let mut add = |v: &Value| {

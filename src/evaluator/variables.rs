@@ -1,4 +1,4 @@
-//! Variables (NODE-EVALUATOR §3.15 and §3.20): no foreign `{{…}}` syntax in screen content,
+//! Variables: no foreign `{{…}}` syntax in screen content,
 //! every personalization realization points at a string that carries `@id`, and the
 //! packet's variable mappings are carried out (no source id left, every target realized).
 
@@ -15,7 +15,7 @@ fn mustache() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"\{\{[^{}]+\}\}").expect("valid regex"))
 }
 
-/// §3.15: mustache syntax under `content`, and personalization realizations.
+/// Stage `variables`: mustache syntax under `content`, and personalization realizations.
 pub fn check_screens(ctx: &Ctx, out: &mut Failures) {
     for (i, screen) in ctx.screens().iter().enumerate() {
         let at = format!("{}.content", ctx.screen_path(i));
@@ -78,7 +78,7 @@ fn has_token(text: &str, id: &str) -> bool {
     })
 }
 
-/// "Contains id X" of §3.20: an object key equal to X, or a string containing X with no
+/// "Contains id X" of the variable-mapping rule: an object key equal to X, or a string containing X with no
 /// ASCII letter, digit or `_` right before or after it.
 fn contains_id(value: &Value, id: &str) -> bool {
     if id.is_empty() {
@@ -96,10 +96,10 @@ fn has_word(text: &str, id: &str) -> bool {
         .any(|(at, _)| !word(text[..at].chars().next_back()) && !word(text[at + id.len()..].chars().next()))
 }
 
-/// §3.20: each variable mapping is carried out. The source id must be gone, and when the
+/// Each variable mapping is carried out. The source id must be gone, and when the
 /// source blueprint used it, the target id must be realized. A mapping onto itself (bind
 /// `goal` to `goal`) only needs the id realized: the reference demands both that it is gone
-/// and that it is present, which no answer can satisfy (§6.1).
+/// and that it is present, which no answer can satisfy (a reference bug).
 pub fn check_mappings(ctx: &Ctx, out: &mut Failures) {
     let mappings = ctx.input.get("variableMappings").and_then(Value::as_array);
     let blueprint = ctx.input.pointer("/sourceExample/blueprint").unwrap_or(&Value::Null);

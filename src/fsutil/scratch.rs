@@ -2,7 +2,7 @@
 //! ends (the conformance gate's fixture runs, the mutation self-test's damaged
 //! copies). Writes below one are still atomic and symlink-safe, but skip fsync:
 //! durability buys nothing for files that are thrown away, and on a loaded disk
-//! the fsyncs were most of the gate's wall time (issue 23: 0.2 CPUs busy).
+//! the fsyncs were most of the gate's wall time (0.2 CPUs busy).
 
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Mutations for branch truth on any packet (issue 12): one per consistency rule
+//! Mutations for branch truth on any packet: one per consistency rule
 //! of `packet::branch-consistency`, per kind of material `packet::forbidden-material`
 //! recognises beyond its key list, and edits only `packet::renders-from-input` can
 //! see. Every one is re-hashed, so the check has to catch it on its own.

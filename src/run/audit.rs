@@ -232,7 +232,8 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
         }
     };
     let fixed = format::manifest_fixed();
-    for key in format::MANIFEST_KEYS {
+    let keys = format::manifest_keys();
+    for key in keys.iter().map(String::as_str) {
         if let Some((_, value, what)) = fixed.iter().find(|(k, ..)| *k == key) {
             expect(key, value.clone(), what);
         } else if format::MANIFEST_PACKET_KEYS.contains(&key) {
@@ -251,7 +252,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
             "expected sha256:<64 lowercase hex> of the snapshot bytes",
         ));
     }
-    for key in manifest.keys().filter(|k| !format::MANIFEST_KEYS.contains(&k.as_str())) {
+    for key in manifest.keys().filter(|k| !keys.contains(k)) {
         out.push(problem(at(file, &child("$", key)), "unknown field"));
     }
     out
@@ -420,16 +421,16 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     let mut expect = |path: &str, found: Option<&Value>, expected: &Value, what: &str| {
         expect_eq(&mut out, at(file, path), found, expected, what);
     };
-    for (path, value, what) in format::completion_fixed() {
-        expect(path, receipt.get(&path[2..]), &value, what);
+    for (key, value, what) in format::completion_fixed() {
+        expect(&child("$", key), receipt.get(key), &value, what);
     }
     let boundary = receipt.get("inputBoundary");
     let field = |key: &str| boundary.and_then(|b| b.get(key));
     let kind = format::INPUT_BOUNDARY_KIND.into();
     expect("$.inputBoundary.kind", field("kind"), &kind, "the agent saw only its request");
     expect("$.inputBoundary.file", field("file"), &run.agent_request.name.clone().into(), "the run's agent request");
-    for key in format::INPUT_BOUNDARY_DENIED {
-        expect(&format!("$.inputBoundary.{key}"), field(key), &false.into(), "a fresh, isolated agent");
+    for key in format::input_boundary_denied() {
+        expect(&format!("$.inputBoundary.{key}"), field(&key), &false.into(), "a fresh, isolated agent");
     }
     let mut unbound = Vec::new();
     for (path, found, target) in [
@@ -491,18 +492,15 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
 /// writes is an edit (a forged or hand-extended receipt).
 fn receipt_shape_problems(file: &RunFile, receipt: &Map<String, Value>) -> Vec<Problem> {
     let unknown = |path: String| problem(at(file, &path), "unknown field");
-    let mut out: Vec<Problem> = receipt
-        .keys()
-        .filter(|k| !format::COMPLETION_KEYS.contains(&k.as_str()))
-        .map(|k| unknown(child("$", k)))
-        .collect();
-    for (key, known) in format::COMPLETION_NESTED_KEYS {
-        match receipt.get(key) {
-            Some(Value::Object(inner)) => out.extend(
-                inner.keys().filter(|k| !known.contains(&k.as_str())).map(|k| unknown(child(&child("$", key), k))),
-            ),
+    let known = format::completion_keys();
+    let mut out: Vec<Problem> = receipt.keys().filter(|k| !known.contains(k)).map(|k| unknown(child("$", k))).collect();
+    for (key, known) in format::completion_nested_keys() {
+        match receipt.get(&key) {
+            Some(Value::Object(inner)) => {
+                out.extend(inner.keys().filter(|k| !known.contains(k)).map(|k| unknown(child(&child("$", &key), k))))
+            }
             found => out.push(problem(
-                at(file, &child("$", key)),
+                at(file, &child("$", &key)),
                 format!("expected an object, found {}", packet::describe(found)),
             )),
         }

@@ -5,11 +5,12 @@
 //! completion under the runs root, blank notes, and an existing receipt.
 
 use super::audit;
+use super::format::{self, Completion, CompletionIds, EvaluationDigest, FileDigest};
 use super::runs_root::RunsRoot;
-use super::{format, Run};
+use super::{Run, RunFile};
 use crate::fsutil::Replace;
 use crate::{canonical, digest, Config, Error, Finding, Result, RunCheck};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::path::PathBuf;
 
 /// What `complete` records: the run, who ran it as what, and the evaluator's notes.
@@ -94,47 +95,31 @@ fn check_arguments(args: &CompleteRequest) -> Result<()> {
     Ok(())
 }
 
-/// completion.json, Node's fields in Node's order.
+/// completion.json, Node's fields in Node's order ([`format::Completion`]).
 fn receipt(run: &Run, args: &CompleteRequest) -> Result<Value> {
     let manifest = run.manifest.as_ref().expect("manifest_binding requires a manifest");
-    let field = |key: &str| manifest.get(key).cloned().unwrap_or(Value::Null);
     let evaluation = run.read_object(&run.evaluation)?;
-    let fixed = format::completion_fixed();
-    let fixed = |key: &str| fixed.iter().find(|(path, ..)| &path[2..] == key).map(|(_, value, _)| value.clone());
-    let mut r = Map::new();
-    for key in ["schemaVersion", "kind", "status"] {
-        r.insert(key.into(), fixed(key).unwrap_or(Value::Null));
-    }
-    r.insert("scenario".into(), args.scenario.clone().into());
-    r.insert("runId".into(), args.run_id.clone().into());
-    r.insert("agentTask".into(), args.agent_task.clone().into());
-    r.insert("completedAt".into(), super::now_rfc3339().into());
-    let mut boundary = Map::new();
-    boundary.insert("kind".into(), format::INPUT_BOUNDARY_KIND.into());
-    boundary.insert("file".into(), run.agent_request.name.clone().into());
-    boundary.insert("checksum".into(), digest::sha256(&run.read(&run.agent_request)?).into());
-    for key in format::INPUT_BOUNDARY_DENIED {
-        boundary.insert(key.into(), false.into());
-    }
-    r.insert("inputBoundary".into(), Value::Object(boundary));
-    for key in format::COMPLETION_MANIFEST_KEYS {
-        r.insert(key.into(), field(key));
-    }
-    r.insert(
-        "rawOutput".into(),
-        json!({"file": run.raw_output.name, "checksum": digest::sha256(&run.read(&run.raw_output)?)}),
+    let digest_of = |file: &RunFile| -> Result<FileDigest> {
+        Ok(FileDigest { file: file.name.clone(), checksum: digest::sha256(&run.read(file)?) })
+    };
+    let evaluated = digest_of(&run.evaluation)?;
+    let ids = CompletionIds {
+        scenario: args.scenario.clone(),
+        run_id: args.run_id.clone(),
+        agent_task: args.agent_task.clone(),
+        notes: args.notes.clone(),
+    };
+    let receipt = Completion::new(
+        ids,
+        super::now_rfc3339(),
+        digest_of(&run.agent_request)?,
+        manifest,
+        digest_of(&run.raw_output)?,
+        EvaluationDigest {
+            file: evaluated.file,
+            checksum: evaluated.checksum,
+            ok: evaluation.get("ok").cloned().unwrap_or(Value::Null),
+        },
     );
-    r.insert(
-        "evaluation".into(),
-        json!({
-            "file": run.evaluation.name,
-            "checksum": digest::sha256(&run.read(&run.evaluation)?),
-            "ok": evaluation.get("ok").cloned().unwrap_or(Value::Null)
-        }),
-    );
-    r.insert("evaluatorNotes".into(), args.notes.clone().into());
-    for key in ["proofClass", "replacesRuntimeTaskDebug"] {
-        r.insert(key.into(), fixed(key).unwrap_or(Value::Null));
-    }
-    Ok(Value::Object(r))
+    Ok(format::to_value(&receipt))
 }

@@ -1,8 +1,13 @@
-//! The two receipts of a run, defined once for the step that writes them and the
-//! checks that read them: run-manifest.json (written by `prepare`) and
-//! completion.json (written by `complete`). Field for field the Node tools' formats.
+//! The two receipts of a run, defined once as serde types for the step that writes
+//! them and the checks that read them: run-manifest.json ([`Manifest`], written by
+//! `prepare`) and completion.json ([`Completion`], written by `complete`). Field
+//! for field, in order, the Node tools' formats. The readers audit a receipt that
+//! may be forged or hand-edited, so they read it as JSON and report every problem
+//! with its path; what they check it against (its fields, nested fields and fixed
+//! values) is taken from these types, not restated.
 
-use super::paths::MANIFEST_FILES;
+use super::paths::{AGENT_REQUEST, COMPLETION, EVALUATION, EVAL_CONTEXT, RAW_OUTPUT, VALIDATION_SCHEMA};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
@@ -12,107 +17,241 @@ pub const COMPLETION_STATUS: &str = "evaluated-pass";
 /// Defined with the evaluation document, which carries it too.
 pub use crate::evaluator::document::PROOF_CLASS;
 
-/// Every manifest field, in the order the Node tools write them.
-pub const MANIFEST_KEYS: [&str; 14] = [
-    "schemaVersion",
-    "kind",
-    "status",
-    "exactInputHash",
-    "checksum",
-    "agentInput",
-    "heldBackEvaluatorContext",
-    "heldBackValidationSchema",
-    "validationSchemaChecksum",
-    "rawOutput",
-    "evaluation",
-    "completion",
-    "proofClass",
-    "replacesRuntimeTaskDebug",
-];
+/// run-manifest.json.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub schema_version: u32,
+    pub kind: String,
+    pub status: String,
+    /// Copied from the packet, whatever it holds: it binds the manifest to it.
+    pub exact_input_hash: Value,
+    pub checksum: Value,
+    pub agent_input: String,
+    pub held_back_evaluator_context: String,
+    pub held_back_validation_schema: String,
+    pub validation_schema_checksum: String,
+    pub raw_output: String,
+    pub evaluation: String,
+    pub completion: String,
+    pub proof_class: String,
+    pub replaces_runtime_task_debug: bool,
+}
+
+impl Manifest {
+    /// The manifest of a packet whose snapshot has `snapshot_checksum`.
+    pub fn new(packet: &Map<String, Value>, snapshot_checksum: &str) -> Manifest {
+        let copied = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
+        Manifest {
+            schema_version: 2,
+            kind: MANIFEST_KIND.into(),
+            status: MANIFEST_STATUS.into(),
+            exact_input_hash: copied("exactInputHash"),
+            checksum: copied("checksum"),
+            agent_input: AGENT_REQUEST.into(),
+            held_back_evaluator_context: EVAL_CONTEXT.into(),
+            held_back_validation_schema: VALIDATION_SCHEMA.into(),
+            validation_schema_checksum: snapshot_checksum.into(),
+            raw_output: RAW_OUTPUT.into(),
+            evaluation: EVALUATION.into(),
+            completion: COMPLETION.into(),
+            proof_class: PROOF_CLASS.into(),
+            replaces_runtime_task_debug: false,
+        }
+    }
+}
 
 /// Manifest fields copied from the packet: they bind the manifest to it.
 pub const MANIFEST_PACKET_KEYS: [&str; 2] = ["exactInputHash", "checksum"];
 
-/// Manifest fields whose value the format fixes, with what the value means.
-pub fn manifest_fixed() -> [(&'static str, Value, &'static str); 5] {
-    [
-        ("schemaVersion", 2.into(), "the manifest format"),
-        ("kind", MANIFEST_KIND.into(), "a run manifest"),
-        ("status", MANIFEST_STATUS.into(), "the manifest is never rewritten after preparation"),
-        ("proofClass", PROOF_CLASS.into(), "the proof class of packet-only agent runs"),
-        ("replacesRuntimeTaskDebug", false.into(), "an agent run never replaces runtime task debug"),
-    ]
-}
+/// The manifest fields whose value the format fixes, with what the value means.
+const MANIFEST_FIXED: [(&str, &str); 5] = [
+    ("schemaVersion", "the manifest format"),
+    ("kind", "a run manifest"),
+    ("status", "the manifest is never rewritten after preparation"),
+    ("proofClass", "the proof class of packet-only agent runs"),
+    ("replacesRuntimeTaskDebug", "an agent run never replaces runtime task debug"),
+];
 
 /// run-manifest.json for a packet whose snapshot has `snapshot_checksum`.
 pub fn manifest(packet: &Map<String, Value>, snapshot_checksum: &str) -> Value {
-    let fixed = manifest_fixed();
-    let mut m = Map::new();
-    for key in MANIFEST_KEYS {
-        let value = if let Some((_, value, _)) = fixed.iter().find(|(k, ..)| *k == key) {
-            value.clone()
-        } else if MANIFEST_PACKET_KEYS.contains(&key) {
-            packet.get(key).cloned().unwrap_or(Value::Null)
-        } else if let Some((_, name)) = MANIFEST_FILES.iter().find(|(k, _)| *k == key) {
-            (*name).into()
-        } else {
-            snapshot_checksum.into() // validationSchemaChecksum, the one field left
-        };
-        m.insert(key.into(), value);
-    }
-    Value::Object(m)
+    to_value(&Manifest::new(packet, snapshot_checksum))
 }
 
-/// Completion receipt fields whose value the format fixes (JSONPath, value, meaning).
-pub fn completion_fixed() -> [(&'static str, Value, &'static str); 5] {
-    [
-        ("$.schemaVersion", 1.into(), "the completion format"),
-        ("$.kind", COMPLETION_KIND.into(), "a completion receipt"),
-        ("$.status", COMPLETION_STATUS.into(), "only passing evaluations are completed"),
-        ("$.proofClass", PROOF_CLASS.into(), "the proof class of packet-only agent runs"),
-        ("$.replacesRuntimeTaskDebug", false.into(), "never"),
-    ]
+/// Every manifest field, in order.
+pub fn manifest_keys() -> Vec<String> {
+    keys(&manifest(&Map::new(), ""))
+}
+
+/// The manifest's fixed fields as (key, value, meaning), the values [`Manifest::new`] writes.
+pub fn manifest_fixed() -> Vec<(&'static str, Value, &'static str)> {
+    fixed(&manifest(&Map::new(), ""), &MANIFEST_FIXED)
+}
+
+/// completion.json.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    pub schema_version: u32,
+    pub kind: String,
+    pub status: String,
+    pub scenario: String,
+    pub run_id: String,
+    pub agent_task: String,
+    pub completed_at: String,
+    pub input_boundary: InputBoundary,
+    /// The three are copied from the manifest ([`COMPLETION_MANIFEST_KEYS`]).
+    pub exact_input_hash: Value,
+    pub checksum: Value,
+    pub validation_schema_checksum: Value,
+    pub raw_output: FileDigest,
+    pub evaluation: EvaluationDigest,
+    pub evaluator_notes: Vec<String>,
+    pub proof_class: String,
+    pub replaces_runtime_task_debug: bool,
+}
+
+/// `inputBoundary`: what the agent saw (its request only) and could not reach.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputBoundary {
+    pub kind: String,
+    pub file: String,
+    pub checksum: String,
+    pub inherited_conversation: bool,
+    pub repository_access: bool,
+    pub web_access: bool,
+    pub write_access: bool,
+}
+
+/// A run file and the digest of its bytes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileDigest {
+    pub file: String,
+    pub checksum: String,
+}
+
+/// The evaluation file, its digest and its verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvaluationDigest {
+    pub file: String,
+    pub checksum: String,
+    /// The evaluation's own `ok`, as it is there.
+    pub ok: Value,
+}
+
+/// Who completed the run and what they noted (the operator's arguments).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompletionIds {
+    pub scenario: String,
+    pub run_id: String,
+    pub agent_task: String,
+    pub notes: Vec<String>,
+}
+
+impl Completion {
+    /// The receipt for a run: `agent_request` is the file the agent saw, `manifest`
+    /// the run's manifest (the fields it binds are copied).
+    pub fn new(
+        ids: CompletionIds,
+        completed_at: String,
+        agent_request: FileDigest,
+        manifest: &Map<String, Value>,
+        raw_output: FileDigest,
+        evaluation: EvaluationDigest,
+    ) -> Completion {
+        let copied = |key: &str| manifest.get(key).cloned().unwrap_or(Value::Null);
+        Completion {
+            schema_version: 1,
+            kind: COMPLETION_KIND.into(),
+            status: COMPLETION_STATUS.into(),
+            scenario: ids.scenario,
+            run_id: ids.run_id,
+            agent_task: ids.agent_task,
+            completed_at,
+            input_boundary: InputBoundary {
+                kind: INPUT_BOUNDARY_KIND.into(),
+                file: agent_request.file,
+                checksum: agent_request.checksum,
+                inherited_conversation: false,
+                repository_access: false,
+                web_access: false,
+                write_access: false,
+            },
+            exact_input_hash: copied("exactInputHash"),
+            checksum: copied("checksum"),
+            validation_schema_checksum: copied("validationSchemaChecksum"),
+            raw_output,
+            evaluation,
+            evaluator_notes: ids.notes,
+            proof_class: PROOF_CLASS.into(),
+            replaces_runtime_task_debug: false,
+        }
+    }
+
+    /// A receipt with every field empty but the fixed ones: its shape, for the readers.
+    fn template() -> Value {
+        let empty = || FileDigest { file: String::new(), checksum: String::new() };
+        let evaluation = EvaluationDigest { file: String::new(), checksum: String::new(), ok: Value::Null };
+        let completion =
+            Completion::new(CompletionIds::default(), String::new(), empty(), &Map::new(), empty(), evaluation);
+        to_value(&completion)
+    }
+}
+
+/// The completion fields whose value the format fixes, with what the value means.
+const COMPLETION_FIXED: [(&str, &str); 5] = [
+    ("schemaVersion", "the completion format"),
+    ("kind", "a completion receipt"),
+    ("status", "only passing evaluations are completed"),
+    ("proofClass", "the proof class of packet-only agent runs"),
+    ("replacesRuntimeTaskDebug", "never"),
+];
+
+/// The completion's fixed fields as (key, value, meaning), the values [`Completion::new`] writes.
+pub fn completion_fixed() -> Vec<(&'static str, Value, &'static str)> {
+    fixed(&Completion::template(), &COMPLETION_FIXED)
 }
 
 /// `inputBoundary.kind` of a completion receipt: the agent saw only its request.
 pub const INPUT_BOUNDARY_KIND: &str = "agent-request-only";
 
-/// `inputBoundary` flags that are all `false`: a fresh, isolated agent.
-pub const INPUT_BOUNDARY_DENIED: [&str; 4] = ["inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"];
+/// `inputBoundary` flags, all `false` (a fresh, isolated agent): the fields of
+/// [`InputBoundary`] that are flags.
+pub fn input_boundary_denied() -> Vec<String> {
+    let template = Completion::template();
+    let boundary = template["inputBoundary"].as_object().cloned().unwrap_or_default();
+    boundary.into_iter().filter(|(_, v)| v.is_boolean()).map(|(k, _)| k).collect()
+}
 
-/// Every completion receipt field, in the order the Node tools write them: the
-/// shape is closed (verify reports any other field as an edit).
-pub const COMPLETION_KEYS: [&str; 16] = [
-    "schemaVersion",
-    "kind",
-    "status",
-    "scenario",
-    "runId",
-    "agentTask",
-    "completedAt",
-    "inputBoundary",
-    "exactInputHash",
-    "checksum",
-    "validationSchemaChecksum",
-    "rawOutput",
-    "evaluation",
-    "evaluatorNotes",
-    "proofClass",
-    "replacesRuntimeTaskDebug",
-];
+/// Every completion receipt field, in order: the shape is closed (verify reports
+/// any other field as an edit).
+pub fn completion_keys() -> Vec<String> {
+    keys(&Completion::template())
+}
 
-/// The fields of the receipt's nested objects.
-pub const COMPLETION_NESTED_KEYS: [(&str, &[&str]); 3] = [
-    (
-        "inputBoundary",
-        &["kind", "file", "checksum", "inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"],
-    ),
-    ("rawOutput", &["file", "checksum"]),
-    ("evaluation", &["file", "checksum", "ok"]),
-];
+/// The fields of the receipt's nested objects, as (field, its fields).
+pub fn completion_nested_keys() -> Vec<(String, Vec<String>)> {
+    let template = Completion::template();
+    let fields = template.as_object().into_iter().flatten();
+    fields.filter(|(_, v)| v.is_object()).map(|(k, v)| (k.clone(), keys(v))).collect()
+}
 
 /// Completion fields copied from the manifest.
 pub const COMPLETION_MANIFEST_KEYS: [&str; 3] = ["exactInputHash", "checksum", "validationSchemaChecksum"];
+
+/// A receipt as JSON (its fields in declaration order; serialising these types cannot fail).
+pub fn to_value(receipt: &impl Serialize) -> Value {
+    serde_json::to_value(receipt).expect("a receipt is plain data")
+}
+
+fn keys(value: &Value) -> Vec<String> {
+    value.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()
+}
+
+fn fixed(template: &Value, meanings: &[(&'static str, &'static str)]) -> Vec<(&'static str, Value, &'static str)> {
+    meanings.iter().map(|&(key, what)| (key, template[key].clone(), what)).collect()
+}
 
 #[cfg(test)]
 mod tests {
@@ -124,9 +263,62 @@ mod tests {
             serde_json::from_str(r#"{"exactInputHash": "sha256:a", "checksum": "sha256:b"}"#).unwrap();
         let manifest = manifest(&packet, "sha256:c");
         let keys: Vec<&str> = manifest.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, MANIFEST_KEYS);
+        // Node's order.
+        let node = [
+            "schemaVersion",
+            "kind",
+            "status",
+            "exactInputHash",
+            "checksum",
+            "agentInput",
+            "heldBackEvaluatorContext",
+            "heldBackValidationSchema",
+            "validationSchemaChecksum",
+            "rawOutput",
+            "evaluation",
+            "completion",
+            "proofClass",
+            "replacesRuntimeTaskDebug",
+        ];
+        assert_eq!(keys, node);
+        assert_eq!(manifest_keys(), node);
         assert_eq!(manifest["validationSchemaChecksum"], "sha256:c");
         assert_eq!(manifest["agentInput"], "agent-request.json");
         assert_eq!(manifest["checksum"], "sha256:b");
+    }
+
+    #[test]
+    fn the_completion_receipt_has_every_key_once_in_node_order() {
+        let node = [
+            "schemaVersion",
+            "kind",
+            "status",
+            "scenario",
+            "runId",
+            "agentTask",
+            "completedAt",
+            "inputBoundary",
+            "exactInputHash",
+            "checksum",
+            "validationSchemaChecksum",
+            "rawOutput",
+            "evaluation",
+            "evaluatorNotes",
+            "proofClass",
+            "replacesRuntimeTaskDebug",
+        ];
+        assert_eq!(completion_keys(), node);
+        let nested = completion_nested_keys();
+        let boundary =
+            ["kind", "file", "checksum", "inheritedConversation", "repositoryAccess", "webAccess", "writeAccess"];
+        assert_eq!(nested[0], ("inputBoundary".to_owned(), boundary.map(String::from).to_vec()));
+        assert_eq!(nested[1].1, ["file", "checksum"]);
+        assert_eq!(nested[2].1, ["file", "checksum", "ok"]);
+        assert_eq!(input_boundary_denied(), boundary[3..]);
+        let fixed: Vec<(&str, Value)> = completion_fixed().into_iter().map(|(k, v, _)| (k, v)).collect();
+        assert_eq!(fixed[0], ("schemaVersion", 1.into()));
+        assert_eq!(fixed[1], ("kind", COMPLETION_KIND.into()));
+        assert_eq!(fixed[4], ("replacesRuntimeTaskDebug", false.into()));
+        assert_eq!(manifest_fixed()[0], ("schemaVersion", 2.into(), "the manifest format"));
     }
 }

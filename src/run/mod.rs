@@ -272,50 +272,18 @@ pub(crate) fn eval_context(packet: &Map<String, Value>) -> Value {
 /// Current UTC time as RFC 3339 with milliseconds (`2026-11-30T04:25:49.454Z`),
 /// the format of JavaScript's `Date.prototype.toISOString`.
 pub(crate) fn now_rfc3339() -> String {
-    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    rfc3339(since.as_secs(), since.subsec_millis())
+    iso_string(jiff::Timestamp::now())
 }
 
-pub(crate) fn rfc3339(secs: u64, millis: u32) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem / 60 % 60, rem % 60)
+/// `Date.prototype.toISOString`: UTC, milliseconds truncated, never rounded.
+fn iso_string(at: jiff::Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-/// Whether `text` has the shape `now_rfc3339` writes.
+/// Whether `text` is a real instant written exactly as `now_rfc3339` writes it
+/// (a 30 February or a missing fraction is not).
 pub(crate) fn is_rfc3339_millis(text: &str) -> bool {
-    let b = text.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    b.len() == 24
-        && digits(0..4)
-        && b[4] == b'-'
-        && digits(5..7)
-        && b[7] == b'-'
-        && digits(8..10)
-        && b[10] == b'T'
-        && digits(11..13)
-        && b[13] == b':'
-        && digits(14..16)
-        && b[16] == b':'
-        && digits(17..19)
-        && b[19] == b'.'
-        && digits(20..23)
-        && b[23] == b'Z'
+    text.parse::<jiff::Timestamp>().is_ok_and(|at| iso_string(at) == text)
 }
 
 #[cfg(test)]
@@ -324,11 +292,15 @@ mod tests {
 
     #[test]
     fn timestamps_match_to_iso_string() {
-        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
-        // 2026-11-30T04:25:49.454Z, as the Node sample records it.
-        assert_eq!(rfc3339(1_796_012_749, 454), "2026-11-30T04:25:49.454Z");
-        assert_eq!(rfc3339(951_782_400, 7), "2000-02-29T00:00:00.007Z");
+        let at = |secs: i64, nanos: i32| iso_string(jiff::Timestamp::new(secs, nanos).unwrap());
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
+        // 2026-11-30T04:25:49.454Z, as the Node sample records it; toISOString truncates.
+        assert_eq!(at(1_796_012_749, 454_999_999), "2026-11-30T04:25:49.454Z");
+        assert_eq!(at(951_782_400, 7_000_000), "2000-02-29T00:00:00.007Z");
         assert!(is_rfc3339_millis(&now_rfc3339()));
-        assert!(!is_rfc3339_millis("2026-11-30T04:25:49Z"));
+        assert!(is_rfc3339_millis("2026-11-30T04:25:49.454Z"));
+        for wrong in ["2026-11-30T04:25:49Z", "2026-02-30T04:25:49.454Z", "2026-11-30T04:25:49.454+00:00", ""] {
+            assert!(!is_rfc3339_millis(wrong), "{wrong}");
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! `packetproof trace`: production traces held to reviewed packets (issue 20).
+//! `packetproof trace`: production traces held to reviewed packets.
 //!
 //! OpenTelemetry traces exported as OTLP/JSON are read streaming ([`otlp`]); the spans
 //! that are GenAI inference calls are found by the semantic conventions ([`genai`]);

@@ -1,5 +1,5 @@
 //! Provenance to the wire: the exact provider request body a packet implies, and
-//! the check of a captured request against it (issue 15).
+//! the check of a captured request against it.
 //!
 //! - [`Api`] names the four request formats; each has its own module with the
 //!   body it builds, the equivalent forms it accepts, and what each path means.

@@ -124,6 +124,7 @@ fn statement_of(envelope: &Value) -> Value {
     canonical::parse(&payload).unwrap()
 }
 
+#[track_caller]
 fn assert_attestation_finding(out: &Output, fragment: &str) {
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
     assert!(

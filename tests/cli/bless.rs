@@ -56,8 +56,10 @@ fn unreferenced_golden_folders_are_listed_rejected_or_deleted() {
     let warned = project.run(&["bless"]);
     assert_eq!(warned.code, 0, "{}", warned.describe());
     assert!(warned.stdout.contains("belongs to no fixture") && warned.stdout.contains("--unreferenced delete"));
+    assert_output_snapshot!("bless_unreferenced_warn", warned, project.root());
     let rejected = project.run(&["bless", "--unreferenced", "reject"]);
     assert_eq!(rejected.code, 1, "{}", rejected.describe());
+    assert_output_snapshot!("bless_unreferenced_reject", rejected, project.root());
     assert!(rejected.stdout.contains(&orphan.display().to_string()), "{}", rejected.describe());
     assert!(orphan.exists());
     let deleted = project.run(&["bless", "--unreferenced", "delete"]);

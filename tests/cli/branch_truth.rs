@@ -1,4 +1,4 @@
-//! Branch truth on any packet (issue 12), through the CLI: packets that are not
+//! Branch truth on any packet, through the CLI: packets that are not
 //! corpus cases (a copy in a temporary folder, a run directory) are held to their
 //! own renderInput, and numbers are values. The per-rule negatives are fixtures
 //! (`fixtures/neg-packet-*`) and unit tests beside each check.
@@ -179,6 +179,7 @@ fn branch_lies_fail_on_a_reference_packet() {
     branch_lies_fail_alone(vec![("reference", serde_json::from_slice(&bytes).unwrap())]);
 }
 
+#[track_caller]
 fn branch_lies_fail_alone(packets: Vec<(&str, Value)>) {
     type Lie = (&'static str, fn(&mut Value), &'static str);
     let lies: [Lie; 5] = [

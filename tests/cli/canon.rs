@@ -1,7 +1,7 @@
 //! `packetproof canon`: refusals (each malformed class, too deep, unreadable) and
 //! the canonical bytes and digest of a known input.
 
-use crate::{describe, run, run_with_stdin, text};
+use crate::support::{run, run_with_stdin};
 use libtest_mimic::Trial;
 use std::ffi::OsStr;
 // ---------------------------------------------------------------- canon: refusals
@@ -43,16 +43,12 @@ fn canon_refuses_each_malformed_class_with_status_2_and_a_position() {
         let file = dir.path().join(format!("case{i:02}.json"));
         std::fs::write(&file, bytes).unwrap();
         let output = run([OsStr::new("canon"), file.as_os_str()]);
-        let stderr = text(&output.stderr);
+        let stderr = output.stderr.clone();
         let located = format!("{}:{position}:", file.display());
-        if output.status.code() != Some(2)
-            || !output.stdout.is_empty()
-            || !stderr.contains(&located)
-            || !stderr.contains(fragment)
-        {
+        if output.code != 2 || !output.stdout.is_empty() || !stderr.contains(&located) || !stderr.contains(fragment) {
             failures.push(format!(
                 "{class}: expected status 2, empty stdout, stderr with {located:?} and {fragment:?}\n{}",
-                describe(&output)
+                output.describe()
             ));
         }
     }
@@ -66,9 +62,9 @@ fn canon_refuses_too_deep_nesting_by_max_depth() {
     let file = dir.path().join("deep.json");
     std::fs::write(&file, format!("{}{}", "[".repeat(levels), "]".repeat(levels))).unwrap();
     let output = run([OsStr::new("canon"), file.as_os_str()]);
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert_eq!(output.code, 2, "{}", output.describe());
     assert!(output.stdout.is_empty());
-    assert!(text(&output.stderr).contains(&format!("{}:1:{levels}: ", file.display())), "{}", describe(&output));
+    assert!(output.stderr.clone().contains(&format!("{}:1:{levels}: ", file.display())), "{}", output.describe());
 }
 
 fn canon_refuses_missing_file_and_directory_with_status_2() {
@@ -76,27 +72,27 @@ fn canon_refuses_missing_file_and_directory_with_status_2() {
     let missing = dir.path().join("no-such-packet.json");
     for (class, path) in [("missing file", missing.as_path()), ("directory", dir.path())] {
         let output = run([OsStr::new("canon"), path.as_os_str()]);
-        assert_eq!(output.status.code(), Some(2), "{class}: {}", describe(&output));
-        assert!(output.stdout.is_empty(), "{class}: {}", describe(&output));
-        let stderr = text(&output.stderr);
+        assert_eq!(output.code, 2, "{class}: {}", output.describe());
+        assert!(output.stdout.is_empty(), "{class}: {}", output.describe());
+        let stderr = output.stderr.clone();
         assert!(stderr.contains(&path.display().to_string()), "{class}: stderr does not name the file: {stderr}");
     }
     let output = run([OsStr::new("canon"), missing.as_os_str()]);
-    assert!(text(&output.stderr).to_lowercase().contains("no such file"), "{}", describe(&output));
+    assert!(output.stderr.clone().to_lowercase().contains("no such file"), "{}", output.describe());
     let output = run([OsStr::new("canon"), dir.path().as_os_str()]);
-    assert!(text(&output.stderr).contains("directory"), "{}", describe(&output));
+    assert!(output.stderr.clone().contains("directory"), "{}", output.describe());
 }
 
 fn canon_refuses_malformed_stdin_naming_stdin() {
     let output = run_with_stdin(["canon", "-"], b"{\"a\":1,\n \"a\":2}");
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert_eq!(output.code, 2, "{}", output.describe());
     assert!(output.stdout.is_empty());
-    assert!(text(&output.stderr).contains("<stdin>:2:4:"), "{}", describe(&output));
+    assert!(output.stderr.clone().contains("<stdin>:2:4:"), "{}", output.describe());
 }
 
 fn canon_usage_errors_exit_2() {
     let output = run(["canon", "--no-such-flag"]);
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert_eq!(output.code, 2, "{}", output.describe());
     assert!(output.stdout.is_empty());
 }
 
@@ -112,9 +108,9 @@ fn canon_prints_canonical_bytes_without_newline() {
     let file = dir.path().join("in.json");
     std::fs::write(&file, INPUT).unwrap();
     let output = run([OsStr::new("canon"), file.as_os_str()]);
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    assert_eq!(text(&output.stdout), text(CANONICAL));
-    assert!(output.stderr.is_empty(), "{}", describe(&output));
+    assert_eq!(output.code, 0, "{}", output.describe());
+    assert_eq!(output.stdout.as_bytes(), CANONICAL);
+    assert!(output.stderr.is_empty(), "{}", output.describe());
 }
 
 fn canon_hash_prints_sha256_line() {
@@ -122,8 +118,8 @@ fn canon_hash_prints_sha256_line() {
     let file = dir.path().join("in.json");
     std::fs::write(&file, INPUT).unwrap();
     let output = run([OsStr::new("canon"), file.as_os_str(), OsStr::new("--hash")]);
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    let stdout = text(&output.stdout);
+    assert_eq!(output.code, 0, "{}", output.describe());
+    let stdout = output.stdout.clone();
     assert_eq!(stdout, format!("{CANONICAL_SHA256}\n"));
     let hex = stdout.trim_end().strip_prefix("sha256:").unwrap();
     assert!(hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
@@ -132,11 +128,11 @@ fn canon_hash_prints_sha256_line() {
 fn canon_reads_stdin_with_dash_or_no_file() {
     for args in [vec!["canon", "-"], vec!["canon"]] {
         let output = run_with_stdin(&args, INPUT);
-        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", describe(&output));
-        assert_eq!(text(&output.stdout), text(CANONICAL), "{args:?}");
+        assert_eq!(output.code, 0, "{args:?}: {}", output.describe());
+        assert_eq!(output.stdout.as_bytes(), CANONICAL, "{args:?}");
     }
     let output = run_with_stdin(["canon", "-", "--hash"], INPUT);
-    assert_eq!(text(&output.stdout), format!("{CANONICAL_SHA256}\n"));
+    assert_eq!(output.stdout.clone(), format!("{CANONICAL_SHA256}\n"));
 }
 
 pub fn trials() -> Vec<Trial> {

@@ -281,7 +281,7 @@ fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
              "$.source.blueprint.dataSemantics.screens[1].screenId: blueprint.dataSemantics.screens[1].screenId is unknown",
              "$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order",
              "$.source.blueprint.assetExamples[1]: blueprint.assetExamples duplicates wins_intro:hero"]),
-        // Inputs the reference crashes on (NODE-COMPILE-INPUT.md §5) get the rule they break.
+        // Inputs the reference crashes on get the rule they break.
         ("what crashes the reference: objects for arrays", |r| {
             r["source"]["blueprint"]["assetExamples"] = json!({});
             r["evidence"]["selection"]["refs"] = json!({"kind": "review"});

@@ -2,7 +2,6 @@
 //! against its JSON Schema in `schemas/` (the files the npm package ships), on real
 //! runs that hold and that fail; and the schemas refuse what breaks the contract.
 
-use crate::init::Folder;
 use crate::support::{self, Output};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
@@ -30,7 +29,7 @@ fn json_of(out: &Output, codes: &[i32]) -> Value {
 }
 
 /// A suite from `init`, and one golden packet broken (maxTokens changed: hashes fail).
-fn suite_with_a_broken_copy(folder: &Folder) -> (String, String) {
+fn suite_with_a_broken_copy(folder: &crate::support::Project) -> (String, String) {
     let suite = folder.init();
     let good = suite.join(format!("golden/{CASE}/runtime-packet.json"));
     let broken = folder.path("broken.json");
@@ -40,7 +39,7 @@ fn suite_with_a_broken_copy(folder: &Folder) -> (String, String) {
 }
 
 fn report_outputs_match_their_schemas() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let (good, broken) = suite_with_a_broken_copy(&folder);
     let outcomes = schema("outcomes.schema.json");
     for (packet, code) in [(&good, 0), (&broken, 1)] {
@@ -79,7 +78,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 fn release_check_and_evaluation_match_their_schemas() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let suite = folder.init();
     git(&suite, &["init", "-q", "-b", "main"]);
     git(&suite, &["add", "-A"]);
@@ -109,7 +108,7 @@ fn release_check_and_evaluation_match_their_schemas() {
 }
 
 fn test_events_match_their_schema() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let (good, _) = suite_with_a_broken_copy(&folder);
     let events = schema("test-event.schema.json");
     let mut seen = Vec::new();

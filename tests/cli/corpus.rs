@@ -25,6 +25,7 @@ fn verify_golden(project: &support::Project) -> Output {
     project.run(&["verify", golden.to_str().unwrap()])
 }
 
+#[track_caller]
 fn assert_fails_with(out: &Output, fragments: &[&str]) {
     assert_eq!(out.code, 1, "{}", out.describe());
     for fragment in fragments {
@@ -42,6 +43,7 @@ fn a_deleted_golden_agent_request_fails_naming_the_file_and_the_fix() {
     std::fs::remove_file(project.path(&format!("golden/{}/agent-request.json", CASES[0]))).unwrap();
     let out = verify_golden(&project);
     assert_fails_with(&out, &["agent-request.json is missing", &format!("packetproof bless {}", CASES[0])]);
+    assert_output_snapshot!("verify_missing_golden_agent_request", out, project.root());
 }
 
 fn a_deleted_golden_packet_is_named_not_taken_for_a_run() {

@@ -3,7 +3,6 @@
 //! uses that action, pinned to a commit), and the pre-commit hooks. Each check is a
 //! function returning its problems, and each is shown catching a broken copy.
 
-use crate::init::Folder;
 use crate::support::{self, exec};
 use libtest_mimic::Trial;
 use serde_yaml_ng::Value;
@@ -124,7 +123,7 @@ fn the_action_builds_its_own_revision_and_gates() {
 }
 
 fn init_writes_a_workflow_using_the_pinned_action() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let out = folder.run_in("", &["init", "suite"]);
     assert_eq!(out.code, 0, "{}", out.describe());
     let action = yaml(&read("action.yml"), "action.yml");

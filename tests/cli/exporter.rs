@@ -2,8 +2,7 @@
 //! exporter where it would compile (bless, `packet::regenerates`), and every other
 //! check applies to its packets unchanged.
 
-use crate::init::Folder;
-use crate::support::Output;
+use crate::support::{self, Output};
 use crate::test::verdict;
 use libtest_mimic::Trial;
 use std::path::Path;
@@ -11,8 +10,8 @@ use std::path::Path;
 const CASE: &str = "google-staged-both-selected";
 
 /// A suite with `script` as `./export.sh` and harness.toml naming it.
-fn suite_with_exporter(script: &str, timeout_seconds: u64) -> Folder {
-    let folder = Folder::new();
+fn suite_with_exporter(script: &str, timeout_seconds: u64) -> support::Project {
+    let folder = support::Project::empty();
     let suite = folder.init();
     let bin = env!("CARGO_BIN_EXE_packetproof");
     write_script(&suite.join("export.sh"), &format!("#!/bin/sh\n{}\n", script.replace("BIN", bin)));
@@ -32,7 +31,7 @@ fn write_script(path: &Path, text: &str) {
     }
 }
 
-fn bless_and_test(folder: &Folder) -> Output {
+fn bless_and_test(folder: &support::Project) -> Output {
     let bless = folder.run_in("suite", &["bless"]);
     assert_eq!(bless.code, 0, "{}", bless.describe());
     folder.run_in("suite", &["test", CASE])
@@ -74,7 +73,7 @@ fn an_exporter_that_drops_a_hash_fails_the_gate() {
 
 /// bless judges each exporter packet by every packet rule before writing: a bad one
 /// is reported, and no golden file is written or changed.
-fn refused_bless(folder: &Folder) -> Output {
+fn refused_bless(folder: &crate::support::Project) -> Output {
     let golden = folder.path(&format!("suite/golden/{CASE}/runtime-packet.json"));
     let before = std::fs::read(&golden).unwrap();
     let out = folder.run_in("suite", &["bless"]);

@@ -3,7 +3,6 @@
 //! the checks that cannot apply say why, and an edited, re-hashed golden packet still
 //! fails (it is no longer what the exporter makes).
 
-use crate::init::Folder;
 use crate::test::verdict;
 use libtest_mimic::Trial;
 use packetproof::{canonical, digest};
@@ -15,8 +14,8 @@ const HOUSE_SYSTEM: &str = "You are the house adapter. Adapt one library block f
 /// An `init` suite whose `[exporter]` replays packets of its own prompts: each
 /// fixture's packet, compiled by packetproof, then given the house system prompt,
 /// the house template names and versions, and re-hashed (as a foreign exporter would).
-fn house_suite() -> Folder {
-    let folder = Folder::new();
+fn house_suite() -> crate::support::Project {
+    let folder = crate::support::Project::empty();
     let suite = folder.init();
     let exported = suite.join("exported");
     std::fs::create_dir(&exported).unwrap();
@@ -98,7 +97,7 @@ fn an_edited_and_rehashed_golden_packet_fails_a_foreign_suite() {
 /// appended to the user message, both hashes recomputed. validate and prepare refuse
 /// it as verify does, and no run of it can be attested.
 fn an_appended_sentence_is_refused_by_every_command() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let suite = folder.init();
     let request = "fixtures/anthropic-staged-both-selected-interop-shape/request.json";
     let out = folder.run_in("suite", &["export", "--request", request]);
@@ -136,7 +135,7 @@ fn append_sentence(packet: &mut Value) {
 
 /// `[checks] skip` names a check that does not exist: an error, not a silent pass.
 fn an_unknown_check_in_checks_skip_is_an_error() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let suite = folder.init();
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
     let skip = "\n[checks.skip]\n\"packet::renders-from-inputs\" = \"typo\"\n";

@@ -1,47 +1,15 @@
 //! `packetproof init`, and every command outside a suite: the built-in defaults,
 //! a harness.toml that overrides them, and the refusals of the corpus commands.
 
-use crate::support::{self, exec, Output};
+use crate::support::{self, exec};
 use libtest_mimic::Trial;
-use std::path::PathBuf;
-
-/// A folder with no harness.toml in it or above it, and a way to run the binary there.
-pub struct Folder {
-    dir: tempfile::TempDir,
-}
-
-impl Folder {
-    pub fn new() -> Folder {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(
-            dir.path().ancestors().all(|d| !d.join("harness.toml").exists()),
-            "the temporary folder must not lie inside a suite"
-        );
-        Folder { dir }
-    }
-
-    pub fn path(&self, relative: &str) -> PathBuf {
-        self.dir.path().join(relative)
-    }
-
-    pub fn run_in(&self, relative: &str, args: &[&str]) -> Output {
-        exec(support::bin().current_dir(self.path(relative)).args(args))
-    }
-
-    /// `packetproof init suite` here; returns the suite's path.
-    pub fn init(&self) -> PathBuf {
-        let out = self.run_in("", &["init", "suite"]);
-        assert_eq!(out.code, 0, "{}", out.describe());
-        self.path("suite")
-    }
-}
 
 fn project(relative: &str) -> String {
     support::root().join(relative).display().to_string()
 }
 
 fn init_writes_a_suite_whose_test_passes() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let suite = folder.init();
     for file in [
         "harness.toml",
@@ -73,19 +41,19 @@ fn init_writes_a_suite_whose_test_passes() {
     assert_eq!(crate::test::verdict(&out.stdout, "corpus::branch-coverage"), Some("ignored"), "{}", out.stdout);
     let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
     // Branch coverage is off in a new suite; its fixture runs carry no provider request or attestation.
-    assert!(junit.contains("failures=\"0\"") && junit.contains("skipped=\"7\""), "{junit}");
+    assert!(junit.contains("failures=\"0\"") && junit.contains("disabled=\"7\""), "{junit}");
     assert!(
         junit.contains("<skipped message=\"not applicable: the fixture&apos;s run/ has no provider-request.json\"/>"),
         "{junit}"
     );
-    assert!(junit.contains("classname=\"google-staged-both-selected\" name=\"run::evaluation\""), "{junit}");
+    assert!(junit.contains("name=\"run::evaluation\" classname=\"google-staged-both-selected\""), "{junit}");
     // And the same suite is what `verify` checks.
     let verified = folder.run_in("suite", &["verify", "golden"]);
     assert_eq!(verified.code, 0, "{}", verified.describe());
 }
 
 fn init_refuses_a_folder_that_is_not_empty() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     std::fs::create_dir_all(folder.path("suite")).unwrap();
     std::fs::write(folder.path("suite/notes.txt"), "mine").unwrap();
     let out = folder.run_in("", &["init", "suite"]);
@@ -96,7 +64,7 @@ fn init_refuses_a_folder_that_is_not_empty() {
 
 /// A folder holding only dotfiles (a fresh repository, a placeholder) counts as empty.
 fn init_accepts_a_folder_holding_only_dotfiles() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     std::fs::create_dir_all(folder.path("suite/.git")).unwrap();
     std::fs::write(folder.path("suite/.gitkeep"), "").unwrap();
     let out = folder.run_in("", &["init", "suite"]);
@@ -106,7 +74,7 @@ fn init_accepts_a_folder_holding_only_dotfiles() {
 
 /// With no harness.toml anywhere, the commands that need no corpus run on the built-in defaults.
 fn commands_without_a_corpus_work_in_any_folder() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let request = project("fixtures/google-staged-both-selected/request.json");
     let export = exec(support::bin().current_dir(folder.path("")).args(["export", "--request", &request]));
     assert_eq!(export.code, 0, "{}", export.describe());
@@ -130,7 +98,7 @@ fn commands_without_a_corpus_work_in_any_folder() {
 }
 
 fn corpus_commands_say_which_file_they_looked_for() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let looked_for = folder.path("harness.toml").display().to_string();
     for args in [&["test"][..], &["bless"], &["release-check"]] {
         let out = folder.run_in("", args);
@@ -141,7 +109,7 @@ fn corpus_commands_say_which_file_they_looked_for() {
 
 /// A harness.toml found upwards, or named by --config, overrides the defaults.
 fn a_harness_toml_overrides_the_built_in_defaults() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     std::fs::create_dir_all(folder.path("repo/sub")).unwrap();
     std::fs::write(folder.path("repo/harness.toml"), "[limits]\nmax_file_bytes = 100\n").unwrap();
     let golden = project("golden/google-staged-both-selected/runtime-packet.json");

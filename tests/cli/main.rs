@@ -19,6 +19,7 @@ mod exporter;
 mod foreign;
 mod help;
 mod init;
+mod interop_gate;
 mod npm;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
 #[cfg(target_os = "linux")]
@@ -32,9 +33,6 @@ mod validate;
 mod wire;
 
 use libtest_mimic::Arguments;
-use std::ffi::OsStr;
-use std::io::Write;
-use std::process::{Output, Stdio};
 
 fn main() {
     let args = Arguments::from_args();
@@ -47,6 +45,7 @@ fn main() {
     trials.extend(release_check::trials());
     trials.extend(run::trials());
     trials.extend(init::trials());
+    trials.extend(interop_gate::trials());
     trials.extend(test::trials());
     trials.extend(shell::trials());
     trials.extend(contracts::trials());
@@ -61,35 +60,4 @@ fn main() {
     #[cfg(target_os = "linux")]
     trials.extend(hardening::trials());
     libtest_mimic::run(&args, trials).exit();
-}
-
-/// Run the binary with `args` (no standard input).
-fn run<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> Output {
-    support::bin().args(args).output().expect("run packetproof")
-}
-
-/// Run the binary with `args`, feeding `input` on standard input.
-fn run_with_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I, input: &[u8]) -> Output {
-    let mut child = support::bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn packetproof");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn describe(output: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        output.status.code(),
-        text(&output.stdout),
-        text(&output.stderr)
-    )
 }

@@ -219,10 +219,15 @@ fn fixture_edit_explains_only_its_own_case() {
     assert_eq!(code, 1);
     assert_eq!(cases_where(&report, "staleInTree"), [case]);
 
+    let text = support::exec(repo.dir.bin().current_dir(repo.dir.root()).arg("release-check"));
+    assert_output_snapshot!("release_check_stale_fixture", text, repo.dir.root());
+
     repo.bless();
     let (report, code) = repo.check();
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(cases_where(&report, "changedFromBase"), [case]);
+    let text = support::exec(repo.dir.bin().current_dir(repo.dir.root()).arg("release-check"));
+    assert_output_snapshot!("release_check_fixture_edit_blessed", text, repo.dir.root());
     let fields: Vec<&str> =
         report["groups"][0]["fieldChanges"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(fields, ["$.maxTokens"]);

@@ -1,7 +1,7 @@
 //! `packetproof test`: the conformance trials from the binary, with libtest's
 //! filter, `--list`, `--exact`, formats, a JUnit report, and cargo test's exit codes.
 
-use crate::init::Folder;
+use crate::support;
 use libtest_mimic::Trial;
 
 const CASE: &str = "openai-staged-alone-selected";
@@ -16,7 +16,7 @@ pub fn verdict<'a>(stdout: &'a str, name: &str) -> Option<&'a str> {
 }
 
 fn list_filter_and_exact_select_trials() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     folder.init();
     let list = folder.run_in("suite", &["test", "--list"]);
     assert_eq!(list.code, 0, "{}", list.describe());
@@ -48,7 +48,7 @@ fn list_filter_and_exact_select_trials() {
 
 /// A broken golden packet fails its trials: exit 101 (cargo test's), the failure in the JUnit report.
 fn a_failing_trial_exits_101_and_reaches_the_junit_report() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let suite = folder.init();
     let golden = suite.join(format!("golden/{CASE}/runtime-packet.json"));
     let text = std::fs::read_to_string(&golden).unwrap();
@@ -57,14 +57,14 @@ fn a_failing_trial_exits_101_and_reaches_the_junit_report() {
     assert_eq!(out.code, 101, "{}", out.describe());
     assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::checksum")), Some("FAILED"), "{}", out.stdout);
     let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
-    assert!(junit.contains(&format!("<testcase classname=\"{CASE}\" name=\"packet::checksum\"")), "{junit}");
+    assert!(junit.contains(&format!("<testcase name=\"packet::checksum\" classname=\"{CASE}\"")), "{junit}");
     assert!(junit.contains("<failure message="), "{junit}");
 }
 
 /// `require_branch_coverage = false` only holds the check back (ignored); turned on, the
 /// three examples fail it and say what they miss.
 fn branch_coverage_runs_once_the_suite_requires_it() {
-    let folder = Folder::new();
+    let folder = support::Project::empty();
     let suite = folder.init();
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
     let required = settings.replace("require_branch_coverage = false", "require_branch_coverage = true");
@@ -85,7 +85,7 @@ fn listed(stdout: &str) -> Vec<String> {
 /// `--partition count:M/N` and `hash:M/N` over an init suite: the shards are disjoint, together
 /// they are every trial (corpus-wide ones included), and a shard runs and passes on its own.
 fn partitions_are_disjoint_and_cover_the_gate() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     folder.init();
     let all = folder.run_in("suite", &["test", "--list"]);
     assert_eq!(all.code, 0, "{}", all.describe());
@@ -120,7 +120,7 @@ fn partitions_are_disjoint_and_cover_the_gate() {
 }
 
 fn a_malformed_partition_is_a_usage_error() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     folder.init();
     for (bad, said) in [
         ("hash:0/3", "must be between 1 and the shard count 3"),
@@ -139,7 +139,7 @@ fn a_malformed_partition_is_a_usage_error() {
 /// cases render: the gate shows two changes, each diff once, and its last line is
 /// the fastest correct fix (`packetproof bless`), which then makes it pass.
 fn after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_command() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let suite = folder.init();
     let edits = [
         ("references/prompts/system.md.j2", "First sentence added by the test."),
@@ -166,7 +166,7 @@ fn after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_com
 /// A fixture added with an agent task id another fixture already records is the
 /// one blamed, even when its name sorts first.
 fn a_reused_agent_task_is_blamed_on_the_fixture_being_added() {
-    let folder = Folder::new();
+    let folder = crate::support::Project::empty();
     let suite = folder.init();
     let existing = suite.join(format!("fixtures/{CASE}/run/completion.toml"));
     let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);

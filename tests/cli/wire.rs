@@ -82,6 +82,9 @@ fn wire_prints_writes_and_checks_the_body() {
         "json",
     ]);
     assert_eq!(failed.code, 1, "{}{}", failed.stdout, failed.stderr);
+    let text =
+        packetproof(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--check", path(&har_file)]);
+    assert_output_snapshot!("wire_check_model_differs", text, dir.path());
     let report = canonical::parse(failed.stdout.as_bytes()).unwrap();
     assert_eq!(report["results"][0]["findings"][0]["check"], "wire::request");
     assert_eq!(

@@ -1,9 +1,12 @@
 //! What the integration tests share: one way to run the binary (with a clean
-//! environment), one temporary-project builder, and one interop helper that marks
-//! a test ignored, with the reason, when `../shared/interop` is absent.
+//! environment), one temporary-project builder, and one interop gate: a test that
+//! reads an absent `../shared` corpus is ignored, with the reason, on a developer's
+//! checkout, and fails under CI (CI has the corpora; a shrunken suite must not pass).
 #![allow(dead_code)] // each test binary uses its own part of this module
 
-use libtest_mimic::Trial;
+use libtest_mimic::{Arguments, Trial};
+use std::ffi::OsStr;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Once;
@@ -41,11 +44,58 @@ impl Output {
     pub fn describe(&self) -> String {
         format!("status {}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
     }
+
+    /// Everything, for a whole-output snapshot: `project`'s path is written `[project]`,
+    /// the crate's `[crate]`, so the snapshot is the same on every machine and run.
+    pub fn redacted(&self, project: &Path) -> String {
+        let text = self.describe();
+        let text = text.replace(&project.display().to_string(), "[project]");
+        text.replace(&root().display().to_string(), "[crate]")
+    }
+}
+
+/// Assert the whole output of a run against the snapshot `name` (insta, in
+/// `tests/cli/snapshots/`): review a change with `cargo insta review`, or accept it with
+/// `INSTA_UPDATE=always cargo test`. What changes with every run or with the rest of the
+/// corpus is written as a placeholder: digests `sha256:[hash]`, git revisions `[rev]`,
+/// the count of unchanged cases `[n] unchanged`.
+#[macro_export]
+macro_rules! assert_output_snapshot {
+    ($name:expr, $output:expr, $project:expr) => {
+        insta::with_settings!({ filters => vec![
+            (r"sha256:[0-9a-f]+", "sha256:[hash]"),
+            (r"\b[0-9a-f]{7,40}\b", "[rev]"),
+            (r"\b\d+ unchanged\b", "[n] unchanged"),
+        ] }, {
+            insta::assert_snapshot!($name, $output.redacted($project));
+        })
+    };
 }
 
 /// Run `command` to completion.
+#[track_caller]
 pub fn exec(command: &mut Command) -> Output {
     let out = command.output().expect("run packetproof");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Run the binary with `args` from the crate root (no standard input).
+#[track_caller]
+pub fn run<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> Output {
+    exec(bin().args(args))
+}
+
+/// Run the binary with `args`, feeding `input` on standard input.
+#[track_caller]
+pub fn run_with_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I, input: &[u8]) -> Output {
+    let mut child =
+        bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    child.stdin.take().expect("a piped stdin").write_all(input).expect("write standard input");
+    let out = child.wait_with_output().expect("run packetproof");
     Output {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -61,6 +111,7 @@ pub struct Project {
 
 impl Project {
     /// Copy `items` (paths relative to the crate root) into a new project.
+    #[track_caller]
     pub fn with(items: &[&str]) -> Project {
         let dir = tempfile::tempdir().expect("a temporary directory");
         for item in items {
@@ -69,8 +120,35 @@ impl Project {
         Project { dir }
     }
 
+    /// An empty project with no harness.toml in it or above it: a place to run
+    /// `init` and commands outside any suite ([`Project::run_in`]).
+    #[track_caller]
+    pub fn empty() -> Project {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        assert!(
+            dir.path().ancestors().all(|d| !d.join("harness.toml").exists()),
+            "the temporary folder must not lie inside a suite"
+        );
+        Project { dir }
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The binary run in the folder `relative` with `args`, finding its settings as a
+    /// user's shell would (no `PACKETPROOF_ROOT`).
+    #[track_caller]
+    pub fn run_in(&self, relative: &str, args: &[&str]) -> Output {
+        exec(bin().current_dir(self.path(relative)).args(args))
+    }
+
+    /// `packetproof init suite` here; returns the suite's path.
+    #[track_caller]
+    pub fn init(&self) -> PathBuf {
+        let out = self.run_in("", &["init", "suite"]);
+        assert_eq!(out.code, 0, "{}", out.describe());
+        self.path("suite")
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {
@@ -84,12 +162,14 @@ impl Project {
         command
     }
 
+    #[track_caller]
     pub fn run(&self, args: &[&str]) -> Output {
         exec(self.bin().args(args))
     }
 }
 
 /// Copy a file, or a folder recursively.
+#[track_caller]
 pub fn copy_tree(from: &Path, to: &Path) {
     if from.is_dir() {
         std::fs::create_dir_all(to).unwrap();
@@ -122,19 +202,48 @@ pub fn test_name(module_path: &str, name: &str) -> String {
     }
 }
 
-/// A test that reads `../shared/interop`: ignored (and said why, once) when it is absent.
-pub fn needs_interop(name: String, test: fn()) -> Trial {
-    static SAID: Once = Once::new();
-    let present = interop_present();
-    if !present {
-        SAID.call_once(|| eprintln!("interop tests are ignored: {} is absent", interop_dir().display()));
+/// Under CI, as packetproof reads `CI` (an unreadable value counts as CI: the strict side).
+pub fn under_ci() -> bool {
+    packetproof::env::Env::current().map_or(true, |env| env.ci)
+}
+
+/// The interop gate: `trial` (which reads `corpus`) when `present`; otherwise a trial
+/// of the same name that says why: ignored on a developer's checkout (said once on
+/// stderr), failed under CI.
+pub fn interop_gate(trial: Trial, present: bool, corpus: &Path) -> Trial {
+    let ci = under_ci();
+    if !present && !ci {
+        static SAID: Once = Once::new();
+        SAID.call_once(|| eprintln!("interop tests are ignored: {} is absent", corpus.display()));
     }
-    Trial::test(name, move || {
-        test();
-        Ok(())
-    })
-    .with_kind("interop")
-    .with_ignored_flag(!present)
+    gate(ci, trial, present, corpus)
+}
+
+/// [`interop_gate`] with CI given, and silent.
+pub fn gate(ci: bool, trial: Trial, present: bool, corpus: &Path) -> Trial {
+    if present {
+        return trial.with_kind("interop");
+    }
+    let name = trial.name().to_owned();
+    let why = format!("{} is absent", corpus.display());
+    if ci {
+        let message = format!("{why}: CI runs every interop test (set CI only where ../shared exists)");
+        return Trial::test(name, move || Err(message.into())).with_kind("interop");
+    }
+    Trial::test(name, || Ok(())).with_kind("interop").with_ignored_flag(true)
+}
+
+/// A test that reads `../shared/interop`, through [`interop_gate`].
+pub fn needs_interop(name: String, test: fn()) -> Trial {
+    interop_gate(trial(name, test), interop_present(), &interop_dir())
+}
+
+/// A data-driven suite (datatest-stable) whose `corpus` is absent: one trial named
+/// `name`, through [`interop_gate`] (datatest-stable refuses an empty root and
+/// cannot mark a test ignored). Returns the suite's exit status.
+pub fn absent_corpus(name: &str, corpus: &Path) -> std::process::ExitCode {
+    let trial = interop_gate(Trial::test(name, || Ok(())), false, corpus);
+    libtest_mimic::run(&Arguments::from_args(), vec![trial]).exit_code()
 }
 
 /// A plain test (a function that panics on failure) as a trial.

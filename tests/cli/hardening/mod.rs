@@ -1,5 +1,5 @@
-//! Hardening (issue 11): faults, races and hostile input end cleanly and lose
-//! nothing. One test per class of the issue, through the built binary, one module
+//! Hardening: faults, races and hostile input end cleanly and lose
+//! nothing. One test per class of fault, through the built binary, one module
 //! per group of classes. Every process runs under `timeout`, so a hang fails the
 //! test instead of stalling it; concurrency tests start real processes at once and
 //! wait for all of them (no sleeps). Unix only: FIFOs, device nodes, symlinks and

@@ -6,7 +6,7 @@
 mod contract;
 
 use crate::support;
-use crate::{describe, run, text};
+use crate::support::run;
 use contract::{built_packet, rehash};
 use libtest_mimic::Trial;
 use serde_json::{json, Map, Value};
@@ -49,16 +49,16 @@ fn interop_packets_validate() {
     args.extend(["validate", "--packet"].map(PathBuf::from));
     args.push(anthropic.clone());
     let output = run(&args);
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    let stdout = text(&output.stdout);
-    assert!(stdout.contains("ok (0 finding(s))"), "{}", describe(&output));
+    assert_eq!(output.code, 0, "{}", output.describe());
+    let stdout = output.stdout.clone();
+    assert!(stdout.contains("ok (0 finding(s))"), "{}", output.describe());
     let noted = "note: $.renderInput.sourceExample.blueprint.assetExamples[0].promptTemplate: asset example carries";
-    assert!(stdout.contains(noted), "{}", describe(&output));
+    assert!(stdout.contains(noted), "{}", output.describe());
     // Under the project's own policy the same generator prompts fail the packet.
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), anthropic.as_os_str()]);
-    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    assert_eq!(output.code, 1, "{}", output.describe());
     let failed = "[packet::forbidden-material] $.renderInput.sourceExample.blueprint.assetExamples[0].negativePrompt";
-    assert!(text(&output.stdout).contains(failed), "{}", describe(&output));
+    assert!(output.stdout.clone().contains(failed), "{}", output.describe());
 
     let google = dir.join("runtime-packet.google.json");
     let mut args: Vec<PathBuf> = vec![PathBuf::from("validate")];
@@ -67,14 +67,14 @@ fn interop_packets_validate() {
     args.push(google.clone());
     args.extend(["--format", "json"].map(PathBuf::from));
     let output = run(&args);
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.code, 0, "{}", output.describe());
+    let report: Value = serde_json::from_str(&output.stdout).unwrap();
     assert_eq!(report["ok"], json!(true), "{report}");
 
     // Without the override the project's own (different) suffix is expected.
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), google.as_os_str()]);
-    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
-    assert!(text(&output.stdout).contains("$.effectiveUserMessage"), "{}", describe(&output));
+    assert_eq!(output.code, 1, "{}", output.describe());
+    assert!(output.stdout.clone().contains("$.effectiveUserMessage"), "{}", output.describe());
 }
 
 /// The exactInputHash material exactly as the seed spells it, built here independently.
@@ -97,8 +97,8 @@ fn seed_material(packet: &Map<String, Value>) -> Value {
 
 fn canon_hash(file: &Path) -> String {
     let output = run([OsStr::new("canon"), file.as_os_str(), OsStr::new("--hash")]);
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    text(&output.stdout).trim_end().to_owned()
+    assert_eq!(output.code, 0, "{}", output.describe());
+    output.stdout.clone().trim_end().to_owned()
 }
 
 fn canon_hash_of_the_hash_material_equals_the_stored_hashes() {
@@ -144,9 +144,9 @@ fn failing(packet_file: &Path, extra: &[PathBuf]) -> Result<BTreeSet<(String, St
     args.extend(["--format", "json", "--packet"].map(PathBuf::from));
     args.push(packet_file.to_path_buf());
     let output = run(&args);
-    let report: Value = serde_json::from_slice(&output.stdout).map_err(|e| format!("{e}: {}", describe(&output)))?;
-    if output.status.code() != Some(1) || report["ok"] != json!(false) {
-        return Err(format!("expected status 1 and ok=false: {}", describe(&output)));
+    let report: Value = serde_json::from_str(&output.stdout).map_err(|e| format!("{e}: {}", output.describe()))?;
+    if output.code != 1 || report["ok"] != json!(false) {
+        return Err(format!("expected status 1 and ok=false: {}", output.describe()));
     }
     let findings = report["results"][0]["findings"].as_array().ok_or("no findings array")?;
     Ok(findings
@@ -215,20 +215,20 @@ fn validate_text_report_names_the_failing_path() {
     rehash(&mut packet);
     let file = write_json(temp.path(), "packet.json", &Value::Object(packet));
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
-    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
-    let stdout = text(&output.stdout);
-    assert!(stdout.contains("FAILED") && stdout.contains("$.resolvedBranch.neighbours"), "{}", describe(&output));
+    assert_eq!(output.code, 1, "{}", output.describe());
+    let stdout = output.stdout.clone();
+    assert!(stdout.contains("FAILED") && stdout.contains("$.resolvedBranch.neighbours"), "{}", output.describe());
 }
 fn validate_refuses_unreadable_packets_with_status_2() {
     let temp = tempfile::tempdir().unwrap();
     let file = temp.path().join("packet.json");
     std::fs::write(&file, b"{\"packetVersion\":1,\"packetVersion\":1}").unwrap();
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert_eq!(output.code, 2, "{}", output.describe());
     assert!(output.stdout.is_empty());
-    assert!(text(&output.stderr).contains(&format!("{}:1:", file.display())), "{}", describe(&output));
+    assert!(output.stderr.clone().contains(&format!("{}:1:", file.display())), "{}", output.describe());
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), temp.path().join("absent.json").as_os_str()]);
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert_eq!(output.code, 2, "{}", output.describe());
 }
 /// An agent-request.json is named for what it is, not listed as a broken packet.
 fn validate_says_an_agent_request_is_not_a_packet() {
@@ -236,25 +236,25 @@ fn validate_says_an_agent_request_is_not_a_packet() {
     let request = packetproof::provider::agent_request(&built_packet(false));
     let file = write_json(temp.path(), "agent-request.json", &request);
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
-    let stderr = text(&output.stderr);
-    assert!(stderr.contains("is an agent request (agent-request.json)"), "{}", describe(&output));
-    assert!(stderr.contains("runtime-packet.json it was made from"), "{}", describe(&output));
+    assert_eq!(output.code, 2, "{}", output.describe());
+    let stderr = output.stderr.clone();
+    assert!(stderr.contains("is an agent request (agent-request.json)"), "{}", output.describe());
+    assert!(stderr.contains("runtime-packet.json it was made from"), "{}", output.describe());
 }
 
 /// A compile input given to validate is named as one, not listed as 23 contract findings.
 fn validate_says_a_compile_input_is_not_a_packet() {
     let request = support::root().join("fixtures/google-staged-both-selected/request.json");
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), request.as_os_str()]);
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
-    let stderr = text(&output.stderr);
+    assert_eq!(output.code, 2, "{}", output.describe());
+    let stderr = output.stderr.clone();
     assert!(
         stderr.contains("request.json is a compile input (request.json), not a runtime packet"),
         "{}",
-        describe(&output)
+        output.describe()
     );
-    assert!(stderr.contains("packetproof export --request FILE"), "{}", describe(&output));
-    assert!(!stderr.contains("packet::contract") && output.stdout.is_empty(), "{}", describe(&output));
+    assert!(stderr.contains("packetproof export --request FILE"), "{}", output.describe());
+    assert!(!stderr.contains("packet::contract") && output.stdout.is_empty(), "{}", output.describe());
 }
 
 /// A Google packet with another exporter's suffix fails, and the finding names the option.
@@ -266,8 +266,8 @@ fn a_google_suffix_mismatch_hints_at_the_option() {
     rehash(&mut packet);
     let file = write_json(temp.path(), "packet.json", &Value::Object(packet));
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
-    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
-    let stdout = text(&output.stdout);
+    assert_eq!(output.code, 1, "{}", output.describe());
+    let stdout = output.stdout.clone();
     assert!(stdout.contains("$.effectiveUserMessage") && stdout.contains("--google-suffix-file FILE"), "{stdout}");
 }
 
