@@ -69,8 +69,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             // Compile first, write after: nothing is written on refusal.
             let config = load_config(suffix)?;
             if let Some(out) = &out {
-                // Only a packet this command wrote (or an empty file) is ever replaced.
-                run::refuse_foreign_export(out, &request, &config)?;
+                run::refuse_foreign_output(out, run::OutputKind::Packet, &config, &[&request])?;
             }
             let text = crate::compile::export(&config, &request)?;
             match out {

@@ -42,6 +42,9 @@ pub enum TestFormat {
 pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
     config.require_suite("test")?;
+    if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
+        crate::run::refuse_foreign_output(file, crate::run::OutputKind::Junit, &config, &[])?;
+    }
     let suite = conformance::trials(Arc::new(config), Arc::new(print::note))?;
     let arguments = Arguments {
         filter: args.filter.clone(),

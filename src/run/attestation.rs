@@ -32,7 +32,14 @@ pub fn attest(config: &Config, dir: &Path, key: &SigningKey, out: Option<&Path>)
     let completion = run.read_object(&run.completion)?;
     let body = canonical::to_pretty(&statement::statement(&subjects(&run, &completion)?, predicate(&completion)));
     let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
-    let target = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join(FILE));
+    let own = dir.join(FILE);
+    let target = match out {
+        Some(out) if super::real_path(out) != super::real_path(&own) => {
+            super::refuse_foreign_output(out, super::OutputKind::Attestation, config, &[])?;
+            out.to_path_buf()
+        }
+        _ => own,
+    };
     let text = serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes");
     fsutil::write_new(&target, text.as_bytes())?;
     Ok(target)

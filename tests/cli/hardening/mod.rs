@@ -7,6 +7,7 @@
 
 mod faults;
 mod inputs;
+mod outputs;
 mod races;
 mod verify;
 
@@ -197,5 +198,6 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(races::trials());
     trials.extend(verify::trials());
     trials.extend(inputs::trials());
+    trials.extend(outputs::trials());
     trials
 }
