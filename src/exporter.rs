@@ -97,5 +97,5 @@ fn tail(stderr: &str) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    format!(": {}", lines[lines.len().saturating_sub(5)..].join(" | "))
+    format!(": {}", crate::report::excerpt(&lines[lines.len().saturating_sub(5)..].join(" | ")))
 }

@@ -81,8 +81,13 @@ fn verify(run: &Path, keys: &[&str]) -> Output {
     packetproof(&args)
 }
 
+/// Sign with a copy of the key beside the run, readable by its owner only (a
+/// fresh clone leaves tests/keys/ group-readable, and attest refuses such a key).
 fn attest(run: &Path, key_name: &str) -> Output {
-    packetproof(&["attest", path(run), "--key", &key(key_name)])
+    let copy = run.parent().unwrap().join(format!("owner-only-{key_name}"));
+    std::fs::copy(key(key_name), &copy).unwrap();
+    std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    packetproof(&["attest", path(run), "--key", path(&copy)])
 }
 
 fn attest_then_verify_with_the_trusted_key_holds() {

@@ -9,6 +9,7 @@ mod faults;
 mod inputs;
 mod outputs;
 mod races;
+mod secrets;
 mod verify;
 
 use crate::run::{good_output, snapshot, write_packet};
@@ -199,5 +200,6 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(verify::trials());
     trials.extend(inputs::trials());
     trials.extend(outputs::trials());
+    trials.extend(secrets::trials());
     trials
 }
