@@ -261,6 +261,10 @@ pub struct Config {
     pub limits: Limits,
     pub corpus: CorpusSettings,
     pub exporter: Option<Exporter>,
+    /// Whether the `[exporter]` may run. True for the commands that produce
+    /// packets (`test`, `bless`, `release-check`); `verify` sets it only when
+    /// asked (`--run-exporter`), so checking files never runs code they name.
+    pub run_exporter: bool,
     pub wire: Wire,
     pub packet: PacketRules,
     /// The exact Google text-JSON suffix expected in packets.
@@ -377,6 +381,7 @@ impl Config {
             limits: raw.limits,
             corpus: raw.corpus,
             exporter: raw.exporter,
+            run_exporter: true,
             wire: raw.wire,
             packet: raw.packet,
             google_suffix,

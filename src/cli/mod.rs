@@ -106,7 +106,14 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Verify(args) => {
             let keys = provenance::trusted_keys(&args.trusted_keys)?;
-            let config = load_config(suffix)?;
+            let mut config = load_config(suffix)?;
+            config.run_exporter = args.run_exporter;
+            if config.exporter.is_some() && !args.run_exporter {
+                print::note(
+                    "note: the suite's [exporter] was not run, so golden packets were not checked for \
+                     packet::regenerates and packet::branch-isolation (give --run-exporter, or run `packetproof test`)",
+                );
+            }
             let progress = print::ProgressLine::new();
             let found = crate::verify::verify_with_progress(&config, &args.paths, &keys, &|done, total, target| {
                 progress.update(done, total, target)
