@@ -56,7 +56,12 @@ pub(crate) fn decide(pending: &[Pending], mut input: impl BufRead, mut output: i
             decisions.push(Decision::Skip);
             continue;
         }
-        let text = format!("\n{} ({}, {number} of {asked})\n{}", case.case.name, case.change.word(), shown(case));
+        let text = format!(
+            "\n{} ({}, {number} of {asked})\n{}",
+            crate::report::escape_name(&case.case.name),
+            case.change.word(),
+            shown(case)
+        );
         write(&mut output, &text)?;
         let decision = loop {
             write(&mut output, "accept (a), reject (r) or skip (s)? ")?;
