@@ -337,7 +337,8 @@ impl Config {
     pub(crate) fn from_toml(root: &Path, file: Option<&Path>, text: &str, suffix: Option<&Path>) -> Result<Config> {
         let shown = file.map_or_else(|| "<built-in settings>".to_owned(), |f| f.display().to_string());
         let config_error = |message: String| Error::Config { file: shown.clone(), message };
-        let user: toml::Table = toml::from_str(text).map_err(|e| config_error(e.to_string()))?;
+        let user: toml::Table =
+            toml::from_str(text).map_err(|e| config_error(crate::report::parse_error_of(text, &e.to_string())))?;
         let mut merged = builtin_table();
         overlay(&mut merged, user);
         let raw: Raw =

@@ -413,6 +413,20 @@ pub fn excerpt(text: &str) -> String {
     }
 }
 
+/// A parser's message about `text` (a TOML error quotes the line it failed on):
+/// never quoting a file that looks like a key, and each line of the message
+/// at most 200 characters (the rest counted).
+pub fn parse_error_of(text: &str, message: &str) -> String {
+    if looks_like_a_key(text) {
+        return "not parsed: the file looks like a key (PEM) and is never quoted".into();
+    }
+    let bounded = |line: &str| match line.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}… ({} more characters)", &line[..cut], line[cut..].chars().count()),
+        None => line.to_owned(),
+    };
+    message.lines().map(bounded).collect::<Vec<_>>().join("\n")
+}
+
 /// PEM armour (`-----BEGIN`) or the words of a private key, anywhere in `text`.
 pub fn looks_like_a_key(text: &str) -> bool {
     text.contains("-----BEGIN") || text.contains("PRIVATE KEY")

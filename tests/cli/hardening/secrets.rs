@@ -10,7 +10,8 @@ pub fn trials() -> Vec<Trial> {
     trials![
         a_private_key_given_as_a_text_file_is_never_printed,
         a_settings_resource_is_quoted_only_as_a_bounded_excerpt,
-        a_private_key_others_can_read_is_refused
+        a_private_key_others_can_read_is_refused,
+        a_key_given_as_the_settings_file_is_never_quoted
     ]
 }
 
@@ -65,4 +66,21 @@ fn a_private_key_others_can_read_is_refused() {
     let key = key_copy(project.root(), 0o600);
     let out = project.run(&["attest", s(&run), "--key", s(&key)]);
     assert_eq!(out.code, 0, "{}", out.all());
+}
+
+/// `--config key.pem`: the TOML error would quote the line it failed on.
+fn a_key_given_as_the_settings_file_is_never_quoted() {
+    let project = Project::new();
+    let key = project.root().join("settings.pem");
+    std::fs::write(&key, "a = 1\nMC4CAQAwBQYDK2VwBCIEISECRET\n-----END PRIVATE KEY-----\n").unwrap();
+    let packet = project.packet("anthropic", "a");
+    let out = project.run(&["--config", s(&key), "validate", "--packet", s(&packet)]);
+    out.clean();
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(!out.all().contains("SECRET") && out.stderr.contains("looks like a key"), "{}", out.all());
+    // Any other settings file is quoted only as bounded lines.
+    std::fs::write(&key, format!("a = {}\n", "x".repeat(5000))).unwrap();
+    let out = project.run(&["--config", s(&key), "validate", "--packet", s(&packet)]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stderr.len() < 2000 && out.stderr.contains("more characters"), "{}", out.all());
 }
