@@ -93,6 +93,29 @@ pub fn refuse_foreign_output(out: &Path, kind: OutputKind, config: &Config, inpu
     existing_is_owned(out, kind)
 }
 
+/// `prepare --out-dir DIR`: a run directory is never made inside another run or a
+/// golden case folder, nor in a golden case folder itself (one holding
+/// agent-request.json and no run manifest).
+pub fn refuse_run_inside_another(out_dir: &Path) -> Result<()> {
+    if let Some(run) = enclosing_run(out_dir) {
+        return Err(Error::refused(
+            out_dir.display(),
+            format!(
+                "is inside the run directory or golden case folder {}; prepare a run outside any other",
+                run.display()
+            ),
+        ));
+    }
+    let holds = |name: &str| out_dir.join(name).symlink_metadata().is_ok();
+    if holds(AGENT_REQUEST) && !holds(MANIFEST) {
+        return Err(Error::refused(
+            out_dir.display(),
+            "holds agent-request.json and no run manifest (a golden case folder); prepare a run in a folder of its own",
+        ));
+    }
+    Ok(())
+}
+
 /// The nearest folder at or above `out`'s directory that holds a run manifest or
 /// an agent request: a run directory or a golden case folder.
 fn enclosing_run(out: &Path) -> Option<std::path::PathBuf> {

@@ -12,7 +12,11 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 pub fn trials() -> Vec<Trial> {
-    trials![no_output_option_changes_anything_but_its_own_new_file, test_junit_never_replaces_the_suites_files]
+    trials![
+        no_output_option_changes_anything_but_its_own_new_file,
+        test_junit_never_replaces_the_suites_files,
+        prepare_never_makes_a_run_inside_another_or_in_a_golden_folder
+    ]
 }
 
 /// What a path is, and everything about it a write could change.
@@ -209,4 +213,35 @@ fn test_junit_never_replaces_the_suites_files() {
     let targets = targets(root, &golden.join("runtime-packet.json"), &golden, &request);
     let args = ["test", "corpus::layout", "--junit", "{out}"];
     check_command("test --junit", root, run, &args, &targets);
+}
+
+/// `prepare --out-dir`: the output is a directory; never inside another run or a
+/// golden case folder, never onto a file, FIFO or device; a fresh folder gets the
+/// run's files and nothing else changes.
+fn prepare_never_makes_a_run_inside_another_or_in_a_golden_folder() {
+    let project = Project::new();
+    let root = project.root();
+    let other = project.completed("other", "T-other");
+    let packet = project.packet("anthropic", "prep");
+    let golden = root.join("golden/case");
+    std::fs::create_dir_all(&golden).unwrap();
+    std::fs::copy(other.join("agent-request.json"), golden.join("agent-request.json")).unwrap();
+    let mut targets = targets(root, &other.join("completion.json"), &other, &packet);
+    targets.retain(|(kind, _)| !["a symlink", "a directory", "a new file inside another run"].contains(kind));
+    targets.push(("a folder inside another run", other.join("inner")));
+    targets.push(("a golden case folder", golden));
+    for (kind, target) in &targets {
+        let before = snapshot_tree(root);
+        let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(target)]);
+        out.clean();
+        let changed = changes(&before, &snapshot_tree(root));
+        assert!(changed.is_empty(), "prepare into {kind} changed the tree: {changed:#?}\n{}", out.all());
+        assert_eq!(out.code, 2, "prepare into {kind}: {}", out.all());
+    }
+    let fresh = root.join("runs/fresh");
+    let before = snapshot_tree(root);
+    let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&fresh)]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    let changed = changes(&before, &snapshot_tree(root));
+    assert!(changed.iter().all(|c| c.starts_with(&format!("added {}", fresh.display()))), "{changed:#?}");
 }
