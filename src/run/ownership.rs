@@ -94,8 +94,8 @@ pub fn refuse_foreign_output(out: &Path, kind: OutputKind, config: &Config, inpu
 }
 
 /// `prepare --out-dir DIR`: a run directory is never made inside another run or a
-/// golden case folder, nor in a golden case folder itself (one holding
-/// agent-request.json and no run manifest).
+/// golden case folder, nor in a golden case folder itself (agent-request.json
+/// beside runtime-packet.json, and no run manifest).
 pub fn refuse_run_inside_another(out_dir: &Path) -> Result<()> {
     if let Some(run) = enclosing_run(out_dir) {
         return Err(Error::refused(
@@ -107,10 +107,10 @@ pub fn refuse_run_inside_another(out_dir: &Path) -> Result<()> {
         ));
     }
     let holds = |name: &str| out_dir.join(name).symlink_metadata().is_ok();
-    if holds(AGENT_REQUEST) && !holds(MANIFEST) {
+    if holds(AGENT_REQUEST) && holds(crate::corpus::PACKET_FILE) && !holds(MANIFEST) {
         return Err(Error::refused(
             out_dir.display(),
-            "holds agent-request.json and no run manifest (a golden case folder); prepare a run in a folder of its own",
+            "holds agent-request.json beside runtime-packet.json (a golden case folder); prepare a run in a folder of its own",
         ));
     }
     Ok(())

@@ -226,6 +226,7 @@ fn prepare_never_makes_a_run_inside_another_or_in_a_golden_folder() {
     let golden = root.join("golden/case");
     std::fs::create_dir_all(&golden).unwrap();
     std::fs::copy(other.join("agent-request.json"), golden.join("agent-request.json")).unwrap();
+    std::fs::copy(&packet, golden.join("runtime-packet.json")).unwrap();
     let mut targets = targets(root, &other.join("completion.json"), &other, &packet);
     targets.retain(|(kind, _)| !["a symlink", "a directory", "a new file inside another run"].contains(kind));
     targets.push(("a folder inside another run", other.join("inner")));
