@@ -17,6 +17,10 @@ use crate::{canonical, fsutil, Config, Error, Result};
 use serde_json::Value;
 use std::path::Path;
 
+/// A golden case folder's packet (`crate::corpus::PACKET_FILE`; the corpus is a
+/// layer above runs, so the name is repeated here).
+const GOLDEN_PACKET: &str = "runtime-packet.json";
+
 /// Names that are always some run's evidence, wherever they are.
 const RUN_FILE_NAMES: [&str; 7] =
     [MANIFEST, COMPLETION, AGENT_REQUEST, EVAL_CONTEXT, VALIDATION_SCHEMA, RAW_OUTPUT, super::attestation::FILE];
@@ -107,7 +111,7 @@ pub fn refuse_run_inside_another(out_dir: &Path) -> Result<()> {
         ));
     }
     let holds = |name: &str| out_dir.join(name).symlink_metadata().is_ok();
-    if holds(AGENT_REQUEST) && holds(crate::corpus::PACKET_FILE) && !holds(MANIFEST) {
+    if holds(AGENT_REQUEST) && holds(GOLDEN_PACKET) && !holds(MANIFEST) {
         return Err(Error::refused(
             out_dir.display(),
             "holds agent-request.json beside runtime-packet.json (a golden case folder); prepare a run in a folder of its own",
