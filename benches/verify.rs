@@ -54,7 +54,9 @@ fn nested_folders(c: &mut Criterion) {
         std::fs::create_dir_all(dir.path().join(deep)).expect("nested folders");
         let paths = [dir.path().to_path_buf()];
         group.throughput(Throughput::Elements(depth as u64));
-        group.bench_function(format!("{depth} deep"), |b| b.iter(|| packetproof::verify::verify(&config, &paths).unwrap()));
+        group.bench_function(format!("{depth} deep"), |b| {
+            b.iter(|| packetproof::verify::verify(&config, &paths).unwrap())
+        });
     }
     group.finish();
 }
