@@ -84,8 +84,9 @@ fn own_process_group(_command: &mut Command) {}
 
 /// SIGKILL to the exporter's process group (its pid is the group's id). A group
 /// already gone (ESRCH) is fine: nothing was left running. While any member
-/// lives the kernel keeps the group's id from being reused, so the signal
-/// reaches only what the exporter started.
+/// lives the kernel never reuses the group's id; only when none is left could a
+/// new group take it in the moment since the exporter was reaped (wait-timeout
+/// reaps as it waits), a window of microseconds this accepts.
 #[cfg(unix)]
 fn end_group(child: &mut std::process::Child) {
     let _ = rustix::process::kill_process_group(rustix::process::Pid::from_child(child), rustix::process::Signal::KILL);
