@@ -126,5 +126,28 @@ fn tail(stderr: &str) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    format!(": {}", crate::report::excerpt(&lines[lines.len().saturating_sub(5)..].join(" | ")))
+    let text = lines[lines.len().saturating_sub(5)..].join(" | ");
+    // The end says why it failed: the excerpt is of the last characters.
+    let skipped = text.chars().count().saturating_sub(crate::report::MAX_EXCERPT_CHARS);
+    let end: String = text.chars().skip(skipped).collect();
+    let elided = if skipped > 0 { format!("({skipped} characters before) …") } else { String::new() };
+    if crate::report::looks_like_a_key(&text) {
+        return format!(": {}", crate::report::excerpt(&text));
+    }
+    format!(": {elided}{}", crate::report::excerpt(&end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quoted_stderr_is_its_bounded_escaped_end_and_never_a_key() {
+        let long = format!("{}\nwhy: the adapter crashed\u{202e}\n", "noise ".repeat(1000));
+        let quoted = tail(&long);
+        assert!(quoted.ends_with("why: the adapter crashed\\u{202e}\""), "{quoted}");
+        assert!(quoted.len() < 300 && quoted.contains("characters before"), "{quoted}");
+        let key = tail("-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA\n");
+        assert!(!key.contains("MC4CAQ") && key.contains("look like a key"), "{key}");
+    }
 }

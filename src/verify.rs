@@ -370,7 +370,7 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
 /// each once). Every folder is entered, hidden ones and `target/` included (as
 /// `complete`'s task-id scan): verify checks everything it is given.
 ///
-/// Linear in the entries: the real path of the walk's root is resolved once and
+/// One path resolution per walk: the real path of the walk's root is resolved once and
 /// every entry's is that joined with its path below the root (the walk does not
 /// follow symlinks below it), and a folder's kind is read from the entries the
 /// walk lists in it. Resolving each folder's path (O(depth) lookups of O(depth)
