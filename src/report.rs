@@ -322,7 +322,8 @@ impl Outcome {
     }
 
     /// At most [`MAX_FINDINGS_PER_CHECK`] findings of each check, and a note
-    /// counting the rest: a hostile input cannot flood the report.
+    /// counting the rest, each message and path at most [`MAX_MESSAGE_CHARS`]:
+    /// a hostile input cannot flood the report.
     pub fn capped(&self) -> Outcome {
         let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
         let mut findings = Vec::new();
@@ -330,7 +331,10 @@ impl Outcome {
             let count = seen.entry(finding.check.to_string()).or_default();
             *count += 1;
             if *count <= MAX_FINDINGS_PER_CHECK {
-                findings.push(finding.clone());
+                let mut shown = finding.clone();
+                shown.message = bounded(&shown.message, MAX_MESSAGE_CHARS);
+                shown.path = bounded(&shown.path, MAX_MESSAGE_CHARS);
+                findings.push(shown);
             }
         }
         let mut notes = self.notes.clone();
@@ -392,6 +396,18 @@ fn escape_where(text: &str, is_bad: impl Fn(char) -> bool) -> std::borrow::Cow<'
     std::borrow::Cow::Owned(out)
 }
 
+/// A finding's message (or path) is shown up to so many characters; a value a
+/// message quotes whole (a hostile 10 MB string) cannot make the report huge.
+pub const MAX_MESSAGE_CHARS: usize = 4000;
+
+/// `text` cut at `max` characters, with a count of the rest.
+fn bounded(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}… ({} more characters not shown)", &text[..cut], text[cut..].chars().count()),
+        None => text.to_owned(),
+    }
+}
+
 /// At most so many characters of a file's text are quoted in a message.
 pub const MAX_EXCERPT_CHARS: usize = 120;
 
@@ -435,6 +451,19 @@ pub fn looks_like_a_key(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_findings_message_is_shown_bounded() {
+        let outcome =
+            Outcome::new("x.json", vec![Finding::new("a::rule", "$", format!("is {:?}", "v".repeat(1 << 20)))]);
+        let shown = outcome.capped();
+        assert!(shown.findings[0].message.len() < MAX_MESSAGE_CHARS + 100, "{}", shown.findings[0].message.len());
+        assert!(shown.findings[0].message.ends_with("more characters not shown)"));
+        assert_eq!(
+            Outcome::new("y", vec![Finding::new("a::rule", "$", "short")]).capped().findings[0].message,
+            "short"
+        );
+    }
 
     #[test]
     fn names_cannot_start_a_line_or_reverse_one() {
