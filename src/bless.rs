@@ -171,9 +171,16 @@ pub fn apply(config: &Config, pending: &Pending, writes: GoldenWrites, requester
         return Ok(());
     }
     corpus::layout::require_dirs(config)?;
-    std::fs::create_dir_all(&case.golden_dir).map_err(|e| Error::io(&case.golden_dir, e))?;
-    write_if_changed(&case.golden_packet(), pending.packet_text.as_bytes())?;
-    write_if_changed(&case.golden_agent_request(), pending.view_text.as_bytes())?;
+    // Relative to the opened golden root, never through a symlink: a `golden/<case>`
+    // that is a link (or has one on the way) is refused, never written through.
+    let golden = fsutil::Dir::open(&config.paths.golden)?;
+    golden.create_dir_all(&case.name)?;
+    for (path, name, text) in [
+        (case.golden_packet(), corpus::PACKET_FILE, &pending.packet_text),
+        (case.golden_agent_request(), corpus::AGENT_REQUEST_FILE, &pending.view_text),
+    ] {
+        write_if_changed(&golden, &path, &format!("{}/{name}", case.name), text.as_bytes())?;
+    }
     Ok(())
 }
 
@@ -255,11 +262,12 @@ pub fn unreferenced(config: &Config, action: Unreferenced, writes: GoldenWrites)
 }
 
 /// Identical bytes are left alone: the file keeps its timestamp and no watcher fires.
-fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
+/// `path` is `name` below `dir`, for reading; the write goes through `dir`.
+fn write_if_changed(dir: &fsutil::Dir, path: &Path, name: &str, bytes: &[u8]) -> Result<bool> {
     if crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
-    fsutil::write_atomic(path, bytes)?;
+    dir.write(name, bytes, fsutil::Replace::Allowed)?;
     Ok(true)
 }
 
@@ -289,12 +297,14 @@ mod tests {
         use std::os::unix::fs::MetadataExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("golden.json");
+        let opened = fsutil::Dir::open(dir.path()).unwrap();
+        let write = |bytes: &[u8]| write_if_changed(&opened, &path, "golden.json", bytes).unwrap();
         let inode = |p: &Path| std::fs::metadata(p).unwrap().ino();
-        assert!(write_if_changed(&path, b"{}\n").unwrap());
+        assert!(write(b"{}\n"));
         let first = inode(&path);
-        assert!(!write_if_changed(&path, b"{}\n").unwrap(), "identical bytes were rewritten");
+        assert!(!write(b"{}\n"), "identical bytes were rewritten");
         assert_eq!(inode(&path), first);
-        assert!(write_if_changed(&path, b"[]\n").unwrap());
+        assert!(write(b"[]\n"));
         assert_eq!(std::fs::read(&path).unwrap(), b"[]\n");
     }
 }

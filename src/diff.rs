@@ -210,6 +210,9 @@ fn diff_values(path: &str, before: Option<&Value>, after: Option<&Value>, out: &
 
 fn short(value: &Value) -> String {
     let text = String::from_utf8(canonical::to_vec(value)).unwrap_or_default();
+    if crate::report::looks_like_a_key(&text) {
+        return crate::report::excerpt(&text);
+    }
     if text.chars().count() > 120 {
         format!("{}… ({} bytes)", text.chars().take(117).collect::<String>(), text.len())
     } else {

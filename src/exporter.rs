@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
 /// The placeholder replaced by the request file's path.
@@ -27,6 +27,7 @@ pub fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Va
     for arg in &exporter.command[1..] {
         command.arg(arg.replace(REQUEST, &request.to_string_lossy()));
     }
+    own_process_group(&mut command);
     let mut child = command
         .current_dir(&config.root)
         .stdin(Stdio::null())
@@ -40,24 +41,26 @@ pub fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Va
     let stdout = drain(child.stdout.take(), max);
     let stderr = drain(child.stderr.take(), max);
     let timeout = Duration::from_secs(exporter.timeout_seconds);
-    let status = match child.wait_timeout(timeout).map_err(|e| fail(format!("could not be waited for: {e}")))? {
-        Some(status) => status,
-        None => {
-            // Killed and reaped; the reader threads end when the pipes close.
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(fail(format!("did not finish within {}s and was killed", exporter.timeout_seconds)));
-        }
+    // One deadline for everything: waiting for the exit, then for the pipes.
+    let deadline = Instant::now() + timeout;
+    let waited = child.wait_timeout(timeout);
+    // Whatever happened, nothing the exporter started outlives it: the whole
+    // group is ended, so a child left holding the pipes closes them now.
+    end_group(&mut child);
+    let Some(status) = waited.map_err(|e| fail(format!("could not be waited for: {e}")))? else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(fail(format!("did not finish within {}s and was killed", exporter.timeout_seconds)));
     };
-    // A process the exporter left behind may hold the pipes open: never wait past the timeout.
+    let left = || deadline.saturating_duration_since(Instant::now());
     let stderr_text =
-        String::from_utf8_lossy(&stderr.recv_timeout(timeout).unwrap_or(Ok(Vec::new())).unwrap_or_default())
+        String::from_utf8_lossy(&stderr.recv_timeout(left()).unwrap_or(Ok(Vec::new())).unwrap_or_default())
             .into_owned();
     if !status.success() {
         return Err(fail(format!("failed ({status}){}", tail(&stderr_text))));
     }
     let bytes = stdout
-        .recv_timeout(timeout)
+        .recv_timeout(left())
         .map_err(|_| fail("exited, but its output did not end within the timeout".into()))?
         .map_err(fail)?;
     let packet =
@@ -66,6 +69,32 @@ pub fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Va
         return Err(fail("printed JSON that is not a packet object".into()));
     }
     Ok(packet)
+}
+
+/// The exporter leads a process group of its own, so that it and everything it
+/// starts can be ended together ([`end_group`]).
+#[cfg(unix)]
+fn own_process_group(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
+#[cfg(not(unix))]
+fn own_process_group(_command: &mut Command) {}
+
+/// SIGKILL to the exporter's process group (its pid is the group's id). A group
+/// already gone (ESRCH) is fine: nothing was left running. While any member
+/// lives the kernel never reuses the group's id; only when none is left could a
+/// new group take it in the moment since the exporter was reaped (wait-timeout
+/// reaps as it waits), a window of microseconds this accepts.
+#[cfg(unix)]
+fn end_group(child: &mut std::process::Child) {
+    let _ = rustix::process::kill_process_group(rustix::process::Pid::from_child(child), rustix::process::Signal::KILL);
+}
+
+#[cfg(not(unix))]
+fn end_group(child: &mut std::process::Child) {
+    let _ = child.kill();
 }
 
 /// A program named by a relative path (`./export.sh`) is the suite's; a bare name is looked up on PATH.
@@ -97,5 +126,28 @@ fn tail(stderr: &str) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    format!(": {}", lines[lines.len().saturating_sub(5)..].join(" | "))
+    let text = lines[lines.len().saturating_sub(5)..].join(" | ");
+    // The end says why it failed: the excerpt is of the last characters.
+    let skipped = text.chars().count().saturating_sub(crate::report::MAX_EXCERPT_CHARS);
+    let end: String = text.chars().skip(skipped).collect();
+    let elided = if skipped > 0 { format!("({skipped} characters before) …") } else { String::new() };
+    if crate::report::looks_like_a_key(&text) {
+        return format!(": {}", crate::report::excerpt(&text));
+    }
+    format!(": {elided}{}", crate::report::excerpt(&end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quoted_stderr_is_its_bounded_escaped_end_and_never_a_key() {
+        let long = format!("{}\nwhy: the adapter crashed\u{202e}\n", "noise ".repeat(1000));
+        let quoted = tail(&long);
+        assert!(quoted.ends_with("why: the adapter crashed\\u{202e}\""), "{quoted}");
+        assert!(quoted.len() < 300 && quoted.contains("characters before"), "{quoted}");
+        let key = tail("-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA\n");
+        assert!(!key.contains("MC4CAQ") && key.contains("look like a key"), "{key}");
+    }
 }

@@ -216,9 +216,9 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
                 fail(
                     "$.effectiveUserMessage",
                     format!(
-                        "expected userMessage followed by the exact text-JSON suffix {:?} (a packet from another \
+                        "expected userMessage followed by the exact text-JSON suffix {} (a packet from another \
                          exporter carries its own: name it with --google-suffix-file FILE)",
-                        config.google_suffix
+                        crate::report::excerpt(&config.google_suffix)
                     ),
                 );
             }

@@ -202,7 +202,8 @@ impl Outcome {
     }
 
     /// At most [`MAX_FINDINGS_PER_CHECK`] findings of each check, and a note
-    /// counting the rest: a hostile input cannot flood the report.
+    /// counting the rest, each message and path at most [`MAX_MESSAGE_CHARS`]:
+    /// a hostile input cannot flood the report.
     pub fn capped(&self) -> Outcome {
         let mut seen: std::collections::BTreeMap<Check, usize> = Default::default();
         let mut findings = Vec::new();
@@ -210,7 +211,10 @@ impl Outcome {
             let count = seen.entry(finding.check).or_default();
             *count += 1;
             if *count <= MAX_FINDINGS_PER_CHECK {
-                findings.push(finding.clone());
+                let mut shown = finding.clone();
+                shown.message = bounded(&shown.message, MAX_MESSAGE_CHARS);
+                shown.path = bounded(&shown.path, MAX_MESSAGE_CHARS);
+                findings.push(shown);
             }
         }
         let mut notes = self.notes.clone();
@@ -243,8 +247,25 @@ impl Outcome {
 /// Control characters other than newline and tab, as `\u{1b}`: a hostile file
 /// name or id printed in a report cannot drive the terminal.
 pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
-    let is_bad = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(is_bad) {
+    escape_where(text, |c| (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c))
+}
+
+/// A name (a fixture, a case, a path) on one line of a report: every control
+/// character, newlines and tabs included, and every bidirectional override is
+/// escaped, so a name can neither start a line of its own nor reorder the text
+/// around it (U+202E).
+pub fn escape_name(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_where(text, |c| c.is_control() || is_bidi_control(c))
+}
+
+/// The Unicode bidirectional formatting characters (embeddings, overrides,
+/// isolates and marks): invisible, and able to make a line read differently.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+fn escape_where(text: &str, is_bad: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(&is_bad) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -258,9 +279,97 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A finding's message (or path) is shown up to so many characters; a value a
+/// message quotes whole (a hostile 10 MB string) cannot make the report huge.
+pub const MAX_MESSAGE_CHARS: usize = 4000;
+
+/// `text` cut at `max` characters, with a count of the rest.
+fn bounded(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}… ({} more characters not shown)", &text[..cut], text[cut..].chars().count()),
+        None => text.to_owned(),
+    }
+}
+
+/// At most so many characters of a file's text are quoted in a message.
+pub const MAX_EXCERPT_CHARS: usize = 120;
+
+/// How a message quotes text read from a file (a suffix, an exporter's stderr, a
+/// value from an envelope): never text that looks like a key (PEM armour or
+/// "PRIVATE KEY"), at most [`MAX_EXCERPT_CHARS`] characters, quoted and escaped
+/// as Rust's `{:?}` escapes (controls, newlines) plus bidirectional overrides,
+/// with a count of the rest.
+pub fn excerpt(text: &str) -> String {
+    if looks_like_a_key(text) {
+        return format!("<{} bytes that look like a key (PEM); never shown>", text.len());
+    }
+    let shown: String = text.chars().take(MAX_EXCERPT_CHARS).collect();
+    let quoted = escape_name(&format!("{shown:?}")).into_owned();
+    let rest = text.chars().count() - shown.chars().count();
+    match rest {
+        0 => quoted,
+        _ => format!("{quoted}… ({rest} more characters)"),
+    }
+}
+
+/// A parser's message about `text` (a TOML error quotes the line it failed on):
+/// never quoting a file that looks like a key, and each line of the message
+/// at most 200 characters (the rest counted).
+pub fn parse_error_of(text: &str, message: &str) -> String {
+    if looks_like_a_key(text) {
+        return "not parsed: the file looks like a key (PEM) and is never quoted".into();
+    }
+    let bounded = |line: &str| match line.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}… ({} more characters)", &line[..cut], line[cut..].chars().count()),
+        None => line.to_owned(),
+    };
+    message.lines().map(bounded).collect::<Vec<_>>().join("\n")
+}
+
+/// PEM armour (`-----BEGIN`) or the words of a private key, anywhere in `text`.
+pub fn looks_like_a_key(text: &str) -> bool {
+    text.contains("-----BEGIN") || text.contains("PRIVATE KEY")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_findings_message_is_shown_bounded() {
+        let outcome = Outcome::new(
+            "x.json",
+            vec![Finding::new(crate::PacketCheck::Contract, "$", format!("is {:?}", "v".repeat(1 << 20)))],
+        );
+        let shown = outcome.capped();
+        assert!(shown.findings[0].message.len() < MAX_MESSAGE_CHARS + 100, "{}", shown.findings[0].message.len());
+        assert!(shown.findings[0].message.ends_with("more characters not shown)"));
+        assert_eq!(
+            Outcome::new("y", vec![Finding::new(crate::PacketCheck::Contract, "$", "short")]).capped().findings[0]
+                .message,
+            "short"
+        );
+    }
+
+    #[test]
+    fn names_cannot_start_a_line_or_reverse_one() {
+        assert_eq!(escape_name("case\nok      fake"), "case\\u{a}ok      fake");
+        assert_eq!(escape_name("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(escape_name("plain-name"), "plain-name");
+        // Multi-line messages keep their newlines; the bidi override is escaped there too.
+        assert_eq!(escape_controls("a\nb\u{2066}"), "a\nb\\u{2066}");
+    }
+
+    #[test]
+    fn excerpts_are_bounded_escaped_and_never_a_key() {
+        let key = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA\n-----END PRIVATE KEY-----\n";
+        let shown = excerpt(key);
+        assert!(!shown.contains("MC4CAQ") && shown.contains("look like a key"), "{shown}");
+        let long = "x".repeat(10_000);
+        let shown = excerpt(&long);
+        assert!(shown.len() < MAX_EXCERPT_CHARS + 60 && shown.ends_with("(9880 more characters)"), "{shown}");
+        assert_eq!(excerpt("a\nb\u{202e}"), "\"a\\nb\\u{202e}\"");
+    }
 
     #[test]
     fn findings_are_capped_per_check_with_a_note() {

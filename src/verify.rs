@@ -28,18 +28,6 @@ enum Target {
     Skipped(PathBuf, &'static str),
 }
 
-impl Target {
-    fn path(&self) -> &Path {
-        match self {
-            Target::Packet(p)
-            | Target::MaybePacket(p)
-            | Target::Run(p)
-            | Target::AgentView(p)
-            | Target::Skipped(p, _) => p,
-        }
-    }
-}
-
 /// The target name of the corpus layout check in a report.
 pub const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
 
@@ -138,15 +126,15 @@ fn verify_on(
     // Golden folders of the project's own corpus are also recompiled and checked
     // for branch isolation: what `cargo test` runs as packet::regenerates.
     let corpus = crate::corpus::cases(config)?;
-    let golden = GoldenPackets::of(&corpus);
+    // Only when the suite's [exporter] may run (see Config::run_exporter; the CLI says what is left out).
+    let golden = GoldenPackets::of(if config.exporter.is_some() && !config.run_exporter { &[] } else { &corpus });
     // `verify A A`, or a folder and a run inside it: each target is checked once.
     let mut distinct: Vec<Target> = Vec::new();
     let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
     let mut found = Vec::new();
     for path in paths {
         let mut targets = Vec::new();
-        for target in discover(path, config)? {
-            let real = target.path().canonicalize().unwrap_or_else(|_| target.path().to_path_buf());
+        for (target, real) in discover(path, config)? {
             let next = distinct.len();
             let index = *seen.entry(real).or_insert(next);
             if index == next {
@@ -385,37 +373,95 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
     }
 }
 
-fn discover(path: &Path, config: &Config) -> Result<Vec<Target>> {
+/// Every target under `path`, each with the path it really is (for checking
+/// each once). Every folder is entered, hidden ones and `target/` included (as
+/// `complete`'s task-id scan): verify checks everything it is given.
+///
+/// One path resolution per walk: the real path of the walk's root is resolved once and
+/// every entry's is that joined with its path below the root (the walk does not
+/// follow symlinks below it), and a folder's kind is read from the entries the
+/// walk lists in it. Resolving each folder's path (O(depth) lookups of O(depth)
+/// each) made nested folders cubic.
+fn discover(path: &Path, config: &Config) -> Result<Vec<(Target, PathBuf)>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.is_dir() {
-        return Ok(vec![Target::Packet(path.to_path_buf())]);
+        return Ok(vec![(Target::Packet(path.to_path_buf()), real(path))]);
     }
+    let (root_real, golden_real) = (real(path), real(&config.paths.golden));
     // `verify LINK` to a run directory: the walk starts at the directory itself.
     let is_dir =
         |entry: &walkdir::DirEntry| entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
-    let mut targets = Vec::new();
-    let walker = walkdir::WalkDir::new(path).sort_by_file_name().into_iter();
-    let walker = walker.filter_entry(paths::may_hold_runs);
-    for entry in walker {
+    let mut found: Vec<Walked> = Vec::new();
+    // The folders being walked, by depth: the last one at depth d-1 is the parent of an entry at depth d.
+    let mut open: Vec<usize> = Vec::new();
+    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
         let entry = entry
             .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
         let p = entry.path();
-        if is_dir(&entry) {
-            let has = |name: &str| p.join(name).is_file();
-            // A golden folder that lost its packet is still a golden folder, not a run.
-            let golden = p.starts_with(&config.paths.golden) || real(p).starts_with(real(&config.paths.golden));
-            if has(MANIFEST) || (has(AGENT_REQUEST) && !has(crate::corpus::PACKET_FILE) && !golden) {
-                targets.push(Target::Run(p.to_path_buf()));
-            } else if has(AGENT_REQUEST) {
-                targets.push(Target::AgentView(p.to_path_buf()));
+        let real = root_real.join(p.strip_prefix(path).unwrap_or(p));
+        open.truncate(entry.depth());
+        if let Some(&parent) = open.last() {
+            if let Walked::Folder { holds, .. } = &mut found[parent] {
+                holds.note(&entry);
             }
+        }
+        if is_dir(&entry) {
+            open.push(found.len());
+            let golden = p.starts_with(&config.paths.golden) || real.starts_with(&golden_real);
+            found.push(Walked::Folder { dir: p.to_path_buf(), real, golden, holds: Holds::default() });
         } else if let Some(kind) = non_regular_json(p) {
-            targets.push(Target::Skipped(p.to_path_buf(), kind));
+            found.push(Walked::Target(Target::Skipped(p.to_path_buf(), kind), real));
         } else if let Some(target) = json_target(p) {
-            targets.push(target);
+            found.push(Walked::Target(target, real));
         }
     }
-    Ok(targets)
+    Ok(found.into_iter().filter_map(Walked::target).collect())
+}
+
+/// An entry of the walk, a folder's kind decided once its entries are listed.
+enum Walked {
+    Folder { dir: PathBuf, real: PathBuf, golden: bool, holds: Holds },
+    Target(Target, PathBuf),
+}
+
+impl Walked {
+    fn target(self) -> Option<(Target, PathBuf)> {
+        match self {
+            Walked::Target(target, real) => Some((target, real)),
+            Walked::Folder { dir, real, golden, holds } => {
+                // A golden folder that lost its packet is still a golden folder, not a run.
+                if holds.manifest || (holds.agent_request && !holds.packet && !golden) {
+                    Some((Target::Run(dir), real))
+                } else if holds.agent_request {
+                    Some((Target::AgentView(dir), real))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// Which of the files that decide a folder's kind it holds (regular files,
+/// symlinks to them included).
+#[derive(Default)]
+struct Holds {
+    manifest: bool,
+    agent_request: bool,
+    packet: bool,
+}
+
+impl Holds {
+    fn note(&mut self, entry: &walkdir::DirEntry) {
+        let name = entry.file_name();
+        let flag = match () {
+            _ if name == MANIFEST => &mut self.manifest,
+            _ if name == AGENT_REQUEST => &mut self.agent_request,
+            _ if name == crate::corpus::PACKET_FILE => &mut self.packet,
+            _ => return,
+        };
+        *flag = entry.file_type().is_file() || (entry.path_is_symlink() && entry.path().is_file());
+    }
 }
 
 /// A `*.json` entry that is not (a symlink to) a regular file: what it is.
@@ -430,6 +476,8 @@ fn non_regular_json(path: &Path) -> Option<&'static str> {
 }
 
 fn real(path: &Path) -> PathBuf {
+    #[cfg(test)]
+    tests::RESOLVED.with(|n| n.set(n.get() + 1));
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
@@ -447,6 +495,35 @@ fn json_target(path: &Path) -> Option<Target> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// How many paths [`real`] resolved on this thread.
+        pub(super) static RESOLVED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Discovery resolves a constant number of paths
+    /// however deep the folders (it resolved every folder's, which made depth
+    /// cubic), and it enters hidden folders and `target/`.
+    #[test]
+    fn discovery_resolves_a_constant_number_of_paths_and_skips_no_folder() {
+        let config = Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut deep = dir.path().to_path_buf();
+        for i in 0..200 {
+            deep.push(["d", ".hidden", "target"][i % 3]);
+            std::fs::create_dir(&deep).unwrap();
+            std::fs::write(deep.join("notes.json"), b"{}").unwrap();
+        }
+        std::fs::write(deep.join(MANIFEST), b"{}").unwrap();
+        RESOLVED.with(|n| n.set(0));
+        let found = discover(dir.path(), &config).unwrap();
+        let resolved = RESOLVED.with(|n| n.get());
+        assert!(resolved <= 2, "{resolved} paths resolved for 200 nested folders");
+        // Every folder's notes.json, the run at the bottom and its manifest (a JSON file that may be a packet).
+        assert_eq!(found.len(), 202);
+        let runs: Vec<&(Target, PathBuf)> = found.iter().filter(|(t, _)| matches!(t, Target::Run(_))).collect();
+        assert_eq!(runs, [&(Target::Run(deep.clone()), deep.canonicalize().unwrap())]);
+    }
 
     #[test]
     fn outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once() {

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 pub const IN_TOTO_PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
+/// An envelope carries one signature per signer; a run receipt has a handful at
+/// most. More is refused, so checking costs at most this many × trusted keys.
+pub const MAX_SIGNATURES: usize = 16;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Envelope {
@@ -57,7 +61,14 @@ impl Envelope {
 
     /// The index of the first signature that one of `keys` made over this
     /// envelope's PAE (strict Ed25519 verification), and which key.
+    /// Refused with more than [`MAX_SIGNATURES`]: each is tried against every key.
     pub fn signed_by(&self, keys: &[VerifyingKey]) -> Result<Option<(usize, usize)>, String> {
+        if self.signatures.len() > MAX_SIGNATURES {
+            return Err(format!(
+                "{} signatures; at most {MAX_SIGNATURES} are accepted (each is tried against every trusted key)",
+                self.signatures.len()
+            ));
+        }
         let message = pae(&self.payload_type, &self.body()?);
         for (i, entry) in self.signatures.iter().enumerate() {
             let Ok(bytes) = decode(&entry.sig) else { continue };
@@ -102,5 +113,17 @@ mod tests {
         let mut edited = envelope;
         edited.payload = STANDARD.encode(b"{ }");
         assert_eq!(edited.signed_by(&[key.verifying_key()]), Ok(None));
+    }
+
+    #[test]
+    fn more_signatures_than_the_limit_are_refused_before_any_is_checked() {
+        let key = SigningKey::from_bytes(&[7; 32]);
+        let mut envelope = sign(IN_TOTO_PAYLOAD_TYPE, b"{}", &key);
+        let valid = envelope.signatures[0].clone();
+        envelope.signatures = vec![valid; MAX_SIGNATURES];
+        assert_eq!(envelope.signed_by(&[key.verifying_key()]), Ok(Some((0, 0))));
+        envelope.signatures.push(envelope.signatures[0].clone());
+        let err = envelope.signed_by(&[key.verifying_key()]).unwrap_err();
+        assert!(err.contains("17 signatures; at most 16"), "{err}");
     }
 }

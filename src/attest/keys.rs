@@ -12,7 +12,10 @@ const MAX_KEY_BYTES: u64 = 64 * 1024;
 
 /// A PKCS#8 PEM private key file.
 pub fn signing_key(path: &Path) -> Result<SigningKey> {
-    let text = read_text(path)?;
+    let file = fsutil::open_regular(path)?;
+    refuse_open_permissions(path, &file)?;
+    let bytes = fsutil::read_limited(file, &path.display().to_string(), MAX_KEY_BYTES)?;
+    let text = String::from_utf8(bytes).map_err(|_| Error::shape(path.display(), "$", "PEM text (UTF-8)"))?;
     SigningKey::from_pkcs8_pem(&text).map_err(|e| {
         let expected = "an Ed25519 private key in PKCS#8 PEM (BEGIN PRIVATE KEY)";
         match other_key(&text) {
@@ -59,6 +62,30 @@ pub fn verifying_key(path: &Path) -> Result<VerifyingKey> {
 pub fn key_id(key: &VerifyingKey) -> String {
     let der = key.to_public_key_der().expect("an Ed25519 public key always encodes");
     digest::sha256(der.as_bytes())
+}
+
+/// A private key others can read is no longer private: refused as ssh refuses
+/// one, checked on the opened file (the path could be swapped meanwhile).
+#[cfg(unix)]
+fn refuse_open_permissions(path: &Path, file: &std::fs::File) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = file.metadata().map_err(|e| Error::io(path, e))?.permissions().mode() & 0o7777;
+    if mode & 0o077 == 0 {
+        return Ok(());
+    }
+    Err(Error::refused(
+        path.display(),
+        format!(
+            "permissions {mode:04o} are too open: a private key must be readable by its owner only \
+             (run `chmod 600 {}`)",
+            path.display()
+        ),
+    ))
+}
+
+#[cfg(not(unix))]
+fn refuse_open_permissions(_path: &Path, _file: &std::fs::File) -> Result<()> {
+    Ok(())
 }
 
 fn read_text(path: &Path) -> Result<String> {

@@ -76,8 +76,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             // Compile first, write after: nothing is written on refusal.
             let config = load_config(suffix)?;
             if let Some(out) = &out {
-                // Only a packet this command wrote (or an empty file) is ever replaced.
-                run::refuse_foreign_export(out, &request, &config)?;
+                run::refuse_foreign_output(out, run::OutputKind::Packet, &config, &[&request])?;
             }
             let text = crate::compile::export(&config, &request)?;
             match out {
@@ -117,7 +116,14 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Verify(args) => {
             let keys = provenance::trusted_keys(&args.trusted_keys)?;
-            let config = load_config(suffix)?;
+            let mut config = load_config(suffix)?;
+            config.run_exporter = args.run_exporter;
+            if config.exporter.is_some() && !args.run_exporter {
+                print::note(
+                    "note: the suite's [exporter] was not run, so golden packets were not checked for \
+                     packet::regenerates and packet::branch-isolation (give --run-exporter, or run `packetproof test`)",
+                );
+            }
             let progress = print::ProgressLine::new();
             let found = crate::verify::verify_with_progress(&config, &args.paths, &keys, &|done, total, target| {
                 progress.update(done, total, target)

@@ -8,7 +8,7 @@
 //! drive the terminal; JSON and `canon` bytes are exact (JSON escapes them itself).
 
 use crate::release::{Report, ReportFormat};
-use crate::report::escape_controls;
+use crate::report::{escape_controls, escape_name};
 use crate::run::evaluate::Evaluation;
 use crate::run::paths::AGENT_REQUEST;
 use crate::verify::Verification;
@@ -159,7 +159,7 @@ pub fn outcomes(outcomes: &[Outcome], format: Format) -> Result<Status> {
 
 /// `bless`: one line per case, new / updated / unchanged.
 pub fn blessed(cases: &[(String, crate::bless::Change)]) -> Result<()> {
-    cases.iter().try_for_each(|(name, change)| text(&format!("{:<9} {name}\n", change.word())))
+    cases.iter().try_for_each(|(name, change)| text(&format!("{:<9} {}\n", change.word(), escape_name(name))))
 }
 
 /// `bless --review`: the tally.
@@ -171,7 +171,7 @@ pub fn reviewed(summary: &str) -> Result<()> {
 pub fn unreferenced(folders: &[std::path::PathBuf], action: crate::bless::Unreferenced) -> Result<()> {
     use crate::bless::Unreferenced;
     for folder in folders {
-        let shown = folder.display();
+        let shown = escape_name(&folder.display().to_string()).into_owned();
         text(&match action {
             Unreferenced::Delete => format!("deleted   {shown} (no fixture)\n"),
             Unreferenced::Reject => format!("unreferenced {shown}: belongs to no fixture (rejected)\n"),

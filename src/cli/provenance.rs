@@ -49,6 +49,9 @@ pub fn wire(
     format: Format,
 ) -> Result<Status> {
     let shown = packet.display().to_string();
+    if let Some(out) = out.filter(|_| capture.file.is_none()) {
+        crate::run::refuse_foreign_output(out, crate::run::OutputKind::RequestBody, config, &[packet])?;
+    }
     let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
     let Some(captured) = capture.file else {
         let body = canonical::to_pretty(&wire::body(&value, api, config, &shown)?);

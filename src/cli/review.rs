@@ -60,7 +60,9 @@ pub(crate) fn decide(pending: &[Pending], mut input: impl BufRead, mut output: i
     let mut answers: Vec<Vec<Decision>> = vec![Vec::new(); pending.len()];
     let mut ended = false;
     for (number, question) in questions.iter().enumerate() {
-        let names: Vec<&str> = question.cases.iter().map(|&i| pending[i].case.name.as_str()).collect();
+        // Names are escaped: a fixture name cannot fake a line of the review.
+        let names: Vec<String> =
+            question.cases.iter().map(|&i| crate::report::escape_name(&pending[i].case.name).into_owned()).collect();
         let text = format!(
             "\n{} ({} of {}), {} case(s): {}\n{}",
             question.title,

@@ -285,6 +285,10 @@ pub struct Config {
     pub limits: Limits,
     pub corpus: CorpusSettings,
     pub exporter: Option<Exporter>,
+    /// Whether the `[exporter]` may run. True for the commands that produce
+    /// packets (`test`, `bless`, `release-check`); `verify` sets it only when
+    /// asked (`--run-exporter`), so checking files never runs code they name.
+    pub run_exporter: bool,
     pub wire: Wire,
     pub packet: PacketRules,
     pub checks: Checks,
@@ -361,7 +365,8 @@ impl Config {
     pub(crate) fn from_toml(root: &Path, file: Option<&Path>, text: &str, suffix: Option<&Path>) -> Result<Config> {
         let shown = file.map_or_else(|| "<built-in settings>".to_owned(), |f| f.display().to_string());
         let config_error = |message: String| Error::Config { file: shown.clone(), message };
-        let user: toml::Table = toml::from_str(text).map_err(|e| config_error(e.to_string()))?;
+        let user: toml::Table =
+            toml::from_str(text).map_err(|e| config_error(crate::report::parse_error_of(text, &e.to_string())))?;
         let mut merged = builtin_table();
         overlay(&mut merged, user);
         let raw: Raw =
@@ -421,6 +426,7 @@ impl Config {
             limits: raw.limits,
             corpus: raw.corpus,
             exporter: raw.exporter,
+            run_exporter: true,
             wire: raw.wire,
             packet: raw.packet,
             checks: raw.checks,

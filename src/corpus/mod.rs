@@ -96,6 +96,10 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
 /// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
 pub fn produce(case: &Case, config: &Config) -> Result<Value> {
     match &config.exporter {
+        Some(_) if !config.run_exporter => Err(crate::Error::Usage(format!(
+            "{}: the suite's [exporter] is not run here (verify runs it only with --run-exporter)",
+            case.request_path().display()
+        ))),
         Some(exporter) => crate::exporter::export(exporter, config, &case.request_path()),
         None => crate::compile::compile(&case.request, config, &case.request_path().display().to_string()),
     }

@@ -49,6 +49,16 @@ impl Lock {
         Ok(Lock { identity: dir.identity()? })
     }
 
+    /// Lock every directory of `dirs` (one lock per distinct directory) in one
+    /// global order, by (device, inode): processes that each need two locks
+    /// take them in the same order, so none waits for another that waits for it.
+    pub fn all(dirs: &[&Dir]) -> Result<Vec<Lock>> {
+        let mut ordered = dirs.iter().map(|dir| Ok((dir.identity()?, *dir))).collect::<Result<Vec<_>>>()?;
+        ordered.sort_by_key(|(identity, _)| *identity);
+        ordered.dedup_by_key(|(identity, _)| *identity);
+        ordered.into_iter().map(|(_, dir)| Lock::on(dir)).collect()
+    }
+
     /// (device, inode) of the locked directory.
     pub fn identity(&self) -> (u64, u64) {
         self.identity
@@ -74,6 +84,20 @@ mod tests {
         // A blocking lock is granted once the holder is gone.
         let again = Lock::exclusive(tmp.path()).unwrap();
         assert_eq!(again.identity(), Dir::open(tmp.path()).unwrap().identity().unwrap());
+    }
+
+    #[test]
+    fn locks_on_several_directories_are_taken_once_each_in_one_order() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (da, db) = (Dir::open(a.path()).unwrap(), Dir::open(b.path()).unwrap());
+        let forward = Lock::all(&[&da, &db, &da]).unwrap();
+        assert_eq!(forward.len(), 2, "one lock per distinct directory");
+        let order: Vec<_> = forward.iter().map(Lock::identity).collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+        assert_eq!(try_lock(a.path()), Err(rustix::io::Errno::WOULDBLOCK));
+        drop(forward);
+        let backward: Vec<_> = Lock::all(&[&db, &da]).unwrap().iter().map(Lock::identity).collect();
+        assert_eq!(backward, order, "the order does not depend on the order asked");
     }
 
     #[test]

@@ -64,18 +64,18 @@ impl Report {
     fn violation_line(&self, violation: &Violation, md: bool) -> String {
         let mut line = violation.message.clone();
         if !violation.cases.is_empty() {
-            line.push_str(&format!(": {}", self.name_cases(&violation.cases)));
+            line.push_str(&format!(": {}", self.name_cases(&violation.cases, md)));
         }
         if !violation.paths.is_empty() {
             let paths: Vec<String> =
-                violation.paths.iter().map(|p| if md { format!("`{p}`") } else { p.clone() }).collect();
+                violation.paths.iter().map(|p| if md { format!("`{}`", shown(p, md)) } else { shown(p, md) }).collect();
             line.push_str(&format!(" ({})", paths.join(", ")));
         }
         line
     }
 
     /// A list of cases, by reference when the report already lists exactly them.
-    fn name_cases(&self, cases: &[String]) -> String {
+    fn name_cases(&self, cases: &[String], md: bool) -> String {
         let sorted = |mut list: Vec<String>| {
             list.sort();
             list
@@ -94,7 +94,7 @@ impl Report {
             let numbers: Vec<String> = covering.iter().map(|i| (i + 1).to_string()).collect();
             return format!("the cases of changes {}", numbers.join(", "));
         }
-        cases.join(", ")
+        cases.iter().map(|c| shown(c, md)).collect::<Vec<_>>().join(", ")
     }
 
     fn write_files(&self, out: &mut String, md: bool) {
@@ -110,14 +110,14 @@ impl Report {
         for file in sources {
             out.push_str(&format!(
                 "- {} ({})\n",
-                if md { format!("`{}`", file.path) } else { file.path.clone() },
+                if md { format!("`{}`", shown(&file.path, md)) } else { shown(&file.path, md) },
                 kind(file)
             ));
         }
         if !golden.is_empty() && md {
             out.push_str(&format!("- <details><summary>{} golden file(s)</summary>\n\n", golden.len()));
             for file in golden {
-                out.push_str(&format!("  - `{}`\n", file.path));
+                out.push_str(&format!("  - `{}`\n", shown(&file.path, md)));
             }
             out.push_str("  </details>\n");
         } else if !golden.is_empty() {
@@ -141,7 +141,7 @@ impl Report {
             let hash =
                 |h: &Option<String>| h.as_deref().map_or("—".to_owned(), |h| h.chars().take(19).collect::<String>());
             let change = self.groups.iter().position(|g| g.cases.contains(&c.case)).map(|i| (i + 1).to_string());
-            let name = if c.new { format!("{} (new)", c.case) } else { c.case.clone() };
+            let name = if c.new { format!("{} (new)", shown(&c.case, md)) } else { shown(&c.case, md) };
             let current = if c.stale_in_tree { "NO" } else { "yes" };
             let change = change.unwrap_or_else(|| "—".into());
             let (before, after) = (hash(&c.hash_before), hash(&c.hash_after));
@@ -151,6 +151,17 @@ impl Report {
                 format!("- {name}: change {change}, golden up to date: {current}, exactInputHash {before} → {after}\n")
             });
         }
+    }
+}
+
+/// A case name or path as the report shows it: on one line, with no control or
+/// bidirectional character (a name cannot fake a report line or reorder one),
+/// and in Markdown unable to end a table cell or a code span.
+fn shown(name: &str, md: bool) -> String {
+    let name = crate::report::escape_name(name);
+    match md {
+        true => name.replace('|', "\\|").replace('`', "'"),
+        false => name.into_owned(),
     }
 }
 

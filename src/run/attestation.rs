@@ -6,6 +6,7 @@
 use super::paths::RunDir;
 use super::Run;
 use crate::attest::{dsse, keys, statement, Envelope, Subject, IN_TOTO_PAYLOAD_TYPE};
+use crate::report::excerpt;
 use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde_json::{json, Map, Value};
@@ -37,7 +38,14 @@ pub fn attest(
     let completion = run.read_object(&run.completion)?;
     let body = canonical::to_pretty(&statement::statement(&subjects(&run, &completion)?, predicate(&completion)));
     let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
-    let target = out.map(Path::to_path_buf).unwrap_or_else(|| dir.join(FILE));
+    let own = dir.join(FILE);
+    let target = match out {
+        Some(out) if super::real_path(out) != super::real_path(&own) => {
+            super::refuse_foreign_output(out, super::OutputKind::Attestation, config, &[])?;
+            out.to_path_buf()
+        }
+        _ => own,
+    };
     let text = serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes");
     fsutil::write_new(&target, text.as_bytes())?;
     Ok(target)
@@ -117,22 +125,27 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
         finding(
             format!("{FILE} $.payloadType"),
-            format!("is {:?}; expected {IN_TOTO_PAYLOAD_TYPE:?}", envelope.payload_type),
+            format!("is {}; expected {IN_TOTO_PAYLOAD_TYPE:?}", excerpt(&envelope.payload_type)),
         );
     }
     if !trusted.is_empty() {
-        match envelope.signed_by(trusted).map_err(|e| Error::shape(FILE, "$.payload", e))? {
-            Some(_) => {}
-            None => finding(
+        match envelope.signed_by(trusted) {
+            Ok(Some(_)) => {}
+            Ok(None) => finding(
                 format!("{FILE} $.signatures"),
                 format!(
-                    "no signature verifies with a trusted key ({} signature(s), keyids {:?}; trusted {:?}): \
+                    "no signature verifies with a trusted key ({} signature(s), keyids [{}]; trusted {:?}): \
                      the receipt was edited after signing or signed by another key",
                     envelope.signatures.len(),
-                    envelope.signatures.iter().map(|s| s.keyid.as_str()).collect::<Vec<_>>(),
+                    // At most MAX_SIGNATURES of them, each a bounded excerpt: the message stays small.
+                    envelope.signatures.iter().map(|s| excerpt(&s.keyid)).collect::<Vec<_>>().join(", "),
                     trusted.iter().map(keys::key_id).collect::<Vec<_>>()
                 ),
             ),
+            Err(e) if envelope.signatures.len() > crate::attest::dsse::MAX_SIGNATURES => {
+                finding(format!("{FILE} $.signatures"), e);
+            }
+            Err(e) => return Err(Error::shape(FILE, "$.payload", e)),
         }
     }
     let body = envelope.body().map_err(|e| Error::shape(FILE, "$.payload", e))?;
@@ -157,12 +170,14 @@ fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut
     for (i, subject) in found.iter().enumerate() {
         let at = format!("{FILE} payload $.subject[{i}]");
         match now.iter().find(|s| s.name == subject.name) {
-            None => finding(at, format!("names {:?}, which the run does not have", subject.name)),
+            None => finding(at, format!("names {}, which the run does not have", excerpt(&subject.name))),
             Some(s) if s.sha256 != subject.sha256 => finding(
                 at,
                 format!(
                     "{:?} has sha256 {} now; the attestation records {} (edited after attestation)",
-                    s.name, s.sha256, subject.sha256
+                    s.name,
+                    s.sha256,
+                    excerpt(&subject.sha256)
                 ),
             ),
             Some(_) => {}
@@ -197,6 +212,9 @@ fn compare_predicate(
         }
     }
     for key in found.keys().filter(|k| !now.contains_key(*k)) {
-        finding(format!("{FILE} payload $.predicate.{key}"), "is not a field of the run receipt predicate".into());
+        finding(
+            format!("{FILE} payload $.predicate"),
+            format!("{} is not a field of the run receipt predicate", excerpt(key)),
+        );
     }
 }

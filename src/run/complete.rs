@@ -34,7 +34,7 @@ pub struct CompleteRequest {
 /// concurrent complete or evaluate cannot slip between the checks and the write.
 pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -> Result<(PathBuf, PathBuf)> {
     check_arguments(args)?;
-    let (dir, lock) = super::lock_run_dir(&args.run_dir)?;
+    let (dir, root) = RunsRoot::lock_with_run(args.runs_root.as_deref(), &args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
     if run.completion.path.symlink_metadata().is_ok() {
         return Err(Error::refused(run.show(&run.completion), "already exists and is never overwritten"));
@@ -55,7 +55,6 @@ pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -
     if !findings.is_empty() {
         return Err(Error::Failed { file: args.run_dir.display().to_string(), findings });
     }
-    let root = RunsRoot::lock(args.runs_root.as_deref(), &args.run_dir, &lock)?;
     if let Some(other) = root.task_in_use(&args.agent_task, config.limits.max_file_bytes)? {
         let message = format!(
             "agent task {:?} is already recorded here; every completion needs a fresh agent task",

@@ -93,7 +93,9 @@ pub fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::RunGate) -
     // meanwhile would make the run's own file look like a foreign one).
     let own = args.report.is_none() || run.file_at(&report).is_some_and(|f| std::ptr::eq(f, &run.evaluation));
     if !own {
-        super::ownership::refuse_foreign_report(&report, config, &[args.packet.as_deref(), args.output.as_deref()])?;
+        let inputs: Vec<&std::path::Path> =
+            [&args.packet, &args.output, &args.schema].into_iter().flatten().map(|p| p.as_path()).collect();
+        super::ownership::refuse_foreign_output(&report, super::OutputKind::Evaluation, config, &inputs)?;
     }
     let pin = match &args.schema {
         Some(path) => Some((path.display().to_string(), fsutil::read_json(path, config.limits.max_file_bytes)?)),

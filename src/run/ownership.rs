@@ -1,59 +1,138 @@
-//! What a command may replace outside its own run files: only a regular file it
-//! owns, that is one of the kind it writes itself. Never one of its own inputs,
-//! harness.toml or another run's files (a receipt, a manifest, an evaluation a
-//! completion binds), and never a device node, FIFO or symlink (see
-//! [`crate::fsutil::Dir::write`]).
+//! One rule for every output option (`wire --out`, `export --out`, `attest --out`,
+//! `evaluate --report`, `test --junit`): a command writes a file of its own or
+//! nothing. Refused:
+//! - one of the command's own inputs, harness.toml or a project resource file
+//!   (schema snapshot, Builder schema, Google suffix);
+//! - a file named like a run's evidence or harness.toml, wherever it is;
+//! - anything inside a run directory or a golden case folder (a folder holding
+//!   run-manifest.json or agent-request.json), unless it is that command's own
+//!   file of that run (the caller decides that and does not ask);
+//! - an existing file that is not a regular file, or that is not empty and does
+//!   not hold what this command writes.
+//!
+//! Non-regular files are refused again by the write itself ([`crate::fsutil::Dir::write`]).
 
 use super::paths::{AGENT_REQUEST, COMPLETION, EVAL_CONTEXT, MANIFEST, RAW_OUTPUT, VALIDATION_SCHEMA};
 use crate::{canonical, fsutil, Config, Error, Result};
 use serde_json::Value;
 use std::path::Path;
 
-/// Names that are always some run's evidence, wherever they are.
-const RUN_FILE_NAMES: [&str; 6] = [MANIFEST, COMPLETION, AGENT_REQUEST, EVAL_CONTEXT, VALIDATION_SCHEMA, RAW_OUTPUT];
+/// A golden case folder's packet (`crate::corpus::PACKET_FILE`; the corpus is a
+/// layer above runs, so the name is repeated here).
+const GOLDEN_PACKET: &str = "runtime-packet.json";
 
-/// `evaluate --report FILE` outside the run's own evaluation.json: refused onto
-/// an input of the command, a project file, a run file, a file inside a run
-/// directory, or an existing file that is not an evaluation document.
-pub(crate) fn refuse_foreign_report(report: &Path, config: &Config, inputs: &[Option<&Path>]) -> Result<()> {
-    let refuse = |why: &str| Err(Error::refused(report.display(), why.to_owned()));
-    let settings = config.file.clone().or_else(|| Some(config.root.join(crate::config::FILE_NAME)));
-    let project_files = [settings, config.paths.schema_snapshot.clone(), config.paths.builder_schema.clone()];
-    let own_inputs = inputs.iter().flatten().map(|p| p.to_path_buf());
-    let project_files = project_files.into_iter().flatten();
-    if own_inputs.chain(project_files).any(|input| fsutil::same_file(report, &input)) {
-        return refuse("is an input of this command (or a project file); a report never replaces one");
-    }
-    let name = report.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    if RUN_FILE_NAMES.contains(&name) || name == crate::config::FILE_NAME {
-        return refuse(&format!("{name} is a run's or the project's file; a report is never written over one"));
-    }
-    let parent = match report.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if parent.join(MANIFEST).symlink_metadata().is_ok() {
-        return refuse("is inside a run directory (only its own evaluation file is written there); write the report outside any run");
-    }
-    existing_is_owned(report, "an evaluation", |value| {
-        value.get("proofClass").is_some() && value.get("failures").is_some_and(Value::is_array)
-    })
+/// Names that are always some run's evidence, wherever they are.
+const RUN_FILE_NAMES: [&str; 7] =
+    [MANIFEST, COMPLETION, AGENT_REQUEST, EVAL_CONTEXT, VALIDATION_SCHEMA, RAW_OUTPUT, super::attestation::FILE];
+
+/// What an output option writes: how an existing file of that kind is recognized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// `evaluate --report`: an evaluation document.
+    Evaluation,
+    /// `export --out`: a runtime packet.
+    Packet,
+    /// `wire --out`: a provider request body.
+    RequestBody,
+    /// `attest --out`: a DSSE envelope (never replaced: receipts are written once).
+    Attestation,
+    /// `test --junit`: a JUnit XML report.
+    Junit,
 }
 
-/// `export --out FILE`: refused onto the request itself or onto an existing file
-/// that is not a packet.
-pub fn refuse_foreign_export(out: &Path, request: &Path, config: &Config) -> Result<()> {
-    let project_files = [config.root.join(crate::config::FILE_NAME), request.to_path_buf()];
-    if project_files.iter().any(|input| fsutil::same_file(out, input)) {
-        return Err(Error::refused(out.display(), "is the request or harness.toml; an export never replaces one"));
+impl OutputKind {
+    fn what(self) -> &'static str {
+        match self {
+            OutputKind::Evaluation => "an evaluation",
+            OutputKind::Packet => "a runtime packet",
+            OutputKind::RequestBody => "a provider request body",
+            OutputKind::Attestation => "absent (an attestation is written once, never over a file)",
+            OutputKind::Junit => "a JUnit report",
+        }
     }
-    existing_is_owned(out, "a runtime packet", |value| value.get("packetVersion").is_some())
+
+    /// Whether `bytes` (non-empty) are what this option writes.
+    fn is_ours(self, bytes: &[u8]) -> bool {
+        if self == OutputKind::Junit {
+            let text = String::from_utf8_lossy(bytes);
+            return text.starts_with("<?xml") && text.contains("<testsuites");
+        }
+        let Ok(Value::Object(value)) = canonical::parse(bytes) else { return false };
+        let has = |key: &str| value.contains_key(key);
+        match self {
+            OutputKind::Evaluation => has("proofClass") && value.get("failures").is_some_and(Value::is_array),
+            OutputKind::Packet => has("packetVersion"),
+            // The three APIs' bodies: Anthropic/OpenAI chat `messages`, OpenAI
+            // responses `input`, Gemini `contents`; never a packet or a run file.
+            OutputKind::RequestBody => {
+                (has("messages") || has("input") || has("contents")) && !has("packetVersion") && !has("kind")
+            }
+            OutputKind::Attestation | OutputKind::Junit => false,
+        }
+    }
+}
+
+/// Refuse `out` unless this command may write it (see the module docs). `inputs`
+/// are the files the command reads.
+pub fn refuse_foreign_output(out: &Path, kind: OutputKind, config: &Config, inputs: &[&Path]) -> Result<()> {
+    let refuse = |why: String| Err(Error::refused(out.display(), why));
+    let settings = config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
+    let paths = &config.paths;
+    let resources = [&paths.schema_snapshot, &paths.builder_schema, &paths.google_suffix];
+    let protected =
+        inputs.iter().map(|p| p.to_path_buf()).chain([settings]).chain(resources.into_iter().flatten().cloned());
+    if protected.into_iter().any(|input| fsutil::same_file(out, &input)) {
+        return refuse("is an input of this command or a project file (harness.toml, schema, suffix); an output never replaces one".into());
+    }
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if RUN_FILE_NAMES.contains(&name) || name == crate::config::FILE_NAME {
+        return refuse(format!("{name} is a run's or the project's file; an output is never written over one"));
+    }
+    if let Some(run) = enclosing_run(out) {
+        return refuse(format!(
+            "is inside the run directory or golden case folder {} (only that run's own steps write there); write it outside any run",
+            run.display()
+        ));
+    }
+    existing_is_owned(out, kind)
+}
+
+/// `prepare --out-dir DIR`: a run directory is never made inside another run or a
+/// golden case folder, nor in a golden case folder itself (agent-request.json
+/// beside runtime-packet.json, and no run manifest).
+pub fn refuse_run_inside_another(out_dir: &Path) -> Result<()> {
+    if let Some(run) = enclosing_run(out_dir) {
+        return Err(Error::refused(
+            out_dir.display(),
+            format!(
+                "is inside the run directory or golden case folder {}; prepare a run outside any other",
+                run.display()
+            ),
+        ));
+    }
+    let holds = |name: &str| out_dir.join(name).symlink_metadata().is_ok();
+    if holds(AGENT_REQUEST) && holds(GOLDEN_PACKET) && !holds(MANIFEST) {
+        return Err(Error::refused(
+            out_dir.display(),
+            "holds agent-request.json beside runtime-packet.json (a golden case folder); prepare a run in a folder of its own",
+        ));
+    }
+    Ok(())
+}
+
+/// The nearest folder at or above `out`'s directory that holds a run manifest or
+/// an agent request: a run directory or a golden case folder.
+fn enclosing_run(out: &Path) -> Option<std::path::PathBuf> {
+    let real = super::real_path(out);
+    real.ancestors()
+        .skip(1)
+        .find(|dir| [MANIFEST, AGENT_REQUEST].iter().any(|name| dir.join(name).symlink_metadata().is_ok()))
+        .map(Path::to_path_buf)
 }
 
 /// An existing regular file may be replaced only when empty or when it holds
-/// what this command writes (`is_ours`); a missing file is fine. Non-regular
-/// files are refused by the write itself.
-fn existing_is_owned(path: &Path, what: &str, is_ours: impl Fn(&Value) -> bool) -> Result<()> {
+/// what this command writes; a missing file is fine.
+fn existing_is_owned(path: &Path, kind: OutputKind) -> Result<()> {
     let Ok(meta) = path.symlink_metadata() else { return Ok(()) };
     if !meta.file_type().is_file() {
         return Err(Error::refused(
@@ -61,16 +140,16 @@ fn existing_is_owned(path: &Path, what: &str, is_ours: impl Fn(&Value) -> bool) 
             format!("is {}; only a regular file is ever replaced", fsutil::kind(&meta.file_type())),
         ));
     }
+    if kind == OutputKind::Attestation {
+        return Err(Error::refused(path.display(), format!("exists; {}", kind.what())));
+    }
     if meta.len() == 0 {
         return Ok(());
     }
-    let owned = fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES)
-        .ok()
-        .and_then(|bytes| canonical::parse(&bytes).ok())
-        .is_some_and(|value| is_ours(&value));
+    let owned = fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|bytes| kind.is_ours(&bytes));
     if owned {
         Ok(())
     } else {
-        Err(Error::refused(path.display(), format!("exists and is not {what}; it is never replaced")))
+        Err(Error::refused(path.display(), format!("exists and is not {}; it is never replaced", kind.what())))
     }
 }

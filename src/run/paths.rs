@@ -24,12 +24,6 @@ pub const MANIFEST_FILES: [(&str, &str); 6] = [
     ("completion", COMPLETION),
 ];
 
-/// Whether a directory walk should enter `entry`: hidden folders (.git) and build
-/// output hold no run evidence. The walk's own root is always entered.
-pub(crate) fn may_hold_runs(entry: &walkdir::DirEntry) -> bool {
-    entry.depth() == 0 || !(entry.file_name().to_string_lossy().starts_with('.') || entry.file_name() == "target")
-}
-
 /// A run directory, canonicalized once so every prefix check compares real paths.
 #[derive(Debug, Clone)]
 pub(crate) struct RunDir {

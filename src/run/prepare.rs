@@ -23,6 +23,7 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: Packet
     let packet = value.as_object().expect("validate refuses non-objects");
     let snapshot = read_snapshot(config, packet, &shown)?;
     let files = run_files(packet, &snapshot);
+    super::ownership::refuse_run_inside_another(out_dir)?;
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
     // One prepare at a time per directory: concurrent ones see each other's files.
     let (handle, _lock) = super::lock_run_dir(out_dir)?;

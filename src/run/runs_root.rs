@@ -15,17 +15,22 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// An opened, locked runs root.
+/// An opened runs root, locked together with the run directory being completed.
 pub(crate) struct RunsRoot {
     /// Canonical path: the root that was scanned, as messages say.
     pub path: PathBuf,
-    _lock: Option<Lock>,
+    _locks: Vec<Lock>,
 }
 
 impl RunsRoot {
-    /// Open `root` (given) or the run directory's parent (default) and lock it,
-    /// unless it is the run directory itself, already locked as `held`.
-    pub fn lock(given: Option<&Path>, run_dir: &Path, held: &Lock) -> Result<RunsRoot> {
+    /// Open the run directory and `root` (given) or the run directory's parent
+    /// (default), and lock both in the one order [`Lock::all`] gives: two
+    /// completes whose runs roots are each other's run directories would
+    /// otherwise each hold one lock and wait for the other forever. Then remove
+    /// the temp files a killed step left in the run directory (see
+    /// [`super::lock_run_dir`]).
+    pub fn lock_with_run(given: Option<&Path>, run_dir: &Path) -> Result<(Dir, RunsRoot)> {
+        let run = Dir::open(run_dir)?;
         let path = match given {
             Some(root) => root.canonicalize().map_err(|e| Error::io(root, e))?,
             None => default_root(run_dir)?,
@@ -36,8 +41,9 @@ impl RunsRoot {
             }
             other => other,
         })?;
-        let lock = if dir.identity()? == held.identity() { None } else { Some(Lock::on(&dir)?) };
-        Ok(RunsRoot { path, _lock: lock })
+        let locks = Lock::all(&[&run, &dir])?;
+        run.remove_stale_temps()?;
+        Ok((run, RunsRoot { path, _locks: locks }))
     }
 
     /// The first completion receipt under the root that records `task`. Receipts

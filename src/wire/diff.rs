@@ -118,6 +118,9 @@ fn excerpt(text: &str, at: usize) -> String {
 /// A value for a message: JSON, cut after 80 characters.
 pub(crate) fn show(value: &Value) -> String {
     let text = value.to_string();
+    if crate::report::looks_like_a_key(&text) {
+        return crate::report::excerpt(&text);
+    }
     match text.char_indices().nth(80) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,

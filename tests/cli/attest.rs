@@ -18,6 +18,7 @@ pub fn trials() -> Vec<Trial> {
         attest_then_verify_with_the_trusted_key_holds,
         verify_fails_each_broken_attestation_with_the_reason,
         attest_refuses_an_incomplete_run_and_a_wrong_key_file,
+        signatures_are_capped_and_the_failure_message_is_bounded,
         verify_checks_a_runs_provider_request,
     ];
     // Ignored, with the reason, where openssl is not installed.
@@ -81,8 +82,13 @@ fn verify(run: &Path, keys: &[&str]) -> Output {
     packetproof(&args)
 }
 
+/// Sign with a copy of the key beside the run, readable by its owner only (a
+/// fresh clone leaves tests/keys/ group-readable, and attest refuses such a key).
 fn attest(run: &Path, key_name: &str) -> Output {
-    packetproof(&["attest", path(run), "--key", &key(key_name)])
+    let copy = run.parent().unwrap().join(format!("owner-only-{key_name}"));
+    std::fs::copy(key(key_name), &copy).unwrap();
+    std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    packetproof(&["attest", path(run), "--key", path(&copy)])
 }
 
 fn attest_then_verify_with_the_trusted_key_holds() {
@@ -274,4 +280,28 @@ fn openssl_verifies_a_signature_over_the_pae_bytes() {
     // The same signature over the payload alone (not the PAE) must not verify.
     std::fs::write(dir.path().join("body.bin"), &body).unwrap();
     assert!(!openssl_verify(path(&dir.path().join("body.bin"))).status.success());
+}
+
+/// 50,000 signatures are refused by count (not each tried
+/// against every key), and hostile keyids cannot make the message large.
+fn signatures_are_capped_and_the_failure_message_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = completed_run(dir.path(), ANTHROPIC, "task-wire-many-signatures");
+    assert_eq!(attest(&run, "foreign-ed25519.pem").code, 0);
+    let file = run.join("attestation.json");
+    let original = canonical::parse(&std::fs::read(&file).unwrap()).unwrap();
+    let signature = original["signatures"][0].clone();
+    let mut envelope = original.clone();
+    envelope["signatures"] = Value::Array(vec![signature.clone(); 50_000]);
+    std::fs::write(&file, envelope.to_string()).unwrap();
+    let out = verify(&run, &["test-ed25519.pub.pem"]);
+    assert_attestation_finding(&out, "$.signatures: 50000 signatures; at most 16 are accepted");
+    // Sixteen signatures with half-megabyte keyids: every one named, each only as an excerpt.
+    let mut huge = signature;
+    huge["keyid"] = json!("k".repeat(1 << 19));
+    envelope["signatures"] = Value::Array(vec![huge; 16]);
+    std::fs::write(&file, envelope.to_string()).unwrap();
+    let out = verify(&run, &["test-ed25519.pub.pem"]);
+    assert_attestation_finding(&out, "$.signatures: no signature verifies");
+    assert!(out.stdout.len() < 16 * 1024, "{} bytes of report", out.stdout.len());
 }

@@ -97,6 +97,40 @@ fn a_bad_bless_variable_is_bad_usage_said_once() {
     assert!(!out.stderr.contains("usage: usage:"), "{}", out.describe());
 }
 
+/// `golden/<case>` that is a symlink leading out of the suite
+/// is refused; nothing is written where it leads.
+#[cfg(unix)]
+fn a_symlinked_golden_case_folder_is_never_written_through() {
+    let project = project();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), project.path(&format!("golden/{}", CASES[0]))).unwrap();
+    let out = project.run(&["bless"]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("symlink"), "{}", out.describe());
+    let written: Vec<_> = std::fs::read_dir(outside.path()).unwrap().collect();
+    assert!(written.is_empty(), "bless wrote outside the suite: {written:?}");
+}
+
+#[cfg(not(unix))]
+fn a_symlinked_golden_case_folder_is_never_written_through() {}
+
+/// A fixture named with a newline or U+202E is printed escaped.
+fn fixture_names_cannot_fake_report_lines() {
+    let project = project();
+    let evil = "evil\nunchanged everything-is-fine\u{202e}txt.exe";
+    let request = format!("fixtures/{}/request.json", CASES[0]);
+    support::copy_tree(&support::root().join(&request), &project.path(&format!("fixtures/{evil}/request.json")));
+    let out = project.run(&["bless"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(
+        out.stdout.contains("new       evil\\u{a}unchanged everything-is-fine\\u{202e}txt.exe\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.lines().any(|l| l.starts_with("unchanged")), "{}", out.stdout);
+    assert!(!out.stdout.contains('\u{202e}'), "{}", out.stdout);
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
         a_bad_bless_variable_is_bad_usage_said_once,
@@ -104,5 +138,7 @@ pub fn trials() -> Vec<Trial> {
         bless_says_new_updated_or_unchanged_and_skips_identical_files,
         review_refuses_without_a_terminal,
         unreferenced_golden_folders_are_listed_rejected_or_deleted,
+        a_symlinked_golden_case_folder_is_never_written_through,
+        fixture_names_cannot_fake_report_lines,
     ]
 }

@@ -100,11 +100,85 @@ fn exporter_failures_name_the_fixture() {
     }
 }
 
+/// `packetproof ARGS` in `dir`, ended after 20 s (exit 124) so a delay fails the test.
+fn run_bounded(dir: &Path, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new("timeout");
+    command.args(["-k", "2", "20", env!("CARGO_BIN_EXE_packetproof")]).args(args).current_dir(dir);
+    command.env_remove("PACKETPROOF_ROOT").env_remove("CI").env_remove("PACKETPROOF_BLESS");
+    crate::support::exec(command.stdin(std::process::Stdio::null()))
+}
+
+/// Every process whose pid the exporters appended to `file` has ended (a zombie
+/// waiting for its reaper counts as ended). The kill is asynchronous: each is
+/// given a few seconds to go.
+fn assert_all_ended(file: &Path) {
+    let pids = std::fs::read_to_string(file).unwrap();
+    assert!(!pids.trim().is_empty(), "no exporter ran");
+    for pid in pids.split_whitespace() {
+        let stat = format!("/proc/{pid}/stat");
+        let alive = || {
+            std::fs::read_to_string(&stat)
+                .is_ok_and(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        };
+        let start = std::time::Instant::now();
+        while alive() && start.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(!alive(), "process {pid} the exporter started is still running");
+    }
+}
+
+/// An exporter and everything it started end together, and a
+/// child left holding the pipes delays nothing (the timeout is 60 s; the command
+/// is allowed 20).
+#[cfg(unix)]
+fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {
+    let left_behind = "sleep 300 &\necho $! >> children.pid\necho 'gave up' >&2\nexit 3";
+    let folder = suite_with_exporter(left_behind, 60);
+    let out = run_bounded(&folder.path("suite"), &["bless"]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("gave up"), "{}", out.describe());
+    assert_all_ended(&folder.path("suite/children.pid"));
+    let hanging = "sleep 300 &\necho $! >> children.pid\nexec sleep 300";
+    let folder = suite_with_exporter(hanging, 1);
+    let out = run_bounded(&folder.path("suite"), &["bless"]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("did not finish within 1s and was killed"), "{}", out.describe());
+    assert_all_ended(&folder.path("suite/children.pid"));
+}
+
+#[cfg(not(unix))]
+fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {}
+
+/// `verify` runs no command harness.toml names unless asked,
+/// and says which checks it left out; `--run-exporter` runs it.
+fn verify_runs_the_exporter_only_when_asked() {
+    let folder = suite_with_exporter("touch exporter-ran\nexec \"BIN\" export --request \"$1\"", 30);
+    let bless = folder.run_in("suite", &["bless"]);
+    assert_eq!(bless.code, 0, "{}", bless.describe());
+    let marker = folder.path("suite/exporter-ran");
+    std::fs::remove_file(&marker).unwrap();
+    let out = folder.run_in("suite", &["verify", "golden"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(!marker.exists(), "verify ran the exporter");
+    assert!(
+        out.stderr.contains("[exporter] was not run") && out.stderr.contains("--run-exporter"),
+        "{}",
+        out.describe()
+    );
+    let out = folder.run_in("suite", &["verify", "--run-exporter", "golden"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(marker.exists(), "--run-exporter did not run the exporter");
+    assert!(!out.stderr.contains("was not run"), "{}", out.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
         an_exporter_wrapping_packetproof_export_passes_the_gate,
         an_exporter_that_leaks_unselected_text_fails_branch_isolation,
         an_exporter_that_drops_a_hash_fails_the_gate,
         exporter_failures_name_the_fixture,
+        an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report,
+        verify_runs_the_exporter_only_when_asked,
     ]
 }

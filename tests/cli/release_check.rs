@@ -363,6 +363,22 @@ fn the_default_base_is_the_upstream_then_the_remote_head_then_main_or_master() {
     assert_eq!(chosen(&repo), "the merge base of HEAD and origin/feature (the current branch's upstream)");
 }
 
+/// A new fixture whose name holds a newline, a table bar and
+/// U+202E cannot add a line, a cell or a reversal to either report.
+fn fixture_names_are_escaped_in_text_and_markdown() {
+    let repo = Repo::new();
+    let evil = "evil\n- all checks pass | yes\u{202e}txt";
+    let from = repo.path("fixtures/openai-staged-succ-default/request.json");
+    std::fs::create_dir_all(repo.path(&format!("fixtures/{evil}"))).unwrap();
+    std::fs::copy(from, repo.path(&format!("fixtures/{evil}/request.json"))).unwrap();
+    for report in [repo.text(), repo.markdown()] {
+        assert!(report.contains("evil\\u{a}- all checks pass"), "{report}");
+        assert!(!report.lines().any(|l| l.starts_with("- all checks pass")), "{report}");
+        assert!(!report.contains('\u{202e}'), "{report}");
+    }
+    assert!(repo.markdown().contains("pass \\| yes"), "{}", repo.markdown());
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
         the_default_base_is_the_upstream_then_the_remote_head_then_main_or_master,
@@ -377,6 +393,7 @@ pub fn trials() -> Vec<Trial> {
         different_changes_to_one_field_are_different_groups,
         an_edited_golden_agent_request_is_neither_blessed_nor_explained,
         golden_files_of_a_deleted_fixture_cannot_change_unnoticed,
+        fixture_names_are_escaped_in_text_and_markdown,
     ];
     trials
 }

@@ -7,6 +7,7 @@ use libtest_mimic::Trial;
 pub fn trials() -> Vec<Trial> {
     trials![
         a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2,
+        packetproof_test_never_panics_on_a_closed_or_full_stdout,
         a_self_referential_schema_is_a_finding_naming_the_run_not_a_crash,
         every_read_is_bounded_and_non_regular_files_are_refused_without_blocking,
         verify_walks_past_fifos_and_names_them,
@@ -19,6 +20,37 @@ fn closed_pipe() -> std::os::fd::OwnedFd {
     let (reader, writer) = rustix::pipe::pipe().unwrap();
     drop(reader);
     writer
+}
+
+/// Libtest-mimic's printer panics on a failed write; the
+/// trials' report is relayed, so every format and `--list` end as other commands do.
+fn packetproof_test_never_panics_on_a_closed_or_full_stdout() {
+    let suite = tempfile::tempdir().unwrap();
+    let init = Command::new(BIN).args(["init", s(suite.path())]).env_remove("PACKETPROOF_ROOT").output().unwrap();
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let junit = suite.path().join("junit.xml");
+    for extra in [&["--format", "pretty"][..], &["--format", "terse"], &["--format", "json"], &["--list"]] {
+        let mut args = vec!["test", "corpus::layout", "--junit", s(&junit)];
+        args.extend(extra);
+        let cmd = |stdout: Stdio| {
+            let mut cmd = Command::new("timeout");
+            cmd.args(["-k", "2", "60", BIN]).args(&args).current_dir(suite.path()).stdin(Stdio::null());
+            cmd.env("PACKETPROOF_ROOT", suite.path()).env_remove("CI").env_remove("PACKETPROOF_BLESS");
+            finish(cmd.stdout(stdout).stderr(Stdio::piped()).spawn().unwrap())
+        };
+        let closed = cmd(Stdio::from(closed_pipe()));
+        closed.clean();
+        assert_eq!(closed.code, 0, "{extra:?} onto a closed pipe: {}", closed.all());
+        let full = cmd(Stdio::from(File::create_dev_full()));
+        full.clean();
+        assert_eq!(full.code, 2, "{extra:?} onto a full disk: {}", full.all());
+        assert!(full.stderr.contains("<stdout>"), "{extra:?}: {}", full.all());
+        let shown = cmd(Stdio::piped());
+        assert_eq!(shown.code, 0, "{}", shown.all());
+        let reported = ["corpus::layout", "test result: ok. 1 passed"].iter().any(|t| shown.stdout.contains(t));
+        assert!(reported, "{extra:?}: {}", shown.all());
+    }
+    assert!(std::fs::read_to_string(&junit).unwrap().contains("<testsuites"));
 }
 
 fn a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2() {

@@ -7,7 +7,9 @@
 
 mod faults;
 mod inputs;
+mod outputs;
 mod races;
+mod secrets;
 mod verify;
 
 use crate::run::{good_output, snapshot, write_packet};
@@ -197,5 +199,7 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(races::trials());
     trials.extend(verify::trials());
     trials.extend(inputs::trials());
+    trials.extend(outputs::trials());
+    trials.extend(secrets::trials());
     trials
 }

@@ -10,6 +10,7 @@ pub fn trials() -> Vec<Trial> {
         reports_and_exports_never_replace_what_the_command_does_not_own,
         concurrent_prepares_of_one_run_directory_never_mix,
         concurrent_completes_record_an_agent_task_once,
+        completes_whose_runs_roots_are_each_others_runs_never_deadlock,
         complete_racing_evaluate_never_receipts_a_failed_evaluation
     ]
 }
@@ -167,6 +168,26 @@ fn concurrent_completes_record_an_agent_task_once() {
     let done = dirs.iter().filter(|d| d.join("completion.json").exists()).count();
     assert_eq!(done, 1, "agent task recorded {done} times");
     assert_eq!(outs.iter().filter(|o| o.code == 0).count(), 1);
+}
+
+/// `complete A --runs-root B` and `complete B --runs-root A`
+/// at once each held its own run's lock and waited for the other's. Both locks
+/// are now taken in one order; a deadlock would show as the hang limit (exit 124).
+fn completes_whose_runs_roots_are_each_others_runs_never_deadlock() {
+    let project = Project::new();
+    for round in 0..6 {
+        let a = project.evaluated(&format!("a-{round}"));
+        let b = project.evaluated(&format!("b-{round}"));
+        let (task_a, task_b) = (format!("T-a-{round}"), format!("T-b-{round}"));
+        let children = [
+            project.spawn(&Project::complete_args(&a, &task_a, Some(&b))),
+            project.spawn(&Project::complete_args(&b, &task_b, Some(&a))),
+        ];
+        for out in children.map(finish) {
+            out.clean();
+            assert_eq!(out.code, 0, "round {round}: {}", out.all());
+        }
+    }
 }
 
 fn complete_racing_evaluate_never_receipts_a_failed_evaluation() {

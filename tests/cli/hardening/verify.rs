@@ -7,6 +7,8 @@ use libtest_mimic::Trial;
 pub fn trials() -> Vec<Trial> {
     trials![
         the_task_id_scan_covers_symlinked_hidden_and_target_folders_and_names_its_root,
+        verify_enters_hidden_and_target_folders_as_the_task_id_scan_does,
+        verify_of_deeply_nested_folders_ends,
         verify_refuses_edited_or_extended_receipts,
         verify_sees_one_run_once_and_follows_a_link_to_it,
         an_unreadable_file_is_exit_2_in_verify_as_in_validate,
@@ -46,6 +48,46 @@ fn the_task_id_scan_covers_symlinked_hidden_and_target_folders_and_names_its_roo
     let out = project.complete(&dir, "T-new");
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(out.stdout.contains(&format!("unique under {}", root.canonicalize().unwrap().display())), "{}", out.all());
+}
+
+/// Nothing below a folder given to verify is skipped.
+fn verify_enters_hidden_and_target_folders_as_the_task_id_scan_does() {
+    let project = Project::new();
+    let scan = project.root().join("scan");
+    for (folder, task) in [(".hidden", "T-hidden"), ("target", "T-target")] {
+        let done = project.completed(&format!("{task}-src"), task);
+        std::fs::create_dir_all(scan.join(folder)).unwrap();
+        std::fs::rename(&done, scan.join(folder).join("run")).unwrap();
+    }
+    let out = project.run(&["verify", "-v", s(&scan)]);
+    out.clean();
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert!(out.stdout.contains("2 checked: 2 hold"), "{}", out.all());
+    // A receipt edited in a hidden folder fails the verification.
+    let receipt = scan.join(".hidden/run/completion.json");
+    let mut value = read_json(&receipt);
+    value["extra"] = json!(true);
+    write_json(&receipt, &value);
+    let out = project.run(&["verify", s(&scan)]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains(".hidden/run: FAILED"), "{}", out.all());
+}
+
+/// 1,600 nested folders (110 s before discovery became linear)
+/// end well within the hang limit. The cost is measured by the unit test counting
+/// resolved paths (src/verify.rs) and benches/verify.rs, not by a clock here.
+fn verify_of_deeply_nested_folders_ends() {
+    let project = Project::new();
+    let top = project.root().join("nested");
+    let mut deep = top.clone();
+    for _ in 0..1600 {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    let out = project.run(&["verify", s(&top)]);
+    out.clean();
+    assert_eq!(out.code, 1, "{}", out.all());
+    assert!(out.stdout.contains("no packet or run directory found here"), "{}", out.all());
 }
 
 fn verify_refuses_edited_or_extended_receipts() {
