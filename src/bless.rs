@@ -140,7 +140,7 @@ pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
         ));
     }
     // A request that no longer compiles fails a check (as `packet::regenerates` says): exit 1.
-    let packet = corpus::produce(&case, config).map_err(Error::as_failed_check)?;
+    let packet = corpus::produce(&case, config).map_err(Error::into_failed_check)?;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));
     let same = |path: &Path, text: &str| {

@@ -225,7 +225,7 @@ impl Suite {
             return Ok(());
         }
         let Some(mismatch) = &checked.mismatch else {
-            return Err(format!("{check} failed:\n{}", list(&checked)).into());
+            return Err(format!("{check} failed:\n{}", list(checked)).into());
         };
         if bless_requested()? {
             return self.bless_from_test(case);
