@@ -61,7 +61,7 @@ impl Error {
     }
 
     /// A refusal with findings, as a failed check (exit 1); other errors unchanged.
-    pub(crate) fn as_failed_check(self) -> Self {
+    pub(crate) fn into_failed_check(self) -> Self {
         match self {
             Error::Rejected { file, findings } => Error::Failed { file, findings },
             other => other,

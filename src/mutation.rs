@@ -467,6 +467,11 @@ mod tests {
         assert!(report.escaped.is_empty(), "{:#?}", report.escaped);
         assert!(report.total() > 40, "{}", report.total());
         assert!(report.tried.iter().any(|t| t.contains("duplicate agent task id in a sibling run")));
+        // The damage was done to linked copies: the shared run still passes every check.
+        for check in RunCheck::ALL {
+            let findings = check::on_run(check, &run.dir, Some(&run.packet), &config);
+            assert!(findings.is_empty(), "{check}: {findings:?}");
+        }
     }
 
     /// A check that already fails on the intact packet would "catch" anything: the

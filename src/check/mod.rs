@@ -146,7 +146,7 @@ pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
                 }
             }
             // Oldest record first: a reused id is blamed on the fixture being added.
-            tasks.sort_by(|a, b| a.0.cmp(&b.0));
+            tasks.sort_by_key(|task| task.0);
             Ok(unique_agent_tasks(&tasks.into_iter().map(|(_, case, task)| (case, task)).collect::<Vec<_>>()))
         }
         CorpusCheck::BranchCoverage => branch_coverage(config),

@@ -47,11 +47,7 @@ pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name
 
 /// `root`: the prompts folder; `None`: the built-in templates. `read`: the
 /// templates as already read (`Config::reading_once`).
-fn environment(
-    root: Option<PathBuf>,
-    read: Option<Arc<Vec<(String, Vec<u8>)>>>,
-    loaded: Loaded,
-) -> Environment<'static> {
+fn environment(root: Option<PathBuf>, read: Option<crate::config::Templates>, loaded: Loaded) -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);

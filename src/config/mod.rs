@@ -10,6 +10,7 @@
 //! is the built-in copy of the project's file.
 
 mod read_once;
+pub use read_once::Templates;
 
 use crate::{builtin, Error, Result};
 use read_once::ReadOnce;
@@ -499,25 +500,6 @@ impl Config {
             Some(all) => all.to_vec(),
             None => self.walk_prompt_templates(),
         }
-    }
-
-    pub(crate) fn walk_prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
-        let Some(root) = &self.paths.prompts else {
-            return builtin::PROMPTS
-                .iter()
-                .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
-                .collect();
-        };
-        walkdir::WalkDir::new(root)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().is_file())
-            .filter_map(|e| {
-                let name = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
-                Some((name, crate::fsutil::read_bytes(e.path(), self.limits.max_file_bytes).ok()?))
-            })
-            .collect()
     }
 }
 

@@ -1,16 +1,20 @@
 //! The resource files (prompt templates, schema files) as first read, for a run
 //! that checks thousands of packets against them (the conformance gate): each is
-//! read once, and the whole run sees one version of them.
+//! read once, and the whole run sees one version of them. Also the walk that reads
+//! the templates folder.
 
 use super::Config;
-use crate::Result;
+use crate::{builtin, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Prompt templates as read: `(name relative to the prompts folder, bytes)`, by name.
+pub type Templates = Arc<Vec<(String, Vec<u8>)>>;
+
 #[derive(Debug, Default)]
 pub(super) struct ReadOnce {
-    prompts: OnceLock<Arc<Vec<(String, Vec<u8>)>>>,
+    prompts: OnceLock<Templates>,
     files: Mutex<HashMap<PathBuf, Vec<u8>>>,
     snapshot: OnceLock<serde_json::Value>,
 }
@@ -23,7 +27,7 @@ impl Config {
     }
 
     /// Under [`Config::reading_once`], the templates as first read.
-    pub(crate) fn read_prompts(&self) -> Option<&Arc<Vec<(String, Vec<u8>)>>> {
+    pub(crate) fn read_prompts(&self) -> Option<&Templates> {
         let once = self.read_once.as_deref()?;
         Some(once.prompts.get_or_init(|| Arc::new(self.walk_prompt_templates())))
     }
@@ -40,6 +44,26 @@ impl Config {
         }
         let value = parse()?;
         Ok(once.snapshot.get_or_init(|| value).clone())
+    }
+
+    /// The prompt templates as they are on disk now (or built in), sorted by name.
+    pub(super) fn walk_prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
+        let Some(root) = &self.paths.prompts else {
+            return builtin::PROMPTS
+                .iter()
+                .map(|(name, text)| ((*name).to_owned(), text.as_bytes().to_vec()))
+                .collect();
+        };
+        walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_file())
+            .filter_map(|e| {
+                let name = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
+                Some((name, crate::fsutil::read_bytes(e.path(), self.limits.max_file_bytes).ok()?))
+            })
+            .collect()
     }
 
     /// A resource file's bytes (from the first read, under [`Config::reading_once`]).

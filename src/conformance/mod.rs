@@ -254,7 +254,7 @@ impl Suite {
             return Ok(());
         }
         let Some(mismatch) = &checked.mismatch else {
-            return Err(format!("{check} failed:\n{}", list(&checked)).into());
+            return Err(format!("{check} failed:\n{}", list(checked)).into());
         };
         if self.writes.tests_bless() {
             return self.bless_from_test(case);

@@ -112,7 +112,7 @@ impl AssembledRun {
     }
 
     /// A copy of this run in a scratch folder of its own, to damage (the mutation
-    /// self-test): copying the files costs far less than assembling the run again.
+    /// self-test): linking the files costs far less than assembling the run again.
     pub fn copy(&self) -> Result<AssembledRun> {
         let root = fsutil::Scratch::new()?;
         let dir = root.path().join("run");
@@ -121,15 +121,20 @@ impl AssembledRun {
     }
 }
 
-/// The regular files directly in `from` whose names `pick` selects, copied into
-/// `to` (created). Plain copies: `to` is scratch, thrown away after the check.
+/// The regular files directly in `from` whose names `pick` selects, linked (or,
+/// across file systems, copied) into `to` (created), a scratch folder thrown away
+/// after the check. A hard link is safe to damage: every write of this crate
+/// replaces a file by renaming a new one over it, so the original keeps its bytes.
 pub fn copy_files(from: &Path, to: &Path, pick: impl Fn(&str) -> bool) -> Result<()> {
     std::fs::create_dir_all(to).map_err(|e| crate::Error::io(to, e))?;
     for entry in std::fs::read_dir(from).map_err(|e| crate::Error::io(from, e))? {
         let entry = entry.map_err(|e| crate::Error::io(from, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if entry.file_type().map_err(|e| crate::Error::io(entry.path(), e))?.is_file() && pick(&name) {
-            std::fs::copy(entry.path(), to.join(&name)).map_err(|e| crate::Error::io(entry.path(), e))?;
+            let target = to.join(&name);
+            if std::fs::hard_link(entry.path(), &target).is_err() {
+                std::fs::copy(entry.path(), &target).map_err(|e| crate::Error::io(entry.path(), e))?;
+            }
         }
     }
     Ok(())
