@@ -33,6 +33,17 @@ pub struct ChangeGroup {
     pub system_prompt_diff: String,
     pub effective_user_message_diff: String,
     pub field_changes: Vec<FieldChange>,
+    /// The first case's prompts on both sides, for side-by-side views (the HTML
+    /// report); not in JSON, where the diffs above say the same.
+    #[serde(skip)]
+    pub prompts: PromptTexts,
+}
+
+/// `systemPrompt` and `effectiveUserMessage`, each as (before, after).
+#[derive(Debug, Clone, Default)]
+pub struct PromptTexts {
+    pub system_prompt: (String, String),
+    pub effective_user_message: (String, String),
 }
 
 /// Group `(case, before, after)` packets whose changes read the same; `labels`
@@ -61,6 +72,13 @@ pub fn group(changes: Vec<(String, Value, Value)>, labels: (&str, &str)) -> Vec<
                 system_prompt_diff: system,
                 effective_user_message_diff: user,
                 field_changes: fields,
+                prompts: PromptTexts {
+                    system_prompt: (text(&before, "systemPrompt"), text(&after, "systemPrompt")),
+                    effective_user_message: (
+                        text(&before, "effectiveUserMessage"),
+                        text(&after, "effectiveUserMessage"),
+                    ),
+                },
             })
             .cases
             .push(case);

@@ -30,6 +30,9 @@ pub struct TestArgs {
     /// Also write a JUnit XML report of the trials to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Also write a self-contained HTML report to FILE: the coverage matrix and every trial's state.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Run one shard of the trials, as `cargo nextest run --partition`: `count:M/N`
     /// (round-robin in name order) or `hash:M/N` (by a fixed hash of the name); M from 1.
     #[arg(long, value_name = "STRATEGY:M/N")]
@@ -48,7 +51,11 @@ pub enum TestFormat {
 pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
     config.require_suite("test")?;
-    let suite = conformance::trials(Arc::new(config), Arc::new(print::note))?;
+    if let Some(file) = &args.report {
+        crate::report_html::refuse_foreign(file, &config)?;
+    }
+    let config = Arc::new(config);
+    let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note))?;
     let arguments = Arguments {
         filter: args.filter.clone(),
         list: args.list,
@@ -74,6 +81,9 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         let xml = junit::to_xml("packetproof", &suite.records.snapshot(), &skipped);
         fsutil::write_atomic(file, xml.as_bytes())?;
+    }
+    if let Some(file) = args.report.as_ref().filter(|_| !args.list) {
+        crate::report_html::write_test_report(file, &config, &suite.records.snapshot(), &skipped)?;
     }
     Ok(conclusion.exit_code())
 }

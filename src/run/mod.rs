@@ -39,7 +39,7 @@ mod runs_root;
 pub use audit::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
-pub use ownership::refuse_foreign_export;
+pub use ownership::{refuse_foreign_export, refuse_foreign_page};
 
 use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};
