@@ -88,8 +88,12 @@ fn ignored_reason(name: &str, config: &Config) -> String {
     }
 }
 
+/// A failed trial's message is a heading ("X failed:") and one `[check] path: …`
+/// line per finding: the first finding, else the first line.
 fn first_finding(message: &str) -> &str {
-    message.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("failed")
+    let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().next().unwrap_or("failed");
+    lines.find(|l| l.starts_with('[')).unwrap_or(first)
 }
 
 /// The page for the trials recorded in `records` (`ignored`: trials ignored before they ran).
