@@ -54,7 +54,10 @@ mod tests {
         assert_eq!(escape("a\" onmouseover=\"x&y"), "a&quot; onmouseover=&quot;x&amp;y");
         assert_eq!(escape("gnp.\u{202E}exe"), "gnp.\\u{202e}exe");
         assert_eq!(escape("two\nlines\r"), "two\\u{a}lines\\u{d}");
-        assert_eq!(escape("\u{2066}iso\u{2069} \u{200B}\u{FEFF}\u{1b}[31m"), "\\u{2066}iso\\u{2069} \\u{200b}\\u{feff}\\u{1b}[31m");
+        assert_eq!(
+            escape("\u{2066}iso\u{2069} \u{200B}\u{FEFF}\u{1b}[31m"),
+            "\\u{2066}iso\\u{2069} \\u{200b}\\u{feff}\\u{1b}[31m"
+        );
         assert_eq!(escape("tab\tand ünïcode ✓"), "tab\tand ünïcode ✓");
     }
 }

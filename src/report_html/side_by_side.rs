@@ -56,14 +56,18 @@ pub fn rows(before: &str, after: &str) -> Vec<Row> {
 }
 
 fn same_row(left: Option<(usize, String)>, right: Option<(usize, String)>) -> Row {
-    let side = |l: Option<(usize, String)>| l.map(|(i, text)| Side { number: i + 1, spans: vec![Span { text, changed: false }] });
+    let side = |l: Option<(usize, String)>| {
+        l.map(|(i, text)| Side { number: i + 1, spans: vec![Span { text, changed: false }] })
+    };
     Row { kind: "same", left: side(left), right: side(right) }
 }
 
 /// A removed line facing an added one is diffed word by word; a line with no
 /// counterpart changed whole.
 fn changed_row(left: Option<(usize, String)>, right: Option<(usize, String)>) -> Row {
-    let whole = |l: Option<(usize, String)>| l.map(|(i, text)| Side { number: i + 1, spans: vec![Span { text, changed: true }] });
+    let whole = |l: Option<(usize, String)>| {
+        l.map(|(i, text)| Side { number: i + 1, spans: vec![Span { text, changed: true }] })
+    };
     let (Some((li, old)), Some((ri, new))) = (&left, &right) else {
         return Row { kind: "changed", left: whole(left), right: whole(right) };
     };

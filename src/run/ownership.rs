@@ -102,7 +102,9 @@ pub fn refuse_foreign_page(page: &Path, config: &Config, what: &str, is_ours: im
         (Ok(parent), Ok(dir)) => parent.starts_with(dir),
         _ => false,
     };
-    if let Some(dir) = [Some(&p.fixtures), Some(&p.golden), p.prompts.as_ref()].into_iter().flatten().find(|d| inside(d)) {
+    if let Some(dir) =
+        [Some(&p.fixtures), Some(&p.golden), p.prompts.as_ref()].into_iter().flatten().find(|d| inside(d))
+    {
         return refuse(format!("is inside {}, an input of the gate; write the report elsewhere", dir.display()));
     }
     let Ok(meta) = page.symlink_metadata() else { return Ok(()) };
@@ -110,8 +112,8 @@ pub fn refuse_foreign_page(page: &Path, config: &Config, what: &str, is_ours: im
         let kind = fsutil::kind(&meta.file_type());
         return refuse(format!("is {kind}; only a regular file is ever replaced"));
     }
-    let owned = meta.len() == 0
-        || fsutil::read_to_string(page, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|text| is_ours(&text));
+    let owned =
+        meta.len() == 0 || fsutil::read_to_string(page, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|text| is_ours(&text));
     if owned {
         Ok(())
     } else {

@@ -46,7 +46,9 @@ fn test_report_shows_the_matrix_and_every_trials_state() {
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<title>packetproof test: FAILED</title>"));
     assert_eq!(count(&html, "data-cell="), MATRIX_CELLS, "{html}");
     assert_eq!(count(&html, "<tr data-fixture="), 3);
-    for name in ["anthropic-staged-both-selected-interop-shape", CASE, "x&lt;script&gt;alert(1)\\u{202e}\\u{a}-staged-end"] {
+    for name in
+        ["anthropic-staged-both-selected-interop-shape", CASE, "x&lt;script&gt;alert(1)\\u{202e}\\u{a}-staged-end"]
+    {
         assert!(html.contains(&format!("<tr data-fixture=\"{name}\">")), "{name} missing");
         assert!(html.contains(&format!("<li>{name}</li>")), "{name} covers nothing in the matrix");
     }
@@ -54,7 +56,8 @@ fn test_report_shows_the_matrix_and_every_trials_state() {
     assert!(html.contains("data-state=\"failed\">✗ failed<span class=\"detail\">[packet::checksum]"), "{html}");
     let skipped = "○ skipped<span class=\"detail\">not applicable: the fixture&#39;s run/ has no provider-request.json";
     assert!(html.contains(skipped), "{html}");
-    let not_run = "<th scope=\"row\"><code>corpus::layout</code></th><td class=\"state not-run\" data-state=\"not-run\">";
+    let not_run =
+        "<th scope=\"row\"><code>corpus::layout</code></th><td class=\"state not-run\" data-state=\"not-run\">";
     assert!(html.contains(not_run), "{html}");
     assert!(html.contains("✓ 36 passed, ✗ 9 failed, ○ 6 skipped, · 5 not-run."), "{html}");
     assert!(html.contains("<strong>33 gap(s)</strong>"), "{html}");
@@ -93,7 +96,14 @@ fn edited_repository(folder: &Folder, bless: bool) -> PathBuf {
     let git = |args: &[&str]| {
         let out = Command::new("git")
             .current_dir(&suite)
-            .args(["-c", "user.name=packetproof", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=packetproof",
+                "-c",
+                "user.email=test@example.invalid",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .output()
             .unwrap();
@@ -178,7 +188,9 @@ fn both_reports_render_in_chromium() {
     let dom = render(&suite.join("report.html"), &shots.join("test.png"));
     assert_offline(&dom);
     assert_eq!(count(&dom, "data-cell="), MATRIX_CELLS, "the matrix is complete in the DOM");
-    for name in ["anthropic-staged-both-selected-interop-shape", CASE, "x&lt;script&gt;alert(1)\\u{202e}\\u{a}-staged-end"] {
+    for name in
+        ["anthropic-staged-both-selected-interop-shape", CASE, "x&lt;script&gt;alert(1)\\u{202e}\\u{a}-staged-end"]
+    {
         assert_eq!(count(&dom, &format!("<tr data-fixture=\"{name}\">")), 1, "{name} in the DOM:\n{dom}");
     }
     assert_eq!(count(&dom, "<script"), 0, "no script element came out of a fixture name");
