@@ -108,9 +108,12 @@ pub fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Res
             let own = check::applicable(case);
             let states = columns
                 .iter()
-                .map(|c| match own.contains(c) {
-                    true => State::of(&format!("{}::{c}", case.name), &by_name, ignored, config),
-                    false => State { kind: "none", detail: "not a check of this fixture (it has no run/)".into() },
+                .map(|c| {
+                    if own.contains(c) {
+                        State::of(&format!("{}::{c}", case.name), &by_name, ignored, config)
+                    } else {
+                        State { kind: "none", detail: "not a check of this fixture (it has no run/)".into() }
+                    }
                 })
                 .collect();
             FixtureRow { name: case.name.clone(), negative: case.expect.is_some(), states }

@@ -83,3 +83,6 @@ fn template_error(name: &str, error: &minijinja::Error) -> Error {
     let at = Path::new("src/report_html/templates").join(name);
     Error::Usage(format!("{}: the HTML report template failed (a packetproof bug): {error}", at.display()))
 }
+
+#[cfg(test)]
+mod tests;

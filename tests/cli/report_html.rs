@@ -169,6 +169,11 @@ fn render(page: &Path, shot: &Path) -> String {
     let out = chromium(profile.path(), &[size, &shot_arg, &url]);
     assert!(out.status.success() && shot.is_file(), "screenshot: {}", String::from_utf8_lossy(&out.stderr));
     assert!(std::fs::read(shot).unwrap().starts_with(b"\x89PNG"), "{} is not a PNG", shot.display());
+    // Printable: Chromium lays it out for paper (the page's @media print).
+    let pdf = shot.with_extension("pdf");
+    let out = chromium(profile.path(), &[&format!("--print-to-pdf={}", pdf.display()), "--no-pdf-header-footer", &url]);
+    assert!(out.status.success(), "print: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF-"), "{} is not a PDF", pdf.display());
     String::from_utf8(dom.stdout).unwrap()
 }
 
