@@ -140,7 +140,8 @@ pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
             "checks a packet of its own (a negative case: expect.toml [packet] or runtime-packet.json); it is never blessed",
         ));
     }
-    let packet = corpus::produce(&case, config)?;
+    // A request that no longer compiles fails a check (as `packet::regenerates` says): exit 1.
+    let packet = corpus::produce(&case, config).map_err(Error::as_failed_check)?;
     // A packet is blessed only if it passes every packet rule that applies to it (an
     // exporter's packet too): a golden file is what the gate then holds others to.
     let mut findings = crate::judge::packet_findings(&packet, config);
@@ -151,7 +152,7 @@ pub(crate) fn pending(config: &Config, case: Case) -> Result<Pending> {
         findings.extend(crate::check::branch_isolation(map, &case.request, config, &request));
     }
     if !findings.is_empty() {
-        return Err(Error::Rejected {
+        return Err(Error::Failed {
             file: format!("{} (made from {})", case.name, case.request_path().display()),
             findings,
         });

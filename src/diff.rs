@@ -7,7 +7,6 @@
 use crate::canonical;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// One leaf that differs: its JSONPath and both values (absent on one side when
 /// the leaf was added or removed). [`FieldChange::shown`] shortens them for text.
@@ -33,59 +32,101 @@ pub struct ChangeGroup {
     pub system_prompt_diff: String,
     pub effective_user_message_diff: String,
     pub field_changes: Vec<FieldChange>,
-    /// The first case's prompts on both sides, for side-by-side views (the HTML
-    /// report); not in JSON, where the diffs above say the same.
-    #[serde(skip)]
-    pub prompts: PromptTexts,
 }
 
-/// `systemPrompt` and `effectiveUserMessage`, each as (before, after).
-#[derive(Debug, Clone, Default)]
-pub struct PromptTexts {
-    pub system_prompt: (String, String),
-    pub effective_user_message: (String, String),
-}
-
-/// Group `(case, before, after)` packets whose changes read the same; `labels`
-/// name the two sides in the diffs. Largest group first.
+/// Group `(case, before, after)` packets by change: each hunk of a prompt diff
+/// and each changed field is one piece of a change, and the pieces that touch the
+/// same cases form one change, shown once. Two template edits read as two changes
+/// (each with its cases), even where a case has both; `labels` name the two sides
+/// in the diffs. Largest group first.
 pub fn group(changes: Vec<(String, Value, Value)>, labels: (&str, &str)) -> Vec<ChangeGroup> {
-    let mut groups: BTreeMap<String, ChangeGroup> = BTreeMap::new();
+    // Each piece, keyed by what it changes (not by its context or line numbers),
+    // with the cases it touches; in first-seen order.
+    let mut pieces: Vec<(String, Piece, Vec<String>)> = Vec::new();
     for (case, before, after) in changes {
-        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
-        let system = unified(&text(&before, "systemPrompt"), &text(&after, "systemPrompt"), labels);
-        let user = unified(&text(&before, "effectiveUserMessage"), &text(&after, "effectiveUserMessage"), labels);
-        // The hashes follow from everything else, and userMessage is shown by the
-        // effectiveUserMessage diff; listing them would only repeat what is shown.
-        let skip = ["systemPrompt", "effectiveUserMessage", "userMessage", "exactInputHash", "checksum"];
-        let fields = field_changes(&before, &after, &skip);
-        let key = format!(
-            "{}\u{0}{}\u{0}{}",
-            changed_lines(&system),
-            changed_lines(&user),
-            // Values too: two cases whose maxTokens changed differently are two changes.
-            fields.iter().map(|f| format!("{}={:?}>{:?}", f.path, f.before, f.after)).collect::<Vec<_>>().join(",")
-        );
-        groups
-            .entry(key)
-            .or_insert_with(|| ChangeGroup {
-                cases: Vec::new(),
-                system_prompt_diff: system,
-                effective_user_message_diff: user,
-                field_changes: fields,
-                prompts: PromptTexts {
-                    system_prompt: (text(&before, "systemPrompt"), text(&after, "systemPrompt")),
-                    effective_user_message: (
-                        text(&before, "effectiveUserMessage"),
-                        text(&after, "effectiveUserMessage"),
-                    ),
-                },
-            })
-            .cases
-            .push(case);
+        for (key, piece) in case_pieces(&before, &after, labels) {
+            match pieces.iter_mut().find(|(k, ..)| *k == key) {
+                Some((.., cases)) => cases.push(case.clone()),
+                None => pieces.push((key, piece, vec![case.clone()])),
+            }
+        }
     }
-    let mut groups: Vec<ChangeGroup> = groups.into_values().collect();
+    let mut groups: Vec<ChangeGroup> = Vec::new();
+    for (_, piece, cases) in pieces {
+        let index = match groups.iter().position(|g| g.cases == cases) {
+            Some(index) => index,
+            None => {
+                groups.push(ChangeGroup {
+                    cases,
+                    system_prompt_diff: String::new(),
+                    effective_user_message_diff: String::new(),
+                    field_changes: Vec::new(),
+                });
+                groups.len() - 1
+            }
+        };
+        let group = &mut groups[index];
+        match piece {
+            Piece::Hunk { text: "systemPrompt", header, hunk } => {
+                add_hunk(&mut group.system_prompt_diff, &header, &hunk)
+            }
+            Piece::Hunk { header, hunk, .. } => add_hunk(&mut group.effective_user_message_diff, &header, &hunk),
+            Piece::Field(change) => group.field_changes.push(change),
+        }
+    }
     groups.sort_by(|a, b| b.cases.len().cmp(&a.cases.len()).then_with(|| a.cases.cmp(&b.cases)));
     groups
+}
+
+/// One piece of a case's change: a hunk of a prompt diff, or one changed field.
+enum Piece {
+    Hunk { text: &'static str, header: String, hunk: String },
+    Field(FieldChange),
+}
+
+/// The pieces of one case's change, each with the key that identifies it across cases.
+fn case_pieces(before: &Value, after: &Value, labels: (&str, &str)) -> Vec<(String, Piece)> {
+    let mut pieces = Vec::new();
+    for text in DIFFED_TEXTS {
+        let value = |v: &Value| v.get(text).and_then(Value::as_str).unwrap_or("").to_owned();
+        let diff = unified(&value(before), &value(after), labels);
+        let header: String = diff.lines().take_while(|l| !l.starts_with("@@")).map(|l| format!("{l}\n")).collect();
+        for hunk in hunks(&diff) {
+            let key = format!("{text}\u{0}{}", changed_lines(&hunk));
+            pieces.push((key, Piece::Hunk { text, header: header.clone(), hunk }));
+        }
+    }
+    // The hashes follow from everything else, and userMessage is shown by the
+    // effectiveUserMessage diff; listing them would only repeat what is shown.
+    let skip = ["systemPrompt", "effectiveUserMessage", "userMessage", "exactInputHash", "checksum"];
+    for change in field_changes(before, after, &skip) {
+        // Values too: two cases whose maxTokens changed differently are two changes.
+        let key = format!("field\u{0}{}={:?}>{:?}", change.path, change.before, change.after);
+        pieces.push((key, Piece::Field(change)));
+    }
+    pieces
+}
+
+/// The hunks of a unified diff (from each `@@` line to the next).
+fn hunks(diff: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in diff.lines().skip_while(|l| !l.starts_with("@@")) {
+        if line.starts_with("@@") {
+            out.push(String::new());
+        }
+        if let Some(hunk) = out.last_mut() {
+            hunk.push_str(line);
+            hunk.push('\n');
+        }
+    }
+    out
+}
+
+fn add_hunk(diff: &mut String, header: &str, hunk: &str) {
+    if diff.is_empty() {
+        diff.push_str(header);
+    }
+    diff.push_str(hunk);
 }
 
 impl ChangeGroup {
@@ -203,5 +244,26 @@ mod tests {
         assert_eq!(groups[0].cases, ["a", "b"]);
         assert!(groups[0].system_prompt_diff.contains("-two\n+2\n"), "{}", groups[0].system_prompt_diff);
         assert_eq!(groups[1].cases, ["c"]);
+    }
+
+    /// Two edits, one touching a and b, the other b and c: two changes, each diff
+    /// shown once, not three groups (a, b, c) with the first diff repeated.
+    #[test]
+    fn two_edits_are_two_changes_even_where_a_case_has_both() {
+        let text = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n";
+        let packet = |system: &str| json!({"systemPrompt": system, "maxTokens": 10});
+        let first = |t: &str| t.replace("two\n", "2\n");
+        let second = |t: &str| t.replace("eight\n", "8\n");
+        let changes = vec![
+            ("a".into(), packet(text), packet(&first(text))),
+            ("b".into(), packet(text), packet(&second(&first(text)))),
+            ("c".into(), packet(text), packet(&second(text))),
+        ];
+        let groups = group(changes, ("base", "tree"));
+        assert_eq!(groups.iter().map(|g| g.cases.clone()).collect::<Vec<_>>(), [vec!["a", "b"], vec!["b", "c"]]);
+        assert!(groups[0].system_prompt_diff.contains("-two\n+2\n"), "{}", groups[0].system_prompt_diff);
+        assert!(!groups[0].system_prompt_diff.contains("eight"), "{}", groups[0].system_prompt_diff);
+        assert!(groups[1].system_prompt_diff.contains("-eight\n+8\n"), "{}", groups[1].system_prompt_diff);
+        assert!(groups[1].system_prompt_diff.starts_with("--- base\n+++ tree\n"), "{}", groups[1].system_prompt_diff);
     }
 }

@@ -30,7 +30,12 @@ impl Env {
     /// while packetproof runs, and every caller then sees one answer).
     pub fn current() -> Result<&'static Env> {
         static ENV: OnceLock<std::result::Result<Env, String>> = OnceLock::new();
-        ENV.get_or_init(|| Env::parse(|name| std::env::var_os(name)).map_err(|e| e.to_string()))
+        // Kept as the message alone, so the error made from it says "usage:" once.
+        let message = |e: Error| match e {
+            Error::Usage(message) => message,
+            other => other.to_string(),
+        };
+        ENV.get_or_init(|| Env::parse(|name| std::env::var_os(name)).map_err(message))
             .as_ref()
             .map_err(|message| Error::Usage(message.clone()))
     }

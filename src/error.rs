@@ -1,6 +1,7 @@
 //! The one error type of the crate. Check *failures* are not errors: they are
 //! [`crate::report::Finding`]s. An `Error` means the input could not be read or
-//! the command could not run at all (exit status 2).
+//! the command could not run at all (exit status 2), except [`Error::Failed`]: a
+//! command that stops because a check failed (exit status 1).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -19,6 +20,10 @@ pub enum Error {
     Refused { file: String, reason: String },
     /// Input refused with every problem listed (e.g. a compile request).
     Rejected { file: String, findings: Vec<crate::Finding> },
+    /// A check failed on input that was read (exit status 1, not 2): a packet
+    /// `prepare` refuses, a run `complete` or `attest` refuses, a request `bless`
+    /// cannot compile.
+    Failed { file: String, findings: Vec<crate::Finding> },
     /// Bad command-line usage.
     Usage(String),
 }
@@ -37,6 +42,23 @@ impl Error {
     pub(crate) fn refused(file: impl fmt::Display, reason: impl Into<String>) -> Self {
         Error::Refused { file: file.to_string(), reason: reason.into() }
     }
+
+    /// The exit status of a command that ends with this error: 1 when a check
+    /// failed, 2 for bad usage or unreadable input.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            Error::Failed { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// A refusal with findings, as a failed check (exit 1); other errors unchanged.
+    pub(crate) fn as_failed_check(self) -> Self {
+        match self {
+            Error::Rejected { file, findings } => Error::Failed { file, findings },
+            other => other,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -49,7 +71,7 @@ impl fmt::Display for Error {
             Error::Shape { file, path, expected } => write!(f, "{file}: at {path}: expected {expected}"),
             Error::Config { file, message } => write!(f, "{file}: {message}"),
             Error::Refused { file, reason } => write!(f, "{file}: refused: {reason}"),
-            Error::Rejected { file, findings } => {
+            Error::Rejected { file, findings } | Error::Failed { file, findings } => {
                 write!(f, "{file}: refused with {} problem(s):", findings.len())?;
                 findings.iter().try_for_each(|finding| write!(f, "\n  {finding}"))
             }

@@ -196,7 +196,8 @@ pub fn init(dir: &Path) -> Result<Vec<String>> {
     Ok(written)
 }
 
-/// A suite is written only into an empty folder (a `.git` folder is allowed).
+/// A suite is written only into an empty folder; dotfiles (`.git`, `.gitkeep`,
+/// `.gitignore`, …) are allowed: the suite writes none.
 fn refuse_non_empty(dir: &Path) -> Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -206,7 +207,7 @@ fn refuse_non_empty(dir: &Path) -> Result<()> {
     let mut present: Vec<String> = Vec::new();
     for entry in entries {
         let name = entry.map_err(|e| Error::io(dir, e))?.file_name().to_string_lossy().into_owned();
-        if name != ".git" {
+        if !name.starts_with('.') {
             present.push(name);
         }
     }

@@ -20,7 +20,8 @@
 //!   and [`check`] (the one dispatch from a [`Check`] to its function);
 //! - provenance: [`wire`] (provider request bodies, the captured-request check) and
 //!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
-//! - applications: [`verify`] (every check on packets and run directories), [`bless`] (the one guarded writer of golden files), [`mutation`]
+//! - applications: [`verify`] (every check on packets and run directories), [`trace`] (production
+//!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), [`mutation`]
 //!   (the self-test), [`release`] (the release check), [`report_html`] (the HTML reports of
 //!   `test` and `release-check`);
 //! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
@@ -58,6 +59,7 @@ pub mod rules;
 pub mod run;
 pub mod schema;
 pub mod schema_refs;
+pub mod trace;
 pub mod verify;
 pub mod wire;
 

@@ -45,65 +45,69 @@ struct PacketMutation {
     edit: Edit,
 }
 
-pub fn self_test(config: &Config) -> Result<MutationReport> {
+/// The self-test of one fixture: `golden` is its golden packet and `run` its
+/// assembled run (when it has a `run/`), as the gate already read and built them.
+/// Nothing is read again: the request is compiled once for every branch-isolation
+/// mutation, each check's baseline runs once, and the run mutations damage copies.
+pub fn self_test_case(
+    case: &Case,
+    golden: &Map<String, Value>,
+    run: Option<&AssembledRun>,
+    config: &Config,
+) -> Result<MutationReport> {
     let mut report = MutationReport::default();
-    let cases: Vec<Case> = corpus::cases(config)?.into_iter().filter(|c| c.expect.is_none()).collect();
-    for case in &cases {
-        let packet = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?;
-        let Value::Object(golden) = packet else { continue };
-        let mutations = packet_mutations(&golden, &case.request, config);
-        let mut catchers = Catchers::new(case, &golden, config);
-        // A check that already fails on the intact packet would "catch" anything.
-        let mut baseline: Vec<PacketCheck> = Vec::new();
-        for mutation in &mutations {
-            if let Some(check) = catchers.expected(mutation.check) {
-                if !baseline.contains(&check) {
-                    baseline.push(check);
-                }
-            }
+    let mutations = packet_mutations(golden, &case.request, config);
+    let mut catchers = Catchers::new(case, golden, config);
+    // A check that already fails on the intact packet would "catch" anything.
+    let mut baseline: Vec<PacketCheck> = Vec::new();
+    for check in mutations.iter().filter_map(|m| catchers.expected(m.check)) {
+        if !baseline.contains(&check) {
+            baseline.push(check);
         }
-        for check in baseline {
-            let findings = catchers.run(check, &golden)?;
-            if !findings.is_empty() {
-                report
-                    .escaped
-                    .push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
-            }
+    }
+    for check in baseline {
+        let findings = catchers.run(check, golden)?;
+        if !findings.is_empty() {
+            report.escaped.push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
         }
-        for mutation in mutations {
-            let Some(check) = catchers.expected(mutation.check) else { continue };
-            let mut mutated = golden.clone();
-            (mutation.edit)(&mut mutated);
-            if mutation.rehash {
-                digest::seal(&mut mutated);
-            }
-            let findings = catchers.run(check, &mutated)?;
-            report.record(format!("{}: {} -> {check}", case.name, mutation.name), &findings);
+    }
+    for mutation in mutations {
+        let Some(check) = catchers.expected(mutation.check) else { continue };
+        let mut mutated = golden.clone();
+        (mutation.edit)(&mut mutated);
+        if mutation.rehash {
+            digest::seal(&mut mutated);
         }
-        if case.run_fixture().is_some() {
-            run_mutations(case, config, &mut report)?;
-        }
+        let findings = catchers.run(check, &mutated)?;
+        report.record(format!("{}: {} -> {check}", case.name, mutation.name), &findings);
+    }
+    if let Some(run) = run {
+        run_mutations(case, run, config, &mut report)?;
     }
     Ok(report)
 }
 
-/// Which check must catch a mutation in one case, and running it. A mutation is
-/// expected only from a check that applies here: a packet of another exporter's
-/// templates cannot be re-rendered, so where `packet::renders-from-input` (or any
-/// check) does not apply, the fixture's fresh exporter output stands in for it
-/// (`packet::regenerates`: a damaged golden packet is no longer what the exporter
-/// makes). A check the suite turned off expects nothing.
+/// Which check must catch a mutation in one case, and running it: the one place that
+/// decides which check answers for a mutation. A mutation is expected only from a
+/// check that applies here: a packet of another exporter's templates cannot be
+/// re-rendered, so where `packet::renders-from-input` (or any check) does not apply,
+/// the fixture's fresh exporter output stands in for it (`packet::regenerates`: a
+/// damaged golden packet is no longer what the exporter makes). A check the suite
+/// turned off expects nothing. The request is compiled once for every
+/// branch-isolation mutation, and the exporter run once per case.
 struct Catchers<'a> {
     case: &'a Case,
     golden: &'a Map<String, Value>,
     config: &'a Config,
+    isolation: check::Isolation,
     /// What the request makes now, made once per case (an exporter is a process).
     produced: Option<Result<Value>>,
 }
 
 impl<'a> Catchers<'a> {
     fn new(case: &'a Case, golden: &'a Map<String, Value>, config: &'a Config) -> Self {
-        Catchers { case, golden, config, produced: None }
+        let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
+        Catchers { case, golden, config, isolation, produced: None }
     }
 
     fn expected(&self, check: PacketCheck) -> Option<PacketCheck> {
@@ -122,15 +126,18 @@ impl<'a> Catchers<'a> {
     }
 
     fn run(&mut self, check: PacketCheck, packet: &Map<String, Value>) -> Result<Vec<Finding>> {
-        if check != PacketCheck::Regenerates {
-            return check::on_object(check, packet, self.case, self.config);
+        match check {
+            PacketCheck::BranchIsolation => Ok(self.isolation.check(packet, self.config)),
+            PacketCheck::Regenerates => {
+                let produced = self.produced.get_or_insert_with(|| corpus::produce(self.case, self.config));
+                let produced = produced.as_ref().map_err(|e| crate::Error::Usage(e.to_string()))?;
+                Ok(match produced.as_object() == Some(packet) {
+                    true => Vec::new(),
+                    false => vec![Finding::new(check, "$", "differs from what the fixture's request makes now")],
+                })
+            }
+            other => check::on_object(other, packet, self.case, self.config),
         }
-        let produced = self.produced.get_or_insert_with(|| corpus::produce(self.case, self.config));
-        let produced = produced.as_ref().map_err(|e| crate::Error::Usage(e.to_string()))?;
-        Ok(match produced.as_object() == Some(packet) {
-            true => Vec::new(),
-            false => vec![Finding::new(check, "$", "differs from what the fixture's request makes now")],
-        })
     }
 }
 
@@ -360,59 +367,55 @@ fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
     value.pointer_mut(&best.1).and_then(Value::as_object_mut)
 }
 
-/// Damage a passing run directory after the fact, one way at a time.
-fn run_mutations(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
-    type RunEdit = fn(&AssembledRun) -> Result<()>;
-    let edits: [(&str, RunCheck, RunEdit); 4] = [
-        ("one byte of validation-schema.json flipped", RunCheck::SnapshotParity, |r| {
-            edit_bytes(&r.dir.join("validation-schema.json"), |b| {
-                let i = b.len() / 2;
-                b[i] ^= 0x01;
-            })
-        }),
-        ("manifest exactInputHash changed", RunCheck::ManifestBinding, |r| {
-            edit_json(&r.dir.join("run-manifest.json"), |m| {
-                m["exactInputHash"] = json!(digest::sha256(b"another packet"))
-            })
-        }),
-        ("renderInput added to agent-request.json", RunCheck::AgentRequest, |r| {
-            edit_json(&r.dir.join("agent-request.json"), |m| m["renderInput"] = json!({}))
-        }),
-        ("raw output edited after evaluation", RunCheck::Completion, |r| {
-            edit_bytes(&r.dir.join("raw-output.json"), |b| b.extend_from_slice(b"\n"))
-        }),
-    ];
-    for (name, check, edit) in edits {
-        let run = fixture_run::assemble_run(case, config)?;
-        if !run.refusals.is_empty() {
-            report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
-            continue;
-        }
-        edit(&run)?;
-        let findings = check::on_run(check, &run.dir, Some(&run.packet), config);
-        report.record(format!("{}: {name} -> {check}", case.name), &findings);
+/// Damage a passing run directory after the fact, one way at a time: on one copy
+/// of the run, each file restored before the next damage.
+fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
+    if !run.refusals.is_empty() {
+        report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
+        return Ok(());
     }
-    duplicate_task(case, config, report)
+    type RunEdit = fn(&mut Vec<u8>);
+    let edits: [(&str, &str, RunCheck, RunEdit); 4] = [
+        ("one byte of validation-schema.json flipped", "validation-schema.json", RunCheck::SnapshotParity, |b| {
+            let i = b.len() / 2;
+            b[i] ^= 0x01;
+        }),
+        ("manifest exactInputHash changed", "run-manifest.json", RunCheck::ManifestBinding, |b| {
+            edit_json(b, |m| m["exactInputHash"] = json!(digest::sha256(b"another packet")))
+        }),
+        ("renderInput added to agent-request.json", "agent-request.json", RunCheck::AgentRequest, |b| {
+            edit_json(b, |m| m["renderInput"] = json!({}))
+        }),
+        ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| b.extend_from_slice(b"\n")),
+    ];
+    let damaged = run.copy()?;
+    for (name, file, check, edit) in edits {
+        let path = damaged.dir.join(file);
+        let intact = fsutil::read_bytes(&path, fsutil::DEFAULT_MAX_BYTES)?;
+        let mut bytes = intact.clone();
+        edit(&mut bytes);
+        fsutil::write_atomic(&path, &bytes)?;
+        let findings = check::on_run(check, &damaged.dir, Some(&damaged.packet), config);
+        report.record(format!("{}: {name} -> {check}", case.name), &findings);
+        fsutil::write_atomic(&path, &intact)?;
+    }
+    duplicate_task(case, &damaged, config, report)
 }
 
 /// A second run that reuses a completed run's agent task id is refused.
-fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> Result<()> {
+fn duplicate_task(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
     let Some(record) = CompletionRecord::load(case)? else { return Ok(()) };
-    let first = fixture_run::assemble_run(case, config)?;
-    let root = first.dir.parent().expect("a run has a parent").to_path_buf();
-    let second = root.join("second-run");
-    crate::judge::prepare(config, &case.packet_under_test(), &second)?;
-    std::fs::copy(first.dir.join("raw-output.json"), second.join("raw-output.json"))
-        .map_err(|e| crate::Error::io(&second, e))?;
-    let args = crate::run::EvaluateRequest::for_run(second.clone());
-    crate::judge::evaluate(config, &args)?;
+    // The completed run and, beside it, the same run evaluated but not yet completed.
+    let first = run;
+    let second = first.root().join("second-run");
+    fixture_run::copy_files(&first.dir, &second, |name| name != crate::run::paths::COMPLETION)?;
     let args = crate::run::CompleteRequest {
         run_dir: second,
         scenario: record.scenario,
         run_id: "run-2".into(),
         agent_task: record.agent_task.clone(),
         notes: record.notes,
-        runs_root: Some(root),
+        runs_root: Some(first.root().to_path_buf()),
     };
     let refused = match crate::judge::complete(config, &args) {
         Err(e) if e.to_string().contains(&record.agent_task) => {
@@ -429,14 +432,64 @@ fn duplicate_task(case: &Case, config: &Config, report: &mut MutationReport) -> 
     Ok(())
 }
 
-fn edit_bytes(path: &std::path::Path, edit: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
-    let mut bytes = crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
-    edit(&mut bytes);
-    fsutil::write_atomic(path, &bytes)
+/// A JSON file's bytes edited (a file of the run, which is always JSON); bytes
+/// that do not parse are left as they are, and the check then says why.
+fn edit_json(bytes: &mut Vec<u8>, edit: impl FnOnce(&mut Value)) {
+    if let Ok(mut value) = crate::canonical::parse(bytes) {
+        edit(&mut value);
+        *bytes = crate::canonical::to_pretty(&value).into_bytes();
+    }
 }
 
-fn edit_json(path: &std::path::Path, edit: impl FnOnce(&mut Value)) -> Result<()> {
-    let mut value = fsutil::read_json(path, fsutil::DEFAULT_MAX_BYTES)?;
-    edit(&mut value);
-    fsutil::write_atomic(path, crate::canonical::to_pretty(&value).as_bytes())
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::fixture_run::assemble_run;
+
+    fn suite() -> (tempfile::TempDir, Config, Case) {
+        let dir = tempfile::tempdir().unwrap();
+        crate::init::init(dir.path()).unwrap();
+        let config = Config::load(dir.path(), None).unwrap();
+        let case = crate::corpus::cases(&config).unwrap().remove(0);
+        (dir, config, case)
+    }
+
+    fn golden(case: &Case, config: &Config) -> Map<String, Value> {
+        case.packet(config).unwrap().as_object().unwrap().clone()
+    }
+
+    /// Every mutation of an intact fixture is caught, its run's included.
+    #[test]
+    fn every_mutation_of_a_fixture_is_caught() {
+        let (_dir, config, case) = suite();
+        let run = assemble_run(&case, &config).unwrap();
+        let report = self_test_case(&case, &golden(&case, &config), Some(&run), &config).unwrap();
+        assert!(report.escaped.is_empty(), "{:#?}", report.escaped);
+        assert!(report.total() > 40, "{}", report.total());
+        assert!(report.tried.iter().any(|t| t.contains("duplicate agent task id in a sibling run")));
+    }
+
+    /// A check that already fails on the intact packet would "catch" anything: the
+    /// report names the fixture and the check, once (the baseline runs once per check).
+    #[test]
+    fn a_check_failing_on_the_intact_packet_is_named_with_its_fixture() {
+        let (_dir, config, case) = suite();
+        let mut golden = golden(&case, &config);
+        golden.insert("checksum".into(), json!(digest::sha256(b"not this packet")));
+        let report = self_test_case(&case, &golden, None, &config).unwrap();
+        let baseline = format!("{}: packet::checksum already fails on the intact packet", case.name);
+        assert_eq!(report.escaped.iter().filter(|e| e.starts_with(&baseline)).count(), 1, "{:#?}", report.escaped);
+    }
+
+    /// A run that does not pass before damage is reported, not damaged.
+    #[test]
+    fn a_failing_run_is_reported_before_any_damage() {
+        let (_dir, config, case) = suite();
+        let mut run = assemble_run(&case, &config).unwrap();
+        run.refusals.push("evaluate failed: for the test".into());
+        let mut report = MutationReport::default();
+        run_mutations(&case, &run, &config, &mut report).unwrap();
+        assert_eq!(report.escaped.len(), 1, "{:#?}", report.escaped);
+        assert!(report.escaped[0].contains("the unmutated run must pass first"), "{}", report.escaped[0]);
+    }
 }

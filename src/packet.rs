@@ -101,6 +101,12 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
         Some(Value::Number(n)) if n.as_f64().is_some_and(|t| t >= 1.0 && t.fract() == 0.0) => {}
         other => fail("$.maxTokens".into(), format!("expected a positive integer, found {}", describe(other))),
     }
+    let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
+    if let Some(tokens) = packet.get("maxTokens").and_then(Value::as_f64) {
+        if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
+            fail("$.maxTokens".into(), problem);
+        }
+    }
     for key in ["renderInput", "resolvedBranch"] {
         if !packet.get(key).is_some_and(Value::is_object) {
             fail(child("$", key), format!("expected an object, found {}", describe(packet.get(key))));
@@ -337,7 +343,8 @@ fn locale_hash_notes(packet: &Map<String, Value>, config: &Config) -> Vec<String
             ));
         }
     };
-    let strict = Config { canonical: crate::config::Canonical { accept_locale_key_order: false }, ..config.clone() };
+    let mut strict = config.clone();
+    strict.canonical.accept_locale_key_order = false;
     accepted("exactInputHash", exact_input_hash(packet, &strict));
     accepted("checksum", checksum(packet, &strict));
     notes
@@ -409,6 +416,14 @@ pub fn notes(packet: &Value, config: &Config) -> Vec<String> {
     let mut notes = key_order_notes(packet);
     if let Some(map) = packet.as_object() {
         notes.extend(locale_hash_notes(map, config));
+    }
+    let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (provider, model) = (text("provider"), text("model"));
+    if config.has_output_limit(provider, model) == Some(false) {
+        notes.push(format!(
+            "maxTokens is not checked against an output limit: harness.toml gives none for model {model:?} \
+             (providers.{provider}.max_output_tokens)"
+        ));
     }
     if let Some(input) = packet.get("renderInput") {
         notes.extend(material::warnings(input, config));

@@ -33,8 +33,17 @@ pub fn other_file_kind(value: &Value) -> Option<&'static str> {
              validate the runtime-packet.json it was made from, or check it with `packetproof verify` on its run \
              directory or golden folder",
         ),
+        _ if is_compile_input(value) => Some(
+            "a compile input (request.json), not a runtime packet: compile it with `packetproof export --request FILE` \
+             and validate the packet that prints",
+        ),
         _ => None,
     }
+}
+
+/// A compile input has a source blueprint, a target and a provider (and no packetVersion).
+fn is_compile_input(value: &Value) -> bool {
+    value.pointer("/source/blueprint").is_some() && value.get("target").is_some() && value.get("provider").is_some()
 }
 
 /// `agent-request.json` for a packet, field for field as the Node tools write it:

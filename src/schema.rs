@@ -118,8 +118,10 @@ pub fn write(config: &Config) -> Result<bool> {
 /// The snapshot as a JSON value (`{name, description, schema}`): the runtime
 /// `outputSchema` of non-Google packets.
 pub fn snapshot(config: &Config) -> Result<Value> {
-    let (file, bytes) = config.snapshot_bytes()?;
-    canonical::parse(&bytes).map_err(|e| e.in_file(file))
+    config.snapshot_value(|| {
+        let (file, bytes) = config.snapshot_bytes()?;
+        canonical::parse(&bytes).map_err(|e| e.in_file(file))
+    })
 }
 
 fn first_difference(a: &str, b: &str) -> usize {

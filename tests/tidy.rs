@@ -58,7 +58,7 @@ const LAYERS: [&[&str]; 8] = [
     &["wire", "attest"],
     &["compile", "evaluator", "run", "exporter"],
     &["corpus", "check", "judge"],
-    &["verify", "bless", "mutation", "release", "conformance", "init", "report_html"],
+    &["verify", "bless", "mutation", "release", "conformance", "init", "trace", "report_html"],
     &["cli"],
 ];
 

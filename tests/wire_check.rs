@@ -238,7 +238,7 @@ fn a_different_model_or_token_limit_is_a_finding() {
 #[test]
 fn an_unlisted_setting_is_a_finding() {
     let mut b = body(ANTHROPIC, Api::Anthropic);
-    b["stream"] = json!(true);
+    b["stream"] = json!(false);
     b["tool_choice"]["disable_parallel_tool_use"] = json!(true);
     let findings = check(ANTHROPIC, Api::Anthropic, b);
     assert_one(&findings, "$.stream", "`stream` is not an allowed setting in harness.toml");
@@ -306,4 +306,59 @@ fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
         wire::check(&packet(GOOGLE), Api::Gemini, &Captured::body(b, "b.json"), &config(), GOOGLE, wire::CHECK)
             .unwrap();
     assert!(outcome.notes.iter().any(|n| n.contains("model of a Gemini request is in its URL")));
+}
+
+#[test]
+fn a_literal_dotted_key_is_not_the_allowed_nested_setting() {
+    let mut b = body(GOOGLE, Api::Gemini);
+    b["generationConfig.temperature"] = json!(0.2);
+    let findings = check(GOOGLE, Api::Gemini, b);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert!(findings[0].contains("`\"generationConfig.temperature\"` is not an allowed setting"), "{findings:#?}");
+}
+
+#[test]
+fn a_har_request_must_go_to_the_api_host_and_path_or_the_base_url_given() {
+    let b = body(ANTHROPIC, Api::Anthropic);
+    let run = |url: &str, base: Option<&str>| {
+        let captured = wire::capture::parse(&har(vec![entry(url, &b)]), "cap.har", Api::Anthropic).unwrap();
+        let outcome =
+            wire::check(&packet(ANTHROPIC), Api::Anthropic, &captured.through(base), &config(), ANTHROPIC, wire::CHECK)
+                .unwrap();
+        outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect::<Vec<_>>()
+    };
+    assert!(run("https://api.anthropic.com/v1/messages", None).is_empty());
+    let elsewhere = run("https://api.anthropic.evil.example/v1/messages", None);
+    assert_eq!(elsewhere.len(), 1, "{elsewhere:#?}");
+    assert!(elsewhere[0].starts_with("cap.har $.log.entries[0].request.url: endpoint: the request went to"));
+    assert!(elsewhere[0].contains("expected https://api.anthropic.com/v1/messages"), "{elsewhere:#?}");
+    let proxy = "https://gateway.example/acct/anthropic";
+    assert!(run(&format!("{proxy}/v1/messages"), Some(proxy)).is_empty());
+    let wrong_path = run(&format!("{proxy}/extra/v1/messages"), Some(proxy));
+    assert!(wrong_path.iter().any(|f| f.contains("the request went to path /extra/v1/messages")), "{wrong_path:#?}");
+    let plain_http = run("http://api.anthropic.com/v1/messages", None);
+    assert_eq!(plain_http.len(), 1, "{plain_http:#?}");
+}
+
+// ------------------------------------------------------------------ model output limits
+
+#[test]
+fn a_packet_past_its_models_output_limit_is_refused_by_validate_and_wire() {
+    for (model, tokens) in [("claude-opus-4-1", 64000), ("claude-sonnet-4-5", 10_000_000)] {
+        let mut p = packet(ANTHROPIC);
+        p["model"] = json!(model);
+        p["maxTokens"] = json!(tokens);
+        packetproof::digest::seal(p.as_object_mut().unwrap());
+        let findings = packetproof::packet::validate(&p, &config());
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert_eq!(findings[0].path, "$.maxTokens");
+        assert!(findings[0].message.contains(&format!("exceeds model {model:?}'s output limit")), "{findings:#?}");
+        let err = wire::body(&p, Api::Anthropic, &config(), "p.json").unwrap_err().to_string();
+        assert!(err.contains("output limit"), "{err}");
+    }
+    let mut p = packet(ANTHROPIC);
+    p["model"] = json!("claude-opus-4-1");
+    p["maxTokens"] = json!(32000);
+    packetproof::digest::seal(p.as_object_mut().unwrap());
+    assert!(packetproof::packet::validate(&p, &config()).is_empty());
 }

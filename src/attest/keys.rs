@@ -14,8 +14,36 @@ const MAX_KEY_BYTES: u64 = 64 * 1024;
 pub fn signing_key(path: &Path) -> Result<SigningKey> {
     let text = read_text(path)?;
     SigningKey::from_pkcs8_pem(&text).map_err(|e| {
-        Error::shape(path.display(), "$", format!("an Ed25519 private key in PKCS#8 PEM (BEGIN PRIVATE KEY): {e}"))
+        let expected = "an Ed25519 private key in PKCS#8 PEM (BEGIN PRIVATE KEY)";
+        match other_key(&text) {
+            Some(kind) => Error::shape(path.display(), "$", format!("{expected}, found {kind}")),
+            None => Error::shape(path.display(), "$", format!("{expected}: {e}")),
+        }
     })
+}
+
+/// What a PEM file that is not an Ed25519 private key holds, by its label or, for
+/// PKCS#8, by its algorithm (the parser's own error names the OID it expected).
+fn other_key(text: &str) -> Option<String> {
+    let (label, document) = ed25519_dalek::pkcs8::SecretDocument::from_pem(text).ok()?;
+    let kind = match label {
+        "RSA PRIVATE KEY" => "an RSA private key (PKCS#1)",
+        "EC PRIVATE KEY" => "an EC private key (SEC1)",
+        "ENCRYPTED PRIVATE KEY" => "an encrypted private key (decrypt it first)",
+        "PUBLIC KEY" => "a public key (attest signs with the private key)",
+        "PRIVATE KEY" => {
+            let info = document.decode_msg::<ed25519_dalek::pkcs8::PrivateKeyInfo>().ok()?;
+            match info.algorithm.oid.to_string().as_str() {
+                "1.2.840.113549.1.1.1" | "1.2.840.113549.1.1.10" => "an RSA private key",
+                "1.2.840.10045.2.1" => "an EC (ECDSA) private key",
+                "1.3.101.113" => "an Ed448 private key",
+                "1.3.101.110" | "1.3.101.111" => "an X25519 or X448 key-agreement key",
+                other => return Some(format!("a private key of the algorithm {other}")),
+            }
+        }
+        other => return Some(format!("a PEM block labelled {other:?}")),
+    };
+    Some(kind.to_owned())
 }
 
 /// An SPKI PEM public key file.

@@ -15,7 +15,7 @@ use crate::{fsutil, Check, Config, CorpusCheck, Error, Finding, PacketCheck, Res
 use serde_json::{Map, Value};
 use std::path::Path;
 
-pub use packet::{branch_isolation, Mismatch};
+pub use packet::{branch_isolation, Isolation, Mismatch};
 
 /// What a check found, plus, for `packet::regenerates`, both texts for a diff.
 #[derive(Debug, Default)]
@@ -42,19 +42,18 @@ pub fn applicable(case: &Case) -> Vec<Check> {
 /// Whether `check` can apply to `case`: `Err(why not)` when the suite turned it off
 /// or the case lacks what it needs (a packet of other templates cannot be re-rendered;
 /// a fixture run without a provider request has none to check).
-pub fn applies(check: Check, case: &Case, config: &Config) -> Result<std::result::Result<(), String>> {
-    if let Err(reason) = judge::enabled(check, config) {
-        return Ok(Err(reason));
-    }
-    Ok(match check {
-        Check::Packet(PacketCheck::RendersFromInput) => match case.packet(config)? {
-            Value::Object(map) => renders_from_input::applies(&map, config),
-            _ => Ok(()),
+/// `packet`: the case's packet, when it could be read (a check that cannot read it fails).
+pub fn applies(check: Check, case: &Case, packet: Option<&Value>, config: &Config) -> std::result::Result<(), String> {
+    judge::enabled(check, config)?;
+    match check {
+        Check::Packet(PacketCheck::RendersFromInput) => match packet.and_then(Value::as_object) {
+            Some(map) => renders_from_input::applies(map, config),
+            None => Ok(()),
         },
         Check::Run(RunCheck::ProviderRequest) => fixture_file(case, crate::wire::RUN_FILE),
         Check::Run(RunCheck::Attestation) => fixture_file(case, crate::run::attestation::FILE),
         _ => Ok(()),
-    })
+    }
 }
 
 fn fixture_file(case: &Case, name: &str) -> std::result::Result<(), String> {
@@ -116,7 +115,11 @@ pub fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Conf
 
 /// A run check on the run assembled from a case's fixture.
 fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Checked> {
-    let assembled = fixture_run::assemble_run(case, config)?;
+    Ok(on_assembled_run(check, &fixture_run::assemble_run(case, config)?, config))
+}
+
+/// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
+pub fn on_assembled_run(check: RunCheck, assembled: &fixture_run::AssembledRun, config: &Config) -> Checked {
     let mut findings = on_run(check, &assembled.dir, Some(&assembled.packet), config);
     // The lifecycle's own refusals explain a missing evaluation or receipt.
     if let Some(name) = findings.first().map(|f| f.check) {
@@ -124,7 +127,7 @@ fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Check
             findings.push(Finding::new(name, LIFECYCLE, step.clone()));
         }
     }
-    Ok(findings.into())
+    findings.into()
 }
 
 /// Run one corpus-wide check.
@@ -139,15 +142,17 @@ pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
             let mut tasks = Vec::new();
             for case in corpus::cases(config)? {
                 if let Some(record) = CompletionRecord::load(&case)? {
-                    tasks.push((case.name, record.agent_task));
+                    tasks.push((CompletionRecord::written(&case), case.name, record.agent_task));
                 }
             }
-            Ok(unique_agent_tasks(&tasks))
+            // Oldest record first: a reused id is blamed on the fixture being added.
+            tasks.sort_by(|a, b| a.0.cmp(&b.0));
+            Ok(unique_agent_tasks(&tasks.into_iter().map(|(_, case, task)| (case, task)).collect::<Vec<_>>()))
         }
         CorpusCheck::BranchCoverage => branch_coverage(config),
         // The self-test damages packets and runs and calls back into this module, so
-        // it lives above it (`crate::mutation::self_test`).
-        CorpusCheck::MutationSelfTest => Err(Error::Usage(format!("{check} runs through mutation::self_test"))),
+        // it lives above it (`crate::mutation::self_test_case`, one trial per fixture).
+        CorpusCheck::MutationSelfTest => Err(Error::Usage(format!("{check} runs through mutation::self_test_case"))),
     }
 }
 

@@ -113,43 +113,70 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 /// promptVersions show those templates rendered: another exporter's prompts are
 /// judged by the request's excluded material alone.
 pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &Config, file: &str) -> Vec<Finding> {
-    let mut out = Findings::new(PacketCheck::BranchIsolation);
-    let mut fail = |path: &str, message: String| out.fail(path, message);
-    let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
-    match compile::compile(request, config, file) {
-        Ok(expected) => {
-            let derived = expected.get("resolvedBranch").cloned().unwrap_or(Value::Null);
-            for (field, value) in derived.as_object().into_iter().flatten() {
-                if branch.get(field) != Some(value) {
-                    fail(
-                        &format!("$.resolvedBranch.{field}"),
-                        format!(
-                            "the request resolves to {value}, the packet records {}",
-                            branch.get(field).map_or("nothing".into(), Value::to_string)
-                        ),
-                    );
+    Isolation::of(request, config, file).check(packet, config)
+}
+
+/// What `packet::branch-isolation` derives from a request: its compiled packet and
+/// its excluded texts. Derived once, it checks any number of packets (the mutation
+/// self-test checks dozens against one request).
+pub struct Isolation {
+    expected: std::result::Result<Value, String>,
+    excluded: Vec<(String, String)>,
+}
+
+impl Isolation {
+    pub fn of(request: &Value, config: &Config, file: &str) -> Isolation {
+        let expected = compile::compile(request, config, file).map_err(|e| e.to_string());
+        let mut excluded = compile::excluded_text(request, config);
+        // An asset example's generator prompt is under the asset-prompt policy, as in
+        // `packet::forbidden-material`: with `warn` that check notes it, and it is not a
+        // finding here either.
+        if config.packet.asset_example_prompts == crate::config::Policy::Warn {
+            let keys = &config.packet.asset_prompt_keys;
+            excluded.retain(|(origin, _)| !keys.iter().any(|key| origin.ends_with(key.as_str())));
+        }
+        Isolation { expected, excluded }
+    }
+
+    pub fn check(&self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+        let mut out = Findings::new(PacketCheck::BranchIsolation);
+        let mut fail = |path: &str, message: String| out.fail(path, message);
+        let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+        match &self.expected {
+            Ok(expected) => {
+                let derived = expected.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+                for (field, value) in derived.as_object().into_iter().flatten() {
+                    if branch.get(field) != Some(value) {
+                        fail(
+                            &format!("$.resolvedBranch.{field}"),
+                            format!(
+                                "the request resolves to {value}, the packet records {}",
+                                branch.get(field).map_or("nothing".into(), Value::to_string)
+                            ),
+                        );
+                    }
                 }
+                same_evidence(packet, expected, &mut fail);
             }
-            same_evidence(packet, &expected, &mut fail);
+            Err(e) => fail("$", format!("the request does not compile, so its branch cannot be derived: {e}")),
         }
-        Err(e) => fail("$", format!("the request does not compile, so its branch cannot be derived: {e}")),
-    }
-    let input = packet.get("renderInput").unwrap_or(&Value::Null);
-    for (path, present, expected) in render_input_parts(input, &branch) {
-        if present != expected {
-            let verb = if expected {
-                "missing although the branch resolves it"
-            } else {
-                "present although the branch excludes it"
-            };
-            fail(path, verb.into());
+        let input = packet.get("renderInput").unwrap_or(&Value::Null);
+        for (path, present, expected) in render_input_parts(input, &branch) {
+            if present != expected {
+                let verb = if expected {
+                    "missing although the branch resolves it"
+                } else {
+                    "present although the branch excludes it"
+                };
+                fail(path, verb.into());
+            }
         }
+        out.extend(excluded_text_findings(packet, &self.excluded));
+        if crate::judge::renders_from_input::applies(packet, config).is_ok() {
+            out.extend(unrendered_partial_findings(packet, config));
+        }
+        out.into_vec()
     }
-    out.extend(excluded_text_findings(packet, request, config));
-    if crate::judge::renders_from_input::applies(packet, config).is_ok() {
-        out.extend(unrendered_partial_findings(packet, config));
-    }
-    out.into_vec()
 }
 
 /// renderInput holds exactly the evidence items the request resolves to (by kind
@@ -252,20 +279,12 @@ pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> 
     out
 }
 
-/// No string of an excluded request region occurs in any prompt text or renderInput
-/// string. An asset example's generator prompt is under the asset-prompt policy, as
-/// in `packet::forbidden-material`: with `warn` that check notes it, and it is not
-/// a finding here either.
-fn excluded_text_findings(packet: &Map<String, Value>, request: &Value, config: &Config) -> Vec<Finding> {
-    let mut excluded = compile::excluded_text(request, config);
-    if config.packet.asset_example_prompts == crate::config::Policy::Warn {
-        let is_prompt = |origin: &str| config.packet.asset_prompt_keys.iter().any(|key| origin.ends_with(key.as_str()));
-        excluded.retain(|(origin, _)| !is_prompt(origin));
-    }
+/// No string of an excluded request region occurs in any prompt text or renderInput string.
+fn excluded_text_findings(packet: &Map<String, Value>, excluded: &[(String, String)]) -> Vec<Finding> {
     let mut out = Vec::new();
     for key in PROMPT_TEXTS {
         let Some(text) = packet.get(key).and_then(Value::as_str) else { continue };
-        for (origin, needle) in &excluded {
+        for (origin, needle) in excluded {
             if text.contains(needle.as_str()) {
                 out.push(Finding::new(
                     PacketCheck::BranchIsolation,
@@ -279,7 +298,7 @@ fn excluded_text_findings(packet: &Map<String, Value>, request: &Value, config: 
         let mut trail = Trail::new("$.renderInput");
         walk(input, &mut trail, &mut |value, _, trail| {
             let Some(text) = value.as_str() else { return };
-            for (origin, needle) in &excluded {
+            for (origin, needle) in excluded {
                 if text.contains(needle.as_str()) {
                     out.push(Finding::new(
                         PacketCheck::BranchIsolation,

@@ -9,9 +9,11 @@ use crate::diff::{group, ChangeGroup};
 use serde_json::Value;
 use std::sync::Mutex;
 
-/// The command that re-blesses every stale case under `cargo test` (golden files
-/// are written only after the developer has read the grouped diff).
-pub const BLESS_COMMAND: &str = "PACKETPROOF_BLESS=1 cargo test";
+/// The fastest correct fix after `cargo test` shows stale golden files: bless
+/// re-compiles the cases (a second or two) where `PACKETPROOF_BLESS=1 cargo test`
+/// would run the whole test suite again. Golden files are written only after the
+/// developer has read the grouped diff.
+pub const BLESS_COMMAND: &str = "cargo run -- bless";
 
 const LABELS: (&str, &str) = ("golden", "recompiled");
 
@@ -44,13 +46,17 @@ impl StaleGoldens {
     }
 
     /// Every distinct change once, with the cases it affects, then `command` (the
-    /// one that re-blesses them). Empty when nothing was recorded.
+    /// one that re-blesses them) on the last line. Empty when nothing was recorded.
     pub fn report(&self, command: &str) -> String {
         let groups = self.groups();
         if groups.is_empty() {
             return String::new();
         }
-        let cases: usize = groups.iter().map(|g| g.cases.len()).sum();
+        // A case with two changes is in two groups: count it once.
+        let mut names: Vec<&String> = groups.iter().flat_map(|g| &g.cases).collect();
+        names.sort();
+        names.dedup();
+        let cases = names.len();
         let mut text = format!(
             "\nThe golden files of {cases} case(s) are stale: {} distinct change(s) ({} on the left, {} on the right).\n",
             groups.len(),
@@ -70,7 +76,9 @@ impl StaleGoldens {
                 body => text.push_str(&body),
             }
         }
-        text.push_str(&format!("\nIf these changes are intended, re-bless the {cases} case(s):\n    {command}\n"));
+        text.push_str(&format!(
+            "\nIf these changes are intended, re-bless the {cases} case(s) (`{command} --review` asks change by change):\n    {command}\n"
+        ));
         text
     }
 

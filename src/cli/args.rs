@@ -127,6 +127,9 @@ pub enum Command {
     Complete(CompleteArgs),
     /// Check packets and run directories (searched recursively) against every rule.
     Verify(VerifyArgs),
+    /// Hold OpenTelemetry traces (OTLP/JSON) to reviewed packets: each GenAI call is matched,
+    /// mismatched (model or max tokens), unreviewed or not judgeable (content not captured).
+    Trace(super::trace::TraceArgs),
     /// Print the exact provider request body a packet implies, or check a captured request.
     Wire {
         /// The runtime packet whose provider request body is printed or checked.
@@ -138,6 +141,11 @@ pub enum Command {
         /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
         #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
         check: Option<PathBuf>,
+        /// With --check on a HAR: what stands in place of the API's origin in the request URL
+        /// (a proxy, a gateway or a local capture server: `http://127.0.0.1:8080`); the API's
+        /// own path (`/v1/messages`, …) must follow it. Default: the API's host.
+        #[arg(long, value_name = "URL", requires = "check", value_parser = provenance::parse_base_url)]
+        base_url: Option<String>,
         /// Write the body here instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -197,6 +205,7 @@ impl Command {
             Command::Complete(args) => args.suffix.file.as_ref(),
             Command::Verify(args) => args.suffix.file.as_ref(),
             Command::Test(args) => args.suffix.file.as_ref(),
+            Command::Trace(args) => args.suffix.file.as_ref(),
             Command::Canon { .. }
             | Command::Schema { .. }
             | Command::Bless(_)

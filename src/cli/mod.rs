@@ -9,6 +9,7 @@ mod provenance;
 mod review;
 mod shell;
 mod test;
+mod trace;
 
 pub use args::*;
 
@@ -32,7 +33,7 @@ pub fn main() -> ExitCode {
         Ok(Status::Failed) => ExitCode::from(1),
         Err(error) => {
             print::error(&error);
-            ExitCode::from(2)
+            ExitCode::from(error.exit_status())
         }
     }
 }
@@ -65,7 +66,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         {
             Err(Error::Usage(
                 "--google-suffix-file is for commands that read packets made elsewhere (validate, export, prepare, \
-                 evaluate, complete, verify, test, wire, attest); this one does not take it"
+                 evaluate, complete, verify, test, wire, attest, trace); this one does not take it"
                     .into(),
             ))
         }
@@ -147,9 +148,11 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             }
             Ok(Status::Holds)
         }
+        Command::Trace(args) => trace::run(&load_config(suffix)?, &args),
         Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
-        Command::Wire { packet, api, check, out, format, .. } => {
-            provenance::wire(&load_config(suffix)?, &packet, api, check.as_deref(), out.as_deref(), format.into())
+        Command::Wire { packet, api, check, base_url, out, format, .. } => {
+            let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };
+            provenance::wire(&load_config(suffix)?, &packet, api, capture, out.as_deref(), format.into())
         }
         Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())

@@ -137,6 +137,11 @@ pub fn bytes(bytes: &[u8]) -> Result<()> {
     }
 }
 
+/// Text on stdout, control characters escaped (for reports that print as they go).
+pub fn text_bytes(text: &str) -> Result<()> {
+    self::text(text)
+}
+
 /// Text on stdout, control characters escaped.
 fn text(text: &str) -> Result<()> {
     bytes(escape_controls(text).as_bytes())

@@ -11,9 +11,31 @@ use std::path::Path;
 /// `--api`: one of the names [`Api::name`] gives.
 pub fn parse_api(name: &str) -> std::result::Result<Api, String> {
     Api::from_name(name).ok_or_else(|| {
+        // A provider's name (`google`, `openai`) is a near miss: name its APIs.
+        let serving: Vec<&str> = Api::ALL.iter().filter(|api| api.provider() == name).map(|api| api.name()).collect();
+        if !serving.is_empty() {
+            return format!("unknown API {name:?}; {name} packets go out through {}", serving.join(" or "));
+        }
         let names: Vec<&str> = Api::ALL.iter().map(|api| api.name()).collect();
         format!("unknown API {name:?}; expected one of {}", names.join(", "))
     })
+}
+
+/// `--base-url`: an http(s) URL with no query or fragment.
+pub fn parse_base_url(url: &str) -> std::result::Result<String, String> {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    match rest {
+        Some(rest) if !rest.is_empty() && !rest.starts_with('/') && !rest.contains(['?', '#', ' ']) => {
+            Ok(url.trim_end_matches('/').to_owned())
+        }
+        _ => Err(format!("expected an http:// or https:// URL without query or fragment, found {url:?}")),
+    }
+}
+
+/// `wire --check`: the captured file, and what stands in for the API's origin.
+pub struct Capture<'a> {
+    pub file: Option<&'a Path>,
+    pub base_url: Option<&'a str>,
 }
 
 /// `wire`: the body (stdout, or `--out` written atomically), or with `--check` the
@@ -22,13 +44,13 @@ pub fn wire(
     config: &Config,
     packet: &Path,
     api: Api,
-    check: Option<&Path>,
+    capture: Capture,
     out: Option<&Path>,
     format: Format,
 ) -> Result<Status> {
     let shown = packet.display().to_string();
     let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
-    let Some(captured) = check else {
+    let Some(captured) = capture.file else {
         let body = canonical::to_pretty(&wire::body(&value, api, config, &shown)?);
         print::notes(&wire::notes(&value, api, &shown));
         match out {
@@ -38,7 +60,7 @@ pub fn wire(
         return Ok(Status::Holds);
     };
     let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
-    let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?;
+    let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
     let outcome = wire::check(&value, api, &captured, config, &shown, wire::CHECK)?;
     print::outcomes(&[outcome], format)
 }
@@ -54,4 +76,16 @@ pub fn attest(config: &Config, run_dir: &Path, key: &Path, out: Option<&Path>) -
 /// `verify --trusted-key`: the SPKI PEM public keys.
 pub fn trusted_keys(paths: &[std::path::PathBuf]) -> Result<Vec<ed25519_dalek::VerifyingKey>> {
     paths.iter().map(|path| crate::attest::keys::verifying_key(path)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_provider_name_suggests_its_apis() {
+        let google = super::parse_api("google").unwrap_err();
+        assert_eq!(google, "unknown API \"google\"; google packets go out through gemini");
+        let openai = super::parse_api("openai").unwrap_err();
+        assert_eq!(openai, "unknown API \"openai\"; openai packets go out through openai-chat or openai-responses");
+        assert!(super::parse_api("bard").unwrap_err().contains("expected one of anthropic, openai-chat"));
+    }
 }

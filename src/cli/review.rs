@@ -1,8 +1,9 @@
-//! `bless --review`, after insta's review: each new or changed case shows its
-//! grouped diff (golden on the left, recompiled on the right) and the developer
-//! answers accept / reject / skip. Accepted cases are written; rejected ones
-//! make the command fail (the source, not the golden file, needs fixing);
-//! skipped ones are left for later. It needs a terminal to ask on.
+//! `bless --review`, after insta's review: each distinct change shows its diff
+//! once (golden on the left, recompiled on the right) with the cases it touches,
+//! and the developer accepts it for all of them, reviews each case, rejects or
+//! skips it; the new cases are one more question. Accepted cases are written;
+//! rejected ones make the command fail (the source, not the golden file, needs
+//! fixing); skipped ones are left for later. It needs a terminal to ask on.
 
 use crate::bless::{self, Change, Pending, Requester};
 use crate::diff::group;
@@ -39,61 +40,139 @@ pub(crate) fn review(config: &Config, filter: Option<&str>) -> Result<Status> {
     Ok(Status::from_ok(rejected == 0))
 }
 
-/// Ask about each new or updated case in turn (unchanged ones need no answer and
-/// count as accepted). The end of the input skips every case not yet answered.
-pub(crate) fn decide(pending: &[Pending], mut input: impl BufRead, mut output: impl Write) -> Result<Vec<Decision>> {
-    let asked = pending.iter().filter(|p| p.change != Change::Unchanged).count();
-    let mut decisions = Vec::new();
-    let mut ended = false;
-    let mut number = 0;
-    for case in pending {
-        if case.change == Change::Unchanged {
-            decisions.push(Decision::Accept);
-            continue;
-        }
-        number += 1;
-        if ended {
-            decisions.push(Decision::Skip);
-            continue;
-        }
-        let text = format!("\n{} ({}, {number} of {asked})\n{}", case.case.name, case.change.word(), shown(case));
-        write(&mut output, &text)?;
-        let decision = loop {
-            write(&mut output, "accept (a), reject (r) or skip (s)? ")?;
-            let mut line = String::new();
-            let read = input.read_line(&mut line).map_err(|e| Error::io("<stdin>", e))?;
-            match line.trim() {
-                _ if read == 0 => {
-                    ended = true;
-                    break Decision::Skip;
-                }
-                "a" | "accept" => break Decision::Accept,
-                "r" | "reject" => break Decision::Reject,
-                "s" | "skip" => break Decision::Skip,
-                _ => {}
-            }
-        };
-        decisions.push(decision);
-    }
-    Ok(decisions)
+/// One question: a distinct change (or the new cases), the cases it touches
+/// (indices into the pending list), and what to show.
+struct Question {
+    title: String,
+    cases: Vec<usize>,
+    body: String,
 }
 
-/// The diff of a changed case, or what a new one will write.
-fn shown(case: &Pending) -> String {
-    let Some(golden) = &case.golden else {
-        let field = |key: &str| case.packet.get(key).and_then(|v| v.as_str()).unwrap_or("?").to_owned();
-        return format!(
-            "  no golden files yet: writes {} ({} {})\n",
-            case.case.golden_packet().display(),
-            field("provider"),
-            field("model")
+/// Ask once per distinct change (one template edit touching 26 cases is one diff
+/// and one question): accept it for all its cases, review each case, reject or
+/// skip. A case is written only when every change it has was accepted, fails the
+/// command when one was rejected, and waits otherwise. Unchanged cases need no
+/// answer and count as accepted. The end of the input skips what is left.
+pub(crate) fn decide(pending: &[Pending], mut input: impl BufRead, mut output: impl Write) -> Result<Vec<Decision>> {
+    let questions = questions(pending);
+    let mut answers: Vec<Vec<Decision>> = vec![Vec::new(); pending.len()];
+    let mut ended = false;
+    for (number, question) in questions.iter().enumerate() {
+        let names: Vec<&str> = question.cases.iter().map(|&i| pending[i].case.name.as_str()).collect();
+        let text = format!(
+            "\n{} ({} of {}), {} case(s): {}\n{}",
+            question.title,
+            number + 1,
+            questions.len(),
+            names.len(),
+            names.join(", "),
+            question.body
         );
-    };
-    let groups = group(vec![(case.case.name.clone(), golden.clone(), case.packet.clone())], ("golden", "recompiled"));
-    match groups.first().map(|g| g.body_text(("golden", "recompiled"))) {
-        Some(body) if !body.is_empty() => body,
-        _ => "  the packet is the same; its agent-request.json is rewritten\n".into(),
+        write(&mut output, &text)?;
+        let several = question.cases.len() > 1;
+        let prompt = if several {
+            "accept for all (a), review each (e), reject (r) or skip (s)? "
+        } else {
+            "accept (a), reject (r) or skip (s)? "
+        };
+        let answer = if ended { None } else { ask(&mut input, &mut output, prompt, several)? };
+        for (position, &case) in question.cases.iter().enumerate() {
+            let decision = match answer {
+                None => Decision::Skip,
+                Some(Answer::All(decision)) => decision,
+                Some(Answer::EachCase) => {
+                    let prompt = format!("  {}: accept (a), reject (r) or skip (s)? ", names[position]);
+                    match ask(&mut input, &mut output, &prompt, false)? {
+                        Some(Answer::All(decision)) => decision,
+                        _ => Decision::Skip,
+                    }
+                }
+            };
+            answers[case].push(decision);
+        }
+        ended = ended || answer.is_none();
     }
+    Ok(pending.iter().zip(answers).map(|(case, answers)| combined(case, &answers)).collect())
+}
+
+/// A case's decision from the answers about each of its changes.
+fn combined(case: &Pending, answers: &[Decision]) -> Decision {
+    if case.change == Change::Unchanged || answers.iter().all(|a| *a == Decision::Accept) && !answers.is_empty() {
+        Decision::Accept
+    } else if answers.contains(&Decision::Reject) {
+        Decision::Reject
+    } else {
+        Decision::Skip
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Answer {
+    All(Decision),
+    EachCase,
+}
+
+/// Ask until the answer is one of the choices; `None` at the end of the input.
+fn ask(input: &mut impl BufRead, output: &mut impl Write, prompt: &str, each: bool) -> Result<Option<Answer>> {
+    loop {
+        write(output, prompt)?;
+        let mut line = String::new();
+        if input.read_line(&mut line).map_err(|e| Error::io("<stdin>", e))? == 0 {
+            return Ok(None);
+        }
+        match line.trim() {
+            "a" | "accept" => return Ok(Some(Answer::All(Decision::Accept))),
+            "r" | "reject" => return Ok(Some(Answer::All(Decision::Reject))),
+            "s" | "skip" => return Ok(Some(Answer::All(Decision::Skip))),
+            "e" | "each" if each => return Ok(Some(Answer::EachCase)),
+            _ => {}
+        }
+    }
+}
+
+/// The distinct changes of the updated cases (grouped as the gate and the release
+/// check group them), then the new cases together.
+fn questions(pending: &[Pending]) -> Vec<Question> {
+    let labels = ("golden", "recompiled");
+    let index = |name: &str| pending.iter().position(|p| p.case.name == name).expect("a pending case");
+    let updated: Vec<(String, serde_json::Value, serde_json::Value)> = pending
+        .iter()
+        .filter(|p| p.change == Change::Updated)
+        .filter_map(|p| Some((p.case.name.clone(), p.golden.clone()?, p.packet.clone())))
+        .collect();
+    let mut questions: Vec<Question> = group(updated, labels)
+        .into_iter()
+        .map(|g| Question {
+            title: "change".into(),
+            cases: g.cases.iter().map(|name| index(name)).collect(),
+            body: g.body_text(labels),
+        })
+        .collect();
+    // Updated cases whose packet is the same: only agent-request.json is rewritten.
+    let covered: Vec<usize> = questions.iter().flat_map(|q| q.cases.clone()).collect();
+    let view_only: Vec<usize> =
+        (0..pending.len()).filter(|i| pending[*i].change == Change::Updated && !covered.contains(i)).collect();
+    if !view_only.is_empty() {
+        let body = "  the packet is the same; its agent-request.json is rewritten\n".into();
+        questions.push(Question { title: "agent view".into(), cases: view_only, body });
+    }
+    let new: Vec<usize> = (0..pending.len()).filter(|i| pending[*i].change == Change::New).collect();
+    if !new.is_empty() {
+        let body = new.iter().map(|&i| new_case(&pending[i])).collect();
+        questions.push(Question { title: "new".into(), cases: new, body });
+    }
+    questions
+}
+
+/// What blessing a new case writes.
+fn new_case(case: &Pending) -> String {
+    let field = |key: &str| case.packet.get(key).and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+    format!(
+        "  no golden files yet: writes {} ({} {})\n",
+        case.case.golden_packet().display(),
+        field("provider"),
+        field("model")
+    )
 }
 
 fn summary(pending: &[Pending], decisions: &[Decision]) -> String {
@@ -153,18 +232,55 @@ mod tests {
     }
 
     #[test]
-    fn each_changed_case_shows_its_diff_and_takes_an_answer() {
+    fn each_change_shows_its_diff_and_takes_an_answer() {
         let (_dir, pending) = pending();
         assert_eq!(pending.iter().map(|p| p.change).collect::<Vec<_>>(), [Change::Updated, Change::New]);
         let mut output = Vec::new();
         let decisions = decide(&pending, "maybe\nr\na\n".as_bytes(), &mut output).unwrap();
         assert_eq!(decisions, [Decision::Reject, Decision::Accept]);
         let text = String::from_utf8(output).unwrap();
-        assert!(text.contains("google-staged-both-selected (updated, 1 of 2)"), "{text}");
+        assert!(text.contains("change (1 of 2), 1 case(s): google-staged-both-selected"), "{text}");
         assert!(text.contains("$.maxTokens: 7 → "), "{text}");
-        assert!(text.contains("openai-staged-succ-default (new, 2 of 2)") && text.contains("no golden files yet"));
+        assert!(text.contains("new (2 of 2), 1 case(s): openai-staged-succ-default"), "{text}");
+        assert!(text.contains("no golden files yet"), "{text}");
         assert_eq!(text.matches("accept (a), reject (r) or skip (s)? ").count(), 3, "an unclear answer asks again");
         assert_eq!(summary(&pending, &decisions), "reviewed: 1 accepted, 1 rejected, 0 skipped, 0 unchanged\n");
+    }
+
+    /// Three cases blessed, then one template edit: one diff, one question.
+    fn edited_template() -> (tempfile::TempDir, Vec<Pending>) {
+        let (dir, _) = pending();
+        let config = Config::load(dir.path(), None).unwrap();
+        crate::bless::bless(&config, None).unwrap();
+        let template = dir.path().join("references/prompts/system.md.j2");
+        let text = std::fs::read_to_string(&template).unwrap();
+        std::fs::write(&template, text.replacen('\n', " One edit.\n", 1)).unwrap();
+        let pending = bless::plan(&config, None).unwrap();
+        assert!(pending.len() >= 2 && pending.iter().all(|p| p.change == Change::Updated));
+        (dir, pending)
+    }
+
+    #[test]
+    fn one_template_edit_is_one_question_accepted_for_all() {
+        let (_dir, pending) = edited_template();
+        let mut output = Vec::new();
+        let decisions = decide(&pending, "a\n".as_bytes(), &mut output).unwrap();
+        assert!(decisions.iter().all(|d| *d == Decision::Accept), "{decisions:?}");
+        let text = String::from_utf8(output).unwrap();
+        assert_eq!(text.matches("? ").count(), 1, "{text}");
+        assert!(text.contains(&format!("change (1 of 1), {} case(s)", pending.len())), "{text}");
+        assert_eq!(text.lines().filter(|l| l.trim_start().starts_with('+') && l.contains("One edit.")).count(), 1);
+    }
+
+    #[test]
+    fn review_each_asks_per_case_of_the_change() {
+        let (_dir, pending) = edited_template();
+        let mut output = Vec::new();
+        let decisions = decide(&pending, "e\nr\na\n".as_bytes(), &mut output).unwrap();
+        assert_eq!(decisions[..2], [Decision::Reject, Decision::Accept]);
+        let text = String::from_utf8(output).unwrap();
+        assert!(text.contains("accept for all (a), review each (e), reject (r) or skip (s)? "), "{text}");
+        assert!(text.contains(&format!("  {}: accept (a), reject (r) or skip (s)? ", pending[0].case.name)), "{text}");
     }
 
     #[test]

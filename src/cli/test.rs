@@ -77,7 +77,7 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         .map(|t| t.name().to_owned())
         .collect();
     let conclusion = libtest_mimic::run(&arguments, trials);
-    print::stale(&suite.stale.report("PACKETPROOF_BLESS=1 packetproof test"))?;
+    print::stale(&suite.stale.report("packetproof bless"))?;
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         let xml = junit::to_xml("packetproof", &suite.records.snapshot(), &skipped);
         fsutil::write_atomic(file, xml.as_bytes())?;

@@ -137,6 +137,28 @@ fn data_semantics(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rule
             format!("{BASE}.dataSemantics.screens"),
             "blueprint.dataSemantics.screens must cover every blueprint screen once in order",
         );
+        coverage_details(&named, valid_ids, rules);
+    }
+}
+
+/// Which screen R26's message is about (the reference's text names none): each
+/// missing screen, each screen named twice, or else the two orders.
+fn coverage_details(named: &[&str], valid_ids: &[&str], rules: &mut Rules) {
+    let path = format!("{BASE}.dataSemantics.screens");
+    let missing: Vec<&&str> = valid_ids.iter().filter(|id| !named.contains(id)).collect();
+    let twice: Vec<&&str> = valid_ids.iter().filter(|id| named.iter().filter(|n| n == id).count() > 1).collect();
+    for id in &missing {
+        rules.fail(path.clone(), format!("blueprint.dataSemantics.screens has no entry for screen {id}"));
+    }
+    for id in &twice {
+        rules.fail(path.clone(), format!("blueprint.dataSemantics.screens names screen {id} more than once"));
+    }
+    let unknown = named.iter().any(|n| !valid_ids.contains(n));
+    if missing.is_empty() && twice.is_empty() && !unknown {
+        rules.fail(
+            path,
+            format!("blueprint.dataSemantics.screens names the screens in the order {named:?}; the blueprint's is {valid_ids:?}"),
+        );
     }
 }
 
@@ -190,5 +212,39 @@ fn forbidden(blueprint: &Value, config: &Config, rules: &mut Rules) {
     for inside in found {
         let path = format!("{BASE}{}", &inside[1..]);
         rules.fail(path, format!("blueprint contains forbidden generated/provider material at {inside}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Config, Error};
+    use serde_json::Value;
+    use std::path::Path;
+
+    /// The findings of compiling the interop-shaped fixture after `change`.
+    fn refused(change: impl FnOnce(&mut Vec<Value>)) -> Vec<String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config = Config::load(root, None).unwrap();
+        let file = root.join("fixtures/anthropic-staged-both-selected-interop-shape/request.json");
+        let mut request = crate::fsutil::read_json(&file, 1 << 20).unwrap();
+        change(request.pointer_mut("/source/blueprint/dataSemantics/screens").unwrap().as_array_mut().unwrap());
+        match crate::compile::compile(&request, &config, "test") {
+            Err(Error::Rejected { findings, .. }) => findings.into_iter().map(|f| f.message).collect(),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn data_semantics_coverage_names_the_screen() {
+        let twice = refused(|screens| screens[1] = screens[0].clone());
+        assert!(
+            twice.contains(&"blueprint.dataSemantics.screens has no entry for screen wins_proof".into()),
+            "{twice:?}"
+        );
+        assert!(twice.contains(&"blueprint.dataSemantics.screens names screen wins_intro more than once".into()));
+        let swapped = refused(|screens| screens.swap(0, 1));
+        let order = "blueprint.dataSemantics.screens names the screens in the order [\"wins_proof\", \"wins_intro\"]; \
+                     the blueprint's is [\"wins_intro\", \"wins_proof\"]";
+        assert!(swapped.contains(&order.to_owned()), "{swapped:?}");
     }
 }

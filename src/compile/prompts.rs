@@ -28,7 +28,8 @@ type Loaded = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
 pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name: &str) -> Result<Rendered> {
     let root = config.paths.prompts.clone();
     let loaded: Loaded = Arc::default();
-    let env = environment(root.clone(), loaded.clone());
+    let read = config.read_prompts().cloned();
+    let env = environment(root.clone(), read, loaded.clone());
     let root = root.unwrap_or_else(|| PathBuf::from(format!("<built-in {}>", crate::builtin::PROMPTS_PATH)));
     let context = context(input, branch, schema_name);
     let render = |name: &str| -> Result<String> {
@@ -44,8 +45,13 @@ pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name
     Ok(Rendered { system, user, paths: loaded.into_iter().map(|(name, _)| name).collect(), versions })
 }
 
-/// `root`: the prompts folder; `None`: the built-in templates.
-fn environment(root: Option<PathBuf>, loaded: Loaded) -> Environment<'static> {
+/// `root`: the prompts folder; `None`: the built-in templates. `read`: the
+/// templates as already read (`Config::reading_once`).
+fn environment(
+    root: Option<PathBuf>,
+    read: Option<Arc<Vec<(String, Vec<u8>)>>>,
+    loaded: Loaded,
+) -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
@@ -53,6 +59,12 @@ fn environment(root: Option<PathBuf>, loaded: Loaded) -> Environment<'static> {
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
     env.set_loader(move |name| {
+        if let Some((_, bytes)) = read.iter().flat_map(|all| all.iter()).find(|(n, _)| n == name) {
+            if let Ok(text) = String::from_utf8(bytes.clone()) {
+                loaded.lock().unwrap_or_else(|e| e.into_inner()).push((name.to_owned(), bytes.clone()));
+                return Ok(Some(text));
+            }
+        }
         let Some(root) = &root else {
             let text = crate::builtin::prompt(name);
             if let Some(text) = text {

@@ -237,7 +237,13 @@ impl Checker {
                 "$.maxTokens",
                 format!("maxTokens {tokens} is past JavaScript's safe integers (2^53): a token budget must be exact"),
             ),
-            Some(_) => {}
+            Some(tokens) => {
+                let text = |key: &str| root.get(key).and_then(Value::as_str).unwrap_or_default();
+                let tokens = tokens.as_f64().unwrap_or_default();
+                if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
+                    self.fail("$.maxTokens", problem);
+                }
+            }
         }
     }
 

@@ -9,12 +9,19 @@
 //! it does not name (`prompts`, `builder_schema`, `schema_snapshot`, `google_suffix`)
 //! is the built-in copy of the project's file.
 
+mod read_once;
+
 use crate::{builtin, Error, Result};
+use read_once::ReadOnce;
 use regex::Regex;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod provider;
+pub use provider::Provider;
 
 pub const FILE_NAME: &str = "harness.toml";
 
@@ -75,14 +82,6 @@ impl Default for Paths {
             google_suffix: None,
         }
     }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Provider {
-    pub models: Vec<String>,
-    #[serde(default)]
-    pub text_json: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -292,6 +291,8 @@ pub struct Config {
     pub canonical: Canonical,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
+    /// Set by [`Config::reading_once`]: templates and schema files read once.
+    read_once: Option<Arc<ReadOnce>>,
 }
 
 impl Config {
@@ -370,6 +371,11 @@ impl Config {
         if raw.providers.is_empty() {
             return Err(config_error("providers: at least one provider is required".into()));
         }
+        for (name, provider) in &raw.providers {
+            if let Some(message) = provider.limit_problem() {
+                return Err(config_error(format!("providers.{name}.max_output_tokens: {message}")));
+            }
+        }
         if let Some(exporter) = &raw.exporter {
             if exporter.command.first().is_none_or(|program| program.trim().is_empty()) {
                 return Err(config_error("exporter.command: expected the program and its arguments".into()));
@@ -420,12 +426,23 @@ impl Config {
             checks: raw.checks,
             canonical: raw.canonical,
             google_suffix,
+            read_once: None,
         })
     }
 
     /// The settings file's name as a message shows it.
     pub fn file_name(&self) -> String {
         self.file.as_ref().map_or_else(|| "the built-in settings".to_owned(), |f| f.display().to_string())
+    }
+
+    /// Why `max_tokens` is past the output limit harness.toml gives `model` of `provider`, if it is.
+    pub fn output_limit_problem(&self, provider: &str, model: &str, max_tokens: f64) -> Option<String> {
+        self.providers.get(provider)?.output_limit_problem(provider, model, max_tokens)
+    }
+
+    /// Whether harness.toml gives `model` of `provider` an output limit (`None`: unknown provider).
+    pub fn has_output_limit(&self, provider: &str, model: &str) -> Option<bool> {
+        self.providers.get(provider).map(|p| p.max_output_tokens.contains_key(model))
     }
 
     /// Whether packets for `provider` use text-JSON mode (no outputSchema, suffix appended).
@@ -446,7 +463,7 @@ impl Config {
     fn resource(&self, file: Option<&Path>, name: &str, builtin: &'static str) -> Result<(String, Cow<'static, [u8]>)> {
         match file {
             Some(file) => {
-                let bytes = crate::fsutil::read_bytes(file, self.limits.max_file_bytes)?;
+                let bytes = self.read_resource(file)?;
                 Ok((file.display().to_string(), Cow::Owned(bytes)))
             }
             None => Ok((format!("<built-in {name}>"), Cow::Borrowed(builtin.as_bytes()))),
@@ -461,6 +478,9 @@ impl Config {
         if !plain || name.is_empty() {
             return None;
         }
+        if let Some(found) = self.read_prompts().and_then(|all| all.iter().find(|(n, _)| n == name)) {
+            return Some(found.1.clone());
+        }
         match &self.paths.prompts {
             Some(root) => crate::fsutil::read_bytes(&root.join(name), self.limits.max_file_bytes).ok(),
             None => builtin::prompt(name).map(|text| text.as_bytes().to_vec()),
@@ -469,6 +489,13 @@ impl Config {
 
     /// The prompt templates, `(name relative to the prompts folder, bytes)`, sorted by name.
     pub fn prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
+        match self.read_prompts() {
+            Some(all) => all.to_vec(),
+            None => self.walk_prompt_templates(),
+        }
+    }
+
+    pub(crate) fn walk_prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
         let Some(root) = &self.paths.prompts else {
             return builtin::PROMPTS
                 .iter()

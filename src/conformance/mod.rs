@@ -13,12 +13,13 @@ pub mod partition;
 
 use crate::check::stale::StaleGoldens;
 use crate::check::{self, Checked};
-use crate::corpus::fixture_run::LIFECYCLE;
+use crate::corpus::fixture_run::{self, AssembledRun, LIFECYCLE};
 use crate::corpus::{self, Case, Expectation};
-use crate::{bless, judge, mutation, Check, Config, CorpusCheck, Error, Result};
+use crate::{bless, judge, mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result};
 use junit::Records;
 use libtest_mimic::{Completion, Failed, Trial};
-use std::sync::{Arc, Mutex};
+use serde_json::Value;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where a trial's side notes go ("blessed X", the mutation count): the caller
 /// prints them (the library never prints).
@@ -37,6 +38,8 @@ pub struct Conformance {
 /// is empty, or whose expect.toml names a check the fixture does not have is an
 /// error: a gate that discovered nothing must not pass (as datatest-stable does).
 pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
+    // Thousands of checks render the same templates against the same schema files.
+    let config = Arc::new(Config::clone(&config).reading_once());
     let records = Records::default();
     let stale = Arc::new(StaleGoldens::new());
     let suite = Suite { config, note, records: records.clone(), stale: Arc::clone(&stale) };
@@ -56,17 +59,96 @@ pub fn trials(config: Arc<Config>, note: Note) -> Result<Conformance> {
                 )));
             }
         }
-        let case = Arc::new(case);
+        let positive = case.expect.is_none();
+        let case = Arc::new(Shared::new(case));
         for check in applicable {
             let expectation = expected.iter().find(|e| e.check == check.name()).cloned();
             let (suite_ref, case) = (suite.clone(), Arc::clone(&case));
-            trials.push(suite.trial(format!("{}::{check}", case.name), move || {
+            trials.push(suite.trial(format!("{}::{check}", case.case.name), move || {
                 suite_ref.case_trial(&case, check, expectation.as_ref())
+            }));
+        }
+        // The mutation self-test damages golden packets: one trial per positive fixture.
+        if positive {
+            let (suite_ref, name) = (suite.clone(), format!("{}::{}", case.case.name, CorpusCheck::MutationSelfTest));
+            let off = judge::enabled(CorpusCheck::MutationSelfTest, &suite.config).err();
+            trials.push(suite.trial(name, move || match off {
+                Some(reason) => Ok(Completion::ignored_with(reason)),
+                None => suite_ref.mutation_trial(&case).map(|()| Completion::Completed),
             }));
         }
     }
     trials.extend(suite.corpus_trials());
     Ok(Conformance { trials, records, stale })
+}
+
+/// What the trials of one case share, each part computed once by the first trial
+/// that needs it (trials run in any order, on any thread): the packet parsed once,
+/// the request compiled once for `packet::regenerates` (and the self-test's
+/// staleness test), the run assembled once for every run check and the self-test.
+/// Under `PACKETPROOF_BLESS` every trial computes afresh: a trial may have just
+/// re-blessed the golden files.
+struct Shared {
+    case: Case,
+    packet: OnceLock<Arc<Result<Value, String>>>,
+    regenerated: OnceLock<Arc<Result<Checked, String>>>,
+    run: OnceLock<Arc<Result<AssembledRun, String>>>,
+}
+
+impl Shared {
+    fn new(case: Case) -> Shared {
+        Shared { case, packet: OnceLock::new(), regenerated: OnceLock::new(), run: OnceLock::new() }
+    }
+
+    fn packet(&self, config: &Config) -> Result<Arc<Result<Value, String>>, Failed> {
+        once(&self.packet, || self.case.packet(config).map_err(|e| e.to_string()))
+    }
+
+    fn regenerated(&self, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
+        let packet = self.packet(config)?;
+        once(&self.regenerated, || match packet.as_ref() {
+            Ok(packet) => {
+                check::on_packet(PacketCheck::Regenerates, packet, &self.case, config).map_err(|e| e.to_string())
+            }
+            Err(e) => Err(e.clone()),
+        })
+    }
+
+    fn run(&self, config: &Config) -> Result<Arc<Result<AssembledRun, String>>, Failed> {
+        once(&self.run, || fixture_run::assemble_run(&self.case, config).map_err(|e| e.to_string()))
+    }
+
+    /// Whether `check` can apply to this case (`Err(why not)`), judged on the shared packet.
+    fn applies(&self, check: Check, config: &Config) -> Result<std::result::Result<(), String>, Failed> {
+        let packet = self.packet(config)?;
+        Ok(check::applies(check, &self.case, packet.as_ref().as_ref().ok(), config))
+    }
+
+    /// One check on this case, on the shared packet or run.
+    fn checked(&self, check: Check, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
+        let fresh = |checked: Result<Checked>| Ok(Arc::new(checked.map_err(|e| e.to_string())));
+        match check {
+            Check::Packet(PacketCheck::Regenerates) => self.regenerated(config),
+            Check::Packet(packet_check) => match self.packet(config)?.as_ref() {
+                Ok(packet) => fresh(check::on_packet(packet_check, packet, &self.case, config)),
+                Err(e) => Ok(Arc::new(Err(e.clone()))),
+            },
+            Check::Run(run_check) => match self.run(config)?.as_ref() {
+                Ok(run) => fresh(Ok(check::on_assembled_run(run_check, run, config))),
+                Err(e) => Ok(Arc::new(Err(e.clone()))),
+            },
+            other => fresh(check::on_case(other, &self.case, config)),
+        }
+    }
+}
+
+/// The value in `cell`, made by `make` the first time (every time under bless).
+fn once<T>(
+    cell: &OnceLock<Arc<Result<T, String>>>,
+    make: impl FnOnce() -> Result<T, String>,
+) -> Result<Arc<Result<T, String>>, Failed> {
+    let make = || Arc::new(make());
+    Ok(if bless_requested()? { make() } else { Arc::clone(cell.get_or_init(make)) })
 }
 
 #[derive(Clone)]
@@ -86,11 +168,11 @@ impl Suite {
         Trial::ignorable_test(name, move || records.run(recorded, run))
     }
 
-    fn case_trial(&self, case: &Case, check: Check, expected: Option<&Expectation>) -> Result<Completion, Failed> {
+    fn case_trial(&self, shared: &Shared, check: Check, expected: Option<&Expectation>) -> Result<Completion, Failed> {
+        let case = &shared.case;
         self.ensure_golden(case)?;
         self.ensure_base_blessed(case)?;
-        let applies = check::applies(check, case, &self.config).map_err(|e| Failed::from(e.to_string()))?;
-        if let Err(reason) = applies {
+        if let Err(reason) = shared.applies(check, &self.config)? {
             if let Some(expected) = expected {
                 return Err(format!(
                     "negative fixture {}: {} was declared to fail with {:?}, but it cannot apply: {reason}",
@@ -100,10 +182,10 @@ impl Suite {
             }
             return Ok(Completion::ignored_with(format!("not applicable: {reason}")));
         }
-        let checked = check::on_case(check, case, &self.config)
-            .map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
+        let checked = shared.checked(check, &self.config)?;
+        let checked = checked.as_ref().as_ref().map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
         match expected {
-            Some(expected) => expect_failure(case, expected, &checked),
+            Some(expected) => expect_failure(case, expected, checked),
             None => self.expect_pass(case, check, checked),
         }
         .map(|()| Completion::Completed)
@@ -161,7 +243,7 @@ impl Suite {
         Ok(())
     }
 
-    fn expect_pass(&self, case: &Case, check: Check, checked: Checked) -> Result<(), Failed> {
+    fn expect_pass(&self, case: &Case, check: Check, checked: &Checked) -> Result<(), Failed> {
         if checked.findings.is_empty() {
             return Ok(());
         }
@@ -173,25 +255,21 @@ impl Suite {
         }
         // One line here; the diff is shown once for all cases it affects, after the summary.
         self.stale.record(&case.name, mismatch);
-        Err(format!(
-            "{}  (the change is shown once after the test summary, with every case it affects)",
-            list(&checked)
-        )
-        .into())
+        Err(format!("{}  (the change is shown once after the test summary, with every case it affects)", list(checked))
+            .into())
     }
 
     fn corpus_trials(&self) -> Vec<Trial> {
         CorpusCheck::ALL
             .into_iter()
-            .map(|check| {
+            .filter_map(|check| {
                 let suite = self.clone();
                 let trial = match check {
+                    // One trial per fixture (`<fixture>::corpus::mutation-self-test`), made with the case's trials.
+                    CorpusCheck::MutationSelfTest => return None,
                     _ if judge::enabled(check, &self.config).is_err() => {
                         let reason = judge::enabled(check, &self.config).unwrap_err();
                         self.trial(check.name().into(), move || Ok(Completion::ignored_with(reason)))
-                    }
-                    CorpusCheck::MutationSelfTest => {
-                        self.trial(check.name().into(), move || suite.mutation_trial().map(|()| Completion::Completed))
                     }
                     CorpusCheck::Layout
                     | CorpusCheck::SnapshotParity
@@ -208,56 +286,60 @@ impl Suite {
                 };
                 // A suite that does not require branch coverage yet reports it as ignored, never as passed.
                 let off = check == CorpusCheck::BranchCoverage && !self.config.corpus.require_branch_coverage;
-                trial.with_ignored_flag(off)
+                Some(trial.with_ignored_flag(off))
             })
             .collect()
     }
 
-    fn mutation_trial(&self) -> Result<(), Failed> {
-        let name = CorpusCheck::MutationSelfTest;
+    /// The mutation self-test of one fixture, on its golden packet and assembled run.
+    fn mutation_trial(&self, shared: &Shared) -> Result<(), Failed> {
+        let case = &shared.case;
+        self.ensure_golden(case)?;
         // Stale golden files fail checks before any mutation: say so in one line, not
         // one line per "escaped" mutation (the change itself is reported once, grouped).
-        if !bless_requested()? {
-            let stale = self.stale_cases().map_err(|e| Failed::from(e.to_string()))?;
-            if !stale.is_empty() {
-                return Err(format!(
-                    "not run: the golden files of {} case(s) are stale (the change is shown after the test summary); \
-                     the self-test mutates current golden packets",
-                    stale.len()
-                )
+        let regenerated = shared.regenerated(&self.config)?;
+        let stale = match regenerated.as_ref() {
+            Ok(checked) => checked.mismatch.is_some(),
+            Err(e) => return Err(format!("could not run {}: {e}", CorpusCheck::MutationSelfTest).into()),
+        };
+        if stale && !bless_requested()? {
+            return Err("not run: this case's golden files are stale (the change is shown after the test summary); \
+                        the self-test mutates current golden packets"
                 .into());
-            }
         }
-        let report = mutation::self_test(&self.config).map_err(|e| Failed::from(e.to_string()))?;
-        (self.note)(&format!("{name}: caught {} of {} mutations", report.caught(), report.total()));
-        if report.escaped.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{} of {} mutations escaped their checks:\n{}",
-                report.escaped.len(),
-                report.total(),
-                report.escaped.join("\n")
+        if stale {
+            self.bless_from_test(case)?;
+        }
+        let packet = shared.packet(&self.config)?;
+        let Ok(Value::Object(golden)) = packet.as_ref() else {
+            return Err(format!(
+                "could not read the golden packet: {}",
+                packet.as_ref().as_ref().err().map_or("not a JSON object", |e| e)
             )
-            .into())
+            .into());
+        };
+        let run = match case.run_fixture() {
+            Some(_) => Some(shared.run(&self.config)?),
+            None => None,
+        };
+        let run = match run.as_deref() {
+            Some(Ok(run)) => Some(run),
+            Some(Err(e)) => return Err(format!("could not assemble the run: {e}").into()),
+            None => None,
+        };
+        let report =
+            mutation::self_test_case(case, golden, run, &self.config).map_err(|e| Failed::from(e.to_string()))?;
+        if report.escaped.is_empty() {
+            return Ok(());
         }
-    }
-}
-
-impl Suite {
-    /// The cases whose golden packet no longer regenerates.
-    fn stale_cases(&self) -> Result<Vec<String>> {
-        let mut stale = Vec::new();
-        for case in corpus::cases(&self.config)?.into_iter().filter(|c| !c.has_own_packet()) {
-            if !case.golden_packet().is_file() {
-                continue;
-            }
-            let checked = check::on_case(Check::Packet(crate::PacketCheck::Regenerates), &case, &self.config)?;
-            if checked.mismatch.is_some() {
-                stale.push(case.name);
-            }
-        }
-        Ok(stale)
+        Err(format!(
+            "{} of {} mutations of {} escaped their checks:\n{}",
+            report.escaped.len(),
+            report.total(),
+            case.name,
+            report.escaped.join("\n")
+        )
+        .into())
     }
 }
 

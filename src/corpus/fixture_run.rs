@@ -20,6 +20,13 @@ pub struct CompletionRecord {
 pub const COMPLETION_RECORD: &str = "completion.toml";
 
 impl CompletionRecord {
+    /// When the case's completion record was last written (the epoch when unknown).
+    pub fn written(case: &Case) -> std::time::SystemTime {
+        let file = case.run_fixture().map(|dir| dir.join(COMPLETION_RECORD));
+        let modified = file.and_then(|f| std::fs::metadata(f).ok()).and_then(|m| m.modified().ok());
+        modified.unwrap_or(std::time::UNIX_EPOCH)
+    }
+
     pub fn load(case: &Case) -> Result<Option<CompletionRecord>> {
         let Some(run_dir) = case.run_fixture() else { return Ok(None) };
         let path = run_dir.join(COMPLETION_RECORD);
@@ -39,7 +46,7 @@ impl CompletionRecord {
 /// what the lifecycle step that writes it would have written (a negative case's
 /// hand-broken manifest, snapshot, agent request, evaluation or receipt).
 pub struct AssembledRun {
-    _root: tempfile::TempDir,
+    root: fsutil::Scratch,
     pub dir: PathBuf,
     pub packet: Value,
     /// Steps of the lifecycle that refused (a negative case expects some).
@@ -53,7 +60,7 @@ pub const LIFECYCLE: &str = "lifecycle";
 const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLETION];
 
 pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
-    let root = tempfile::tempdir().map_err(|e| crate::Error::io(std::env::temp_dir(), e))?;
+    let root = fsutil::Scratch::new()?;
     let dir = root.path().join("run");
     let packet = case.packet(config)?;
     // Prepared from a file: the case's own or golden one, or its derived packet written here.
@@ -95,7 +102,37 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
             refusals.push(format!("complete refused: {e}"));
         }
     }
-    Ok(AssembledRun { _root: root, dir, packet, refusals })
+    Ok(AssembledRun { root, dir, packet, refusals })
+}
+
+impl AssembledRun {
+    /// The folder holding the run directory (a runs root of one run).
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// A copy of this run in a scratch folder of its own, to damage (the mutation
+    /// self-test): copying the files costs far less than assembling the run again.
+    pub fn copy(&self) -> Result<AssembledRun> {
+        let root = fsutil::Scratch::new()?;
+        let dir = root.path().join("run");
+        copy_files(&self.dir, &dir, |_| true)?;
+        Ok(AssembledRun { root, dir, packet: self.packet.clone(), refusals: self.refusals.clone() })
+    }
+}
+
+/// The regular files directly in `from` whose names `pick` selects, copied into
+/// `to` (created). Plain copies: `to` is scratch, thrown away after the check.
+pub fn copy_files(from: &Path, to: &Path, pick: impl Fn(&str) -> bool) -> Result<()> {
+    std::fs::create_dir_all(to).map_err(|e| crate::Error::io(to, e))?;
+    for entry in std::fs::read_dir(from).map_err(|e| crate::Error::io(from, e))? {
+        let entry = entry.map_err(|e| crate::Error::io(from, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().map_err(|e| crate::Error::io(entry.path(), e))?.is_file() && pick(&name) {
+            std::fs::copy(entry.path(), to.join(&name)).map_err(|e| crate::Error::io(entry.path(), e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The fixture's run files (not the completion record) whose names `pick` selects.

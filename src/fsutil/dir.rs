@@ -144,7 +144,8 @@ mod unix {
                 None => Mode::from_raw_mode(0o644),
             };
             let temp = temp_name();
-            let result = write_temp(&parent, &temp, bytes, mode)
+            let durable = crate::fsutil::scratch::durable(&shown);
+            let result = write_temp(&parent, &temp, bytes, mode, durable)
                 .and_then(|()| before_rename())
                 .and_then(|()| publish(&parent, &temp, &leaf, replace));
             if result.is_err() {
@@ -157,6 +158,9 @@ mod unix {
                 _ => Error::io(&shown, e),
             })?;
             // The rename is durable only once the directory entry is on disk.
+            if !durable {
+                return Ok(());
+            }
             rustix::fs::fsync(&parent).map_err(|e| Error::io(&shown, e.into()))
         }
 
@@ -244,14 +248,17 @@ mod unix {
         format!("{TEMP_PREFIX}{}-{nanos:x}-{n}{TEMP_SUFFIX}", std::process::id())
     }
 
-    fn write_temp(parent: &OwnedFd, temp: &str, bytes: &[u8], mode: Mode) -> std::io::Result<()> {
+    fn write_temp(parent: &OwnedFd, temp: &str, bytes: &[u8], mode: Mode, durable: bool) -> std::io::Result<()> {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(parent, temp, flags, mode)?;
         // The umask may have narrowed the mode at creation; set it exactly.
         rustix::fs::fchmod(&fd, mode)?;
         let mut file = std::fs::File::from(fd);
         file.write_all(bytes)?;
-        file.sync_all()
+        if durable {
+            file.sync_all()?;
+        }
+        Ok(())
     }
 
     /// Move the temp file into place: a rename replaces, a hard link refuses an
@@ -325,7 +332,9 @@ mod portable {
                 .tempfile_in(dir)
                 .map_err(|e| Error::io(dir, e))?;
             temp.write_all(bytes).map_err(|e| Error::io(&path, e))?;
-            temp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+            if crate::fsutil::scratch::durable(&path) {
+                temp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+            }
             before_rename().map_err(|e| Error::io(&path, e))?;
             match replace {
                 Replace::Allowed => temp.persist(&path).map(drop).map_err(|e| Error::io(&path, e.error)),

@@ -6,13 +6,16 @@
 //!   created relative to it (temp file, then rename), refusing symlinks and
 //!   anything that is not a regular file, so an interrupted write leaves the old
 //!   file or the new one, and a check cannot be raced by a path swap;
-//! - [`Lock`]: an OS lock on a directory, released by the kernel on crash.
+//! - [`Lock`]: an OS lock on a directory, released by the kernel on crash;
+//! - [`Scratch`]: a temporary folder whose writes skip fsync (it is thrown away).
 
 mod dir;
 mod lock;
+pub(crate) mod scratch;
 
 pub use dir::{Dir, Replace, TEMP_PREFIX, TEMP_SUFFIX};
 pub use lock::Lock;
+pub use scratch::Scratch;
 
 use crate::{canonical, Error, Result};
 use serde_json::Value;

@@ -107,7 +107,7 @@ pub struct Report {
     pub violations: Vec<Violation>,
 }
 
-/// Run the release check against `base` (default: the merge base with main).
+/// Run the release check against `base` (default: see [`default_base`]).
 pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let git = Git::open(&config.root)?;
     let (base, chosen_by) = match base {
@@ -167,13 +167,39 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
 }
 
 /// The merge base with `main`, else with `origin/main`, and which it was.
+/// The default base: the merge base of HEAD and the current branch's upstream,
+/// else the remote's default branch (`origin/HEAD`, or another remote's), else
+/// `main`, else `master`. The second value says which, for the report.
 fn default_base(git: &Git) -> Result<(String, String)> {
-    for branch in ["main", "origin/main"] {
-        if let Ok(base) = git.run(&["merge-base", "HEAD", branch]) {
-            return Ok((base, format!("the merge base of HEAD and {branch}")));
+    let mut candidates: Vec<(String, &str)> = Vec::new();
+    if let Ok(upstream) = git.run(&["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"]) {
+        candidates.push((upstream, "the current branch's upstream"));
+    }
+    let remotes = git.run(&["remote"]).unwrap_or_default();
+    let mut remotes: Vec<&str> = remotes.lines().map(str::trim).filter(|r| !r.is_empty()).collect();
+    remotes.sort_by_key(|r| *r != "origin");
+    for remote in remotes {
+        if let Ok(head) = git.run(&["symbolic-ref", "--short", &format!("refs/remotes/{remote}/HEAD")]) {
+            candidates.push((head, "the remote's default branch"));
         }
     }
-    Err(Error::Usage("no merge base with `main` or `origin/main`; name the base with --base REV".into()))
+    candidates.push(("main".into(), "main"));
+    candidates.push(("master".into(), "master"));
+    for (branch, why) in candidates {
+        if let Ok(base) = git.run(&["merge-base", "HEAD", &branch]) {
+            let said = if why == branch {
+                format!("the merge base of HEAD and {branch}")
+            } else {
+                format!("the merge base of HEAD and {branch} ({why})")
+            };
+            return Ok((base, said));
+        }
+    }
+    Err(Error::Usage(
+        "no base to compare with: the current branch has no upstream, no remote names a default branch, and there \
+         is no `main` or `master`; name the base with --base REV"
+            .into(),
+    ))
 }
 
 fn recompile(case: &corpus::Case, config: &Config) -> Result<Value> {

@@ -18,7 +18,7 @@ pub struct TestPage {
     pub counts: Vec<(&'static str, usize)>,
     pub failed: bool,
     pub matrix: Matrix,
-    /// Column heads of the fixture table: every packet and run check.
+    /// Column heads of the fixture table: every packet and run check, and the self-test.
     pub checks: Vec<String>,
     pub fixtures: Vec<FixtureRow>,
     pub corpus: Vec<Named>,
@@ -67,6 +67,10 @@ pub struct State {
 }
 
 impl State {
+    fn none(why: &str) -> State {
+        State { kind: "none", detail: why.to_owned() }
+    }
+
     fn of(name: &str, records: &BTreeMap<&str, &Record>, ignored: &[String], config: &Config) -> State {
         let state = |kind, detail: &str| State { kind, detail: detail.to_owned() };
         match records.get(name) {
@@ -100,20 +104,26 @@ fn first_finding(message: &str) -> &str {
 pub fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Result<TestPage> {
     let by_name: BTreeMap<&str, &Record> = records.iter().map(|r| (r.name.as_str(), r)).collect();
     let cases = corpus::cases(config)?;
-    let columns: Vec<Check> =
-        PacketCheck::ALL.into_iter().map(Check::Packet).chain(RunCheck::ALL.into_iter().map(Check::Run)).collect();
+    // Every packet and run check, then the self-test, which runs per positive fixture.
+    let mutation = CorpusCheck::MutationSelfTest.name();
+    let mut columns: Vec<String> = PacketCheck::ALL.into_iter().map(|c| Check::Packet(c).to_string()).collect();
+    columns.extend(RunCheck::ALL.into_iter().map(|c| Check::Run(c).to_string()));
+    columns.push(mutation.to_owned());
     let fixtures: Vec<FixtureRow> = cases
         .iter()
         .map(|case| {
-            let own = check::applicable(case);
+            let mut own: Vec<String> = check::applicable(case).iter().map(ToString::to_string).collect();
+            if case.expect.is_none() {
+                own.push(mutation.to_owned());
+            }
             let states = columns
                 .iter()
-                .map(|c| {
-                    if own.contains(c) {
-                        State::of(&format!("{}::{c}", case.name), &by_name, ignored, config)
-                    } else {
-                        State { kind: "none", detail: "not a check of this fixture (it has no run/)".into() }
+                .map(|column| match own.contains(column) {
+                    true => State::of(&format!("{}::{column}", case.name), &by_name, ignored, config),
+                    false if column == mutation => {
+                        State::none("negative fixtures are not mutated: they are broken on purpose")
                     }
+                    false => State::none("not a check of this fixture (it has no run/)"),
                 })
                 .collect();
             FixtureRow { name: case.name.clone(), negative: case.expect.is_some(), states }
@@ -121,6 +131,7 @@ pub fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Res
         .collect();
     let corpus: Vec<Named> = CorpusCheck::ALL
         .into_iter()
+        .filter(|c| *c != CorpusCheck::MutationSelfTest)
         .map(|c| Named { name: c.name().to_owned(), state: State::of(c.name(), &by_name, ignored, config) })
         .collect();
     let states: Vec<&State> = fixtures.iter().flat_map(|f| &f.states).chain(corpus.iter().map(|n| &n.state)).collect();
@@ -133,7 +144,7 @@ pub fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Res
         failed: counts[1].1 > 0,
         counts,
         matrix: matrix(&cases, config),
-        checks: columns.iter().map(ToString::to_string).collect(),
+        checks: columns,
         fixtures,
         corpus,
     })

@@ -87,12 +87,12 @@ pub fn release_page(report: &Report) -> ReleasePage {
 }
 
 fn change_view(number: usize, group: &crate::diff::ChangeGroup) -> ChangeView {
-    let texts = &group.prompts;
-    let prompts = [("systemPrompt", &texts.system_prompt), ("effectiveUserMessage", &texts.effective_user_message)]
-        .into_iter()
-        .map(|(name, (before, after))| (name, side_by_side::rows(before, after)))
-        .filter(|(_, rows)| !rows.is_empty())
-        .collect();
+    let prompts =
+        [("systemPrompt", &group.system_prompt_diff), ("effectiveUserMessage", &group.effective_user_message_diff)]
+            .into_iter()
+            .map(|(name, diff)| (name, side_by_side::rows(diff)))
+            .filter(|(_, rows)| !rows.is_empty())
+            .collect();
     let fields = group
         .field_changes
         .iter()

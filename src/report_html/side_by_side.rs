@@ -1,16 +1,14 @@
-//! A side-by-side, word-level view of one changed prompt: the lines around each
-//! change (as in a unified diff, three of context), the removed and added lines
-//! facing each other, and within a replaced line the words that changed. The
-//! line and word diffs are the `similar` crate's.
+//! A side-by-side, word-level view of one changed prompt, read from the unified
+//! diff of a change group ([`crate::diff::ChangeGroup`]: the hunks that make that
+//! change, as the text report and `bless --review` show them): context lines on
+//! both sides, removed lines facing the added ones, and within a replaced line the
+//! words that changed (the `similar` crate's word diff).
 
 use serde::Serialize;
-use similar::{ChangeTag, DiffOp, TextDiff};
-
-/// Lines of context kept around each change.
-const CONTEXT: usize = 3;
+use similar::{ChangeTag, TextDiff};
 
 /// One row of the view: a line on each side (absent where the other side has
-/// more lines), or, between two distant changes, a gap.
+/// more lines), or, between two hunks, a gap.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Row {
     /// `same`, `changed` or `gap`.
@@ -32,42 +30,73 @@ pub struct Span {
     pub changed: bool,
 }
 
-/// The rows that show how `before` became `after` (none when they are equal).
-pub fn rows(before: &str, after: &str) -> Vec<Row> {
-    let diff = TextDiff::from_lines(before, after);
-    let (old, new) = (diff.old_slices(), diff.new_slices());
-    let line = |slices: &[&str], i: usize| slices[i].strip_suffix('\n').unwrap_or(slices[i]).to_owned();
+/// The rows of a unified diff (none for an empty one). Each `@@ -a,b +c,d @@`
+/// hunk starts a block (a gap row before every block but the first); runs of `-`
+/// lines and the `+` lines after them face each other.
+pub fn rows(unified: &str) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (n, group) in diff.grouped_ops(CONTEXT).iter().enumerate() {
-        if n > 0 {
-            rows.push(Row { kind: "gap", left: None, right: None });
+    let (mut old_line, mut new_line) = (0, 0);
+    let (mut removed, mut added): (Vec<(usize, String)>, Vec<(usize, String)>) = (Vec::new(), Vec::new());
+    for line in unified.lines().skip_while(|l| !l.starts_with("@@")) {
+        if !line.starts_with('+') {
+            flush(&mut rows, &mut removed, &mut added);
         }
-        for op in group {
-            let (_, old_range, new_range) = op.as_tag_tuple();
-            let same = matches!(op, DiffOp::Equal { .. });
-            for i in 0..old_range.len().max(new_range.len()) {
-                let left = (i < old_range.len()).then(|| (old_range.start + i, line(old, old_range.start + i)));
-                let right = (i < new_range.len()).then(|| (new_range.start + i, line(new, new_range.start + i)));
-                rows.push(if same { same_row(left, right) } else { changed_row(left, right) });
+        if let Some(header) = line.strip_prefix("@@") {
+            if !rows.is_empty() {
+                rows.push(Row { kind: "gap", left: None, right: None });
             }
+            (old_line, new_line) = hunk_starts(header);
+        } else if let Some(text) = line.strip_prefix('-') {
+            removed.push((old_line, text.to_owned()));
+            old_line += 1;
+        } else if let Some(text) = line.strip_prefix('+') {
+            added.push((new_line, text.to_owned()));
+            new_line += 1;
+        } else if let Some(text) = line.strip_prefix(' ') {
+            rows.push(same_row(Some((old_line, text.to_owned())), Some((new_line, text.to_owned()))));
+            (old_line, new_line) = (old_line + 1, new_line + 1);
         }
+        // `\ No newline at end of file` shows nothing.
     }
+    flush(&mut rows, &mut removed, &mut added);
     rows
 }
 
-fn same_row(left: Option<(usize, String)>, right: Option<(usize, String)>) -> Row {
-    let side = |l: Option<(usize, String)>| {
-        l.map(|(i, text)| Side { number: i + 1, spans: vec![Span { text, changed: false }] })
+/// The first line numbers (from 1) of a hunk header's two sides: `-a[,b] +c[,d] @@`.
+fn hunk_starts(header: &str) -> (usize, usize) {
+    let start = |sign: char| {
+        header
+            .split_whitespace()
+            .find_map(|part| part.strip_prefix(sign))
+            .and_then(|range| range.split(',').next()?.parse::<usize>().ok())
+            .unwrap_or(1)
+            .max(1)
     };
+    (start('-'), start('+'))
+}
+
+/// The removed lines facing the added ones, row by row.
+fn flush(rows: &mut Vec<Row>, removed: &mut Vec<(usize, String)>, added: &mut Vec<(usize, String)>) {
+    let (mut old, mut new) = (removed.drain(..), added.drain(..));
+    loop {
+        match (old.next(), new.next()) {
+            (None, None) => break,
+            (left, right) => rows.push(changed_row(left, right)),
+        }
+    }
+}
+
+fn same_row(left: Option<(usize, String)>, right: Option<(usize, String)>) -> Row {
+    let side =
+        |l: Option<(usize, String)>| l.map(|(i, text)| Side { number: i, spans: vec![Span { text, changed: false }] });
     Row { kind: "same", left: side(left), right: side(right) }
 }
 
 /// A removed line facing an added one is diffed word by word; a line with no
 /// counterpart changed whole.
 fn changed_row(left: Option<(usize, String)>, right: Option<(usize, String)>) -> Row {
-    let whole = |l: Option<(usize, String)>| {
-        l.map(|(i, text)| Side { number: i + 1, spans: vec![Span { text, changed: true }] })
-    };
+    let whole =
+        |l: Option<(usize, String)>| l.map(|(i, text)| Side { number: i, spans: vec![Span { text, changed: true }] });
     let (Some((li, old)), Some((ri, new))) = (&left, &right) else {
         return Row { kind: "changed", left: whole(left), right: whole(right) };
     };
@@ -85,8 +114,8 @@ fn changed_row(left: Option<(usize, String)>, right: Option<(usize, String)>) ->
     }
     Row {
         kind: "changed",
-        left: Some(Side { number: li + 1, spans: old_spans }),
-        right: Some(Side { number: ri + 1, spans: new_spans }),
+        left: Some(Side { number: *li, spans: old_spans }),
+        right: Some(Side { number: *ri, spans: new_spans }),
     }
 }
 
@@ -101,6 +130,7 @@ fn push(spans: &mut Vec<Span>, text: &str, changed: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diff::unified;
 
     fn shown(side: &Option<Side>) -> String {
         side.as_ref().map_or("·".into(), |s| {
@@ -108,11 +138,15 @@ mod tests {
         })
     }
 
+    fn of(before: &str, after: &str) -> Vec<Row> {
+        rows(&unified(before, after, ("base", "tree")))
+    }
+
     #[test]
     fn a_replaced_line_shows_the_words_that_changed_on_each_side() {
         let before = "one\ntwo\nthe quick brown fox\nfour\n";
         let after = "one\ntwo\nthe slow brown fox\nfour\nfive\n";
-        let rows = rows(before, after);
+        let rows = of(before, after);
         let changed: Vec<(String, String)> =
             rows.iter().filter(|r| r.kind == "changed").map(|r| (shown(&r.left), shown(&r.right))).collect();
         assert_eq!(
@@ -121,6 +155,8 @@ mod tests {
         );
         let third = rows.iter().find(|r| r.kind == "changed").unwrap();
         assert_eq!((third.left.as_ref().unwrap().number, third.right.as_ref().unwrap().number), (3, 3));
+        let last = rows.last().unwrap();
+        assert_eq!((last.left.as_ref(), last.right.as_ref().unwrap().number), (None, 5));
         assert!(rows.iter().any(|r| r.kind == "same" && shown(&r.left) == "one"));
     }
 
@@ -128,9 +164,18 @@ mod tests {
     fn distant_changes_are_separated_by_a_gap_and_equal_texts_give_nothing() {
         let before: String = (1..=20).map(|i| format!("line {i}\n")).collect();
         let after = before.replace("line 2\n", "line two\n").replace("line 19\n", "line nineteen\n");
-        let rows = rows(&before, &after);
+        let rows = of(&before, &after);
         assert_eq!(rows.iter().filter(|r| r.kind == "gap").count(), 1);
-        assert_eq!(rows.iter().filter(|r| r.kind == "changed").count(), 2);
-        assert!(super::rows(&before, &before).is_empty());
+        let numbers: Vec<usize> =
+            rows.iter().filter(|r| r.kind == "changed").map(|r| r.right.as_ref().unwrap().number).collect();
+        assert_eq!(numbers, [2, 19]);
+        assert!(of(&before, &before).is_empty());
+        assert!(super::rows("").is_empty());
+    }
+
+    #[test]
+    fn hunk_headers_give_the_first_line_of_each_side() {
+        assert_eq!(hunk_starts(" -3,7 +4,8 @@"), (3, 4));
+        assert_eq!(hunk_starts(" -3 +0,0 @@"), (3, 1));
     }
 }

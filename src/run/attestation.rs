@@ -31,7 +31,7 @@ pub fn attest(
     let (_handle, _lock) = super::lock_run_dir(dir)?;
     let findings = gate(dir, None);
     if !findings.is_empty() {
-        return Err(Error::Rejected { file: dir.display().to_string(), findings });
+        return Err(Error::Failed { file: dir.display().to_string(), findings });
     }
     let run = Run::open(dir, config)?;
     let completion = run.read_object(&run.completion)?;

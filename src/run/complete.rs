@@ -52,17 +52,16 @@ pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -
     findings.extend(answer.into_iter().map(|p| Finding::new(RunCheck::Completion, p.at, p.message)));
     findings.dedup();
     if !findings.is_empty() {
-        return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });
+        return Err(Error::Failed { file: args.run_dir.display().to_string(), findings });
     }
     let root = RunsRoot::lock(args.runs_root.as_deref(), &args.run_dir, &lock)?;
     if let Some(other) = root.task_in_use(&args.agent_task, config.limits.max_file_bytes)? {
-        return Err(Error::refused(
-            other.display(),
-            format!(
-                "agent task {:?} is already recorded here; every completion needs a fresh agent task",
-                args.agent_task
-            ),
-        ));
+        let message = format!(
+            "agent task {:?} is already recorded here; every completion needs a fresh agent task",
+            args.agent_task
+        );
+        let finding = crate::Finding::new(crate::CorpusCheck::UniqueAgentTasks, "$.agentTask", message);
+        return Err(Error::Failed { file: other.display().to_string(), findings: vec![finding] });
     }
     let receipt = receipt(&run, args)?;
     dir.write(&run.completion.name, canonical::to_pretty(&receipt).as_bytes(), Replace::Refused)?;

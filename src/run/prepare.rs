@@ -18,7 +18,7 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: Packet
     let mut findings = packet::validate(&value, config);
     findings.extend(gate(&value).into_iter().filter(|f| !findings.contains(f)).collect::<Vec<_>>());
     if !findings.is_empty() {
-        return Err(Error::Rejected { file: shown, findings });
+        return Err(Error::Failed { file: shown, findings });
     }
     let packet = value.as_object().expect("validate refuses non-objects");
     let snapshot = read_snapshot(config, packet, &shown)?;
@@ -72,7 +72,9 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
     }
     if let Some(schema) = packet.get("outputSchema") {
         if *schema != snapshot {
-            return Err(Error::refused(shown, format!("$.outputSchema differs from the schema snapshot {path}")));
+            let message = format!("differs from the schema snapshot {path}");
+            let finding = crate::Finding::new(crate::RunCheck::SnapshotParity, "$.outputSchema", message);
+            return Err(Error::Failed { file: shown.to_owned(), findings: vec![finding] });
         }
     }
     Ok(bytes.into_owned())

@@ -17,6 +17,9 @@ pub struct Captured {
     prefix: String,
     /// The request URL and where it is, when the capture records one.
     pub url: Option<(String, String)>,
+    /// What stands in place of the API's origin in the URL (`--base-url`: a proxy or
+    /// a local capture server); `None`: the API's own host.
+    pub base_url: Option<String>,
 }
 
 impl Captured {
@@ -27,7 +30,13 @@ impl Captured {
 
     /// A bare body.
     pub fn body(body: Value, origin: &str) -> Captured {
-        Captured { body, origin: origin.to_owned(), prefix: origin.to_owned(), url: None }
+        Captured { body, origin: origin.to_owned(), prefix: origin.to_owned(), url: None, base_url: None }
+    }
+
+    /// The capture was made through `base_url` instead of the API's origin.
+    pub fn through(mut self, base_url: Option<&str>) -> Captured {
+        self.base_url = base_url.map(str::to_owned);
+        self
     }
 }
 
@@ -86,6 +95,7 @@ fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
         origin: file.to_owned(),
         prefix: format!("{file} {at}.postData.text"),
         url: Some((url, format!("{file} {at}.url"))),
+        base_url: None,
     })
 }
 

@@ -15,10 +15,11 @@ pub struct Difference<'a> {
 
 /// Every difference between `expected` and `captured`. A member of `captured`
 /// outside `expected` passes only when its dotted path (`generationConfig.temperature`)
-/// is in `allowed`.
+/// is in `allowed`: matched key by key, so a literal key `"generationConfig.temperature"`
+/// at the top level is not the nested setting.
 pub fn compare<'a>(expected: &Value, captured: &'a Value, allowed: &[String]) -> Vec<Difference<'a>> {
     let mut out = Vec::new();
-    walk(expected, captured, "$", "", allowed, &mut out);
+    walk(expected, captured, "$", &[], allowed, &mut out);
     out
 }
 
@@ -26,7 +27,7 @@ fn walk<'a>(
     expected: &Value,
     captured: &'a Value,
     path: &str,
-    dotted: &str,
+    keys: &[&str],
     allowed: &[String],
     out: &mut Vec<Difference<'a>>,
 ) {
@@ -34,9 +35,9 @@ fn walk<'a>(
     match (expected, captured) {
         (Value::Object(want), Value::Object(got)) => {
             for (key, value) in want {
-                let (p, d) = (child(path, key), join(dotted, key));
+                let p = child(path, key);
                 match got.get(key) {
-                    Some(item) => walk(value, item, &p, &d, allowed, out),
+                    Some(item) => walk(value, item, &p, &[keys, &[key.as_str()]].concat(), allowed, out),
                     None => out.push(Difference {
                         path: p,
                         message: format!("missing; expected {}", show(value)),
@@ -45,8 +46,9 @@ fn walk<'a>(
                 }
             }
             for (key, value) in got.iter().filter(|(key, _)| !want.contains_key(*key)) {
-                let d = join(dotted, key);
-                if !allowed.contains(&d) {
+                let setting = [keys, &[key.as_str()]].concat();
+                if !allowed.iter().any(|a| a.split('.').eq(setting.iter().copied())) {
+                    let d = dotted(&setting);
                     out.push(Difference {
                         path: child(path, key),
                         message: format!(
@@ -60,7 +62,7 @@ fn walk<'a>(
         }
         (Value::Array(want), Value::Array(got)) => {
             for (i, (w, g)) in want.iter().zip(got).enumerate() {
-                walk(w, g, &index(path, i), dotted, allowed, out);
+                walk(w, g, &index(path, i), keys, allowed, out);
             }
             for (i, w) in want.iter().enumerate().skip(got.len()) {
                 out.push(Difference {
@@ -85,12 +87,12 @@ fn walk<'a>(
     }
 }
 
-fn join(dotted: &str, key: &str) -> String {
-    if dotted.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{dotted}.{key}")
-    }
+/// A setting's dotted path; a key that itself holds a dot is quoted, since no
+/// allowed setting can name it.
+fn dotted(keys: &[&str]) -> String {
+    let parts: Vec<String> =
+        keys.iter().map(|k| if k.contains('.') { format!("{k:?}") } else { (*k).to_owned() }).collect();
+    parts.join(".")
 }
 
 /// Where two texts part: the byte offset and a little context, not two 50 KB prompts.
@@ -153,6 +155,18 @@ mod tests {
         assert!(got[3].starts_with("$.t 0.5 is not part") && got[3].contains("`t`"), "{got:#?}");
         assert!(got[4].starts_with("$.g {\"temperature\":1} is not part"), "{got:#?}");
         assert!(paths(json!({"g": {}}), json!({"g": {"temperature": 1}}), &["g.temperature"]).is_empty());
+    }
+
+    #[test]
+    fn a_literal_dotted_key_is_not_the_nested_setting() {
+        let got = paths(json!({"g": {}}), json!({"g": {}, "g.temperature": 1}), &["g.temperature"]);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert!(
+            got[0].starts_with("$[\"g.temperature\"] 1 is not part") || got[0].contains("`\"g.temperature\"`"),
+            "{got:#?}"
+        );
+        let nested = paths(json!({}), json!({"g": {"t.x": 1}}), &["g.t.x"]);
+        assert_eq!(nested.len(), 1, "{nested:#?}");
     }
 
     #[test]

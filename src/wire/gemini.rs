@@ -5,9 +5,7 @@
 //! mode without a schema (Google packets carry none; the held-back snapshot
 //! validates the answer).
 
-use super::capture::Captured;
 use super::Material;
-use crate::{Check, Finding};
 use serde_json::{json, Value};
 
 pub const LABELS: &[(&str, &str)] = &[
@@ -27,32 +25,14 @@ pub fn body(m: &Material) -> Value {
     })
 }
 
-/// The model of a Gemini request is the `models/{model}` segment of its URL: known
-/// only when the capture has one (a HAR entry).
-pub(super) fn check_model(
-    model: &str,
-    captured: &Captured,
-    check: Check,
-    findings: &mut Vec<Finding>,
-    notes: &mut Vec<String>,
-) {
-    let Some((url, at)) = &captured.url else {
-        notes.push("the model of a Gemini request is in its URL; a bare body cannot show it".into());
-        return;
-    };
-    let path = url.split(['?', '#']).next().unwrap_or(url);
-    let found = path.rsplit_once("/models/").and_then(|(_, rest)| rest.split_once(':')).map(|(m, _)| m);
-    match found {
-        Some(found) if found == model => {}
-        Some(found) => findings.push(Finding::new(
-            check,
-            at.clone(),
-            format!("model: the URL names model {found:?}; expected {model:?}"),
-        )),
-        None => findings.push(Finding::new(
-            check,
-            at.clone(),
-            format!("model: the URL has no models/{{model}}:generateContent segment; expected model {model:?}"),
-        )),
+/// What the official SDKs send (tests/recordings/sdk): google-genai, for Python and
+/// Node, puts the system instruction in a content with `"role": "user"`; the API reads
+/// a system instruction's parts whatever its role says. That role, and no other, is
+/// the same request.
+pub fn normalize(body: &mut Value) {
+    if let Some(Value::Object(instruction)) = body.get_mut("systemInstruction") {
+        if instruction.get("role").and_then(Value::as_str) == Some("user") {
+            instruction.remove("role");
+        }
     }
 }

@@ -13,6 +13,7 @@
 pub mod anthropic;
 pub mod capture;
 pub mod diff;
+pub mod endpoint;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -71,13 +72,7 @@ impl Api {
 
     /// Whether a request URL is this API's endpoint (for picking a HAR entry).
     pub fn is_endpoint(self, url: &str) -> bool {
-        let path = url.split(['?', '#']).next().unwrap_or(url).trim_end_matches('/');
-        match self {
-            Api::Anthropic => path.ends_with("/v1/messages"),
-            Api::OpenaiChat => path.ends_with("/chat/completions"),
-            Api::OpenaiResponses => path.ends_with("/v1/responses"),
-            Api::Gemini => path.ends_with(":generateContent"),
-        }
+        endpoint::is_endpoint(self, url)
     }
 
     fn allowed(self, settings: &AllowedSettings) -> &[String] {
@@ -103,7 +98,7 @@ impl Api {
             Api::Anthropic => anthropic::normalize(body),
             Api::OpenaiChat => openai_chat::normalize(body),
             Api::OpenaiResponses => openai_responses::normalize(body),
-            Api::Gemini => {}
+            Api::Gemini => gemini::normalize(body),
         }
     }
 
@@ -226,6 +221,7 @@ pub fn check(
     let material = Material::of(map, packet_file)?;
     let expected = api.build(&material);
     let mut body = captured.body.clone();
+    let stream_field = endpoint::take_stream(api, &mut body);
     api.normalize(&mut body);
     let taint = Taint::of(map, config);
     let mut findings: Vec<Finding> = diff::compare(&expected, &body, api.allowed(&config.wire.allowed_settings))
@@ -237,8 +233,10 @@ pub fn check(
         })
         .collect();
     let mut notes = notes(packet, api, packet_file);
-    if api == Api::Gemini {
-        gemini::check_model(material.model, captured, check, &mut findings, &mut notes);
+    let url = endpoint::check_url(api, material.model, captured, check, &mut findings, &mut notes);
+    if stream_field || url.streamed {
+        let how = if url.streamed { "the :streamGenerateContent method" } else { "\"stream\": true" };
+        notes.push(format!("the request was streamed ({how}): streaming changes the transport, not the model's input"));
     }
     let mut outcome = Outcome::new(captured.origin.clone(), findings);
     outcome.notes = notes;

@@ -192,7 +192,7 @@ fn attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
     let prepared = packetproof(&["prepare", "--packet", &golden_packet(ANTHROPIC), "--out-dir", path(&run)]);
     assert_eq!(prepared.code, 0, "{}", prepared.stderr);
     let out = attest(&run, "test-ed25519.pem");
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, 1, "a run that fails its checks is exit 1");
     assert!(out.stderr.contains("refused with") && out.stderr.contains("run::completion"), "{}", out.stderr);
     assert!(!run.join("attestation.json").exists());
 
@@ -200,6 +200,15 @@ fn attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
     let out = attest(&completed, "test-ed25519.pub.pem");
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("an Ed25519 private key in PKCS#8 PEM"), "{}", out.stderr);
+    assert!(out.stderr.contains("found a public key (attest signs with the private key)"), "{}", out.stderr);
+    // A key of another algorithm is called what it is.
+    for (key, kind) in
+        [("test-rsa.pem", "found an RSA private key"), ("test-ec.pem", "found an EC (ECDSA) private key")]
+    {
+        let out = attest(&completed, key);
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(out.stderr.contains(kind), "{key}: {}", out.stderr);
+    }
 }
 
 fn verify_checks_a_runs_provider_request() {

@@ -68,8 +68,37 @@ fn unreferenced_golden_folders_are_listed_rejected_or_deleted() {
     assert_eq!(project.run(&["bless", "--unreferenced", "reject"]).code, 0);
 }
 
+/// A request that no longer compiles fails a check: exit 1 (as in every command),
+/// naming the file and the rule; a fixture folder that cannot be read is exit 2.
+fn a_request_that_does_not_compile_is_exit_1_and_an_unreadable_one_exit_2() {
+    let project = project();
+    let request = project.path(&format!("fixtures/{}/request.json", CASES[0]));
+    let mut value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&request).unwrap()).unwrap();
+    value.as_object_mut().unwrap().remove("maxTokens");
+    std::fs::write(&request, value.to_string()).unwrap();
+    let out = project.run(&["bless"]);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stderr.contains("request.json: refused with 1 problem(s)"), "{}", out.describe());
+    assert!(out.stderr.contains("$.maxTokens: maxTokens is required"), "{}", out.describe());
+    std::fs::write(&request, "{").unwrap();
+    let out = project.run(&["bless"]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("request.json:1:1: invalid JSON"), "{}", out.describe());
+}
+
+/// A value of PACKETPROOF_BLESS that means nothing is bad usage, said once.
+fn a_bad_bless_variable_is_bad_usage_said_once() {
+    let project = project();
+    let out = support::exec(project.bin().env("PACKETPROOF_BLESS", "maybe").arg("bless"));
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("usage: PACKETPROOF_BLESS=\"maybe\": expected 1 or true"), "{}", out.describe());
+    assert!(!out.stderr.contains("usage: usage:"), "{}", out.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_bad_bless_variable_is_bad_usage_said_once,
+        a_request_that_does_not_compile_is_exit_1_and_an_unreadable_one_exit_2,
         bless_says_new_updated_or_unchanged_and_skips_identical_files,
         review_refuses_without_a_terminal,
         unreferenced_golden_folders_are_listed_rejected_or_deleted,

@@ -268,7 +268,8 @@ fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
         ("dataSemantics not restating aiMeta", |r| {
             r["source"]["blueprint"]["screens"][1]["aiMeta"]["variableRealizations"] = json!([{"variableId": "main_goal"}]);
             r["source"]["blueprint"]["dataSemantics"]["screens"].as_array_mut().unwrap().pop();
-        }, &["$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order"]),
+        }, &["$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order",
+             "$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens has no entry for screen wins_proof"]),
         ("blueprint members", |r| {
             r["source"]["blueprint"]["strategicBlock"]["taskId"] = json!("t");
             r["source"]["blueprint"]["strategicBlock"]["isFirstBlock"] = json!(true);

@@ -64,7 +64,12 @@ fn a_house_exporter_suite_goes_green_and_says_what_does_not_apply() {
     let name = "google-staged-both-selected::packet::renders-from-input";
     assert_eq!(verdict(&test.stdout, name), Some("ignored"), "{}", test.stdout);
     assert!(test.stdout.contains("not applicable: the packet's promptVersions are not this suite's templates"));
-    assert_eq!(verdict(&test.stdout, "corpus::mutation-self-test"), Some("ok"), "{}", test.stdout);
+    assert_eq!(
+        verdict(&test.stdout, "google-staged-both-selected::corpus::mutation-self-test"),
+        Some("ok"),
+        "{}",
+        test.stdout
+    );
     assert_eq!(verdict(&test.stdout, "google-staged-both-selected::packet::branch-isolation"), Some("ok"));
     // verify and validate say the same of a golden packet.
     let verify = folder.run_in("suite", &["verify", "-v", "golden"]);
@@ -181,7 +186,7 @@ fn the_reference_skills_packets_go_green_with_settings_alone() {
     assert_eq!(bless.code, 0, "{}", bless.describe());
     let test = run(&["test"]);
     assert_eq!(test.code, 0, "{}", test.describe());
-    assert_eq!(verdict(&test.stdout, "corpus::mutation-self-test"), Some("ok"), "{}", test.stdout);
+    assert_eq!(verdict(&test.stdout, "anthropic::corpus::mutation-self-test"), Some("ok"), "{}", test.stdout);
     assert_eq!(verdict(&test.stdout, "anthropic::packet::branch-isolation"), Some("ok"), "{}", test.stdout);
     assert_eq!(verdict(&test.stdout, "google::packet::renders-from-input"), Some("ignored"), "{}", test.stdout);
     let golden = suite.join("golden/anthropic/runtime-packet.json");

@@ -94,6 +94,16 @@ fn init_refuses_a_folder_that_is_not_empty() {
     assert!(!folder.path("suite/harness.toml").exists());
 }
 
+/// A folder holding only dotfiles (a fresh repository, a placeholder) counts as empty.
+fn init_accepts_a_folder_holding_only_dotfiles() {
+    let folder = Folder::new();
+    std::fs::create_dir_all(folder.path("suite/.git")).unwrap();
+    std::fs::write(folder.path("suite/.gitkeep"), "").unwrap();
+    let out = folder.run_in("", &["init", "suite"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(folder.path("suite/harness.toml").is_file() && folder.path("suite/.gitkeep").is_file());
+}
+
 /// With no harness.toml anywhere, the commands that need no corpus run on the built-in defaults.
 fn commands_without_a_corpus_work_in_any_folder() {
     let folder = Folder::new();
@@ -153,6 +163,7 @@ pub fn trials() -> Vec<Trial> {
     trials![
         init_writes_a_suite_whose_test_passes,
         init_refuses_a_folder_that_is_not_empty,
+        init_accepts_a_folder_holding_only_dotfiles,
         commands_without_a_corpus_work_in_any_folder,
         corpus_commands_say_which_file_they_looked_for,
         a_harness_toml_overrides_the_built_in_defaults,

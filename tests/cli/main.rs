@@ -28,6 +28,7 @@ mod report_html;
 mod run;
 mod shell;
 mod test;
+mod trace;
 mod validate;
 mod wire;
 
@@ -56,6 +57,7 @@ fn main() {
     trials.extend(exporter::trials());
     trials.extend(foreign::trials());
     trials.extend(wire::trials());
+    trials.extend(trace::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]

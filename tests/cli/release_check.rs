@@ -338,8 +338,29 @@ fn the_report_names_its_base_and_lists_each_changed_case_once() {
     assert!(unchanged == 0 || report["cases"].as_array().unwrap().len() as u64 + unchanged >= 15);
 }
 
+/// The default base: the upstream of the current branch, else the remote's
+/// default branch, else main, else master; the report says which.
+fn the_default_base_is_the_upstream_then_the_remote_head_then_main_or_master() {
+    let repo = Repo::new();
+    let chosen = |repo: &Repo| repo.check().0["base"]["chosenBy"].as_str().unwrap().to_owned();
+    repo.git(&["branch", "-m", "main", "master"]);
+    assert_eq!(chosen(&repo), "the merge base of HEAD and master");
+    // A remote whose default branch is trunk (a copy of this repository).
+    let remote = tempfile::tempdir().unwrap();
+    let url = remote.path().join("remote.git");
+    repo.git(&["clone", "-q", "--bare", ".", url.to_str().unwrap()]);
+    repo.git(&["remote", "add", "origin", url.to_str().unwrap()]);
+    repo.git(&["fetch", "-q", "origin"]);
+    repo.git(&["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/master"]);
+    assert_eq!(chosen(&repo), "the merge base of HEAD and origin/master (the remote's default branch)");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.git(&["push", "-q", "-u", "origin", "feature"]);
+    assert_eq!(chosen(&repo), "the merge base of HEAD and origin/feature (the current branch's upstream)");
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
+        the_default_base_is_the_upstream_then_the_remote_head_then_main_or_master,
         the_report_names_its_base_and_lists_each_changed_case_once,
         no_change_passes_with_nothing_to_report,
         template_edit_without_bless_fails_and_with_bless_reads_as_one_change,

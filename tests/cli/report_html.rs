@@ -39,13 +39,15 @@ fn count(text: &str, needle: &str) -> usize {
 fn test_report_shows_the_matrix_and_every_trials_state() {
     let folder = Folder::new();
     let suite = hostile_suite(&folder);
-    // Every fixture's trials run; the corpus-wide ones are filtered out.
+    // Every fixture's trials run (its self-test included); the corpus-wide ones are filtered out.
     let out = folder.run_in("suite", &["test", FIXTURE_TRIALS, "--report", "report.html"]);
     assert_eq!(out.code, 101, "{}", out.describe());
     let html = std::fs::read_to_string(suite.join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<title>packetproof test: FAILED</title>"));
     assert_eq!(count(&html, "data-cell="), MATRIX_CELLS, "{html}");
     assert_eq!(count(&html, "<tr data-fixture="), 3);
+    // 9 packet checks, 8 run checks and the self-test per fixture, and 4 corpus-wide checks.
+    assert_eq!(count(&html, "data-state="), 3 * 18 + 4, "{html}");
     for name in
         ["anthropic-staged-both-selected-interop-shape", CASE, "x&lt;script&gt;alert(1)\\u{202e}\\u{a}-staged-end"]
     {
@@ -53,13 +55,13 @@ fn test_report_shows_the_matrix_and_every_trials_state() {
         assert!(html.contains(&format!("<li>{name}</li>")), "{name} covers nothing in the matrix");
     }
     assert!(!html.contains("<script") && !html.contains('\u{202E}'), "a name reached the page raw");
-    assert!(html.contains("data-state=\"failed\">✗ failed<span class=\"detail\">[packet::checksum]"), "{html}");
+    assert!(html.contains("✗ failed<span class=\"detail\">[packet::checksum]"), "{html}");
     let skipped = "○ skipped<span class=\"detail\">not applicable: the fixture&#39;s run/ has no provider-request.json";
     assert!(html.contains(skipped), "{html}");
     let not_run =
-        "<th scope=\"row\"><code>corpus::layout</code></th><td class=\"state not-run\" data-state=\"not-run\">";
+        "<th scope=\"row\"><code>corpus::layout</code></th><td class=\"state not-run\" data-state=\"not-run\"";
     assert!(html.contains(not_run), "{html}");
-    assert!(html.contains("✓ 36 passed, ✗ 9 failed, ○ 6 skipped, · 5 not-run."), "{html}");
+    assert!(html.contains("✓ 37 passed, ✗ 11 failed, ○ 6 skipped, · 4 not-run."), "{html}");
     assert!(html.contains("<strong>33 gap(s)</strong>"), "{html}");
 }
 

@@ -20,9 +20,12 @@ fn list_filter_and_exact_select_trials() {
     folder.init();
     let list = folder.run_in("suite", &["test", "--list"]);
     assert_eq!(list.code, 0, "{}", list.describe());
-    for name in [&format!("{CASE}::packet::regenerates: test")[..], "corpus::mutation-self-test: test"] {
+    // The mutation self-test is one trial per fixture, named after it.
+    for name in [format!("{CASE}::packet::regenerates: test"), format!("{CASE}::corpus::mutation-self-test: test")] {
         assert!(list.stdout.lines().any(|l| l == name), "{name} not listed:\n{}", list.stdout);
     }
+    assert!(!list.stdout.lines().any(|l| l == "corpus::mutation-self-test: test"), "{}", list.stdout);
+    assert_eq!(list.stdout.matches("::corpus::mutation-self-test: test").count(), 3, "{}", list.stdout);
     let exact_name = format!("{CASE}::packet::checksum");
     let exact = folder.run_in("suite", &["test", "--exact", &exact_name]);
     assert_eq!(exact.code, 0, "{}", exact.describe());
@@ -132,10 +135,56 @@ fn a_malformed_partition_is_a_usage_error() {
     }
 }
 
+/// Two prompt edits, one in every case's system prompt and one in a partial two
+/// cases render: the gate shows two changes, each diff once, and its last line is
+/// the fastest correct fix (`packetproof bless`), which then makes it pass.
+fn after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_command() {
+    let folder = Folder::new();
+    let suite = folder.init();
+    let edits = [
+        ("references/prompts/system.md.j2", "First sentence added by the test."),
+        ("references/prompts/branches/neighbours/both.md.j2", "Second sentence added by the test."),
+    ];
+    for (file, sentence) in edits {
+        let text = std::fs::read_to_string(suite.join(file)).unwrap();
+        std::fs::write(suite.join(file), text.replacen('\n', &format!(" {sentence}\n"), 1)).unwrap();
+    }
+    let out = folder.run_in("suite", &["test"]);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    assert!(out.stdout.contains("3 case(s) are stale: 2 distinct change(s)"), "{}", out.stdout);
+    for (_, sentence) in edits {
+        let shown = out.stdout.lines().filter(|l| l.trim_start().starts_with('+') && l.contains(sentence)).count();
+        assert_eq!(shown, 1, "{sentence:?} is not shown exactly once:\n{}", out.stdout);
+    }
+    assert!(out.stdout.contains("(`packetproof bless --review` asks change by change)"), "{}", out.stdout);
+    assert_eq!(out.stdout.trim_end().lines().last().map(str::trim), Some("packetproof bless"), "{}", out.stdout);
+    assert_eq!(folder.run_in("suite", &["bless"]).code, 0);
+    let again = folder.run_in("suite", &["test"]);
+    assert_eq!(again.code, 0, "{}", again.describe());
+}
+
+/// A fixture added with an agent task id another fixture already records is the
+/// one blamed, even when its name sorts first.
+fn a_reused_agent_task_is_blamed_on_the_fixture_being_added() {
+    let folder = Folder::new();
+    let suite = folder.init();
+    let existing = suite.join(format!("fixtures/{CASE}/run/completion.toml"));
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    std::fs::File::options().write(true).open(&existing).unwrap().set_modified(old).unwrap();
+    let added = suite.join("fixtures/a-added");
+    crate::support::copy_tree(&suite.join(format!("fixtures/{CASE}")), &added);
+    let out = folder.run_in("suite", &["test", "--exact", "corpus::unique-agent-tasks"]);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    let blamed = format!("a-added/run/completion.toml: agent task \"task-{CASE}-1\" is already used by {CASE}");
+    assert!(out.stdout.contains(&blamed), "{}", out.stdout);
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
         partitions_are_disjoint_and_cover_the_gate,
         a_malformed_partition_is_a_usage_error,
+        a_reused_agent_task_is_blamed_on_the_fixture_being_added,
+        after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_command,
         list_filter_and_exact_select_trials,
         a_failing_trial_exits_101_and_reaches_the_junit_report,
         branch_coverage_runs_once_the_suite_requires_it,

@@ -14,7 +14,10 @@ pub(crate) const OPENAI: &str = "openai-staged-alone-selected";
 pub(crate) const GOOGLE: &str = "google-staged-both-selected";
 
 pub fn trials() -> Vec<Trial> {
-    crate::trials![wire_prints_writes_and_checks_the_body]
+    crate::trials![
+        wire_prints_writes_and_checks_the_body,
+        a_model_past_its_output_limit_is_refused_by_export_validate_and_wire
+    ]
 }
 
 /// The body the packet implies, from the library (the CLI must print the same).
@@ -86,7 +89,38 @@ fn wire_prints_writes_and_checks_the_body() {
         format!("{} $.log.entries[0].request.postData.text $.model", har_file.display())
     );
 
+    // A capture through a local server or proxy: refused as going elsewhere, held with --base-url.
+    let local = dir.path().join("local.har");
+    let sent = body(OPENAI, Api::OpenaiResponses);
+    std::fs::write(&local, har(vec![entry("http://127.0.0.1:8080/v1/responses", &sent)])).unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec!["wire", "--packet", &packet_file, "--api", "openai-responses", "--check", path(&local)];
+        args.extend_from_slice(extra);
+        packetproof(&args)
+    };
+    let elsewhere = check(&[]);
+    assert_eq!(elsewhere.code, 1, "{}", elsewhere.stdout);
+    assert!(elsewhere.stdout.contains("endpoint: the request went to http://127.0.0.1:8080/v1/responses; expected https://api.openai.com/v1/responses"), "{}", elsewhere.stdout);
+    let through = check(&["--base-url", "http://127.0.0.1:8080/"]);
+    assert_eq!(through.code, 0, "{}{}", through.stdout, through.stderr);
+    let bad = check(&["--base-url", "127.0.0.1:8080"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("expected an http:// or https:// URL"), "{}", bad.stderr);
+    let without_check =
+        packetproof(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--base-url", "http://x"]);
+    assert_eq!(without_check.code, 2, "{}", without_check.stderr);
+
+    // A provider's name suggests its APIs; anything else lists them all.
     let unknown = packetproof(&["wire", "--packet", &packet_file, "--api", "openai"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("openai packets go out through openai-chat or openai-responses"),
+        "{}",
+        unknown.stderr
+    );
+    let google = packetproof(&["wire", "--packet", &packet_file, "--api", "google"]);
+    assert!(google.code == 2 && google.stderr.contains("google packets go out through gemini"), "{}", google.stderr);
+    let unknown = packetproof(&["wire", "--packet", &packet_file, "--api", "palm"]);
     assert_eq!(unknown.code, 2);
     assert!(
         unknown.stderr.contains("expected one of anthropic, openai-chat, openai-responses, gemini"),
@@ -97,4 +131,38 @@ fn wire_prints_writes_and_checks_the_body() {
     let refused = packetproof(&["wire", "--packet", &packet_file, "--api", "anthropic"]);
     assert_eq!(refused.code, 2);
     assert!(refused.stderr.contains("the anthropic API serves provider \"anthropic\""), "{}", refused.stderr);
+}
+
+fn a_model_past_its_output_limit_is_refused_by_export_validate_and_wire() {
+    let dir = tempfile::tempdir().unwrap();
+    let request_file = root().join("fixtures").join(ANTHROPIC).join("request.json");
+    let mut request = canonical::parse(&std::fs::read(&request_file).unwrap()).unwrap();
+    request["model"] = json!("claude-opus-4-1");
+    request["maxTokens"] = json!(64000);
+    let request_file = dir.path().join("request.json");
+    std::fs::write(&request_file, serde_json::to_vec(&request).unwrap()).unwrap();
+    let exported = packetproof(&["export", "--request", path(&request_file)]);
+    assert_ne!(exported.code, 0, "{}", exported.stdout);
+    assert!(exported.stdout.is_empty());
+    assert!(
+        exported.stderr.contains("$.maxTokens") && exported.stderr.contains("output limit of 32000"),
+        "{}",
+        exported.stderr
+    );
+
+    let mut packet = canonical::parse(&std::fs::read(golden_packet(ANTHROPIC)).unwrap()).unwrap();
+    packet["maxTokens"] = json!(10_000_000);
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    let packet_file = dir.path().join("packet.json");
+    std::fs::write(&packet_file, serde_json::to_vec(&packet).unwrap()).unwrap();
+    let validated = packetproof(&["validate", "--packet", path(&packet_file)]);
+    assert_eq!(validated.code, 1, "{}{}", validated.stdout, validated.stderr);
+    assert!(
+        validated.stdout.contains("[packet::contract] $.maxTokens: maxTokens 10000000 exceeds model"),
+        "{}",
+        validated.stdout
+    );
+    let wired = packetproof(&["wire", "--packet", path(&packet_file), "--api", "anthropic"]);
+    assert_eq!(wired.code, 2, "{}", wired.stderr);
+    assert!(wired.stderr.contains("output limit of 64000"), "{}", wired.stderr);
 }

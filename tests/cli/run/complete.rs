@@ -54,7 +54,7 @@ fn complete_refuses_a_failing_evaluation() {
     let dir = project.answered("anthropic", "a", &output);
     assert_eq!(project.evaluate(&dir).0, 1);
     let out = project.complete(&dir, "task-1");
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, 1, "a failed check is exit 1");
     assert!(out.stderr.contains("[run::evaluation]") && out.stderr.contains("did not pass"), "{}", out.stderr);
     assert!(!dir.join("completion.json").exists());
 }
@@ -67,7 +67,7 @@ fn complete_refuses_raw_output_edited_after_evaluation() {
     block(&mut edited)["description"] = json!("Edited after the evaluation.");
     write_json(&dir.join("raw-output.json"), &edited);
     let out = project.complete(&dir, "task-1");
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, 1, "a failed check is exit 1");
     assert!(out.stderr.contains("$.rawOutputChecksum: the evaluation was made from raw output"), "{}", out.stderr);
 }
 
@@ -79,7 +79,7 @@ fn complete_refuses_a_manifest_that_is_not_the_prepared_one() {
     manifest["status"] = json!("completed");
     write_json(&dir.join("run-manifest.json"), &manifest);
     let out = project.complete(&dir, "task-1");
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, 1, "a failed check is exit 1");
     assert!(out.stderr.contains("[run::manifest-binding]") && out.stderr.contains("$.status"), "{}", out.stderr);
 }
 
@@ -92,9 +92,12 @@ fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
     }
     assert_eq!(project.complete(&first, "task-shared").code, 0);
     let out = project.complete(&second, "task-shared");
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, 1, "a failed check is exit 1");
     assert!(
-        out.stderr.contains("one/completion.json: refused: agent task \"task-shared\" is already recorded"),
+        out.stderr.contains("one/completion.json: refused with 1 problem(s)")
+            && out
+                .stderr
+                .contains("[corpus::unique-agent-tasks] $.agentTask: agent task \"task-shared\" is already recorded"),
         "{}",
         out.stderr
     );

@@ -54,7 +54,7 @@ fn prepare_refuses_an_invalid_packet() {
     write_json(&packet, &value);
     let dir = project.root().join("runs/x");
     let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&dir)]);
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, 1, "a failed check is exit 1");
     assert!(
         out.stderr.contains("packet::exact-input-hash") && out.stderr.contains("packet::checksum"),
         "{}",
@@ -72,8 +72,12 @@ fn prepare_pins_the_schema_named_by_schema() {
     let run = |args: &[&str]| exec(support::bin().current_dir(elsewhere.path()).args(args));
     let out_dir = elsewhere.path().join("run");
     let refused = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir)]);
-    assert_eq!(refused.code, 2, "{}", refused.describe());
-    assert!(refused.stderr.contains("$.outputSchema differs from the schema snapshot <built-in"), "{}", refused.stderr);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(
+        refused.stderr.contains("$.outputSchema: differs from the schema snapshot <built-in"),
+        "{}",
+        refused.stderr
+    );
     let snapshot = project.root().join("references/block-screen-output-schema.json");
     let pinned = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir), "--schema", s(&snapshot)]);
     assert_eq!(pinned.code, 0, "{}", pinned.describe());
@@ -85,7 +89,7 @@ fn prepare_pins_the_schema_named_by_schema() {
     write_json(&other, &changed);
     let out_dir = elsewhere.path().join("run2");
     let wrong = run(&["prepare", "--packet", s(&packet), "--out-dir", s(&out_dir), "--schema", s(&other)]);
-    assert_eq!(wrong.code, 2, "{}", wrong.describe());
+    assert_eq!(wrong.code, 1, "{}", wrong.describe());
     assert!(
         wrong.stderr.contains(&format!("differs from the schema snapshot {}", other.display())),
         "{}",

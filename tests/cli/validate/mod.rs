@@ -242,6 +242,21 @@ fn validate_says_an_agent_request_is_not_a_packet() {
     assert!(stderr.contains("runtime-packet.json it was made from"), "{}", describe(&output));
 }
 
+/// A compile input given to validate is named as one, not listed as 23 contract findings.
+fn validate_says_a_compile_input_is_not_a_packet() {
+    let request = support::root().join("fixtures/google-staged-both-selected/request.json");
+    let output = run([OsStr::new("validate"), OsStr::new("--packet"), request.as_os_str()]);
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("request.json is a compile input (request.json), not a runtime packet"),
+        "{}",
+        describe(&output)
+    );
+    assert!(stderr.contains("packetproof export --request FILE"), "{}", describe(&output));
+    assert!(!stderr.contains("packet::contract") && output.stdout.is_empty(), "{}", describe(&output));
+}
+
 /// A Google packet with another exporter's suffix fails, and the finding names the option.
 fn a_google_suffix_mismatch_hints_at_the_option() {
     let temp = tempfile::tempdir().unwrap();
@@ -261,6 +276,7 @@ pub fn trials() -> Vec<Trial> {
         validate_text_report_names_the_failing_path,
         validate_refuses_unreadable_packets_with_status_2,
         validate_says_an_agent_request_is_not_a_packet,
+        validate_says_a_compile_input_is_not_a_packet,
         a_google_suffix_mismatch_hints_at_the_option,
     ];
     trials.extend(interop_trials![

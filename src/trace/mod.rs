@@ -1,0 +1,80 @@
+//! `packetproof trace`: production traces held to reviewed packets (issue 20).
+//!
+//! OpenTelemetry traces exported as OTLP/JSON are read streaming ([`otlp`]); the spans
+//! that are GenAI inference calls are found by the semantic conventions ([`genai`]);
+//! each call is matched to a reviewed packet by its exact system and user text
+//! ([`packets`]) and judged ([`verdict`]): matched, mismatched, unreviewed or not
+//! judgeable. [`report`] renders a judged call as text, JSON or a JUnit case.
+
+pub mod genai;
+pub mod otlp;
+pub mod packets;
+pub mod report;
+pub mod verdict;
+
+use crate::{Config, Result};
+use genai::Call;
+use packets::Packets;
+use serde::Serialize;
+use std::path::PathBuf;
+use verdict::Verdict;
+
+/// One call and its verdict, with where it was read.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    pub file: String,
+    pub line: usize,
+    pub call: Call,
+    pub verdict: Verdict,
+    /// What could not be compared (the span records no model, …).
+    pub notes: Vec<String>,
+}
+
+/// How many spans were read and how the calls among them were judged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub spans: u64,
+    pub calls: u64,
+    pub matched: u64,
+    pub mismatched: u64,
+    pub unreviewed: u64,
+    pub not_judgeable: u64,
+}
+
+impl Counts {
+    /// Whether every call holds (no unreviewed or mismatched call).
+    pub fn ok(&self) -> bool {
+        self.mismatched == 0 && self.unreviewed == 0
+    }
+
+    fn add(&mut self, verdict: &Verdict) {
+        self.calls += 1;
+        match verdict {
+            Verdict::Matched { .. } => self.matched += 1,
+            Verdict::Mismatched { .. } => self.mismatched += 1,
+            Verdict::Unreviewed { .. } => self.unreviewed += 1,
+            Verdict::NotJudgeable { .. } => self.not_judgeable += 1,
+        }
+    }
+}
+
+/// Judge every GenAI call in `files` against `packets`, handing each to `visit` as it
+/// is read (nothing is kept but the counts).
+pub fn check(
+    files: &[PathBuf],
+    packets: &Packets,
+    config: &Config,
+    visit: &mut dyn FnMut(&Judged) -> Result<()>,
+) -> Result<Counts> {
+    let mut counts = Counts::default();
+    for file in files {
+        otlp::read_spans(file, config.limits.max_file_bytes, &mut |span, at| {
+            counts.spans += 1;
+            let Some(call) = genai::call(&span) else { return Ok(()) };
+            let (verdict, notes) = verdict::judge(&call, packets);
+            counts.add(&verdict);
+            visit(&Judged { file: at.file.to_owned(), line: at.line, call, verdict, notes })
+        })?;
+    }
+    Ok(counts)
+}

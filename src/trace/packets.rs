@@ -1,0 +1,93 @@
+//! The reviewed packets a trace is held to: each packet file named, and every packet
+//! below a named folder (a `*.json` object with `packetVersion`; other JSON files there,
+//! such as agent requests, are passed over). Each must hold the contract: a packet that
+//! fails it is no reviewed packet, and is refused with its findings.
+
+use crate::{fsutil, packet, Config, Error, Result};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What a call is compared with once its texts match.
+#[derive(Debug, Clone)]
+pub struct Reviewed {
+    pub file: String,
+    pub model: String,
+    pub max_tokens: u64,
+}
+
+/// Reviewed packets by their exact (system, user) texts.
+#[derive(Debug, Default)]
+pub struct Packets {
+    by_text: HashMap<(String, String), Vec<Reviewed>>,
+    systems: HashMap<String, usize>,
+    count: usize,
+}
+
+impl Packets {
+    /// Read every packet under `paths`.
+    pub fn load(paths: &[PathBuf], config: &Config) -> Result<Packets> {
+        let mut packets = Packets::default();
+        for path in paths {
+            if path.is_dir() {
+                for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+                    let entry = entry.map_err(|e| Error::io(path, e.into()))?;
+                    let is_json = entry.path().extension().is_some_and(|ext| ext == "json");
+                    if entry.file_type().is_file() && is_json {
+                        packets.add(entry.path(), config, false)?;
+                    }
+                }
+            } else {
+                packets.add(path, config, true)?;
+            }
+        }
+        if packets.count == 0 {
+            let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(Error::Usage(format!("no runtime packet found in {}", named.join(", "))));
+        }
+        Ok(packets)
+    }
+
+    fn add(&mut self, path: &Path, config: &Config, named: bool) -> Result<()> {
+        let shown = path.display().to_string();
+        let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
+        if value.get("packetVersion").is_none() {
+            return match named {
+                true => Err(Error::shape(&shown, "$", "a runtime packet (an object with packetVersion)")),
+                false => Ok(()),
+            };
+        }
+        let findings = packet::validate(&value, config);
+        if !findings.is_empty() {
+            return Err(Error::Rejected { file: shown, findings });
+        }
+        let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let reviewed = Reviewed {
+            file: shown,
+            model: text("model"),
+            max_tokens: value.get("maxTokens").and_then(Value::as_f64).unwrap_or_default() as u64,
+        };
+        *self.systems.entry(text("systemPrompt")).or_default() += 1;
+        self.by_text.entry((text("systemPrompt"), text("effectiveUserMessage"))).or_default().push(reviewed);
+        self.count += 1;
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The packets with exactly these texts.
+    pub fn with_text(&self, system: &str, user: &str) -> &[Reviewed] {
+        self.by_text.get(&(system.to_owned(), user.to_owned())).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many packets have this system text.
+    pub fn sharing_system(&self, system: &str) -> usize {
+        self.systems.get(system).copied().unwrap_or(0)
+    }
+}

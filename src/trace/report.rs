@@ -1,0 +1,65 @@
+//! A judged call as a text line, a JSON object or a JUnit case; the counts as a summary.
+
+use super::verdict::Verdict;
+use super::{Counts, Judged};
+use serde_json::{json, Value};
+
+/// `file:line span-name [span id]: verdict — detail`, then its notes.
+pub fn text(judged: &Judged) -> String {
+    let call = &judged.call;
+    let detail = match &judged.verdict {
+        Verdict::Matched { packet } => format!("packet {packet}"),
+        Verdict::Mismatched { packet, differences } => format!("packet {packet}: {}", differences.join("; ")),
+        Verdict::Unreviewed { reason } | Verdict::NotJudgeable { reason } => reason.clone(),
+    };
+    let mut out = format!(
+        "{}:{} {} [span {}]: {} ({detail})\n",
+        judged.file,
+        judged.line,
+        call.span,
+        call.span_id,
+        judged.verdict.name()
+    );
+    for note in &judged.notes {
+        out.push_str(&format!("  note: {note}\n"));
+    }
+    out
+}
+
+/// The summary line of the text output.
+pub fn summary(counts: &Counts) -> String {
+    format!(
+        "{} spans read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable\n",
+        counts.spans, counts.calls, counts.matched, counts.mismatched, counts.unreviewed, counts.not_judgeable
+    )
+}
+
+/// One call as a JSON object: where it was read, what the span says, the verdict.
+pub fn json(judged: &Judged) -> Value {
+    let call = &judged.call;
+    let mut value = json!({
+        "file": judged.file,
+        "line": judged.line,
+        "span": call.span,
+        "scope": call.scope,
+        "traceId": call.trace_id,
+        "spanId": call.span_id,
+        "model": call.model,
+        "maxTokens": call.max_tokens,
+    });
+    if let (Value::Object(map), Ok(Value::Object(verdict))) = (&mut value, serde_json::to_value(&judged.verdict)) {
+        map.extend(verdict);
+        if !judged.notes.is_empty() {
+            map.insert("notes".into(), json!(judged.notes));
+        }
+    }
+    value
+}
+
+/// The JUnit case name of a call and its failure message (unreviewed, mismatched), or
+/// `None` for a failure when it holds; not-judgeable calls are reported as skipped.
+pub fn junit_case(judged: &Judged) -> (String, Option<String>) {
+    let name = format!("{}:{} {} [span {}]", judged.file, judged.line, judged.call.span, judged.call.span_id);
+    let failure = judged.verdict.fails().then(|| text(judged));
+    (name, failure)
+}
