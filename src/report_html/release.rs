@@ -34,8 +34,8 @@ pub struct ViolationView {
 pub struct CaseView {
     pub name: String,
     pub new: bool,
-    /// The number of the change it belongs to (from 1), if any.
-    pub change: Option<usize>,
+    /// The numbers of the changes that touch it (from 1; a case may have several).
+    pub changes: Vec<usize>,
     pub reblessed: bool,
     pub hash_before: Option<String>,
     pub hash_after: Option<String>,
@@ -55,7 +55,9 @@ pub fn release_page(report: &Report) -> ReleasePage {
     let kind = |k: ChangeKind| serde_json::to_value(k).ok().and_then(|v| v.as_str().map(str::to_owned));
     let (templates, files): (Vec<_>, Vec<_>) =
         report.changed_files.iter().partition(|f| f.kind == ChangeKind::Template);
-    let change_of = |case: &str| report.groups.iter().position(|g| g.cases.iter().any(|c| c == case)).map(|i| i + 1);
+    let changes_of = |case: &str| -> Vec<usize> {
+        (0..report.groups.len()).filter(|i| report.groups[*i].cases.iter().any(|c| c == case)).map(|i| i + 1).collect()
+    };
     ReleasePage {
         ok: report.ok,
         base: report.base.commit.clone(),
@@ -74,7 +76,7 @@ pub fn release_page(report: &Report) -> ReleasePage {
             .map(|c| CaseView {
                 name: c.case.clone(),
                 new: c.new,
-                change: change_of(&c.case),
+                changes: changes_of(&c.case),
                 reblessed: !c.stale_in_tree,
                 hash_before: c.hash_before.clone(),
                 hash_after: c.hash_after.clone(),
