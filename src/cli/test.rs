@@ -52,6 +52,9 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
     config.require_suite("test")?;
     if let Some(file) = &args.report {
+        if args.junit.as_ref().is_some_and(|junit| junit == file || fsutil::same_file(junit, file)) {
+            return Err(crate::Error::Usage(format!("--report and --junit both name {}", file.display())));
+        }
         crate::report_html::refuse_foreign(file, &config)?;
     }
     let config = Arc::new(config);

@@ -24,6 +24,9 @@ pub struct Side {
     pub spans: Vec<Span>,
 }
 
+/// A line with its number.
+type Numbered = (usize, String);
+
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Span {
     pub text: String,
@@ -36,7 +39,7 @@ pub struct Span {
 pub fn rows(unified: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     let (mut old_line, mut new_line) = (0, 0);
-    let (mut removed, mut added): (Vec<(usize, String)>, Vec<(usize, String)>) = (Vec::new(), Vec::new());
+    let (mut removed, mut added): (Vec<Numbered>, Vec<Numbered>) = (Vec::new(), Vec::new());
     for line in unified.lines().skip_while(|l| !l.starts_with("@@")) {
         if !line.starts_with('+') {
             flush(&mut rows, &mut removed, &mut added);
@@ -76,7 +79,7 @@ fn hunk_starts(header: &str) -> (usize, usize) {
 }
 
 /// The removed lines facing the added ones, row by row.
-fn flush(rows: &mut Vec<Row>, removed: &mut Vec<(usize, String)>, added: &mut Vec<(usize, String)>) {
+fn flush(rows: &mut Vec<Row>, removed: &mut Vec<Numbered>, added: &mut Vec<Numbered>) {
     let (mut old, mut new) = (removed.drain(..), added.drain(..));
     loop {
         match (old.next(), new.next()) {
@@ -86,17 +89,15 @@ fn flush(rows: &mut Vec<Row>, removed: &mut Vec<(usize, String)>, added: &mut Ve
     }
 }
 
-fn same_row(left: Option<(usize, String)>, right: Option<(usize, String)>) -> Row {
-    let side =
-        |l: Option<(usize, String)>| l.map(|(i, text)| Side { number: i, spans: vec![Span { text, changed: false }] });
+fn same_row(left: Option<Numbered>, right: Option<Numbered>) -> Row {
+    let side = |l: Option<Numbered>| l.map(|(i, text)| Side { number: i, spans: vec![Span { text, changed: false }] });
     Row { kind: "same", left: side(left), right: side(right) }
 }
 
 /// A removed line facing an added one is diffed word by word; a line with no
 /// counterpart changed whole.
-fn changed_row(left: Option<(usize, String)>, right: Option<(usize, String)>) -> Row {
-    let whole =
-        |l: Option<(usize, String)>| l.map(|(i, text)| Side { number: i, spans: vec![Span { text, changed: true }] });
+fn changed_row(left: Option<Numbered>, right: Option<Numbered>) -> Row {
+    let whole = |l: Option<Numbered>| l.map(|(i, text)| Side { number: i, spans: vec![Span { text, changed: true }] });
     let (Some((li, old)), Some((ri, new))) = (&left, &right) else {
         return Row { kind: "changed", left: whole(left), right: whole(right) };
     };

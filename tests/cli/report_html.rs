@@ -82,6 +82,14 @@ fn the_report_is_written_only_where_the_output_rule_allows() {
         assert!(out.stderr.contains(said), "{target}: {}", out.stderr);
         assert!(!out.stdout.contains("running"), "{target}: refused before any trial ran: {}", out.stdout);
     }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(suite.join("harness.toml"), suite.join("link.html")).unwrap();
+        let out = folder.run_in("suite", &["test", "packet::checksum", "--report", "link.html"]);
+        assert_eq!(out.code, 2, "{}", out.describe());
+    }
+    let out = folder.run_in("suite", &["test", "packet::checksum", "--report", "a.html", "--junit", "a.html"]);
+    assert!(out.code == 2 && out.stderr.contains("--report and --junit both name a.html"), "{}", out.describe());
     assert_eq!(std::fs::read(suite.join("harness.toml")).unwrap(), settings);
     assert_eq!(std::fs::read_to_string(suite.join("notes.html")).unwrap(), "<p>mine</p>");
     assert!(!suite.join("golden/report.html").exists());
