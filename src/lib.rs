@@ -22,7 +22,8 @@
 //!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
 //! - applications: [`verify`] (every check on packets and run directories), [`trace`] (production
 //!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), [`mutation`]
-//!   (the self-test), [`release`] (the release check);
+//!   (the self-test), [`release`] (the release check), [`report_html`] (the HTML reports of
+//!   `test` and `release-check`);
 //! - the shell: [`cli`] (clap, dispatch, exit codes) and `cli::print` (all output).
 
 pub mod attest;
@@ -53,6 +54,7 @@ pub mod parallel;
 pub mod provider;
 pub mod release;
 pub mod report;
+pub mod report_html;
 pub mod rules;
 pub mod run;
 pub mod schema;

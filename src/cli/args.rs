@@ -94,7 +94,8 @@ pub enum Command {
         /// The git revision to compare with (default: the merge base with main, else origin/main).
         #[arg(long, value_name = "REV")]
         base: Option<String>,
-        /// `text` for a terminal, `markdown` for a pull-request comment, `json` for machines.
+        /// `text` for a terminal, `markdown` for a pull-request comment, `json` for machines,
+        /// `html` for one self-contained page (side-by-side prompt diffs) to attach to a CI run.
         #[arg(long, value_enum, default_value_t)]
         format: ReleaseFormatArg,
     },
@@ -290,14 +291,17 @@ pub enum ReleaseFormatArg {
     Text,
     Markdown,
     Json,
+    Html,
 }
 
-impl From<ReleaseFormatArg> for crate::release::ReportFormat {
-    fn from(arg: ReleaseFormatArg) -> Self {
-        match arg {
-            ReleaseFormatArg::Text => crate::release::ReportFormat::Text,
-            ReleaseFormatArg::Markdown => crate::release::ReportFormat::Markdown,
-            ReleaseFormatArg::Json => crate::release::ReportFormat::Json,
+impl ReleaseFormatArg {
+    /// The release module's own formats; `None` for `html`, which `report_html` renders.
+    pub fn text_format(self) -> Option<crate::release::ReportFormat> {
+        match self {
+            ReleaseFormatArg::Text => Some(crate::release::ReportFormat::Text),
+            ReleaseFormatArg::Markdown => Some(crate::release::ReportFormat::Markdown),
+            ReleaseFormatArg::Json => Some(crate::release::ReportFormat::Json),
+            ReleaseFormatArg::Html => None,
         }
     }
 }

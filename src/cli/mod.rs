@@ -92,7 +92,10 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         Command::Bless(args) => bless(&suite("bless")?, args),
         Command::ReleaseCheck { base, format } => {
             let report = crate::release::check(&suite("release-check")?, base.as_deref())?;
-            print::release(&report, format.into())?;
+            match format.text_format() {
+                Some(format) => print::release(&report, format)?,
+                None => print::page(&crate::report_html::release_report(&report)?)?,
+            }
             Ok(Status::from_ok(report.ok))
         }
         Command::Prepare { packet, out_dir, schema, .. } => {

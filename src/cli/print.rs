@@ -192,6 +192,11 @@ pub fn release(report: &Report, format: ReportFormat) -> Result<()> {
     text(&report.render(format))
 }
 
+/// A whole HTML page, as it is (its text is escaped already, controls shown as `\u{…}`).
+pub fn page(html: &str) -> Result<()> {
+    bytes(html.as_bytes())
+}
+
 pub fn schema_written(snapshot: &str, changed: bool) -> Result<()> {
     let verb = if changed { "wrote" } else { "unchanged:" };
     text(&format!("{verb} {snapshot}\n"))

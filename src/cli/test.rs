@@ -116,6 +116,9 @@ pub struct TestArgs {
     /// Also write a JUnit XML report of the trials to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Also write a self-contained HTML report to FILE: the coverage matrix and every trial's state.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Run one shard of the trials, as `cargo nextest run --partition`: `count:M/N`
     /// (round-robin in name order) or `hash:M/N` (by a fixed hash of the name); M from 1.
     #[arg(long, value_name = "STRATEGY:M/N")]
@@ -137,7 +140,14 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         crate::run::refuse_foreign_output(file, crate::run::OutputKind::Junit, &config, &[])?;
     }
-    let suite = conformance::trials(Arc::new(config), Arc::new(print::note), super::golden_writes()?)?;
+    if let Some(file) = &args.report {
+        if args.junit.as_ref().is_some_and(|junit| junit == file || fsutil::same_file(junit, file)) {
+            return Err(crate::Error::Usage(format!("--report and --junit both name {}", file.display())));
+        }
+        crate::report_html::refuse_foreign(file, &config)?;
+    }
+    let config = Arc::new(config);
+    let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), super::golden_writes()?)?;
     let arguments = Arguments {
         filter: args.filter.clone(),
         list: args.list,
@@ -168,6 +178,9 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         let xml = junit::to_xml("packetproof", &suite.records.snapshot(), &skipped);
         fsutil::write_atomic(file, xml.as_bytes())?;
+    }
+    if let Some(file) = args.report.as_ref().filter(|_| !args.list) {
+        crate::report_html::write_test_report(file, &config, &suite.records.snapshot(), &skipped)?;
     }
     Ok(conclusion.exit_code())
 }

@@ -103,7 +103,7 @@ pub fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::RunGate) -
     };
     let evaluation = assess(&run, given.as_ref(), pin.as_ref(), (&raw, &raw_name), config)?;
     if evaluation.ok && !findings.is_empty() {
-        return Err(Error::Rejected { file: args.run_dir.display().to_string(), findings });
+        return Err(Error::Failed { file: args.run_dir.display().to_string(), findings });
     }
     let bytes = canonical::to_pretty(&evaluation.document);
     if own {

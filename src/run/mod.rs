@@ -39,7 +39,7 @@ mod runs_root;
 pub use audit::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
-pub use ownership::{refuse_foreign_output, OutputKind};
+pub use ownership::{refuse_foreign_output, refuse_foreign_page, OutputKind};
 
 use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};

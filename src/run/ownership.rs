@@ -153,3 +153,49 @@ fn existing_is_owned(path: &Path, kind: OutputKind) -> Result<()> {
         Err(Error::refused(path.display(), format!("exists and is not {}; it is never replaced", kind.what())))
     }
 }
+
+/// `test --report FILE`: a page the command writes. Refused onto a project file,
+/// into the suite's fixtures, golden files or templates (the gate's inputs), onto a
+/// run's file or into a run directory, and onto an existing file that is not such
+/// a page (`is_ours` reads its text).
+pub fn refuse_foreign_page(page: &Path, config: &Config, what: &str, is_ours: impl Fn(&str) -> bool) -> Result<()> {
+    let refuse = |why: String| Err(Error::refused(page.display(), why));
+    let settings = config.file.clone().or_else(|| Some(config.root.join(crate::config::FILE_NAME)));
+    let p = &config.paths;
+    let project_files = [settings, p.schema_snapshot.clone(), p.builder_schema.clone(), p.google_suffix.clone()];
+    if project_files.iter().flatten().any(|input| fsutil::same_file(page, input)) {
+        return refuse("is a project file; a report never replaces one".into());
+    }
+    let name = page.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if RUN_FILE_NAMES.contains(&name) || name == crate::config::FILE_NAME {
+        return refuse(format!("{name} is a run's or the project's file; a report is never written over one"));
+    }
+    let parent = match page.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if parent.join(MANIFEST).symlink_metadata().is_ok() {
+        return refuse("is inside a run directory; write the report outside any run".into());
+    }
+    let inside = |dir: &Path| match (parent.canonicalize(), dir.canonicalize()) {
+        (Ok(parent), Ok(dir)) => parent.starts_with(dir),
+        _ => false,
+    };
+    if let Some(dir) =
+        [Some(&p.fixtures), Some(&p.golden), p.prompts.as_ref()].into_iter().flatten().find(|d| inside(d))
+    {
+        return refuse(format!("is inside {}, an input of the gate; write the report elsewhere", dir.display()));
+    }
+    let Ok(meta) = page.symlink_metadata() else { return Ok(()) };
+    if !meta.file_type().is_file() {
+        let kind = fsutil::kind(&meta.file_type());
+        return refuse(format!("is {kind}; only a regular file is ever replaced"));
+    }
+    let owned =
+        meta.len() == 0 || fsutil::read_to_string(page, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|text| is_ours(&text));
+    if owned {
+        Ok(())
+    } else {
+        refuse(format!("exists and is not {what}; it is never replaced"))
+    }
+}

@@ -25,6 +25,7 @@ mod npm;
 #[cfg(target_os = "linux")]
 mod hardening;
 mod release_check;
+mod report_html;
 mod run;
 mod shell;
 mod test;
@@ -43,6 +44,7 @@ fn main() {
     trials.extend(corpus::trials());
     trials.extend(help::trials());
     trials.extend(release_check::trials());
+    trials.extend(report_html::trials());
     trials.extend(run::trials());
     trials.extend(init::trials());
     trials.extend(interop_gate::trials());

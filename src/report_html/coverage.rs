@@ -1,0 +1,196 @@
+//! What the test report shows, as data: the coverage matrix (every value of every
+//! resolvedBranch field against every provider, each cell naming the fixtures
+//! whose golden packet has it) and the state of every trial, fixture by fixture,
+//! from the records the run kept ([`crate::conformance::junit::Records`]).
+
+use crate::conformance::junit::Record;
+use crate::corpus::{self, Case};
+use crate::{check, fsutil, Check, Config, CorpusCheck, PacketCheck, Result, RunCheck};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The test report's content.
+#[derive(Debug, Serialize)]
+pub struct TestPage {
+    pub suite: String,
+    /// (state, how many trials), in the order passed, failed, skipped, not-run.
+    pub counts: Vec<(&'static str, usize)>,
+    pub failed: bool,
+    pub matrix: Matrix,
+    /// Column heads of the fixture table: every packet and run check, and the self-test.
+    pub checks: Vec<String>,
+    pub fixtures: Vec<FixtureRow>,
+    pub corpus: Vec<Named>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Matrix {
+    pub providers: Vec<String>,
+    pub rows: Vec<MatrixRow>,
+    /// Cells no fixture covers.
+    pub gaps: usize,
+    /// The positive fixtures counted, and those whose golden packet could not be read (with why).
+    pub counted: usize,
+    pub unread: Vec<Named>,
+}
+
+/// One value of one field: `span` is the field's row count on its first row (0 on the others).
+#[derive(Debug, Serialize)]
+pub struct MatrixRow {
+    pub field: &'static str,
+    pub span: usize,
+    pub value: String,
+    pub cells: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FixtureRow {
+    pub name: String,
+    pub negative: bool,
+    pub states: Vec<State>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Named {
+    pub name: String,
+    pub state: State,
+}
+
+/// A trial's state: `passed`, `failed` (detail: the first finding), `skipped`
+/// (detail: the reason), `not-run` (filtered out or in another shard) or `none`
+/// (not a check of this fixture).
+#[derive(Debug, Clone, Serialize)]
+pub struct State {
+    pub kind: &'static str,
+    pub detail: String,
+}
+
+impl State {
+    fn none(why: &str) -> State {
+        State { kind: "none", detail: why.to_owned() }
+    }
+
+    fn of(name: &str, records: &BTreeMap<&str, &Record>, ignored: &[String], config: &Config) -> State {
+        let state = |kind, detail: &str| State { kind, detail: detail.to_owned() };
+        match records.get(name) {
+            Some(Record { failure: Some(message), .. }) => state("failed", first_finding(message)),
+            Some(Record { skipped: Some(reason), .. }) => state("skipped", reason),
+            Some(_) => state("passed", ""),
+            None if ignored.iter().any(|i| i == name) => state("skipped", &ignored_reason(name, config)),
+            None => state("not-run", "not run: filtered out, or in another shard"),
+        }
+    }
+}
+
+/// The one trial ignored before it runs is `corpus::branch-coverage`, by the suite's setting.
+fn ignored_reason(name: &str, config: &Config) -> String {
+    if name == CorpusCheck::BranchCoverage.name() && !config.corpus.require_branch_coverage {
+        "[corpus] require_branch_coverage = false in harness.toml".to_owned()
+    } else {
+        "ignored".to_owned()
+    }
+}
+
+/// A failed trial's message is a heading ("X failed:") and one `[check] path: …`
+/// line per finding: the first finding, else the first line.
+fn first_finding(message: &str) -> &str {
+    let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().next().unwrap_or("failed");
+    lines.find(|l| l.starts_with('[')).unwrap_or(first)
+}
+
+/// The page for the trials recorded in `records` (`ignored`: trials ignored before they ran).
+pub fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Result<TestPage> {
+    let by_name: BTreeMap<&str, &Record> = records.iter().map(|r| (r.name.as_str(), r)).collect();
+    let cases = corpus::cases(config)?;
+    // Every packet and run check, then the self-test, which runs per positive fixture.
+    let mutation = CorpusCheck::MutationSelfTest.name();
+    let mut columns: Vec<String> = PacketCheck::ALL.into_iter().map(|c| Check::Packet(c).to_string()).collect();
+    columns.extend(RunCheck::ALL.into_iter().map(|c| Check::Run(c).to_string()));
+    columns.push(mutation.to_owned());
+    let fixtures: Vec<FixtureRow> = cases
+        .iter()
+        .map(|case| {
+            let mut own: Vec<String> = check::applicable(case).iter().map(ToString::to_string).collect();
+            if case.expect.is_none() {
+                own.push(mutation.to_owned());
+            }
+            let states = columns
+                .iter()
+                .map(|column| match own.contains(column) {
+                    true => State::of(&format!("{}::{column}", case.name), &by_name, ignored, config),
+                    false if column == mutation => {
+                        State::none("negative fixtures are not mutated: they are broken on purpose")
+                    }
+                    false => State::none("not a check of this fixture (it has no run/)"),
+                })
+                .collect();
+            FixtureRow { name: case.name.clone(), negative: case.expect.is_some(), states }
+        })
+        .collect();
+    let corpus: Vec<Named> = CorpusCheck::ALL
+        .into_iter()
+        .filter(|c| *c != CorpusCheck::MutationSelfTest)
+        .map(|c| Named { name: c.name().to_owned(), state: State::of(c.name(), &by_name, ignored, config) })
+        .collect();
+    let states: Vec<&State> = fixtures.iter().flat_map(|f| &f.states).chain(corpus.iter().map(|n| &n.state)).collect();
+    let counts: Vec<(&'static str, usize)> = ["passed", "failed", "skipped", "not-run"]
+        .into_iter()
+        .map(|kind| (kind, states.iter().filter(|s| s.kind == kind).count()))
+        .collect();
+    Ok(TestPage {
+        suite: config.root.display().to_string(),
+        failed: counts[1].1 > 0,
+        counts,
+        matrix: matrix(&cases, config),
+        checks: columns,
+        fixtures,
+        corpus,
+    })
+}
+
+/// The matrix over the positive fixtures' golden packets, as `corpus::branch-coverage`
+/// counts them (a negative fixture's packet is broken on purpose and covers nothing).
+pub fn matrix(cases: &[Case], config: &Config) -> Matrix {
+    let mut packets = Vec::new();
+    let mut unread = Vec::new();
+    for case in cases.iter().filter(|c| c.expect.is_none()) {
+        match fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes) {
+            Ok(packet) => packets.push((case.name.clone(), corpus::branch_row(&packet))),
+            Err(e) => unread.push(Named {
+                name: case.name.clone(),
+                state: State { kind: "failed", detail: format!("no golden packet counted: {e}") },
+            }),
+        }
+    }
+    let mut providers: Vec<String> = config.providers.keys().cloned().collect();
+    for (_, row) in &packets {
+        if let Some(p) = row["provider"].as_str().filter(|p| !providers.iter().any(|q| q == p)) {
+            providers.push(p.to_owned());
+        }
+    }
+    let mut rows = Vec::new();
+    for (field, allowed) in crate::packet::BRANCH_FIELDS {
+        let values: Vec<Value> = match allowed {
+            Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
+            None => vec![Value::Bool(false), Value::Bool(true)],
+        };
+        for (i, value) in values.iter().enumerate() {
+            let cells = providers
+                .iter()
+                .map(|p| {
+                    packets
+                        .iter()
+                        .filter(|(_, row)| &row[field] == value && row["provider"] == p.as_str())
+                        .map(|(name, _)| name.clone())
+                        .collect()
+                })
+                .collect();
+            let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+            rows.push(MatrixRow { field, span: if i == 0 { values.len() } else { 0 }, value: shown, cells });
+        }
+    }
+    let gaps = rows.iter().flat_map(|r| &r.cells).filter(|c| c.is_empty()).count();
+    Matrix { providers, rows, gaps, counted: packets.len(), unread }
+}
