@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use std::path::PathBuf;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// A throwaway copy of the project's data (not its code) under git, on `main`.
 struct Repo {
@@ -30,20 +30,7 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) {
-        let out = Command::new("git")
-            .current_dir(self.dir.root())
-            .args([
-                "-c",
-                "user.name=packetproof",
-                "-c",
-                "user.email=test@example.invalid",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        crate::support::git(self.dir.root(), args)
     }
 
     fn commit(&self, message: &str) {

@@ -102,22 +102,7 @@ fn the_report_is_written_only_where_the_output_rule_allows() {
 /// An init suite under git, its system prompt edited (`bless`: and re-blessed).
 fn edited_repository(folder: &crate::support::Project, bless: bool) -> PathBuf {
     let suite = folder.init();
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .current_dir(&suite)
-            .args([
-                "-c",
-                "user.name=packetproof",
-                "-c",
-                "user.email=test@example.invalid",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    };
+    let git = |args: &[&str]| support::git(&suite, args);
     git(&["init", "-q", "-b", "main"]);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "base"]);

@@ -269,3 +269,15 @@ macro_rules! interop_trials {
         vec![$($crate::support::needs_interop($crate::support::test_name(module_path!(), stringify!($name)), $name)),*]
     };
 }
+
+/// Run git in `dir` as a test author (no signing, a fixed identity); panics on failure.
+#[track_caller]
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=packetproof", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .expect("run git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
