@@ -141,3 +141,66 @@ impl std::error::Error for Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn text(error: Error) -> String {
+        error.to_string()
+    }
+
+    #[test]
+    fn only_a_failed_check_exits_1() {
+        let io = || std::io::Error::other("x");
+        let failed = Error::Failed { file: "f".into(), findings: Vec::new() };
+        assert_eq!(failed.exit_status(), 1);
+        let could_not_run = [
+            Error::io("f", io()),
+            Error::Json { file: "f".into(), line: 1, column: 1, message: "m".into() },
+            Error::shape("f", "$", "e"),
+            Error::Config { file: "f".into(), message: "m".into() },
+            Error::Env { variable: "V".into(), message: "m".into() },
+            Error::NothingFound { what: "w".into(), place: "p".into() },
+            Error::refused("f", "r"),
+            Error::Rejected { file: "f".into(), findings: Vec::new() },
+            Error::Git { command: "c".into(), dir: "d".into(), message: "m".into() },
+            Error::Exporter { request: "r".into(), command: "c".into(), reason: "r".into() },
+            Error::Internal("m".into()),
+            Error::Usage("m".into()),
+        ];
+        for error in could_not_run {
+            assert_eq!(error.exit_status(), 2, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn only_usage_says_usage() {
+        let git = Error::Git { command: "diff --name-only".into(), dir: "/repo".into(), message: "fatal: bad".into() };
+        assert_eq!(text(git), "git diff --name-only failed in /repo: fatal: bad");
+        let exporter = Error::Exporter {
+            request: "r.json".into(),
+            command: r#"["./x"]"#.into(),
+            reason: "failed (exit 1)".into(),
+        };
+        assert_eq!(text(exporter), r#"r.json: exporter ["./x"] failed (exit 1)"#);
+        let env = Error::Env { variable: "PACKETPROOF_ROOT".into(), message: "is set but empty".into() };
+        assert_eq!(text(env), "environment variable PACKETPROOF_ROOT is set but empty");
+        let nothing = Error::NothingFound { what: "fixture".into(), place: "fixtures".into() };
+        assert_eq!(text(nothing), "no fixture found in fixtures");
+        assert_eq!(text(Error::Internal("state".into())), "internal error (a packetproof bug): state");
+        assert_eq!(text(Error::Usage("--x needs --y".into())), "usage: --x needs --y");
+    }
+
+    #[test]
+    fn a_failed_walk_keeps_its_io_error() {
+        let temp = tempfile::tempdir().unwrap();
+        let absent = temp.path().join("absent");
+        let walked = walkdir::WalkDir::new(&absent).into_iter().next().unwrap().unwrap_err();
+        let error = Error::walk(walked, Path::new("fallback"));
+        let Error::Io { path, source } = &error else { panic!("{error:?}") };
+        assert_eq!((path.as_path(), source.kind()), (absent.as_path(), std::io::ErrorKind::NotFound));
+        assert!(std::error::Error::source(&error).is_some());
+    }
+}

@@ -1,6 +1,6 @@
 //! The `packetproof` command line: every clap structure, the dispatch to the
-//! library, and the exit status (0 holds, 1 a check failed, 2 bad usage or
-//! unreadable input). All terminal output goes through [`print`](mod@print). Nothing in the
+//! library, and the exit status (0 holds, 1 a check failed, 2 the command could
+//! not run: [`Error::exit_status`](crate::Error::exit_status) says for which kinds). All terminal output goes through [`print`](mod@print). Nothing in the
 //! library imports this module (a tidy test enforces it).
 
 pub mod args;

@@ -97,6 +97,9 @@ fn exporter_failures_name_the_fixture() {
         let out = folder.run_in("suite", &["bless"]);
         assert_eq!(out.code, 2, "{script}: {}", out.describe());
         assert!(out.stderr.contains(first) && out.stderr.contains(expected), "{script}: {}", out.stderr);
+        // An exporter failure, not a refusal of the user's data nor bad usage.
+        assert!(out.stderr.contains(&format!("{first}: exporter [")), "{script}: {}", out.stderr);
+        assert!(!out.stderr.contains("refused") && !out.stderr.contains("usage:"), "{script}: {}", out.stderr);
     }
 }
 
