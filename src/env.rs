@@ -35,7 +35,10 @@ impl Env {
     pub fn parse(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Env> {
         let text = |name: &str| -> Result<Option<String>> {
             lookup(name)
-                .map(|v| v.into_string().map_err(|_| Error::Usage(format!("{name} is not valid UTF-8"))))
+                .map(|v| {
+                    v.into_string()
+                        .map_err(|_| Error::Env { variable: name.into(), message: "is not valid UTF-8".into() })
+                })
                 .transpose()
         };
         let ci = text(CI)?.is_some_and(|v| !is_off(&v));
@@ -44,11 +47,14 @@ impl Env {
             Some(v) if is_off(&v) => false,
             Some(v) if matches!(v.trim(), "1" | "true") => true,
             Some(v) => {
-                return Err(Error::Usage(format!("{BLESS}={v:?}: expected 1 or true (bless), or 0, false or empty")))
+                let message = format!("is {v:?}; expected 1 or true (bless), or 0, false or empty");
+                return Err(Error::Env { variable: BLESS.into(), message });
             }
         };
         let root = match lookup(ROOT) {
-            Some(v) if v.is_empty() => return Err(Error::Usage(format!("{ROOT} is set but empty"))),
+            Some(v) if v.is_empty() => {
+                return Err(Error::Env { variable: ROOT.into(), message: "is set but empty".into() })
+            }
             other => other.map(PathBuf::from),
         };
         Ok(Env { ci, bless, root })
@@ -86,12 +92,17 @@ mod tests {
             assert!(!env(&[(BLESS, off)]).unwrap().bless, "{off:?}");
         }
         let error = env(&[(BLESS, "no")]).unwrap_err().to_string();
-        assert!(error.contains("PACKETPROOF_BLESS=\"no\""), "{error}");
+        assert_eq!(
+            error,
+            "environment variable PACKETPROOF_BLESS is \"no\"; expected 1 or true (bless), or 0, false or empty"
+        );
     }
 
     #[test]
     fn an_empty_root_is_an_error() {
-        assert!(env(&[(ROOT, "")]).is_err());
+        let error = env(&[(ROOT, "")]).unwrap_err();
+        assert!(matches!(error, Error::Env { .. }), "{error:?}");
+        assert_eq!(error.to_string(), "environment variable PACKETPROOF_ROOT is set but empty");
         assert_eq!(env(&[(ROOT, "/p")]).unwrap().root, Some(PathBuf::from("/p")));
     }
 }

@@ -21,7 +21,8 @@ pub const REQUEST: &str = "{request}";
 /// Run the exporter on `request` and return the packet it printed.
 pub fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Value> {
     let shown = request.display().to_string();
-    let fail = |reason: String| Error::refused(&shown, format!("exporter {:?} {reason}", exporter.command));
+    let fail =
+        |reason: String| Error::Exporter { request: shown.clone(), command: format!("{:?}", exporter.command), reason };
     let request = if request.is_absolute() { request.to_path_buf() } else { config.root.join(request) };
     let mut command = Command::new(program(&exporter.command[0], &config.root));
     for arg in &exporter.command[1..] {

@@ -62,12 +62,11 @@ impl Git {
 fn git_in(dir: &Path, args: &[&str]) -> Result<String> {
     let out = Command::new("git").current_dir(dir).args(args).output().map_err(|e| Error::io("git", e))?;
     if !out.status.success() {
-        return Err(Error::Usage(format!(
-            "git {} failed in {}: {}",
-            args.join(" "),
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
+        return Err(Error::Git {
+            command: args.join(" "),
+            dir: dir.to_path_buf(),
+            message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
 }

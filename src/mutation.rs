@@ -101,7 +101,8 @@ struct Catchers<'a> {
     config: &'a Config,
     isolation: check::Isolation,
     /// What the request makes now, made once per case (an exporter is a process).
-    produced: Option<Result<Value>>,
+    /// A failure is not kept: it ends the self-test of the case, unchanged.
+    produced: Option<Value>,
 }
 
 impl<'a> Catchers<'a> {
@@ -129,8 +130,10 @@ impl<'a> Catchers<'a> {
         match check {
             PacketCheck::BranchIsolation => Ok(self.isolation.check(packet, self.config)),
             PacketCheck::Regenerates => {
-                let produced = self.produced.get_or_insert_with(|| corpus::produce(self.case, self.config));
-                let produced = produced.as_ref().map_err(|e| crate::Error::Usage(e.to_string()))?;
+                let produced = match self.produced.take() {
+                    Some(produced) => self.produced.insert(produced),
+                    None => self.produced.insert(corpus::produce(self.case, self.config)?),
+                };
                 Ok(match produced.as_object() == Some(packet) {
                     true => Vec::new(),
                     false => vec![Finding::new(check, "$", "differs from what the fixture's request makes now")],

@@ -104,9 +104,13 @@ pub fn write(config: &Config) -> Result<bool> {
     }
     let text = generate(config)?;
     let Some(path) = &config.paths.schema_snapshot else {
-        return Err(Error::Usage(
-            "the schema snapshot is built in; name paths.schema_snapshot in harness.toml to write one".into(),
-        ));
+        let file = config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
+        return Err(Error::Config {
+            file: file.display().to_string(),
+            message: "names no paths.schema_snapshot, so the schema snapshot is built in and there is nothing to \
+                      write; name one to write it"
+                .into(),
+        });
     };
     if fsutil::read_bytes(path, config.limits.max_file_bytes).is_ok_and(|old| old == text.as_bytes()) {
         return Ok(false);

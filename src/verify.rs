@@ -395,8 +395,7 @@ fn discover(path: &Path, config: &Config) -> Result<Vec<(Target, PathBuf)>> {
     // The folders being walked, by depth: the last one at depth d-1 is the parent of an entry at depth d.
     let mut open: Vec<usize> = Vec::new();
     for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-        let entry = entry
-            .map_err(|e| Error::io(e.path().unwrap_or(path).to_path_buf(), std::io::Error::other(e.to_string())))?;
+        let entry = entry.map_err(|e| Error::walk(e, path))?;
         let p = entry.path();
         let real = root_real.join(p.strip_prefix(path).unwrap_or(p));
         open.truncate(entry.depth());

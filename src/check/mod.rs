@@ -76,7 +76,7 @@ pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
         | Check::VerifyUnreadable
         | Check::GoldenAgentRequest
         | Check::CompileRequest
-        | Check::WireRequest => Err(Error::Usage(format!("{check} is not a check of one fixture"))),
+        | Check::WireRequest => Err(Error::Internal(format!("{check} is not a check of one fixture"))),
     }
 }
 
@@ -152,7 +152,7 @@ pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
         CorpusCheck::BranchCoverage => branch_coverage(config),
         // The self-test damages packets and runs and calls back into this module, so
         // it lives above it (`crate::mutation::self_test_case`, one trial per fixture).
-        CorpusCheck::MutationSelfTest => Err(Error::Usage(format!("{check} runs through mutation::self_test_case"))),
+        CorpusCheck::MutationSelfTest => Err(Error::Internal(format!("{check} runs through mutation::self_test_case"))),
     }
 }
 

@@ -17,7 +17,8 @@ Environment:
   PACKETPROOF_BLESS  1 or true: `cargo test` re-blesses stale golden files
   NO_COLOR           no colours, even on a terminal
 
-Exit status: 0 everything holds, 1 a check failed, 2 bad usage or unreadable input.";
+Exit status: 0 everything holds, 1 a check failed, 2 bad usage or unreadable input
+(or a git or [exporter] failure, or a packetproof bug: the command could not run).";
 
 #[derive(Debug, Parser)]
 #[command(

@@ -1,6 +1,6 @@
 //! The `packetproof` command line: every clap structure, the dispatch to the
-//! library, and the exit status (0 holds, 1 a check failed, 2 bad usage or
-//! unreadable input). All terminal output goes through [`print`](mod@print). Nothing in the
+//! library, and the exit status (0 holds, 1 a check failed, 2 the command could
+//! not run: [`Error::exit_status`](crate::Error::exit_status) says for which kinds). All terminal output goes through [`print`](mod@print). Nothing in the
 //! library imports this module (a tidy test enforces it).
 
 pub mod args;
@@ -155,7 +155,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Trace(args) => trace::run(&load_config(suffix)?, &args),
-        Command::Test(_) => Err(Error::Usage("`test` runs through cli::main".into())),
+        Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
         Command::Wire { packet, api, check, base_url, out, format, .. } => {
             let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };
             provenance::wire(&load_config(suffix)?, &packet, api, capture, out.as_deref(), format.into())
@@ -250,7 +250,7 @@ fn read_stdin() -> Result<Vec<u8>> {
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
     if let Some(kind) = crate::provider::other_file_kind(&value) {
-        return Err(Error::Usage(format!("{} is {kind}", path.display())));
+        return Err(Error::shape(path.display(), "$", format!("a runtime packet; this file is {kind}")));
     }
     print::outcomes(&[crate::verify::packet_value(path, &value, config)], format)
 }

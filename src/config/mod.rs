@@ -334,12 +334,10 @@ impl Config {
         if let Some(root) = &crate::env::Env::current()?.root {
             let file = root.join(FILE_NAME);
             if !file.is_file() {
-                return Err(Error::Usage(format!(
-                    "{} names {}, but {} does not exist",
-                    crate::env::ROOT,
-                    root.display(),
-                    file.display()
-                )));
+                return Err(Error::Config {
+                    file: file.display().to_string(),
+                    message: format!("does not exist, and {} names {}", crate::env::ROOT, root.display()),
+                });
             }
             return Config::from_file(&file, suffix_override);
         }
@@ -353,13 +351,13 @@ impl Config {
     /// Commands that run a corpus (bless, test, release-check) need a harness.toml;
     /// the refusal says which file was looked for.
     pub fn require_suite(&self, command: &str) -> Result<&Path> {
-        self.file.as_deref().ok_or_else(|| {
-            Error::Usage(format!(
-                "{command} needs a conformance suite, but there is no {FILE_NAME}: looked for {} and in every \
-                 parent directory; create one with `packetproof init`, or name it with --config FILE or {}",
-                self.root.join(FILE_NAME).display(),
+        self.file.as_deref().ok_or_else(|| Error::Config {
+            file: self.root.join(FILE_NAME).display().to_string(),
+            message: format!(
+                "{command} needs a conformance suite, but there is no {FILE_NAME} here or in any parent \
+                     directory; create one with `packetproof init`, or name it with --config FILE or {}",
                 crate::env::ROOT
-            ))
+            ),
         })
     }
 

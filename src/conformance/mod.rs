@@ -45,9 +45,10 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
     let records = Records::default();
     let stale = Arc::new(StaleGoldens::new());
     let suite = Suite { config, note, writes, records: records.clone(), stale: Arc::clone(&stale) };
-    let cases = corpus::cases(&suite.config).map_err(|e| Error::Usage(format!("fixture discovery failed: {e}")))?;
+    let cases = corpus::cases(&suite.config)?;
     if cases.is_empty() {
-        return Err(Error::Usage(format!("no fixture found under {}", suite.config.paths.fixtures.display())));
+        let place = suite.config.paths.fixtures.display().to_string();
+        return Err(Error::NothingFound { what: "fixture".into(), place });
     }
     let mut trials = Vec::new();
     for case in cases {
@@ -55,10 +56,13 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
         let applicable = check::applicable(&case);
         for declared in &expected {
             if !applicable.iter().any(|c| c.name() == declared.check) {
-                return Err(Error::Usage(format!(
-                    "{}: expect.toml names {:?}, which is not a check of this fixture (checks: {applicable:?})",
-                    case.name, declared.check
-                )));
+                return Err(Error::Config {
+                    file: case.expect.as_deref().unwrap_or(&case.dir).display().to_string(),
+                    message: format!(
+                        "names {:?}, which is not a check of fixture {} (checks: {applicable:?})",
+                        declared.check, case.name
+                    ),
+                });
             }
         }
         let positive = case.expect.is_none();

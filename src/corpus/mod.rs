@@ -74,10 +74,7 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
     let root = &config.paths.fixtures;
     let mut cases = Vec::new();
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
-        let entry = entry.map_err(|e| {
-            let path = e.path().map(PathBuf::from).unwrap_or_else(|| root.clone());
-            crate::Error::io(path, e.into())
-        })?;
+        let entry = entry.map_err(|e| crate::Error::walk(e, root))?;
         if !entry.file_type().is_dir() || !entry.path().join(REQUEST_FILE).is_file() {
             continue;
         }
@@ -96,10 +93,11 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
 /// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
 pub fn produce(case: &Case, config: &Config) -> Result<Value> {
     match &config.exporter {
-        Some(_) if !config.run_exporter => Err(crate::Error::Usage(format!(
-            "{}: the suite's [exporter] is not run here (verify runs it only with --run-exporter)",
-            case.request_path().display()
-        ))),
+        Some(exporter) if !config.run_exporter => Err(crate::Error::Exporter {
+            request: case.request_path().display().to_string(),
+            command: format!("{:?}", exporter.command),
+            reason: "is not run here (verify runs it only with --run-exporter)".into(),
+        }),
         Some(exporter) => crate::exporter::export(exporter, config, &case.request_path()),
         None => crate::compile::compile(&case.request, config, &case.request_path().display().to_string()),
     }

@@ -81,7 +81,7 @@ fn environment() -> Result<Environment<'static>> {
 
 fn template_error(name: &str, error: &minijinja::Error) -> Error {
     let at = Path::new("src/report_html/templates").join(name);
-    Error::Usage(format!("{}: the HTML report template failed (a packetproof bug): {error}", at.display()))
+    Error::Internal(format!("{}: the HTML report template failed: {error}", at.display()))
 }
 
 #[cfg(test)]

@@ -55,9 +55,7 @@ impl RunsRoot {
         let mut walked = HashSet::new();
         let mut linked = Vec::new();
         for entry in walkdir::WalkDir::new(&self.path).sort_by_file_name() {
-            let entry = entry.map_err(|e| {
-                Error::io(e.path().unwrap_or(&self.path).to_path_buf(), std::io::Error::other(e.to_string()))
-            })?;
+            let entry = entry.map_err(|e| Error::walk(e, &self.path))?;
             let path = entry.path();
             if entry.file_type().is_dir() {
                 walked.insert(path.canonicalize().map_err(|e| Error::io(path, e))?);

@@ -43,7 +43,7 @@ impl Packets {
         }
         if packets.count == 0 {
             let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            return Err(Error::Usage(format!("no runtime packet found in {}", named.join(", "))));
+            return Err(Error::NothingFound { what: "runtime packet".into(), place: named.join(", ") });
         }
         Ok(packets)
     }

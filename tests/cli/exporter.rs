@@ -51,6 +51,19 @@ fn an_exporter_wrapping_packetproof_export_passes_the_gate() {
     let broken = folder.run_in("suite", &["test", &format!("{CASE}::packet::regenerates")]);
     assert_eq!(broken.code, 101, "{}", broken.describe());
     assert!(broken.stdout.contains("no packet today") && broken.stdout.contains("exit status: 3"), "{}", broken.stdout);
+    // The mutation self-test passes the exporter's failure on as it is, not as bad usage
+    // (with renders-from-input off, regenerates answers for the mutations it would catch).
+    let settings = std::fs::read_to_string(folder.path("suite/harness.toml")).unwrap();
+    let skip = "\n[checks.skip]\n\"packet::renders-from-input\" = \"self-test through regenerates\"\n";
+    std::fs::write(folder.path("suite/harness.toml"), settings + skip).unwrap();
+    let self_test = folder.run_in("suite", &["test", "--exact", &format!("{CASE}::corpus::mutation-self-test")]);
+    assert_eq!(self_test.code, 101, "{}", self_test.describe());
+    assert!(self_test.stdout.contains("request.json: exporter [\"./export.sh\""), "{}", self_test.stdout);
+    assert!(
+        self_test.stdout.contains("no packet today") && !self_test.stdout.contains("usage:"),
+        "{}",
+        self_test.stdout
+    );
 }
 
 /// Text of an unselected evidence item in the prompt: bless reports branch isolation
@@ -97,6 +110,9 @@ fn exporter_failures_name_the_fixture() {
         let out = folder.run_in("suite", &["bless"]);
         assert_eq!(out.code, 2, "{script}: {}", out.describe());
         assert!(out.stderr.contains(first) && out.stderr.contains(expected), "{script}: {}", out.stderr);
+        // An exporter failure, not a refusal of the user's data nor bad usage.
+        assert!(out.stderr.contains(&format!("{first}: exporter [")), "{script}: {}", out.stderr);
+        assert!(!out.stderr.contains("refused") && !out.stderr.contains("usage:"), "{script}: {}", out.stderr);
     }
 }
 

@@ -17,6 +17,7 @@ fn help_names_the_settings_file_the_environment_and_exit_codes() {
         "Exit status: 0",
         "1 a check failed",
         "2 bad usage",
+        "a git or [exporter] failure",
     ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }

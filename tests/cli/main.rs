@@ -15,6 +15,7 @@ mod compile;
 mod contracts;
 mod corpus;
 mod distribution;
+mod errors;
 mod exporter;
 mod foreign;
 mod help;
@@ -52,6 +53,7 @@ fn main() {
     trials.extend(shell::trials());
     trials.extend(contracts::trials());
     trials.extend(distribution::trials());
+    trials.extend(errors::trials());
     trials.extend(npm::trials());
     trials.extend(exporter::trials());
     trials.extend(foreign::trials());

@@ -234,11 +234,15 @@ fn unexplained_golden_edit_fails() {
     assert_eq!(cases_where(&report, "goldenChanged"), [case]);
 }
 
-fn outside_a_git_repository_is_a_clear_usage_error() {
+fn outside_a_git_repository_is_a_git_error() {
     let project = support::Project::with(&["harness.toml", "references"]);
     let out = project.bin().current_dir(project.root()).args(["release-check"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("git rev-parse"), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Named as the git failure it is, where it ran, with git's own words; not as bad usage.
+    let said = format!("git rev-parse --show-toplevel failed in {}: ", project.root().display());
+    assert!(stderr.contains(&said) && stderr.contains("not a git repository"), "{stderr}");
+    assert!(!stderr.contains("usage:"), "{stderr}");
     assert!(out.stdout.is_empty());
 }
 
@@ -376,7 +380,7 @@ pub fn trials() -> Vec<Trial> {
         schema_edit_must_be_regenerated_and_reblessed,
         fixture_edit_explains_only_its_own_case,
         unexplained_golden_edit_fails,
-        outside_a_git_repository_is_a_clear_usage_error,
+        outside_a_git_repository_is_a_git_error,
         different_changes_to_one_field_are_different_groups,
         an_edited_golden_agent_request_is_neither_blessed_nor_explained,
         golden_files_of_a_deleted_fixture_cannot_change_unnoticed,

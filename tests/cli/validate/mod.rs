@@ -238,7 +238,9 @@ fn validate_says_an_agent_request_is_not_a_packet() {
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
     assert_eq!(output.code, 2, "{}", output.describe());
     let stderr = output.stderr.clone();
-    assert!(stderr.contains("is an agent request (agent-request.json)"), "{}", output.describe());
+    let said =
+        "agent-request.json: at $: expected a runtime packet; this file is an agent request (agent-request.json)";
+    assert!(stderr.contains(said), "{}", output.describe());
     assert!(stderr.contains("runtime-packet.json it was made from"), "{}", output.describe());
 }
 
@@ -249,7 +251,7 @@ fn validate_says_a_compile_input_is_not_a_packet() {
     assert_eq!(output.code, 2, "{}", output.describe());
     let stderr = output.stderr.clone();
     assert!(
-        stderr.contains("request.json is a compile input (request.json), not a runtime packet"),
+        stderr.contains("request.json: at $: expected a runtime packet; this file is a compile input (request.json)"),
         "{}",
         output.describe()
     );
