@@ -64,8 +64,10 @@ pub fn validator(schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
     // Checked first: a self-referential schema would overflow the compiler's stack.
     crate::schema_refs::check(schema)?;
     let compiled = Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
-    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::clone(&compiled));
-    Ok(compiled)
+    // Two threads may compile the same schema at once: the first one stored is kept,
+    // so every caller of one digest shares one validator.
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(Arc::clone(cache.entry(key).or_insert(compiled)))
 }
 
 #[cfg(test)]
