@@ -5,6 +5,7 @@
 pub mod branch_consistency;
 pub mod material;
 
+use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::config::Config;
 use crate::digest;
 use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
@@ -36,12 +37,13 @@ pub const FIELDS: [&str; 18] = [
     "checksum",
 ];
 
-/// The contract's resolvedBranch fields and their allowed values (`None`: a boolean).
+/// The contract's resolvedBranch fields and their allowed values (`None`: a boolean),
+/// the value sets of [`crate::branch`].
 pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
-    ("insertionMode", Some(&["staged", "immediate"])),
-    ("sourceScope", Some(&["project", "system"])),
-    ("evidenceMode", Some(&["strategy-default", "selected-only", "no-evidence"])),
-    ("neighbours", Some(&["both", "predecessor-only", "successor-only", "none"])),
+    ("insertionMode", Some(InsertionMode::NAMES)),
+    ("sourceScope", Some(SourceScope::NAMES)),
+    ("evidenceMode", Some(EvidenceMode::NAMES)),
+    ("neighbours", Some(Neighbours::NAMES)),
     ("hasVariableConflicts", None),
     ("hasAssetIntents", None),
     ("hasTargetTheme", None),
