@@ -289,7 +289,7 @@ pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<crate::
 fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<Finding>) {
     let Some(items) = input.pointer("/evidence/items").and_then(Value::as_array) else { return };
     let mode = packet.get("resolvedBranch").and_then(|b| b.get("evidenceMode")).and_then(Value::as_str);
-    if mode == Some("no-evidence") && !items.is_empty() {
+    if mode == Some(EvidenceMode::NoEvidence.name()) && !items.is_empty() {
         out.push(Finding::new(
             PacketCheck::ForbiddenMaterial,
             "$.renderInput.evidence.items",

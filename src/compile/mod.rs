@@ -33,7 +33,7 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     if !findings.is_empty() {
         return Err(Error::Rejected { file: file.to_owned(), findings });
     }
-    let resolution = branch::resolve(request);
+    let resolution = branch::resolve(request, file)?;
     let render_input = render_input::build(request, &resolution);
     let branch = resolution.to_json();
     let provider = request["provider"].as_str().unwrap_or_default();
@@ -104,8 +104,10 @@ fn assemble(
 /// A string that also occurs in a region that does render is not listed: its
 /// presence in the packet would prove nothing.
 pub fn excluded_text(request: &Value, config: &Config) -> Vec<(String, String)> {
-    let resolution = branch::resolve(request);
-    let mut regions = render_input::excluded_regions(request, &resolution);
+    // A request asking for no known evidence mode renders no evidence (and its
+    // compile fails, saying why): every available item is then excluded.
+    let items = branch::requested_mode(request, "").map_or_else(|_| Vec::new(), |m| branch::resolved_items(request, m));
+    let mut regions = render_input::excluded_regions(request, &items);
     let mut trail = Trail::new("$");
     walk(request, &mut trail, &mut |value, key, trail| {
         if key.is_some_and(|k| config.forbidden.is_forbidden_key(k)) {
