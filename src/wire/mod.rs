@@ -18,6 +18,7 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 
+use crate::branch::Vendor;
 use crate::config::{AllowedSettings, Config};
 use crate::report::{walk, Trail};
 use crate::{Check, Error, Finding, Outcome, Result};
@@ -61,12 +62,21 @@ impl Api {
         }
     }
 
-    /// The packet `provider` this API serves.
-    pub fn provider(self) -> &'static str {
+    /// The vendor whose API this is (a packet's `provider` names it).
+    pub fn vendor(self) -> Vendor {
         match self {
-            Api::Anthropic => "anthropic",
-            Api::OpenaiChat | Api::OpenaiResponses => "openai",
-            Api::Gemini => "google",
+            Api::Anthropic => Vendor::Anthropic,
+            Api::OpenaiChat | Api::OpenaiResponses => Vendor::Openai,
+            Api::Gemini => Vendor::Google,
+        }
+    }
+
+    /// The APIs a vendor's packets go out through.
+    pub fn of(vendor: Vendor) -> &'static [Api] {
+        match vendor {
+            Vendor::Anthropic => &[Api::Anthropic],
+            Vendor::Openai => &[Api::OpenaiResponses, Api::OpenaiChat],
+            Vendor::Google => &[Api::Gemini],
         }
     }
 
@@ -194,13 +204,13 @@ fn sound_packet<'a>(packet: &'a Value, api: Api, config: &Config, file: &str) ->
     }
     let map = packet.as_object().ok_or_else(|| Error::shape(file, "$", "a JSON object"))?;
     let provider = map.get("provider").and_then(Value::as_str).unwrap_or_default();
-    if provider != api.provider() {
+    if provider != api.vendor().name() {
         return Err(Error::refused(
             format!("{file} $.provider"),
             format!(
                 "the packet is for provider {provider:?}; the {} API serves provider {:?}",
                 api.name(),
-                api.provider()
+                api.vendor().name()
             ),
         ));
     }
@@ -312,6 +322,15 @@ mod tests {
             assert_eq!(Api::from_name(api.name()), Some(api));
         }
         assert_eq!(Api::from_name("openai"), None);
+    }
+
+    #[test]
+    fn each_vendor_is_served_by_its_own_apis() {
+        for vendor in Vendor::ALL {
+            assert!(!Api::of(*vendor).is_empty());
+            assert!(Api::of(*vendor).iter().all(|api| api.vendor() == *vendor), "{vendor}");
+        }
+        assert!(Api::ALL.iter().all(|api| Api::of(api.vendor()).contains(api)));
     }
 
     #[test]
