@@ -32,8 +32,9 @@ pub const RUN_CHECK: Check = Check::Run(crate::RunCheck::ProviderRequest);
 /// The captured request a run directory may carry.
 pub const RUN_FILE: &str = "provider-request.json";
 
-/// A provider request format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A provider request format, named as `--api` takes it (`anthropic`, `openai-chat`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Api {
     /// Anthropic Messages API, POST /v1/messages.
     Anthropic,
@@ -48,18 +49,13 @@ pub enum Api {
 impl Api {
     pub const ALL: [Api; 4] = [Api::Anthropic, Api::OpenaiChat, Api::OpenaiResponses, Api::Gemini];
 
-    /// The API of a name as `--api` takes it (`anthropic`, `openai-chat`, …).
+    /// The API of a name as `--api` takes it (`None`: no API has the name).
     pub fn from_name(name: &str) -> Option<Api> {
-        Api::ALL.into_iter().find(|api| api.name() == name)
+        name.parse().ok()
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Api::Anthropic => "anthropic",
-            Api::OpenaiChat => "openai-chat",
-            Api::OpenaiResponses => "openai-responses",
-            Api::Gemini => "gemini",
-        }
+        self.into()
     }
 
     /// The vendor whose API this is (a packet's `provider` names it).
@@ -318,10 +314,13 @@ mod tests {
 
     #[test]
     fn api_names_round_trip_and_unknown_names_are_none() {
+        let names = Api::ALL.map(Api::name);
+        assert_eq!(names, ["anthropic", "openai-chat", "openai-responses", "gemini"]);
         for api in Api::ALL {
             assert_eq!(Api::from_name(api.name()), Some(api));
         }
         assert_eq!(Api::from_name("openai"), None);
+        assert_eq!(Api::from_name("Gemini"), None);
     }
 
     #[test]
