@@ -65,6 +65,26 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    /// Every value of every branch value set has its partial (`branches/<field>/<value>.md.j2`),
+    /// so a value added to an enum in `crate::branch` cannot render nothing.
+    #[test]
+    fn every_branch_value_has_its_partial() {
+        use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
+        let sets = [
+            ("insertion", InsertionMode::NAMES),
+            ("source", SourceScope::NAMES),
+            ("evidence", EvidenceMode::NAMES),
+            ("neighbours", Neighbours::NAMES),
+        ];
+        for (folder, names) in sets {
+            for name in names {
+                let partial = format!("branches/{folder}/{name}.md.j2");
+                assert!(prompt(&partial).is_some(), "no built-in partial {partial}");
+            }
+        }
+        assert!(prompt("branches/neighbours/neither.md.j2").is_none());
+    }
+
     /// A template added to the project must be added here too, or the built-in
     /// compiler and `init` would lack it.
     #[test]

@@ -11,7 +11,7 @@
 //!   atomic writes; directory locks), [`numbers`] (JSON numbers by value, quoted as written),
 //!   [`diff`],
 //!   [`git`] (the only module that spawns git);
-//! - the contract: [`packet`], [`provider`] (the agent's view), [`schema`], [`schema_refs`]
+//! - the contract: [`branch`] (the branch's value sets as enums), [`packet`], [`provider`] (the agent's view), [`schema`], [`schema_refs`]
 //!   (validation schemas that would recurse forever are refused before compiling);
 //! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
 //!   evaluator's rules over a parsed answer) and [`run`] (prepare, evaluate, complete run
@@ -28,6 +28,7 @@
 
 pub mod attest;
 pub mod bless;
+pub mod branch;
 pub mod builtin;
 pub mod canonical;
 pub mod check;

@@ -249,7 +249,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         }),
     );
     let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
-    if config.is_text_json(provider) {
+    if config.output_mode(provider) == Some(crate::config::OutputMode::TextJson) {
         let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
         add(
             "outputSchema added to a text-JSON packet".into(),

@@ -5,7 +5,8 @@
 pub mod branch_consistency;
 pub mod material;
 
-use crate::config::Config;
+use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
+use crate::config::{Config, OutputMode};
 use crate::digest;
 use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
 use serde_json::{Map, Value};
@@ -36,12 +37,13 @@ pub const FIELDS: [&str; 18] = [
     "checksum",
 ];
 
-/// The contract's resolvedBranch fields and their allowed values (`None`: a boolean).
+/// The contract's resolvedBranch fields and their allowed values (`None`: a boolean),
+/// the value sets of [`crate::branch`].
 pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
-    ("insertionMode", Some(&["staged", "immediate"])),
-    ("sourceScope", Some(&["project", "system"])),
-    ("evidenceMode", Some(&["strategy-default", "selected-only", "no-evidence"])),
-    ("neighbours", Some(&["both", "predecessor-only", "successor-only", "none"])),
+    ("insertionMode", Some(InsertionMode::NAMES)),
+    ("sourceScope", Some(SourceScope::NAMES)),
+    ("evidenceMode", Some(EvidenceMode::NAMES)),
+    ("neighbours", Some(Neighbours::NAMES)),
     ("hasVariableConflicts", None),
     ("hasAssetIntents", None),
     ("hasTargetTheme", None),
@@ -199,6 +201,18 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, St
     }
 }
 
+/// Whether `packet::provider-shape` can judge the packet: `Err(why not)` when its
+/// provider is not one harness.toml names (packet::contract reports that).
+pub fn provider_shape_applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
+    match config.output_mode(provider) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "the packet's provider {provider:?} is not in harness.toml's providers, so it has no output mode"
+        )),
+    }
+}
+
 /// Google text-JSON packets omit outputSchema and append the exact suffix; all
 /// others carry outputSchema and send userMessage unchanged.
 pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
@@ -207,7 +221,9 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     let user = packet.get("userMessage").and_then(Value::as_str);
     let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
-    if config.is_text_json(provider) {
+    // A provider harness.toml does not name has no shape to meet (see `provider_shape_applies`).
+    let Some(mode) = config.output_mode(provider) else { return Vec::new() };
+    if mode == OutputMode::TextJson {
         if packet.contains_key("outputSchema") {
             fail("$.outputSchema", format!("must be absent (not null) for {provider} text-JSON packets"));
         }
@@ -287,7 +303,7 @@ pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<crate::
 fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<Finding>) {
     let Some(items) = input.pointer("/evidence/items").and_then(Value::as_array) else { return };
     let mode = packet.get("resolvedBranch").and_then(|b| b.get("evidenceMode")).and_then(Value::as_str);
-    if mode == Some("no-evidence") && !items.is_empty() {
+    if mode == Some(EvidenceMode::NoEvidence.name()) && !items.is_empty() {
         out.push(Finding::new(
             PacketCheck::ForbiddenMaterial,
             "$.renderInput.evidence.items",
@@ -472,6 +488,33 @@ mod tests {
         for bad in ["0", "-5", "0.5", "64000.5", "\"64000\"", "null", "true"] {
             assert_eq!(findings(bad), 1, "{bad}");
         }
+    }
+
+    /// The output mode is decided by the provider harness.toml names: text-JSON rules for
+    /// google, schema rules for openai, and none (the check says why) for a provider it does not name.
+    #[test]
+    fn provider_shape_follows_the_configured_output_mode_and_skips_an_unnamed_provider() {
+        let config = Config::load(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        let packet = |provider: &str| {
+            serde_json::json!({"provider": provider, "userMessage": "u", "effectiveUserMessage": "u"})
+                .as_object()
+                .unwrap()
+                .clone()
+        };
+        let paths = |provider: &str| -> Vec<String> {
+            provider_shape(&packet(provider), &config).into_iter().map(|f| f.path).collect()
+        };
+        assert_eq!(paths("google"), ["$.effectiveUserMessage"]);
+        assert_eq!(paths("openai"), ["$.outputSchema"]);
+        assert_eq!(provider_shape_applies(&packet("openai"), &config), Ok(()));
+        let why = provider_shape_applies(&packet("mistral"), &config).unwrap_err();
+        assert!(why.contains("\"mistral\" is not in harness.toml's providers"), "{why}");
+        let mut outcome = crate::Outcome::default();
+        crate::judge::packet(&mut outcome, &Value::Object(packet("mistral")), &config, "");
+        assert!(outcome.findings.iter().any(|f| f.path == "$.provider"), "{:?}", outcome.findings);
+        assert!(outcome.findings.iter().all(|f| f.check != PacketCheck::ProviderShape.into()));
+        let skipped = outcome.skipped.iter().find(|s| s.check == PacketCheck::ProviderShape.into());
+        assert!(skipped.is_some_and(|s| s.reason == why), "{:?}", outcome.skipped);
     }
 
     #[test]

@@ -2,24 +2,23 @@
 //! - Text-JSON providers (Google) get no `outputSchema` and the exact suffix appended.
 //! - The agent request: the only view of a packet a fresh agent ever sees.
 
-use crate::config::Config;
+use crate::config::{Config, OutputMode};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub const AGENT_REQUEST_KIND: &str = "segmently.packet-only-agent-request";
 
-/// The provider-facing user message for `provider`.
-pub fn effective_user_message(config: &Config, provider: &str, user_message: &str) -> String {
-    if config.is_text_json(provider) {
-        format!("{user_message}{}", config.google_suffix)
-    } else {
-        user_message.to_owned()
+/// The provider-facing user message in `mode`.
+pub fn effective_user_message(config: &Config, mode: OutputMode, user_message: &str) -> String {
+    match mode {
+        OutputMode::TextJson => format!("{user_message}{}", config.google_suffix),
+        OutputMode::Schema => user_message.to_owned(),
     }
 }
 
-/// Whether packets for `provider` carry `outputSchema`.
-pub fn carries_output_schema(config: &Config, provider: &str) -> bool {
-    !config.is_text_json(provider)
+/// Whether packets in `mode` carry `outputSchema`.
+pub fn carries_output_schema(mode: OutputMode) -> bool {
+    mode == OutputMode::Schema
 }
 
 /// What a JSON document is when it is not a runtime packet but another file of

@@ -106,6 +106,9 @@ pub enum Need {
     TrustedKey,
     /// A suite: harness.toml beside fixture and golden folders.
     Suite,
+    /// The packet's provider is one harness.toml names: its output mode (text-JSON or
+    /// schema) decides the shape.
+    ConfiguredProvider,
 }
 
 /// One entry of the rule book.
@@ -206,7 +209,12 @@ impl Check {
                     "no render-only snapshot, media URL, storage path or generator prompt reaches the model",
                 ),
                 PacketCheck::ProviderShape => {
-                    rule("packet::provider-shape", Packet, &[], "outputSchema and the text-JSON suffix fit the provider")
+                    rule(
+                        "packet::provider-shape",
+                        Packet,
+                        &[ConfiguredProvider],
+                        "outputSchema and the text-JSON suffix fit the provider",
+                    )
                 }
             },
             Check::Run(check) => match check {

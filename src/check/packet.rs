@@ -3,6 +3,7 @@
 //! `packet::branch-isolation` (only the resolved branch rendered).
 
 use super::Checked;
+use crate::branch::{EvidenceMode, Neighbours};
 use crate::corpus::Case;
 use crate::diff::{field_changes, unified, FieldChange, DIFFED_TEXTS};
 use crate::packet::PROMPT_TEXTS;
@@ -206,18 +207,20 @@ fn same_evidence(packet: &Map<String, Value>, expected: &Value, fail: &mut impl 
 fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool, bool)> {
     let text = |key: &str| branch.get(key).and_then(Value::as_str).unwrap_or("");
     let flag = |key: &str| branch.get(key).and_then(Value::as_bool).unwrap_or(false);
-    let neighbours = text("neighbours");
+    // An unknown value is packet::contract's finding; here it requires no neighbour.
+    let neighbours = Neighbours::parse(text("neighbours")).ok();
+    let evidence = EvidenceMode::parse(text("evidenceMode")).ok();
     let items = input.pointer("/evidence/items").and_then(Value::as_array).map_or(0, Vec::len);
     vec![
         (
             "$.renderInput.target.predecessor",
             input.pointer("/target/predecessor").is_some(),
-            matches!(neighbours, "both" | "predecessor-only"),
+            neighbours.is_some_and(Neighbours::has_predecessor),
         ),
         (
             "$.renderInput.target.successor",
             input.pointer("/target/successor").is_some(),
-            matches!(neighbours, "both" | "successor-only"),
+            neighbours.is_some_and(Neighbours::has_successor),
         ),
         ("$.renderInput.target.themeSummary", input.pointer("/target/themeSummary").is_some(), flag("hasTargetTheme")),
         (
@@ -225,7 +228,7 @@ fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool,
             input.get("operatorInstruction").is_some(),
             flag("operatorInstructionPresent"),
         ),
-        ("$.renderInput.evidence.items", items > 0, text("evidenceMode") != "no-evidence"),
+        ("$.renderInput.evidence.items", items > 0, evidence != Some(EvidenceMode::NoEvidence)),
         (
             "$.renderInput.evidence.mode",
             input.pointer("/evidence/mode").and_then(Value::as_str) == Some(text("evidenceMode")),

@@ -12,7 +12,8 @@ use std::path::Path;
 pub fn parse_api(name: &str) -> std::result::Result<Api, String> {
     Api::from_name(name).ok_or_else(|| {
         // A provider's name (`google`, `openai`) is a near miss: name its APIs.
-        let serving: Vec<&str> = Api::ALL.iter().filter(|api| api.provider() == name).map(|api| api.name()).collect();
+        let serving: Vec<&str> =
+            Api::ALL.iter().filter(|api| api.vendor().name() == name).map(|api| api.name()).collect();
         if !serving.is_empty() {
             return format!("unknown API {name:?}; {name} packets go out through {}", serving.join(" or "));
         }

@@ -1,17 +1,19 @@
 //! Branch resolution: the nine `resolvedBranch` fields, each derived
 //! from the (already validated) request, never copied when it can be derived.
 
+use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope, UnknownValue};
 use crate::packet::AGENT_ID;
+use crate::{Error, Result};
 use serde_json::{json, Map, Value};
 
 /// The resolved branch plus what it resolved to: the evidence items that render.
 #[derive(Debug, Clone)]
 pub(crate) struct Resolution {
-    pub insertion_mode: String,
-    pub source_scope: String,
-    pub requested_mode: String,
-    pub evidence_mode: &'static str,
-    pub neighbours: &'static str,
+    pub insertion_mode: InsertionMode,
+    pub source_scope: SourceScope,
+    pub requested_mode: EvidenceMode,
+    pub evidence_mode: EvidenceMode,
+    pub neighbours: Neighbours,
     pub has_variable_conflicts: bool,
     pub has_asset_intents: bool,
     pub has_target_theme: bool,
@@ -37,21 +39,20 @@ impl Resolution {
     }
 }
 
-/// Resolve the branch of a request that passed validation.
-pub(crate) fn resolve(request: &Value) -> Resolution {
-    let text = |pointer: &str| request.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let requested_mode = text("/evidence/selection/mode");
-    let items = resolved_items(request, &requested_mode);
+/// Resolve the branch of a request that passed validation (`file` names it in the
+/// error a request with a value outside its set gets).
+pub(crate) fn resolve(request: &Value, file: &str) -> Result<Resolution> {
+    let requested_mode = requested_mode(request, file)?;
+    let items = resolved_items(request, requested_mode);
     // strategy-default with nothing accessible renders exactly like no-evidence,
     // so it is recorded as such (the request's mode stays in renderInput).
-    let evidence_mode = match requested_mode.as_str() {
-        "selected-only" => "selected-only",
-        "strategy-default" if !items.is_empty() => "strategy-default",
-        _ => "no-evidence",
+    let evidence_mode = match requested_mode {
+        EvidenceMode::StrategyDefault if items.is_empty() => EvidenceMode::NoEvidence,
+        mode => mode,
     };
-    Resolution {
-        insertion_mode: text("/insertionMode"),
-        source_scope: text("/source/scope"),
+    Ok(Resolution {
+        insertion_mode: value(request, "/insertionMode", file, InsertionMode::parse)?,
+        source_scope: value(request, "/source/scope", file, SourceScope::parse)?,
         evidence_mode,
         requested_mode,
         neighbours: neighbours(request),
@@ -60,7 +61,19 @@ pub(crate) fn resolve(request: &Value) -> Resolution {
         has_target_theme: present(request.pointer("/target/themeSummary")),
         operator_instruction_present: operator_instruction(request).is_some(),
         items,
-    }
+    })
+}
+
+/// The evidence mode the request asks for.
+pub(crate) fn requested_mode(request: &Value, file: &str) -> Result<EvidenceMode> {
+    value(request, "/evidence/selection/mode", file, EvidenceMode::parse)
+}
+
+/// The value of a branch field at `pointer`, parsed; absent or unknown is an error.
+fn value<T>(request: &Value, pointer: &str, file: &str, parse: fn(&str) -> Result<T, UnknownValue>) -> Result<T> {
+    let path = format!("${}", pointer.replace('/', "."));
+    let text = request.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
+    parse(text).map_err(|e| Error::shape(file, path, format!("one of {:?}, found {:?}", e.expected, e.found)))
 }
 
 /// The operator instruction when it says anything (blank counts as absent).
@@ -77,12 +90,12 @@ pub(crate) fn is_incompatible(mapping: &Value) -> bool {
 /// Which evidence items render: every accessible item for strategy-default,
 /// exactly the referenced (validated: existing, accessible) items for
 /// selected-only, none for no-evidence.
-fn resolved_items(request: &Value, mode: &str) -> Vec<usize> {
+pub(crate) fn resolved_items(request: &Value, mode: EvidenceMode) -> Vec<usize> {
     let available = array(request, "/evidence/availableItems");
     let accessible = |item: &Value| item.get("accessible") == Some(&Value::Bool(true));
     match mode {
-        "strategy-default" => (0..available.len()).filter(|&i| accessible(&available[i])).collect(),
-        "selected-only" => {
+        EvidenceMode::StrategyDefault => (0..available.len()).filter(|&i| accessible(&available[i])).collect(),
+        EvidenceMode::SelectedOnly => {
             let refs = array(request, "/evidence/selection/refs");
             let key = |v: &Value| (v.get("kind").cloned(), v.get("id").cloned());
             let selected: Vec<_> = refs.iter().map(key).collect();
@@ -90,18 +103,13 @@ fn resolved_items(request: &Value, mode: &str) -> Vec<usize> {
                 .filter(|&i| accessible(&available[i]) && selected.contains(&key(&available[i])))
                 .collect()
         }
-        _ => Vec::new(),
+        EvidenceMode::NoEvidence => Vec::new(),
     }
 }
 
-fn neighbours(request: &Value) -> &'static str {
+fn neighbours(request: &Value) -> Neighbours {
     let has = |key: &str| present(request.pointer(&format!("/target/{key}")));
-    match (has("predecessor"), has("successor")) {
-        (true, true) => "both",
-        (true, false) => "predecessor-only",
-        (false, true) => "successor-only",
-        (false, false) => "none",
-    }
+    Neighbours::of(has("predecessor"), has("successor"))
 }
 
 /// Asset intents on any source screen, or asset examples on the blueprint.
@@ -125,6 +133,7 @@ pub(crate) fn array<'r>(request: &'r Value, pointer: &str) -> &'r [Value] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use EvidenceMode::{NoEvidence, SelectedOnly, StrategyDefault};
 
     fn request(evidence: Value) -> Value {
         json!({"insertionMode": "immediate", "source": {"scope": "system"}, "target": {}, "evidence": evidence, "variableMappings": []})
@@ -132,25 +141,47 @@ mod tests {
 
     #[test]
     fn strategy_default_without_accessible_items_is_no_evidence() {
-        let r = resolve(&request(json!({"selection": {"mode": "strategy-default", "refs": []},
-            "availableItems": [{"kind": "review", "id": "a", "accessible": false, "value": 1}]})));
-        assert_eq!((r.evidence_mode, r.requested_mode.as_str(), r.items.len()), ("no-evidence", "strategy-default", 0));
-        assert_eq!(r.neighbours, "none");
+        let r = resolve(
+            &request(json!({"selection": {"mode": "strategy-default", "refs": []},
+            "availableItems": [{"kind": "review", "id": "a", "accessible": false, "value": 1}]})),
+            "r",
+        )
+        .unwrap();
+        assert_eq!((r.evidence_mode, r.requested_mode, r.items.len()), (NoEvidence, StrategyDefault, 0));
+        assert_eq!(r.neighbours, Neighbours::None);
+        assert_eq!(r.to_json()["neighbours"], "none");
     }
 
     #[test]
     fn strategy_default_takes_every_accessible_item() {
         let r = resolve(&request(json!({"selection": {"mode": "strategy-default", "refs": []},
             "availableItems": [{"kind": "k", "id": "a", "accessible": true}, {"kind": "k", "id": "b", "accessible": false},
-                               {"kind": "k", "id": "c", "accessible": true}]})));
-        assert_eq!((r.evidence_mode, r.items), ("strategy-default", vec![0, 2]));
+                               {"kind": "k", "id": "c", "accessible": true}]})), "r")
+        .unwrap();
+        assert_eq!((r.evidence_mode, r.items), (StrategyDefault, vec![0, 2]));
     }
 
     #[test]
     fn selected_only_takes_exactly_the_refs() {
         let r = resolve(&request(json!({"selection": {"mode": "selected-only", "refs": [{"kind": "k", "id": "c"}]},
-            "availableItems": [{"kind": "k", "id": "a", "accessible": true}, {"kind": "k", "id": "c", "accessible": true}]})));
-        assert_eq!((r.evidence_mode, r.items), ("selected-only", vec![1]));
+            "availableItems": [{"kind": "k", "id": "a", "accessible": true}, {"kind": "k", "id": "c", "accessible": true}]})), "r")
+        .unwrap();
+        assert_eq!(r.to_json()["evidenceMode"], "selected-only");
+        assert_eq!((r.evidence_mode, r.items), (SelectedOnly, vec![1]));
+    }
+
+    /// Resolution never defaults: a value outside its set names the file, path and set.
+    #[test]
+    fn an_unknown_branch_value_is_an_error() {
+        let evidence = json!({"selection": {"mode": "selected_only", "refs": []}, "availableItems": []});
+        let err = resolve(&request(evidence), "request.json").unwrap_err().to_string();
+        assert!(err.contains("request.json") && err.contains("$.evidence.selection.mode"), "{err}");
+        assert!(err.contains(r#"one of ["strategy-default", "selected-only", "no-evidence"], found "selected_only""#));
+        let mut unknown_scope =
+            request(json!({"selection": {"mode": "no-evidence", "refs": []}, "availableItems": []}));
+        unknown_scope["source"]["scope"] = json!("global");
+        let err = resolve(&unknown_scope, "r").unwrap_err().to_string();
+        assert!(err.contains("$.source.scope") && err.contains(r#"found "global""#), "{err}");
     }
 
     #[test]

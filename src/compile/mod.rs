@@ -33,17 +33,22 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     if !findings.is_empty() {
         return Err(Error::Rejected { file: file.to_owned(), findings });
     }
-    let resolution = branch::resolve(request);
+    let resolution = branch::resolve(request, file)?;
     let render_input = render_input::build(request, &resolution);
     let branch = resolution.to_json();
     let provider = request["provider"].as_str().unwrap_or_default();
+    // Validated against harness.toml's allow-list, so the provider has its mode.
+    let mode = config
+        .output_mode(provider)
+        .ok_or_else(|| Error::shape(file, "$.provider", "a provider harness.toml names"))?;
     // The prompts name the output contract for every provider; only non-Google
     // packets carry the schema itself.
     let snapshot = schema::snapshot(config)?;
     let schema_name = snapshot["name"].as_str().unwrap_or_default().to_owned();
-    let output_schema = provider::carries_output_schema(config, provider).then_some(snapshot);
+    let output_schema = provider::carries_output_schema(mode).then_some(snapshot);
     let prompts = prompts::render(config, &render_input, &branch, &schema_name)?;
-    let packet = assemble(request, config, prompts, render_input, branch, output_schema);
+    let effective = provider::effective_user_message(config, mode, &prompts.user);
+    let packet = assemble(request, prompts, effective, render_input, branch, output_schema);
     let problems = packet::validate(&packet, config);
     if !problems.is_empty() {
         // Only a broken template, schema or config can get here; say so loudly.
@@ -62,14 +67,12 @@ pub(crate) fn render_prompts(config: &Config, render_input: &Value, branch: &Val
 /// The packet, field for field in the key order of the Node packets.
 fn assemble(
     request: &Value,
-    config: &Config,
     prompts: prompts::Rendered,
+    effective: String,
     render_input: Value,
     branch: Value,
     output_schema: Option<Value>,
 ) -> Value {
-    let provider = request["provider"].as_str().unwrap_or_default();
-    let effective = provider::effective_user_message(config, provider, &prompts.user);
     let mut packet = Map::new();
     packet.insert("packetVersion".into(), json!(1));
     packet.insert("agentId".into(), json!(AGENT_ID));
@@ -104,8 +107,10 @@ fn assemble(
 /// A string that also occurs in a region that does render is not listed: its
 /// presence in the packet would prove nothing.
 pub fn excluded_text(request: &Value, config: &Config) -> Vec<(String, String)> {
-    let resolution = branch::resolve(request);
-    let mut regions = render_input::excluded_regions(request, &resolution);
+    // A request asking for no known evidence mode renders no evidence (and its
+    // compile fails, saying why): every available item is then excluded.
+    let items = branch::requested_mode(request, "").map_or_else(|_| Vec::new(), |m| branch::resolved_items(request, m));
+    let mut regions = render_input::excluded_regions(request, &items);
     let mut trail = Trail::new("$");
     walk(request, &mut trail, &mut |value, key, trail| {
         if key.is_some_and(|k| config.forbidden.is_forbidden_key(k)) {

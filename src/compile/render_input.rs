@@ -125,10 +125,11 @@ fn map_items(value: &Value, f: impl Fn(&Value) -> Value) -> Value {
 }
 
 /// The parts of a request that [`build`] leaves out, by request JSON path.
-pub(crate) fn excluded_regions<'r>(request: &'r Value, resolution: &Resolution) -> Vec<(String, &'r Value)> {
+/// `items` are the indices of the evidence items that render.
+pub(crate) fn excluded_regions<'r>(request: &'r Value, items: &[usize]) -> Vec<(String, &'r Value)> {
     let mut out = Vec::new();
     for (i, item) in branch::array(request, "/evidence/availableItems").iter().enumerate() {
-        if !resolution.items.contains(&i) {
+        if !items.contains(&i) {
             out.push((index("$.evidence.availableItems", i), item));
         }
     }

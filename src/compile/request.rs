@@ -17,15 +17,13 @@
 //! conflict is a mapping whose action says `incompatible`.
 
 use super::ecma::{non_blank, strict_equal, string_of};
+use crate::branch::{EvidenceMode, InsertionMode, SourceScope, UnknownValue};
 use crate::report::{index, walk, Finding, Trail};
 use crate::Config;
 use serde_json::{Map, Value};
 
 pub const CHECK: crate::Check = crate::Check::CompileRequest;
 
-pub(crate) const INSERTION_MODES: [&str; 2] = ["staged", "immediate"];
-pub(crate) const SCOPES: [&str; 2] = ["project", "system"];
-pub(crate) const EVIDENCE_MODES: [&str; 3] = ["strategy-default", "selected-only", "no-evidence"];
 pub const MAPPING_ACTIONS: [&str; 4] = ["bind", "create", "drop", "incompatible"];
 /// JavaScript's safe integers end below 2^53; past it a token count is not exact.
 const SAFE_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
@@ -40,7 +38,7 @@ pub(crate) fn check(request: &Value, config: &Config) -> Vec<Finding> {
     if root.contains_key("input") {
         c.fail("$.input", "request file must be the compile input itself, without an input wrapper");
     }
-    if !one_of(root.get("insertionMode"), &INSERTION_MODES) {
+    if one_of(root.get("insertionMode"), InsertionMode::parse).is_none() {
         c.fail("$.insertionMode", "insertionMode must be staged or immediate");
     }
     c.source(root.get("source"), config);
@@ -53,8 +51,9 @@ pub(crate) fn check(request: &Value, config: &Config) -> Vec<Finding> {
     c.findings
 }
 
-fn one_of(value: Option<&Value>, allowed: &[&str]) -> bool {
-    value.and_then(Value::as_str).is_some_and(|s| allowed.contains(&s))
+/// The value of a branch field when it is one of its set (the rules below say what else).
+fn one_of<T>(value: Option<&Value>, parse: fn(&str) -> Result<T, UnknownValue>) -> Option<T> {
+    value.and_then(Value::as_str).and_then(|s| parse(s).ok())
 }
 
 struct Checker {
@@ -71,7 +70,7 @@ impl Checker {
         let Some(source) = value.and_then(Value::as_object) else {
             return self.fail("$.source", "source must be an object");
         };
-        if !one_of(source.get("scope"), &SCOPES) {
+        if one_of(source.get("scope"), SourceScope::parse).is_none() {
             self.fail("$.source.scope", "source.scope must be project or system");
         }
         for key in ["exampleId", "name"] {
@@ -129,10 +128,11 @@ impl Checker {
         let Some(selection) = selection else {
             return self.fail("$.evidence.selection", "evidence.selection must be an object");
         };
-        if !one_of(selection.get("mode"), &EVIDENCE_MODES) {
+        let mode = one_of(selection.get("mode"), EvidenceMode::parse);
+        if mode.is_none() {
             self.fail("$.evidence.selection.mode", "evidence.selection.mode is invalid");
         }
-        if selection.get("mode").and_then(Value::as_str) != Some("selected-only") {
+        if mode != Some(EvidenceMode::SelectedOnly) {
             return;
         }
         let refs = selection.get("refs").and_then(Value::as_array).filter(|r| !r.is_empty());
@@ -163,7 +163,7 @@ impl Checker {
             None => {}
             Some(Value::Array(mappings)) => {
                 for (i, mapping) in mappings.iter().enumerate() {
-                    if !one_of(mapping.get("action"), &MAPPING_ACTIONS) {
+                    if !mapping.get("action").and_then(Value::as_str).is_some_and(|a| MAPPING_ACTIONS.contains(&a)) {
                         self.fail(
                             format!("{}.action", index("$.variableMappings", i)),
                             format!("variableMappings[{i}].action is invalid"),
@@ -272,16 +272,14 @@ impl Checker {
     /// under selected-only (the other modes would silently ignore them).
     fn ref_shape(&mut self, root: &Map<String, Value>) {
         let Some(selection) = root.get("evidence").and_then(|e| e.get("selection")) else { return };
-        let mode = selection.get("mode").and_then(Value::as_str);
+        let mode = one_of(selection.get("mode"), EvidenceMode::parse);
         let refs = selection.get("refs");
-        if mode != Some("selected-only") {
+        if mode != Some(EvidenceMode::SelectedOnly) {
             let empty =
                 matches!(refs, None | Some(Value::Null)) || refs.and_then(Value::as_array).is_some_and(Vec::is_empty);
-            if !empty && mode.is_some_and(|m| EVIDENCE_MODES.contains(&m)) {
-                self.fail(
-                    "$.evidence.selection.refs",
-                    format!("refs are only allowed with selected-only, not {}", mode.unwrap_or_default()),
-                );
+            // An unknown mode is R38's finding.
+            if let Some(mode) = mode.filter(|_| !empty) {
+                self.fail("$.evidence.selection.refs", format!("refs are only allowed with selected-only, not {mode}"));
             }
             return;
         }

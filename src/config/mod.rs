@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod provider;
-pub use provider::Provider;
+pub use provider::{OutputMode, Provider};
 
 pub const FILE_NAME: &str = "harness.toml";
 
@@ -450,9 +450,10 @@ impl Config {
         self.providers.get(provider).map(|p| p.max_output_tokens.contains_key(model))
     }
 
-    /// Whether packets for `provider` use text-JSON mode (no outputSchema, suffix appended).
-    pub fn is_text_json(&self, provider: &str) -> bool {
-        self.providers.get(provider).is_some_and(|p| p.text_json)
+    /// How packets for `provider` carry the output contract (`None`: harness.toml
+    /// does not name the provider, so it has no shape; each caller says what follows).
+    pub fn output_mode(&self, provider: &str) -> Option<OutputMode> {
+        self.providers.get(provider).map(Provider::output_mode)
     }
 
     /// The schema snapshot packets carry: its bytes, and the name to report them under.

@@ -17,7 +17,25 @@ pub struct Provider {
     pub text_json: bool,
 }
 
+/// How a provider's packets carry the output contract: decided once, from
+/// harness.toml's `text_json`, and matched on wherever the shape matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// `outputSchema` in the packet, userMessage sent unchanged.
+    Schema,
+    /// Text-JSON (Google): no `outputSchema`, the exact suffix appended to userMessage.
+    TextJson,
+}
+
 impl Provider {
+    pub fn output_mode(&self) -> OutputMode {
+        if self.text_json {
+            OutputMode::TextJson
+        } else {
+            OutputMode::Schema
+        }
+    }
+
     /// A limit for a model the provider does not list (a typo would check nothing), or of zero.
     pub(super) fn limit_problem(&self) -> Option<String> {
         self.max_output_tokens.iter().find_map(|(model, limit)| {
@@ -68,5 +86,15 @@ mod tests {
         let config = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), plain, None).unwrap();
         assert_eq!(config.has_output_limit("openai", "m"), Some(false));
         assert_eq!(config.output_limit_problem("openai", "m", 1e7), None);
+    }
+
+    #[test]
+    fn output_mode_is_decided_per_configured_provider_and_unknown_is_none() {
+        use crate::config::OutputMode;
+        let config = Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).unwrap();
+        assert_eq!(config.output_mode("google"), Some(OutputMode::TextJson));
+        assert_eq!(config.output_mode("openai"), Some(OutputMode::Schema));
+        assert_eq!(config.output_mode("anthropic"), Some(OutputMode::Schema));
+        assert_eq!(config.output_mode("mistral"), None);
     }
 }

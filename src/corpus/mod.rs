@@ -6,6 +6,7 @@ pub mod derived;
 pub mod fixture_run;
 pub mod layout;
 
+use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::{fsutil, Config, Result};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -125,10 +126,10 @@ pub fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
     }
     let dims: [(&str, Vec<&str>); 5] = [
         ("provider", config.providers.keys().map(String::as_str).collect()),
-        ("evidenceMode", vec!["strategy-default", "selected-only", "no-evidence"]),
-        ("neighbours", vec!["both", "predecessor-only", "successor-only", "none"]),
-        ("insertionMode", vec!["staged", "immediate"]),
-        ("sourceScope", vec!["project", "system"]),
+        ("evidenceMode", EvidenceMode::NAMES.to_vec()),
+        ("neighbours", Neighbours::NAMES.to_vec()),
+        ("insertionMode", InsertionMode::NAMES.to_vec()),
+        ("sourceScope", SourceScope::NAMES.to_vec()),
     ];
     for (i, (a, xs)) in dims.iter().enumerate() {
         for (b, ys) in &dims[i + 1..] {

@@ -4,6 +4,7 @@
 
 use super::text::{any_named_array_filled, strings};
 use super::{Ctx, Failures, DATA_USAGE, EVIDENCE};
+use crate::branch::EvidenceMode;
 use regex::Regex;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -59,7 +60,7 @@ pub fn check(ctx: &Ctx, out: &mut Failures) {
         .and_then(Value::as_str)
         .or_else(|| ctx.branch.get("evidenceMode").and_then(Value::as_str));
     let cited = located(ctx.block_value, ctx.path);
-    if mode == Some("no-evidence") {
+    if mode == Some(EvidenceMode::NoEvidence.name()) {
         for (reference, at) in &cited {
             out.fail(EVIDENCE, format!("{at}: cites {reference}, but no evidence was resolved for this run"));
         }

@@ -4,6 +4,7 @@
 
 use super::text::{count_named_arrays, shown};
 use super::{Ctx, Failures, ASSET_INTENTS, CANONICAL_SHAPE, DATA_MAPPING, SCHEMA_CONTRACT};
+use crate::branch::EvidenceMode;
 use serde_json::{Map, Value};
 
 pub fn check(ctx: &Ctx, out: &mut Failures) {
@@ -34,7 +35,7 @@ fn data_mapping(ctx: &Ctx, out: &mut Failures) {
             other => out.fail(DATA_MAPPING, format!("{at}: screen {i} has no aiMeta object (found {})", shown(other))),
         }
     }
-    let grounded = ctx.branch.get("evidenceMode").and_then(Value::as_str) != Some("no-evidence");
+    let grounded = ctx.branch.get("evidenceMode").and_then(Value::as_str) != Some(EvidenceMode::NoEvidence.name());
     if grounded && count_named_arrays(ctx.block_value, "dataMapping") == 0 {
         out.fail(
             DATA_MAPPING,

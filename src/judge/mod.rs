@@ -78,13 +78,13 @@ pub fn packet_findings(value: &Value, config: &Config) -> Vec<Finding> {
 pub fn applies(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Result<(), String> {
     match check {
         PacketCheck::RendersFromInput => renders_from_input::applies(map, config),
+        PacketCheck::ProviderShape => packet::provider_shape_applies(map, config),
         PacketCheck::Regenerates | PacketCheck::BranchIsolation => Err(NO_REQUEST.into()),
         PacketCheck::ExactInputHash
         | PacketCheck::Checksum
         | PacketCheck::Contract
         | PacketCheck::BranchConsistency
-        | PacketCheck::ForbiddenMaterial
-        | PacketCheck::ProviderShape => Ok(()),
+        | PacketCheck::ForbiddenMaterial => Ok(()),
     }
 }
 

@@ -4,6 +4,7 @@
 //! see. Every one is re-hashed, so the check has to catch it on its own.
 
 use super::{Edit, PacketMutation};
+use crate::branch::{EvidenceMode, SourceScope};
 use crate::packet::BRANCH_FIELDS;
 use crate::PacketCheck;
 use serde_json::{json, Map, Value};
@@ -52,24 +53,27 @@ fn render_input_edits(golden: &Map<String, Value>, add: &mut impl FnMut(&str, Pa
         PacketCheck::BranchConsistency,
         Box::new(|p| {
             if let Some(scope) = render_input(p).and_then(|i| i.pointer_mut("/sourceExample/scope")) {
-                *scope = json!(if scope == "project" { "system" } else { "project" });
+                let current = scope.as_str().and_then(|s| SourceScope::parse(s).ok());
+                // A scope outside the set (packet::contract's finding) becomes a known one.
+                *scope = json!(current.map_or(SourceScope::Project, SourceScope::other));
             }
         }),
     );
-    let mode = input("/evidence/mode").and_then(|m| m.as_str().map(str::to_owned)).unwrap_or_default();
-    let other_mode = if mode == "selected-only" { "strategy-default" } else { "selected-only" };
+    use EvidenceMode::{NoEvidence, SelectedOnly, StrategyDefault};
+    let mode = input("/evidence/mode").and_then(|m| m.as_str().and_then(|m| EvidenceMode::parse(m).ok()));
+    let other_mode = if mode == Some(SelectedOnly) { StrategyDefault } else { SelectedOnly };
     add(
         &format!("renderInput.evidence.mode set to {other_mode}"),
         PacketCheck::BranchConsistency,
         Box::new(move |p| set(p, "/evidence/mode", json!(other_mode))),
     );
-    let unresolvable = if mode == "selected-only" { "no-evidence" } else { "selected-only" };
+    let unresolvable = if mode == Some(SelectedOnly) { NoEvidence } else { SelectedOnly };
     add(
         &format!("renderInput.evidence.requestedMode set to {unresolvable}"),
         PacketCheck::BranchConsistency,
         Box::new(move |p| set(p, "/evidence/requestedMode", json!(unresolvable))),
     );
-    if mode == "no-evidence" {
+    if mode == Some(NoEvidence) {
         add(
             "an evidence item added under no-evidence",
             PacketCheck::BranchConsistency,
@@ -81,7 +85,7 @@ fn render_input_edits(golden: &Map<String, Value>, add: &mut impl FnMut(&str, Pa
         );
     } else {
         add(
-            &format!("every evidence item removed under {mode}"),
+            &format!("every evidence item removed under {}", mode.map_or("", EvidenceMode::name)),
             PacketCheck::BranchConsistency,
             Box::new(|p| set(p, "/evidence/items", json!([]))),
         );

@@ -8,13 +8,12 @@
 //! `target.{predecessor,successor,themeSummary}`, `evidence.{requestedMode,mode,items}`,
 //! `variableMappings`, `operatorInstruction`, the blueprint's asset examples and intents).
 
+use crate::branch::{EvidenceMode, Neighbours};
 use crate::config::Config;
 use crate::report::{child, Finding, PacketCheck};
 use serde_json::{Map, Value};
 
 const CHECK: PacketCheck = PacketCheck::BranchConsistency;
-
-const EVIDENCE_MODES: [&str; 3] = ["strategy-default", "selected-only", "no-evidence"];
 
 /// Every disagreement between resolvedBranch and renderInput, and every unknown renderInput key.
 pub fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
@@ -77,12 +76,7 @@ fn implied(input: &Map<String, Value>) -> Implied {
     let target = input.get("target");
     let has = |v: Option<&Value>, key: &str| v.and_then(|t| t.get(key)).is_some_and(Value::is_object);
     let (pred, succ) = (has(target, "predecessor"), has(target, "successor"));
-    let neighbours = match (pred, succ) {
-        (true, true) => "both",
-        (true, false) => "predecessor-only",
-        (false, true) => "successor-only",
-        (false, false) => "none",
-    };
+    let neighbours = Neighbours::of(pred, succ);
     let theme = has(target, "themeSummary");
     let instruction = input.get("operatorInstruction").and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty());
     let conflicts: Vec<usize> = array(input.get("variableMappings"))
@@ -93,7 +87,7 @@ fn implied(input: &Map<String, Value>) -> Implied {
         .collect();
     let assets = asset_evidence(input.get("sourceExample").and_then(|s| s.get("blueprint")));
     let mut fields = vec![
-        ("neighbours", Value::from(neighbours)),
+        ("neighbours", Value::from(neighbours.name())),
         ("hasTargetTheme", Value::from(theme)),
         ("operatorInstructionPresent", Value::from(instruction)),
         ("hasVariableConflicts", Value::from(!conflicts.is_empty())),
@@ -145,13 +139,13 @@ fn evidence_rules(input: &Map<String, Value>, branch: &Map<String, Value>, out: 
         fail("$.renderInput.evidence", "expected an object {requestedMode, mode, items}".into());
         return;
     };
-    let text = |key: &str| evidence.get(key).and_then(Value::as_str);
-    let (requested, mode) = (text("requestedMode"), text("mode"));
+    let mode_of = |value: Option<&Value>| value.and_then(Value::as_str).and_then(|m| EvidenceMode::parse(m).ok());
+    let (requested, mode) = (mode_of(evidence.get("requestedMode")), mode_of(evidence.get("mode")));
     for (key, value) in [("requestedMode", requested), ("mode", mode)] {
-        if !value.is_some_and(|v| EVIDENCE_MODES.contains(&v)) {
+        if value.is_none() {
             fail(
                 &child("$.renderInput.evidence", key),
-                format!("expected one of {EVIDENCE_MODES:?}, found {}", super::describe(evidence.get(key))),
+                format!("expected one of {:?}, found {}", EvidenceMode::NAMES, super::describe(evidence.get(key))),
             );
         }
     }
@@ -164,23 +158,26 @@ fn evidence_rules(input: &Map<String, Value>, branch: &Map<String, Value>, out: 
     };
     // The mode that counts is the one the branch records (when it is one); a
     // disagreement with renderInput.evidence.mode is reported above.
-    let resolved = branch.get("evidenceMode").and_then(Value::as_str).filter(|m| EVIDENCE_MODES.contains(m)).or(mode);
+    let resolved = mode_of(branch.get("evidenceMode")).or(mode);
     if let (Some(requested), Some(resolved)) = (requested, resolved) {
         // Only strategy-default may resolve to something else: no-evidence, when nothing is accessible.
-        let resolvable = requested == resolved || (requested == "strategy-default" && resolved == "no-evidence");
-        if !resolvable {
+        if !requested.can_resolve_to(resolved) {
             fail(
                 "$.renderInput.evidence.requestedMode",
-                format!("requested mode {requested:?} cannot resolve to {resolved:?} (only strategy-default may resolve to no-evidence)"),
+                format!(
+                    "requested mode {:?} cannot resolve to {:?} (only strategy-default may resolve to no-evidence)",
+                    requested.name(),
+                    resolved.name()
+                ),
             );
         }
     }
     match resolved {
-        Some("no-evidence") if !items.is_empty() => fail(
+        Some(EvidenceMode::NoEvidence) if !items.is_empty() => fail(
             "$.renderInput.evidence.items",
             format!("holds {} item(s) although the evidence mode is no-evidence", items.len()),
         ),
-        Some(mode @ ("selected-only" | "strategy-default")) if items.is_empty() => fail(
+        Some(mode @ (EvidenceMode::SelectedOnly | EvidenceMode::StrategyDefault)) if items.is_empty() => fail(
             "$.renderInput.evidence.items",
             format!(
                 "is empty although the evidence mode is {mode} (at least one item resolves under it; \

@@ -118,7 +118,8 @@ pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> V
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
+    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
+    let text_json = config.output_mode(provider) == Some(crate::config::OutputMode::TextJson);
     findings(RunCheck::SnapshotParity, snapshot(&run, &packet, text_json).1)
 }
 

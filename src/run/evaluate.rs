@@ -10,6 +10,7 @@
 
 use super::audit;
 use super::Run;
+use crate::config::OutputMode;
 use crate::evaluator::document::{self, Facts, SchemaSource};
 use crate::evaluator::{self, parse, Failure, Failures, JSON_PARSE, PACKET, SCHEMA_SNAPSHOT};
 use crate::fsutil::{self, Replace};
@@ -165,7 +166,9 @@ pub(crate) fn assess(
         // Only text-JSON (Google) runs are judged against the held-back snapshot; for the
         // others the reference ignores the run files, and so does evaluation (verify's
         // run::manifest-binding and run::snapshot-parity check them).
-        None if config.is_text_json(provider) => snapshot_stage(run, &packet, &mut facts, &mut out),
+        None if config.output_mode(provider) == Some(OutputMode::TextJson) => {
+            snapshot_stage(run, &packet, &mut facts, &mut out)
+        }
         None => None,
     };
     if let Some((file, pinned)) = pin.filter(|_| out.is_empty()) {
@@ -216,7 +219,9 @@ fn packet_stage(
     for finding in packet::validate(&Value::Object(packet.clone()), config) {
         out.fail(PACKET, format!("packet {finding}"));
     }
-    let text_json = config.is_text_json(packet.get("provider").and_then(Value::as_str).unwrap_or_default());
+    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
+    // An unnamed provider is packet::contract's finding above; its run is held to the schema mode's rules.
+    let text_json = config.output_mode(provider) == Some(OutputMode::TextJson);
     for problem in audit::request_problems(run, &packet) {
         out.fail(PACKET, problem.to_string());
     }

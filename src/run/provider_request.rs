@@ -1,12 +1,15 @@
 //! `run::provider-request`: a run directory may carry `provider-request.json`, the
 //! request the runner actually POSTed (a bare body or a HAR file). It must carry
 //! exactly the run's packet material (see `crate::wire`). Which API: the packet's
-//! provider decides, and for OpenAI the body (`input`/`instructions`: Responses
-//! API; otherwise Chat Completions) or, in a HAR file, the endpoint it was sent to.
+//! provider decides (its name is a [`Vendor`]; a provider named otherwise has no
+//! known API, and the file is then a finding), and for OpenAI the body
+//! (`input`/`instructions`: Responses API; otherwise Chat Completions) or, in a HAR
+//! file, the endpoint it was sent to.
 
 use super::Run;
+use crate::branch::Vendor;
 use crate::wire::{self, capture, Api, RUN_CHECK, RUN_FILE};
-use crate::{canonical, Config, Finding, Result};
+use crate::{canonical, Config, Error, Finding, Result};
 use serde_json::Value;
 use std::path::Path;
 
@@ -37,19 +40,26 @@ fn check_file(run: &Run, path: &Path, config: &Config) -> Result<Vec<Finding>> {
 }
 
 fn captured_for(provider: &str, bytes: &[u8]) -> Result<(Api, capture::Captured)> {
-    let apis: &[Api] = match provider {
-        "anthropic" => &[Api::Anthropic],
-        "google" => &[Api::Gemini],
-        _ => &[Api::OpenaiResponses, Api::OpenaiChat],
-    };
+    let vendor = Vendor::parse(provider).map_err(|e| {
+        Error::refused(
+            "the run's packet $.provider",
+            format!("{e}: no known request API, so {RUN_FILE} cannot be checked"),
+        )
+    })?;
     let value = canonical::parse(bytes).map_err(|e| e.in_file(RUN_FILE))?;
     let is_har = value.get("log").is_some_and(|log| log.get("entries").is_some());
     if !is_har {
         let responses = value.get("input").is_some() || value.get("instructions").is_some();
-        let api = if provider == "openai" && !responses { Api::OpenaiChat } else { apis[0] };
+        let api = match vendor {
+            Vendor::Anthropic => Api::Anthropic,
+            Vendor::Google => Api::Gemini,
+            Vendor::Openai if responses => Api::OpenaiResponses,
+            Vendor::Openai => Api::OpenaiChat,
+        };
         return Ok((api, capture::Captured::body(value, RUN_FILE)));
     }
     // A HAR file: the API whose endpoint it has an entry for.
+    let apis = Api::of(vendor);
     let mut last = None;
     for api in apis {
         match capture::parse(bytes, RUN_FILE, *api) {
@@ -58,4 +68,24 @@ fn captured_for(provider: &str, bytes: &[u8]) -> Result<(Api, capture::Captured)
         }
     }
     Err(last.expect("at least one API per provider"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_provider_is_an_error_not_openai() {
+        let body = br#"{"model": "m", "messages": []}"#;
+        let err = captured_for("azure-openai", body).unwrap_err().to_string();
+        assert!(
+            err.contains(r#"unknown provider "azure-openai": expected one of ["anthropic", "openai", "google"]"#),
+            "{err}"
+        );
+        assert!(err.contains("$.provider") && err.contains("cannot be checked"), "{err}");
+        assert_eq!(captured_for("openai", body).unwrap().0, Api::OpenaiChat);
+        assert_eq!(captured_for("openai", br#"{"input": []}"#).unwrap().0, Api::OpenaiResponses);
+        assert_eq!(captured_for("google", body).unwrap().0, Api::Gemini);
+        assert_eq!(captured_for("anthropic", body).unwrap().0, Api::Anthropic);
+    }
 }

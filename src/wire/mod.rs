@@ -18,6 +18,7 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 
+use crate::branch::Vendor;
 use crate::config::{AllowedSettings, Config};
 use crate::report::{walk, Trail};
 use crate::{Check, Error, Finding, Outcome, Result};
@@ -31,8 +32,9 @@ pub const RUN_CHECK: Check = Check::Run(crate::RunCheck::ProviderRequest);
 /// The captured request a run directory may carry.
 pub const RUN_FILE: &str = "provider-request.json";
 
-/// A provider request format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A provider request format, named as `--api` takes it (`anthropic`, `openai-chat`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Api {
     /// Anthropic Messages API, POST /v1/messages.
     Anthropic,
@@ -47,26 +49,30 @@ pub enum Api {
 impl Api {
     pub const ALL: [Api; 4] = [Api::Anthropic, Api::OpenaiChat, Api::OpenaiResponses, Api::Gemini];
 
-    /// The API of a name as `--api` takes it (`anthropic`, `openai-chat`, …).
+    /// The API of a name as `--api` takes it (`None`: no API has the name).
     pub fn from_name(name: &str) -> Option<Api> {
-        Api::ALL.into_iter().find(|api| api.name() == name)
+        name.parse().ok()
     }
 
     pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// The vendor whose API this is (a packet's `provider` names it).
+    pub fn vendor(self) -> Vendor {
         match self {
-            Api::Anthropic => "anthropic",
-            Api::OpenaiChat => "openai-chat",
-            Api::OpenaiResponses => "openai-responses",
-            Api::Gemini => "gemini",
+            Api::Anthropic => Vendor::Anthropic,
+            Api::OpenaiChat | Api::OpenaiResponses => Vendor::Openai,
+            Api::Gemini => Vendor::Google,
         }
     }
 
-    /// The packet `provider` this API serves.
-    pub fn provider(self) -> &'static str {
-        match self {
-            Api::Anthropic => "anthropic",
-            Api::OpenaiChat | Api::OpenaiResponses => "openai",
-            Api::Gemini => "google",
+    /// The APIs a vendor's packets go out through.
+    pub fn of(vendor: Vendor) -> &'static [Api] {
+        match vendor {
+            Vendor::Anthropic => &[Api::Anthropic],
+            Vendor::Openai => &[Api::OpenaiResponses, Api::OpenaiChat],
+            Vendor::Google => &[Api::Gemini],
         }
     }
 
@@ -194,13 +200,13 @@ fn sound_packet<'a>(packet: &'a Value, api: Api, config: &Config, file: &str) ->
     }
     let map = packet.as_object().ok_or_else(|| Error::shape(file, "$", "a JSON object"))?;
     let provider = map.get("provider").and_then(Value::as_str).unwrap_or_default();
-    if provider != api.provider() {
+    if provider != api.vendor().name() {
         return Err(Error::refused(
             format!("{file} $.provider"),
             format!(
                 "the packet is for provider {provider:?}; the {} API serves provider {:?}",
                 api.name(),
-                api.provider()
+                api.vendor().name()
             ),
         ));
     }
@@ -308,10 +314,22 @@ mod tests {
 
     #[test]
     fn api_names_round_trip_and_unknown_names_are_none() {
+        let names = Api::ALL.map(Api::name);
+        assert_eq!(names, ["anthropic", "openai-chat", "openai-responses", "gemini"]);
         for api in Api::ALL {
             assert_eq!(Api::from_name(api.name()), Some(api));
         }
         assert_eq!(Api::from_name("openai"), None);
+        assert_eq!(Api::from_name("Gemini"), None);
+    }
+
+    #[test]
+    fn each_vendor_is_served_by_its_own_apis() {
+        for vendor in Vendor::ALL {
+            assert!(!Api::of(*vendor).is_empty());
+            assert!(Api::of(*vendor).iter().all(|api| api.vendor() == *vendor), "{vendor}");
+        }
+        assert!(Api::ALL.iter().all(|api| Api::of(api.vendor()).contains(api)));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub fn trials() -> Vec<Trial> {
         attest_refuses_an_incomplete_run_and_a_wrong_key_file,
         signatures_are_capped_and_the_failure_message_is_bounded,
         verify_checks_a_runs_provider_request,
+        a_provider_request_of_a_provider_with_no_known_api_is_a_finding,
     ];
     // Ignored, with the reason, where openssl is not installed.
     let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
@@ -243,6 +244,36 @@ fn verify_checks_a_runs_provider_request() {
     assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
     std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&edited).unwrap()).unwrap();
     assert_attestation_finding(&verify(&run, &["test-ed25519.pub.pem"]), "\"provider-request.json\" has sha256");
+}
+
+/// A suite may name its own providers; a run of one whose name is no known vendor
+/// has no request API, so its provider-request.json is a finding that says so (it
+/// used to be checked as if it were OpenAI's).
+fn a_provider_request_of_a_provider_with_no_known_api_is_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("harness.toml");
+    std::fs::write(&settings, "[providers.azure-openai]\nmodels = [\"gpt-5\"]\n").unwrap();
+    let request_file = root().join("fixtures/openai-staged-succ-default/request.json");
+    let mut request: Value = serde_json::from_slice(&std::fs::read(request_file).unwrap()).unwrap();
+    request["provider"] = json!("azure-openai");
+    let (request_path, packet, run) =
+        (dir.path().join("request.json"), dir.path().join("packet.json"), dir.path().join("run"));
+    std::fs::write(&request_path, serde_json::to_vec(&request).unwrap()).unwrap();
+    let config = ["--config", path(&settings)];
+    let export =
+        packetproof(&[&["export", "--request", path(&request_path), "--out", path(&packet)][..], &config].concat());
+    assert_eq!(export.code, 0, "{}", export.describe());
+    let prepare =
+        packetproof(&[&["prepare", "--packet", path(&packet), "--out-dir", path(&run)][..], &config].concat());
+    assert_eq!(prepare.code, 0, "{}", prepare.describe());
+    let chat = json!({"model": "gpt-5", "messages": []});
+    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&chat).unwrap()).unwrap();
+    let out = packetproof(&[&["verify", path(&run)][..], &config].concat());
+    assert_eq!(out.code, 1, "{}", out.describe());
+    let finding = "[run::provider-request] provider-request.json: the run's packet $.provider: refused: \
+                   unknown provider \"azure-openai\": expected one of [\"anthropic\", \"openai\", \"google\"]";
+    assert!(out.stdout.contains(finding), "{}", out.stdout);
+    assert!(!out.stdout.contains("API serves provider"), "{}", out.stdout);
 }
 
 /// openssl checks a packetproof signature on its own, from the PAE bytes.
