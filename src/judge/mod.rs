@@ -117,7 +117,9 @@ impl Step {
     fn due(self, check: RunCheck) -> Result<(), String> {
         let later: &[RunCheck] = match self {
             Step::Evaluate => &[RunCheck::Evaluation, RunCheck::Completion, RunCheck::Attestation],
-            Step::Complete => &[RunCheck::Completion, RunCheck::Attestation],
+            // `complete` applies run::evaluation itself, in its stricter form (the
+            // evaluation must record the raw output's checksum): not twice.
+            Step::Complete => &[RunCheck::Evaluation, RunCheck::Completion, RunCheck::Attestation],
             Step::Attest => &[RunCheck::Attestation],
             Step::Verify => &[],
         };

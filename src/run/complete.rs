@@ -45,6 +45,15 @@ pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -
             "missing: run `packetproof evaluate` first; only a passing evaluation is completed",
         ));
     }
+    // The cheap refusal first: a reused agent task needs no run audit to be refused.
+    if let Some(other) = root.task_in_use(&args.agent_task, config.limits.max_file_bytes)? {
+        let message = format!(
+            "agent task {:?} is already recorded here; every completion needs a fresh agent task",
+            args.agent_task
+        );
+        let finding = crate::Finding::new(crate::CorpusCheck::UniqueAgentTasks, "$.agentTask", message);
+        return Err(Error::Failed { file: other.display().to_string(), findings: vec![finding] });
+    }
     let packet = run.packet(None)?;
     let mut findings = gate(&args.run_dir, None);
     let strict = audit::evaluation_problems(&run, &packet, config, true);
@@ -54,14 +63,6 @@ pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -
     findings.dedup();
     if !findings.is_empty() {
         return Err(Error::Failed { file: args.run_dir.display().to_string(), findings });
-    }
-    if let Some(other) = root.task_in_use(&args.agent_task, config.limits.max_file_bytes)? {
-        let message = format!(
-            "agent task {:?} is already recorded here; every completion needs a fresh agent task",
-            args.agent_task
-        );
-        let finding = crate::Finding::new(crate::CorpusCheck::UniqueAgentTasks, "$.agentTask", message);
-        return Err(Error::Failed { file: other.display().to_string(), findings: vec![finding] });
     }
     let receipt = receipt(&run, args)?;
     dir.write(&run.completion.name, canonical::to_pretty(&receipt).as_bytes(), Replace::Refused)?;
