@@ -60,6 +60,16 @@ fn validate(c: &mut Criterion) {
             packet::validate(&value, &config)
         })
     });
+    // What `validate` runs now: every rule of the rule book that applies to the packet
+    // (renders-from-input reports itself not applicable: the sample has other templates).
+    c.bench_function("validate as judged (parse + every applicable rule + notes)", |b| {
+        on_cpu(b, || {
+            let value = canonical::parse(black_box(&bytes)).unwrap();
+            let mut outcome = packetproof::Outcome::default();
+            packetproof::judge::packet(&mut outcome, &value, &config, "");
+            outcome
+        })
+    });
     c.bench_function("parse", |b| on_cpu(b, || canonical::parse(black_box(&bytes)).unwrap()));
     c.bench_function("checks without hashes", |b| {
         on_cpu(b, || {
