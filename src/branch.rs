@@ -27,9 +27,19 @@ impl fmt::Display for UnknownValue {
 
 impl std::error::Error for UnknownValue {}
 
-/// `ALL`, `NAMES`, `name()` and `parse()` for a value set (strum derives the pieces).
+/// One value set: the enum (its JSON names in kebab-case, from strum and serde alike),
+/// and `ALL`, `NAMES`, `name()` and `parse()` (strum derives the pieces).
 macro_rules! value_set {
-    ($type:ident, $kind:literal) => {
+    ($(#[$doc:meta])* $type:ident ($kind:literal) { $($variant:ident),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[derive(Display, EnumString, IntoStaticStr, VariantArray, VariantNames)]
+        #[serde(rename_all = "kebab-case")]
+        #[strum(serialize_all = "kebab-case")]
+        pub enum $type {
+            $($variant),+
+        }
+
         impl $type {
             /// Every value, in the contract's order.
             pub const ALL: &'static [$type] = <$type as VariantArray>::VARIANTS;
@@ -49,51 +59,21 @@ macro_rules! value_set {
     };
 }
 
-/// `resolvedBranch.insertionMode` (and the compile input's `insertionMode`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-    VariantNames,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum InsertionMode {
-    Staged,
-    Immediate,
+value_set! {
+    /// `resolvedBranch.insertionMode` (and the compile input's `insertionMode`).
+    InsertionMode ("insertion mode") {
+        Staged,
+        Immediate,
+    }
 }
-value_set!(InsertionMode, "insertion mode");
 
-/// `resolvedBranch.sourceScope` (the compile input's `source.scope`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-    VariantNames,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum SourceScope {
-    Project,
-    System,
+value_set! {
+    /// `resolvedBranch.sourceScope` (the compile input's `source.scope`).
+    SourceScope ("source scope") {
+        Project,
+        System,
+    }
 }
-value_set!(SourceScope, "source scope");
 
 impl SourceScope {
     /// The other scope (for edits that must change the branch).
@@ -105,29 +85,14 @@ impl SourceScope {
     }
 }
 
-/// `resolvedBranch.evidenceMode`, and the mode a compile input requests.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-    VariantNames,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum EvidenceMode {
-    StrategyDefault,
-    SelectedOnly,
-    NoEvidence,
+value_set! {
+    /// `resolvedBranch.evidenceMode`, and the mode a compile input requests.
+    EvidenceMode ("evidence mode") {
+        StrategyDefault,
+        SelectedOnly,
+        NoEvidence,
+    }
 }
-value_set!(EvidenceMode, "evidence mode");
 
 impl EvidenceMode {
     /// Whether a request for `self` can resolve to `resolved`: to itself, or
@@ -137,30 +102,15 @@ impl EvidenceMode {
     }
 }
 
-/// `resolvedBranch.neighbours`: which of the target's neighbours are present.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-    VariantNames,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum Neighbours {
-    Both,
-    PredecessorOnly,
-    SuccessorOnly,
-    None,
+value_set! {
+    /// `resolvedBranch.neighbours`: which of the target's neighbours are present.
+    Neighbours ("neighbours value") {
+        Both,
+        PredecessorOnly,
+        SuccessorOnly,
+        None,
+    }
 }
-value_set!(Neighbours, "neighbours value");
 
 impl Neighbours {
     /// The value for a target with (or without) a predecessor and a successor.
@@ -182,31 +132,16 @@ impl Neighbours {
     }
 }
 
-/// Whose request API a provider speaks. harness.toml names its providers; a
-/// provider named after a vendor speaks that vendor's API (`crate::wire::Api`),
-/// and a provider named otherwise has no known API (an error wherever one is needed).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-    VariantNames,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum Vendor {
-    Anthropic,
-    Openai,
-    Google,
+value_set! {
+    /// Whose request API a provider speaks. harness.toml names its providers; a
+    /// provider named after a vendor speaks that vendor's API (`crate::wire::Api`),
+    /// and a provider named otherwise has no known API (an error wherever one is needed).
+    Vendor ("provider") {
+        Anthropic,
+        Openai,
+        Google,
+    }
 }
-value_set!(Vendor, "provider");
 
 #[cfg(test)]
 mod tests {

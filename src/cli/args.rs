@@ -374,7 +374,7 @@ pub struct VerifyArgs {
     /// carry; repeatable (any one of them suffices).
     #[arg(long = "trusted-key", value_name = "PUB.pem")]
     pub trusted_keys: Vec<PathBuf>,
-    /// Run the suite's [exporter] to check that golden packets regenerate (without it,
+    /// Run the suite's `[exporter]` to check that golden packets regenerate (without it,
     /// verify runs no command harness.toml names and says which checks it left out).
     #[arg(long)]
     pub run_exporter: bool,

@@ -107,7 +107,7 @@ pub struct Report {
     pub violations: Vec<Violation>,
 }
 
-/// Run the release check against `base` (default: see [`default_base`]).
+/// Run the release check against `base` (default: see `default_base`).
 pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let git = Git::open(&config.root)?;
     let (base, chosen_by) = match base {

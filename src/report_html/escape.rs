@@ -1,5 +1,5 @@
 //! The one escaping function of the HTML reports. Every value a template prints
-//! goes through it (it is the template engine's formatter, see [`super::environment`]),
+//! goes through it (it is the template engine's formatter, see `super::environment`),
 //! so a fixture name or a prompt line can never open a tag, end an attribute, or
 //! reorder the text around it.
 

@@ -100,7 +100,7 @@ fn gemini_model(rest: &str) -> Option<(&str, &str)> {
 }
 
 /// Whether a URL's path is the API's endpoint (for picking a HAR entry): by path
-/// only, so a capture through any host is found and then judged by [`check_url`].
+/// only, so a capture through any host is found and then judged by `check_url`.
 pub fn is_endpoint(api: Api, url: &str) -> bool {
     let path = url.split(['?', '#']).next().unwrap_or(url).trim_end_matches('/');
     match api {
