@@ -9,7 +9,7 @@ use crate::attest::{dsse, keys, statement, Envelope, Subject, IN_TOTO_PAYLOAD_TY
 use crate::report::excerpt;
 use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use ed25519_dalek::{SigningKey, VerifyingKey};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 pub const CHECK: crate::RunCheck = crate::RunCheck::Attestation;
@@ -79,19 +79,42 @@ fn hex(bytes: &[u8]) -> String {
     digest::sha256(bytes).trim_start_matches("sha256:").to_owned()
 }
 
-/// The predicate: completion.json's identity, provenance and verdict fields.
+/// The in-toto predicate of a run receipt: completion.json's identity, provenance and
+/// verdict fields. One type, written by `attest` and compared by `verify`, field by
+/// field in this order. Values are taken as completion.json holds them (a field it lacks
+/// is null), so a broken receipt is compared, not refused, here.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Predicate {
+    exact_input_hash: Value,
+    checksum: Value,
+    scenario: Value,
+    run_id: Value,
+    agent_task: Value,
+    completed_at: Value,
+    evaluation_ok: Value,
+    evaluator_notes: Value,
+}
+
+impl Predicate {
+    fn of(completion: &Map<String, Value>) -> Predicate {
+        let field = |key: &str| completion.get(key).cloned().unwrap_or(Value::Null);
+        Predicate {
+            exact_input_hash: field("exactInputHash"),
+            checksum: field("checksum"),
+            scenario: field("scenario"),
+            run_id: field("runId"),
+            agent_task: field("agentTask"),
+            completed_at: field("completedAt"),
+            evaluation_ok: completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null),
+            evaluator_notes: field("evaluatorNotes"),
+        }
+    }
+}
+
+/// The predicate as the statement carries it.
 fn predicate(completion: &Map<String, Value>) -> Value {
-    let field = |key: &str| completion.get(key).cloned().unwrap_or(Value::Null);
-    json!({
-        "exactInputHash": field("exactInputHash"),
-        "checksum": field("checksum"),
-        "scenario": field("scenario"),
-        "runId": field("runId"),
-        "agentTask": field("agentTask"),
-        "completedAt": field("completedAt"),
-        "evaluationOk": completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null),
-        "evaluatorNotes": field("evaluatorNotes"),
-    })
+    serde_json::to_value(Predicate::of(completion)).expect("a predicate of JSON values serializes")
 }
 
 /// `run::attestation` for `verify`. With trusted keys an attestation is required
