@@ -66,7 +66,7 @@ fn validate(c: &mut Criterion) {
         on_cpu(b, || {
             let value = canonical::parse(black_box(&bytes)).unwrap();
             let mut outcome = packetproof::Outcome::default();
-            packetproof::judge::packet(&mut outcome, &value, &config, "");
+            packetproof::judge::packet(&mut outcome, &value, &config);
             outcome
         })
     });

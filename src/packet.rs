@@ -510,7 +510,7 @@ mod tests {
         let why = provider_shape_applies(&packet("mistral"), &config).unwrap_err();
         assert!(why.contains("\"mistral\" is not in harness.toml's providers"), "{why}");
         let mut outcome = crate::Outcome::default();
-        crate::judge::packet(&mut outcome, &Value::Object(packet("mistral")), &config, "");
+        crate::judge::packet(&mut outcome, &Value::Object(packet("mistral")), &config);
         assert!(outcome.findings.iter().any(|f| f.path == "$.provider"), "{:?}", outcome.findings);
         assert!(outcome.findings.iter().all(|f| f.check != PacketCheck::ProviderShape.into()));
         let skipped = outcome.skipped.iter().find(|s| s.check == PacketCheck::ProviderShape.into());

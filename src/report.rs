@@ -260,7 +260,7 @@ pub fn escape_name(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// The Unicode bidirectional formatting characters (embeddings, overrides,
 /// isolates and marks): invisible, and able to make a line read differently.
-fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 

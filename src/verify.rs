@@ -279,7 +279,7 @@ fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> 
 
 fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Outcome {
     let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
-    judge::packet(&mut outcome, value, config, "");
+    judge::packet(&mut outcome, value, config);
     crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
     if let Some(case) = golden.case_of(file) {
         for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {

@@ -35,9 +35,16 @@ pub fn enabled(check: impl Into<Check>, config: &Config) -> Result<(), String> {
     }
 }
 
-/// Every packet rule that applies to `value` without its compile request. Findings
-/// of a packet rebuilt from a run carry `prefix` before their path (`"packet "`).
-pub fn packet(outcome: &mut Outcome, value: &Value, config: &Config, prefix: &str) {
+/// Every packet rule that applies to `value` without its compile request, and the
+/// notes a report shows beside them (what `validate` and `verify` print).
+pub fn packet(outcome: &mut Outcome, value: &Value, config: &Config) {
+    rules(outcome, value, config);
+    outcome.notes.extend(packet::notes(value, config));
+}
+
+/// The packet rules alone: what a command that refuses on them needs, without the
+/// notes (which collate every object's keys) that only a report shows.
+fn rules(outcome: &mut Outcome, value: &Value, config: &Config) {
     let Some(map) = value.as_object() else {
         outcome.findings.push(Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object"));
         outcome.ran(PacketCheck::Contract);
@@ -47,20 +54,7 @@ pub fn packet(outcome: &mut Outcome, value: &Value, config: &Config, prefix: &st
         return;
     };
     for check in ON_ITS_OWN {
-        if let Err(reason) = enabled(check, config) {
-            outcome.skip(check, reason);
-            continue;
-        }
-        if let Err(reason) = applies(check, map, config) {
-            outcome.skip(check, reason);
-            continue;
-        }
-        let findings = on_its_own(check, map, config);
-        outcome.findings.extend(findings.into_iter().map(|f| Finding { path: format!("{prefix}{}", f.path), ..f }));
-        outcome.ran(check);
-    }
-    if prefix.is_empty() {
-        outcome.notes.extend(packet::notes(value, config));
+        apply(outcome, check, map, config, "");
     }
     for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
         outcome.skip(check, NO_REQUEST);
@@ -70,8 +64,22 @@ pub fn packet(outcome: &mut Outcome, value: &Value, config: &Config, prefix: &st
 /// Every packet rule that applies on its own, as a list (what prepare refuses on).
 pub fn packet_findings(value: &Value, config: &Config) -> Vec<Finding> {
     let mut outcome = Outcome::default();
-    packet(&mut outcome, value, config, "");
+    rules(&mut outcome, value, config);
     outcome.findings
+}
+
+/// One packet rule that needs no request: run when the suite has it on and it applies,
+/// else reported skipped with why. Findings on a packet rebuilt from a run carry
+/// `prefix` before their path (`"packet "`).
+fn apply(outcome: &mut Outcome, check: PacketCheck, map: &Map<String, Value>, config: &Config, prefix: &str) {
+    match enabled(check, config).and_then(|()| applies(check, map, config)) {
+        Ok(()) => {
+            let findings = on_its_own(check, map, config);
+            outcome.findings.extend(findings.into_iter().map(|f| Finding { path: format!("{prefix}{}", f.path), ..f }));
+            outcome.ran(check);
+        }
+        Err(reason) => outcome.skip(check, reason),
+    }
 }
 
 /// Whether a packet rule can apply to this packet: `Err(why not)`.
@@ -155,17 +163,7 @@ pub fn run(
     // too (when it cannot be rebuilt, run::agent-request already says why).
     let rebuilt = run::Run::open(dir, config).and_then(|run| run.packet(given));
     if let Ok(Value::Object(map)) = rebuilt {
-        let check = PacketCheck::RendersFromInput;
-        match enabled(check, config).and_then(|()| renders_from_input::applies(&map, config)) {
-            Ok(()) => {
-                let findings = renders_from_input::check(&map, config);
-                outcome
-                    .findings
-                    .extend(findings.into_iter().map(|f| Finding { path: format!("packet {}", f.path), ..f }));
-                outcome.ran(check);
-            }
-            Err(reason) => outcome.skip(check, reason),
-        }
+        apply(outcome, PacketCheck::RendersFromInput, &map, config, "packet ");
     }
 }
 

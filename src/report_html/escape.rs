@@ -29,12 +29,14 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// Controls (C0, DEL, C1), bidirectional marks, embeddings, overrides and isolates,
-/// zero-width characters and the byte-order mark.
+/// Controls (C0, DEL, C1), the bidirectional formatting characters the text reports
+/// escape too ([`crate::report::is_bidi_control`]), and what a page would also hide:
+/// zero-width characters, line and paragraph separators, invisible operators and the
+/// byte-order mark.
 fn acts_instead_of_showing(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}')
-        || c == '\u{FEFF}'
+        || crate::report::is_bidi_control(c)
+        || matches!(c, '\u{200B}'..='\u{200D}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2065}' | '\u{FEFF}')
 }
 
 /// The template engine's formatter: markup the report builds itself (marked safe)
