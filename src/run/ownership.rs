@@ -76,11 +76,7 @@ impl OutputKind {
 /// are the files the command reads.
 pub fn refuse_foreign_output(out: &Path, kind: OutputKind, config: &Config, inputs: &[&Path]) -> Result<()> {
     let refuse = |why: String| Err(Error::refused(out.display(), why));
-    let settings = config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
-    let paths = &config.paths;
-    let resources = [&paths.schema_snapshot, &paths.builder_schema, &paths.google_suffix];
-    let protected =
-        inputs.iter().map(|p| p.to_path_buf()).chain([settings]).chain(resources.into_iter().flatten().cloned());
+    let protected = inputs.iter().map(|p| p.to_path_buf()).chain(project_files(config));
     if protected.into_iter().any(|input| fsutil::same_file(out, &input)) {
         return refuse("is an input of this command or a project file (harness.toml, schema, suffix); an output never replaces one".into());
     }
@@ -95,6 +91,14 @@ pub fn refuse_foreign_output(out: &Path, kind: OutputKind, config: &Config, inpu
         ));
     }
     existing_is_owned(out, kind)
+}
+
+/// harness.toml (the built-in settings: where it would be) and the resource files it names.
+fn project_files(config: &Config) -> Vec<std::path::PathBuf> {
+    let settings = config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
+    let paths = &config.paths;
+    let resources = [&paths.schema_snapshot, &paths.builder_schema, &paths.google_suffix];
+    std::iter::once(settings).chain(resources.into_iter().flatten().cloned()).collect()
 }
 
 /// `prepare --out-dir DIR`: a run directory is never made inside another run or a
@@ -133,6 +137,15 @@ fn enclosing_run(out: &Path) -> Option<std::path::PathBuf> {
 /// An existing regular file may be replaced only when empty or when it holds
 /// what this command writes; a missing file is fine.
 fn existing_is_owned(path: &Path, kind: OutputKind) -> Result<()> {
+    if kind == OutputKind::Attestation && path.symlink_metadata().is_ok_and(|m| m.file_type().is_file()) {
+        return Err(Error::refused(path.display(), format!("exists; {}", kind.what())));
+    }
+    existing_holds(path, kind.what(), |bytes| kind.is_ours(bytes))
+}
+
+/// An existing file at `path` is a regular file, and empty or `is_ours` (`what`
+/// names what the command writes, for the refusal); a missing file is fine.
+fn existing_holds(path: &Path, what: &str, is_ours: impl Fn(&[u8]) -> bool) -> Result<()> {
     let Ok(meta) = path.symlink_metadata() else { return Ok(()) };
     if !meta.file_type().is_file() {
         return Err(Error::refused(
@@ -140,17 +153,10 @@ fn existing_is_owned(path: &Path, kind: OutputKind) -> Result<()> {
             format!("is {}; only a regular file is ever replaced", fsutil::kind(&meta.file_type())),
         ));
     }
-    if kind == OutputKind::Attestation {
-        return Err(Error::refused(path.display(), format!("exists; {}", kind.what())));
-    }
-    if meta.len() == 0 {
-        return Ok(());
-    }
-    let owned = fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|bytes| kind.is_ours(&bytes));
-    if owned {
+    if meta.len() == 0 || fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|bytes| is_ours(&bytes)) {
         Ok(())
     } else {
-        Err(Error::refused(path.display(), format!("exists and is not {}; it is never replaced", kind.what())))
+        Err(Error::refused(path.display(), format!("exists and is not {what}; it is never replaced")))
     }
 }
 
@@ -160,42 +166,29 @@ fn existing_is_owned(path: &Path, kind: OutputKind) -> Result<()> {
 /// a page (`is_ours` reads its text).
 pub fn refuse_foreign_page(page: &Path, config: &Config, what: &str, is_ours: impl Fn(&str) -> bool) -> Result<()> {
     let refuse = |why: String| Err(Error::refused(page.display(), why));
-    let settings = config.file.clone().or_else(|| Some(config.root.join(crate::config::FILE_NAME)));
-    let p = &config.paths;
-    let project_files = [settings, p.schema_snapshot.clone(), p.builder_schema.clone(), p.google_suffix.clone()];
-    if project_files.iter().flatten().any(|input| fsutil::same_file(page, input)) {
+    if project_files(config).iter().any(|input| fsutil::same_file(page, input)) {
         return refuse("is a project file; a report never replaces one".into());
     }
     let name = page.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     if RUN_FILE_NAMES.contains(&name) || name == crate::config::FILE_NAME {
         return refuse(format!("{name} is a run's or the project's file; a report is never written over one"));
     }
+    if enclosing_run(page).is_some() {
+        return refuse("is inside a run directory; write the report outside any run".into());
+    }
     let parent = match page.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    if parent.join(MANIFEST).symlink_metadata().is_ok() {
-        return refuse("is inside a run directory; write the report outside any run".into());
-    }
     let inside = |dir: &Path| match (parent.canonicalize(), dir.canonicalize()) {
         (Ok(parent), Ok(dir)) => parent.starts_with(dir),
         _ => false,
     };
+    let p = &config.paths;
     if let Some(dir) =
         [Some(&p.fixtures), Some(&p.golden), p.prompts.as_ref()].into_iter().flatten().find(|d| inside(d))
     {
         return refuse(format!("is inside {}, an input of the gate; write the report elsewhere", dir.display()));
     }
-    let Ok(meta) = page.symlink_metadata() else { return Ok(()) };
-    if !meta.file_type().is_file() {
-        let kind = fsutil::kind(&meta.file_type());
-        return refuse(format!("is {kind}; only a regular file is ever replaced"));
-    }
-    let owned =
-        meta.len() == 0 || fsutil::read_to_string(page, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|text| is_ours(&text));
-    if owned {
-        Ok(())
-    } else {
-        refuse(format!("exists and is not {what}; it is never replaced"))
-    }
+    existing_holds(page, what, |bytes| std::str::from_utf8(bytes).is_ok_and(&is_ours))
 }
