@@ -1,7 +1,285 @@
+//! The `packetproof` command line: every clap structure, the dispatch to the
+//! library, and the exit status (0 holds, 1 a check failed, 2 the command could
+//! not run: [`Error::exit_status`](packetproof::Error::exit_status) says for which
+//! kinds). All terminal output goes through [`print`](mod@print). This is its own
+//! crate, so nothing in the library can import it, and clap is no part of the
+//! library's API.
+
+mod args;
+mod print;
+mod provenance;
+mod review;
+mod shell;
+mod test;
+mod trace;
+
+pub use args::*;
+
+use clap::Parser;
+use packetproof::run::{self, CompleteRequest, EvaluateRequest};
+use packetproof::{canonical, digest, fsutil, Config, Error, Format, Outcome, Result, Status};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
 // See Cargo.toml: the allocator is part of parsing speed. Benchmarks use the same one.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn main() -> std::process::ExitCode {
-    packetproof::cli::main()
+/// The commit this binary was built from (see build.rs): `init`'s workflow pins the
+/// action to it. None for a build outside git.
+const BUILT_FROM: Option<&str> = option_env!("PACKETPROOF_BUILT_FROM");
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Command::Test(args) = &cli.command {
+        // Exit codes as cargo test's: 0 passed, 101 a trial failed (2: could not run).
+        return test::main(&cli, args).unwrap_or_else(|error| {
+            print::error(&error);
+            ExitCode::from(2)
+        });
+    }
+    match dispatch(cli) {
+        Ok(Status::Holds) => ExitCode::SUCCESS,
+        Ok(Status::Failed) => ExitCode::from(1),
+        Err(error) => {
+            print::error(&error);
+            ExitCode::from(error.exit_status())
+        }
+    }
+}
+
+/// `--google-suffix-file`, given before the command or after it.
+pub(crate) fn suffix_of(cli: &Cli) -> Option<&Path> {
+    cli.google_suffix_file.as_deref().or(cli.command.suffix().map(PathBuf::as_path))
+}
+
+/// Run one parsed command.
+pub fn dispatch(cli: Cli) -> Result<Status> {
+    let given = suffix_of(&cli).map(Path::to_path_buf);
+    let suffix = given.as_deref();
+    let policy = cli.asset_example_prompts;
+    let load_config = |suffix| load_config(cli.config.as_deref(), suffix, policy);
+    let suite = |command: &str| -> Result<Config> {
+        let config = load_config(suffix)?;
+        config.require_suite(command)?;
+        Ok(config)
+    };
+    match cli.command {
+        // The suffix belongs to packets made elsewhere; these commands read none.
+        Command::Canon { .. }
+        | Command::Schema { .. }
+        | Command::ReleaseCheck { .. }
+        | Command::Init { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. }
+            if suffix.is_some() =>
+        {
+            Err(Error::Usage(
+                "--google-suffix-file is for commands that read packets made elsewhere (validate, export, prepare, \
+                 evaluate, complete, verify, test, wire, attest, trace); this one does not take it"
+                    .into(),
+            ))
+        }
+        Command::Canon { file, hash } => canon(file.as_deref(), hash),
+        Command::Validate { packet, format, .. } => validate(&load_config(suffix)?, &packet, format.into()),
+        Command::Export { request, out, .. } => {
+            // Compile first, write after: nothing is written on refusal.
+            let config = load_config(suffix)?;
+            if let Some(out) = &out {
+                run::refuse_foreign_output(out, run::OutputKind::Packet, &config, &[&request])?;
+            }
+            let text = packetproof::compile::export(&config, &request)?;
+            match out {
+                Some(path) => fsutil::write_atomic(&path, text.as_bytes())?,
+                None => print::bytes(text.as_bytes())?,
+            }
+            Ok(Status::Holds)
+        }
+        Command::Schema { write, format, .. } => schema(&load_config(suffix)?, write, format.into()),
+        Command::Bless(_) if suffix.is_some() => Err(Error::Usage(
+            "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
+        )),
+        Command::Bless(args) => bless(&suite("bless")?, args),
+        Command::ReleaseCheck { base, format } => {
+            let report = packetproof::release::check(&suite("release-check")?, base.as_deref())?;
+            match format.text_format() {
+                Some(format) => print::release(&report, format)?,
+                None => print::page(&packetproof::report_html::release_report(&report)?)?,
+            }
+            Ok(Status::from_ok(report.ok))
+        }
+        Command::Prepare { packet, out_dir, schema, .. } => {
+            let mut config = load_config(suffix)?;
+            if schema.is_some() {
+                config.paths.schema_snapshot = schema;
+            }
+            // Refused exactly when `verify` of this file would fail (a golden packet of
+            // the suite is also recompiled), judged on the bytes prepare then reads.
+            let gate = |value: &serde_json::Value| packetproof::verify::packet_value(&packet, value, &config).findings;
+            let written = run::prepare::prepare(&config, &packet, &out_dir, &gate)?;
+            print::prepared(&out_dir, &written)?;
+            Ok(Status::Holds)
+        }
+        Command::Evaluate(args) => evaluate(&load_config(suffix)?, args),
+        Command::Complete(args) => {
+            let agent_task = args.agent_task.clone();
+            let (written, runs_root) = packetproof::judge::complete(&load_config(suffix)?, &args.into())?;
+            print::completed(&written, &agent_task, &runs_root)?;
+            Ok(Status::Holds)
+        }
+        Command::Verify(args) => {
+            let keys = provenance::trusted_keys(&args.trusted_keys)?;
+            let mut config = load_config(suffix)?;
+            config.run_exporter = args.run_exporter;
+            if config.exporter.is_some() && !args.run_exporter {
+                print::note(
+                    "note: the suite's [exporter] was not run, so golden packets were not checked for \
+                     packet::regenerates and packet::branch-isolation (give --run-exporter, or run `packetproof test`)",
+                );
+            }
+            let progress = print::ProgressLine::new();
+            let found =
+                packetproof::verify::verify_with_progress(&config, &args.paths, &keys, &|done, total, target| {
+                    progress.update(done, total, target)
+                });
+            progress.finish();
+            let found = found?;
+            let status = print::verification(&found, args.format.into(), args.verbose)?;
+            // An unreadable file is exit 2 here as in validate: the report above says which.
+            let unreadable = packetproof::verify::unreadable(&found.outcomes);
+            if !unreadable.is_empty() {
+                return Err(Error::refused(unreadable.join(", "), "could not be read (see the report above)"));
+            }
+            Ok(status)
+        }
+        Command::Init { dir } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+            let written = packetproof::init::init(&dir, golden_writes()?, BUILT_FROM)?;
+            print::initialized(&dir, &written)?;
+            if BUILT_FROM.is_none() {
+                print::note(&format!(
+                    "{} not written: this packetproof was built outside a git checkout, so there is no commit to pin \
+                     its GitHub Action to (build it from a checkout, or with PACKETPROOF_REVISION set)",
+                    packetproof::init::WORKFLOW_PATH
+                ));
+            }
+            Ok(Status::Holds)
+        }
+        Command::Trace(args) => trace::run(&load_config(suffix)?, &args),
+        Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
+        Command::Wire { packet, api, check, base_url, out, format, .. } => {
+            let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };
+            provenance::wire(&load_config(suffix)?, &packet, api, capture, out.as_deref(), format.into())
+        }
+        Command::Attest { run_dir, key, out, .. } => {
+            provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
+        }
+        Command::Completions { shell } => shell::completions(shell),
+        Command::Man { command } => shell::man(command.as_deref()),
+    }
+}
+
+/// Whether golden files may be written in this process: decided here, once, and passed down.
+pub(crate) fn golden_writes() -> Result<packetproof::bless::GoldenWrites> {
+    Ok(packetproof::bless::GoldenWrites::from_env(&packetproof::env::Env::current()?))
+}
+
+/// `packetproof bless`: every case (or, with --review, each changed case the
+/// developer accepts), then the golden folders no fixture explains.
+fn bless(config: &Config, args: BlessArgs) -> Result<Status> {
+    let writes = golden_writes()?;
+    let mut status = if args.review {
+        review::review(config, args.filter.as_deref(), writes)?
+    } else {
+        print::blessed(&packetproof::bless::bless(config, args.filter.as_deref(), writes)?)?;
+        Status::Holds
+    };
+    let action = args.unreferenced.into();
+    let folders = packetproof::bless::unreferenced(config, action, writes)?;
+    print::unreferenced(&folders, action)?;
+    if action == packetproof::bless::Unreferenced::Reject && !folders.is_empty() {
+        status = Status::Failed;
+    }
+    Ok(status)
+}
+
+impl From<EvaluateArgs> for EvaluateRequest {
+    fn from(args: EvaluateArgs) -> Self {
+        EvaluateRequest {
+            run_dir: args.run_dir,
+            packet: args.packet,
+            output: args.output,
+            report: args.report,
+            schema: args.schema,
+        }
+    }
+}
+
+impl From<CompleteArgs> for CompleteRequest {
+    fn from(args: CompleteArgs) -> Self {
+        CompleteRequest {
+            run_dir: args.run_dir,
+            scenario: args.scenario,
+            run_id: args.run_id,
+            agent_task: args.agent_task,
+            notes: args.notes,
+            runs_root: args.runs_root,
+        }
+    }
+}
+
+/// The settings (see [`Config::discover`]), with the global overrides applied.
+pub(crate) fn load_config(file: Option<&Path>, suffix: Option<&Path>, policy: Option<PolicyArg>) -> Result<Config> {
+    let mut config = Config::discover(file, suffix)?;
+    if let Some(policy) = policy {
+        config.packet.asset_example_prompts = policy.into();
+    }
+    Ok(config)
+}
+
+fn canon(file: Option<&Path>, hash: bool) -> Result<Status> {
+    let (name, bytes) = match file {
+        None => ("<stdin>".to_owned(), read_stdin()?),
+        Some(p) if p == Path::new("-") => ("<stdin>".to_owned(), read_stdin()?),
+        Some(p) => (p.display().to_string(), fsutil::read_bytes(p, fsutil::DEFAULT_MAX_BYTES)?),
+    };
+    let value = canonical::parse(&bytes).map_err(|e| e.in_file(name))?;
+    let bytes = canonical::to_vec(&value);
+    if hash {
+        print::bytes(format!("{}\n", digest::sha256(&bytes)).as_bytes())?;
+    } else {
+        print::bytes(&bytes)?;
+    }
+    Ok(Status::Holds)
+}
+
+fn read_stdin() -> Result<Vec<u8>> {
+    fsutil::read_limited(std::io::stdin().lock(), "<stdin>", fsutil::DEFAULT_MAX_BYTES)
+}
+
+/// `validate` is `verify` of one packet: the same rules, the same verdict.
+fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
+    let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
+    if let Some(kind) = packetproof::provider::other_file_kind(&value) {
+        return Err(Error::shape(path.display(), "$", format!("a runtime packet; this file is {kind}")));
+    }
+    print::outcomes(&[packetproof::verify::packet_value(path, &value, config)], format)
+}
+
+/// `packetproof schema --check | --write`.
+fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
+    let snapshot = config.snapshot_bytes()?.0;
+    if write {
+        print::schema_written(&snapshot, packetproof::schema::write(config)?)?;
+        return Ok(Status::Holds);
+    }
+    let findings = packetproof::schema::check(config)?;
+    print::outcomes(&[Outcome::new(snapshot, findings)], format)
+}
+
+fn evaluate(config: &Config, args: EvaluateArgs) -> Result<Status> {
+    let format = args.format.into();
+    let (evaluation, report) = packetproof::judge::evaluate(config, &args.into())?;
+    print::evaluation(&evaluation, &report, format)?;
+    Ok(Status::from_ok(evaluation.ok))
 }

@@ -1,8 +1,8 @@
 //! Architecture rules the compiler does not enforce, checked on the parsed source
 //! tree (`syn`, paths resolved through `use`, `super` and re-exports): modules use
 //! only their own layer and the layers below it (README.md's "Where things are"
-//! table), with no import cycle inside a layer; nothing imports the CLI; nothing
-//! outside `src/cli` prints; only `src/git.rs` and `src/exporter.rs` start
+//! table), with no import cycle inside a layer; nothing outside the command line's
+//! crate (`src/`) prints; only the library's `git.rs` and `exporter.rs` start
 //! processes; no source file grows past its line budget; no comment cites a
 //! document outside the repository. Each rule is also run on a small tree built to
 //! break it, so a rule that stopped seeing anything would fail here.
@@ -49,18 +49,13 @@ fn no_import_cycle_within_a_layer() {
 }
 
 #[test]
-fn nothing_outside_the_cli_imports_it() {
-    holds(rules::nothing_imports_the_cli, &this_crate(), "modules outside src/cli import the CLI");
-}
-
-#[test]
 fn only_the_cli_prints() {
-    holds(rules::only_the_cli_prints, &this_crate(), "printing outside src/cli");
+    holds(rules::only_the_cli_prints, &this_crate(), "printing outside the command line's crate");
 }
 
 #[test]
 fn only_git_rs_and_the_exporter_start_processes() {
-    holds(rules::only_spawners_spawn, &this_crate(), "processes started outside src/git.rs and src/exporter.rs");
+    holds(rules::only_spawners_spawn, &this_crate(), "processes started outside the library's git.rs and exporter.rs");
 }
 
 #[test]
@@ -94,9 +89,18 @@ fn the_rules_see_the_whole_tree() {
     // A walk or a parse that silently found nothing would pass every rule above.
     let tree = this_crate();
     let files: Vec<&str> = tree.files.iter().map(|f| f.path.as_str()).collect();
-    assert!(files.contains(&"src/cli/print.rs") && files.contains(&"src/lib.rs") && files.contains(&"tests/tidy.rs"));
-    let uses_cli = |r: &&resolve::Reference| matches!(&r.target, resolve::Target::Crate(t) if t.first().is_some_and(|m| m == "cli"));
-    assert!(tree.references.iter().filter(uses_cli).any(|r| r.file == "src/main.rs"), "main.rs runs the CLI");
+    for file in ["src/print.rs", "crates/packetproof/src/lib.rs", "tests/tidy.rs"] {
+        assert!(files.contains(&file), "{file} is not in the tree");
+    }
+    let names = |r: &&resolve::Reference, module: &str| matches!(&r.target, resolve::Target::Crate(t) if t.first().is_some_and(|m| m == module));
+    assert!(
+        tree.references.iter().any(|r| r.file == "src/main.rs" && names(&r, "verify")),
+        "the CLI runs the library's verify"
+    );
+    assert!(
+        tree.references.iter().any(|r| r.file == "src/review.rs" && names(&r, "main")),
+        "the CLI's crate:: is its own root"
+    );
 }
 
 /// The negative cases: a small crate that keeps every rule, and one change per rule
@@ -105,28 +109,41 @@ mod broken {
     use super::rules::{self, Tree};
 
     const README: &str = "# t\n\n## Where things are\n\n| layer | concern | module |\n|---|---|---|\n\
-        | leaves | errors | `src/error.rs` |\n| | findings | `src/report.rs` |\n| | bytes | `src/canonical.rs` |\n\
-        | infrastructure | git | `src/git.rs` |\n| | files | `src/fsutil.rs` |\n| | exporter | `src/exporter.rs` |\n\
-        | producers | runs | `src/run/` |\n| applications | verify | `src/verify.rs` |\n\
-        | shell | the CLI | `src/cli/mod.rs` |\n| tests | rules | `tests/tidy.rs` |\n\n## Next\n";
+        | leaves | errors | `crates/packetproof/src/error.rs` |\n| | findings | `crates/packetproof/src/report.rs` |\n\
+        | | bytes | `crates/packetproof/src/canonical.rs` |\n| infrastructure | git | `crates/packetproof/src/git.rs` |\n\
+        | | files | `crates/packetproof/src/fsutil.rs` |\n| | exporter | `crates/packetproof/src/exporter.rs` |\n\
+        | producers | runs | `crates/packetproof/src/run/` |\n| applications | verify | `crates/packetproof/src/verify.rs` |\n\
+        | shell | the CLI | `src/main.rs` |\n| tests | rules | `tests/tidy.rs` |\n\n## Next\n";
 
     const CLEAN: [(&str, &str); 12] = [
         (
-            "src/lib.rs",
-            "pub mod canonical; pub mod cli; pub mod error; pub mod exporter; pub mod fsutil; pub mod git;\n\
+            "crates/packetproof/src/lib.rs",
+            "pub mod canonical; pub mod error; pub mod exporter; pub mod fsutil; pub mod git;\n\
              pub mod report; pub mod run; pub mod verify;\npub use error::Error;\n",
         ),
-        ("src/error.rs", "pub struct Error;\n"),
-        ("src/report.rs", "use crate::Error;\npub fn f() -> Option<Error> { crate::canonical::g(); None }\n"),
-        ("src/canonical.rs", "pub fn g() {}\n"),
-        ("src/git.rs", "use std::process::Command;\npub fn git() { let _ = Command::new(\"git\"); }\n"),
-        ("src/exporter.rs", "pub fn export() { let _ = std::process::Command::new(\"x\"); }\n"),
-        ("src/fsutil.rs", "pub fn read() {}\n"),
-        ("src/run/mod.rs", "pub mod evaluate;\n"),
-        ("src/run/evaluate.rs", "use crate::fsutil;\npub fn run() { fsutil::read(); super::super::report::f(); }\n"),
-        ("src/verify.rs", "pub fn verify() { crate::run::evaluate::run(); }\n"),
-        ("src/cli/mod.rs", "use std::io::Write;\npub fn main() { println!(\"{}\", 1); let _ = writeln!(std::io::stdout()); crate::verify::verify(); }\n"),
-        ("src/main.rs", "fn main() { packetproof::cli::main() }\n"),
+        ("crates/packetproof/src/error.rs", "pub struct Error;\n"),
+        (
+            "crates/packetproof/src/report.rs",
+            "use crate::Error;\npub fn f() -> Option<Error> { crate::canonical::g(); None }\n",
+        ),
+        ("crates/packetproof/src/canonical.rs", "pub fn g() {}\n"),
+        (
+            "crates/packetproof/src/git.rs",
+            "use std::process::Command;\npub fn git() { let _ = Command::new(\"git\"); }\n",
+        ),
+        ("crates/packetproof/src/exporter.rs", "pub fn export() { let _ = std::process::Command::new(\"x\"); }\n"),
+        ("crates/packetproof/src/fsutil.rs", "pub fn read() {}\n"),
+        ("crates/packetproof/src/run/mod.rs", "pub mod evaluate;\n"),
+        (
+            "crates/packetproof/src/run/evaluate.rs",
+            "use crate::fsutil;\npub fn run() { fsutil::read(); super::super::report::f(); }\n",
+        ),
+        ("crates/packetproof/src/verify.rs", "pub fn verify() { crate::run::evaluate::run(); }\n"),
+        ("src/main.rs", "mod print;\nfn main() { print::out(); packetproof::verify::verify(); }\n"),
+        (
+            "src/print.rs",
+            "use std::io::Write;\npub fn out() { println!(\"{}\", 1); let _ = writeln!(std::io::stdout()); }\n",
+        ),
     ];
 
     /// The clean crate with `changes` (path, text) written over it.
@@ -148,10 +165,9 @@ mod broken {
         assert!(found.iter().any(|f| f.contains(expected)), "expected a finding with {expected:?}, got {found:#?}");
     }
 
-    const ALL_RULES: [fn(&Tree) -> Vec<String>; 7] = [
+    const ALL_RULES: [fn(&Tree) -> Vec<String>; 6] = [
         rules::layering,
         rules::no_cycles,
-        rules::nothing_imports_the_cli,
         rules::only_the_cli_prints,
         rules::only_spawners_spawn,
         rules::line_budget,
@@ -169,30 +185,38 @@ mod broken {
     #[test]
     fn an_upward_path_through_super_chains_is_caught() {
         let evaluate = "pub fn run() { super::super::verify::verify(); }\n";
-        caught(rules::layering, &[("src/run/evaluate.rs", evaluate)], "run (producers) uses verify (applications)");
+        caught(
+            rules::layering,
+            &[("crates/packetproof/src/run/evaluate.rs", evaluate)],
+            "run (producers) uses verify (applications)",
+        );
     }
 
     #[test]
     fn an_upward_path_through_a_crate_alias_is_caught() {
         let evaluate = "use crate as pp;\npub fn run() { pp::verify::verify(); }\n";
-        caught(rules::layering, &[("src/run/evaluate.rs", evaluate)], "pp::verify::verify");
+        caught(rules::layering, &[("crates/packetproof/src/run/evaluate.rs", evaluate)], "pp::verify::verify");
         let evaluate = "extern crate self as pp;\nuse pp::verify as v;\npub fn run() { v::verify(); }\n";
-        caught(rules::layering, &[("src/run/evaluate.rs", evaluate)], "uses verify");
+        caught(rules::layering, &[("crates/packetproof/src/run/evaluate.rs", evaluate)], "uses verify");
     }
 
     #[test]
     fn a_test_item_near_the_top_hides_nothing_after_it() {
         let evaluate = "#[cfg(test)]\nfn helper() {}\npub fn run() { crate::verify::verify(); }\n";
-        caught(rules::layering, &[("src/run/evaluate.rs", evaluate)], "(fn run): crate::verify::verify");
+        caught(
+            rules::layering,
+            &[("crates/packetproof/src/run/evaluate.rs", evaluate)],
+            "(fn run): crate::verify::verify",
+        );
     }
 
     #[test]
     fn a_module_missing_from_the_readme_table_is_caught() {
-        let lib = "pub mod canonical; pub mod cli; pub mod error; pub mod exporter; pub mod fsutil; pub mod git;\n\
+        let lib = "pub mod canonical; pub mod error; pub mod exporter; pub mod fsutil; pub mod git;\n\
                    pub mod report; pub mod run; pub mod verify; pub mod extra;\n";
         caught(
             rules::layering,
-            &[("src/lib.rs", lib), ("src/extra.rs", "pub fn x() {}\n")],
+            &[("crates/packetproof/src/lib.rs", lib), ("crates/packetproof/src/extra.rs", "pub fn x() {}\n")],
             "module extra is in no layer",
         );
     }
@@ -200,45 +224,46 @@ mod broken {
     #[test]
     fn a_cycle_inside_the_leaves_is_caught() {
         let changes = [
-            ("src/error.rs", "pub struct Error;\npub fn e() { let _ = crate::report::f(); }\n"),
-            ("src/canonical.rs", "pub fn g() -> Option<crate::Error> { None }\n"),
+            ("crates/packetproof/src/error.rs", "pub struct Error;\npub fn e() { let _ = crate::report::f(); }\n"),
+            ("crates/packetproof/src/canonical.rs", "pub fn g() -> Option<crate::Error> { None }\n"),
         ];
         caught(rules::no_cycles, &changes, "import cycle canonical → error → report → canonical");
     }
 
     #[test]
-    fn importing_the_cli_is_caught() {
-        caught(
-            rules::nothing_imports_the_cli,
-            &[("src/verify.rs", "use crate::cli;\npub fn verify() { cli::main(); }\n")],
-            "src/verify.rs (use): crate::cli",
-        );
-        let test_only = "#[cfg(test)]\nmod tests { use super::super::cli::main; }\npub fn verify() {}\n";
-        caught(rules::nothing_imports_the_cli, &[("src/verify.rs", test_only)], "super::super::cli::main");
-    }
-
-    #[test]
     fn printing_through_stdout_or_dbg_is_caught() {
         let stdout = "use std::io::{self, Write};\npub fn g() { let _ = writeln!(io::stdout(), \"x\"); }\n";
-        caught(rules::only_the_cli_prints, &[("src/canonical.rs", stdout)], "(fn g): io::stdout");
-        caught(rules::only_the_cli_prints, &[("src/canonical.rs", "pub fn g() { dbg!(1); }\n")], "(fn g): dbg");
+        caught(rules::only_the_cli_prints, &[("crates/packetproof/src/canonical.rs", stdout)], "(fn g): io::stdout");
+        caught(
+            rules::only_the_cli_prints,
+            &[("crates/packetproof/src/canonical.rs", "pub fn g() { dbg!(1); }\n")],
+            "(fn g): dbg",
+        );
         let aliased = "use std::eprintln as say;\npub fn g() { say!(\"x\"); }\n";
-        caught(rules::only_the_cli_prints, &[("src/canonical.rs", aliased)], "(fn g): say");
+        caught(rules::only_the_cli_prints, &[("crates/packetproof/src/canonical.rs", aliased)], "(fn g): say");
     }
 
     #[test]
     fn a_process_started_outside_the_spawners_is_caught() {
         let verify =
             "use std::process::Command;\nconst GIT: &str = \"git\";\npub fn verify() { let _ = Command::new(GIT); }\n";
-        caught(rules::only_spawners_spawn, &[("src/verify.rs", verify)], "src/verify.rs (fn verify): Command::new");
+        caught(
+            rules::only_spawners_spawn,
+            &[("crates/packetproof/src/verify.rs", verify)],
+            "crates/packetproof/src/verify.rs (fn verify): Command::new",
+        );
         let renamed = "use std::process as p;\npub fn verify() { let _ = p::Command::new(\"sh\"); }\n";
-        caught(rules::only_spawners_spawn, &[("src/verify.rs", renamed)], "p::Command::new");
+        caught(rules::only_spawners_spawn, &[("crates/packetproof/src/verify.rs", renamed)], "p::Command::new");
     }
 
     #[test]
     fn a_long_file_is_caught() {
         let long = "// line\n".repeat(rules::MAX_LINES + 1);
-        caught(rules::line_budget, &[("src/fsutil.rs", &long)], "src/fsutil.rs: 601 lines (budget 600)");
+        caught(
+            rules::line_budget,
+            &[("crates/packetproof/src/fsutil.rs", &long)],
+            "crates/packetproof/src/fsutil.rs: 601 lines (budget 600)",
+        );
     }
 
     #[test]
@@ -253,11 +278,18 @@ mod broken {
         ];
         for comment in comments {
             let file = format!("{comment}\npub fn read() {{}}\n");
-            caught(rules::self_contained_comments, &[("src/fsutil.rs", &file)], "src/fsutil.rs:1: cites");
+            caught(
+                rules::self_contained_comments,
+                &[("crates/packetproof/src/fsutil.rs", &file)],
+                "crates/packetproof/src/fsutil.rs:1: cites",
+            );
         }
         let test = concat!("// ../sha", "red/seed/CONTRACT.md");
         caught(rules::self_contained_comments, &[("tests/data.rs", test)], "tests/data.rs:1");
         let standard = "/// RFC 8785 §3.2.3 and (I-JSON §2.2)\npub fn read() {}\n";
-        assert_eq!(rules::self_contained_comments(&tree(&[("src/fsutil.rs", standard)])), Vec::<String>::new());
+        assert_eq!(
+            rules::self_contained_comments(&tree(&[("crates/packetproof/src/fsutil.rs", standard)])),
+            Vec::<String>::new()
+        );
     }
 }

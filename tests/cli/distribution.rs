@@ -65,7 +65,7 @@ fn action_problems(text: &str) -> Vec<String> {
     }
     let revision = steps.iter().find(|s| text_of(s, "id") == "revision").map_or("", |s| text_of(s, "run"));
     // The digest covers the source the binary is built from: every one of these exists.
-    for source in ["Cargo.toml", "Cargo.lock", "build.rs", "harness.toml", "src", "references"] {
+    for source in ["Cargo.toml", "Cargo.lock", "build.rs", "harness.toml", "src", "crates", "references", "fixtures"] {
         if !revision.contains(source) || !support::root().join(source).exists() {
             problems.push(format!("the revision digest does not cover {source}"));
         }
@@ -127,7 +127,7 @@ fn init_writes_a_workflow_using_the_pinned_action() {
     let out = folder.run_in("", &["init", "suite"]);
     assert_eq!(out.code, 0, "{}", out.describe());
     let action = yaml(&read("action.yml"), "action.yml");
-    let Some(built_from) = packetproof::init::BUILT_FROM else {
+    let Some(built_from) = option_env!("PACKETPROOF_BUILT_FROM") else {
         // A build outside git: no commit to pin to, so no workflow, and init says why.
         assert!(!folder.path("suite/ci/packetproof.yml").exists());
         assert!(out.stderr.contains("no commit to pin"), "{}", out.stderr);
@@ -201,7 +201,11 @@ fn the_release_matrix_builds_every_npm_platform() {
         assert!(platforms.contains(&format!("'{target}': '@packetproof/{target}'")), "platforms.js lacks {target}");
     }
     let cargo: toml::Value = toml::from_str(&read("Cargo.toml")).unwrap();
-    assert_eq!(manifest["version"].as_str(), cargo["package"]["version"].as_str(), "npm and Cargo versions differ");
+    assert_eq!(
+        manifest["version"].as_str(),
+        cargo["workspace"]["package"]["version"].as_str(),
+        "npm and Cargo versions differ"
+    );
 }
 
 pub fn trials() -> Vec<Trial> {

@@ -1,5 +1,5 @@
 //! Each kind of failure is named as what it is, with the file or place it concerns,
-//! and exits 2: only bad command-line usage says "usage:" (`src/error.rs`).
+//! and exits 2: only bad command-line usage says "usage:" (`crates/packetproof/src/error.rs`).
 
 use crate::support;
 use libtest_mimic::Trial;

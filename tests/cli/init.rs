@@ -23,7 +23,7 @@ fn init_writes_a_suite_whose_test_passes() {
         assert!(suite.join(file).is_file(), "{file} was not written");
     }
     // The workflow pins the action to the binary's commit: written when the build knows it.
-    assert_eq!(suite.join("ci/packetproof.yml").is_file(), packetproof::init::BUILT_FROM.is_some());
+    assert_eq!(suite.join("ci/packetproof.yml").is_file(), option_env!("PACKETPROOF_BUILT_FROM").is_some());
     for provider in ["anthropic", "google", "openai"] {
         let golden = std::fs::read_dir(suite.join("golden"))
             .unwrap()

@@ -16,7 +16,7 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The variables packetproof reads (see `src/env.rs`): removed from every run so
+/// The variables packetproof reads (see `crates/packetproof/src/env.rs`): removed from every run so
 /// a developer's shell (`CI=1`, `PACKETPROOF_ROOT=…`) cannot change a test's meaning.
 const PACKETPROOF_VARIABLES: [&str; 3] = ["CI", "PACKETPROOF_BLESS", "PACKETPROOF_ROOT"];
 

@@ -1,7 +1,7 @@
 //! The layer map, read from README.md's "Where things are" table: the one place it
-//! is written. Each row whose first cell is not empty starts a layer; every `src/…`
-//! path in a row's last cell puts its top-level module (`src/run/format.rs` is
-//! `run`) in that layer. Layers are listed bottom up: a module may use its own
+//! is written. Each row whose first cell is not empty starts a layer; every library
+//! path in a row's last cell puts its top-level module (`crates/packetproof/src/run/format.rs`
+//! is `run`) in that layer, and a path of the command line's crate (`src/…`) puts `cli` there. Layers are listed bottom up: a module may use its own
 //! layer and the ones above it in the table.
 
 /// The layers, bottom up, each with its name and top-level modules.
@@ -34,7 +34,7 @@ impl Layers {
         }
         layers.retain(|(_, modules)| !modules.is_empty());
         if layers.is_empty() {
-            return Err("README.md's \"Where things are\" table lists no src/ module".into());
+            return Err("README.md's \"Where things are\" table lists no module".into());
         }
         let layers = Layers(layers);
         for (name, modules) in &layers.0 {
@@ -58,9 +58,13 @@ impl Layers {
     }
 }
 
-/// `src/run/format.rs` → `run`; `src/fsutil/` → `fsutil`; anything not under src/ → nothing.
+/// The library's `run/format.rs` → `run`, its `fsutil/` → `fsutil`; the command
+/// line's crate (`src/…`) → `cli`; anything else → nothing.
 fn top_module(path: &str) -> Option<String> {
-    let rest = path.strip_prefix("src/")?;
+    if path.starts_with(super::resolve::CLI_SRC) {
+        return Some("cli".to_owned());
+    }
+    let rest = path.strip_prefix(super::resolve::LIB_SRC)?;
     let top = rest.split('/').next()?;
     let top = top.strip_suffix(".rs").unwrap_or(top);
     (!top.is_empty()).then(|| top.to_owned())

@@ -14,8 +14,14 @@ use proc_macro2::{TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use syn::visit::{self, Visit};
 
-/// The library's name, as the binary (`src/main.rs`) writes it.
+/// The library's name, as the command line's crate writes it.
 const CRATE_NAME: &str = "packetproof";
+
+/// Where the library's sources are.
+pub const LIB_SRC: &str = "crates/packetproof/src/";
+
+/// Where the command line's crate (the workspace's root package) keeps its sources.
+pub const CLI_SRC: &str = "src/";
 
 /// One `.rs` file of the tree, its path relative to the tree's root (`src/run/mod.rs`).
 pub struct SourceFile {
@@ -55,15 +61,29 @@ impl Reference {
     }
 }
 
-/// The module path of a source file: `src/run/mod.rs` is `run`, `src/lib.rs` the
-/// crate root; `src/main.rs` is the binary's root, called `main`.
+/// The module path of a source file: the library's `run/mod.rs` is `run`, its
+/// `lib.rs` the crate root; the command line's `src/main.rs` is called `main`, and
+/// its `src/print.rs` `main::print` (its own crate, whose root is `main`).
 pub fn module_of_file(path: &str) -> Option<Vec<String>> {
-    let rest = path.strip_prefix("src/")?.strip_suffix(".rs")?;
-    let mut parts: Vec<String> = rest.split('/').map(str::to_owned).collect();
+    let (rest, cli) = match path.strip_prefix(LIB_SRC) {
+        Some(rest) => (rest, false),
+        None => (path.strip_prefix(CLI_SRC)?, true),
+    };
+    let mut parts: Vec<String> = rest.strip_suffix(".rs")?.split('/').map(str::to_owned).collect();
     if parts.last().is_some_and(|last| last == "mod") {
         parts.pop();
     }
-    Some(if parts == ["lib"] { Vec::new() } else { parts })
+    Some(match (cli, parts.as_slice()) {
+        (false, [lib]) if lib == "lib" => Vec::new(),
+        (true, [main]) if main == "main" => parts,
+        (true, _) => ["main".to_owned()].into_iter().chain(parts).collect(),
+        (false, _) => parts,
+    })
+}
+
+/// Whether `path` is a source file of either crate (not a test or a benchmark).
+pub fn is_source(path: &str) -> bool {
+    path.starts_with(LIB_SRC) || path.starts_with(CLI_SRC)
 }
 
 #[derive(Debug, Default)]
@@ -84,7 +104,7 @@ pub fn references(files: &[SourceFile]) -> Result<Vec<Reference>, String> {
     for file in files {
         let Some(module) = module_of_file(&file.path) else { continue };
         let ast = syn::parse_file(&file.text).map_err(|e| format!("{}: does not parse: {e}", file.path))?;
-        let crate_root = if module == ["main"] { module.clone() } else { Vec::new() };
+        let crate_root = if module.first().is_some_and(|m| m == "main") { vec!["main".to_owned()] } else { Vec::new() };
         collector.file = file.path.clone();
         collector.item = "file".into();
         collector.enter(module, crate_root);

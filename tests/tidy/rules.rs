@@ -11,7 +11,8 @@ use std::path::Path;
 pub const MAX_LINES: usize = 600;
 
 /// The only files that may start processes, and what each one starts.
-pub const SPAWNERS: [(&str, &str); 2] = [("src/git.rs", "git"), ("src/exporter.rs", "the [exporter] command")];
+pub const SPAWNERS: [(&str, &str); 2] =
+    [("crates/packetproof/src/git.rs", "git"), ("crates/packetproof/src/exporter.rs", "the [exporter] command")];
 
 /// Macros that write to the terminal.
 const PRINT_MACROS: [&str; 5] = ["println", "print", "eprintln", "eprint", "dbg"];
@@ -19,8 +20,8 @@ const PRINT_MACROS: [&str; 5] = ["println", "print", "eprintln", "eprint", "dbg"
 /// Standard-library items that reach the terminal.
 const TERMINAL: [&str; 5] = ["stdout", "stderr", "Stdout", "Stderr", "_print"];
 
-/// A crate's sources (`src/`, `tests/`, `benches/`), its README, and every path its
-/// `src/` names, resolved.
+/// The project's sources (both crates, `tests/`, `benches/`), its README, and every
+/// path the crates' sources name, resolved.
 pub struct Tree {
     pub files: Vec<SourceFile>,
     pub readme: String,
@@ -31,7 +32,7 @@ impl Tree {
     /// The tree under `root`; a file that does not parse is an error naming it.
     pub fn load(root: &Path) -> Result<Tree, String> {
         let mut files = Vec::new();
-        for dir in ["src", "tests", "benches"] {
+        for dir in [resolve::LIB_SRC, resolve::CLI_SRC, "tests/", "benches/"] {
             for entry in walkdir::WalkDir::new(root.join(dir)).into_iter().filter_map(Result::ok) {
                 if entry.file_type().is_file() && entry.path().extension().is_some_and(|x| x == "rs") {
                     let path = entry.path().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
@@ -48,7 +49,7 @@ impl Tree {
 }
 
 fn in_cli(file: &str) -> bool {
-    file.starts_with("src/cli/") || file == "src/main.rs"
+    file.starts_with(resolve::CLI_SRC)
 }
 
 /// The top-level module a module path belongs to; the binary's root is the CLI's.
@@ -59,7 +60,7 @@ fn top(module: &[String]) -> Option<&str> {
     }
 }
 
-/// The top-level modules each module of `src/` uses, outside test code: (from, to) → first reference.
+/// The top-level modules each module of either crate uses, outside test code: (from, to) → first reference.
 fn module_edges(tree: &Tree) -> BTreeMap<(String, String), &Reference> {
     let mut edges = BTreeMap::new();
     for reference in tree.references.iter().filter(|r| !r.in_test) {
@@ -72,8 +73,8 @@ fn module_edges(tree: &Tree) -> BTreeMap<(String, String), &Reference> {
     edges
 }
 
-/// Modules use only their own layer and the layers below it (README's table), so
-/// nothing outside the CLI uses it; every module is in a layer.
+/// Modules use only their own layer and the layers below it (README's table); every
+/// module is in a layer.
 pub fn layering(tree: &Tree) -> Vec<String> {
     let layers = match Layers::from_readme(&tree.readme) {
         Ok(layers) => layers,
@@ -101,16 +102,7 @@ pub fn layering(tree: &Tree) -> Vec<String> {
     found
 }
 
-/// No module outside `src/cli` names the CLI, even from its tests.
-pub fn nothing_imports_the_cli(tree: &Tree) -> Vec<String> {
-    tree.references
-        .iter()
-        .filter(|r| !in_cli(&r.file) && matches!(&r.target, Target::Crate(t) if top(t) == Some("cli")))
-        .map(|r| format!("{}: names the CLI", r.at()))
-        .collect()
-}
-
-/// Nothing outside `src/cli` prints: no print macro, no handle on stdout or stderr.
+/// Nothing outside the command line's crate prints: no print macro, no handle on stdout or stderr.
 pub fn only_the_cli_prints(tree: &Tree) -> Vec<String> {
     tree.references
         .iter()
@@ -130,7 +122,7 @@ pub fn only_the_cli_prints(tree: &Tree) -> Vec<String> {
 pub fn only_spawners_spawn(tree: &Tree) -> Vec<String> {
     tree.references
         .iter()
-        .filter(|r| r.file.starts_with("src/") && !SPAWNERS.iter().any(|(file, _)| *file == r.file))
+        .filter(|r| resolve::is_source(&r.file) && !SPAWNERS.iter().any(|(file, _)| *file == r.file))
         .filter(|r| matches!(&r.target, Target::External(p) if p.starts_with(&["std".into(), "process".into(), "Command".into()])))
         .map(|r| format!("{}: starts a process", r.at()))
         .collect()
@@ -189,7 +181,7 @@ pub fn line_budget(tree: &Tree) -> Vec<String> {
         .iter()
         .filter_map(|file| {
             let lines = file.text.lines().count();
-            let budget = if file.path.starts_with("src/") { MAX_LINES } else { 2 * MAX_LINES };
+            let budget = if resolve::is_source(&file.path) { MAX_LINES } else { 2 * MAX_LINES };
             (lines > budget).then(|| format!("{}: {lines} lines (budget {budget})", file.path))
         })
         .collect()
@@ -202,7 +194,7 @@ pub fn self_contained_comments(tree: &Tree) -> Vec<String> {
     for file in &tree.files {
         for (n, line) in file.text.lines().enumerate() {
             let Some(at) = line.find("//") else { continue };
-            if let Some(cited) = citation(&line[at..], file.path.starts_with("src/")) {
+            if let Some(cited) = citation(&line[at..], resolve::is_source(&file.path)) {
                 found.push(format!("{}:{}: cites {cited}: {}", file.path, n + 1, line.trim()));
             }
         }

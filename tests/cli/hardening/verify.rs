@@ -75,7 +75,7 @@ fn verify_enters_hidden_and_target_folders_as_the_task_id_scan_does() {
 
 /// 1,600 nested folders (110 s before discovery became linear)
 /// end well within the hang limit. The cost is measured by the unit test counting
-/// resolved paths (src/verify.rs) and benches/verify.rs, not by a clock here.
+/// resolved paths (crates/packetproof/src/verify.rs) and benches/verify.rs, not by a clock here.
 fn verify_of_deeply_nested_folders_ends() {
     let project = Project::new();
     let top = project.root().join("nested");

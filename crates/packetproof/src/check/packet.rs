@@ -1,0 +1,346 @@
+//! The packet checks that need more than the packet: `packet::regenerates`
+//! (the golden packet is what its request compiles to now) and
+//! `packet::branch-isolation` (only the resolved branch rendered).
+
+use super::Checked;
+use crate::branch::{EvidenceMode, Neighbours};
+use crate::corpus::Case;
+use crate::diff::{field_changes, unified, FieldChange, DIFFED_TEXTS};
+use crate::packet::PROMPT_TEXTS;
+use crate::report::{walk, Finding, Findings, Trail};
+use crate::{compile, fsutil, Config, PacketCheck, Result};
+use serde_json::{Map, Value};
+
+/// A golden file that differs from what the tools produce now, reduced to what
+/// changed: one `path = value` line per differing leaf (for a field-level diff),
+/// and unified diffs of the prompt texts.
+#[derive(Debug)]
+pub struct Mismatch {
+    pub golden: String,
+    pub produced: String,
+    pub text_diffs: String,
+    /// Both documents whole, for grouping the same change across cases.
+    pub golden_value: Value,
+    pub produced_value: Value,
+}
+
+impl Mismatch {
+    fn between(golden: &Value, produced: &Value) -> Mismatch {
+        let changes = field_changes(golden, produced, &DIFFED_TEXTS);
+        let lines = |pick: fn(&FieldChange) -> &Option<Value>| -> String {
+            changes.iter().map(|c| format!("{} = {}\n", c.path, FieldChange::shown(pick(c)))).collect()
+        };
+        let mut text_diffs = String::new();
+        for key in DIFFED_TEXTS {
+            let text = |v: &Value| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let diff = unified(&text(golden), &text(produced), ("golden", "recompiled"));
+            if !diff.is_empty() {
+                text_diffs.push_str(&format!("{key}:\n{diff}"));
+            }
+        }
+        Mismatch {
+            golden: lines(|c| &c.before),
+            produced: lines(|c| &c.after),
+            text_diffs,
+            golden_value: golden.clone(),
+            produced_value: produced.clone(),
+        }
+    }
+}
+
+/// Recompile the request and compare with the packet byte for byte (as pretty JSON).
+pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
+    let produced = match crate::corpus::produce(case, config) {
+        Ok(produced) => produced,
+        Err(e) => {
+            return Ok(vec![Finding::new(
+                PacketCheck::Regenerates,
+                "$",
+                format!("the request no longer compiles: {e}"),
+            )]
+            .into())
+        }
+    };
+    if &produced == packet {
+        return agent_view_regenerates(case, packet, config);
+    }
+    let changed: Vec<String> = field_changes(packet, &produced, &DIFFED_TEXTS).into_iter().map(|c| c.path).collect();
+    let texts: Vec<&str> = DIFFED_TEXTS.into_iter().filter(|k| packet.get(*k) != produced.get(*k)).collect();
+    let changed = texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", ");
+    let message =
+        format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
+    Ok(Checked {
+        findings: vec![Finding::new(PacketCheck::Regenerates, "$", message)],
+        mismatch: Some(Mismatch::between(packet, &produced)),
+    })
+}
+
+fn rebless_hint(case: &Case) -> String {
+    if case.has_own_packet() {
+        return "this negative case checks a packet of its own (expect.toml [packet] derives it from its base case), which is never blessed".into();
+    }
+    format!("re-bless with `packetproof bless {0}` or `PACKETPROOF_BLESS=1 cargo test {0}`", case.name)
+}
+
+/// The golden agent-request.json (when the case has golden files) is the agent view of the packet.
+fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
+    let file = case.golden_agent_request();
+    if case.has_own_packet() {
+        return Ok(Checked::default());
+    }
+    if !file.is_file() {
+        // Blessing writes both files; a packet without its agent view is a deleted file.
+        let message =
+            format!("{} is missing (bless writes it beside the packet); {}", file.display(), rebless_hint(case));
+        return Ok(vec![Finding::new(PacketCheck::Regenerates, file.display().to_string(), message)].into());
+    }
+    let stored = fsutil::read_json(&file, config.limits.max_file_bytes)?;
+    let Some(map) = packet.as_object() else { return Ok(Checked::default()) };
+    let produced = crate::provider::agent_request(map);
+    if crate::numbers::same(&stored, &produced) {
+        return Ok(Checked::default());
+    }
+    let message = format!("{} is not the agent view of the golden packet; {}", file.display(), rebless_hint(case));
+    Ok(Checked {
+        findings: vec![Finding::new(PacketCheck::Regenerates, file.display().to_string(), message)],
+        mismatch: Some(Mismatch::between(&stored, &produced)),
+    })
+}
+
+/// Only the resolved branch renders: the branch recorded is the one the request
+/// resolves to, renderInput holds only that branch's parts, and no text from the
+/// regions the branch excluded occurs in the prompts or renderInput. The lines of
+/// this suite's unrendered templates are looked for only in a packet its
+/// promptVersions show those templates rendered: another exporter's prompts are
+/// judged by the request's excluded material alone.
+pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &Config, file: &str) -> Vec<Finding> {
+    Isolation::of(request, config, file).check(packet, config)
+}
+
+/// What `packet::branch-isolation` derives from a request: its compiled packet and
+/// its excluded texts. Derived once, it checks any number of packets (the mutation
+/// self-test checks dozens against one request).
+pub struct Isolation {
+    expected: std::result::Result<Value, String>,
+    excluded: Vec<(String, String)>,
+}
+
+impl Isolation {
+    pub fn of(request: &Value, config: &Config, file: &str) -> Isolation {
+        let expected = compile::compile(request, config, file).map_err(|e| e.to_string());
+        let mut excluded = compile::excluded_text(request, config);
+        // An asset example's generator prompt is under the asset-prompt policy, as in
+        // `packet::forbidden-material`: with `warn` that check notes it, and it is not a
+        // finding here either.
+        if config.packet.asset_example_prompts == crate::config::Policy::Warn {
+            let keys = &config.packet.asset_prompt_keys;
+            excluded.retain(|(origin, _)| !keys.iter().any(|key| origin.ends_with(key.as_str())));
+        }
+        Isolation { expected, excluded }
+    }
+
+    pub fn check(&self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+        let mut out = Findings::new(PacketCheck::BranchIsolation);
+        let mut fail = |path: &str, message: String| out.fail(path, message);
+        let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+        match &self.expected {
+            Ok(expected) => {
+                let derived = expected.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+                for (field, value) in derived.as_object().into_iter().flatten() {
+                    if branch.get(field) != Some(value) {
+                        fail(
+                            &format!("$.resolvedBranch.{field}"),
+                            format!(
+                                "the request resolves to {value}, the packet records {}",
+                                branch.get(field).map_or("nothing".into(), Value::to_string)
+                            ),
+                        );
+                    }
+                }
+                same_evidence(packet, expected, &mut fail);
+            }
+            Err(e) => fail("$", format!("the request does not compile, so its branch cannot be derived: {e}")),
+        }
+        let input = packet.get("renderInput").unwrap_or(&Value::Null);
+        for (path, present, expected) in render_input_parts(input, &branch) {
+            if present != expected {
+                let verb = if expected {
+                    "missing although the branch resolves it"
+                } else {
+                    "present although the branch excludes it"
+                };
+                fail(path, verb.into());
+            }
+        }
+        out.extend(excluded_text_findings(packet, &self.excluded));
+        if crate::judge::renders_from_input::applies(packet, config).is_ok() {
+            out.extend(unrendered_partial_findings(packet, config));
+        }
+        out.into_vec()
+    }
+}
+
+/// renderInput holds exactly the evidence items the request resolves to (by kind
+/// and id, whatever their text: a short or numeric item escapes text matching)
+/// and records the mode that was requested.
+fn same_evidence(packet: &Map<String, Value>, expected: &Value, fail: &mut impl FnMut(&str, String)) {
+    let (input, expected) = (packet.get("renderInput"), expected.get("renderInput"));
+    let identities = |input: Option<&Value>| -> Vec<String> {
+        let items = input.and_then(|i| i.pointer("/evidence/items")).and_then(Value::as_array);
+        let id = |item: &Value, key: &str| item.get(key).and_then(Value::as_str).unwrap_or("?").to_owned();
+        items.into_iter().flatten().map(|item| format!("@{}[{}]", id(item, "kind"), id(item, "id"))).collect()
+    };
+    let (found, wanted) = (identities(input), identities(expected));
+    for item in found.iter().filter(|item| !wanted.contains(item)) {
+        fail("$.renderInput.evidence.items", format!("holds {item}, which the resolved branch does not select"));
+    }
+    for item in wanted.iter().filter(|item| !found.contains(item)) {
+        fail("$.renderInput.evidence.items", format!("lacks {item}, which the resolved branch selects"));
+    }
+    let requested = |input: Option<&Value>| input.and_then(|i| i.pointer("/evidence/requestedMode")).cloned();
+    if requested(input) != requested(expected) {
+        fail("$.renderInput.evidence.requestedMode", format!("expected the requested mode {:?}", requested(expected)));
+    }
+}
+
+/// (path, present in renderInput, required by the branch) for each branch-dependent part.
+fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool, bool)> {
+    let text = |key: &str| branch.get(key).and_then(Value::as_str).unwrap_or("");
+    let flag = |key: &str| branch.get(key).and_then(Value::as_bool).unwrap_or(false);
+    // An unknown value is packet::contract's finding; here it requires no neighbour.
+    let neighbours = Neighbours::parse(text("neighbours")).ok();
+    let evidence = EvidenceMode::parse(text("evidenceMode")).ok();
+    let items = input.pointer("/evidence/items").and_then(Value::as_array).map_or(0, Vec::len);
+    vec![
+        (
+            "$.renderInput.target.predecessor",
+            input.pointer("/target/predecessor").is_some(),
+            neighbours.is_some_and(Neighbours::has_predecessor),
+        ),
+        (
+            "$.renderInput.target.successor",
+            input.pointer("/target/successor").is_some(),
+            neighbours.is_some_and(Neighbours::has_successor),
+        ),
+        ("$.renderInput.target.themeSummary", input.pointer("/target/themeSummary").is_some(), flag("hasTargetTheme")),
+        (
+            "$.renderInput.operatorInstruction",
+            input.get("operatorInstruction").is_some(),
+            flag("operatorInstructionPresent"),
+        ),
+        ("$.renderInput.evidence.items", items > 0, evidence != Some(EvidenceMode::NoEvidence)),
+        (
+            "$.renderInput.evidence.mode",
+            input.pointer("/evidence/mode").and_then(Value::as_str) == Some(text("evidenceMode")),
+            true,
+        ),
+    ]
+}
+
+/// No line of a prompt template that was not rendered (the partials of the branch
+/// values that did not resolve) occurs in the prompt texts.
+fn unrendered_partial_findings(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (name, line) in unrendered_lines(packet, config) {
+        for key in PROMPT_TEXTS {
+            if packet.get(key).and_then(Value::as_str).is_some_and(|t| t.contains(&line)) {
+                out.push(Finding::new(
+                    PacketCheck::BranchIsolation,
+                    format!("$.{key}"),
+                    format!("contains text of {name}, a template of a branch that did not resolve: {line:?}"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// (template, line) for the literal lines of the templates a packet did not
+/// render. Lines with template syntax, short lines and lines that a rendered
+/// template also has are left out: they prove nothing.
+pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> Vec<(String, String)> {
+    let rendered: Vec<&str> =
+        packet.get("promptPaths").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let templates: Vec<(String, String)> = config
+        .prompt_templates()
+        .into_iter()
+        .filter_map(|(name, bytes)| Some((name, String::from_utf8(bytes).ok()?)))
+        .collect();
+    let rendered_text: String =
+        templates.iter().filter(|(name, _)| rendered.contains(&name.as_str())).map(|(_, text)| text.as_str()).collect();
+    let mut out = Vec::new();
+    for (name, text) in templates.iter().filter(|(name, _)| !rendered.contains(&name.as_str())) {
+        for line in text.lines().map(str::trim) {
+            let literal = line.len() >= config.taint.min_length
+                && !["{{", "{%", "{#"].iter().any(|syntax| line.contains(syntax))
+                && !rendered_text.contains(line);
+            if literal {
+                out.push((name.clone(), line.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// No string of an excluded request region occurs in any prompt text or renderInput string.
+fn excluded_text_findings(packet: &Map<String, Value>, excluded: &[(String, String)]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for key in PROMPT_TEXTS {
+        let Some(text) = packet.get(key).and_then(Value::as_str) else { continue };
+        for (origin, needle) in excluded {
+            if text.contains(needle.as_str()) {
+                out.push(Finding::new(
+                    PacketCheck::BranchIsolation,
+                    format!("$.{key}"),
+                    format!("contains excluded text from request {origin}: {needle:?}"),
+                ));
+            }
+        }
+    }
+    if let Some(input) = packet.get("renderInput") {
+        let mut trail = Trail::new("$.renderInput");
+        walk(input, &mut trail, &mut |value, _, trail| {
+            let Some(text) = value.as_str() else { return };
+            for (origin, needle) in excluded {
+                if text.contains(needle.as_str()) {
+                    out.push(Finding::new(
+                        PacketCheck::BranchIsolation,
+                        trail.render(),
+                        format!("contains excluded text from request {origin}: {needle:?}"),
+                    ));
+                }
+            }
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// An unselected item with no long text escapes text matching; its identity does not.
+    #[test]
+    fn branch_isolation_names_an_unselected_item_whatever_its_text() {
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let case = crate::corpus::cases(&config)
+            .unwrap()
+            .into_iter()
+            .find(|c| c.name == "google-staged-both-selected")
+            .unwrap();
+        let short = serde_json::json!({"kind": "rating", "id": "r9", "accessible": true, "value": {"stars": 1}});
+        let mut request = case.request.clone();
+        request["evidence"]["availableItems"].as_array_mut().unwrap().push(short.clone());
+        let mut packet = compile::compile(&request, &config, "test").unwrap();
+        assert!(branch_isolation(packet.as_object().unwrap(), &request, &config, "test").is_empty());
+        packet["renderInput"]["evidence"]["items"].as_array_mut().unwrap().push(short);
+        let findings = branch_isolation(packet.as_object().unwrap(), &request, &config, "test");
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert!(
+            findings[0].message.contains("holds @rating[r9], which the resolved branch does not select"),
+            "{}",
+            findings[0]
+        );
+    }
+}

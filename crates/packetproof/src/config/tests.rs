@@ -1,0 +1,81 @@
+//! Unit tests of the settings: defaults, overlays, unknown keys.
+
+use super::*;
+
+#[test]
+fn unknown_setting_is_a_loud_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(crate::PROJECT_ROOT).join(FILE_NAME)).unwrap();
+    let text = text.replace("[taint]\n", "[taint]\nmin_lenght = 3\n");
+    let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
+    assert!(err.contains("unknown field `min_lenght`"), "{err}");
+}
+
+#[test]
+fn an_unknown_api_in_wire_allowed_settings_is_a_loud_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(crate::PROJECT_ROOT).join(FILE_NAME)).unwrap();
+    let text = text.replace("[wire.allowed_settings]\n", "[wire.allowed_settings]\nopenai-chats = []\n");
+    let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
+    assert!(err.contains("unknown field `openai-chats`"), "{err}");
+}
+
+#[test]
+fn the_first_configured_pattern_that_matches_is_named() {
+    let patterns = ["(?i)b+", "^a", "c$", "(x)|(y)"].map(String::from).to_vec();
+    let forbidden = Forbidden::new(Vec::new(), Vec::new(), patterns).unwrap();
+    let named = |text: &str| forbidden.matching_pattern(text);
+    assert_eq!(named("aB"), Some("(?i)b+"), "case-insensitive only in its own group, and first wins");
+    assert_eq!(named("ab"), Some("(?i)b+"));
+    assert_eq!(named("az"), Some("^a"));
+    assert_eq!(named("zzc"), Some("c$"));
+    assert_eq!(named("zy"), Some("(x)|(y)"));
+    assert_eq!(named("A"), None, "(?i) of the first pattern must not leak into ^a");
+    assert_eq!(named("ca"), None, "anchors stay anchored inside the alternation");
+    assert_eq!(named(""), None);
+    let none = Forbidden::new(Vec::new(), Vec::new(), Vec::new()).unwrap();
+    assert_eq!(none.matching_pattern("anything"), None, "no patterns match nothing");
+    assert!(Forbidden::new(Vec::new(), Vec::new(), vec!["a)|(b".into()]).is_err(), "a pattern cannot escape its group");
+}
+
+#[test]
+fn bad_pattern_is_a_loud_error() {
+    let text = std::fs::read_to_string(Path::new(crate::PROJECT_ROOT).join(FILE_NAME)).unwrap();
+    let text = text.replace("value_patterns = [", "value_patterns = [ '(unclosed',");
+    let err = Config::from_toml(Path::new("."), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
+    assert!(err.contains("forbidden.value_patterns"), "{err}");
+}
+
+/// With no file, the built-in settings are the project's own, resources included.
+#[test]
+fn built_in_settings_are_the_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = Config::builtin(dir.path(), None).unwrap();
+    let project = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+    assert_eq!(builtin.file, None);
+    assert_eq!(builtin.google_suffix, project.google_suffix);
+    assert_eq!(builtin.forbidden.keys, project.forbidden.keys);
+    assert_eq!(builtin.providers.keys().collect::<Vec<_>>(), project.providers.keys().collect::<Vec<_>>());
+    assert_eq!(builtin.snapshot_bytes().unwrap().1, project.snapshot_bytes().unwrap().1);
+    assert_eq!(builtin.builder_schema_bytes().unwrap().1, project.builder_schema_bytes().unwrap().1);
+    assert_eq!(builtin.prompt_templates(), project.prompt_templates());
+    assert_eq!(builtin.paths.fixtures, dir.path().join("fixtures"));
+    let refusal = builtin.require_suite("bless").unwrap_err().to_string();
+    assert!(refusal.contains(&dir.path().join(FILE_NAME).display().to_string()), "{refusal}");
+    assert!(project.require_suite("bless").is_ok());
+}
+
+/// A partial harness.toml overrides key by key; `providers` is replaced whole.
+#[test]
+fn a_partial_file_overrides_the_built_in_settings() {
+    let text = "[limits]\nmax_file_bytes = 10\n[providers.openai]\nmodels = [\"m\"]\n[exporter]\ncommand = [\"x\"]\n";
+    let config = Config::from_toml(Path::new("/s"), Some(Path::new("/s/harness.toml")), text, None).unwrap();
+    assert_eq!(config.limits.max_file_bytes, 10);
+    assert_eq!(config.providers.keys().collect::<Vec<_>>(), ["openai"]);
+    assert_eq!(config.taint.min_length, 12, "an unnamed table keeps the built-in value");
+    assert!(config.corpus.require_branch_coverage);
+    assert_eq!(config.exporter.as_ref().map(|e| e.timeout_seconds), Some(60));
+    assert_eq!(config.paths.golden, Path::new("/s/golden"));
+    let empty = Config::from_toml(Path::new("/s"), None, "[exporter]\ncommand = []\n", None).unwrap_err();
+    assert!(empty.to_string().contains("exporter.command"), "{empty}");
+}

@@ -1,0 +1,312 @@
+//! Fixture discovery, shared by bless, the conformance runner and the release
+//! check: a case is a directory under `paths.fixtures` holding `request.json`;
+//! its golden files live under `paths.golden` at the same relative path.
+
+pub mod derived;
+pub mod fixture_run;
+pub mod layout;
+
+use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
+use crate::{fsutil, Config, Result};
+use serde_json::Value;
+use std::path::PathBuf;
+
+pub const REQUEST_FILE: &str = "request.json";
+pub const EXPECT_FILE: &str = "expect.toml";
+pub const PACKET_FILE: &str = "runtime-packet.json";
+pub const AGENT_REQUEST_FILE: &str = "agent-request.json";
+pub const RUN_DIR: &str = "run";
+
+/// One fixture.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Path of the case directory relative to the fixtures root, `/`-separated.
+    pub name: String,
+    /// The fixture directory.
+    pub dir: PathBuf,
+    /// The parsed (strict) `request.json`.
+    pub request: Value,
+    /// `golden/<name>/`, which may not exist yet.
+    pub golden_dir: PathBuf,
+    /// `expect.toml` of a negative case, when there is one.
+    pub expect: Option<PathBuf>,
+}
+
+impl Case {
+    pub fn request_path(&self) -> PathBuf {
+        self.dir.join(REQUEST_FILE)
+    }
+    pub fn golden_packet(&self) -> PathBuf {
+        self.golden_dir.join(PACKET_FILE)
+    }
+    pub fn golden_agent_request(&self) -> PathBuf {
+        self.golden_dir.join(AGENT_REQUEST_FILE)
+    }
+
+    /// Why this case has no golden packet to check, when it has none: a new case
+    /// (never blessed) or a deleted packet (its agent view is still there).
+    pub fn golden_missing(&self) -> Option<String> {
+        if self.has_own_packet() || self.golden_packet().is_file() {
+            return None;
+        }
+        let name = &self.name;
+        let fix = format!("bless it with `packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`");
+        Some(if self.golden_agent_request().is_file() {
+            format!("{} is missing (deleted?) beside its agent-request.json: {fix}", self.golden_packet().display())
+        } else {
+            format!("{name} has no golden packet yet ({}): {fix}", self.golden_packet().display())
+        })
+    }
+}
+
+/// Every case under `paths.fixtures`, sorted by name. An unreadable or invalid
+/// request.json is an error naming the file (a corpus is never silently partial),
+/// and so is a configured fixtures or golden directory that does not exist beside
+/// the other one.
+pub fn cases(config: &Config) -> Result<Vec<Case>> {
+    // Without a settings file (the built-in defaults) there is no suite, and a settings
+    // file beside neither corpus folder (a project that only checks runs) has no corpus.
+    // With one folder there, the other must exist too: a misspelt path is an error.
+    let (fixtures, golden) = (config.paths.fixtures.is_dir(), config.paths.golden.is_dir());
+    if config.file.is_none() || (!fixtures && !golden) {
+        return Ok(Vec::new());
+    }
+    layout::require_dirs(config)?;
+    let root = &config.paths.fixtures;
+    let mut cases = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.map_err(|e| crate::Error::walk(e, root))?;
+        if !entry.file_type().is_dir() || !entry.path().join(REQUEST_FILE).is_file() {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let dir = entry.path().to_path_buf();
+        let request = fsutil::read_json(&dir.join(REQUEST_FILE), config.limits.max_file_bytes)?;
+        let expect = Some(dir.join(EXPECT_FILE)).filter(|p| p.is_file());
+        cases.push(Case { golden_dir: config.paths.golden.join(relative), name, dir, request, expect });
+    }
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(cases)
+}
+
+/// The packet a case's request makes now: the suite's `[exporter]` when it names one,
+/// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
+pub fn produce(case: &Case, config: &Config) -> Result<Value> {
+    match &config.exporter {
+        Some(exporter) if !config.run_exporter => Err(crate::Error::Exporter {
+            request: case.request_path().display().to_string(),
+            command: format!("{:?}", exporter.command),
+            reason: "is not run here (verify runs it only with --run-exporter)".into(),
+        }),
+        Some(exporter) => crate::exporter::export(exporter, config, &case.request_path()),
+        None => crate::compile::compile(&case.request, config, &case.request_path().display().to_string()),
+    }
+}
+
+/// The branch of a packet plus its provider: one row of the coverage table.
+pub fn branch_row(packet: &Value) -> Value {
+    let mut row = packet["resolvedBranch"].clone();
+    if let Value::Object(map) = &mut row {
+        map.insert("provider".into(), packet["provider"].clone());
+    }
+    row
+}
+
+/// What a corpus fails to cover: every value of every resolvedBranch field, and
+/// every pair of values of (provider, evidenceMode, neighbours, insertionMode, sourceScope).
+pub fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
+    let mut missing = Vec::new();
+    for (field, allowed) in crate::packet::BRANCH_FIELDS {
+        let values: Vec<Value> = match allowed {
+            Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
+            None => vec![Value::Bool(false), Value::Bool(true)],
+        };
+        missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[field] == *v)).map(|v| format!("{field}={v}")));
+    }
+    let dims: [(&str, Vec<&str>); 5] = [
+        ("provider", config.providers.keys().map(String::as_str).collect()),
+        ("evidenceMode", EvidenceMode::NAMES.to_vec()),
+        ("neighbours", Neighbours::NAMES.to_vec()),
+        ("insertionMode", InsertionMode::NAMES.to_vec()),
+        ("sourceScope", SourceScope::NAMES.to_vec()),
+    ];
+    for (i, (a, xs)) in dims.iter().enumerate() {
+        for (b, ys) in &dims[i + 1..] {
+            for x in xs {
+                for y in ys {
+                    if !rows.iter().any(|r| r[a] == *x && r[b] == *y) {
+                        missing.push(format!("{a}={x} with {b}={y}"));
+                    }
+                }
+            }
+        }
+    }
+    missing
+}
+
+/// A negative case's declaration: this check must fail with this message fragment.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    pub check: String,
+    pub message: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectFile {
+    fails: Vec<Expectation>,
+    /// The packet under test, derived from another case's golden packet.
+    packet: Option<derived::Derivation>,
+}
+
+impl Case {
+    /// The checks this case must fail (empty for a positive case). Unknown keys
+    /// and an empty list are errors: a typo must never turn a negative case positive.
+    pub fn expectations(&self) -> Result<Vec<Expectation>> {
+        let Some(file) = self.expect_file()? else { return Ok(Vec::new()) };
+        let path = self.expect.as_deref().unwrap_or(&self.dir);
+        if file.fails.is_empty() {
+            return Err(crate::Error::Config {
+                file: path.display().to_string(),
+                message: "declares no failing check".into(),
+            });
+        }
+        Ok(file.fails)
+    }
+
+    fn expect_file(&self) -> Result<Option<ExpectFile>> {
+        let Some(path) = &self.expect else { return Ok(None) };
+        let text = crate::fsutil::read_to_string(path, crate::fsutil::DEFAULT_MAX_BYTES)?;
+        let file = toml::from_str(&text)
+            .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })?;
+        Ok(Some(file))
+    }
+
+    /// Whether this negative case checks a packet of its own (a hand-broken
+    /// runtime-packet.json, or one derived by expect.toml `[packet]`) instead of a
+    /// golden one. Such a case is never blessed. An unreadable expect.toml counts as
+    /// one: its checks report the error.
+    pub fn has_own_packet(&self) -> bool {
+        self.own_packet().is_some()
+            || self.expect_file().map_or(self.expect.is_some(), |f| f.is_some_and(|f| f.packet.is_some()))
+    }
+
+    /// The case whose golden packet this negative case's packet is derived from.
+    pub fn derived_from(&self) -> Result<Option<String>> {
+        Ok(self.expect_file()?.and_then(|f| f.packet).map(|d| d.from))
+    }
+
+    /// The packet this case checks: its own (file or derivation), else the golden one.
+    pub fn packet(&self, config: &Config) -> Result<Value> {
+        if let Some(derivation) = self.expect_file()?.and_then(|f| f.packet) {
+            let expect = self.expect.as_deref().unwrap_or(&self.dir);
+            return derivation.derive(config, expect);
+        }
+        fsutil::read_json(&self.packet_under_test(), config.limits.max_file_bytes)
+    }
+
+    /// A fixture that carries its own runtime-packet.json (a hand-broken packet
+    /// of a negative case) is checked instead of the golden one, and never blessed.
+    pub fn own_packet(&self) -> Option<PathBuf> {
+        Some(self.dir.join(PACKET_FILE)).filter(|p| p.is_file())
+    }
+
+    /// The packet this case checks.
+    pub fn packet_under_test(&self) -> PathBuf {
+        self.own_packet().unwrap_or_else(|| self.golden_packet())
+    }
+
+    /// `run/`: the agent's artifacts for this case, when it has any.
+    pub fn run_fixture(&self) -> Option<PathBuf> {
+        Some(self.dir.join(RUN_DIR)).filter(|p| p.is_dir())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus_rows(config: &Config) -> Vec<Value> {
+        cases(config)
+            .unwrap()
+            .iter()
+            .map(|case| {
+                let packet = crate::compile::compile(&case.request, config, &case.name).unwrap();
+                branch_row(&packet)
+            })
+            .collect()
+    }
+
+    /// Every value of every resolvedBranch field, and every pair of values of
+    /// (provider, evidenceMode, neighbours, insertionMode, sourceScope), is
+    /// compiled by at least one case of the bundled corpus.
+    #[test]
+    fn corpus_covers_every_branch_value_and_every_pair() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let rows = corpus_rows(&config);
+        let missing = coverage_gaps(&rows, &config);
+        assert!(missing.is_empty(), "the corpus misses: {missing:#?}");
+        assert!(rows.iter().any(|r| r["evidenceMode"] == "no-evidence"), "no-evidence case");
+    }
+
+    #[test]
+    fn coverage_gaps_name_what_a_smaller_corpus_misses() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let rows: Vec<Value> = corpus_rows(&config)
+            .into_iter()
+            .filter(|r| r["evidenceMode"] != "no-evidence" && r["provider"] != "google")
+            .collect();
+        let missing = coverage_gaps(&rows, &config);
+        assert!(missing.contains(&"evidenceMode=\"no-evidence\"".to_owned()), "{missing:#?}");
+        assert!(missing.iter().any(|m| m.starts_with("provider=google with ")), "{missing:#?}");
+    }
+
+    /// What the reference's eval suite exercises with variable mappings, and the
+    /// corpus must too: each `action`, a conflict, a no-evidence branch with mappings.
+    fn mapping_gaps(packets: &[Value]) -> Vec<String> {
+        let mappings = |p: &Value| p.pointer("/renderInput/variableMappings").and_then(Value::as_array).cloned();
+        let mut missing = Vec::new();
+        for action in crate::compile::MAPPING_ACTIONS {
+            let used = packets.iter().filter_map(mappings).flatten().any(|m| m["action"] == action);
+            if !used {
+                missing.push(format!("a variable mapping with action {action}"));
+            }
+        }
+        if !packets.iter().any(|p| p["resolvedBranch"]["hasVariableConflicts"] == true) {
+            missing.push("a conflict (hasVariableConflicts)".into());
+        }
+        let no_evidence_with_mappings = packets.iter().any(|p| {
+            p["resolvedBranch"]["evidenceMode"] == "no-evidence" && mappings(p).is_some_and(|m| !m.is_empty())
+        });
+        if !no_evidence_with_mappings {
+            missing.push("a no-evidence branch with variable mappings".into());
+        }
+        missing
+    }
+
+    #[test]
+    fn corpus_exercises_each_mapping_action_a_conflict_and_no_evidence_with_mappings() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let packets: Vec<Value> = cases(&config)
+            .unwrap()
+            .iter()
+            .map(|case| crate::compile::compile(&case.request, &config, &case.name).unwrap())
+            .collect();
+        assert_eq!(mapping_gaps(&packets), Vec::<String>::new());
+        // The same test on a corpus without the mapping-actions case names what it lacks.
+        let without: Vec<Value> = packets
+            .into_iter()
+            .filter(|p| {
+                p.pointer("/renderInput/target/blockId")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| !id.contains("mapping"))
+            })
+            .filter(|p| p["resolvedBranch"]["evidenceMode"] != "no-evidence")
+            .collect();
+        let missing = mapping_gaps(&without);
+        assert!(missing.contains(&"a no-evidence branch with variable mappings".to_owned()), "{missing:#?}");
+        assert!(missing.contains(&"a variable mapping with action create".to_owned()), "{missing:#?}");
+    }
+}

@@ -1,0 +1,74 @@
+//! packetproof: exact LLM runtime packets, proven.
+//!
+//! The modules form layers; a module uses only the layers below it (`tests/tidy.rs`
+//! checks it, and that nothing here prints). The command line is its own crate, the
+//! workspace's root package, so nothing here can import it.
+//!
+//! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
+//!   [`rules`] (the rule book: every [`Check`] declared once), [`report`] (findings, outcomes, status), [`jsonpath`], [`parallel`]
+//!   (work over every core, results in input order);
+//! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
+//!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
+//!   atomic writes; directory locks), [`numbers`] (JSON numbers by value, quoted as written),
+//!   [`diff`],
+//!   [`git`] (the only module that spawns git);
+//! - the contract: [`branch`] (the branch's value sets as enums), [`packet`], [`provider`] (the agent's view), [`schema`], [`schema_refs`]
+//!   (validation schemas that would recurse forever are refused before compiling);
+//! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
+//!   evaluator's rules over a parsed answer) and [`run`] (prepare, evaluate, complete run
+//!   directories; receipts defined in `run::format`);
+//! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
+//!   and [`check`] (the one dispatch from a [`Check`] to its function);
+//! - provenance: [`wire`] (provider request bodies, the captured-request check) and
+//!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
+//! - applications: [`verify`] (every check on packets and run directories), [`trace`] (production
+//!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), [`mutation`]
+//!   (the self-test), [`release`] (the release check), [`report_html`] (the HTML reports of
+//!   `test` and `release-check`).
+
+pub mod attest;
+pub mod bless;
+pub mod branch;
+pub mod builtin;
+pub mod canonical;
+pub mod check;
+pub mod compile;
+pub mod config;
+pub mod conformance;
+pub mod corpus;
+pub mod diff;
+pub mod digest;
+pub mod env;
+mod error;
+pub mod evaluator;
+pub mod exporter;
+pub mod fsutil;
+pub mod git;
+pub mod init;
+pub mod jsonpath;
+pub mod judge;
+pub mod mutation;
+pub mod numbers;
+pub mod packet;
+pub mod parallel;
+pub mod provider;
+pub mod release;
+pub mod report;
+pub mod report_html;
+pub mod rules;
+pub mod run;
+pub mod schema;
+pub mod schema_refs;
+pub mod trace;
+pub mod verify;
+pub mod wire;
+
+pub use config::Config;
+pub use error::{Error, Result};
+pub use report::{Finding, Findings, Format, Outcome, Status};
+pub use rules::{Check, CorpusCheck, PacketCheck, RunCheck, Skipped};
+
+/// The project's root folder, where harness.toml, fixtures/, golden/ and tests/ are:
+/// what the unit tests read (this crate sits two folders below it).
+#[cfg(test)]
+pub(crate) const PROJECT_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");

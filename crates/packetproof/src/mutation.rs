@@ -1,0 +1,515 @@
+//! The mutation self-test: damage every golden packet and run directory in the
+//! ways the contract forbids, and require each kind of damage to be caught by the
+//! check that exists for it. A check that cannot fail shows up here.
+//!
+//! Mutations that are not about hashes are re-hashed after the edit, so the
+//! semantic check has to catch them on its own rather than riding on `checksum`.
+
+mod branch_truth;
+
+use crate::check;
+use crate::corpus::fixture_run::{self, AssembledRun, CompletionRecord};
+use crate::corpus::{self, Case};
+use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, PacketCheck, Result, RunCheck};
+use serde_json::{json, Map, Value};
+
+/// Which mutations were tried and which escaped.
+#[derive(Debug, Default)]
+pub struct MutationReport {
+    pub tried: Vec<String>,
+    pub escaped: Vec<String>,
+}
+
+impl MutationReport {
+    pub fn total(&self) -> usize {
+        self.tried.len()
+    }
+    pub fn caught(&self) -> usize {
+        self.tried.len() - self.escaped.len()
+    }
+    fn record(&mut self, name: String, findings: &[Finding]) {
+        if findings.is_empty() {
+            self.escaped.push(name.clone());
+        }
+        self.tried.push(name);
+    }
+}
+
+type Edit = Box<dyn Fn(&mut Map<String, Value>)>;
+
+/// One packet mutation: what it does, the check meant to catch it, whether to re-hash.
+struct PacketMutation {
+    name: String,
+    check: PacketCheck,
+    rehash: bool,
+    edit: Edit,
+}
+
+/// The self-test of one fixture: `golden` is its golden packet and `run` its
+/// assembled run (when it has a `run/`), as the gate already read and built them.
+/// Nothing is read again: the request is compiled once for every branch-isolation
+/// mutation, each check's baseline runs once, and the run mutations damage copies.
+pub fn self_test_case(
+    case: &Case,
+    golden: &Map<String, Value>,
+    run: Option<&AssembledRun>,
+    config: &Config,
+) -> Result<MutationReport> {
+    let mut report = MutationReport::default();
+    let mutations = packet_mutations(golden, &case.request, config);
+    let mut catchers = Catchers::new(case, golden, config);
+    // A check that already fails on the intact packet would "catch" anything.
+    let mut baseline: Vec<PacketCheck> = Vec::new();
+    for check in mutations.iter().filter_map(|m| catchers.expected(m.check)) {
+        if !baseline.contains(&check) {
+            baseline.push(check);
+        }
+    }
+    for check in baseline {
+        let findings = catchers.run(check, golden)?;
+        if !findings.is_empty() {
+            report.escaped.push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
+        }
+    }
+    for mutation in mutations {
+        let Some(check) = catchers.expected(mutation.check) else { continue };
+        let mut mutated = golden.clone();
+        (mutation.edit)(&mut mutated);
+        if mutation.rehash {
+            digest::seal(&mut mutated);
+        }
+        let findings = catchers.run(check, &mutated)?;
+        report.record(format!("{}: {} -> {check}", case.name, mutation.name), &findings);
+    }
+    if let Some(run) = run {
+        run_mutations(case, run, config, &mut report)?;
+    }
+    Ok(report)
+}
+
+/// Which check must catch a mutation in one case, and running it: the one place that
+/// decides which check answers for a mutation. A mutation is expected only from a
+/// check that applies here: a packet of another exporter's templates cannot be
+/// re-rendered, so where `packet::renders-from-input` (or any check) does not apply,
+/// the fixture's fresh exporter output stands in for it (`packet::regenerates`: a
+/// damaged golden packet is no longer what the exporter makes). A check the suite
+/// turned off expects nothing. The request is compiled once for every
+/// branch-isolation mutation, and the exporter run once per case.
+struct Catchers<'a> {
+    case: &'a Case,
+    golden: &'a Map<String, Value>,
+    config: &'a Config,
+    isolation: check::Isolation,
+    /// What the request makes now, made once per case (an exporter is a process).
+    /// A failure is not kept: it ends the self-test of the case, unchanged.
+    produced: Option<Value>,
+}
+
+impl<'a> Catchers<'a> {
+    fn new(case: &'a Case, golden: &'a Map<String, Value>, config: &'a Config) -> Self {
+        let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
+        Catchers { case, golden, config, isolation, produced: None }
+    }
+
+    fn expected(&self, check: PacketCheck) -> Option<PacketCheck> {
+        let enabled = |check: PacketCheck| crate::judge::enabled(check, self.config).is_ok();
+        let applies = match check {
+            PacketCheck::RendersFromInput => {
+                crate::judge::renders_from_input::applies(self.golden, self.config).is_ok()
+            }
+            _ => true,
+        };
+        match (enabled(check) && applies, enabled(PacketCheck::Regenerates)) {
+            (true, _) => Some(check),
+            (false, true) => Some(PacketCheck::Regenerates),
+            (false, false) => None,
+        }
+    }
+
+    fn run(&mut self, check: PacketCheck, packet: &Map<String, Value>) -> Result<Vec<Finding>> {
+        match check {
+            PacketCheck::BranchIsolation => Ok(self.isolation.check(packet, self.config)),
+            PacketCheck::Regenerates => {
+                let produced = match self.produced.take() {
+                    Some(produced) => self.produced.insert(produced),
+                    None => self.produced.insert(corpus::produce(self.case, self.config)?),
+                };
+                Ok(match produced.as_object() == Some(packet) {
+                    true => Vec::new(),
+                    false => vec![Finding::new(check, "$", "differs from what the fixture's request makes now")],
+                })
+            }
+            // Caught or not is all the self-test asks: a hash compared without the
+            // forensics that explain a mismatch (ten serialisations each).
+            PacketCheck::ExactInputHash | PacketCheck::Checksum if !self.config.canonical.accept_locale_key_order => {
+                let (key, recomputed) = match check {
+                    PacketCheck::ExactInputHash => ("exactInputHash", crate::digest::exact_input_hash(packet)),
+                    _ => ("checksum", crate::digest::packet_checksum(packet)),
+                };
+                Ok(match packet.get(key).and_then(Value::as_str) == Some(recomputed.as_str()) {
+                    true => Vec::new(),
+                    false => vec![Finding::new(check, format!("$.{key}"), format!("{key} does not match the packet"))],
+                })
+            }
+            other => check::on_object(other, packet, self.case, self.config),
+        }
+    }
+}
+
+fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Config) -> Vec<PacketMutation> {
+    let mut list = Vec::new();
+    let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
+        list.push(PacketMutation { name, check, rehash, edit })
+    };
+    // Each hashed field: one character changed.
+    for key in ["systemPrompt", "effectiveUserMessage", "model"] {
+        add(
+            format!("one character of {key} changed"),
+            PacketCheck::ExactInputHash,
+            false,
+            Box::new(move |p| flip_string(p.get_mut(key))),
+        );
+    }
+    add("maxTokens changed".into(), PacketCheck::ExactInputHash, false, Box::new(|p| bump(p.get_mut("maxTokens"))));
+    if golden.contains_key("outputSchema") {
+        add(
+            "outputSchema name changed".into(),
+            PacketCheck::ExactInputHash,
+            false,
+            Box::new(|p| flip_string(p.get_mut("outputSchema").and_then(|s| s.get_mut("name")))),
+        );
+    }
+    // Bound only by the checksum.
+    add(
+        "one character of userMessage changed".into(),
+        PacketCheck::Checksum,
+        false,
+        Box::new(|p| flip_string(p.get_mut("userMessage"))),
+    );
+    add(
+        "a string deep in renderInput changed".into(),
+        PacketCheck::Checksum,
+        false,
+        Box::new(|p| flip_string(p.get_mut("renderInput").and_then(deepest_string))),
+    );
+    // Each resolvedBranch field set to another value.
+    for (field, allowed) in packet::BRANCH_FIELDS {
+        let current = golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned().unwrap_or(Value::Null);
+        let other = match allowed {
+            Some(values) => Value::from(*values.iter().find(|v| current != **v).expect("two values at least")),
+            None => Value::Bool(!current.as_bool().unwrap_or(false)),
+        };
+        add(
+            format!("resolvedBranch.{field} set to {other}"),
+            PacketCheck::BranchIsolation,
+            true,
+            Box::new(move |p| {
+                if let Some(Value::Object(branch)) = p.get_mut("resolvedBranch") {
+                    branch.insert(field.into(), other.clone());
+                }
+            }),
+        );
+    }
+    let own_templates = crate::judge::renders_from_input::applies(golden, config).is_ok();
+    let unrendered = if own_templates { check::packet::unrendered_lines(golden, config) } else { Vec::new() };
+    if let Some((template, line)) = unrendered.into_iter().next() {
+        let mutation = move |p: &mut Map<String, Value>| {
+            for key in ["userMessage", "effectiveUserMessage"] {
+                if let Some(Value::String(text)) = p.get_mut(key) {
+                    text.push_str(&format!("\n{line}"));
+                }
+            }
+        };
+        add(
+            format!("a line of the unrendered {template} appended to the user message"),
+            PacketCheck::BranchIsolation,
+            true,
+            Box::new(mutation),
+        );
+    }
+    if let Some(item) = unselected_item(golden, request) {
+        let mutation = move |p: &mut Map<String, Value>| {
+            if let Some(Value::Array(items)) = p.get_mut("renderInput").and_then(|i| i.pointer_mut("/evidence/items")) {
+                items.push(item.clone());
+            }
+        };
+        add(
+            "an unselected evidence item added to renderInput".into(),
+            PacketCheck::BranchIsolation,
+            true,
+            Box::new(mutation),
+        );
+    }
+    add(
+        "previewScreens injected deep in renderInput".into(),
+        PacketCheck::ForbiddenMaterial,
+        true,
+        Box::new(|p| {
+            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                deep.insert("previewScreens".into(), json!([{ "id": "s1" }]));
+            }
+        }),
+    );
+    add(
+        "a generated media URL injected deep in renderInput".into(),
+        PacketCheck::ForbiddenMaterial,
+        true,
+        Box::new(|p| {
+            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                deep.insert("hero".into(), json!("https://cdn.example.com/generated/hero-7f3a.png"));
+            }
+        }),
+    );
+    let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
+    if config.output_mode(provider) == Some(crate::config::OutputMode::TextJson) {
+        let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
+        add(
+            "outputSchema added to a text-JSON packet".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(move |p| {
+                p.insert("outputSchema".into(), schema.clone());
+            }),
+        );
+        add(
+            "text-JSON suffix dropped".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(|p| {
+                let user = p.get("userMessage").cloned().unwrap_or(Value::Null);
+                p.insert("effectiveUserMessage".into(), user);
+            }),
+        );
+    } else {
+        add(
+            "outputSchema removed".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(|p| {
+                p.remove("outputSchema");
+            }),
+        );
+        let suffix = config.google_suffix.clone();
+        add(
+            "text-JSON suffix appended to a schema packet".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(move |p| {
+                let user = p.get("userMessage").and_then(Value::as_str).unwrap_or_default().to_owned();
+                p.insert("effectiveUserMessage".into(), format!("{user}{suffix}").into());
+            }),
+        );
+    }
+    list.extend(branch_truth::mutations(golden, config));
+    let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
+        list.push(PacketMutation { name, check, rehash, edit })
+    };
+    add(
+        "attempt set to 2".into(),
+        PacketCheck::Contract,
+        true,
+        Box::new(|p| {
+            p.insert("attempt".into(), 2.into());
+        }),
+    );
+    list
+}
+
+/// An available evidence item of the request that the packet does not render.
+fn unselected_item(golden: &Map<String, Value>, request: &Value) -> Option<Value> {
+    let rendered = golden.get("renderInput").and_then(|i| i.pointer("/evidence/items")).and_then(Value::as_array)?;
+    let available = request.pointer("/evidence/availableItems").and_then(Value::as_array)?;
+    let key = |item: &Value| (item.get("kind").cloned(), item.get("id").cloned());
+    available.iter().find(|item| !rendered.iter().any(|r| key(r) == key(item))).cloned()
+}
+
+/// Change one character in the middle of a string (staying valid UTF-8).
+fn flip_string(value: Option<&mut Value>) {
+    if let Some(Value::String(text)) = value {
+        let chars: Vec<char> = text.chars().collect();
+        let i = chars.len() / 2;
+        let replacement = if chars.get(i) == Some(&'x') { 'y' } else { 'x' };
+        *text = chars.iter().enumerate().map(|(j, c)| if j == i { replacement } else { *c }).collect();
+    }
+}
+
+fn bump(value: Option<&mut Value>) {
+    if let Some(v) = value {
+        *v = json!(v.as_u64().unwrap_or(0) + 1);
+    }
+}
+
+fn deepest_string(value: &mut Value) -> Option<&mut Value> {
+    fn depth(v: &Value) -> usize {
+        match v {
+            Value::String(_) => 1,
+            Value::Array(items) => items.iter().map(depth).max().map_or(0, |d| d + 1),
+            Value::Object(map) => map.values().map(depth).max().map_or(0, |d| d + 1),
+            _ => 0,
+        }
+    }
+    match value {
+        Value::String(_) => Some(value),
+        Value::Array(items) => items.iter_mut().max_by_key(|v| depth(v)).and_then(deepest_string),
+        Value::Object(map) => map.values_mut().max_by_key(|v| depth(v)).and_then(deepest_string),
+        _ => None,
+    }
+}
+
+/// The most deeply nested object under `value`: where an injection is hardest to see.
+fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
+    fn find(value: &Value, pointer: String, depth: usize, best: &mut (usize, String)) {
+        match value {
+            Value::Object(map) => {
+                if depth >= best.0 {
+                    *best = (depth, pointer.clone());
+                }
+                for (key, child) in map {
+                    let escaped = key.replace('~', "~0").replace('/', "~1");
+                    find(child, format!("{pointer}/{escaped}"), depth + 1, best);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    find(child, format!("{pointer}/{i}"), depth + 1, best);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best = (0, String::new());
+    find(value, String::new(), 0, &mut best);
+    value.pointer_mut(&best.1).and_then(Value::as_object_mut)
+}
+
+/// Damage a passing run directory after the fact, one way at a time: on one copy
+/// of the run, each file restored before the next damage.
+fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
+    if !run.refusals.is_empty() {
+        report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
+        return Ok(());
+    }
+    type RunEdit = fn(&mut Vec<u8>);
+    let edits: [(&str, &str, RunCheck, RunEdit); 4] = [
+        ("one byte of validation-schema.json flipped", "validation-schema.json", RunCheck::SnapshotParity, |b| {
+            let i = b.len() / 2;
+            b[i] ^= 0x01;
+        }),
+        ("manifest exactInputHash changed", "run-manifest.json", RunCheck::ManifestBinding, |b| {
+            edit_json(b, |m| m["exactInputHash"] = json!(digest::sha256(b"another packet")))
+        }),
+        ("renderInput added to agent-request.json", "agent-request.json", RunCheck::AgentRequest, |b| {
+            edit_json(b, |m| m["renderInput"] = json!({}))
+        }),
+        ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| b.extend_from_slice(b"\n")),
+    ];
+    let damaged = run.copy()?;
+    for (name, file, check, edit) in edits {
+        let path = damaged.dir.join(file);
+        let intact = fsutil::read_bytes(&path, fsutil::DEFAULT_MAX_BYTES)?;
+        let mut bytes = intact.clone();
+        edit(&mut bytes);
+        fsutil::write_atomic(&path, &bytes)?;
+        let findings = check::on_run(check, &damaged.dir, Some(&damaged.packet), config);
+        report.record(format!("{}: {name} -> {check}", case.name), &findings);
+        fsutil::write_atomic(&path, &intact)?;
+    }
+    duplicate_task(case, &damaged, config, report)
+}
+
+/// A second run that reuses a completed run's agent task id is refused.
+fn duplicate_task(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
+    let Some(record) = CompletionRecord::load(case)? else { return Ok(()) };
+    // The completed run and, beside it, the same run evaluated but not yet completed.
+    let first = run;
+    let second = first.root().join("second-run");
+    fixture_run::copy_files(&first.dir, &second, |name| name != crate::run::paths::COMPLETION)?;
+    let args = crate::run::CompleteRequest {
+        run_dir: second,
+        scenario: record.scenario,
+        run_id: "run-2".into(),
+        agent_task: record.agent_task.clone(),
+        notes: record.notes,
+        runs_root: Some(first.root().to_path_buf()),
+    };
+    let refused = match crate::judge::complete(config, &args) {
+        Err(e) if e.to_string().contains(&record.agent_task) => {
+            vec![Finding::new(CorpusCheck::UniqueAgentTasks, "complete", e.to_string())]
+        }
+        _ => Vec::new(),
+    };
+    report.record(format!("{}: duplicate agent task id in a sibling run -> complete", case.name), &refused);
+    let tasks = [(case.name.clone(), record.agent_task.clone()), ("sibling".to_owned(), record.agent_task)];
+    report.record(
+        format!("{}: duplicate agent task id in the corpus -> {}", case.name, CorpusCheck::UniqueAgentTasks),
+        &check::unique_agent_tasks(&tasks),
+    );
+    Ok(())
+}
+
+/// A JSON file's bytes edited (a file of the run, which is always JSON); bytes
+/// that do not parse are left as they are, and the check then says why.
+fn edit_json(bytes: &mut Vec<u8>, edit: impl FnOnce(&mut Value)) {
+    if let Ok(mut value) = crate::canonical::parse(bytes) {
+        edit(&mut value);
+        *bytes = crate::canonical::to_pretty(&value).into_bytes();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::fixture_run::assemble_run;
+
+    fn suite() -> (tempfile::TempDir, Config, Case) {
+        let dir = tempfile::tempdir().unwrap();
+        crate::init::init(dir.path(), crate::bless::GoldenWrites::OnCommand, None).unwrap();
+        let config = Config::load(dir.path(), None).unwrap();
+        let case = crate::corpus::cases(&config).unwrap().remove(0);
+        (dir, config, case)
+    }
+
+    fn golden(case: &Case, config: &Config) -> Map<String, Value> {
+        case.packet(config).unwrap().as_object().unwrap().clone()
+    }
+
+    /// Every mutation of an intact fixture is caught, its run's included.
+    #[test]
+    fn every_mutation_of_a_fixture_is_caught() {
+        let (_dir, config, case) = suite();
+        let run = assemble_run(&case, &config).unwrap();
+        let report = self_test_case(&case, &golden(&case, &config), Some(&run), &config).unwrap();
+        assert!(report.escaped.is_empty(), "{:#?}", report.escaped);
+        assert!(report.total() > 40, "{}", report.total());
+        assert!(report.tried.iter().any(|t| t.contains("duplicate agent task id in a sibling run")));
+        // The damage was done to linked copies: the shared run still passes every check.
+        for check in RunCheck::ALL {
+            let findings = check::on_run(check, &run.dir, Some(&run.packet), &config);
+            assert!(findings.is_empty(), "{check}: {findings:?}");
+        }
+    }
+
+    /// A check that already fails on the intact packet would "catch" anything: the
+    /// report names the fixture and the check, once (the baseline runs once per check).
+    #[test]
+    fn a_check_failing_on_the_intact_packet_is_named_with_its_fixture() {
+        let (_dir, config, case) = suite();
+        let mut golden = golden(&case, &config);
+        golden.insert("checksum".into(), json!(digest::sha256(b"not this packet")));
+        let report = self_test_case(&case, &golden, None, &config).unwrap();
+        let baseline = format!("{}: packet::checksum already fails on the intact packet", case.name);
+        assert_eq!(report.escaped.iter().filter(|e| e.starts_with(&baseline)).count(), 1, "{:#?}", report.escaped);
+    }
+
+    /// A run that does not pass before damage is reported, not damaged.
+    #[test]
+    fn a_failing_run_is_reported_before_any_damage() {
+        let (_dir, config, case) = suite();
+        let mut run = assemble_run(&case, &config).unwrap();
+        run.refusals.push("evaluate failed: for the test".into());
+        let mut report = MutationReport::default();
+        run_mutations(&case, &run, &config, &mut report).unwrap();
+        assert_eq!(report.escaped.len(), 1, "{:#?}", report.escaped);
+        assert!(report.escaped[0].contains("the unmutated run must pass first"), "{}", report.escaped[0]);
+    }
+}

@@ -1,0 +1,535 @@
+//! The packet rules of the Exact Runtime Packet Contract. Each check is a
+//! function returning every finding it has (never stopping at the first), so
+//! `validate`, `verify` and the conformance runner all run the same code.
+
+pub mod branch_consistency;
+pub mod material;
+
+use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
+use crate::config::{Config, OutputMode};
+use crate::digest;
+use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
+use serde_json::{Map, Value};
+
+pub const AGENT_ID: &str = "updateBlockFromLibrary";
+pub const TASK_TYPE: &str = "block-update";
+pub const PROMPT_MODE: &str = "library-adapt";
+
+/// Top-level fields a packet may carry; anything else is refused.
+pub const FIELDS: [&str; 18] = [
+    "packetVersion",
+    "agentId",
+    "taskType",
+    "promptMode",
+    "attempt",
+    "provider",
+    "model",
+    "maxTokens",
+    "promptPaths",
+    "promptVersions",
+    "systemPrompt",
+    "userMessage",
+    "effectiveUserMessage",
+    "renderInput",
+    "outputSchema",
+    "resolvedBranch",
+    "exactInputHash",
+    "checksum",
+];
+
+/// The contract's resolvedBranch fields and their allowed values (`None`: a boolean),
+/// the value sets of [`crate::branch`].
+pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
+    ("insertionMode", Some(InsertionMode::NAMES)),
+    ("sourceScope", Some(SourceScope::NAMES)),
+    ("evidenceMode", Some(EvidenceMode::NAMES)),
+    ("neighbours", Some(Neighbours::NAMES)),
+    ("hasVariableConflicts", None),
+    ("hasAssetIntents", None),
+    ("hasTargetTheme", None),
+    ("operatorInstructionPresent", None),
+];
+
+/// The texts that reach (or explain) the model, scanned for forbidden material.
+pub const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
+
+/// The checks [`validate`] runs (what `verify` reports as run on a packet).
+pub const VALIDATE_CHECKS: [PacketCheck; 5] = [
+    PacketCheck::Contract,
+    PacketCheck::ProviderShape,
+    PacketCheck::ForbiddenMaterial,
+    PacketCheck::ExactInputHash,
+    PacketCheck::Checksum,
+];
+
+/// Every packet check, in report order.
+pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
+    let Some(map) = packet.as_object() else {
+        return vec![Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object")];
+    };
+    let mut findings = contract(map, config);
+    findings.extend(provider_shape(map, config));
+    findings.extend(forbidden_material(map, config));
+    findings.extend(branch_consistency::check(map, config));
+    findings.extend(exact_input_hash(map, config));
+    findings.extend(checksum(map, config));
+    findings
+}
+
+/// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
+pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Findings::new(PacketCheck::Contract);
+    let mut fail = |path: String, message: String| out.fail(path, message);
+    for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
+        fail(child("$", key), "unknown top-level field (the contract allows only its own fields)".into());
+    }
+    for (key, expected) in [("packetVersion", Value::from(1)), ("attempt", Value::from(1))] {
+        expect_equal(packet, key, &expected, &mut fail);
+    }
+    for (key, expected) in [("agentId", AGENT_ID), ("taskType", TASK_TYPE), ("promptMode", PROMPT_MODE)] {
+        expect_equal(packet, key, &Value::from(expected), &mut fail);
+    }
+    for key in ["model", "systemPrompt", "userMessage", "effectiveUserMessage"] {
+        non_blank_string(packet.get(key), &child("$", key), &mut fail);
+    }
+    if let Some(provider) = non_blank_string(packet.get("provider"), "$.provider", &mut fail) {
+        if !config.providers.contains_key(provider) {
+            let known: Vec<&str> = config.providers.keys().map(String::as_str).collect();
+            fail("$.provider".into(), format!("expected one of {known:?}, found {provider:?}"));
+        }
+    }
+    match packet.get("maxTokens") {
+        // `64000.0` is the integer 64000 to JavaScript, and canonicalizes to `64000`.
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|t| t >= 1.0 && t.fract() == 0.0) => {}
+        other => fail("$.maxTokens".into(), format!("expected a positive integer, found {}", describe(other))),
+    }
+    let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
+    if let Some(tokens) = packet.get("maxTokens").and_then(Value::as_f64) {
+        if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
+            fail("$.maxTokens".into(), problem);
+        }
+    }
+    for key in ["renderInput", "resolvedBranch"] {
+        if !packet.get(key).is_some_and(Value::is_object) {
+            fail(child("$", key), format!("expected an object, found {}", describe(packet.get(key))));
+        }
+    }
+    for key in ["exactInputHash", "checksum"] {
+        match packet.get(key).and_then(Value::as_str) {
+            Some(text) if digest::is_digest(text) => {}
+            _ => fail(
+                child("$", key),
+                format!("expected sha256:<64 lowercase hex>, found {}", describe(packet.get(key))),
+            ),
+        }
+    }
+    prompt_paths(packet, &mut fail);
+    resolved_branch(packet, &mut fail);
+    inexact_numbers(packet, &mut fail);
+    out.into_vec()
+}
+
+fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+    let paths: Vec<&str> = match packet.get("promptPaths") {
+        Some(Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| non_blank_string(Some(item), &index("$.promptPaths", i), fail))
+            .collect(),
+        other => {
+            fail("$.promptPaths".into(), format!("expected a non-empty array of paths, found {}", describe(other)));
+            Vec::new()
+        }
+    };
+    for (i, path) in paths.iter().enumerate() {
+        if paths[..i].contains(path) {
+            fail(index("$.promptPaths", i), format!("duplicate prompt path {path:?}"));
+        }
+    }
+    let Some(versions) = packet.get("promptVersions").and_then(Value::as_object) else {
+        fail(
+            "$.promptVersions".into(),
+            format!("expected an object, found {}", describe(packet.get("promptVersions"))),
+        );
+        return;
+    };
+    for (path, version) in versions {
+        let at = child("$.promptVersions", path);
+        if !paths.contains(&path.as_str()) {
+            fail(at.clone(), "names a path that is not in promptPaths".into());
+        }
+        non_blank_string(Some(version), &at, fail);
+    }
+    for path in paths.iter().filter(|p| !versions.contains_key(**p)) {
+        fail(child("$.promptVersions", path), "missing: every prompt path needs a version".into());
+    }
+}
+
+fn resolved_branch(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+    let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return };
+    let agent = branch.get("agentId");
+    if agent.and_then(Value::as_str) != Some(AGENT_ID) || agent != packet.get("agentId") {
+        fail(
+            "$.resolvedBranch.agentId".into(),
+            format!("expected {AGENT_ID:?} (the packet's agentId), found {}", describe(agent)),
+        );
+    }
+    for (field, allowed) in BRANCH_FIELDS {
+        let path = child("$.resolvedBranch", field);
+        let value = branch.get(field);
+        match (allowed, value) {
+            (None, Some(Value::Bool(_))) => {}
+            (None, other) => fail(path, format!("expected a boolean, found {}", describe(other))),
+            (Some(values), Some(Value::String(s))) if values.contains(&s.as_str()) => {}
+            (Some(values), other) => fail(path, format!("expected one of {values:?}, found {}", describe(other))),
+        }
+    }
+}
+
+/// I-JSON: a number that a double cannot hold exactly would hash differently in JavaScript.
+fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+    for (key, value) in packet {
+        let mut trail = Trail::new("$");
+        trail.push_key(key);
+        walk(value, &mut trail, &mut |v, _, trail| {
+            if let Value::Number(n) = v {
+                if !crate::canonical::is_exact_double(n) {
+                    fail(trail.render(), format!("number {n} cannot be held exactly by a double"));
+                }
+            }
+        });
+    }
+}
+
+/// Whether `packet::provider-shape` can judge the packet: `Err(why not)` when its
+/// provider is not one harness.toml names (packet::contract reports that).
+pub fn provider_shape_applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
+    match config.output_mode(provider) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "the packet's provider {provider:?} is not in harness.toml's providers, so it has no output mode"
+        )),
+    }
+}
+
+/// Google text-JSON packets omit outputSchema and append the exact suffix; all
+/// others carry outputSchema and send userMessage unchanged.
+pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Findings::new(PacketCheck::ProviderShape);
+    let mut fail = |path: &str, message: String| out.fail(path, message);
+    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
+    let user = packet.get("userMessage").and_then(Value::as_str);
+    let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
+    // A provider harness.toml does not name has no shape to meet (see `provider_shape_applies`).
+    let Some(mode) = config.output_mode(provider) else { return Vec::new() };
+    if mode == OutputMode::TextJson {
+        if packet.contains_key("outputSchema") {
+            fail("$.outputSchema", format!("must be absent (not null) for {provider} text-JSON packets"));
+        }
+        if let (Some(user), Some(effective)) = (user, effective) {
+            if effective.strip_prefix(user) != Some(config.google_suffix.as_str()) {
+                fail(
+                    "$.effectiveUserMessage",
+                    format!(
+                        "expected userMessage followed by the exact text-JSON suffix {} (a packet from another \
+                         exporter carries its own: name it with --google-suffix-file FILE)",
+                        crate::report::excerpt(&config.google_suffix)
+                    ),
+                );
+            }
+        }
+    } else {
+        match packet.get("outputSchema") {
+            Some(Value::Object(schema)) => {
+                if schema.get("name").and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
+                    fail("$.outputSchema.name", "expected a non-blank tool name".into());
+                }
+                if !schema.get("schema").is_some_and(Value::is_object) {
+                    fail("$.outputSchema.schema", "expected a JSON Schema object".into());
+                }
+            }
+            other => {
+                fail("$.outputSchema", format!("expected the runtime output schema object, found {}", describe(other)))
+            }
+        }
+        if user.is_some() && effective != user {
+            fail("$.effectiveUserMessage", format!("expected to equal userMessage for provider {provider:?}"));
+        }
+    }
+    out.into_vec()
+}
+
+/// Forbidden keys anywhere in renderInput; forbidden value patterns in renderInput
+/// strings and in the prompt texts; evidence that the resolved branch excludes.
+pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(input) = packet.get("renderInput") {
+        scan(input, "$.renderInput", config, PacketCheck::ForbiddenMaterial, &mut out);
+        evidence_boundary(packet, input, &mut out);
+        out.extend(material::findings(input, config));
+    }
+    for key in PROMPT_TEXTS {
+        if let Some(Value::String(text)) = packet.get(key) {
+            if let Some(pattern) = config.forbidden.matching_pattern(text) {
+                out.push(Finding::new(
+                    PacketCheck::ForbiddenMaterial,
+                    child("$", key),
+                    format!("matches forbidden pattern {pattern}"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Walk a value for forbidden keys and string values matching forbidden patterns.
+pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<crate::Check>, out: &mut Vec<Finding>) {
+    let check: crate::Check = check.into();
+    let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
+        if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
+            out.push(Finding::new(check, trail.render(), format!("forbidden key {key:?}")));
+        }
+        if let Some(pattern) = v.as_str().and_then(|text| config.forbidden.matching_pattern(text)) {
+            out.push(Finding::new(check, trail.render(), format!("matches forbidden pattern {pattern}")));
+        }
+    };
+    let mut trail = Trail::new(root);
+    flag(value, None, &trail);
+    walk(value, &mut trail, &mut flag);
+}
+
+/// renderInput.evidence may hold only accessible items, and none under no-evidence.
+fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<Finding>) {
+    let Some(items) = input.pointer("/evidence/items").and_then(Value::as_array) else { return };
+    let mode = packet.get("resolvedBranch").and_then(|b| b.get("evidenceMode")).and_then(Value::as_str);
+    if mode == Some(EvidenceMode::NoEvidence.name()) && !items.is_empty() {
+        out.push(Finding::new(
+            PacketCheck::ForbiddenMaterial,
+            "$.renderInput.evidence.items",
+            "evidence items present although evidenceMode is no-evidence",
+        ));
+    }
+    for (i, item) in items.iter().enumerate() {
+        if item.get("accessible") == Some(&Value::Bool(false)) {
+            out.push(Finding::new(
+                PacketCheck::ForbiddenMaterial,
+                index("$.renderInput.evidence.items", i),
+                "inaccessible evidence item rendered",
+            ));
+        }
+    }
+}
+
+/// `exactInputHash`; on a mismatch, the known exporter mistake that explains it.
+pub fn exact_input_hash(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let actual = digest::exact_input_hash(packet);
+    let accept = config.canonical.accept_locale_key_order;
+    recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, actual, accept, |stored| {
+        let schema = crate::schema::snapshot(config).ok();
+        let context = digest::forensics::Context { suffix: &config.google_suffix, schema: schema.as_ref() };
+        digest::forensics::exact_input_hash(packet, stored, &context)
+    })
+}
+
+/// `checksum`; on a mismatch, the known exporter mistake that explains it.
+pub fn checksum(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let accept = config.canonical.accept_locale_key_order;
+    recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet), accept, |stored| {
+        digest::forensics::checksum(packet, stored)
+    })
+}
+
+/// The forensics id of a hash made in the reference's key order (JavaScript
+/// `localeCompare`), which `[canonical] accept_locale_key_order` accepts.
+pub const LOCALE_ORDER: &str = "locale-compare-key-order";
+
+/// Notes naming each stored hash that holds only in the reference's key order
+/// (accepted under `[canonical] accept_locale_key_order`).
+fn locale_hash_notes(packet: &Map<String, Value>, config: &Config) -> Vec<String> {
+    if !config.canonical.accept_locale_key_order {
+        return Vec::new();
+    }
+    let mut notes = Vec::new();
+    let mut accepted = |key: &str, findings_without: Vec<Finding>| {
+        if findings_without.iter().any(|f| f.cause.as_deref() == Some(LOCALE_ORDER)) {
+            notes.push(format!(
+                "$.{key}: accepted in JavaScript localeCompare key order (ICU root collation), not RFC 8785 \
+                 ([canonical] accept_locale_key_order = true); packetproof never writes such hashes"
+            ));
+        }
+    };
+    let mut strict = config.clone();
+    strict.canonical.accept_locale_key_order = false;
+    accepted("exactInputHash", exact_input_hash(packet, &strict));
+    accepted("checksum", checksum(packet, &strict));
+    notes
+}
+
+fn recomputed(
+    packet: &Map<String, Value>,
+    key: &str,
+    check: PacketCheck,
+    actual: String,
+    accept_locale_order: bool,
+    forensics: impl FnOnce(&str) -> Option<digest::forensics::Cause>,
+) -> Vec<Finding> {
+    let stored = packet.get(key).and_then(Value::as_str);
+    if stored == Some(actual.as_str()) {
+        return Vec::new();
+    }
+    let message = format!(
+        "{key} does not match the packet: stored {}, recomputed {actual}",
+        describe(stored.map(Value::from).as_ref())
+    );
+    match stored.filter(|s| digest::is_digest(s)).and_then(forensics) {
+        Some(cause) if accept_locale_order && cause.id == LOCALE_ORDER => Vec::new(),
+        Some(cause) => {
+            let message = format!("{message}; the stored {key} is what {} gives", cause.explanation);
+            vec![Finding::new(check, child("$", key), message).with_cause(cause.id)]
+        }
+        None => vec![Finding::new(check, child("$", key), message)],
+    }
+}
+
+fn expect_equal(packet: &Map<String, Value>, key: &str, expected: &Value, fail: &mut impl FnMut(String, String)) {
+    let found = packet.get(key);
+    // By value: `"attempt": 1e0` is the attempt 1.
+    if !crate::numbers::same_opt(found, expected) {
+        fail(child("$", key), format!("expected {expected}, found {}", describe(found)));
+    }
+}
+
+fn non_blank_string<'a>(
+    value: Option<&'a Value>,
+    path: &str,
+    fail: &mut impl FnMut(String, String),
+) -> Option<&'a str> {
+    match value {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
+        other => {
+            fail(path.to_owned(), format!("expected a non-blank string, found {}", describe(other)));
+            None
+        }
+    }
+}
+
+/// A short description of what was found, for messages.
+pub(crate) fn describe(value: Option<&Value>) -> String {
+    match value {
+        None => "nothing (missing)".into(),
+        Some(Value::String(s)) if s.trim().is_empty() => "a blank string".into(),
+        Some(Value::String(s)) if s.len() > 80 => format!("a string of {} bytes", s.len()),
+        Some(Value::Array(_)) => "an array".into(),
+        Some(Value::Object(_)) => "an object".into(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Everything worth saying about a packet that does not fail it: key orders the
+/// Node tools would hash differently, and material the policy only warns about.
+pub fn notes(packet: &Value, config: &Config) -> Vec<String> {
+    let mut notes = key_order_notes(packet);
+    if let Some(map) = packet.as_object() {
+        notes.extend(locale_hash_notes(map, config));
+    }
+    let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (provider, model) = (text("provider"), text("model"));
+    if config.has_output_limit(provider, model) == Some(false) {
+        notes.push(format!(
+            "maxTokens is not checked against an output limit: harness.toml gives none for model {model:?} \
+             (providers.{provider}.max_output_tokens)"
+        ));
+    }
+    if let Some(input) = packet.get("renderInput") {
+        notes.extend(material::warnings(input, config));
+    }
+    notes
+}
+
+/// Objects whose keys the Node tools (which sort with `localeCompare`) would
+/// order differently from RFC 8785, so their hashes would differ from ours.
+/// These are notes, not failures: the packet itself may be fine.
+pub fn key_order_notes(packet: &Value) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut note = |value: &Value, _key: Option<&str>, trail: &Trail| {
+        let Value::Object(map) = value else { return };
+        let mut code_units: Vec<&str> = map.keys().map(String::as_str).collect();
+        code_units.sort_by(|a, b| crate::canonical::utf16_order(a, b));
+        let mut locale = code_units.clone();
+        locale.sort_by(|a, b| crate::canonical::node_locale_order(a, b));
+        if locale != code_units {
+            notes.push(format!(
+                "{}: keys sort as {code_units:?} in RFC 8785 but as {locale:?} under Node's localeCompare; Node-computed hashes will differ",
+                trail.render()
+            ));
+        }
+    };
+    let mut trail = Trail::new("$");
+    note(packet, None, &trail);
+    walk(packet, &mut trail, &mut note);
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_tokens_is_a_positive_whole_number_in_any_spelling() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let findings = |tokens: &str| {
+            let packet: Value = crate::canonical::parse(format!(r#"{{"maxTokens": {tokens}}}"#).as_bytes()).unwrap();
+            contract(packet.as_object().unwrap(), &config).into_iter().filter(|f| f.path == "$.maxTokens").count()
+        };
+        for ok in ["64000", "64000.0", "6.4e4", "1"] {
+            assert_eq!(findings(ok), 0, "{ok}");
+        }
+        for bad in ["0", "-5", "0.5", "64000.5", "\"64000\"", "null", "true"] {
+            assert_eq!(findings(bad), 1, "{bad}");
+        }
+    }
+
+    /// The output mode is decided by the provider harness.toml names: text-JSON rules for
+    /// google, schema rules for openai, and none (the check says why) for a provider it does not name.
+    #[test]
+    fn provider_shape_follows_the_configured_output_mode_and_skips_an_unnamed_provider() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let packet = |provider: &str| {
+            serde_json::json!({"provider": provider, "userMessage": "u", "effectiveUserMessage": "u"})
+                .as_object()
+                .unwrap()
+                .clone()
+        };
+        let paths = |provider: &str| -> Vec<String> {
+            provider_shape(&packet(provider), &config).into_iter().map(|f| f.path).collect()
+        };
+        assert_eq!(paths("google"), ["$.effectiveUserMessage"]);
+        assert_eq!(paths("openai"), ["$.outputSchema"]);
+        assert_eq!(provider_shape_applies(&packet("openai"), &config), Ok(()));
+        let why = provider_shape_applies(&packet("mistral"), &config).unwrap_err();
+        assert!(why.contains("\"mistral\" is not in harness.toml's providers"), "{why}");
+        let mut outcome = crate::Outcome::default();
+        crate::judge::packet(&mut outcome, &Value::Object(packet("mistral")), &config);
+        assert!(outcome.findings.iter().any(|f| f.path == "$.provider"), "{:?}", outcome.findings);
+        assert!(outcome.findings.iter().all(|f| f.check != PacketCheck::ProviderShape.into()));
+        let skipped = outcome.skipped.iter().find(|s| s.check == PacketCheck::ProviderShape.into());
+        assert!(skipped.is_some_and(|s| s.reason == why), "{:?}", outcome.skipped);
+    }
+
+    #[test]
+    fn key_order_notes_flag_case_and_punctuation_sensitive_keys() {
+        // Node 20: ["_a","a","A","a_b","a-b","a1","ab","aB","Ab"].sort((x, y) => x.localeCompare(y))
+        let keys = ["_a", "a", "A", "a_b", "a-b", "a1", "ab", "aB", "Ab"];
+        let mut sorted = keys;
+        sorted.reverse();
+        sorted.sort_by(|a, b| crate::canonical::node_locale_order(a, b));
+        assert_eq!(sorted, keys);
+        let agreeing: Value = serde_json::json!({"alpha": 1, "beta": {"gamma": 2, "delta": 3}});
+        assert!(key_order_notes(&agreeing).is_empty());
+        let differing: Value = serde_json::json!({"x": {"Zeta": 1, "alpha": 2}});
+        let notes = key_order_notes(&differing);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("$.x: "), "{notes:?}");
+    }
+}

@@ -1,0 +1,261 @@
+//! Release check of prompt changes: compare the working tree with a base git
+//! revision, show which packets change and how (`grouping`, `markdown`), and
+//! enforce the policy (`policy`) that every golden change is explained and
+//! every prompt change is re-blessed.
+
+mod policy;
+mod render;
+
+pub use crate::diff::{ChangeGroup, FieldChange};
+
+use crate::git::Git;
+use crate::{corpus, provider, Config, Error, Result};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+
+/// Kinds of changed files the policy reasons about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeKind {
+    Template,
+    Schema,
+    Reference,
+    /// The compiler's own source: a change there can explain new packets.
+    Code,
+    Fixture,
+    Golden,
+    Other,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangedFile {
+    pub path: String,
+    pub kind: ChangeKind,
+}
+
+/// One fixture: its recompiled packet against the golden packet at the base and in the tree.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseReport {
+    pub case: String,
+    /// The recompiled packet differs from the golden packet at the base (the release changes it).
+    pub changed_from_base: bool,
+    /// The recompiled packet differs from the golden packet in the tree (not re-blessed).
+    pub stale_in_tree: bool,
+    /// The golden packet file itself differs between base and tree.
+    pub golden_changed: bool,
+    /// The case has no golden packet at the base: this release adds it.
+    pub new: bool,
+    pub hash_before: Option<String>,
+    pub hash_after: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compile_error: Option<String>,
+}
+
+impl CaseReport {
+    /// Anything to say about this case (the report lists only these).
+    pub fn changed(&self) -> bool {
+        self.new || self.changed_from_base || self.stale_in_tree || self.golden_changed || self.compile_error.is_some()
+    }
+}
+
+/// What the policy forbids, structured for machines; `message` reads on its own
+/// and the renderers add `cases` and `paths`, each list printed once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    pub message: String,
+    pub cases: Vec<String>,
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ViolationKind {
+    /// Golden packets differ from what their requests compile to now.
+    NotReblessed,
+    /// Golden files changed with nothing to explain the change.
+    UnexplainedGoldenChange,
+    /// A changed golden file belongs to no fixture.
+    OrphanedGoldenChange,
+    /// promptVersions do not match the templates' bytes.
+    PromptVersionMismatch,
+}
+
+/// How the base revision was chosen, said in the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Base {
+    pub commit: String,
+    /// `--base REV`, or the merge base with which branch.
+    pub chosen_by: String,
+    /// The base is HEAD itself: only uncommitted changes are compared.
+    pub is_head: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub base: Base,
+    pub ok: bool,
+    pub changed_files: Vec<ChangedFile>,
+    /// The cases with anything to report; the others are only counted.
+    pub cases: Vec<CaseReport>,
+    pub unchanged_cases: usize,
+    pub groups: Vec<ChangeGroup>,
+    pub violations: Vec<Violation>,
+}
+
+/// Run the release check against `base` (default: see `default_base`).
+pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
+    let git = Git::open(&config.root)?;
+    let (base, chosen_by) = match base {
+        Some(rev) => (git.run(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])?, format!("--base {rev}")),
+        None => default_base(&git)?,
+    };
+    let is_head = git.run(&["rev-parse", "--verify", "HEAD^{commit}"]).is_ok_and(|head| head == base);
+    let changed_files = changed_files(&git, &base, config)?;
+    let mut cases = Vec::new();
+    let mut changes: Vec<(String, Value, Value)> = Vec::new();
+    let mut goldens = Vec::new();
+    // Negative cases with a hand-broken packet of their own have no golden files.
+    for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet()) {
+        let golden_path = case.golden_packet();
+        let tree = read_json_opt(&golden_path)?;
+        let at_base = git.show_json(&base, &golden_path)?;
+        let (recompiled, compile_error) = match recompile(&case, config) {
+            Ok(packet) => (Some(packet), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        // The agent's view is golden too: it is what a fresh agent actually reads.
+        let view_path = case.golden_agent_request();
+        let view_tree = read_json_opt(&view_path)?;
+        let view_recompiled = recompiled.as_ref().and_then(Value::as_object).map(provider::agent_request);
+        let report = CaseReport {
+            case: case.name.clone(),
+            changed_from_base: recompiled.is_some() && recompiled != at_base,
+            stale_in_tree: recompiled.is_none() || recompiled != tree || view_recompiled != view_tree,
+            golden_changed: tree != at_base || view_tree != git.show_json(&base, &view_path)?,
+            new: at_base.is_none(),
+            hash_before: at_base.as_ref().and_then(hash_of),
+            hash_after: recompiled.as_ref().and_then(hash_of),
+            compile_error,
+        };
+        if let (Some(before), Some(after)) = (&at_base, &recompiled) {
+            if report.changed_from_base {
+                changes.push((case.name.clone(), before.clone(), after.clone()));
+            }
+        }
+        goldens.push((case.name.clone(), tree));
+        cases.push(report);
+    }
+    let mut violations = policy::prompt_version_violations(config, &goldens);
+    violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
+    violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
+    let all = cases.len();
+    cases.retain(CaseReport::changed);
+    Ok(Report {
+        base: Base { commit: base, chosen_by, is_head },
+        ok: violations.is_empty(),
+        changed_files,
+        unchanged_cases: all - cases.len(),
+        cases,
+        groups: crate::diff::group(changes, ("base", "tree")),
+        violations,
+    })
+}
+
+/// The merge base with `main`, else with `origin/main`, and which it was.
+/// The default base: the merge base of HEAD and the current branch's upstream,
+/// else the remote's default branch (`origin/HEAD`, or another remote's), else
+/// `main`, else `master`. The second value says which, for the report.
+fn default_base(git: &Git) -> Result<(String, String)> {
+    let mut candidates: Vec<(String, &str)> = Vec::new();
+    if let Ok(upstream) = git.run(&["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"]) {
+        candidates.push((upstream, "the current branch's upstream"));
+    }
+    let remotes = git.run(&["remote"]).unwrap_or_default();
+    let mut remotes: Vec<&str> = remotes.lines().map(str::trim).filter(|r| !r.is_empty()).collect();
+    remotes.sort_by_key(|r| *r != "origin");
+    for remote in remotes {
+        if let Ok(head) = git.run(&["symbolic-ref", "--short", &format!("refs/remotes/{remote}/HEAD")]) {
+            candidates.push((head, "the remote's default branch"));
+        }
+    }
+    candidates.push(("main".into(), "main"));
+    candidates.push(("master".into(), "master"));
+    for (branch, why) in candidates {
+        if let Ok(base) = git.run(&["merge-base", "HEAD", &branch]) {
+            let said = if why == branch {
+                format!("the merge base of HEAD and {branch}")
+            } else {
+                format!("the merge base of HEAD and {branch} ({why})")
+            };
+            return Ok((base, said));
+        }
+    }
+    Err(Error::Usage(
+        "no base to compare with: the current branch has no upstream, no remote names a default branch, and there \
+         is no `main` or `master`; name the base with --base REV"
+            .into(),
+    ))
+}
+
+fn recompile(case: &corpus::Case, config: &Config) -> Result<Value> {
+    corpus::produce(case, config)
+}
+
+fn hash_of(packet: &Value) -> Option<String> {
+    packet.get("exactInputHash").and_then(Value::as_str).map(str::to_owned)
+}
+
+fn read_json_opt(path: &Path) -> Result<Option<Value>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    crate::fsutil::read_json(path, crate::fsutil::DEFAULT_MAX_BYTES).map(Some)
+}
+
+/// How the release report prints: text for a terminal, Markdown for a pull-request comment, JSON for machines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportFormat {
+    /// For a terminal.
+    #[default]
+    Text,
+    /// For a pull-request comment.
+    Markdown,
+    Json,
+}
+
+/// The changed files, each classified by what it is to the policy.
+fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFile>> {
+    let paths = git.changed_paths(base)?;
+    // A resource the suite does not name is built into the binary: no file of it can change.
+    let named = [
+        (&config.paths.prompts, ChangeKind::Template),
+        (&config.paths.builder_schema, ChangeKind::Schema),
+        (&config.paths.schema_snapshot, ChangeKind::Schema),
+        (&config.paths.google_suffix, ChangeKind::Reference),
+    ];
+    let mut classes: Vec<(String, ChangeKind)> =
+        named.into_iter().filter_map(|(path, kind)| Some((git.relative(path.as_ref()?), kind))).collect();
+    classes.extend([
+        (git.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
+        (git.relative(&config.paths.fixtures), ChangeKind::Fixture),
+        (git.relative(&config.paths.golden), ChangeKind::Golden),
+        // A workspace keeps its crates' code in crates/ (this project's library is there).
+        (git.relative(&config.root.join("src")), ChangeKind::Code),
+        (git.relative(&config.root.join("crates")), ChangeKind::Code),
+    ]);
+    Ok(paths
+        .into_iter()
+        .map(|path| {
+            let kind = classes
+                .iter()
+                .find(|(prefix, _)| &path == prefix || path.starts_with(&format!("{prefix}/")))
+                .map_or(ChangeKind::Other, |(_, kind)| *kind);
+            ChangedFile { path, kind }
+        })
+        .collect())
+}

@@ -1,0 +1,227 @@
+//! The runtime output schema. The Builder's block-screen schema is
+//! upstream: it is vendored byte for byte at `paths.builder_schema` (see
+//! `references/builder/PROVENANCE.md`), pinned by its sha256 in harness.toml, and
+//! the snapshot `references/block-screen-output-schema.json` is generated from it
+//! mechanically. Generation parses the upstream strictly, checks its shape
+//! (`{name, description, schema}`) and prints it again as 2-space JSON; the result
+//! must be the upstream bytes, so the snapshot is a byte-parity copy whose parity
+//! is proven, not assumed.
+
+use crate::report::Finding;
+use crate::{canonical, digest, fsutil, Config, Error, Result};
+use serde_json::Value;
+
+/// The check name reported when the snapshot or the vendored upstream drifts.
+pub const CHECK: crate::CorpusCheck = crate::CorpusCheck::SnapshotParity;
+/// The snapshot's members, in the upstream's order.
+const MEMBERS: [&str; 3] = ["name", "description", "schema"];
+
+/// The snapshot bytes the vendored upstream produces: 2-space JSON and a final
+/// newline, byte-identical with the upstream (an error otherwise).
+pub fn generate(config: &Config) -> Result<String> {
+    let (file, bytes) = config.builder_schema_bytes()?;
+    let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.clone()))?;
+    let members: Vec<&str> = value.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
+    if members != MEMBERS {
+        return Err(Error::shape(file, "$", format!("an object with exactly the members {MEMBERS:?}, in that order")));
+    }
+    for key in ["name", "description"] {
+        if value[key].as_str().is_none_or(|s| s.trim().is_empty()) {
+            return Err(Error::shape(file, format!("$.{key}"), "a non-blank string"));
+        }
+    }
+    if !value["schema"].is_object() {
+        return Err(Error::shape(file, "$.schema", "a JSON Schema object"));
+    }
+    let text = canonical::to_pretty(&value);
+    if text.as_bytes() != &*bytes {
+        let line = first_difference(&String::from_utf8_lossy(&bytes), &text);
+        return Err(Error::shape(
+            file,
+            "$",
+            format!("2-space JSON with a final newline (printing it again differs at line {line}), so that the snapshot can be byte-identical"),
+        ));
+    }
+    Ok(text)
+}
+
+/// Prove parity: the vendored upstream still has the pinned bytes, and the
+/// snapshot is byte for byte what it generates. Each drift is a finding; an
+/// unreadable or malformed upstream is an error.
+pub fn check(config: &Config) -> Result<Vec<Finding>> {
+    let mut findings = pin_findings(config)?;
+    let expected = generate(config)?;
+    let actual = match &config.paths.schema_snapshot {
+        Some(path) => match fsutil::read_optional(path, config.limits.max_file_bytes)? {
+            Some(bytes) => bytes,
+            None => {
+                let file = path.display().to_string();
+                findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
+                return Ok(findings);
+            }
+        },
+        None => config.snapshot_bytes()?.1.into_owned(),
+    };
+    let file = config.snapshot_bytes().map_or_else(|_| String::new(), |(file, _)| file);
+    if actual != expected.as_bytes() {
+        let line = first_difference(&String::from_utf8_lossy(&actual), &expected);
+        findings.push(Finding::new(
+            CHECK,
+            file,
+            format!(
+                "snapshot differs from the vendored Builder schema {} (first difference at line {line}); \
+                 it is never edited by hand: run `packetproof schema --write`",
+                config.builder_schema_bytes()?.0
+            ),
+        ));
+    }
+    Ok(findings)
+}
+
+/// The vendored upstream against harness.toml's `schema.builder_sha256`.
+fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
+    let (path, bytes) = config.builder_schema_bytes()?;
+    let actual = digest::sha256(&bytes);
+    let pinned = &config.schema.builder_sha256;
+    if &actual == pinned {
+        return Ok(Vec::new());
+    }
+    Ok(vec![Finding::new(
+        CHECK,
+        path,
+        format!(
+            "the vendored Builder schema has {actual}, harness.toml pins {pinned}: it is a byte copy of upstream, \
+             never edited here; replace it with the upstream file and update schema.builder_sha256 and PROVENANCE.md"
+        ),
+    )])
+}
+
+/// Write the snapshot atomically; returns whether its bytes changed. Refuses to
+/// generate from a vendored upstream that no longer has the pinned bytes.
+pub fn write(config: &Config) -> Result<bool> {
+    if let Some(finding) = pin_findings(config)?.into_iter().next() {
+        return Err(Error::refused(finding.path, finding.message));
+    }
+    let text = generate(config)?;
+    let Some(path) = &config.paths.schema_snapshot else {
+        let file = config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
+        return Err(Error::Config {
+            file: file.display().to_string(),
+            message: "names no paths.schema_snapshot, so the schema snapshot is built in and there is nothing to \
+                      write; name one to write it"
+                .into(),
+        });
+    };
+    if fsutil::read_bytes(path, config.limits.max_file_bytes).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(false);
+    }
+    fsutil::write_atomic(path, text.as_bytes())?;
+    Ok(true)
+}
+
+/// The snapshot as a JSON value (`{name, description, schema}`): the runtime
+/// `outputSchema` of non-Google packets.
+pub fn snapshot(config: &Config) -> Result<Value> {
+    config.snapshot_value(|| {
+        let (file, bytes) = config.snapshot_bytes()?;
+        canonical::parse(&bytes).map_err(|e| e.in_file(file))
+    })
+}
+
+fn first_difference(a: &str, b: &str) -> usize {
+    let mut lines = a.lines().zip(b.lines());
+    lines.position(|(x, y)| x != y).unwrap_or_else(|| a.lines().count().min(b.lines().count())) + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn project() -> Config {
+        Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap()
+    }
+
+    fn validator(config: &Config) -> jsonschema::Validator {
+        let snapshot = snapshot(config).unwrap();
+        jsonschema::validator_for(&snapshot["schema"]).unwrap()
+    }
+
+    /// A project copy whose vendored upstream holds `text` (pin unchanged).
+    fn with_upstream(text: &str) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = project();
+        config.paths.builder_schema = Some(dir.path().join("upstream.json"));
+        config.paths.schema_snapshot = Some(dir.path().join("snapshot.json"));
+        std::fs::write(dir.path().join("upstream.json"), text).unwrap();
+        (dir, config)
+    }
+
+    #[test]
+    fn committed_snapshot_matches_the_vendored_upstream() {
+        assert_eq!(check(&project()).unwrap(), Vec::new());
+        let config = project();
+        assert_eq!(config.snapshot_bytes().unwrap().1, config.builder_schema_bytes().unwrap().1);
+    }
+
+    #[test]
+    fn an_edited_upstream_breaks_the_pin_and_write_refuses() {
+        let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
+        let (_dir, config) = with_upstream(&original.replacen("\"mustHave\"", "\"must\"", 1));
+        let findings = check(&config).unwrap();
+        assert_eq!(findings.len(), 2, "{findings:#?}");
+        assert!(findings[0].message.contains("harness.toml pins"), "{findings:#?}");
+        assert!(findings[1].message.contains("snapshot is missing"), "{findings:#?}");
+        assert!(write(&config).unwrap_err().to_string().contains("harness.toml pins"));
+    }
+
+    #[test]
+    fn generation_refuses_an_upstream_it_cannot_reproduce() {
+        let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
+        let value: Value = serde_json::from_str(&original).unwrap();
+        let cases = [
+            (serde_json::to_string(&value).unwrap(), "printing it again differs"),
+            (original.replacen("\"name\"", "\"title\"", 1), "exactly the members"),
+            (original.trim_end().to_owned(), "printing it again differs"),
+        ];
+        for (text, expected) in cases {
+            let (_dir, mut config) = with_upstream(&text);
+            config.schema.builder_sha256 = digest::sha256(text.as_bytes());
+            let err = generate(&config).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err}");
+        }
+    }
+
+    fn block(v: &mut Value) -> &mut Value {
+        &mut v["result"]["onboardingStrategySequence"][0]
+    }
+
+    /// A minimal valid output, then one break per case; each must be rejected.
+    #[test]
+    fn rejects_outputs_that_break_the_contract() {
+        let valid = serde_json::json!({"result": {"onboardingStrategySequence": [{
+            "id": "b", "name": "B", "blockType": "motivation", "firstScreenId": "s1", "description": "d",
+            "instructions": [{"level": "mustHave", "text": "x"}, {"level": "should", "text": "y"}],
+            "blockContract": {"inputVariables": [], "outputAssignment": []},
+            "dataUsage": {"items": []},
+            "screens": [{"id": "s1", "screenType": "HeroContent", "content": {"copy": {"title": "t"}}}]
+        }]}});
+        let validator = validator(&project());
+        let errors: Vec<String> =
+            validator.iter_errors(&valid).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+        type Break = fn(&mut Value);
+        let breaks: [(&str, Break); 5] = [
+            ("no result envelope", |v| *v = v["result"].clone()),
+            ("no screens", |v| drop(block(v).as_object_mut().unwrap().remove("screens"))),
+            ("screen without content", |v| drop(block(v)["screens"][0].as_object_mut().unwrap().remove("content"))),
+            ("unknown screen type", |v| block(v)["screens"][0]["screenType"] = "Video".into()),
+            ("no instructions", |v| drop(block(v).as_object_mut().unwrap().remove("instructions"))),
+        ];
+        for (name, break_it) in breaks {
+            let mut broken = valid.clone();
+            break_it(&mut broken);
+            assert!(!validator.is_valid(&broken), "accepted an output with {name}");
+        }
+    }
+}

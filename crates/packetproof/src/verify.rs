@@ -1,0 +1,580 @@
+//! `packetproof verify PATH…`: every applicable check on packets and run
+//! directories, whatever stage they are at. A directory is searched recursively
+//! for packets (`runtime-packet*.json`, or any JSON object with `packetVersion`),
+//! run directories (those with run-manifest.json, or agent-request.json without a
+//! packet beside it), and golden case folders (agent-request.json beside
+//! runtime-packet.json, which must be exactly that packet's agent view).
+
+use crate::judge::{self, Step};
+use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
+use crate::{
+    canonical, fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result, RunCheck,
+    Skipped,
+};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Target {
+    Packet(PathBuf),
+    /// A JSON file not named like a packet: it is one if it holds an object with
+    /// `packetVersion`. Read once, by the worker that verifies it.
+    MaybePacket(PathBuf),
+    Run(PathBuf),
+    /// A golden case folder: agent-request.json beside the packet it must be the view of.
+    AgentView(PathBuf),
+    /// A `*.json` that is not a regular file (a FIFO, a device): named, never opened.
+    Skipped(PathBuf, &'static str),
+}
+
+/// The target name of the corpus layout check in a report.
+pub const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
+
+/// What `verify` found: one outcome per target, every check that ran, and every
+/// check that could not apply somewhere, with why.
+#[derive(Debug, Default)]
+pub struct Verification {
+    pub outcomes: Vec<Outcome>,
+    /// The checks that ran on at least one target, in registry order.
+    pub checks: Vec<Check>,
+    /// Each distinct (check, reason) that kept a check from running on a target.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Verification {
+    fn add(&mut self, outcome: Outcome) {
+        for check in &outcome.ran {
+            if !self.checks.contains(check) {
+                self.checks.push(*check);
+            }
+        }
+        for skipped in &outcome.skipped {
+            if !self.skipped.contains(skipped) {
+                self.skipped.push(skipped.clone());
+            }
+        }
+        self.outcomes.push(outcome);
+    }
+
+    fn finish(&mut self) {
+        self.checks.sort();
+        self.skipped.sort_by_key(|s| s.check);
+    }
+
+    /// How many targets hold and how many failed.
+    pub fn counts(&self) -> (usize, usize) {
+        let hold = self.outcomes.iter().filter(|o| o.ok()).count();
+        (hold, self.outcomes.len() - hold)
+    }
+}
+
+/// Called as each target is done, from whichever worker checked it: (targets done,
+/// targets in all, the target just checked).
+pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
+
+/// The targets of `outcomes` whose files could not be read (`verify` exits 2).
+pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
+    outcomes
+        .iter()
+        .filter(|o| o.findings.iter().any(|f| f.check == Check::VerifyUnreadable))
+        .map(|o| o.target.as_str())
+        .collect()
+}
+
+/// One outcome per packet and run directory found under `paths`.
+pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
+    verify_with_keys(config, paths, &[])
+}
+
+/// `verify`, with the keys a run's attestation must be signed by (none: an
+/// attestation present is still checked against the run's files). Outcomes come
+/// in the order found; targets are verified on every core ([`parallel`]), each
+/// worker holding one parsed file at a time.
+pub fn verify_with_keys(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+) -> Result<Vec<Outcome>> {
+    Ok(verify_with_progress(config, paths, keys, &|_, _, _| {})?.outcomes)
+}
+
+/// [`verify_with_keys`], reporting progress and the checks that ran.
+pub fn verify_with_progress(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+    progress: Progress,
+) -> Result<Verification> {
+    verify_on(config, paths, keys, parallel::workers(), progress)
+}
+
+/// What discovery found under one path: indices into the list of distinct targets,
+/// and whether this is where the target was first found (it is checked and reported once).
+struct Found<'p> {
+    path: &'p Path,
+    targets: Vec<(usize, bool)>,
+}
+
+fn verify_on(
+    config: &Config,
+    paths: &[PathBuf],
+    keys: &[ed25519_dalek::VerifyingKey],
+    workers: usize,
+    progress: Progress,
+) -> Result<Verification> {
+    // Golden folders of the project's own corpus are also recompiled and checked
+    // for branch isolation: what `cargo test` runs as packet::regenerates.
+    let corpus = crate::corpus::cases(config)?;
+    // Only when the suite's [exporter] may run (see Config::run_exporter; the CLI says what is left out).
+    let golden = GoldenPackets::of(if config.exporter.is_some() && !config.run_exporter { &[] } else { &corpus });
+    // `verify A A`, or a folder and a run inside it: each target is checked once.
+    let mut distinct: Vec<Target> = Vec::new();
+    let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    let mut found = Vec::new();
+    for path in paths {
+        let mut targets = Vec::new();
+        for (target, real) in discover(path, config)? {
+            let next = distinct.len();
+            let index = *seen.entry(real).or_insert(next);
+            if index == next {
+                distinct.push(target);
+            }
+            targets.push((index, index == next));
+        }
+        found.push(Found { path, targets });
+    }
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut verified = parallel::map_in_order(&distinct, workers, |target| {
+        let checked = verify_target(target, &golden, keys, config);
+        if let Some(outcome) = &checked {
+            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, distinct.len(), &outcome.target);
+        }
+        checked
+    });
+    // A JSON file that turned out not to be a packet was never a target.
+    let is_target: Vec<bool> = verified.iter().map(Option::is_some).collect();
+    let mut found_all = Verification::default();
+    let mut runs = Vec::new();
+    for Found { path, targets } in found {
+        if !targets.iter().any(|&(index, _)| is_target[index]) {
+            let mut outcome = Outcome::new(
+                path.display().to_string(),
+                vec![Finding::new(
+                    Check::VerifyNothingFound,
+                    path.display().to_string(),
+                    "no packet or run directory found here",
+                )],
+            );
+            outcome.ran(Check::VerifyNothingFound);
+            found_all.add(outcome);
+        }
+        for (index, first) in targets {
+            let Some(outcome) = verified[index].take().filter(|_| first) else { continue };
+            if let Target::Run(dir) = &distinct[index] {
+                runs.push((found_all.outcomes.len(), dir.clone()));
+            }
+            found_all.add(outcome);
+        }
+    }
+    flag_reused_tasks(&mut found_all.outcomes, &runs, config);
+    // Verifying the corpus (or a folder in it) also checks that nothing in it is skipped.
+    let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
+    let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
+    if !corpus.is_empty() && paths.iter().any(touches) {
+        let mut outcome = Outcome::new(CORPUS_LAYOUT, Vec::new());
+        match judge::enabled(CorpusCheck::Layout, config) {
+            Ok(()) => {
+                outcome.findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
+                outcome.ran(CorpusCheck::Layout);
+            }
+            Err(reason) => outcome.skip(CorpusCheck::Layout, reason),
+        }
+        found_all.add(outcome);
+    }
+    found_all.finish();
+    Ok(found_all)
+}
+
+/// One target on one worker; `None` for a JSON file that turned out not to be a packet.
+fn verify_target(
+    target: &Target,
+    golden: &GoldenPackets,
+    keys: &[ed25519_dalek::VerifyingKey],
+    config: &Config,
+) -> Option<Outcome> {
+    Some(match target {
+        Target::Packet(file) => verify_packet(file, golden, config),
+        Target::MaybePacket(file) => return verify_maybe_packet(file, golden, config),
+        Target::Run(dir) => verify_run(dir, keys, config),
+        Target::AgentView(dir) => verify_agent_view(dir, config),
+        Target::Skipped(file, kind) => {
+            let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
+            outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
+            outcome
+        }
+    })
+}
+
+/// The golden packets of the corpus cases that have no packet of their own, by
+/// resolved path: found once, so each verified file costs one path resolution.
+struct GoldenPackets<'a>(BTreeMap<PathBuf, &'a crate::corpus::Case>);
+
+impl<'a> GoldenPackets<'a> {
+    fn of(corpus: &'a [crate::corpus::Case]) -> Self {
+        let cases = corpus.iter().filter(|c| !c.has_own_packet());
+        GoldenPackets(cases.filter_map(|c| Some((c.golden_packet().canonicalize().ok()?, c))).collect())
+    }
+
+    fn case_of(&self, file: &Path) -> Option<&'a crate::corpus::Case> {
+        self.0.get(&file.canonicalize().ok()?).copied()
+    }
+}
+
+/// Every rule that applies to one packet, read from `file`: what `validate` prints
+/// and what `prepare` refuses on, so the three commands give one verdict.
+pub fn packet_value(file: &Path, value: &Value, config: &Config) -> Outcome {
+    match crate::corpus::cases(config) {
+        Ok(corpus) => verify_packet_value(file, value, &GoldenPackets::of(&corpus), config),
+        Err(e) => {
+            let mut outcome = verify_packet_value(file, value, &GoldenPackets::of(&[]), config);
+            for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
+                outcome.skip(check, format!("the suite's fixtures could not be read: {e}"));
+            }
+            outcome
+        }
+    }
+}
+
+/// A packet against every rule that applies to it; the golden packet of a corpus
+/// case is also recompiled from its request and checked for branch isolation.
+fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcome {
+    let shown = file.display().to_string();
+    match fsutil::read_json(file, config.limits.max_file_bytes) {
+        Ok(value) => verify_packet_value(file, &value, golden, config),
+        Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
+            let unreadable = Finding::new(Check::VerifyUnreadable, shown.clone(), e.to_string());
+            let mut outcome = Outcome::new(shown, vec![unreadable]);
+            outcome.ran(Check::VerifyUnreadable);
+            outcome
+        }
+        Err(e) => {
+            let mut outcome =
+                Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]);
+            outcome.ran(PacketCheck::Contract);
+            outcome
+        }
+    }
+}
+
+/// Any other JSON file: verified as a packet if it holds an object with
+/// `packetVersion`, else left alone (unreadable and non-JSON files too).
+fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Option<Outcome> {
+    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes).ok()?;
+    let value = canonical::parse(&bytes).ok()?;
+    drop(bytes);
+    value.get("packetVersion")?;
+    Some(verify_packet_value(file, &value, golden, config))
+}
+
+fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Outcome {
+    let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
+    judge::packet(&mut outcome, value, config);
+    crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
+    if let Some(case) = golden.case_of(file) {
+        for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
+            if let Err(reason) = judge::enabled(check, config) {
+                outcome.skip(check, reason);
+                continue;
+            }
+            match crate::check::on_packet(check, value, case, config) {
+                Ok(checked) => outcome.findings.extend(checked.findings),
+                Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
+            }
+            outcome.ran(check);
+        }
+    }
+    outcome
+}
+
+/// A golden agent-request.json is exactly the agent view of the packet beside it.
+fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
+    let file = dir.join(AGENT_REQUEST);
+    let shown = file.display().to_string();
+    let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
+    let packet_file = dir.join(crate::corpus::PACKET_FILE);
+    if !packet_file.is_file() {
+        let case = dir.strip_prefix(&config.paths.golden).map(|c| c.display().to_string()).unwrap_or_default();
+        let message = format!(
+            "{} is missing (deleted?) beside this agent-request.json: bless the case again with \
+             `packetproof bless {case}`",
+            packet_file.display()
+        );
+        return Outcome::new(shown.clone(), vec![Finding::new(Check::GoldenAgentRequest, shown, message)]);
+    }
+    let findings = match (read(&packet_file), read(&file)) {
+        (Ok(Value::Object(packet)), Ok(request))
+            if crate::numbers::same(&crate::provider::agent_request(&packet), &request) =>
+        {
+            Vec::new()
+        }
+        (Ok(Value::Object(_)), Ok(_)) => {
+            vec![Finding::new(
+                Check::GoldenAgentRequest,
+                shown.clone(),
+                "is not the agent view of the runtime-packet.json beside it (re-bless)",
+            )]
+        }
+        (Ok(_), Ok(_)) => {
+            vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), "the packet beside it is not a JSON object")]
+        }
+        (Err(e), _) | (_, Err(e)) => vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), e.to_string())],
+    };
+    let mut outcome = Outcome::new(shown, findings);
+    outcome.ran(Check::GoldenAgentRequest);
+    outcome
+}
+
+fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
+    let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
+    judge::run(&mut outcome, dir, None, keys, config, Step::Verify);
+    if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
+        outcome
+            .notes
+            .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
+    }
+    outcome.notes.push(format!("stage: {}", judge::stage(dir)));
+    crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
+    outcome
+}
+
+/// The same agent task id in two completions is one agent reused: both fail.
+fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config: &Config) {
+    let mut by_task: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, dir) in runs {
+        let file = dir.join(paths::COMPLETION);
+        let task = fsutil::read_json(&file, config.limits.max_file_bytes)
+            .ok()
+            .and_then(|v| v.get("agentTask").and_then(Value::as_str).map(str::to_owned));
+        if let Some(task) = task {
+            by_task.entry(task).or_default().push(*i);
+        }
+    }
+    for (task, users) in by_task.into_iter().filter(|(_, users)| users.len() > 1) {
+        let names: Vec<String> = users.iter().map(|i| outcomes[*i].target.clone()).collect();
+        for i in &users {
+            let outcome = &mut outcomes[*i];
+            outcome.findings.push(Finding::new(
+                RunCheck::Completion,
+                format!("{} $.agentTask", outcome.target),
+                format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len()),
+            ));
+        }
+    }
+}
+
+/// Every target under `path`, each with the path it really is (for checking
+/// each once). Every folder is entered, hidden ones and `target/` included (as
+/// `complete`'s task-id scan): verify checks everything it is given.
+///
+/// One path resolution per walk: the real path of the walk's root is resolved once and
+/// every entry's is that joined with its path below the root (the walk does not
+/// follow symlinks below it), and a folder's kind is read from the entries the
+/// walk lists in it. Resolving each folder's path (O(depth) lookups of O(depth)
+/// each) made nested folders cubic.
+fn discover(path: &Path, config: &Config) -> Result<Vec<(Target, PathBuf)>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![(Target::Packet(path.to_path_buf()), real(path))]);
+    }
+    let (root_real, golden_real) = (real(path), real(&config.paths.golden));
+    // `verify LINK` to a run directory: the walk starts at the directory itself.
+    let is_dir =
+        |entry: &walkdir::DirEntry| entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
+    let mut found: Vec<Walked> = Vec::new();
+    // The folders being walked, by depth: the last one at depth d-1 is the parent of an entry at depth d.
+    let mut open: Vec<usize> = Vec::new();
+    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+        let entry = entry.map_err(|e| Error::walk(e, path))?;
+        let p = entry.path();
+        let real = root_real.join(p.strip_prefix(path).unwrap_or(p));
+        open.truncate(entry.depth());
+        if let Some(&parent) = open.last() {
+            if let Walked::Folder { holds, .. } = &mut found[parent] {
+                holds.note(&entry);
+            }
+        }
+        if is_dir(&entry) {
+            open.push(found.len());
+            let golden = p.starts_with(&config.paths.golden) || real.starts_with(&golden_real);
+            found.push(Walked::Folder { dir: p.to_path_buf(), real, golden, holds: Holds::default() });
+        } else if let Some(kind) = non_regular_json(p) {
+            found.push(Walked::Target(Target::Skipped(p.to_path_buf(), kind), real));
+        } else if let Some(target) = json_target(p) {
+            found.push(Walked::Target(target, real));
+        }
+    }
+    Ok(found.into_iter().filter_map(Walked::target).collect())
+}
+
+/// An entry of the walk, a folder's kind decided once its entries are listed.
+enum Walked {
+    Folder { dir: PathBuf, real: PathBuf, golden: bool, holds: Holds },
+    Target(Target, PathBuf),
+}
+
+impl Walked {
+    fn target(self) -> Option<(Target, PathBuf)> {
+        match self {
+            Walked::Target(target, real) => Some((target, real)),
+            Walked::Folder { dir, real, golden, holds } => {
+                // A golden folder that lost its packet is still a golden folder, not a run.
+                if holds.manifest || (holds.agent_request && !holds.packet && !golden) {
+                    Some((Target::Run(dir), real))
+                } else if holds.agent_request {
+                    Some((Target::AgentView(dir), real))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// Which of the files that decide a folder's kind it holds (regular files,
+/// symlinks to them included).
+#[derive(Default)]
+struct Holds {
+    manifest: bool,
+    agent_request: bool,
+    packet: bool,
+}
+
+impl Holds {
+    fn note(&mut self, entry: &walkdir::DirEntry) {
+        let name = entry.file_name();
+        let flag = match () {
+            _ if name == MANIFEST => &mut self.manifest,
+            _ if name == AGENT_REQUEST => &mut self.agent_request,
+            _ if name == crate::corpus::PACKET_FILE => &mut self.packet,
+            _ => return,
+        };
+        *flag = entry.file_type().is_file() || (entry.path_is_symlink() && entry.path().is_file());
+    }
+}
+
+/// A `*.json` entry that is not (a symlink to) a regular file: what it is.
+fn non_regular_json(path: &Path) -> Option<&'static str> {
+    if !path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".json")) {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => Some(fsutil::kind(&meta.file_type())),
+        _ => None,
+    }
+}
+
+fn real(path: &Path) -> PathBuf {
+    #[cfg(test)]
+    tests::RESOLVED.with(|n| n.set(n.get() + 1));
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A `runtime-packet*.json` is a packet; any other `*.json` may be one.
+fn json_target(path: &Path) -> Option<Target> {
+    let name = path.file_name()?.to_string_lossy();
+    if !name.ends_with(".json") {
+        return None;
+    }
+    Some(match name.starts_with("runtime-packet") {
+        true => Target::Packet(path.to_path_buf()),
+        false => Target::MaybePacket(path.to_path_buf()),
+    })
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    thread_local! {
+        /// How many paths [`real`] resolved on this thread.
+        pub(super) static RESOLVED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Discovery resolves a constant number of paths
+    /// however deep the folders (it resolved every folder's, which made depth
+    /// cubic), and it enters hidden folders and `target/`.
+    #[test]
+    fn discovery_resolves_a_constant_number_of_paths_and_skips_no_folder() {
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut deep = dir.path().to_path_buf();
+        for i in 0..200 {
+            deep.push(["d", ".hidden", "target"][i % 3]);
+            std::fs::create_dir(&deep).unwrap();
+            std::fs::write(deep.join("notes.json"), b"{}").unwrap();
+        }
+        std::fs::write(deep.join(MANIFEST), b"{}").unwrap();
+        RESOLVED.with(|n| n.set(0));
+        let found = discover(dir.path(), &config).unwrap();
+        let resolved = RESOLVED.with(|n| n.get());
+        assert!(resolved <= 2, "{resolved} paths resolved for 200 nested folders");
+        // Every folder's notes.json, the run at the bottom and its manifest (a JSON file that may be a packet).
+        assert_eq!(found.len(), 202);
+        let runs: Vec<&(Target, PathBuf)> = found.iter().filter(|(t, _)| matches!(t, Target::Run(_))).collect();
+        assert_eq!(runs, [&(Target::Run(deep.clone()), deep.canonicalize().unwrap())]);
+    }
+
+    #[test]
+    fn outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once() {
+        let root = Path::new(crate::PROJECT_ROOT);
+        let config = Config::load(root, None).unwrap();
+        // Compiled here, not read from golden/: this test must not depend on the corpus being current.
+        let request = canonical::parse(
+            &std::fs::read(root.join("fixtures/anthropic-staged-alone-default/request.json")).unwrap(),
+        )
+        .unwrap();
+        let packet =
+            canonical::to_pretty(&crate::compile::compile(&request, &config, "request.json").unwrap()).into_bytes();
+        let dir = tempfile::tempdir().unwrap();
+        let tampered = String::from_utf8(packet.clone()).unwrap().replace("\"attempt\": 1", "\"attempt\": 2");
+        let files: [(&str, &[u8]); 6] = [
+            ("a/runtime-packet-1.json", &packet),
+            ("b/copy.json", &packet),
+            ("c/notes.json", b"{\"packetVersion-ish\": 1}"),
+            ("d/broken.json", b"{\"packetVersion\": 1,"),
+            ("e/runtime-packet-tampered.json", tampered.as_bytes()),
+            ("f/runtime-packet-2.json", &packet),
+        ];
+        for (name, bytes) in files {
+            let file = dir.path().join(name);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, bytes).unwrap();
+        }
+        // c holds no packet; a and b/copy.json were found already: checked and reported once.
+        let paths =
+            [dir.path().to_path_buf(), dir.path().join("c"), dir.path().join("a"), dir.path().join("b/copy.json")];
+        let reports: Vec<String> = [1, 2, 7]
+            .into_iter()
+            .map(|workers| {
+                serde_json::to_string(&verify_on(&config, &paths, &[], workers, &|_, _, _| {}).unwrap().outcomes)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(reports[0], reports[1]);
+        assert_eq!(reports[0], reports[2]);
+        let outcomes = verify_on(&config, &paths, &[], 2, &|_, _, _| {}).unwrap().outcomes;
+        let shown: Vec<(String, bool)> = outcomes
+            .iter()
+            .map(|o| (o.target.strip_prefix(&*dir.path().to_string_lossy()).unwrap_or(&o.target).to_owned(), o.ok()))
+            .collect();
+        let expected = [
+            ("/a/runtime-packet-1.json", true),
+            ("/b/copy.json", true),
+            ("/e/runtime-packet-tampered.json", false),
+            ("/f/runtime-packet-2.json", true),
+            ("/c", false),
+        ];
+        assert_eq!(shown, expected.map(|(t, ok)| (t.to_owned(), ok)));
+        assert_eq!(outcomes[4].findings[0].check, Check::VerifyNothingFound, "c holds no packet: {:?}", outcomes[4]);
+    }
+}

@@ -1,0 +1,402 @@
+//! The clap structures of the command line: every command, every argument, each
+//! with a description (a unit test checks that none is left without one).
+
+use super::{provenance, test};
+use clap::{Parser, Subcommand};
+use packetproof::config::Policy;
+use packetproof::Format;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Settings: every path and policy lives in harness.toml (unknown keys are errors), found in the
+current directory or a parent, or in the directory PACKETPROOF_ROOT names.
+
+Environment:
+  PACKETPROOF_ROOT   the project directory (holding harness.toml)
+  CI                 set (not empty, 0 or false): golden files are never written
+  PACKETPROOF_BLESS  1 or true: `cargo test` re-blesses stale golden files
+  NO_COLOR           no colours, even on a terminal
+
+Exit status: 0 everything holds, 1 a check failed, 2 bad usage or unreadable input
+(or a git or [exporter] failure, or a packetproof bug: the command could not run).";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "packetproof",
+    version,
+    about = "Conformance toolchain for exact LLM runtime packets",
+    after_help = AFTER_HELP
+)]
+pub struct Cli {
+    /// Also accepted before the command; shown only on the commands that take it.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub google_suffix_file: Option<PathBuf>,
+    /// The settings file (default: harness.toml in PACKETPROOF_ROOT, else in the current
+    /// directory or a parent, else the built-in settings).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Whether generator prompts in asset examples fail a packet or are only noted
+    /// (harness.toml packet.asset_example_prompts): `warn` for another exporter's packets.
+    #[arg(long, global = true, value_enum, value_name = "POLICY")]
+    pub asset_example_prompts: Option<PolicyArg>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the canonical (RFC 8785) bytes of a JSON file, or its sha256 digest.
+    Canon {
+        /// The JSON file; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Print `sha256:<hex>` and a newline instead of the canonical bytes.
+        #[arg(long)]
+        hash: bool,
+    },
+    /// Check a runtime packet against every rule of the contract.
+    Validate {
+        /// The runtime packet (runtime-packet.json) to check.
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        /// `text`: one line per finding; `json`: the outcome as a document.
+        #[arg(long, value_enum, default_value_t)]
+        format: FormatArg,
+        #[command(flatten)]
+        suffix: SuffixArg,
+    },
+    /// Compile a request into a runtime packet (stdout, or --out written atomically).
+    Export {
+        /// The compile input (a fixture's request.json).
+        #[arg(long, value_name = "FILE")]
+        request: PathBuf,
+        /// Write the packet here (atomically, only when it compiles) instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        suffix: SuffixArg,
+    },
+    /// Check (or rewrite) the output schema snapshot against its source.
+    #[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "write"])))]
+    Schema {
+        /// Fail when the vendored Builder schema or the snapshot generated from it changed.
+        #[arg(long)]
+        check: bool,
+        /// Regenerate the snapshot (harness.toml `paths.schema_snapshot`) from the vendored schema.
+        #[arg(long)]
+        write: bool,
+        /// `text` or `json` (for --check).
+        #[arg(long, value_enum, default_value_t)]
+        format: FormatArg,
+    },
+    /// Rewrite the golden files of the fixtures (never under CI); says new / updated / unchanged.
+    Bless(BlessArgs),
+    /// Show which packets a prompt or schema change affects and enforce the release policy.
+    ReleaseCheck {
+        /// The git revision to compare with (default: the merge base with main, else origin/main).
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+        /// `text` for a terminal, `markdown` for a pull-request comment, `json` for machines,
+        /// `html` for one self-contained page (side-by-side prompt diffs) to attach to a CI run.
+        #[arg(long, value_enum, default_value_t)]
+        format: ReleaseFormatArg,
+    },
+    /// Write a run directory for a fresh agent from a valid packet.
+    Prepare {
+        /// The runtime packet the run is prepared from (it must hold).
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        /// The run directory to write (created; an existing one must hold the same preparation).
+        #[arg(long, value_name = "DIR")]
+        out_dir: PathBuf,
+        /// The runtime schema snapshot to pin (for packets made elsewhere); a non-Google
+        /// packet's outputSchema must equal it. Default: the suite's, else the built-in one.
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
+        #[command(flatten)]
+        suffix: SuffixArg,
+    },
+    /// Write a working conformance suite into an empty folder (default: the current one).
+    Init {
+        /// The empty folder to write the suite into (default: the current directory).
+        dir: Option<PathBuf>,
+    },
+    /// Run the conformance gate's trials (as `cargo test` does), from the binary.
+    Test(test::TestArgs),
+    /// Evaluate a run's raw output and write evaluation.json.
+    Evaluate(EvaluateArgs),
+    /// Write completion.json for a run whose evaluation passed.
+    Complete(CompleteArgs),
+    /// Check packets and run directories (searched recursively) against every rule.
+    Verify(VerifyArgs),
+    /// Hold OpenTelemetry traces (OTLP/JSON) to reviewed packets: each GenAI call is matched,
+    /// mismatched (model or max tokens), unreviewed or not judgeable (content not captured).
+    Trace(super::trace::TraceArgs),
+    /// Print the exact provider request body a packet implies, or check a captured request.
+    Wire {
+        /// The runtime packet whose provider request body is printed or checked.
+        #[arg(long, value_name = "FILE")]
+        packet: PathBuf,
+        /// anthropic, openai-chat, openai-responses or gemini.
+        #[arg(long, value_parser = provenance::parse_api)]
+        api: packetproof::wire::Api,
+        /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
+        #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
+        check: Option<PathBuf>,
+        /// With --check on a HAR: what stands in place of the API's origin in the request URL
+        /// (a proxy, a gateway or a local capture server: `http://127.0.0.1:8080`); the API's
+        /// own path (`/v1/messages`, …) must follow it. Default: the API's host.
+        #[arg(long, value_name = "URL", requires = "check", value_parser = provenance::parse_base_url)]
+        base_url: Option<String>,
+        /// Write the body here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// `text` or `json` (for --check).
+        #[arg(long, value_enum, default_value_t)]
+        format: FormatArg,
+        #[command(flatten)]
+        suffix: SuffixArg,
+    },
+    /// Sign a completed run: a DSSE envelope over an in-toto statement of its files.
+    Attest {
+        /// The completed run directory.
+        run_dir: PathBuf,
+        /// Ed25519 private key, PKCS#8 PEM (`openssl genpkey -algorithm ed25519`).
+        #[arg(long, value_name = "KEY.pem")]
+        key: PathBuf,
+        /// Where to write the envelope (default RUN_DIR/attestation.json; never overwritten).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        suffix: SuffixArg,
+    },
+    /// Print a shell completion script (e.g. `packetproof completions bash > /etc/bash_completion.d/packetproof`).
+    Completions {
+        /// bash, zsh, fish, powershell or elvish.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of packetproof or of one of its commands (`packetproof man | man -l -`).
+    Man {
+        /// A command whose own page to print (default: the main page, which lists them all).
+        command: Option<String>,
+    },
+}
+
+/// `--google-suffix-file`, on the commands that read packets made elsewhere (the others
+/// refuse it: bless and release-check compare with golden files, which carry the project's
+/// own suffix; canon, schema and init read no packet).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SuffixArg {
+    /// The exact Google text-JSON suffix to expect instead of the one harness.toml names, for
+    /// packets made by another exporter (such as the Node exporter's google-suffix.txt).
+    #[arg(long = "google-suffix-file", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+impl Command {
+    /// The `--google-suffix-file` given after the command, on a command that takes it.
+    pub fn suffix(&self) -> Option<&PathBuf> {
+        match self {
+            Command::Validate { suffix, .. }
+            | Command::Export { suffix, .. }
+            | Command::Prepare { suffix, .. }
+            | Command::Wire { suffix, .. }
+            | Command::Attest { suffix, .. } => suffix.file.as_ref(),
+            Command::Evaluate(args) => args.suffix.file.as_ref(),
+            Command::Complete(args) => args.suffix.file.as_ref(),
+            Command::Verify(args) => args.suffix.file.as_ref(),
+            Command::Test(args) => args.suffix.file.as_ref(),
+            Command::Trace(args) => args.suffix.file.as_ref(),
+            Command::Canon { .. }
+            | Command::Schema { .. }
+            | Command::Bless(_)
+            | Command::ReleaseCheck { .. }
+            | Command::Init { .. }
+            | Command::Completions { .. }
+            | Command::Man { .. } => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BlessArgs {
+    /// Bless only the fixtures whose name contains this text (default: every fixture).
+    pub filter: Option<String>,
+    /// Show each changed case's grouped diff and ask accept / reject / skip (needs a terminal).
+    #[arg(long)]
+    pub review: bool,
+    /// What to do with golden folders that belong to no fixture.
+    #[arg(long, value_enum, default_value_t, value_name = "ACTION")]
+    pub unreferenced: UnreferencedArg,
+}
+
+/// `bless --unreferenced`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum UnreferencedArg {
+    /// List them; bless still succeeds.
+    #[default]
+    Warn,
+    /// List them and fail (exit 1).
+    Reject,
+    /// Remove their golden files, and the folders once empty.
+    Delete,
+}
+
+impl From<UnreferencedArg> for packetproof::bless::Unreferenced {
+    fn from(arg: UnreferencedArg) -> Self {
+        match arg {
+            UnreferencedArg::Warn => packetproof::bless::Unreferenced::Warn,
+            UnreferencedArg::Reject => packetproof::bless::Unreferenced::Reject,
+            UnreferencedArg::Delete => packetproof::bless::Unreferenced::Delete,
+        }
+    }
+}
+
+/// `--format` of the report commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum FormatArg {
+    #[default]
+    Text,
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(arg: FormatArg) -> Format {
+        match arg {
+            FormatArg::Text => Format::Text,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+/// `--asset-example-prompts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    Warn,
+    Fail,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(arg: PolicyArg) -> Policy {
+        match arg {
+            PolicyArg::Warn => Policy::Warn,
+            PolicyArg::Fail => Policy::Fail,
+        }
+    }
+}
+
+/// `release-check --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ReleaseFormatArg {
+    #[default]
+    Text,
+    Markdown,
+    Json,
+    Html,
+}
+
+impl ReleaseFormatArg {
+    /// The release module's own formats; `None` for `html`, which `report_html` renders.
+    pub fn text_format(self) -> Option<packetproof::release::ReportFormat> {
+        match self {
+            ReleaseFormatArg::Text => Some(packetproof::release::ReportFormat::Text),
+            ReleaseFormatArg::Markdown => Some(packetproof::release::ReportFormat::Markdown),
+            ReleaseFormatArg::Json => Some(packetproof::release::ReportFormat::Json),
+            ReleaseFormatArg::Html => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct EvaluateArgs {
+    #[command(flatten)]
+    pub suffix: SuffixArg,
+    /// The run directory (as written by `prepare`).
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: PathBuf,
+    /// The runtime packet; default: rebuilt from agent-request.json + eval-context.json.
+    #[arg(long, value_name = "FILE")]
+    pub packet: Option<PathBuf>,
+    /// The agent's raw output; default: the manifest's rawOutput (raw-output.json).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Where to write the evaluation; default: the manifest's evaluation (evaluation.json).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// `json` prints the evaluation document itself.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: FormatArg,
+    /// A schema snapshot to pin: the schema the answer is judged against (a Google run's
+    /// held-back snapshot, else the packet's outputSchema) must be this one.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompleteArgs {
+    #[command(flatten)]
+    pub suffix: SuffixArg,
+    /// The evaluated run directory.
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: PathBuf,
+    /// The scenario this run exercised.
+    #[arg(long, value_name = "S")]
+    pub scenario: String,
+    /// The run's id within the scenario.
+    #[arg(long, value_name = "R")]
+    pub run_id: String,
+    /// The fresh agent's task id; must not appear in any other completion under the runs root.
+    #[arg(long, value_name = "T")]
+    pub agent_task: String,
+    /// An evaluator note (at least one, none blank).
+    #[arg(long = "note", value_name = "TEXT", required = true)]
+    pub notes: Vec<String>,
+    /// Where agent task ids must be unique; default: the run directory's parent.
+    #[arg(long, value_name = "DIR")]
+    pub runs_root: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub suffix: SuffixArg,
+    /// Packets, run directories, or directories to search for both.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// `text`: failures and their findings, then `N checked: H hold, F failed`; `json`: every
+    /// result, the counts and the checks that ran.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: FormatArg,
+    /// List every file checked, not only the failures (text format).
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// An Ed25519 public key (SPKI PEM) whose signature a run's attestation.json must
+    /// carry; repeatable (any one of them suffices).
+    #[arg(long = "trusted-key", value_name = "PUB.pem")]
+    pub trusted_keys: Vec<PathBuf>,
+    /// Run the suite's `[exporter]` to check that golden packets regenerate (without it,
+    /// verify runs no command harness.toml names and says which checks it left out).
+    #[arg(long)]
+    pub run_exporter: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every argument of every command says what it is for.
+    #[test]
+    fn every_argument_has_a_description() {
+        let cli = Cli::command();
+        let mut missing = Vec::new();
+        for command in cli.get_subcommands() {
+            for arg in command.get_arguments().filter(|a| !a.is_hide_set()) {
+                if arg.get_help().is_none() && !matches!(arg.get_id().as_str(), "help" | "version") {
+                    missing.push(format!("{} {}", command.get_name(), arg.get_id()));
+                }
+            }
+        }
+        assert_eq!(missing, Vec::<String>::new());
+    }
+}

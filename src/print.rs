@@ -1,0 +1,256 @@
+//! Every line the command line prints, in one place: the library returns data,
+//! and this module decides how it reaches stdout and stderr.
+//!
+//! Nothing here panics (`print!` does when stdout fails). A closed pipe (`| head`)
+//! is a normal end: the reader wanted no more, so the command ends with its own
+//! status. Any other write failure (a full disk) is an error, exit 2. Text is
+//! printed with control characters escaped, so a hostile file name or id cannot
+//! drive the terminal; JSON and `canon` bytes are exact (JSON escapes them itself).
+
+use anstyle::{AnsiColor, Style};
+use packetproof::release::{Report, ReportFormat};
+use packetproof::report::{escape_controls, escape_name};
+use packetproof::run::evaluate::Evaluation;
+use packetproof::run::paths::AGENT_REQUEST;
+use packetproof::verify::Verification;
+use packetproof::{canonical, Error, Format, Outcome, Result, Status};
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+const FAILED: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red))).bold();
+const HOLDS: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
+const DIM: Style = Style::new().dimmed();
+
+/// Text carrying ANSI styles, on stdout: `anstream` drops the styles unless stdout
+/// is a terminal (and `NO_COLOR` is unset), so pipes and files get plain text. The
+/// caller escapes what it did not write itself.
+fn styled(text: &str) -> Result<()> {
+    let mut stdout = anstream::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| Error::io("<stdout>", e)),
+    }
+}
+
+/// `verify`: failures with their findings (every target with `verbose`), then
+/// `N checked: H hold, F failed`; JSON carries the same counts and the checks that ran.
+pub fn verification(found: &Verification, format: Format, verbose: bool) -> Result<Status> {
+    let (hold, failed) = found.counts();
+    // At most so many findings per check are shown (a hostile input cannot flood the report).
+    let shown: Vec<Outcome> = found.outcomes.iter().map(Outcome::capped).collect();
+    let status = Status::from_ok(failed == 0);
+    if format == Format::Json {
+        let doc = serde_json::json!({
+            "formatVersion": packetproof::report::JSON_FORMAT_VERSION,
+            "ok": failed == 0,
+            "checked": found.outcomes.len(),
+            "hold": hold,
+            "failed": failed,
+            "checks": found.checks,
+            "skipped": found.skipped,
+            "results": shown,
+        });
+        bytes(canonical::to_pretty(&doc).as_bytes())?;
+        return Ok(status);
+    }
+    let mut text = String::new();
+    for outcome in shown.iter().filter(|o| verbose || !o.ok()) {
+        text.push_str(&outcome_text(outcome));
+    }
+    // Every check that could not apply somewhere says so, once per reason.
+    for skipped in &found.skipped {
+        text.push_str(&format!("{DIM}{}{DIM:#}\n", escape_controls(&skipped.to_string())));
+    }
+    let summary = if failed == 0 { HOLDS } else { FAILED };
+    text.push_str(&format!("{summary}{} checked: {hold} hold, {failed} failed{summary:#}\n", found.outcomes.len()));
+    styled(&text)?;
+    Ok(status)
+}
+
+fn outcome_text(outcome: &Outcome) -> String {
+    let (style, verdict) = if outcome.ok() { (HOLDS, "ok") } else { (FAILED, "FAILED") };
+    let target = escape_controls(&outcome.target);
+    let mut text = format!("{target}: {style}{verdict}{style:#} ({} finding(s))\n", outcome.findings.len());
+    for finding in &outcome.findings {
+        text.push_str(&format!("  {}\n", escape_controls(&finding.to_string())));
+    }
+    for note in &outcome.notes {
+        text.push_str(&format!("  {DIM}note: {}{DIM:#}\n", escape_controls(note)));
+    }
+    for skipped in &outcome.skipped {
+        text.push_str(&format!("  {DIM}{}{DIM:#}\n", escape_controls(&skipped.to_string())));
+    }
+    text
+}
+
+/// A progress line for long runs, on stderr when it is a terminal (rewritten in place).
+/// Shared by verify's workers, so it updates through `&self`.
+pub struct ProgressLine {
+    start: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+    terminal: bool,
+}
+
+impl Default for ProgressLine {
+    fn default() -> Self {
+        ProgressLine::new()
+    }
+}
+
+impl ProgressLine {
+    pub fn new() -> ProgressLine {
+        ProgressLine {
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// After half a second, show `[done/total] target`; short runs print nothing.
+    pub fn update(&self, done: usize, total: usize, target: &str) {
+        if self.terminal && self.start.elapsed() > std::time::Duration::from_millis(500) {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K[{done}/{total}] {}", escape_controls(target));
+            self.shown.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Erase the line before the report prints.
+    pub fn finish(&self) {
+        if self.shown.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        }
+    }
+}
+
+/// A command's error, on stderr (the exit status is 2); a failing stderr is ignored,
+/// there is nowhere left to report it.
+pub fn error(error: &Error) {
+    let _ = writeln!(std::io::stderr().lock(), "packetproof: {}", escape_controls(&error.to_string()));
+}
+
+/// Raw bytes on stdout, flushed (`canon` prints exact bytes, no newline added).
+pub fn bytes(bytes: &[u8]) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| Error::io("<stdout>", e)),
+    }
+}
+
+/// Text on stdout, control characters escaped (for reports that print as they go).
+pub fn text_bytes(text: &str) -> Result<()> {
+    self::text(text)
+}
+
+/// Text on stdout, control characters escaped.
+fn text(text: &str) -> Result<()> {
+    bytes(escape_controls(text).as_bytes())
+}
+
+/// The outcomes in `format`; the status says whether all of them hold.
+pub fn outcomes(outcomes: &[Outcome], format: Format) -> Result<Status> {
+    let rendered = Outcome::render(outcomes, format);
+    match format {
+        Format::Text => text(&rendered)?,
+        Format::Json => bytes(rendered.as_bytes())?,
+    }
+    Ok(Status::from_ok(Outcome::all_ok(outcomes)))
+}
+
+/// `bless`: one line per case, new / updated / unchanged.
+pub fn blessed(cases: &[(String, packetproof::bless::Change)]) -> Result<()> {
+    cases.iter().try_for_each(|(name, change)| text(&format!("{:<9} {}\n", change.word(), escape_name(name))))
+}
+
+/// `bless --review`: the tally.
+pub fn reviewed(summary: &str) -> Result<()> {
+    text(summary)
+}
+
+/// Golden folders no fixture explains, and what `--unreferenced` did with them.
+pub fn unreferenced(folders: &[std::path::PathBuf], action: packetproof::bless::Unreferenced) -> Result<()> {
+    use packetproof::bless::Unreferenced;
+    for folder in folders {
+        let shown = escape_name(&folder.display().to_string()).into_owned();
+        text(&match action {
+            Unreferenced::Delete => format!("deleted   {shown} (no fixture)\n"),
+            Unreferenced::Reject => format!("unreferenced {shown}: belongs to no fixture (rejected)\n"),
+            Unreferenced::Warn => format!(
+                "unreferenced {shown}: belongs to no fixture; remove it with `packetproof bless --unreferenced delete`\n"
+            ),
+        })?;
+    }
+    Ok(())
+}
+
+/// The conformance gate's grouped account of stale golden files, after the summary.
+pub fn stale(report: &str) -> Result<()> {
+    text(report)
+}
+
+pub fn release(report: &Report, format: ReportFormat) -> Result<()> {
+    text(&report.render(format))
+}
+
+/// A whole HTML page, as it is (its text is escaped already, controls shown as `\u{…}`).
+pub fn page(html: &str) -> Result<()> {
+    bytes(html.as_bytes())
+}
+
+pub fn schema_written(snapshot: &str, changed: bool) -> Result<()> {
+    let verb = if changed { "wrote" } else { "unchanged:" };
+    text(&format!("{verb} {snapshot}\n"))
+}
+
+/// A side note of a running command (a conformance trial's "blessed X"), on stderr.
+pub fn note(note: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", escape_controls(note));
+}
+
+pub fn initialized(dir: &Path, written: &[String]) -> Result<()> {
+    for file in written {
+        text(&format!("wrote {}\n", dir.join(file).display()))?;
+    }
+    text(&format!("{}: a conformance suite; run `packetproof test` there\n", dir.display()))
+}
+
+pub fn prepared(out_dir: &Path, written: &[&str]) -> Result<()> {
+    let shown = out_dir.display();
+    text(&if written.is_empty() {
+        format!("{shown}: already prepared from this packet; nothing written\n")
+    } else {
+        format!("{shown}: prepared ({}); give the agent only {AGENT_REQUEST}\n", written.join(", "))
+    })
+}
+
+pub fn evaluation(evaluation: &Evaluation, report: &Path, format: Format) -> Result<()> {
+    match format {
+        Format::Text => text(&evaluation.render(&report.display().to_string())),
+        Format::Json => bytes(canonical::to_pretty(&evaluation.document).as_bytes()),
+    }
+}
+
+/// The receipt is on disk whatever happens to stdout; a failing report says so.
+pub fn completed(written: &Path, agent_task: &str, runs_root: &Path) -> Result<()> {
+    let line =
+        format!("{}: completed (agent task {agent_task}, unique under {})\n", written.display(), runs_root.display());
+    text(&line).map_err(|e| {
+        Error::io(written, std::io::Error::other(format!("written, but printing the confirmation failed: {e}")))
+    })
+}
+
+/// Notes about what a command wrote (e.g. why a wire body is not strict), on stderr
+/// so that stdout stays the exact body.
+pub fn notes(notes: &[String]) {
+    let mut stderr = std::io::stderr().lock();
+    for note in notes {
+        let _ = writeln!(stderr, "packetproof: note: {}", escape_controls(note));
+    }
+}
+
+/// The attestation is on disk whatever happens to stdout; a failing report says so.
+pub fn attested(written: &Path, key_id: &str) -> Result<()> {
+    text(&format!("{}: attested, signed by {key_id}\n", written.display())).map_err(|e| {
+        Error::io(written, std::io::Error::other(format!("written, but printing the confirmation failed: {e}")))
+    })
+}

@@ -1,0 +1,95 @@
+//! The provenance commands: `wire` (the provider request body a packet implies, or
+//! the check of a captured one) and `attest` (sign a completed run). The library
+//! (`packetproof::wire`, `packetproof::run::attestation`) returns data; this module reads the
+//! files the flags name and hands the results to [`print`](super::print).
+
+use super::print;
+use packetproof::wire::{self, Api};
+use packetproof::{canonical, fsutil, Config, Format, Result, Status};
+use std::path::Path;
+
+/// `--api`: one of the names [`Api::name`] gives.
+pub fn parse_api(name: &str) -> std::result::Result<Api, String> {
+    Api::from_name(name).ok_or_else(|| {
+        // A provider's name (`google`, `openai`) is a near miss: name its APIs.
+        let serving: Vec<&str> =
+            Api::ALL.iter().filter(|api| api.vendor().name() == name).map(|api| api.name()).collect();
+        if !serving.is_empty() {
+            return format!("unknown API {name:?}; {name} packets go out through {}", serving.join(" or "));
+        }
+        let names: Vec<&str> = Api::ALL.iter().map(|api| api.name()).collect();
+        format!("unknown API {name:?}; expected one of {}", names.join(", "))
+    })
+}
+
+/// `--base-url`: an http(s) URL with no query or fragment.
+pub fn parse_base_url(url: &str) -> std::result::Result<String, String> {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    match rest {
+        Some(rest) if !rest.is_empty() && !rest.starts_with('/') && !rest.contains(['?', '#', ' ']) => {
+            Ok(url.trim_end_matches('/').to_owned())
+        }
+        _ => Err(format!("expected an http:// or https:// URL without query or fragment, found {url:?}")),
+    }
+}
+
+/// `wire --check`: the captured file, and what stands in for the API's origin.
+pub struct Capture<'a> {
+    pub file: Option<&'a Path>,
+    pub base_url: Option<&'a str>,
+}
+
+/// `wire`: the body (stdout, or `--out` written atomically), or with `--check` the
+/// findings on a captured request.
+pub fn wire(
+    config: &Config,
+    packet: &Path,
+    api: Api,
+    capture: Capture,
+    out: Option<&Path>,
+    format: Format,
+) -> Result<Status> {
+    let shown = packet.display().to_string();
+    if let Some(out) = out.filter(|_| capture.file.is_none()) {
+        packetproof::run::refuse_foreign_output(out, packetproof::run::OutputKind::RequestBody, config, &[packet])?;
+    }
+    let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
+    let Some(captured) = capture.file else {
+        let body = canonical::to_pretty(&wire::body(&value, api, config, &shown)?);
+        print::notes(&wire::notes(&value, api, &shown));
+        match out {
+            Some(out) => fsutil::write_atomic(out, body.as_bytes())?,
+            None => print::bytes(body.as_bytes())?,
+        }
+        return Ok(Status::Holds);
+    };
+    let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
+    let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
+    let outcome = wire::check(&value, api, &captured, config, &shown, wire::CHECK)?;
+    print::outcomes(&[outcome], format)
+}
+
+/// `attest`: sign a completed run with a PKCS#8 PEM Ed25519 key.
+pub fn attest(config: &Config, run_dir: &Path, key: &Path, out: Option<&Path>) -> Result<Status> {
+    let key = packetproof::attest::keys::signing_key(key)?;
+    let written = packetproof::judge::attest(config, run_dir, &key, out)?;
+    print::attested(&written, &packetproof::attest::keys::key_id(&key.verifying_key()))?;
+    Ok(Status::Holds)
+}
+
+/// `verify --trusted-key`: the SPKI PEM public keys.
+pub fn trusted_keys(paths: &[std::path::PathBuf]) -> Result<Vec<ed25519_dalek::VerifyingKey>> {
+    paths.iter().map(|path| packetproof::attest::keys::verifying_key(path)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_provider_name_suggests_its_apis() {
+        let google = super::parse_api("google").unwrap_err();
+        assert_eq!(google, "unknown API \"google\"; google packets go out through gemini");
+        let openai = super::parse_api("openai").unwrap_err();
+        assert_eq!(openai, "unknown API \"openai\"; openai packets go out through openai-chat or openai-responses");
+        assert!(super::parse_api("bard").unwrap_err().contains("expected one of anthropic, openai-chat"));
+    }
+}

@@ -1,0 +1,202 @@
+//! `packetproof test`: the conformance gate's trials, run from the binary with
+//! libtest-mimic (the runner `cargo test` uses for tests/conformance.rs), so a
+//! repository with no Cargo project can gate on one binary.
+
+use super::{print, Cli};
+use libtest_mimic::{Arguments, FormatSetting, Trial};
+use packetproof::conformance::partition::Partition;
+use packetproof::conformance::{self, junit};
+use packetproof::{fsutil, Result};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Colours as every other command decides them (a terminal, no NO_COLOR): the
+/// relay is a pipe, which libtest-mimic would never colour on its own.
+fn color() -> libtest_mimic::ColorSetting {
+    match anstream::AutoStream::choice(&std::io::stdout()) {
+        anstream::ColorChoice::Never => libtest_mimic::ColorSetting::Never,
+        _ => libtest_mimic::ColorSetting::Always,
+    }
+}
+
+/// libtest-mimic (0.8, printer.rs) writes its report with `.unwrap()` on every
+/// write to stdout, so a closed or full stdout panics inside it (exit 101, which
+/// reads as a failed trial), and a stdout check up front cannot see a reader
+/// that leaves mid-run. So it writes to a pipe instead (its `logfile`, opened
+/// through /proc/self/fd), and a thread copies the pipe to stdout as it comes:
+/// a failed write stops the copying, never the trials (the rest is read and
+/// dropped, so the printer never blocks), and is reported once they are done.
+#[cfg(target_os = "linux")]
+struct Relay {
+    write_end: std::os::fd::OwnedFd,
+    copier: std::thread::JoinHandle<Option<std::io::Error>>,
+}
+
+#[cfg(target_os = "linux")]
+impl Relay {
+    /// `None` when no pipe can be made: libtest-mimic then writes to stdout itself.
+    fn start() -> Option<Relay> {
+        let (read_end, write_end) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+        let copier = std::thread::spawn(move || copy_to_stdout(std::fs::File::from(read_end)));
+        let relay = Relay { write_end, copier };
+        // Without /proc the printer could not open the path (and would panic): it writes to stdout itself.
+        std::path::Path::new(&relay.path()).exists().then_some(relay)
+    }
+
+    fn path(&self) -> String {
+        use std::os::fd::AsRawFd;
+        format!("/proc/self/fd/{}", self.write_end.as_raw_fd())
+    }
+
+    /// Close the pipe (libtest-mimic's own handle is closed when `run` returns) and
+    /// wait for the copy: a closed stdout ends the command normally; any other
+    /// write error is exit 2.
+    fn finish(self) -> Result<()> {
+        drop(self.write_end);
+        match self.copier.join().ok().flatten() {
+            Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(packetproof::Error::io("<stdout>", e)),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn copy_to_stdout(mut pipe: std::fs::File) -> Option<std::io::Error> {
+    use std::io::{Read, Write};
+    let mut failed = None;
+    let mut buffer = [0u8; 8192];
+    loop {
+        let n = match pipe.read(&mut buffer) {
+            Ok(0) => return failed,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return failed.or(Some(e)),
+        };
+        if failed.is_none() {
+            let mut stdout = std::io::stdout().lock();
+            failed = stdout.write_all(&buffer[..n]).and_then(|()| stdout.flush()).err();
+        }
+    }
+}
+
+/// Elsewhere libtest-mimic writes to stdout itself.
+#[cfg(not(target_os = "linux"))]
+struct Relay;
+
+#[cfg(not(target_os = "linux"))]
+impl Relay {
+    fn start() -> Option<Relay> {
+        None
+    }
+    fn path(&self) -> String {
+        String::new()
+    }
+    fn finish(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub suffix: super::args::SuffixArg,
+    /// Run only the trials whose name contains FILTER (`<fixture>::<check>`).
+    pub filter: Option<String>,
+    /// List the trials instead of running them.
+    #[arg(long)]
+    pub list: bool,
+    /// FILTER must be a trial's whole name.
+    #[arg(long)]
+    pub exact: bool,
+    /// libtest's formats: one line per trial, one character per trial, or JSON events.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TestFormat,
+    /// Also write a JUnit XML report of the trials to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write a self-contained HTML report to FILE: the coverage matrix and every trial's state.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Run one shard of the trials, as `cargo nextest run --partition`: `count:M/N`
+    /// (round-robin in name order) or `hash:M/N` (by a fixed hash of the name); M from 1.
+    #[arg(long, value_name = "STRATEGY:M/N")]
+    pub partition: Option<Partition>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum TestFormat {
+    #[default]
+    Pretty,
+    Terse,
+    Json,
+}
+
+/// Run the trials; 0 when all passed, 101 when one failed (as `cargo test`).
+pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
+    let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
+    config.require_suite("test")?;
+    if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
+        packetproof::run::refuse_foreign_output(file, packetproof::run::OutputKind::Junit, &config, &[])?;
+    }
+    if let Some(file) = &args.report {
+        if args.junit.as_ref().is_some_and(|junit| junit == file || fsutil::same_file(junit, file)) {
+            return Err(packetproof::Error::Usage(format!("--report and --junit both name {}", file.display())));
+        }
+        packetproof::report_html::refuse_foreign(file, &config)?;
+    }
+    let config = Arc::new(config);
+    let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), super::golden_writes()?)?;
+    let arguments = Arguments {
+        filter: args.filter.clone(),
+        list: args.list,
+        exact: args.exact,
+        format: Some(match args.format {
+            TestFormat::Pretty => FormatSetting::Pretty,
+            TestFormat::Terse => FormatSetting::Terse,
+            TestFormat::Json => FormatSetting::Json,
+        }),
+        ..Arguments::default()
+    };
+    let trials = match args.partition {
+        Some(partition) => shard(&arguments, suite.trials, partition),
+        None => suite.trials,
+    };
+    let skipped: Vec<String> = trials
+        .iter()
+        .filter(|t| !arguments.is_filtered_out(t) && arguments.is_ignored(t))
+        .map(|t| t.name().to_owned())
+        .collect();
+    let relay = Relay::start();
+    let arguments = Arguments { logfile: relay.as_ref().map(Relay::path), color: Some(color()), ..arguments };
+    let conclusion = libtest_mimic::run(&arguments, trials);
+    if let Some(relay) = relay {
+        relay.finish()?;
+    }
+    print::stale(&suite.stale.report("packetproof bless"))?;
+    if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
+        let xml = junit::to_xml("packetproof", &suite.records.snapshot(), &skipped);
+        fsutil::write_atomic(file, xml.as_bytes())?;
+    }
+    if let Some(file) = args.report.as_ref().filter(|_| !args.list) {
+        packetproof::report_html::write_test_report(file, &config, &suite.records.snapshot(), &skipped)?;
+    }
+    Ok(conclusion.exit_code())
+}
+
+/// The trials of one shard. As in nextest, the filter applies first and the shard is
+/// taken from the trials it keeps (their index in name order, for `count:`).
+fn shard(arguments: &Arguments, trials: Vec<Trial>, partition: Partition) -> Vec<Trial> {
+    let kept = trials.iter().filter(|t| !arguments.is_filtered_out(t)).map(Trial::name);
+    let chosen: HashSet<String> = partition.select(kept).into_iter().map(str::to_owned).collect();
+    let total = trials.len();
+    let trials: Vec<Trial> =
+        trials.into_iter().filter(|t| arguments.is_filtered_out(t) || chosen.contains(t.name())).collect();
+    print::note(&format!(
+        "--partition {partition}: {} trial(s) in this shard, {} in the others",
+        chosen.len(),
+        total - trials.len()
+    ));
+    trials
+}
