@@ -88,6 +88,13 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: FormatArg,
     },
+    /// List the rule book: every check, what it reads, what it needs before it can
+    /// apply (without it the check says "not applicable" and why), and what it proves.
+    Checks {
+        /// `text` or `json`.
+        #[arg(long, value_enum, default_value_t)]
+        format: FormatArg,
+    },
     /// Rewrite the golden files of the fixtures (never under CI); says new / updated / unchanged.
     Bless(BlessArgs),
     /// Show which packets a prompt or schema change affects and enforce the release policy.
@@ -209,6 +216,7 @@ impl Command {
             Command::Trace(args) => args.suffix.file.as_ref(),
             Command::Canon { .. }
             | Command::Schema { .. }
+            | Command::Checks { .. }
             | Command::Bless(_)
             | Command::ReleaseCheck { .. }
             | Command::Init { .. }

@@ -68,6 +68,7 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
         // The suffix belongs to packets made elsewhere; these commands read none.
         Command::Canon { .. }
         | Command::Schema { .. }
+        | Command::Checks { .. }
         | Command::ReleaseCheck { .. }
         | Command::Init { .. }
         | Command::Completions { .. }
@@ -93,6 +94,10 @@ pub fn dispatch(cli: Cli) -> Result<Status> {
                 Some(path) => fsutil::write_atomic(&path, text.as_bytes())?,
                 None => print::bytes(text.as_bytes())?,
             }
+            Ok(Status::Holds)
+        }
+        Command::Checks { format } => {
+            print::text_bytes(&packetproof::report::rule_book(format.into()))?;
             Ok(Status::Holds)
         }
         Command::Schema { write, format, .. } => schema(&load_config(suffix)?, write, format.into()),

@@ -130,6 +130,28 @@ fn test_events_match_their_schema() {
     }
 }
 
+/// `checks` lists the whole rule book, each check once, in the library's order, and
+/// the document keeps its schema; a check missing from it, or an unknown need, fails.
+fn the_rule_book_lists_every_check() {
+    let out = support::run(["checks", "--format", "json"]);
+    let doc = json_of(&out, &[0]);
+    let checks = schema("checks.schema.json");
+    assert_valid(&checks, &doc, "checks");
+    let listed: Vec<&str> = doc["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let declared: Vec<&str> = packetproof::Check::ALL.iter().map(|c| c.name()).collect();
+    assert_eq!(listed, declared);
+    let text = support::run(["checks"]);
+    assert_eq!(text.code, 0, "{}", text.describe());
+    let blocks: Vec<&str> = text.stdout.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(blocks, declared, "one block per check in the text listing");
+    let mut broken = doc.clone();
+    broken["checks"][0]["needs"] = json!(["a-network"]);
+    assert!(!checks.is_valid(&broken), "an unknown need passed the schema");
+    broken = doc.clone();
+    broken["checks"][0].as_object_mut().unwrap().remove("proves");
+    assert!(!checks.is_valid(&broken), "a check without what it proves passed the schema");
+}
+
 /// The schemas catch what they claim: a missing or other formatVersion, an unknown key,
 /// a finding without its check, an event libtest does not print.
 fn the_schemas_refuse_broken_documents() {
@@ -166,6 +188,7 @@ pub fn trials() -> Vec<Trial> {
         report_outputs_match_their_schemas,
         release_check_and_evaluation_match_their_schemas,
         test_events_match_their_schema,
+        the_rule_book_lists_every_check,
         the_schemas_refuse_broken_documents,
     ]
 }

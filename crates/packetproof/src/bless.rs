@@ -1,5 +1,5 @@
 //! Golden files are (re)written here and nowhere else, through one guarded entry,
-//! [`write_golden`]: never under CI (golden files change only by a deliberate local
+//! `write_golden`: never under CI (golden files change only by a deliberate local
 //! command, and the change is then reviewed), never for a negative case (its
 //! hand-broken packet is the point), compiled before anything is written (a
 //! refused request leaves its golden files alone), judged by every packet rule that
@@ -8,7 +8,7 @@
 //!
 //! Two callers ask: `packetproof bless [FILTER]` ([`bless`], or [`plan`] then
 //! [`apply`] per accepted case for `bless --review`) and the conformance runner
-//! under `PACKETPROOF_BLESS=1` ([`bless_from_test`]). Each case is reported as
+//! under `PACKETPROOF_BLESS=1` (`bless_from_test`). Each case is reported as
 //! new, updated or unchanged.
 //!
 //! Whether golden files may be written is decided once per process, from the
@@ -44,7 +44,7 @@ impl GoldenWrites {
     }
 
     /// Whether tests were asked to re-bless (under CI they then fail, saying why).
-    pub fn tests_bless(self) -> bool {
+    pub(crate) fn tests_bless(self) -> bool {
         matches!(self, GoldenWrites::FromTests | GoldenWrites::Never { bless_requested: true })
     }
 
@@ -150,12 +150,12 @@ pub fn bless(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Res
 }
 
 /// Bless one case from a test; under CI this refuses and says so.
-pub fn bless_from_test(config: &Config, case: &Case, writes: GoldenWrites) -> Result<()> {
+pub(crate) fn bless_from_test(config: &Config, case: &Case, writes: GoldenWrites) -> Result<()> {
     write_golden(config, case, writes, Requester::Test).map(|_| ())
 }
 
 /// The one way golden files are written (see the module docs).
-pub fn write_golden(config: &Config, case: &Case, writes: GoldenWrites, requester: Requester) -> Result<Change> {
+pub(crate) fn write_golden(config: &Config, case: &Case, writes: GoldenWrites, requester: Requester) -> Result<Change> {
     writes.permit(&case.name, requester)?;
     let pending = pending(config, case.clone())?;
     apply(config, &pending, writes, requester)?;

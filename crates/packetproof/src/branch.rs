@@ -13,10 +13,10 @@ use strum::{Display, EnumString, IntoStaticStr, VariantArray, VariantNames};
 
 /// A name outside a value set: what was found, what the set is called and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownValue {
-    pub kind: &'static str,
-    pub found: String,
-    pub expected: &'static [&'static str],
+pub(crate) struct UnknownValue {
+    pub(crate) kind: &'static str,
+    pub(crate) found: String,
+    pub(crate) expected: &'static [&'static str],
 }
 
 impl fmt::Display for UnknownValue {
@@ -42,9 +42,10 @@ macro_rules! value_set {
 
         impl $type {
             /// Every value, in the contract's order.
-            pub const ALL: &'static [$type] = <$type as VariantArray>::VARIANTS;
+            #[cfg(test)]
+            pub(crate) const ALL: &'static [$type] = <$type as VariantArray>::VARIANTS;
             /// Every value's JSON name, in the same order.
-            pub const NAMES: &'static [&'static str] = <$type as VariantNames>::VARIANTS;
+            pub(crate) const NAMES: &'static [&'static str] = <$type as VariantNames>::VARIANTS;
 
             /// The JSON name of the value.
             pub fn name(self) -> &'static str {
@@ -52,7 +53,7 @@ macro_rules! value_set {
             }
 
             /// The value `text` names; anything else is an error that lists the set.
-            pub fn parse(text: &str) -> Result<$type, UnknownValue> {
+            pub(crate) fn parse(text: &str) -> Result<$type, UnknownValue> {
                 text.parse().map_err(|_| UnknownValue { kind: $kind, found: text.to_owned(), expected: Self::NAMES })
             }
         }
@@ -77,7 +78,7 @@ value_set! {
 
 impl SourceScope {
     /// The other scope (for edits that must change the branch).
-    pub fn other(self) -> SourceScope {
+    pub(crate) fn other(self) -> SourceScope {
         match self {
             SourceScope::Project => SourceScope::System,
             SourceScope::System => SourceScope::Project,
@@ -97,7 +98,7 @@ value_set! {
 impl EvidenceMode {
     /// Whether a request for `self` can resolve to `resolved`: to itself, or
     /// strategy-default to no-evidence when nothing is accessible.
-    pub fn can_resolve_to(self, resolved: EvidenceMode) -> bool {
+    pub(crate) fn can_resolve_to(self, resolved: EvidenceMode) -> bool {
         self == resolved || (self == EvidenceMode::StrategyDefault && resolved == EvidenceMode::NoEvidence)
     }
 }
@@ -114,7 +115,7 @@ value_set! {
 
 impl Neighbours {
     /// The value for a target with (or without) a predecessor and a successor.
-    pub fn of(predecessor: bool, successor: bool) -> Neighbours {
+    pub(crate) fn of(predecessor: bool, successor: bool) -> Neighbours {
         match (predecessor, successor) {
             (true, true) => Neighbours::Both,
             (true, false) => Neighbours::PredecessorOnly,
@@ -123,11 +124,11 @@ impl Neighbours {
         }
     }
 
-    pub fn has_predecessor(self) -> bool {
+    pub(crate) fn has_predecessor(self) -> bool {
         matches!(self, Neighbours::Both | Neighbours::PredecessorOnly)
     }
 
-    pub fn has_successor(self) -> bool {
+    pub(crate) fn has_successor(self) -> bool {
         matches!(self, Neighbours::Both | Neighbours::SuccessorOnly)
     }
 }

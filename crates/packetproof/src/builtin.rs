@@ -5,21 +5,21 @@
 
 /// The project's harness.toml: the built-in policy (its `[paths]` are dropped: the
 /// built-in resources below stand in for the files it names).
-pub const HARNESS_TOML: &str = include_str!("../../../harness.toml");
+pub(crate) const HARNESS_TOML: &str = include_str!("../../../harness.toml");
 /// The project's Google text-JSON suffix.
-pub const GOOGLE_SUFFIX: &str = include_str!("../../../references/gemini-json-suffix.txt");
+pub(crate) const GOOGLE_SUFFIX: &str = include_str!("../../../references/gemini-json-suffix.txt");
 /// The schema snapshot packets carry (generated from the Builder schema).
-pub const SCHEMA_SNAPSHOT: &str = include_str!("../../../references/block-screen-output-schema.json");
+pub(crate) const SCHEMA_SNAPSHOT: &str = include_str!("../../../references/block-screen-output-schema.json");
 /// The vendored Builder schema and its provenance.
-pub const BUILDER_SCHEMA: &str = include_str!("../../../references/builder/block-screen-output-schema.json");
-pub const BUILDER_PROVENANCE: &str = include_str!("../../../references/builder/PROVENANCE.md");
+pub(crate) const BUILDER_SCHEMA: &str = include_str!("../../../references/builder/block-screen-output-schema.json");
+pub(crate) const BUILDER_PROVENANCE: &str = include_str!("../../../references/builder/PROVENANCE.md");
 
 /// Where each resource lives in the project (and in a suite `init` writes).
-pub const SUFFIX_PATH: &str = "references/gemini-json-suffix.txt";
-pub const SNAPSHOT_PATH: &str = "references/block-screen-output-schema.json";
-pub const BUILDER_PATH: &str = "references/builder/block-screen-output-schema.json";
-pub const PROVENANCE_PATH: &str = "references/builder/PROVENANCE.md";
-pub const PROMPTS_PATH: &str = "references/prompts";
+pub(crate) const SUFFIX_PATH: &str = "references/gemini-json-suffix.txt";
+pub(crate) const SNAPSHOT_PATH: &str = "references/block-screen-output-schema.json";
+pub(crate) const BUILDER_PATH: &str = "references/builder/block-screen-output-schema.json";
+pub(crate) const PROVENANCE_PATH: &str = "references/builder/PROVENANCE.md";
+pub(crate) const PROMPTS_PATH: &str = "references/prompts";
 
 /// `(name, text)` of one template: the name is written once, so it cannot
 /// disagree with the file embedded.
@@ -31,7 +31,7 @@ macro_rules! template {
 
 /// The prompt templates, by name relative to the prompts folder (a test checks
 /// that this list is exactly the files of `references/prompts`).
-pub const PROMPTS: &[(&str, &str)] = &[
+pub(crate) const PROMPTS: &[(&str, &str)] = &[
     template!("branches/assets/intents.md.j2"),
     template!("branches/assets/none.md.j2"),
     template!("branches/evidence/no-evidence.md.j2"),
@@ -56,7 +56,7 @@ pub const PROMPTS: &[(&str, &str)] = &[
 ];
 
 /// The built-in template called `name`.
-pub fn prompt(name: &str) -> Option<&'static str> {
+pub(crate) fn prompt(name: &str) -> Option<&'static str> {
     PROMPTS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
 }
 

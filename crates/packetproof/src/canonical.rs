@@ -153,7 +153,7 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
 }
 
 /// Append the canonical bytes of `value` to `out`.
-pub fn write<S: Sink + ?Sized>(out: &mut S, value: &Value) {
+pub(crate) fn write<S: Sink + ?Sized>(out: &mut S, value: &Value) {
     write_value(out, value, &mut Vec::new());
 }
 
@@ -312,7 +312,7 @@ pub(crate) fn write_string<S: Sink + ?Sized>(out: &mut S, s: &str) {
 
 /// Whether a JSON number is held exactly by an IEEE double (I-JSON §2.2): an
 /// integer must lie within ±2^53.
-pub fn is_exact_double(n: &Number) -> bool {
+pub(crate) fn is_exact_double(n: &Number) -> bool {
     const LIMIT: u64 = 1 << 53;
     match (n.as_u64(), n.as_i64(), n.as_f64()) {
         (Some(u), _, _) => u <= LIMIT,

@@ -11,15 +11,15 @@ use serde_json::Value;
 /// One leaf that differs: its JSONPath and both values (absent on one side when
 /// the leaf was added or removed). [`FieldChange::shown`] shortens them for text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FieldChange {
-    pub path: String,
-    pub before: Option<Value>,
-    pub after: Option<Value>,
+pub(crate) struct FieldChange {
+    pub(crate) path: String,
+    pub(crate) before: Option<Value>,
+    pub(crate) after: Option<Value>,
 }
 
 impl FieldChange {
     /// A value as one short line of canonical JSON, or `(absent)`.
-    pub fn shown(value: &Option<Value>) -> String {
+    pub(crate) fn shown(value: &Option<Value>) -> String {
         value.as_ref().map_or_else(|| "(absent)".to_owned(), short)
     }
 }
@@ -29,9 +29,9 @@ impl FieldChange {
 #[serde(rename_all = "camelCase")]
 pub struct ChangeGroup {
     pub cases: Vec<String>,
-    pub system_prompt_diff: String,
-    pub effective_user_message_diff: String,
-    pub field_changes: Vec<FieldChange>,
+    pub(crate) system_prompt_diff: String,
+    pub(crate) effective_user_message_diff: String,
+    pub(crate) field_changes: Vec<FieldChange>,
 }
 
 /// Group `(case, before, after)` packets by change: each hunk of a prompt diff
@@ -158,7 +158,7 @@ impl ChangeGroup {
 }
 
 /// A unified diff of two texts with two lines of context; empty when they are equal.
-pub fn unified(before: &str, after: &str, labels: (&str, &str)) -> String {
+pub(crate) fn unified(before: &str, after: &str, labels: (&str, &str)) -> String {
     if before == after {
         return String::new();
     }
@@ -166,7 +166,7 @@ pub fn unified(before: &str, after: &str, labels: (&str, &str)) -> String {
 }
 
 /// The +/- lines of a unified diff: what a group has in common across cases.
-pub fn changed_lines(diff: &str) -> String {
+pub(crate) fn changed_lines(diff: &str) -> String {
     diff.lines()
         .filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---"))
         .collect::<Vec<_>>()
@@ -174,10 +174,10 @@ pub fn changed_lines(diff: &str) -> String {
 }
 
 /// The prompt texts, shown as unified diffs rather than as changed fields.
-pub const DIFFED_TEXTS: [&str; 2] = ["systemPrompt", "effectiveUserMessage"];
+pub(crate) const DIFFED_TEXTS: [&str; 2] = ["systemPrompt", "effectiveUserMessage"];
 
 /// Leaf-level differences, leaving out the top-level fields in `skip`.
-pub fn field_changes(before: &Value, after: &Value, skip: &[&str]) -> Vec<FieldChange> {
+pub(crate) fn field_changes(before: &Value, after: &Value, skip: &[&str]) -> Vec<FieldChange> {
     let mut out = Vec::new();
     let (Some(b), Some(a)) = (before.as_object(), after.as_object()) else {
         diff_values("$", Some(before), Some(after), &mut out);

@@ -2,13 +2,15 @@
 //! `exactInputHash` and `checksum` are computed over canonical JSON (see `canonical`);
 //! file checksums are over raw bytes.
 
-pub mod forensics;
+pub(crate) mod forensics;
 
 use crate::canonical::{self, Sink};
-use serde_json::{json, Map, Value};
+#[cfg(test)]
+use serde_json::json;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-pub const PREFIX: &str = "sha256:";
+pub(crate) const PREFIX: &str = "sha256:";
 
 /// `sha256:<hex>` of raw bytes.
 pub fn sha256(bytes: &[u8]) -> String {
@@ -27,14 +29,15 @@ fn hex_digest(hash: &[u8]) -> String {
 }
 
 /// Whether `text` is a well-formed digest: the prefix and exactly 64 lowercase hex digits.
-pub fn is_digest(text: &str) -> bool {
+pub(crate) fn is_digest(text: &str) -> bool {
     text.strip_prefix(PREFIX)
         .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
 }
 
 /// The attempt-1 provider material that `exactInputHash` covers. Fields missing
 /// from the packet are left out, as `JSON.stringify` leaves out `undefined`.
-pub fn exact_input_material(packet: &Map<String, Value>) -> Value {
+#[cfg(test)]
+pub(crate) fn exact_input_material(packet: &Map<String, Value>) -> Value {
     let mut material = Map::new();
     for key in ["attempt", "provider", "model", "maxTokens"] {
         if let Some(value) = packet.get(key) {
@@ -58,7 +61,8 @@ pub fn exact_input_material(packet: &Map<String, Value>) -> Value {
     Value::Object(material)
 }
 
-/// The canonical bytes of [`exact_input_material`], written straight from the packet
+/// The canonical bytes of the attempt-1 material `exactInputHash` covers (`exact_input_material`
+/// builds it as a value, for the tests), written straight from the packet
 /// (no copy of the system prompt or the schema).
 pub fn exact_input_bytes(packet: &Map<String, Value>) -> Vec<u8> {
     let size = |key: &str| packet.get(key).and_then(Value::as_str).map_or(0, str::len);

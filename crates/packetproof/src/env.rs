@@ -12,16 +12,16 @@ use crate::{Error, Result};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-pub const CI: &str = "CI";
-pub const BLESS: &str = "PACKETPROOF_BLESS";
-pub const ROOT: &str = "PACKETPROOF_ROOT";
+pub(crate) const CI: &str = "CI";
+pub(crate) const BLESS: &str = "PACKETPROOF_BLESS";
+pub(crate) const ROOT: &str = "PACKETPROOF_ROOT";
 
 /// The environment as packetproof understands it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Env {
     pub ci: bool,
-    pub bless: bool,
-    pub root: Option<PathBuf>,
+    pub(crate) bless: bool,
+    pub(crate) root: Option<PathBuf>,
 }
 
 impl Env {
@@ -32,7 +32,7 @@ impl Env {
     }
 
     /// The environment `lookup` describes.
-    pub fn parse(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Env> {
+    pub(crate) fn parse(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Env> {
         let text = |name: &str| -> Result<Option<String>> {
             lookup(name)
                 .map(|v| {

@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
 /// The placeholder replaced by the request file's path.
-pub const REQUEST: &str = "{request}";
+pub(crate) const REQUEST: &str = "{request}";
 
 /// Run the exporter on `request` and return the packet it printed.
-pub fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Value> {
+pub(crate) fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Value> {
     let shown = request.display().to_string();
     let fail =
         |reason: String| Error::Exporter { request: shown.clone(), command: format!("{:?}", exporter.command), reason };

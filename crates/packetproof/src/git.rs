@@ -8,22 +8,22 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A repository, addressed by its top-level directory.
-pub struct Git {
+pub(crate) struct Git {
     top: PathBuf,
 }
 
 impl Git {
-    pub fn open(root: &Path) -> Result<Git> {
+    pub(crate) fn open(root: &Path) -> Result<Git> {
         let out = git_in(root, &["rev-parse", "--show-toplevel"])?;
         Ok(Git { top: PathBuf::from(out) })
     }
 
-    pub fn run(&self, args: &[&str]) -> Result<String> {
+    pub(crate) fn run(&self, args: &[&str]) -> Result<String> {
         git_in(&self.top, args)
     }
 
     /// Path of `file` relative to the repository top, with `/` separators.
-    pub fn relative(&self, file: &Path) -> String {
+    pub(crate) fn relative(&self, file: &Path) -> String {
         let top = self.top.canonicalize().unwrap_or_else(|_| self.top.clone());
         let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         let parent_canon =
@@ -32,7 +32,7 @@ impl Git {
         file.strip_prefix(&top).unwrap_or(&file).to_string_lossy().replace('\\', "/")
     }
 
-    pub fn show_json(&self, rev: &str, file: &Path) -> Result<Option<Value>> {
+    pub(crate) fn show_json(&self, rev: &str, file: &Path) -> Result<Option<Value>> {
         let spec = format!("{rev}:{}", self.relative(file));
         let out = Command::new("git")
             .current_dir(&self.top)
@@ -47,7 +47,7 @@ impl Git {
 
     /// Every path changed against `base` (tracked) or not yet tracked, sorted,
     /// relative to the top.
-    pub fn changed_paths(&self, base: &str) -> Result<Vec<String>> {
+    pub(crate) fn changed_paths(&self, base: &str) -> Result<Vec<String>> {
         // NUL-separated and unquoted, so any file name comes back as it is.
         let tracked = self.run(&["-c", "core.quotePath=false", "diff", "--name-only", "-z", base, "--"])?;
         let untracked = self.run(&["ls-files", "-z", "--others", "--exclude-standard"])?;

@@ -1,6 +1,6 @@
 //! `packetproof init [DIR]`: a working conformance suite in an empty folder. Every
 //! file but the README and the CI snippet is the project's own, embedded with
-//! `include_str!` (see [`crate::builtin`]), so a new suite starts from exactly what
+//! `include_str!` (see `crate::builtin`), so a new suite starts from exactly what
 //! this project tests: its settings, templates with per-branch partials, schema
 //! files, and three example fixtures (one per provider family) with agent runs.
 //! The golden files are then blessed from those, so `packetproof test` passes
@@ -149,7 +149,7 @@ jobs:
 
 /// The workflow pinned to `built_from`, the commit of the packetproof that runs `init`
 /// (the CLI knows it from build.rs): CI then runs the packetproof that wrote the suite.
-pub fn workflow(built_from: &str) -> String {
+pub(crate) fn workflow(built_from: &str) -> String {
     CI.replace("{action}", &format!("{ACTION_REPOSITORY}@{built_from}"))
 }
 

@@ -32,16 +32,16 @@ impl<'a> Trail<'a> {
     pub fn new(root: &'a str) -> Self {
         Trail { root, steps: Vec::new() }
     }
-    pub fn push_key(&mut self, key: &'a str) {
+    pub(crate) fn push_key(&mut self, key: &'a str) {
         self.steps.push(Step::Key(key));
     }
-    pub fn push_index(&mut self, i: usize) {
+    pub(crate) fn push_index(&mut self, i: usize) {
         self.steps.push(Step::Index(i));
     }
-    pub fn pop(&mut self) {
+    pub(crate) fn pop(&mut self) {
         self.steps.pop();
     }
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         self.steps.iter().fold(self.root.to_owned(), |path, step| match step {
             Step::Key(key) => child(&path, key),
             Step::Index(i) => index(&path, *i),

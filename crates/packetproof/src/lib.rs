@@ -2,19 +2,22 @@
 //!
 //! The modules form layers; a module uses only the layers below it (`tests/tidy.rs`
 //! checks it, and that nothing here prints). The command line is its own crate, the
-//! workspace's root package, so nothing here can import it.
+//! workspace's root package, so nothing here can import it. What is `pub` is what a
+//! user of the library needs (the command line is the first such user, the tests and
+//! benchmarks the others); everything else is `pub(crate)` or private, so the compiler
+//! reports code nothing uses.
 //!
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
-//!   [`rules`] (the rule book: every [`Check`] declared once), [`report`] (findings, outcomes, status), [`jsonpath`], [`parallel`]
+//!   `rules` (the rule book: every [`Check`] declared once), [`report`] (findings, outcomes, status), `jsonpath`, `parallel`
 //!   (work over every core, results in input order);
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
 //!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
-//!   atomic writes; directory locks), [`numbers`] (JSON numbers by value, quoted as written),
+//!   atomic writes; directory locks), `numbers` (JSON numbers by value, quoted as written),
 //!   [`diff`],
-//!   [`git`] (the only module that spawns git);
-//! - the contract: [`branch`] (the branch's value sets as enums), [`packet`], [`provider`] (the agent's view), [`schema`], [`schema_refs`]
+//!   `git` (the only module that spawns git);
+//! - the contract: `branch` (the branch's value sets as enums), [`packet`], [`provider`] (the agent's view), [`schema`], `schema_refs`
 //!   (validation schemas that would recurse forever are refused before compiling);
-//! - producers: [`compile`] (compile input → runtime packet), [`evaluator`] (the reference
+//! - producers: [`compile`] (compile input → runtime packet), `evaluator` (the reference
 //!   evaluator's rules over a parsed answer) and [`run`] (prepare, evaluate, complete run
 //!   directories; receipts defined in `run::format`);
 //! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
@@ -22,14 +25,14 @@
 //! - provenance: [`wire`] (provider request bodies, the captured-request check) and
 //!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
 //! - applications: [`verify`] (every check on packets and run directories), [`trace`] (production
-//!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), [`mutation`]
+//!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), `mutation`
 //!   (the self-test), [`release`] (the release check), [`report_html`] (the HTML reports of
 //!   `test` and `release-check`).
 
 pub mod attest;
 pub mod bless;
-pub mod branch;
-pub mod builtin;
+mod branch;
+mod builtin;
 pub mod canonical;
 pub mod check;
 pub mod compile;
@@ -40,25 +43,25 @@ pub mod diff;
 pub mod digest;
 pub mod env;
 mod error;
-pub mod evaluator;
-pub mod exporter;
+mod evaluator;
+mod exporter;
 pub mod fsutil;
-pub mod git;
+mod git;
 pub mod init;
-pub mod jsonpath;
+mod jsonpath;
 pub mod judge;
-pub mod mutation;
-pub mod numbers;
+mod mutation;
+mod numbers;
 pub mod packet;
-pub mod parallel;
+mod parallel;
 pub mod provider;
 pub mod release;
 pub mod report;
 pub mod report_html;
-pub mod rules;
+mod rules;
 pub mod run;
 pub mod schema;
-pub mod schema_refs;
+mod schema_refs;
 pub mod trace;
 pub mod verify;
 pub mod wire;
@@ -66,7 +69,7 @@ pub mod wire;
 pub use config::Config;
 pub use error::{Error, Result};
 pub use report::{Finding, Findings, Format, Outcome, Status};
-pub use rules::{Check, CorpusCheck, PacketCheck, RunCheck, Skipped};
+pub use rules::{Check, CorpusCheck, Need, PacketCheck, Reads, Rule, RunCheck, Skipped};
 
 /// The project's root folder, where harness.toml, fixtures/, golden/ and tests/ are:
 /// what the unit tests read (this crate sits two folders below it).

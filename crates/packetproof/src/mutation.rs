@@ -15,17 +15,14 @@ use serde_json::{json, Map, Value};
 
 /// Which mutations were tried and which escaped.
 #[derive(Debug, Default)]
-pub struct MutationReport {
-    pub tried: Vec<String>,
-    pub escaped: Vec<String>,
+pub(crate) struct MutationReport {
+    pub(crate) tried: Vec<String>,
+    pub(crate) escaped: Vec<String>,
 }
 
 impl MutationReport {
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.tried.len()
-    }
-    pub fn caught(&self) -> usize {
-        self.tried.len() - self.escaped.len()
     }
     fn record(&mut self, name: String, findings: &[Finding]) {
         if findings.is_empty() {
@@ -49,7 +46,7 @@ struct PacketMutation {
 /// assembled run (when it has a `run/`), as the gate already read and built them.
 /// Nothing is read again: the request is compiled once for every branch-isolation
 /// mutation, each check's baseline runs once, and the run mutations damage copies.
-pub fn self_test_case(
+pub(crate) fn self_test_case(
     case: &Case,
     golden: &Map<String, Value>,
     run: Option<&AssembledRun>,

@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Deep equality with numbers compared by value.
-pub fn same(a: &Value, b: &Value) -> bool {
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64().is_some_and(|x| Some(x) == y.as_f64()),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
@@ -23,14 +23,14 @@ pub fn same(a: &Value, b: &Value) -> bool {
 }
 
 /// [`same`] for an optional value (a missing field is never equal).
-pub fn same_opt(a: Option<&Value>, b: &Value) -> bool {
+pub(crate) fn same_opt(a: Option<&Value>, b: &Value) -> bool {
     a.is_some_and(|a| same(a, b))
 }
 
 /// Rewrite each finding whose JSON path names a number in `text` (the file the
 /// findings are about) so that its message shows the number as written there:
 /// "found 2.0" becomes "found 2e0" when the file says `2e0`.
-pub fn quote_as_written(findings: &mut [Finding], text: &[u8]) {
+pub(crate) fn quote_as_written(findings: &mut [Finding], text: &[u8]) {
     let Ok(text) = std::str::from_utf8(text) else { return };
     for finding in findings.iter_mut().filter(|f| shows_a_number(f)) {
         let Some(written) = raw_at(text, &finding.path) else { continue };
@@ -51,7 +51,7 @@ fn shows_a_number(finding: &Finding) -> bool {
 }
 
 /// [`quote_as_written`] for findings about `file`, read again only when one may show a number.
-pub fn quote_as_written_in(findings: &mut [Finding], file: &std::path::Path, max_bytes: u64) {
+pub(crate) fn quote_as_written_in(findings: &mut [Finding], file: &std::path::Path, max_bytes: u64) {
     if !findings.iter().any(shows_a_number) {
         return;
     }
@@ -62,7 +62,7 @@ pub fn quote_as_written_in(findings: &mut [Finding], file: &std::path::Path, max
 
 /// [`quote_as_written`] for findings about the files of a run directory, whose
 /// paths read `<file> $.json.path` (the run checks' form).
-pub fn quote_as_written_under(findings: &mut [Finding], dir: &std::path::Path, max_bytes: u64) {
+pub(crate) fn quote_as_written_under(findings: &mut [Finding], dir: &std::path::Path, max_bytes: u64) {
     let mut texts: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
     for finding in findings.iter_mut() {
         let Some((file, path)) = finding.path.split_once(" $") else { continue };

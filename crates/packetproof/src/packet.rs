@@ -2,8 +2,8 @@
 //! function returning every finding it has (never stopping at the first), so
 //! `validate`, `verify` and the conformance runner all run the same code.
 
-pub mod branch_consistency;
-pub mod material;
+pub(crate) mod branch_consistency;
+pub(crate) mod material;
 
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::config::{Config, OutputMode};
@@ -11,12 +11,12 @@ use crate::digest;
 use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
 use serde_json::{Map, Value};
 
-pub const AGENT_ID: &str = "updateBlockFromLibrary";
-pub const TASK_TYPE: &str = "block-update";
-pub const PROMPT_MODE: &str = "library-adapt";
+pub(crate) const AGENT_ID: &str = "updateBlockFromLibrary";
+pub(crate) const TASK_TYPE: &str = "block-update";
+pub(crate) const PROMPT_MODE: &str = "library-adapt";
 
 /// Top-level fields a packet may carry; anything else is refused.
-pub const FIELDS: [&str; 18] = [
+pub(crate) const FIELDS: [&str; 18] = [
     "packetVersion",
     "agentId",
     "taskType",
@@ -39,7 +39,7 @@ pub const FIELDS: [&str; 18] = [
 
 /// The contract's resolvedBranch fields and their allowed values (`None`: a boolean),
 /// the value sets of [`crate::branch`].
-pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
+pub(crate) const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
     ("insertionMode", Some(InsertionMode::NAMES)),
     ("sourceScope", Some(SourceScope::NAMES)),
     ("evidenceMode", Some(EvidenceMode::NAMES)),
@@ -51,16 +51,7 @@ pub const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
 ];
 
 /// The texts that reach (or explain) the model, scanned for forbidden material.
-pub const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
-
-/// The checks [`validate`] runs (what `verify` reports as run on a packet).
-pub const VALIDATE_CHECKS: [PacketCheck; 5] = [
-    PacketCheck::Contract,
-    PacketCheck::ProviderShape,
-    PacketCheck::ForbiddenMaterial,
-    PacketCheck::ExactInputHash,
-    PacketCheck::Checksum,
-];
+pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
 
 /// Every packet check, in report order.
 pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
@@ -203,7 +194,7 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, St
 
 /// Whether `packet::provider-shape` can judge the packet: `Err(why not)` when its
 /// provider is not one harness.toml names (packet::contract reports that).
-pub fn provider_shape_applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+pub(crate) fn provider_shape_applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     match config.output_mode(provider) {
         Some(_) => Ok(()),
@@ -284,7 +275,7 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
 }
 
 /// Walk a value for forbidden keys and string values matching forbidden patterns.
-pub fn scan(value: &Value, root: &str, config: &Config, check: impl Into<crate::Check>, out: &mut Vec<Finding>) {
+pub(crate) fn scan(value: &Value, root: &str, config: &Config, check: impl Into<crate::Check>, out: &mut Vec<Finding>) {
     let check: crate::Check = check.into();
     let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
         if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
@@ -342,7 +333,7 @@ pub fn checksum(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
 
 /// The forensics id of a hash made in the reference's key order (JavaScript
 /// `localeCompare`), which `[canonical] accept_locale_key_order` accepts.
-pub const LOCALE_ORDER: &str = "locale-compare-key-order";
+pub(crate) const LOCALE_ORDER: &str = "locale-compare-key-order";
 
 /// Notes naming each stored hash that holds only in the reference's key order
 /// (accepted under `[canonical] accept_locale_key_order`).
@@ -450,7 +441,7 @@ pub fn notes(packet: &Value, config: &Config) -> Vec<String> {
 /// Objects whose keys the Node tools (which sort with `localeCompare`) would
 /// order differently from RFC 8785, so their hashes would differ from ours.
 /// These are notes, not failures: the packet itself may be fine.
-pub fn key_order_notes(packet: &Value) -> Vec<String> {
+pub(crate) fn key_order_notes(packet: &Value) -> Vec<String> {
     let mut notes = Vec::new();
     let mut note = |value: &Value, _key: Option<&str>, trail: &Trail| {
         let Value::Object(map) = value else { return };

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One worker per core the process may use.
-pub fn workers() -> usize {
+pub(crate) fn workers() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -13,7 +13,7 @@ pub fn workers() -> usize {
 /// order of `items`. Each worker takes the next unclaimed item when it is done with
 /// one, so at most `workers` calls of `f` run at once: what a call holds while it
 /// runs (a parsed packet) is bounded by the number of workers, not of items.
-pub fn map_in_order<T: Sync, R: Send>(items: &[T], workers: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn map_in_order<T: Sync, R: Send>(items: &[T], workers: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let workers = workers.clamp(1, items.len().max(1));
     if workers == 1 {
         return items.iter().map(f).collect();

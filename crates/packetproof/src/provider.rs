@@ -6,10 +6,10 @@ use crate::config::{Config, OutputMode};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub const AGENT_REQUEST_KIND: &str = "segmently.packet-only-agent-request";
+pub(crate) const AGENT_REQUEST_KIND: &str = "segmently.packet-only-agent-request";
 
 /// The provider-facing user message in `mode`.
-pub fn effective_user_message(config: &Config, mode: OutputMode, user_message: &str) -> String {
+pub(crate) fn effective_user_message(config: &Config, mode: OutputMode, user_message: &str) -> String {
     match mode {
         OutputMode::TextJson => format!("{user_message}{}", config.google_suffix),
         OutputMode::Schema => user_message.to_owned(),
@@ -17,7 +17,7 @@ pub fn effective_user_message(config: &Config, mode: OutputMode, user_message: &
 }
 
 /// Whether packets in `mode` carry `outputSchema`.
-pub fn carries_output_schema(mode: OutputMode) -> bool {
+pub(crate) fn carries_output_schema(mode: OutputMode) -> bool {
     mode == OutputMode::Schema
 }
 
@@ -79,31 +79,31 @@ pub fn agent_request(packet: &Map<String, Value>) -> Value {
 /// fields are copied as they are (the packet checks judge them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AgentRequest {
-    pub schema_version: u32,
-    pub kind: &'static str,
-    pub exact_input_hash: Value,
-    pub checksum: Value,
-    pub provider: Value,
-    pub model: Value,
-    pub max_tokens: Value,
-    pub system_prompt: Value,
+pub(crate) struct AgentRequest {
+    pub(crate) schema_version: u32,
+    pub(crate) kind: &'static str,
+    pub(crate) exact_input_hash: Value,
+    pub(crate) checksum: Value,
+    pub(crate) provider: Value,
+    pub(crate) model: Value,
+    pub(crate) max_tokens: Value,
+    pub(crate) system_prompt: Value,
     /// The packet's `effectiveUserMessage`: what the provider would receive.
-    pub user_message: Value,
+    pub(crate) user_message: Value,
     /// Only when the packet carries one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
-    pub execution_policy: ExecutionPolicy,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) execution_policy: ExecutionPolicy,
 }
 
 /// What the agent may do: read this file only, no tools, no edits, answer JSON.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ExecutionPolicy {
-    pub allowed_input: &'static str,
-    pub repository_access: bool,
-    pub file_editing: bool,
-    pub tools: bool,
-    pub expected_answer_visible: bool,
-    pub response: &'static str,
+pub(crate) struct ExecutionPolicy {
+    pub(crate) allowed_input: &'static str,
+    pub(crate) repository_access: bool,
+    pub(crate) file_editing: bool,
+    pub(crate) tools: bool,
+    pub(crate) expected_answer_visible: bool,
+    pub(crate) response: &'static str,
 }

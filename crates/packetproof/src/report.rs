@@ -5,7 +5,7 @@
 use serde::{Serialize, Serializer};
 use std::fmt;
 
-pub use crate::rules::{Check, CorpusCheck, PacketCheck, RunCheck, Skipped};
+pub(crate) use crate::rules::{Check, PacketCheck, Skipped};
 
 pub use crate::jsonpath::{child, index, walk, walk_map, Trail};
 
@@ -23,11 +23,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(check: impl Into<Check>, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(check: impl Into<Check>, path: impl Into<String>, message: impl Into<String>) -> Self {
         Finding { check: check.into(), path: path.into(), message: message.into(), cause: None }
     }
 
-    pub fn with_cause(mut self, cause: impl Into<String>) -> Self {
+    pub(crate) fn with_cause(mut self, cause: impl Into<String>) -> Self {
         self.cause = Some(cause.into());
         self
     }
@@ -42,21 +42,21 @@ pub struct Findings {
 }
 
 impl Findings {
-    pub fn new(check: impl Into<Check>) -> Findings {
+    pub(crate) fn new(check: impl Into<Check>) -> Findings {
         Findings { check: check.into(), found: Vec::new() }
     }
 
     /// Record that the rule failed at `path`.
-    pub fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.found.push(Finding::new(self.check, path, message));
     }
 
     /// Add findings another function collected (of this check or another).
-    pub fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
+    pub(crate) fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
         self.found.extend(findings);
     }
 
-    pub fn into_vec(self) -> Vec<Finding> {
+    pub(crate) fn into_vec(self) -> Vec<Finding> {
         self.found
     }
 }
@@ -99,7 +99,7 @@ impl Status {
 pub const JSON_FORMAT_VERSION: u32 = 1;
 
 /// `body`'s JSON object with `formatVersion` first.
-pub fn versioned<T: Serialize>(body: &T) -> serde_json::Value {
+pub(crate) fn versioned<T: Serialize>(body: &T) -> serde_json::Value {
     #[derive(Serialize)]
     struct Versioned<'a, T> {
         #[serde(rename = "formatVersion")]
@@ -111,7 +111,7 @@ pub fn versioned<T: Serialize>(body: &T) -> serde_json::Value {
 }
 
 /// Findings shown per check and outcome; the rest are counted in a note.
-pub const MAX_FINDINGS_PER_CHECK: usize = 100;
+pub(crate) const MAX_FINDINGS_PER_CHECK: usize = 100;
 
 /// The result of checking one file or directory. Whether it holds is derived from
 /// its findings, never stored, so adding a finding cannot leave a stale verdict.
@@ -122,7 +122,7 @@ pub struct Outcome {
     pub target: String,
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
-    pub ran: Vec<Check>,
+    pub(crate) ran: Vec<Check>,
     pub skipped: Vec<Skipped>,
 }
 
@@ -159,7 +159,7 @@ impl Outcome {
     }
 
     /// Record that `check` ran (once).
-    pub fn ran(&mut self, check: impl Into<Check>) {
+    pub(crate) fn ran(&mut self, check: impl Into<Check>) {
         let check = check.into();
         self.skipped.retain(|s| s.check != check);
         if !self.ran.contains(&check) {
@@ -168,7 +168,7 @@ impl Outcome {
     }
 
     /// Record that `check` could not apply here, and why (once per check).
-    pub fn skip(&mut self, check: impl Into<Check>, reason: impl Into<String>) {
+    pub(crate) fn skip(&mut self, check: impl Into<Check>, reason: impl Into<String>) {
         let check = check.into();
         if !self.skipped.iter().any(|s| s.check == check) && !self.ran.contains(&check) {
             self.skipped.push(Skipped { check, reason: reason.into() });
@@ -201,8 +201,8 @@ impl Outcome {
         }
     }
 
-    /// At most [`MAX_FINDINGS_PER_CHECK`] findings of each check, and a note
-    /// counting the rest, each message and path at most [`MAX_MESSAGE_CHARS`]:
+    /// At most `MAX_FINDINGS_PER_CHECK` findings of each check, and a note
+    /// counting the rest, each message and path at most `MAX_MESSAGE_CHARS`:
     /// a hostile input cannot flood the report.
     pub fn capped(&self) -> Outcome {
         let mut seen: std::collections::BTreeMap<Check, usize> = Default::default();
@@ -281,7 +281,7 @@ fn escape_where(text: &str, is_bad: impl Fn(char) -> bool) -> std::borrow::Cow<'
 
 /// A finding's message (or path) is shown up to so many characters; a value a
 /// message quotes whole (a hostile 10 MB string) cannot make the report huge.
-pub const MAX_MESSAGE_CHARS: usize = 4000;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 4000;
 
 /// `text` cut at `max` characters, with a count of the rest.
 fn bounded(text: &str, max: usize) -> String {
@@ -292,14 +292,14 @@ fn bounded(text: &str, max: usize) -> String {
 }
 
 /// At most so many characters of a file's text are quoted in a message.
-pub const MAX_EXCERPT_CHARS: usize = 120;
+pub(crate) const MAX_EXCERPT_CHARS: usize = 120;
 
 /// How a message quotes text read from a file (a suffix, an exporter's stderr, a
 /// value from an envelope): never text that looks like a key (PEM armour or
 /// "PRIVATE KEY"), at most [`MAX_EXCERPT_CHARS`] characters, quoted and escaped
 /// as Rust's `{:?}` escapes (controls, newlines) plus bidirectional overrides,
 /// with a count of the rest.
-pub fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     if looks_like_a_key(text) {
         return format!("<{} bytes that look like a key (PEM); never shown>", text.len());
     }
@@ -315,7 +315,7 @@ pub fn excerpt(text: &str) -> String {
 /// A parser's message about `text` (a TOML error quotes the line it failed on):
 /// never quoting a file that looks like a key, and each line of the message
 /// at most 200 characters (the rest counted).
-pub fn parse_error_of(text: &str, message: &str) -> String {
+pub(crate) fn parse_error_of(text: &str, message: &str) -> String {
     if looks_like_a_key(text) {
         return "not parsed: the file looks like a key (PEM) and is never quoted".into();
     }
@@ -327,8 +327,32 @@ pub fn parse_error_of(text: &str, message: &str) -> String {
 }
 
 /// PEM armour (`-----BEGIN`) or the words of a private key, anywhere in `text`.
-pub fn looks_like_a_key(text: &str) -> bool {
+pub(crate) fn looks_like_a_key(text: &str) -> bool {
     text.contains("-----BEGIN") || text.contains("PRIVATE KEY")
+}
+
+/// The rule book as `packetproof checks` prints it: every check, what it reads,
+/// what it needs before it can apply, what it proves, and (for a check no fixture can
+/// exercise) the test that proves it can fail.
+pub fn rule_book(format: Format) -> String {
+    let rules: Vec<crate::rules::Rule> = Check::ALL.iter().map(|check| check.rule()).collect();
+    if format == Format::Json {
+        #[derive(Serialize)]
+        struct Book<'a> {
+            checks: &'a [crate::rules::Rule],
+        }
+        return crate::canonical::to_pretty(&versioned(&Book { checks: &rules }));
+    }
+    let mut out = String::new();
+    for rule in &rules {
+        let needs: Vec<String> = rule.needs.iter().map(ToString::to_string).collect();
+        let needs = if needs.is_empty() { "nothing".to_owned() } else { needs.join(", ") };
+        out.push_str(&format!("{}\n  reads: {}\n  needs: {needs}\n  proves: {}\n", rule.name, rule.reads, rule.proves));
+        if let Some(test) = rule.tested_by {
+            out.push_str(&format!("  tested by: {test}\n"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

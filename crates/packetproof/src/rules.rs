@@ -9,6 +9,7 @@
 //! test named in `tested_by`). `rules_are_proven` in `tests/conformance.rs` fails
 //! for a registered check that has none.
 
+use serde::{Serialize, Serializer};
 use std::fmt;
 
 /// Every named check. [`Check::name`] is what findings print as `[check]`, what
@@ -111,8 +112,9 @@ pub enum Need {
     ConfiguredProvider,
 }
 
-/// One entry of the rule book.
-#[derive(Debug, Clone, Copy)]
+/// One entry of the rule book (`packetproof checks` lists them).
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Rule {
     pub name: &'static str,
     pub reads: Reads,
@@ -122,6 +124,47 @@ pub struct Rule {
     /// For a check that no fixture or mutation can exercise (it reads a command's
     /// own input): the test, `file::function`, that proves it can fail.
     pub tested_by: Option<&'static str>,
+}
+
+impl fmt::Display for Reads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Reads::Packet => "packet",
+            Reads::PacketAndRequest => "packet-and-request",
+            Reads::Run => "run",
+            Reads::Corpus => "corpus",
+            Reads::CompileInput => "compile-input",
+            Reads::Capture => "capture",
+            Reads::Path => "path",
+        })
+    }
+}
+
+impl fmt::Display for Need {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Need::SuiteTemplates => f.write_str("suite-templates"),
+            Need::Request => f.write_str("request"),
+            Need::Producer => f.write_str("producer"),
+            Need::RunFile(file) => write!(f, "run-file:{file}"),
+            Need::TrustedKey => f.write_str("trusted-key"),
+            Need::Suite => f.write_str("suite"),
+            Need::ConfiguredProvider => f.write_str("configured-provider"),
+        }
+    }
+}
+
+// In JSON as in text: one name each (`run-file:completion.json`).
+impl Serialize for Reads {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl Serialize for Need {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 const fn rule(name: &'static str, reads: Reads, needs: &'static [Need], proves: &'static str) -> Rule {
@@ -343,19 +386,19 @@ impl Check {
     }
 
     /// The check of this name, if there is one (`expect.toml`, `[checks] skip`).
-    pub fn from_name(name: &str) -> Option<Check> {
+    pub(crate) fn from_name(name: &str) -> Option<Check> {
         Check::ALL.into_iter().find(|check| check.name() == name)
     }
 
     /// Every check name, for a message that lists them.
-    pub fn names() -> Vec<&'static str> {
+    pub(crate) fn names() -> Vec<&'static str> {
         Check::ALL.map(Check::name).to_vec()
     }
 }
 
 impl PacketCheck {
     /// In report order.
-    pub const ALL: [PacketCheck; 9] = [
+    pub(crate) const ALL: [PacketCheck; 9] = [
         PacketCheck::Regenerates,
         PacketCheck::ExactInputHash,
         PacketCheck::Checksum,
@@ -367,14 +410,14 @@ impl PacketCheck {
         PacketCheck::ProviderShape,
     ];
 
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         Check::Packet(self).name()
     }
 }
 
 impl RunCheck {
     /// In report order.
-    pub const ALL: [RunCheck; 8] = [
+    pub(crate) const ALL: [RunCheck; 8] = [
         RunCheck::AgentRequest,
         RunCheck::ManifestBinding,
         RunCheck::SnapshotParity,
@@ -385,13 +428,13 @@ impl RunCheck {
         RunCheck::StaleTemp,
     ];
 
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         Check::Run(self).name()
     }
 }
 
 impl CorpusCheck {
-    pub const ALL: [CorpusCheck; 5] = [
+    pub(crate) const ALL: [CorpusCheck; 5] = [
         CorpusCheck::Layout,
         CorpusCheck::SnapshotParity,
         CorpusCheck::UniqueAgentTasks,
@@ -399,7 +442,7 @@ impl CorpusCheck {
         CorpusCheck::MutationSelfTest,
     ];
 
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         Check::Corpus(self).name()
     }
 }
@@ -442,8 +485,8 @@ impl serde::Serialize for Check {
 /// A check that did not run on a target, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
-    pub check: Check,
-    pub reason: String,
+    pub(crate) check: Check,
+    pub(crate) reason: String,
 }
 
 impl fmt::Display for Skipped {

@@ -12,13 +12,13 @@ use crate::{canonical, digest, fsutil, Config, Error, Result};
 use serde_json::Value;
 
 /// The check name reported when the snapshot or the vendored upstream drifts.
-pub const CHECK: crate::CorpusCheck = crate::CorpusCheck::SnapshotParity;
+pub(crate) const CHECK: crate::CorpusCheck = crate::CorpusCheck::SnapshotParity;
 /// The snapshot's members, in the upstream's order.
 const MEMBERS: [&str; 3] = ["name", "description", "schema"];
 
 /// The snapshot bytes the vendored upstream produces: 2-space JSON and a final
 /// newline, byte-identical with the upstream (an error otherwise).
-pub fn generate(config: &Config) -> Result<String> {
+pub(crate) fn generate(config: &Config) -> Result<String> {
     let (file, bytes) = config.builder_schema_bytes()?;
     let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.clone()))?;
     let members: Vec<&str> = value.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();

@@ -21,7 +21,7 @@ const IN_PLACE_MAPS: [&str; 2] = ["dependentSchemas", "dependencies"];
 const REFS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 
 /// `Err` says why the schema cannot be evaluated safely, naming the JSON pointer.
-pub fn check(schema: &Value) -> Result<(), String> {
+pub(crate) fn check(schema: &Value) -> Result<(), String> {
     let nodes = collect(schema)?;
     let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, (p, _))| (p.as_str(), i)).collect();
     let anchors = anchors(&nodes);

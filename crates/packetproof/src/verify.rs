@@ -29,7 +29,7 @@ enum Target {
 }
 
 /// The target name of the corpus layout check in a report.
-pub const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
+pub(crate) const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
 
 /// What `verify` found: one outcome per target, every check that ran, and every
 /// check that could not apply somewhere, with why.
@@ -71,7 +71,7 @@ impl Verification {
 
 /// Called as each target is done, from whichever worker checked it: (targets done,
 /// targets in all, the target just checked).
-pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
+pub(crate) type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
 
 /// The targets of `outcomes` whose files could not be read (`verify` exits 2).
 pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
@@ -91,7 +91,7 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
 /// attestation present is still checked against the run's files). Outcomes come
 /// in the order found; targets are verified on every core ([`parallel`]), each
 /// worker holding one parsed file at a time.
-pub fn verify_with_keys(
+pub(crate) fn verify_with_keys(
     config: &Config,
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
@@ -99,7 +99,7 @@ pub fn verify_with_keys(
     Ok(verify_with_progress(config, paths, keys, &|_, _, _| {})?.outcomes)
 }
 
-/// [`verify_with_keys`], reporting progress and the checks that ran.
+/// `verify_with_keys`, reporting progress and the checks that ran.
 pub fn verify_with_progress(
     config: &Config,
     paths: &[PathBuf],

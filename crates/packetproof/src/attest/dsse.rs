@@ -8,27 +8,27 @@ use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
-pub const IN_TOTO_PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
+pub(crate) const IN_TOTO_PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
 /// An envelope carries one signature per signer; a run receipt has a handful at
 /// most. More is refused, so checking costs at most this many × trusted keys.
-pub const MAX_SIGNATURES: usize = 16;
+pub(crate) const MAX_SIGNATURES: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Envelope {
-    pub payload: String,
-    pub payload_type: String,
-    pub signatures: Vec<EnvelopeSignature>,
+pub(crate) struct Envelope {
+    pub(crate) payload: String,
+    pub(crate) payload_type: String,
+    pub(crate) signatures: Vec<EnvelopeSignature>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EnvelopeSignature {
+pub(crate) struct EnvelopeSignature {
     /// Only a hint for finding the key; never trusted.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub keyid: String,
-    pub sig: String,
+    pub(crate) keyid: String,
+    pub(crate) sig: String,
 }
 
 /// `"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, lengths as ASCII decimal
@@ -41,7 +41,7 @@ pub fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
 }
 
 /// An envelope with one Ed25519 signature over PAE(type, body).
-pub fn sign(payload_type: &str, body: &[u8], key: &SigningKey) -> Envelope {
+pub(crate) fn sign(payload_type: &str, body: &[u8], key: &SigningKey) -> Envelope {
     let signature = key.sign(&pae(payload_type, body));
     Envelope {
         payload: STANDARD.encode(body),
@@ -55,14 +55,14 @@ pub fn sign(payload_type: &str, body: &[u8], key: &SigningKey) -> Envelope {
 
 impl Envelope {
     /// The payload bytes. DSSE lets encoders use either base64 alphabet.
-    pub fn body(&self) -> Result<Vec<u8>, String> {
+    pub(crate) fn body(&self) -> Result<Vec<u8>, String> {
         decode(&self.payload).map_err(|e| format!("payload is not base64: {e}"))
     }
 
     /// The index of the first signature that one of `keys` made over this
     /// envelope's PAE (strict Ed25519 verification), and which key.
     /// Refused with more than [`MAX_SIGNATURES`]: each is tried against every key.
-    pub fn signed_by(&self, keys: &[VerifyingKey]) -> Result<Option<(usize, usize)>, String> {
+    pub(crate) fn signed_by(&self, keys: &[VerifyingKey]) -> Result<Option<(usize, usize)>, String> {
         if self.signatures.len() > MAX_SIGNATURES {
             return Err(format!(
                 "{} signatures; at most {MAX_SIGNATURES} are accepted (each is tried against every trusted key)",

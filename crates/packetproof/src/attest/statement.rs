@@ -4,20 +4,20 @@
 
 use serde_json::{json, Map, Value};
 
-pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
+pub(crate) const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 
 /// The predicate of a packetproof run receipt. A URN: versioned, and claiming no
 /// web address we do not own. A change of its fields is a new major version.
-pub const PREDICATE_TYPE: &str = "urn:packetproof:predicate:run-receipt:v1";
+pub(crate) const PREDICATE_TYPE: &str = "urn:packetproof:predicate:run-receipt:v1";
 
 /// One subject: a name and its sha256 as lowercase hex.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Subject {
-    pub name: String,
-    pub sha256: String,
+pub(crate) struct Subject {
+    pub(crate) name: String,
+    pub(crate) sha256: String,
 }
 
-pub fn statement(subjects: &[Subject], predicate: Value) -> Value {
+pub(crate) fn statement(subjects: &[Subject], predicate: Value) -> Value {
     let subject: Vec<Value> =
         subjects.iter().map(|s| json!({"name": s.name, "digest": {"sha256": s.sha256}})).collect();
     json!({
@@ -29,10 +29,10 @@ pub fn statement(subjects: &[Subject], predicate: Value) -> Value {
 }
 
 /// What is wrong with a statement's shape: `(JSON path, expected)` pairs.
-pub type ShapeProblems = Vec<(String, String)>;
+pub(crate) type ShapeProblems = Vec<(String, String)>;
 
 /// A parsed statement: its subjects and predicate, or what is wrong with its shape.
-pub fn parse(value: &Value) -> Result<(Vec<Subject>, &Map<String, Value>), ShapeProblems> {
+pub(crate) fn parse(value: &Value) -> Result<(Vec<Subject>, &Map<String, Value>), ShapeProblems> {
     let mut problems = Vec::new();
     let mut expect = |path: &str, what: &str| problems.push((path.to_owned(), what.to_owned()));
     if value.get("_type").and_then(Value::as_str) != Some(STATEMENT_TYPE) {
@@ -67,7 +67,7 @@ pub fn parse(value: &Value) -> Result<(Vec<Subject>, &Map<String, Value>), Shape
     }
 }
 
-pub fn is_hex64(text: &str) -> bool {
+pub(crate) fn is_hex64(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 

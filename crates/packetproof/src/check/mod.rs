@@ -5,7 +5,7 @@
 //! Every dispatch from a [`Check`] to its function is a `match` without a
 //! catch-all: a new check does not compile until it is wired here.
 
-pub mod packet;
+pub(crate) mod packet;
 pub mod stale;
 
 use crate::corpus::fixture_run::{self, CompletionRecord, COMPLETION_RECORD, LIFECYCLE};
@@ -15,13 +15,13 @@ use crate::{fsutil, Check, Config, CorpusCheck, Error, Finding, PacketCheck, Res
 use serde_json::{Map, Value};
 use std::path::Path;
 
-pub use packet::{branch_isolation, Isolation, Mismatch};
+pub(crate) use packet::{branch_isolation, Isolation, Mismatch};
 
 /// What a check found, plus, for `packet::regenerates`, both texts for a diff.
 #[derive(Debug, Default)]
-pub struct Checked {
-    pub findings: Vec<Finding>,
-    pub mismatch: Option<Mismatch>,
+pub(crate) struct Checked {
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) mismatch: Option<Mismatch>,
 }
 
 impl From<Vec<Finding>> for Checked {
@@ -31,7 +31,7 @@ impl From<Vec<Finding>> for Checked {
 }
 
 /// The checks that apply to a case, in report order.
-pub fn applicable(case: &Case) -> Vec<Check> {
+pub(crate) fn applicable(case: &Case) -> Vec<Check> {
     let mut checks: Vec<Check> = PacketCheck::ALL.into_iter().map(Check::Packet).collect();
     if case.run_fixture().is_some() {
         checks.extend(RunCheck::ALL.into_iter().map(Check::Run));
@@ -43,7 +43,12 @@ pub fn applicable(case: &Case) -> Vec<Check> {
 /// or the case lacks what it needs (a packet of other templates cannot be re-rendered;
 /// a fixture run without a provider request has none to check).
 /// `packet`: the case's packet, when it could be read (a check that cannot read it fails).
-pub fn applies(check: Check, case: &Case, packet: Option<&Value>, config: &Config) -> std::result::Result<(), String> {
+pub(crate) fn applies(
+    check: Check,
+    case: &Case,
+    packet: Option<&Value>,
+    config: &Config,
+) -> std::result::Result<(), String> {
     judge::enabled(check, config)?;
     match check {
         Check::Packet(PacketCheck::RendersFromInput) => match packet.and_then(Value::as_object) {
@@ -64,7 +69,7 @@ fn fixture_file(case: &Case, name: &str) -> std::result::Result<(), String> {
 }
 
 /// Run one check on a case.
-pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
+pub(crate) fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
     match check {
         Check::Packet(check) => {
             let packet = case.packet(config)?;
@@ -81,7 +86,7 @@ pub fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
 }
 
 /// A packet check on a packet as stored (`packet::regenerates` compares it whole).
-pub fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config: &Config) -> Result<Checked> {
+pub(crate) fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config: &Config) -> Result<Checked> {
     match (check, packet.as_object()) {
         (PacketCheck::Regenerates, _) => packet::regenerates(case, packet, config),
         (_, None) => {
@@ -92,7 +97,12 @@ pub fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config: &Confi
 }
 
 /// A packet check on a packet object (what the mutation self-test damages).
-pub fn on_object(check: PacketCheck, map: &Map<String, Value>, case: &Case, config: &Config) -> Result<Vec<Finding>> {
+pub(crate) fn on_object(
+    check: PacketCheck,
+    map: &Map<String, Value>,
+    case: &Case,
+    config: &Config,
+) -> Result<Vec<Finding>> {
     Ok(match check {
         PacketCheck::Regenerates => packet::regenerates(case, &Value::Object(map.clone()), config)?.findings,
         PacketCheck::BranchIsolation => {
@@ -109,7 +119,7 @@ pub fn on_object(check: PacketCheck, map: &Map<String, Value>, case: &Case, conf
 }
 
 /// A run check on a run directory (`packet`: the packet it was prepared from, if known).
-pub fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
     judge::on_run(check, dir, packet, &[], config)
 }
 
@@ -119,7 +129,7 @@ fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Check
 }
 
 /// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
-pub fn on_assembled_run(check: RunCheck, assembled: &fixture_run::AssembledRun, config: &Config) -> Checked {
+pub(crate) fn on_assembled_run(check: RunCheck, assembled: &fixture_run::AssembledRun, config: &Config) -> Checked {
     let mut findings = on_run(check, &assembled.dir, Some(&assembled.packet), config);
     // The lifecycle's own refusals explain a missing evaluation or receipt.
     if let Some(name) = findings.first().map(|f| f.check) {
@@ -131,7 +141,7 @@ pub fn on_assembled_run(check: RunCheck, assembled: &fixture_run::AssembledRun, 
 }
 
 /// Run one corpus-wide check.
-pub fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
+pub(crate) fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
     match check {
         CorpusCheck::Layout => {
             let cases = corpus::cases(config)?;
@@ -171,7 +181,7 @@ fn branch_coverage(config: &Config) -> Result<Vec<Finding>> {
 }
 
 /// A fresh agent's task id is used by one run only.
-pub fn unique_agent_tasks(tasks: &[(String, String)]) -> Vec<Finding> {
+pub(crate) fn unique_agent_tasks(tasks: &[(String, String)]) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, (case, task)) in tasks.iter().enumerate() {
         if let Some((first, _)) = tasks[..i].iter().find(|(_, t)| t == task) {

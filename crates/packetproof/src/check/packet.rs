@@ -5,46 +5,23 @@
 use super::Checked;
 use crate::branch::{EvidenceMode, Neighbours};
 use crate::corpus::Case;
-use crate::diff::{field_changes, unified, FieldChange, DIFFED_TEXTS};
+use crate::diff::{field_changes, DIFFED_TEXTS};
 use crate::packet::PROMPT_TEXTS;
 use crate::report::{walk, Finding, Findings, Trail};
 use crate::{compile, fsutil, Config, PacketCheck, Result};
 use serde_json::{Map, Value};
 
-/// A golden file that differs from what the tools produce now, reduced to what
-/// changed: one `path = value` line per differing leaf (for a field-level diff),
-/// and unified diffs of the prompt texts.
+/// A golden file that differs from what the tools produce now: both documents
+/// whole, for grouping the same change across cases (the findings say what changed).
 #[derive(Debug)]
-pub struct Mismatch {
-    pub golden: String,
-    pub produced: String,
-    pub text_diffs: String,
-    /// Both documents whole, for grouping the same change across cases.
-    pub golden_value: Value,
-    pub produced_value: Value,
+pub(crate) struct Mismatch {
+    pub(crate) golden_value: Value,
+    pub(crate) produced_value: Value,
 }
 
 impl Mismatch {
     fn between(golden: &Value, produced: &Value) -> Mismatch {
-        let changes = field_changes(golden, produced, &DIFFED_TEXTS);
-        let lines = |pick: fn(&FieldChange) -> &Option<Value>| -> String {
-            changes.iter().map(|c| format!("{} = {}\n", c.path, FieldChange::shown(pick(c)))).collect()
-        };
-        let mut text_diffs = String::new();
-        for key in DIFFED_TEXTS {
-            let text = |v: &Value| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-            let diff = unified(&text(golden), &text(produced), ("golden", "recompiled"));
-            if !diff.is_empty() {
-                text_diffs.push_str(&format!("{key}:\n{diff}"));
-            }
-        }
-        Mismatch {
-            golden: lines(|c| &c.before),
-            produced: lines(|c| &c.after),
-            text_diffs,
-            golden_value: golden.clone(),
-            produced_value: produced.clone(),
-        }
+        Mismatch { golden_value: golden.clone(), produced_value: produced.clone() }
     }
 }
 
@@ -113,20 +90,25 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 /// this suite's unrendered templates are looked for only in a packet its
 /// promptVersions show those templates rendered: another exporter's prompts are
 /// judged by the request's excluded material alone.
-pub fn branch_isolation(packet: &Map<String, Value>, request: &Value, config: &Config, file: &str) -> Vec<Finding> {
+pub(crate) fn branch_isolation(
+    packet: &Map<String, Value>,
+    request: &Value,
+    config: &Config,
+    file: &str,
+) -> Vec<Finding> {
     Isolation::of(request, config, file).check(packet, config)
 }
 
 /// What `packet::branch-isolation` derives from a request: its compiled packet and
 /// its excluded texts. Derived once, it checks any number of packets (the mutation
 /// self-test checks dozens against one request).
-pub struct Isolation {
+pub(crate) struct Isolation {
     expected: std::result::Result<Value, String>,
     excluded: Vec<(String, String)>,
 }
 
 impl Isolation {
-    pub fn of(request: &Value, config: &Config, file: &str) -> Isolation {
+    pub(crate) fn of(request: &Value, config: &Config, file: &str) -> Isolation {
         let expected = compile::compile(request, config, file).map_err(|e| e.to_string());
         let mut excluded = compile::excluded_text(request, config);
         // An asset example's generator prompt is under the asset-prompt policy, as in
@@ -139,7 +121,7 @@ impl Isolation {
         Isolation { expected, excluded }
     }
 
-    pub fn check(&self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    pub(crate) fn check(&self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
         let mut out = Findings::new(PacketCheck::BranchIsolation);
         let mut fail = |path: &str, message: String| out.fail(path, message);
         let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);

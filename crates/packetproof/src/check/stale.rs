@@ -24,22 +24,23 @@ pub struct StaleGoldens {
 }
 
 impl StaleGoldens {
-    pub const fn new() -> StaleGoldens {
+    pub(crate) const fn new() -> StaleGoldens {
         StaleGoldens { found: Mutex::new(Vec::new()) }
     }
 
     /// Record that `case`'s golden file differs from what the tools produce now.
-    pub fn record(&self, case: &str, mismatch: &Mismatch) {
+    pub(crate) fn record(&self, case: &str, mismatch: &Mismatch) {
         let entry = (case.to_owned(), mismatch.golden_value.clone(), mismatch.produced_value.clone());
         self.lock().push(entry);
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.lock().is_empty()
     }
 
     /// The distinct changes, largest group first.
-    pub fn groups(&self) -> Vec<ChangeGroup> {
+    pub(crate) fn groups(&self) -> Vec<ChangeGroup> {
         let mut found = self.lock().clone();
         found.sort_by(|a, b| a.0.cmp(&b.0));
         group(found, LABELS)

@@ -9,22 +9,22 @@ use serde_json::{json, Map, Value};
 /// The resolved branch plus what it resolved to: the evidence items that render.
 #[derive(Debug, Clone)]
 pub(crate) struct Resolution {
-    pub insertion_mode: InsertionMode,
-    pub source_scope: SourceScope,
-    pub requested_mode: EvidenceMode,
-    pub evidence_mode: EvidenceMode,
-    pub neighbours: Neighbours,
-    pub has_variable_conflicts: bool,
-    pub has_asset_intents: bool,
-    pub has_target_theme: bool,
-    pub operator_instruction_present: bool,
+    pub(crate) insertion_mode: InsertionMode,
+    pub(crate) source_scope: SourceScope,
+    pub(crate) requested_mode: EvidenceMode,
+    pub(crate) evidence_mode: EvidenceMode,
+    pub(crate) neighbours: Neighbours,
+    pub(crate) has_variable_conflicts: bool,
+    pub(crate) has_asset_intents: bool,
+    pub(crate) has_target_theme: bool,
+    pub(crate) operator_instruction_present: bool,
     /// Indices into `evidence.availableItems` of the items that render, in request order.
-    pub items: Vec<usize>,
+    pub(crate) items: Vec<usize>,
 }
 
 impl Resolution {
     /// `resolvedBranch`, in the key order of the Node packets.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut branch = Map::new();
         branch.insert("agentId".into(), json!(AGENT_ID));
         branch.insert("insertionMode".into(), json!(self.insertion_mode));

@@ -17,10 +17,10 @@ pub const SYSTEM_TEMPLATE: &str = "system.md.j2";
 pub const USER_TEMPLATE: &str = "user.md.j2";
 
 pub(crate) struct Rendered {
-    pub system: String,
-    pub user: String,
-    pub paths: Vec<String>,
-    pub versions: Map<String, Value>,
+    pub(crate) system: String,
+    pub(crate) user: String,
+    pub(crate) paths: Vec<String>,
+    pub(crate) versions: Map<String, Value>,
 }
 
 type Loaded = Arc<Mutex<Vec<(String, Vec<u8>)>>>;

@@ -10,7 +10,7 @@
 //! is the built-in copy of the project's file.
 
 mod read_once;
-pub use read_once::Templates;
+pub(crate) use read_once::Templates;
 
 use crate::{builtin, Error, Result};
 use read_once::ReadOnce;
@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod provider;
-pub use provider::{OutputMode, Provider};
+pub(crate) use provider::{OutputMode, Provider};
 
-pub const FILE_NAME: &str = "harness.toml";
+pub(crate) const FILE_NAME: &str = "harness.toml";
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -54,14 +54,14 @@ struct Raw {
 #[serde(deny_unknown_fields)]
 pub struct Paths {
     #[serde(default = "default_fixtures")]
-    pub fixtures: PathBuf,
+    pub(crate) fixtures: PathBuf,
     #[serde(default = "default_golden")]
-    pub golden: PathBuf,
+    pub(crate) golden: PathBuf,
     pub prompts: Option<PathBuf>,
     /// The Builder schema, vendored byte for byte (the upstream the snapshot is generated from).
-    pub builder_schema: Option<PathBuf>,
+    pub(crate) builder_schema: Option<PathBuf>,
     pub schema_snapshot: Option<PathBuf>,
-    pub google_suffix: Option<PathBuf>,
+    pub(crate) google_suffix: Option<PathBuf>,
 }
 
 fn default_fixtures() -> PathBuf {
@@ -101,10 +101,10 @@ pub struct PacketRules {
     /// renderInput's top-level keys: a closed set. The default is the union of the
     /// reference exporter's shape and this project's (today the two agree).
     #[serde(default = "default_render_input_keys")]
-    pub render_input_keys: Vec<String>,
+    pub(crate) render_input_keys: Vec<String>,
     /// Keys of an asset example that hold a generator prompt.
     #[serde(default = "default_asset_prompt_keys")]
-    pub asset_prompt_keys: Vec<String>,
+    pub(crate) asset_prompt_keys: Vec<String>,
     /// What a generator prompt in an asset example is: a failure, or a note.
     #[serde(default)]
     pub asset_example_prompts: Policy,
@@ -122,7 +122,7 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Policy::Warn => "warn",
             Policy::Fail => "fail",
@@ -154,14 +154,14 @@ impl Default for PacketRules {
 /// edit of the upstream copy cannot regenerate a snapshot that still "matches".
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SchemaPin {
-    pub builder_sha256: String,
+pub(crate) struct SchemaPin {
+    pub(crate) builder_sha256: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Taint {
-    pub min_length: usize,
+pub(crate) struct Taint {
+    pub(crate) min_length: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -173,12 +173,12 @@ pub struct Limits {
 /// `[corpus]`: what the corpus-wide checks require.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CorpusSettings {
+pub(crate) struct CorpusSettings {
     /// `corpus::branch-coverage`: every branch value, and every pair of the main
     /// dimensions, has a golden packet. A new, small suite turns it off until it
     /// grows (the check is then reported as ignored, never as passed).
     #[serde(default = "yes")]
-    pub require_branch_coverage: bool,
+    pub(crate) require_branch_coverage: bool,
 }
 
 fn yes() -> bool {
@@ -195,10 +195,10 @@ impl Default for CorpusSettings {
 /// which every command then reports beside the check it did not run.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Checks {
+pub(crate) struct Checks {
     /// Check name (`packet::renders-from-input`) to the reason it is off here.
     #[serde(default)]
-    pub skip: BTreeMap<String, String>,
+    pub(crate) skip: BTreeMap<String, String>,
 }
 
 /// `[canonical]`: hashes made by other canonicalizers.
@@ -219,10 +219,10 @@ pub struct Canonical {
 pub struct Exporter {
     /// The program and its arguments; `{request}` is replaced by the request file's
     /// path. Run in the suite's directory; prints one packet on stdout.
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// Seconds before the exporter is killed and the fixture fails.
     #[serde(default = "default_timeout")]
-    pub timeout_seconds: u64,
+    pub(crate) timeout_seconds: u64,
 }
 
 fn default_timeout() -> u64 {
@@ -234,33 +234,33 @@ fn default_timeout() -> u64 {
 /// `generationConfig.temperature`). Anything else outside the packet is a finding.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Wire {
+pub(crate) struct Wire {
     #[serde(default)]
-    pub allowed_settings: AllowedSettings,
+    pub(crate) allowed_settings: AllowedSettings,
 }
 
 /// One list per API; an unknown API name is an error like any unknown setting.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AllowedSettings {
+pub(crate) struct AllowedSettings {
     #[serde(default)]
-    pub anthropic: Vec<String>,
+    pub(crate) anthropic: Vec<String>,
     #[serde(default, rename = "openai-chat")]
-    pub openai_chat: Vec<String>,
+    pub(crate) openai_chat: Vec<String>,
     #[serde(default, rename = "openai-responses")]
-    pub openai_responses: Vec<String>,
+    pub(crate) openai_responses: Vec<String>,
     #[serde(default)]
-    pub gemini: Vec<String>,
+    pub(crate) gemini: Vec<String>,
 }
 
 /// Forbidden packet material: keys anywhere, and patterns in string values.
 #[derive(Debug, Clone)]
-pub struct Forbidden {
-    pub keys: Vec<String>,
+pub(crate) struct Forbidden {
+    pub(crate) keys: Vec<String>,
     /// Keys refused inside a compile input's source blueprint only, exact case
     /// (the reference's blueprint scan): generated media and provider records.
-    pub blueprint_keys: Vec<String>,
-    pub patterns: Vec<String>,
+    pub(crate) blueprint_keys: Vec<String>,
+    pub(crate) patterns: Vec<String>,
     /// Every pattern as one alternation, so a clean text (nearly every text) is
     /// scanned once and the scan may stop at the first match (a `RegexSet` asked which
     /// patterns match looks for every one of them to the end). (`cargo bench`: the forbidden-material check of the
@@ -275,24 +275,24 @@ pub struct Forbidden {
 /// (for the built-in settings: the current directory).
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The harness.toml these settings came from; `None`: the built-in settings.
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     pub paths: Paths,
     pub providers: BTreeMap<String, Provider>,
-    pub forbidden: Forbidden,
-    pub schema: SchemaPin,
-    pub taint: Taint,
+    pub(crate) forbidden: Forbidden,
+    pub(crate) schema: SchemaPin,
+    pub(crate) taint: Taint,
     pub limits: Limits,
-    pub corpus: CorpusSettings,
+    pub(crate) corpus: CorpusSettings,
     pub exporter: Option<Exporter>,
     /// Whether the `[exporter]` may run. True for the commands that produce
     /// packets (`test`, `bless`, `release-check`); `verify` sets it only when
     /// asked (`--run-exporter`), so checking files never runs code they name.
     pub run_exporter: bool,
-    pub wire: Wire,
+    pub(crate) wire: Wire,
     pub packet: PacketRules,
-    pub checks: Checks,
+    pub(crate) checks: Checks,
     pub canonical: Canonical,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
@@ -308,7 +308,7 @@ impl Config {
     }
 
     /// Load the settings file `file`; its directory is the suite's root.
-    pub fn from_file(file: &Path, suffix_override: Option<&Path>) -> Result<Config> {
+    pub(crate) fn from_file(file: &Path, suffix_override: Option<&Path>) -> Result<Config> {
         let text = crate::fsutil::read_to_string(file, crate::fsutil::DEFAULT_MAX_BYTES)?;
         // An absolute root: an exporter runs in it, and its paths must not depend on where that is.
         let file = &std::path::absolute(file).map_err(|e| Error::io(file, e))?;
@@ -320,7 +320,7 @@ impl Config {
     }
 
     /// The built-in settings alone, with `root` (for fixtures and golden files) as the suite's root.
-    pub fn builtin(root: &Path, suffix_override: Option<&Path>) -> Result<Config> {
+    pub(crate) fn builtin(root: &Path, suffix_override: Option<&Path>) -> Result<Config> {
         Config::from_toml(root, None, "", suffix_override)
     }
 
@@ -436,23 +436,23 @@ impl Config {
     }
 
     /// The settings file's name as a message shows it.
-    pub fn file_name(&self) -> String {
+    pub(crate) fn file_name(&self) -> String {
         self.file.as_ref().map_or_else(|| "the built-in settings".to_owned(), |f| f.display().to_string())
     }
 
     /// Why `max_tokens` is past the output limit harness.toml gives `model` of `provider`, if it is.
-    pub fn output_limit_problem(&self, provider: &str, model: &str, max_tokens: f64) -> Option<String> {
+    pub(crate) fn output_limit_problem(&self, provider: &str, model: &str, max_tokens: f64) -> Option<String> {
         self.providers.get(provider)?.output_limit_problem(provider, model, max_tokens)
     }
 
     /// Whether harness.toml gives `model` of `provider` an output limit (`None`: unknown provider).
-    pub fn has_output_limit(&self, provider: &str, model: &str) -> Option<bool> {
+    pub(crate) fn has_output_limit(&self, provider: &str, model: &str) -> Option<bool> {
         self.providers.get(provider).map(|p| p.max_output_tokens.contains_key(model))
     }
 
     /// How packets for `provider` carry the output contract (`None`: harness.toml
     /// does not name the provider, so it has no shape; each caller says what follows).
-    pub fn output_mode(&self, provider: &str) -> Option<OutputMode> {
+    pub(crate) fn output_mode(&self, provider: &str) -> Option<OutputMode> {
         self.providers.get(provider).map(Provider::output_mode)
     }
 
@@ -479,7 +479,7 @@ impl Config {
     /// The bytes of the template `name` (relative to the prompts folder), if there is one.
     /// `name` comes from packets (promptVersions keys): only plain relative components are
     /// looked up, so `../` or an absolute path never reads outside the prompts folder.
-    pub fn prompt_template(&self, name: &str) -> Option<Vec<u8>> {
+    pub(crate) fn prompt_template(&self, name: &str) -> Option<Vec<u8>> {
         let plain = Path::new(name).components().all(|c| matches!(c, std::path::Component::Normal(_)));
         if !plain || name.is_empty() {
             return None;
@@ -494,7 +494,7 @@ impl Config {
     }
 
     /// The prompt templates, `(name relative to the prompts folder, bytes)`, sorted by name.
-    pub fn prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
+    pub(crate) fn prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
         match self.read_prompts() {
             Some(all) => all.to_vec(),
             None => self.walk_prompt_templates(),
@@ -538,7 +538,7 @@ impl Forbidden {
     }
 
     /// The first configured pattern that matches `text`, if any.
-    pub fn matching_pattern(&self, text: &str) -> Option<&str> {
+    pub(crate) fn matching_pattern(&self, text: &str) -> Option<&str> {
         if !self.any.as_ref().is_some_and(|any| any.is_match(text)) {
             return None;
         }
@@ -546,7 +546,7 @@ impl Forbidden {
     }
 
     /// Case-insensitive: `PreviewScreens` is the same render-only snapshot.
-    pub fn is_forbidden_key(&self, key: &str) -> bool {
+    pub(crate) fn is_forbidden_key(&self, key: &str) -> bool {
         self.keys.iter().any(|k| k.eq_ignore_ascii_case(key))
     }
 }

@@ -12,15 +12,15 @@ pub struct Provider {
     /// packet asking for more is one the provider would reject. Optional per model; a
     /// model without one is noted, not checked.
     #[serde(default)]
-    pub max_output_tokens: BTreeMap<String, u64>,
+    pub(crate) max_output_tokens: BTreeMap<String, u64>,
     #[serde(default)]
-    pub text_json: bool,
+    pub(crate) text_json: bool,
 }
 
 /// How a provider's packets carry the output contract: decided once, from
 /// harness.toml's `text_json`, and matched on wherever the shape matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputMode {
+pub(crate) enum OutputMode {
     /// `outputSchema` in the packet, userMessage sent unchanged.
     Schema,
     /// Text-JSON (Google): no `outputSchema`, the exact suffix appended to userMessage.
@@ -28,7 +28,7 @@ pub enum OutputMode {
 }
 
 impl Provider {
-    pub fn output_mode(&self) -> OutputMode {
+    pub(crate) fn output_mode(&self) -> OutputMode {
         if self.text_json {
             OutputMode::TextJson
         } else {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Prompt templates as read: `(name relative to the prompts folder, bytes)`, by name.
-pub type Templates = Arc<Vec<(String, Vec<u8>)>>;
+pub(crate) type Templates = Arc<Vec<(String, Vec<u8>)>>;
 
 #[derive(Debug, Default)]
 pub(super) struct ReadOnce {
@@ -21,7 +21,7 @@ pub(super) struct ReadOnce {
 
 impl Config {
     /// These settings, reading each template and schema file once from now on.
-    pub fn reading_once(mut self) -> Config {
+    pub(crate) fn reading_once(mut self) -> Config {
         self.read_once = Some(Arc::default());
         self
     }

@@ -27,7 +27,11 @@ pub struct Records(Arc<Mutex<Vec<Record>>>);
 
 impl Records {
     /// Run `trial`, record its outcome (a panic is a failure, as libtest-mimic reports it) and return it.
-    pub fn run(&self, name: String, trial: impl FnOnce() -> Result<Completion, Failed>) -> Result<Completion, Failed> {
+    pub(crate) fn run(
+        &self,
+        name: String,
+        trial: impl FnOnce() -> Result<Completion, Failed>,
+    ) -> Result<Completion, Failed> {
         let start = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(trial)).unwrap_or_else(|panic| {
             let message = panic

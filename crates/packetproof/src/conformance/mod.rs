@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where a trial's side notes go ("blessed X", the mutation count): the caller
 /// prints them (the library never prints).
-pub type Note = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type Note = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The trials of a suite, and the record of their outcomes as they run.
 pub struct Conformance {

@@ -15,7 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
+pub(crate) enum Strategy {
     Count,
     Hash,
 }
@@ -23,10 +23,10 @@ pub enum Strategy {
 /// One shard of N: `count:M/N` or `hash:M/N`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Partition {
-    pub strategy: Strategy,
+    pub(crate) strategy: Strategy,
     /// 1-based.
-    pub shard: u64,
-    pub total: u64,
+    pub(crate) shard: u64,
+    pub(crate) total: u64,
 }
 
 impl FromStr for Partition {
@@ -66,7 +66,7 @@ impl fmt::Display for Partition {
 
 impl Partition {
     /// Whether the trial called `name`, at `index` in name order, belongs to this shard.
-    pub fn contains(&self, name: &str, index: usize) -> bool {
+    pub(crate) fn contains(&self, name: &str, index: usize) -> bool {
         let slot = match self.strategy {
             Strategy::Count => index as u64,
             Strategy::Hash => stable_hash(name),

@@ -19,9 +19,9 @@ use std::path::Path;
 /// expect.toml `[packet]`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Derivation {
+pub(crate) struct Derivation {
     /// The case whose golden packet the edits start from.
-    pub from: String,
+    pub(crate) from: String,
     #[serde(default)]
     seal: Seal,
     edit: Vec<Edit>,
@@ -51,7 +51,7 @@ struct Edit {
 impl Derivation {
     /// The base golden packet with the edits applied and sealed. `expect` names the
     /// declaring file in errors.
-    pub fn derive(&self, config: &Config, expect: &Path) -> Result<Value> {
+    pub(crate) fn derive(&self, config: &Config, expect: &Path) -> Result<Value> {
         let shown = expect.display().to_string();
         let problem = |message: String| Error::Config { file: shown.clone(), message };
         let base = config.paths.golden.join(&self.from).join(super::PACKET_FILE);

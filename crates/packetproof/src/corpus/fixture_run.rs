@@ -10,24 +10,24 @@ use std::path::{Path, PathBuf};
 /// `run/completion.toml`: what the operator records when completing the run.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CompletionRecord {
-    pub scenario: String,
-    pub run_id: String,
-    pub agent_task: String,
-    pub notes: Vec<String>,
+pub(crate) struct CompletionRecord {
+    pub(crate) scenario: String,
+    pub(crate) run_id: String,
+    pub(crate) agent_task: String,
+    pub(crate) notes: Vec<String>,
 }
 
-pub const COMPLETION_RECORD: &str = "completion.toml";
+pub(crate) const COMPLETION_RECORD: &str = "completion.toml";
 
 impl CompletionRecord {
     /// When the case's completion record was last written (the epoch when unknown).
-    pub fn written(case: &Case) -> std::time::SystemTime {
+    pub(crate) fn written(case: &Case) -> std::time::SystemTime {
         let file = case.run_fixture().map(|dir| dir.join(COMPLETION_RECORD));
         let modified = file.and_then(|f| std::fs::metadata(f).ok()).and_then(|m| m.modified().ok());
         modified.unwrap_or(std::time::UNIX_EPOCH)
     }
 
-    pub fn load(case: &Case) -> Result<Option<CompletionRecord>> {
+    pub(crate) fn load(case: &Case) -> Result<Option<CompletionRecord>> {
         let Some(run_dir) = case.run_fixture() else { return Ok(None) };
         let path = run_dir.join(COMPLETION_RECORD);
         if !path.is_file() {
@@ -45,21 +45,21 @@ impl CompletionRecord {
 /// when the fixture records a completion. A file in the fixture's `run/` replaces
 /// what the lifecycle step that writes it would have written (a negative case's
 /// hand-broken manifest, snapshot, agent request, evaluation or receipt).
-pub struct AssembledRun {
+pub(crate) struct AssembledRun {
     root: fsutil::Scratch,
-    pub dir: PathBuf,
-    pub packet: Value,
+    pub(crate) dir: PathBuf,
+    pub(crate) packet: Value,
     /// Steps of the lifecycle that refused (a negative case expects some).
-    pub refusals: Vec<String>,
+    pub(crate) refusals: Vec<String>,
 }
 
 /// The path of findings that report the lifecycle's refusals, not a check's own.
-pub const LIFECYCLE: &str = "lifecycle";
+pub(crate) const LIFECYCLE: &str = "lifecycle";
 
 /// Files the fixture may supply that `evaluate` and `complete` would write.
 const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLETION];
 
-pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
+pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
     let root = fsutil::Scratch::new()?;
     let dir = root.path().join("run");
     let packet = case.packet(config)?;
@@ -107,13 +107,13 @@ pub fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
 
 impl AssembledRun {
     /// The folder holding the run directory (a runs root of one run).
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.root.path()
     }
 
     /// A copy of this run in a scratch folder of its own, to damage (the mutation
     /// self-test): linking the files costs far less than assembling the run again.
-    pub fn copy(&self) -> Result<AssembledRun> {
+    pub(crate) fn copy(&self) -> Result<AssembledRun> {
         let root = fsutil::Scratch::new()?;
         let dir = root.path().join("run");
         copy_files(&self.dir, &dir, |_| true)?;
@@ -125,7 +125,7 @@ impl AssembledRun {
 /// across file systems, copied) into `to` (created), a scratch folder thrown away
 /// after the check. A hard link is safe to damage: every write of this crate
 /// replaces a file by renaming a new one over it, so the original keeps its bytes.
-pub fn copy_files(from: &Path, to: &Path, pick: impl Fn(&str) -> bool) -> Result<()> {
+pub(crate) fn copy_files(from: &Path, to: &Path, pick: impl Fn(&str) -> bool) -> Result<()> {
     std::fs::create_dir_all(to).map_err(|e| crate::Error::io(to, e))?;
     for entry in std::fs::read_dir(from).map_err(|e| crate::Error::io(from, e))? {
         let entry = entry.map_err(|e| crate::Error::io(from, e))?;

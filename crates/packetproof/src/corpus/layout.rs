@@ -10,16 +10,16 @@ use std::path::{Path, PathBuf};
 
 /// Folders that do not fit the corpus layout.
 #[derive(Debug, Default)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Fixture folders with files but no request.json: (folder, the file names it holds).
-    pub stray_fixtures: Vec<(PathBuf, Vec<String>)>,
+    pub(crate) stray_fixtures: Vec<(PathBuf, Vec<String>)>,
     /// Golden folders with files whose fixture does not exist.
-    pub unreferenced_golden: Vec<PathBuf>,
+    pub(crate) unreferenced_golden: Vec<PathBuf>,
 }
 
 /// Both corpus directories must exist: a misspelt path in harness.toml is an
 /// error (exit 2), never an empty corpus, and nothing creates it.
-pub fn require_dirs(config: &Config) -> Result<()> {
+pub(crate) fn require_dirs(config: &Config) -> Result<()> {
     for (key, dir) in [("paths.fixtures", &config.paths.fixtures), ("paths.golden", &config.paths.golden)] {
         if !dir.is_dir() {
             return Err(Error::Config {
@@ -36,7 +36,7 @@ pub fn require_dirs(config: &Config) -> Result<()> {
 }
 
 /// The folders under the corpus directories that no case explains.
-pub fn layout(config: &Config, cases: &[Case]) -> Result<Layout> {
+pub(crate) fn layout(config: &Config, cases: &[Case]) -> Result<Layout> {
     require_dirs(config)?;
     let mut layout = Layout::default();
     for dir in dirs_with_files(&config.paths.fixtures)? {
@@ -55,12 +55,8 @@ pub fn layout(config: &Config, cases: &[Case]) -> Result<Layout> {
 }
 
 impl Layout {
-    pub fn is_empty(&self) -> bool {
-        self.stray_fixtures.is_empty() && self.unreferenced_golden.is_empty()
-    }
-
     /// One finding per folder, each naming the fix.
-    pub fn findings(&self, config: &Config) -> Vec<Finding> {
+    pub(crate) fn findings(&self, config: &Config) -> Vec<Finding> {
         let mut out = Vec::new();
         for (dir, files) in &self.stray_fixtures {
             let near = files.iter().find(|f| f.to_lowercase().contains("request"));

@@ -2,20 +2,20 @@
 //! check: a case is a directory under `paths.fixtures` holding `request.json`;
 //! its golden files live under `paths.golden` at the same relative path.
 
-pub mod derived;
-pub mod fixture_run;
-pub mod layout;
+pub(crate) mod derived;
+pub(crate) mod fixture_run;
+pub(crate) mod layout;
 
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::{fsutil, Config, Result};
 use serde_json::Value;
 use std::path::PathBuf;
 
-pub const REQUEST_FILE: &str = "request.json";
-pub const EXPECT_FILE: &str = "expect.toml";
-pub const PACKET_FILE: &str = "runtime-packet.json";
-pub const AGENT_REQUEST_FILE: &str = "agent-request.json";
-pub const RUN_DIR: &str = "run";
+pub(crate) const REQUEST_FILE: &str = "request.json";
+pub(crate) const EXPECT_FILE: &str = "expect.toml";
+pub(crate) const PACKET_FILE: &str = "runtime-packet.json";
+pub(crate) const AGENT_REQUEST_FILE: &str = "agent-request.json";
+pub(crate) const RUN_DIR: &str = "run";
 
 /// One fixture.
 #[derive(Debug, Clone)]
@@ -23,13 +23,13 @@ pub struct Case {
     /// Path of the case directory relative to the fixtures root, `/`-separated.
     pub name: String,
     /// The fixture directory.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The parsed (strict) `request.json`.
     pub request: Value,
     /// `golden/<name>/`, which may not exist yet.
     pub golden_dir: PathBuf,
     /// `expect.toml` of a negative case, when there is one.
-    pub expect: Option<PathBuf>,
+    pub(crate) expect: Option<PathBuf>,
 }
 
 impl Case {
@@ -45,7 +45,7 @@ impl Case {
 
     /// Why this case has no golden packet to check, when it has none: a new case
     /// (never blessed) or a deleted packet (its agent view is still there).
-    pub fn golden_missing(&self) -> Option<String> {
+    pub(crate) fn golden_missing(&self) -> Option<String> {
         if self.has_own_packet() || self.golden_packet().is_file() {
             return None;
         }
@@ -92,7 +92,7 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
 
 /// The packet a case's request makes now: the suite's `[exporter]` when it names one,
 /// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
-pub fn produce(case: &Case, config: &Config) -> Result<Value> {
+pub(crate) fn produce(case: &Case, config: &Config) -> Result<Value> {
     match &config.exporter {
         Some(exporter) if !config.run_exporter => Err(crate::Error::Exporter {
             request: case.request_path().display().to_string(),
@@ -105,7 +105,7 @@ pub fn produce(case: &Case, config: &Config) -> Result<Value> {
 }
 
 /// The branch of a packet plus its provider: one row of the coverage table.
-pub fn branch_row(packet: &Value) -> Value {
+pub(crate) fn branch_row(packet: &Value) -> Value {
     let mut row = packet["resolvedBranch"].clone();
     if let Value::Object(map) = &mut row {
         map.insert("provider".into(), packet["provider"].clone());
@@ -115,7 +115,7 @@ pub fn branch_row(packet: &Value) -> Value {
 
 /// What a corpus fails to cover: every value of every resolvedBranch field, and
 /// every pair of values of (provider, evidenceMode, neighbours, insertionMode, sourceScope).
-pub fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
+pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
     let mut missing = Vec::new();
     for (field, allowed) in crate::packet::BRANCH_FIELDS {
         let values: Vec<Value> = match allowed {
@@ -148,9 +148,9 @@ pub fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
 /// A negative case's declaration: this check must fail with this message fragment.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Expectation {
-    pub check: String,
-    pub message: String,
+pub(crate) struct Expectation {
+    pub(crate) check: String,
+    pub(crate) message: String,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -164,7 +164,7 @@ struct ExpectFile {
 impl Case {
     /// The checks this case must fail (empty for a positive case). Unknown keys
     /// and an empty list are errors: a typo must never turn a negative case positive.
-    pub fn expectations(&self) -> Result<Vec<Expectation>> {
+    pub(crate) fn expectations(&self) -> Result<Vec<Expectation>> {
         let Some(file) = self.expect_file()? else { return Ok(Vec::new()) };
         let path = self.expect.as_deref().unwrap_or(&self.dir);
         if file.fails.is_empty() {
@@ -194,12 +194,12 @@ impl Case {
     }
 
     /// The case whose golden packet this negative case's packet is derived from.
-    pub fn derived_from(&self) -> Result<Option<String>> {
+    pub(crate) fn derived_from(&self) -> Result<Option<String>> {
         Ok(self.expect_file()?.and_then(|f| f.packet).map(|d| d.from))
     }
 
     /// The packet this case checks: its own (file or derivation), else the golden one.
-    pub fn packet(&self, config: &Config) -> Result<Value> {
+    pub(crate) fn packet(&self, config: &Config) -> Result<Value> {
         if let Some(derivation) = self.expect_file()?.and_then(|f| f.packet) {
             let expect = self.expect.as_deref().unwrap_or(&self.dir);
             return derivation.derive(config, expect);
@@ -209,17 +209,17 @@ impl Case {
 
     /// A fixture that carries its own runtime-packet.json (a hand-broken packet
     /// of a negative case) is checked instead of the golden one, and never blessed.
-    pub fn own_packet(&self) -> Option<PathBuf> {
+    pub(crate) fn own_packet(&self) -> Option<PathBuf> {
         Some(self.dir.join(PACKET_FILE)).filter(|p| p.is_file())
     }
 
     /// The packet this case checks.
-    pub fn packet_under_test(&self) -> PathBuf {
+    pub(crate) fn packet_under_test(&self) -> PathBuf {
         self.own_packet().unwrap_or_else(|| self.golden_packet())
     }
 
     /// `run/`: the agent's artifacts for this case, when it has any.
-    pub fn run_fixture(&self) -> Option<PathBuf> {
+    pub(crate) fn run_fixture(&self) -> Option<PathBuf> {
         Some(self.dir.join(RUN_DIR)).filter(|p| p.is_dir())
     }
 }

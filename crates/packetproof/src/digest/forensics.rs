@@ -13,23 +13,23 @@ use serde_json::{Map, Number, Value};
 
 /// A way of computing a hash wrongly that reproduces the stored value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cause {
+pub(crate) struct Cause {
     /// A stable name for machines (`--format json`).
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// What the exporter did, for the message: "the stored hash is what `explanation` gives".
-    pub explanation: String,
+    pub(crate) explanation: String,
 }
 
 /// What the hash material may be besides the packet itself.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// The text-JSON suffix the project expects on Google packets.
-    pub suffix: &'a str,
+    pub(crate) suffix: &'a str,
     /// The runtime output schema (for "including the runtime outputSchema although the packet has none").
-    pub schema: Option<&'a Value>,
+    pub(crate) schema: Option<&'a Value>,
 }
 
 /// The known mistakes behind a stored `exactInputHash`.
-pub fn exact_input_hash(packet: &Map<String, Value>, stored: &str, context: &Context) -> Option<Cause> {
+pub(crate) fn exact_input_hash(packet: &Map<String, Value>, stored: &str, context: &Context) -> Option<Cause> {
     let effective = text(packet, "effectiveUserMessage");
     let user = text(packet, "userMessage");
     let mut tries: Vec<(&'static str, String, Vec<u8>)> = Vec::new();
@@ -147,7 +147,7 @@ pub fn exact_input_hash(packet: &Map<String, Value>, stored: &str, context: &Con
 }
 
 /// The known mistakes behind a stored `checksum`.
-pub fn checksum(packet: &Map<String, Value>, stored: &str) -> Option<Cause> {
+pub(crate) fn checksum(packet: &Map<String, Value>, stored: &str) -> Option<Cause> {
     let without = |keys: &[&str]| -> Value {
         Value::Object(
             packet.iter().filter(|(k, _)| !keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),

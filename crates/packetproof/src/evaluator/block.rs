@@ -10,7 +10,7 @@ const LEVELS: [&str; 4] = ["mustHave", "should", "niceToHave", "forbidden"];
 
 /// The block list is `result.onboardingStrategySequence` unless that is null or absent,
 /// else a root-level `onboardingStrategySequence`; it must hold exactly one object.
-pub fn find(output: &Value) -> Option<(&Value, &'static str)> {
+pub(crate) fn find(output: &Value) -> Option<(&Value, &'static str)> {
     let (list, path) = match output.get("result").and_then(|r| r.get("onboardingStrategySequence")) {
         Some(list) if !list.is_null() => (list, "$.result.onboardingStrategySequence[0]"),
         _ => (output.get("onboardingStrategySequence")?, "$.onboardingStrategySequence[0]"),
@@ -21,7 +21,7 @@ pub fn find(output: &Value) -> Option<(&Value, &'static str)> {
     }
 }
 
-pub fn check(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn check(ctx: &Ctx, out: &mut Failures) {
     identity(ctx, out);
     if ctx.screens().is_empty() {
         let found = shown(ctx.block.get("screens"));

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 /// A `gain:` class names the need it targets, and `reflectsJtbd` is exactly
 /// whether the screen is personalized (a missing value is not false).
-pub fn motivation(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn motivation(ctx: &Ctx, out: &mut Failures) {
     for (i, screen) in ctx.screens().iter().enumerate() {
         let Some(spec) = screen.pointer("/aiMeta/motivationSpec").filter(|s| s.is_object()) else { continue };
         let at = format!("{}.aiMeta.motivationSpec", ctx.screen_path(i));
@@ -57,7 +57,7 @@ fn families() -> &'static [(&'static str, Regex)] {
 /// The block description, instruction texts, every string under each screen's
 /// content, `aiMeta.blockRole` and every string under `aiMeta.assetIntents`. One failure
 /// per field and family.
-pub fn content_boundary(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn content_boundary(ctx: &Ctx, out: &mut Failures) {
     let mut scan = |at: String, text: &str| {
         for (family, re) in families() {
             if re.is_match(text) {

@@ -9,11 +9,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The proof class of packet-only agent runs (evaluation, manifest and completion).
-pub const PROOF_CLASS: &str = "advisory-subagent-smoke";
+pub(crate) const PROOF_CLASS: &str = "advisory-subagent-smoke";
 
 /// Where the validation schema came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SchemaSource {
+pub(crate) enum SchemaSource {
     ProviderPacket,
     RunSnapshot,
     Unavailable,
@@ -31,56 +31,56 @@ impl SchemaSource {
 
 /// Everything the document records besides the failures.
 #[derive(Debug, Clone)]
-pub struct Facts {
+pub(crate) struct Facts {
     /// The packet's `exactInputHash` as given (the key is left out when there is none).
-    pub exact_input_hash: Option<Value>,
-    pub schema_applied: bool,
-    pub schema_source: SchemaSource,
+    pub(crate) exact_input_hash: Option<Value>,
+    pub(crate) schema_applied: bool,
+    pub(crate) schema_source: SchemaSource,
     /// sha256 of the snapshot bytes read (null when the packet carries the schema).
-    pub snapshot_checksum: Option<String>,
-    pub raw_checksum: String,
+    pub(crate) snapshot_checksum: Option<String>,
+    pub(crate) raw_checksum: String,
 }
 
 /// The evaluation document, field for field in the reference's order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Evaluation {
+pub(crate) struct Evaluation {
     pub ok: bool,
-    pub proof_class: &'static str,
-    pub replaces_runtime_task_debug: bool,
+    pub(crate) proof_class: &'static str,
+    pub(crate) replaces_runtime_task_debug: bool,
     /// Left out when the packet has none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub exact_input_hash: Option<Value>,
-    pub schema_validation_applied: bool,
-    pub schema_source: &'static str,
-    pub validation_schema_checksum: Option<String>,
-    pub earliest_failure_stage: Option<&'static str>,
-    pub failures: Vec<Failed>,
-    pub summary: Summary,
-    pub raw_output_checksum: String,
+    pub(crate) exact_input_hash: Option<Value>,
+    pub(crate) schema_validation_applied: bool,
+    pub(crate) schema_source: &'static str,
+    pub(crate) validation_schema_checksum: Option<String>,
+    pub(crate) earliest_failure_stage: Option<&'static str>,
+    pub(crate) failures: Vec<Failed>,
+    pub(crate) summary: Summary,
+    pub(crate) raw_output_checksum: String,
 }
 
 /// One failure as the document lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Failed {
-    pub stage: &'static str,
-    pub message: String,
+pub(crate) struct Failed {
+    pub(crate) stage: &'static str,
+    pub(crate) message: String,
 }
 
 /// The document's `summary`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Summary {
-    pub block_found: bool,
-    pub block_name: Value,
-    pub screen_count: usize,
-    pub instruction_count: usize,
-    pub data_usage_present: bool,
-    pub data_mapping_count: usize,
-    pub asset_intent_count: usize,
+pub(crate) struct Summary {
+    pub(crate) block_found: bool,
+    pub(crate) block_name: Value,
+    pub(crate) screen_count: usize,
+    pub(crate) instruction_count: usize,
+    pub(crate) data_usage_present: bool,
+    pub(crate) data_mapping_count: usize,
+    pub(crate) asset_intent_count: usize,
 }
 
-pub fn build(failures: &[Failure], facts: &Facts, output: Option<&Value>) -> Value {
+pub(crate) fn build(failures: &[Failure], facts: &Facts, output: Option<&Value>) -> Value {
     let document = Evaluation {
         ok: failures.is_empty(),
         proof_class: PROOF_CLASS,
@@ -99,7 +99,7 @@ pub fn build(failures: &[Failure], facts: &Facts, output: Option<&Value>) -> Val
 
 /// The document's `summary`, key for key: counts are the reference's (mappings and intents anywhere
 /// in the block; one instruction when there is no list but a description).
-pub fn summary(output: Option<&Value>) -> Summary {
+pub(crate) fn summary(output: Option<&Value>) -> Summary {
     let found = output.and_then(block::find).map(|(block, _)| block);
     let field = |key: &str| found.and_then(|b| b.get(key));
     let length = |key: &str| field(key).and_then(Value::as_array).map(Vec::len);

@@ -53,7 +53,7 @@ fn allowed(input: &Value) -> BTreeSet<String> {
     refs
 }
 
-pub fn check(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn check(ctx: &Ctx, out: &mut Failures) {
     let mode = ctx
         .input
         .pointer("/evidence/mode")

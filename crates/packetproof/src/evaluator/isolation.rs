@@ -19,7 +19,7 @@ fn reference_forbids(key: &str) -> bool {
     EXACT.contains(&key) || CONTAINED.iter().any(|part| lower.contains(part))
 }
 
-pub fn check(output: &Value, config: &Config, out: &mut Failures) {
+pub(crate) fn check(output: &Value, config: &Config, out: &mut Failures) {
     let mut flagged = Vec::new();
     let mut visit = |key: &str, trail: &Trail| {
         if reference_forbids(key) && !config.forbidden.is_forbidden_key(key) {

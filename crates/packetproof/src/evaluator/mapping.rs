@@ -7,7 +7,7 @@ use super::{Ctx, Failures, ASSET_INTENTS, CANONICAL_SHAPE, DATA_MAPPING, SCHEMA_
 use crate::branch::EvidenceMode;
 use serde_json::{Map, Value};
 
-pub fn check(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn check(ctx: &Ctx, out: &mut Failures) {
     data_mapping(ctx, out);
     if ctx.branch.get("hasAssetIntents") == Some(&Value::Bool(true))
         && count_named_arrays(ctx.block_value, "assetIntents") == 0

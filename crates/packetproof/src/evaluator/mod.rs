@@ -15,60 +15,60 @@
 
 mod block;
 mod copy;
-pub mod document;
+pub(crate) mod document;
 mod evidence;
 mod isolation;
 mod mapping;
-pub mod parse;
+pub(crate) mod parse;
 mod routes;
-pub mod schema;
+pub(crate) mod schema;
 mod text;
 mod variables;
 
 use crate::Config;
 use serde_json::{Map, Value};
 
-pub const PACKET: &str = "packet";
-pub const SCHEMA_SNAPSHOT: &str = "schema-snapshot";
-pub const JSON_PARSE: &str = "json-parse";
-pub const SCHEMA: &str = "schema";
-pub const ASSET_ISOLATION: &str = "asset-isolation";
-pub const DOMAIN: &str = "domain";
-pub const IDENTITY: &str = "identity";
-pub const INSTRUCTIONS: &str = "instructions";
-pub const DATA_USAGE: &str = "data-usage";
-pub const VARIABLES: &str = "variables";
-pub const DATA_MAPPING: &str = "data-mapping";
-pub const ASSET_INTENTS: &str = "asset-intents";
-pub const SCHEMA_CONTRACT: &str = "schema-contract";
-pub const CANONICAL_SHAPE: &str = "canonical-shape";
-pub const MOTIVATION: &str = "motivation";
-pub const CONTENT_BOUNDARY: &str = "content-boundary";
-pub const ROUTES: &str = "routes";
-pub const EVIDENCE: &str = "evidence";
+pub(crate) const PACKET: &str = "packet";
+pub(crate) const SCHEMA_SNAPSHOT: &str = "schema-snapshot";
+pub(crate) const JSON_PARSE: &str = "json-parse";
+pub(crate) const SCHEMA: &str = "schema";
+pub(crate) const ASSET_ISOLATION: &str = "asset-isolation";
+pub(crate) const DOMAIN: &str = "domain";
+pub(crate) const IDENTITY: &str = "identity";
+pub(crate) const INSTRUCTIONS: &str = "instructions";
+pub(crate) const DATA_USAGE: &str = "data-usage";
+pub(crate) const VARIABLES: &str = "variables";
+pub(crate) const DATA_MAPPING: &str = "data-mapping";
+pub(crate) const ASSET_INTENTS: &str = "asset-intents";
+pub(crate) const SCHEMA_CONTRACT: &str = "schema-contract";
+pub(crate) const CANONICAL_SHAPE: &str = "canonical-shape";
+pub(crate) const MOTIVATION: &str = "motivation";
+pub(crate) const CONTENT_BOUNDARY: &str = "content-boundary";
+pub(crate) const ROUTES: &str = "routes";
+pub(crate) const EVIDENCE: &str = "evidence";
 
 /// One failed rule, as evaluation.json records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub stage: &'static str,
-    pub message: String,
+pub(crate) struct Failure {
+    pub(crate) stage: &'static str,
+    pub(crate) message: String,
 }
 
 /// Failures recorded per stage; the rest are counted in one closing failure, so a
 /// hostile answer (300,000 duplicate screens) cannot make evaluation.json huge.
-pub const MAX_FAILURES_PER_STAGE: usize = 100;
+pub(crate) const MAX_FAILURES_PER_STAGE: usize = 100;
 
 /// The failures found so far, in check order (at most [`MAX_FAILURES_PER_STAGE`]
 /// per stage, then one that counts the rest).
 #[derive(Debug, Default, Clone)]
-pub struct Failures {
-    pub list: Vec<Failure>,
+pub(crate) struct Failures {
+    pub(crate) list: Vec<Failure>,
     /// Per stage: failures found, and the index of its closing count, once there is one.
     counts: std::collections::HashMap<&'static str, (usize, Option<usize>)>,
 }
 
 impl Failures {
-    pub fn fail(&mut self, stage: &'static str, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, stage: &'static str, message: impl Into<String>) {
         let Failures { list, counts } = self;
         let (count, closing) = counts.entry(stage).or_default();
         *count += 1;
@@ -89,45 +89,45 @@ impl Failures {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 }
 
 /// What the stages after json-parse concluded about one parsed answer.
 #[derive(Debug, Clone)]
-pub struct Judgement {
-    pub failures: Failures,
-    pub schema_applied: bool,
+pub(crate) struct Judgement {
+    pub(crate) failures: Failures,
+    pub(crate) schema_applied: bool,
 }
 
 /// The block under evaluation and what the rules read beside it.
 pub(crate) struct Ctx<'a> {
-    pub block: &'a Map<String, Value>,
-    pub block_value: &'a Value,
+    pub(crate) block: &'a Map<String, Value>,
+    pub(crate) block_value: &'a Value,
     /// JSONPath of the block in the answer.
-    pub path: &'static str,
+    pub(crate) path: &'static str,
     /// The packet's `renderInput` and `resolvedBranch` (null when absent).
-    pub input: &'a Value,
-    pub branch: &'a Value,
-    pub schema: Option<&'a Value>,
+    pub(crate) input: &'a Value,
+    pub(crate) branch: &'a Value,
+    pub(crate) schema: Option<&'a Value>,
 }
 
 impl Ctx<'_> {
     /// The block's screens; a non-list is read as none (the schema reports it; the
     /// reference crashes here).
-    pub fn screens(&self) -> &[Value] {
+    pub(crate) fn screens(&self) -> &[Value] {
         self.block.get("screens").and_then(Value::as_array).map_or(&[], Vec::as_slice)
     }
 
-    pub fn screen_path(&self, i: usize) -> String {
+    pub(crate) fn screen_path(&self, i: usize) -> String {
         format!("{}.screens[{i}]", self.path)
     }
 }
 
 /// Every stage after json-parse, in the reference's order, over the parsed `output`.
 /// `schema` is the run's validation schema (None: unavailable, itself a failure).
-pub fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>, config: &Config) -> Judgement {
+pub(crate) fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>, config: &Config) -> Judgement {
     let mut out = Failures::default();
     let schema_applied = schema::check(schema, output, &mut out);
     isolation::check(output, config, &mut out);

@@ -9,7 +9,7 @@ use crate::canonical;
 use serde_json::Value;
 
 /// The parsed output, or why it cannot be read (the message of a `json-parse` failure).
-pub fn parse_output(raw: &[u8]) -> Result<Value, String> {
+pub(crate) fn parse_output(raw: &[u8]) -> Result<Value, String> {
     let text =
         std::str::from_utf8(raw).map_err(|e| format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()))?;
     let text = js_trim(text);
@@ -27,7 +27,7 @@ pub fn parse_output(raw: &[u8]) -> Result<Value, String> {
 
 /// Whether the output is readable only as a fenced block (the reference's evaluator
 /// accepts it; its completion refuses it, and so does `complete`).
-pub fn is_fenced(raw: &[u8]) -> bool {
+pub(crate) fn is_fenced(raw: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(raw) else { return false };
     let text = js_trim(text);
     canonical::parse(text.as_bytes()).is_err()

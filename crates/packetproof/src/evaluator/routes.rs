@@ -16,7 +16,7 @@ fn is_action(map: &Map<String, Value>) -> bool {
     map.get("kind").is_some_and(Value::is_string) && map.get("edges").is_some_and(Value::is_array)
 }
 
-pub fn check(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn check(ctx: &Ctx, out: &mut Failures) {
     let screens = ctx.screens();
     if screens.is_empty() {
         return;

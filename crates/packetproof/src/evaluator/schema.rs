@@ -14,7 +14,7 @@ const MAX_SCHEMA_ERRORS: usize = 25;
 
 /// Validate `output` against `schema`, or say that no schema is available. Returns
 /// whether validation was applied (evaluation.json's `schemaValidationApplied`).
-pub fn check(schema: Option<&Value>, output: &Value, out: &mut Failures) -> bool {
+pub(crate) fn check(schema: Option<&Value>, output: &Value, out: &mut Failures) -> bool {
     let Some(schema) = schema else {
         out.fail(SCHEMA, "no validation schema: the packet carries no outputSchema and the run pins no snapshot");
         return false;
@@ -54,7 +54,7 @@ fn pointer_path(pointer: &str) -> String {
 /// The compiled validator for `schema`, compiled once per schema digest for the
 /// whole process (verify evaluates many runs pinned to the same snapshot). No
 /// network: jsonschema is built without its resolver features.
-pub fn validator(schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
+pub(crate) fn validator(schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
     let key = digest::sha256(&canonical::to_vec(schema));
     let cache = CACHE.get_or_init(Default::default);

@@ -13,7 +13,7 @@ fn config() -> &'static Config {
 }
 
 /// A schema with the runtime schema's frame: one block, its lists, the declared screen keys.
-pub fn schema() -> Value {
+pub(crate) fn schema() -> Value {
     let items = |props: Value| json!({"type": "object", "properties": props});
     json!({"type": "object", "required": ["result"], "properties": {"result": {"type": "object",
     "required": ["onboardingStrategySequence"], "properties": {"onboardingStrategySequence": {
@@ -38,7 +38,7 @@ fn action(kind: &str, next: Option<&str>) -> Value {
 }
 
 /// A two-screen block that every rule accepts for [`packet`].
-pub fn valid_output() -> Value {
+pub(crate) fn valid_output() -> Value {
     let mapping = json!([{"sourcePath": "@review[r1]", "value": "v", "justification": "j"}]);
     json!({"result": {"onboardingStrategySequence": [{
     "id": "b1", "name": "Proof", "blockType": "motivation", "firstScreenId": "s1",
@@ -60,7 +60,7 @@ pub fn valid_output() -> Value {
 }
 
 /// The packet fields the rules read.
-pub fn packet() -> Map<String, Value> {
+pub(crate) fn packet() -> Map<String, Value> {
     let packet = json!({
         "renderInput": {
             "target": {"blockId": "b1", "blockName": "Proof", "blockType": "motivation"},
@@ -72,20 +72,20 @@ pub fn packet() -> Map<String, Value> {
     packet.as_object().expect("an object").clone()
 }
 
-pub fn with_branch(field: &str, value: Value) -> Map<String, Value> {
+pub(crate) fn with_branch(field: &str, value: Value) -> Map<String, Value> {
     let mut p = packet();
     p["resolvedBranch"][field] = value;
     p
 }
 
-pub fn with_input(field: &str, value: Value) -> Map<String, Value> {
+pub(crate) fn with_input(field: &str, value: Value) -> Map<String, Value> {
     let mut p = packet();
     p["renderInput"][field] = value;
     p
 }
 
 /// The stages of every failure, in order.
-pub fn judge_stages(output: &Value, packet: &Map<String, Value>) -> Vec<&'static str> {
+pub(crate) fn judge_stages(output: &Value, packet: &Map<String, Value>) -> Vec<&'static str> {
     let judgement = judge(output, packet, Some(&schema()), config());
     judgement.failures.list.iter().map(|f: &Failure| f.stage).collect()
 }

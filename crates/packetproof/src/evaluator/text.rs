@@ -8,7 +8,7 @@ use serde_json::Value;
 /// JavaScript `WhiteSpace` and `LineTerminator` (what `String.prototype.trim` removes):
 /// tab, VT, FF, space, NBSP, BOM, the Zs category, LF, CR, LS and PS. Not U+0085 or U+200B,
 /// which Rust's `char::is_whitespace` disagrees on, hence a hand-written set.
-pub fn is_js_space(c: char) -> bool {
+pub(crate) fn is_js_space(c: char) -> bool {
     matches!(
         c,
         '\u{9}' | '\u{A}' | '\u{B}' | '\u{C}' | '\u{D}' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
@@ -17,17 +17,17 @@ pub fn is_js_space(c: char) -> bool {
 }
 
 /// `text.trim()` as JavaScript does it.
-pub fn js_trim(text: &str) -> &str {
+pub(crate) fn js_trim(text: &str) -> &str {
     text.trim_matches(is_js_space)
 }
 
 /// A string with something other than JavaScript white space in it.
-pub fn is_text(value: Option<&Value>) -> bool {
+pub(crate) fn is_text(value: Option<&Value>) -> bool {
     value.and_then(Value::as_str).is_some_and(|s| !js_trim(s).is_empty())
 }
 
 /// JavaScript truthiness of a JSON value: not null, false, 0, -0 or "".
-pub fn truthy(value: Option<&Value>) -> bool {
+pub(crate) fn truthy(value: Option<&Value>) -> bool {
     match value {
         None | Some(Value::Null) | Some(Value::Bool(false)) => false,
         Some(Value::Number(n)) => n.as_f64() != Some(0.0),
@@ -37,7 +37,7 @@ pub fn truthy(value: Option<&Value>) -> bool {
 }
 
 /// Every string value under `value` (root included), with its JSONPath.
-pub fn strings<'a>(value: &'a Value, root: &'a str, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
+pub(crate) fn strings<'a>(value: &'a Value, root: &'a str, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
     let mut trail = Trail::new(root);
     if let Value::String(s) = value {
         visit(s, &trail);
@@ -50,7 +50,7 @@ pub fn strings<'a>(value: &'a Value, root: &'a str, visit: &mut impl FnMut(&'a s
 }
 
 /// Every object key under `value` (root included).
-pub fn keys<'a>(value: &'a Value, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
+pub(crate) fn keys<'a>(value: &'a Value, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
     let mut trail = Trail::new("$");
     if let Value::Object(map) = value {
         for key in map.keys() {
@@ -69,7 +69,7 @@ pub fn keys<'a>(value: &'a Value, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
 /// The sum of the lengths of every array-valued member named `name` anywhere under
 /// `value`: the reference counts data mappings and asset intents this way, so a list
 /// moved elsewhere in the block still counts.
-pub fn count_named_arrays(value: &Value, name: &str) -> usize {
+pub(crate) fn count_named_arrays(value: &Value, name: &str) -> usize {
     let mut count = 0;
     let mut add = |v: &Value| {
         if let Some(Value::Array(items)) = v.as_object().and_then(|m| m.get(name)) {
@@ -82,12 +82,12 @@ pub fn count_named_arrays(value: &Value, name: &str) -> usize {
 }
 
 /// Whether any array-valued member named `name` anywhere under `value` is non-empty.
-pub fn any_named_array_filled(value: &Value, name: &str) -> bool {
+pub(crate) fn any_named_array_filled(value: &Value, name: &str) -> bool {
     count_named_arrays(value, name) > 0
 }
 
 /// Every object anywhere under `value` (root excluded), with its path.
-pub fn objects<'a>(
+pub(crate) fn objects<'a>(
     value: &'a Value,
     root: &'a str,
     visit: &mut impl FnMut(&'a serde_json::Map<String, Value>, &Trail<'a>),
@@ -100,7 +100,7 @@ pub fn objects<'a>(
 }
 
 /// How a value reads in a message: JSON, shortened.
-pub fn shown(value: Option<&Value>) -> String {
+pub(crate) fn shown(value: Option<&Value>) -> String {
     crate::packet::describe(value)
 }
 

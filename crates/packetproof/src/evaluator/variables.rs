@@ -16,7 +16,7 @@ fn mustache() -> &'static Regex {
 }
 
 /// Stage `variables`: mustache syntax under `content`, and personalization realizations.
-pub fn check_screens(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn check_screens(ctx: &Ctx, out: &mut Failures) {
     for (i, screen) in ctx.screens().iter().enumerate() {
         let at = format!("{}.content", ctx.screen_path(i));
         strings(screen.get("content").unwrap_or(&Value::Null), &at, &mut |text, trail| {
@@ -34,7 +34,7 @@ pub fn check_screens(ctx: &Ctx, out: &mut Failures) {
 }
 
 /// The screen has at least one personalization realization (what `reflectsJtbd` states).
-pub fn is_personalized(screen: &Value) -> bool {
+pub(crate) fn is_personalized(screen: &Value) -> bool {
     let realizations = screen.pointer("/aiMeta/variableRealizations").and_then(Value::as_array);
     realizations
         .into_iter()
@@ -100,7 +100,7 @@ fn has_word(text: &str, id: &str) -> bool {
 /// source blueprint used it, the target id must be realized. A mapping onto itself (bind
 /// `goal` to `goal`) only needs the id realized: the reference demands both that it is gone
 /// and that it is present, which no answer can satisfy (a reference bug).
-pub fn check_mappings(ctx: &Ctx, out: &mut Failures) {
+pub(crate) fn check_mappings(ctx: &Ctx, out: &mut Failures) {
     let mappings = ctx.input.get("variableMappings").and_then(Value::as_array);
     let blueprint = ctx.input.pointer("/sourceExample/blueprint").unwrap_or(&Value::Null);
     for (i, mapping) in mappings.into_iter().flatten().enumerate() {

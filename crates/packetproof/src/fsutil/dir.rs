@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 
 /// Every temp file this crate writes is named `.packetproof-*.tmp`; a crash can
 /// leave one behind, and the next step on the directory removes it.
-pub const TEMP_PREFIX: &str = ".packetproof-";
-pub const TEMP_SUFFIX: &str = ".tmp";
+pub(crate) const TEMP_PREFIX: &str = ".packetproof-";
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Replace {
+pub(crate) enum Replace {
     /// Replace an existing regular file.
     Allowed,
     /// Refuse if the name exists (receipts are never overwritten).
@@ -26,7 +26,7 @@ pub enum Replace {
 
 /// An opened directory: files are written relative to it.
 #[derive(Debug)]
-pub struct Dir {
+pub(crate) struct Dir {
     /// As the user named it, for messages.
     shown: PathBuf,
     #[cfg(unix)]
@@ -34,18 +34,18 @@ pub struct Dir {
 }
 
 /// Whether a file name is one of this crate's temp files.
-pub fn is_temp_name(name: &str) -> bool {
+pub(crate) fn is_temp_name(name: &str) -> bool {
     name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX) && name.len() > TEMP_PREFIX.len() + TEMP_SUFFIX.len()
 }
 
 impl Dir {
     /// The path as the user named it.
-    pub fn shown(&self) -> &Path {
+    pub(crate) fn shown(&self) -> &Path {
         &self.shown
     }
 
     /// The parent directory of `path` and the file's name in it.
-    pub fn open_parent(path: &Path) -> Result<(Dir, String)> {
+    pub(crate) fn open_parent(path: &Path) -> Result<(Dir, String)> {
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -58,7 +58,7 @@ impl Dir {
     }
 
     /// The stale temp files directly in this directory (a writer killed mid-write).
-    pub fn stale_temps(path: &Path) -> Vec<PathBuf> {
+    pub(crate) fn stale_temps(path: &Path) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(path) else { return Vec::new() };
         let mut found: Vec<PathBuf> = entries
             .filter_map(|e| e.ok())
@@ -85,7 +85,7 @@ mod unix {
     impl Dir {
         /// Open the directory `path` (a symlink to a directory is followed: the user
         /// named it).
-        pub fn open(path: &Path) -> Result<Dir> {
+        pub(crate) fn open(path: &Path) -> Result<Dir> {
             let fd = rustix::fs::open(path, DIR_FLAGS, Mode::empty()).map_err(|e| match e {
                 Errno::NOTDIR => Error::refused(path.display(), "is not a directory"),
                 e => Error::io(path, e.into()),
@@ -98,7 +98,7 @@ mod unix {
         }
 
         /// (device, inode) of the directory, to tell whether two paths are one directory.
-        pub fn identity(&self) -> Result<(u64, u64)> {
+        pub(crate) fn identity(&self) -> Result<(u64, u64)> {
             let stat = rustix::fs::fstat(&self.fd).map_err(|e| Error::io(&self.shown, e.into()))?;
             Ok((stat.st_dev as u64, stat.st_ino as u64))
         }
@@ -107,7 +107,7 @@ mod unix {
         /// a temp file in the same directory and a rename. Refused: a symlink or a
         /// non-directory anywhere on the way, and an existing entry that is not a
         /// regular file (a device node, a FIFO, a symlink, a directory).
-        pub fn write(&self, name: &str, bytes: &[u8], replace: Replace) -> Result<()> {
+        pub(crate) fn write(&self, name: &str, bytes: &[u8], replace: Replace) -> Result<()> {
             self.write_with(name, bytes, replace, || Ok(()))
         }
 
@@ -165,7 +165,7 @@ mod unix {
         }
 
         /// Create the directory `name` (relative) if missing, refusing symlinks on the way.
-        pub fn create_dir_all(&self, name: &str) -> Result<()> {
+        pub(crate) fn create_dir_all(&self, name: &str) -> Result<()> {
             let mut current = rustix::io::dup(&self.fd).map_err(|e| Error::io(&self.shown, e.into()))?;
             for part in components(name).map_err(|why| Error::refused(self.shown.join(name).display(), why))? {
                 match rustix::fs::mkdirat(&current, part, Mode::from_raw_mode(0o755)) {
@@ -180,7 +180,7 @@ mod unix {
         /// Remove this crate's temp files directly in this directory (left by a writer
         /// that was killed). Call it only while holding the directory's [`crate::fsutil::Lock`],
         /// so no live writer's temp file is removed. Returns the names removed.
-        pub fn remove_stale_temps(&self) -> Result<Vec<String>> {
+        pub(crate) fn remove_stale_temps(&self) -> Result<Vec<String>> {
             let dup = rustix::io::dup(&self.fd).map_err(|e| Error::io(&self.shown, e.into()))?;
             let entries = rustix::fs::Dir::new(dup).map_err(|e| Error::io(&self.shown, e.into()))?;
             let mut removed = Vec::new();
@@ -292,7 +292,7 @@ mod portable {
     use std::io::Write;
 
     impl Dir {
-        pub fn open(path: &Path) -> Result<Dir> {
+        pub(crate) fn open(path: &Path) -> Result<Dir> {
             let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
             if !meta.is_dir() {
                 return Err(Error::refused(path.display(), "is not a directory"));
@@ -300,12 +300,12 @@ mod portable {
             Ok(Dir { shown: path.to_path_buf() })
         }
 
-        pub fn identity(&self) -> Result<(u64, u64)> {
+        pub(crate) fn identity(&self) -> Result<(u64, u64)> {
             let meta = std::fs::metadata(&self.shown).map_err(|e| Error::io(&self.shown, e))?;
             Ok(crate::fsutil::identity(&meta))
         }
 
-        pub fn write(&self, name: &str, bytes: &[u8], replace: Replace) -> Result<()> {
+        pub(crate) fn write(&self, name: &str, bytes: &[u8], replace: Replace) -> Result<()> {
             self.write_with(name, bytes, replace, || Ok(()))
         }
 
@@ -342,12 +342,12 @@ mod portable {
             }
         }
 
-        pub fn create_dir_all(&self, name: &str) -> Result<()> {
+        pub(crate) fn create_dir_all(&self, name: &str) -> Result<()> {
             let path = self.shown.join(name);
             std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))
         }
 
-        pub fn remove_stale_temps(&self) -> Result<Vec<String>> {
+        pub(crate) fn remove_stale_temps(&self) -> Result<Vec<String>> {
             let mut removed = Vec::new();
             for path in Dir::stale_temps(&self.shown) {
                 std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;

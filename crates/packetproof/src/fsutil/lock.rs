@@ -8,18 +8,20 @@
 
 use super::Dir;
 use crate::{Error, Result};
-use std::path::Path;
 
 #[derive(Debug)]
-pub struct Lock {
+pub(crate) struct Lock {
     #[cfg(unix)]
     _fd: std::os::fd::OwnedFd,
+    /// Only the tests ask which directory a lock holds.
+    #[cfg(test)]
     identity: (u64, u64),
 }
 
 impl Lock {
     /// Wait for and take the exclusive lock of the directory `path`.
-    pub fn exclusive(path: &Path) -> Result<Lock> {
+    #[cfg(test)]
+    pub(crate) fn exclusive(path: &std::path::Path) -> Result<Lock> {
         Lock::on(&Dir::open(path)?)
     }
 
@@ -28,7 +30,7 @@ impl Lock {
     /// its own open file description), so never lock one directory twice: compare
     /// [`Lock::identity`] first.
     #[cfg(unix)]
-    pub fn on(dir: &Dir) -> Result<Lock> {
+    pub(crate) fn on(dir: &Dir) -> Result<Lock> {
         use rustix::fs::{FlockOperation, Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let fd =
@@ -40,19 +42,26 @@ impl Lock {
                 Err(e) => return Err(Error::io(dir.shown(), e.into())),
             }
         }
-        Ok(Lock { _fd: fd, identity: dir.identity()? })
+        Ok(Lock {
+            _fd: fd,
+            #[cfg(test)]
+            identity: dir.identity()?,
+        })
     }
 
     #[cfg(not(unix))]
-    pub fn on(dir: &Dir) -> Result<Lock> {
+    pub(crate) fn on(dir: &Dir) -> Result<Lock> {
         // No flock: concurrent steps on one run directory are not excluded here.
-        Ok(Lock { identity: dir.identity()? })
+        Ok(Lock {
+            #[cfg(test)]
+            identity: dir.identity()?,
+        })
     }
 
     /// Lock every directory of `dirs` (one lock per distinct directory) in one
     /// global order, by (device, inode): processes that each need two locks
     /// take them in the same order, so none waits for another that waits for it.
-    pub fn all(dirs: &[&Dir]) -> Result<Vec<Lock>> {
+    pub(crate) fn all(dirs: &[&Dir]) -> Result<Vec<Lock>> {
         let mut ordered = dirs.iter().map(|dir| Ok((dir.identity()?, *dir))).collect::<Result<Vec<_>>>()?;
         ordered.sort_by_key(|(identity, _)| *identity);
         ordered.dedup_by_key(|(identity, _)| *identity);
@@ -60,7 +69,8 @@ impl Lock {
     }
 
     /// (device, inode) of the locked directory.
-    pub fn identity(&self) -> (u64, u64) {
+    #[cfg(test)]
+    pub(crate) fn identity(&self) -> (u64, u64) {
         self.identity
     }
 }
@@ -68,6 +78,7 @@ impl Lock {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn try_lock(path: &Path) -> rustix::io::Result<()> {
         let fd = rustix::fs::open(path, rustix::fs::OFlags::RDONLY, rustix::fs::Mode::empty()).unwrap();

@@ -2,20 +2,20 @@
 //! - reads are size-limited and refuse anything but a regular file, checked on the
 //!   opened descriptor (opened non-blocking, so a FIFO or a device is named and
 //!   refused instead of waited on);
-//! - writes go through [`Dir`]: the directory is opened once and the file is
+//! - writes go through `Dir`: the directory is opened once and the file is
 //!   created relative to it (temp file, then rename), refusing symlinks and
 //!   anything that is not a regular file, so an interrupted write leaves the old
 //!   file or the new one, and a check cannot be raced by a path swap;
-//! - [`Lock`]: an OS lock on a directory, released by the kernel on crash;
-//! - [`Scratch`]: a temporary folder whose writes skip fsync (it is thrown away).
+//! - `Lock`: an OS lock on a directory, released by the kernel on crash;
+//! - `Scratch`: a temporary folder whose writes skip fsync (it is thrown away).
 
 mod dir;
 mod lock;
 pub(crate) mod scratch;
 
-pub use dir::{Dir, Replace, TEMP_PREFIX, TEMP_SUFFIX};
-pub use lock::Lock;
-pub use scratch::Scratch;
+pub(crate) use dir::{Dir, Replace};
+pub(crate) use lock::Lock;
+pub(crate) use scratch::Scratch;
 
 use crate::{canonical, Error, Result};
 use serde_json::Value;
@@ -36,7 +36,7 @@ pub fn read_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
 }
 
 /// [`read_bytes`], or `None` when nothing is at `path`.
-pub fn read_optional(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read_optional(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>> {
     match read_bytes(path, max_bytes) {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
         other => other.map(Some),
@@ -44,7 +44,7 @@ pub fn read_optional(path: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>> {
 }
 
 /// A UTF-8 text file, bounded like every read.
-pub fn read_to_string(path: &Path, max_bytes: u64) -> Result<String> {
+pub(crate) fn read_to_string(path: &Path, max_bytes: u64) -> Result<String> {
     let bytes = read_bytes(path, max_bytes)?;
     String::from_utf8(bytes).map_err(|e| {
         Error::refused(path.display(), format!("not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
@@ -53,7 +53,7 @@ pub fn read_to_string(path: &Path, max_bytes: u64) -> Result<String> {
 
 /// Open `path` for reading without blocking and check, on the opened descriptor
 /// (not on the path, which could be swapped meanwhile), that it is a regular file.
-pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File> {
     let file = open_nonblocking(path).map_err(|e| Error::io(path, e))?;
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     if !meta.file_type().is_file() {
@@ -128,7 +128,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Create `path` atomically with `bytes`; refuse if it exists (receipts are never overwritten).
-pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     let (dir, name) = Dir::open_parent(path)?;
     dir.write(&name, bytes, Replace::Refused)
 }

@@ -13,19 +13,19 @@ static ROOTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// A temporary directory whose files need no durability; removed on drop.
 #[derive(Debug)]
-pub struct Scratch {
+pub(crate) struct Scratch {
     dir: tempfile::TempDir,
 }
 
 impl Scratch {
     /// A new scratch folder under the system's temporary directory.
-    pub fn new() -> Result<Scratch> {
+    pub(crate) fn new() -> Result<Scratch> {
         let dir = tempfile::tempdir().map_err(|e| Error::io(std::env::temp_dir(), e))?;
         roots().push(dir.path().to_path_buf());
         Ok(Scratch { dir })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 }

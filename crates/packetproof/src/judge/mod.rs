@@ -1,10 +1,10 @@
-//! Applying the rule book ([`crate::rules`]): every rule that applies to a packet or
+//! Applying the rule book (`crate::rules`): every rule that applies to a packet or
 //! a run directory runs, and each that cannot apply is reported with the reason.
 //! `validate`, `verify`, `prepare`, `evaluate`, `complete`, `attest` and the
 //! conformance runner all judge through here, so one artifact gets one verdict
 //! whichever command reads it.
 
-pub mod renders_from_input;
+pub(crate) mod renders_from_input;
 
 use crate::run::{self, audit, paths};
 use crate::{fsutil, packet, Check, Config, Finding, Outcome, PacketCheck, RunCheck};
@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 /// Why the rules that need a compile request do not apply to a packet on its own.
-pub const NO_REQUEST: &str =
+pub(crate) const NO_REQUEST: &str =
     "needs the compile request the packet was made from: only a golden packet of the suite's fixtures has one";
 
 /// The packet rules that need nothing but the packet (and the suite's templates,
@@ -28,7 +28,7 @@ const ON_ITS_OWN: [PacketCheck; 7] = [
 ];
 
 /// Whether a check may run here: `Err(reason)` when the suite turned it off.
-pub fn enabled(check: impl Into<Check>, config: &Config) -> Result<(), String> {
+pub(crate) fn enabled(check: impl Into<Check>, config: &Config) -> Result<(), String> {
     match config.checks.skip.get(check.into().name()) {
         Some(reason) => Err(format!("turned off by {} [checks] skip: {reason}", config.file_name())),
         None => Ok(()),
@@ -62,7 +62,7 @@ fn rules(outcome: &mut Outcome, value: &Value, config: &Config) {
 }
 
 /// Every packet rule that applies on its own, as a list (what prepare refuses on).
-pub fn packet_findings(value: &Value, config: &Config) -> Vec<Finding> {
+pub(crate) fn packet_findings(value: &Value, config: &Config) -> Vec<Finding> {
     let mut outcome = Outcome::default();
     rules(&mut outcome, value, config);
     outcome.findings
@@ -83,7 +83,7 @@ fn apply(outcome: &mut Outcome, check: PacketCheck, map: &Map<String, Value>, co
 }
 
 /// Whether a packet rule can apply to this packet: `Err(why not)`.
-pub fn applies(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Result<(), String> {
+pub(crate) fn applies(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Result<(), String> {
     match check {
         PacketCheck::RendersFromInput => renders_from_input::applies(map, config),
         PacketCheck::ProviderShape => packet::provider_shape_applies(map, config),
@@ -97,7 +97,7 @@ pub fn applies(check: PacketCheck, map: &Map<String, Value>, config: &Config) ->
 }
 
 /// One packet rule that needs no request, run on a packet object.
-pub fn on_its_own(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn on_its_own(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     match check {
         PacketCheck::ExactInputHash => packet::exact_input_hash(map, config),
         PacketCheck::Checksum => packet::checksum(map, config),
@@ -113,7 +113,7 @@ pub fn on_its_own(check: PacketCheck, map: &Map<String, Value>, config: &Config)
 /// The command about to act on a run: the rules of the steps it performs itself
 /// (and of later ones) are not yet due.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     Evaluate,
     Complete,
     Attest,
@@ -141,7 +141,7 @@ impl Step {
 /// Every run rule due at `step` on the run directory `dir` (`given`: the packet it was
 /// prepared from, when known; otherwise it is rebuilt from the run's files), and the
 /// packet rules on that packet.
-pub fn run(
+pub(crate) fn run(
     outcome: &mut Outcome,
     dir: &Path,
     given: Option<&Value>,
@@ -168,7 +168,7 @@ pub fn run(
 }
 
 /// The run rules due at `step`, as a list (what evaluate, complete and attest refuse on).
-pub fn run_findings(dir: &Path, given: Option<&Value>, config: &Config, step: Step) -> Vec<Finding> {
+pub(crate) fn run_findings(dir: &Path, given: Option<&Value>, config: &Config, step: Step) -> Vec<Finding> {
     let mut outcome = Outcome::default();
     run(&mut outcome, dir, given, &[], config, step);
     outcome.findings
@@ -189,7 +189,7 @@ fn run_applies(check: RunCheck, dir: &Path, keys: &[ed25519_dalek::VerifyingKey]
 }
 
 /// One run rule on a run directory.
-pub fn on_run(
+pub(crate) fn on_run(
     check: RunCheck,
     dir: &Path,
     given: Option<&Value>,
@@ -215,7 +215,7 @@ fn stale_temps(dir: &Path) -> Vec<Finding> {
 }
 
 /// The files a run has reached, for a report: which step comes next.
-pub fn stage(dir: &Path) -> &'static str {
+pub(crate) fn stage(dir: &Path) -> &'static str {
     let has = |name: &str| dir.join(name).exists();
     match (has(paths::MANIFEST), has(paths::RAW_OUTPUT), has(paths::EVALUATION), has(paths::COMPLETION)) {
         (_, _, _, true) => "completed",

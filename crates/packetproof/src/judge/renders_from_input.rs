@@ -14,7 +14,7 @@ const CHECK: PacketCheck = PacketCheck::RendersFromInput;
 
 /// Whether the packet can be re-rendered here: `Err(why not)` when its promptVersions
 /// are not the sha256 of this suite's templates (another exporter's prompts).
-pub fn applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+pub(crate) fn applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
     let differing = differing_templates(packet, config);
     if differing.is_empty() {
         return Ok(());
@@ -23,7 +23,7 @@ pub fn applies(packet: &Map<String, Value>, config: &Config) -> Result<(), Strin
 }
 
 /// The findings on a packet that [`applies`] to.
-pub fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut verdict = Vec::new();
     let null = Value::Null;
     let (input, branch) = (packet.get("renderInput").unwrap_or(&null), packet.get("resolvedBranch").unwrap_or(&null));

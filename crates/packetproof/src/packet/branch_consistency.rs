@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 const CHECK: PacketCheck = PacketCheck::BranchConsistency;
 
 /// Every disagreement between resolvedBranch and renderInput, and every unknown renderInput key.
-pub fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
     let (Some(input), Some(branch)) =
         (packet.get("renderInput").and_then(Value::as_object), packet.get("resolvedBranch").and_then(Value::as_object))
@@ -203,7 +203,7 @@ fn asset_evidence(blueprint: Option<&Value>) -> Option<String> {
 
 /// A variable mapping that needs a decision: `action: incompatible`, the
 /// reference's rule and the compiler's (compile input follows the reference).
-pub fn is_conflict(mapping: &Value) -> bool {
+pub(crate) fn is_conflict(mapping: &Value) -> bool {
     mapping.get("action").and_then(Value::as_str) == Some("incompatible")
 }
 

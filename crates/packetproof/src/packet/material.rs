@@ -16,7 +16,7 @@ use serde_json::Value;
 const SCREENS_HOME: [&str; 3] = ["sourceExample", "blueprint", "screens"];
 
 /// The failures in `input` (renderInput).
-pub fn findings(input: &Value, config: &Config) -> Vec<Finding> {
+pub(crate) fn findings(input: &Value, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut path = Vec::new();
     scan(input, &mut path, &mut out);
@@ -31,7 +31,7 @@ pub fn findings(input: &Value, config: &Config) -> Vec<Finding> {
 }
 
 /// The notes for `input` (renderInput): asset-example prompts under the warn policy.
-pub fn warnings(input: &Value, config: &Config) -> Vec<String> {
+pub(crate) fn warnings(input: &Value, config: &Config) -> Vec<String> {
     if config.packet.asset_example_prompts == Policy::Fail {
         return Vec::new();
     }

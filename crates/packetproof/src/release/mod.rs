@@ -6,7 +6,7 @@
 mod policy;
 mod render;
 
-pub use crate::diff::{ChangeGroup, FieldChange};
+pub(crate) use crate::diff::{ChangeGroup, FieldChange};
 
 use crate::git::Git;
 use crate::{corpus, provider, Config, Error, Result};
@@ -17,7 +17,7 @@ use std::path::Path;
 /// Kinds of changed files the policy reasons about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     Template,
     Schema,
     Reference,
@@ -29,33 +29,33 @@ pub enum ChangeKind {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ChangedFile {
-    pub path: String,
-    pub kind: ChangeKind,
+pub(crate) struct ChangedFile {
+    pub(crate) path: String,
+    pub(crate) kind: ChangeKind,
 }
 
 /// One fixture: its recompiled packet against the golden packet at the base and in the tree.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CaseReport {
-    pub case: String,
+pub(crate) struct CaseReport {
+    pub(crate) case: String,
     /// The recompiled packet differs from the golden packet at the base (the release changes it).
-    pub changed_from_base: bool,
+    pub(crate) changed_from_base: bool,
     /// The recompiled packet differs from the golden packet in the tree (not re-blessed).
-    pub stale_in_tree: bool,
+    pub(crate) stale_in_tree: bool,
     /// The golden packet file itself differs between base and tree.
-    pub golden_changed: bool,
+    pub(crate) golden_changed: bool,
     /// The case has no golden packet at the base: this release adds it.
-    pub new: bool,
-    pub hash_before: Option<String>,
-    pub hash_after: Option<String>,
+    pub(crate) new: bool,
+    pub(crate) hash_before: Option<String>,
+    pub(crate) hash_after: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub compile_error: Option<String>,
+    pub(crate) compile_error: Option<String>,
 }
 
 impl CaseReport {
     /// Anything to say about this case (the report lists only these).
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.new || self.changed_from_base || self.stale_in_tree || self.golden_changed || self.compile_error.is_some()
     }
 }
@@ -63,16 +63,16 @@ impl CaseReport {
 /// What the policy forbids, structured for machines; `message` reads on its own
 /// and the renderers add `cases` and `paths`, each list printed once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Violation {
-    pub kind: ViolationKind,
-    pub message: String,
-    pub cases: Vec<String>,
-    pub paths: Vec<String>,
+pub(crate) struct Violation {
+    pub(crate) kind: ViolationKind,
+    pub(crate) message: String,
+    pub(crate) cases: Vec<String>,
+    pub(crate) paths: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ViolationKind {
+pub(crate) enum ViolationKind {
     /// Golden packets differ from what their requests compile to now.
     NotReblessed,
     /// Golden files changed with nothing to explain the change.
@@ -86,25 +86,25 @@ pub enum ViolationKind {
 /// How the base revision was chosen, said in the report.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Base {
-    pub commit: String,
+pub(crate) struct Base {
+    pub(crate) commit: String,
     /// `--base REV`, or the merge base with which branch.
-    pub chosen_by: String,
+    pub(crate) chosen_by: String,
     /// The base is HEAD itself: only uncommitted changes are compared.
-    pub is_head: bool,
+    pub(crate) is_head: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
-    pub base: Base,
+    pub(crate) base: Base,
     pub ok: bool,
-    pub changed_files: Vec<ChangedFile>,
+    pub(crate) changed_files: Vec<ChangedFile>,
     /// The cases with anything to report; the others are only counted.
-    pub cases: Vec<CaseReport>,
-    pub unchanged_cases: usize,
-    pub groups: Vec<ChangeGroup>,
-    pub violations: Vec<Violation>,
+    pub(crate) cases: Vec<CaseReport>,
+    pub(crate) unchanged_cases: usize,
+    pub(crate) groups: Vec<ChangeGroup>,
+    pub(crate) violations: Vec<Violation>,
 }
 
 /// Run the release check against `base` (default: see `default_base`).

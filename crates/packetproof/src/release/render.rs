@@ -18,11 +18,6 @@ impl Report {
         }
     }
 
-    /// Markdown fit for a pull-request comment; long diffs fold into `<details>`.
-    pub fn markdown(&self) -> String {
-        self.write(true)
-    }
-
     fn write(&self, md: bool) -> String {
         let mut out = String::new();
         let verdict = if self.ok { "passes" } else { "FAILS" };

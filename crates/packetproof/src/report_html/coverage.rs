@@ -12,58 +12,58 @@ use std::collections::BTreeMap;
 
 /// The test report's content.
 #[derive(Debug, Serialize)]
-pub struct TestPage {
-    pub suite: String,
+pub(crate) struct TestPage {
+    pub(crate) suite: String,
     /// (state, how many trials), in the order passed, failed, skipped, not-run.
-    pub counts: Vec<(&'static str, usize)>,
-    pub failed: bool,
-    pub matrix: Matrix,
+    pub(crate) counts: Vec<(&'static str, usize)>,
+    pub(crate) failed: bool,
+    pub(crate) matrix: Matrix,
     /// Column heads of the fixture table: every packet and run check, and the self-test.
-    pub checks: Vec<String>,
-    pub fixtures: Vec<FixtureRow>,
-    pub corpus: Vec<Named>,
+    pub(crate) checks: Vec<String>,
+    pub(crate) fixtures: Vec<FixtureRow>,
+    pub(crate) corpus: Vec<Named>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Matrix {
-    pub providers: Vec<String>,
-    pub rows: Vec<MatrixRow>,
+pub(crate) struct Matrix {
+    pub(crate) providers: Vec<String>,
+    pub(crate) rows: Vec<MatrixRow>,
     /// Cells no fixture covers.
-    pub gaps: usize,
+    pub(crate) gaps: usize,
     /// The positive fixtures counted, and those whose golden packet could not be read (with why).
-    pub counted: usize,
-    pub unread: Vec<Named>,
+    pub(crate) counted: usize,
+    pub(crate) unread: Vec<Named>,
 }
 
 /// One value of one field: `span` is the field's row count on its first row (0 on the others).
 #[derive(Debug, Serialize)]
-pub struct MatrixRow {
-    pub field: &'static str,
-    pub span: usize,
-    pub value: String,
-    pub cells: Vec<Vec<String>>,
+pub(crate) struct MatrixRow {
+    pub(crate) field: &'static str,
+    pub(crate) span: usize,
+    pub(crate) value: String,
+    pub(crate) cells: Vec<Vec<String>>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct FixtureRow {
-    pub name: String,
-    pub negative: bool,
-    pub states: Vec<State>,
+pub(crate) struct FixtureRow {
+    pub(crate) name: String,
+    pub(crate) negative: bool,
+    pub(crate) states: Vec<State>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Named {
-    pub name: String,
-    pub state: State,
+pub(crate) struct Named {
+    pub(crate) name: String,
+    pub(crate) state: State,
 }
 
 /// A trial's state: `passed`, `failed` (detail: the first finding), `skipped`
 /// (detail: the reason), `not-run` (filtered out or in another shard) or `none`
 /// (not a check of this fixture).
 #[derive(Debug, Clone, Serialize)]
-pub struct State {
-    pub kind: &'static str,
-    pub detail: String,
+pub(crate) struct State {
+    pub(crate) kind: &'static str,
+    pub(crate) detail: String,
 }
 
 impl State {
@@ -101,7 +101,7 @@ fn first_finding(message: &str) -> &str {
 }
 
 /// The page for the trials recorded in `records` (`ignored`: trials ignored before they ran).
-pub fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Result<TestPage> {
+pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Result<TestPage> {
     let by_name: BTreeMap<&str, &Record> = records.iter().map(|r| (r.name.as_str(), r)).collect();
     let cases = corpus::cases(config)?;
     // Every packet and run check, then the self-test, which runs per positive fixture.
@@ -152,7 +152,7 @@ pub fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Res
 
 /// The matrix over the positive fixtures' golden packets, as `corpus::branch-coverage`
 /// counts them (a negative fixture's packet is broken on purpose and covers nothing).
-pub fn matrix(cases: &[Case], config: &Config) -> Matrix {
+pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
     let mut packets = Vec::new();
     let mut unread = Vec::new();
     for case in cases.iter().filter(|c| c.expect.is_none()) {

@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// entities, and characters that would act on the page instead of showing (control
 /// characters, a newline inside a name, bidirectional overrides such as U+202E,
 /// zero-width characters) are shown as `\u{…}`, as the text output writes them.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -6,13 +6,13 @@
 //! Content-Security-Policy forbids the page to load anything.
 //!
 //! The pages are minijinja templates (`templates/`) over the data of
-//! [`coverage`] and [`release`]; every value they print goes through
-//! [`escape::escape`].
+//! `coverage` and `release`; every value they print goes through
+//! `escape::escape`.
 
-pub mod coverage;
-pub mod escape;
-pub mod release;
-pub mod side_by_side;
+pub(crate) mod coverage;
+pub(crate) mod escape;
+pub(crate) mod release;
+pub(crate) mod side_by_side;
 
 use crate::conformance::junit::Record;
 use crate::{Config, Error, Result};
@@ -20,7 +20,7 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::path::Path;
 
 /// Marks a file as a packetproof HTML report: only such a file is ever replaced by one.
-pub const GENERATOR: &str = r#"<meta name="generator" content="packetproof">"#;
+pub(crate) const GENERATOR: &str = r#"<meta name="generator" content="packetproof">"#;
 
 const TEMPLATES: [(&str, &str); 4] = [
     ("style.css", include_str!("templates/style.css")),
@@ -30,7 +30,7 @@ const TEMPLATES: [(&str, &str); 4] = [
 ];
 
 /// The test report for the trials recorded (`ignored`: the trials ignored before they ran).
-pub fn test_report(config: &Config, records: &[Record], ignored: &[String]) -> Result<String> {
+pub(crate) fn test_report(config: &Config, records: &[Record], ignored: &[String]) -> Result<String> {
     let page = coverage::test_page(config, records, ignored)?;
     render("test.html", minijinja::context! { page => page, generator => GENERATOR })
 }
@@ -56,7 +56,7 @@ pub fn refuse_foreign(path: &Path, config: &Config) -> Result<()> {
 }
 
 /// Whether `text` is a report this module wrote (so `--report` may replace it).
-pub fn is_report(text: &str) -> bool {
+pub(crate) fn is_report(text: &str) -> bool {
     text.starts_with("<!DOCTYPE html>") && text.contains(GENERATOR)
 }
 

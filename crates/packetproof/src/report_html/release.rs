@@ -9,49 +9,49 @@ use crate::release::{ChangeKind, Report};
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
-pub struct ReleasePage {
-    pub ok: bool,
-    pub base: String,
-    pub chosen_by: String,
-    pub is_head: bool,
-    pub violations: Vec<ViolationView>,
-    pub templates: Vec<String>,
+pub(crate) struct ReleasePage {
+    pub(crate) ok: bool,
+    pub(crate) base: String,
+    pub(crate) chosen_by: String,
+    pub(crate) is_head: bool,
+    pub(crate) violations: Vec<ViolationView>,
+    pub(crate) templates: Vec<String>,
     /// Every changed file but the templates, with its kind.
-    pub files: Vec<(String, String)>,
-    pub cases: Vec<CaseView>,
-    pub unchanged_cases: usize,
-    pub changes: Vec<ChangeView>,
+    pub(crate) files: Vec<(String, String)>,
+    pub(crate) cases: Vec<CaseView>,
+    pub(crate) unchanged_cases: usize,
+    pub(crate) changes: Vec<ChangeView>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct ViolationView {
-    pub message: String,
-    pub cases: Vec<String>,
-    pub paths: Vec<String>,
+pub(crate) struct ViolationView {
+    pub(crate) message: String,
+    pub(crate) cases: Vec<String>,
+    pub(crate) paths: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct CaseView {
-    pub name: String,
-    pub new: bool,
+pub(crate) struct CaseView {
+    pub(crate) name: String,
+    pub(crate) new: bool,
     /// The numbers of the changes that touch it (from 1; a case may have several).
-    pub changes: Vec<usize>,
-    pub reblessed: bool,
-    pub hash_before: Option<String>,
-    pub hash_after: Option<String>,
-    pub compile_error: Option<String>,
+    pub(crate) changes: Vec<usize>,
+    pub(crate) reblessed: bool,
+    pub(crate) hash_before: Option<String>,
+    pub(crate) hash_after: Option<String>,
+    pub(crate) compile_error: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct ChangeView {
-    pub number: usize,
-    pub cases: Vec<String>,
+pub(crate) struct ChangeView {
+    pub(crate) number: usize,
+    pub(crate) cases: Vec<String>,
     /// The prompts' side-by-side rows: (field name, rows), only the prompts that changed.
-    pub prompts: Vec<(&'static str, Vec<Row>)>,
-    pub fields: Vec<(String, String, String)>,
+    pub(crate) prompts: Vec<(&'static str, Vec<Row>)>,
+    pub(crate) fields: Vec<(String, String, String)>,
 }
 
-pub fn release_page(report: &Report) -> ReleasePage {
+pub(crate) fn release_page(report: &Report) -> ReleasePage {
     let kind = |k: ChangeKind| serde_json::to_value(k).ok().and_then(|v| v.as_str().map(str::to_owned));
     let (templates, files): (Vec<_>, Vec<_>) =
         report.changed_files.iter().partition(|f| f.kind == ChangeKind::Template);

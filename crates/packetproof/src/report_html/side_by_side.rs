@@ -10,33 +10,33 @@ use similar::{ChangeTag, TextDiff};
 /// One row of the view: a line on each side (absent where the other side has
 /// more lines), or, between two hunks, a gap.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     /// `same`, `changed` or `gap`.
-    pub kind: &'static str,
-    pub left: Option<Side>,
-    pub right: Option<Side>,
+    pub(crate) kind: &'static str,
+    pub(crate) left: Option<Side>,
+    pub(crate) right: Option<Side>,
 }
 
 /// One line: its number (from 1) and its text in runs of unchanged and changed words.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Side {
-    pub number: usize,
-    pub spans: Vec<Span>,
+pub(crate) struct Side {
+    pub(crate) number: usize,
+    pub(crate) spans: Vec<Span>,
 }
 
 /// A line with its number.
 type Numbered = (usize, String);
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Span {
-    pub text: String,
-    pub changed: bool,
+pub(crate) struct Span {
+    pub(crate) text: String,
+    pub(crate) changed: bool,
 }
 
 /// The rows of a unified diff (none for an empty one). Each `@@ -a,b +c,d @@`
 /// hunk starts a block (a gap row before every block but the first); runs of `-`
 /// lines and the `+` lines after them face each other.
-pub fn rows(unified: &str) -> Vec<Row> {
+pub(crate) fn rows(unified: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     let (mut old_line, mut new_line) = (0, 0);
     let (mut removed, mut added): (Vec<Numbered>, Vec<Numbered>) = (Vec::new(), Vec::new());

@@ -12,16 +12,16 @@ use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
-pub const CHECK: crate::RunCheck = crate::RunCheck::Attestation;
-pub const FILE: &str = "attestation.json";
+pub(crate) const CHECK: crate::RunCheck = crate::RunCheck::Attestation;
+pub(crate) const FILE: &str = "attestation.json";
 /// The subject naming the packet: its digest is the packet's `checksum` (sha256
 /// of the canonical packet without that field), the contract's packet identity.
-pub const PACKET_SUBJECT: &str = "runtime-packet";
+pub(crate) const PACKET_SUBJECT: &str = "runtime-packet";
 
 /// Write a signed attestation for a completed run; returns where. Refused unless
 /// every run check passes (a run that `verify` fails is not attested) and never
 /// over an existing file.
-pub fn attest(
+pub(crate) fn attest(
     config: &Config,
     dir: &Path,
     key: &SigningKey,
@@ -120,7 +120,7 @@ fn predicate(completion: &Map<String, Value>) -> Value {
 /// `run::attestation` for `verify`. With trusted keys an attestation is required
 /// and must carry a signature by one of them; with none, an attestation present
 /// is still checked against the run's files and completion.json.
-pub fn check(dir: &Path, trusted: &[VerifyingKey], config: &Config) -> Vec<Finding> {
+pub(crate) fn check(dir: &Path, trusted: &[VerifyingKey], config: &Config) -> Vec<Finding> {
     let finding = |path: &str, message: String| Finding::new(CHECK, path.to_owned(), message);
     let Ok(run_dir) = RunDir::open(dir) else { return Vec::new() };
     let path = match run_dir.resolve(FILE, FILE) {

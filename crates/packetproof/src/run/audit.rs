@@ -19,8 +19,8 @@ use std::path::Path;
 /// One problem: where (a file and JSONPath) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Problem {
-    pub at: String,
-    pub message: String,
+    pub(crate) at: String,
+    pub(crate) message: String,
 }
 
 impl fmt::Display for Problem {
@@ -63,20 +63,10 @@ fn open(
     }
 }
 
-/// Every run check, in order.
-pub fn all(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let mut out = agent_request(dir, packet, config);
-    out.extend(manifest_binding(dir, packet, config));
-    out.extend(snapshot_parity(dir, packet, config));
-    out.extend(evaluation(dir, packet, config));
-    out.extend(completion(dir, config));
-    out
-}
-
 /// `run::agent-request`: the packet is valid (a rebuilt one must reproduce its
 /// hashes, so an edited request or context is caught) and agent-request.json is
 /// exactly its agent view: nothing more (no schema for Google), nothing changed.
-pub fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
     let (run, packet) = match open(RunCheck::AgentRequest, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
@@ -93,7 +83,7 @@ pub fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec
 
 /// `run::manifest-binding`: the manifest is the prepared receipt of this exact
 /// packet, its file names stay inside the run, and the held-back context is the packet's.
-pub fn manifest_binding(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn manifest_binding(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
     let (run, packet) = match open(RunCheck::ManifestBinding, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
@@ -106,7 +96,7 @@ pub fn manifest_binding(dir: &Path, packet: Option<&Value>, config: &Config) -> 
 /// `run::snapshot-parity`: validation-schema.json has the bytes the manifest pins
 /// (and, for non-Google runs, is the schema the agent was given). It is never
 /// compared with the project's current snapshot: a prepared run keeps its own.
-pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
     let (run, packet) = match open(RunCheck::SnapshotParity, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
@@ -127,7 +117,7 @@ pub fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> V
 /// evaluation passed, and evaluating the current raw output now gives the same
 /// result (a Node-made evaluation without `rawOutputChecksum` is accepted when
 /// re-evaluation agrees; `complete` requires the checksum).
-pub fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
     let (run, packet) = match open(RunCheck::Evaluation, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
@@ -138,7 +128,7 @@ pub fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Fi
 /// `run::completion`: completion.json exists (otherwise the run is not completed
 /// fresh-agent evidence, and this check fails) and binds the current bytes of
 /// every file it names, the manifest's hashes, and a passing evaluation.
-pub fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
+pub(crate) fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
     let run = match Run::open(dir, config) {
         Ok(run) => run,
         Err(e) => {

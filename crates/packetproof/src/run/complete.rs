@@ -32,7 +32,7 @@ pub struct CompleteRequest {
 /// Everything from "the task id is unused" and "the evaluation passed" to the
 /// write happens under the run directory's lock and the runs root's lock, so a
 /// concurrent complete or evaluate cannot slip between the checks and the write.
-pub fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -> Result<(PathBuf, PathBuf)> {
+pub(crate) fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -> Result<(PathBuf, PathBuf)> {
     check_arguments(args)?;
     let (dir, root) = RunsRoot::lock_with_run(args.runs_root.as_deref(), &args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;

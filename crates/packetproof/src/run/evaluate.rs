@@ -2,9 +2,9 @@
 //! evaluation.json in the Node evaluator's format, plus `rawOutputChecksum` (so
 //! completion can refuse an evaluation of other bytes).
 //!
-//! This module reads the run and orchestrates; the rules are in [`crate::evaluator`].
+//! This module reads the run and orchestrates; the rules are in `crate::evaluator`.
 //! Stages, in the reference's order: packet, schema-snapshot (Google
-//! runs), json-parse, then [`evaluator::judge`]. The first three stop evaluation when they
+//! runs), json-parse, then `evaluator::judge`. The first three stop evaluation when they
 //! fail (stricter than the reference, which judges a Google answer after its own manifest
 //! or snapshot failed).
 
@@ -55,19 +55,19 @@ fn refuse_receipt_overwrite(run: &Run, report: &std::path::Path) -> Result<()> {
 
 impl EvaluateRequest {
     /// Evaluate a run's own raw output into its own evaluation.json.
-    pub fn for_run(run_dir: PathBuf) -> Self {
+    pub(crate) fn for_run(run_dir: PathBuf) -> Self {
         EvaluateRequest { run_dir, packet: None, output: None, report: None, schema: None }
     }
 }
 
 /// One failed stage check, as evaluation.json records it.
-pub type StageFailure = Failure;
+pub(crate) type StageFailure = Failure;
 
 /// The result of evaluating one raw output.
 #[derive(Debug, Clone)]
 pub struct Evaluation {
     pub ok: bool,
-    pub failures: Vec<StageFailure>,
+    pub(crate) failures: Vec<StageFailure>,
     /// evaluation.json, Node's fields in Node's order, then `rawOutputChecksum`.
     pub document: Value,
 }
@@ -78,7 +78,7 @@ pub struct Evaluation {
 /// failure stages as the Node evaluator); a passing one is recorded only when the
 /// run also passes `gate`: a run that `verify` would fail never gets a passing
 /// evaluation (it is refused, and nothing is written).
-pub fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::RunGate) -> Result<(Evaluation, PathBuf)> {
+pub(crate) fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::RunGate) -> Result<(Evaluation, PathBuf)> {
     // Held until the evaluation is written: a concurrent complete sees it before or after.
     let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;

@@ -10,37 +10,37 @@ use super::paths::{AGENT_REQUEST, COMPLETION, EVALUATION, EVAL_CONTEXT, RAW_OUTP
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
-pub const MANIFEST_STATUS: &str = "prepared-awaiting-agent";
-pub const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
-pub const COMPLETION_STATUS: &str = "evaluated-pass";
+pub(crate) const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
+pub(crate) const MANIFEST_STATUS: &str = "prepared-awaiting-agent";
+pub(crate) const COMPLETION_KIND: &str = "segmently.packet-only-agent-completion";
+pub(crate) const COMPLETION_STATUS: &str = "evaluated-pass";
 /// Defined with the evaluation document, which carries it too.
-pub use crate::evaluator::document::PROOF_CLASS;
+pub(crate) use crate::evaluator::document::PROOF_CLASS;
 
 /// run-manifest.json.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Manifest {
-    pub schema_version: u32,
-    pub kind: String,
-    pub status: String,
+pub(crate) struct Manifest {
+    pub(crate) schema_version: u32,
+    pub(crate) kind: String,
+    pub(crate) status: String,
     /// Copied from the packet, whatever it holds: it binds the manifest to it.
-    pub exact_input_hash: Value,
-    pub checksum: Value,
-    pub agent_input: String,
-    pub held_back_evaluator_context: String,
-    pub held_back_validation_schema: String,
-    pub validation_schema_checksum: String,
-    pub raw_output: String,
-    pub evaluation: String,
-    pub completion: String,
-    pub proof_class: String,
-    pub replaces_runtime_task_debug: bool,
+    pub(crate) exact_input_hash: Value,
+    pub(crate) checksum: Value,
+    pub(crate) agent_input: String,
+    pub(crate) held_back_evaluator_context: String,
+    pub(crate) held_back_validation_schema: String,
+    pub(crate) validation_schema_checksum: String,
+    pub(crate) raw_output: String,
+    pub(crate) evaluation: String,
+    pub(crate) completion: String,
+    pub(crate) proof_class: String,
+    pub(crate) replaces_runtime_task_debug: bool,
 }
 
 impl Manifest {
     /// The manifest of a packet whose snapshot has `snapshot_checksum`.
-    pub fn new(packet: &Map<String, Value>, snapshot_checksum: &str) -> Manifest {
+    pub(crate) fn new(packet: &Map<String, Value>, snapshot_checksum: &str) -> Manifest {
         let copied = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
         Manifest {
             schema_version: 2,
@@ -62,7 +62,7 @@ impl Manifest {
 }
 
 /// Manifest fields copied from the packet: they bind the manifest to it.
-pub const MANIFEST_PACKET_KEYS: [&str; 2] = ["exactInputHash", "checksum"];
+pub(crate) const MANIFEST_PACKET_KEYS: [&str; 2] = ["exactInputHash", "checksum"];
 
 /// The manifest fields whose value the format fixes, with what the value means.
 const MANIFEST_FIXED: [(&str, &str); 5] = [
@@ -74,85 +74,85 @@ const MANIFEST_FIXED: [(&str, &str); 5] = [
 ];
 
 /// run-manifest.json for a packet whose snapshot has `snapshot_checksum`.
-pub fn manifest(packet: &Map<String, Value>, snapshot_checksum: &str) -> Value {
+pub(crate) fn manifest(packet: &Map<String, Value>, snapshot_checksum: &str) -> Value {
     to_value(&Manifest::new(packet, snapshot_checksum))
 }
 
 /// Every manifest field, in order.
-pub fn manifest_keys() -> Vec<String> {
+pub(crate) fn manifest_keys() -> Vec<String> {
     keys(&manifest(&Map::new(), ""))
 }
 
 /// The manifest's fixed fields as (key, value, meaning), the values [`Manifest::new`] writes.
-pub fn manifest_fixed() -> Vec<(&'static str, Value, &'static str)> {
+pub(crate) fn manifest_fixed() -> Vec<(&'static str, Value, &'static str)> {
     fixed(&manifest(&Map::new(), ""), &MANIFEST_FIXED)
 }
 
 /// completion.json.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Completion {
-    pub schema_version: u32,
-    pub kind: String,
-    pub status: String,
-    pub scenario: String,
-    pub run_id: String,
-    pub agent_task: String,
-    pub completed_at: String,
-    pub input_boundary: InputBoundary,
+pub(crate) struct Completion {
+    pub(crate) schema_version: u32,
+    pub(crate) kind: String,
+    pub(crate) status: String,
+    pub(crate) scenario: String,
+    pub(crate) run_id: String,
+    pub(crate) agent_task: String,
+    pub(crate) completed_at: String,
+    pub(crate) input_boundary: InputBoundary,
     /// The three are copied from the manifest ([`COMPLETION_MANIFEST_KEYS`]).
-    pub exact_input_hash: Value,
-    pub checksum: Value,
-    pub validation_schema_checksum: Value,
-    pub raw_output: FileDigest,
-    pub evaluation: EvaluationDigest,
-    pub evaluator_notes: Vec<String>,
-    pub proof_class: String,
-    pub replaces_runtime_task_debug: bool,
+    pub(crate) exact_input_hash: Value,
+    pub(crate) checksum: Value,
+    pub(crate) validation_schema_checksum: Value,
+    pub(crate) raw_output: FileDigest,
+    pub(crate) evaluation: EvaluationDigest,
+    pub(crate) evaluator_notes: Vec<String>,
+    pub(crate) proof_class: String,
+    pub(crate) replaces_runtime_task_debug: bool,
 }
 
 /// `inputBoundary`: what the agent saw (its request only) and could not reach.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct InputBoundary {
-    pub kind: String,
-    pub file: String,
-    pub checksum: String,
-    pub inherited_conversation: bool,
-    pub repository_access: bool,
-    pub web_access: bool,
-    pub write_access: bool,
+pub(crate) struct InputBoundary {
+    pub(crate) kind: String,
+    pub(crate) file: String,
+    pub(crate) checksum: String,
+    pub(crate) inherited_conversation: bool,
+    pub(crate) repository_access: bool,
+    pub(crate) web_access: bool,
+    pub(crate) write_access: bool,
 }
 
 /// A run file and the digest of its bytes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FileDigest {
-    pub file: String,
-    pub checksum: String,
+pub(crate) struct FileDigest {
+    pub(crate) file: String,
+    pub(crate) checksum: String,
 }
 
 /// The evaluation file, its digest and its verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EvaluationDigest {
-    pub file: String,
-    pub checksum: String,
+pub(crate) struct EvaluationDigest {
+    pub(crate) file: String,
+    pub(crate) checksum: String,
     /// The evaluation's own `ok`, as it is there.
-    pub ok: Value,
+    pub(crate) ok: Value,
 }
 
 /// Who completed the run and what they noted (the operator's arguments).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CompletionIds {
-    pub scenario: String,
-    pub run_id: String,
-    pub agent_task: String,
-    pub notes: Vec<String>,
+pub(crate) struct CompletionIds {
+    pub(crate) scenario: String,
+    pub(crate) run_id: String,
+    pub(crate) agent_task: String,
+    pub(crate) notes: Vec<String>,
 }
 
 impl Completion {
     /// The receipt for a run: `agent_request` is the file the agent saw, `manifest`
     /// the run's manifest (the fields it binds are copied).
-    pub fn new(
+    pub(crate) fn new(
         ids: CompletionIds,
         completed_at: String,
         agent_request: FileDigest,
@@ -209,16 +209,16 @@ const COMPLETION_FIXED: [(&str, &str); 5] = [
 ];
 
 /// The completion's fixed fields as (key, value, meaning), the values [`Completion::new`] writes.
-pub fn completion_fixed() -> Vec<(&'static str, Value, &'static str)> {
+pub(crate) fn completion_fixed() -> Vec<(&'static str, Value, &'static str)> {
     fixed(&Completion::template(), &COMPLETION_FIXED)
 }
 
 /// `inputBoundary.kind` of a completion receipt: the agent saw only its request.
-pub const INPUT_BOUNDARY_KIND: &str = "agent-request-only";
+pub(crate) const INPUT_BOUNDARY_KIND: &str = "agent-request-only";
 
 /// `inputBoundary` flags, all `false` (a fresh, isolated agent): the fields of
 /// [`InputBoundary`] that are flags.
-pub fn input_boundary_denied() -> Vec<String> {
+pub(crate) fn input_boundary_denied() -> Vec<String> {
     let template = Completion::template();
     let boundary = template["inputBoundary"].as_object().cloned().unwrap_or_default();
     boundary.into_iter().filter(|(_, v)| v.is_boolean()).map(|(k, _)| k).collect()
@@ -226,22 +226,22 @@ pub fn input_boundary_denied() -> Vec<String> {
 
 /// Every completion receipt field, in order: the shape is closed (verify reports
 /// any other field as an edit).
-pub fn completion_keys() -> Vec<String> {
+pub(crate) fn completion_keys() -> Vec<String> {
     keys(&Completion::template())
 }
 
 /// The fields of the receipt's nested objects, as (field, its fields).
-pub fn completion_nested_keys() -> Vec<(String, Vec<String>)> {
+pub(crate) fn completion_nested_keys() -> Vec<(String, Vec<String>)> {
     let template = Completion::template();
     let fields = template.as_object().into_iter().flatten();
     fields.filter(|(_, v)| v.is_object()).map(|(k, v)| (k.clone(), keys(v))).collect()
 }
 
 /// Completion fields copied from the manifest.
-pub const COMPLETION_MANIFEST_KEYS: [&str; 3] = ["exactInputHash", "checksum", "validationSchemaChecksum"];
+pub(crate) const COMPLETION_MANIFEST_KEYS: [&str; 3] = ["exactInputHash", "checksum", "validationSchemaChecksum"];
 
 /// A receipt as JSON (its fields in declaration order; serialising these types cannot fail).
-pub fn to_value(receipt: &impl Serialize) -> Value {
+pub(crate) fn to_value(receipt: &impl Serialize) -> Value {
     serde_json::to_value(receipt).expect("a receipt is plain data")
 }
 

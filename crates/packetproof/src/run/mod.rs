@@ -1,5 +1,5 @@
 //! Run directories: prepare → (fresh agent) → evaluate → complete, and `verify`.
-//! The file formats ([`format`](mod@format)) are the Node skill's, field for field, so either
+//! The file formats (`format`) are the Node skill's, field for field, so either
 //! tool reads the other's run directories; the rules are stricter (see the module
 //! docs of each step below).
 //!
@@ -20,23 +20,22 @@
 //!   text-JSON (Google) run is judged against its held-back manifest and snapshot
 //!   (stage `schema-snapshot`); other answers are judged against the packet's
 //!   outputSchema, and their manifest and snapshot are `verify`'s and `complete`'s
-//!   business. The rules themselves live in [`crate::evaluator`].
+//!   business. The rules themselves live in `crate::evaluator`.
 //! - **Not completed is a failure of `verify`.** A prepared or evaluated run without
 //!   completion.json is not completed fresh-agent evidence (contract: "Completion
 //!   provenance"), so `verify` reports it as a `run::completion` finding and fails.
 
-pub mod attestation;
-pub mod audit;
-pub mod complete;
+pub(crate) mod attestation;
+pub(crate) mod audit;
+pub(crate) mod complete;
 pub mod evaluate;
-pub mod format;
+pub(crate) mod format;
 mod ownership;
 pub mod paths;
 pub mod prepare;
-pub mod provider_request;
+pub(crate) mod provider_request;
 mod runs_root;
 
-pub use audit::{agent_request, completion, evaluation, manifest_binding, snapshot_parity};
 pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
 pub use ownership::{refuse_foreign_output, refuse_foreign_page, OutputKind};
@@ -48,13 +47,11 @@ use std::path::PathBuf;
 
 /// The rules a packet must pass before `prepare` makes a run of it: every one that
 /// applies (`crate::judge` supplies them; the lifecycle does not choose its own).
-pub type PacketGate<'a> = &'a dyn Fn(&Value) -> Vec<crate::Finding>;
+pub(crate) type PacketGate<'a> = &'a dyn Fn(&Value) -> Vec<crate::Finding>;
 
 /// The rules a run must pass before `evaluate`, `complete` or `attest` acts on it,
 /// checked under the run's lock (`given`: the packet the run was prepared from, if known).
-pub type RunGate<'a> = &'a dyn Fn(&std::path::Path, Option<&Value>) -> Vec<crate::Finding>;
-
-pub use format::{COMPLETION_KIND, COMPLETION_STATUS, MANIFEST_KIND, MANIFEST_STATUS, PROOF_CLASS};
+pub(crate) type RunGate<'a> = &'a dyn Fn(&std::path::Path, Option<&Value>) -> Vec<crate::Finding>;
 
 /// Open and lock a run directory for a step that writes it (prepare, evaluate,
 /// complete), then remove the temp files a killed step left: under the lock no
@@ -99,29 +96,29 @@ fn refuse_shared_names(manifest: &RunFile, files: &[RunFile], dir: &RunDir) -> R
 /// A file of a run: its name inside the run directory and its resolved path.
 #[derive(Debug, Clone)]
 pub(crate) struct RunFile {
-    pub name: String,
-    pub path: PathBuf,
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
 }
 
 /// An opened run directory: its manifest (if any) and where each file lives.
 #[derive(Debug)]
 pub(crate) struct Run {
-    pub dir: RunDir,
-    pub manifest: Option<Map<String, Value>>,
-    pub manifest_file: RunFile,
-    pub agent_request: RunFile,
-    pub eval_context: RunFile,
-    pub schema: RunFile,
-    pub raw_output: RunFile,
-    pub evaluation: RunFile,
-    pub completion: RunFile,
-    pub max_bytes: u64,
+    pub(crate) dir: RunDir,
+    pub(crate) manifest: Option<Map<String, Value>>,
+    pub(crate) manifest_file: RunFile,
+    pub(crate) agent_request: RunFile,
+    pub(crate) eval_context: RunFile,
+    pub(crate) schema: RunFile,
+    pub(crate) raw_output: RunFile,
+    pub(crate) evaluation: RunFile,
+    pub(crate) completion: RunFile,
+    pub(crate) max_bytes: u64,
 }
 
 impl Run {
     /// Open `dir`, read its manifest when present, and resolve every file name,
     /// refusing names that lead out of the directory.
-    pub fn open(dir: &std::path::Path, config: &Config) -> Result<Run> {
+    pub(crate) fn open(dir: &std::path::Path, config: &Config) -> Result<Run> {
         let dir = RunDir::open(dir)?;
         let manifest_file = RunFile { name: MANIFEST.into(), path: dir.resolve(MANIFEST, &dir.show(MANIFEST))? };
         let manifest = match manifest_file.path.symlink_metadata() {
@@ -160,7 +157,7 @@ impl Run {
 
     /// The run file that `path` really is (following symlinks), if any: a report
     /// written there would replace that file.
-    pub fn file_at(&self, path: &std::path::Path) -> Option<&RunFile> {
+    pub(crate) fn file_at(&self, path: &std::path::Path) -> Option<&RunFile> {
         let target = real_path(path);
         [
             &self.manifest_file,
@@ -176,12 +173,12 @@ impl Run {
     }
 
     /// The bytes of a run file; a missing file is an error naming it.
-    pub fn read(&self, file: &RunFile) -> Result<Vec<u8>> {
+    pub(crate) fn read(&self, file: &RunFile) -> Result<Vec<u8>> {
         fsutil::read_bytes(&file.path, self.max_bytes).map_err(|e| self.named(file, e))
     }
 
     /// The bytes of a run file, or `None` when it does not exist.
-    pub fn read_optional(&self, file: &RunFile) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_optional(&self, file: &RunFile) -> Result<Option<Vec<u8>>> {
         if file.path.symlink_metadata().is_err() {
             return Ok(None);
         }
@@ -189,7 +186,7 @@ impl Run {
     }
 
     /// A run file parsed as a JSON object.
-    pub fn read_object(&self, file: &RunFile) -> Result<Map<String, Value>> {
+    pub(crate) fn read_object(&self, file: &RunFile) -> Result<Map<String, Value>> {
         let bytes = self.read(file)?;
         match crate::canonical::parse(&bytes).map_err(|e| e.in_file(self.dir.show(&file.name)))? {
             Value::Object(map) => Ok(map),
@@ -207,7 +204,7 @@ impl Run {
 
     /// The packet of this run: `given`, or rebuilt from agent-request.json and
     /// eval-context.json (see the module docs).
-    pub fn packet(&self, given: Option<&Value>) -> Result<Value> {
+    pub(crate) fn packet(&self, given: Option<&Value>) -> Result<Value> {
         if let Some(packet) = given {
             return Ok(packet.clone());
         }
@@ -217,7 +214,7 @@ impl Run {
     }
 
     /// `file` as the user knows it, for messages.
-    pub fn show(&self, file: &RunFile) -> String {
+    pub(crate) fn show(&self, file: &RunFile) -> String {
         self.dir.show(&file.name)
     }
 }

@@ -104,7 +104,7 @@ fn project_files(config: &Config) -> Vec<std::path::PathBuf> {
 /// `prepare --out-dir DIR`: a run directory is never made inside another run or a
 /// golden case folder, nor in a golden case folder itself (agent-request.json
 /// beside runtime-packet.json, and no run manifest).
-pub fn refuse_run_inside_another(out_dir: &Path) -> Result<()> {
+pub(crate) fn refuse_run_inside_another(out_dir: &Path) -> Result<()> {
     if let Some(run) = enclosing_run(out_dir) {
         return Err(Error::refused(
             out_dir.display(),

@@ -7,15 +7,15 @@ use crate::{Error, Result};
 use std::path::{Component, Path, PathBuf};
 
 pub const AGENT_REQUEST: &str = "agent-request.json";
-pub const EVAL_CONTEXT: &str = "eval-context.json";
-pub const VALIDATION_SCHEMA: &str = "validation-schema.json";
-pub const MANIFEST: &str = "run-manifest.json";
-pub const RAW_OUTPUT: &str = "raw-output.json";
-pub const EVALUATION: &str = "evaluation.json";
-pub const COMPLETION: &str = "completion.json";
+pub(crate) const EVAL_CONTEXT: &str = "eval-context.json";
+pub(crate) const VALIDATION_SCHEMA: &str = "validation-schema.json";
+pub(crate) const MANIFEST: &str = "run-manifest.json";
+pub(crate) const RAW_OUTPUT: &str = "raw-output.json";
+pub(crate) const EVALUATION: &str = "evaluation.json";
+pub(crate) const COMPLETION: &str = "completion.json";
 
 /// The manifest fields that name files, with the names the Node tools write.
-pub const MANIFEST_FILES: [(&str, &str); 6] = [
+pub(crate) const MANIFEST_FILES: [(&str, &str); 6] = [
     ("agentInput", AGENT_REQUEST),
     ("heldBackEvaluatorContext", EVAL_CONTEXT),
     ("heldBackValidationSchema", VALIDATION_SCHEMA),
@@ -28,12 +28,12 @@ pub const MANIFEST_FILES: [(&str, &str); 6] = [
 #[derive(Debug, Clone)]
 pub(crate) struct RunDir {
     /// As the user named it, for messages.
-    pub shown: PathBuf,
+    pub(crate) shown: PathBuf,
     canonical: PathBuf,
 }
 
 impl RunDir {
-    pub fn open(dir: &Path) -> Result<RunDir> {
+    pub(crate) fn open(dir: &Path) -> Result<RunDir> {
         let canonical = dir.canonicalize().map_err(|e| Error::io(dir, e))?;
         if !canonical.is_dir() {
             return Err(Error::shape(dir.display(), "$", "a run directory, found a file"));
@@ -43,7 +43,7 @@ impl RunDir {
 
     /// The path of `name` inside the run directory, refused if it could lead out.
     /// `origin` says where the name came from (e.g. `run-manifest.json $.rawOutput`).
-    pub fn resolve(&self, name: &str, origin: &str) -> Result<PathBuf> {
+    pub(crate) fn resolve(&self, name: &str, origin: &str) -> Result<PathBuf> {
         let refuse = |why: &str| Error::refused(origin, format!("file name {name:?} {why}"));
         check_name(name).map_err(refuse)?;
         let joined = self.canonical.join(name);
@@ -65,7 +65,7 @@ impl RunDir {
     }
 
     /// A name for messages: the run directory as given, joined with `name`.
-    pub fn show(&self, name: &str) -> String {
+    pub(crate) fn show(&self, name: &str) -> String {
         self.shown.join(name).display().to_string()
     }
 }

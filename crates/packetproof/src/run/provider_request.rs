@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::path::Path;
 
 /// Findings for the run's provider-request.json; none when the run has none.
-pub fn check(dir: &Path, config: &Config) -> Vec<Finding> {
+pub(crate) fn check(dir: &Path, config: &Config) -> Vec<Finding> {
     let Ok(run) = Run::open(dir, config) else {
         return Vec::new(); // the run checks already report an unopenable run
     };

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// An opened runs root, locked together with the run directory being completed.
 pub(crate) struct RunsRoot {
     /// Canonical path: the root that was scanned, as messages say.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     _locks: Vec<Lock>,
 }
 
@@ -29,7 +29,7 @@ impl RunsRoot {
     /// otherwise each hold one lock and wait for the other forever. Then remove
     /// the temp files a killed step left in the run directory (see
     /// [`super::lock_run_dir`]).
-    pub fn lock_with_run(given: Option<&Path>, run_dir: &Path) -> Result<(Dir, RunsRoot)> {
+    pub(crate) fn lock_with_run(given: Option<&Path>, run_dir: &Path) -> Result<(Dir, RunsRoot)> {
         let run = Dir::open(run_dir)?;
         let path = match given {
             Some(root) => root.canonicalize().map_err(|e| Error::io(root, e))?,
@@ -51,7 +51,7 @@ impl RunsRoot {
     /// its completion. An unreadable receipt is an error: it could hide a reused id.
     /// A symlink to a directory is followed one level (a linked run directory),
     /// never recursively: a link to `/` must not scan the machine.
-    pub fn task_in_use(&self, task: &str, max_bytes: u64) -> Result<Option<PathBuf>> {
+    pub(crate) fn task_in_use(&self, task: &str, max_bytes: u64) -> Result<Option<PathBuf>> {
         let mut walked = HashSet::new();
         let mut linked = Vec::new();
         for entry in walkdir::WalkDir::new(&self.path).sort_by_file_name() {

@@ -18,7 +18,7 @@ use super::otlp::{plain, KeyValue, Span};
 use serde_json::Value;
 
 /// The longest attribute value read (text or JSON); a longer one makes the call not judgeable.
-pub const MAX_ATTRIBUTE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_ATTRIBUTE_BYTES: usize = 4 * 1024 * 1024;
 
 const INFERENCE: [&str; 3] = ["chat", "generate_content", "text_completion"];
 const SYSTEM_ROLES: [&str; 2] = ["system", "developer"];
@@ -26,18 +26,18 @@ const SYSTEM_ROLES: [&str; 2] = ["system", "developer"];
 /// One model call, as its span recorded it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
-    pub span: String,
+    pub(crate) span: String,
     pub scope: String,
-    pub trace_id: String,
+    pub(crate) trace_id: String,
     pub span_id: String,
-    pub model: Option<String>,
-    pub max_tokens: Option<u64>,
-    pub content: Content,
+    pub(crate) model: Option<String>,
+    pub(crate) max_tokens: Option<u64>,
+    pub(crate) content: Content,
 }
 
 /// What the span says the model received.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Content {
+pub(crate) enum Content {
     /// The system text (all system parts, joined) and each other message as (role, text).
     Captured { system: String, messages: Vec<(String, String)> },
     /// No content attribute or event: capture was off.
@@ -47,7 +47,7 @@ pub enum Content {
 }
 
 /// The call a span records, if it is a GenAI inference span.
-pub fn call(span: &Span) -> Option<Call> {
+pub(crate) fn call(span: &Span) -> Option<Call> {
     let attr = |key: &str| find(&span.attributes, key);
     let operation = attr("gen_ai.operation.name").and_then(|v| v.as_str().map(str::to_owned));
     let inference = match &operation {

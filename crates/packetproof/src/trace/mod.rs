@@ -1,13 +1,13 @@
 //! `packetproof trace`: production traces held to reviewed packets.
 //!
-//! OpenTelemetry traces exported as OTLP/JSON are read streaming ([`otlp`]); the spans
-//! that are GenAI inference calls are found by the semantic conventions ([`genai`]);
+//! OpenTelemetry traces exported as OTLP/JSON are read streaming (`otlp`); the spans
+//! that are GenAI inference calls are found by the semantic conventions (`genai`);
 //! each call is matched to a reviewed packet by its exact system and user text
 //! ([`packets`]) and judged ([`verdict`]): matched, mismatched, unreviewed or not
 //! judgeable. [`report`] renders a judged call as text, JSON or a JUnit case.
 
-pub mod genai;
-pub mod otlp;
+pub(crate) mod genai;
+pub(crate) mod otlp;
 pub mod packets;
 pub mod report;
 pub mod verdict;
@@ -22,7 +22,7 @@ use verdict::Verdict;
 /// One call and its verdict, with where it was read.
 #[derive(Debug, Clone)]
 pub struct Judged {
-    pub file: String,
+    pub(crate) file: String,
     pub line: usize,
     pub call: Call,
     pub verdict: Verdict,
@@ -34,10 +34,10 @@ pub struct Judged {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
     pub spans: u64,
-    pub calls: u64,
+    pub(crate) calls: u64,
     pub matched: u64,
-    pub mismatched: u64,
-    pub unreviewed: u64,
+    pub(crate) mismatched: u64,
+    pub(crate) unreviewed: u64,
     pub not_judgeable: u64,
 }
 

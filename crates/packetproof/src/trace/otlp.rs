@@ -55,7 +55,7 @@ struct LogRecord {
 }
 
 /// The event whose attributes are a whole inference call (GenAI conventions v1.37+).
-pub const DETAILS_EVENT: &str = "gen_ai.client.inference.operation.details";
+pub(crate) const DETAILS_EVENT: &str = "gen_ai.client.inference.operation.details";
 
 const EXPECTED: &str = "an OTLP/JSON ExportTraceServiceRequest ({\"resourceSpans\": [...]}) \
                         or ExportLogsServiceRequest ({\"resourceLogs\": [...]})";
@@ -84,48 +84,48 @@ struct Scope {
 /// One span as OTLP/JSON carries it (the fields `trace` reads).
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Span {
+pub(crate) struct Span {
     #[serde(default)]
-    pub trace_id: String,
+    pub(crate) trace_id: String,
     #[serde(default)]
-    pub span_id: String,
+    pub(crate) span_id: String,
     #[serde(default)]
-    pub name: String,
+    pub(crate) name: String,
     #[serde(default)]
-    pub attributes: Vec<KeyValue>,
+    pub(crate) attributes: Vec<KeyValue>,
     #[serde(default)]
-    pub events: Vec<Event>,
+    pub(crate) events: Vec<Event>,
     /// The instrumentation scope that made the span (filled in from its `scopeSpans`).
     #[serde(skip)]
-    pub scope: String,
+    pub(crate) scope: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub struct Event {
+pub(crate) struct Event {
     #[serde(default)]
-    pub name: String,
+    pub(crate) name: String,
     #[serde(default)]
-    pub attributes: Vec<KeyValue>,
+    pub(crate) attributes: Vec<KeyValue>,
 }
 
 /// An attribute: its key and its OTLP `AnyValue` (`{"stringValue": …}`, …).
 #[derive(Debug, Deserialize)]
-pub struct KeyValue {
-    pub key: String,
+pub(crate) struct KeyValue {
+    pub(crate) key: String,
     #[serde(default)]
-    pub value: Value,
+    pub(crate) value: Value,
 }
 
 /// Where a span was read: the file and its line (the document's first line for a
 /// single document).
 #[derive(Debug, Clone)]
-pub struct At<'a> {
-    pub file: &'a str,
-    pub line: usize,
+pub(crate) struct At<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) line: usize,
 }
 
 /// Read every span of `path`, handing each to `visit` with where it was read.
-pub fn read_spans(path: &Path, max_line: u64, visit: &mut dyn FnMut(Span, At) -> Result<()>) -> Result<()> {
+pub(crate) fn read_spans(path: &Path, max_line: u64, visit: &mut dyn FnMut(Span, At) -> Result<()>) -> Result<()> {
     let shown = path.display().to_string();
     let file = fsutil::open_regular(path)?;
     let mut reader = BufReader::new(file);
@@ -229,7 +229,7 @@ fn json_error(file: &str, line: usize, e: &serde_json::Error) -> Error {
 
 /// An OTLP `AnyValue` as plain JSON: strings, numbers (`intValue` is a string in
 /// OTLP/JSON), booleans, arrays and key-value lists; bytes stay base64 text.
-pub fn plain(value: &Value) -> Value {
+pub(crate) fn plain(value: &Value) -> Value {
     let Some(map) = value.as_object() else { return Value::Null };
     let Some((kind, inner)) = map.iter().next() else { return Value::Null };
     match kind.as_str() {

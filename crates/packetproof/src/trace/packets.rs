@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 /// What a call is compared with once its texts match.
 #[derive(Debug, Clone)]
-pub struct Reviewed {
-    pub file: String,
-    pub model: String,
-    pub max_tokens: u64,
+pub(crate) struct Reviewed {
+    pub(crate) file: String,
+    pub(crate) model: String,
+    pub(crate) max_tokens: u64,
 }
 
 /// Reviewed packets by their exact (system, user) texts.
@@ -73,21 +73,13 @@ impl Packets {
         Ok(())
     }
 
-    pub fn len(&self) -> usize {
-        self.count
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
     /// The packets with exactly these texts.
-    pub fn with_text(&self, system: &str, user: &str) -> &[Reviewed] {
+    pub(crate) fn with_text(&self, system: &str, user: &str) -> &[Reviewed] {
         self.by_text.get(&(system.to_owned(), user.to_owned())).map_or(&[], Vec::as_slice)
     }
 
     /// How many packets have this system text.
-    pub fn sharing_system(&self, system: &str) -> usize {
+    pub(crate) fn sharing_system(&self, system: &str) -> usize {
         self.systems.get(system).copied().unwrap_or(0)
     }
 }

@@ -8,7 +8,8 @@ use super::packets::Packets;
 use serde::Serialize;
 
 /// How to turn content capture on, for the not-judgeable verdict.
-pub const CAPTURE_HINT: &str = "turn content capture on: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \
+pub(crate) const CAPTURE_HINT: &str =
+    "turn content capture on: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \
     with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (the opentelemetry-python-contrib GenAI \
     instrumentations), TRACELOOP_TRACE_CONTENT=true (opentelemetry-instrumentation-anthropic), or \
     ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content (the anthropic SDK's own spans); content captured as \
@@ -34,13 +35,13 @@ impl Verdict {
     }
 
     /// Unreviewed and mismatched calls fail the command.
-    pub fn fails(&self) -> bool {
+    pub(crate) fn fails(&self) -> bool {
         matches!(self, Verdict::Mismatched { .. } | Verdict::Unreviewed { .. })
     }
 }
 
 /// The verdict on `call`, and what it could not compare (notes).
-pub fn judge(call: &Call, packets: &Packets) -> (Verdict, Vec<String>) {
+pub(crate) fn judge(call: &Call, packets: &Packets) -> (Verdict, Vec<String>) {
     let (system, messages) = match &call.content {
         Content::Captured { system, messages } => (system, messages),
         Content::Missing => {

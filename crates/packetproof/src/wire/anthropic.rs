@@ -7,7 +7,7 @@
 use super::Material;
 use serde_json::{json, Map, Value};
 
-pub const LABELS: &[(&str, &str)] = &[
+pub(crate) const LABELS: &[(&str, &str)] = &[
     ("$.model", "model"),
     ("$.max_tokens", "token limit"),
     ("$.system", "system prompt"),
@@ -18,7 +18,7 @@ pub const LABELS: &[(&str, &str)] = &[
     ("$.tool_choice", "forced tool choice"),
 ];
 
-pub fn body(m: &Material) -> Value {
+pub(crate) fn body(m: &Material) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), m.schema_name());
     if let Some(description) = m.schema.and_then(|s| s.get("description")) {
@@ -37,7 +37,7 @@ pub fn body(m: &Material) -> Value {
 
 /// Equivalent forms the API documents: `system` and a message's `content` as a
 /// list holding one plain text block `{type: "text", text}` are the same text.
-pub fn normalize(body: &mut Value) {
+pub(crate) fn normalize(body: &mut Value) {
     if let Some(system) = body.get_mut("system") {
         super::openai_chat::unwrap_text_block(system, "text");
     }

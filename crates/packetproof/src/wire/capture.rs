@@ -10,21 +10,21 @@ use serde_json::Value;
 /// A captured request body and where it came from.
 #[derive(Debug, Clone)]
 pub struct Captured {
-    pub body: Value,
+    pub(crate) body: Value,
     /// The captured file, for reports.
-    pub origin: String,
+    pub(crate) origin: String,
     /// What leads each body path in findings: the file, and the HAR entry if any.
     prefix: String,
     /// The request URL and where it is, when the capture records one.
-    pub url: Option<(String, String)>,
+    pub(crate) url: Option<(String, String)>,
     /// What stands in place of the API's origin in the URL (`--base-url`: a proxy or
     /// a local capture server); `None`: the API's own host.
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 }
 
 impl Captured {
     /// A finding path: the file (and HAR entry) and the JSON path inside the body.
-    pub fn at(&self, path: &str) -> String {
+    pub(crate) fn at(&self, path: &str) -> String {
         format!("{} {path}", self.prefix)
     }
 

@@ -7,17 +7,17 @@ use serde_json::Value;
 
 /// One difference: where, what, and the captured value there (if any).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Difference<'a> {
-    pub path: String,
-    pub message: String,
-    pub captured: Option<&'a Value>,
+pub(crate) struct Difference<'a> {
+    pub(crate) path: String,
+    pub(crate) message: String,
+    pub(crate) captured: Option<&'a Value>,
 }
 
 /// Every difference between `expected` and `captured`. A member of `captured`
 /// outside `expected` passes only when its dotted path (`generationConfig.temperature`)
 /// is in `allowed`: matched key by key, so a literal key `"generationConfig.temperature"`
 /// at the top level is not the nested setting.
-pub fn compare<'a>(expected: &Value, captured: &'a Value, allowed: &[String]) -> Vec<Difference<'a>> {
+pub(crate) fn compare<'a>(expected: &Value, captured: &'a Value, allowed: &[String]) -> Vec<Difference<'a>> {
     let mut out = Vec::new();
     walk(expected, captured, "$", &[], allowed, &mut out);
     out

@@ -17,7 +17,7 @@ use crate::{Check, Finding};
 use serde_json::Value;
 
 /// The API's own origin, which `--base-url` replaces.
-pub fn default_base(api: Api) -> &'static str {
+pub(crate) fn default_base(api: Api) -> &'static str {
     match api {
         Api::Anthropic => "https://api.anthropic.com",
         Api::OpenaiChat | Api::OpenaiResponses => "https://api.openai.com",
@@ -43,7 +43,7 @@ const GEMINI_METHODS: [&str; 2] = ["generateContent", "streamGenerateContent"];
 /// What the URL check found: findings go to the caller's list; `streamed` when the
 /// URL is a streaming method.
 pub(super) struct UrlCheck {
-    pub streamed: bool,
+    pub(crate) streamed: bool,
 }
 
 /// Check the captured URL (a HAR entry's) against the API's endpoint and the packet's
@@ -101,7 +101,7 @@ fn gemini_model(rest: &str) -> Option<(&str, &str)> {
 
 /// Whether a URL's path is the API's endpoint (for picking a HAR entry): by path
 /// only, so a capture through any host is found and then judged by `check_url`.
-pub fn is_endpoint(api: Api, url: &str) -> bool {
+pub(crate) fn is_endpoint(api: Api, url: &str) -> bool {
     let path = url.split(['?', '#']).next().unwrap_or(url).trim_end_matches('/');
     match api {
         Api::Anthropic => path.ends_with("/v1/messages"),

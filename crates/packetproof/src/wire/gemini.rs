@@ -8,7 +8,7 @@
 use super::Material;
 use serde_json::{json, Value};
 
-pub const LABELS: &[(&str, &str)] = &[
+pub(crate) const LABELS: &[(&str, &str)] = &[
     ("$.systemInstruction", "system prompt"),
     ("$.contents", "contents"),
     ("$.contents[0]", "user message"),
@@ -17,7 +17,7 @@ pub const LABELS: &[(&str, &str)] = &[
     ("$.generationConfig.responseMimeType", "JSON mode"),
 ];
 
-pub fn body(m: &Material) -> Value {
+pub(crate) fn body(m: &Material) -> Value {
     json!({
         "systemInstruction": {"parts": [{"text": m.system}]},
         "contents": [{"role": "user", "parts": [{"text": m.user}]}],
@@ -29,7 +29,7 @@ pub fn body(m: &Material) -> Value {
 /// Node, puts the system instruction in a content with `"role": "user"`; the API reads
 /// a system instruction's parts whatever its role says. That role, and no other, is
 /// the same request.
-pub fn normalize(body: &mut Value) {
+pub(crate) fn normalize(body: &mut Value) {
     if let Some(Value::Object(instruction)) = body.get_mut("systemInstruction") {
         if instruction.get("role").and_then(Value::as_str) == Some("user") {
             instruction.remove("role");

@@ -4,19 +4,19 @@
 //! - [`Api`] names the four request formats; each has its own module with the
 //!   body it builds, the equivalent forms it accepts, and what each path means.
 //! - [`capture`] reads what was captured: a bare JSON body or a HAR file.
-//! - [`diff`] compares a captured body with the expected one, path by path.
+//! - `diff` compares a captured body with the expected one, path by path.
 //!
 //! The packet is the only source: nothing here invents request material. Settings
 //! outside the packet (temperature, metadata, …) pass only when harness.toml lists
 //! them under `[wire.allowed_settings]` for the API.
 
-pub mod anthropic;
+pub(crate) mod anthropic;
 pub mod capture;
-pub mod diff;
-pub mod endpoint;
-pub mod gemini;
-pub mod openai_chat;
-pub mod openai_responses;
+pub(crate) mod diff;
+pub(crate) mod endpoint;
+pub(crate) mod gemini;
+pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
 
 use crate::branch::Vendor;
 use crate::config::{AllowedSettings, Config};
@@ -28,9 +28,9 @@ use serde_json::{Map, Value};
 /// The check of `packetproof wire --check`.
 pub const CHECK: Check = Check::WireRequest;
 /// The check of `verify` on a run's provider-request.json.
-pub const RUN_CHECK: Check = Check::Run(crate::RunCheck::ProviderRequest);
+pub(crate) const RUN_CHECK: Check = Check::Run(crate::RunCheck::ProviderRequest);
 /// The captured request a run directory may carry.
-pub const RUN_FILE: &str = "provider-request.json";
+pub(crate) const RUN_FILE: &str = "provider-request.json";
 
 /// A provider request format, named as `--api` takes it (`anthropic`, `openai-chat`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr)]
@@ -68,7 +68,7 @@ impl Api {
     }
 
     /// The APIs a vendor's packets go out through.
-    pub fn of(vendor: Vendor) -> &'static [Api] {
+    pub(crate) fn of(vendor: Vendor) -> &'static [Api] {
         match vendor {
             Vendor::Anthropic => &[Api::Anthropic],
             Vendor::Openai => &[Api::OpenaiResponses, Api::OpenaiChat],
@@ -77,7 +77,7 @@ impl Api {
     }
 
     /// Whether a request URL is this API's endpoint (for picking a HAR entry).
-    pub fn is_endpoint(self, url: &str) -> bool {
+    pub(crate) fn is_endpoint(self, url: &str) -> bool {
         endpoint::is_endpoint(self, url)
     }
 
@@ -129,18 +129,18 @@ impl Api {
 
 /// The packet material a request carries, borrowed from the packet.
 #[derive(Debug)]
-pub struct Material<'a> {
-    pub model: &'a str,
-    pub max_tokens: &'a Value,
-    pub system: &'a str,
-    pub user: &'a str,
+pub(crate) struct Material<'a> {
+    pub(crate) model: &'a str,
+    pub(crate) max_tokens: &'a Value,
+    pub(crate) system: &'a str,
+    pub(crate) user: &'a str,
     /// `outputSchema` ({name, description?, schema}); absent for text-JSON providers.
-    pub schema: Option<&'a Map<String, Value>>,
+    pub(crate) schema: Option<&'a Map<String, Value>>,
 }
 
 impl<'a> Material<'a> {
     /// Read the material from a packet; `file` names the packet in errors.
-    pub fn of(packet: &'a Map<String, Value>, file: &str) -> Result<Material<'a>> {
+    pub(crate) fn of(packet: &'a Map<String, Value>, file: &str) -> Result<Material<'a>> {
         let text = |key: &str| {
             packet.get(key).and_then(Value::as_str).ok_or_else(|| Error::shape(file, format!("$.{key}"), "a string"))
         };
@@ -163,7 +163,7 @@ impl<'a> Material<'a> {
     }
 
     /// Why the output schema cannot be sent in OpenAI strict mode, if it cannot.
-    pub fn strict_problem(&self) -> Option<String> {
+    pub(crate) fn strict_problem(&self) -> Option<String> {
         let schema = self.schema.and_then(|s| s.get("schema"))?;
         openai_chat::strict_problem(schema, "$.outputSchema.schema")
     }

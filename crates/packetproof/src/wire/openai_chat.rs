@@ -14,7 +14,7 @@
 use super::Material;
 use serde_json::{json, Map, Value};
 
-pub const LABELS: &[(&str, &str)] = &[
+pub(crate) const LABELS: &[(&str, &str)] = &[
     ("$.model", "model"),
     ("$.max_completion_tokens", "token limit"),
     ("$.messages", "messages"),
@@ -23,7 +23,7 @@ pub const LABELS: &[(&str, &str)] = &[
     ("$.response_format", "output schema"),
 ];
 
-pub fn body(m: &Material) -> Value {
+pub(crate) fn body(m: &Material) -> Value {
     json!({
         "model": m.model,
         "max_completion_tokens": m.max_tokens,
@@ -52,7 +52,7 @@ pub(crate) fn schema_format(m: &Material, typed: bool) -> Value {
 }
 
 /// The first place where `schema` breaks the two structural rules of strict mode.
-pub fn strict_problem(schema: &Value, path: &str) -> Option<String> {
+pub(crate) fn strict_problem(schema: &Value, path: &str) -> Option<String> {
     let Value::Object(node) = schema else { return None };
     if node.get("type").and_then(Value::as_str) == Some("object") || node.contains_key("properties") {
         if node.get("additionalProperties") != Some(&Value::Bool(false)) {
@@ -92,7 +92,7 @@ fn subschemas<'a>(node: &'a Map<String, Value>, path: &str) -> Vec<(&'a Value, S
 /// Equivalent forms: content as one `{type: "text", text}` part; the first
 /// message in the `developer` role (what OpenAI's newer models call the system
 /// message; the API treats a system message as one).
-pub fn normalize(body: &mut Value) {
+pub(crate) fn normalize(body: &mut Value) {
     if let Some(Value::Array(messages)) = body.get_mut("messages") {
         for content in messages.iter_mut().filter_map(|m| m.get_mut("content")) {
             unwrap_text_block(content, "text");

@@ -6,7 +6,7 @@
 use super::Material;
 use serde_json::{json, Value};
 
-pub const LABELS: &[(&str, &str)] = &[
+pub(crate) const LABELS: &[(&str, &str)] = &[
     ("$.model", "model"),
     ("$.max_output_tokens", "token limit"),
     ("$.instructions", "system prompt"),
@@ -15,7 +15,7 @@ pub const LABELS: &[(&str, &str)] = &[
     ("$.text", "output schema"),
 ];
 
-pub fn body(m: &Material) -> Value {
+pub(crate) fn body(m: &Material) -> Value {
     json!({
         "model": m.model,
         "max_output_tokens": m.max_tokens,
@@ -28,7 +28,7 @@ pub fn body(m: &Material) -> Value {
 /// Equivalent forms the API documents: `input` as a plain string is one user
 /// message; an input message may say `type: "message"`; its content may be one
 /// `{type: "input_text", text}` part.
-pub fn normalize(body: &mut Value) {
+pub(crate) fn normalize(body: &mut Value) {
     let Some(input) = body.get_mut("input") else { return };
     if let Value::String(text) = input {
         *input = json!([{"role": "user", "content": text}]);
