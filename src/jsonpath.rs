@@ -159,11 +159,11 @@ impl serde::Serialize for Location {
     }
 }
 
-/// A JSON path built while walking a value, rendered only when something is found
-/// (walks of large packets then allocate nothing on the happy path).
+/// A JSON path built while walking a value, made into a [`JsonPath`] only when
+/// something is found (walks of large packets then allocate nothing on the happy path).
 #[derive(Debug, Clone)]
 pub struct Trail<'a> {
-    root: &'a str,
+    root: JsonPath,
     steps: Vec<Step<'a>>,
 }
 
@@ -174,7 +174,7 @@ enum Step<'a> {
 }
 
 impl<'a> Trail<'a> {
-    pub fn new(root: &'a str) -> Self {
+    pub fn new(root: JsonPath) -> Self {
         Trail { root, steps: Vec::new() }
     }
     pub fn push_key(&mut self, key: &'a str) {
@@ -186,14 +186,31 @@ impl<'a> Trail<'a> {
     pub fn pop(&mut self) {
         self.steps.pop();
     }
-    pub fn render(&self) -> String {
-        self.steps.iter().fold(self.root.to_owned(), |path, step| match step {
-            Step::Key(key) => child(&path, key),
-            Step::Index(i) => index(&path, *i),
+
+    /// The path walked so far.
+    pub fn path(&self) -> JsonPath {
+        self.steps.iter().fold(self.root.clone(), |path, step| match step {
+            Step::Key(key) => path.key(key),
+            Step::Index(i) => path.index(*i),
         })
     }
-}
 
+    pub fn render(&self) -> String {
+        self.path().to_string()
+    }
+
+    /// The steps walked so far, as text after `root` (a path the caller holds as text).
+    pub fn render_under(&self, root: &str) -> String {
+        let mut path = root.to_owned();
+        for step in &self.steps {
+            match step {
+                Step::Key(key) => path = child(&path, key),
+                Step::Index(i) => path = index(&path, *i),
+            }
+        }
+        path
+    }
+}
 /// Visit every value under an object's members with its trail, depth first.
 pub fn walk_map<'a>(
     map: &'a serde_json::Map<String, serde_json::Value>,

@@ -66,5 +66,5 @@ pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Finding, Findings, Format, Outcome, Status};
+pub use report::{Finding, Findings, Format, JsonPath, Location, Outcome, Status};
 pub use rules::{Check, CorpusCheck, PacketCheck, RunCheck, Skipped};

@@ -33,7 +33,7 @@ pub fn same_opt(a: Option<&Value>, b: &Value) -> bool {
 pub fn quote_as_written(findings: &mut [Finding], text: &[u8]) {
     let Ok(text) = std::str::from_utf8(text) else { return };
     for finding in findings.iter_mut().filter(|f| shows_a_number(f)) {
-        let Some(written) = raw_at(text, &finding.path) else { continue };
+        let Some(written) = raw_at(text, &finding.path.to_string()) else { continue };
         let Ok(Value::Number(parsed)) = serde_json::from_str::<Value>(written) else { continue };
         let shown = parsed.to_string();
         if shown != written {
@@ -65,11 +65,12 @@ pub fn quote_as_written_in(findings: &mut [Finding], file: &std::path::Path, max
 pub fn quote_as_written_under(findings: &mut [Finding], dir: &std::path::Path, max_bytes: u64) {
     let mut texts: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
     for finding in findings.iter_mut() {
-        let Some((file, path)) = finding.path.split_once(" $") else { continue };
+        let shown = finding.path.to_string();
+        let Some((file, path)) = shown.split_once(" $") else { continue };
         let text =
             texts.entry(file.to_owned()).or_insert_with(|| crate::fsutil::read_bytes(&dir.join(file), max_bytes).ok());
         if let Some(text) = text {
-            let mut inner = [Finding { path: format!("${path}"), ..finding.clone() }];
+            let mut inner = [Finding { path: crate::report::Location::named(format!("${path}")), ..finding.clone() }];
             quote_as_written(&mut inner, text);
             finding.message = std::mem::take(&mut inner[0].message);
         }
@@ -147,10 +148,18 @@ mod tests {
     fn messages_quote_numbers_as_the_file_wrote_them() {
         let text = br#"{"attempt": 2e0, "deep": {"odd key": [0, 1.50]}, "ok": 3}"#;
         let mut findings = vec![
-            Finding::new(crate::PacketCheck::Contract, "$.attempt", "expected 1, found 2.0"),
-            Finding::new(crate::PacketCheck::Contract, "$.deep[\"odd key\"][1]", "1.5 is not 21.5"),
-            Finding::new(crate::PacketCheck::Contract, "$.ok", "found 3"),
-            Finding::new(crate::PacketCheck::Contract, "$.missing", "found 2.0"),
+            Finding::new(
+                crate::PacketCheck::Contract,
+                crate::report::JsonPath::field("attempt"),
+                "expected 1, found 2.0",
+            ),
+            Finding::new(
+                crate::PacketCheck::Contract,
+                crate::report::JsonPath::field("deep").key("odd key").index(1),
+                "1.5 is not 21.5",
+            ),
+            Finding::new(crate::PacketCheck::Contract, crate::report::JsonPath::field("ok"), "found 3"),
+            Finding::new(crate::PacketCheck::Contract, crate::report::JsonPath::field("missing"), "found 2.0"),
         ];
         quote_as_written(&mut findings, text);
         let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
