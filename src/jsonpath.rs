@@ -13,7 +13,7 @@ pub fn index(path: &str, i: usize) -> String {
 }
 
 /// One step down a JSON value: an object member or an array item.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Segment {
     Key(String),
     Index(usize),
@@ -37,7 +37,7 @@ fn write_key(f: &mut fmt::Formatter<'_>, key: &str) -> fmt::Result {
 }
 
 /// A path from the root of a JSON value (`$`), shown as `$.a.b[0]["odd key"]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JsonPath(Vec<Segment>);
 
 impl JsonPath {
@@ -86,8 +86,9 @@ pub enum Location {
     /// A value of the packet rebuilt from a run's files, which no file holds as such:
     /// `packet $.a[0]`.
     RebuiltPacket(JsonPath),
-    /// A place shown as given: a file or directory, a lifecycle step, a body nested
-    /// in a HAR entry. Never looked into.
+    /// A place shown as given, never looked into: a file or directory, a lifecycle
+    /// step, a value nested in an encoded body (a HAR entry's, an attestation's
+    /// payload), or a path kept in the reference tools' own text.
     Named(String),
 }
 
@@ -107,31 +108,12 @@ impl Location {
         Location::InFile { file: file.into(), path }
     }
 
-    /// This location in the packet rebuilt from a run (a place not in the packet is
-    /// shown after the word "packet", as before).
+    /// This location in the packet rebuilt from a run (a place that is not a path in
+    /// the packet is named after the word "packet").
     pub fn in_rebuilt_packet(self) -> Location {
         match self {
             Location::Value(path) => Location::RebuiltPacket(path),
             other => Location::Named(format!("packet {other}")),
-        }
-    }
-
-    /// The member `key` of the value here (a named place has no members).
-    pub fn key(self, key: &str) -> Location {
-        self.map_path(|path| path.key(key))
-    }
-
-    /// The item `i` of the array here (a named place has no items).
-    pub fn index(self, i: usize) -> Location {
-        self.map_path(|path| path.index(i))
-    }
-
-    fn map_path(self, step: impl FnOnce(JsonPath) -> JsonPath) -> Location {
-        match self {
-            Location::Value(path) => Location::Value(step(path)),
-            Location::InFile { file, path } => Location::InFile { file, path: step(path) },
-            Location::RebuiltPacket(path) => Location::RebuiltPacket(step(path)),
-            named @ Location::Named(_) => named,
         }
     }
 }
