@@ -4,7 +4,7 @@
 //! packet implies, then one edit each), so they never go stale when a packet is re-blessed.
 
 use packetproof::wire::{self, capture::Captured, Api};
-use packetproof::{canonical, Config, Error};
+use packetproof::{canonical, Config, Error, JsonPath, Location};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -222,7 +222,8 @@ fn strict_follows_the_schema_and_any_other_strict_or_schema_edit_is_a_finding() 
     let outcome =
         wire::check(&p, Api::OpenaiChat, &Captured::body(b, "cap.json"), &config(), "p.json", wire::CHECK).unwrap();
     assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
-    assert_eq!(outcome.findings[0].path, "cap.json $.response_format.json_schema.strict");
+    let strict = JsonPath::field("response_format").key("json_schema").key("strict");
+    assert_eq!(outcome.findings[0].path, Location::in_file("cap.json", strict));
     assert!(outcome.notes.is_empty(), "{:?}", outcome.notes);
 }
 
@@ -299,7 +300,8 @@ fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
     let captured = wire::capture::parse(&bytes, "cap.har", Api::Gemini).unwrap();
     let outcome = wire::check(&packet(GOOGLE), Api::Gemini, &captured, &config(), GOOGLE, wire::CHECK).unwrap();
     assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
-    assert_eq!(outcome.findings[0].path, "cap.har $.log.entries[0].request.url");
+    let url = JsonPath::field("log").key("entries").index(0).key("request").key("url");
+    assert_eq!(outcome.findings[0].path, Location::in_file("cap.har", url));
     assert!(outcome.findings[0].message.contains("\"gemini-2.5-pro\"; expected \"gemini-2.5-flash\""));
 
     // A bare Gemini body cannot show its model: said, not silently passed over.
@@ -352,7 +354,7 @@ fn a_packet_past_its_models_output_limit_is_refused_by_validate_and_wire() {
         packetproof::digest::seal(p.as_object_mut().unwrap());
         let findings = packetproof::packet::validate(&p, &config());
         assert_eq!(findings.len(), 1, "{findings:#?}");
-        assert_eq!(findings[0].path, "$.maxTokens");
+        assert_eq!(findings[0].path, JsonPath::field("maxTokens").into());
         assert!(findings[0].message.contains(&format!("exceeds model {model:?}'s output limit")), "{findings:#?}");
         let err = wire::body(&p, Api::Anthropic, &config(), "p.json").unwrap_err().to_string();
         assert!(err.contains("output limit"), "{err}");

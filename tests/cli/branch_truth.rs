@@ -213,8 +213,8 @@ fn branch_lies_fail_alone(packets: Vec<(&str, Value)>) {
             let mut lying = packet.clone();
             edit(&mut lying);
             let findings = packetproof::packet::validate(&sealed(lying), &config);
-            let found: Vec<(&str, &str)> = findings.iter().map(|f| (f.check.name(), f.path.as_str())).collect();
-            assert_eq!(found, [("packet::branch-consistency", at)], "{shape}: {lie}: {findings:#?}");
+            let found: Vec<(&str, String)> = findings.iter().map(|f| (f.check.name(), f.path.to_string())).collect();
+            assert_eq!(found, [("packet::branch-consistency", at.to_string())], "{shape}: {lie}: {findings:#?}");
         }
     }
 }

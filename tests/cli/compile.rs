@@ -30,7 +30,7 @@ fn packetproof(project: &Path, args: &[&str]) -> Output {
 
 fn strings(value: &Value) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut trail = Trail::new("$");
+    let mut trail = Trail::new(packetproof::JsonPath::root());
     walk(value, &mut trail, &mut |v, key, _| {
         out.extend(key);
         out.extend(v.as_str());
@@ -327,7 +327,7 @@ fn refusal_is_an_error_listing_findings() {
     match compile::compile(&request, &config(), "req.json") {
         Err(packetproof::Error::Rejected { file, findings }) => {
             assert_eq!(file, "req.json");
-            let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+            let paths: Vec<String> = findings.iter().map(|f| f.path.to_string()).collect();
             // The reference's maxTokens rule first, then the allow-list packetproof adds.
             assert_eq!(paths, ["$.maxTokens", "$.provider"]);
             assert!(findings.iter().all(|f| f.check == compile::CHECK));

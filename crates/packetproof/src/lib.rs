@@ -68,7 +68,7 @@ pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Finding, Findings, Format, Outcome, Status};
+pub use report::{Finding, Findings, Format, JsonPath, Location, Outcome, Status};
 pub use rules::{Check, CorpusCheck, Need, PacketCheck, Reads, Rule, RunCheck, Skipped};
 
 /// The project's root folder, where harness.toml, fixtures/, golden/ and tests/ are:

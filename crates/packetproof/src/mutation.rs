@@ -10,7 +10,7 @@ mod branch_truth;
 use crate::check;
 use crate::corpus::fixture_run::{self, AssembledRun, CompletionRecord};
 use crate::corpus::{self, Case};
-use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, PacketCheck, Result, RunCheck};
+use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, JsonPath, Location, PacketCheck, Result, RunCheck};
 use serde_json::{json, Map, Value};
 
 /// Which mutations were tried and which escaped.
@@ -133,7 +133,9 @@ impl<'a> Catchers<'a> {
                 };
                 Ok(match produced.as_object() == Some(packet) {
                     true => Vec::new(),
-                    false => vec![Finding::new(check, "$", "differs from what the fixture's request makes now")],
+                    false => {
+                        vec![Finding::new(check, Location::root(), "differs from what the fixture's request makes now")]
+                    }
                 })
             }
             // Caught or not is all the self-test asks: a hash compared without the
@@ -145,7 +147,9 @@ impl<'a> Catchers<'a> {
                 };
                 Ok(match packet.get(key).and_then(Value::as_str) == Some(recomputed.as_str()) {
                     true => Vec::new(),
-                    false => vec![Finding::new(check, format!("$.{key}"), format!("{key} does not match the packet"))],
+                    false => {
+                        vec![Finding::new(check, JsonPath::field(key), format!("{key} does not match the packet"))]
+                    }
                 })
             }
             other => check::on_object(other, packet, self.case, self.config),
@@ -431,7 +435,7 @@ fn duplicate_task(case: &Case, run: &AssembledRun, config: &Config, report: &mut
     };
     let refused = match crate::judge::complete(config, &args) {
         Err(e) if e.to_string().contains(&record.agent_task) => {
-            vec![Finding::new(CorpusCheck::UniqueAgentTasks, "complete", e.to_string())]
+            vec![Finding::new(CorpusCheck::UniqueAgentTasks, Location::named("complete"), e.to_string())]
         }
         _ => Vec::new(),
     };

@@ -5,7 +5,7 @@
 //! parsed value has forgotten its spelling, so [`quote_as_written`] finds it again
 //! in the file's text, and only when a finding needs it.
 
-use crate::report::Finding;
+use crate::report::{Finding, JsonPath, Location, Segment};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -33,12 +33,20 @@ pub(crate) fn same_opt(a: Option<&Value>, b: &Value) -> bool {
 pub(crate) fn quote_as_written(findings: &mut [Finding], text: &[u8]) {
     let Ok(text) = std::str::from_utf8(text) else { return };
     for finding in findings.iter_mut().filter(|f| shows_a_number(f)) {
-        let Some(written) = raw_at(text, &finding.path) else { continue };
-        let Ok(Value::Number(parsed)) = serde_json::from_str::<Value>(written) else { continue };
-        let shown = parsed.to_string();
-        if shown != written {
-            finding.message = replace_token(&finding.message, &shown, written);
+        if let Location::Value(path) = &finding.path {
+            finding.message = as_written(&finding.message, text, path);
         }
+    }
+}
+
+/// `message` with the number at `path` in `text` shown as `text` writes it.
+fn as_written(message: &str, text: &str, path: &JsonPath) -> String {
+    let Some(written) = raw_at(text, path) else { return message.to_owned() };
+    let Ok(Value::Number(parsed)) = serde_json::from_str::<Value>(written) else { return message.to_owned() };
+    let shown = parsed.to_string();
+    match shown == written {
+        true => message.to_owned(),
+        false => replace_token(message, &shown, written),
     }
 }
 
@@ -60,48 +68,33 @@ pub(crate) fn quote_as_written_in(findings: &mut [Finding], file: &std::path::Pa
     }
 }
 
-/// [`quote_as_written`] for findings about the files of a run directory, whose
-/// paths read `<file> $.json.path` (the run checks' form).
+/// [`quote_as_written`] for findings about the files of a run directory (located
+/// [`Location::InFile`], the run checks' form), each file read once.
 pub(crate) fn quote_as_written_under(findings: &mut [Finding], dir: &std::path::Path, max_bytes: u64) {
-    let mut texts: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
-    for finding in findings.iter_mut() {
-        let Some((file, path)) = finding.path.split_once(" $") else { continue };
-        let text =
-            texts.entry(file.to_owned()).or_insert_with(|| crate::fsutil::read_bytes(&dir.join(file), max_bytes).ok());
+    let mut texts: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for finding in findings.iter_mut().filter(|f| shows_a_number(f)) {
+        let Location::InFile { file, path } = &finding.path else { continue };
+        let text = texts.entry(file.clone()).or_insert_with(|| {
+            let bytes = crate::fsutil::read_bytes(&dir.join(file), max_bytes).ok()?;
+            String::from_utf8(bytes).ok()
+        });
         if let Some(text) = text {
-            let mut inner = [Finding { path: format!("${path}"), ..finding.clone() }];
-            quote_as_written(&mut inner, text);
-            finding.message = std::mem::take(&mut inner[0].message);
+            finding.message = as_written(&finding.message, text, path);
         }
     }
 }
 
-/// The raw text of the value at a JSON path (`$.a.b[0]["odd key"]`), if any.
-fn raw_at<'t>(text: &'t str, path: &str) -> Option<&'t str> {
-    let mut rest = path.strip_prefix('$')?;
+/// The raw text of the value at a JSON path, if any.
+fn raw_at<'t>(text: &'t str, path: &JsonPath) -> Option<&'t str> {
     let mut raw = text;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('.') {
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            raw = member(raw, &after[..end])?;
-            rest = &after[end..];
-        } else if rest.starts_with("[\"") {
-            // A quoted key: read one JSON string from the opening quote.
-            let quoted = &rest[1..];
-            let mut stream = serde_json::Deserializer::from_str(quoted).into_iter::<String>();
-            let key = stream.next()?.ok()?;
-            let consumed = stream.byte_offset();
-            raw = member(raw, &key)?;
-            rest = quoted[consumed..].strip_prefix(']')?;
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let end = after.find(']')?;
-            let i: usize = after[..end].parse().ok()?;
-            let items: Vec<&RawValue> = serde_json::from_str(raw).ok()?;
-            raw = items.get(i)?.get();
-            rest = &after[end + 1..];
-        } else {
-            return None;
-        }
+    for segment in path.segments() {
+        raw = match segment {
+            Segment::Key(key) => member(raw, key)?,
+            Segment::Index(i) => {
+                let items: Vec<&RawValue> = serde_json::from_str(raw).ok()?;
+                items.get(*i)?.get()
+            }
+        };
     }
     Some(raw.trim())
 }
@@ -146,14 +139,41 @@ mod tests {
     #[test]
     fn messages_quote_numbers_as_the_file_wrote_them() {
         let text = br#"{"attempt": 2e0, "deep": {"odd key": [0, 1.50]}, "ok": 3}"#;
+        let at = JsonPath::root;
         let mut findings = vec![
-            Finding::new(crate::PacketCheck::Contract, "$.attempt", "expected 1, found 2.0"),
-            Finding::new(crate::PacketCheck::Contract, "$.deep[\"odd key\"][1]", "1.5 is not 21.5"),
-            Finding::new(crate::PacketCheck::Contract, "$.ok", "found 3"),
-            Finding::new(crate::PacketCheck::Contract, "$.missing", "found 2.0"),
+            Finding::new(crate::PacketCheck::Contract, at().key("attempt"), "expected 1, found 2.0"),
+            Finding::new(crate::PacketCheck::Contract, at().key("deep").key("odd key").index(1), "1.5 is not 21.5"),
+            Finding::new(crate::PacketCheck::Contract, at().key("ok"), "found 3"),
+            Finding::new(crate::PacketCheck::Contract, at().key("missing"), "found 2.0"),
         ];
         quote_as_written(&mut findings, text);
         let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(messages, ["expected 1, found 2e0", "1.50 is not 21.5", "found 3", "found 2.0"]);
+    }
+
+    #[test]
+    fn run_findings_quote_the_file_and_key_they_name_whatever_the_names_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        // As text, `copy $1.json $["a $.b\"]"]` splits at the first " $" into the
+        // wrong file, and its key reads as a path of its own.
+        std::fs::write(dir.path().join("copy $1.json"), br#"{"a $.b\"]": [7, 2e0], "n": 5.0}"#).unwrap();
+        std::fs::write(dir.path().join("copy"), br#"{"n": 4e0}"#).unwrap();
+        // Nor is the packet rebuilt from a run a file, whatever the run holds.
+        std::fs::write(dir.path().join("packet"), br#"{"n": 6e0}"#).unwrap();
+        let path = JsonPath::root().key("a $.b\"]").index(1);
+        let mut findings = vec![
+            Finding::new(crate::RunCheck::Evaluation, Location::in_file("copy $1.json", path.clone()), "found 2.0"),
+            Finding::new(
+                crate::RunCheck::Evaluation,
+                Location::in_file("copy", JsonPath::root().key("n")),
+                "found 4.0",
+            ),
+            Finding::new(crate::RunCheck::Evaluation, Location::named("copy $1.json"), "found 5.0"),
+            Finding::new(crate::RunCheck::AgentRequest, Location::RebuiltPacket(JsonPath::field("n")), "found 6.0"),
+        ];
+        quote_as_written_under(&mut findings, dir.path(), 1 << 20);
+        let messages: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(messages, ["found 2e0", "found 4e0", "found 5.0", "found 6.0"]);
+        assert_eq!(findings[0].path.to_string(), r#"copy $1.json $["a $.b\"]"][1]"#);
     }
 }

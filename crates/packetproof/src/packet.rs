@@ -8,7 +8,7 @@ pub(crate) mod material;
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::config::{Config, OutputMode};
 use crate::digest;
-use crate::report::{child, index, walk, Finding, Findings, PacketCheck, Trail};
+use crate::report::{walk, Finding, Findings, JsonPath, Location, PacketCheck, Trail};
 use serde_json::{Map, Value};
 
 pub(crate) const AGENT_ID: &str = "updateBlockFromLibrary";
@@ -56,7 +56,7 @@ pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effe
 /// Every packet check, in report order.
 pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
     let Some(map) = packet.as_object() else {
-        return vec![Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object")];
+        return vec![Finding::new(PacketCheck::Contract, Location::root(), "expected the packet to be a JSON object")];
     };
     let mut findings = contract(map, config);
     findings.extend(provider_shape(map, config));
@@ -70,9 +70,9 @@ pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
 pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Findings::new(PacketCheck::Contract);
-    let mut fail = |path: String, message: String| out.fail(path, message);
+    let mut fail = |path: JsonPath, message: String| out.fail(path, message);
     for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
-        fail(child("$", key), "unknown top-level field (the contract allows only its own fields)".into());
+        fail(JsonPath::field(key), "unknown top-level field (the contract allows only its own fields)".into());
     }
     for (key, expected) in [("packetVersion", Value::from(1)), ("attempt", Value::from(1))] {
         expect_equal(packet, key, &expected, &mut fail);
@@ -81,35 +81,35 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
         expect_equal(packet, key, &Value::from(expected), &mut fail);
     }
     for key in ["model", "systemPrompt", "userMessage", "effectiveUserMessage"] {
-        non_blank_string(packet.get(key), &child("$", key), &mut fail);
+        non_blank_string(packet.get(key), JsonPath::field(key), &mut fail);
     }
-    if let Some(provider) = non_blank_string(packet.get("provider"), "$.provider", &mut fail) {
+    if let Some(provider) = non_blank_string(packet.get("provider"), JsonPath::field("provider"), &mut fail) {
         if !config.providers.contains_key(provider) {
             let known: Vec<&str> = config.providers.keys().map(String::as_str).collect();
-            fail("$.provider".into(), format!("expected one of {known:?}, found {provider:?}"));
+            fail(JsonPath::field("provider"), format!("expected one of {known:?}, found {provider:?}"));
         }
     }
     match packet.get("maxTokens") {
         // `64000.0` is the integer 64000 to JavaScript, and canonicalizes to `64000`.
         Some(Value::Number(n)) if n.as_f64().is_some_and(|t| t >= 1.0 && t.fract() == 0.0) => {}
-        other => fail("$.maxTokens".into(), format!("expected a positive integer, found {}", describe(other))),
+        other => fail(JsonPath::field("maxTokens"), format!("expected a positive integer, found {}", describe(other))),
     }
     let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
     if let Some(tokens) = packet.get("maxTokens").and_then(Value::as_f64) {
         if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
-            fail("$.maxTokens".into(), problem);
+            fail(JsonPath::field("maxTokens"), problem);
         }
     }
     for key in ["renderInput", "resolvedBranch"] {
         if !packet.get(key).is_some_and(Value::is_object) {
-            fail(child("$", key), format!("expected an object, found {}", describe(packet.get(key))));
+            fail(JsonPath::field(key), format!("expected an object, found {}", describe(packet.get(key))));
         }
     }
     for key in ["exactInputHash", "checksum"] {
         match packet.get(key).and_then(Value::as_str) {
             Some(text) if digest::is_digest(text) => {}
             _ => fail(
-                child("$", key),
+                JsonPath::field(key),
                 format!("expected sha256:<64 lowercase hex>, found {}", describe(packet.get(key))),
             ),
         }
@@ -120,53 +120,56 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     out.into_vec()
 }
 
-fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, String)) {
     let paths: Vec<&str> = match packet.get("promptPaths") {
         Some(Value::Array(items)) if !items.is_empty() => items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| non_blank_string(Some(item), &index("$.promptPaths", i), fail))
+            .filter_map(|(i, item)| non_blank_string(Some(item), JsonPath::field("promptPaths").index(i), fail))
             .collect(),
         other => {
-            fail("$.promptPaths".into(), format!("expected a non-empty array of paths, found {}", describe(other)));
+            fail(
+                JsonPath::field("promptPaths"),
+                format!("expected a non-empty array of paths, found {}", describe(other)),
+            );
             Vec::new()
         }
     };
     for (i, path) in paths.iter().enumerate() {
         if paths[..i].contains(path) {
-            fail(index("$.promptPaths", i), format!("duplicate prompt path {path:?}"));
+            fail(JsonPath::field("promptPaths").index(i), format!("duplicate prompt path {path:?}"));
         }
     }
     let Some(versions) = packet.get("promptVersions").and_then(Value::as_object) else {
         fail(
-            "$.promptVersions".into(),
+            JsonPath::field("promptVersions"),
             format!("expected an object, found {}", describe(packet.get("promptVersions"))),
         );
         return;
     };
     for (path, version) in versions {
-        let at = child("$.promptVersions", path);
+        let at = JsonPath::field("promptVersions").key(path);
         if !paths.contains(&path.as_str()) {
             fail(at.clone(), "names a path that is not in promptPaths".into());
         }
-        non_blank_string(Some(version), &at, fail);
+        non_blank_string(Some(version), at, fail);
     }
     for path in paths.iter().filter(|p| !versions.contains_key(**p)) {
-        fail(child("$.promptVersions", path), "missing: every prompt path needs a version".into());
+        fail(JsonPath::field("promptVersions").key(path), "missing: every prompt path needs a version".into());
     }
 }
 
-fn resolved_branch(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+fn resolved_branch(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, String)) {
     let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return };
     let agent = branch.get("agentId");
     if agent.and_then(Value::as_str) != Some(AGENT_ID) || agent != packet.get("agentId") {
         fail(
-            "$.resolvedBranch.agentId".into(),
+            JsonPath::field("resolvedBranch").key("agentId"),
             format!("expected {AGENT_ID:?} (the packet's agentId), found {}", describe(agent)),
         );
     }
     for (field, allowed) in BRANCH_FIELDS {
-        let path = child("$.resolvedBranch", field);
+        let path = JsonPath::field("resolvedBranch").key(field);
         let value = branch.get(field);
         match (allowed, value) {
             (None, Some(Value::Bool(_))) => {}
@@ -178,14 +181,14 @@ fn resolved_branch(packet: &Map<String, Value>, fail: &mut impl FnMut(String, St
 }
 
 /// I-JSON: a number that a double cannot hold exactly would hash differently in JavaScript.
-fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(String, String)) {
+fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, String)) {
     for (key, value) in packet {
-        let mut trail = Trail::new("$");
+        let mut trail = Trail::new(JsonPath::root());
         trail.push_key(key);
         walk(value, &mut trail, &mut |v, _, trail| {
             if let Value::Number(n) = v {
                 if !crate::canonical::is_exact_double(n) {
-                    fail(trail.render(), format!("number {n} cannot be held exactly by a double"));
+                    fail(trail.path(), format!("number {n} cannot be held exactly by a double"));
                 }
             }
         });
@@ -208,7 +211,7 @@ pub(crate) fn provider_shape_applies(packet: &Map<String, Value>, config: &Confi
 /// others carry outputSchema and send userMessage unchanged.
 pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Findings::new(PacketCheck::ProviderShape);
-    let mut fail = |path: &str, message: String| out.fail(path, message);
+    let mut fail = |path: JsonPath, message: String| out.fail(path, message);
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     let user = packet.get("userMessage").and_then(Value::as_str);
     let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
@@ -216,12 +219,15 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
     let Some(mode) = config.output_mode(provider) else { return Vec::new() };
     if mode == OutputMode::TextJson {
         if packet.contains_key("outputSchema") {
-            fail("$.outputSchema", format!("must be absent (not null) for {provider} text-JSON packets"));
+            fail(
+                JsonPath::field("outputSchema"),
+                format!("must be absent (not null) for {provider} text-JSON packets"),
+            );
         }
         if let (Some(user), Some(effective)) = (user, effective) {
             if effective.strip_prefix(user) != Some(config.google_suffix.as_str()) {
                 fail(
-                    "$.effectiveUserMessage",
+                    JsonPath::field("effectiveUserMessage"),
                     format!(
                         "expected userMessage followed by the exact text-JSON suffix {} (a packet from another \
                          exporter carries its own: name it with --google-suffix-file FILE)",
@@ -234,18 +240,22 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
         match packet.get("outputSchema") {
             Some(Value::Object(schema)) => {
                 if schema.get("name").and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
-                    fail("$.outputSchema.name", "expected a non-blank tool name".into());
+                    fail(JsonPath::field("outputSchema").key("name"), "expected a non-blank tool name".into());
                 }
                 if !schema.get("schema").is_some_and(Value::is_object) {
-                    fail("$.outputSchema.schema", "expected a JSON Schema object".into());
+                    fail(JsonPath::field("outputSchema").key("schema"), "expected a JSON Schema object".into());
                 }
             }
-            other => {
-                fail("$.outputSchema", format!("expected the runtime output schema object, found {}", describe(other)))
-            }
+            other => fail(
+                JsonPath::field("outputSchema"),
+                format!("expected the runtime output schema object, found {}", describe(other)),
+            ),
         }
         if user.is_some() && effective != user {
-            fail("$.effectiveUserMessage", format!("expected to equal userMessage for provider {provider:?}"));
+            fail(
+                JsonPath::field("effectiveUserMessage"),
+                format!("expected to equal userMessage for provider {provider:?}"),
+            );
         }
     }
     out.into_vec()
@@ -256,7 +266,7 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
 pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(input) = packet.get("renderInput") {
-        scan(input, "$.renderInput", config, PacketCheck::ForbiddenMaterial, &mut out);
+        scan(input, JsonPath::field("renderInput"), config, PacketCheck::ForbiddenMaterial, &mut out);
         evidence_boundary(packet, input, &mut out);
         out.extend(material::findings(input, config));
     }
@@ -265,7 +275,7 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
             if let Some(pattern) = config.forbidden.matching_pattern(text) {
                 out.push(Finding::new(
                     PacketCheck::ForbiddenMaterial,
-                    child("$", key),
+                    JsonPath::field(key),
                     format!("matches forbidden pattern {pattern}"),
                 ));
             }
@@ -275,14 +285,20 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
 }
 
 /// Walk a value for forbidden keys and string values matching forbidden patterns.
-pub(crate) fn scan(value: &Value, root: &str, config: &Config, check: impl Into<crate::Check>, out: &mut Vec<Finding>) {
+pub(crate) fn scan(
+    value: &Value,
+    root: JsonPath,
+    config: &Config,
+    check: impl Into<crate::Check>,
+    out: &mut Vec<Finding>,
+) {
     let check: crate::Check = check.into();
     let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
         if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
-            out.push(Finding::new(check, trail.render(), format!("forbidden key {key:?}")));
+            out.push(Finding::new(check, trail.path(), format!("forbidden key {key:?}")));
         }
         if let Some(pattern) = v.as_str().and_then(|text| config.forbidden.matching_pattern(text)) {
-            out.push(Finding::new(check, trail.render(), format!("matches forbidden pattern {pattern}")));
+            out.push(Finding::new(check, trail.path(), format!("matches forbidden pattern {pattern}")));
         }
     };
     let mut trail = Trail::new(root);
@@ -297,7 +313,7 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
     if mode == Some(EvidenceMode::NoEvidence.name()) && !items.is_empty() {
         out.push(Finding::new(
             PacketCheck::ForbiddenMaterial,
-            "$.renderInput.evidence.items",
+            JsonPath::field("renderInput").key("evidence").key("items"),
             "evidence items present although evidenceMode is no-evidence",
         ));
     }
@@ -305,7 +321,7 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
         if item.get("accessible") == Some(&Value::Bool(false)) {
             out.push(Finding::new(
                 PacketCheck::ForbiddenMaterial,
-                index("$.renderInput.evidence.items", i),
+                JsonPath::field("renderInput").key("evidence").key("items").index(i),
                 "inaccessible evidence item rendered",
             ));
         }
@@ -377,29 +393,29 @@ fn recomputed(
         Some(cause) if accept_locale_order && cause.id == LOCALE_ORDER => Vec::new(),
         Some(cause) => {
             let message = format!("{message}; the stored {key} is what {} gives", cause.explanation);
-            vec![Finding::new(check, child("$", key), message).with_cause(cause.id)]
+            vec![Finding::new(check, JsonPath::field(key), message).with_cause(cause.id)]
         }
-        None => vec![Finding::new(check, child("$", key), message)],
+        None => vec![Finding::new(check, JsonPath::field(key), message)],
     }
 }
 
-fn expect_equal(packet: &Map<String, Value>, key: &str, expected: &Value, fail: &mut impl FnMut(String, String)) {
+fn expect_equal(packet: &Map<String, Value>, key: &str, expected: &Value, fail: &mut impl FnMut(JsonPath, String)) {
     let found = packet.get(key);
     // By value: `"attempt": 1e0` is the attempt 1.
     if !crate::numbers::same_opt(found, expected) {
-        fail(child("$", key), format!("expected {expected}, found {}", describe(found)));
+        fail(JsonPath::field(key), format!("expected {expected}, found {}", describe(found)));
     }
 }
 
 fn non_blank_string<'a>(
     value: Option<&'a Value>,
-    path: &str,
-    fail: &mut impl FnMut(String, String),
+    path: JsonPath,
+    fail: &mut impl FnMut(JsonPath, String),
 ) -> Option<&'a str> {
     match value {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
         other => {
-            fail(path.to_owned(), format!("expected a non-blank string, found {}", describe(other)));
+            fail(path, format!("expected a non-blank string, found {}", describe(other)));
             None
         }
     }
@@ -456,7 +472,7 @@ pub(crate) fn key_order_notes(packet: &Value) -> Vec<String> {
             ));
         }
     };
-    let mut trail = Trail::new("$");
+    let mut trail = Trail::new(JsonPath::root());
     note(packet, None, &trail);
     walk(packet, &mut trail, &mut note);
     notes
@@ -471,7 +487,10 @@ mod tests {
         let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
         let findings = |tokens: &str| {
             let packet: Value = crate::canonical::parse(format!(r#"{{"maxTokens": {tokens}}}"#).as_bytes()).unwrap();
-            contract(packet.as_object().unwrap(), &config).into_iter().filter(|f| f.path == "$.maxTokens").count()
+            contract(packet.as_object().unwrap(), &config)
+                .into_iter()
+                .filter(|f| f.path == JsonPath::field("maxTokens").into())
+                .count()
         };
         for ok in ["64000", "64000.0", "6.4e4", "1"] {
             assert_eq!(findings(ok), 0, "{ok}");
@@ -493,7 +512,7 @@ mod tests {
                 .clone()
         };
         let paths = |provider: &str| -> Vec<String> {
-            provider_shape(&packet(provider), &config).into_iter().map(|f| f.path).collect()
+            provider_shape(&packet(provider), &config).into_iter().map(|f| f.path.to_string()).collect()
         };
         assert_eq!(paths("google"), ["$.effectiveUserMessage"]);
         assert_eq!(paths("openai"), ["$.outputSchema"]);
@@ -502,7 +521,11 @@ mod tests {
         assert!(why.contains("\"mistral\" is not in harness.toml's providers"), "{why}");
         let mut outcome = crate::Outcome::default();
         crate::judge::packet(&mut outcome, &Value::Object(packet("mistral")), &config);
-        assert!(outcome.findings.iter().any(|f| f.path == "$.provider"), "{:?}", outcome.findings);
+        assert!(
+            outcome.findings.iter().any(|f| f.path == JsonPath::field("provider").into()),
+            "{:?}",
+            outcome.findings
+        );
         assert!(outcome.findings.iter().all(|f| f.check != PacketCheck::ProviderShape.into()));
         let skipped = outcome.skipped.iter().find(|s| s.check == PacketCheck::ProviderShape.into());
         assert!(skipped.is_some_and(|s| s.reason == why), "{:?}", outcome.skipped);

@@ -7,14 +7,16 @@ use std::fmt;
 
 pub(crate) use crate::rules::{Check, PacketCheck, Skipped};
 
-pub use crate::jsonpath::{child, index, walk, walk_map, Trail};
+pub(crate) use crate::jsonpath::{child, index};
+pub use crate::jsonpath::{walk, Trail};
+pub use crate::jsonpath::{JsonPath, Location, Segment};
 
-/// One failed rule: which check, where (a JSONPath such as `$.resolvedBranch.agentId`,
-/// or a file name), and what was expected.
+/// One failed rule: which check, where (a JSON path such as `$.resolvedBranch.agentId`,
+/// one in a named file, or a file name), and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub check: Check,
-    pub path: String,
+    pub path: Location,
     pub message: String,
     /// Why, when the tools could tell (a hash's forensics: which known exporter
     /// mistake reproduces the stored value). The message says it in words too.
@@ -23,7 +25,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub(crate) fn new(check: impl Into<Check>, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(check: impl Into<Check>, path: impl Into<Location>, message: impl Into<String>) -> Self {
         Finding { check: check.into(), path: path.into(), message: message.into(), cause: None }
     }
 
@@ -47,7 +49,7 @@ impl Findings {
     }
 
     /// Record that the rule failed at `path`.
-    pub(crate) fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, path: impl Into<Location>, message: impl Into<String>) {
         self.found.push(Finding::new(self.check, path, message));
     }
 
@@ -213,7 +215,7 @@ impl Outcome {
             if *count <= MAX_FINDINGS_PER_CHECK {
                 let mut shown = finding.clone();
                 shown.message = bounded(&shown.message, MAX_MESSAGE_CHARS);
-                shown.path = bounded(&shown.path, MAX_MESSAGE_CHARS);
+                shown.path = bounded_location(shown.path);
                 findings.push(shown);
             }
         }
@@ -291,6 +293,15 @@ fn bounded(text: &str, max: usize) -> String {
     }
 }
 
+/// A location whose text passes [`MAX_MESSAGE_CHARS`], as that text cut short.
+fn bounded_location(location: Location) -> Location {
+    let text = location.to_string();
+    match text.chars().nth(MAX_MESSAGE_CHARS) {
+        Some(_) => Location::named(bounded(&text, MAX_MESSAGE_CHARS)),
+        None => location,
+    }
+}
+
 /// At most so many characters of a file's text are quoted in a message.
 pub(crate) const MAX_EXCERPT_CHARS: usize = 120;
 
@@ -363,13 +374,15 @@ mod tests {
     fn a_findings_message_is_shown_bounded() {
         let outcome = Outcome::new(
             "x.json",
-            vec![Finding::new(crate::PacketCheck::Contract, "$", format!("is {:?}", "v".repeat(1 << 20)))],
+            vec![Finding::new(crate::PacketCheck::Contract, Location::root(), format!("is {:?}", "v".repeat(1 << 20)))],
         );
         let shown = outcome.capped();
         assert!(shown.findings[0].message.len() < MAX_MESSAGE_CHARS + 100, "{}", shown.findings[0].message.len());
         assert!(shown.findings[0].message.ends_with("more characters not shown)"));
         assert_eq!(
-            Outcome::new("y", vec![Finding::new(crate::PacketCheck::Contract, "$", "short")]).capped().findings[0]
+            Outcome::new("y", vec![Finding::new(crate::PacketCheck::Contract, Location::root(), "short")])
+                .capped()
+                .findings[0]
                 .message,
             "short"
         );
@@ -398,9 +411,9 @@ mod tests {
     #[test]
     fn findings_are_capped_per_check_with_a_note() {
         let mut findings: Vec<Finding> = (0..MAX_FINDINGS_PER_CHECK + 5)
-            .map(|i| Finding::new(PacketCheck::Contract, format!("$[{i}]"), "dup"))
+            .map(|i| Finding::new(PacketCheck::Contract, JsonPath::root().index(i), "dup"))
             .collect();
-        findings.push(Finding::new(PacketCheck::Checksum, "$", "kept"));
+        findings.push(Finding::new(PacketCheck::Checksum, Location::root(), "kept"));
         let outcome = Outcome::new("x.json", findings);
         let text = Outcome::render(std::slice::from_ref(&outcome), Format::Text);
         assert_eq!(text.matches("[packet::contract]").count(), MAX_FINDINGS_PER_CHECK + 1, "{text}");

@@ -116,14 +116,14 @@ pub enum Need {
 #[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rule {
-    pub name: &'static str,
-    pub reads: Reads,
-    pub needs: &'static [Need],
+    pub(crate) name: &'static str,
+    pub(crate) reads: Reads,
+    pub(crate) needs: &'static [Need],
     /// One sentence: what holds when the check passes.
-    pub proves: &'static str,
+    pub(crate) proves: &'static str,
     /// For a check that no fixture or mutation can exercise (it reads a command's
     /// own input): the test, `file::function`, that proves it can fail.
-    pub tested_by: Option<&'static str>,
+    pub(crate) tested_by: Option<&'static str>,
 }
 
 impl fmt::Display for Reads {
@@ -208,7 +208,7 @@ impl Check {
     ];
 
     /// The rule book's entry: the one place a check is declared.
-    pub const fn rule(self) -> Rule {
+    pub(crate) const fn rule(self) -> Rule {
         use Need::*;
         use Reads::*;
         match self {

@@ -7,7 +7,7 @@
 //! must be the upstream bytes, so the snapshot is a byte-parity copy whose parity
 //! is proven, not assumed.
 
-use crate::report::Finding;
+use crate::report::{Finding, Location};
 use crate::{canonical, digest, fsutil, Config, Error, Result};
 use serde_json::Value;
 
@@ -56,7 +56,11 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
             Some(bytes) => bytes,
             None => {
                 let file = path.display().to_string();
-                findings.push(Finding::new(CHECK, file, "snapshot is missing; run `packetproof schema --write`"));
+                findings.push(Finding::new(
+                    CHECK,
+                    Location::named(file),
+                    "snapshot is missing; run `packetproof schema --write`",
+                ));
                 return Ok(findings);
             }
         },
@@ -67,7 +71,7 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
         let line = first_difference(&String::from_utf8_lossy(&actual), &expected);
         findings.push(Finding::new(
             CHECK,
-            file,
+            Location::named(file),
             format!(
                 "snapshot differs from the vendored Builder schema {} (first difference at line {line}); \
                  it is never edited by hand: run `packetproof schema --write`",
@@ -88,7 +92,7 @@ fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
     }
     Ok(vec![Finding::new(
         CHECK,
-        path,
+        Location::named(path),
         format!(
             "the vendored Builder schema has {actual}, harness.toml pins {pinned}: it is a byte copy of upstream, \
              never edited here; replace it with the upstream file and update schema.builder_sha256 and PROVENANCE.md"
@@ -100,7 +104,7 @@ fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
 /// generate from a vendored upstream that no longer has the pinned bytes.
 pub fn write(config: &Config) -> Result<bool> {
     if let Some(finding) = pin_findings(config)?.into_iter().next() {
-        return Err(Error::refused(finding.path, finding.message));
+        return Err(Error::refused(finding.path.to_string(), finding.message));
     }
     let text = generate(config)?;
     let Some(path) = &config.paths.schema_snapshot else {

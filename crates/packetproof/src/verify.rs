@@ -8,8 +8,8 @@
 use crate::judge::{self, Step};
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{
-    canonical, fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, Outcome, PacketCheck, Result, RunCheck,
-    Skipped,
+    canonical, fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, Location, Outcome, PacketCheck, Result,
+    RunCheck, Skipped,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -162,7 +162,7 @@ fn verify_on(
                 path.display().to_string(),
                 vec![Finding::new(
                     Check::VerifyNothingFound,
-                    path.display().to_string(),
+                    Location::named(path.display().to_string()),
                     "no packet or run directory found here",
                 )],
             );
@@ -253,14 +253,16 @@ fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcom
     match fsutil::read_json(file, config.limits.max_file_bytes) {
         Ok(value) => verify_packet_value(file, &value, golden, config),
         Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
-            let unreadable = Finding::new(Check::VerifyUnreadable, shown.clone(), e.to_string());
+            let unreadable = Finding::new(Check::VerifyUnreadable, Location::named(&shown), e.to_string());
             let mut outcome = Outcome::new(shown, vec![unreadable]);
             outcome.ran(Check::VerifyUnreadable);
             outcome
         }
         Err(e) => {
-            let mut outcome =
-                Outcome::new(shown.clone(), vec![Finding::new(PacketCheck::Contract, shown, e.to_string())]);
+            let mut outcome = Outcome::new(
+                shown.clone(),
+                vec![Finding::new(PacketCheck::Contract, Location::named(shown), e.to_string())],
+            );
             outcome.ran(PacketCheck::Contract);
             outcome
         }
@@ -289,7 +291,7 @@ fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, confi
             }
             match crate::check::on_packet(check, value, case, config) {
                 Ok(checked) => outcome.findings.extend(checked.findings),
-                Err(e) => outcome.findings.push(Finding::new(check, outcome.target.clone(), e.to_string())),
+                Err(e) => outcome.findings.push(Finding::new(check, Location::named(&outcome.target), e.to_string())),
             }
             outcome.ran(check);
         }
@@ -310,7 +312,10 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
              `packetproof bless {case}`",
             packet_file.display()
         );
-        return Outcome::new(shown.clone(), vec![Finding::new(Check::GoldenAgentRequest, shown, message)]);
+        return Outcome::new(
+            shown.clone(),
+            vec![Finding::new(Check::GoldenAgentRequest, Location::named(shown), message)],
+        );
     }
     let findings = match (read(&packet_file), read(&file)) {
         (Ok(Value::Object(packet)), Ok(request))
@@ -321,14 +326,20 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
         (Ok(Value::Object(_)), Ok(_)) => {
             vec![Finding::new(
                 Check::GoldenAgentRequest,
-                shown.clone(),
+                Location::named(&shown),
                 "is not the agent view of the runtime-packet.json beside it (re-bless)",
             )]
         }
         (Ok(_), Ok(_)) => {
-            vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), "the packet beside it is not a JSON object")]
+            vec![Finding::new(
+                Check::GoldenAgentRequest,
+                Location::named(&shown),
+                "the packet beside it is not a JSON object",
+            )]
         }
-        (Err(e), _) | (_, Err(e)) => vec![Finding::new(Check::GoldenAgentRequest, shown.clone(), e.to_string())],
+        (Err(e), _) | (_, Err(e)) => {
+            vec![Finding::new(Check::GoldenAgentRequest, Location::named(&shown), e.to_string())]
+        }
     };
     let mut outcome = Outcome::new(shown, findings);
     outcome.ran(Check::GoldenAgentRequest);
@@ -366,7 +377,7 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
             let outcome = &mut outcomes[*i];
             outcome.findings.push(Finding::new(
                 RunCheck::Completion,
-                format!("{} $.agentTask", outcome.target),
+                Location::named(format!("{} $.agentTask", outcome.target)),
                 format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len()),
             ));
         }

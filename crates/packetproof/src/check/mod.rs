@@ -11,7 +11,7 @@ pub mod stale;
 use crate::corpus::fixture_run::{self, CompletionRecord, COMPLETION_RECORD, LIFECYCLE};
 use crate::corpus::{self, Case};
 use crate::judge::{self, renders_from_input};
-use crate::{fsutil, Check, Config, CorpusCheck, Error, Finding, PacketCheck, Result, RunCheck};
+use crate::{fsutil, Check, Config, CorpusCheck, Error, Finding, Location, PacketCheck, Result, RunCheck};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -90,7 +90,8 @@ pub(crate) fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config:
     match (check, packet.as_object()) {
         (PacketCheck::Regenerates, _) => packet::regenerates(case, packet, config),
         (_, None) => {
-            Ok(vec![Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object")].into())
+            Ok(vec![Finding::new(PacketCheck::Contract, Location::root(), "expected the packet to be a JSON object")]
+                .into())
         }
         (check, Some(map)) => on_object(check, map, case, config).map(Checked::from),
     }
@@ -134,7 +135,7 @@ pub(crate) fn on_assembled_run(check: RunCheck, assembled: &fixture_run::Assembl
     // The lifecycle's own refusals explain a missing evaluation or receipt.
     if let Some(name) = findings.first().map(|f| f.check) {
         for step in &assembled.refusals {
-            findings.push(Finding::new(name, LIFECYCLE, step.clone()));
+            findings.push(Finding::new(name, Location::named(LIFECYCLE), step.clone()));
         }
     }
     findings.into()
@@ -176,7 +177,9 @@ fn branch_coverage(config: &Config) -> Result<Vec<Finding>> {
     let at = config.paths.golden.display().to_string();
     Ok(gaps
         .into_iter()
-        .map(|gap| Finding::new(CorpusCheck::BranchCoverage, at.clone(), format!("no golden packet covers {gap}")))
+        .map(|gap| {
+            Finding::new(CorpusCheck::BranchCoverage, Location::named(&at), format!("no golden packet covers {gap}"))
+        })
         .collect())
 }
 
@@ -187,7 +190,7 @@ pub(crate) fn unique_agent_tasks(tasks: &[(String, String)]) -> Vec<Finding> {
         if let Some((first, _)) = tasks[..i].iter().find(|(_, t)| t == task) {
             out.push(Finding::new(
                 CorpusCheck::UniqueAgentTasks,
-                format!("{case}/run/{COMPLETION_RECORD}"),
+                Location::named(format!("{case}/run/{COMPLETION_RECORD}")),
                 format!("agent task {task:?} is already used by {first}"),
             ));
         }
@@ -205,7 +208,7 @@ mod tests {
             [("a".to_owned(), "t1".to_owned()), ("b".to_owned(), "t2".to_owned()), ("c".to_owned(), "t1".to_owned())];
         let findings = unique_agent_tasks(&tasks);
         assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].path, "c/run/completion.toml");
+        assert_eq!(findings[0].path, Location::named("c/run/completion.toml"));
         assert!(findings[0].message.contains("already used by a"), "{}", findings[0]);
         assert!(unique_agent_tasks(&tasks[..2]).is_empty());
     }

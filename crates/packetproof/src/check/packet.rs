@@ -7,7 +7,7 @@ use crate::branch::{EvidenceMode, Neighbours};
 use crate::corpus::Case;
 use crate::diff::{field_changes, DIFFED_TEXTS};
 use crate::packet::PROMPT_TEXTS;
-use crate::report::{walk, Finding, Findings, Trail};
+use crate::report::{walk, Finding, Findings, JsonPath, Location, Trail};
 use crate::{compile, fsutil, Config, PacketCheck, Result};
 use serde_json::{Map, Value};
 
@@ -32,7 +32,7 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
         Err(e) => {
             return Ok(vec![Finding::new(
                 PacketCheck::Regenerates,
-                "$",
+                Location::root(),
                 format!("the request no longer compiles: {e}"),
             )]
             .into())
@@ -47,7 +47,7 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
     let message =
         format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
     Ok(Checked {
-        findings: vec![Finding::new(PacketCheck::Regenerates, "$", message)],
+        findings: vec![Finding::new(PacketCheck::Regenerates, Location::root(), message)],
         mismatch: Some(Mismatch::between(packet, &produced)),
     })
 }
@@ -69,7 +69,9 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
         // Blessing writes both files; a packet without its agent view is a deleted file.
         let message =
             format!("{} is missing (bless writes it beside the packet); {}", file.display(), rebless_hint(case));
-        return Ok(vec![Finding::new(PacketCheck::Regenerates, file.display().to_string(), message)].into());
+        return Ok(
+            vec![Finding::new(PacketCheck::Regenerates, Location::named(file.display().to_string()), message)].into()
+        );
     }
     let stored = fsutil::read_json(&file, config.limits.max_file_bytes)?;
     let Some(map) = packet.as_object() else { return Ok(Checked::default()) };
@@ -79,7 +81,7 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
     }
     let message = format!("{} is not the agent view of the golden packet; {}", file.display(), rebless_hint(case));
     Ok(Checked {
-        findings: vec![Finding::new(PacketCheck::Regenerates, file.display().to_string(), message)],
+        findings: vec![Finding::new(PacketCheck::Regenerates, Location::named(file.display().to_string()), message)],
         mismatch: Some(Mismatch::between(&stored, &produced)),
     })
 }
@@ -123,7 +125,7 @@ impl Isolation {
 
     pub(crate) fn check(&self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
         let mut out = Findings::new(PacketCheck::BranchIsolation);
-        let mut fail = |path: &str, message: String| out.fail(path, message);
+        let mut fail = |path: JsonPath, message: String| out.fail(path, message);
         let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
         match &self.expected {
             Ok(expected) => {
@@ -131,7 +133,7 @@ impl Isolation {
                 for (field, value) in derived.as_object().into_iter().flatten() {
                     if branch.get(field) != Some(value) {
                         fail(
-                            &format!("$.resolvedBranch.{field}"),
+                            JsonPath::field("resolvedBranch").key(field),
                             format!(
                                 "the request resolves to {value}, the packet records {}",
                                 branch.get(field).map_or("nothing".into(), Value::to_string)
@@ -141,7 +143,9 @@ impl Isolation {
                 }
                 same_evidence(packet, expected, &mut fail);
             }
-            Err(e) => fail("$", format!("the request does not compile, so its branch cannot be derived: {e}")),
+            Err(e) => {
+                fail(JsonPath::root(), format!("the request does not compile, so its branch cannot be derived: {e}"))
+            }
         }
         let input = packet.get("renderInput").unwrap_or(&Value::Null);
         for (path, present, expected) in render_input_parts(input, &branch) {
@@ -165,7 +169,7 @@ impl Isolation {
 /// renderInput holds exactly the evidence items the request resolves to (by kind
 /// and id, whatever their text: a short or numeric item escapes text matching)
 /// and records the mode that was requested.
-fn same_evidence(packet: &Map<String, Value>, expected: &Value, fail: &mut impl FnMut(&str, String)) {
+fn same_evidence(packet: &Map<String, Value>, expected: &Value, fail: &mut impl FnMut(JsonPath, String)) {
     let (input, expected) = (packet.get("renderInput"), expected.get("renderInput"));
     let identities = |input: Option<&Value>| -> Vec<String> {
         let items = input.and_then(|i| i.pointer("/evidence/items")).and_then(Value::as_array);
@@ -174,19 +178,28 @@ fn same_evidence(packet: &Map<String, Value>, expected: &Value, fail: &mut impl 
     };
     let (found, wanted) = (identities(input), identities(expected));
     for item in found.iter().filter(|item| !wanted.contains(item)) {
-        fail("$.renderInput.evidence.items", format!("holds {item}, which the resolved branch does not select"));
+        fail(
+            JsonPath::field("renderInput").key("evidence").key("items"),
+            format!("holds {item}, which the resolved branch does not select"),
+        );
     }
     for item in wanted.iter().filter(|item| !found.contains(item)) {
-        fail("$.renderInput.evidence.items", format!("lacks {item}, which the resolved branch selects"));
+        fail(
+            JsonPath::field("renderInput").key("evidence").key("items"),
+            format!("lacks {item}, which the resolved branch selects"),
+        );
     }
     let requested = |input: Option<&Value>| input.and_then(|i| i.pointer("/evidence/requestedMode")).cloned();
     if requested(input) != requested(expected) {
-        fail("$.renderInput.evidence.requestedMode", format!("expected the requested mode {:?}", requested(expected)));
+        fail(
+            JsonPath::field("renderInput").key("evidence").key("requestedMode"),
+            format!("expected the requested mode {:?}", requested(expected)),
+        );
     }
 }
 
 /// (path, present in renderInput, required by the branch) for each branch-dependent part.
-fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool, bool)> {
+fn render_input_parts(input: &Value, branch: &Value) -> Vec<(JsonPath, bool, bool)> {
     let text = |key: &str| branch.get(key).and_then(Value::as_str).unwrap_or("");
     let flag = |key: &str| branch.get(key).and_then(Value::as_bool).unwrap_or(false);
     // An unknown value is packet::contract's finding; here it requires no neighbour.
@@ -195,24 +208,32 @@ fn render_input_parts(input: &Value, branch: &Value) -> Vec<(&'static str, bool,
     let items = input.pointer("/evidence/items").and_then(Value::as_array).map_or(0, Vec::len);
     vec![
         (
-            "$.renderInput.target.predecessor",
+            JsonPath::field("renderInput").key("target").key("predecessor"),
             input.pointer("/target/predecessor").is_some(),
             neighbours.is_some_and(Neighbours::has_predecessor),
         ),
         (
-            "$.renderInput.target.successor",
+            JsonPath::field("renderInput").key("target").key("successor"),
             input.pointer("/target/successor").is_some(),
             neighbours.is_some_and(Neighbours::has_successor),
         ),
-        ("$.renderInput.target.themeSummary", input.pointer("/target/themeSummary").is_some(), flag("hasTargetTheme")),
         (
-            "$.renderInput.operatorInstruction",
+            JsonPath::field("renderInput").key("target").key("themeSummary"),
+            input.pointer("/target/themeSummary").is_some(),
+            flag("hasTargetTheme"),
+        ),
+        (
+            JsonPath::field("renderInput").key("operatorInstruction"),
             input.get("operatorInstruction").is_some(),
             flag("operatorInstructionPresent"),
         ),
-        ("$.renderInput.evidence.items", items > 0, evidence != Some(EvidenceMode::NoEvidence)),
         (
-            "$.renderInput.evidence.mode",
+            JsonPath::field("renderInput").key("evidence").key("items"),
+            items > 0,
+            evidence != Some(EvidenceMode::NoEvidence),
+        ),
+        (
+            JsonPath::field("renderInput").key("evidence").key("mode"),
             input.pointer("/evidence/mode").and_then(Value::as_str) == Some(text("evidenceMode")),
             true,
         ),
@@ -228,7 +249,7 @@ fn unrendered_partial_findings(packet: &Map<String, Value>, config: &Config) -> 
             if packet.get(key).and_then(Value::as_str).is_some_and(|t| t.contains(&line)) {
                 out.push(Finding::new(
                     PacketCheck::BranchIsolation,
-                    format!("$.{key}"),
+                    JsonPath::field(key),
                     format!("contains text of {name}, a template of a branch that did not resolve: {line:?}"),
                 ));
             }
@@ -273,21 +294,21 @@ fn excluded_text_findings(packet: &Map<String, Value>, excluded: &[(String, Stri
             if text.contains(needle.as_str()) {
                 out.push(Finding::new(
                     PacketCheck::BranchIsolation,
-                    format!("$.{key}"),
+                    JsonPath::field(key),
                     format!("contains excluded text from request {origin}: {needle:?}"),
                 ));
             }
         }
     }
     if let Some(input) = packet.get("renderInput") {
-        let mut trail = Trail::new("$.renderInput");
+        let mut trail = Trail::new(JsonPath::field("renderInput"));
         walk(input, &mut trail, &mut |value, _, trail| {
             let Some(text) = value.as_str() else { return };
             for (origin, needle) in excluded {
                 if text.contains(needle.as_str()) {
                     out.push(Finding::new(
                         PacketCheck::BranchIsolation,
-                        trail.render(),
+                        trail.path(),
                         format!("contains excluded text from request {origin}: {needle:?}"),
                     ));
                 }

@@ -6,11 +6,15 @@
 
 use super::ecma::{non_blank, same_value};
 use super::request::CHECK;
-use crate::report::{index, Finding};
+use crate::report::{index, Finding, JsonPath, Location};
 use crate::Config;
 use serde_json::{Map, Value};
 
 const BASE: &str = "$.source.blueprint";
+
+fn base() -> JsonPath {
+    JsonPath::field("source").key("blueprint")
+}
 /// Keys a library example keeps for its source project only.
 const SOURCE_ONLY: [&str; 4] = ["taskId", "order", "isFirstBlock", "action"];
 /// The two aiMeta arrays dataSemantics restates, with their rule messages' names.
@@ -21,7 +25,7 @@ struct Rules<'o> {
 }
 
 impl Rules<'_> {
-    fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    fn fail(&mut self, path: impl Into<Location>, message: impl Into<String>) {
         self.out.push(Finding::new(CHECK, path, message));
     }
 }
@@ -30,7 +34,7 @@ impl Rules<'_> {
 pub(crate) fn check(blueprint: Option<&Value>, config: &Config, out: &mut Vec<Finding>) {
     let mut rules = Rules { out };
     let Some(map) = blueprint.and_then(Value::as_object) else {
-        return rules.fail(BASE, "blueprint must be an object");
+        return rules.fail(base(), "blueprint must be an object");
     };
     members(map, &mut rules);
     let valid_ids = screen_ids(map, &mut rules);
@@ -46,32 +50,32 @@ fn members(map: &Map<String, Value>, rules: &mut Rules) {
             let found: Vec<&str> = SOURCE_ONLY.into_iter().filter(|k| block.contains_key(*k)).collect();
             if !found.is_empty() {
                 rules.fail(
-                    format!("{BASE}.strategicBlock"),
+                    base().key("strategicBlock"),
                     format!("blueprint.strategicBlock contains source-only fields: {}", found.join(", ")),
                 );
             }
         }
-        _ => rules.fail(format!("{BASE}.strategicBlock"), "blueprint.strategicBlock must be an object"),
+        _ => rules.fail(base().key("strategicBlock"), "blueprint.strategicBlock must be an object"),
     }
     if map.get("screens").and_then(Value::as_array).is_none_or(Vec::is_empty) {
-        rules.fail(format!("{BASE}.screens"), "blueprint.screens must contain at least one simplified screen");
+        rules.fail(base().key("screens"), "blueprint.screens must contain at least one simplified screen");
     }
     if !map.get("instructions").is_some_and(Value::is_array) {
-        rules.fail(format!("{BASE}.instructions"), "blueprint.instructions must be an array");
+        rules.fail(base().key("instructions"), "blueprint.instructions must be an array");
     }
     if !map.get("contract").is_some_and(Value::is_object) {
-        rules.fail(format!("{BASE}.contract"), "blueprint.contract must be an object");
+        rules.fail(base().key("contract"), "blueprint.contract must be an object");
     }
     if !map.get("dataSemantics").and_then(|d| d.get("screens")).is_some_and(Value::is_array) {
-        rules.fail(format!("{BASE}.dataSemantics.screens"), "blueprint.dataSemantics.screens must be an array");
+        rules.fail(base().key("dataSemantics").key("screens"), "blueprint.dataSemantics.screens must be an array");
     }
     // Any non-array, null included, is this failure (the reference crashes on
     // some of them instead).
     if !map.get("assetExamples").is_some_and(Value::is_array) {
-        rules.fail(format!("{BASE}.assetExamples"), "blueprint.assetExamples must be an array");
+        rules.fail(base().key("assetExamples"), "blueprint.assetExamples must be an array");
     }
     if !map.get("strategyVariables").is_some_and(Value::is_object) {
-        rules.fail(format!("{BASE}.strategyVariables"), "blueprint.strategyVariables must be an object");
+        rules.fail(base().key("strategyVariables"), "blueprint.strategyVariables must be an object");
     }
 }
 
@@ -83,11 +87,11 @@ fn each<'m>(map: &'m Map<String, Value>, key: &str) -> &'m [Value] {
 fn screen_ids<'m>(map: &'m Map<String, Value>, rules: &mut Rules) -> Vec<&'m str> {
     let mut ids: Vec<&str> = Vec::new();
     for (i, screen) in each(map, "screens").iter().enumerate() {
-        let path = index(&format!("{BASE}.screens"), i);
+        let path = base().key("screens").index(i);
         match non_blank(screen.get("id")) {
-            None => rules.fail(format!("{path}.id"), format!("blueprint.screens[{i}].id must be non-empty")),
+            None => rules.fail(path.clone().key("id"), format!("blueprint.screens[{i}].id must be non-empty")),
             Some(id) if ids.contains(&id) => {
-                rules.fail(format!("{path}.id"), format!("blueprint.screens contains duplicate id {id}"))
+                rules.fail(path.clone().key("id"), format!("blueprint.screens contains duplicate id {id}"))
             }
             Some(id) => ids.push(id),
         }
@@ -100,19 +104,19 @@ fn data_semantics(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rule
     let entries = map.get("dataSemantics").and_then(|d| d.get("screens")).and_then(Value::as_array);
     let mut named: Vec<&str> = Vec::new();
     for (i, entry) in entries.map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
-        let path = index(&format!("{BASE}.dataSemantics.screens"), i);
+        let path = base().key("dataSemantics").key("screens").index(i);
         let message = |rest: &str| format!("blueprint.dataSemantics.screens[{i}].{rest}");
         let Some(screen_id) = non_blank(entry.get("screenId")) else {
-            rules.fail(format!("{path}.screenId"), message("screenId must be non-empty"));
+            rules.fail(path.clone().key("screenId"), message("screenId must be non-empty"));
             continue;
         };
         named.push(screen_id);
         if !valid_ids.contains(&screen_id) {
-            rules.fail(format!("{path}.screenId"), message("screenId is unknown"));
+            rules.fail(path.clone().key("screenId"), message("screenId is unknown"));
         }
         for key in RESTATED {
             if !entry.get(key).is_some_and(Value::is_array) {
-                rules.fail(format!("{path}.{key}"), message(&format!("{key} must be an array")));
+                rules.fail(path.clone().key(key), message(&format!("{key} must be an array")));
             }
         }
         let screen = each(map, "screens").iter().find(|s| s.get("id").and_then(Value::as_str) == Some(screen_id));
@@ -126,7 +130,7 @@ fn data_semantics(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rule
             };
             if !(own.is_array() && same_value(stated, own)) {
                 rules.fail(
-                    format!("{path}.{key}"),
+                    path.clone().key(key),
                     message(&format!("{key} must exactly match screen {screen_id} aiMeta.{key}")),
                 );
             }
@@ -134,7 +138,7 @@ fn data_semantics(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rule
     }
     if named != valid_ids {
         rules.fail(
-            format!("{BASE}.dataSemantics.screens"),
+            base().key("dataSemantics").key("screens"),
             "blueprint.dataSemantics.screens must cover every blueprint screen once in order",
         );
         coverage_details(&named, valid_ids, rules);
@@ -144,7 +148,7 @@ fn data_semantics(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rule
 /// Which screen R26's message is about (the reference's text names none): each
 /// missing screen, each screen named twice, or else the two orders.
 fn coverage_details(named: &[&str], valid_ids: &[&str], rules: &mut Rules) {
-    let path = format!("{BASE}.dataSemantics.screens");
+    let path = base().key("dataSemantics").key("screens");
     let missing: Vec<&&str> = valid_ids.iter().filter(|id| !named.contains(id)).collect();
     let twice: Vec<&&str> = valid_ids.iter().filter(|id| named.iter().filter(|n| n == id).count() > 1).collect();
     for id in &missing {
@@ -166,16 +170,16 @@ fn coverage_details(named: &[&str], valid_ids: &[&str], rules: &mut Rules) {
 fn asset_examples(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rules) {
     let mut seen: Vec<String> = Vec::new();
     for (i, example) in each(map, "assetExamples").iter().enumerate() {
-        let path = index(&format!("{BASE}.assetExamples"), i);
+        let path = base().key("assetExamples").index(i);
         let Some(screen_id) = non_blank(example.get("screenId")).filter(|id| valid_ids.contains(id)) else {
             rules.fail(
-                format!("{path}.screenId"),
+                path.clone().key("screenId"),
                 format!("blueprint.assetExamples[{i}].screenId must identify a blueprint screen"),
             );
             continue;
         };
         if non_blank(example.get("slotKey")).is_none() {
-            rules.fail(format!("{path}.slotKey"), format!("blueprint.assetExamples[{i}].slotKey must be non-empty"));
+            rules.fail(path.clone().key("slotKey"), format!("blueprint.assetExamples[{i}].slotKey must be non-empty"));
         }
         let pair = format!("{screen_id}:{}", super::ecma::string_of(example.get("slotKey")));
         if seen.contains(&pair) {
@@ -210,7 +214,8 @@ fn forbidden(blueprint: &Value, config: &Config, rules: &mut Rules) {
     let mut found = Vec::new();
     visit(blueprint, "$", &config.forbidden.blueprint_keys, &mut found);
     for inside in found {
-        let path = format!("{BASE}{}", &inside[1..]);
+        // The reference's text: keys joined with dots, never quoted.
+        let path = Location::named(format!("{BASE}{}", &inside[1..]));
         rules.fail(path, format!("blueprint contains forbidden generated/provider material at {inside}"));
     }
 }

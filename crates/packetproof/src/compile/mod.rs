@@ -111,7 +111,7 @@ pub fn excluded_text(request: &Value, config: &Config) -> Vec<(String, String)> 
     // compile fails, saying why): every available item is then excluded.
     let items = branch::requested_mode(request, "").map_or_else(|_| Vec::new(), |m| branch::resolved_items(request, m));
     let mut regions = render_input::excluded_regions(request, &items);
-    let mut trail = Trail::new("$");
+    let mut trail = Trail::new(crate::report::JsonPath::root());
     walk(request, &mut trail, &mut |value, key, trail| {
         if key.is_some_and(|k| config.forbidden.is_forbidden_key(k)) {
             regions.push((trail.render(), value));
@@ -120,7 +120,7 @@ pub fn excluded_text(request: &Value, config: &Config) -> Vec<(String, String)> 
     let excluded_paths: HashSet<String> = regions.iter().map(|(path, _)| path.clone()).collect();
     let long = |text: &str| text.chars().count() >= config.taint.min_length;
     let mut rendered = HashSet::new();
-    let mut trail = Trail::new("$");
+    let mut trail = Trail::new(crate::report::JsonPath::root());
     walk(request, &mut trail, &mut |value, _, trail| {
         if let Some(text) = value.as_str().filter(|t| long(t)) {
             if !inside(&trail.render(), &excluded_paths) {
@@ -130,14 +130,14 @@ pub fn excluded_text(request: &Value, config: &Config) -> Vec<(String, String)> 
     });
     let mut out = Vec::new();
     for (path, value) in &regions {
-        let mut trail = Trail::new(path);
+        let mut trail = Trail::new(crate::report::JsonPath::root());
         let mut take = |v: &Value, trail: &str| {
             if let Some(text) = v.as_str().filter(|t| long(t) && !rendered.contains(t)) {
                 out.push((trail.to_owned(), text.to_owned()));
             }
         };
         take(value, path);
-        walk(value, &mut trail, &mut |v, _, trail| take(v, &trail.render()));
+        walk(value, &mut trail, &mut |v, _, trail| take(v, &trail.render_under(path)));
     }
     out.sort();
     out.dedup();

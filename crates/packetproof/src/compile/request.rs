@@ -18,7 +18,7 @@
 
 use super::ecma::{non_blank, strict_equal, string_of};
 use crate::branch::{EvidenceMode, InsertionMode, SourceScope, UnknownValue};
-use crate::report::{index, walk, Finding, Trail};
+use crate::report::{index, walk, Finding, JsonPath, Location, Trail};
 use crate::Config;
 use serde_json::{Map, Value};
 
@@ -32,14 +32,14 @@ const SAFE_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
 pub(crate) fn check(request: &Value, config: &Config) -> Vec<Finding> {
     let mut c = Checker { findings: Vec::new() };
     let Some(root) = request.as_object() else {
-        c.fail("$", "compile input must be an object");
+        c.fail(JsonPath::root(), "compile input must be an object");
         return c.findings;
     };
     if root.contains_key("input") {
-        c.fail("$.input", "request file must be the compile input itself, without an input wrapper");
+        c.fail(JsonPath::field("input"), "request file must be the compile input itself, without an input wrapper");
     }
     if one_of(root.get("insertionMode"), InsertionMode::parse).is_none() {
-        c.fail("$.insertionMode", "insertionMode must be staged or immediate");
+        c.fail(JsonPath::field("insertionMode"), "insertionMode must be staged or immediate");
     }
     c.source(root.get("source"), config);
     c.target(root.get("target"));
@@ -61,25 +61,28 @@ struct Checker {
 }
 
 impl Checker {
-    fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    fn fail(&mut self, path: impl Into<Location>, message: impl Into<String>) {
         self.findings.push(Finding::new(CHECK, path, message));
     }
 
     /// R04–R30.
     fn source(&mut self, value: Option<&Value>, config: &Config) {
         let Some(source) = value.and_then(Value::as_object) else {
-            return self.fail("$.source", "source must be an object");
+            return self.fail(JsonPath::field("source"), "source must be an object");
         };
         if one_of(source.get("scope"), SourceScope::parse).is_none() {
-            self.fail("$.source.scope", "source.scope must be project or system");
+            self.fail(JsonPath::field("source").key("scope"), "source.scope must be project or system");
         }
         for key in ["exampleId", "name"] {
             if non_blank(source.get(key)).is_none() {
-                self.fail(format!("$.source.{key}"), format!("source.{key} must be non-empty"));
+                self.fail(JsonPath::field("source").key(key), format!("source.{key} must be non-empty"));
             }
         }
         if !super::ecma::is_checksum_form(source.get("checksum")) {
-            self.fail("$.source.checksum", "source.checksum must be fnv1a:<8 lowercase hex characters>");
+            self.fail(
+                JsonPath::field("source").key("checksum"),
+                "source.checksum must be fnv1a:<8 lowercase hex characters>",
+            );
         }
         super::blueprint::check(source.get("blueprint"), config, &mut self.findings);
     }
@@ -88,16 +91,16 @@ impl Checker {
     /// sequence and neighbours. Everything else of the target is free.
     fn target(&mut self, value: Option<&Value>) {
         let Some(target) = value.and_then(Value::as_object) else {
-            return self.fail("$.target", "target must be an object");
+            return self.fail(JsonPath::field("target"), "target must be an object");
         };
         if !target.get("strategy").is_some_and(Value::is_object) {
-            self.fail("$.target.strategy", "target.strategy must be an object");
+            self.fail(JsonPath::field("target").key("strategy"), "target.strategy must be an object");
         }
         match target.get("sequence") {
             None => {}
             Some(Value::Array(entries)) => {
                 for (i, entry) in entries.iter().enumerate() {
-                    let path = index("$.target.sequence", i);
+                    let path = JsonPath::field("target").key("sequence").index(i);
                     let named = ["entityId", "name", "blockType"].iter().all(|k| non_blank(entry.get(*k)).is_some());
                     if !named {
                         self.fail(path.clone(), format!("target.sequence[{i}] must be a compact block summary"));
@@ -107,16 +110,18 @@ impl Checker {
                     }
                 }
             }
-            Some(_) => self.fail("$.target.sequence", "target.sequence must be an array when present"),
+            Some(_) => {
+                self.fail(JsonPath::field("target").key("sequence"), "target.sequence must be an array when present")
+            }
         }
         for key in ["predecessor", "successor"] {
             let Some(neighbour) = target.get(key) else { continue };
             let named =
                 neighbour.is_object() && ["name", "blockType"].iter().all(|k| non_blank(neighbour.get(*k)).is_some());
             if !named {
-                self.fail(format!("$.target.{key}"), format!("target.{key} must be a compact neighbour"));
+                self.fail(JsonPath::field("target").key(key), format!("target.{key} must be a compact neighbour"));
             } else if has_screens(neighbour) {
-                self.fail(format!("$.target.{key}"), format!("target.{key} must not contain screens"));
+                self.fail(JsonPath::field("target").key(key), format!("target.{key} must not contain screens"));
             }
         }
     }
@@ -126,18 +131,21 @@ impl Checker {
     fn evidence(&mut self, value: Option<&Value>) {
         let selection = value.and_then(|e| e.get("selection")).filter(|s| s.is_object());
         let Some(selection) = selection else {
-            return self.fail("$.evidence.selection", "evidence.selection must be an object");
+            return self.fail(JsonPath::field("evidence").key("selection"), "evidence.selection must be an object");
         };
         let mode = one_of(selection.get("mode"), EvidenceMode::parse);
         if mode.is_none() {
-            self.fail("$.evidence.selection.mode", "evidence.selection.mode is invalid");
+            self.fail(JsonPath::field("evidence").key("selection").key("mode"), "evidence.selection.mode is invalid");
         }
         if mode != Some(EvidenceMode::SelectedOnly) {
             return;
         }
         let refs = selection.get("refs").and_then(Value::as_array).filter(|r| !r.is_empty());
         let Some(refs) = refs else {
-            return self.fail("$.evidence.selection.refs", "selected-only evidence requires refs");
+            return self.fail(
+                JsonPath::field("evidence").key("selection").key("refs"),
+                "selected-only evidence requires refs",
+            );
         };
         let items = value.and_then(|e| e.get("availableItems")).and_then(Value::as_array);
         for (i, reference) in refs.iter().enumerate() {
@@ -150,7 +158,7 @@ impl Checker {
             if !resolves {
                 let (kind, id) = (string_of(reference.get("kind")), string_of(reference.get("id")));
                 self.fail(
-                    index("$.evidence.selection.refs", i),
+                    JsonPath::field("evidence").key("selection").key("refs").index(i),
                     format!("selected evidence is unavailable or inaccessible: {kind}/{id}"),
                 );
             }
@@ -165,13 +173,13 @@ impl Checker {
                 for (i, mapping) in mappings.iter().enumerate() {
                     if !mapping.get("action").and_then(Value::as_str).is_some_and(|a| MAPPING_ACTIONS.contains(&a)) {
                         self.fail(
-                            format!("{}.action", index("$.variableMappings", i)),
+                            JsonPath::field("variableMappings").index(i).key("action"),
                             format!("variableMappings[{i}].action is invalid"),
                         );
                     }
                 }
             }
-            Some(_) => self.fail("$.variableMappings", "variableMappings must be an array when present"),
+            Some(_) => self.fail(JsonPath::field("variableMappings"), "variableMappings must be an array when present"),
         }
     }
 
@@ -179,13 +187,13 @@ impl Checker {
     fn provider(&mut self, root: &Map<String, Value>) {
         for key in ["provider", "model"] {
             if non_blank(root.get(key)).is_none() {
-                self.fail(format!("$.{key}"), format!("{key} must be non-empty"));
+                self.fail(JsonPath::field(key), format!("{key} must be non-empty"));
             }
         }
         let positive_integer = |n: f64| n > 0.0 && n.fract() == 0.0;
         if let Some(tokens) = root.get("maxTokens") {
             if !tokens.as_f64().is_some_and(positive_integer) {
-                self.fail("$.maxTokens", "maxTokens must be a positive integer when present");
+                self.fail(JsonPath::field("maxTokens"), "maxTokens must be a positive integer when present");
             }
         }
     }
@@ -215,33 +223,36 @@ impl Checker {
         visit(request, "$", config, &mut found);
         for path in found {
             let message = format!("compile input contains forbidden material at {path}");
-            self.fail(path, message);
+            // The reference's text: keys joined with dots, never quoted.
+            self.fail(Location::named(path), message);
         }
     }
 
     /// The checks the reference does not make (see the module docs).
     fn stricter(&mut self, request: &Value, config: &Config) {
         let Some(root) = request.as_object() else { return };
-        let mut trail = Trail::new("$");
+        let mut trail = Trail::new(JsonPath::root());
         walk(request, &mut trail, &mut |value, _, trail| {
             if let Some(pattern) = value.as_str().and_then(|text| config.forbidden.matching_pattern(text)) {
-                self.findings.push(Finding::new(CHECK, trail.render(), format!("matches forbidden pattern {pattern}")));
+                self.findings.push(Finding::new(CHECK, trail.path(), format!("matches forbidden pattern {pattern}")));
             }
         });
         self.allow_list(root, config);
         self.ref_shape(root);
         match root.get("maxTokens") {
-            None => self
-                .fail("$.maxTokens", "maxTokens is required: the packet states the token budget it was reviewed with"),
+            None => self.fail(
+                JsonPath::field("maxTokens"),
+                "maxTokens is required: the packet states the token budget it was reviewed with",
+            ),
             Some(tokens) if tokens.as_f64().is_some_and(|n| n >= SAFE_INTEGER_LIMIT) => self.fail(
-                "$.maxTokens",
+                JsonPath::field("maxTokens"),
                 format!("maxTokens {tokens} is past JavaScript's safe integers (2^53): a token budget must be exact"),
             ),
             Some(tokens) => {
                 let text = |key: &str| root.get(key).and_then(Value::as_str).unwrap_or_default();
                 let tokens = tokens.as_f64().unwrap_or_default();
                 if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
-                    self.fail("$.maxTokens", problem);
+                    self.fail(JsonPath::field("maxTokens"), problem);
                 }
             }
         }
@@ -256,12 +267,12 @@ impl Checker {
             None => {
                 let known: Vec<&String> = config.providers.keys().collect();
                 self.fail(
-                    "$.provider",
+                    JsonPath::field("provider"),
                     format!("unknown provider {provider:?}; harness.toml's allow-list has {known:?}"),
                 );
             }
             Some(settings) if !settings.models.iter().any(|m| m == model) => self.fail(
-                "$.model",
+                JsonPath::field("model"),
                 format!("model {model:?} is not in harness.toml's allow-list for {provider}: {:?}", settings.models),
             ),
             Some(_) => {}
@@ -279,13 +290,16 @@ impl Checker {
                 matches!(refs, None | Some(Value::Null)) || refs.and_then(Value::as_array).is_some_and(Vec::is_empty);
             // An unknown mode is R38's finding.
             if let Some(mode) = mode.filter(|_| !empty) {
-                self.fail("$.evidence.selection.refs", format!("refs are only allowed with selected-only, not {mode}"));
+                self.fail(
+                    JsonPath::field("evidence").key("selection").key("refs"),
+                    format!("refs are only allowed with selected-only, not {mode}"),
+                );
             }
             return;
         }
         let mut seen: Vec<(&str, &str)> = Vec::new();
         for (i, reference) in refs.and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let path = index("$.evidence.selection.refs", i);
+            let path = JsonPath::field("evidence").key("selection").key("refs").index(i);
             let (Some(kind), Some(id)) = (non_blank(reference.get("kind")), non_blank(reference.get("id"))) else {
                 self.fail(path, "expected a ref {kind, id} of two non-blank strings");
                 continue;

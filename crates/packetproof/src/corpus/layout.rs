@@ -5,7 +5,7 @@
 //! folder and the fix, never a case that is skipped.
 
 use super::{Case, REQUEST_FILE};
-use crate::{Config, CorpusCheck, Error, Finding, Result};
+use crate::{Config, CorpusCheck, Error, Finding, Location, Result};
 use std::path::{Path, PathBuf};
 
 /// Folders that do not fit the corpus layout.
@@ -63,7 +63,7 @@ impl Layout {
             let holds = near.map_or_else(|| format!("it holds {}", files.join(", ")), |f| format!("it holds {f}"));
             out.push(Finding::new(
                 CorpusCheck::Layout,
-                dir.display().to_string(),
+                Location::named(dir.display().to_string()),
                 format!(
                     "fixture folder without {REQUEST_FILE} ({holds}), so it is no case: name the compile input \
                      {REQUEST_FILE}, or remove the folder"
@@ -75,7 +75,7 @@ impl Layout {
             let fixture = fixture.map(|f| f.join(REQUEST_FILE).display().to_string()).unwrap_or_default();
             out.push(Finding::new(
                 CorpusCheck::Layout,
-                dir.display().to_string(),
+                Location::named(dir.display().to_string()),
                 format!(
                     "golden folder belongs to no fixture ({fixture} does not exist): restore the fixture, or \
                      remove the folder with `packetproof bless --unreferenced delete`"

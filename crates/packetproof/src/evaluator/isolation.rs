@@ -29,12 +29,12 @@ pub(crate) fn check(output: &Value, config: &Config, out: &mut Failures) {
     // The reference's key rules, root included.
     if let Value::Object(map) = output {
         for key in map.keys() {
-            let mut trail = Trail::new("$");
+            let mut trail = Trail::new(crate::report::JsonPath::root());
             trail.push_key(key);
             visit(key, &trail);
         }
     }
-    walk(output, &mut Trail::new("$"), &mut |v, _, trail| {
+    walk(output, &mut Trail::new(crate::report::JsonPath::root()), &mut |v, _, trail| {
         if let Value::Object(map) = v {
             for key in map.keys() {
                 let mut trail = trail.clone();
@@ -45,7 +45,7 @@ pub(crate) fn check(output: &Value, config: &Config, out: &mut Failures) {
     });
     // packetproof's wider rules: configured keys (exact, any case) and value patterns.
     let mut findings = Vec::new();
-    packet::scan(output, "$", config, crate::PacketCheck::ForbiddenMaterial, &mut findings);
+    packet::scan(output, crate::report::JsonPath::root(), config, crate::PacketCheck::ForbiddenMaterial, &mut findings);
     flagged.extend(
         findings
             .into_iter()

@@ -2,7 +2,7 @@
 //! truthiness (the reference evaluator is JavaScript, and its verdicts depend on them),
 //! and walks that visit every string, key or named array of a value.
 
-use crate::report::{walk, Trail};
+use crate::report::{walk, JsonPath, Trail};
 use serde_json::Value;
 
 /// JavaScript `WhiteSpace` and `LineTerminator` (what `String.prototype.trim` removes):
@@ -36,22 +36,35 @@ pub(crate) fn truthy(value: Option<&Value>) -> bool {
     }
 }
 
+/// Where a visited value is: a trail below a root the rules hold as text (their
+/// messages carry the path; they report no typed location).
+pub(crate) struct At<'t, 'a> {
+    root: &'a str,
+    trail: &'t Trail<'a>,
+}
+
+impl At<'_, '_> {
+    pub(crate) fn render(&self) -> String {
+        self.trail.render_under(self.root)
+    }
+}
+
 /// Every string value under `value` (root included), with its JSONPath.
-pub(crate) fn strings<'a>(value: &'a Value, root: &'a str, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
-    let mut trail = Trail::new(root);
+pub(crate) fn strings<'a>(value: &'a Value, root: &'a str, visit: &mut impl FnMut(&'a str, &At<'_, 'a>)) {
+    let mut trail = Trail::new(JsonPath::root());
     if let Value::String(s) = value {
-        visit(s, &trail);
+        visit(s, &At { root, trail: &trail });
     }
     walk(value, &mut trail, &mut |v, _, trail| {
         if let Value::String(s) = v {
-            visit(s, trail);
+            visit(s, &At { root, trail });
         }
     });
 }
 
 /// Every object key under `value` (root included).
 pub(crate) fn keys<'a>(value: &'a Value, visit: &mut impl FnMut(&'a str, &Trail<'a>)) {
-    let mut trail = Trail::new("$");
+    let mut trail = Trail::new(JsonPath::root());
     if let Value::Object(map) = value {
         for key in map.keys() {
             visit(key, &trail);
@@ -77,7 +90,7 @@ pub(crate) fn count_named_arrays(value: &Value, name: &str) -> usize {
         }
     };
     add(value);
-    walk(value, &mut Trail::new("$"), &mut |v, _, _| add(v));
+    walk(value, &mut Trail::new(JsonPath::root()), &mut |v, _, _| add(v));
     count
 }
 
@@ -90,11 +103,11 @@ pub(crate) fn any_named_array_filled(value: &Value, name: &str) -> bool {
 pub(crate) fn objects<'a>(
     value: &'a Value,
     root: &'a str,
-    visit: &mut impl FnMut(&'a serde_json::Map<String, Value>, &Trail<'a>),
+    visit: &mut impl FnMut(&'a serde_json::Map<String, Value>, &At<'_, 'a>),
 ) {
-    walk(value, &mut Trail::new(root), &mut |v, _, trail| {
+    walk(value, &mut Trail::new(JsonPath::root()), &mut |v, _, trail| {
         if let Value::Object(map) = v {
-            visit(map, trail);
+            visit(map, &At { root, trail });
         }
     });
 }

@@ -7,7 +7,7 @@
 pub(crate) mod renders_from_input;
 
 use crate::run::{self, audit, paths};
-use crate::{fsutil, packet, Check, Config, Finding, Outcome, PacketCheck, RunCheck};
+use crate::{fsutil, packet, Check, Config, Finding, Location, Outcome, PacketCheck, RunCheck};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -46,7 +46,11 @@ pub fn packet(outcome: &mut Outcome, value: &Value, config: &Config) {
 /// notes (which collate every object's keys) that only a report shows.
 fn rules(outcome: &mut Outcome, value: &Value, config: &Config) {
     let Some(map) = value.as_object() else {
-        outcome.findings.push(Finding::new(PacketCheck::Contract, "$", "expected the packet to be a JSON object"));
+        outcome.findings.push(Finding::new(
+            PacketCheck::Contract,
+            Location::root(),
+            "expected the packet to be a JSON object",
+        ));
         outcome.ran(PacketCheck::Contract);
         for check in ON_ITS_OWN.into_iter().skip(1) {
             outcome.skip(check, "the packet is not a JSON object");
@@ -54,7 +58,7 @@ fn rules(outcome: &mut Outcome, value: &Value, config: &Config) {
         return;
     };
     for check in ON_ITS_OWN {
-        apply(outcome, check, map, config, "");
+        apply(outcome, check, map, config, false);
     }
     for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
         outcome.skip(check, NO_REQUEST);
@@ -70,12 +74,16 @@ pub(crate) fn packet_findings(value: &Value, config: &Config) -> Vec<Finding> {
 
 /// One packet rule that needs no request: run when the suite has it on and it applies,
 /// else reported skipped with why. Findings on a packet rebuilt from a run carry
-/// `prefix` before their path (`"packet "`).
-fn apply(outcome: &mut Outcome, check: PacketCheck, map: &Map<String, Value>, config: &Config, prefix: &str) {
+/// that location (`rebuilt`).
+fn apply(outcome: &mut Outcome, check: PacketCheck, map: &Map<String, Value>, config: &Config, rebuilt: bool) {
     match enabled(check, config).and_then(|()| applies(check, map, config)) {
         Ok(()) => {
             let findings = on_its_own(check, map, config);
-            outcome.findings.extend(findings.into_iter().map(|f| Finding { path: format!("{prefix}{}", f.path), ..f }));
+            let locate = |f: Finding| match rebuilt {
+                true => Finding { path: f.path.in_rebuilt_packet(), ..f },
+                false => f,
+            };
+            outcome.findings.extend(findings.into_iter().map(locate));
             outcome.ran(check);
         }
         Err(reason) => outcome.skip(check, reason),
@@ -163,7 +171,7 @@ pub(crate) fn run(
     // too (when it cannot be rebuilt, run::agent-request already says why).
     let rebuilt = run::Run::open(dir, config).and_then(|run| run.packet(given));
     if let Ok(Value::Object(map)) = rebuilt {
-        apply(outcome, PacketCheck::RendersFromInput, &map, config, "packet ");
+        apply(outcome, PacketCheck::RendersFromInput, &map, config, true);
     }
 }
 
@@ -211,7 +219,10 @@ pub(crate) fn on_run(
 fn stale_temps(dir: &Path) -> Vec<Finding> {
     let found = fsutil::Dir::stale_temps(dir);
     let message = "a temp file left by a step that was killed; the next prepare, evaluate or complete removes it";
-    found.into_iter().map(|temp| Finding::new(RunCheck::StaleTemp, temp.display().to_string(), message)).collect()
+    found
+        .into_iter()
+        .map(|temp| Finding::new(RunCheck::StaleTemp, Location::named(temp.display().to_string()), message))
+        .collect()
 }
 
 /// The files a run has reached, for a report: which step comes next.

@@ -5,7 +5,7 @@
 //! evidence, not only to carry consistent hashes. A packet made from other
 //! templates cannot be re-rendered: the check does not apply, and says which templates differ.
 
-use crate::report::{Finding, PacketCheck};
+use crate::report::{Finding, JsonPath, PacketCheck};
 use crate::{compile, digest, Config};
 use serde_json::{Map, Value};
 use std::path::{Component, Path};
@@ -32,7 +32,7 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
         Err(e) => {
             verdict.push(Finding::new(
                 CHECK,
-                "$.renderInput",
+                JsonPath::field("renderInput"),
                 format!("the templates do not render over the packet's own renderInput and resolvedBranch: {e}"),
             ));
             return verdict;
@@ -42,7 +42,7 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
     if rendered.paths != listed {
         verdict.push(Finding::new(
             CHECK,
-            "$.promptPaths",
+            JsonPath::field("promptPaths"),
             format!(
                 "rendering over the packet's renderInput and resolvedBranch uses the templates {:?}, the packet lists {listed:?}",
                 rendered.paths
@@ -52,7 +52,7 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
     for (key, text) in [("systemPrompt", &rendered.system), ("userMessage", &rendered.user)] {
         let stored = packet.get(key).and_then(Value::as_str).unwrap_or_default();
         if stored != text {
-            verdict.push(Finding::new(CHECK, format!("$.{key}"), first_difference(stored, text)));
+            verdict.push(Finding::new(CHECK, JsonPath::field(key), first_difference(stored, text)));
         }
     }
     verdict
@@ -148,7 +148,7 @@ mod tests {
         packet["renderInput"]["evidence"]["items"][0]["value"] = serde_json::json!({"edited": item});
         let verdict = check(&packet, &config);
         assert_eq!(verdict.len(), 1, "{verdict:?}");
-        assert_eq!(verdict[0].path, "$.userMessage");
+        assert_eq!(verdict[0].path, JsonPath::field("userMessage").into());
         assert!(verdict[0].message.contains("is not the templates rendered over"), "{verdict:?}");
     }
 
@@ -158,7 +158,7 @@ mod tests {
         let mut packet = golden(&config);
         packet["resolvedBranch"]["hasTargetTheme"] = Value::Bool(false);
         let verdict = check(&packet, &config);
-        let paths: Vec<&str> = verdict.iter().map(|f| f.path.as_str()).collect();
+        let paths: Vec<String> = verdict.iter().map(|f| f.path.to_string()).collect();
         assert_eq!(paths, ["$.promptPaths", "$.userMessage"], "{verdict:?}");
     }
 

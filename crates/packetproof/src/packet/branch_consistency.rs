@@ -10,7 +10,7 @@
 
 use crate::branch::{EvidenceMode, Neighbours};
 use crate::config::Config;
-use crate::report::{child, Finding, PacketCheck};
+use crate::report::{Finding, JsonPath, PacketCheck};
 use serde_json::{Map, Value};
 
 const CHECK: PacketCheck = PacketCheck::BranchConsistency;
@@ -32,7 +32,7 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
         if recorded.is_some_and(|r| allowed(field, r) && r != value) {
             out.push(Finding::new(
                 CHECK,
-                child("$.resolvedBranch", field),
+                JsonPath::field("resolvedBranch").key(field),
                 format!(
                     "records {}, but renderInput implies {value}: {}",
                     recorded.map_or_else(String::new, Value::to_string),
@@ -51,7 +51,7 @@ fn closed_keys(input: &Map<String, Value>, config: &Config, out: &mut Vec<Findin
     for key in input.keys().filter(|k| !allowed.iter().any(|a| a == *k)) {
         out.push(Finding::new(
             CHECK,
-            child("$.renderInput", key),
+            JsonPath::field("renderInput").key(key),
             format!(
                 "unknown renderInput key {key:?}: no branch renders it (renderInput's keys are a closed set, \
                  harness.toml packet.render_input_keys: {allowed:?})"
@@ -134,9 +134,10 @@ fn implied(input: &Map<String, Value>) -> Implied {
 /// The evidence rules: a known mode, the mode the requested one can resolve to,
 /// no items without evidence, at least one when evidence resolved.
 fn evidence_rules(input: &Map<String, Value>, branch: &Map<String, Value>, out: &mut Vec<Finding>) {
-    let mut fail = |path: &str, message: String| out.push(Finding::new(CHECK, path, message));
+    let mut fail = |path: JsonPath, message: String| out.push(Finding::new(CHECK, path, message));
+    let at = JsonPath::field("renderInput").key("evidence");
     let Some(evidence) = input.get("evidence").and_then(Value::as_object) else {
-        fail("$.renderInput.evidence", "expected an object {requestedMode, mode, items}".into());
+        fail(at, "expected an object {requestedMode, mode, items}".into());
         return;
     };
     let mode_of = |value: Option<&Value>| value.and_then(Value::as_str).and_then(|m| EvidenceMode::parse(m).ok());
@@ -144,16 +145,13 @@ fn evidence_rules(input: &Map<String, Value>, branch: &Map<String, Value>, out: 
     for (key, value) in [("requestedMode", requested), ("mode", mode)] {
         if value.is_none() {
             fail(
-                &child("$.renderInput.evidence", key),
+                at.clone().key(key),
                 format!("expected one of {:?}, found {}", EvidenceMode::NAMES, super::describe(evidence.get(key))),
             );
         }
     }
     let Some(items) = evidence.get("items").and_then(Value::as_array) else {
-        fail(
-            "$.renderInput.evidence.items",
-            format!("expected an array, found {}", super::describe(evidence.get("items"))),
-        );
+        fail(at.clone().key("items"), format!("expected an array, found {}", super::describe(evidence.get("items"))));
         return;
     };
     // The mode that counts is the one the branch records (when it is one); a
@@ -163,7 +161,7 @@ fn evidence_rules(input: &Map<String, Value>, branch: &Map<String, Value>, out: 
         // Only strategy-default may resolve to something else: no-evidence, when nothing is accessible.
         if !requested.can_resolve_to(resolved) {
             fail(
-                "$.renderInput.evidence.requestedMode",
+                at.clone().key("requestedMode"),
                 format!(
                     "requested mode {:?} cannot resolve to {:?} (only strategy-default may resolve to no-evidence)",
                     requested.name(),
@@ -174,11 +172,11 @@ fn evidence_rules(input: &Map<String, Value>, branch: &Map<String, Value>, out: 
     }
     match resolved {
         Some(EvidenceMode::NoEvidence) if !items.is_empty() => fail(
-            "$.renderInput.evidence.items",
+            at.clone().key("items"),
             format!("holds {} item(s) although the evidence mode is no-evidence", items.len()),
         ),
         Some(mode @ (EvidenceMode::SelectedOnly | EvidenceMode::StrategyDefault)) if items.is_empty() => fail(
-            "$.renderInput.evidence.items",
+            at.clone().key("items"),
             format!(
                 "is empty although the evidence mode is {mode} (at least one item resolves under it; \
                  strategy-default with nothing accessible resolves to no-evidence)"

@@ -9,7 +9,7 @@
 //!   (`packet.asset_example_prompts`) makes them findings or notes.
 
 use crate::config::{Config, Policy};
-use crate::report::{child, index, Finding, PacketCheck};
+use crate::report::{Finding, JsonPath, PacketCheck};
 use serde_json::Value;
 
 /// Where screens belong: `$.renderInput.sourceExample.blueprint.screens[i]`.
@@ -45,10 +45,10 @@ enum Step<'a> {
     Index(usize),
 }
 
-fn render(path: &[Step]) -> String {
-    path.iter().fold("$.renderInput".to_owned(), |at, step| match step {
-        Step::Key(key) => child(&at, key),
-        Step::Index(i) => index(&at, *i),
+fn render(path: &[Step]) -> JsonPath {
+    path.iter().fold(JsonPath::field("renderInput"), |at, step| match step {
+        Step::Key(key) => at.key(key),
+        Step::Index(i) => at.index(*i),
     })
 }
 
@@ -122,20 +122,20 @@ fn is_home_array(path: &[Step]) -> bool {
 
 /// (path, message) for each generator prompt in an asset example, wherever an
 /// `assetExamples` array sits in renderInput.
-fn asset_prompts(input: &Value, config: &Config) -> Vec<(String, String)> {
+fn asset_prompts(input: &Value, config: &Config) -> Vec<(JsonPath, String)> {
     let mut out = Vec::new();
-    let mut trail = crate::report::Trail::new("$.renderInput");
+    let mut trail = crate::report::Trail::new(JsonPath::field("renderInput"));
     let policy = config.packet.asset_example_prompts;
     crate::report::walk(input, &mut trail, &mut |value, key, trail| {
         if key != Some("assetExamples") {
             return;
         }
-        let base = trail.render();
+        let base = trail.path();
         for (i, example) in value.as_array().into_iter().flatten().enumerate() {
             let Some(example) = example.as_object() else { continue };
             for prompt in example.keys().filter(|k| config.packet.asset_prompt_keys.contains(k)) {
                 out.push((
-                    child(&index(&base, i), prompt),
+                    base.clone().index(i).key(prompt),
                     format!(
                         "asset example carries a generator prompt ({prompt:?}); asset examples may appear only as \
                          compact pattern references (harness.toml packet.asset_example_prompts = {policy:?})",

@@ -6,7 +6,7 @@
 use super::paths::RunDir;
 use super::Run;
 use crate::attest::{dsse, keys, statement, Envelope, Subject, IN_TOTO_PAYLOAD_TYPE};
-use crate::report::excerpt;
+use crate::report::{excerpt, JsonPath, Location};
 use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde_json::{Map, Value};
@@ -121,7 +121,7 @@ fn predicate(completion: &Map<String, Value>) -> Value {
 /// and must carry a signature by one of them; with none, an attestation present
 /// is still checked against the run's files and completion.json.
 pub(crate) fn check(dir: &Path, trusted: &[VerifyingKey], config: &Config) -> Vec<Finding> {
-    let finding = |path: &str, message: String| Finding::new(CHECK, path.to_owned(), message);
+    let finding = |file: &str, message: String| Finding::new(CHECK, Location::named(file), message);
     let Ok(run_dir) = RunDir::open(dir) else { return Vec::new() };
     let path = match run_dir.resolve(FILE, FILE) {
         Ok(path) => path,
@@ -141,13 +141,13 @@ pub(crate) fn check(dir: &Path, trusted: &[VerifyingKey], config: &Config) -> Ve
 
 fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
-    let mut finding = |at: String, message: String| out.push(Finding::new(CHECK, at, message));
+    let mut finding = |at: Location, message: String| out.push(Finding::new(CHECK, at, message));
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
     let envelope: Envelope = serde_json::from_value(value)
         .map_err(|e| Error::shape(FILE, "$", format!("a DSSE envelope {{payload, payloadType, signatures}}: {e}")))?;
     if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
         finding(
-            format!("{FILE} $.payloadType"),
+            Location::in_file(FILE, JsonPath::field("payloadType")),
             format!("is {}; expected {IN_TOTO_PAYLOAD_TYPE:?}", excerpt(&envelope.payload_type)),
         );
     }
@@ -155,7 +155,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
         match envelope.signed_by(trusted) {
             Ok(Some(_)) => {}
             Ok(None) => finding(
-                format!("{FILE} $.signatures"),
+                Location::in_file(FILE, JsonPath::field("signatures")),
                 format!(
                     "no signature verifies with a trusted key ({} signature(s), keyids [{}]; trusted {:?}): \
                      the receipt was edited after signing or signed by another key",
@@ -166,7 +166,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
                 ),
             ),
             Err(e) if envelope.signatures.len() > crate::attest::dsse::MAX_SIGNATURES => {
-                finding(format!("{FILE} $.signatures"), e);
+                finding(Location::in_file(FILE, JsonPath::field("signatures")), e);
             }
             Err(e) => return Err(Error::shape(FILE, "$.payload", e)),
         }
@@ -177,7 +177,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
         Ok(parsed) => parsed,
         Err(problems) => {
             for (at, expected) in problems {
-                finding(format!("{FILE} payload {at}"), format!("expected {expected}"));
+                finding(in_payload(at), format!("expected {expected}"));
             }
             return Ok(out);
         }
@@ -189,9 +189,15 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     Ok(out)
 }
 
-fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut(String, String)) {
+/// A value of the statement the envelope's payload carries (encoded, so no file
+/// holds it as written).
+fn in_payload(at: impl std::fmt::Display) -> Location {
+    Location::named(format!("{FILE} payload {at}"))
+}
+
+fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut(Location, String)) {
     for (i, subject) in found.iter().enumerate() {
-        let at = format!("{FILE} payload $.subject[{i}]");
+        let at = in_payload(JsonPath::field("subject").index(i));
         match now.iter().find(|s| s.name == subject.name) {
             None => finding(at, format!("names {}, which the run does not have", excerpt(&subject.name))),
             Some(s) if s.sha256 != subject.sha256 => finding(
@@ -208,7 +214,7 @@ fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut
     }
     for s in now.iter().filter(|s| !found.iter().any(|f| f.name == s.name)) {
         finding(
-            format!("{FILE} payload $.subject"),
+            in_payload(JsonPath::field("subject")),
             format!("{:?} is a run file the attestation does not cover", s.name),
         );
     }
@@ -218,25 +224,25 @@ fn compare_predicate(
     found: &Map<String, Value>,
     now: &Value,
     completion: &str,
-    finding: &mut impl FnMut(String, String),
+    finding: &mut impl FnMut(Location, String),
 ) {
     let Value::Object(now) = now else { return };
     for (key, value) in now {
         match found.get(key) {
             Some(v) if v == value => {}
             Some(v) => finding(
-                format!("{FILE} payload $.predicate.{key}"),
+                in_payload(JsonPath::field("predicate").key(key)),
                 format!("is {}; {completion} says {}", crate::wire::diff::show(v), crate::wire::diff::show(value)),
             ),
             None => finding(
-                format!("{FILE} payload $.predicate.{key}"),
+                in_payload(JsonPath::field("predicate").key(key)),
                 format!("missing; {completion} says {}", crate::wire::diff::show(value)),
             ),
         }
     }
     for key in found.keys().filter(|k| !now.contains_key(*k)) {
         finding(
-            format!("{FILE} payload $.predicate"),
+            in_payload(JsonPath::field("predicate")),
             format!("{} is not a field of the run receipt predicate", excerpt(key)),
         );
     }

@@ -10,7 +10,7 @@
 use super::evaluate::{self, Evaluation};
 use super::paths::MANIFEST_FILES;
 use super::{format, Run, RunFile};
-use crate::report::child;
+use crate::report::{JsonPath, Location};
 use crate::{canonical, digest, packet, provider, Config, Finding, RunCheck};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -19,7 +19,7 @@ use std::path::Path;
 /// One problem: where (a file and JSONPath) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Problem {
-    pub(crate) at: String,
+    pub(crate) at: Location,
     pub(crate) message: String,
 }
 
@@ -29,18 +29,18 @@ impl fmt::Display for Problem {
     }
 }
 
-fn problem(at: impl Into<String>, message: impl Into<String>) -> Problem {
+fn problem(at: impl Into<Location>, message: impl Into<String>) -> Problem {
     Problem { at: at.into(), message: message.into() }
 }
 
 /// Problems name files relative to the run directory: findings are reported under
 /// the run directory, and evaluation.json stays the same wherever the run is moved.
-fn shown(file: &RunFile) -> String {
-    file.name.clone()
+fn shown(file: &RunFile) -> Location {
+    Location::named(&file.name)
 }
 
-fn at(file: &RunFile, path: &str) -> String {
-    format!("{} {path}", file.name)
+fn at(file: &RunFile, path: JsonPath) -> Location {
+    Location::in_file(&file.name, path)
 }
 
 fn findings(check: RunCheck, problems: Vec<Problem>) -> Vec<Finding> {
@@ -54,12 +54,17 @@ fn open(
     packet: Option<&Value>,
     config: &Config,
 ) -> Result<(Run, Map<String, Value>), Vec<Finding>> {
-    let cannot =
-        |e: crate::Error| vec![Finding::new(check, dir.display().to_string(), format!("cannot check the run: {e}"))];
+    let cannot = |e: crate::Error| {
+        vec![Finding::new(check, Location::named(dir.display().to_string()), format!("cannot check the run: {e}"))]
+    };
     let run = Run::open(dir, config).map_err(cannot)?;
     match run.packet(packet).map_err(cannot)? {
         Value::Object(map) => Ok((run, map)),
-        _ => Err(vec![Finding::new(check, dir.display().to_string(), "the packet is not a JSON object")]),
+        _ => Err(vec![Finding::new(
+            check,
+            Location::named(dir.display().to_string()),
+            "the packet is not a JSON object",
+        )]),
     }
 }
 
@@ -74,7 +79,7 @@ pub(crate) fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config)
     let mut out: Vec<Finding> = packet::validate(&Value::Object(packet.clone()), config)
         .into_iter()
         .map(|f| {
-            Finding::new(RunCheck::AgentRequest, format!("packet {}", f.path), format!("[{}] {}", f.check, f.message))
+            Finding::new(RunCheck::AgentRequest, f.path.in_rebuilt_packet(), format!("[{}] {}", f.check, f.message))
         })
         .collect();
     out.extend(findings(RunCheck::AgentRequest, request_problems(&run, &packet)));
@@ -134,7 +139,7 @@ pub(crate) fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
         Err(e) => {
             return vec![Finding::new(
                 RunCheck::Completion,
-                dir.display().to_string(),
+                Location::named(dir.display().to_string()),
                 format!("cannot check the run: {e}"),
             )]
         }
@@ -159,13 +164,15 @@ pub(crate) fn request_problems(run: &Run, packet: &Map<String, Value>) -> Vec<Pr
         } else {
             "not allowed: the agent may see only systemPrompt, the effective user message, outputSchema, request settings and audit hashes".to_owned()
         };
-        out.push(problem(at(file, &child("$", key)), why));
+        out.push(problem(at(file, JsonPath::field(key)), why));
     }
     for (key, value) in &expected {
         match actual.get(key) {
-            None => out.push(problem(at(file, &child("$", key)), "missing")),
-            Some(found) if !crate::numbers::same(found, value) => out
-                .push(problem(at(file, &child("$", key)), format!("differs from the packet's {}", source_field(key)))),
+            None => out.push(problem(at(file, JsonPath::field(key)), "missing")),
+            Some(found) if !crate::numbers::same(found, value) => out.push(problem(
+                at(file, JsonPath::field(key)),
+                format!("differs from the packet's {}", source_field(key)),
+            )),
             Some(_) => {}
         }
     }
@@ -198,12 +205,12 @@ pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required:
     let mut out: Vec<Problem> = actual
         .keys()
         .filter(|k| !expected.contains_key(*k))
-        .map(|k| problem(at(file, &child("$", k)), "unknown field"))
+        .map(|k| problem(at(file, JsonPath::field(k)), "unknown field"))
         .collect();
     for (key, value) in &expected {
         if !crate::numbers::same_opt(actual.get(key), value) {
             let from = if key == "baseUserMessage" { "userMessage" } else { key.as_str() };
-            out.push(problem(at(file, &child("$", key)), format!("does not match the packet's {from}")));
+            out.push(problem(at(file, JsonPath::field(key)), format!("does not match the packet's {from}")));
         }
     }
     out
@@ -219,7 +226,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
     let mut expect = |key: &str, expected: Value, what: &str| {
         if !crate::numbers::same_opt(manifest.get(key), &expected) {
             let found = packet::describe(manifest.get(key));
-            out.push(problem(at(file, &child("$", key)), format!("expected {expected} ({what}), found {found}")));
+            out.push(problem(at(file, JsonPath::field(key)), format!("expected {expected} ({what}), found {found}")));
         }
     };
     let fixed = format::manifest_fixed();
@@ -234,17 +241,17 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
     }
     for (key, _) in MANIFEST_FILES {
         if !manifest.get(key).is_some_and(Value::is_string) {
-            out.push(problem(at(file, &child("$", key)), "expected a file name"));
+            out.push(problem(at(file, JsonPath::field(key)), "expected a file name"));
         }
     }
     if !manifest.get("validationSchemaChecksum").and_then(Value::as_str).is_some_and(digest::is_digest) {
         out.push(problem(
-            at(file, "$.validationSchemaChecksum"),
+            at(file, JsonPath::field("validationSchemaChecksum")),
             "expected sha256:<64 lowercase hex> of the snapshot bytes",
         ));
     }
     for key in manifest.keys().filter(|k| !keys.contains(k)) {
-        out.push(problem(at(file, &child("$", key)), "unknown field"));
+        out.push(problem(at(file, JsonPath::field(key)), "unknown field"));
     }
     out
 }
@@ -279,7 +286,13 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
         Err(e) => return (None, vec![problem(shown(file), format!("invalid JSON at {e}"))]),
     };
     let Some(schema) = snapshot.get("schema").filter(|s| s.is_object()).cloned() else {
-        return (None, vec![problem(at(file, "$.schema"), "expected the JSON Schema object of the output envelope")]);
+        return (
+            None,
+            vec![problem(
+                at(file, JsonPath::field("schema")),
+                "expected the JSON Schema object of the output envelope",
+            )],
+        );
     };
     if !text_json && !crate::numbers::same_opt(packet_schema, &snapshot) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
@@ -295,7 +308,9 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
 /// evaluation must record the raw output's checksum (Node's do not).
 pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, require_checksum: bool) -> Vec<Problem> {
     let (raw, stored) = match (run.read_optional(&run.raw_output), run.read_optional(&run.evaluation)) {
-        (Err(e), _) | (_, Err(e)) => return vec![problem(run.dir.shown.display().to_string(), e.to_string())],
+        (Err(e), _) | (_, Err(e)) => {
+            return vec![problem(Location::named(run.dir.shown.display().to_string()), e.to_string())]
+        }
         (Ok(raw), Ok(stored)) => (raw, stored),
     };
     let (raw, stored) = match (raw, stored) {
@@ -315,7 +330,7 @@ pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, re
     };
     let fresh = match evaluate::assess(run, Some(packet), None, (&raw, &run.raw_output.name), config) {
         Ok(fresh) => fresh,
-        Err(e) => return vec![problem(run.dir.shown.display().to_string(), e.to_string())],
+        Err(e) => return vec![problem(Location::named(run.dir.shown.display().to_string()), e.to_string())],
     };
     compare_evaluation(run, &stored, &fresh, &digest::sha256(&raw), require_checksum)
 }
@@ -331,26 +346,29 @@ fn compare_evaluation(
     let mut out = Vec::new();
     match stored.get("rawOutputChecksum").and_then(Value::as_str) {
         Some(recorded) if recorded != raw_checksum => out.push(problem(
-            at(file, "$.rawOutputChecksum"),
+            at(file, JsonPath::field("rawOutputChecksum")),
             format!(
                 "the evaluation was made from raw output {recorded}, but {} now has {raw_checksum}; re-evaluate",
                 run.raw_output.name
             ),
         )),
         None if require_checksum => out.push(problem(
-            at(file, "$.rawOutputChecksum"),
+            at(file, JsonPath::field("rawOutputChecksum")),
             "missing: this evaluation does not record which raw output it checked; run `packetproof evaluate` again",
         )),
         _ => {}
     }
     if stored.get("ok") != Some(&Value::Bool(true)) {
         let stage = packet::describe(stored.get("earliestFailureStage"));
-        out.push(problem(at(file, "$.ok"), format!("the evaluation did not pass (earliest failure stage: {stage})")));
+        out.push(problem(
+            at(file, JsonPath::field("ok")),
+            format!("the evaluation did not pass (earliest failure stage: {stage})"),
+        ));
         let failures = stored.get("failures").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         for (i, failure) in failures.iter().enumerate() {
             let text = |key: &str| failure.get(key).and_then(Value::as_str).unwrap_or("?").to_owned();
             out.push(problem(
-                at(file, &format!("$.failures[{i}]")),
+                at(file, JsonPath::field("failures").index(i)),
                 format!("[{}] {}", text("stage"), text("message")),
             ));
         }
@@ -358,14 +376,17 @@ fn compare_evaluation(
     }
     if !fresh.ok {
         let first = fresh.failures.first().map(|f| format!("[{}] {}", f.stage, f.message)).unwrap_or_default();
-        out.push(problem(at(file, "$.ok"), format!("records a pass, but evaluating the current files fails: {first}")));
+        out.push(problem(
+            at(file, JsonPath::field("ok")),
+            format!("records a pass, but evaluating the current files fails: {first}"),
+        ));
         return out;
     }
     let Value::Object(expected) = &fresh.document else { unreachable!("evaluation documents are objects") };
     for (key, value) in expected.iter().filter(|(k, _)| k.as_str() != "rawOutputChecksum") {
         if !crate::numbers::same_opt(stored.get(key), value) {
             out.push(problem(
-                at(file, &child("$", key)),
+                at(file, JsonPath::field(key)),
                 format!("expected {value} (re-evaluation), found {}", packet::describe(stored.get(key))),
             ));
         }
@@ -373,7 +394,7 @@ fn compare_evaluation(
     out
 }
 
-fn expect_eq(out: &mut Vec<Problem>, at: String, found: Option<&Value>, expected: &Value, what: &str) {
+fn expect_eq(out: &mut Vec<Problem>, at: Location, found: Option<&Value>, expected: &Value, what: &str) {
     if !crate::numbers::same_opt(found, expected) {
         out.push(problem(at, format!("expected {expected} ({what}), found {}", packet::describe(found))));
     }
@@ -409,54 +430,66 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
         Err(e) => return vec![problem(shown(file), e.to_string())],
     };
     let mut out = answer_problems(run);
-    let mut expect = |path: &str, found: Option<&Value>, expected: &Value, what: &str| {
+    let mut expect = |path: JsonPath, found: Option<&Value>, expected: &Value, what: &str| {
         expect_eq(&mut out, at(file, path), found, expected, what);
     };
     for (key, value, what) in format::completion_fixed() {
-        expect(&child("$", key), receipt.get(key), &value, what);
+        expect(JsonPath::field(key), receipt.get(key), &value, what);
     }
     let boundary = receipt.get("inputBoundary");
     let field = |key: &str| boundary.and_then(|b| b.get(key));
     let kind = format::INPUT_BOUNDARY_KIND.into();
-    expect("$.inputBoundary.kind", field("kind"), &kind, "the agent saw only its request");
-    expect("$.inputBoundary.file", field("file"), &run.agent_request.name.clone().into(), "the run's agent request");
+    let boundary_at = |key: &str| JsonPath::field("inputBoundary").key(key);
+    expect(boundary_at("kind"), field("kind"), &kind, "the agent saw only its request");
+    expect(boundary_at("file"), field("file"), &run.agent_request.name.clone().into(), "the run's agent request");
     for key in format::input_boundary_denied() {
-        expect(&format!("$.inputBoundary.{key}"), field(&key), &false.into(), "a fresh, isolated agent");
+        expect(boundary_at(&key), field(&key), &false.into(), "a fresh, isolated agent");
     }
     let mut unbound = Vec::new();
     for (path, found, target) in [
-        ("$.inputBoundary.checksum", field("checksum"), &run.agent_request),
-        ("$.rawOutput.checksum", receipt.get("rawOutput").and_then(|r| r.get("checksum")), &run.raw_output),
-        ("$.evaluation.checksum", receipt.get("evaluation").and_then(|r| r.get("checksum")), &run.evaluation),
+        (JsonPath::field("inputBoundary").key("checksum"), field("checksum"), &run.agent_request),
+        (
+            JsonPath::field("rawOutput").key("checksum"),
+            receipt.get("rawOutput").and_then(|r| r.get("checksum")),
+            &run.raw_output,
+        ),
+        (
+            JsonPath::field("evaluation").key("checksum"),
+            receipt.get("evaluation").and_then(|r| r.get("checksum")),
+            &run.evaluation,
+        ),
     ] {
         match run.read(target) {
-            Ok(bytes) => {
-                expect(path, found, &digest::sha256(&bytes).into(), &format!("the current bytes of {}", target.name))
-            }
+            Ok(bytes) => expect(
+                path.clone(),
+                found,
+                &digest::sha256(&bytes).into(),
+                &format!("the current bytes of {}", target.name),
+            ),
             Err(e) => unbound.push(problem(at(file, path), format!("cannot bind: {e}"))),
         }
     }
     expect(
-        "$.rawOutput.file",
+        JsonPath::field("rawOutput").key("file"),
         receipt.get("rawOutput").and_then(|r| r.get("file")),
         &run.raw_output.name.clone().into(),
         "the run's raw output",
     );
     expect(
-        "$.evaluation.file",
+        JsonPath::field("evaluation").key("file"),
         receipt.get("evaluation").and_then(|r| r.get("file")),
         &run.evaluation.name.clone().into(),
         "the run's evaluation",
     );
     expect(
-        "$.evaluation.ok",
+        JsonPath::field("evaluation").key("ok"),
         receipt.get("evaluation").and_then(|r| r.get("ok")),
         &true.into(),
         "only passing evaluations are completed",
     );
     if let Some(manifest) = &run.manifest {
         for key in format::COMPLETION_MANIFEST_KEYS {
-            expect(&child("$", key), receipt.get(key), manifest.get(key).unwrap_or(&Value::Null), "the manifest's");
+            expect(JsonPath::field(key), receipt.get(key), manifest.get(key).unwrap_or(&Value::Null), "the manifest's");
         }
     } else {
         unbound.push(problem(shown(&run.manifest_file), "missing: a completion must bind the prepared manifest"));
@@ -465,16 +498,16 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     for key in ["scenario", "runId", "agentTask"] {
         let bad = |s: &str| s.trim().is_empty() || s.chars().any(char::is_control);
         if receipt.get(key).and_then(Value::as_str).is_none_or(bad) {
-            out.push(problem(at(file, &child("$", key)), "expected a non-blank string without control characters"));
+            out.push(problem(at(file, JsonPath::field(key)), "expected a non-blank string without control characters"));
         }
     }
     out.extend(receipt_shape_problems(file, &receipt));
     if !receipt.get("completedAt").and_then(Value::as_str).is_some_and(super::is_rfc3339_millis) {
-        out.push(problem(at(file, "$.completedAt"), "expected an RFC 3339 UTC time with milliseconds"));
+        out.push(problem(at(file, JsonPath::field("completedAt")), "expected an RFC 3339 UTC time with milliseconds"));
     }
     let notes = receipt.get("evaluatorNotes").and_then(Value::as_array);
     if !notes.is_some_and(|n| !n.is_empty() && n.iter().all(|x| x.as_str().is_some_and(|s| !s.trim().is_empty()))) {
-        out.push(problem(at(file, "$.evaluatorNotes"), "expected at least one note, none blank"));
+        out.push(problem(at(file, JsonPath::field("evaluatorNotes")), "expected at least one note, none blank"));
     }
     out
 }
@@ -482,16 +515,17 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
 /// The receipt's shape is closed, like the manifest's: a field `complete` never
 /// writes is an edit (a forged or hand-extended receipt).
 fn receipt_shape_problems(file: &RunFile, receipt: &Map<String, Value>) -> Vec<Problem> {
-    let unknown = |path: String| problem(at(file, &path), "unknown field");
+    let unknown = |path: JsonPath| problem(at(file, path), "unknown field");
     let known = format::completion_keys();
-    let mut out: Vec<Problem> = receipt.keys().filter(|k| !known.contains(k)).map(|k| unknown(child("$", k))).collect();
+    let mut out: Vec<Problem> =
+        receipt.keys().filter(|k| !known.contains(k)).map(|k| unknown(JsonPath::field(k))).collect();
     for (key, known) in format::completion_nested_keys() {
         match receipt.get(&key) {
             Some(Value::Object(inner)) => {
-                out.extend(inner.keys().filter(|k| !known.contains(k)).map(|k| unknown(child(&child("$", &key), k))))
+                out.extend(inner.keys().filter(|k| !known.contains(k)).map(|k| unknown(JsonPath::field(&key).key(k))))
             }
             found => out.push(problem(
-                at(file, &child("$", &key)),
+                at(file, JsonPath::field(&key)),
                 format!("expected an object, found {}", packet::describe(found)),
             )),
         }

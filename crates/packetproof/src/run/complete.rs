@@ -51,7 +51,8 @@ pub(crate) fn complete(config: &Config, args: &CompleteRequest, gate: super::Run
             "agent task {:?} is already recorded here; every completion needs a fresh agent task",
             args.agent_task
         );
-        let finding = crate::Finding::new(crate::CorpusCheck::UniqueAgentTasks, "$.agentTask", message);
+        let finding =
+            crate::Finding::new(crate::CorpusCheck::UniqueAgentTasks, crate::JsonPath::field("agentTask"), message);
         return Err(Error::Failed { file: other.display().to_string(), findings: vec![finding] });
     }
     let packet = run.packet(None)?;

@@ -74,7 +74,8 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
     if let Some(schema) = packet.get("outputSchema") {
         if *schema != snapshot {
             let message = format!("differs from the schema snapshot {path}");
-            let finding = crate::Finding::new(crate::RunCheck::SnapshotParity, "$.outputSchema", message);
+            let finding =
+                crate::Finding::new(crate::RunCheck::SnapshotParity, crate::JsonPath::field("outputSchema"), message);
             return Err(Error::Failed { file: shown.to_owned(), findings: vec![finding] });
         }
     }

@@ -9,7 +9,7 @@
 use super::Run;
 use crate::branch::Vendor;
 use crate::wire::{self, capture, Api, RUN_CHECK, RUN_FILE};
-use crate::{canonical, Config, Error, Finding, Result};
+use crate::{canonical, Config, Error, Finding, Location, Result};
 use serde_json::Value;
 use std::path::Path;
 
@@ -19,14 +19,14 @@ pub(crate) fn check(dir: &Path, config: &Config) -> Vec<Finding> {
         return Vec::new(); // the run checks already report an unopenable run
     };
     let Ok(path) = run.dir.resolve(RUN_FILE, RUN_FILE) else {
-        return vec![Finding::new(RUN_CHECK, RUN_FILE, "leads outside the run directory")];
+        return vec![Finding::new(RUN_CHECK, Location::named(RUN_FILE), "leads outside the run directory")];
     };
     if path.symlink_metadata().is_err() {
         return Vec::new();
     }
     match check_file(&run, &path, config) {
         Ok(findings) => findings,
-        Err(e) => vec![Finding::new(RUN_CHECK, RUN_FILE, e.to_string())],
+        Err(e) => vec![Finding::new(RUN_CHECK, Location::named(RUN_FILE), e.to_string())],
     }
 }
 

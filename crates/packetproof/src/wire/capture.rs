@@ -4,7 +4,7 @@
 //! endpoint is picked.
 
 use super::Api;
-use crate::{canonical, Error, Result};
+use crate::{canonical, Error, JsonPath, Location, Result};
 use serde_json::Value;
 
 /// A captured request body and where it came from.
@@ -13,10 +13,11 @@ pub struct Captured {
     pub(crate) body: Value,
     /// The captured file, for reports.
     pub(crate) origin: String,
-    /// What leads each body path in findings: the file, and the HAR entry if any.
-    prefix: String,
+    /// Where the body sits in a HAR file (its entry's `postData.text`); `None`: the
+    /// file is the body.
+    har_body: Option<JsonPath>,
     /// The request URL and where it is, when the capture records one.
-    pub(crate) url: Option<(String, String)>,
+    pub(crate) url: Option<(String, Location)>,
     /// What stands in place of the API's origin in the URL (`--base-url`: a proxy or
     /// a local capture server); `None`: the API's own host.
     pub(crate) base_url: Option<String>,
@@ -24,13 +25,16 @@ pub struct Captured {
 
 impl Captured {
     /// A finding path: the file (and HAR entry) and the JSON path inside the body.
-    pub(crate) fn at(&self, path: &str) -> String {
-        format!("{} {path}", self.prefix)
+    pub(crate) fn at(&self, path: JsonPath) -> Location {
+        match &self.har_body {
+            None => Location::in_file(&self.origin, path),
+            Some(body) => Location::named(format!("{} {body} {path}", self.origin)),
+        }
     }
 
     /// A bare body.
     pub fn body(body: Value, origin: &str) -> Captured {
-        Captured { body, origin: origin.to_owned(), prefix: origin.to_owned(), url: None, base_url: None }
+        Captured { body, origin: origin.to_owned(), har_body: None, url: None, base_url: None }
     }
 
     /// The capture was made through `base_url` instead of the API's origin.
@@ -93,8 +97,11 @@ fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
     Ok(Captured {
         body,
         origin: file.to_owned(),
-        prefix: format!("{file} {at}.postData.text"),
-        url: Some((url, format!("{file} {at}.url"))),
+        har_body: Some(JsonPath::field("log").key("entries").index(i).key("request").key("postData").key("text")),
+        url: Some((
+            url,
+            Location::in_file(file, JsonPath::field("log").key("entries").index(i).key("request").key("url")),
+        )),
         base_url: None,
     })
 }
@@ -121,8 +128,11 @@ mod tests {
         ]));
         let captured = parse(&bytes, "c.har", Api::Anthropic).unwrap();
         assert_eq!(captured.body, json!({"model": "m"}));
-        assert_eq!(captured.at("$.model"), "c.har $.log.entries[2].request.postData.text $.model");
-        assert_eq!(captured.url.unwrap().1, "c.har $.log.entries[2].request.url");
+        assert_eq!(
+            captured.at(JsonPath::field("model")).to_string(),
+            "c.har $.log.entries[2].request.postData.text $.model"
+        );
+        assert_eq!(captured.url.unwrap().1.to_string(), "c.har $.log.entries[2].request.url");
     }
 
     #[test]
@@ -142,7 +152,7 @@ mod tests {
     #[test]
     fn a_bare_body_is_itself() {
         let captured = parse(b"{\"model\":\"m\"}", "b.json", Api::OpenaiChat).unwrap();
-        assert_eq!(captured.at("$.model"), "b.json $.model");
+        assert_eq!(captured.at(JsonPath::field("model")), Location::in_file("b.json", JsonPath::field("model")));
         assert!(captured.url.is_none());
         assert!(parse(b"[1]", "b.json", Api::OpenaiChat).is_err());
     }

@@ -2,13 +2,13 @@
 //! Hand-written because what counts is specific: keys outside the expected body
 //! may be allowed settings, and a long prompt that differs should say where.
 
-use crate::report::{child, index};
+use crate::report::JsonPath;
 use serde_json::Value;
 
 /// One difference: where, what, and the captured value there (if any).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Difference<'a> {
-    pub(crate) path: String,
+    pub(crate) path: JsonPath,
     pub(crate) message: String,
     pub(crate) captured: Option<&'a Value>,
 }
@@ -19,23 +19,23 @@ pub(crate) struct Difference<'a> {
 /// at the top level is not the nested setting.
 pub(crate) fn compare<'a>(expected: &Value, captured: &'a Value, allowed: &[String]) -> Vec<Difference<'a>> {
     let mut out = Vec::new();
-    walk(expected, captured, "$", &[], allowed, &mut out);
+    walk(expected, captured, &JsonPath::root(), &[], allowed, &mut out);
     out
 }
 
 fn walk<'a>(
     expected: &Value,
     captured: &'a Value,
-    path: &str,
+    path: &JsonPath,
     keys: &[&str],
     allowed: &[String],
     out: &mut Vec<Difference<'a>>,
 ) {
-    let differ = |message: String| Difference { path: path.to_owned(), message, captured: Some(captured) };
+    let differ = |message: String| Difference { path: path.clone(), message, captured: Some(captured) };
     match (expected, captured) {
         (Value::Object(want), Value::Object(got)) => {
             for (key, value) in want {
-                let p = child(path, key);
+                let p = path.clone().key(key);
                 match got.get(key) {
                     Some(item) => walk(value, item, &p, &[keys, &[key.as_str()]].concat(), allowed, out),
                     None => out.push(Difference {
@@ -50,7 +50,7 @@ fn walk<'a>(
                 if !allowed.iter().any(|a| a.split('.').eq(setting.iter().copied())) {
                     let d = dotted(&setting);
                     out.push(Difference {
-                        path: child(path, key),
+                        path: path.clone().key(key),
                         message: format!(
                             "{} is not part of the packet's request and `{d}` is not an allowed setting in harness.toml",
                             show(value)
@@ -62,18 +62,18 @@ fn walk<'a>(
         }
         (Value::Array(want), Value::Array(got)) => {
             for (i, (w, g)) in want.iter().zip(got).enumerate() {
-                walk(w, g, &index(path, i), keys, allowed, out);
+                walk(w, g, &path.clone().index(i), keys, allowed, out);
             }
             for (i, w) in want.iter().enumerate().skip(got.len()) {
                 out.push(Difference {
-                    path: index(path, i),
+                    path: path.clone().index(i),
                     message: format!("missing; expected {}", show(w)),
                     captured: None,
                 });
             }
             for (i, g) in got.iter().enumerate().skip(want.len()) {
                 out.push(Difference {
-                    path: index(path, i),
+                    path: path.clone().index(i),
                     message: format!("an extra item the packet does not imply ({} expected): {}", want.len(), show(g)),
                     captured: Some(g),
                 });

@@ -233,9 +233,9 @@ pub fn check(
     let mut findings: Vec<Finding> = diff::compare(&expected, &body, api.allowed(&config.wire.allowed_settings))
         .into_iter()
         .map(|d| {
-            let label = api.label(&d.path).map(|l| format!("{l}: ")).unwrap_or_default();
+            let label = api.label(&d.path.to_string()).map(|l| format!("{l}: ")).unwrap_or_default();
             let hint = d.captured.and_then(|v| taint.hint(v)).unwrap_or_default();
-            Finding::new(check, captured.at(&d.path), format!("{label}{}{hint}", d.message))
+            Finding::new(check, captured.at(d.path), format!("{label}{}{hint}", d.message))
         })
         .collect();
     let mut notes = notes(packet, api, packet_file);
@@ -263,7 +263,7 @@ impl<'a> Taint<'a> {
         let prompts = [text("systemPrompt"), text("effectiveUserMessage")];
         let mut leaves = Vec::new();
         if let Some(render) = packet.get("renderInput") {
-            let mut trail = Trail::new("$.renderInput");
+            let mut trail = Trail::new(crate::report::JsonPath::field("renderInput"));
             walk(render, &mut trail, &mut |value, _, trail| {
                 if let Some(s) = value.as_str().filter(|s| s.chars().count() >= config.taint.min_length) {
                     // Text the prompts already carry is the reviewed material, not a leak.
@@ -292,7 +292,7 @@ impl<'a> Taint<'a> {
             }
         };
         visit(captured);
-        walk(captured, &mut Trail::new("$"), &mut |value, _, _| visit(value));
+        walk(captured, &mut Trail::new(crate::report::JsonPath::root()), &mut |value, _, _| visit(value));
         found
     }
 }
