@@ -36,8 +36,7 @@ pub fn attest(
     }
     let run = Run::open(dir, config)?;
     let completion = run.read_object(&run.completion)?;
-    let body = canonical::to_pretty(&statement::statement(&subjects(&run, &completion)?, predicate(&completion)));
-    let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
+    let text = envelope_text(&subjects(&run, &completion)?, &completion, key);
     let own = dir.join(FILE);
     let target = match out {
         Some(out) if super::real_path(out) != super::real_path(&own) => {
@@ -46,9 +45,15 @@ pub fn attest(
         }
         _ => own,
     };
-    let text = serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes");
     fsutil::write_new(&target, text.as_bytes())?;
     Ok(target)
+}
+
+/// The bytes of attestation.json: the statement, pretty, signed into an envelope.
+fn envelope_text(subjects: &[Subject], completion: &Map<String, Value>, key: &SigningKey) -> String {
+    let body = canonical::to_pretty(&statement::statement(subjects, predicate(completion)));
+    let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
+    serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes")
 }
 
 /// The subjects of a run as it is now: the packet identity, then every run file
@@ -241,3 +246,6 @@ fn compare_predicate(
         );
     }
 }
+
+#[cfg(test)]
+mod tests;
