@@ -5,7 +5,7 @@
 
 use super::paths::RunDir;
 use super::Run;
-use crate::attest::{dsse, keys, statement, Envelope, Subject, IN_TOTO_PAYLOAD_TYPE};
+use crate::attest::{dsse, keys, Envelope, Predicate, Statement, Subject, IN_TOTO_PAYLOAD_TYPE};
 use crate::report::excerpt;
 use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -51,7 +51,7 @@ pub fn attest(
 
 /// The bytes of attestation.json: the statement, pretty, signed into an envelope.
 fn envelope_text(subjects: &[Subject], completion: &Map<String, Value>, key: &SigningKey) -> String {
-    let body = canonical::to_pretty(&statement::statement(subjects, predicate(completion)));
+    let body = Statement::new(subjects.to_vec(), predicate(completion)).to_pretty();
     let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
     serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes")
 }
@@ -60,7 +60,7 @@ fn envelope_text(subjects: &[Subject], completion: &Map<String, Value>, key: &Si
 /// (a provider-request.json too, when the run has one).
 fn subjects(run: &Run, completion: &Map<String, Value>) -> Result<Vec<Subject>> {
     let checksum = completion.get("checksum").and_then(Value::as_str).unwrap_or_default();
-    let mut out = vec![Subject { name: PACKET_SUBJECT.into(), sha256: checksum.trim_start_matches("sha256:").into() }];
+    let mut out = vec![Subject::new(PACKET_SUBJECT, checksum.trim_start_matches("sha256:"))];
     for file in [
         &run.agent_request,
         &run.eval_context,
@@ -70,12 +70,12 @@ fn subjects(run: &Run, completion: &Map<String, Value>) -> Result<Vec<Subject>> 
         &run.completion,
         &run.manifest_file,
     ] {
-        out.push(Subject { name: file.name.clone(), sha256: hex(&run.read(file)?) });
+        out.push(Subject::new(&file.name, hex(&run.read(file)?)));
     }
     let capture = run.dir.resolve(crate::wire::RUN_FILE, crate::wire::RUN_FILE)?;
     if capture.is_file() {
         let bytes = fsutil::read_bytes(&capture, run.max_bytes)?;
-        out.push(Subject { name: crate::wire::RUN_FILE.into(), sha256: hex(&bytes) });
+        out.push(Subject::new(crate::wire::RUN_FILE, hex(&bytes)));
     }
     Ok(out)
 }
@@ -84,42 +84,21 @@ fn hex(bytes: &[u8]) -> String {
     digest::sha256(bytes).trim_start_matches("sha256:").to_owned()
 }
 
-/// The in-toto predicate of a run receipt: completion.json's identity, provenance and
-/// verdict fields. One type, written by `attest` and compared by `verify`, field by
-/// field in this order. Values are taken as completion.json holds them (a field it lacks
-/// is null), so a broken receipt is compared, not refused, here.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Predicate {
-    exact_input_hash: Value,
-    checksum: Value,
-    scenario: Value,
-    run_id: Value,
-    agent_task: Value,
-    completed_at: Value,
-    evaluation_ok: Value,
-    evaluator_notes: Value,
-}
-
-impl Predicate {
-    fn of(completion: &Map<String, Value>) -> Predicate {
-        let field = |key: &str| completion.get(key).cloned().unwrap_or(Value::Null);
-        Predicate {
-            exact_input_hash: field("exactInputHash"),
-            checksum: field("checksum"),
-            scenario: field("scenario"),
-            run_id: field("runId"),
-            agent_task: field("agentTask"),
-            completed_at: field("completedAt"),
-            evaluation_ok: completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null),
-            evaluator_notes: field("evaluatorNotes"),
-        }
+/// The predicate of a run receipt from completion.json as it is: a field it lacks
+/// is null, so a broken receipt is compared, not refused.
+fn predicate(completion: &Map<String, Value>) -> Predicate {
+    let field = |key: &str| Some(completion.get(key).cloned().unwrap_or(Value::Null));
+    Predicate {
+        exact_input_hash: field("exactInputHash"),
+        checksum: field("checksum"),
+        scenario: field("scenario"),
+        run_id: field("runId"),
+        agent_task: field("agentTask"),
+        completed_at: field("completedAt"),
+        evaluation_ok: Some(completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null)),
+        evaluator_notes: field("evaluatorNotes"),
+        unknown: Map::new(),
     }
-}
-
-/// The predicate as the statement carries it.
-fn predicate(completion: &Map<String, Value>) -> Value {
-    serde_json::to_value(Predicate::of(completion)).expect("a predicate of JSON values serializes")
 }
 
 /// `run::attestation` for `verify`. With trusted keys an attestation is required
@@ -178,7 +157,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     }
     let body = envelope.body().map_err(|e| Error::shape(FILE, "$.payload", e))?;
     let statement_value = canonical::parse(&body).map_err(|e| e.in_file(format!("{FILE} $.payload")))?;
-    let (subjects, predicate_found) = match statement::parse(&statement_value) {
+    let statement = match Statement::from_json(statement_value) {
         Ok(parsed) => parsed,
         Err(problems) => {
             for (at, expected) in problems {
@@ -189,8 +168,8 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     };
     let run = Run::open(dir, config)?;
     let completion = run.read_object(&run.completion)?;
-    compare_subjects(&subjects, &self::subjects(&run, &completion)?, &mut finding);
-    compare_predicate(predicate_found, &predicate(&completion), &run.completion.name, &mut finding);
+    compare_subjects(&statement.subject, &subjects(&run, &completion)?, &mut finding);
+    compare_predicate(&statement.predicate, &predicate(&completion), &run.completion.name, &mut finding);
     Ok(out)
 }
 
@@ -199,13 +178,13 @@ fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut
         let at = format!("{FILE} payload $.subject[{i}]");
         match now.iter().find(|s| s.name == subject.name) {
             None => finding(at, format!("names {}, which the run does not have", excerpt(&subject.name))),
-            Some(s) if s.sha256 != subject.sha256 => finding(
+            Some(s) if s.digest.sha256 != subject.digest.sha256 => finding(
                 at,
                 format!(
                     "{:?} has sha256 {} now; the attestation records {} (edited after attestation)",
                     s.name,
-                    s.sha256,
-                    excerpt(&subject.sha256)
+                    s.digest.sha256,
+                    excerpt(&subject.digest.sha256)
                 ),
             ),
             Some(_) => {}
@@ -219,14 +198,10 @@ fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut
     }
 }
 
-fn compare_predicate(
-    found: &Map<String, Value>,
-    now: &Value,
-    completion: &str,
-    finding: &mut impl FnMut(String, String),
-) {
-    let Value::Object(now) = now else { return };
-    for (key, value) in now {
+/// Field by field under the JSON names, absent and unknown fields included.
+fn compare_predicate(found: &Predicate, now: &Predicate, completion: &str, finding: &mut impl FnMut(String, String)) {
+    let (found, now) = (found.to_map(), now.to_map());
+    for (key, value) in &now {
         match found.get(key) {
             Some(v) if v == value => {}
             Some(v) => finding(

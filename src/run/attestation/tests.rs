@@ -14,10 +14,7 @@ fn the_written_bytes_are_pinned() {
         "agentTask": "t", "completedAt": "2026-12-01T00:00:00.000Z", "evaluation": {"ok": true},
         "evaluatorNotes": ["n"], "extra": 1.5
     });
-    let subjects = [
-        Subject { name: PACKET_SUBJECT.into(), sha256: "ab".repeat(32) },
-        Subject { name: "agent-request.json".into(), sha256: "0".repeat(64) },
-    ];
+    let subjects = [subject(PACKET_SUBJECT, &"ab".repeat(32)), subject("agent-request.json", &"0".repeat(64))];
     let text = envelope_text(&subjects, completion.as_object().unwrap(), &SigningKey::from_bytes(&[7; 32]));
     assert_eq!(text, PINNED_ENVELOPE.replace("{payload}", &STANDARD.encode(PINNED_STATEMENT)));
 }
@@ -73,11 +70,7 @@ fn key() -> SigningKey {
 /// A receipt statement as JSON, for editing into broken ones.
 fn statement_json() -> Value {
     let completion = serde_json::json!({"runId": "r", "evaluation": {"ok": true}});
-    let text = envelope_text(
-        &[Subject { name: "a.json".into(), sha256: "0".repeat(64) }],
-        completion.as_object().unwrap(),
-        &key(),
-    );
+    let text = envelope_text(&[subject("a.json", &"0".repeat(64))], completion.as_object().unwrap(), &key());
     let envelope = canonical::parse(text.as_bytes()).unwrap();
     canonical::parse(&STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap()).unwrap()
 }
@@ -179,7 +172,7 @@ fn more_than_sixteen_signatures_are_a_finding_with_a_trusted_key() {
 }
 
 fn subject(name: &str, sha256: &str) -> Subject {
-    Subject { name: name.into(), sha256: sha256.into() }
+    Subject::new(name, sha256)
 }
 
 fn subject_findings(found: &[Subject], now: &[Subject]) -> Vec<String> {
@@ -210,7 +203,8 @@ fn a_subject_the_run_lacks_a_changed_digest_and_an_uncovered_file_are_findings()
 fn predicate_findings(found: Value, completion: Value) -> Vec<String> {
     let mut out = Vec::new();
     let now = predicate(completion.as_object().unwrap());
-    compare_predicate(found.as_object().unwrap(), &now, "completion.json", &mut |at, m| out.push(format!("{at}: {m}")));
+    let found: Predicate = serde_json::from_value(found).unwrap();
+    compare_predicate(&found, &now, "completion.json", &mut |at, m| out.push(format!("{at}: {m}")));
     out
 }
 
