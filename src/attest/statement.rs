@@ -4,6 +4,7 @@
 //! are lowercase hex, as the in-toto DigestSet says.
 
 use super::predicate::{Predicate, PREDICATE_TYPE};
+use super::ShapeProblem;
 use crate::canonical;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -42,8 +43,8 @@ impl Subject {
     }
 }
 
-/// What is wrong with a statement's shape: `(JSON path, expected)` pairs.
-pub type ShapeProblems = Vec<(String, String)>;
+/// Everything wrong with a statement's shape.
+pub type ShapeProblems = Vec<ShapeProblem>;
 
 impl Statement {
     /// A run receipt: the statement and predicate types are fixed.

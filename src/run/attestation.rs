@@ -127,8 +127,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     let mut out = Vec::new();
     let mut finding = |at: String, message: String| out.push(Finding::new(CHECK, at, message));
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
-    let envelope: Envelope = serde_json::from_value(value)
-        .map_err(|e| Error::shape(FILE, "$", format!("a DSSE envelope {{payload, payloadType, signatures}}: {e}")))?;
+    let envelope = Envelope::from_json(value).map_err(|(at, expected)| Error::shape(FILE, at, expected))?;
     if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
         finding(
             format!("{FILE} $.payloadType"),

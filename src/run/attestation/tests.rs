@@ -233,3 +233,46 @@ fn a_predicate_field_changed_missing_or_unknown_is_a_finding() {
         [format!("{}: is null; completion.json says \"r\"", at(".runId"))]
     );
 }
+
+/// `value` with the member at `pointer` replaced, or removed (`None`).
+fn edited(mut value: Value, pointer: &str, new: Option<Value>) -> Value {
+    let (parent, key) = pointer.rsplit_once('/').unwrap();
+    match (value.pointer_mut(parent).unwrap(), new) {
+        (Value::Object(map), Some(new)) => drop(map.insert(key.to_owned(), new)),
+        (Value::Object(map), None) => drop(map.remove(key)),
+        (Value::Array(items), Some(new)) => items[key.parse::<usize>().unwrap()] = new,
+        _ => unreachable!("{pointer}"),
+    }
+    value
+}
+
+#[test]
+fn a_malformed_envelope_is_refused_at_the_path_it_breaks() {
+    let envelope = envelope_over(b"[]");
+    let missing = "nothing (the field is missing)";
+    let cases = [
+        ("/payloadType", None, format!("$.payloadType: expected a string, found {missing}")),
+        ("/payload", Some(json!(7)), "$.payload: expected a string, found a number".into()),
+        ("/signatures", Some(json!({})), "$.signatures: expected an array, found an object".into()),
+        ("/signatures/0", Some(json!("sig")), "$.signatures[0]: expected a signature {keyid, sig}, found a string".into()),
+        ("/signatures/0/sig", None, format!("$.signatures[0].sig: expected a string, found {missing}")),
+        ("/signatures/0/keyid", Some(Value::Null), "$.signatures[0].keyid: expected a string, found null".into()),
+        (
+            "/extra",
+            Some(json!(1)),
+            "$: expected a DSSE envelope with only the fields payload, payloadType, signatures, found the field \"extra\"".into(),
+        ),
+        (
+            "/signatures/0/extra",
+            Some(json!(1)),
+            "$.signatures[0]: expected a signature with only the fields keyid, sig, found the field \"extra\"".into(),
+        ),
+    ];
+    for (pointer, new, expected) in cases {
+        let found = findings(&edited(envelope.clone(), pointer, new), &[key().verifying_key()]);
+        assert_eq!(found, [format!("{FILE}: {FILE}: at {expected}")], "{pointer}");
+    }
+    let found = findings(&json!([]), &[]);
+    let expected = "$: expected a DSSE envelope {payload, payloadType, signatures}, found an array";
+    assert_eq!(found, [format!("{FILE}: {FILE}: at {expected}")]);
+}
