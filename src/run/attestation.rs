@@ -135,41 +135,56 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
         );
     }
     if !trusted.is_empty() {
-        match envelope.signed_by(trusted) {
-            Ok(Some(_)) => {}
-            Ok(None) => finding(
-                format!("{FILE} $.signatures"),
-                format!(
-                    "no signature verifies with a trusted key ({} signature(s), keyids [{}]; trusted {:?}): \
-                     the receipt was edited after signing or signed by another key",
-                    envelope.signatures.len(),
-                    // At most MAX_SIGNATURES of them, each a bounded excerpt: the message stays small.
-                    envelope.signatures.iter().map(|s| excerpt(&s.keyid)).collect::<Vec<_>>().join(", "),
-                    trusted.iter().map(keys::key_id).collect::<Vec<_>>()
-                ),
-            ),
-            Err(e) if envelope.signatures.len() > crate::attest::dsse::MAX_SIGNATURES => {
-                finding(format!("{FILE} $.signatures"), e);
-            }
-            Err(e) => return Err(Error::shape(FILE, "$.payload", e)),
-        }
+        check_signatures(&envelope, trusted, &mut finding)?;
     }
-    let body = envelope.body().map_err(|e| Error::shape(FILE, "$.payload", e))?;
-    let statement_value = canonical::parse(&body).map_err(|e| e.in_file(format!("{FILE} $.payload")))?;
-    let statement = match Statement::from_json(statement_value) {
-        Ok(parsed) => parsed,
-        Err(problems) => {
-            for (at, expected) in problems {
-                finding(format!("{FILE} payload {at}"), format!("expected {expected}"));
-            }
-            return Ok(out);
-        }
-    };
+    let Some(statement) = read_statement(&envelope, &mut finding)? else { return Ok(out) };
     let run = Run::open(dir, config)?;
     let completion = run.read_object(&run.completion)?;
     compare_subjects(&statement.subject, &subjects(&run, &completion)?, &mut finding);
     compare_predicate(&statement.predicate, &predicate(&completion), &run.completion.name, &mut finding);
     Ok(out)
+}
+
+/// A finding unless a signature by a trusted key verifies, or when there are more
+/// signatures than are ever tried (none of them is then checked).
+fn check_signatures(
+    envelope: &Envelope,
+    trusted: &[VerifyingKey],
+    finding: &mut impl FnMut(String, String),
+) -> Result<()> {
+    let at = format!("{FILE} $.signatures");
+    match envelope.signed_by(trusted) {
+        Ok(Some(_)) => {}
+        Ok(None) => finding(
+            at,
+            format!(
+                "no signature verifies with a trusted key ({} signature(s), keyids [{}]; trusted {:?}): \
+                 the receipt was edited after signing or signed by another key",
+                envelope.signatures.len(),
+                // At most MAX_SIGNATURES of them, each a bounded excerpt: the message stays small.
+                envelope.signatures.iter().map(|s| excerpt(&s.keyid)).collect::<Vec<_>>().join(", "),
+                trusted.iter().map(keys::key_id).collect::<Vec<_>>()
+            ),
+        ),
+        Err(e) if envelope.signatures.len() > dsse::MAX_SIGNATURES => finding(at, e),
+        Err(e) => return Err(Error::shape(FILE, "$.payload", e)),
+    }
+    Ok(())
+}
+
+/// The statement in the payload; `None` after a finding for each problem of its shape.
+fn read_statement(envelope: &Envelope, finding: &mut impl FnMut(String, String)) -> Result<Option<Statement>> {
+    let body = envelope.body().map_err(|e| Error::shape(FILE, "$.payload", e))?;
+    let value = canonical::parse(&body).map_err(|e| e.in_file(format!("{FILE} $.payload")))?;
+    match Statement::from_json(value) {
+        Ok(statement) => Ok(Some(statement)),
+        Err(problems) => {
+            for (at, expected) in problems {
+                finding(format!("{FILE} payload {at}"), format!("expected {expected}"));
+            }
+            Ok(None)
+        }
+    }
 }
 
 fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut(String, String)) {
