@@ -11,8 +11,8 @@ pub const PREDICATE_TYPE: &str = "urn:packetproof:predicate:run-receipt:v1";
 
 /// Values are JSON as completion.json holds them (a broken receipt is compared, not
 /// refused). `attest` writes every field, null where completion.json lacks it; read
-/// back, `None` is a field the statement lacks and `unknown` holds the fields of no
-/// version of this predicate, so `verify` can name both.
+/// back, `None` is a field the statement lacks and `unknown` holds fields the
+/// predicate does not define, so `verify` can name both.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Predicate {

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 
-/// Fields in written order. Read, fields of no version of the statement (and digests
-/// of other algorithms) are ignored, as they were when statements were read as maps;
-/// the predicate keeps its own (see [`Predicate`]).
+/// Fields in written order. Read, unknown fields (and digests of other algorithms)
+/// are ignored, as they were when statements were read as maps; the predicate keeps
+/// its own (see [`Predicate`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Statement {
     #[serde(rename = "_type")]
