@@ -3,10 +3,13 @@
 //! signature over the pre-authentication encoding of type and body, never over the
 //! JSON text, so no canonicalization is needed. Ed25519 and base64 are crates'.
 
+use super::ShapeProblem;
+use crate::report::excerpt;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE};
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 pub(crate) const IN_TOTO_PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 
@@ -14,6 +17,8 @@ pub(crate) const IN_TOTO_PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 /// most. More is refused, so checking costs at most this many × trusted keys.
 pub(crate) const MAX_SIGNATURES: usize = 16;
 
+/// One serde type, written by `attest` and read by `verify` (through
+/// [`Envelope::from_json`]), fields in written order. Unknown fields are refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Envelope {
@@ -81,6 +86,74 @@ impl Envelope {
     }
 }
 
+impl Envelope {
+    /// An envelope read from JSON, or the first place its shape is wrong. Unknown
+    /// fields are refused (as `deny_unknown_fields` refuses them). The JSON is checked
+    /// before it is read into the type: serde's messages name no path.
+    pub(crate) fn from_json(value: Value) -> Result<Envelope, ShapeProblem> {
+        let fields = [("payload", Kind::Text), ("payloadType", Kind::Text), ("signatures", Kind::List)];
+        let envelope = object(&value, "$", "a DSSE envelope", &fields)?;
+        let signatures = envelope["signatures"].as_array().into_iter().flatten();
+        for (i, signature) in signatures.enumerate() {
+            object(
+                signature,
+                &format!("$.signatures[{i}]"),
+                "a signature",
+                &[("keyid", Kind::OptionalText), ("sig", Kind::Text)],
+            )?;
+        }
+        serde_json::from_value(value).map_err(|e| ("$".to_owned(), format!("a DSSE envelope: {e}")))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Text,
+    OptionalText,
+    List,
+}
+
+/// `value` as an object of exactly these fields (optional ones may be absent).
+fn object<'a>(
+    value: &'a Value,
+    at: &str,
+    what: &str,
+    fields: &[(&str, Kind)],
+) -> Result<&'a Map<String, Value>, ShapeProblem> {
+    let names = fields.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ");
+    let Some(map) = value.as_object() else {
+        return Err((at.to_owned(), format!("{what} {{{names}}}, found {}", type_name(Some(value)))));
+    };
+    if let Some(key) = map.keys().find(|key| !fields.iter().any(|(name, _)| name == key)) {
+        return Err((at.to_owned(), format!("{what} with only the fields {names}, found the field {}", excerpt(key))));
+    }
+    for &(name, kind) in fields {
+        let found = map.get(name);
+        let fits = match kind {
+            Kind::Text => found.is_some_and(Value::is_string),
+            Kind::OptionalText => found.is_none_or(Value::is_string),
+            Kind::List => found.is_some_and(Value::is_array),
+        };
+        if !fits {
+            let expected = if matches!(kind, Kind::List) { "an array" } else { "a string" };
+            return Err((format!("{at}.{name}"), format!("{expected}, found {}", type_name(found))));
+        }
+    }
+    Ok(map)
+}
+
+fn type_name(value: Option<&Value>) -> &'static str {
+    match value {
+        None => "nothing (the field is missing)",
+        Some(Value::Null) => "null",
+        Some(Value::Bool(_)) => "a boolean",
+        Some(Value::Number(_)) => "a number",
+        Some(Value::String(_)) => "a string",
+        Some(Value::Array(_)) => "an array",
+        Some(Value::Object(_)) => "an object",
+    }
+}
+
 fn decode(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
     STANDARD.decode(text).or_else(|_| URL_SAFE.decode(text))
 }
@@ -113,6 +186,18 @@ mod tests {
         let mut edited = envelope;
         edited.payload = STANDARD.encode(b"{ }");
         assert_eq!(edited.signed_by(&[key.verifying_key()]), Ok(None));
+    }
+
+    /// A keyid is optional in DSSE: a signature without one is read (and written
+    /// back without one).
+    #[test]
+    fn a_signature_without_a_keyid_is_read() {
+        let mut value =
+            serde_json::to_value(sign(IN_TOTO_PAYLOAD_TYPE, b"{}", &SigningKey::from_bytes(&[7; 32]))).unwrap();
+        value["signatures"][0].as_object_mut().unwrap().remove("keyid");
+        let envelope = Envelope::from_json(value.clone()).unwrap();
+        assert_eq!(envelope.signatures[0].keyid, "");
+        assert_eq!(serde_json::to_value(&envelope).unwrap(), value);
     }
 
     #[test]

@@ -1,11 +1,17 @@
 //! Signed receipts: a DSSE envelope ([`dsse`]) over an in-toto Statement v1
-//! (`statement`), signed with an Ed25519 key in PEM ([`keys`]). Pure data: which
-//! run files become subjects, and checking an attestation against a run
-//! directory, live in `run::attestation`.
+//! ([`statement`]) of a run-receipt [`predicate`], signed with an Ed25519 key in
+//! PEM ([`keys`]); each a serde type that `attest` writes and `verify` reads. Pure
+//! data: which run files become subjects, and checking an attestation against a
+//! run directory, live in `run::attestation`.
 
 pub mod dsse;
 pub mod keys;
+pub(crate) mod predicate;
 pub(crate) mod statement;
 
+/// `(JSON path, expected)`: where a file's shape is wrong and what belongs there.
+pub(crate) type ShapeProblem = (String, String);
+
 pub(crate) use dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
-pub(crate) use statement::Subject;
+pub(crate) use predicate::Predicate;
+pub(crate) use statement::{Statement, Subject};

@@ -1,38 +1,80 @@
 //! in-toto Statement v1: `{_type, subject: [{name, digest: {sha256: hex}}],
-//! predicateType, predicate}`. Subjects are matched by name here (a run's files
-//! have fixed names); digests are lowercase hex, as the in-toto DigestSet says.
+//! predicateType, predicate}`, one serde type written by `attest` and read by
+//! `verify`. Subjects are matched by name (a run's files have fixed names); digests
+//! are lowercase hex, as the in-toto DigestSet says.
 
-use serde_json::{json, Map, Value};
+use super::predicate::{Predicate, PREDICATE_TYPE};
+use super::ShapeProblem;
+use crate::canonical;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 pub(crate) const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 
-/// The predicate of a packetproof run receipt. A URN: versioned, and claiming no
-/// web address we do not own. A change of its fields is a new major version.
-pub(crate) const PREDICATE_TYPE: &str = "urn:packetproof:predicate:run-receipt:v1";
+/// Fields in written order. Read, unknown fields (and digests of other algorithms)
+/// are ignored, as they were when statements were read as maps; the predicate keeps
+/// its own (see [`Predicate`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Statement {
+    #[serde(rename = "_type")]
+    pub(crate) statement_type: String,
+    pub(crate) subject: Vec<Subject>,
+    #[serde(rename = "predicateType")]
+    pub(crate) predicate_type: String,
+    pub(crate) predicate: Predicate,
+}
 
-/// One subject: a name and its sha256 as lowercase hex.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One subject: a name and its digests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Subject {
     pub(crate) name: String,
+    pub(crate) digest: DigestSet,
+}
+
+/// The one digest a receipt records: sha256 as lowercase hex.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct DigestSet {
     pub(crate) sha256: String,
 }
 
-pub(crate) fn statement(subjects: &[Subject], predicate: Value) -> Value {
-    let subject: Vec<Value> =
-        subjects.iter().map(|s| json!({"name": s.name, "digest": {"sha256": s.sha256}})).collect();
-    json!({
-        "_type": STATEMENT_TYPE,
-        "subject": subject,
-        "predicateType": PREDICATE_TYPE,
-        "predicate": predicate,
-    })
+impl Subject {
+    pub(crate) fn new(name: impl Into<String>, sha256: impl Into<String>) -> Subject {
+        Subject { name: name.into(), digest: DigestSet { sha256: sha256.into() } }
+    }
 }
 
-/// What is wrong with a statement's shape: `(JSON path, expected)` pairs.
-pub(crate) type ShapeProblems = Vec<(String, String)>;
+/// Everything wrong with a statement's shape.
+pub(crate) type ShapeProblems = Vec<ShapeProblem>;
 
-/// A parsed statement: its subjects and predicate, or what is wrong with its shape.
-pub(crate) fn parse(value: &Value) -> Result<(Vec<Subject>, &Map<String, Value>), ShapeProblems> {
+impl Statement {
+    /// A run receipt: the statement and predicate types are fixed.
+    pub(crate) fn new(subject: Vec<Subject>, predicate: Predicate) -> Statement {
+        Statement {
+            statement_type: STATEMENT_TYPE.to_owned(),
+            subject,
+            predicate_type: PREDICATE_TYPE.to_owned(),
+            predicate,
+        }
+    }
+
+    /// The payload `attest` signs: pretty JSON, fields in written order.
+    pub(crate) fn to_pretty(&self) -> String {
+        canonical::to_pretty(&serde_json::to_value(self).expect("a statement of JSON values serializes"))
+    }
+
+    /// A statement read from a payload, or every problem of its shape. The JSON is
+    /// checked before it is read into the type: serde stops at the first problem
+    /// and names no path.
+    pub(crate) fn from_json(value: Value) -> Result<Statement, ShapeProblems> {
+        let problems = shape_problems(&value);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        serde_json::from_value(value).map_err(|e| vec![("$".to_owned(), format!("an in-toto Statement: {e}"))])
+    }
+}
+
+fn shape_problems(value: &Value) -> ShapeProblems {
     let mut problems = Vec::new();
     let mut expect = |path: &str, what: &str| problems.push((path.to_owned(), what.to_owned()));
     if value.get("_type").and_then(Value::as_str) != Some(STATEMENT_TYPE) {
@@ -41,53 +83,64 @@ pub(crate) fn parse(value: &Value) -> Result<(Vec<Subject>, &Map<String, Value>)
     if value.get("predicateType").and_then(Value::as_str) != Some(PREDICATE_TYPE) {
         expect("$.predicateType", &format!("{PREDICATE_TYPE:?}"));
     }
-    let predicate = value.get("predicate").and_then(Value::as_object);
-    if predicate.is_none() {
+    if !value.get("predicate").is_some_and(Value::is_object) {
         expect("$.predicate", "an object");
     }
-    let mut subjects = Vec::new();
     match value.get("subject").and_then(Value::as_array) {
         None => expect("$.subject", "an array of subjects"),
         Some(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let name = item.get("name").and_then(Value::as_str);
-                let sha256 = item.get("digest").and_then(|d| d.get("sha256")).and_then(Value::as_str);
-                match (name, sha256) {
-                    (Some(name), Some(sha256)) if is_hex64(sha256) => {
-                        subjects.push(Subject { name: name.to_owned(), sha256: sha256.to_owned() })
-                    }
-                    _ => expect(&format!("$.subject[{i}]"), "{name, digest: {sha256: 64 lowercase hex}}"),
-                }
+            for (i, _) in items.iter().enumerate().filter(|(_, item)| !is_subject(item)) {
+                expect(&format!("$.subject[{i}]"), "{name, digest: {sha256: 64 lowercase hex}}");
             }
         }
     }
-    match (problems.is_empty(), predicate) {
-        (true, Some(predicate)) => Ok((subjects, predicate)),
-        _ => Err(problems),
-    }
+    problems
 }
 
-pub(crate) fn is_hex64(text: &str) -> bool {
+fn is_subject(item: &Value) -> bool {
+    let sha256 = item.get("digest").and_then(|d| d.get("sha256")).and_then(Value::as_str);
+    item.get("name").is_some_and(Value::is_string) && sha256.is_some_and(is_hex64)
+}
+
+fn is_hex64(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn receipt() -> Statement {
+        let predicate = Predicate { run_id: Some(json!("r")), ..Predicate::default() };
+        Statement::new(vec![Subject::new("a.json", "0".repeat(64))], predicate)
+    }
 
     #[test]
-    fn a_statement_parses_back() {
-        let subjects = vec![Subject { name: "a.json".into(), sha256: "0".repeat(64) }];
-        let value = statement(&subjects, json!({"runId": "r"}));
-        let (parsed, predicate) = parse(&value).unwrap();
-        assert_eq!(parsed, subjects);
-        assert_eq!(predicate["runId"], "r");
+    fn a_statement_reads_back() {
+        let written = receipt();
+        let read = Statement::from_json(canonical::parse(written.to_pretty().as_bytes()).unwrap()).unwrap();
+        assert_eq!(read, written);
+    }
+
+    /// As when statements were read as maps: only the predicate's own unknown fields
+    /// are kept (for `verify` to name), the rest is ignored.
+    #[test]
+    fn unknown_fields_outside_the_predicate_are_ignored() {
+        let mut value = serde_json::to_value(receipt()).unwrap();
+        value["comment"] = json!("x");
+        value["subject"][0]["uri"] = json!("file:a.json");
+        value["subject"][0]["digest"]["sha512"] = json!("ff");
+        value["predicate"]["extra"] = json!(1);
+        let read = Statement::from_json(value).unwrap();
+        assert_eq!(read.subject, receipt().subject);
+        assert_eq!(read.predicate.unknown["extra"], 1);
     }
 
     #[test]
     fn a_wrong_shape_names_each_path() {
         let value = json!({"_type": "x", "subject": [{"name": "a", "digest": {"sha256": "ABC"}}], "predicateType": PREDICATE_TYPE});
-        let problems = parse(&value).unwrap_err();
+        let problems = Statement::from_json(value).unwrap_err();
         let paths: Vec<&str> = problems.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths, ["$._type", "$.predicate", "$.subject[0]"]);
     }

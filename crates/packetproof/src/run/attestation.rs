@@ -5,7 +5,7 @@
 
 use super::paths::RunDir;
 use super::Run;
-use crate::attest::{dsse, keys, statement, Envelope, Subject, IN_TOTO_PAYLOAD_TYPE};
+use crate::attest::{dsse, keys, Envelope, Predicate, Statement, Subject, IN_TOTO_PAYLOAD_TYPE};
 use crate::report::{excerpt, JsonPath, Location};
 use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -36,8 +36,7 @@ pub(crate) fn attest(
     }
     let run = Run::open(dir, config)?;
     let completion = run.read_object(&run.completion)?;
-    let body = canonical::to_pretty(&statement::statement(&subjects(&run, &completion)?, predicate(&completion)));
-    let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
+    let text = envelope_text(&subjects(&run, &completion)?, &completion, key);
     let own = dir.join(FILE);
     let target = match out {
         Some(out) if super::real_path(out) != super::real_path(&own) => {
@@ -46,16 +45,22 @@ pub(crate) fn attest(
         }
         _ => own,
     };
-    let text = serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes");
     fsutil::write_new(&target, text.as_bytes())?;
     Ok(target)
+}
+
+/// The bytes of attestation.json: the statement, pretty, signed into an envelope.
+fn envelope_text(subjects: &[Subject], completion: &Map<String, Value>, key: &SigningKey) -> String {
+    let body = Statement::new(subjects.to_vec(), predicate(completion)).to_pretty();
+    let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
+    serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes")
 }
 
 /// The subjects of a run as it is now: the packet identity, then every run file
 /// (a provider-request.json too, when the run has one).
 fn subjects(run: &Run, completion: &Map<String, Value>) -> Result<Vec<Subject>> {
     let checksum = completion.get("checksum").and_then(Value::as_str).unwrap_or_default();
-    let mut out = vec![Subject { name: PACKET_SUBJECT.into(), sha256: checksum.trim_start_matches("sha256:").into() }];
+    let mut out = vec![Subject::new(PACKET_SUBJECT, checksum.trim_start_matches("sha256:"))];
     for file in [
         &run.agent_request,
         &run.eval_context,
@@ -65,12 +70,12 @@ fn subjects(run: &Run, completion: &Map<String, Value>) -> Result<Vec<Subject>> 
         &run.completion,
         &run.manifest_file,
     ] {
-        out.push(Subject { name: file.name.clone(), sha256: hex(&run.read(file)?) });
+        out.push(Subject::new(&file.name, hex(&run.read(file)?)));
     }
     let capture = run.dir.resolve(crate::wire::RUN_FILE, crate::wire::RUN_FILE)?;
     if capture.is_file() {
         let bytes = fsutil::read_bytes(&capture, run.max_bytes)?;
-        out.push(Subject { name: crate::wire::RUN_FILE.into(), sha256: hex(&bytes) });
+        out.push(Subject::new(crate::wire::RUN_FILE, hex(&bytes)));
     }
     Ok(out)
 }
@@ -79,42 +84,21 @@ fn hex(bytes: &[u8]) -> String {
     digest::sha256(bytes).trim_start_matches("sha256:").to_owned()
 }
 
-/// The in-toto predicate of a run receipt: completion.json's identity, provenance and
-/// verdict fields. One type, written by `attest` and compared by `verify`, field by
-/// field in this order. Values are taken as completion.json holds them (a field it lacks
-/// is null), so a broken receipt is compared, not refused, here.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Predicate {
-    exact_input_hash: Value,
-    checksum: Value,
-    scenario: Value,
-    run_id: Value,
-    agent_task: Value,
-    completed_at: Value,
-    evaluation_ok: Value,
-    evaluator_notes: Value,
-}
-
-impl Predicate {
-    fn of(completion: &Map<String, Value>) -> Predicate {
-        let field = |key: &str| completion.get(key).cloned().unwrap_or(Value::Null);
-        Predicate {
-            exact_input_hash: field("exactInputHash"),
-            checksum: field("checksum"),
-            scenario: field("scenario"),
-            run_id: field("runId"),
-            agent_task: field("agentTask"),
-            completed_at: field("completedAt"),
-            evaluation_ok: completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null),
-            evaluator_notes: field("evaluatorNotes"),
-        }
+/// The predicate of a run receipt from completion.json as it is: a field it lacks
+/// is null, so a broken receipt is compared, not refused.
+fn predicate(completion: &Map<String, Value>) -> Predicate {
+    let field = |key: &str| Some(completion.get(key).cloned().unwrap_or(Value::Null));
+    Predicate {
+        exact_input_hash: field("exactInputHash"),
+        checksum: field("checksum"),
+        scenario: field("scenario"),
+        run_id: field("runId"),
+        agent_task: field("agentTask"),
+        completed_at: field("completedAt"),
+        evaluation_ok: Some(completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null)),
+        evaluator_notes: field("evaluatorNotes"),
+        unknown: Map::new(),
     }
-}
-
-/// The predicate as the statement carries it.
-fn predicate(completion: &Map<String, Value>) -> Value {
-    serde_json::to_value(Predicate::of(completion)).expect("a predicate of JSON values serializes")
 }
 
 /// `run::attestation` for `verify`. With trusted keys an attestation is required
@@ -143,8 +127,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     let mut out = Vec::new();
     let mut finding = |at: Location, message: String| out.push(Finding::new(CHECK, at, message));
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
-    let envelope: Envelope = serde_json::from_value(value)
-        .map_err(|e| Error::shape(FILE, "$", format!("a DSSE envelope {{payload, payloadType, signatures}}: {e}")))?;
+    let envelope = Envelope::from_json(value).map_err(|(at, expected)| Error::shape(FILE, at, expected))?;
     if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
         finding(
             Location::in_file(FILE, JsonPath::field("payloadType")),
@@ -152,41 +135,56 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
         );
     }
     if !trusted.is_empty() {
-        match envelope.signed_by(trusted) {
-            Ok(Some(_)) => {}
-            Ok(None) => finding(
-                Location::in_file(FILE, JsonPath::field("signatures")),
-                format!(
-                    "no signature verifies with a trusted key ({} signature(s), keyids [{}]; trusted {:?}): \
-                     the receipt was edited after signing or signed by another key",
-                    envelope.signatures.len(),
-                    // At most MAX_SIGNATURES of them, each a bounded excerpt: the message stays small.
-                    envelope.signatures.iter().map(|s| excerpt(&s.keyid)).collect::<Vec<_>>().join(", "),
-                    trusted.iter().map(keys::key_id).collect::<Vec<_>>()
-                ),
-            ),
-            Err(e) if envelope.signatures.len() > crate::attest::dsse::MAX_SIGNATURES => {
-                finding(Location::in_file(FILE, JsonPath::field("signatures")), e);
-            }
-            Err(e) => return Err(Error::shape(FILE, "$.payload", e)),
-        }
+        check_signatures(&envelope, trusted, &mut finding)?;
     }
+    let Some(statement) = read_statement(&envelope, &mut finding)? else { return Ok(out) };
+    let run = Run::open(dir, config)?;
+    let completion = run.read_object(&run.completion)?;
+    compare_subjects(&statement.subject, &subjects(&run, &completion)?, &mut finding);
+    compare_predicate(&statement.predicate, &predicate(&completion), &run.completion.name, &mut finding);
+    Ok(out)
+}
+
+/// A finding unless a signature by a trusted key verifies, or when there are more
+/// signatures than are ever tried (none of them is then checked).
+fn check_signatures(
+    envelope: &Envelope,
+    trusted: &[VerifyingKey],
+    finding: &mut impl FnMut(Location, String),
+) -> Result<()> {
+    let at = || Location::in_file(FILE, JsonPath::field("signatures"));
+    match envelope.signed_by(trusted) {
+        Ok(Some(_)) => {}
+        Ok(None) => finding(
+            at(),
+            format!(
+                "no signature verifies with a trusted key ({} signature(s), keyids [{}]; trusted {:?}): \
+                 the receipt was edited after signing or signed by another key",
+                envelope.signatures.len(),
+                // At most MAX_SIGNATURES of them, each a bounded excerpt: the message stays small.
+                envelope.signatures.iter().map(|s| excerpt(&s.keyid)).collect::<Vec<_>>().join(", "),
+                trusted.iter().map(keys::key_id).collect::<Vec<_>>()
+            ),
+        ),
+        Err(e) if envelope.signatures.len() > dsse::MAX_SIGNATURES => finding(at(), e),
+        Err(e) => return Err(Error::shape(FILE, "$.payload", e)),
+    }
+    Ok(())
+}
+
+/// The statement in the payload; `None` after a finding for each problem of its shape.
+fn read_statement(envelope: &Envelope, finding: &mut impl FnMut(Location, String)) -> Result<Option<Statement>> {
     let body = envelope.body().map_err(|e| Error::shape(FILE, "$.payload", e))?;
-    let statement_value = canonical::parse(&body).map_err(|e| e.in_file(format!("{FILE} $.payload")))?;
-    let (subjects, predicate_found) = match statement::parse(&statement_value) {
-        Ok(parsed) => parsed,
+    let value = canonical::parse(&body).map_err(|e| e.in_file(format!("{FILE} $.payload")))?;
+    match Statement::from_json(value) {
+        Ok(statement) => Ok(Some(statement)),
         Err(problems) => {
             for (at, expected) in problems {
                 finding(in_payload(at), format!("expected {expected}"));
             }
-            return Ok(out);
+            Ok(None)
         }
-    };
-    let run = Run::open(dir, config)?;
-    let completion = run.read_object(&run.completion)?;
-    compare_subjects(&subjects, &self::subjects(&run, &completion)?, &mut finding);
-    compare_predicate(predicate_found, &predicate(&completion), &run.completion.name, &mut finding);
-    Ok(out)
+    }
 }
 
 /// A value of the statement the envelope's payload carries (encoded, so no file
@@ -200,13 +198,13 @@ fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut
         let at = in_payload(JsonPath::field("subject").index(i));
         match now.iter().find(|s| s.name == subject.name) {
             None => finding(at, format!("names {}, which the run does not have", excerpt(&subject.name))),
-            Some(s) if s.sha256 != subject.sha256 => finding(
+            Some(s) if s.digest.sha256 != subject.digest.sha256 => finding(
                 at,
                 format!(
                     "{:?} has sha256 {} now; the attestation records {} (edited after attestation)",
                     s.name,
-                    s.sha256,
-                    excerpt(&subject.sha256)
+                    s.digest.sha256,
+                    excerpt(&subject.digest.sha256)
                 ),
             ),
             Some(_) => {}
@@ -220,14 +218,10 @@ fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut
     }
 }
 
-fn compare_predicate(
-    found: &Map<String, Value>,
-    now: &Value,
-    completion: &str,
-    finding: &mut impl FnMut(Location, String),
-) {
-    let Value::Object(now) = now else { return };
-    for (key, value) in now {
+/// Field by field under the JSON names, absent and unknown fields included.
+fn compare_predicate(found: &Predicate, now: &Predicate, completion: &str, finding: &mut impl FnMut(Location, String)) {
+    let (found, now) = (found.to_map(), now.to_map());
+    for (key, value) in &now {
         match found.get(key) {
             Some(v) if v == value => {}
             Some(v) => finding(
@@ -247,3 +241,6 @@ fn compare_predicate(
         );
     }
 }
+
+#[cfg(test)]
+mod tests;
