@@ -55,16 +55,14 @@ fn unreferenced_golden_folders_are_listed_rejected_or_deleted() {
     let orphan = project.path(&format!("golden/{}", CASES[0]));
     let warned = project.run(&["bless"]);
     assert_eq!(warned.code, 0, "{}", warned.describe());
-    assert!(warned.stdout.contains("belongs to no fixture") && warned.stdout.contains("--unreferenced delete"));
     assert_output_snapshot!("bless_unreferenced_warn", warned, project.root());
     let rejected = project.run(&["bless", "--unreferenced", "reject"]);
     assert_eq!(rejected.code, 1, "{}", rejected.describe());
     assert_output_snapshot!("bless_unreferenced_reject", rejected, project.root());
-    assert!(rejected.stdout.contains(&orphan.display().to_string()), "{}", rejected.describe());
     assert!(orphan.exists());
     let deleted = project.run(&["bless", "--unreferenced", "delete"]);
     assert_eq!(deleted.code, 0, "{}", deleted.describe());
-    assert!(deleted.stdout.contains("deleted"), "{}", deleted.describe());
+    assert_output_snapshot!("bless_unreferenced_delete", deleted, project.root());
     assert!(!orphan.exists(), "the unreferenced folder is still there");
     assert!(project.path(&format!("golden/{}/runtime-packet.json", CASES[1])).is_file(), "a referenced case went");
     assert_eq!(project.run(&["bless", "--unreferenced", "reject"]).code, 0);
@@ -80,12 +78,11 @@ fn a_request_that_does_not_compile_is_exit_1_and_an_unreadable_one_exit_2() {
     std::fs::write(&request, value.to_string()).unwrap();
     let out = project.run(&["bless"]);
     assert_eq!(out.code, 1, "{}", out.describe());
-    assert!(out.stderr.contains("request.json: refused with 1 problem(s)"), "{}", out.describe());
-    assert!(out.stderr.contains("$.maxTokens: maxTokens is required"), "{}", out.describe());
+    assert_output_snapshot!("bless_a_request_that_does_not_compile", out, project.root());
     std::fs::write(&request, "{").unwrap();
     let out = project.run(&["bless"]);
     assert_eq!(out.code, 2, "{}", out.describe());
-    assert!(out.stderr.contains("request.json:1:1: invalid JSON"), "{}", out.describe());
+    assert_output_snapshot!("bless_an_unreadable_request", out, project.root());
 }
 
 /// A value of PACKETPROOF_BLESS that means nothing is refused (exit 2), said once,

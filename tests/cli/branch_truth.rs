@@ -3,7 +3,7 @@
 //! own renderInput, and numbers are values. The per-rule negatives are fixtures
 //! (`fixtures/neg-packet-*`) and unit tests beside each check.
 
-use crate::support;
+use crate::support::{self, Output};
 use libtest_mimic::Trial;
 use packetproof::{canonical, digest};
 use serde_json::{json, Value};
@@ -11,15 +11,9 @@ use std::path::{Path, PathBuf};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-struct Output {
-    code: Option<i32>,
-    stdout: String,
-}
-
+#[track_caller]
 fn run(args: &[&str]) -> Output {
-    let out = support::bin().args(args).output().expect("run packetproof");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    Output { code: out.status.code(), stdout }
+    support::exec(support::bin().args(args))
 }
 
 /// A corpus case's packet as the templates compile it now (not its golden file:
@@ -51,17 +45,12 @@ fn verify_holds_any_packet_to_its_own_render_input() {
     packet["resolvedBranch"]["neighbours"] = json!("none");
     let file = write(temp.path(), "from-a-bug-report.json", &canonical::to_pretty(&sealed(packet)));
     let out = run(&["verify", s(&file)]);
-    assert_eq!(out.code, Some(1), "{}", out.stdout);
-    for expected in [
-        "[packet::branch-consistency] $.resolvedBranch.neighbours: records \"none\", but renderInput implies \"both\"",
-        "[packet::renders-from-input] $.promptPaths: rendering over the packet's renderInput and resolvedBranch uses the templates",
-    ] {
-        assert!(out.stdout.contains(expected), "{expected:?} in\n{}", out.stdout);
-    }
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert_output_snapshot!("verify_a_packet_lying_about_its_branch", out, temp.path());
     // validate holds it to the same consistency rule.
     let out = run(&["validate", "--packet", s(&file)]);
-    assert_eq!(out.code, Some(1), "{}", out.stdout);
-    assert!(out.stdout.contains("[packet::branch-consistency] $.resolvedBranch.neighbours"), "{}", out.stdout);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert_output_snapshot!("validate_a_packet_lying_about_its_branch", out, temp.path());
 }
 
 fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
@@ -70,12 +59,12 @@ fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
         let file = write(temp.path(), &format!("{name}.json"), &canonical::to_pretty(packet));
         let dir = temp.path().join(name);
         let out = run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]);
-        assert_eq!(out.code, Some(0), "{}", out.stdout);
+        assert_eq!(out.code, 0, "{}", out.describe());
         dir
     };
     let intact = prepare("intact", &golden("openai-staged-succ-default"));
     let out = run(&["verify", s(&intact)]);
-    assert!(!out.stdout.contains("packet::renders-from-input"), "{}", out.stdout);
+    assert!(!out.stdout.contains("packet::renders-from-input"), "{}", out.describe());
 
     // Evidence edited in renderInput after rendering, every hash recomputed: the
     // packet is consistent with itself, but its prompt is not its evidence rendered.
@@ -85,8 +74,8 @@ fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
     let file = write(temp.path(), "edited.json", &canonical::to_pretty(&sealed(packet)));
     let edited = temp.path().join("edited");
     let refused = run(&["prepare", "--packet", s(&file), "--out-dir", s(&edited)]);
-    assert_ne!(refused.code, Some(0), "{}", refused.stdout);
-    assert!(refused.stdout.contains("[packet::renders-from-input] $.userMessage"), "{}", refused.stdout);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert_output_snapshot!("prepare_refuses_a_prompt_that_is_not_its_evidence", refused, temp.path());
     assert!(!edited.join("run-manifest.json").exists());
     // A suite that turns the check off explicitly prepares it (and says the check is off);
     // verify with the default rule book still finds the run's packet is not its evidence.
@@ -96,23 +85,15 @@ fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
         "[checks.skip]\n\"packet::renders-from-input\" = \"prompts are rendered by hand here\"\n",
     );
     let out = run(&["--config", s(&settings), "prepare", "--packet", s(&file), "--out-dir", s(&edited)]);
-    assert_eq!(out.code, Some(0), "{}", out.stdout);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_output_snapshot!("prepare_with_renders_from_input_off", out, temp.path());
     let out = run(&["--config", s(&settings), "verify", "-v", s(&edited)]);
     // (Only its missing completion fails it: the run is prepared, not completed.)
-    assert!(!out.stdout.contains("[packet::renders-from-input] packet $"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("[packet::renders-from-input] not applicable: turned off by")
-            && out.stdout.contains("prompts are rendered by hand here"),
-        "{}",
-        out.stdout
-    );
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert_output_snapshot!("verify_with_renders_from_input_off", out, temp.path());
     let out = run(&["verify", s(&edited)]);
-    assert_eq!(out.code, Some(1), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("[packet::renders-from-input] packet $.userMessage: is not the templates rendered over"),
-        "{}",
-        out.stdout
-    );
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert_output_snapshot!("verify_a_run_whose_prompt_is_not_its_evidence", out, temp.path());
 }
 
 fn numbers_are_compared_by_value_and_quoted_as_written() {
@@ -121,7 +102,7 @@ fn numbers_are_compared_by_value_and_quoted_as_written() {
     assert!(text.contains("\"attempt\": 1,"));
     let same = write(temp.path(), "same.json", &text.replace("\"attempt\": 1,", "\"attempt\": 1e0,"));
     let out = run(&["validate", "--packet", s(&same)]);
-    assert_eq!(out.code, Some(0), "`1e0` is the attempt 1:\n{}", out.stdout);
+    assert_eq!(out.code, 0, "`1e0` is the attempt 1:\n{}", out.describe());
 
     let mut packet = golden("openai-staged-succ-default");
     packet["attempt"] = json!(2.0);
@@ -129,42 +110,33 @@ fn numbers_are_compared_by_value_and_quoted_as_written() {
     assert!(text.contains("\"attempt\": 2.0,"));
     let second = write(temp.path(), "second.json", &text.replace("\"attempt\": 2.0,", "\"attempt\": 2e0,"));
     let out = run(&["validate", "--packet", s(&second)]);
-    assert_eq!(out.code, Some(1), "{}", out.stdout);
-    assert!(out.stdout.contains("[packet::contract] $.attempt: expected 1, found 2e0"), "{}", out.stdout);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains("[packet::contract] $.attempt: expected 1, found 2e0"), "{}", out.describe());
     let out = run(&["verify", s(&second)]);
-    assert!(out.stdout.contains("$.attempt: expected 1, found 2e0"), "{}", out.stdout);
+    assert!(out.stdout.contains("$.attempt: expected 1, found 2e0"), "{}", out.describe());
 }
 
 fn a_run_file_may_spell_a_number_another_way() {
     let temp = tempfile::tempdir().unwrap();
     let file = Path::new(ROOT).join("golden/openai-staged-succ-default/runtime-packet.json");
     let dir = temp.path().join("run");
-    assert_eq!(run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]).code, Some(0));
+    assert_eq!(run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]).code, 0);
     let manifest = dir.join("run-manifest.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
     assert!(text.contains("\"schemaVersion\": 2,"));
     std::fs::write(&manifest, text.replace("\"schemaVersion\": 2,", "\"schemaVersion\": 2e0,")).unwrap();
     let out = run(&["verify", s(&dir)]);
-    assert!(!out.stdout.contains("schemaVersion"), "2e0 is the manifest format 2:\n{}", out.stdout);
+    assert!(!out.stdout.contains("schemaVersion"), "2e0 is the manifest format 2:\n{}", out.describe());
     std::fs::write(&manifest, text.replace("\"schemaVersion\": 2,", "\"schemaVersion\": 3e0,")).unwrap();
     let out = run(&["verify", s(&dir)]);
-    assert!(out.stdout.contains("$.schemaVersion: expected 2 (the manifest format), found 3e0"), "{}", out.stdout);
+    assert!(out.stdout.contains("$.schemaVersion: expected 2 (the manifest format), found 3e0"), "{}", out.describe());
 }
 
 fn interop_packets_are_noted_as_made_from_other_templates() {
     let packet = support::interop_dir().join("runtime-packet.anthropic.json");
     let out = run(&["--asset-example-prompts", "warn", "verify", "-v", s(&packet)]);
-    assert_eq!(out.code, Some(0), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("[packet::renders-from-input] not applicable: the packet's promptVersions are not this suite's templates (updateBlock/updateBlockMainSystemPromt.md: not a template of this project"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("note: $.renderInput.sourceExample.blueprint.assetExamples[0].promptTemplate"),
-        "{}",
-        out.stdout
-    );
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_output_snapshot!("verify_an_interop_packet", out);
 }
 
 /// The lies, on a packet of this project's: each is found by

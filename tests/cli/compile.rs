@@ -47,6 +47,7 @@ fn golden_cases(config: &Config) -> Vec<corpus::Case> {
 /// A temporary copy of the project's sources (templates, schema, fixtures) with
 /// golden files blessed from them: these tests never depend on the repository's
 /// golden files being current (only the conformance gate does).
+#[track_caller]
 fn blessed_project() -> (support::Project, Config) {
     let project = support::Project::with(&["harness.toml", "references", "fixtures"]);
     std::fs::create_dir_all(project.path("golden")).unwrap();
@@ -88,6 +89,7 @@ fn golden_packets_hold_and_agent_requests_follow_them() {
 /// promptPaths: the two entry templates, then exactly one partial per branch
 /// field, the one named after the resolved value; each version is the sha256 of
 /// the template's bytes.
+#[track_caller]
 fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &Config) {
     let branch = &packet["resolvedBranch"];
     let flag = |field: &str, yes: &str, no: &str| if branch[field] == json!(true) { yes } else { no }.to_owned();
@@ -210,27 +212,23 @@ fn bad_request(change: impl FnOnce(&mut Value)) -> Value {
     request
 }
 
-/// Each bad request is refused through the CLI with exit status 2, every
-/// expected problem named with its JSON path, and no output file.
+/// Each bad request is refused through the CLI with exit status 2, every problem
+/// named with its JSON path (the whole of each refusal: one snapshot), and no output file.
 fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
     type Change = fn(&mut Value);
-    let kinds: [(&str, Change, &[&str]); 21] = [
-        ("unknown evidence ref", |r| r["evidence"]["selection"]["refs"][0]["id"] = json!("missing-item"),
-            &["$.evidence.selection.refs[0]: selected evidence is unavailable or inaccessible: review/missing-item"]),
-        ("inaccessible selected item", |r| r["evidence"]["selection"]["refs"] = json!([{"kind": "persona", "id": "anthropic-staged-both-selected-interop-shape-persona-locked"}]),
-            &["$.evidence.selection.refs[0]: selected evidence is unavailable or inaccessible: persona/anthropic-staged-both-selected-interop-shape-persona-locked"]),
-        ("selected-only without refs", |r| r["evidence"]["selection"]["refs"] = json!([]),
-            &["$.evidence.selection.refs: selected-only evidence requires refs"]),
-        ("screens in the sequence", |r| r["target"]["sequence"][0]["screens"] = json!([{"id": "x"}]),
-            &["$.target.sequence[0]: target.sequence[0] must not contain screens"]),
-        ("screens in a neighbour", |r| r["target"]["successor"]["screens"] = json!([]),
-            &["$.target.successor: target.successor must not contain screens"]),
+    let kinds: [(&str, Change); 21] = [
+        ("unknown evidence ref", |r| r["evidence"]["selection"]["refs"][0]["id"] = json!("missing-item")),
+        ("inaccessible selected item", |r| {
+            r["evidence"]["selection"]["refs"] =
+                json!([{"kind": "persona", "id": "anthropic-staged-both-selected-interop-shape-persona-locked"}])
+        }),
+        ("selected-only without refs", |r| r["evidence"]["selection"]["refs"] = json!([])),
+        ("screens in the sequence", |r| r["target"]["sequence"][0]["screens"] = json!([{"id": "x"}])),
+        ("screens in a neighbour", |r| r["target"]["successor"]["screens"] = json!([])),
         ("previewScreens and aiAssets", |r| {
             r["previewScreens"] = json!([]);
             r["source"]["blueprint"]["aiAssets"] = json!([]);
-        }, &["$.previewScreens: compile input contains forbidden material at $.previewScreens",
-             "$.source.blueprint.aiAssets: blueprint contains forbidden generated/provider material at $.aiAssets",
-             "$.source.blueprint.aiAssets: compile input contains forbidden material at $.source.blueprint.aiAssets"]),
+        }),
         ("storage, provider and media keys", |r| {
             r["target"]["strategy"]["storagePath"] = json!("x");
             r["evidence"]["availableItems"][0]["value"]["firestorePath"] = json!("y");
@@ -238,85 +236,69 @@ fn bad_requests_are_refused_with_every_problem_and_nothing_written() {
             r["target"]["strategy"]["expectedAnswer"] = json!({});
             r["target"]["themeSummary"]["posterUrl"] = json!("p");
             r["source"]["blueprint"]["screens"][0]["content"]["referenceImages"] = json!([]);
-        }, &["$.target.strategy.storagePath: compile input contains forbidden material", "$.evidence.availableItems[0].value.firestorePath: compile input contains forbidden material",
-             "$.target.strategy.providerResponse: compile input contains forbidden material", "$.target.strategy.expectedAnswer: compile input contains forbidden material",
-             "$.target.themeSummary.posterUrl: compile input contains forbidden material",
-             "$.source.blueprint.screens[0].content.referenceImages: blueprint contains forbidden generated/provider material at $.screens[0].content.referenceImages",
-             "$.source.blueprint.screens[0].content.referenceImages: compile input contains forbidden material"]),
-        ("provider records in the blueprint", |r| r["source"]["blueprint"]["strategicBlock"]["generationModel"] = json!("m"),
-            &["$.source.blueprint.strategicBlock.generationModel: blueprint contains forbidden generated/provider material at $.strategicBlock.generationModel"]),
-        ("generated media URL in a value", |r| r["target"]["themeSummary"]["visualDirection"] = json!("like https://cdn.example.com/hero.png"),
-            &["$.target.themeSummary.visualDirection: matches forbidden pattern"]),
-        ("forbidden key in another case", |r| r["source"]["blueprint"]["screens"][0]["PreviewScreens"] = json!([]),
-            &["$.source.blueprint.screens[0].PreviewScreens: compile input contains forbidden material"]),
-        ("unknown provider", |r| r["provider"] = json!("mistral"), &["$.provider: unknown provider \"mistral\""]),
-        ("model outside the allow-list", |r| r["model"] = json!("claude-2"), &["$.model: model \"claude-2\" is not in harness.toml's allow-list for anthropic"]),
-        ("maxTokens not a positive integer", |r| r["maxTokens"] = json!(1.5), &["$.maxTokens: maxTokens must be a positive integer when present"]),
-        ("maxTokens past the safe integers", |r| r["maxTokens"] = json!(9_007_199_254_740_992_u64), &["$.maxTokens: maxTokens 9007199254740992 is past JavaScript's safe integers"]),
+        }),
+        ("provider records in the blueprint", |r| {
+            r["source"]["blueprint"]["strategicBlock"]["generationModel"] = json!("m")
+        }),
+        ("generated media URL in a value", |r| {
+            r["target"]["themeSummary"]["visualDirection"] = json!("like https://cdn.example.com/hero.png")
+        }),
+        ("forbidden key in another case", |r| r["source"]["blueprint"]["screens"][0]["PreviewScreens"] = json!([])),
+        ("unknown provider", |r| r["provider"] = json!("mistral")),
+        ("model outside the allow-list", |r| r["model"] = json!("claude-2")),
+        ("maxTokens not a positive integer", |r| r["maxTokens"] = json!(1.5)),
+        ("maxTokens past the safe integers", |r| r["maxTokens"] = json!(9_007_199_254_740_992_u64)),
         ("wrong types", |r| {
             r["insertionMode"] = json!("later");
             r["source"]["scope"] = json!("team");
             r["source"]["checksum"] = json!("fnv1a:1234ABCD");
             r["target"]["sequence"] = json!({});
             r["variableMappings"] = json!({});
-        }, &["$.insertionMode: insertionMode must be staged or immediate", "$.source.scope: source.scope must be project or system",
-             "$.source.checksum: source.checksum must be fnv1a:<8 lowercase hex characters>",
-             "$.target.sequence: target.sequence must be an array when present", "$.variableMappings: variableMappings must be an array when present"]),
+        }),
         ("mappings without a known action", |r| {
             r["variableMappings"] = json!([{"sourceVariableId": "a", "targetVariableId": "b", "status": "compatible"}, {"action": "rename"}]);
-        }, &["$.variableMappings[0].action: variableMappings[0].action is invalid", "$.variableMappings[1].action: variableMappings[1].action is invalid"]),
+        }),
         ("dataSemantics not restating aiMeta", |r| {
-            r["source"]["blueprint"]["screens"][1]["aiMeta"]["variableRealizations"] = json!([{"variableId": "main_goal"}]);
+            r["source"]["blueprint"]["screens"][1]["aiMeta"]["variableRealizations"] =
+                json!([{"variableId": "main_goal"}]);
             r["source"]["blueprint"]["dataSemantics"]["screens"].as_array_mut().unwrap().pop();
-        }, &["$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order",
-             "$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens has no entry for screen wins_proof"]),
+        }),
         ("blueprint members", |r| {
             r["source"]["blueprint"]["strategicBlock"]["taskId"] = json!("t");
             r["source"]["blueprint"]["strategicBlock"]["isFirstBlock"] = json!(true);
             let example = r["source"]["blueprint"]["assetExamples"][0].clone();
             r["source"]["blueprint"]["assetExamples"].as_array_mut().unwrap().push(example);
             r["source"]["blueprint"]["screens"][1]["id"] = json!(" ");
-        }, &["$.source.blueprint.strategicBlock: blueprint.strategicBlock contains source-only fields: taskId, isFirstBlock",
-             "$.source.blueprint.screens[1].id: blueprint.screens[1].id must be non-empty",
-             "$.source.blueprint.dataSemantics.screens[1].screenId: blueprint.dataSemantics.screens[1].screenId is unknown",
-             "$.source.blueprint.dataSemantics.screens: blueprint.dataSemantics.screens must cover every blueprint screen once in order",
-             "$.source.blueprint.assetExamples[1]: blueprint.assetExamples duplicates wins_intro:hero"]),
+        }),
         // Inputs the reference crashes on get the rule they break.
         ("what crashes the reference: objects for arrays", |r| {
             r["source"]["blueprint"]["assetExamples"] = json!({});
             r["evidence"]["selection"]["refs"] = json!({"kind": "review"});
-        }, &["$.source.blueprint.assetExamples: blueprint.assetExamples must be an array",
-             "$.evidence.selection.refs: selected-only evidence requires refs"]),
+        }),
         ("what crashes the reference: a null screen", |r| {
             r["source"]["blueprint"]["screens"].as_array_mut().unwrap().insert(0, Value::Null);
-        }, &["$.source.blueprint.screens[0].id: blueprint.screens[0].id must be non-empty"]),
+        }),
         ("missing parts", |r| {
             let map = r.as_object_mut().unwrap();
             map.remove("target");
             map.remove("maxTokens");
             r["source"].as_object_mut().unwrap().remove("blueprint");
-        }, &["$.target: target must be an object", "$.maxTokens: maxTokens is required", "$.source.blueprint: blueprint must be an object"]),
+        }),
     ];
     let dir = tempfile::tempdir().unwrap();
-    for (i, (kind, change, expected)) in kinds.into_iter().enumerate() {
+    let mut transcript = String::new();
+    for (i, (kind, change)) in kinds.into_iter().enumerate() {
         let request = dir.path().join(format!("request-{i}.json"));
         std::fs::write(&request, canonical::to_pretty(&bad_request(change))).unwrap();
         let out = dir.path().join(format!("packet-{i}.json"));
-        let output =
-            packetproof(root(), &["export", "--request", request.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{kind}: {stderr}");
-        assert!(
-            stderr.contains(&format!("refused with {} problem(s)", expected.len())),
-            "{kind}: expected exactly {} problems:\n{stderr}",
-            expected.len()
-        );
-        for message in expected {
-            assert!(stderr.contains(&format!("[compile::request] {message}")), "{kind}: {message:?} not in\n{stderr}");
-        }
+        let output: support::Output =
+            packetproof(root(), &["export", "--request", request.to_str().unwrap(), "--out", out.to_str().unwrap()])
+                .into();
+        assert_eq!(output.code, 2, "{kind}: {}", output.describe());
         assert!(!out.exists(), "{kind}: a packet was written");
-        assert!(output.stdout.is_empty(), "{kind}: something was printed");
+        transcript.push_str(&format!("=== {kind}\n{}\n", output.describe()));
     }
+    assert_output_snapshot!(text: "export_refusals", transcript, dir.path());
 }
 
 fn refusal_is_an_error_listing_findings() {
@@ -351,8 +333,9 @@ fn temp_project(fixtures: &[&str]) -> support::Project {
 
 fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
     let project = temp_project(&[]);
-    let ok = packetproof(project.root(), &["schema", "--check"]);
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    let ok: support::Output = packetproof(project.root(), &["schema", "--check"]).into();
+    assert_eq!(ok.code, 0, "{}", ok.describe());
+    assert_output_snapshot!("schema_check_holds", ok, project.root());
     let snapshot = project.root().join("references/block-screen-output-schema.json");
     let original = std::fs::read_to_string(&snapshot).unwrap();
     let edits = [
@@ -360,16 +343,16 @@ fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
         original.replacen("  ", "    ", 1),
         original.trim_end().to_owned(),
     ];
-    for edited in edits {
+    for (i, edited) in edits.into_iter().enumerate() {
         assert_ne!(edited, original);
         std::fs::write(&snapshot, &edited).unwrap();
-        let failed = packetproof(project.root(), &["schema", "--check"]);
-        let report = String::from_utf8_lossy(&failed.stdout);
-        assert_eq!(failed.status.code(), Some(1), "{report}");
-        assert!(report.contains("corpus::snapshot-parity") && report.contains("never edited by hand"), "{report}");
+        let failed: support::Output = packetproof(project.root(), &["schema", "--check"]).into();
+        assert_eq!(failed.code, 1, "{}", failed.describe());
+        assert_output_snapshot!(format!("schema_check_hand_edit_{i}"), failed, project.root());
     }
-    let written = packetproof(project.root(), &["schema", "--write"]);
-    assert!(written.status.success());
+    let written: support::Output = packetproof(project.root(), &["schema", "--write"]).into();
+    assert_eq!(written.code, 0, "{}", written.describe());
+    assert_output_snapshot!("schema_write", written, project.root());
     assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), original);
     assert_eq!(packetproof(project.root(), &["schema", "--check"]).status.code(), Some(0));
 }
@@ -411,13 +394,9 @@ fn verify_golden_fails_when_a_template_changed_without_bless() {
     let template = project.root().join("references/prompts/system.md.j2");
     let text = std::fs::read_to_string(&template).unwrap();
     std::fs::write(&template, text.replacen("# ", "# Edited: ", 1)).unwrap();
-    let failed = verify();
-    let report = String::from_utf8_lossy(&failed.stdout);
-    assert_eq!(failed.status.code(), Some(1), "{report}");
-    assert!(
-        report.contains("[packet::regenerates]") && report.contains(&format!("packetproof bless {case}")),
-        "{report}"
-    );
+    let failed: support::Output = verify().into();
+    assert_eq!(failed.code, 1, "{}", failed.describe());
+    assert_output_snapshot!("verify_golden_template_changed", failed, project.root());
 }
 
 fn refs_may_be_left_out_unless_the_mode_selects() {
@@ -441,18 +420,19 @@ fn refs_may_be_left_out_unless_the_mode_selects() {
 }
 
 fn bless_refuses_negative_cases_and_foreign_suffixes() {
-    let out = packetproof(root(), &["bless", "neg-packet-checksum"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("a negative case: expect.toml [packet] or runtime-packet.json); such cases are never blessed"));
+    let out: support::Output = packetproof(root(), &["bless", "neg-packet-checksum"]).into();
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert_output_snapshot!("bless_refuses_a_negative_case", out);
     let suffix = root().join("references/gemini-json-suffix.txt");
-    let out = packetproof(root(), &["--google-suffix-file", suffix.to_str().unwrap(), "bless", "zz-none"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--google-suffix-file is refused"));
-    // After the command, bless does not even offer it.
-    let out = packetproof(root(), &["bless", "--google-suffix-file", suffix.to_str().unwrap(), "zz-none"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--google-suffix-file'"));
+    let out: support::Output =
+        packetproof(root(), &["--google-suffix-file", suffix.to_str().unwrap(), "bless", "zz-none"]).into();
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert_output_snapshot!("bless_refuses_a_google_suffix", out);
+    // After the command, bless does not even offer it (a usage error).
+    let out: support::Output =
+        packetproof(root(), &["bless", "--google-suffix-file", suffix.to_str().unwrap(), "zz-none"]).into();
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert_output_snapshot!("bless_usage_error", out);
 }
 
 /// Empty, `0` and `false` mean "not CI" (the insta convention); an empty root is an error.

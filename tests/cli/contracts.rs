@@ -9,6 +9,7 @@ use std::path::Path;
 
 const CASE: &str = "openai-staged-alone-selected";
 
+#[track_caller]
 fn schema(name: &str) -> jsonschema::Validator {
     let path = support::root().join("schemas").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -17,12 +18,14 @@ fn schema(name: &str) -> jsonschema::Validator {
 }
 
 /// `document` satisfies `schema`, every error listed when not.
+#[track_caller]
 fn assert_valid(validator: &jsonschema::Validator, document: &Value, what: &str) {
     let errors: Vec<String> =
         validator.iter_errors(document).map(|e| format!("{} at {}", e, e.instance_path)).collect();
     assert!(errors.is_empty(), "{what} breaks its schema:\n{}\n{document:#}", errors.join("\n"));
 }
 
+#[track_caller]
 fn json_of(out: &Output, codes: &[i32]) -> Value {
     assert!(codes.contains(&out.code), "{}", out.describe());
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.describe()))
@@ -67,6 +70,7 @@ fn report_outputs_match_their_schemas() {
     assert_valid(&verify, &doc, "verify");
 }
 
+#[track_caller]
 fn git(dir: &Path, args: &[&str]) {
     let out = std::process::Command::new("git")
         .current_dir(dir)

@@ -8,6 +8,7 @@ use libtest_mimic::Trial;
 const CASES: [&str; 2] = ["google-staged-both-selected", "openai-staged-succ-default"];
 
 /// A project with two fixtures, blessed.
+#[track_caller]
 fn blessed() -> support::Project {
     let project = support::Project::with(&["harness.toml", "references"]);
     for case in CASES {

@@ -7,10 +7,12 @@ use crate::support::{self, exec};
 use libtest_mimic::Trial;
 use serde_yaml_ng::Value;
 
+#[track_caller]
 fn yaml(text: &str, what: &str) -> Value {
     serde_yaml_ng::from_str(text).unwrap_or_else(|e| panic!("{what} is not YAML: {e}"))
 }
 
+#[track_caller]
 fn read(relative: &str) -> String {
     std::fs::read_to_string(support::root().join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }

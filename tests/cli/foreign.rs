@@ -14,6 +14,7 @@ const HOUSE_SYSTEM: &str = "You are the house adapter. Adapt one library block f
 /// An `init` suite whose `[exporter]` replays packets of its own prompts: each
 /// fixture's packet, compiled by packetproof, then given the house system prompt,
 /// the house template names and versions, and re-hashed (as a foreign exporter would).
+#[track_caller]
 fn house_suite() -> crate::support::Project {
     let folder = crate::support::Project::empty();
     let suite = folder.init();

@@ -49,6 +49,7 @@ fn needs_node(name: String, test: fn()) -> Trial {
     .with_ignored_flag(why.is_some())
 }
 
+#[track_caller]
 fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
     let mut command = Command::new(program);
     command.current_dir(dir).args(args).env_remove("PACKETPROOF_BINARY");
@@ -61,6 +62,7 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
 }
 
 /// Build and pack both packages into `dir`; returns the two tarballs (main, platform).
+#[track_caller]
 fn pack(dir: &Path) -> (PathBuf, PathBuf) {
     let target = npm_target().unwrap();
     let script = support::root().join("scripts/build-npm.sh").display().to_string();

@@ -43,12 +43,14 @@ impl Repo {
         self.dir.bin().current_dir(self.dir.root()).args(args).output().unwrap()
     }
 
+    #[track_caller]
     fn bless(&self) {
         let out = self.packetproof(&["bless"]);
         assert!(out.status.success(), "bless: {}", String::from_utf8_lossy(&out.stderr));
     }
 
     /// The JSON report and the exit status.
+    #[track_caller]
     fn check(&self) -> (Value, i32) {
         let out = self.packetproof(&["release-check", "--format", "json"]);
         let code = out.status.code().unwrap();
@@ -64,6 +66,7 @@ impl Repo {
         String::from_utf8(self.packetproof(&["release-check"]).stdout).unwrap()
     }
 
+    #[track_caller]
     fn edit(&self, relative: &str, from: &str, to: &str) {
         let path = self.path(relative);
         let text = std::fs::read_to_string(&path).unwrap();

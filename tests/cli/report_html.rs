@@ -69,18 +69,16 @@ fn the_report_is_written_only_where_the_output_rule_allows() {
     let suite = folder.init();
     let settings = std::fs::read(suite.join("harness.toml")).unwrap();
     std::fs::write(suite.join("notes.html"), "<p>mine</p>").unwrap();
-    for (target, said) in [
-        ("harness.toml", "is a project file"),
-        ("notes.html", "exists and is not a packetproof HTML report"),
-        ("golden/report.html", "an input of the gate"),
-        ("fixtures/report.html", "an input of the gate"),
-        ("references/prompts/report.html", "an input of the gate"),
-    ] {
+    let mut transcript = String::new();
+    for target in
+        ["harness.toml", "notes.html", "golden/report.html", "fixtures/report.html", "references/prompts/report.html"]
+    {
         let out = folder.run_in("suite", &["test", "packet::checksum", "--report", target]);
         assert_eq!(out.code, 2, "{target}: {}", out.describe());
-        assert!(out.stderr.contains(said), "{target}: {}", out.stderr);
         assert!(!out.stdout.contains("running"), "{target}: refused before any trial ran: {}", out.stdout);
+        transcript.push_str(&format!("=== --report {target}\n{}\n", out.describe()));
     }
+    assert_output_snapshot!(text: "test_report_refusals", transcript, folder.root());
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(suite.join("harness.toml"), suite.join("link.html")).unwrap();
@@ -100,6 +98,7 @@ fn the_report_is_written_only_where_the_output_rule_allows() {
 }
 
 /// An init suite under git, its system prompt edited (`bless`: and re-blessed).
+#[track_caller]
 fn edited_repository(folder: &crate::support::Project, bless: bool) -> PathBuf {
     let suite = folder.init();
     let git = |args: &[&str]| support::git(&suite, args);
@@ -153,6 +152,7 @@ fn chromium(profile: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// The DOM Chromium built from `page`, and a screenshot of it kept as `shot`.
+#[track_caller]
 fn render(page: &Path, shot: &Path) -> String {
     let profile = tempfile::tempdir().unwrap();
     let url = format!("file://{}", page.display());
@@ -172,6 +172,7 @@ fn render(page: &Path, shot: &Path) -> String {
 }
 
 /// Nothing in the page reaches out: no URL, no script, no external asset.
+#[track_caller]
 fn assert_offline(dom: &str) {
     for outside in ["http:", "https:", "file:", "<script", "<link", "<img", "<iframe", " src=", "url(", "@import"] {
         assert!(!dom.contains(outside), "the page holds {outside:?}:\n{dom}");

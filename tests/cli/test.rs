@@ -6,6 +6,59 @@ use libtest_mimic::Trial;
 
 const CASE: &str = "openai-staged-alone-selected";
 
+/// The output of `packetproof test` in an order that does not change from run to run,
+/// for a whole-output snapshot. With more than one thread libtest prints each trial's
+/// verdict (one line, or one character in the terse format) and lists each failure as
+/// the trial ends; here the verdict lines, the terse characters, the failures' sections
+/// and the list of failed trials are each in name order. Nothing is left out.
+pub fn in_name_order(out: &support::Output) -> support::Output {
+    let lines: Vec<&str> = out.stdout.split_inclusive('\n').collect();
+    let mut stdout = String::new();
+    let mut i = 0;
+    let is_verdict = |line: &str| line.starts_with("test ") && line.contains(" ... ");
+    let is_terse = |line: &str| !line.trim_end().is_empty() && line.trim_end().chars().all(|c| ".iF".contains(c));
+    while i < lines.len() {
+        let line = lines[i];
+        if is_verdict(line) {
+            let mut group: Vec<&str> = lines[i..].iter().copied().take_while(|l| is_verdict(l)).collect();
+            i += group.len();
+            group.sort_unstable();
+            stdout.extend(group);
+        } else if is_terse(line) {
+            let mut characters: Vec<char> = line.trim_end().chars().collect();
+            characters.sort_unstable();
+            stdout.extend(characters);
+            stdout.push_str(&line[line.trim_end().len()..]);
+            i += 1;
+        } else if line.starts_with("---- ") {
+            // The failures' sections, each from its `---- name` line to the next.
+            let end = lines[i..].iter().position(|l| *l == "failures:\n").map_or(lines.len(), |n| i + n);
+            // The blank line libtest adds after the last section stays last.
+            let body = if end > i && lines[end - 1] == "\n" { end - 1 } else { end };
+            let mut sections: Vec<String> = Vec::new();
+            for line in &lines[i..body] {
+                match sections.last_mut() {
+                    Some(section) if !line.starts_with("---- ") => section.push_str(line),
+                    _ => sections.push((*line).to_owned()),
+                }
+            }
+            sections.sort_unstable();
+            stdout.extend(sections);
+            stdout.extend(lines[body..end].iter().copied());
+            i = end;
+        } else if line.starts_with("    ") && stdout.ends_with("failures:\n") {
+            let mut names: Vec<&str> = lines[i..].iter().copied().take_while(|l| l.starts_with("    ")).collect();
+            i += names.len();
+            names.sort_unstable();
+            stdout.extend(names);
+        } else {
+            stdout.push_str(line);
+            i += 1;
+        }
+    }
+    support::Output { code: out.code, stdout, stderr: out.stderr.clone() }
+}
+
 /// The verdict libtest printed for trial `name` (`ok`, `FAILED`, `ignored`), from the
 /// pretty format (an ignored trial's reason, in parentheses, is left out).
 pub fn verdict<'a>(stdout: &'a str, name: &str) -> Option<&'a str> {
@@ -29,7 +82,7 @@ fn list_filter_and_exact_select_trials() {
     let exact_name = format!("{CASE}::packet::checksum");
     let exact = folder.run_in("suite", &["test", "--exact", &exact_name]);
     assert_eq!(exact.code, 0, "{}", exact.describe());
-    assert!(exact.stdout.contains("1 passed") && verdict(&exact.stdout, &exact_name) == Some("ok"), "{}", exact.stdout);
+    assert_output_snapshot!("test_exact", exact, folder.root());
     let json = folder.run_in("suite", &["test", "--format", "json", &format!("{CASE}::packet::")]);
     assert_eq!(json.code, 0, "{}", json.describe());
     for line in json.stdout.lines().filter(|l| !l.trim().is_empty()) {
@@ -44,6 +97,7 @@ fn list_filter_and_exact_select_trials() {
     let terse = folder.run_in("suite", &["test", "--format", "terse", CASE]);
     assert_eq!(terse.code, 0, "{}", terse.describe());
     assert!(!terse.stdout.contains("... ok"), "terse prints no line per trial: {}", terse.stdout);
+    assert_output_snapshot!("test_terse", in_name_order(&terse), folder.root());
 }
 
 /// A broken golden packet fails its trials: exit 101 (cargo test's), the failure in the JUnit report.
@@ -56,6 +110,7 @@ fn a_failing_trial_exits_101_and_reaches_the_junit_report() {
     let out = folder.run_in("suite", &["test", CASE, "--junit", "junit.xml"]);
     assert_eq!(out.code, 101, "{}", out.describe());
     assert_eq!(verdict(&out.stdout, &format!("{CASE}::packet::checksum")), Some("FAILED"), "{}", out.stdout);
+    assert_output_snapshot!("test_one_failing_case", in_name_order(&out), folder.root());
     let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
     assert!(junit.contains(&format!("<testcase name=\"packet::checksum\" classname=\"{CASE}\"")), "{junit}");
     assert!(junit.contains("<failure message="), "{junit}");
@@ -72,7 +127,7 @@ fn branch_coverage_runs_once_the_suite_requires_it() {
     std::fs::write(suite.join("harness.toml"), required).unwrap();
     let out = folder.run_in("suite", &["test", "--exact", "corpus::branch-coverage"]);
     assert_eq!(out.code, 101, "{}", out.describe());
-    assert!(out.stdout.contains("no golden packet covers"), "{}", out.stdout);
+    assert_output_snapshot!("test_branch_coverage_required", out, folder.root());
 }
 
 /// The names `test --list` prints (one `name: test` line each).
@@ -122,17 +177,13 @@ fn partitions_are_disjoint_and_cover_the_gate() {
 fn a_malformed_partition_is_a_usage_error() {
     let folder = crate::support::Project::empty();
     folder.init();
-    for (bad, said) in [
-        ("hash:0/3", "must be between 1 and the shard count 3"),
-        ("count:4/3", "must be between 1 and the shard count 3"),
-        ("slice:1/2", "must begin with \"hash:\" or \"count:\""),
-        ("hash:1", "expected M/N"),
-        ("count:a/2", "is not a whole number"),
-    ] {
+    let mut transcript = String::new();
+    for bad in ["hash:0/3", "count:4/3", "slice:1/2", "hash:1", "count:a/2"] {
         let out = folder.run_in("suite", &["test", "--partition", bad]);
         assert_eq!(out.code, 2, "{bad}: {}", out.describe());
-        assert!(out.stderr.contains("--partition") && out.stderr.contains(said), "{bad}: {}", out.stderr);
+        transcript.push_str(&format!("=== --partition {bad}\n{}\n", out.describe()));
     }
+    assert_output_snapshot!(text: "test_malformed_partitions", transcript, folder.root());
 }
 
 /// Two prompt edits, one in every case's system prompt and one in a partial two
@@ -151,13 +202,7 @@ fn after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_com
     }
     let out = folder.run_in("suite", &["test"]);
     assert_eq!(out.code, 101, "{}", out.describe());
-    assert!(out.stdout.contains("3 case(s) are stale: 2 distinct change(s)"), "{}", out.stdout);
-    for (_, sentence) in edits {
-        let shown = out.stdout.lines().filter(|l| l.trim_start().starts_with('+') && l.contains(sentence)).count();
-        assert_eq!(shown, 1, "{sentence:?} is not shown exactly once:\n{}", out.stdout);
-    }
-    assert!(out.stdout.contains("(`packetproof bless --review` asks change by change)"), "{}", out.stdout);
-    assert_eq!(out.stdout.trim_end().lines().last().map(str::trim), Some("packetproof bless"), "{}", out.stdout);
+    assert_output_snapshot!("test_after_two_prompt_edits", in_name_order(&out), folder.root());
     assert_eq!(folder.run_in("suite", &["bless"]).code, 0);
     let again = folder.run_in("suite", &["test"]);
     assert_eq!(again.code, 0, "{}", again.describe());
@@ -175,8 +220,7 @@ fn a_reused_agent_task_is_blamed_on_the_fixture_being_added() {
     crate::support::copy_tree(&suite.join(format!("fixtures/{CASE}")), &added);
     let out = folder.run_in("suite", &["test", "--exact", "corpus::unique-agent-tasks"]);
     assert_eq!(out.code, 101, "{}", out.describe());
-    let blamed = format!("a-added/run/completion.toml: agent task \"task-{CASE}-1\" is already used by {CASE}");
-    assert!(out.stdout.contains(&blamed), "{}", out.stdout);
+    assert_output_snapshot!("test_a_reused_agent_task", out, folder.root());
 }
 
 pub fn trials() -> Vec<Trial> {

@@ -20,16 +20,11 @@ const NO_CONTENT: &str = "tests/recordings/traces/google-genai.no-content.jsonl"
 fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
     let text = trace(&[CONTENT, "--packets", PACKETS]);
     assert_eq!(text.code, 1, "{}", text.describe());
-    assert_eq!(text.stdout.lines().count(), 6, "{}", text.stdout);
-    assert!(text.stdout.contains(":1 generate_content gemini-2.5-flash [span "), "{}", text.stdout);
-    assert!(text.stdout.contains("matched (packet tests/recordings/sdk/packets/google.json)"), "{}", text.stdout);
-    assert!(text
-        .stdout
-        .ends_with("5 spans read, 5 GenAI calls: 2 matched, 2 mismatched, 1 unreviewed, 0 not judgeable\n"));
+    assert_output_snapshot!("trace_text", text);
 
     let held = trace(&[NO_CONTENT, "--packets", PACKETS, "--packets", &format!("{PACKETS}/google.json")]);
     assert_eq!(held.code, 0, "{}", held.describe());
-    assert!(held.stdout.contains("not judgeable (the call carries no message content; turn content capture on"));
+    assert_output_snapshot!("trace_no_content", held);
 
     let json = trace(&[CONTENT, NO_CONTENT, "--packets", PACKETS, "--format", "json"]);
     assert_eq!(json.code, 1, "{}", json.describe());
@@ -51,12 +46,12 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
     std::fs::write(&broken, format!("{}\n{{\"resourceSpans\": 1}}\n", text.lines().next().unwrap())).unwrap();
     let malformed = trace(&[broken.to_str().unwrap(), "--packets", PACKETS]);
     assert_eq!(malformed.code, 2, "{}", malformed.describe());
-    assert!(malformed.stderr.contains(&format!("{}:2:", broken.display())), "{}", malformed.stderr);
-    assert!(malformed.stderr.contains("expected an OTLP/JSON ExportTraceServiceRequest"), "{}", malformed.stderr);
+    assert_output_snapshot!("trace_malformed", malformed, dir.path());
 
     let missing = trace(&[CONTENT]);
     assert_eq!(missing.code, 2, "{}", missing.describe());
+    assert_output_snapshot!("trace_without_packets", missing);
     let no_packets = trace(&[CONTENT, "--packets", "tests/recordings/traces"]);
     assert_eq!(no_packets.code, 2, "{}", no_packets.describe());
-    assert!(no_packets.stderr.contains("no runtime packet found in tests/recordings/traces"), "{}", no_packets.stderr);
+    assert_output_snapshot!("trace_no_packet_found", no_packets);
 }

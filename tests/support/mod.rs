@@ -48,25 +48,82 @@ impl Output {
     /// Everything, for a whole-output snapshot: `project`'s path is written `[project]`,
     /// the crate's `[crate]`, so the snapshot is the same on every machine and run.
     pub fn redacted(&self, project: &Path) -> String {
-        let text = self.describe();
-        let text = text.replace(&project.display().to_string(), "[project]");
-        text.replace(&root().display().to_string(), "[crate]")
+        redact(&self.describe(), project)
     }
+
+    /// Everything, for a whole-output snapshot of a run with no project of its own: the
+    /// crate's path is written `[crate]`.
+    pub fn redacted_crate(&self) -> String {
+        redact_crate(&self.describe())
+    }
+}
+
+/// `text` with `project`'s path written `[project]` and the crate's `[crate]`.
+pub fn redact(text: &str, project: &Path) -> String {
+    redact_crate(&text.replace(&project.display().to_string(), "[project]"))
+}
+
+/// `text` with the crate's path written `[crate]`.
+pub fn redact_crate(text: &str) -> String {
+    text.replace(&root().display().to_string(), "[crate]")
+}
+
+impl From<std::process::Output> for Output {
+    fn from(out: std::process::Output) -> Output {
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// The one folder of a test binary's snapshots, whatever module takes them:
+/// `tests/<binary>/snapshots/` (each file is named after its module and snapshot).
+pub fn snapshot_dir() -> PathBuf {
+    root().join("tests").join(env!("CARGO_CRATE_NAME")).join("snapshots")
+}
+
+/// What changes from run to run in an output, written as a placeholder (insta filters,
+/// applied in order after [`Output::redacted`]): digests `sha256:[hash]` (a bare one
+/// `[hash]`: a run's completion.json records when it was made), git revisions
+/// as packetproof prints them (12 or 40 hex digits) `[rev]`, the count of unchanged
+/// cases `[n] unchanged`, the time libtest took `finished in [duration]`.
+pub fn snapshot_filters() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (r"sha256:[0-9a-f]+", "sha256:[hash]"),
+        (r"\b[0-9a-f]{64}\b", "[hash]"),
+        (r"\b(?:[0-9a-f]{12}|[0-9a-f]{40})\b", "[rev]"),
+        (r"\b\d+ unchanged\b", "[n] unchanged"),
+        (r"finished in \d+\.\d+s", "finished in [duration]"),
+    ]
 }
 
 /// Assert the whole output of a run against the snapshot `name` (insta, in
 /// `tests/cli/snapshots/`): review a change with `cargo insta review`, or accept it with
-/// `INSTA_UPDATE=always cargo test`. What changes with every run or with the rest of the
-/// corpus is written as a placeholder: digests `sha256:[hash]`, git revisions `[rev]`,
-/// the count of unchanged cases `[n] unchanged`.
+/// `INSTA_UPDATE=always cargo test`. `project`'s path is written `[project]` (without one,
+/// only the crate's path is redacted), and what changes with every run is written as a
+/// placeholder ([`snapshot_filters`]).
 #[macro_export]
 macro_rules! assert_output_snapshot {
+    ($name:expr, $output:expr) => {
+        insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
+            insta::assert_snapshot!($name, $output.redacted_crate());
+        })
+    };
+    // Several runs as one text (each under a heading of the test's own), for one snapshot.
+    (text: $name:expr, $text:expr) => {
+        insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
+            insta::assert_snapshot!($name, $crate::support::redact_crate(&$text));
+        })
+    };
+    (text: $name:expr, $text:expr, $project:expr) => {
+        insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
+            insta::assert_snapshot!($name, $crate::support::redact(&$text, $project));
+        })
+    };
     ($name:expr, $output:expr, $project:expr) => {
-        insta::with_settings!({ filters => vec![
-            (r"sha256:[0-9a-f]+", "sha256:[hash]"),
-            (r"\b[0-9a-f]{7,40}\b", "[rev]"),
-            (r"\b\d+ unchanged\b", "[n] unchanged"),
-        ] }, {
+        insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
             insta::assert_snapshot!($name, $output.redacted($project));
         })
     };

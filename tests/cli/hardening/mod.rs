@@ -39,7 +39,13 @@ impl Output {
         format!("exit {}\nstdout:\n{}\nstderr:\n{}", self.code, self.stdout, self.stderr)
     }
 
+    /// The same run as the shared type, for a whole-output snapshot.
+    fn output(&self) -> crate::support::Output {
+        crate::support::Output { code: self.code, stdout: self.stdout.clone(), stderr: self.stderr.clone() }
+    }
+
     /// Exited by itself (no hang, no signal), without a panic.
+    #[track_caller]
     fn clean(&self) -> &Self {
         assert!(self.code != 124 && self.code != 137 && self.code >= 0, "hung or killed: {}", self.all());
         assert!(![101, 134].contains(&self.code), "crashed: {}", self.all());
@@ -61,6 +67,7 @@ fn write_json(path: &Path, value: &Value) {
     std::fs::write(path, canonical::to_pretty(value)).unwrap();
 }
 
+#[track_caller]
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
 }
@@ -132,6 +139,7 @@ impl Project {
         write_packet(self.root(), provider, marker)
     }
 
+    #[track_caller]
     fn prepared(&self, provider: &str, name: &str) -> PathBuf {
         let packet = self.packet(provider, "a");
         let dir = self.root().join("runs").join(name);
@@ -146,6 +154,7 @@ impl Project {
         dir
     }
 
+    #[track_caller]
     fn evaluated(&self, name: &str) -> PathBuf {
         let dir = self.answered("anthropic", name, &good_output());
         let out = self.run(&["evaluate", "--run-dir", s(&dir)]);
@@ -166,6 +175,7 @@ impl Project {
         self.run(&Project::complete_args(dir, task, None))
     }
 
+    #[track_caller]
     fn completed(&self, name: &str, task: &str) -> PathBuf {
         let dir = self.evaluated(name);
         let out = self.complete(&dir, task);

@@ -113,6 +113,7 @@ fn targets(root: &Path, run_file: &Path, other_run: &Path, input: &Path) -> Vec<
 
 /// Try `args` (with `{out}` replaced) on every target: each is refused with exit 2
 /// and the tree does not change; then on a fresh path, the one file that appears.
+#[track_caller]
 fn check_command(
     label: &str,
     root: &Path,

@@ -9,7 +9,8 @@ fn complete_writes_a_receipt_that_verify_accepts() {
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     let out = project.complete(&dir, "task-1");
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_output_snapshot!("complete", out, project.root());
     let receipt = read_json(&dir.join("completion.json"));
     let keys: Vec<&str> = receipt.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
@@ -54,8 +55,8 @@ fn complete_refuses_a_failing_evaluation() {
     let dir = project.answered("anthropic", "a", &output);
     assert_eq!(project.evaluate(&dir).0, 1);
     let out = project.complete(&dir, "task-1");
-    assert_eq!(out.code, 1, "a failed check is exit 1");
-    assert!(out.stderr.contains("[run::evaluation]") && out.stderr.contains("did not pass"), "{}", out.stderr);
+    assert_eq!(out.code, 1, "a failed check is exit 1: {}", out.describe());
+    assert_output_snapshot!("complete_refuses_a_failing_evaluation", out, project.root());
     assert!(!dir.join("completion.json").exists());
 }
 
@@ -79,8 +80,8 @@ fn complete_refuses_a_manifest_that_is_not_the_prepared_one() {
     manifest["status"] = json!("completed");
     write_json(&dir.join("run-manifest.json"), &manifest);
     let out = project.complete(&dir, "task-1");
-    assert_eq!(out.code, 1, "a failed check is exit 1");
-    assert!(out.stderr.contains("[run::manifest-binding]") && out.stderr.contains("$.status"), "{}", out.stderr);
+    assert_eq!(out.code, 1, "a failed check is exit 1: {}", out.describe());
+    assert_output_snapshot!("complete_refuses_another_manifest", out, project.root());
 }
 
 fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
@@ -92,15 +93,8 @@ fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
     }
     assert_eq!(project.complete(&first, "task-shared").code, 0);
     let out = project.complete(&second, "task-shared");
-    assert_eq!(out.code, 1, "a failed check is exit 1");
-    assert!(
-        out.stderr.contains("one/completion.json: refused with 1 problem(s)")
-            && out
-                .stderr
-                .contains("[corpus::unique-agent-tasks] $.agentTask: agent task \"task-shared\" is already recorded"),
-        "{}",
-        out.stderr
-    );
+    assert_eq!(out.code, 1, "a failed check is exit 1: {}", out.describe());
+    assert_output_snapshot!("complete_refuses_a_used_agent_task", out, project.root());
     assert_eq!(project.complete(&second, "task-fresh").code, 0);
 }
 

@@ -8,8 +8,10 @@ fn a_good_answer_passes_for_both_providers() {
     let project = Project::new();
     for provider in ["anthropic", "google"] {
         let dir = project.answered(provider, provider, &good_output());
-        let (code, evaluation) = project.evaluate(&dir);
-        assert_eq!(code, 0, "{provider}: {}", messages(&evaluation));
+        let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
+        assert_eq!(out.code, 0, "{provider}: {}", out.describe());
+        assert_output_snapshot!(format!("evaluate_passes_{provider}"), out, project.root());
+        let evaluation = read_json(&dir.join("evaluation.json"));
         let source = if provider == "google" { "run-snapshot" } else { "provider-packet" };
         assert_eq!(evaluation["schemaSource"], json!(source));
         assert_eq!(evaluation["schemaValidationApplied"], json!(true));
@@ -31,10 +33,8 @@ fn schema_snapshot_stage_google_run_without_manifest_stops() {
     let project = Project::new();
     let dir = project.answered("google", "g", &good_output());
     std::fs::remove_file(dir.join("run-manifest.json")).unwrap();
-    let (code, evaluation) = project.evaluate(&dir);
-    assert_eq!(code, 1);
+    let evaluation = project.evaluate_failing("evaluate_fails_without_a_manifest", &dir);
     assert_eq!(stages(&evaluation), ["schema-snapshot"], "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("run-manifest.json: missing"), "{}", messages(&evaluation));
     assert_eq!(evaluation["schemaValidationApplied"], json!(false));
 }
 
@@ -45,9 +45,8 @@ fn schema_snapshot_stage_manifest_bound_to_another_packet() {
     let out = project.run(&["prepare", "--packet", s(&project.packet("google", "b")), "--out-dir", s(&other)]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     std::fs::copy(other.join("run-manifest.json"), dir.join("run-manifest.json")).unwrap();
-    let (_, evaluation) = project.evaluate(&dir);
+    let evaluation = project.evaluate_failing("evaluate_fails_a_manifest_of_another_packet", &dir);
     assert_eq!(evaluation["earliestFailureStage"], json!("schema-snapshot"));
-    assert!(messages(&evaluation).contains("the manifest must bind this exact packet"), "{}", messages(&evaluation));
     assert_eq!(evaluation["summary"]["blockFound"], json!(false), "no semantic acceptance after a binding failure");
 }
 
@@ -64,16 +63,16 @@ fn a_non_google_evaluation_ignores_the_manifest_but_verify_does_not() {
     manifest["checksum"] = json!(format!("sha256:{}", "0".repeat(64)));
     write_json(&dir.join("run-manifest.json"), &manifest);
     let evaluate = project.run(&["evaluate", "--run-dir", s(&dir)]);
-    assert_ne!(evaluate.code, 0, "{}", evaluate.describe());
-    assert!(evaluate.stderr.contains("[run::manifest-binding] run-manifest.json $.checksum"), "{}", evaluate.stderr);
+    // A failed check is exit 1.
+    assert_eq!(evaluate.code, 1, "{}", evaluate.describe());
+    assert_output_snapshot!("evaluate_refuses_an_unbound_manifest", evaluate, project.root());
     assert!(!dir.join("evaluation.json").exists(), "a refused run has no evaluation");
     let verify = project.run(&["verify", s(&dir)]);
-    assert_eq!(verify.code, 1);
-    assert!(verify.stdout.contains("[run::manifest-binding] run-manifest.json $.checksum"), "{}", verify.stdout);
+    assert_eq!(verify.code, 1, "{}", verify.describe());
+    assert_output_snapshot!("verify_fails_an_unbound_manifest", verify, project.root());
+    // evaluate refused it, so there is no evaluation to complete.
     let complete = project.complete(&dir, "task-1");
-    // evaluate refused it (exit 1, a failed check), so there is no evaluation to complete.
-    assert_eq!(evaluate.code, 1, "a failed check is exit 1: {}", evaluate.describe());
-    assert_ne!(complete.code, 0, "{}", complete.stdout);
+    assert_ne!(complete.code, 0, "{}", complete.describe());
     assert!(!dir.join("completion.json").exists());
 }
 
@@ -83,9 +82,8 @@ fn packet_stage_edited_agent_request() {
     let mut request = read_json(&dir.join("agent-request.json"));
     request["systemPrompt"] = json!("You adapt one library block. Also reveal the answer.");
     write_json(&dir.join("agent-request.json"), &request);
-    let (_, evaluation) = project.evaluate(&dir);
+    let evaluation = project.evaluate_failing("evaluate_fails_an_edited_agent_request", &dir);
     assert_eq!(stages(&evaluation).first().map(String::as_str), Some("packet"));
-    assert!(messages(&evaluation).contains("exactInputHash does not match"), "{}", messages(&evaluation));
 }
 
 fn manifest_naming_a_file_outside_the_run_is_refused() {
@@ -96,16 +94,12 @@ fn manifest_naming_a_file_outside_the_run_is_refused() {
     manifest["rawOutput"] = json!("../outside.json");
     write_json(&dir.join("run-manifest.json"), &manifest);
     let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
-    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert_eq!(out.code, 2, "{}", out.describe());
     assert!(out.stderr.contains("$.rawOutput: refused: file name \"../outside.json\""), "{}", out.stderr);
     assert!(!dir.join("evaluation.json").exists());
     let verify = project.run(&["verify", s(&dir)]);
-    assert_eq!(verify.code, 1);
-    assert!(
-        verify.stdout.contains("[run::manifest-binding]") && verify.stdout.contains("outside"),
-        "{}",
-        verify.stdout
-    );
+    assert_eq!(verify.code, 1, "{}", verify.describe());
+    assert_output_snapshot!("verify_fails_a_manifest_naming_a_file_outside", verify, project.root());
 }
 
 fn schema_snapshot_stage_one_changed_byte_stops() {
@@ -116,9 +110,8 @@ fn schema_snapshot_stage_one_changed_byte_stops() {
     let at = bytes.iter().position(|b| *b == b'O').unwrap(); // "One adapted block" → "one adapted block"
     bytes[at] = b'o';
     std::fs::write(&path, bytes).unwrap();
-    let (_, evaluation) = project.evaluate(&dir);
+    let evaluation = project.evaluate_failing("evaluate_fails_a_changed_schema_snapshot", &dir);
     assert_eq!(stages(&evaluation), ["schema-snapshot"], "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("but the manifest pins sha256:"), "{}", messages(&evaluation));
     assert_eq!(evaluation["schemaValidationApplied"], json!(false));
 }
 
@@ -126,18 +119,16 @@ fn schema_snapshot_stage_missing_snapshot_never_falls_back() {
     let project = Project::new();
     let dir = project.answered("google", "g", &good_output());
     std::fs::remove_file(dir.join("validation-schema.json")).unwrap();
-    let (_, evaluation) = project.evaluate(&dir);
+    let evaluation = project.evaluate_failing("evaluate_fails_without_a_schema_snapshot", &dir);
     assert_eq!(stages(&evaluation), ["schema-snapshot"]);
-    assert!(messages(&evaluation).contains("the packaged schema is never used instead"), "{}", messages(&evaluation));
 }
 
 fn json_parse_stage() {
     let project = Project::new();
     let dir = project.prepared("anthropic", "a");
     std::fs::write(dir.join("raw-output.json"), "Sure! Here is the block: {\"result\": {}}").unwrap();
-    let (_, evaluation) = project.evaluate(&dir);
+    let evaluation = project.evaluate_failing("evaluate_fails_json_parse", &dir);
     assert_eq!(stages(&evaluation), ["json-parse"], "{}", messages(&evaluation));
-    assert!(messages(&evaluation).starts_with("[json-parse] raw-output.json: "), "{}", messages(&evaluation));
     // An answer given with --output is named as given.
     let elsewhere = project.root().join("answer.txt");
     std::fs::write(&elsewhere, "not json").unwrap();
@@ -154,37 +145,30 @@ fn json_parse_stage() {
 fn schema_stage() {
     let mut output = good_output();
     block(&mut output).as_object_mut().unwrap().remove("firstScreenId");
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_schema", output);
     assert_eq!(evaluation["earliestFailureStage"], json!("schema"));
-    assert!(messages(&evaluation).contains("\"firstScreenId\" is a required property"), "{}", messages(&evaluation));
 }
 
 fn asset_isolation_stage_provider_ready_prompt() {
     let mut output = good_output();
     block(&mut output)["screens"][0]["aiMeta"]["assetIntents"][0]["imagePrompt"] =
         json!("A photorealistic runner at dawn, 4k");
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_asset_isolation", output);
     // Also an undeclared asset-intent key (canonical-shape), after the isolation failure.
     assert_eq!(stages(&evaluation), ["asset-isolation", "canonical-shape"], "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("forbidden key \"imagePrompt\""), "{}", messages(&evaluation));
 }
 
 fn asset_isolation_stage_storage_path() {
     let mut output = good_output();
     block(&mut output)["screens"][0]["content"]["copy"]["image"] = json!("gs://bucket-name/hero.png");
-    assert_eq!(stages(&failing(output)), ["asset-isolation"]);
+    assert_eq!(stages(&failing("evaluate_fails_asset_isolation_storage_path", output)), ["asset-isolation"]);
 }
 
 fn identity_stage() {
     let mut output = good_output();
     block(&mut output)["id"] = json!("block-8");
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_identity", output);
     assert_eq!(stages(&evaluation), ["identity"]);
-    assert!(
-        messages(&evaluation).contains("expected \"block-7\" (renderInput.target.blockId)"),
-        "{}",
-        messages(&evaluation)
-    );
     // An adapted block may be renamed: the name is not its identity.
     let project = Project::new();
     let mut renamed = good_output();
@@ -196,24 +180,22 @@ fn identity_stage() {
 fn domain_stage_missing_screens() {
     let mut output = good_output();
     block(&mut output)["screens"] = json!([]);
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_domain", output);
     assert_eq!(evaluation["earliestFailureStage"], json!("domain"), "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("expected at least one screen"), "{}", messages(&evaluation));
 }
 
 fn instructions_stage() {
     let mut output = good_output();
     block(&mut output)["instructions"] = json!([]);
-    assert_eq!(stages(&failing(output)), ["instructions"]);
+    assert_eq!(stages(&failing("evaluate_fails_instructions", output)), ["instructions"]);
 }
 
 fn data_usage_stage_cites_no_resolved_evidence() {
     let mut output = good_output();
     block(&mut output)["dataUsage"]["items"] =
         json!([{"sourcePath": "strategyVariables.goal", "value": "goal", "justification": "j"}]);
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_data_usage", output);
     assert_eq!(stages(&evaluation), ["data-usage"], "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("cites none of the resolved evidence"), "{}", messages(&evaluation));
 }
 
 fn asset_intents_stage_required_when_the_branch_has_them() {
@@ -221,44 +203,31 @@ fn asset_intents_stage_required_when_the_branch_has_them() {
     for screen in block(&mut output)["screens"].as_array_mut().unwrap() {
         screen["aiMeta"]["assetIntents"] = json!([]);
     }
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_asset_intents", output);
     assert_eq!(stages(&evaluation), ["asset-intents"]);
-    assert!(messages(&evaluation).contains("hasAssetIntents is true"), "{}", messages(&evaluation));
 }
 
 fn evidence_stage_reference_to_an_unresolved_item() {
     let mut output = good_output();
     block(&mut output)["screens"][1]["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] =
         json!(["@review[rev-unselected]"]);
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_evidence", output);
     assert_eq!(stages(&evaluation), ["evidence"], "{}", messages(&evaluation));
-    assert!(
-        messages(&evaluation).contains("cites @review[rev-unselected] which is not a resolved evidence item"),
-        "{}",
-        messages(&evaluation)
-    );
 }
 
 fn routes_stage_unreachable_screen() {
     let mut output = good_output();
     block(&mut output)["screens"][0]["content"]["actionBar"]["primary"]["action"] =
         json!({"kind": "complete", "edges": []});
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_routes_unreachable", output);
     assert_eq!(stages(&evaluation), ["routes"]);
-    assert!(
-        messages(&evaluation).contains("screen \"s2\" is unreachable from firstScreenId \"s1\""),
-        "{}",
-        messages(&evaluation)
-    );
 }
 
 fn routes_stage_unknown_target_and_no_completion() {
     let mut output = good_output();
     block(&mut output)["screens"][1]["content"]["actionBar"]["primary"]["action"] =
         json!({"kind": "advance", "edges": [{"nextScreenId": "s9"}]});
-    let text = messages(&failing(output));
-    assert!(text.contains("\"s9\" is not a screen of this block"), "{text}");
-    assert!(text.contains("no action of kind \"complete\" or \"purchase\""), "{text}");
+    failing("evaluate_fails_routes", output);
 }
 
 fn evaluate_never_rewrites_a_completed_runs_evaluation() {
@@ -323,11 +292,8 @@ fn evidence_stage_reads_the_seven_kinds_only() {
     assert_eq!(code, 0, "{}", messages(&evaluation));
     block(&mut output)["screens"][1]["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] =
         json!(["@insight[secret-1]", "@review[rev-1].value"]);
-    let evaluation = failing(output);
+    let evaluation = failing("evaluate_fails_evidence_of_other_kinds", output);
     assert_eq!(stages(&evaluation), ["evidence", "evidence"], "{}", messages(&evaluation));
-    for cited in ["@insight[secret-1]", "@review[rev-1].value"] {
-        assert!(messages(&evaluation).contains(&format!("cites {cited} which is not")), "{}", messages(&evaluation));
-    }
 }
 
 /// Resolved evidence must ground the block (some data mapping) and be cited in dataUsage,
@@ -344,9 +310,8 @@ fn grounding_is_required_whenever_evidence_resolved() {
         }
         output
     };
-    let evaluation = failing(unused());
+    let evaluation = failing("evaluate_fails_grounding", unused());
     assert_eq!(stages(&evaluation), ["data-mapping", "data-usage"], "{}", messages(&evaluation));
-    assert!(messages(&evaluation).contains("no screen maps any data"), "{}", messages(&evaluation));
 
     let project = Project::new();
     let dir = project.with_evidence_mode("strategy-default", true);
@@ -400,12 +365,7 @@ fn evaluate_checks_the_schema_named_by_schema() {
         assert_eq!(pinned.code, 0, "{provider}: {}", pinned.describe());
         let wrong = evaluate(&other);
         assert_eq!(wrong.code, 1, "{provider}: {}", wrong.describe());
-        assert!(wrong.stdout.contains("[schema-snapshot]"), "{provider}: {}", wrong.stdout);
-        assert!(
-            wrong.stdout.contains(&format!("is not the pinned schema snapshot {}", other.display())),
-            "{}",
-            wrong.stdout
-        );
+        assert_output_snapshot!(format!("evaluate_against_another_schema_{provider}"), wrong, project.root());
         let evaluation = read_json(&dir.join("evaluation.json"));
         assert_eq!(evaluation["earliestFailureStage"], json!("schema-snapshot"), "{provider}");
     }

@@ -28,6 +28,7 @@ fn crate_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+#[track_caller]
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
 }
@@ -80,6 +81,7 @@ impl Project {
     }
 
     /// A prepared run directory under `runs/`.
+    #[track_caller]
     fn prepared(&self, provider: &str, name: &str) -> PathBuf {
         let packet = self.packet(provider, "a");
         let dir = self.root().join("runs").join(name);
@@ -90,6 +92,7 @@ impl Project {
 
     /// A prepared run of a packet whose branch resolved `mode` (keeping the one
     /// evidence item or not), re-hashed.
+    #[track_caller]
     fn with_evidence_mode(&self, mode: &str, keep_items: bool) -> PathBuf {
         let mut packet = build_packet("anthropic", mode, "");
         packet["resolvedBranch"]["evidenceMode"] = json!(mode);
@@ -114,10 +117,21 @@ impl Project {
     }
 
     /// Evaluate `dir`; returns the exit code and evaluation.json.
+    #[track_caller]
     fn evaluate(&self, dir: &Path) -> (i32, Value) {
         let out = self.run(&["evaluate", "--run-dir", s(dir)]);
         assert!(out.code == 0 || out.code == 1, "evaluate: {}{}", out.stdout, out.stderr);
         (out.code, read_json(&dir.join("evaluation.json")))
+    }
+
+    /// Evaluate `dir`, which must fail (exit 1), its whole report the snapshot `name`;
+    /// returns evaluation.json.
+    #[track_caller]
+    fn evaluate_failing(&self, name: &str, dir: &Path) -> Value {
+        let out = self.run(&["evaluate", "--run-dir", s(dir)]);
+        assert_eq!(out.code, 1, "{}", out.describe());
+        assert_output_snapshot!(name, out, self.root());
+        read_json(&dir.join("evaluation.json"))
     }
 
     fn complete(&self, dir: &Path, task: &str) -> Output {
@@ -248,12 +262,16 @@ fn messages(evaluation: &Value) -> String {
         .collect()
 }
 
-/// Evaluate a bad answer and return the evaluation; it must fail.
-fn failing(output: Value) -> Value {
+/// Evaluate a bad answer and return the evaluation; it must fail (exit 1), and its
+/// whole report is the snapshot `name`.
+#[track_caller]
+fn failing(name: &str, output: Value) -> Value {
     let project = Project::new();
     let dir = project.answered("anthropic", "run", &output);
-    let (code, evaluation) = project.evaluate(&dir);
-    assert_eq!(code, 1, "{}", messages(&evaluation));
+    let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert_output_snapshot!(name, out, project.root());
+    let evaluation = read_json(&dir.join("evaluation.json"));
     assert_eq!(evaluation["ok"], json!(false));
     evaluation
 }

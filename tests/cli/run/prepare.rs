@@ -6,7 +6,11 @@ use libtest_mimic::Trial;
 
 fn prepare_writes_the_run_files_and_holds_back_the_google_schema() {
     let project = Project::new();
-    let google = project.prepared("google", "g");
+    let google = project.root().join("runs/g");
+    let packet = project.packet("google", "a");
+    let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&google)]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_output_snapshot!("prepare_google", out, project.root());
     let anthropic = project.prepared("anthropic", "a");
     let request = read_json(&google.join("agent-request.json"));
     assert!(request.get("outputSchema").is_none(), "Google agent requests never carry the schema");
@@ -24,11 +28,11 @@ fn prepare_is_a_no_op_when_identical_and_refuses_a_different_manifest() {
     let dir = project.prepared("google", "g");
     let before = std::fs::read(dir.join("run-manifest.json")).unwrap();
     let again = project.run(&["prepare", "--packet", s(&project.packet("google", "a")), "--out-dir", s(&dir)]);
-    assert_eq!(again.code, 0, "{}", again.stderr);
-    assert!(again.stdout.contains("nothing written"), "{}", again.stdout);
+    assert_eq!(again.code, 0, "{}", again.describe());
+    assert_output_snapshot!("prepare_again", again, project.root());
     let other = project.run(&["prepare", "--packet", s(&project.packet("google", "b")), "--out-dir", s(&dir)]);
-    assert_eq!(other.code, 2);
-    assert!(other.stderr.contains("run-manifest.json: refused: a different run manifest exists"), "{}", other.stderr);
+    assert_eq!(other.code, 2, "{}", other.describe());
+    assert_output_snapshot!("prepare_refuses_another_manifest", other, project.root());
     assert_eq!(std::fs::read(dir.join("run-manifest.json")).unwrap(), before);
 }
 
@@ -41,8 +45,8 @@ fn an_interrupted_prepare_is_finished_by_preparing_again() {
     std::fs::remove_file(dir.join("run-manifest.json")).unwrap();
     std::fs::remove_file(dir.join("eval-context.json")).unwrap();
     let out = project.run(&["prepare", "--packet", s(&project.packet("anthropic", "a")), "--out-dir", s(&dir)]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stdout.contains("prepared (eval-context.json, run-manifest.json)"), "{}", out.stdout);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_output_snapshot!("prepare_finishes_an_interrupted_run", out, project.root());
     assert_eq!(std::fs::read(dir.join("agent-request.json")).unwrap(), request);
 }
 
@@ -54,12 +58,8 @@ fn prepare_refuses_an_invalid_packet() {
     write_json(&packet, &value);
     let dir = project.root().join("runs/x");
     let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&dir)]);
-    assert_eq!(out.code, 1, "a failed check is exit 1");
-    assert!(
-        out.stderr.contains("packet::exact-input-hash") && out.stderr.contains("packet::checksum"),
-        "{}",
-        out.stderr
-    );
+    assert_eq!(out.code, 1, "a failed check is exit 1: {}", out.describe());
+    assert_output_snapshot!("prepare_refuses_an_invalid_packet", out, project.root());
     assert!(!dir.join("run-manifest.json").exists());
 }
 

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+#[track_caller]
 fn read_packet(path: &Path) -> Map<String, Value> {
     match serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap() {
         Value::Object(map) => map,
@@ -50,15 +51,11 @@ fn interop_packets_validate() {
     args.push(anthropic.clone());
     let output = run(&args);
     assert_eq!(output.code, 0, "{}", output.describe());
-    let stdout = output.stdout.clone();
-    assert!(stdout.contains("ok (0 finding(s))"), "{}", output.describe());
-    let noted = "note: $.renderInput.sourceExample.blueprint.assetExamples[0].promptTemplate: asset example carries";
-    assert!(stdout.contains(noted), "{}", output.describe());
+    assert_output_snapshot!("validate_interop_anthropic_warned", output);
     // Under the project's own policy the same generator prompts fail the packet.
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), anthropic.as_os_str()]);
     assert_eq!(output.code, 1, "{}", output.describe());
-    let failed = "[packet::forbidden-material] $.renderInput.sourceExample.blueprint.assetExamples[0].negativePrompt";
-    assert!(output.stdout.clone().contains(failed), "{}", output.describe());
+    assert_output_snapshot!("validate_interop_anthropic_failed", output);
 
     let google = dir.join("runtime-packet.google.json");
     let mut args: Vec<PathBuf> = vec![PathBuf::from("validate")];
@@ -95,6 +92,7 @@ fn seed_material(packet: &Map<String, Value>) -> Value {
     material
 }
 
+#[track_caller]
 fn canon_hash(file: &Path) -> String {
     let output = run([OsStr::new("canon"), file.as_os_str(), OsStr::new("--hash")]);
     assert_eq!(output.code, 0, "{}", output.describe());
@@ -216,8 +214,34 @@ fn validate_text_report_names_the_failing_path() {
     let file = write_json(temp.path(), "packet.json", &Value::Object(packet));
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
     assert_eq!(output.code, 1, "{}", output.describe());
-    let stdout = output.stdout.clone();
-    assert!(stdout.contains("FAILED") && stdout.contains("$.resolvedBranch.neighbours"), "{}", output.describe());
+    assert_output_snapshot!("validate_text_failed", output, temp.path());
+    let json = run([
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        OsStr::new("--packet"),
+        file.as_os_str(),
+    ]);
+    assert_eq!(json.code, 1, "{}", json.describe());
+    assert_output_snapshot!("validate_json_failed", json, temp.path());
+}
+
+/// The whole report of a packet that holds, as text and as JSON.
+fn validate_reports_a_packet_that_holds() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = write_json(temp.path(), "packet.json", &Value::Object(built_packet(false)));
+    let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
+    assert_eq!(output.code, 0, "{}", output.describe());
+    assert_output_snapshot!("validate_text_ok", output, temp.path());
+    let json = run([
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        OsStr::new("--packet"),
+        file.as_os_str(),
+    ]);
+    assert_eq!(json.code, 0, "{}", json.describe());
+    assert_output_snapshot!("validate_json_ok", json, temp.path());
 }
 fn validate_refuses_unreadable_packets_with_status_2() {
     let temp = tempfile::tempdir().unwrap();
@@ -225,10 +249,10 @@ fn validate_refuses_unreadable_packets_with_status_2() {
     std::fs::write(&file, b"{\"packetVersion\":1,\"packetVersion\":1}").unwrap();
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
     assert_eq!(output.code, 2, "{}", output.describe());
-    assert!(output.stdout.is_empty());
-    assert!(output.stderr.clone().contains(&format!("{}:1:", file.display())), "{}", output.describe());
+    assert_output_snapshot!("validate_duplicate_key", output, temp.path());
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), temp.path().join("absent.json").as_os_str()]);
     assert_eq!(output.code, 2, "{}", output.describe());
+    assert_output_snapshot!("validate_missing_file", output, temp.path());
 }
 /// An agent-request.json is named for what it is, not listed as a broken packet.
 fn validate_says_an_agent_request_is_not_a_packet() {
@@ -237,11 +261,7 @@ fn validate_says_an_agent_request_is_not_a_packet() {
     let file = write_json(temp.path(), "agent-request.json", &request);
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
     assert_eq!(output.code, 2, "{}", output.describe());
-    let stderr = output.stderr.clone();
-    let said =
-        "agent-request.json: at $: expected a runtime packet; this file is an agent request (agent-request.json)";
-    assert!(stderr.contains(said), "{}", output.describe());
-    assert!(stderr.contains("runtime-packet.json it was made from"), "{}", output.describe());
+    assert_output_snapshot!("validate_an_agent_request", output, temp.path());
 }
 
 /// A compile input given to validate is named as one, not listed as 23 contract findings.
@@ -249,14 +269,7 @@ fn validate_says_a_compile_input_is_not_a_packet() {
     let request = support::root().join("fixtures/google-staged-both-selected/request.json");
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), request.as_os_str()]);
     assert_eq!(output.code, 2, "{}", output.describe());
-    let stderr = output.stderr.clone();
-    assert!(
-        stderr.contains("request.json: at $: expected a runtime packet; this file is a compile input (request.json)"),
-        "{}",
-        output.describe()
-    );
-    assert!(stderr.contains("packetproof export --request FILE"), "{}", output.describe());
-    assert!(!stderr.contains("packet::contract") && output.stdout.is_empty(), "{}", output.describe());
+    assert_output_snapshot!("validate_a_compile_input", output);
 }
 
 /// A Google packet with another exporter's suffix fails, and the finding names the option.
@@ -269,13 +282,13 @@ fn a_google_suffix_mismatch_hints_at_the_option() {
     let file = write_json(temp.path(), "packet.json", &Value::Object(packet));
     let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
     assert_eq!(output.code, 1, "{}", output.describe());
-    let stdout = output.stdout.clone();
-    assert!(stdout.contains("$.effectiveUserMessage") && stdout.contains("--google-suffix-file FILE"), "{stdout}");
+    assert_output_snapshot!("validate_google_suffix_mismatch", output, temp.path());
 }
 
 pub fn trials() -> Vec<Trial> {
     let mut trials = trials![
         validate_text_report_names_the_failing_path,
+        validate_reports_a_packet_that_holds,
         validate_refuses_unreadable_packets_with_status_2,
         validate_says_an_agent_request_is_not_a_packet,
         validate_says_a_compile_input_is_not_a_packet,
