@@ -59,8 +59,10 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
                 return Err(Error::Config {
                     file: case.expect.as_deref().unwrap_or(&case.dir).display().to_string(),
                     message: format!(
-                        "names {:?}, which is not a check of fixture {} (checks: {applicable:?})",
-                        declared.check, case.name
+                        "names {:?}, which is not a check of fixture {} (its checks: {})",
+                        declared.check,
+                        case.name,
+                        applicable.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
                     ),
                 });
             }
