@@ -201,7 +201,7 @@ pub(crate) fn context_problems(run: &Run, packet: &Map<String, Value>, required:
         },
         Err(e) => return vec![problem(shown(file), e.to_string())],
     };
-    let Value::Object(expected) = super::eval_context(packet) else { unreachable!("eval_context builds an object") };
+    let expected = super::format::EvalContext::of(packet).to_map();
     let mut out: Vec<Problem> = actual
         .keys()
         .filter(|k| !expected.contains_key(*k))

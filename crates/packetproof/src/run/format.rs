@@ -1,14 +1,65 @@
 //! The two receipts of a run, defined once as serde types for the step that writes
 //! them and the checks that read them: run-manifest.json ([`Manifest`], written by
-//! `prepare`) and completion.json ([`Completion`], written by `complete`). Field
+//! `prepare`) and completion.json ([`Completion`], written by `complete`); and the
+//! packet's held-back context, eval-context.json ([`EvalContext`]). Field
 //! for field, in order, the Node tools' formats. The readers audit a receipt that
 //! may be forged or hand-edited, so they read it as JSON and report every problem
 //! with its path; what they check it against (its fields, nested fields and fixed
 //! values) is taken from these types, not restated.
 
 use super::paths::{AGENT_REQUEST, COMPLETION, EVALUATION, EVAL_CONTEXT, RAW_OUTPUT, VALIDATION_SCHEMA};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// eval-context.json: what `prepare` holds back from the agent, field for field as the
+/// Node tools write it. Its values pass through from the packet unjudged; a field the
+/// file lacks reads as null, as the Node tools read `undefined`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct EvalContext {
+    #[serde(default)]
+    pub(crate) schema_version: Value,
+    #[serde(default)]
+    pub(crate) exact_input_hash: Value,
+    #[serde(default)]
+    pub(crate) agent_id: Value,
+    /// The packet's `userMessage` (the agent sees `effectiveUserMessage`).
+    #[serde(default)]
+    pub(crate) base_user_message: Value,
+    #[serde(default)]
+    pub(crate) render_input: Value,
+    #[serde(default)]
+    pub(crate) resolved_branch: Value,
+    #[serde(default)]
+    pub(crate) prompt_paths: Value,
+    #[serde(default)]
+    pub(crate) prompt_versions: Value,
+}
+
+impl EvalContext {
+    /// The context of `packet`.
+    pub(crate) fn of(packet: &Map<String, Value>) -> EvalContext {
+        let field = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
+        EvalContext {
+            schema_version: Value::from(1),
+            exact_input_hash: field("exactInputHash"),
+            agent_id: field("agentId"),
+            base_user_message: field("userMessage"),
+            render_input: field("renderInput"),
+            resolved_branch: field("resolvedBranch"),
+            prompt_paths: field("promptPaths"),
+            prompt_versions: field("promptVersions"),
+        }
+    }
+
+    /// The file's fields by their JSON names (what the audit compares key by key).
+    pub(crate) fn to_map(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(map)) => map,
+            _ => unreachable!("a struct of JSON values serializes to an object"),
+        }
+    }
+}
 
 pub(crate) const MANIFEST_KIND: &str = "segmently.packet-only-agent-run";
 pub(crate) const MANIFEST_STATUS: &str = "prepared-awaiting-agent";

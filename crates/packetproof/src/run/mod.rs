@@ -210,6 +210,8 @@ impl Run {
         }
         let request = self.read_object(&self.agent_request)?;
         let context = self.read_object(&self.eval_context)?;
+        let context: format::EvalContext = serde_json::from_value(Value::Object(context))
+            .map_err(|e| Error::shape(self.show(&self.eval_context), "$", e.to_string()))?;
         Ok(rebuild_packet(&request, &context))
     }
 
@@ -222,26 +224,24 @@ impl Run {
 /// The packet, rebuilt in the Node exporter's key order. Fields the two files do
 /// not carry are the contract's fixed values; if the real packet had others, its
 /// checksum will not reproduce and the packet stage says so.
-pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &Map<String, Value>) -> Value {
+pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &format::EvalContext) -> Value {
     let from = |map: &Map<String, Value>, key: &str| map.get(key).cloned().unwrap_or(Value::Null);
     let mut p = Map::new();
     p.insert("packetVersion".into(), json!(1));
-    p.insert("agentId".into(), from(context, "agentId"));
+    p.insert("agentId".into(), context.agent_id.clone());
     p.insert("taskType".into(), json!(packet::TASK_TYPE));
     p.insert("promptMode".into(), json!(packet::PROMPT_MODE));
     p.insert("attempt".into(), json!(1));
     for key in ["provider", "model", "maxTokens"] {
         p.insert(key.into(), from(request, key));
     }
-    for key in ["promptPaths", "promptVersions"] {
-        p.insert(key.into(), from(context, key));
-    }
+    p.insert("promptPaths".into(), context.prompt_paths.clone());
+    p.insert("promptVersions".into(), context.prompt_versions.clone());
     p.insert("systemPrompt".into(), from(request, "systemPrompt"));
-    p.insert("userMessage".into(), from(context, "baseUserMessage"));
+    p.insert("userMessage".into(), context.base_user_message.clone());
     p.insert("effectiveUserMessage".into(), from(request, "userMessage"));
-    for key in ["renderInput", "resolvedBranch"] {
-        p.insert(key.into(), from(context, key));
-    }
+    p.insert("renderInput".into(), context.render_input.clone());
+    p.insert("resolvedBranch".into(), context.resolved_branch.clone());
     if let Some(schema) = request.get("outputSchema") {
         p.insert("outputSchema".into(), schema.clone());
     }
@@ -249,21 +249,6 @@ pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &Map<String,
         p.insert(key.into(), from(request, key));
     }
     Value::Object(p)
-}
-
-/// eval-context.json for a packet, field for field as the Node tools write it.
-pub(crate) fn eval_context(packet: &Map<String, Value>) -> Value {
-    let field = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
-    json!({
-        "schemaVersion": 1,
-        "exactInputHash": field("exactInputHash"),
-        "agentId": field("agentId"),
-        "baseUserMessage": field("userMessage"),
-        "renderInput": field("renderInput"),
-        "resolvedBranch": field("resolvedBranch"),
-        "promptPaths": field("promptPaths"),
-        "promptVersions": field("promptVersions"),
-    })
 }
 
 /// Current UTC time as RFC 3339 with milliseconds (`2026-11-30T04:25:49.454Z`),

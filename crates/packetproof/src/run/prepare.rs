@@ -87,7 +87,7 @@ fn run_files(packet: &Map<String, Value>, snapshot: &[u8]) -> Vec<(&'static str,
     let pretty = |value: &Value| canonical::to_pretty(value).into_bytes();
     vec![
         (AGENT_REQUEST, pretty(&provider::agent_request(packet))),
-        (EVAL_CONTEXT, pretty(&super::eval_context(packet))),
+        (EVAL_CONTEXT, pretty(&Value::Object(super::format::EvalContext::of(packet).to_map()))),
         (VALIDATION_SCHEMA, snapshot.to_vec()),
         (MANIFEST, pretty(&super::format::manifest(packet, &digest::sha256(snapshot)))),
     ]
