@@ -212,37 +212,33 @@ fn validate_text_report_names_the_failing_path() {
     packet["resolvedBranch"]["neighbours"] = json!("left-only");
     rehash(&mut packet);
     let file = write_json(temp.path(), "packet.json", &Value::Object(packet));
-    let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
-    assert_eq!(output.code, 1, "{}", output.describe());
-    assert_output_snapshot!("validate_text_failed", output, temp.path());
-    let json = run([
-        OsStr::new("validate"),
-        OsStr::new("--format"),
-        OsStr::new("json"),
-        OsStr::new("--packet"),
-        file.as_os_str(),
-    ]);
-    assert_eq!(json.code, 1, "{}", json.describe());
-    assert_output_snapshot!("validate_json_failed", json, temp.path());
+    validate_both_formats(&file, 1, "failed", temp.path());
+}
+
+/// `validate` of `file` as text and as JSON: exit `code`, and each whole output
+/// against its snapshot (`validate_text_<name>`, `validate_json_<name>`).
+#[track_caller]
+fn validate_both_formats(file: &Path, code: i32, name: &str, project: &Path) {
+    for format in ["text", "json"] {
+        let output = run([
+            OsStr::new("validate"),
+            OsStr::new("--format"),
+            OsStr::new(format),
+            OsStr::new("--packet"),
+            file.as_os_str(),
+        ]);
+        assert_eq!(output.code, code, "{}", output.describe());
+        assert_output_snapshot!(format!("validate_{format}_{name}"), output, project);
+    }
 }
 
 /// The whole report of a packet that holds, as text and as JSON.
 fn validate_reports_a_packet_that_holds() {
     let temp = tempfile::tempdir().unwrap();
     let file = write_json(temp.path(), "packet.json", &Value::Object(built_packet(false)));
-    let output = run([OsStr::new("validate"), OsStr::new("--packet"), file.as_os_str()]);
-    assert_eq!(output.code, 0, "{}", output.describe());
-    assert_output_snapshot!("validate_text_ok", output, temp.path());
-    let json = run([
-        OsStr::new("validate"),
-        OsStr::new("--format"),
-        OsStr::new("json"),
-        OsStr::new("--packet"),
-        file.as_os_str(),
-    ]);
-    assert_eq!(json.code, 0, "{}", json.describe());
-    assert_output_snapshot!("validate_json_ok", json, temp.path());
+    validate_both_formats(&file, 0, "ok", temp.path());
 }
+
 fn validate_refuses_unreadable_packets_with_status_2() {
     let temp = tempfile::tempdir().unwrap();
     let file = temp.path().join("packet.json");
