@@ -254,6 +254,13 @@ mod broken {
         );
         let renamed = "use std::process as p;\npub fn verify() { let _ = p::Command::new(\"sh\"); }\n";
         caught(rules::only_spawners_spawn, &[("crates/packetproof/src/verify.rs", renamed)], "p::Command::new");
+        // The command line's crate is held to it too.
+        let main = "mod print;\nfn main() { let _ = std::process::Command::new(\"git\"); }\n";
+        caught(
+            rules::only_spawners_spawn,
+            &[("src/main.rs", main)],
+            "src/main.rs (fn main): std::process::Command::new",
+        );
     }
 
     #[test]
