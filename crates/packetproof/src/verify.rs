@@ -8,8 +8,8 @@
 use crate::judge::{self, Step};
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{
-    canonical, fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, Location, Outcome, PacketCheck, Result,
-    RunCheck, Skipped,
+    canonical, fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, JsonPath, Location, Outcome, PacketCheck,
+    Result, RunCheck, Skipped,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -377,7 +377,7 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
             let outcome = &mut outcomes[*i];
             outcome.findings.push(Finding::new(
                 RunCheck::Completion,
-                Location::named(format!("{} $.agentTask", outcome.target)),
+                Location::in_file(paths::COMPLETION, JsonPath::field("agentTask")),
                 format!("agent task {task:?} is recorded by {} runs: {names:?}", users.len()),
             ));
         }
