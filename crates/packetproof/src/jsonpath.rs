@@ -86,9 +86,12 @@ pub enum Location {
     /// A value of the packet rebuilt from a run's files, which no file holds as such:
     /// `packet $.a[0]`.
     RebuiltPacket(JsonPath),
+    /// A value of JSON carried encoded in a string of a file (a HAR entry's request
+    /// body, an attestation's base64 payload): `<file> <field> $.a`. No file holds
+    /// it as written, so its numbers are never looked up.
+    Encoded { file: String, field: String, path: JsonPath },
     /// A place shown as given, never looked into: a file or directory, a lifecycle
-    /// step, a value nested in an encoded body (a HAR entry's, an attestation's
-    /// payload), or a path kept in the reference tools' own text.
+    /// step, or a path kept in the reference tools' own text.
     Named(String),
 }
 
@@ -106,6 +109,11 @@ impl Location {
     /// The value at `path` in `file`.
     pub fn in_file(file: impl Into<String>, path: JsonPath) -> Location {
         Location::InFile { file: file.into(), path }
+    }
+
+    /// The value at `path` of the JSON encoded in `field` of `file`.
+    pub(crate) fn encoded(file: impl Into<String>, field: impl fmt::Display, path: JsonPath) -> Location {
+        Location::Encoded { file: file.into(), field: field.to_string(), path }
     }
 
     /// This location in the packet rebuilt from a run (a place that is not a path in
@@ -130,6 +138,7 @@ impl fmt::Display for Location {
             Location::Value(path) => path.fmt(f),
             Location::InFile { file, path } => write!(f, "{file} {path}"),
             Location::RebuiltPacket(path) => write!(f, "packet {path}"),
+            Location::Encoded { file, field, path } => write!(f, "{file} {field} {path}"),
             Location::Named(place) => f.write_str(place),
         }
     }

@@ -4,7 +4,7 @@
 //! JSON text, so no canonicalization is needed. Ed25519 and base64 are crates'.
 
 use super::ShapeProblem;
-use crate::report::excerpt;
+use crate::report::{excerpt, JsonPath};
 use base64::engine::general_purpose::{STANDARD, URL_SAFE};
 use base64::Engine;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
@@ -92,17 +92,17 @@ impl Envelope {
     /// before it is read into the type: serde's messages name no path.
     pub(crate) fn from_json(value: Value) -> Result<Envelope, ShapeProblem> {
         let fields = [("payload", Kind::Text), ("payloadType", Kind::Text), ("signatures", Kind::List)];
-        let envelope = object(&value, "$", "a DSSE envelope", &fields)?;
+        let envelope = object(&value, JsonPath::root(), "a DSSE envelope", &fields)?;
         let signatures = envelope["signatures"].as_array().into_iter().flatten();
         for (i, signature) in signatures.enumerate() {
             object(
                 signature,
-                &format!("$.signatures[{i}]"),
+                JsonPath::field("signatures").index(i),
                 "a signature",
                 &[("keyid", Kind::OptionalText), ("sig", Kind::Text)],
             )?;
         }
-        serde_json::from_value(value).map_err(|e| ("$".to_owned(), format!("a DSSE envelope: {e}")))
+        serde_json::from_value(value).map_err(|e| (JsonPath::root(), format!("a DSSE envelope: {e}")))
     }
 }
 
@@ -116,16 +116,16 @@ enum Kind {
 /// `value` as an object of exactly these fields (optional ones may be absent).
 fn object<'a>(
     value: &'a Value,
-    at: &str,
+    at: JsonPath,
     what: &str,
     fields: &[(&str, Kind)],
 ) -> Result<&'a Map<String, Value>, ShapeProblem> {
     let names = fields.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ");
     let Some(map) = value.as_object() else {
-        return Err((at.to_owned(), format!("{what} {{{names}}}, found {}", type_name(Some(value)))));
+        return Err((at, format!("{what} {{{names}}}, found {}", type_name(Some(value)))));
     };
     if let Some(key) = map.keys().find(|key| !fields.iter().any(|(name, _)| name == key)) {
-        return Err((at.to_owned(), format!("{what} with only the fields {names}, found the field {}", excerpt(key))));
+        return Err((at, format!("{what} with only the fields {names}, found the field {}", excerpt(key))));
     }
     for &(name, kind) in fields {
         let found = map.get(name);
@@ -136,7 +136,7 @@ fn object<'a>(
         };
         if !fits {
             let expected = if matches!(kind, Kind::List) { "an array" } else { "a string" };
-            return Err((format!("{at}.{name}"), format!("{expected}, found {}", type_name(found))));
+            return Err((at.key(name), format!("{expected}, found {}", type_name(found))));
         }
     }
     Ok(map)

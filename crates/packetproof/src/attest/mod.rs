@@ -10,7 +10,7 @@ pub(crate) mod predicate;
 pub(crate) mod statement;
 
 /// `(JSON path, expected)`: where a file's shape is wrong and what belongs there.
-pub(crate) type ShapeProblem = (String, String);
+pub(crate) type ShapeProblem = (crate::report::JsonPath, String);
 
 pub(crate) use dsse::{Envelope, IN_TOTO_PAYLOAD_TYPE};
 pub(crate) use predicate::Predicate;

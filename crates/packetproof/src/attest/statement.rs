@@ -6,6 +6,7 @@
 use super::predicate::{Predicate, PREDICATE_TYPE};
 use super::ShapeProblem;
 use crate::canonical;
+use crate::report::JsonPath;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -70,27 +71,27 @@ impl Statement {
         if !problems.is_empty() {
             return Err(problems);
         }
-        serde_json::from_value(value).map_err(|e| vec![("$".to_owned(), format!("an in-toto Statement: {e}"))])
+        serde_json::from_value(value).map_err(|e| vec![(JsonPath::root(), format!("an in-toto Statement: {e}"))])
     }
 }
 
 fn shape_problems(value: &Value) -> ShapeProblems {
     let mut problems = Vec::new();
-    let mut expect = |path: &str, what: &str| problems.push((path.to_owned(), what.to_owned()));
+    let mut expect = |path: JsonPath, what: &str| problems.push((path, what.to_owned()));
     if value.get("_type").and_then(Value::as_str) != Some(STATEMENT_TYPE) {
-        expect("$._type", &format!("{STATEMENT_TYPE:?}"));
+        expect(JsonPath::field("_type"), &format!("{STATEMENT_TYPE:?}"));
     }
     if value.get("predicateType").and_then(Value::as_str) != Some(PREDICATE_TYPE) {
-        expect("$.predicateType", &format!("{PREDICATE_TYPE:?}"));
+        expect(JsonPath::field("predicateType"), &format!("{PREDICATE_TYPE:?}"));
     }
     if !value.get("predicate").is_some_and(Value::is_object) {
-        expect("$.predicate", "an object");
+        expect(JsonPath::field("predicate"), "an object");
     }
     match value.get("subject").and_then(Value::as_array) {
-        None => expect("$.subject", "an array of subjects"),
+        None => expect(JsonPath::field("subject"), "an array of subjects"),
         Some(items) => {
             for (i, _) in items.iter().enumerate().filter(|(_, item)| !is_subject(item)) {
-                expect(&format!("$.subject[{i}]"), "{name, digest: {sha256: 64 lowercase hex}}");
+                expect(JsonPath::field("subject").index(i), "{name, digest: {sha256: 64 lowercase hex}}");
             }
         }
     }
@@ -141,7 +142,7 @@ mod tests {
     fn a_wrong_shape_names_each_path() {
         let value = json!({"_type": "x", "subject": [{"name": "a", "digest": {"sha256": "ABC"}}], "predicateType": PREDICATE_TYPE});
         let problems = Statement::from_json(value).unwrap_err();
-        let paths: Vec<&str> = problems.iter().map(|(p, _)| p.as_str()).collect();
+        let paths: Vec<String> = problems.iter().map(|(p, _)| p.to_string()).collect();
         assert_eq!(paths, ["$._type", "$.predicate", "$.subject[0]"]);
     }
 }

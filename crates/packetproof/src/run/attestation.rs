@@ -127,7 +127,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     let mut out = Vec::new();
     let mut finding = |at: Location, message: String| out.push(Finding::new(CHECK, at, message));
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
-    let envelope = Envelope::from_json(value).map_err(|(at, expected)| Error::shape(FILE, at, expected))?;
+    let envelope = Envelope::from_json(value).map_err(|(at, expected)| Error::shape(FILE, at.to_string(), expected))?;
     if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
         finding(
             Location::in_file(FILE, JsonPath::field("payloadType")),
@@ -189,8 +189,8 @@ fn read_statement(envelope: &Envelope, finding: &mut impl FnMut(Location, String
 
 /// A value of the statement the envelope's payload carries (encoded, so no file
 /// holds it as written).
-fn in_payload(at: impl std::fmt::Display) -> Location {
-    Location::named(format!("{FILE} payload {at}"))
+fn in_payload(at: JsonPath) -> Location {
+    Location::encoded(FILE, "payload", at)
 }
 
 fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut(Location, String)) {

@@ -28,7 +28,7 @@ impl Captured {
     pub(crate) fn at(&self, path: JsonPath) -> Location {
         match &self.har_body {
             None => Location::in_file(&self.origin, path),
-            Some(body) => Location::named(format!("{} {body} {path}", self.origin)),
+            Some(body) => Location::encoded(&self.origin, body, path),
         }
     }
 
