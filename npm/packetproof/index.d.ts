@@ -1,5 +1,5 @@
 // Types of the packetproof API. The documents are those of `--format json`; their JSON
-// Schemas ship in ./schemas (outcomes, verify, test-event).
+// Schemas ship in ./schemas (outcomes, verify, checks, test-event).
 
 export interface CommonOptions {
   /** Working directory of the run (where harness.toml is looked for). */
@@ -58,6 +58,25 @@ export interface VerifyReport {
   results: Outcome[];
 }
 
+/** One check of the rule book. */
+export interface Rule {
+  /** `packet::contract`, `run::completion`, … */
+  name: string;
+  reads: 'packet' | 'packet-and-request' | 'run' | 'corpus' | 'compile-input' | 'capture' | 'path';
+  /** What it needs before it can apply: `suite-templates`, `request`, `producer`, `run-file:<file>`, `trusted-key`, `suite`, `configured-provider`. */
+  needs: string[];
+  /** What holds when the check passes. */
+  proves: string;
+  /** For a check no fixture can exercise: the test (`file::function`) that proves it can fail. */
+  testedBy: string | null;
+}
+
+/** checks (schemas/checks.schema.json). */
+export interface RuleBook {
+  formatVersion: 1;
+  checks: Rule[];
+}
+
 /** One line of `test --format json` (schemas/test-event.schema.json): libtest's events as they are. */
 export type TestEvent =
   | { type: 'suite'; event: 'started'; test_count: number }
@@ -106,6 +125,7 @@ export function verify(
   options?: CommonOptions & { trustedKeys?: string[] },
 ): Promise<VerifyReport>;
 export function wireCheck(packet: string, api: Api, captured: string, options?: CommonOptions): Promise<OutcomesReport>;
+export function checks(options?: Pick<CommonOptions, 'cwd' | 'env'>): Promise<RuleBook>;
 export function test(options?: TestOptions): Promise<TestResult>;
 /** The binary this package runs (PACKETPROOF_BINARY overrides it). */
 export function binaryPath(): string;

@@ -72,6 +72,11 @@ function wireCheck(packet, api, captured, options = {}) {
   return json([...args, ...common(options)], options);
 }
 
+/** `packetproof checks --format json`: the rule book. */
+function checks(options = {}) {
+  return json(['checks', '--format', 'json'], options);
+}
+
 /** `packetproof test --format json`: libtest's events, and the verdict (exit 0 passed, 101 failed). */
 async function test(options = {}) {
   const args = ['test', '--format', 'json', ...common(options)];
@@ -87,4 +92,4 @@ async function test(options = {}) {
   return { ok: exitCode === 0, exitCode, events, stderr };
 }
 
-module.exports = { validate, verify, wireCheck, test, binaryPath, PacketproofError, PLATFORMS };
+module.exports = { validate, verify, wireCheck, checks, test, binaryPath, PacketproofError, PLATFORMS };

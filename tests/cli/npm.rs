@@ -100,6 +100,7 @@ const packet = 'suite/golden/openai-staged-alone-selected/runtime-packet.json';
   const body = require('node:child_process').execFileSync(pp.binaryPath(), ['wire', '--packet', packet, '--api', 'openai-chat']);
   fs.writeFileSync('captured.json', body);
   result.wire = await pp.wireCheck(packet, 'openai-chat', 'captured.json');
+  result.checks = (await pp.checks()).checks.map((rule) => rule.name);
   const run = await pp.test({ cwd: 'suite', filter: 'openai-staged-alone-selected::packet::' });
   result.test = { ok: run.ok, exitCode: run.exitCode, passed: run.events.filter((e) => e.event === 'ok' && e.type === 'test').length };
   try {
@@ -146,6 +147,8 @@ fn npm_packages_install_offline_and_run_the_gate() {
     assert_eq!(result["verify"]["ok"], true, "{result}");
     assert_eq!(result["broken"]["ok"], false, "a failing check resolves with ok: false: {result}");
     assert_eq!(result["wire"]["ok"], true, "{result}");
+    let declared: Vec<&str> = packetproof::Check::ALL.iter().map(|c| c.name()).collect();
+    assert_eq!(result["checks"], serde_json::json!(declared), "the rule book through the JS API");
     assert_eq!(result["test"]["ok"], true, "{result}");
     assert!(result["test"]["passed"].as_u64().unwrap() >= 9, "{result}");
     assert_eq!(result["missing"]["name"], "PacketproofError", "exit 2 rejects: {result}");
