@@ -1,5 +1,5 @@
 //! Signed receipts: a DSSE envelope ([`dsse`]) over an in-toto Statement v1
-//! ([`statement`]) of a run-receipt [`predicate`], signed with an Ed25519 key in
+//! (`statement`) of a run-receipt `predicate`, signed with an Ed25519 key in
 //! PEM ([`keys`]); each a serde type that `attest` writes and `verify` reads. Pure
 //! data: which run files become subjects, and checking an attestation against a
 //! run directory, live in `run::attestation`.
