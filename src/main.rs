@@ -266,7 +266,11 @@ fn read_stdin() -> Result<Vec<u8>> {
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
     if let Some(kind) = packetproof::provider::other_file_kind(&value) {
-        return Err(Error::shape(path.display(), "$", format!("a runtime packet; this file is {kind}")));
+        return Err(Error::shape(
+            path.display(),
+            packetproof::JsonPath::root(),
+            format!("a runtime packet; this file is {kind}"),
+        ));
     }
     print::outcomes(&[packetproof::verify::packet_value(path, &value, config)], format)
 }

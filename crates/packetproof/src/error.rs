@@ -15,7 +15,7 @@ pub enum Error {
     /// Bytes that are not strict I-JSON (see `canonical`).
     Json { file: String, line: usize, column: usize, message: String },
     /// Well-formed JSON with the wrong shape for what the command expected.
-    Shape { file: String, path: String, expected: String },
+    Shape { file: String, path: crate::jsonpath::JsonPath, expected: String },
     /// harness.toml (or another settings file, such as expect.toml) is missing where
     /// a command needs it, malformed, or names an unknown setting or check.
     Config { file: String, message: String },
@@ -66,8 +66,8 @@ impl Error {
         Error::Io { path, source: error.into() }
     }
 
-    pub fn shape(file: impl fmt::Display, path: impl Into<String>, expected: impl Into<String>) -> Self {
-        Error::Shape { file: file.to_string(), path: path.into(), expected: expected.into() }
+    pub fn shape(file: impl fmt::Display, path: crate::jsonpath::JsonPath, expected: impl Into<String>) -> Self {
+        Error::Shape { file: file.to_string(), path, expected: expected.into() }
     }
 
     pub fn refused(file: impl fmt::Display, reason: impl Into<String>) -> Self {
@@ -159,7 +159,7 @@ mod tests {
         let could_not_run = [
             Error::io("f", io()),
             Error::Json { file: "f".into(), line: 1, column: 1, message: "m".into() },
-            Error::shape("f", "$", "e"),
+            Error::shape("f", crate::jsonpath::JsonPath::root(), "e"),
             Error::Config { file: "f".into(), message: "m".into() },
             Error::Env { variable: "V".into(), message: "m".into() },
             Error::NothingFound { what: "w".into(), place: "p".into() },

@@ -8,6 +8,7 @@
 //! is proven, not assumed.
 
 use crate::report::{Finding, Location};
+use crate::JsonPath;
 use crate::{canonical, digest, fsutil, Config, Error, Result};
 use serde_json::Value;
 
@@ -23,22 +24,26 @@ pub(crate) fn generate(config: &Config) -> Result<String> {
     let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.clone()))?;
     let members: Vec<&str> = value.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
     if members != MEMBERS {
-        return Err(Error::shape(file, "$", format!("an object with exactly the members {MEMBERS:?}, in that order")));
+        return Err(Error::shape(
+            file,
+            JsonPath::root(),
+            format!("an object with exactly the members {MEMBERS:?}, in that order"),
+        ));
     }
     for key in ["name", "description"] {
         if value[key].as_str().is_none_or(|s| s.trim().is_empty()) {
-            return Err(Error::shape(file, format!("$.{key}"), "a non-blank string"));
+            return Err(Error::shape(file, JsonPath::field(key), "a non-blank string"));
         }
     }
     if !value["schema"].is_object() {
-        return Err(Error::shape(file, "$.schema", "a JSON Schema object"));
+        return Err(Error::shape(file, JsonPath::field("schema"), "a JSON Schema object"));
     }
     let text = canonical::to_pretty(&value);
     if text.as_bytes() != &*bytes {
         let line = first_difference(&String::from_utf8_lossy(&bytes), &text);
         return Err(Error::shape(
             file,
-            "$",
+            JsonPath::root(),
             format!("2-space JSON with a final newline (printing it again differs at line {line}), so that the snapshot can be byte-identical"),
         ));
     }

@@ -2,6 +2,7 @@
 //! and `openssl pkey -pubout` (SPKI public) write them. Parsing and the crypto are
 //! ed25519-dalek's (with its pkcs8 and pem features); nothing here is hand-written.
 
+use crate::JsonPath;
 use crate::{digest, fsutil, Error, Result};
 use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePublicKey};
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -15,12 +16,13 @@ pub fn signing_key(path: &Path) -> Result<SigningKey> {
     let file = fsutil::open_regular(path)?;
     refuse_open_permissions(path, &file)?;
     let bytes = fsutil::read_limited(file, &path.display().to_string(), MAX_KEY_BYTES)?;
-    let text = String::from_utf8(bytes).map_err(|_| Error::shape(path.display(), "$", "PEM text (UTF-8)"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| Error::shape(path.display(), JsonPath::root(), "PEM text (UTF-8)"))?;
     SigningKey::from_pkcs8_pem(&text).map_err(|e| {
         let expected = "an Ed25519 private key in PKCS#8 PEM (BEGIN PRIVATE KEY)";
         match other_key(&text) {
-            Some(kind) => Error::shape(path.display(), "$", format!("{expected}, found {kind}")),
-            None => Error::shape(path.display(), "$", format!("{expected}: {e}")),
+            Some(kind) => Error::shape(path.display(), JsonPath::root(), format!("{expected}, found {kind}")),
+            None => Error::shape(path.display(), JsonPath::root(), format!("{expected}: {e}")),
         }
     })
 }
@@ -53,7 +55,11 @@ fn other_key(text: &str) -> Option<String> {
 pub fn verifying_key(path: &Path) -> Result<VerifyingKey> {
     let text = read_text(path)?;
     VerifyingKey::from_public_key_pem(&text).map_err(|e| {
-        Error::shape(path.display(), "$", format!("an Ed25519 public key in SPKI PEM (BEGIN PUBLIC KEY): {e}"))
+        Error::shape(
+            path.display(),
+            JsonPath::root(),
+            format!("an Ed25519 public key in SPKI PEM (BEGIN PUBLIC KEY): {e}"),
+        )
     })
 }
 
@@ -90,5 +96,5 @@ fn refuse_open_permissions(_path: &Path, _file: &std::fs::File) -> Result<()> {
 
 fn read_text(path: &Path) -> Result<String> {
     let bytes = fsutil::read_bytes(path, MAX_KEY_BYTES)?;
-    String::from_utf8(bytes).map_err(|_| Error::shape(path.display(), "$", "PEM text (UTF-8)"))
+    String::from_utf8(bytes).map_err(|_| Error::shape(path.display(), JsonPath::root(), "PEM text (UTF-8)"))
 }

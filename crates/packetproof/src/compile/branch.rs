@@ -3,6 +3,7 @@
 
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope, UnknownValue};
 use crate::packet::AGENT_ID;
+use crate::JsonPath;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value};
 
@@ -71,7 +72,7 @@ pub(crate) fn requested_mode(request: &Value, file: &str) -> Result<EvidenceMode
 
 /// The value of a branch field at `pointer`, parsed; absent or unknown is an error.
 fn value<T>(request: &Value, pointer: &str, file: &str, parse: fn(&str) -> Result<T, UnknownValue>) -> Result<T> {
-    let path = format!("${}", pointer.replace('/', "."));
+    let path = pointer.split('/').skip(1).fold(JsonPath::root(), JsonPath::key);
     let text = request.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
     parse(text).map_err(|e| Error::shape(file, path, format!("one of {:?}, found {:?}", e.expected, e.found)))
 }

@@ -20,6 +20,7 @@ pub use request::{CHECK, MAPPING_ACTIONS};
 
 use crate::packet::{AGENT_ID, PROMPT_MODE, TASK_TYPE};
 use crate::report::{walk, Trail};
+use crate::JsonPath;
 use crate::{canonical, digest, fsutil, packet, provider, schema, Config, Error, Result};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -40,7 +41,7 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     // Validated against harness.toml's allow-list, so the provider has its mode.
     let mode = config
         .output_mode(provider)
-        .ok_or_else(|| Error::shape(file, "$.provider", "a provider harness.toml names"))?;
+        .ok_or_else(|| Error::shape(file, JsonPath::field("provider"), "a provider harness.toml names"))?;
     // The prompts name the output contract for every provider; only non-Google
     // packets carry the schema itself.
     let snapshot = schema::snapshot(config)?;

@@ -127,7 +127,7 @@ fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config
     let mut out = Vec::new();
     let mut finding = |at: Location, message: String| out.push(Finding::new(CHECK, at, message));
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
-    let envelope = Envelope::from_json(value).map_err(|(at, expected)| Error::shape(FILE, at.to_string(), expected))?;
+    let envelope = Envelope::from_json(value).map_err(|(at, expected)| Error::shape(FILE, at, expected))?;
     if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
         finding(
             Location::in_file(FILE, JsonPath::field("payloadType")),
@@ -167,14 +167,14 @@ fn check_signatures(
             ),
         ),
         Err(e) if envelope.signatures.len() > dsse::MAX_SIGNATURES => finding(at(), e),
-        Err(e) => return Err(Error::shape(FILE, "$.payload", e)),
+        Err(e) => return Err(Error::shape(FILE, JsonPath::field("payload"), e)),
     }
     Ok(())
 }
 
 /// The statement in the payload; `None` after a finding for each problem of its shape.
 fn read_statement(envelope: &Envelope, finding: &mut impl FnMut(Location, String)) -> Result<Option<Statement>> {
-    let body = envelope.body().map_err(|e| Error::shape(FILE, "$.payload", e))?;
+    let body = envelope.body().map_err(|e| Error::shape(FILE, JsonPath::field("payload"), e))?;
     let value = canonical::parse(&body).map_err(|e| e.in_file(format!("{FILE} $.payload")))?;
     match Statement::from_json(value) {
         Ok(statement) => Ok(Some(statement)),

@@ -40,6 +40,7 @@ pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
 pub use ownership::{refuse_foreign_output, refuse_foreign_page, OutputKind};
 
+use crate::JsonPath;
 use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};
 use serde_json::{json, Map, Value};
@@ -125,7 +126,7 @@ impl Run {
             Err(_) => None,
             Ok(_) => match fsutil::read_json(&manifest_file.path, config.limits.max_file_bytes)? {
                 Value::Object(map) => Some(map),
-                _ => return Err(Error::shape(dir.show(MANIFEST), "$", "a JSON object")),
+                _ => return Err(Error::shape(dir.show(MANIFEST), JsonPath::root(), "a JSON object")),
             },
         };
         let mut files = Vec::with_capacity(MANIFEST_FILES.len());
@@ -134,7 +135,7 @@ impl Run {
             let name = match manifest.as_ref().and_then(|m| m.get(field)) {
                 None => default,
                 Some(Value::String(name)) => name.as_str(),
-                Some(_) => return Err(Error::shape(&origin, format!("$.{field}"), "a file name string")),
+                Some(_) => return Err(Error::shape(&origin, JsonPath::field(field), "a file name string")),
             };
             files.push(RunFile { name: name.to_owned(), path: dir.resolve(name, &origin)? });
         }
@@ -190,7 +191,7 @@ impl Run {
         let bytes = self.read(file)?;
         match crate::canonical::parse(&bytes).map_err(|e| e.in_file(self.dir.show(&file.name)))? {
             Value::Object(map) => Ok(map),
-            _ => Err(Error::shape(self.dir.show(&file.name), "$", "a JSON object")),
+            _ => Err(Error::shape(self.dir.show(&file.name), JsonPath::root(), "a JSON object")),
         }
     }
 
@@ -211,7 +212,7 @@ impl Run {
         let request = self.read_object(&self.agent_request)?;
         let context = self.read_object(&self.eval_context)?;
         let context: format::EvalContext = serde_json::from_value(Value::Object(context))
-            .map_err(|e| Error::shape(self.show(&self.eval_context), "$", e.to_string()))?;
+            .map_err(|e| Error::shape(self.show(&self.eval_context), JsonPath::root(), e.to_string()))?;
         Ok(rebuild_packet(&request, &context))
     }
 

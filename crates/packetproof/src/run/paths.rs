@@ -3,6 +3,7 @@
 //! no absolute path, no symlink leading out. The Node tools resolve manifest names
 //! blindly; a hostile manifest could make them read or overwrite any file.
 
+use crate::JsonPath;
 use crate::{Error, Result};
 use std::path::{Component, Path, PathBuf};
 
@@ -36,7 +37,7 @@ impl RunDir {
     pub(crate) fn open(dir: &Path) -> Result<RunDir> {
         let canonical = dir.canonicalize().map_err(|e| Error::io(dir, e))?;
         if !canonical.is_dir() {
-            return Err(Error::shape(dir.display(), "$", "a run directory, found a file"));
+            return Err(Error::shape(dir.display(), JsonPath::root(), "a run directory, found a file"));
         }
         Ok(RunDir { shown: dir.to_path_buf(), canonical })
     }

@@ -6,6 +6,7 @@
 use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, VALIDATION_SCHEMA};
 use super::PacketGate;
 use crate::fsutil::{self, Replace};
+use crate::JsonPath;
 use crate::{canonical, digest, packet, provider, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -69,7 +70,7 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
     let (path, bytes) = config.snapshot_bytes()?;
     let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(&path))?;
     if !snapshot.get("schema").is_some_and(Value::is_object) {
-        return Err(Error::shape(path, "$.schema", "the JSON Schema object of the output envelope"));
+        return Err(Error::shape(path, JsonPath::field("schema"), "the JSON Schema object of the output envelope"));
     }
     if let Some(schema) = packet.get("outputSchema") {
         if *schema != snapshot {

@@ -3,6 +3,7 @@
 //! such as agent requests, are passed over). Each must hold the contract: a packet that
 //! fails it is no reviewed packet, and is refused with its findings.
 
+use crate::JsonPath;
 use crate::{fsutil, packet, Config, Error, Result};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -53,7 +54,7 @@ impl Packets {
         let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
         if value.get("packetVersion").is_none() {
             return match named {
-                true => Err(Error::shape(&shown, "$", "a runtime packet (an object with packetVersion)")),
+                true => Err(Error::shape(&shown, JsonPath::root(), "a runtime packet (an object with packetVersion)")),
                 false => Ok(()),
             };
         }

@@ -50,12 +50,13 @@ pub fn parse(bytes: &[u8], file: &str, api: Api) -> Result<Captured> {
     match value.get("log").and_then(|log| log.get("entries")) {
         Some(entries) => from_har(entries, file, api),
         None if value.is_object() => Ok(Captured::body(value, file)),
-        None => Err(Error::shape(file, "$", "a JSON request body (an object) or a HAR file")),
+        None => Err(Error::shape(file, JsonPath::root(), "a JSON request body (an object) or a HAR file")),
     }
 }
 
 fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
-    let entries = entries.as_array().ok_or_else(|| Error::shape(file, "$.log.entries", "an array"))?;
+    let entries =
+        entries.as_array().ok_or_else(|| Error::shape(file, JsonPath::field("log").key("entries"), "an array"))?;
     let matching: Vec<usize> = (0..entries.len())
         .filter(|&i| {
             let request = &entries[i]["request"];
@@ -68,14 +69,14 @@ fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
         [] => {
             return Err(Error::shape(
                 file,
-                "$.log.entries",
+                JsonPath::field("log").key("entries"),
                 format!("one POST to the {} endpoint; found none among {} entries", api.name(), entries.len()),
             ))
         }
         many => {
             return Err(Error::shape(
                 file,
-                "$.log.entries",
+                JsonPath::field("log").key("entries"),
                 format!(
                     "one POST to the {} endpoint; found {} (entries {many:?}): keep only the one to check",
                     api.name(),
@@ -84,14 +85,15 @@ fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
             ))
         }
     };
-    let at = format!("$.log.entries[{i}].request");
+    let at = JsonPath::field("log").key("entries").index(i).key("request");
     let request = &entries[i]["request"];
+    let text_at = at.clone().key("postData").key("text");
     let text = request["postData"]["text"]
         .as_str()
-        .ok_or_else(|| Error::shape(file, format!("{at}.postData.text"), "the request body as a string"))?;
-    let body = canonical::parse(text.as_bytes()).map_err(|e| e.in_file(format!("{file} {at}.postData.text")))?;
+        .ok_or_else(|| Error::shape(file, text_at.clone(), "the request body as a string"))?;
+    let body = canonical::parse(text.as_bytes()).map_err(|e| e.in_file(format!("{file} {text_at}")))?;
     if !body.is_object() {
-        return Err(Error::shape(format!("{file} {at}.postData.text"), "$", "a JSON object"));
+        return Err(Error::shape(format!("{file} {at}.postData.text"), JsonPath::root(), "a JSON object"));
     }
     let url = request["url"].as_str().unwrap_or_default().to_owned();
     Ok(Captured {

@@ -21,6 +21,7 @@ pub(crate) mod openai_responses;
 use crate::branch::Vendor;
 use crate::config::{AllowedSettings, Config};
 use crate::report::{walk, Trail};
+use crate::JsonPath;
 use crate::{Check, Error, Finding, Outcome, Result};
 use capture::Captured;
 use serde_json::{Map, Value};
@@ -142,16 +143,16 @@ impl<'a> Material<'a> {
     /// Read the material from a packet; `file` names the packet in errors.
     pub(crate) fn of(packet: &'a Map<String, Value>, file: &str) -> Result<Material<'a>> {
         let text = |key: &str| {
-            packet.get(key).and_then(Value::as_str).ok_or_else(|| Error::shape(file, format!("$.{key}"), "a string"))
+            packet.get(key).and_then(Value::as_str).ok_or_else(|| Error::shape(file, JsonPath::field(key), "a string"))
         };
         let max_tokens = packet
             .get("maxTokens")
             .filter(|v| v.is_u64())
-            .ok_or_else(|| Error::shape(file, "$.maxTokens", "a positive integer"))?;
+            .ok_or_else(|| Error::shape(file, JsonPath::field("maxTokens"), "a positive integer"))?;
         let schema = match packet.get("outputSchema") {
             None => None,
             Some(Value::Object(schema)) if schema.get("name").is_some_and(Value::is_string) => Some(schema),
-            Some(_) => return Err(Error::shape(file, "$.outputSchema", "an object with a string name")),
+            Some(_) => return Err(Error::shape(file, JsonPath::field("outputSchema"), "an object with a string name")),
         };
         Ok(Material {
             model: text("model")?,
@@ -198,7 +199,7 @@ fn sound_packet<'a>(packet: &'a Value, api: Api, config: &Config, file: &str) ->
     if !findings.is_empty() {
         return Err(Error::Rejected { file: file.to_owned(), findings });
     }
-    let map = packet.as_object().ok_or_else(|| Error::shape(file, "$", "a JSON object"))?;
+    let map = packet.as_object().ok_or_else(|| Error::shape(file, JsonPath::root(), "a JSON object"))?;
     let provider = map.get("provider").and_then(Value::as_str).unwrap_or_default();
     if provider != api.vendor().name() {
         return Err(Error::refused(
