@@ -13,7 +13,7 @@ mod shell;
 mod test;
 mod trace;
 
-pub use args::*;
+use args::*;
 
 use clap::Parser;
 use packetproof::run::{self, CompleteRequest, EvaluateRequest};
@@ -54,7 +54,7 @@ pub(crate) fn suffix_of(cli: &Cli) -> Option<&Path> {
 }
 
 /// Run one parsed command.
-pub fn dispatch(cli: Cli) -> Result<Status> {
+fn dispatch(cli: Cli) -> Result<Status> {
     let given = suffix_of(&cli).map(Path::to_path_buf);
     let suffix = given.as_deref();
     let policy = cli.asset_example_prompts;
