@@ -27,45 +27,49 @@ fn holds(rule: fn(&Tree) -> Vec<String>, tree: &Tree, what: &str) {
     assert!(found.is_empty(), "{what}:\n{}", found.join("\n"));
 }
 
-fn this_crate() -> Tree {
+/// The project's sources, parsed once for every rule.
+fn this_crate() -> &'static Tree {
+    static TREE: std::sync::OnceLock<Tree> = std::sync::OnceLock::new();
     // syn parses nested expressions recursively: a test thread's default stack is too
     // small for the larger sources, so the parse runs on a thread with room for it.
-    std::thread::Builder::new()
-        .stack_size(64 << 20)
-        .spawn(|| Tree::load(root()).unwrap_or_else(|e| panic!("{e}")))
-        .expect("a parsing thread")
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    TREE.get_or_init(|| {
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(|| Tree::load(root()).unwrap_or_else(|e| panic!("{e}")))
+            .expect("a parsing thread")
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 #[test]
 fn modules_use_only_their_layer_and_those_below() {
-    holds(rules::layering, &this_crate(), "dependencies must point down (README.md, \"Where things are\")");
+    holds(rules::layering, this_crate(), "dependencies must point down (README.md, \"Where things are\")");
 }
 
 #[test]
 fn no_import_cycle_within_a_layer() {
-    holds(rules::no_cycles, &this_crate(), "modules must not depend on each other in a circle");
+    holds(rules::no_cycles, this_crate(), "modules must not depend on each other in a circle");
 }
 
 #[test]
 fn only_the_cli_prints() {
-    holds(rules::only_the_cli_prints, &this_crate(), "printing outside the command line's crate");
+    holds(rules::only_the_cli_prints, this_crate(), "printing outside the command line's crate");
 }
 
 #[test]
 fn only_git_rs_and_the_exporter_start_processes() {
-    holds(rules::only_spawners_spawn, &this_crate(), "processes started outside the library's git.rs and exporter.rs");
+    holds(rules::only_spawners_spawn, this_crate(), "processes started outside the library's git.rs and exporter.rs");
 }
 
 #[test]
 fn no_source_file_exceeds_the_line_budget() {
-    holds(rules::line_budget, &this_crate(), "split these files by concern");
+    holds(rules::line_budget, this_crate(), "split these files by concern");
 }
 
 #[test]
 fn comments_cite_only_files_in_the_repository() {
-    holds(rules::self_contained_comments, &this_crate(), "say what these cite in the comment itself");
+    holds(rules::self_contained_comments, this_crate(), "say what these cite in the comment itself");
 }
 
 #[test]
