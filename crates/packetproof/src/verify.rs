@@ -366,7 +366,7 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
         let file = dir.join(paths::COMPLETION);
         let task = fsutil::read_json(&file, config.limits.max_file_bytes)
             .ok()
-            .and_then(|v| v.get("agentTask").and_then(Value::as_str).map(str::to_owned));
+            .and_then(|v| crate::run::format::recorded_task(&v).map(str::to_owned));
         if let Some(task) = task {
             by_task.entry(task).or_default().push(*i);
         }

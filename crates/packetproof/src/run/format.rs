@@ -191,6 +191,12 @@ pub(crate) struct EvaluationDigest {
     pub(crate) ok: Value,
 }
 
+/// The agent task a completion.json records. Read by key, not into [`Completion`]:
+/// the task-id scans read receipts that may be forged or partial.
+pub(crate) fn recorded_task(completion: &Value) -> Option<&str> {
+    completion.get("agentTask").and_then(Value::as_str)
+}
+
 /// Who completed the run and what they noted (the operator's arguments).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct CompletionIds {

@@ -94,7 +94,7 @@ fn receipt_with(path: &Path, task: &str, max_bytes: u64) -> Result<Option<PathBu
     };
     let Some(receipt) = receipt.filter(|p| p.symlink_metadata().is_ok()) else { return Ok(None) };
     let value = fsutil::read_json(&receipt, max_bytes)?;
-    Ok((value.get("agentTask").and_then(Value::as_str) == Some(task)).then_some(receipt))
+    Ok((super::format::recorded_task(&value) == Some(task)).then_some(receipt))
 }
 
 /// The run directory's parent; the file-system root is refused (it would scan
