@@ -53,17 +53,23 @@ def hexify(node):
             hexify(value)
 
 
-def otlp_json_exporter(path):
+def append_otlp_json(path, message):
+    """One OTLP/JSON line, as the Collector's file exporter writes it (ids as hex)."""
     from google.protobuf.json_format import MessageToDict
+
+    request = MessageToDict(message, use_integers_for_enums=True)
+    hexify(request)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(request, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def otlp_json_exporter(path):
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
     class OtlpJsonFileExporter(SpanExporter):
         def export(self, spans):
-            request = MessageToDict(encode_spans(spans), use_integers_for_enums=True)
-            hexify(request)
-            with open(path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(request, ensure_ascii=False, separators=(",", ":")) + "\n")
+            append_otlp_json(path, encode_spans(spans))
             return SpanExportResult.SUCCESS
 
         def shutdown(self):
@@ -73,16 +79,12 @@ def otlp_json_exporter(path):
 
 
 def otlp_json_log_exporter(path):
-    from google.protobuf.json_format import MessageToDict
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 
     class OtlpJsonLogFileExporter(LogRecordExporter):
         def export(self, batch):
-            request = MessageToDict(encode_logs(batch), use_integers_for_enums=True)
-            hexify(request)
-            with open(path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(request, ensure_ascii=False, separators=(",", ":")) + "\n")
+            append_otlp_json(path, encode_logs(batch))
             return LogRecordExportResult.SUCCESS
 
         def force_flush(self, timeout_millis=30000):
