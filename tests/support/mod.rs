@@ -107,24 +107,22 @@ pub fn snapshot_filters() -> Vec<(&'static str, &'static str)> {
 #[macro_export]
 macro_rules! assert_output_snapshot {
     ($name:expr, $output:expr) => {
-        insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
-            insta::assert_snapshot!($name, $output.redacted_crate());
-        })
+        $crate::assert_output_snapshot!(@text $name, $output.redacted_crate())
     };
     // Several runs as one text (each under a heading of the test's own), for one snapshot.
     (text: $name:expr, $text:expr) => {
-        insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
-            insta::assert_snapshot!($name, $crate::support::redact_crate(&$text));
-        })
+        $crate::assert_output_snapshot!(@text $name, $crate::support::redact_crate(&$text))
     };
     (text: $name:expr, $text:expr, $project:expr) => {
-        insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
-            insta::assert_snapshot!($name, $crate::support::redact(&$text, $project));
-        })
+        $crate::assert_output_snapshot!(@text $name, $crate::support::redact(&$text, $project))
     };
     ($name:expr, $output:expr, $project:expr) => {
+        $crate::assert_output_snapshot!(@text $name, $output.redacted($project))
+    };
+    // The one place the snapshot folder and the filters are set.
+    (@text $name:expr, $redacted:expr) => {
         insta::with_settings!({ snapshot_path => $crate::support::snapshot_dir(), filters => $crate::support::snapshot_filters() }, {
-            insta::assert_snapshot!($name, $output.redacted($project));
+            insta::assert_snapshot!($name, $redacted);
         })
     };
 }
@@ -132,12 +130,7 @@ macro_rules! assert_output_snapshot {
 /// Run `command` to completion.
 #[track_caller]
 pub fn exec(command: &mut Command) -> Output {
-    let out = command.output().expect("run packetproof");
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    command.output().expect("run packetproof").into()
 }
 
 /// Run the binary with `args` from the crate root (no standard input).
@@ -152,12 +145,7 @@ pub fn run_with_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I, input
     let mut child =
         bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
     child.stdin.take().expect("a piped stdin").write_all(input).expect("write standard input");
-    let out = child.wait_with_output().expect("run packetproof");
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    child.wait_with_output().expect("run packetproof").into()
 }
 
 /// A temporary project: named items of this crate (files or folders) copied into a
