@@ -16,6 +16,7 @@ mod trace;
 use args::*;
 
 use clap::Parser;
+use packetproof::judge::{Judged, Step};
 use packetproof::run::{self, CompleteRequest, EvaluateRequest};
 use packetproof::{canonical, digest, fsutil, Config, Error, Format, Outcome, Result, Status};
 use std::path::{Path, PathBuf};
@@ -89,7 +90,8 @@ fn dispatch(cli: Cli) -> Result<Status> {
             if let Some(out) = &out {
                 run::refuse_foreign_output(out, run::OutputKind::Packet, &config, &[&request])?;
             }
-            let text = packetproof::compile::export(&config, &request)?;
+            let Judged { value: text, skipped } = packetproof::judge::export(&config, &request)?;
+            print::skipped_notes(&skipped);
             match out {
                 Some(path) => fsutil::write_atomic(&path, text.as_bytes())?,
                 None => print::bytes(text.as_bytes())?,
@@ -120,28 +122,24 @@ fn dispatch(cli: Cli) -> Result<Status> {
             }
             // Refused exactly when `verify` of this file would fail (a golden packet of
             // the suite is also recompiled), judged on the bytes prepare then reads.
-            let gate = |value: &serde_json::Value| packetproof::verify::packet_value(&packet, value, &config).findings;
-            let written = run::prepare::prepare(&config, &packet, &out_dir, &gate)?;
+            let Judged { value: written, skipped } = packetproof::judge::prepare(&config, &packet, &out_dir)?;
             print::prepared(&out_dir, &written)?;
+            print::skipped(&skipped)?;
             Ok(Status::Holds)
         }
         Command::Evaluate(args) => evaluate(&load_config(suffix)?, args),
         Command::Complete(args) => {
             let agent_task = args.agent_task.clone();
-            let (written, runs_root) = packetproof::judge::complete(&load_config(suffix)?, &args.into())?;
-            print::completed(&written, &agent_task, &runs_root)?;
+            let judged = packetproof::judge::complete(&load_config(suffix)?, &args.into())?;
+            let (written, runs_root) = &judged.value;
+            print::completed(written, &agent_task, runs_root)?;
+            print::skipped(&judged.skipped)?;
             Ok(Status::Holds)
         }
         Command::Verify(args) => {
             let keys = provenance::trusted_keys(&args.trusted_keys)?;
             let mut config = load_config(suffix)?;
             config.run_exporter = args.run_exporter;
-            if config.exporter.is_some() && !args.run_exporter {
-                print::note(
-                    "note: the suite's [exporter] was not run, so golden packets were not checked for \
-                     packet::regenerates and packet::branch-isolation (give --run-exporter, or run `packetproof test`)",
-                );
-            }
             let progress = print::ProgressLine::new();
             let found =
                 packetproof::verify::verify_with_progress(&config, &args.paths, &keys, &|done, total, target| {
@@ -196,7 +194,9 @@ fn bless(config: &Config, args: BlessArgs) -> Result<Status> {
     let mut status = if args.review {
         review::review(config, args.filter.as_deref(), writes)?
     } else {
-        print::blessed(&packetproof::bless::bless(config, args.filter.as_deref(), writes)?)?;
+        let blessed = packetproof::bless::bless(config, args.filter.as_deref(), writes)?;
+        print::blessed(&blessed.cases)?;
+        print::skipped(&blessed.skipped)?;
         Status::Holds
     };
     let action = args.unreferenced.into();
@@ -272,7 +272,7 @@ fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
             format!("a runtime packet; this file is {kind}"),
         ));
     }
-    print::outcomes(&[packetproof::verify::packet_value(path, &value, config)], format)
+    print::outcomes(&[packetproof::judge::packet_file(path, &value, config, Step::Validate)], format)
 }
 
 /// `packetproof schema --check | --write`.
@@ -288,7 +288,11 @@ fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
 
 fn evaluate(config: &Config, args: EvaluateArgs) -> Result<Status> {
     let format = args.format.into();
-    let (evaluation, report) = packetproof::judge::evaluate(config, &args.into())?;
-    print::evaluation(&evaluation, &report, format)?;
+    let judged = packetproof::judge::evaluate(config, &args.into())?;
+    let (evaluation, report) = &judged.value;
+    print::evaluation(evaluation, report, format)?;
+    if format == Format::Text {
+        print::skipped(&judged.skipped)?;
+    }
     Ok(Status::from_ok(evaluation.ok))
 }

@@ -248,6 +248,18 @@ pub fn notes(notes: &[String]) {
     }
 }
 
+/// The rules a step did not run, each with why (after the step's own line).
+pub fn skipped(skipped: &[packetproof::Skipped]) -> Result<()> {
+    let lines: String =
+        skipped.iter().map(|s| format!("  {DIM}{}{DIM:#}\n", escape_controls(&s.to_string()))).collect();
+    styled(&lines)
+}
+
+/// [`skipped`] on stderr, for a command whose stdout is exact bytes (`export`, `wire`).
+pub fn skipped_notes(skipped: &[packetproof::Skipped]) {
+    notes(&skipped.iter().map(ToString::to_string).collect::<Vec<_>>());
+}
+
 /// The attestation is on disk whatever happens to stdout; a failing report says so.
 pub fn attested(written: &Path, key_id: &str) -> Result<()> {
     text(&format!("{}: attested, signed by {key_id}\n", written.display())).map_err(|e| {

@@ -55,8 +55,10 @@ pub fn wire(
     }
     let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
     let Some(captured) = capture.file else {
-        let body = canonical::to_pretty(&wire::body(&value, api, config, &shown)?);
+        let judged = packetproof::judge::wire_body(config, packet, &value, api)?;
+        let body = canonical::to_pretty(&judged.value);
         print::notes(&wire::notes(&value, api, &shown));
+        print::skipped_notes(&judged.skipped);
         match out {
             Some(out) => fsutil::write_atomic(out, body.as_bytes())?,
             None => print::bytes(body.as_bytes())?,
@@ -65,15 +67,16 @@ pub fn wire(
     };
     let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
-    let outcome = wire::check(&value, api, &captured, config, &shown, wire::CHECK)?;
+    let outcome = packetproof::judge::wire_check(config, packet, &value, api, &captured)?;
     print::outcomes(&[outcome], format)
 }
 
 /// `attest`: sign a completed run with a PKCS#8 PEM Ed25519 key.
 pub fn attest(config: &Config, run_dir: &Path, key: &Path, out: Option<&Path>) -> Result<Status> {
     let key = packetproof::attest::keys::signing_key(key)?;
-    let written = packetproof::judge::attest(config, run_dir, &key, out)?;
-    print::attested(&written, &packetproof::attest::keys::key_id(&key.verifying_key()))?;
+    let judged = packetproof::judge::attest(config, run_dir, &key, out)?;
+    print::attested(&judged.value, &packetproof::attest::keys::key_id(&key.verifying_key()))?;
+    print::skipped(&judged.skipped)?;
     Ok(Status::Holds)
 }
 

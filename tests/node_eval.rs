@@ -223,7 +223,7 @@ fn evaluate_case(case_dir: &Path) -> std::result::Result<Verdict, String> {
         schema: None,
     };
     Ok(match packetproof::judge::evaluate(config(), &args) {
-        Ok((evaluation, _)) => {
+        Ok(packetproof::judge::Judged { value: (evaluation, _), .. }) => {
             let stage = evaluation.document.get("earliestFailureStage").and_then(Value::as_str).map(str::to_owned);
             Ok((evaluation.ok, stage))
         }

@@ -3,6 +3,7 @@
 //! difference. Captured requests are made here from the golden packets (the body the
 //! packet implies, then one edit each), so they never go stale when a packet is re-blessed.
 
+use packetproof::judge::{self, Step};
 use packetproof::wire::{self, capture::Captured, Api};
 use packetproof::{canonical, Config, Error, JsonPath, Location};
 use serde_json::{json, Value};
@@ -26,7 +27,7 @@ fn packet(case: &str) -> Value {
 }
 
 fn body(case: &str, api: Api) -> Value {
-    wire::body(&packet(case), api, &config(), case).unwrap()
+    wire::body(&packet(case), api, case).unwrap()
 }
 
 /// The findings of checking `captured` (a bare body) against the case's packet, as `path: message`.
@@ -96,7 +97,7 @@ fn a_packet_for_another_provider_is_refused() {
     for (case, api) in
         [(ANTHROPIC, Api::OpenaiChat), (OPENAI, Api::Anthropic), (GOOGLE, Api::OpenaiResponses), (OPENAI, Api::Gemini)]
     {
-        let err = wire::body(&packet(case), api, &config(), case).unwrap_err();
+        let err = wire::body(&packet(case), api, case).unwrap_err();
         assert!(matches!(err, Error::Refused { .. }), "{err}");
         assert!(err.to_string().contains(&format!("{case} $.provider: refused")), "{err}");
         let captured = Captured::body(json!({}), "cap.json");
@@ -108,7 +109,9 @@ fn a_packet_for_another_provider_is_refused() {
 fn a_packet_that_fails_the_contract_is_refused() {
     let mut p = packet(ANTHROPIC);
     p["systemPrompt"] = json!("edited after review");
-    let err = wire::body(&p, Api::Anthropic, &config(), "p.json").unwrap_err().to_string();
+    let err = judge::wire_body(&config(), Path::new("p.json"), &p, Api::Anthropic).unwrap_err();
+    assert_eq!(err.exit_status(), 1, "a packet failing a rule is exit 1 in wire as everywhere: {err}");
+    let err = err.to_string();
     assert!(err.contains("p.json: refused with") && err.contains("packet::exact-input-hash"), "{err}");
 }
 
@@ -216,7 +219,7 @@ fn strict_follows_the_schema_and_any_other_strict_or_schema_edit_is_a_finding() 
     p["outputSchema"]["schema"] = json!({"type": "object", "additionalProperties": false, "required": ["result"],
         "properties": {"result": {"type": "string"}}});
     packetproof::digest::seal(p.as_object_mut().unwrap());
-    let mut b = wire::body(&p, Api::OpenaiChat, &config(), "p.json").unwrap();
+    let mut b = wire::body(&p, Api::OpenaiChat, "p.json").unwrap();
     assert_eq!(b["response_format"]["json_schema"]["strict"], json!(true));
     b["response_format"]["json_schema"]["strict"] = json!(false);
     let outcome =
@@ -352,16 +355,16 @@ fn a_packet_past_its_models_output_limit_is_refused_by_validate_and_wire() {
         p["model"] = json!(model);
         p["maxTokens"] = json!(tokens);
         packetproof::digest::seal(p.as_object_mut().unwrap());
-        let findings = packetproof::packet::validate(&p, &config());
+        let findings = judge::packet_file(Path::new("p.json"), &p, &config(), Step::Validate).findings;
         assert_eq!(findings.len(), 1, "{findings:#?}");
         assert_eq!(findings[0].path, JsonPath::field("maxTokens").into());
         assert!(findings[0].message.contains(&format!("exceeds model {model:?}'s output limit")), "{findings:#?}");
-        let err = wire::body(&p, Api::Anthropic, &config(), "p.json").unwrap_err().to_string();
+        let err = judge::wire_body(&config(), Path::new("p.json"), &p, Api::Anthropic).unwrap_err().to_string();
         assert!(err.contains("output limit"), "{err}");
     }
     let mut p = packet(ANTHROPIC);
     p["model"] = json!("claude-opus-4-1");
     p["maxTokens"] = json!(32000);
     packetproof::digest::seal(p.as_object_mut().unwrap());
-    assert!(packetproof::packet::validate(&p, &config()).is_empty());
+    assert!(judge::packet_file(Path::new("p.json"), &p, &config(), Step::Validate).ok());
 }

@@ -6,7 +6,8 @@ use crate::support::{self, interop_dir};
 use libtest_mimic::Trial;
 use packetproof::report::{walk, Trail};
 
-use packetproof::{canonical, compile, corpus, packet, provider, Config};
+use packetproof::judge::Step;
+use packetproof::{canonical, compile, corpus, provider, Config};
 
 use serde_json::{json, Value};
 
@@ -76,7 +77,8 @@ fn golden_packets_hold_and_agent_requests_follow_them() {
     let (_project, config) = blessed_project();
     for case in golden_cases(&config) {
         let packet = canonical::parse(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
-        assert_eq!(packet::validate(&packet, &config), Vec::new(), "{}", case.name);
+        let judged = packetproof::judge::packet_file(&case.golden_packet(), &packet, &config, Step::Validate);
+        assert_eq!(judged.findings, Vec::new(), "{}", case.name);
         let agent = canonical::parse(&std::fs::read(case.golden_agent_request()).unwrap()).unwrap();
         assert_eq!(agent, provider::agent_request(packet.as_object().unwrap()), "{}", case.name);
         let branch = &packet["resolvedBranch"];
@@ -367,7 +369,8 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
 
     let blessed = packetproof(project.root(), &["bless", "google"]);
     assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
-    assert_eq!(String::from_utf8_lossy(&blessed.stdout), "new       google-staged-both-selected\n");
+    let not_due = "  [packet::regenerates] not applicable: bless writes what the request makes now: there is nothing to regenerate\n";
+    assert_eq!(String::from_utf8_lossy(&blessed.stdout), format!("new       google-staged-both-selected\n{not_due}"));
     let request = project.path("fixtures/google-staged-both-selected/request.json");
     let exported = packetproof(project.root(), &["export", "--request", request.to_str().unwrap()]);
     let golden = project.path("golden/google-staged-both-selected");

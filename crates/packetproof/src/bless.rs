@@ -109,6 +109,8 @@ pub struct Pending {
     /// The golden packet now (absent for a new case), for a diff.
     pub golden: Option<Value>,
     pub packet: Value,
+    /// The rules that did not run on the packet, with why.
+    pub skipped: Vec<crate::Skipped>,
     packet_text: String,
     view_text: String,
 }
@@ -140,13 +142,27 @@ pub fn plan(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Resu
 
 /// Bless every case whose name contains `filter`; returns each case with what
 /// changed. Identical files are not rewritten. Refused under CI.
-pub fn bless(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Vec<(String, Change)>> {
-    let mut done = Vec::new();
+/// The cases blessed and what changed, and each rule that did not run on some
+/// case's packet, with why (once per check and reason).
+pub fn bless(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Blessed> {
+    let mut done = Blessed::default();
     for pending in plan(config, filter, writes)? {
         apply(config, &pending, writes, Requester::Command)?;
-        done.push((pending.case.name, pending.change));
+        for skipped in &pending.skipped {
+            if !done.skipped.contains(skipped) {
+                done.skipped.push(skipped.clone());
+            }
+        }
+        done.cases.push((pending.case.name, pending.change));
     }
     Ok(done)
+}
+
+/// What `bless` did.
+#[derive(Debug, Default)]
+pub struct Blessed {
+    pub cases: Vec<(String, Change)>,
+    pub skipped: Vec<crate::Skipped>,
 }
 
 /// Bless one case from a test; under CI this refuses and says so.
@@ -196,19 +212,15 @@ pub fn pending(config: &Config, case: Case) -> Result<Pending> {
     let packet = corpus::produce(&case, config).map_err(Error::into_failed_check)?;
     // A packet is blessed only if it passes every packet rule that applies to it (an
     // exporter's packet too): a golden file is what the gate then holds others to.
-    let mut findings = crate::judge::packet_findings(&packet, config);
-    if let (Some(map), Ok(())) =
-        (packet.as_object(), crate::judge::enabled(crate::PacketCheck::BranchIsolation, config))
-    {
-        let request = case.request_path().display().to_string();
-        findings.extend(crate::check::branch_isolation(map, &case.request, config, &request));
-    }
-    if !findings.is_empty() {
+    let judged =
+        crate::judge::packet(&packet, Some(crate::judge::Origin::Case(&case)), config, crate::judge::Step::Bless);
+    if !judged.ok() {
         return Err(Error::Failed {
             file: format!("{} (made from {})", case.name, case.request_path().display()),
-            findings,
+            findings: judged.findings,
         });
     }
+    let skipped = judged.skipped;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));
     let same = |path: &Path, text: &str| {
@@ -222,7 +234,7 @@ pub fn pending(config: &Config, case: Case) -> Result<Pending> {
         Change::Updated
     };
     let golden = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes).ok();
-    Ok(Pending { case, change, golden, packet, packet_text, view_text })
+    Ok(Pending { case, change, golden, packet, skipped, packet_text, view_text })
 }
 
 /// Golden folders that belong to no fixture, and what `--unreferenced` does with them.

@@ -8,8 +8,10 @@
 mod branch_truth;
 
 use crate::check;
-use crate::corpus::fixture_run::{self, AssembledRun, CompletionRecord};
+use crate::corpus::record::CompletionRecord;
 use crate::corpus::{self, Case};
+use crate::judge::fixture_run::{self, AssembledRun};
+use crate::judge::{dispatch, Origin, Step, Subject};
 use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, JsonPath, Location, PacketCheck, Result, RunCheck};
 use serde_json::{json, Map, Value};
 
@@ -108,15 +110,13 @@ impl<'a> Catchers<'a> {
         Catchers { case, golden, config, isolation, produced: None }
     }
 
+    /// The check that must catch damage meant for `check`: itself when it applies
+    /// to the golden packet (as the engine decides), else `packet::regenerates`.
     fn expected(&self, check: PacketCheck) -> Option<PacketCheck> {
-        let enabled = |check: PacketCheck| crate::judge::enabled(check, self.config).is_ok();
-        let applies = match check {
-            PacketCheck::RendersFromInput => {
-                crate::judge::renders_from_input::applies(self.golden, self.config).is_ok()
-            }
-            _ => true,
-        };
-        match (enabled(check) && applies, enabled(PacketCheck::Regenerates)) {
+        let golden = Value::Object(self.golden.clone());
+        let at = Subject::packet(&golden, Some(Origin::Case(self.case)));
+        let applies = |check: PacketCheck| crate::judge::decide(check.into(), &at, self.config, Step::Test).is_ok();
+        match (applies(check), applies(PacketCheck::Regenerates)) {
             (true, _) => Some(check),
             (false, true) => Some(PacketCheck::Regenerates),
             (false, false) => None,
@@ -152,7 +152,7 @@ impl<'a> Catchers<'a> {
                     }
                 })
             }
-            other => check::on_object(other, packet, self.case, self.config),
+            other => Ok(dispatch::on_object(other, packet, Some(Origin::Case(self.case)), self.config)?.findings),
         }
     }
 }
@@ -211,7 +211,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }),
         );
     }
-    let own_templates = crate::judge::renders_from_input::applies(golden, config).is_ok();
+    let own_templates = crate::check::renders_from_input::applies(golden, config).is_ok();
     let unrendered = if own_templates { check::packet::unrendered_lines(golden, config) } else { Vec::new() };
     if let Some((template, line)) = unrendered.into_iter().next() {
         let mutation = move |p: &mut Map<String, Value>| {
@@ -411,7 +411,7 @@ fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut 
         let mut bytes = intact.clone();
         edit(&mut bytes);
         fsutil::write_atomic(&path, &bytes)?;
-        let findings = check::on_run(check, &damaged.dir, Some(&damaged.packet), config);
+        let findings = dispatch::on_run(check, &damaged.dir, Some(&damaged.packet), &[], config);
         report.record(format!("{}: {name} -> {check}", case.name), &findings);
         fsutil::write_atomic(&path, &intact)?;
     }
@@ -460,7 +460,7 @@ fn edit_json(bytes: &mut Vec<u8>, edit: impl FnOnce(&mut Value)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::fixture_run::assemble_run;
+    use crate::judge::fixture_run::assemble_run;
 
     fn suite() -> (tempfile::TempDir, Config, Case) {
         let dir = tempfile::tempdir().unwrap();
@@ -485,7 +485,7 @@ mod tests {
         assert!(report.tried.iter().any(|t| t.contains("duplicate agent task id in a sibling run")));
         // The damage was done to linked copies: the shared run still passes every check.
         for check in RunCheck::ALL {
-            let findings = check::on_run(check, &run.dir, Some(&run.packet), &config);
+            let findings = dispatch::on_run(*check, &run.dir, Some(&run.packet), &[], &config);
             assert!(findings.is_empty(), "{check}: {findings:?}");
         }
     }

@@ -1,6 +1,7 @@
 //! The packet rules of the Exact Runtime Packet Contract. Each check is a
-//! function returning every finding it has (never stopping at the first), so
-//! `validate`, `verify` and the conformance runner all run the same code.
+//! function returning every finding it has (never stopping at the first); which
+//! of them run on a packet is the rule book's to decide (`crate::judge`), never a
+//! list kept here.
 
 pub(crate) mod branch_consistency;
 pub(crate) mod material;
@@ -8,7 +9,7 @@ pub(crate) mod material;
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::config::{Config, OutputMode};
 use crate::digest;
-use crate::report::{walk, Finding, Findings, JsonPath, Location, PacketCheck, Trail};
+use crate::report::{walk, Finding, Findings, JsonPath, PacketCheck, Trail};
 use serde_json::{Map, Value};
 
 pub(crate) const AGENT_ID: &str = "updateBlockFromLibrary";
@@ -52,20 +53,6 @@ pub(crate) const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
 
 /// The texts that reach (or explain) the model, scanned for forbidden material.
 pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
-
-/// Every packet check, in report order.
-pub fn validate(packet: &Value, config: &Config) -> Vec<Finding> {
-    let Some(map) = packet.as_object() else {
-        return vec![Finding::new(PacketCheck::Contract, Location::root(), "expected the packet to be a JSON object")];
-    };
-    let mut findings = contract(map, config);
-    findings.extend(provider_shape(map, config));
-    findings.extend(forbidden_material(map, config));
-    findings.extend(branch_consistency::check(map, config));
-    findings.extend(exact_input_hash(map, config));
-    findings.extend(checksum(map, config));
-    findings
-}
 
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
 pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
@@ -519,8 +506,8 @@ mod tests {
         assert_eq!(provider_shape_applies(&packet("openai"), &config), Ok(()));
         let why = provider_shape_applies(&packet("mistral"), &config).unwrap_err();
         assert!(why.contains("\"mistral\" is not in harness.toml's providers"), "{why}");
-        let mut outcome = crate::Outcome::default();
-        crate::judge::packet(&mut outcome, &Value::Object(packet("mistral")), &config);
+        let outcome =
+            crate::judge::packet(&Value::Object(packet("mistral")), None, &config, crate::judge::Step::Validate);
         assert!(
             outcome.findings.iter().any(|f| f.path == JsonPath::field("provider").into()),
             "{:?}",

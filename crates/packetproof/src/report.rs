@@ -362,6 +362,9 @@ pub fn rule_book(format: Format) -> String {
         if let Some(test) = rule.tested_by {
             out.push_str(&format!("  tested by: {test}\n"));
         }
+        if let crate::rules::Skip::Never(why) = rule.skip {
+            out.push_str(&format!("  never skipped: {why}\n"));
+        }
     }
     out
 }

@@ -1,16 +1,20 @@
 //! The rule book: every check packetproof has, declared once. A finding carries
 //! its [`Check`], never a string; each check's entry in [`Check::rule`] says its
 //! name, what it reads, what it needs before it can apply, and what it proves.
-//! Commands do not list checks of their own: they apply every rule whose needs
-//! are met (`crate::judge`) and report the others as not applicable, with why.
+//! Commands do not list checks of their own: they ask the one engine
+//! (`crate::judge`), which decides from these declarations whether a rule applies
+//! and runs it, or reports it skipped with the reason.
 //!
-//! Adding a check: one variant, one arm in [`Check::rule`], a negative fixture or a
-//! mutation operator that it must catch (or, for a check of a command's input, the
-//! test named in `tested_by`). `rules_are_proven` in `tests/conformance.rs` fails
-//! for a registered check that has none.
+//! Adding a check is three steps: its declaration (a variant and its arm in
+//! [`Check::rule`]), its function (the arm in `judge::dispatch`, a `match` the
+//! compiler holds exhaustive), and its negative proof (a fixture whose expect.toml
+//! names it, a mutation it must catch, or the test named in `tested_by`). Every list
+//! of checks is derived from the enums; `rules_are_proven` fails for a check with
+//! no proof, and a test fails when README.md's rule table is not this book.
 
 use serde::{Serialize, Serializer};
 use std::fmt;
+use strum::VariantArray;
 
 /// Every named check. [`Check::name`] is what findings print as `[check]`, what
 /// the conformance runner names its tests (`<fixture>::<check>`), and what
@@ -20,6 +24,13 @@ pub enum Check {
     Packet(PacketCheck),
     Run(RunCheck),
     Corpus(CorpusCheck),
+    Input(InputCheck),
+}
+
+/// Checks of what a command was given, judged by the command that reads it: no
+/// suite can skip them (a skip would change nothing but the verdict).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
+pub enum InputCheck {
     /// A golden agent-request.json is the agent view of the packet beside it.
     GoldenAgentRequest,
     /// A compile request is well-formed (`export`, and every fixture's request).
@@ -33,7 +44,7 @@ pub enum Check {
 }
 
 /// Checks of one runtime packet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
 pub enum PacketCheck {
     Regenerates,
     ExactInputHash,
@@ -47,7 +58,7 @@ pub enum PacketCheck {
 }
 
 /// Checks of one run directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
 pub enum RunCheck {
     AgentRequest,
     ManifestBinding,
@@ -60,7 +71,7 @@ pub enum RunCheck {
 }
 
 /// Checks over the whole fixture corpus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, VariantArray)]
 pub enum CorpusCheck {
     Layout,
     SnapshotParity,
@@ -124,7 +135,41 @@ pub struct Rule {
     /// For a check that no fixture or mutation can exercise (it reads a command's
     /// own input): the test, `file::function`, that proves it can fail.
     pub(crate) tested_by: Option<&'static str>,
+    /// Whether a suite's `[checks] skip` may turn it off.
+    pub(crate) skip: Skip,
 }
+
+/// Whether a suite may skip a rule. A skip of a rule that says `Never` is a
+/// settings error naming the reason, so no suite setting weakens it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    Allowed,
+    Never(&'static str),
+}
+
+// In JSON: `"allowed"`, or `{"never": "why"}`.
+impl Serialize for Skip {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Skip::Allowed => s.serialize_str("allowed"),
+            Skip::Never(why) => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("never", why)?;
+                map.end()
+            }
+        }
+    }
+}
+
+/// Why the integrity rules are never skipped.
+const INTEGRITY: &str =
+    "it binds the verdict to these exact bytes: without it no other rule is about what the model received";
+/// Why the rules of a run's receipts are never skipped.
+const RECEIPT: &str =
+    "a run's receipts prove what was prepared, sent, answered and signed; a receipt left unchecked proves nothing";
+/// Why the checks of a command's own input are never skipped.
+const INPUT: &str = "it judges what the command was given: a skip would change nothing but the verdict";
 
 impl fmt::Display for Reads {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -168,44 +213,48 @@ impl Serialize for Need {
 }
 
 const fn rule(name: &'static str, reads: Reads, needs: &'static [Need], proves: &'static str) -> Rule {
-    Rule { name, reads, needs, proves, tested_by: None }
+    Rule { name, reads, needs, proves, tested_by: None, skip: Skip::Allowed }
 }
 
 const fn tested(rule: Rule, test: &'static str) -> Rule {
     Rule { tested_by: Some(test), ..rule }
 }
 
+const fn locked(rule: Rule, why: &'static str) -> Rule {
+    Rule { skip: Skip::Never(why), ..rule }
+}
+
+/// `N` checks: every variant of each group, in the groups' order (a const loop:
+/// the list is derived from the enums, never kept by hand).
+const fn all_checks<const N: usize>() -> [Check; N] {
+    let mut all = [Check::Input(InputCheck::VerifyUnreadable); N];
+    let mut i = 0;
+    macro_rules! take {
+        ($group:ident, $variant:path) => {
+            let mut j = 0;
+            while j < $group::VARIANTS.len() {
+                all[i] = $variant($group::VARIANTS[j]);
+                i += 1;
+                j += 1;
+            }
+        };
+    }
+    take!(PacketCheck, Check::Packet);
+    take!(RunCheck, Check::Run);
+    take!(CorpusCheck, Check::Corpus);
+    take!(InputCheck, Check::Input);
+    assert!(i == N, "Check::COUNT is not the number of variants");
+    all
+}
+
 impl Check {
+    const COUNT: usize = PacketCheck::VARIANTS.len()
+        + RunCheck::VARIANTS.len()
+        + CorpusCheck::VARIANTS.len()
+        + InputCheck::VARIANTS.len();
+
     /// Every check, in report order.
-    pub const ALL: [Check; 27] = [
-        Check::Packet(PacketCheck::Regenerates),
-        Check::Packet(PacketCheck::ExactInputHash),
-        Check::Packet(PacketCheck::Checksum),
-        Check::Packet(PacketCheck::Contract),
-        Check::Packet(PacketCheck::BranchIsolation),
-        Check::Packet(PacketCheck::BranchConsistency),
-        Check::Packet(PacketCheck::RendersFromInput),
-        Check::Packet(PacketCheck::ForbiddenMaterial),
-        Check::Packet(PacketCheck::ProviderShape),
-        Check::Run(RunCheck::AgentRequest),
-        Check::Run(RunCheck::ManifestBinding),
-        Check::Run(RunCheck::SnapshotParity),
-        Check::Run(RunCheck::Evaluation),
-        Check::Run(RunCheck::Completion),
-        Check::Run(RunCheck::ProviderRequest),
-        Check::Run(RunCheck::Attestation),
-        Check::Run(RunCheck::StaleTemp),
-        Check::Corpus(CorpusCheck::Layout),
-        Check::Corpus(CorpusCheck::SnapshotParity),
-        Check::Corpus(CorpusCheck::UniqueAgentTasks),
-        Check::Corpus(CorpusCheck::BranchCoverage),
-        Check::Corpus(CorpusCheck::MutationSelfTest),
-        Check::GoldenAgentRequest,
-        Check::CompileRequest,
-        Check::WireRequest,
-        Check::VerifyNothingFound,
-        Check::VerifyUnreadable,
-    ];
+    pub const ALL: [Check; Check::COUNT] = all_checks();
 
     /// The rule book's entry: the one place a check is declared.
     pub(crate) const fn rule(self) -> Rule {
@@ -219,10 +268,11 @@ impl Check {
                     &[Request, Producer],
                     "the packet is byte for byte what its request makes now (packetproof's compiler or the suite's exporter)",
                 ),
-                PacketCheck::ExactInputHash => {
-                    rule("packet::exact-input-hash", Packet, &[], "exactInputHash is the sha256 of what the model receives")
-                }
-                PacketCheck::Checksum => rule("packet::checksum", Packet, &[], "checksum binds the whole packet"),
+                PacketCheck::ExactInputHash => locked(
+                    rule("packet::exact-input-hash", Packet, &[], "exactInputHash is the sha256 of what the model receives"),
+                    INTEGRITY,
+                ),
+                PacketCheck::Checksum => locked(rule("packet::checksum", Packet, &[], "checksum binds the whole packet"), INTEGRITY),
                 PacketCheck::Contract => {
                     rule("packet::contract", Packet, &[], "fields, fixed values, types and model limits are the contract's")
                 }
@@ -260,12 +310,13 @@ impl Check {
                     )
                 }
             },
-            Check::Run(check) => match check {
+            Check::Run(check) => {
+                let declared = match check {
                 RunCheck::AgentRequest => rule(
                     "run::agent-request",
                     Run,
                     &[RunFile("agent-request.json")],
-                    "the run's packet is valid and agent-request.json is exactly its agent view",
+                    "agent-request.json is exactly the agent view of the run's packet (which the packet rules judge)",
                 ),
                 RunCheck::ManifestBinding => rule(
                     "run::manifest-binding",
@@ -313,7 +364,14 @@ impl Check {
                     rule("run::stale-temp", Run, &[], "no temp file of a killed step is left in the run"),
                     "tests/cli/hardening/verify.rs::stale_temp_files_are_reported_by_verify_and_cleaned_by_the_next_step",
                 ),
-            },
+                };
+                // Whether the answer passes is the suite's evaluator's business; the
+                // receipts around it are not.
+                match check {
+                    RunCheck::Evaluation => declared,
+                    _ => locked(declared, RECEIPT),
+                }
+            }
             Check::Corpus(check) => match check {
                 CorpusCheck::Layout => tested(
                     rule(
@@ -353,36 +411,59 @@ impl Check {
                     "every kind of damage to a golden packet or run is caught by a check that applies",
                 ),
             },
-            Check::GoldenAgentRequest => tested(
-                rule(
-                    "golden::agent-request",
-                    Path,
-                    &[Suite],
-                    "a golden agent-request.json is the agent view of the packet beside it",
-                ),
-                "tests/cli/run/verify.rs::verify_checks_a_golden_agent_request_against_the_packet_beside_it",
-            ),
-            Check::CompileRequest => tested(
-                rule("compile::request", CompileInput, &[], "the compile input is one the reference's validator accepts"),
-                "tests/cli/compile.rs::bad_requests_are_refused_with_every_problem_and_nothing_written",
-            ),
-            Check::WireRequest => tested(
-                rule("wire::request", Capture, &[], "a captured provider request carries exactly the packet's material"),
-                "tests/wire_check.rs::an_extra_message_is_a_finding",
-            ),
-            Check::VerifyNothingFound => tested(
-                rule("verify::nothing-found", Path, &[], "a path given to verify holds something to check"),
-                "crates/packetproof/src/verify.rs::outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once",
-            ),
-            Check::VerifyUnreadable => tested(
-                rule("verify::unreadable", Path, &[], "every file verify was given could be read"),
-                "tests/cli/hardening/verify.rs::an_unreadable_file_is_exit_2_in_verify_as_in_validate",
+            Check::Input(check) => locked(
+                match check {
+                    InputCheck::GoldenAgentRequest => tested(
+                        rule(
+                            "golden::agent-request",
+                            Path,
+                            &[Suite],
+                            "a golden agent-request.json is the agent view of the packet beside it",
+                        ),
+                        "tests/cli/run/verify.rs::verify_checks_a_golden_agent_request_against_the_packet_beside_it",
+                    ),
+                    InputCheck::CompileRequest => tested(
+                        rule(
+                            "compile::request",
+                            CompileInput,
+                            &[],
+                            "the compile input is one the reference's validator accepts",
+                        ),
+                        "tests/cli/compile.rs::bad_requests_are_refused_with_every_problem_and_nothing_written",
+                    ),
+                    InputCheck::WireRequest => tested(
+                        rule(
+                            "wire::request",
+                            Capture,
+                            &[],
+                            "a captured provider request carries exactly the packet's material",
+                        ),
+                        "tests/wire_check.rs::an_extra_message_is_a_finding",
+                    ),
+                    InputCheck::VerifyNothingFound => tested(
+                        rule("verify::nothing-found", Path, &[], "a path given to verify holds something to check"),
+                        "crates/packetproof/src/verify.rs::outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once",
+                    ),
+                    InputCheck::VerifyUnreadable => tested(
+                        rule("verify::unreadable", Path, &[], "every file verify was given could be read"),
+                        "tests/cli/hardening/verify.rs::an_unreadable_file_is_exit_2_in_verify_as_in_validate",
+                    ),
+                },
+                INPUT,
             ),
         }
     }
 
     pub const fn name(self) -> &'static str {
         self.rule().name
+    }
+
+    /// `Err(why not)` when no suite may skip this check.
+    pub(crate) const fn skippable(self) -> Result<(), &'static str> {
+        match self.rule().skip {
+            Skip::Allowed => Ok(()),
+            Skip::Never(why) => Err(why),
+        }
     }
 
     /// The check of this name, if there is one (`expect.toml`, `[checks] skip`).
@@ -397,18 +478,8 @@ impl Check {
 }
 
 impl PacketCheck {
-    /// In report order.
-    pub(crate) const ALL: [PacketCheck; 9] = [
-        PacketCheck::Regenerates,
-        PacketCheck::ExactInputHash,
-        PacketCheck::Checksum,
-        PacketCheck::Contract,
-        PacketCheck::BranchIsolation,
-        PacketCheck::BranchConsistency,
-        PacketCheck::RendersFromInput,
-        PacketCheck::ForbiddenMaterial,
-        PacketCheck::ProviderShape,
-    ];
+    /// In report order (the enum's own order).
+    pub(crate) const ALL: &'static [PacketCheck] = <PacketCheck as VariantArray>::VARIANTS;
 
     pub(crate) const fn name(self) -> &'static str {
         Check::Packet(self).name()
@@ -416,17 +487,8 @@ impl PacketCheck {
 }
 
 impl RunCheck {
-    /// In report order.
-    pub(crate) const ALL: [RunCheck; 8] = [
-        RunCheck::AgentRequest,
-        RunCheck::ManifestBinding,
-        RunCheck::SnapshotParity,
-        RunCheck::Evaluation,
-        RunCheck::Completion,
-        RunCheck::ProviderRequest,
-        RunCheck::Attestation,
-        RunCheck::StaleTemp,
-    ];
+    /// In report order (the enum's own order).
+    pub(crate) const ALL: &'static [RunCheck] = <RunCheck as VariantArray>::VARIANTS;
 
     pub(crate) const fn name(self) -> &'static str {
         Check::Run(self).name()
@@ -434,16 +496,23 @@ impl RunCheck {
 }
 
 impl CorpusCheck {
-    pub(crate) const ALL: [CorpusCheck; 5] = [
-        CorpusCheck::Layout,
-        CorpusCheck::SnapshotParity,
-        CorpusCheck::UniqueAgentTasks,
-        CorpusCheck::BranchCoverage,
-        CorpusCheck::MutationSelfTest,
-    ];
+    /// In report order (the enum's own order).
+    pub(crate) const ALL: &'static [CorpusCheck] = <CorpusCheck as VariantArray>::VARIANTS;
 
     pub(crate) const fn name(self) -> &'static str {
         Check::Corpus(self).name()
+    }
+}
+
+impl InputCheck {
+    pub(crate) const fn name(self) -> &'static str {
+        Check::Input(self).name()
+    }
+}
+
+impl From<InputCheck> for Check {
+    fn from(check: InputCheck) -> Check {
+        Check::Input(check)
     }
 }
 
@@ -474,7 +543,7 @@ macro_rules! named {
         }
     )*};
 }
-named!(Check, PacketCheck, RunCheck, CorpusCheck);
+named!(Check, PacketCheck, RunCheck, CorpusCheck, InputCheck);
 
 impl serde::Serialize for Check {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -496,61 +565,4 @@ impl fmt::Display for Skipped {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_check_has_one_distinct_name_and_is_found_by_it() {
-        let names = Check::names();
-        let mut sorted = names.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted.len(), names.len(), "two checks share a name: {names:?}");
-        for check in Check::ALL {
-            assert_eq!(Check::from_name(check.name()), Some(check));
-        }
-        assert_eq!(Check::from_name("packet::nope"), None);
-    }
-
-    /// A registered check has a negative fixture (expect.toml names it), or names
-    /// the test that proves it can fail, and that test exists. The mutation self-test
-    /// is the proof of the packet and run checks; its own failure is proven by
-    /// `crate::mutation`'s baseline rule only (a gap, said in the README).
-    #[test]
-    fn rules_are_proven() {
-        let root = std::path::Path::new(crate::PROJECT_ROOT);
-        let mut declared = String::new();
-        for entry in walkdir::WalkDir::new(root.join("fixtures")).into_iter().filter_map(Result::ok) {
-            if entry.file_name() == "expect.toml" {
-                declared.push_str(&std::fs::read_to_string(entry.path()).unwrap());
-            }
-        }
-        let mut unproven = Vec::new();
-        for check in Check::ALL {
-            let fixture = declared.contains(&format!("check = \"{}\"", check.name()));
-            let test = check.rule().tested_by.is_some_and(|test| {
-                let (file, function) = test.split_once("::").unwrap();
-                std::fs::read_to_string(root.join(file)).is_ok_and(|text| text.contains(&format!("fn {function}(")))
-            });
-            if !fixture && !test && check != Check::Corpus(CorpusCheck::MutationSelfTest) {
-                unproven.push(check.name());
-            }
-        }
-        assert!(unproven.is_empty(), "registered checks with no negative fixture and no existing test: {unproven:?}");
-    }
-
-    #[test]
-    fn the_scoped_lists_are_the_registry_in_its_order() {
-        let scoped: Vec<Check> = PacketCheck::ALL
-            .map(Check::from)
-            .into_iter()
-            .chain(RunCheck::ALL.map(Check::from))
-            .chain(CorpusCheck::ALL.map(Check::from))
-            .collect();
-        let registered: Vec<Check> = Check::ALL
-            .into_iter()
-            .filter(|c| matches!(c, Check::Packet(_) | Check::Run(_) | Check::Corpus(_)))
-            .collect();
-        assert_eq!(scoped, registered);
-    }
-}
+mod tests;

@@ -5,11 +5,11 @@
 //! packet beside it), and golden case folders (agent-request.json beside
 //! runtime-packet.json, which must be exactly that packet's agent view).
 
-use crate::judge::{self, Step};
+use crate::judge::{self, GoldenPackets, Step};
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{
-    canonical, fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, JsonPath, Location, Outcome, PacketCheck,
-    Result, RunCheck, Skipped,
+    fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, InputCheck, JsonPath, Location, Outcome, Result,
+    RunCheck, Skipped,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -77,7 +77,7 @@ pub(crate) type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
 pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
     outcomes
         .iter()
-        .filter(|o| o.findings.iter().any(|f| f.check == Check::VerifyUnreadable))
+        .filter(|o| o.findings.iter().any(|f| f.check == Check::Input(InputCheck::VerifyUnreadable)))
         .map(|o| o.target.as_str())
         .collect()
 }
@@ -126,8 +126,8 @@ fn verify_on(
     // Golden folders of the project's own corpus are also recompiled and checked
     // for branch isolation: what `cargo test` runs as packet::regenerates.
     let corpus = crate::corpus::cases(config)?;
-    // Only when the suite's [exporter] may run (see Config::run_exporter; the CLI says what is left out).
-    let golden = GoldenPackets::of(if config.exporter.is_some() && !config.run_exporter { &[] } else { &corpus });
+    // Whether the suite's [exporter] may run is a need of packet::regenerates (see Config::run_exporter).
+    let golden = GoldenPackets::of(&corpus);
     // `verify A A`, or a folder and a run inside it: each target is checked once.
     let mut distinct: Vec<Target> = Vec::new();
     let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
@@ -161,12 +161,12 @@ fn verify_on(
             let mut outcome = Outcome::new(
                 path.display().to_string(),
                 vec![Finding::new(
-                    Check::VerifyNothingFound,
+                    Check::Input(InputCheck::VerifyNothingFound),
                     Location::named(path.display().to_string()),
                     "no packet or run directory found here",
                 )],
             );
-            outcome.ran(Check::VerifyNothingFound);
+            outcome.ran(Check::Input(InputCheck::VerifyNothingFound));
             found_all.add(outcome);
         }
         for (index, first) in targets {
@@ -183,12 +183,13 @@ fn verify_on(
     let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
     if !corpus.is_empty() && paths.iter().any(touches) {
         let mut outcome = Outcome::new(CORPUS_LAYOUT, Vec::new());
-        match judge::enabled(CorpusCheck::Layout, config) {
+        let layout = Check::Corpus(CorpusCheck::Layout);
+        match judge::decide(layout, &judge::Subject::corpus(), config, Step::Verify) {
             Ok(()) => {
-                outcome.findings = crate::corpus::layout::layout(config, &corpus)?.findings(config);
-                outcome.ran(CorpusCheck::Layout);
+                outcome.findings = judge::dispatch::run(layout, &judge::Subject::corpus(), config)?.findings;
+                outcome.ran(layout);
             }
-            Err(reason) => outcome.skip(CorpusCheck::Layout, reason),
+            Err(reason) => outcome.skip(layout, reason),
         }
         found_all.add(outcome);
     }
@@ -216,87 +217,39 @@ fn verify_target(
     })
 }
 
-/// The golden packets of the corpus cases that have no packet of their own, by
-/// resolved path: found once, so each verified file costs one path resolution.
-struct GoldenPackets<'a>(BTreeMap<PathBuf, &'a crate::corpus::Case>);
-
-impl<'a> GoldenPackets<'a> {
-    fn of(corpus: &'a [crate::corpus::Case]) -> Self {
-        let cases = corpus.iter().filter(|c| !c.has_own_packet());
-        GoldenPackets(cases.filter_map(|c| Some((c.golden_packet().canonicalize().ok()?, c))).collect())
-    }
-
-    fn case_of(&self, file: &Path) -> Option<&'a crate::corpus::Case> {
-        self.0.get(&file.canonicalize().ok()?).copied()
-    }
-}
-
-/// Every rule that applies to one packet, read from `file`: what `validate` prints
-/// and what `prepare` refuses on, so the three commands give one verdict.
-pub fn packet_value(file: &Path, value: &Value, config: &Config) -> Outcome {
-    match crate::corpus::cases(config) {
-        Ok(corpus) => verify_packet_value(file, value, &GoldenPackets::of(&corpus), config),
-        Err(e) => {
-            let mut outcome = verify_packet_value(file, value, &GoldenPackets::of(&[]), config);
-            for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
-                outcome.skip(check, format!("the suite's fixtures could not be read: {e}"));
-            }
-            outcome
-        }
-    }
-}
-
 /// A packet against every rule that applies to it; the golden packet of a corpus
-/// case is also recompiled from its request and checked for branch isolation.
+/// case is also recompiled from its request and checked for branch isolation. A
+/// file that cannot be read as strict JSON is unreadable (exit 2), as in `validate`.
 fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcome {
-    let shown = file.display().to_string();
     match fsutil::read_json(file, config.limits.max_file_bytes) {
         Ok(value) => verify_packet_value(file, &value, golden, config),
-        Err(e @ (Error::Io { .. } | Error::Refused { .. })) => {
-            let unreadable = Finding::new(Check::VerifyUnreadable, Location::named(&shown), e.to_string());
-            let mut outcome = Outcome::new(shown, vec![unreadable]);
-            outcome.ran(Check::VerifyUnreadable);
-            outcome
-        }
-        Err(e) => {
-            let mut outcome = Outcome::new(
-                shown.clone(),
-                vec![Finding::new(PacketCheck::Contract, Location::named(shown), e.to_string())],
-            );
-            outcome.ran(PacketCheck::Contract);
-            outcome
-        }
+        Err(e) => unreadable_file(file, &e),
     }
+}
+
+fn unreadable_file(file: &Path, error: &Error) -> Outcome {
+    let shown = file.display().to_string();
+    let check = Check::Input(InputCheck::VerifyUnreadable);
+    let mut outcome = Outcome::new(&shown, vec![Finding::new(check, Location::named(&shown), error.to_string())]);
+    outcome.ran(check);
+    outcome
 }
 
 /// Any other JSON file: verified as a packet if it holds an object with
-/// `packetVersion`, else left alone (unreadable and non-JSON files too).
+/// `packetVersion`, else left alone. One that cannot be read as strict JSON is
+/// unreadable, as `trace --packets` refuses it: it might be a packet, and a
+/// folder is never reported checked past a file nobody could judge.
 fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Option<Outcome> {
-    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes).ok()?;
-    let value = canonical::parse(&bytes).ok()?;
-    drop(bytes);
+    let value = match fsutil::read_json(file, config.limits.max_file_bytes) {
+        Ok(value) => value,
+        Err(e) => return Some(unreadable_file(file, &e)),
+    };
     value.get("packetVersion")?;
     Some(verify_packet_value(file, &value, golden, config))
 }
 
 fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Outcome {
-    let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
-    judge::packet(&mut outcome, value, config);
-    crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
-    if let Some(case) = golden.case_of(file) {
-        for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
-            if let Err(reason) = judge::enabled(check, config) {
-                outcome.skip(check, reason);
-                continue;
-            }
-            match crate::check::on_packet(check, value, case, config) {
-                Ok(checked) => outcome.findings.extend(checked.findings),
-                Err(e) => outcome.findings.push(Finding::new(check, Location::named(&outcome.target), e.to_string())),
-            }
-            outcome.ran(check);
-        }
-    }
-    outcome
+    judge::packet_in(file, value, golden, config, Step::Verify)
 }
 
 /// A golden agent-request.json is exactly the agent view of the packet beside it.
@@ -314,7 +267,7 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
         );
         return Outcome::new(
             shown.clone(),
-            vec![Finding::new(Check::GoldenAgentRequest, Location::named(shown), message)],
+            vec![Finding::new(Check::Input(InputCheck::GoldenAgentRequest), Location::named(shown), message)],
         );
     }
     let findings = match (read(&packet_file), read(&file)) {
@@ -325,30 +278,29 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
         }
         (Ok(Value::Object(_)), Ok(_)) => {
             vec![Finding::new(
-                Check::GoldenAgentRequest,
+                Check::Input(InputCheck::GoldenAgentRequest),
                 Location::named(&shown),
                 "is not the agent view of the runtime-packet.json beside it (re-bless)",
             )]
         }
         (Ok(_), Ok(_)) => {
             vec![Finding::new(
-                Check::GoldenAgentRequest,
+                Check::Input(InputCheck::GoldenAgentRequest),
                 Location::named(&shown),
                 "the packet beside it is not a JSON object",
             )]
         }
         (Err(e), _) | (_, Err(e)) => {
-            vec![Finding::new(Check::GoldenAgentRequest, Location::named(&shown), e.to_string())]
+            vec![Finding::new(Check::Input(InputCheck::GoldenAgentRequest), Location::named(&shown), e.to_string())]
         }
     };
     let mut outcome = Outcome::new(shown, findings);
-    outcome.ran(Check::GoldenAgentRequest);
+    outcome.ran(Check::Input(InputCheck::GoldenAgentRequest));
     outcome
 }
 
 fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
-    let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
-    judge::run(&mut outcome, dir, None, keys, config, Step::Verify);
+    let mut outcome = judge::run_dir(dir, None, keys, config, Step::Verify);
     if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
         outcome
             .notes
@@ -540,12 +492,12 @@ mod tests {
         let root = Path::new(crate::PROJECT_ROOT);
         let config = Config::load(root, None).unwrap();
         // Compiled here, not read from golden/: this test must not depend on the corpus being current.
-        let request = canonical::parse(
+        let request = crate::canonical::parse(
             &std::fs::read(root.join("fixtures/anthropic-staged-alone-default/request.json")).unwrap(),
         )
         .unwrap();
-        let packet =
-            canonical::to_pretty(&crate::compile::compile(&request, &config, "request.json").unwrap()).into_bytes();
+        let packet = crate::canonical::to_pretty(&crate::compile::compile(&request, &config, "request.json").unwrap())
+            .into_bytes();
         let dir = tempfile::tempdir().unwrap();
         let tampered = String::from_utf8(packet.clone()).unwrap().replace("\"attempt\": 1", "\"attempt\": 2");
         let files: [(&str, &[u8]); 6] = [
@@ -578,14 +530,18 @@ mod tests {
             .iter()
             .map(|o| (o.target.strip_prefix(&*dir.path().to_string_lossy()).unwrap_or(&o.target).to_owned(), o.ok()))
             .collect();
+        // A JSON file that does not parse might be a packet: unreadable, never passed over.
         let expected = [
             ("/a/runtime-packet-1.json", true),
             ("/b/copy.json", true),
+            ("/d/broken.json", false),
             ("/e/runtime-packet-tampered.json", false),
             ("/f/runtime-packet-2.json", true),
             ("/c", false),
         ];
         assert_eq!(shown, expected.map(|(t, ok)| (t.to_owned(), ok)));
-        assert_eq!(outcomes[4].findings[0].check, Check::VerifyNothingFound, "c holds no packet: {:?}", outcomes[4]);
+        assert_eq!(outcomes[2].findings[0].check, Check::Input(InputCheck::VerifyUnreadable), "{:?}", outcomes[2]);
+        let nothing = Check::Input(InputCheck::VerifyNothingFound);
+        assert_eq!(outcomes[5].findings[0].check, nothing, "c holds no packet: {:?}", outcomes[5]);
     }
 }

@@ -105,9 +105,16 @@ fn verify_reports_failures_then_a_summary_and_every_file_with_v() {
         (Some(2), Some(1), Some(1))
     );
     let checks: Vec<&str> = report["checks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    // The run's rules, and the packet rules on the packet rebuilt from its files.
     assert_eq!(
         checks,
         [
+            "packet::exact-input-hash",
+            "packet::checksum",
+            "packet::contract",
+            "packet::branch-consistency",
+            "packet::forbidden-material",
+            "packet::provider-shape",
             "run::agent-request",
             "run::manifest-binding",
             "run::snapshot-parity",
@@ -126,10 +133,17 @@ fn verify_reports_failures_then_a_summary_and_every_file_with_v() {
     let skipped_checks: Vec<&str> = skipped.iter().map(|(c, _)| *c).collect();
     assert_eq!(
         skipped_checks,
-        ["packet::renders-from-input", "run::provider-request", "run::attestation"],
+        [
+            "packet::regenerates",
+            "packet::branch-isolation",
+            "packet::renders-from-input",
+            "run::evaluation",
+            "run::provider-request",
+            "run::attestation"
+        ],
         "{skipped:?}"
     );
-    assert!(skipped[2].1.contains("no attestation.json and no --trusted-key"), "{skipped:?}");
+    assert!(skipped[5].1.contains("no attestation.json and no --trusted-key"), "{skipped:?}");
     assert_eq!(report["results"].as_array().unwrap().len(), 2);
 
     let forced = exec(project.cmd().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR"));

@@ -32,6 +32,10 @@ pub(crate) struct Predicate {
     pub(crate) evaluation_ok: Option<Value>,
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub(crate) evaluator_notes: Option<Value>,
+    /// The rules that did not run when the run was attested, each `{check, reason}`:
+    /// a receipt says what it does not vouch for.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub(crate) skipped_checks: Option<Value>,
     #[serde(flatten)]
     pub(crate) unknown: Map<String, Value>,
 }

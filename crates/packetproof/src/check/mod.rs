@@ -1,19 +1,15 @@
-//! Named checks over the fixture corpus: the one implementation behind
-//! `packetproof verify`, `packetproof bless` and `tests/conformance.rs`.
-//! A check returns findings; an `Err` means its inputs could not be read.
-//!
-//! Every dispatch from a [`Check`] to its function is a `match` without a
-//! catch-all: a new check does not compile until it is wired here.
+//! The checks that need the suite's corpus: `packet::regenerates` and
+//! `packet::branch-isolation` (a packet against its fixture's request) and the
+//! corpus-wide ones. A check returns findings; an `Err` means its inputs could
+//! not be read. Which checks run, and when, is the engine's (`crate::judge`).
 
 pub(crate) mod packet;
+pub(crate) mod renders_from_input;
 pub mod stale;
 
-use crate::corpus::fixture_run::{self, CompletionRecord, COMPLETION_RECORD, LIFECYCLE};
-use crate::corpus::{self, Case};
-use crate::judge::{self, renders_from_input};
-use crate::{fsutil, Check, Config, CorpusCheck, Error, Finding, Location, PacketCheck, Result, RunCheck};
-use serde_json::{Map, Value};
-use std::path::Path;
+use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
+use crate::corpus::{self};
+use crate::{fsutil, Config, CorpusCheck, Error, Finding, Location, Result};
 
 pub(crate) use packet::{branch_isolation, Isolation, Mismatch};
 
@@ -28,117 +24,6 @@ impl From<Vec<Finding>> for Checked {
     fn from(findings: Vec<Finding>) -> Self {
         Checked { findings, mismatch: None }
     }
-}
-
-/// The checks that apply to a case, in report order.
-pub(crate) fn applicable(case: &Case) -> Vec<Check> {
-    let mut checks: Vec<Check> = PacketCheck::ALL.into_iter().map(Check::Packet).collect();
-    if case.run_fixture().is_some() {
-        checks.extend(RunCheck::ALL.into_iter().map(Check::Run));
-    }
-    checks
-}
-
-/// Whether `check` can apply to `case`: `Err(why not)` when the suite turned it off
-/// or the case lacks what it needs (a packet of other templates cannot be re-rendered;
-/// a fixture run without a provider request has none to check).
-/// `packet`: the case's packet, when it could be read (a check that cannot read it fails).
-pub(crate) fn applies(
-    check: Check,
-    case: &Case,
-    packet: Option<&Value>,
-    config: &Config,
-) -> std::result::Result<(), String> {
-    judge::enabled(check, config)?;
-    match check {
-        Check::Packet(PacketCheck::RendersFromInput) => match packet.and_then(Value::as_object) {
-            Some(map) => renders_from_input::applies(map, config),
-            None => Ok(()),
-        },
-        Check::Run(RunCheck::ProviderRequest) => fixture_file(case, crate::wire::RUN_FILE),
-        Check::Run(RunCheck::Attestation) => fixture_file(case, crate::run::attestation::FILE),
-        _ => Ok(()),
-    }
-}
-
-fn fixture_file(case: &Case, name: &str) -> std::result::Result<(), String> {
-    match case.run_fixture().is_some_and(|dir| dir.join(name).is_file()) {
-        true => Ok(()),
-        false => Err(format!("the fixture's run/ has no {name}")),
-    }
-}
-
-/// Run one check on a case.
-pub(crate) fn on_case(check: Check, case: &Case, config: &Config) -> Result<Checked> {
-    match check {
-        Check::Packet(check) => {
-            let packet = case.packet(config)?;
-            on_packet(check, &packet, case, config)
-        }
-        Check::Run(check) => on_fixture_run(check, case, config),
-        Check::Corpus(_)
-        | Check::VerifyNothingFound
-        | Check::VerifyUnreadable
-        | Check::GoldenAgentRequest
-        | Check::CompileRequest
-        | Check::WireRequest => Err(Error::Internal(format!("{check} is not a check of one fixture"))),
-    }
-}
-
-/// A packet check on a packet as stored (`packet::regenerates` compares it whole).
-pub(crate) fn on_packet(check: PacketCheck, packet: &Value, case: &Case, config: &Config) -> Result<Checked> {
-    match (check, packet.as_object()) {
-        (PacketCheck::Regenerates, _) => packet::regenerates(case, packet, config),
-        (_, None) => {
-            Ok(vec![Finding::new(PacketCheck::Contract, Location::root(), "expected the packet to be a JSON object")]
-                .into())
-        }
-        (check, Some(map)) => on_object(check, map, case, config).map(Checked::from),
-    }
-}
-
-/// A packet check on a packet object (what the mutation self-test damages).
-pub(crate) fn on_object(
-    check: PacketCheck,
-    map: &Map<String, Value>,
-    case: &Case,
-    config: &Config,
-) -> Result<Vec<Finding>> {
-    Ok(match check {
-        PacketCheck::Regenerates => packet::regenerates(case, &Value::Object(map.clone()), config)?.findings,
-        PacketCheck::BranchIsolation => {
-            branch_isolation(map, &case.request, config, &case.request_path().display().to_string())
-        }
-        PacketCheck::ExactInputHash
-        | PacketCheck::Checksum
-        | PacketCheck::Contract
-        | PacketCheck::ForbiddenMaterial
-        | PacketCheck::ProviderShape
-        | PacketCheck::BranchConsistency
-        | PacketCheck::RendersFromInput => judge::on_its_own(check, map, config),
-    })
-}
-
-/// A run check on a run directory (`packet`: the packet it was prepared from, if known).
-pub(crate) fn on_run(check: RunCheck, dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    judge::on_run(check, dir, packet, &[], config)
-}
-
-/// A run check on the run assembled from a case's fixture.
-fn on_fixture_run(check: RunCheck, case: &Case, config: &Config) -> Result<Checked> {
-    Ok(on_assembled_run(check, &fixture_run::assemble_run(case, config)?, config))
-}
-
-/// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
-pub(crate) fn on_assembled_run(check: RunCheck, assembled: &fixture_run::AssembledRun, config: &Config) -> Checked {
-    let mut findings = on_run(check, &assembled.dir, Some(&assembled.packet), config);
-    // The lifecycle's own refusals explain a missing evaluation or receipt.
-    if let Some(name) = findings.first().map(|f| f.check) {
-        for step in &assembled.refusals {
-            findings.push(Finding::new(name, Location::named(LIFECYCLE), step.clone()));
-        }
-    }
-    findings.into()
 }
 
 /// Run one corpus-wide check.

@@ -52,6 +52,17 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
     })
 }
 
+/// `packet::regenerates` for a packet and a request read by a command (no
+/// fixture): the packet is what packetproof's compiler makes of the request.
+pub(crate) fn compiles_to(request: &Value, file: &str, packet: &Value, config: &Config) -> Checked {
+    let message = match compile::compile(request, config, file) {
+        Ok(produced) if &produced == packet => return Checked::default(),
+        Ok(_) => "the packet differs from what the request compiles to now".to_owned(),
+        Err(e) => format!("the request no longer compiles: {e}"),
+    };
+    vec![Finding::new(PacketCheck::Regenerates, Location::root(), message)].into()
+}
+
 fn rebless_hint(case: &Case) -> String {
     if case.has_own_packet() {
         return "this negative case checks a packet of its own (expect.toml [packet] derives it from its base case), which is never blessed".into();
@@ -159,7 +170,7 @@ impl Isolation {
             }
         }
         out.extend(excluded_text_findings(packet, &self.excluded));
-        if crate::judge::renders_from_input::applies(packet, config).is_ok() {
+        if crate::check::renders_from_input::applies(packet, config).is_ok() {
             out.extend(unrendered_partial_findings(packet, config));
         }
         out.into_vec()

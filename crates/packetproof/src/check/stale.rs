@@ -91,7 +91,7 @@ impl StaleGoldens {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{canonical, compile, corpus, provider, Check, Config, PacketCheck};
+    use crate::{canonical, compile, corpus, provider, Config, PacketCheck};
     use std::path::Path;
 
     /// A copy of the project's sources with golden files written from them.
@@ -126,7 +126,9 @@ mod tests {
         let mut failed = 0;
         // Negative cases with a hand-broken packet declare this failure; the gate expects it.
         for case in corpus::cases(config).unwrap().into_iter().filter(|c| !c.has_own_packet()) {
-            let checked = crate::check::on_case(Check::Packet(PacketCheck::Regenerates), &case, config).unwrap();
+            let packet = case.packet(config).unwrap();
+            let origin = Some(crate::judge::Origin::Case(&case));
+            let checked = crate::judge::dispatch::on_packet(PacketCheck::Regenerates, &packet, origin, config).unwrap();
             failed += usize::from(!checked.findings.is_empty());
             if let Some(mismatch) = &checked.mismatch {
                 stale.record(&case.name, mismatch);

@@ -21,14 +21,15 @@ pub use request::{CHECK, MAPPING_ACTIONS};
 use crate::packet::{AGENT_ID, PROMPT_MODE, TASK_TYPE};
 use crate::report::{walk, Trail};
 use crate::JsonPath;
-use crate::{canonical, digest, fsutil, packet, provider, schema, Config, Error, Result};
+use crate::{digest, fsutil, provider, schema, Config, Error, Result};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::path::Path;
 
 /// Compile a request into a runtime packet. `file` names the request in errors.
 /// A refused request is `Error::Rejected` listing every finding (check
-/// [`CHECK`]); a packet that would break the contract is refused the same way.
+/// [`CHECK`]). The packet is not judged here: the commands that write one
+/// (`export`, `bless`) ask the rule book (`crate::judge`), as every command does.
 pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     let findings = request::check(request, config);
     if !findings.is_empty() {
@@ -50,11 +51,6 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     let prompts = prompts::render(config, &render_input, &branch, &schema_name)?;
     let effective = provider::effective_user_message(config, mode, &prompts.user);
     let packet = assemble(request, prompts, effective, render_input, branch, output_schema);
-    let problems = packet::validate(&packet, config);
-    if !problems.is_empty() {
-        // Only a broken template, schema or config can get here; say so loudly.
-        return Err(Error::Rejected { file: format!("{file} (compiled packet)"), findings: problems });
-    }
     Ok(packet)
 }
 
@@ -152,10 +148,7 @@ fn inside(path: &str, regions: &HashSet<String>) -> bool {
     })
 }
 
-/// `packetproof export`: compile the request file into the packet's text (2-space
-/// JSON and a newline), which the CLI prints or writes atomically.
-pub fn export(config: &Config, request_file: &Path) -> Result<String> {
-    let request = fsutil::read_json(request_file, config.limits.max_file_bytes)?;
-    let packet = compile(&request, config, &request_file.display().to_string())?;
-    Ok(canonical::to_pretty(&packet))
+/// The compile request in `file`, read bounded and strictly.
+pub fn read_request(config: &Config, file: &Path) -> Result<Value> {
+    fsutil::read_json(file, config.limits.max_file_bytes)
 }

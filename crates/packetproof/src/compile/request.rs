@@ -22,7 +22,7 @@ use crate::report::{index, walk, Finding, JsonPath, Location, Trail};
 use crate::Config;
 use serde_json::{Map, Value};
 
-pub const CHECK: crate::Check = crate::Check::CompileRequest;
+pub const CHECK: crate::Check = crate::Check::Input(crate::InputCheck::CompileRequest);
 
 pub const MAPPING_ACTIONS: [&str; 4] = ["bind", "create", "drop", "incompatible"];
 /// JavaScript's safe integers end below 2^53; past it a token count is not exact.

@@ -348,6 +348,11 @@ impl Config {
         }
     }
 
+    /// Whether these settings are a suite's (a harness.toml was read), not the built-in ones alone.
+    pub(crate) fn is_suite(&self) -> bool {
+        self.file.is_some()
+    }
+
     /// Commands that run a corpus (bless, test, release-check) need a harness.toml;
     /// the refusal says which file was looked for.
     pub fn require_suite(&self, command: &str) -> Result<&Path> {
@@ -397,6 +402,9 @@ impl Config {
             }
             if reason.trim().is_empty() {
                 return Err(config_error(format!("checks.skip.{name:?}: give the reason the check is off")));
+            }
+            if let Some(Err(why)) = crate::Check::from_name(name).map(crate::Check::skippable) {
+                return Err(config_error(format!("checks.skip: {name:?} can never be skipped: {why}")));
             }
         }
         let mut paths = raw.paths;

@@ -13,10 +13,11 @@ pub mod partition;
 
 use crate::bless::{self, GoldenWrites};
 use crate::check::stale::StaleGoldens;
-use crate::check::{self, Checked};
-use crate::corpus::fixture_run::{self, AssembledRun, LIFECYCLE};
+use crate::check::Checked;
 use crate::corpus::{self, Case, Expectation};
-use crate::{judge, mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result};
+use crate::judge::fixture_run::{self, AssembledRun, LIFECYCLE};
+use crate::judge::{self, dispatch, Origin, Step, Subject};
+use crate::{mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result};
 use junit::Records;
 use libtest_mimic::{Completion, Failed, Trial};
 use serde_json::Value;
@@ -53,7 +54,7 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
     let mut trials = Vec::new();
     for case in cases {
         let expected = case.expectations()?;
-        let applicable = check::applicable(&case);
+        let applicable = judge::checks_of(&case);
         for declared in &expected {
             if !applicable.iter().any(|c| c.name() == declared.check) {
                 return Err(Error::Config {
@@ -79,7 +80,9 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
         // The mutation self-test damages golden packets: one trial per positive fixture.
         if positive {
             let (suite_ref, name) = (suite.clone(), format!("{}::{}", case.case.name, CorpusCheck::MutationSelfTest));
-            let off = judge::enabled(CorpusCheck::MutationSelfTest, &suite.config).err();
+            let off =
+                judge::decide(CorpusCheck::MutationSelfTest.into(), &Subject::corpus(), &suite.config, Step::Test)
+                    .err();
             trials.push(suite.trial(name, move || match off {
                 Some(reason) => Ok(Completion::ignored_with(reason)),
                 None => suite_ref.mutation_trial(&case).map(|()| Completion::Completed),
@@ -117,9 +120,8 @@ impl Shared {
     fn regenerated(&self, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
         let packet = self.packet(config)?;
         once(&self.regenerated, self.blessing, || match packet.as_ref() {
-            Ok(packet) => {
-                check::on_packet(PacketCheck::Regenerates, packet, &self.case, config).map_err(|e| e.to_string())
-            }
+            Ok(packet) => dispatch::on_packet(PacketCheck::Regenerates, packet, Some(Origin::Case(&self.case)), config)
+                .map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         })
     }
@@ -131,7 +133,17 @@ impl Shared {
     /// Whether `check` can apply to this case (`Err(why not)`), judged on the shared packet.
     fn applies(&self, check: Check, config: &Config) -> Result<std::result::Result<(), String>, Failed> {
         let packet = self.packet(config)?;
-        Ok(check::applies(check, &self.case, packet.as_ref().as_ref().ok(), config))
+        let Ok(packet) = packet.as_ref() else {
+            // A packet that cannot be read is the check's own failure (it says why), not "not applicable".
+            return Ok(judge::decide_unread(check, config, Step::Test));
+        };
+        let at = Subject {
+            packet: Some(packet),
+            origin: Some(Origin::Case(&self.case)),
+            fixture: Some(&self.case),
+            ..Subject::default()
+        };
+        Ok(judge::decide(check, &at, config, Step::Test))
     }
 
     /// One check on this case, on the shared packet or run.
@@ -140,14 +152,14 @@ impl Shared {
         match check {
             Check::Packet(PacketCheck::Regenerates) => self.regenerated(config),
             Check::Packet(packet_check) => match self.packet(config)?.as_ref() {
-                Ok(packet) => fresh(check::on_packet(packet_check, packet, &self.case, config)),
+                Ok(packet) => fresh(dispatch::on_packet(packet_check, packet, Some(Origin::Case(&self.case)), config)),
                 Err(e) => Ok(Arc::new(Err(e.clone()))),
             },
             Check::Run(run_check) => match self.run(config)?.as_ref() {
-                Ok(run) => fresh(Ok(check::on_assembled_run(run_check, run, config))),
+                Ok(run) => fresh(Ok(fixture_run::on_assembled_run(run_check, run, config))),
                 Err(e) => Ok(Arc::new(Err(e.clone()))),
             },
-            other => fresh(check::on_case(other, &self.case, config)),
+            other => Ok(Arc::new(Err(format!("{other} is not a check of one fixture")))),
         }
     }
 }
@@ -242,9 +254,12 @@ impl Suite {
         let Some(base) = cases.into_iter().find(|c| c.name == base) else {
             return Err(format!("{}: expect.toml [packet] from = {base:?}, which is not a fixture", case.name).into());
         };
-        let regenerates = Check::Packet(crate::PacketCheck::Regenerates);
         let stale = base.golden_missing().is_some()
-            || check::on_case(regenerates, &base, &self.config)
+            || base
+                .packet(&self.config)
+                .and_then(|packet| {
+                    dispatch::on_packet(PacketCheck::Regenerates, &packet, Some(Origin::Case(&base)), &self.config)
+                })
                 .map_err(|e| Failed::from(e.to_string()))?
                 .mismatch
                 .is_some();
@@ -273,32 +288,32 @@ impl Suite {
 
     fn corpus_trials(&self) -> Vec<Trial> {
         CorpusCheck::ALL
-            .into_iter()
-            .filter_map(|check| {
+            .iter()
+            .copied()
+            // One trial per fixture (`<fixture>::corpus::mutation-self-test`), made with the case's trials.
+            .filter(|check| *check != CorpusCheck::MutationSelfTest)
+            .map(|check| {
                 let suite = self.clone();
-                let trial = match check {
-                    // One trial per fixture (`<fixture>::corpus::mutation-self-test`), made with the case's trials.
-                    CorpusCheck::MutationSelfTest => return None,
-                    _ if judge::enabled(check, &self.config).is_err() => {
-                        let reason = judge::enabled(check, &self.config).unwrap_err();
-                        self.trial(check.name().into(), move || Ok(Completion::ignored_with(reason)))
+                let ready = judge::decide(check.into(), &Subject::corpus(), &self.config, Step::Test);
+                self.trial(check.name().into(), move || {
+                    if let Err(reason) = ready {
+                        return Ok(Completion::ignored_with(reason));
                     }
-                    CorpusCheck::Layout
-                    | CorpusCheck::SnapshotParity
-                    | CorpusCheck::UniqueAgentTasks
-                    | CorpusCheck::BranchCoverage => self.trial(check.name().into(), move || {
-                        let findings =
-                            check::on_corpus(check, &suite.config).map_err(|e| Failed::from(e.to_string()))?;
-                        if findings.is_empty() {
-                            Ok(Completion::Completed)
-                        } else {
-                            Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
-                        }
-                    }),
-                };
-                // A suite that does not require branch coverage yet reports it as ignored, never as passed.
-                let off = check == CorpusCheck::BranchCoverage && !self.config.corpus.require_branch_coverage;
-                Some(trial.with_ignored_flag(off))
+                    let findings = dispatch::run(check.into(), &Subject::corpus(), &suite.config)
+                        .map_err(|e| Failed::from(e.to_string()))?
+                        .findings;
+                    // A suite that does not require branch coverage yet reports it as ignored, never as passed.
+                    if check == CorpusCheck::BranchCoverage && !suite.config.corpus.require_branch_coverage {
+                        let gaps = findings.len();
+                        return Ok(Completion::ignored_with(format!(
+                            "not required yet ([corpus] require_branch_coverage = false): {gaps} gap(s) found"
+                        )));
+                    }
+                    match findings.is_empty() {
+                        true => Ok(Completion::Completed),
+                        false => Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into()),
+                    }
+                })
             })
             .collect()
     }

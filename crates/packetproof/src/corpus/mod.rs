@@ -3,8 +3,8 @@
 //! its golden files live under `paths.golden` at the same relative path.
 
 pub(crate) mod derived;
-pub(crate) mod fixture_run;
 pub(crate) mod layout;
+pub(crate) mod record;
 
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::{fsutil, Config, Result};

@@ -1,228 +1,297 @@
-//! Applying the rule book (`crate::rules`): every rule that applies to a packet or
-//! a run directory runs, and each that cannot apply is reported with the reason.
-//! `validate`, `verify`, `prepare`, `evaluate`, `complete`, `attest` and the
-//! conformance runner all judge through here, so one artifact gets one verdict
-//! whichever command reads it.
+//! The rule book, executed. Whether a rule applies is decided here and only here
+//! ([`decide`]): from what the rule declares it reads and needs (`crate::rules`),
+//! the suite's `[checks] skip` and the step asking (which command, which point of
+//! the run lifecycle). A rule that applies runs through the one dispatch
+//! ([`dispatch`]); one that does not is reported skipped with the reason. Every
+//! command that judges a packet or a run (`validate`, `verify`, `prepare`,
+//! `evaluate`, `complete`, `attest`, `test`, `bless`, `export`, `wire`, `trace`)
+//! asks through here, so one artifact gets one verdict whichever command reads it.
 
-pub(crate) mod renders_from_input;
+pub(crate) mod dispatch;
+pub(crate) mod fixture_run;
+mod golden;
+mod lifecycle;
 
-use crate::run::{self, audit, paths};
-use crate::{fsutil, packet, Check, Config, Finding, Location, Outcome, PacketCheck, RunCheck};
-use serde_json::{Map, Value};
+use crate::corpus::Case;
+use crate::run::{self, paths};
+use crate::{Check, Config, Finding, Location, Need, Outcome, PacketCheck, Reads, RunCheck};
+use serde_json::Value;
 use std::path::Path;
+
+pub use golden::packet_file;
+pub(crate) use golden::{packet_in, GoldenPackets};
+pub use lifecycle::{attest, complete, evaluate, export, prepare, wire_body, wire_check, Judged};
 
 /// Why the rules that need a compile request do not apply to a packet on its own.
 pub(crate) const NO_REQUEST: &str =
     "needs the compile request the packet was made from: only a golden packet of the suite's fixtures has one";
 
-/// The packet rules that need nothing but the packet (and the suite's templates,
-/// where its promptVersions show them), in report order.
-const ON_ITS_OWN: [PacketCheck; 7] = [
-    PacketCheck::Contract,
-    PacketCheck::ProviderShape,
-    PacketCheck::ForbiddenMaterial,
-    PacketCheck::BranchConsistency,
-    PacketCheck::ExactInputHash,
-    PacketCheck::Checksum,
-    PacketCheck::RendersFromInput,
-];
+/// The command asking, and so the point of the run lifecycle it stands at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Validate,
+    Verify,
+    Prepare,
+    Evaluate,
+    Complete,
+    Attest,
+    Test,
+    Bless,
+    Export,
+    Wire,
+    Trace,
+}
 
-/// Whether a check may run here: `Err(reason)` when the suite turned it off.
-pub(crate) fn enabled(check: impl Into<Check>, config: &Config) -> Result<(), String> {
-    match config.checks.skip.get(check.into().name()) {
+impl Step {
+    /// `Err(why)` when `check` is not due at this step: it belongs to the step
+    /// itself or to a later one, or the step makes what it would compare with.
+    fn due(self, check: Check) -> Result<(), String> {
+        use RunCheck::{Attestation, Completion, Evaluation};
+        let later: &[Check] = match self {
+            // `complete` applies run::evaluation itself, in its stricter form (the
+            // evaluation must record the raw output's checksum): not twice.
+            Step::Evaluate | Step::Complete => {
+                &[Check::Run(Evaluation), Check::Run(Completion), Check::Run(Attestation)]
+            }
+            Step::Attest => &[Check::Run(Attestation)],
+            Step::Bless | Step::Export => &[Check::Packet(PacketCheck::Regenerates)],
+            Step::Validate | Step::Verify | Step::Prepare | Step::Test | Step::Wire | Step::Trace => &[],
+        };
+        match (later.contains(&check), self) {
+            (false, _) => Ok(()),
+            (true, Step::Bless | Step::Export) => {
+                Err(format!("{} writes what the request makes now: there is nothing to regenerate", self.name()))
+            }
+            (true, _) => Err(format!("not yet due: {} comes before it", self.name())),
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Step::Validate => "validate",
+            Step::Verify => "verify",
+            Step::Prepare => "prepare",
+            Step::Evaluate => "evaluate",
+            Step::Complete => "complete",
+            Step::Attest => "attest",
+            Step::Test => "test",
+            Step::Bless => "bless",
+            Step::Export => "export",
+            Step::Wire => "wire",
+            Step::Trace => "trace",
+        }
+    }
+}
+
+/// Where a packet's compile request comes from.
+#[derive(Clone, Copy)]
+pub enum Origin<'a> {
+    /// A fixture of the suite (its request, and its producer: compiler or exporter).
+    Case(&'a Case),
+    /// A request read by the command (`export`).
+    Request { value: &'a Value, file: &'a str },
+}
+
+impl Origin<'_> {
+    pub(crate) fn request(&self) -> &Value {
+        match self {
+            Origin::Case(case) => &case.request,
+            Origin::Request { value, .. } => value,
+        }
+    }
+
+    pub(crate) fn file(&self) -> String {
+        match self {
+            Origin::Case(case) => case.request_path().display().to_string(),
+            Origin::Request { file, .. } => (*file).to_owned(),
+        }
+    }
+}
+
+/// What the step asking has in hand: a packet (with the request it was made
+/// from, when known), a run (a directory, or a fixture whose run the gate
+/// assembles), or the suite's corpus. A rule reads what its declaration says.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Subject<'a> {
+    pub(crate) packet: Option<&'a Value>,
+    pub(crate) origin: Option<Origin<'a>>,
+    pub(crate) run: Option<&'a Path>,
+    /// For a run: the packet it was prepared from (else rebuilt from its files).
+    pub(crate) given: Option<&'a Value>,
+    /// A fixture with a `run/` folder: the run the gate assembles from it.
+    pub(crate) fixture: Option<&'a Case>,
+    pub(crate) keys: &'a [ed25519_dalek::VerifyingKey],
+    pub(crate) corpus: bool,
+}
+
+impl<'a> Subject<'a> {
+    pub(crate) fn packet(packet: &'a Value, origin: Option<Origin<'a>>) -> Self {
+        Subject { packet: Some(packet), origin, ..Subject::default() }
+    }
+
+    pub(crate) fn run(dir: &'a Path, given: Option<&'a Value>, keys: &'a [ed25519_dalek::VerifyingKey]) -> Self {
+        Subject { run: Some(dir), given, keys, ..Subject::default() }
+    }
+
+    pub(crate) fn corpus() -> Self {
+        Subject { corpus: true, ..Subject::default() }
+    }
+
+    /// Whether the subject is what a rule of this kind reads.
+    fn offers(&self, reads: Reads) -> bool {
+        match reads {
+            Reads::Packet | Reads::PacketAndRequest => self.packet.is_some(),
+            Reads::Run => self.run.is_some() || self.fixture.is_some(),
+            Reads::Corpus => self.corpus,
+            // Judged by the command that reads them (`crate::rules::InputCheck`).
+            Reads::CompileInput | Reads::Capture | Reads::Path => false,
+        }
+    }
+
+    /// `Err(why not)` when the subject lacks what `need` names.
+    fn has(&self, need: Need, config: &Config) -> Result<(), String> {
+        let object = || self.packet.and_then(Value::as_object).ok_or("the packet is not a JSON object".to_owned());
+        match need {
+            Need::SuiteTemplates => crate::check::renders_from_input::applies(object()?, config),
+            Need::ConfiguredProvider => crate::packet::provider_shape_applies(object()?, config),
+            Need::Request => self.origin.map(|_| ()).ok_or_else(|| NO_REQUEST.to_owned()),
+            Need::Producer => match self.origin {
+                Some(Origin::Case(_)) if config.exporter.is_some() && !config.run_exporter => Err(
+                    "the suite's [exporter] makes its packets, and it runs only when asked (verify --run-exporter) \
+                     or in test and bless"
+                        .into(),
+                ),
+                _ => Ok(()),
+            },
+            Need::RunFile(name) if self.has_run_file(name) => Ok(()),
+            Need::RunFile(name) if self.run.is_some() => Err(format!("the run has no {name}")),
+            Need::RunFile(name) => Err(format!("the fixture's run/ has no {name}")),
+            Need::TrustedKey if !self.keys.is_empty() || self.has_run_file(run::attestation::FILE) => Ok(()),
+            Need::TrustedKey => {
+                Err(format!("the run has no {} and no --trusted-key requires one", run::attestation::FILE))
+            }
+            Need::Suite if config.is_suite() => Ok(()),
+            Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
+        }
+    }
+
+    /// A run directory's file, or for a fixture one its `run/` folder supplies or
+    /// that `prepare` writes when the gate assembles the run.
+    fn has_run_file(&self, name: &str) -> bool {
+        const PREPARED: [&str; 4] =
+            [paths::AGENT_REQUEST, paths::EVAL_CONTEXT, paths::VALIDATION_SCHEMA, paths::MANIFEST];
+        if let Some(dir) = self.run {
+            return dir.join(name).symlink_metadata().is_ok();
+        }
+        let fixture = self.fixture.and_then(Case::run_fixture);
+        fixture.is_some_and(|dir| PREPARED.contains(&name) || dir.join(name).is_file())
+    }
+}
+
+/// Whether the suite turned `check` off: `Err(its reason)`. Only a rule the book
+/// lets a suite skip can be named there (`Config` refuses the others).
+fn suite_skip(check: Check, config: &Config) -> Result<(), String> {
+    match config.checks.skip.get(check.name()) {
         Some(reason) => Err(format!("turned off by {} [checks] skip: {reason}", config.file_name())),
         None => Ok(()),
     }
 }
 
-/// Every packet rule that applies to `value` without its compile request, and the
-/// notes a report shows beside them (what `validate` and `verify` print).
-pub fn packet(outcome: &mut Outcome, value: &Value, config: &Config) {
-    rules(outcome, value, config);
-    outcome.notes.extend(packet::notes(value, config));
+/// Whether `check` applies to `at` when `step` asks: `Err(why not)`. The one place
+/// this is decided.
+pub(crate) fn decide(check: Check, at: &Subject, config: &Config, step: Step) -> Result<(), String> {
+    let rule = check.rule();
+    if !at.offers(rule.reads) {
+        return Err(format!("reads a {}, which this step does not judge", rule.reads));
+    }
+    suite_skip(check, config)?;
+    step.due(check)?;
+    rule.needs.iter().try_for_each(|need| at.has(*need, config))
 }
 
-/// The packet rules alone: what a command that refuses on them needs, without the
-/// notes (which collate every object's keys) that only a report shows.
-fn rules(outcome: &mut Outcome, value: &Value, config: &Config) {
-    let Some(map) = value.as_object() else {
-        outcome.findings.push(Finding::new(
-            PacketCheck::Contract,
-            Location::root(),
-            "expected the packet to be a JSON object",
-        ));
+/// [`decide`] for a subject that could not be read: the rule runs (and fails,
+/// saying why) unless the suite or the step rules it out.
+pub(crate) fn decide_unread(check: Check, config: &Config, step: Step) -> Result<(), String> {
+    suite_skip(check, config)?;
+    step.due(check)
+}
+
+/// Every rule of the book that reads what `at` is: run when it applies, else
+/// reported skipped with why. A packet that is not a JSON object fails
+/// `packet::contract` whatever the suite skips: no rule can read it.
+pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Config, step: Step) {
+    let not_an_object = at.packet.is_some_and(|v| !v.is_object());
+    if not_an_object {
+        let message = "expected the packet to be a JSON object";
+        outcome.findings.push(Finding::new(PacketCheck::Contract, Location::root(), message));
         outcome.ran(PacketCheck::Contract);
-        for check in ON_ITS_OWN.into_iter().skip(1) {
+    }
+    for check in Check::ALL.into_iter().filter(|c| at.offers(c.rule().reads)) {
+        if not_an_object {
             outcome.skip(check, "the packet is not a JSON object");
+            continue;
         }
-        return;
-    };
-    for check in ON_ITS_OWN {
-        apply(outcome, check, map, config, false);
-    }
-    for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {
-        outcome.skip(check, NO_REQUEST);
-    }
-}
-
-/// Every packet rule that applies on its own, as a list (what prepare refuses on).
-pub(crate) fn packet_findings(value: &Value, config: &Config) -> Vec<Finding> {
-    let mut outcome = Outcome::default();
-    rules(&mut outcome, value, config);
-    outcome.findings
-}
-
-/// One packet rule that needs no request: run when the suite has it on and it applies,
-/// else reported skipped with why. Findings on a packet rebuilt from a run carry
-/// that location (`rebuilt`).
-fn apply(outcome: &mut Outcome, check: PacketCheck, map: &Map<String, Value>, config: &Config, rebuilt: bool) {
-    match enabled(check, config).and_then(|()| applies(check, map, config)) {
-        Ok(()) => {
-            let findings = on_its_own(check, map, config);
-            let locate = |f: Finding| match rebuilt {
-                true => Finding { path: f.path.in_rebuilt_packet(), ..f },
-                false => f,
-            };
-            outcome.findings.extend(findings.into_iter().map(locate));
-            outcome.ran(check);
-        }
-        Err(reason) => outcome.skip(check, reason),
-    }
-}
-
-/// Whether a packet rule can apply to this packet: `Err(why not)`.
-pub(crate) fn applies(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Result<(), String> {
-    match check {
-        PacketCheck::RendersFromInput => renders_from_input::applies(map, config),
-        PacketCheck::ProviderShape => packet::provider_shape_applies(map, config),
-        PacketCheck::Regenerates | PacketCheck::BranchIsolation => Err(NO_REQUEST.into()),
-        PacketCheck::ExactInputHash
-        | PacketCheck::Checksum
-        | PacketCheck::Contract
-        | PacketCheck::BranchConsistency
-        | PacketCheck::ForbiddenMaterial => Ok(()),
-    }
-}
-
-/// One packet rule that needs no request, run on a packet object.
-pub(crate) fn on_its_own(check: PacketCheck, map: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    match check {
-        PacketCheck::ExactInputHash => packet::exact_input_hash(map, config),
-        PacketCheck::Checksum => packet::checksum(map, config),
-        PacketCheck::Contract => packet::contract(map, config),
-        PacketCheck::ForbiddenMaterial => packet::forbidden_material(map, config),
-        PacketCheck::ProviderShape => packet::provider_shape(map, config),
-        PacketCheck::BranchConsistency => packet::branch_consistency::check(map, config),
-        PacketCheck::RendersFromInput => renders_from_input::check(map, config),
-        PacketCheck::Regenerates | PacketCheck::BranchIsolation => Vec::new(),
-    }
-}
-
-/// The command about to act on a run: the rules of the steps it performs itself
-/// (and of later ones) are not yet due.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Step {
-    Evaluate,
-    Complete,
-    Attest,
-    Verify,
-}
-
-impl Step {
-    /// `Err(why)` when `check` belongs to this step or a later one.
-    fn due(self, check: RunCheck) -> Result<(), String> {
-        let later: &[RunCheck] = match self {
-            Step::Evaluate => &[RunCheck::Evaluation, RunCheck::Completion, RunCheck::Attestation],
-            // `complete` applies run::evaluation itself, in its stricter form (the
-            // evaluation must record the raw output's checksum): not twice.
-            Step::Complete => &[RunCheck::Evaluation, RunCheck::Completion, RunCheck::Attestation],
-            Step::Attest => &[RunCheck::Attestation],
-            Step::Verify => &[],
-        };
-        match later.contains(&check) {
-            true => Err(format!("not yet due: {self:?} comes before it").to_lowercase()),
-            false => Ok(()),
-        }
-    }
-}
-
-/// Every run rule due at `step` on the run directory `dir` (`given`: the packet it was
-/// prepared from, when known; otherwise it is rebuilt from the run's files), and the
-/// packet rules on that packet.
-pub(crate) fn run(
-    outcome: &mut Outcome,
-    dir: &Path,
-    given: Option<&Value>,
-    keys: &[ed25519_dalek::VerifyingKey],
-    config: &Config,
-    step: Step,
-) {
-    for check in RunCheck::ALL {
-        let ready = enabled(check, config).and_then(|()| step.due(check)).and_then(|()| run_applies(check, dir, keys));
-        match ready {
+        match decide(check, at, config, step) {
             Ok(()) => {
-                outcome.findings.extend(on_run(check, dir, given, keys, config));
+                match dispatch::run(check, at, config) {
+                    Ok(checked) => outcome.findings.extend(checked.findings),
+                    Err(e) => {
+                        outcome.findings.push(Finding::new(check, Location::named(&outcome.target), e.to_string()))
+                    }
+                }
                 outcome.ran(check);
             }
             Err(reason) => outcome.skip(check, reason),
         }
     }
-    // The run's packet, rebuilt from its own files, must render from its own evidence
-    // too (when it cannot be rebuilt, run::agent-request already says why).
-    let rebuilt = run::Run::open(dir, config).and_then(|run| run.packet(given));
-    if let Ok(Value::Object(map)) = rebuilt {
-        apply(outcome, PacketCheck::RendersFromInput, &map, config, true);
+    if let Some(dir) = at.run {
+        rebuilt_packet(outcome, dir, at.given, config, step);
     }
 }
 
-/// The run rules due at `step`, as a list (what evaluate, complete and attest refuse on).
-pub(crate) fn run_findings(dir: &Path, given: Option<&Value>, config: &Config, step: Step) -> Vec<Finding> {
+/// The run's packet, rebuilt from its own files (or the one it was prepared from),
+/// judged by every packet rule; findings are located in the rebuilt packet. When it
+/// cannot be rebuilt, run::agent-request already says why.
+fn rebuilt_packet(outcome: &mut Outcome, dir: &Path, given: Option<&Value>, config: &Config, step: Step) {
+    let Ok(value) = run::Run::open(dir, config).and_then(|run| run.packet(given)) else { return };
+    let mut inner = Outcome::default();
+    judge(&mut inner, &Subject::packet(&value, None), config, step);
+    for finding in inner.findings {
+        outcome.findings.push(Finding { path: finding.path.in_rebuilt_packet(), ..finding });
+    }
+    inner.ran.into_iter().for_each(|check| outcome.ran(check));
+    inner.skipped.into_iter().for_each(|skipped| outcome.skip(skipped.check, skipped.reason));
+}
+
+/// The checks a fixture has (one conformance trial each), in report order: every
+/// packet rule, and the run rules when it has a `run/` folder.
+pub(crate) fn checks_of(case: &Case) -> Vec<Check> {
+    let at = Subject { packet: Some(&Value::Null), fixture: case.run_fixture().map(|_| case), ..Subject::default() };
+    Check::ALL
+        .into_iter()
+        .filter(|c| matches!(c, Check::Packet(_) | Check::Run(_)) && at.offers(c.rule().reads))
+        .collect()
+}
+
+/// Every rule on a packet value, as a list (what a step refuses on) with the
+/// outcome's skips: the outcome whole.
+pub fn packet(value: &Value, origin: Option<Origin>, config: &Config, step: Step) -> Outcome {
     let mut outcome = Outcome::default();
-    run(&mut outcome, dir, given, &[], config, step);
-    outcome.findings
+    judge(&mut outcome, &Subject::packet(value, origin), config, step);
+    outcome
 }
 
-/// Whether a run rule has what it reads: `Err(why not)`.
-fn run_applies(check: RunCheck, dir: &Path, keys: &[ed25519_dalek::VerifyingKey]) -> Result<(), String> {
-    let present = |name: &str| dir.join(name).symlink_metadata().is_ok();
-    match check {
-        RunCheck::ProviderRequest if !present(crate::wire::RUN_FILE) => {
-            Err(format!("the run has no {} (the request its runner sent)", crate::wire::RUN_FILE))
-        }
-        RunCheck::Attestation if keys.is_empty() && !present(run::attestation::FILE) => {
-            Err(format!("the run has no {} and no --trusted-key requires one", run::attestation::FILE))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// One run rule on a run directory.
-pub(crate) fn on_run(
-    check: RunCheck,
+/// Every rule due at `step` on a run directory (and the packet rules on its packet).
+pub(crate) fn run_dir(
     dir: &Path,
     given: Option<&Value>,
     keys: &[ed25519_dalek::VerifyingKey],
     config: &Config,
-) -> Vec<Finding> {
-    match check {
-        RunCheck::AgentRequest => audit::agent_request(dir, given, config),
-        RunCheck::ManifestBinding => audit::manifest_binding(dir, given, config),
-        RunCheck::SnapshotParity => audit::snapshot_parity(dir, given, config),
-        RunCheck::Evaluation => audit::evaluation(dir, given, config),
-        RunCheck::Completion => audit::completion(dir, config),
-        RunCheck::ProviderRequest => run::provider_request::check(dir, config),
-        RunCheck::Attestation => run::attestation::check(dir, keys, config),
-        RunCheck::StaleTemp => stale_temps(dir),
-    }
-}
-
-fn stale_temps(dir: &Path) -> Vec<Finding> {
-    let found = fsutil::Dir::stale_temps(dir);
-    let message = "a temp file left by a step that was killed; the next prepare, evaluate or complete removes it";
-    found
-        .into_iter()
-        .map(|temp| Finding::new(RunCheck::StaleTemp, Location::named(temp.display().to_string()), message))
-        .collect()
+    step: Step,
+) -> Outcome {
+    let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
+    judge(&mut outcome, &Subject::run(dir, given, keys), config, step);
+    outcome
 }
 
 /// The files a run has reached, for a report: which step comes next.
@@ -235,35 +304,4 @@ pub(crate) fn stage(dir: &Path) -> &'static str {
         (true, false, false, _) => "prepared, awaiting agent",
         _ => "incomplete preparation",
     }
-}
-
-/// `prepare`, refusing a packet that any rule which applies to it fails.
-pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path) -> crate::Result<Vec<&'static str>> {
-    run::prepare::prepare(config, packet_file, out_dir, &|value| packet_findings(value, config))
-}
-
-/// `evaluate`, refusing a run that fails a rule due before evaluation.
-pub fn evaluate(
-    config: &Config,
-    args: &run::EvaluateRequest,
-) -> crate::Result<(run::evaluate::Evaluation, std::path::PathBuf)> {
-    run::evaluate::evaluate(config, args, &|dir, given| run_findings(dir, given, config, Step::Evaluate))
-}
-
-/// `complete`, refusing a run that fails a rule due before completion.
-pub fn complete(
-    config: &Config,
-    args: &run::CompleteRequest,
-) -> crate::Result<(std::path::PathBuf, std::path::PathBuf)> {
-    run::complete::complete(config, args, &|dir, given| run_findings(dir, given, config, Step::Complete))
-}
-
-/// `attest`, never signing a run that any rule due before attestation fails.
-pub fn attest(
-    config: &Config,
-    dir: &Path,
-    key: &ed25519_dalek::SigningKey,
-    out: Option<&Path>,
-) -> crate::Result<std::path::PathBuf> {
-    run::attestation::attest(config, dir, key, out, &|dir, given| run_findings(dir, given, config, Step::Attest))
 }

@@ -5,7 +5,7 @@
 
 use crate::conformance::junit::Record;
 use crate::corpus::{self, Case};
-use crate::{check, fsutil, Check, Config, CorpusCheck, PacketCheck, Result, RunCheck};
+use crate::{fsutil, Check, Config, CorpusCheck, PacketCheck, Result, RunCheck};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -106,13 +106,13 @@ pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String])
     let cases = corpus::cases(config)?;
     // Every packet and run check, then the self-test, which runs per positive fixture.
     let mutation = CorpusCheck::MutationSelfTest.name();
-    let mut columns: Vec<String> = PacketCheck::ALL.into_iter().map(|c| Check::Packet(c).to_string()).collect();
-    columns.extend(RunCheck::ALL.into_iter().map(|c| Check::Run(c).to_string()));
+    let mut columns: Vec<String> = PacketCheck::ALL.iter().map(|c| Check::Packet(*c).to_string()).collect();
+    columns.extend(RunCheck::ALL.iter().map(|c| Check::Run(*c).to_string()));
     columns.push(mutation.to_owned());
     let fixtures: Vec<FixtureRow> = cases
         .iter()
         .map(|case| {
-            let mut own: Vec<String> = check::applicable(case).iter().map(ToString::to_string).collect();
+            let mut own: Vec<String> = crate::judge::checks_of(case).iter().map(ToString::to_string).collect();
             if case.expect.is_none() {
                 own.push(mutation.to_owned());
             }
@@ -130,8 +130,8 @@ pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String])
         })
         .collect();
     let corpus: Vec<Named> = CorpusCheck::ALL
-        .into_iter()
-        .filter(|c| *c != CorpusCheck::MutationSelfTest)
+        .iter()
+        .filter(|c| **c != CorpusCheck::MutationSelfTest)
         .map(|c| Named { name: c.name().to_owned(), state: State::of(c.name(), &by_name, ignored, config) })
         .collect();
     let states: Vec<&State> = fixtures.iter().flat_map(|f| &f.states).chain(corpus.iter().map(|n| &n.state)).collect();

@@ -26,17 +26,19 @@ pub(crate) fn attest(
     dir: &Path,
     key: &SigningKey,
     out: Option<&Path>,
-    gate: super::RunGate,
+    gate: super::AttestGate,
 ) -> Result<PathBuf> {
     // The run cannot change between the checks and the signature (other steps wait).
     let (_handle, _lock) = super::lock_run_dir(dir)?;
-    let findings = gate(dir, None);
+    let (findings, skipped) = gate(dir, None);
     if !findings.is_empty() {
         return Err(Error::Failed { file: dir.display().to_string(), findings });
     }
     let run = Run::open(dir, config)?;
     let completion = run.read_object(&run.completion)?;
-    let text = envelope_text(&subjects(&run, &completion)?, &completion, key);
+    let mut predicate = predicate(&completion);
+    predicate.skipped_checks = Some(serde_json::to_value(&skipped).expect("skipped checks serialize"));
+    let text = envelope_text(&subjects(&run, &completion)?, predicate, key);
     let own = dir.join(FILE);
     let target = match out {
         Some(out) if super::real_path(out) != super::real_path(&own) => {
@@ -50,8 +52,8 @@ pub(crate) fn attest(
 }
 
 /// The bytes of attestation.json: the statement, pretty, signed into an envelope.
-fn envelope_text(subjects: &[Subject], completion: &Map<String, Value>, key: &SigningKey) -> String {
-    let body = Statement::new(subjects.to_vec(), predicate(completion)).to_pretty();
+fn envelope_text(subjects: &[Subject], predicate: Predicate, key: &SigningKey) -> String {
+    let body = Statement::new(subjects.to_vec(), predicate).to_pretty();
     let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
     serde_json::to_value(&envelope).map(|v| canonical::to_pretty(&v)).expect("an envelope serializes")
 }
@@ -97,6 +99,7 @@ fn predicate(completion: &Map<String, Value>) -> Predicate {
         completed_at: field("completedAt"),
         evaluation_ok: Some(completion.get("evaluation").and_then(|e| e.get("ok")).cloned().unwrap_or(Value::Null)),
         evaluator_notes: field("evaluatorNotes"),
+        skipped_checks: None,
         unknown: Map::new(),
     }
 }
@@ -220,6 +223,13 @@ fn compare_subjects(found: &[Subject], now: &[Subject], finding: &mut impl FnMut
 
 /// Field by field under the JSON names, absent and unknown fields included.
 fn compare_predicate(found: &Predicate, now: &Predicate, completion: &str, finding: &mut impl FnMut(Location, String)) {
+    // What attest did not vouch for is its own record, not completion.json's.
+    let skipped = found.skipped_checks.as_ref();
+    if skipped.is_none_or(|list| skipped_checks_problem(list).is_some()) {
+        let problem = skipped.map_or("missing".to_owned(), |list| skipped_checks_problem(list).unwrap_or_default());
+        finding(in_payload(JsonPath::field("predicate").key("skippedChecks")), problem);
+    }
+    let found = Predicate { skipped_checks: None, ..found.clone() };
     let (found, now) = (found.to_map(), now.to_map());
     for (key, value) in &now {
         match found.get(key) {
@@ -240,6 +250,20 @@ fn compare_predicate(found: &Predicate, now: &Predicate, completion: &str, findi
             format!("{} is not a field of the run receipt predicate", excerpt(key)),
         );
     }
+}
+
+/// Why `skippedChecks` is not a list of `{check, reason}` naming rules of the book.
+fn skipped_checks_problem(list: &Value) -> Option<String> {
+    let Some(items) = list.as_array() else { return Some("expected an array of {check, reason}".into()) };
+    items.iter().enumerate().find_map(|(i, item)| {
+        let check = item.get("check").and_then(Value::as_str);
+        let reason = item.get("reason").and_then(Value::as_str);
+        let fields = item.as_object().map_or(0, Map::len);
+        match (check.and_then(crate::Check::from_name), reason) {
+            (Some(_), Some(_)) if fields == 2 => None,
+            _ => Some(format!("item {i}: expected {{check, reason}} naming a check of the rule book")),
+        }
+    })
 }
 
 #[cfg(test)]

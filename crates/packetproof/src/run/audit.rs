@@ -68,22 +68,17 @@ fn open(
     }
 }
 
-/// `run::agent-request`: the packet is valid (a rebuilt one must reproduce its
-/// hashes, so an edited request or context is caught) and agent-request.json is
-/// exactly its agent view: nothing more (no schema for Google), nothing changed.
+/// `run::agent-request`: the run's packet can be read (or rebuilt from its files)
+/// and agent-request.json is exactly its agent view: nothing more (no schema for
+/// Google), nothing changed. A rebuilt packet must reproduce its hashes, which the
+/// packet rules the engine applies to it judge.
 pub(crate) fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
     let (run, packet) = match open(RunCheck::AgentRequest, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
-    let mut out: Vec<Finding> = packet::validate(&Value::Object(packet.clone()), config)
-        .into_iter()
-        .map(|f| {
-            Finding::new(RunCheck::AgentRequest, f.path.in_rebuilt_packet(), format!("[{}] {}", f.check, f.message))
-        })
-        .collect();
-    out.extend(findings(RunCheck::AgentRequest, request_problems(&run, &packet)));
-    out
+    // The packet itself is judged by the packet rules (`crate::judge` applies them to the run's packet).
+    findings(RunCheck::AgentRequest, request_problems(&run, &packet))
 }
 
 /// `run::manifest-binding`: the manifest is the prepared receipt of this exact
@@ -122,12 +117,17 @@ pub(crate) fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Confi
 /// evaluation passed, and evaluating the current raw output now gives the same
 /// result (a Node-made evaluation without `rawOutputChecksum` is accepted when
 /// re-evaluation agrees; `complete` requires the checksum).
-pub(crate) fn evaluation(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn evaluation(
+    dir: &Path,
+    packet: Option<&Value>,
+    config: &Config,
+    packet_rules: super::PacketGate,
+) -> Vec<Finding> {
     let (run, packet) = match open(RunCheck::Evaluation, dir, packet, config) {
         Ok(opened) => opened,
         Err(findings) => return findings,
     };
-    findings(RunCheck::Evaluation, evaluation_problems(&run, &Value::Object(packet), config, false))
+    findings(RunCheck::Evaluation, evaluation_problems(&run, &Value::Object(packet), config, packet_rules, false))
 }
 
 /// `run::completion`: completion.json exists (otherwise the run is not completed
@@ -306,7 +306,15 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
 /// The stored evaluation exists once there is raw output, passed, and agrees with
 /// a fresh evaluation of the current raw output. `require_checksum`: the stored
 /// evaluation must record the raw output's checksum (Node's do not).
-pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, require_checksum: bool) -> Vec<Problem> {
+/// `packet_rules`: the packet's rules as the evaluation's packet stage applies them
+/// (the engine's, so a re-evaluation judges the packet as `evaluate` did).
+pub(crate) fn evaluation_problems(
+    run: &Run,
+    packet: &Value,
+    config: &Config,
+    packet_rules: super::PacketGate,
+    require_checksum: bool,
+) -> Vec<Problem> {
     let (raw, stored) = match (run.read_optional(&run.raw_output), run.read_optional(&run.evaluation)) {
         (Err(e), _) | (_, Err(e)) => {
             return vec![problem(Location::named(run.dir.shown.display().to_string()), e.to_string())]
@@ -328,7 +336,7 @@ pub(crate) fn evaluation_problems(run: &Run, packet: &Value, config: &Config, re
         Ok(_) => return vec![problem(shown(&run.evaluation), "expected a JSON object")],
         Err(e) => return vec![problem(shown(&run.evaluation), format!("invalid JSON at {e}"))],
     };
-    let fresh = match evaluate::assess(run, Some(packet), None, (&raw, &run.raw_output.name), config) {
+    let fresh = match evaluate::assess(run, Some(packet), None, (&raw, &run.raw_output.name), config, packet_rules) {
         Ok(fresh) => fresh,
         Err(e) => return vec![problem(Location::named(run.dir.shown.display().to_string()), e.to_string())],
     };

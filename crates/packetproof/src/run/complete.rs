@@ -32,7 +32,12 @@ pub struct CompleteRequest {
 /// Everything from "the task id is unused" and "the evaluation passed" to the
 /// write happens under the run directory's lock and the runs root's lock, so a
 /// concurrent complete or evaluate cannot slip between the checks and the write.
-pub(crate) fn complete(config: &Config, args: &CompleteRequest, gate: super::RunGate) -> Result<(PathBuf, PathBuf)> {
+pub(crate) fn complete(
+    config: &Config,
+    args: &CompleteRequest,
+    gate: super::RunGate,
+    packet_rules: super::PacketGate,
+) -> Result<(PathBuf, PathBuf)> {
     check_arguments(args)?;
     let (dir, root) = RunsRoot::lock_with_run(args.runs_root.as_deref(), &args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
@@ -57,7 +62,7 @@ pub(crate) fn complete(config: &Config, args: &CompleteRequest, gate: super::Run
     }
     let packet = run.packet(None)?;
     let mut findings = gate(&args.run_dir, None);
-    let strict = audit::evaluation_problems(&run, &packet, config, true);
+    let strict = audit::evaluation_problems(&run, &packet, config, packet_rules, true);
     findings.extend(strict.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
     let answer = audit::answer_problems(&run);
     findings.extend(answer.into_iter().map(|p| Finding::new(RunCheck::Completion, p.at, p.message)));

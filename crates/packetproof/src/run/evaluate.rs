@@ -14,7 +14,7 @@ use crate::config::OutputMode;
 use crate::evaluator::document::{self, Facts, SchemaSource};
 use crate::evaluator::{self, parse, Failure, Failures, JSON_PARSE, PACKET, SCHEMA_SNAPSHOT};
 use crate::fsutil::{self, Replace};
-use crate::{canonical, digest, packet, Config, Error, Result};
+use crate::{canonical, digest, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -78,7 +78,12 @@ pub struct Evaluation {
 /// failure stages as the Node evaluator); a passing one is recorded only when the
 /// run also passes `gate`: a run that `verify` would fail never gets a passing
 /// evaluation (it is refused, and nothing is written).
-pub(crate) fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::RunGate) -> Result<(Evaluation, PathBuf)> {
+pub(crate) fn evaluate(
+    config: &Config,
+    args: &EvaluateRequest,
+    gate: super::RunGate,
+    packet_rules: super::PacketGate,
+) -> Result<(Evaluation, PathBuf)> {
     // Held until the evaluation is written: a concurrent complete sees it before or after.
     let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
@@ -102,7 +107,7 @@ pub(crate) fn evaluate(config: &Config, args: &EvaluateRequest, gate: super::Run
         Some(path) => Some((path.display().to_string(), fsutil::read_json(path, config.limits.max_file_bytes)?)),
         None => None,
     };
-    let evaluation = assess(&run, given.as_ref(), pin.as_ref(), (&raw, &raw_name), config)?;
+    let evaluation = assess(&run, given.as_ref(), pin.as_ref(), (&raw, &raw_name), config, packet_rules)?;
     if evaluation.ok && !findings.is_empty() {
         return Err(Error::Failed { file: args.run_dir.display().to_string(), findings });
     }
@@ -139,6 +144,7 @@ pub(crate) fn assess(
     pin: Option<&(String, Value)>,
     raw: (&[u8], &str),
     config: &Config,
+    packet_rules: super::PacketGate,
 ) -> Result<Evaluation> {
     let (raw, raw_name) = raw;
     let request = run.read_object(&run.agent_request)?;
@@ -154,7 +160,9 @@ pub(crate) fn assess(
         let document = document::build(&out.list, facts, output);
         Ok(Evaluation { ok: out.is_empty(), failures: out.list, document })
     };
-    let Some(packet) = packet_stage(run, given, config, &mut out)? else { return finish(out, &facts, None) };
+    let Some(packet) = packet_stage(run, given, config, packet_rules, &mut out)? else {
+        return finish(out, &facts, None);
+    };
     facts.exact_input_hash = packet.get("exactInputHash").cloned();
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
     let packet_schema = packet.get("outputSchema").and_then(|s| s.get("schema")).filter(|s| s.is_object());
@@ -196,6 +204,7 @@ fn packet_stage(
     run: &Run,
     given: Option<&Value>,
     config: &Config,
+    packet_rules: super::PacketGate,
     out: &mut Failures,
 ) -> Result<Option<Map<String, Value>>> {
     let packet = match run.packet(given) {
@@ -216,7 +225,7 @@ fn packet_stage(
             return Ok(None);
         }
     };
-    for finding in packet::validate(&Value::Object(packet.clone()), config) {
+    for finding in packet_rules(&Value::Object(packet.clone())) {
         out.fail(PACKET, format!("packet {finding}"));
     }
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();

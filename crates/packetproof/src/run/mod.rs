@@ -54,6 +54,11 @@ pub(crate) type PacketGate<'a> = &'a dyn Fn(&Value) -> Vec<crate::Finding>;
 /// checked under the run's lock (`given`: the packet the run was prepared from, if known).
 pub(crate) type RunGate<'a> = &'a dyn Fn(&std::path::Path, Option<&Value>) -> Vec<crate::Finding>;
 
+/// The gate of `attest`: the findings, and the rules that did not run with why
+/// (signed into the receipt).
+pub(crate) type AttestGate<'a> =
+    &'a dyn Fn(&std::path::Path, Option<&Value>) -> (Vec<crate::Finding>, Vec<crate::Skipped>);
+
 /// Open and lock a run directory for a step that writes it (prepare, evaluate,
 /// complete), then remove the temp files a killed step left: under the lock no
 /// live writer can own them. Steps on one run directory thus run one at a time.

@@ -7,7 +7,7 @@ use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, VALIDATION_SCH
 use super::PacketGate;
 use crate::fsutil::{self, Replace};
 use crate::JsonPath;
-use crate::{canonical, digest, packet, provider, Config, Error, Result};
+use crate::{canonical, digest, provider, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -16,12 +16,11 @@ use std::path::Path;
 pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: PacketGate) -> Result<Vec<&'static str>> {
     let shown = packet_file.display().to_string();
     let value = fsutil::read_json(packet_file, config.limits.max_file_bytes)?;
-    let mut findings = packet::validate(&value, config);
-    findings.extend(gate(&value).into_iter().filter(|f| !findings.contains(f)).collect::<Vec<_>>());
+    let findings = gate(&value);
     if !findings.is_empty() {
         return Err(Error::Failed { file: shown, findings });
     }
-    let packet = value.as_object().expect("validate refuses non-objects");
+    let packet = value.as_object().expect("the gate refuses non-objects (packet::contract)");
     let snapshot = read_snapshot(config, packet, &shown)?;
     let files = run_files(packet, &snapshot);
     super::ownership::refuse_run_inside_another(out_dir)?;

@@ -1,10 +1,12 @@
 //! The reviewed packets a trace is held to: each packet file named, and every packet
 //! below a named folder (a `*.json` object with `packetVersion`; other JSON files there,
-//! such as agent requests, are passed over). Each must hold the contract: a packet that
-//! fails it is no reviewed packet, and is refused with its findings.
+//! such as agent requests, are passed over). Each is judged by the rule book as every
+//! command judges it: a packet that fails a rule is no reviewed packet, and the trace
+//! is refused with its findings (exit 1, as `verify` would fail it).
 
+use crate::judge::{self, Step};
 use crate::JsonPath;
-use crate::{fsutil, packet, Config, Error, Result};
+use crate::{fsutil, Config, Error, Result, Skipped};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,8 @@ pub struct Packets {
     by_text: HashMap<(String, String), Vec<Reviewed>>,
     systems: HashMap<String, usize>,
     count: usize,
+    /// Each rule that did not run on some packet, with why (once per check and reason).
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 impl Packets {
@@ -58,9 +62,14 @@ impl Packets {
                 false => Ok(()),
             };
         }
-        let findings = packet::validate(&value, config);
-        if !findings.is_empty() {
-            return Err(Error::Rejected { file: shown, findings });
+        let outcome = judge::packet_file(path, &value, config, Step::Trace);
+        if !outcome.ok() {
+            return Err(Error::Failed { file: shown, findings: outcome.findings });
+        }
+        for skipped in outcome.skipped {
+            if !self.skipped.contains(&skipped) {
+                self.skipped.push(skipped);
+            }
         }
         let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
         let reviewed = Reviewed {

@@ -15,7 +15,9 @@ fn the_written_bytes_are_pinned() {
         "evaluatorNotes": ["n"], "extra": 1.5
     });
     let subjects = [subject(PACKET_SUBJECT, &"ab".repeat(32)), subject("agent-request.json", &"0".repeat(64))];
-    let text = envelope_text(&subjects, completion.as_object().unwrap(), &SigningKey::from_bytes(&[7; 32]));
+    let mut predicate = predicate(completion.as_object().unwrap());
+    predicate.skipped_checks = Some(json!([{"check": "packet::regenerates", "reason": "why"}]));
+    let text = envelope_text(&subjects, predicate, &SigningKey::from_bytes(&[7; 32]));
     assert_eq!(text, PINNED_ENVELOPE.replace("{payload}", &STANDARD.encode(PINNED_STATEMENT)));
 }
 
@@ -46,6 +48,12 @@ const PINNED_STATEMENT: &str = r#"{
     "evaluationOk": true,
     "evaluatorNotes": [
       "n"
+    ],
+    "skippedChecks": [
+      {
+        "check": "packet::regenerates",
+        "reason": "why"
+      }
     ]
   }
 }
@@ -57,7 +65,7 @@ const PINNED_ENVELOPE: &str = r#"{
   "signatures": [
     {
       "keyid": "sha256:324be2dea8bc44461b0233e51fa48902ed6b1cc671e7739af2551e0bfe68f54e",
-      "sig": "ihJJ5vDNh1oSWEcvWwRGo+INI9XofgMZ6xhS1WZIrysLarh6Z825L1UAh+UoKtlxEkWaWc/6isShsE3HZkkSBQ=="
+      "sig": "GIi63ESdwBw9p+t2OZqhaXMlPMoOFUrCAOk92DqP3TNtj6wspOQJuCiQ8qM/MMoou0Od0CGvTalWCgXMIRnOBg=="
     }
   ]
 }
@@ -70,7 +78,9 @@ fn key() -> SigningKey {
 /// A receipt statement as JSON, for editing into broken ones.
 fn statement_json() -> Value {
     let completion = serde_json::json!({"runId": "r", "evaluation": {"ok": true}});
-    let text = envelope_text(&[subject("a.json", &"0".repeat(64))], completion.as_object().unwrap(), &key());
+    let mut predicate = predicate(completion.as_object().unwrap());
+    predicate.skipped_checks = Some(json!([]));
+    let text = envelope_text(&[subject("a.json", &"0".repeat(64))], predicate, &key());
     let envelope = canonical::parse(text.as_bytes()).unwrap();
     canonical::parse(&STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap()).unwrap()
 }

@@ -1,44 +1,15 @@
 //! A fixture's run directory, assembled: prepared from the case's packet, given
 //! the fixture's agent artifacts, evaluated, and completed as `run/completion.toml`
-//! records. The run checks and the mutation self-test run on what this builds.
+//! records, each step judged by the engine as the gate asks. The run checks and
+//! the mutation self-test run on what this builds.
 
-use super::Case;
-use crate::{fsutil, run, Config, Result};
+use super::{dispatch, packet as judged_packet, run_dir, Step, Subject};
+use crate::check::Checked;
+use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
+use crate::corpus::{Case, PACKET_FILE};
+use crate::{fsutil, run, Config, Finding, Location, Result, RunCheck};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// `run/completion.toml`: what the operator records when completing the run.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct CompletionRecord {
-    pub(crate) scenario: String,
-    pub(crate) run_id: String,
-    pub(crate) agent_task: String,
-    pub(crate) notes: Vec<String>,
-}
-
-pub(crate) const COMPLETION_RECORD: &str = "completion.toml";
-
-impl CompletionRecord {
-    /// When the case's completion record was last written (the epoch when unknown).
-    pub(crate) fn written(case: &Case) -> std::time::SystemTime {
-        let file = case.run_fixture().map(|dir| dir.join(COMPLETION_RECORD));
-        let modified = file.and_then(|f| std::fs::metadata(f).ok()).and_then(|m| m.modified().ok());
-        modified.unwrap_or(std::time::UNIX_EPOCH)
-    }
-
-    pub(crate) fn load(case: &Case) -> Result<Option<CompletionRecord>> {
-        let Some(run_dir) = case.run_fixture() else { return Ok(None) };
-        let path = run_dir.join(COMPLETION_RECORD);
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let text = crate::fsutil::read_to_string(&path, crate::fsutil::DEFAULT_MAX_BYTES)?;
-        toml::from_str(&text)
-            .map(Some)
-            .map_err(|e| crate::Error::Config { file: path.display().to_string(), message: e.to_string() })
-    }
-}
 
 /// A run directory built for a case in a temporary folder: prepared from the
 /// case's packet, given the fixture's agent artifacts, evaluated, and completed
@@ -67,19 +38,23 @@ pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun>
     let packet_file = match case.derived_from()? {
         None => case.packet_under_test(),
         Some(_) => {
-            let file = root.path().join(super::PACKET_FILE);
+            let file = root.path().join(PACKET_FILE);
             fsutil::write_atomic(&file, crate::canonical::to_pretty(&packet).as_bytes())?;
             file
         }
     };
-    crate::judge::prepare(config, &packet_file, &dir)?;
+    // Packet rules as the gate's own trials judge a packet without its request
+    // (those that need it are trials of their own).
+    run::prepare::prepare(config, &packet_file, &dir, &|value| {
+        judged_packet(value, None, config, Step::Test).findings
+    })?;
     let fixture = case.run_fixture();
     let supplied = |name: &str| fixture.as_ref().map(|f| f.join(name)).filter(|p| p.is_file());
     copy_fixture_files(fixture.as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
     let mut refusals = Vec::new();
     if supplied(run::paths::EVALUATION).is_none() {
-        match crate::judge::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())) {
-            Ok((evaluation, _)) if !evaluation.ok => {
+        match evaluate(config, &dir) {
+            Ok(evaluation) if !evaluation.ok => {
                 let failures: Vec<String> =
                     evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
                 refusals.push(format!("evaluate failed: {}", failures.join("; ")));
@@ -98,7 +73,7 @@ pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun>
             notes: record.notes,
             runs_root: Some(root.path().to_path_buf()),
         };
-        if let Err(e) = crate::judge::complete(config, &args) {
+        if let Err(e) = complete(config, &args) {
             refusals.push(format!("complete refused: {e}"));
         }
     }
@@ -154,4 +129,34 @@ fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) ->
         fsutil::write_atomic(&dir.join(&name), &bytes)?;
     }
     Ok(())
+}
+
+fn evaluate(config: &Config, dir: &Path) -> Result<run::evaluate::Evaluation> {
+    let gate = |dir: &Path, given: Option<&Value>| run_dir(dir, given, &[], config, Step::Evaluate).findings;
+    let packet_rules = |value: &Value| judged_packet(value, None, config, Step::Evaluate).findings;
+    let request = run::EvaluateRequest::for_run(dir.to_path_buf());
+    Ok(run::evaluate::evaluate(config, &request, &gate, &packet_rules)?.0)
+}
+
+/// `complete` as the gate runs it (`crate::judge::complete` without the report).
+pub(crate) fn complete(config: &Config, args: &run::CompleteRequest) -> Result<(PathBuf, PathBuf)> {
+    let gate = |dir: &Path, given: Option<&Value>| run_dir(dir, given, &[], config, Step::Complete).findings;
+    let packet_rules = |value: &Value| judged_packet(value, None, config, Step::Complete).findings;
+    run::complete::complete(config, args, &gate, &packet_rules)
+}
+
+/// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
+pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config: &Config) -> Checked {
+    let at = Subject::run(&assembled.dir, Some(&assembled.packet), &[]);
+    let mut findings = match dispatch::run(check.into(), &at, config) {
+        Ok(checked) => checked.findings,
+        Err(e) => vec![Finding::new(check, Location::named(assembled.dir.display().to_string()), e.to_string())],
+    };
+    // The lifecycle's own refusals explain a missing evaluation or receipt.
+    if let Some(name) = findings.first().map(|f| f.check) {
+        for step in &assembled.refusals {
+            findings.push(Finding::new(name, Location::named(LIFECYCLE), step.clone()));
+        }
+    }
+    findings.into()
 }

@@ -1,0 +1,120 @@
+//! The one dispatch from a rule to its function. Every `match` here is
+//! exhaustive: a new check does not compile until it is wired, so no declared
+//! rule is left without a function.
+
+use super::{Origin, Step, Subject};
+use crate::check::{self, Checked};
+use crate::run::{audit, provider_request};
+use crate::RunCheck;
+use crate::{fsutil, packet, Check, Config, CorpusCheck, Error, Finding, InputCheck, Location, PacketCheck, Result};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Run `check` on what `at` holds. `decide` has said it applies; an `Err` means
+/// its inputs could not be read (the caller reports it as the check's finding).
+pub(crate) fn run(check: Check, at: &Subject, config: &Config) -> Result<Checked> {
+    match check {
+        Check::Packet(check) => {
+            let value = at.packet.ok_or_else(|| missing(check.into(), "a packet"))?;
+            on_packet(check, value, at.origin, config)
+        }
+        Check::Run(check) => {
+            let dir = at.run.ok_or_else(|| missing(check.into(), "a run directory"))?;
+            Ok(on_run(check, dir, at.given, at.keys, config).into())
+        }
+        Check::Corpus(check) => match check {
+            CorpusCheck::Layout
+            | CorpusCheck::SnapshotParity
+            | CorpusCheck::UniqueAgentTasks
+            | CorpusCheck::BranchCoverage => check::on_corpus(check, config).map(Checked::from),
+            // The self-test damages packets and runs and judges them through here, so
+            // it lives above (`crate::mutation::self_test_case`, one trial per fixture).
+            CorpusCheck::MutationSelfTest => {
+                Err(Error::Internal(format!("{check} runs through the mutation self-test")))
+            }
+        },
+        Check::Input(check) => match check {
+            InputCheck::GoldenAgentRequest
+            | InputCheck::CompileRequest
+            | InputCheck::WireRequest
+            | InputCheck::VerifyNothingFound
+            | InputCheck::VerifyUnreadable => {
+                Err(Error::Internal(format!("{check} is judged by the command that reads its input")))
+            }
+        },
+    }
+}
+
+fn missing(check: Check, what: &str) -> Error {
+    Error::Internal(format!("{check} was asked of a subject without {what}"))
+}
+
+/// A packet rule on a packet as stored (`packet::regenerates` compares it whole).
+pub(crate) fn on_packet(check: PacketCheck, value: &Value, origin: Option<Origin>, config: &Config) -> Result<Checked> {
+    let Some(map) = value.as_object() else {
+        let message = "expected the packet to be a JSON object";
+        return Ok(vec![Finding::new(PacketCheck::Contract, Location::root(), message)].into());
+    };
+    match check {
+        PacketCheck::Regenerates => match origin.ok_or_else(|| missing(check.into(), "the compile request"))? {
+            Origin::Case(case) => check::packet::regenerates(case, value, config),
+            Origin::Request { value: request, file } => Ok(check::packet::compiles_to(request, file, value, config)),
+        },
+        _ => on_object(check, map, origin, config),
+    }
+}
+
+/// A packet rule on a packet object (what the mutation self-test damages).
+pub(crate) fn on_object(
+    check: PacketCheck,
+    map: &Map<String, Value>,
+    origin: Option<Origin>,
+    config: &Config,
+) -> Result<Checked> {
+    let origin = || origin.ok_or_else(|| missing(check.into(), "the compile request"));
+    Ok(match check {
+        PacketCheck::Regenerates => return on_packet(check, &Value::Object(map.clone()), origin().ok(), config),
+        PacketCheck::BranchIsolation => {
+            let origin = origin()?;
+            check::branch_isolation(map, origin.request(), config, &origin.file()).into()
+        }
+        PacketCheck::ExactInputHash => packet::exact_input_hash(map, config).into(),
+        PacketCheck::Checksum => packet::checksum(map, config).into(),
+        PacketCheck::Contract => packet::contract(map, config).into(),
+        PacketCheck::ForbiddenMaterial => packet::forbidden_material(map, config).into(),
+        PacketCheck::ProviderShape => packet::provider_shape(map, config).into(),
+        PacketCheck::BranchConsistency => packet::branch_consistency::check(map, config).into(),
+        PacketCheck::RendersFromInput => crate::check::renders_from_input::check(map, config).into(),
+    })
+}
+
+/// One run rule on a run directory (`given`: the packet it was prepared from, if known).
+pub(crate) fn on_run(
+    check: RunCheck,
+    dir: &Path,
+    given: Option<&Value>,
+    keys: &[ed25519_dalek::VerifyingKey],
+    config: &Config,
+) -> Vec<Finding> {
+    match check {
+        RunCheck::AgentRequest => audit::agent_request(dir, given, config),
+        RunCheck::ManifestBinding => audit::manifest_binding(dir, given, config),
+        RunCheck::SnapshotParity => audit::snapshot_parity(dir, given, config),
+        RunCheck::Evaluation => {
+            audit::evaluation(dir, given, config, &|value| super::packet(value, None, config, Step::Verify).findings)
+        }
+        RunCheck::Completion => audit::completion(dir, config),
+        RunCheck::ProviderRequest => provider_request::check(dir, config),
+        RunCheck::Attestation => crate::run::attestation::check(dir, keys, config),
+        RunCheck::StaleTemp => stale_temps(dir),
+    }
+}
+
+fn stale_temps(dir: &Path) -> Vec<Finding> {
+    let found = fsutil::Dir::stale_temps(dir);
+    let message = "a temp file left by a step that was killed; the next prepare, evaluate or complete removes it";
+    found
+        .into_iter()
+        .map(|temp| Finding::new(RunCheck::StaleTemp, Location::named(temp.display().to_string()), message))
+        .collect()
+}
