@@ -40,17 +40,17 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
         TraceFormat::Text => {
             let counts = trace::check(&args.files, &packets, config, &mut |j| print::text_bytes(&report::text(j)))?;
             print::text_bytes(&report::summary(&counts))?;
+            print::text_bytes(&report::skipped_text(packets.skipped()))?;
             counts
         }
         TraceFormat::Json => {
             let mut first = true;
-            print::bytes(b"{\"calls\": [")?;
+            print::bytes(report::json_start().as_bytes())?;
             let counts = trace::check(&args.files, &packets, config, &mut |j| {
                 let sep = if std::mem::take(&mut first) { "\n  " } else { ",\n  " };
                 print::bytes(format!("{sep}{}", report::json(j)).as_bytes())
             })?;
-            let counts_json = serde_json::to_string(&counts).unwrap_or_default();
-            print::bytes(format!("\n], \"counts\": {counts_json}, \"ok\": {}}}\n", counts.ok()).as_bytes())?;
+            print::bytes(report::json_end(&counts, packets.skipped()).as_bytes())?;
             counts
         }
         TraceFormat::Junit => {
@@ -63,6 +63,11 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
                 }
                 Ok(())
             })?;
+            // A rule that did not run on a reviewed packet is a skipped case, with why.
+            for rule in packets.skipped() {
+                let (name, reason) = (rule.check.to_string(), Some(rule.reason.clone()));
+                records.push(junit::Record { name, time: std::time::Duration::ZERO, failure: None, skipped: reason });
+            }
             print::bytes(junit::to_xml("packetproof trace", &records, &skipped).as_bytes())?;
             counts
         }

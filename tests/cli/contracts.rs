@@ -111,6 +111,28 @@ fn release_check_and_evaluation_match_their_schemas() {
     }
 }
 
+/// trace --format json: calls of every verdict, the counts and the skipped rules, versioned.
+fn trace_output_matches_its_schema() {
+    let schema = schema("trace.schema.json");
+    let traces = ["google-genai.content-on-spans.jsonl", "google-genai.no-content.jsonl"]
+        .map(|f| support::root().join("tests/recordings/traces").join(f).display().to_string());
+    let packets = support::root().join("tests/recordings/sdk/packets").display().to_string();
+    let out = support::run(["trace", &traces[0], &traces[1], "--packets", &packets, "--format", "json"]);
+    let doc = json_of(&out, &[1]);
+    let verdicts: std::collections::BTreeSet<&str> =
+        doc["calls"].as_array().unwrap().iter().map(|c| c["verdict"].as_str().unwrap()).collect();
+    assert_eq!(verdicts.len(), 4, "every verdict is validated: {verdicts:?}");
+    assert!(!doc["skipped"].as_array().unwrap().is_empty(), "{doc:#}");
+    assert_valid(&schema, &doc, "trace");
+    // The schema refuses what breaks the contract: counts in another key style, no version.
+    let mut snake = doc.clone();
+    snake["counts"]["not_judgeable"] = json!(0);
+    assert!(!schema.is_valid(&snake));
+    let mut unversioned = doc;
+    unversioned.as_object_mut().unwrap().remove("formatVersion");
+    assert!(!schema.is_valid(&unversioned));
+}
+
 fn test_events_match_their_schema() {
     let folder = crate::support::Project::empty();
     let (good, _) = suite_with_a_broken_copy(&folder);
@@ -191,6 +213,7 @@ pub fn trials() -> Vec<Trial> {
     trials![
         report_outputs_match_their_schemas,
         release_check_and_evaluation_match_their_schemas,
+        trace_output_matches_its_schema,
         test_events_match_their_schema,
         the_rule_book_lists_every_check,
         the_schemas_refuse_broken_documents,

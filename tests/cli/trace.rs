@@ -30,7 +30,8 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
     assert_eq!(json.code, 1, "{}", json.describe());
     let report = canonical::parse(json.stdout.as_bytes()).unwrap();
     assert_eq!(report["calls"].as_array().unwrap().len(), 10);
-    assert_eq!(report["counts"]["not_judgeable"], 5);
+    assert_eq!(report["counts"]["notJudgeable"], 5);
+    assert_eq!(report["formatVersion"], 1);
     assert_eq!(report["ok"], false);
     assert_eq!(report["calls"][2]["verdict"], "mismatched");
     assert_eq!(report["calls"][2]["maxTokens"], 16000);
@@ -38,7 +39,9 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
 
     let junit = trace(&[CONTENT, NO_CONTENT, "--packets", PACKETS, "--format", "junit"]);
     assert_eq!(junit.code, 1, "{}", junit.describe());
-    assert!(junit.stdout.contains("tests=\"10\" disabled=\"5\" errors=\"0\" failures=\"3\""), "{}", junit.stdout);
+    // Ten calls (five not judgeable, skipped) and the two rules that did not run on a packet, skipped with why.
+    assert!(junit.stdout.contains("tests=\"12\" disabled=\"7\" errors=\"0\" failures=\"3\""), "{}", junit.stdout);
+    assert!(junit.stdout.contains("<skipped message=\"needs the compile request"), "{}", junit.stdout);
 
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.jsonl");

@@ -554,8 +554,8 @@ impl serde::Serialize for Check {
 /// A check that did not run on a target, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
-    pub(crate) check: Check,
-    pub(crate) reason: String,
+    pub check: Check,
+    pub reason: String,
 }
 
 impl fmt::Display for Skipped {

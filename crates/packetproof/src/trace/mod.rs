@@ -32,6 +32,7 @@ pub struct Judged {
 
 /// How many spans were read and how the calls among them were judged.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Counts {
     pub spans: u64,
     pub(crate) calls: u64,

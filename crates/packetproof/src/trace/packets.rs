@@ -83,6 +83,11 @@ impl Packets {
         Ok(())
     }
 
+    /// Each rule that did not run on some reviewed packet, with why.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
+    }
+
     /// The packets with exactly these texts.
     pub(crate) fn with_text(&self, system: &str, user: &str) -> &[Reviewed] {
         self.by_text.get(&(system.to_owned(), user.to_owned())).map_or(&[], Vec::as_slice)

@@ -2,7 +2,32 @@
 
 use super::verdict::Verdict;
 use super::{Counts, Judged};
+use crate::report::JSON_FORMAT_VERSION;
+use crate::Skipped;
 use serde_json::{json, Value};
+
+/// The start of the JSON document; the calls follow as they are judged, each from
+/// [`json`] (so memory stays flat in the number of spans), then [`json_end`].
+pub fn json_start() -> String {
+    format!("{{\"formatVersion\": {JSON_FORMAT_VERSION}, \"calls\": [")
+}
+
+/// The rest of the JSON document: the counts, the rules that did not run on a
+/// reviewed packet (with why), and the verdict.
+pub fn json_end(counts: &Counts, skipped: &[Skipped]) -> String {
+    let show = |value: serde_json::Result<String>| value.unwrap_or_else(|_| "null".into());
+    format!(
+        "\n], \"counts\": {}, \"skipped\": {}, \"ok\": {}}}\n",
+        show(serde_json::to_string(counts)),
+        show(serde_json::to_string(skipped)),
+        counts.ok()
+    )
+}
+
+/// The rules that did not run on a reviewed packet, one line each, after the summary.
+pub fn skipped_text(skipped: &[Skipped]) -> String {
+    skipped.iter().map(|s| format!("{s}\n")).collect()
+}
 
 /// `file:line span-name [span id]: verdict — detail`, then its notes.
 pub fn text(judged: &Judged) -> String {
