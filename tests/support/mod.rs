@@ -258,6 +258,27 @@ impl Project {
 /// What a suite of a test's own copies from this crate: its settings and templates.
 const SUITE_SOURCES: [&str; 2] = ["harness.toml", "references"];
 
+/// The packet of the corpus case `case` as this crate's templates compile its fixture's
+/// request now, in process: the bytes `export` prints and `bless` writes, parsed. For
+/// tests that take a packet apart or edit it (see [`Project::suite`] for why not the
+/// golden file).
+#[track_caller]
+pub fn compiled_packet(case: &str) -> serde_json::Value {
+    let config = packetproof::Config::load(root(), None).unwrap_or_else(|e| panic!("{e}"));
+    let file = root().join("fixtures").join(case).join("request.json");
+    let request = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let request = packetproof::canonical::parse(&request).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    packetproof::compile::compile(&request, &config, case).unwrap_or_else(|e| panic!("{case}: {e}"))
+}
+
+/// [`compiled_packet`] written as `dir/<case>.json`, byte for byte as `export` writes it; its path.
+#[track_caller]
+pub fn packet_file(dir: &Path, case: &str) -> PathBuf {
+    let path = dir.join(format!("{case}.json"));
+    std::fs::write(&path, packetproof::canonical::to_pretty(&compiled_packet(case))).unwrap();
+    path
+}
+
 /// Copy a file, or a folder recursively.
 #[track_caller]
 pub fn copy_tree(from: &Path, to: &Path) {
