@@ -218,7 +218,7 @@ impl Project {
     /// Tests use packets compiled by the templates of the tree they run in, never the
     /// repository's golden files: only the conformance gate (tests/conformance.rs)
     /// depends on those being current, so a template edit fails the gate alone, with
-    /// its bless hint.
+    /// its bless hint. tests/tidy.rs (`tests_own_their_packets`) holds every test to it.
     #[track_caller]
     pub fn suite(cases: &[&str]) -> Project {
         let project = Project::with(&SUITE_SOURCES);
