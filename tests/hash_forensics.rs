@@ -295,8 +295,7 @@ fn checksum_causes() {
 
 #[test]
 fn validate_gives_the_cause_as_a_json_field() {
-    let file = Path::new(ROOT).join("golden/openai-staged-succ-default/runtime-packet.json");
-    let mut packet = match packetproof::fsutil::read_json(&file, 1 << 24).unwrap() {
+    let mut packet = match support::compiled_packet("openai-staged-succ-default") {
         Value::Object(map) => map,
         _ => unreachable!(),
     };

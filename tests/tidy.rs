@@ -4,8 +4,9 @@
 //! table), with no import cycle inside a layer; nothing outside the command line's
 //! crate (`src/`) prints; only the library's `git.rs` and `exporter.rs` start
 //! processes; no source file grows past its line budget; no comment cites a
-//! document outside the repository. Each rule is also run on a small tree built to
-//! break it, so a rule that stopped seeing anything would fail here.
+//! document outside the repository; no test but the conformance gate reads the
+//! repository's golden files. Each rule is also run on a small tree built to break
+//! it, so a rule that stopped seeing anything would fail here.
 
 #[path = "tidy/layers.rs"]
 mod layers;
@@ -70,6 +71,16 @@ fn no_source_file_exceeds_the_line_budget() {
 #[test]
 fn comments_cite_only_files_in_the_repository() {
     holds(rules::self_contained_comments, this_crate(), "say what these cite in the comment itself");
+}
+
+#[test]
+fn only_the_conformance_gate_reads_the_golden_files() {
+    holds(
+        rules::tests_own_their_packets,
+        this_crate(),
+        "compile the packets a test uses (support::compiled_packet, support::Project::suite): \
+         a template edit must fail only tests/conformance.rs",
+    );
 }
 
 #[test]
@@ -169,13 +180,14 @@ mod broken {
         assert!(found.iter().any(|f| f.contains(expected)), "expected a finding with {expected:?}, got {found:#?}");
     }
 
-    const ALL_RULES: [fn(&Tree) -> Vec<String>; 6] = [
+    const ALL_RULES: [fn(&Tree) -> Vec<String>; 7] = [
         rules::layering,
         rules::no_cycles,
         rules::only_the_cli_prints,
         rules::only_spawners_spawn,
         rules::line_budget,
         rules::self_contained_comments,
+        rules::tests_own_their_packets,
     ];
 
     #[test]
@@ -302,5 +314,37 @@ mod broken {
             rules::self_contained_comments(&tree(&[("crates/packetproof/src/fsutil.rs", standard)])),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_test_reading_the_repositorys_golden_files_is_caught() {
+        let reads = [
+            "fn f() { let _ = std::fs::read(root().join(\"golden\").join(\"case\")); }",
+            "fn f() { let _ = support::root().join(format!(\"golden/{CASE}/runtime-packet.json\")); }",
+            "fn f() { let _ = Path::new(ROOT).join(\"golden/case/runtime-packet.json\"); }",
+            "fn f() { let _ = crate_root().join(\"golden/case\"); }",
+            "fn f() { let _ = Repo { dir: support::Project::with(&[\"harness.toml\", \"golden\"]) }; }",
+            "const P: &str = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/golden/case/runtime-packet.json\");",
+            "fn f() { let _ = run(|| { let p = root().join(r#\"golden\"#); p }); }",
+            // Through a helper of the file that joins the crate root with what it is given.
+            "fn file(relative: &str) -> PathBuf { support::root().join(relative) }\n\
+             fn f() { let _ = file(\"golden/case/runtime-packet.json\"); }",
+        ];
+        for text in reads {
+            caught(rules::tests_own_their_packets, &[("tests/cli/wire.rs", text)], "tests/cli/wire.rs: `");
+        }
+        // The gate itself, temporary projects' golden folders, a block's own statements
+        // and comments are not the repository's golden files.
+        let allowed = [
+            ("tests/conformance.rs", "fn f() { let _ = root().join(\"golden\"); }"),
+            (
+                "tests/cli/wire.rs",
+                "/// not `root().join(\"golden\")`\nfn f(project: &Project, dir: &Path) {\n\
+                 let _ = project.root().join(\"golden\");\nlet root = dir;\nlet _ = root.join(\"golden/case\");\n\
+                 let _ = suite.join(format!(\"golden/{CASE}/runtime-packet.json\"));\n\
+                 for folder in [\"fixtures\", \"golden\"] { make(folder) }\nlet _ = support::root();\n}",
+            ),
+        ];
+        assert_eq!(rules::tests_own_their_packets(&tree(&allowed)), Vec::<String>::new());
     }
 }

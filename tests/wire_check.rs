@@ -1,7 +1,11 @@
 //! Provenance to the wire, the library: the provider request body each
 //! API gets from a packet, and the check of a captured request, one test per kind of
-//! difference. Captured requests are made here from the golden packets (the body the
-//! packet implies, then one edit each), so they never go stale when a packet is re-blessed.
+//! difference. Captured requests are made here from the corpus cases' packets, compiled
+//! by the current templates (the body the packet implies, then one edit each), so they
+//! never go stale when a template changes.
+
+#[path = "support/mod.rs"]
+mod support;
 
 use packetproof::judge::{self, Step};
 use packetproof::wire::{self, capture::Captured, Api};
@@ -22,8 +26,7 @@ fn config() -> Config {
 }
 
 fn packet(case: &str) -> Value {
-    let bytes = std::fs::read(root().join("golden").join(case).join("runtime-packet.json")).unwrap();
-    canonical::parse(&bytes).unwrap()
+    support::compiled_packet(case)
 }
 
 fn body(case: &str, api: Api) -> Value {

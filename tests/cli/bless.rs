@@ -6,14 +6,9 @@ use libtest_mimic::Trial;
 
 const CASES: [&str; 2] = ["google-staged-both-selected", "openai-staged-succ-default"];
 
+/// A project with two fixtures, not blessed yet.
 fn project() -> support::Project {
-    let project = support::Project::with(&["harness.toml", "references"]);
-    for case in CASES {
-        let request = format!("fixtures/{case}/request.json");
-        support::copy_tree(&support::root().join(&request), &project.path(&request));
-    }
-    std::fs::create_dir_all(project.path("golden")).unwrap();
-    project
+    support::Project::suite(&CASES)
 }
 
 fn mtime(path: &std::path::Path) -> std::time::SystemTime {

@@ -3,7 +3,7 @@
 //! own renderInput, and numbers are values. The per-rule negatives are fixtures
 //! (`fixtures/neg-packet-*`) and unit tests beside each check.
 
-use crate::support::{self, Output};
+use crate::support::{self, compiled_packet, Output};
 use libtest_mimic::Trial;
 use packetproof::judge::Step;
 use packetproof::{canonical, digest};
@@ -15,14 +15,6 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 #[track_caller]
 fn run(args: &[&str]) -> Output {
     support::exec(support::bin().args(args))
-}
-
-/// A corpus case's packet as the templates compile it now (not its golden file:
-/// only the conformance gate depends on golden files being current).
-fn golden(case: &str) -> Value {
-    let config = packetproof::Config::load(Path::new(ROOT), None).unwrap();
-    let text = std::fs::read(Path::new(ROOT).join("fixtures").join(case).join("request.json")).unwrap();
-    packetproof::compile::compile(&canonical::parse(&text).unwrap(), &config, case).unwrap()
 }
 
 fn sealed(mut packet: Value) -> Value {
@@ -42,7 +34,7 @@ fn s(path: &Path) -> &str {
 
 fn verify_holds_any_packet_to_its_own_render_input() {
     let temp = tempfile::tempdir().unwrap();
-    let mut packet = golden("google-staged-both-selected");
+    let mut packet = compiled_packet("google-staged-both-selected");
     packet["resolvedBranch"]["neighbours"] = json!("none");
     let file = write(temp.path(), "from-a-bug-report.json", &canonical::to_pretty(&sealed(packet)));
     let out = run(&["verify", s(&file)]);
@@ -63,14 +55,14 @@ fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
         assert_eq!(out.code, 0, "{}", out.describe());
         dir
     };
-    let intact = prepare("intact", &golden("openai-staged-succ-default"));
+    let intact = prepare("intact", &compiled_packet("openai-staged-succ-default"));
     let out = run(&["verify", s(&intact)]);
     assert!(!out.stdout.contains("packet::renders-from-input"), "{}", out.describe());
 
     // Evidence edited in renderInput after rendering, every hash recomputed: the
     // packet is consistent with itself, but its prompt is not its evidence rendered.
     // prepare refuses it, as verify would fail it.
-    let mut packet = golden("openai-staged-succ-default");
+    let mut packet = compiled_packet("openai-staged-succ-default");
     packet["renderInput"]["target"]["blockName"] = json!("Renamed after rendering");
     let file = write(temp.path(), "edited.json", &canonical::to_pretty(&sealed(packet)));
     let edited = temp.path().join("edited");
@@ -99,13 +91,13 @@ fn verify_re_renders_a_run_directorys_packet_from_its_own_evidence() {
 
 fn numbers_are_compared_by_value_and_quoted_as_written() {
     let temp = tempfile::tempdir().unwrap();
-    let text = canonical::to_pretty(&golden("openai-staged-succ-default"));
+    let text = canonical::to_pretty(&compiled_packet("openai-staged-succ-default"));
     assert!(text.contains("\"attempt\": 1,"));
     let same = write(temp.path(), "same.json", &text.replace("\"attempt\": 1,", "\"attempt\": 1e0,"));
     let out = run(&["validate", "--packet", s(&same)]);
     assert_eq!(out.code, 0, "`1e0` is the attempt 1:\n{}", out.describe());
 
-    let mut packet = golden("openai-staged-succ-default");
+    let mut packet = compiled_packet("openai-staged-succ-default");
     packet["attempt"] = json!(2.0);
     let text = canonical::to_pretty(&sealed(packet));
     assert!(text.contains("\"attempt\": 2.0,"));
@@ -119,7 +111,7 @@ fn numbers_are_compared_by_value_and_quoted_as_written() {
 
 fn a_run_file_may_spell_a_number_another_way() {
     let temp = tempfile::tempdir().unwrap();
-    let file = Path::new(ROOT).join("golden/openai-staged-succ-default/runtime-packet.json");
+    let file = support::packet_file(temp.path(), "openai-staged-succ-default");
     let dir = temp.path().join("run");
     assert_eq!(run(&["prepare", "--packet", s(&file), "--out-dir", s(&dir)]).code, 0);
     let manifest = dir.join("run-manifest.json");
@@ -143,7 +135,7 @@ fn interop_packets_are_noted_as_made_from_other_templates() {
 /// The lies, on a packet of this project's: each is found by
 /// packet::branch-consistency alone.
 fn branch_lies_fail_on_a_project_packet() {
-    branch_lies_fail_alone(vec![("project", golden("google-staged-both-selected"))]);
+    branch_lies_fail_alone(vec![("project", compiled_packet("google-staged-both-selected"))]);
 }
 
 /// The same lies on a packet of the reference exporter's shape.

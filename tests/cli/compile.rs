@@ -46,14 +46,10 @@ fn golden_cases(config: &Config) -> Vec<corpus::Case> {
 }
 
 /// A temporary copy of the project's sources (templates, schema, fixtures) with
-/// golden files blessed from them: these tests never depend on the repository's
-/// golden files being current (only the conformance gate does).
+/// golden files blessed from them, and its settings.
 #[track_caller]
 fn blessed_project() -> (support::Project, Config) {
-    let project = support::Project::with(&["harness.toml", "references", "fixtures"]);
-    std::fs::create_dir_all(project.path("golden")).unwrap();
-    let out = project.run(&["bless"]);
-    assert_eq!(out.code, 0, "{}", out.describe());
+    let project = support::Project::corpus().blessed();
     let config = Config::load(project.root(), None).unwrap();
     (project, config)
 }
@@ -320,21 +316,8 @@ fn refusal_is_an_error_listing_findings() {
     }
 }
 
-/// A temporary project: harness.toml and references, plus the named fixtures.
-fn temp_project(fixtures: &[&str]) -> support::Project {
-    let project = support::Project::with(&["harness.toml", "references"]);
-    for name in fixtures {
-        let request = format!("fixtures/{name}/request.json");
-        support::copy_tree(&root().join(&request), &project.path(&request));
-    }
-    // Every configured directory exists (a missing one is an error, never created).
-    std::fs::create_dir_all(project.path("fixtures")).unwrap();
-    std::fs::create_dir_all(project.path("golden")).unwrap();
-    project
-}
-
 fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
-    let project = temp_project(&[]);
+    let project = support::Project::suite(&[]);
     let ok: support::Output = packetproof(project.root(), &["schema", "--check"]).into();
     assert_eq!(ok.code, 0, "{}", ok.describe());
     assert_output_snapshot!("schema_check_holds", ok, project.root());
@@ -361,7 +344,7 @@ fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
 
 fn bless_writes_the_golden_files_and_never_under_ci() {
     let names = ["google-staged-both-selected", "openai-staged-succ-default"];
-    let project = temp_project(&names);
+    let project = support::Project::suite(&names);
     let refused = project.bin().args(["bless"]).env("CI", "true").output().unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("never written under CI"));
@@ -387,7 +370,7 @@ fn bless_writes_the_golden_files_and_never_under_ci() {
 /// corpus: a template edit without re-blessing fails it, naming the case.
 fn verify_golden_fails_when_a_template_changed_without_bless() {
     let case = "openai-staged-pred-no-evidence";
-    let project = temp_project(&[case]);
+    let project = support::Project::suite(&[case]);
     let blessed = packetproof(project.root(), &["bless"]);
     assert!(blessed.status.success(), "{}", String::from_utf8_lossy(&blessed.stderr));
     let golden_arg = project.root().join("golden");
@@ -440,7 +423,7 @@ fn bless_refuses_negative_cases_and_foreign_suffixes() {
 
 /// Empty, `0` and `false` mean "not CI" (the insta convention); an empty root is an error.
 fn the_environment_is_parsed_strictly() {
-    let project = temp_project(&["google-staged-both-selected"]);
+    let project = support::Project::suite(&["google-staged-both-selected"]);
     for local in ["", "0", "false"] {
         let out = project.bin().args(["bless", "google"]).env("CI", local).output().unwrap();
         assert!(out.status.success(), "CI={local:?}: {}", String::from_utf8_lossy(&out.stderr));

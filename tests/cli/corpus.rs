@@ -10,15 +10,7 @@ const CASES: [&str; 2] = ["google-staged-both-selected", "openai-staged-succ-def
 /// A project with two fixtures, blessed.
 #[track_caller]
 fn blessed() -> support::Project {
-    let project = support::Project::with(&["harness.toml", "references"]);
-    for case in CASES {
-        let request = format!("fixtures/{case}/request.json");
-        support::copy_tree(&support::root().join(&request), &project.path(&request));
-    }
-    std::fs::create_dir_all(project.path("golden")).unwrap();
-    let out = project.run(&["bless"]);
-    assert_eq!(out.code, 0, "{}", out.describe());
-    project
+    support::Project::suite(&CASES).blessed()
 }
 
 fn verify_golden(project: &support::Project) -> Output {

@@ -96,7 +96,7 @@ fn a_wrong_shape_names_the_file_and_the_json_path() {
 /// path and why, before anything is read or written.
 fn a_refused_input_names_the_file_the_path_and_why() {
     let folder = support::Project::empty();
-    let packet = support::root().join(format!("golden/{CASE}/runtime-packet.json"));
+    let packet = support::packet_file(folder.root(), CASE);
     let run = folder.path("run");
     let prepared = support::run([
         OsStr::new("prepare"),

@@ -4,6 +4,7 @@
 use crate::support::{self, exec};
 use libtest_mimic::Trial;
 
+/// A source file of this crate (a fixture, a template).
 fn project(relative: &str) -> String {
     support::root().join(relative).display().to_string()
 }
@@ -118,18 +119,18 @@ fn a_harness_toml_overrides_the_built_in_defaults() {
     let folder = support::Project::empty();
     std::fs::create_dir_all(folder.path("repo/sub")).unwrap();
     std::fs::write(folder.path("repo/harness.toml"), "[limits]\nmax_file_bytes = 100\n").unwrap();
-    let golden = project("golden/google-staged-both-selected/runtime-packet.json");
-    let found = folder.run_in("repo/sub", &["validate", "--packet", &golden]);
+    let packet = support::packet_file(folder.root(), "google-staged-both-selected").display().to_string();
+    let found = folder.run_in("repo/sub", &["validate", "--packet", &packet]);
     assert_eq!(found.code, 2, "{}", found.describe());
     // The limit of the found file applies.
     assert_output_snapshot!("validate_over_the_found_files_limit", found, folder.root());
     let config = folder.path("repo/harness.toml").display().to_string();
-    let named = folder.run_in("", &["--config", &config, "validate", "--packet", &golden]);
+    let named = folder.run_in("", &["--config", &config, "validate", "--packet", &packet]);
     assert_eq!(named.code, 2, "{}", named.describe());
-    let defaults = folder.run_in("", &["validate", "--packet", &golden]);
+    let defaults = folder.run_in("", &["validate", "--packet", &packet]);
     assert_eq!(defaults.code, 0, "{}", defaults.describe());
     std::fs::write(folder.path("repo/harness.toml"), "[limits]\nmax_file_bites = 100\n").unwrap();
-    let typo = folder.run_in("repo", &["validate", "--packet", &golden]);
+    let typo = folder.run_in("repo", &["validate", "--packet", &packet]);
     assert_eq!(typo.code, 2, "{}", typo.describe());
     assert_output_snapshot!("a_settings_file_with_a_typo", typo, folder.root());
 }

@@ -17,9 +17,8 @@ struct Repo {
 
 impl Repo {
     fn new() -> Repo {
-        let repo = Repo { dir: support::Project::with(&["harness.toml", "references", "fixtures", "golden"]) };
-        // Golden files current with the copied templates, whatever the repository's are.
-        repo.bless();
+        // Golden files blessed from the copied templates, whatever the repository's are.
+        let repo = Repo { dir: support::Project::corpus().blessed() };
         repo.git(&["init", "-q", "-b", "main"]);
         repo.commit("base");
         repo

@@ -2,7 +2,7 @@
 //! `--out`), and `--check` of a captured request (a bare body or a HAR file).
 //! The library's side of every difference is in tests/wire_check.rs.
 
-use crate::support::{bin, exec, root, Output};
+use crate::support::{bin, compiled_packet, exec, packet_file, root, Output};
 use libtest_mimic::Trial;
 use packetproof::canonical;
 use packetproof::wire::{self, Api};
@@ -20,10 +20,9 @@ pub fn trials() -> Vec<Trial> {
     ]
 }
 
-/// The body the packet implies, from the library (the CLI must print the same).
+/// The body the case's packet implies, from the library (the CLI must print the same).
 pub(crate) fn body(case: &str, api: Api) -> Value {
-    let bytes = std::fs::read(root().join("golden").join(case).join("runtime-packet.json")).unwrap();
-    wire::body(&canonical::parse(&bytes).unwrap(), api, case).unwrap()
+    wire::body(&compiled_packet(case), api, case).unwrap()
 }
 
 pub(crate) fn har(entries: Vec<Value>) -> Vec<u8> {
@@ -43,17 +42,13 @@ pub(crate) fn packetproof(args: &[&str]) -> Output {
     exec(bin().args(args))
 }
 
-pub(crate) fn golden_packet(case: &str) -> String {
-    root().join("golden").join(case).join("runtime-packet.json").display().to_string()
-}
-
 pub(crate) fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
 fn wire_prints_writes_and_checks_the_body() {
     let dir = tempfile::tempdir().unwrap();
-    let packet_file = golden_packet(OPENAI);
+    let packet_file = packet_file(dir.path(), OPENAI).display().to_string();
     let printed = packetproof(&["wire", "--packet", &packet_file, "--api", "openai-responses"]);
     assert_eq!(printed.code, 0, "{}", printed.stderr);
     assert_eq!(canonical::parse(printed.stdout.as_bytes()).unwrap(), body(OPENAI, Api::OpenaiResponses));
@@ -135,7 +130,7 @@ fn a_model_past_its_output_limit_is_refused_by_export_validate_and_wire() {
     assert_eq!(exported.code, 2, "{}", exported.describe());
     assert_output_snapshot!("export_past_the_output_limit", exported, dir.path());
 
-    let mut packet = canonical::parse(&std::fs::read(golden_packet(ANTHROPIC)).unwrap()).unwrap();
+    let mut packet = compiled_packet(ANTHROPIC);
     packet["maxTokens"] = json!(10_000_000);
     packetproof::digest::seal(packet.as_object_mut().unwrap());
     let packet_file = dir.path().join("packet.json");

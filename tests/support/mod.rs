@@ -211,6 +211,72 @@ impl Project {
     pub fn run(&self, args: &[&str]) -> Output {
         exec(self.bin().args(args))
     }
+
+    /// A suite of a test's own: this crate's harness.toml and templates, the requests of
+    /// the fixtures `cases`, and an empty golden folder ([`Project::blessed`] fills it).
+    ///
+    /// Tests use packets compiled by the templates of the tree they run in, never the
+    /// repository's golden files: only the conformance gate (tests/conformance.rs)
+    /// depends on those being current, so a template edit fails the gate alone, with
+    /// its bless hint. tests/tidy.rs (`tests_own_their_packets`) holds every test to it.
+    #[track_caller]
+    pub fn suite(cases: &[&str]) -> Project {
+        let project = Project::with(&SUITE_SOURCES);
+        for case in cases {
+            let request = format!("fixtures/{case}/request.json");
+            copy_tree(&root().join(&request), &project.path(&request));
+        }
+        project.corpus_folders()
+    }
+
+    /// [`Project::suite`] with every fixture of this crate, whole (expectations, runs,
+    /// the negative cases' own packets).
+    #[track_caller]
+    pub fn corpus() -> Project {
+        let project = Project::with(&SUITE_SOURCES);
+        copy_tree(&root().join("fixtures"), &project.path("fixtures"));
+        project.corpus_folders()
+    }
+
+    /// Every corpus folder harness.toml names exists (a missing one is an error, never created).
+    fn corpus_folders(self) -> Project {
+        for folder in ["fixtures", "golden"] {
+            std::fs::create_dir_all(self.path(folder)).unwrap();
+        }
+        self
+    }
+
+    /// Golden files for this suite's fixtures, blessed now from its templates.
+    #[track_caller]
+    pub fn blessed(self) -> Project {
+        let out = self.run(&["bless"]);
+        assert_eq!(out.code, 0, "bless: {}", out.describe());
+        self
+    }
+}
+
+/// What a suite of a test's own copies from this crate: its settings and templates.
+const SUITE_SOURCES: [&str; 2] = ["harness.toml", "references"];
+
+/// The packet of the corpus case `case` as this crate's templates compile its fixture's
+/// request now, in process: the bytes `export` prints and `bless` writes, parsed. For
+/// tests that take a packet apart or edit it (see [`Project::suite`] for why not the
+/// golden file).
+#[track_caller]
+pub fn compiled_packet(case: &str) -> serde_json::Value {
+    let config = packetproof::Config::load(root(), None).unwrap_or_else(|e| panic!("{e}"));
+    let file = root().join("fixtures").join(case).join("request.json");
+    let request = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let request = packetproof::canonical::parse(&request).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    packetproof::compile::compile(&request, &config, case).unwrap_or_else(|e| panic!("{case}: {e}"))
+}
+
+/// [`compiled_packet`] written as `dir/<case>.json`, byte for byte as `export` writes it; its path.
+#[track_caller]
+pub fn packet_file(dir: &Path, case: &str) -> PathBuf {
+    let path = dir.join(format!("{case}.json"));
+    std::fs::write(&path, packetproof::canonical::to_pretty(&compiled_packet(case))).unwrap();
+    path
 }
 
 /// Copy a file, or a folder recursively.

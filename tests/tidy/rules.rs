@@ -4,6 +4,7 @@
 
 use super::layers::Layers;
 use super::resolve::{self, Reference, SourceFile, Target};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;
 
@@ -233,4 +234,154 @@ fn citation(comment: &str, library: bool) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The one test that reads the repository's golden files: the conformance gate, whose
+/// job is to fail (once, with the bless hint) when they are no longer current.
+pub const GATE: &str = "tests/conformance.rs";
+
+/// Tests other than [`GATE`] never name the repository's golden folder: they compile
+/// the packets they use (`support::compiled_packet`, `support::Project::suite`), so a
+/// template edit fails the gate alone. Found on the tokens, statement by statement: a
+/// statement that names the crate root (`root()` or `crate_root()` called as a
+/// function, `ROOT`, `CARGO_MANIFEST_DIR`, `Project::with`, which copies from it, or a
+/// function of the same file whose body names it) and a string naming a `golden`
+/// folder (`"golden"`, `"golden/…"`, `"…/golden/…"`). A block is a statement of its
+/// own. Not a compiler: a path built in one statement and joined in another is not seen.
+pub fn tests_own_their_packets(tree: &Tree) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in tree.files.iter().filter(|f| f.path.starts_with("tests/") && f.path != GATE) {
+        match file.text.parse::<TokenStream>() {
+            Ok(tokens) => {
+                let helpers = root_helpers(tokens.clone());
+                statements(tokens, &mut |statement| {
+                    if names_the_crate_root(statement, &helpers) && names_a_golden_folder(statement) {
+                        let text = statement.iter().cloned().collect::<TokenStream>().to_string();
+                        let excerpt: String = text.chars().take(160).collect();
+                        found.push(format!("{}: `{excerpt}` reads the repository's golden files", file.path));
+                    }
+                })
+            }
+            Err(e) => found.push(format!("{}: does not parse: {e}", file.path)),
+        }
+    }
+    found
+}
+
+/// Calls `each` with every statement of `tokens` (split at `;` and after blocks; each
+/// block's own statements too). Attributes, doc comments included, are left out.
+fn statements(tokens: TokenStream, each: &mut dyn FnMut(&[TokenTree])) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut statement = Vec::new();
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                let bang = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                let at = i + 1 + usize::from(bang);
+                if matches!(trees.get(at), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket) {
+                    i = at;
+                } else {
+                    statement.push(trees[i].clone());
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == ';' => each(&std::mem::take(&mut statement)),
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
+                statement.push(trees[i].clone());
+                each(&std::mem::take(&mut statement));
+                statements(g.stream(), each);
+            }
+            tree => {
+                blocks_inside(tree, each);
+                statement.push(tree.clone());
+            }
+        }
+        i += 1;
+    }
+    each(&statement);
+}
+
+/// The blocks inside a parenthesised or bracketed group (closure bodies, `json!({…})`),
+/// each read as statements of its own.
+fn blocks_inside(tree: &TokenTree, each: &mut dyn FnMut(&[TokenTree])) {
+    let TokenTree::Group(group) = tree else { return };
+    for inner in group.stream() {
+        match &inner {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => statements(g.stream(), each),
+            other => blocks_inside(other, each),
+        }
+    }
+}
+
+/// The tokens of a statement, its parenthesised and bracketed groups opened (not its blocks).
+fn flat(statement: &[TokenTree]) -> Vec<TokenTree> {
+    let mut out = Vec::new();
+    for tree in statement {
+        match tree {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {}
+            TokenTree::Group(g) => {
+                out.push(tree.clone());
+                out.extend(flat(&g.stream().into_iter().collect::<Vec<_>>()));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+/// The functions in `tokens` whose bodies name the crate root (`fn project(relative:
+/// &str) { root().join(relative) }`): a call of one names it too.
+fn root_helpers(tokens: TokenStream) -> BTreeSet<String> {
+    let mut helpers = BTreeSet::new();
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match (tree, trees.get(i + 1)) {
+            (TokenTree::Ident(f), Some(TokenTree::Ident(name))) if f == "fn" => {
+                let body = trees[i..].iter().find_map(|t| match t {
+                    TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
+                    _ => None,
+                });
+                let mut names = false;
+                statements(body.unwrap_or_default(), &mut |s| names |= names_the_crate_root(s, &BTreeSet::new()));
+                if names {
+                    helpers.insert(name.to_string());
+                }
+            }
+            (TokenTree::Group(g), _) => helpers.extend(root_helpers(g.stream())),
+            _ => {}
+        }
+    }
+    helpers
+}
+
+fn names_the_crate_root(statement: &[TokenTree], helpers: &BTreeSet<String>) -> bool {
+    let tokens = flat(statement);
+    let ident = |at: usize, name: &str| matches!(tokens.get(at), Some(TokenTree::Ident(i)) if i == name);
+    let punct = |at: usize, c: char| matches!(tokens.get(at), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    (0..tokens.len()).any(|i| {
+        // A function called, not a method: `root()` or `support::root()` is the crate's,
+        // `project.root()` a temporary project's.
+        let called = |with_args: bool| {
+            matches!(tokens.get(i + 1), Some(TokenTree::Group(g))
+                if g.delimiter() == Delimiter::Parenthesis && (with_args || g.stream().is_empty()))
+                && !(i > 0 && punct(i - 1, '.'))
+        };
+        let root = (ident(i, "root") || ident(i, "crate_root")) && called(false);
+        let helper =
+            matches!(&tokens[i], TokenTree::Ident(name) if helpers.contains(&name.to_string())) && called(true);
+        let project_with = ident(i, "Project") && punct(i + 1, ':') && punct(i + 2, ':') && ident(i + 3, "with");
+        let manifest = matches!(&tokens[i], TokenTree::Literal(l) if l.to_string() == "\"CARGO_MANIFEST_DIR\"");
+        root || helper || project_with || manifest || ident(i, "ROOT") || ident(i, "CARGO_MANIFEST_DIR")
+    })
+}
+
+fn names_a_golden_folder(statement: &[TokenTree]) -> bool {
+    flat(statement).iter().any(|tree| {
+        let TokenTree::Literal(literal) = tree else { return false };
+        // A string or raw string (`r#"…"#`); other literals name no folder.
+        let text = literal.to_string();
+        let text = text.strip_prefix('r').unwrap_or(&text).trim_matches('#');
+        let Some(text) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else { return false };
+        text.split('/').any(|part| part == "golden")
+    })
 }

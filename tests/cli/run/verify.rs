@@ -58,14 +58,12 @@ fn verify_of_an_empty_directory_fails() {
     assert_output_snapshot!("verify_an_empty_directory", out, project.root());
 }
 
+/// A golden case folder outside the suite verified (this crate's settings): its
+/// agent request is held to the packet beside it.
 fn verify_checks_a_golden_agent_request_against_the_packet_beside_it() {
-    let case = crate_root().join("golden/openai-staged-succ-default");
-    let temp = tempfile::tempdir().unwrap();
-    let dir = temp.path().join("case");
-    std::fs::create_dir(&dir).unwrap();
-    for name in ["runtime-packet.json", "agent-request.json"] {
-        std::fs::copy(case.join(name), dir.join(name)).unwrap();
-    }
+    let case = "openai-staged-succ-default";
+    let suite = support::Project::suite(&[case]).blessed();
+    let dir = suite.path(&format!("golden/{case}"));
     let verify = |dir: &Path| support::bin().args(["verify", "--format", "json"]).arg(dir).output().unwrap();
     let out = verify(&dir);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
