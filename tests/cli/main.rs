@@ -22,6 +22,7 @@ mod help;
 mod init;
 mod interop_gate;
 mod npm;
+mod one_verdict;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
 #[cfg(target_os = "linux")]
 mod hardening;
@@ -58,6 +59,7 @@ fn main() {
     trials.extend(exporter::trials());
     trials.extend(foreign::trials());
     trials.extend(wire::trials());
+    trials.extend(one_verdict::trials());
     trials.extend(trace::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());

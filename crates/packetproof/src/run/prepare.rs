@@ -21,6 +21,7 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: Packet
         return Err(Error::Failed { file: shown, findings });
     }
     let packet = value.as_object().expect("the gate refuses non-objects (packet::contract)");
+    refuse_what_the_run_cannot_carry(packet, &shown)?;
     let snapshot = read_snapshot(config, packet, &shown)?;
     let files = run_files(packet, &snapshot);
     super::ownership::refuse_run_inside_another(out_dir)?;
@@ -83,6 +84,32 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
 }
 
 /// The four files, manifest last, as Node writes them (2-space JSON + newline).
+/// The run files (Node's format) carry the contract's fields; a packet whose run
+/// would rebuild to another packet (a field of its own, a fixed value changed, which
+/// a suite's skip of packet::contract lets through) is refused here rather than
+/// prepared into a run that every later step fails on its checksum.
+fn refuse_what_the_run_cannot_carry(packet: &Map<String, Value>, shown: &str) -> Result<()> {
+    let context = super::format::EvalContext::of(packet);
+    let Value::Object(request) = provider::agent_request(packet) else { return Ok(()) };
+    let rebuilt = super::rebuild_packet(&request, &context);
+    let Some(rebuilt) = rebuilt.as_object() else { return Ok(()) };
+    let lost: Vec<&str> = packet
+        .iter()
+        .filter(|(key, value)| rebuilt.get(*key).is_none_or(|r| !crate::numbers::same(r, value)))
+        .map(|(key, _)| key.as_str())
+        .collect();
+    if lost.is_empty() {
+        return Ok(());
+    }
+    let message = format!(
+        "the run files carry the contract's fields only, so a run of this packet would rebuild without {} \
+         (its checksum would not hold at any later step)",
+        lost.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")
+    );
+    let finding = crate::Finding::new(crate::RunCheck::AgentRequest, JsonPath::root(), message);
+    Err(Error::Failed { file: shown.to_owned(), findings: vec![finding] })
+}
+
 fn run_files(packet: &Map<String, Value>, snapshot: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
     let pretty = |value: &Value| canonical::to_pretty(value).into_bytes();
     vec![
