@@ -41,3 +41,31 @@ fn rules_are_proven() {
     }
     assert!(unproven.is_empty(), "registered checks with no negative fixture and no existing test: {unproven:?}");
 }
+
+/// README.md's table of rules, as this rule book makes it.
+fn readme_table() -> String {
+    let mut table = String::from("| rule | reads | needs | a suite may skip it | proves |\n|---|---|---|---|---|\n");
+    for check in Check::ALL {
+        let rule = check.rule();
+        let needs: Vec<String> = rule.needs.iter().map(|n| format!("`{n}`")).collect();
+        let needs = if needs.is_empty() { "nothing".to_owned() } else { needs.join(", ") };
+        let skip = match rule.skip {
+            Skip::Allowed => "yes".to_owned(),
+            Skip::Never(why) => format!("never: {why}"),
+        };
+        table.push_str(&format!("| `{}` | {} | {needs} | {skip} | {} |\n", rule.name, rule.reads, rule.proves));
+    }
+    table
+}
+
+/// The README's rule table is this book, row for row: a rule added, renamed or
+/// re-declared without its row fails here, printing the table to paste.
+#[test]
+fn the_readme_table_is_the_rule_book() {
+    const START: &str = "<!-- the rule book: generated from crates/packetproof/src/rules.rs (rules::tests checks it) -->\n";
+    const END: &str = "<!-- end of the rule book -->";
+    let readme = std::fs::read_to_string(std::path::Path::new(crate::PROJECT_ROOT).join("README.md")).unwrap();
+    let found = readme.split_once(START).and_then(|(_, rest)| rest.split_once(END)).map(|(table, _)| table);
+    let expected = readme_table();
+    assert_eq!(found, Some(expected.as_str()), "README.md's rule table differs from the rule book; paste:\n{START}{expected}{END}");
+}

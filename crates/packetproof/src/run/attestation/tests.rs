@@ -286,3 +286,35 @@ fn a_malformed_envelope_is_refused_at_the_path_it_breaks() {
     let expected = "$: expected a DSSE envelope {payload, payloadType, signatures}, found an array";
     assert_eq!(found, [format!("{FILE}: {FILE}: at {expected}")]);
 }
+
+/// The receipt says what it did not vouch for: a predicate without skippedChecks, or
+/// with one that names no rule of the book or lacks a reason, is a finding.
+#[test]
+fn skipped_checks_missing_or_malformed_is_a_finding() {
+    let completion = json!({"runId": "r", "scenario": null, "evaluation": {"ok": true}});
+    let intact = statement_json()["predicate"].clone();
+    let at = format!("{FILE} payload $.predicate.skippedChecks");
+    let cases = [
+        (None, "missing".to_owned()),
+        (Some(json!({})), "expected an array of {check, reason}".to_owned()),
+        (
+            Some(json!([{"check": "packet::nope", "reason": "r"}])),
+            "item 0: expected {check, reason} naming a check of the rule book".into(),
+        ),
+        (
+            Some(json!([{"check": "packet::contract"}])),
+            "item 0: expected {check, reason} naming a check of the rule book".into(),
+        ),
+    ];
+    for (value, message) in cases {
+        let mut found = intact.clone();
+        match value {
+            Some(value) => found["skippedChecks"] = value,
+            None => drop(found.as_object_mut().unwrap().remove("skippedChecks")),
+        }
+        assert_eq!(predicate_findings(found, completion.clone()), [format!("{at}: {message}")]);
+    }
+    let mut named = intact;
+    named["skippedChecks"] = json!([{"check": "packet::contract", "reason": "our own fields"}]);
+    assert_eq!(predicate_findings(named, completion), Vec::<String>::new());
+}
