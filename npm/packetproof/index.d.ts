@@ -69,6 +69,8 @@ export interface Rule {
   proves: string;
   /** For a check no fixture can exercise: the test (`file::function`) that proves it can fail. */
   testedBy: string | null;
+  /** Whether a suite's `[checks] skip` may turn it off: `"allowed"`, or never, with the reason. */
+  skip: 'allowed' | { never: string };
 }
 
 /** checks (schemas/checks.schema.json). */
