@@ -265,13 +265,7 @@ fn read_stdin() -> Result<Vec<u8>> {
 /// `validate` is `verify` of one packet: the same rules, the same verdict.
 fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
-    if let Some(kind) = packetproof::provider::other_file_kind(&value) {
-        return Err(Error::shape(
-            path.display(),
-            packetproof::JsonPath::root(),
-            format!("a runtime packet; this file is {kind}"),
-        ));
-    }
+    packetproof::provider::expect_packet(&value, &path.display().to_string())?;
     print::outcomes(&[packetproof::judge::packet_file(path, &value, config, Step::Validate)], format)
 }
 

@@ -54,6 +54,7 @@ pub fn wire(
         packetproof::run::refuse_foreign_output(out, packetproof::run::OutputKind::RequestBody, config, &[packet])?;
     }
     let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
+    packetproof::provider::expect_packet(&value, &shown)?;
     let Some(captured) = capture.file else {
         let judged = packetproof::judge::wire_body(config, packet, &value, api)?;
         let body = canonical::to_pretty(&judged.value);

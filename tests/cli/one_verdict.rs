@@ -428,6 +428,24 @@ fn a_file_that_is_not_strict_json_is_unreadable_everywhere() {
             ("trace (a folder of other JSON)", vec!["trace", &trace, "--packets", &other], 2, says),
         ],
     );
+    // An agent request given where a packet is expected: the same refusal from each.
+    let view = bench.path(&format!("golden/{CASE}/agent-request.json"));
+    let says = "expected a runtime packet; this file is an agent request";
+    table(
+        &bench,
+        &[
+            ("validate", vec!["validate", "--packet", &view], 2, says),
+            ("verify", vec!["verify", &view], 2, says),
+            (
+                "prepare",
+                vec!["prepare", "--packet", &view, "--out-dir", &bench.path("runs/view")],
+                2,
+                "a runtime packet",
+            ),
+            ("wire", vec!["wire", "--packet", &view, "--api", "anthropic"], 2, "a runtime packet"),
+            ("trace", vec!["trace", &trace, "--packets", &view], 2, "a runtime packet"),
+        ],
+    );
 }
 
 /// With packet::contract skipped a packet may carry a field of its own, which the

@@ -23,6 +23,17 @@ pub(crate) fn carries_output_schema(mode: OutputMode) -> bool {
 
 /// What a JSON document is when it is not a runtime packet but another file of
 /// the toolchain (so `validate` can say so instead of listing missing fields).
+/// Refuse a file of another kind given where a runtime packet is expected (an agent
+/// request, a compile input): every command that reads a packet file says the same.
+pub fn expect_packet(value: &Value, file: &str) -> crate::Result<()> {
+    match other_file_kind(value) {
+        Some(kind) => {
+            Err(crate::Error::shape(file, crate::JsonPath::root(), format!("a runtime packet; this file is {kind}")))
+        }
+        None => Ok(()),
+    }
+}
+
 pub fn other_file_kind(value: &Value) -> Option<&'static str> {
     if value.get("packetVersion").is_some() {
         return None;

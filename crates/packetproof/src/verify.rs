@@ -222,7 +222,12 @@ fn verify_target(
 /// file that cannot be read as strict JSON is unreadable (exit 2), as in `validate`.
 fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcome {
     match fsutil::read_json(file, config.limits.max_file_bytes) {
-        Ok(value) => verify_packet_value(file, &value, golden, config),
+        // An agent request or a compile input given as a packet: not judged as one
+        // (16 contract findings would say nothing), refused as `validate` refuses it.
+        Ok(value) => match crate::provider::expect_packet(&value, &file.display().to_string()) {
+            Err(e) => unreadable_file(file, &e),
+            Ok(()) => verify_packet_value(file, &value, golden, config),
+        },
         Err(e) => unreadable_file(file, &e),
     }
 }

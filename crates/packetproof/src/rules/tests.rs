@@ -62,10 +62,15 @@ fn readme_table() -> String {
 /// re-declared without its row fails here, printing the table to paste.
 #[test]
 fn the_readme_table_is_the_rule_book() {
-    const START: &str = "<!-- the rule book: generated from crates/packetproof/src/rules.rs (rules::tests checks it) -->\n";
+    const START: &str =
+        "<!-- the rule book: generated from crates/packetproof/src/rules.rs (rules::tests checks it) -->\n";
     const END: &str = "<!-- end of the rule book -->";
     let readme = std::fs::read_to_string(std::path::Path::new(crate::PROJECT_ROOT).join("README.md")).unwrap();
     let found = readme.split_once(START).and_then(|(_, rest)| rest.split_once(END)).map(|(table, _)| table);
     let expected = readme_table();
-    assert_eq!(found, Some(expected.as_str()), "README.md's rule table differs from the rule book; paste:\n{START}{expected}{END}");
+    assert_eq!(
+        found,
+        Some(expected.as_str()),
+        "README.md's rule table differs from the rule book; paste:\n{START}{expected}{END}"
+    );
 }

@@ -16,6 +16,7 @@ use std::path::Path;
 pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: PacketGate) -> Result<Vec<&'static str>> {
     let shown = packet_file.display().to_string();
     let value = fsutil::read_json(packet_file, config.limits.max_file_bytes)?;
+    provider::expect_packet(&value, &shown)?;
     let findings = gate(&value);
     if !findings.is_empty() {
         return Err(Error::Failed { file: shown, findings });

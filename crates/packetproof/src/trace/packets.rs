@@ -58,7 +58,10 @@ impl Packets {
         let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
         if value.get("packetVersion").is_none() {
             return match named {
-                true => Err(Error::shape(&shown, JsonPath::root(), "a runtime packet (an object with packetVersion)")),
+                true => {
+                    crate::provider::expect_packet(&value, &shown)?;
+                    Err(Error::shape(&shown, JsonPath::root(), "a runtime packet (an object with packetVersion)"))
+                }
                 false => Ok(()),
             };
         }
