@@ -18,6 +18,7 @@ pub fn trials() -> Vec<Trial> {
         an_integrity_rule_cannot_be_skipped_by_any_command,
         a_file_that_is_not_strict_json_is_unreadable_everywhere,
         a_packet_the_run_files_cannot_carry_is_refused_by_prepare,
+        a_whole_number_in_any_spelling_is_one_value_everywhere,
     ]
 }
 
@@ -471,4 +472,30 @@ fn a_packet_the_run_files_cannot_carry_is_refused_by_prepare() {
         refused.describe()
     );
     assert!(!Path::new(&run).exists(), "a run was made of a packet its files cannot carry");
+}
+
+/// `maxTokens` written `6.4e4` is the integer 64000 (to JavaScript, to RFC 8785 and to
+/// the contract): every command holds it, and what packetproof writes spells it
+/// `64000`, as Node's JSON.stringify does.
+fn a_whole_number_in_any_spelling_is_one_value_everywhere() {
+    let bench = Bench::new();
+    let text = std::fs::read_to_string(bench.golden()).unwrap();
+    let tokens = read(&bench.golden())["maxTokens"].as_u64().unwrap();
+    let spelled = text.replacen(
+        &format!("\"maxTokens\": {tokens},"),
+        &format!("\"maxTokens\": {}e3,", tokens as f64 / 1000.0),
+        1,
+    );
+    assert_ne!(spelled, text);
+    let packet = bench.folder.path("spelled.json").display().to_string();
+    std::fs::write(&packet, &spelled).unwrap();
+    let (capture, trace) =
+        (bench.capture_of(&read(&bench.golden()), "whole"), bench.trace_of(&read(&bench.golden()), "whole"));
+    table(&bench, &packet_rows(&packet, &capture, &trace, 0, ""));
+    let run = bench.path("runs/spelled");
+    bench.holds(&["prepare", "--packet", &packet, "--out-dir", &run]);
+    let written = std::fs::read_to_string(format!("{run}/agent-request.json")).unwrap();
+    assert!(written.contains(&format!("\"maxTokens\": {tokens},")), "{written}");
+    let body = bench.holds(&["wire", "--packet", &packet, "--api", "anthropic"]);
+    assert!(body.stdout.contains(&format!("\"max_tokens\": {tokens},")), "{}", body.stdout);
 }

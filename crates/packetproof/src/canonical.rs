@@ -9,6 +9,7 @@
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
+use serde_json::ser::PrettyFormatter;
 use serde_json::{Map, Number, Value};
 use std::cmp::Ordering;
 use std::fmt;
@@ -327,9 +328,69 @@ pub(crate) fn is_exact_double(n: &Number) -> bool {
 /// 2-space pretty JSON with a final newline, keeping key order: the format of
 /// every file the tools write for people to read (golden packets, run files).
 pub fn to_pretty(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("a Value always serializes");
+    let mut bytes = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, JsPretty(PrettyFormatter::new()));
+    serde::Serialize::serialize(value, &mut serializer).expect("a Value always serializes");
+    let mut text = String::from_utf8(bytes).expect("serde_json writes UTF-8");
     text.push('\n');
     text
+}
+
+/// serde_json's pretty layout (JSON.stringify's with an indent of 2) with numbers
+/// written as JavaScript writes them: `64000.0` and `6.4e4` are `64000`, an integer
+/// past 2^53 is the nearest double. Node writes run files with JSON.stringify;
+/// serde_json's own `64000.0` would make the same value other bytes. Hand-written:
+/// serde_json formats floats with ryu's Rust spelling, and no crate offers a JS one.
+struct JsPretty<'a>(PrettyFormatter<'a>);
+
+/// The largest integer a double holds exactly.
+const SAFE: u64 = (1 << 53) - 1;
+
+impl JsPretty<'_> {
+    fn js<W: ?Sized + std::io::Write>(writer: &mut W, double: f64) -> std::io::Result<()> {
+        writer.write_all(ryu_js::Buffer::new().format(double).as_bytes())
+    }
+}
+
+macro_rules! delegate {
+    ($($method:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {$(
+        fn $method<W: ?Sized + std::io::Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
+            self.0.$method(writer $(, $arg)*)
+        }
+    )*};
+}
+
+impl serde_json::ser::Formatter for JsPretty<'_> {
+    delegate!(
+        begin_array(),
+        end_array(),
+        begin_array_value(first: bool),
+        end_array_value(),
+        begin_object(),
+        end_object(),
+        begin_object_key(first: bool),
+        end_object_key(),
+        begin_object_value(),
+        end_object_value(),
+    );
+
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, value: f64) -> std::io::Result<()> {
+        Self::js(writer, value)
+    }
+
+    fn write_u64<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, value: u64) -> std::io::Result<()> {
+        match value <= SAFE {
+            true => writer.write_all(value.to_string().as_bytes()),
+            false => Self::js(writer, value as f64),
+        }
+    }
+
+    fn write_i64<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, value: i64) -> std::io::Result<()> {
+        match value.unsigned_abs() <= SAFE {
+            true => writer.write_all(value.to_string().as_bytes()),
+            false => Self::js(writer, value as f64),
+        }
+    }
 }
 
 /// The Node tools sort keys with `localeCompare`, which is ICU collation (root
@@ -348,6 +409,21 @@ pub fn node_locale_order(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pretty output writes numbers as JSON.stringify does: a whole double without
+    /// `.0`, an exponent spelled out, an integer past 2^53 as its nearest double.
+    #[test]
+    fn pretty_numbers_are_javascripts() {
+        let cases = [
+            ("[6.4e4]", "[\n  64000\n]\n"),
+            ("[64000.0, 0.5, -0.0, 1e21]", "[\n  64000,\n  0.5,\n  0,\n  1e+21\n]\n"),
+            ("[9007199254740993, -9007199254740993, 7]", "[\n  9007199254740992,\n  -9007199254740992,\n  7\n]\n"),
+            ("{\"a\": {\"b\": []}}", "{\n  \"a\": {\n    \"b\": []\n  }\n}\n"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(to_pretty(&parse(input.as_bytes()).unwrap()), expected, "{input}");
+        }
+    }
 
     #[test]
     fn positions_are_one_based_even_at_the_start_of_a_line() {

@@ -132,7 +132,8 @@ impl Api {
 #[derive(Debug)]
 pub(crate) struct Material<'a> {
     pub(crate) model: &'a str,
-    pub(crate) max_tokens: &'a Value,
+    /// As a JavaScript client sends it: `6.4e4` in a packet is the integer 64000.
+    pub(crate) max_tokens: Value,
     pub(crate) system: &'a str,
     pub(crate) user: &'a str,
     /// `outputSchema` ({name, description?, schema}); absent for text-JSON providers.
@@ -145,9 +146,12 @@ impl<'a> Material<'a> {
         let text = |key: &str| {
             packet.get(key).and_then(Value::as_str).ok_or_else(|| Error::shape(file, JsonPath::field(key), "a string"))
         };
+        // Whole by value, as packet::contract holds it (`64000.0` and `6.4e4` are 64000).
         let max_tokens = packet
             .get("maxTokens")
-            .filter(|v| v.is_u64())
+            .and_then(Value::as_f64)
+            .filter(|t| *t >= 1.0 && t.fract() == 0.0 && *t <= 9_007_199_254_740_991.0)
+            .map(|t| Value::from(t as u64))
             .ok_or_else(|| Error::shape(file, JsonPath::field("maxTokens"), "a positive integer"))?;
         let schema = match packet.get("outputSchema") {
             None => None,
