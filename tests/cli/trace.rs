@@ -4,9 +4,13 @@
 use crate::support::{bin, exec, root, Output};
 use libtest_mimic::Trial;
 use packetproof::canonical;
+use serde_json::json;
 
 pub fn trials() -> Vec<Trial> {
-    crate::trials![trace_reports_every_call_and_fails_on_unreviewed_or_mismatched]
+    crate::trials![
+        trace_reports_every_call_and_fails_on_unreviewed_or_mismatched,
+        trace_quotes_hostile_input_bounded_and_escaped
+    ]
 }
 
 fn trace(args: &[&str]) -> Output {
@@ -57,4 +61,38 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
     let no_packets = trace(&[CONTENT, "--packets", "tests/recordings/traces"]);
     assert_eq!(no_packets.code, 2, "{}", no_packets.describe());
     assert_output_snapshot!("trace_no_packet_found", no_packets);
+}
+
+/// What a trace file says is quoted as bounded, escaped excerpts (issue 34, point 4):
+/// a private key at a wrongly typed spot is never printed, a 100 KB string is not
+/// repeated whole, a span name cannot fake a line of the report, a 5 MB one is cut.
+fn trace_quotes_hostile_input_bounded_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, text).unwrap();
+        file.display().to_string()
+    };
+    let key = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIDONOTPRINTME\n-----END PRIVATE KEY-----";
+    let keyed = write("key.jsonl", json!({"resourceSpans": [{"scopeSpans": key}]}).to_string() + "\n");
+    let out = trace(&[&keyed, "--packets", PACKETS]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(!out.stderr.contains("DONOTPRINTME") && out.stderr.contains("never shown"), "{}", out.describe());
+    let long = write("long.jsonl", json!({"resourceSpans": [{"scopeSpans": "y".repeat(100_000)}]}).to_string() + "\n");
+    let out = trace(&[&long, "--packets", PACKETS]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.len() < 2_000 && out.stderr.contains("more characters"), "{} bytes", out.stderr.len());
+    // A span named to fake the summary, and one of 5 MB.
+    let line = std::fs::read_to_string(root().join(CONTENT)).unwrap().lines().next().unwrap().to_owned();
+    let mut forged: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let span = &mut forged["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
+    span["name"] = json!("chat\n5 spans read, 5 GenAI calls: 5 matched, 0 mismatched, 0 unreviewed, 0 not judgeable");
+    let mut huge = forged.clone();
+    huge["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["name"] = json!("z".repeat(5 << 20));
+    let file = write("forged.jsonl", format!("{forged}\n{huge}\n"));
+    for format in ["text", "junit"] {
+        let out = trace(&[&file, "--packets", PACKETS, "--format", format]);
+        assert!(!out.stdout.lines().any(|l| l.starts_with("5 spans read")), "{format}: {}", out.stdout);
+        assert!(out.stdout.len() < 20_000, "{format}: a 5 MB span name printed whole ({} bytes)", out.stdout.len());
+    }
 }

@@ -338,6 +338,17 @@ pub(crate) fn parse_error_of(text: &str, message: &str) -> String {
 }
 
 /// PEM armour (`-----BEGIN`) or the words of a private key, anywhere in `text`.
+/// Text read from an input shown as part of one line of a report (a span's name or
+/// id, a reason quoting one): never key material, at most [`MAX_EXCERPT_CHARS`]
+/// characters, every control character and bidirectional override escaped, so it
+/// cannot end its line and fake the next (a verdict, a summary).
+pub(crate) fn one_line(text: &str) -> String {
+    if looks_like_a_key(text) {
+        return format!("<{} bytes that look like a key (PEM); never shown>", text.len());
+    }
+    escape_name(&bounded(text, MAX_EXCERPT_CHARS)).into_owned()
+}
+
 pub(crate) fn looks_like_a_key(text: &str) -> bool {
     text.contains("-----BEGIN") || text.contains("PRIVATE KEY")
 }

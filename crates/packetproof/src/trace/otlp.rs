@@ -219,12 +219,26 @@ fn not_otlp(file: &str, line: usize) -> Error {
 /// serde's line and column in a single document (`line` 0).
 fn json_error(file: &str, line: usize, e: &serde_json::Error) -> Error {
     let what = if e.classify() == serde_json::error::Category::Data {
-        format!("expected {EXPECTED}: {e}")
+        format!("expected {EXPECTED}: {}", without_values(&e.to_string()))
     } else {
         e.to_string()
     };
     let (line, column) = if line == 0 { (e.line(), e.column()) } else { (line, e.column()) };
     Error::Json { file: file.to_owned(), line, column, message: what }
+}
+
+/// serde's message with the string it quotes (`invalid type: string "…", expected …`)
+/// shown as a bounded excerpt: a value at a wrongly typed spot may be anything, a
+/// private key or 100 KB, and serde quotes it whole and raw.
+fn without_values(message: &str) -> String {
+    for prefix in ["invalid type: string \"", "invalid value: string \""] {
+        let Some(rest) = message.strip_prefix(prefix) else { continue };
+        if let Some(end) = rest.rfind("\", expected") {
+            let kind = &prefix[..prefix.len() - "string \"".len()];
+            return format!("{kind}string {}{}", crate::report::excerpt(&rest[..end]), &rest[end + 1..]);
+        }
+    }
+    crate::report::one_line(message)
 }
 
 /// An OTLP `AnyValue` as plain JSON: strings, numbers (`intValue` is a string in

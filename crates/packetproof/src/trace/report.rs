@@ -2,7 +2,7 @@
 
 use super::verdict::Verdict;
 use super::{Counts, Judged};
-use crate::report::JSON_FORMAT_VERSION;
+use crate::report::{escape_name, one_line, JSON_FORMAT_VERSION};
 use crate::Skipped;
 use serde_json::{json, Value};
 
@@ -33,20 +33,24 @@ pub fn skipped_text(skipped: &[Skipped]) -> String {
 pub fn text(judged: &Judged) -> String {
     let call = &judged.call;
     let detail = match &judged.verdict {
-        Verdict::Matched { packet } => format!("packet {packet}"),
-        Verdict::Mismatched { packet, differences } => format!("packet {packet}: {}", differences.join("; ")),
-        Verdict::Unreviewed { reason } | Verdict::NotJudgeable { reason } => reason.clone(),
+        Verdict::Matched { packet } => format!("packet {}", one_line(packet)),
+        Verdict::Mismatched { packet, differences } => {
+            let differences: Vec<String> = differences.iter().map(|d| one_line(d)).collect();
+            format!("packet {}: {}", one_line(packet), differences.join("; "))
+        }
+        // A reason is ours, but may quote the trace: one line, bounded per quote.
+        Verdict::Unreviewed { reason } | Verdict::NotJudgeable { reason } => escape_name(reason).into_owned(),
     };
     let mut out = format!(
         "{}:{} {} [span {}]: {} ({detail})\n",
-        judged.file,
+        one_line(&judged.file),
         judged.line,
-        call.span,
-        call.span_id,
+        one_line(&call.span),
+        one_line(&call.span_id),
         judged.verdict.name()
     );
     for note in &judged.notes {
-        out.push_str(&format!("  note: {note}\n"));
+        out.push_str(&format!("  note: {}\n", escape_name(note)));
     }
     out
 }
@@ -65,10 +69,10 @@ pub fn json(judged: &Judged) -> Value {
     let mut value = json!({
         "file": judged.file,
         "line": judged.line,
-        "span": call.span,
-        "scope": call.scope,
-        "traceId": call.trace_id,
-        "spanId": call.span_id,
+        "span": bounded_text(&call.span),
+        "scope": bounded_text(&call.scope),
+        "traceId": bounded_text(&call.trace_id),
+        "spanId": bounded_text(&call.span_id),
         "model": call.model,
         "maxTokens": call.max_tokens,
     });
@@ -84,7 +88,23 @@ pub fn json(judged: &Judged) -> Value {
 /// The JUnit case name of a call and its failure message (unreviewed, mismatched), or
 /// `None` for a failure when it holds; not-judgeable calls are reported as skipped.
 pub fn junit_case(judged: &Judged) -> (String, Option<String>) {
-    let name = format!("{}:{} {} [span {}]", judged.file, judged.line, judged.call.span, judged.call.span_id);
+    let call = &judged.call;
+    let name = format!(
+        "{}:{} {} [span {}]",
+        one_line(&judged.file),
+        judged.line,
+        one_line(&call.span),
+        one_line(&call.span_id)
+    );
     let failure = judged.verdict.fails().then(|| text(judged));
     (name, failure)
+}
+
+/// A string from the trace in JSON: JSON escapes it, but a 5 MB span name is still
+/// not repeated whole (nor key material shown).
+fn bounded_text(text: &str) -> String {
+    match crate::report::looks_like_a_key(text) || text.chars().nth(crate::report::MAX_EXCERPT_CHARS).is_some() {
+        true => one_line(text),
+        false => text.to_owned(),
+    }
 }
