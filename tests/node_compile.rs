@@ -95,7 +95,7 @@ fn ours(name: &str, input: &[u8]) -> std::result::Result<std::result::Result<(),
     let Ok(request) = canonical::parse(input) else { return Ok(Err(None)) };
     match compile::compile(&request, project(), name) {
         Ok(_) => Ok(Ok(())),
-        Err(Error::Rejected { findings, .. }) => Ok(Err(Some(findings.into_iter().map(|f| f.message).collect()))),
+        Err(Error::Failed { findings, .. }) => Ok(Err(Some(findings.into_iter().map(|f| f.message).collect()))),
         Err(other) => Err(format!("{name}: compiling failed for another reason: {other}")),
     }
 }

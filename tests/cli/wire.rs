@@ -127,7 +127,7 @@ fn a_model_past_its_output_limit_is_refused_by_export_validate_and_wire() {
     let request_file = dir.path().join("request.json");
     std::fs::write(&request_file, serde_json::to_vec(&request).unwrap()).unwrap();
     let exported = packetproof(&["export", "--request", path(&request_file)]);
-    assert_eq!(exported.code, 2, "{}", exported.describe());
+    assert_eq!(exported.code, 1, "{}", exported.describe());
     assert_output_snapshot!("export_past_the_output_limit", exported, dir.path());
 
     let mut packet = compiled_packet(ANTHROPIC);

@@ -209,7 +209,7 @@ pub fn pending(config: &Config, case: Case) -> Result<Pending> {
         ));
     }
     // A request that no longer compiles fails a check (as `packet::regenerates` says): exit 1.
-    let packet = corpus::produce(&case, config).map_err(Error::into_failed_check)?;
+    let packet = corpus::produce(&case, config)?;
     // A packet is blessed only if it passes every packet rule that applies to it (an
     // exporter's packet too): a golden file is what the gate then holds others to.
     let judged =

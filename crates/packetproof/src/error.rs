@@ -26,11 +26,10 @@ pub enum Error {
     NothingFound { what: String, place: String },
     /// A refusal that protects data: an existing receipt, a path escaping a run directory.
     Refused { file: String, reason: String },
-    /// Input refused with every problem listed (e.g. a compile request).
-    Rejected { file: String, findings: Vec<crate::Finding> },
-    /// A check failed on input that was read (exit status 1, not 2): a packet
-    /// `prepare` refuses, a run `complete` or `attest` refuses, a request `bless`
-    /// cannot compile.
+    /// A rule failed on input that was read (exit status 1, not 2), every problem
+    /// listed: a compile request `export` refuses (as the reference's validator exits
+    /// 1), a packet `prepare`, `wire` or `trace` refuses, a run `complete` or `attest`
+    /// refuses, a request `bless` cannot compile.
     Failed { file: String, findings: Vec<crate::Finding> },
     /// A git command packetproof ran (`crate::git`) exited unsuccessfully.
     Git { command: String, dir: PathBuf, message: String },
@@ -77,7 +76,7 @@ impl Error {
     /// The exit status of a command that ends with this error: 1 when a check
     /// failed; 2 when the command could not run: bad usage (`Usage`, `Env`),
     /// unreadable, invalid or empty input (`Io`, `Json`, `Shape`, `Config`,
-    /// `NothingFound`), a refusal before any check (`Refused`, `Rejected`), a
+    /// `NothingFound`), a refusal that protects data (`Refused`), a
     /// program it drives failing (`Git`, `Exporter`), or a packetproof bug
     /// (`Internal`). Listed one by one so that a new kind must choose.
     pub fn exit_status(&self) -> u8 {
@@ -91,20 +90,12 @@ impl Error {
             | Error::Config { .. }
             | Error::NothingFound { .. }
             | Error::Refused { .. }
-            | Error::Rejected { .. }
             | Error::Git { .. }
             | Error::Exporter { .. }
             | Error::Internal(_) => 2,
         }
     }
 
-    /// A refusal with findings, as a failed check (exit 1); other errors unchanged.
-    pub(crate) fn into_failed_check(self) -> Self {
-        match self {
-            Error::Rejected { file, findings } => Error::Failed { file, findings },
-            other => other,
-        }
-    }
 }
 
 impl fmt::Display for Error {
@@ -119,7 +110,7 @@ impl fmt::Display for Error {
             Error::Env { variable, message } => write!(f, "environment variable {variable} {message}"),
             Error::NothingFound { what, place } => write!(f, "no {what} found in {place}"),
             Error::Refused { file, reason } => write!(f, "{file}: refused: {reason}"),
-            Error::Rejected { file, findings } | Error::Failed { file, findings } => {
+            Error::Failed { file, findings } => {
                 write!(f, "{file}: refused with {} problem(s):", findings.len())?;
                 findings.iter().try_for_each(|finding| write!(f, "\n  {finding}"))
             }
@@ -164,7 +155,6 @@ mod tests {
             Error::Env { variable: "V".into(), message: "m".into() },
             Error::NothingFound { what: "w".into(), place: "p".into() },
             Error::refused("f", "r"),
-            Error::Rejected { file: "f".into(), findings: Vec::new() },
             Error::Git { command: "c".into(), dir: "d".into(), message: "m".into() },
             Error::Exporter { request: "r".into(), command: "c".into(), reason: "r".into() },
             Error::Internal("m".into()),

@@ -234,7 +234,7 @@ mod tests {
         let mut request = crate::fsutil::read_json(&file, 1 << 20).unwrap();
         change(request.pointer_mut("/source/blueprint/dataSemantics/screens").unwrap().as_array_mut().unwrap());
         match crate::compile::compile(&request, &config, "test") {
-            Err(Error::Rejected { findings, .. }) => findings.into_iter().map(|f| f.message).collect(),
+            Err(Error::Failed { findings, .. }) => findings.into_iter().map(|f| f.message).collect(),
             other => panic!("expected a refusal, got {other:?}"),
         }
     }

@@ -27,13 +27,13 @@ use std::collections::HashSet;
 use std::path::Path;
 
 /// Compile a request into a runtime packet. `file` names the request in errors.
-/// A refused request is `Error::Rejected` listing every finding (check
+/// A refused request is `Error::Failed` (exit 1) listing every finding (check
 /// [`CHECK`]). The packet is not judged here: the commands that write one
 /// (`export`, `bless`) ask the rule book (`crate::judge`), as every command does.
 pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     let findings = request::check(request, config);
     if !findings.is_empty() {
-        return Err(Error::Rejected { file: file.to_owned(), findings });
+        return Err(Error::Failed { file: file.to_owned(), findings });
     }
     let resolution = branch::resolve(request, file)?;
     let render_input = render_input::build(request, &resolution);
