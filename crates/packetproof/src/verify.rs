@@ -5,7 +5,7 @@
 //! packet beside it), and golden case folders (agent-request.json beside
 //! runtime-packet.json, which must be exactly that packet's agent view).
 
-use crate::judge::{self, GoldenPackets, Step};
+use crate::judge::{self, Step};
 use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
 use crate::{
     fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, InputCheck, JsonPath, Location, Outcome, Result,
@@ -126,8 +126,6 @@ fn verify_on(
     // Golden folders of the project's own corpus are also recompiled and checked
     // for branch isolation: what `cargo test` runs as packet::regenerates.
     let corpus = crate::corpus::cases(config)?;
-    // Whether the suite's [exporter] may run is a need of packet::regenerates (see Config::run_exporter).
-    let golden = GoldenPackets::of(&corpus);
     // `verify A A`, or a folder and a run inside it: each target is checked once.
     let mut distinct: Vec<Target> = Vec::new();
     let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
@@ -146,7 +144,7 @@ fn verify_on(
     }
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut verified = parallel::map_in_order(&distinct, workers, |target| {
-        let checked = verify_target(target, &golden, keys, config);
+        let checked = verify_target(target, keys, config);
         if let Some(outcome) = &checked {
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, distinct.len(), &outcome.target);
         }
@@ -200,13 +198,12 @@ fn verify_on(
 /// One target on one worker; `None` for a JSON file that turned out not to be a packet.
 fn verify_target(
     target: &Target,
-    golden: &GoldenPackets,
     keys: &[ed25519_dalek::VerifyingKey],
     config: &Config,
 ) -> Option<Outcome> {
     Some(match target {
-        Target::Packet(file) => verify_packet(file, golden, config),
-        Target::MaybePacket(file) => return verify_maybe_packet(file, golden, config),
+        Target::Packet(file) => verify_packet(file, config),
+        Target::MaybePacket(file) => return verify_maybe_packet(file, config),
         Target::Run(dir) => verify_run(dir, keys, config),
         Target::AgentView(dir) => verify_agent_view(dir, config),
         Target::Skipped(file, kind) => {
@@ -220,13 +217,13 @@ fn verify_target(
 /// A packet against every rule that applies to it; the golden packet of a corpus
 /// case is also recompiled from its request and checked for branch isolation. A
 /// file that cannot be read as strict JSON is unreadable (exit 2), as in `validate`.
-fn verify_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Outcome {
+fn verify_packet(file: &Path, config: &Config) -> Outcome {
     match fsutil::read_json(file, config.limits.max_file_bytes) {
         // An agent request or a compile input given as a packet: not judged as one
         // (16 contract findings would say nothing), refused as `validate` refuses it.
         Ok(value) => match crate::provider::expect_packet(&value, &file.display().to_string()) {
             Err(e) => unreadable_file(file, &e),
-            Ok(()) => verify_packet_value(file, &value, golden, config),
+            Ok(()) => judge::packet_file(file, &value, config, Step::Verify),
         },
         Err(e) => unreadable_file(file, &e),
     }
@@ -244,17 +241,13 @@ fn unreadable_file(file: &Path, error: &Error) -> Outcome {
 /// `packetVersion`, else left alone. One that cannot be read as strict JSON is
 /// unreadable, as `trace --packets` refuses it: it might be a packet, and a
 /// folder is never reported checked past a file nobody could judge.
-fn verify_maybe_packet(file: &Path, golden: &GoldenPackets, config: &Config) -> Option<Outcome> {
+fn verify_maybe_packet(file: &Path, config: &Config) -> Option<Outcome> {
     let value = match fsutil::read_json(file, config.limits.max_file_bytes) {
         Ok(value) => value,
         Err(e) => return Some(unreadable_file(file, &e)),
     };
     value.get("packetVersion")?;
-    Some(verify_packet_value(file, &value, golden, config))
-}
-
-fn verify_packet_value(file: &Path, value: &Value, golden: &GoldenPackets, config: &Config) -> Outcome {
-    judge::packet_in(file, value, golden, config, Step::Verify)
+    Some(judge::packet_file(file, &value, config, Step::Verify))
 }
 
 /// A golden agent-request.json is exactly the agent view of the packet beside it.

@@ -9,7 +9,7 @@ pub(crate) mod record;
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::{fsutil, Config, Result};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub(crate) const REQUEST_FILE: &str = "request.json";
 pub(crate) const EXPECT_FILE: &str = "expect.toml";
@@ -80,14 +80,38 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
             continue;
         }
         let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
-        let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-        let dir = entry.path().to_path_buf();
-        let request = fsutil::read_json(&dir.join(REQUEST_FILE), config.limits.max_file_bytes)?;
-        let expect = Some(dir.join(EXPECT_FILE)).filter(|p| p.is_file());
-        cases.push(Case { golden_dir: config.paths.golden.join(relative), name, dir, request, expect });
+        cases.push(case_at(config, relative)?);
     }
     cases.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(cases)
+}
+
+/// The case whose fixture folder is `relative` below `paths.fixtures` (its request read).
+fn case_at(config: &Config, relative: &Path) -> Result<Case> {
+    let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+    let dir = config.paths.fixtures.join(relative);
+    let request = fsutil::read_json(&dir.join(REQUEST_FILE), config.limits.max_file_bytes)?;
+    let expect = Some(dir.join(EXPECT_FILE)).filter(|p| p.is_file());
+    Ok(Case { golden_dir: config.paths.golden.join(relative), name, dir, request, expect })
+}
+
+/// The case whose golden packet `file` is, when it is one (found without listing the
+/// corpus: one path resolution and one request read, so judging one packet file stays
+/// as fast as its rules).
+pub(crate) fn case_of_golden_packet(config: &Config, file: &Path) -> Result<Option<Case>> {
+    if config.file.is_none() || file.file_name() != Some(std::ffi::OsStr::new(PACKET_FILE)) {
+        return Ok(None);
+    }
+    let (Ok(real), Ok(golden)) = (file.canonicalize(), config.paths.golden.canonicalize()) else { return Ok(None) };
+    let Some(relative) = real.strip_prefix(&golden).ok().and_then(Path::parent).filter(|r| !r.as_os_str().is_empty())
+    else {
+        return Ok(None);
+    };
+    if !config.paths.fixtures.join(relative).join(REQUEST_FILE).is_file() {
+        return Ok(None);
+    }
+    let case = case_at(config, relative)?;
+    Ok((!case.has_own_packet()).then_some(case))
 }
 
 /// The packet a case's request makes now: the suite's `[exporter]` when it names one,

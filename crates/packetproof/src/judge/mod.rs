@@ -19,7 +19,6 @@ use serde_json::Value;
 use std::path::Path;
 
 pub use golden::packet_file;
-pub(crate) use golden::{packet_in, GoldenPackets};
 pub use lifecycle::{attest, complete, evaluate, export, prepare, wire_body, wire_check, Judged};
 
 /// Why the rules that need a compile request do not apply to a packet on its own.
