@@ -119,7 +119,7 @@ pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String])
             let states = columns
                 .iter()
                 .map(|column| match own.contains(column) {
-                    true => State::of(&format!("{}::{column}", case.name), &by_name, ignored, config),
+                    true => State::of(&crate::conformance::trial_name(&case.name, column), &by_name, ignored, config),
                     false if column == mutation => {
                         State::none("negative fixtures are not mutated: they are broken on purpose")
                     }
