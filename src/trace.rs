@@ -59,7 +59,13 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
                 let (name, failure) = report::junit_case(j);
                 match j.verdict {
                     trace::verdict::Verdict::NotJudgeable { .. } => skipped.push(name),
-                    _ => records.push(junit::Record { name, time: std::time::Duration::ZERO, failure, skipped: None }),
+                    _ => records.push(junit::Record {
+                        name,
+                        time: std::time::Duration::ZERO,
+                        failure,
+                        skipped: None,
+                        notes: Vec::new(),
+                    }),
                 }
                 Ok(())
             })?;

@@ -190,8 +190,69 @@ fn verify_runs_the_exporter_only_when_asked() {
     assert!(!out.stderr.contains("was not run"), "{}", out.describe());
 }
 
+/// A packet of the reference's exporter: the compiled packet, but with its checksum
+/// made in JavaScript localeCompare key order, which differs from RFC 8785 at one
+/// object of mixed-case keys (`Zeta` sorts first in UTF-16 code units, last under
+/// localeCompare). The reordered bytes are written out here by hand.
+fn locale_ordered_packet(suite: &Path) -> String {
+    let request = suite.join(format!("fixtures/{CASE}/request.json"));
+    let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(&request).unwrap()).unwrap();
+    value["source"]["blueprint"]["screens"][0]["content"]["copy"]["Zeta"] = "z".into();
+    std::fs::write(&request, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let exported = support::exec(support::bin().current_dir(suite).args(["export", "--request"]).arg(&request));
+    assert_eq!(exported.code, 0, "{}", exported.describe());
+    let mut packet: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&exported.stdout).unwrap();
+    packet.remove("checksum");
+    let canon = support::run_with_stdin(["canon"], serde_json::to_string(&packet).unwrap().as_bytes());
+    let copy = r#"{"Zeta":"z","subtitle":"#;
+    let start = canon.stdout.find(copy).expect("the mixed-case object, in RFC 8785 order");
+    let end = start + canon.stdout[start..].find('}').unwrap();
+    let rest = &canon.stdout[start + r#"{"Zeta":"z","#.len()..end];
+    let locale = format!("{}{{{rest},\"Zeta\":\"z\"}}{}", &canon.stdout[..start], &canon.stdout[end + 1..]);
+    use sha2::Digest;
+    let checksum: String = sha2::Sha256::digest(locale.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    packet.insert("checksum".into(), format!("sha256:{checksum}").into());
+    serde_json::to_string_pretty(&packet).unwrap()
+}
+
+/// Under `[canonical] accept_locale_key_order`, a golden packet whose checksum holds
+/// only in localeCompare key order passes, and every output of `test` says so: a
+/// note after the text report (on stderr beside the JSON events), the trial's
+/// `system-out` in JUnit, and the trial's cell in the HTML report.
+fn a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test() {
+    let script = format!(
+        "case \"$1\" in\n  *{CASE}*) cat locale-packet.json ;;\n  *) exec \"BIN\" export --request \"$1\" ;;\nesac"
+    );
+    let folder = suite_with_exporter(&script, 30);
+    let suite = folder.path("suite");
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    std::fs::write(suite.join("harness.toml"), settings + "\n[canonical]\naccept_locale_key_order = true\n").unwrap();
+    std::fs::write(suite.join("locale-packet.json"), locale_ordered_packet(&suite)).unwrap();
+    let checksum = format!("{CASE}::packet::checksum");
+    let out = bless_and_test(&folder);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    let out = folder.run_in("suite", &["test", CASE, "--junit", "junit.xml", "--report", "report.html"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_eq!(verdict(&out.stdout, &checksum), Some("ok"), "{}", out.stdout);
+    let said = "$.checksum: accepted in JavaScript localeCompare key order";
+    let note = format!("note: {checksum}: {said}");
+    assert!(out.stdout.lines().any(|l| l.starts_with(&note)), "{}", out.stdout);
+    // Only the checksum holds in that order alone: exactInputHash covers no renderInput.
+    assert!(!out.stdout.contains(&format!("{CASE}::packet::exact-input-hash: $")), "{}", out.stdout);
+    let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
+    let case = junit.split("<testcase ").find(|c| c.starts_with("name=\"packet::checksum\"")).unwrap();
+    assert!(case.contains("<system-out>") && case.contains(said), "{junit}");
+    let page = std::fs::read_to_string(suite.join("report.html")).unwrap();
+    assert!(page.contains(said), "the HTML report does not say it");
+    let json = folder.run_in("suite", &["test", CASE, "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.describe());
+    assert!(json.stdout.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{}", json.stdout);
+    assert!(json.stderr.contains(&note), "{}", json.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test,
         an_exporter_wrapping_packetproof_export_passes_the_gate,
         an_exporter_that_leaks_unselected_text_fails_branch_isolation,
         an_exporter_that_drops_a_hash_fails_the_gate,

@@ -18,7 +18,7 @@ use crate::corpus::fixture_run::{self, AssembledRun, LIFECYCLE};
 use crate::corpus::{self, Case, Expectation};
 use crate::report::escape_name;
 use crate::{judge, mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result};
-use junit::Records;
+use junit::{Passed, Records};
 use libtest_mimic::{Completion, Failed, Trial};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -84,8 +84,8 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
             let (suite_ref, name) = (suite.clone(), trial_name(&case.case.name, CorpusCheck::MutationSelfTest));
             let off = judge::enabled(CorpusCheck::MutationSelfTest, &suite.config).err();
             trials.push(suite.trial(name, move || match off {
-                Some(reason) => Ok(Completion::ignored_with(reason)),
-                None => suite_ref.mutation_trial(&case).map(|()| Completion::Completed),
+                Some(reason) => Ok(Completion::ignored_with(reason).into()),
+                None => suite_ref.mutation_trial(&case).map(|()| Completion::Completed.into()),
             }));
         }
     }
@@ -189,7 +189,7 @@ impl Suite {
     /// that its check cannot apply, and is then ignored with the reason. Messages
     /// quote fixture names and paths in many ways; each hostile name in them is
     /// written escaped, as in the trial's name.
-    fn trial(&self, name: String, run: impl FnOnce() -> Result<Completion, Failed> + Send + 'static) -> Trial {
+    fn trial(&self, name: String, run: impl FnOnce() -> Result<Passed, Failed> + Send + 'static) -> Trial {
         let records = self.records.clone();
         let recorded = name.clone();
         let hostile = Arc::clone(&self.hostile);
@@ -198,13 +198,15 @@ impl Suite {
         Trial::ignorable_test(name, move || {
             records.run(recorded, || match run() {
                 Err(failed) => Err(Failed::from(shown(failed.message().unwrap_or("failed")))),
-                Ok(Completion::Ignored { reason: Some(reason) }) => Ok(Completion::ignored_with(shown(&reason))),
+                Ok(Passed { completion: Completion::Ignored { reason: Some(reason) }, notes }) => {
+                    Ok(Passed { completion: Completion::ignored_with(shown(&reason)), notes })
+                }
                 other => other,
             })
         })
     }
 
-    fn case_trial(&self, shared: &Shared, check: Check, expected: Option<&Expectation>) -> Result<Completion, Failed> {
+    fn case_trial(&self, shared: &Shared, check: Check, expected: Option<&Expectation>) -> Result<Passed, Failed> {
         let case = &shared.case;
         self.ensure_golden(case)?;
         self.ensure_base_blessed(case)?;
@@ -216,15 +218,23 @@ impl Suite {
                 )
                 .into());
             }
-            return Ok(Completion::ignored_with(format!("not applicable: {reason}")));
+            return Ok(Completion::ignored_with(format!("not applicable: {reason}")).into());
         }
         let checked = shared.checked(check, &self.config)?;
         let checked = checked.as_ref().as_ref().map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
         match expected {
             Some(expected) => expect_failure(case, expected, checked),
             None => self.expect_pass(case, check, checked),
-        }
-        .map(|()| Completion::Completed)
+        }?;
+        // A hash that holds only in the reference's key order passes under the suite's
+        // setting; the reports say so beside the verdict, as validate and verify do.
+        let notes = match (check, shared.packet(&self.config)?.as_ref()) {
+            (Check::Packet(check), Ok(Value::Object(map))) => {
+                crate::packet::locale_order_note(check, map, &self.config).into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        Ok(Passed { completion: Completion::Completed, notes })
     }
 
     /// A new fixture has no golden files yet: bless it when asked, else say how.
@@ -305,7 +315,7 @@ impl Suite {
                     CorpusCheck::MutationSelfTest => return None,
                     _ if judge::enabled(check, &self.config).is_err() => {
                         let reason = judge::enabled(check, &self.config).unwrap_err();
-                        self.trial(check.name().into(), move || Ok(Completion::ignored_with(reason)))
+                        self.trial(check.name().into(), move || Ok(Completion::ignored_with(reason).into()))
                     }
                     CorpusCheck::Layout
                     | CorpusCheck::SnapshotParity
@@ -314,7 +324,7 @@ impl Suite {
                         let findings =
                             check::on_corpus(check, &suite.config).map_err(|e| Failed::from(e.to_string()))?;
                         if findings.is_empty() {
-                            Ok(Completion::Completed)
+                            Ok(Completion::Completed.into())
                         } else {
                             Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into())
                         }

@@ -76,7 +76,7 @@ impl State {
         match records.get(name) {
             Some(Record { failure: Some(message), .. }) => state("failed", first_finding(message)),
             Some(Record { skipped: Some(reason), .. }) => state("skipped", reason),
-            Some(_) => state("passed", ""),
+            Some(Record { notes, .. }) => state("passed", &notes.join("; ")),
             None if ignored.iter().any(|i| i == name) => state("skipped", &ignored_reason(name, config)),
             None => state("not-run", "not run: filtered out, or in another shard"),
         }
