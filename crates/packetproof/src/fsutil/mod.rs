@@ -13,7 +13,7 @@ mod dir;
 mod lock;
 pub(crate) mod scratch;
 
-pub(crate) use dir::{Dir, Replace};
+pub(crate) use dir::{is_temp_name, Dir, Replace};
 pub(crate) use lock::Lock;
 pub(crate) use scratch::Scratch;
 
