@@ -131,9 +131,9 @@ mod unix {
 
         /// Write several files as one change: every target is checked and every temp
         /// file written (and synced) before the first rename, so a refusal or a failed
-        /// write leaves all of them as they were; then the renames follow one another
-        /// with nothing between them, in the order given. Two renames are still two
-        /// steps: a kill between them (microseconds) leaves the first file new and the
+        /// write leaves all of them as they were; then the renames follow one another,
+        /// in the order given, with Ctrl-C held ([`crate::fsutil::Held`]). Two renames
+        /// are still two steps: SIGKILL between them leaves the first file new and the
         /// rest old, so callers put last the file whose presence says the set is done.
         pub(crate) fn write_all(&self, files: &[(&str, &[u8])], replace: Replace) -> Result<()> {
             let mut staged: Vec<Staged> = Vec::with_capacity(files.len());
@@ -146,6 +146,7 @@ mod unix {
                     }
                 }
             }
+            let _held = crate::fsutil::Held::hold();
             for (i, file) in staged.iter().enumerate() {
                 if let Err(e) = file.publish() {
                     staged[i + 1..].iter().for_each(Staged::discard);
