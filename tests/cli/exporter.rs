@@ -168,6 +168,21 @@ fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {
 #[cfg(not(unix))]
 fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {}
 
+/// An exporter that fails is exit 2, "could not run", in `verify --run-exporter` as
+/// in `bless`: the report names the failure, then the command says what failed.
+fn an_exporter_failure_is_exit_2_in_verify_as_in_bless() {
+    let folder = suite_with_exporter("echo 'the adapter crashed' >&2\nexit 3", 30);
+    let bless = folder.run_in("suite", &["bless"]);
+    assert_eq!(bless.code, 2, "{}", bless.describe());
+    let verify = folder.run_in("suite", &["verify", "--run-exporter", "golden"]);
+    assert_eq!(verify.code, 2, "{}", verify.describe());
+    assert!(verify.stdout.contains("the adapter crashed"), "the report says why: {}", verify.describe());
+    assert!(verify.stderr.contains("exporter") && verify.stderr.contains("could not run"), "{}", verify.describe());
+    let json = folder.run_in("suite", &["verify", "--run-exporter", "golden", "--format", "json"]);
+    assert_eq!(json.code, 2, "{}", json.describe());
+    assert!(json.stdout.contains("\"cause\": \"exporter-failed\""), "{}", json.stdout);
+}
+
 /// `verify` runs no command harness.toml names unless asked,
 /// and says which checks it left out; `--run-exporter` runs it.
 fn verify_runs_the_exporter_only_when_asked() {
@@ -252,6 +267,7 @@ fn a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test() {
 
 pub fn trials() -> Vec<Trial> {
     trials![
+        an_exporter_failure_is_exit_2_in_verify_as_in_bless,
         a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test,
         an_exporter_wrapping_packetproof_export_passes_the_gate,
         an_exporter_that_leaks_unselected_text_fails_branch_isolation,
