@@ -168,6 +168,23 @@ fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {
 #[cfg(not(unix))]
 fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {}
 
+/// A child the exporter moved out of its process group (`setsid`) that keeps its
+/// stdout open delays nothing once the exporter has exited (the timeout is 60 s; the
+/// command is allowed 20), and is ended.
+#[cfg(target_os = "linux")]
+fn a_child_in_a_session_of_its_own_never_delays_bless() {
+    let escaped = "setsid sh -c 'echo $$ >> children.pid; exec sleep 300' &\nexec \"BIN\" export --request \"$1\"";
+    let folder = suite_with_exporter(escaped, 60);
+    let started = std::time::Instant::now();
+    let out = run_bounded(&folder.path("suite"), &["bless"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "bless waited {:?}", started.elapsed());
+    assert_all_ended(&folder.path("suite/children.pid"));
+}
+
+#[cfg(not(target_os = "linux"))]
+fn a_child_in_a_session_of_its_own_never_delays_bless() {}
+
 /// An exporter that fails is exit 2, "could not run", in `verify --run-exporter` as
 /// in `bless`: the report names the failure, then the command says what failed.
 fn an_exporter_failure_is_exit_2_in_verify_as_in_bless() {
@@ -267,6 +284,7 @@ fn a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test() {
 
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_child_in_a_session_of_its_own_never_delays_bless,
         an_exporter_failure_is_exit_2_in_verify_as_in_bless,
         a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test,
         an_exporter_wrapping_packetproof_export_passes_the_gate,
