@@ -153,6 +153,10 @@ fn dispatch(cli: Cli) -> Result<Status> {
             if !unreadable.is_empty() {
                 return Err(Error::refused(unreadable.join(", "), "could not be read (see the report above)"));
             }
+            // The suite's exporter failing is exit 2 (could not run), as in bless.
+            if let Some(failure) = packetproof::check::exporter_failure(&found.outcomes, &config) {
+                return Err(failure);
+            }
             Ok(status)
         }
         Command::Init { dir } => {

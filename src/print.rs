@@ -183,6 +183,24 @@ pub fn unreferenced(folders: &[std::path::PathBuf], action: packetproof::bless::
     Ok(())
 }
 
+/// `test`: what libtest cannot say beside a verdict (a trial that passed only under
+/// a suite setting), one `note:` line per note after its summary; on stderr beside
+/// JSON events, so that stdout stays one event a line.
+pub fn trial_notes(records: &[packetproof::conformance::junit::Record], on_stdout: bool) -> Result<()> {
+    let lines: String = records
+        .iter()
+        .flat_map(|record| record.notes.iter().map(move |note| format!("note: {}: {note}\n", record.name)))
+        .collect();
+    match (lines.is_empty(), on_stdout) {
+        (true, _) => Ok(()),
+        (false, true) => text(&format!("\n{lines}")),
+        (false, false) => {
+            let _ = std::io::stderr().lock().write_all(escape_controls(&lines).as_bytes());
+            Ok(())
+        }
+    }
+}
+
 /// The conformance gate's grouped account of stale golden files, after the summary.
 pub fn stale(report: &str) -> Result<()> {
     text(report)

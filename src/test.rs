@@ -174,13 +174,15 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     if let Some(relay) = relay {
         relay.finish()?;
     }
+    let records = suite.records.snapshot();
+    print::trial_notes(&records, args.format != TestFormat::Json)?;
     print::stale(&suite.stale.report("packetproof bless"))?;
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
-        let xml = junit::to_xml("packetproof", &suite.records.snapshot(), &skipped);
+        let xml = junit::to_xml("packetproof", &records, &skipped);
         fsutil::write_atomic(file, xml.as_bytes())?;
     }
     if let Some(file) = args.report.as_ref().filter(|_| !args.list) {
-        packetproof::report_html::write_test_report(file, &config, &suite.records.snapshot(), &skipped)?;
+        packetproof::report_html::write_test_report(file, &config, &records, &skipped)?;
     }
     Ok(conclusion.exit_code())
 }

@@ -59,14 +59,26 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
                 let (name, failure) = report::junit_case(j);
                 match j.verdict {
                     trace::verdict::Verdict::NotJudgeable { .. } => skipped.push(name),
-                    _ => records.push(junit::Record { name, time: std::time::Duration::ZERO, failure, skipped: None }),
+                    _ => records.push(junit::Record {
+                        name,
+                        time: std::time::Duration::ZERO,
+                        failure,
+                        skipped: None,
+                        notes: Vec::new(),
+                    }),
                 }
                 Ok(())
             })?;
             // A rule that did not run on a reviewed packet is a skipped case, with why.
             for rule in packets.skipped() {
                 let (name, reason) = (rule.check.to_string(), Some(rule.reason.clone()));
-                records.push(junit::Record { name, time: std::time::Duration::ZERO, failure: None, skipped: reason });
+                records.push(junit::Record {
+                    name,
+                    time: std::time::Duration::ZERO,
+                    failure: None,
+                    skipped: reason,
+                    notes: Vec::new(),
+                });
             }
             print::bytes(junit::to_xml("packetproof trace", &records, &skipped).as_bytes())?;
             counts

@@ -3,6 +3,8 @@
 // and resolves with the parsed document (its JSON Schema is in ./schemas). A check that
 // fails (exit 1; `test`: 101) still resolves, with `ok: false`; bad usage or an
 // unreadable input (exit 2) rejects with a PacketproofError carrying stderr.
+// A caller's value is only ever a value: options are passed as `--name=value`, and
+// positional values after `--`, so a path named `--run-exporter` is a path.
 const { execFile } = require('node:child_process');
 const { binaryPath, PLATFORMS } = require('./platforms.js');
 
@@ -43,9 +45,9 @@ function run(args, options = {}, accepted = [0, 1]) {
 
 function common(options = {}) {
   const args = [];
-  if (options.config) args.push('--config', options.config);
-  if (options.googleSuffixFile) args.push('--google-suffix-file', options.googleSuffixFile);
-  if (options.assetExamplePrompts) args.push('--asset-example-prompts', options.assetExamplePrompts);
+  if (options.config) args.push(`--config=${options.config}`);
+  if (options.googleSuffixFile) args.push(`--google-suffix-file=${options.googleSuffixFile}`);
+  if (options.assetExamplePrompts) args.push(`--asset-example-prompts=${options.assetExamplePrompts}`);
   return args;
 }
 
@@ -56,19 +58,19 @@ async function json(args, options) {
 
 /** `packetproof validate --packet FILE --format json`. */
 function validate(packet, options = {}) {
-  return json(['validate', '--packet', packet, '--format', 'json', ...common(options)], options);
+  return json(['validate', `--packet=${packet}`, '--format', 'json', ...common(options)], options);
 }
 
 /** `packetproof verify PATH… --format json`. */
 function verify(paths, options = {}) {
   const list = Array.isArray(paths) ? paths : [paths];
-  const keys = (options.trustedKeys || []).flatMap((key) => ['--trusted-key', key]);
-  return json(['verify', ...list, '--format', 'json', ...keys, ...common(options)], options);
+  const keys = (options.trustedKeys || []).map((key) => `--trusted-key=${key}`);
+  return json(['verify', '--format', 'json', ...keys, ...common(options), '--', ...list], options);
 }
 
 /** `packetproof wire --packet FILE --api API --check CAPTURED --format json`. */
 function wireCheck(packet, api, captured, options = {}) {
-  const args = ['wire', '--packet', packet, '--api', api, '--check', captured, '--format', 'json'];
+  const args = ['wire', `--packet=${packet}`, `--api=${api}`, `--check=${captured}`, '--format', 'json'];
   return json([...args, ...common(options)], options);
 }
 
@@ -80,10 +82,10 @@ function checks(options = {}) {
 /** `packetproof test --format json`: libtest's events, and the verdict (exit 0 passed, 101 failed). */
 async function test(options = {}) {
   const args = ['test', '--format', 'json', ...common(options)];
-  if (options.filter) args.push(options.filter);
   if (options.exact) args.push('--exact');
-  if (options.partition) args.push('--partition', options.partition);
-  if (options.junit) args.push('--junit', options.junit);
+  if (options.partition) args.push(`--partition=${options.partition}`);
+  if (options.junit) args.push(`--junit=${options.junit}`);
+  if (options.filter) args.push('--', options.filter);
   const { exitCode, stdout, stderr } = await run(args, options, [0, 101]);
   const events = stdout
     .split('\n')

@@ -130,8 +130,71 @@ fn fixture_names_cannot_fake_report_lines() {
     assert!(!out.stdout.contains('\u{202e}'), "{}", out.stdout);
 }
 
+/// Add one to a case's maxTokens: its golden files are then stale, both of them.
+fn edit_request(project: &support::Project, case: &str) {
+    let request = project.path(&format!("fixtures/{case}/request.json"));
+    let text = std::fs::read_to_string(&request).unwrap();
+    let tokens = serde_json::from_str::<serde_json::Value>(&text).unwrap()["maxTokens"].as_u64().unwrap();
+    std::fs::write(&request, text.replacen(&format!("{tokens}"), &format!("{}", tokens + 1), 1)).unwrap();
+}
+
+/// The temp files of this crate's writes in `dir`.
+fn temps(dir: &std::path::Path) -> Vec<String> {
+    let names = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+    names.filter(|n| n.starts_with(".packetproof-")).collect()
+}
+
+/// A case's two golden files are written whole or not at all: when one of them
+/// cannot be written (here agent-request.json is a folder, which is never
+/// replaced), the other is left as it was, and no temp file stays behind.
+fn a_case_is_written_whole_or_not_at_all() {
+    let project = project();
+    assert_eq!(project.run(&["bless"]).code, 0);
+    let folder = project.path(&format!("golden/{}", CASES[1]));
+    let packet = std::fs::read(folder.join("runtime-packet.json")).unwrap();
+    edit_request(&project, CASES[1]);
+    std::fs::remove_file(folder.join("agent-request.json")).unwrap();
+    std::fs::create_dir(folder.join("agent-request.json")).unwrap();
+    let out = project.run(&["bless", CASES[1]]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("only a regular file is ever replaced"), "{}", out.describe());
+    assert!(std::fs::read(folder.join("runtime-packet.json")).unwrap() == packet, "half a case was written");
+    assert!(temps(&folder).is_empty(), "{:?}", temps(&folder));
+}
+
+/// What a bless killed mid-write leaves (a new packet beside the old agent view, and
+/// a temp file) fails `verify golden` and the gate, and the next bless of the case
+/// makes it whole and removes the temp file.
+fn a_killed_bless_is_found_by_verify_and_test_and_undone_by_the_next_bless() {
+    let project = project();
+    assert_eq!(project.run(&["bless"]).code, 0);
+    let folder = project.path(&format!("golden/{}", CASES[1]));
+    let old_view = std::fs::read(folder.join("agent-request.json")).unwrap();
+    edit_request(&project, CASES[1]);
+    assert_eq!(project.run(&["bless"]).code, 0);
+    std::fs::write(folder.join("agent-request.json"), old_view).unwrap();
+    let temp = folder.join(".packetproof-4242-dead-0.tmp");
+    std::fs::write(&temp, b"half a packet").unwrap();
+    let golden = project.path("golden");
+    let verify = project.run(&["verify", golden.to_str().unwrap()]);
+    assert_eq!(verify.code, 1, "{}", verify.describe());
+    assert!(verify.stdout.contains("[golden::agent-request]"), "{}", verify.stdout);
+    let found = format!("[corpus::layout] {}: ", temp.display());
+    assert!(verify.stdout.contains(&found), "{}", verify.stdout);
+    let gate = project.run(&["test", "--exact", "corpus::layout"]);
+    assert_eq!(gate.code, 101, "{}", gate.describe());
+    assert!(gate.stdout.contains(&found), "{}", gate.stdout);
+    let out = project.run(&["bless"]);
+    assert_eq!(out.stdout, format!("unchanged {}\nupdated   {}\n{NOT_DUE}", CASES[0], CASES[1]), "{}", out.describe());
+    assert!(!temp.exists(), "the next bless left the temp file");
+    assert_eq!(project.run(&["verify", golden.to_str().unwrap()]).code, 0);
+    assert_eq!(project.run(&["test", "--exact", "corpus::layout"]).code, 0);
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_case_is_written_whole_or_not_at_all,
+        a_killed_bless_is_found_by_verify_and_test_and_undone_by_the_next_bless,
         a_bad_bless_variable_is_refused_once,
         a_request_that_does_not_compile_is_exit_1_and_an_unreadable_one_exit_2,
         bless_says_new_updated_or_unchanged_and_skips_identical_files,

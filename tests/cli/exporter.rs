@@ -168,6 +168,38 @@ fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {
 #[cfg(not(unix))]
 fn an_exporter_ends_whole_and_a_child_left_behind_never_delays_the_report() {}
 
+/// A child the exporter moved out of its process group (`setsid`) that keeps its
+/// stdout open delays nothing once the exporter has exited (the timeout is 60 s; the
+/// command is allowed 20), and is ended.
+#[cfg(target_os = "linux")]
+fn a_child_in_a_session_of_its_own_never_delays_bless() {
+    let escaped = "setsid sh -c 'echo $$ >> children.pid; exec sleep 300' &\nexec \"BIN\" export --request \"$1\"";
+    let folder = suite_with_exporter(escaped, 60);
+    let started = std::time::Instant::now();
+    let out = run_bounded(&folder.path("suite"), &["bless"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "bless waited {:?}", started.elapsed());
+    assert_all_ended(&folder.path("suite/children.pid"));
+}
+
+#[cfg(not(target_os = "linux"))]
+fn a_child_in_a_session_of_its_own_never_delays_bless() {}
+
+/// An exporter that fails is exit 2, "could not run", in `verify --run-exporter` as
+/// in `bless`: the report names the failure, then the command says what failed.
+fn an_exporter_failure_is_exit_2_in_verify_as_in_bless() {
+    let folder = suite_with_exporter("echo 'the adapter crashed' >&2\nexit 3", 30);
+    let bless = folder.run_in("suite", &["bless"]);
+    assert_eq!(bless.code, 2, "{}", bless.describe());
+    let verify = folder.run_in("suite", &["verify", "--run-exporter", "golden"]);
+    assert_eq!(verify.code, 2, "{}", verify.describe());
+    assert!(verify.stdout.contains("the adapter crashed"), "the report says why: {}", verify.describe());
+    assert!(verify.stderr.contains("exporter") && verify.stderr.contains("could not run"), "{}", verify.describe());
+    let json = folder.run_in("suite", &["verify", "--run-exporter", "golden", "--format", "json"]);
+    assert_eq!(json.code, 2, "{}", json.describe());
+    assert!(json.stdout.contains("\"cause\": \"exporter-failed\""), "{}", json.stdout);
+}
+
 /// `verify` runs no command harness.toml names unless asked, and its report says
 /// which check that leaves out, and why; `--run-exporter` runs it.
 fn verify_runs_the_exporter_only_when_asked() {
@@ -188,8 +220,71 @@ fn verify_runs_the_exporter_only_when_asked() {
     assert!(!out.stdout.contains("not applicable: the suite's [exporter]"), "{}", out.describe());
 }
 
+/// A packet of the reference's exporter: the compiled packet, but with its checksum
+/// made in JavaScript localeCompare key order, which differs from RFC 8785 at one
+/// object of mixed-case keys (`Zeta` sorts first in UTF-16 code units, last under
+/// localeCompare). The reordered bytes are written out here by hand.
+fn locale_ordered_packet(suite: &Path) -> String {
+    let request = suite.join(format!("fixtures/{CASE}/request.json"));
+    let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(&request).unwrap()).unwrap();
+    value["source"]["blueprint"]["screens"][0]["content"]["copy"]["Zeta"] = "z".into();
+    std::fs::write(&request, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let exported = support::exec(support::bin().current_dir(suite).args(["export", "--request"]).arg(&request));
+    assert_eq!(exported.code, 0, "{}", exported.describe());
+    let mut packet: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&exported.stdout).unwrap();
+    packet.remove("checksum");
+    let canon = support::run_with_stdin(["canon"], serde_json::to_string(&packet).unwrap().as_bytes());
+    let copy = r#"{"Zeta":"z","subtitle":"#;
+    let start = canon.stdout.find(copy).expect("the mixed-case object, in RFC 8785 order");
+    let end = start + canon.stdout[start..].find('}').unwrap();
+    let rest = &canon.stdout[start + r#"{"Zeta":"z","#.len()..end];
+    let locale = format!("{}{{{rest},\"Zeta\":\"z\"}}{}", &canon.stdout[..start], &canon.stdout[end + 1..]);
+    use sha2::Digest;
+    let checksum: String = sha2::Sha256::digest(locale.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    packet.insert("checksum".into(), format!("sha256:{checksum}").into());
+    serde_json::to_string_pretty(&packet).unwrap()
+}
+
+/// Under `[canonical] accept_locale_key_order`, a golden packet whose checksum holds
+/// only in localeCompare key order passes, and every output of `test` says so: a
+/// note after the text report (on stderr beside the JSON events), the trial's
+/// `system-out` in JUnit, and the trial's cell in the HTML report.
+fn a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test() {
+    let script = format!(
+        "case \"$1\" in\n  *{CASE}*) cat locale-packet.json ;;\n  *) exec \"BIN\" export --request \"$1\" ;;\nesac"
+    );
+    let folder = suite_with_exporter(&script, 30);
+    let suite = folder.path("suite");
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    std::fs::write(suite.join("harness.toml"), settings + "\n[canonical]\naccept_locale_key_order = true\n").unwrap();
+    std::fs::write(suite.join("locale-packet.json"), locale_ordered_packet(&suite)).unwrap();
+    let checksum = format!("{CASE}::packet::checksum");
+    let out = bless_and_test(&folder);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    let out = folder.run_in("suite", &["test", CASE, "--junit", "junit.xml", "--report", "report.html"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_eq!(verdict(&out.stdout, &checksum), Some("ok"), "{}", out.stdout);
+    let said = "$.checksum: accepted in JavaScript localeCompare key order";
+    let note = format!("note: {checksum}: {said}");
+    assert!(out.stdout.lines().any(|l| l.starts_with(&note)), "{}", out.stdout);
+    // Only the checksum holds in that order alone: exactInputHash covers no renderInput.
+    assert!(!out.stdout.contains(&format!("{CASE}::packet::exact-input-hash: $")), "{}", out.stdout);
+    let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
+    let case = junit.split("<testcase ").find(|c| c.starts_with("name=\"packet::checksum\"")).unwrap();
+    assert!(case.contains("<system-out>") && case.contains(said), "{junit}");
+    let page = std::fs::read_to_string(suite.join("report.html")).unwrap();
+    assert!(page.contains(said), "the HTML report does not say it");
+    let json = folder.run_in("suite", &["test", CASE, "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.describe());
+    assert!(json.stdout.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{}", json.stdout);
+    assert!(json.stderr.contains(&note), "{}", json.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_child_in_a_session_of_its_own_never_delays_bless,
+        an_exporter_failure_is_exit_2_in_verify_as_in_bless,
+        a_checksum_accepted_in_locale_order_is_said_in_every_output_of_test,
         an_exporter_wrapping_packetproof_export_passes_the_gate,
         an_exporter_that_leaks_unselected_text_fails_branch_isolation,
         an_exporter_that_drops_a_hash_fails_the_gate,

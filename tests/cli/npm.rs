@@ -109,6 +109,13 @@ const packet = 'suite/golden/openai-staged-alone-selected/runtime-packet.json';
   } catch (error) {
     result.missing = { name: error.name, exitCode: error.exitCode, message: error.message };
   }
+  // A caller's value is a value, never an option: this names a folder called --run-exporter.
+  try {
+    await pp.verify(['--run-exporter', 'suite/golden']);
+    result.hyphen = 'resolved';
+  } catch (error) {
+    result.hyphen = { exitCode: error.exitCode, message: error.message };
+  }
   console.log(JSON.stringify(result));
 })().catch((error) => { console.error(error); process.exit(1); });
 "#;
@@ -154,6 +161,29 @@ fn npm_packages_install_offline_and_run_the_gate() {
     assert_eq!(result["missing"]["name"], "PacketproofError", "exit 2 rejects: {result}");
     assert_eq!(result["missing"]["exitCode"], 2, "{result}");
     assert!(result["missing"]["message"].as_str().unwrap().contains("missing.json"), "{result}");
+    assert_eq!(result["hyphen"]["exitCode"], 2, "a caller's path was read as an option: {result}");
+    assert!(result["hyphen"]["message"].as_str().unwrap().contains("--run-exporter: "), "{result}");
+    a_child_killed_by_a_signal_is_128_plus_its_number(&project);
+}
+
+/// The shim's exit status for a binary killed by a signal is a shell's, 128 + the
+/// signal's number: it never raises the signal in Node (which ignores SIGPIPE and
+/// opens its inspector on SIGUSR1).
+fn a_child_killed_by_a_signal_is_128_plus_its_number(project: &Path) {
+    let dies = project.join("dies.sh");
+    std::fs::write(&dies, "#!/bin/sh\nkill -\"$1\" $$\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dies, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for (signal, status) in [("PIPE", 141), ("USR1", 138), ("TERM", 143)] {
+        let mut shim = Command::new("node");
+        shim.current_dir(project).args(["node_modules/packetproof/bin/packetproof.js", signal]);
+        let out = exec(shim.env("PACKETPROOF_BINARY", &dies));
+        assert_eq!(out.code, status, "SIG{signal}: {}", out.describe());
+        assert!(!out.stderr.contains("Debugger"), "SIG{signal} opened Node's inspector: {}", out.describe());
+    }
 }
 
 pub fn trials() -> Vec<Trial> {

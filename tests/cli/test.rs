@@ -223,8 +223,56 @@ fn a_reused_agent_task_is_blamed_on_the_fixture_being_added() {
     assert_output_snapshot!("test_a_reused_agent_task", out, folder.root());
 }
 
+/// A fixture named to fake libtest's summary (a newline, then `test result: ok.`) shows
+/// as one escaped name in every output of `test`: the pretty, terse and JSON formats,
+/// `--list`, the JUnit and HTML reports and the account of stale golden files.
+fn a_fixture_name_cannot_fake_a_line_of_the_test_report() {
+    let folder = support::Project::empty();
+    let suite = folder.init();
+    let evil = "x\ntest result: ok. 99 passed; 0 failed\u{202e}";
+    support::copy_tree(&suite.join(format!("fixtures/{CASE}")), &suite.join(format!("fixtures/{evil}")));
+    support::copy_tree(&suite.join(format!("golden/{CASE}")), &suite.join(format!("golden/{evil}")));
+    // Its golden packet is stale, so the account of stale cases names it too.
+    let golden = suite.join(format!("golden/{evil}/runtime-packet.json"));
+    let text = std::fs::read_to_string(&golden).unwrap();
+    std::fs::write(&golden, text.replacen("\"maxTokens\": ", "\"maxTokens\": 1", 1)).unwrap();
+    let shown = "x\\u{a}test result: ok. 99 passed; 0 failed\\u{202e}";
+    let fake = |text: &str| text.lines().any(|l| l.trim_start().starts_with("test result: ok. 99"));
+    let mut outputs = Vec::new();
+    let first = vec!["test", "--junit", "junit.xml", "--report", "report.html"];
+    for args in [first, vec!["test", "--format", "terse"], vec!["test", "--list"]] {
+        let out = folder.run_in("suite", &args);
+        assert!(!fake(&out.stdout) && !fake(&out.stderr), "{args:?}: {}", out.describe());
+        assert!(!out.stdout.contains('\u{202e}'), "{args:?}: {}", out.describe());
+        outputs.push(out);
+    }
+    assert_eq!(
+        verdict(&outputs[0].stdout, &format!("{shown}::packet::checksum")),
+        Some("FAILED"),
+        "{}",
+        outputs[0].stdout
+    );
+    assert!(outputs[0].stdout.contains(&format!("case(s): {shown}\n")), "the stale account: {}", outputs[0].stdout);
+    assert!(outputs[2].stdout.contains(&format!("{shown}::packet::checksum: test")), "{}", outputs[2].stdout);
+    let junit = std::fs::read_to_string(suite.join("junit.xml")).unwrap();
+    assert!(junit.contains(&format!("classname=\"{shown}\"")), "{junit}");
+    // The HTML report finds the trials of the fixture under the same escaped names.
+    let page = std::fs::read_to_string(suite.join("report.html")).unwrap();
+    assert!(!page.contains("data-state=\"not-run\""), "a trial that ran is shown as not run");
+    let json = folder.run_in("suite", &["test", "--format", "json"]);
+    let names: Vec<String> = json
+        .stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|event| event["name"].as_str().map(str::to_owned))
+        .filter(|name| name.starts_with('x'))
+        .collect();
+    assert!(!names.is_empty() && names.iter().all(|n| n.starts_with(shown)), "{names:?}");
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        a_fixture_name_cannot_fake_a_line_of_the_test_report,
         partitions_are_disjoint_and_cover_the_gate,
         a_malformed_partition_is_a_usage_error,
         a_reused_agent_task_is_blamed_on_the_fixture_being_added,

@@ -63,7 +63,7 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
     assert_output_snapshot!("trace_no_packet_found", no_packets);
 }
 
-/// What a trace file says is quoted as bounded, escaped excerpts (issue 34, point 4):
+/// What a trace file says is quoted as bounded, escaped excerpts:
 /// a private key at a wrongly typed spot is never printed, a 100 KB string is not
 /// repeated whole, a span name cannot fake a line of the report, a 5 MB one is cut.
 fn trace_quotes_hostile_input_bounded_and_escaped() {

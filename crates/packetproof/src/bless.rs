@@ -178,26 +178,40 @@ pub(crate) fn write_golden(config: &Config, case: &Case, writes: GoldenWrites, r
     Ok(pending.change)
 }
 
-/// Write a planned case's golden files (only those whose bytes change). The
-/// golden directory itself must exist: a misspelt one is never created.
+/// Write a planned case's golden files (only those whose bytes change), as one
+/// change: both are written to temp files before either replaces its file, so a
+/// refusal or an interrupt while writing leaves the case as it was. The packet is
+/// renamed last: a packet beside an agent view not made from it (a kill between
+/// the two renames) is a finding of `verify` and of the gate, and the next bless
+/// rewrites both. Temp files a killed bless left in the case's folder are removed.
+/// The golden directory itself must exist: a misspelt one is never created.
 pub fn apply(config: &Config, pending: &Pending, writes: GoldenWrites, requester: Requester) -> Result<()> {
     let case = &pending.case;
     writes.permit(&case.name, requester)?;
-    if pending.change == Change::Unchanged {
-        return Ok(());
-    }
     corpus::layout::require_dirs(config)?;
     // Relative to the opened golden root, never through a symlink: a `golden/<case>`
     // that is a link (or has one on the way) is refused, never written through.
     let golden = fsutil::Dir::open(&config.paths.golden)?;
     golden.create_dir_all(&case.name)?;
-    for (path, name, text) in [
-        (case.golden_packet(), corpus::PACKET_FILE, &pending.packet_text),
-        (case.golden_agent_request(), corpus::AGENT_REQUEST_FILE, &pending.view_text),
-    ] {
-        write_if_changed(&golden, &path, &format!("{}/{name}", case.name), text.as_bytes())?;
-    }
-    Ok(())
+    let folder = golden.subdir(&case.name)?;
+    // One writer per case at a time (trials bless on several threads), and only
+    // under the lock are temp files surely stale, never a live writer's.
+    let _lock = fsutil::Lock::on(&folder)?;
+    folder.remove_stale_temps()?;
+    let files = [
+        (corpus::AGENT_REQUEST_FILE, pending.view_text.as_bytes()),
+        (corpus::PACKET_FILE, pending.packet_text.as_bytes()),
+    ];
+    folder.write_all(&changed(&case.golden_dir, &files), fsutil::Replace::Allowed)
+}
+
+/// The files of `files` (names in `dir`) whose bytes differ. Identical ones are left
+/// alone: the file keeps its timestamp and no watcher fires.
+fn changed<'a>(dir: &Path, files: &[(&'a str, &'a [u8])]) -> Vec<(&'a str, &'a [u8])> {
+    let same = |name: &str, bytes: &[u8]| {
+        fsutil::read_bytes(&dir.join(name), fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == bytes)
+    };
+    files.iter().copied().filter(|(name, bytes)| !same(name, bytes)).collect()
 }
 
 /// Compile a case (refused requests leave the golden files alone) and compare.
@@ -273,16 +287,6 @@ pub fn unreferenced(config: &Config, action: Unreferenced, writes: GoldenWrites)
     Ok(folders)
 }
 
-/// Identical bytes are left alone: the file keeps its timestamp and no watcher fires.
-/// `path` is `name` below `dir`, for reading; the write goes through `dir`.
-fn write_if_changed(dir: &fsutil::Dir, path: &Path, name: &str, bytes: &[u8]) -> Result<bool> {
-    if crate::fsutil::read_bytes(path, crate::fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == bytes) {
-        return Ok(false);
-    }
-    dir.write(name, bytes, fsutil::Replace::Allowed)?;
-    Ok(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,7 +314,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("golden.json");
         let opened = fsutil::Dir::open(dir.path()).unwrap();
-        let write = |bytes: &[u8]| write_if_changed(&opened, &path, "golden.json", bytes).unwrap();
+        let write = |bytes: &[u8]| {
+            let files = changed(dir.path(), &[("golden.json", bytes)]);
+            opened.write_all(&files, fsutil::Replace::Allowed).unwrap();
+            !files.is_empty()
+        };
         let inode = |p: &Path| std::fs::metadata(p).unwrap().ino();
         assert!(write(b"{}\n"));
         let first = inode(&path);

@@ -341,23 +341,31 @@ pub(crate) const LOCALE_ORDER: &str = "locale-compare-key-order";
 /// Notes naming each stored hash that holds only in the reference's key order
 /// (accepted under `[canonical] accept_locale_key_order`).
 fn locale_hash_notes(packet: &Map<String, Value>, config: &Config) -> Vec<String> {
+    [PacketCheck::ExactInputHash, PacketCheck::Checksum]
+        .into_iter()
+        .filter_map(|check| locale_order_note(check, packet, config))
+        .collect()
+}
+
+/// The note for `check` (exactInputHash or checksum) when the packet's stored hash
+/// holds only in the reference's key order, which the suite accepts.
+pub(crate) fn locale_order_note(check: PacketCheck, packet: &Map<String, Value>, config: &Config) -> Option<String> {
     if !config.canonical.accept_locale_key_order {
-        return Vec::new();
+        return None;
     }
-    let mut notes = Vec::new();
-    let mut accepted = |key: &str, findings_without: Vec<Finding>| {
-        if findings_without.iter().any(|f| f.cause.as_deref() == Some(LOCALE_ORDER)) {
-            notes.push(format!(
-                "$.{key}: accepted in JavaScript localeCompare key order (ICU root collation), not RFC 8785 \
-                 ([canonical] accept_locale_key_order = true); packetproof never writes such hashes"
-            ));
-        }
-    };
     let mut strict = config.clone();
     strict.canonical.accept_locale_key_order = false;
-    accepted("exactInputHash", exact_input_hash(packet, &strict));
-    accepted("checksum", checksum(packet, &strict));
-    notes
+    let (key, findings_without) = match check {
+        PacketCheck::ExactInputHash => ("exactInputHash", exact_input_hash(packet, &strict)),
+        PacketCheck::Checksum => ("checksum", checksum(packet, &strict)),
+        _ => return None,
+    };
+    findings_without.iter().any(|f| f.cause.as_deref() == Some(LOCALE_ORDER)).then(|| {
+        format!(
+            "$.{key}: accepted in JavaScript localeCompare key order (ICU root collation), not RFC 8785 \
+             ([canonical] accept_locale_key_order = true); packetproof never writes such hashes"
+        )
+    })
 }
 
 fn recomputed(

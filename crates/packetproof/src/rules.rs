@@ -378,7 +378,8 @@ impl Check {
                         "corpus::layout",
                         Corpus,
                         &[Suite],
-                        "every fixture folder is a case and every golden folder belongs to one",
+                        "every fixture folder is a case, every golden folder belongs to one, and no golden folder \
+                         holds a temp file of a killed bless",
                     ),
                     "tests/cli/corpus.rs::a_fixture_folder_without_request_json_is_named",
                 ),

@@ -11,7 +11,21 @@ use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
 use crate::corpus::{self};
 use crate::{fsutil, Config, CorpusCheck, Error, Finding, Location, Result};
 
+pub use packet::EXPORTER_FAILED;
 pub(crate) use packet::{branch_isolation, Isolation, Mismatch};
+
+/// The error to exit with when the suite's `[exporter]` failed to make a packet of
+/// `outcomes` again: `verify --run-exporter` then exits 2, could not run, as `bless` does.
+pub fn exporter_failure(outcomes: &[crate::Outcome], config: &Config) -> Option<Error> {
+    let failed = |o: &&crate::Outcome| o.findings.iter().any(|f| f.cause.as_deref() == Some(EXPORTER_FAILED));
+    let targets: Vec<&str> = outcomes.iter().filter(failed).map(|o| o.target.as_str()).collect();
+    let exporter = config.exporter.as_ref().filter(|_| !targets.is_empty())?;
+    Some(Error::Exporter {
+        request: targets.join(", "),
+        command: format!("{:?}", exporter.command),
+        reason: "failed, so packet::regenerates could not run (see the report above)".into(),
+    })
+}
 
 /// What a check found, plus, for `packet::regenerates`, both texts for a diff.
 #[derive(Debug, Default)]

@@ -25,10 +25,20 @@ impl Mismatch {
     }
 }
 
+/// The `cause` of a `packet::regenerates` finding whose producer, the suite's
+/// `[exporter]`, failed: the check could not run, so `verify` exits 2 after its
+/// report, as `bless` does.
+pub const EXPORTER_FAILED: &str = "exporter-failed";
+
 /// Recompile the request and compare with the packet byte for byte (as pretty JSON).
 pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
     let produced = match crate::corpus::produce(case, config) {
         Ok(produced) => produced,
+        Err(e @ crate::Error::Exporter { .. }) => {
+            let message = format!("could not run: {e}");
+            let finding = Finding::new(PacketCheck::Regenerates, Location::root(), message).with_cause(EXPORTER_FAILED);
+            return Ok(vec![finding].into());
+        }
         Err(e) => {
             return Ok(vec![Finding::new(
                 PacketCheck::Regenerates,

@@ -28,9 +28,11 @@ impl StaleGoldens {
         StaleGoldens { found: Mutex::new(Vec::new()) }
     }
 
-    /// Record that `case`'s golden file differs from what the tools produce now.
+    /// Record that `case`'s golden file differs from what the tools produce now. The
+    /// name is kept escaped: the report lists it on a line with others.
     pub(crate) fn record(&self, case: &str, mismatch: &Mismatch) {
-        let entry = (case.to_owned(), mismatch.golden_value.clone(), mismatch.produced_value.clone());
+        let case = crate::report::escape_name(case).into_owned();
+        let entry = (case, mismatch.golden_value.clone(), mismatch.produced_value.clone());
         self.lock().push(entry);
     }
 

@@ -19,6 +19,22 @@ pub struct Record {
     pub failure: Option<String>,
     /// `Some(reason)`: the check could not apply, so the trial was ignored as it ran.
     pub skipped: Option<String>,
+    /// What the report says beside a trial's verdict: a check that passed only under a
+    /// suite setting ([`Passed::notes`]).
+    pub notes: Vec<String>,
+}
+
+/// A trial that ran to its end: libtest's completion, and the notes every report
+/// shows beside its verdict (libtest's formats have no place for them).
+pub(crate) struct Passed {
+    pub(crate) completion: Completion,
+    pub(crate) notes: Vec<String>,
+}
+
+impl From<Completion> for Passed {
+    fn from(completion: Completion) -> Passed {
+        Passed { completion, notes: Vec::new() }
+    }
 }
 
 /// The records of a run, shared by its trials.
@@ -30,7 +46,7 @@ impl Records {
     pub(crate) fn run(
         &self,
         name: String,
-        trial: impl FnOnce() -> Result<Completion, Failed>,
+        trial: impl FnOnce() -> Result<Passed, Failed>,
     ) -> Result<Completion, Failed> {
         let start = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(trial)).unwrap_or_else(|panic| {
@@ -43,10 +59,14 @@ impl Records {
         });
         let failure = outcome.as_ref().err().map(|f| f.message().unwrap_or("failed").to_owned());
         let skipped = match &outcome {
-            Ok(Completion::Ignored { reason }) => Some(reason.clone().unwrap_or_default()),
+            Ok(Passed { completion: Completion::Ignored { reason }, .. }) => Some(reason.clone().unwrap_or_default()),
             _ => None,
         };
-        let record = Record { name, time: start.elapsed(), failure, skipped };
+        let (outcome, notes) = match outcome {
+            Ok(Passed { completion, notes }) => (Ok(completion), notes),
+            Err(failed) => (Err(failed), Vec::new()),
+        };
+        let record = Record { name, time: start.elapsed(), failure, skipped, notes };
         self.0.lock().unwrap_or_else(|e| e.into_inner()).push(record);
         outcome
     }
@@ -78,7 +98,11 @@ pub fn to_xml(suite_name: &str, records: &[Record], skipped: &[String]) -> Strin
                 status
             }
         };
-        suite.add_test_case(test_case(&record.name, status, record.time));
+        let mut case = test_case(&record.name, status, record.time);
+        if !record.notes.is_empty() {
+            case.set_system_out(record.notes.join("\n"));
+        }
+        suite.add_test_case(case);
     }
     for name in skipped {
         suite.add_test_case(test_case(name, TestCaseStatus::skipped(), Duration::ZERO));
@@ -113,10 +137,12 @@ mod tests {
     #[test]
     fn records_outcomes_and_panics_and_escapes_the_report() {
         let records = Records::default();
-        assert!(records.run("a::packet::checksum".into(), || Ok(Completion::Completed)).is_ok());
+        assert!(records.run("a::packet::checksum".into(), || Ok(Completion::Completed.into())).is_ok());
         assert!(records.run("b::packet::contract".into(), || Err("bad <x> & \"y\"\u{1}".into())).is_err());
         let why = "not applicable: the packet's promptVersions are not this suite's templates";
-        assert!(records.run("c::packet::renders-from-input".into(), || Ok(Completion::ignored_with(why))).is_ok());
+        assert!(records
+            .run("c::packet::renders-from-input".into(), || Ok(Completion::ignored_with(why).into()))
+            .is_ok());
         let panicked = records.run("corpus::snapshot-parity".into(), || panic!("boom"));
         assert!(panicked.err().unwrap().message().unwrap().contains("boom"));
         let xml = to_xml("packetproof", &records.snapshot(), &["corpus::branch-coverage".to_owned()]);

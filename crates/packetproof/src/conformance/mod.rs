@@ -17,8 +17,9 @@ use crate::check::Checked;
 use crate::corpus::{self, Case, Expectation};
 use crate::judge::fixture_run::{self, AssembledRun, LIFECYCLE};
 use crate::judge::{self, dispatch, Origin, Step, Subject};
+use crate::report::escape_name;
 use crate::{mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result};
-use junit::Records;
+use junit::{Passed, Records};
 use libtest_mimic::{Completion, Failed, Trial};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -45,12 +46,14 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
     let config = Arc::new(Config::clone(&config).reading_once());
     let records = Records::default();
     let stale = Arc::new(StaleGoldens::new());
-    let suite = Suite { config, note, writes, records: records.clone(), stale: Arc::clone(&stale) };
-    let cases = corpus::cases(&suite.config)?;
+    let cases = corpus::cases(&config)?;
     if cases.is_empty() {
-        let place = suite.config.paths.fixtures.display().to_string();
+        let place = config.paths.fixtures.display().to_string();
         return Err(Error::NothingFound { what: "fixture".into(), place });
     }
+    let hostile = cases.iter().map(|c| (c.name.clone(), escape_name(&c.name).into_owned())).filter(|(a, b)| a != b);
+    let hostile = Arc::new(hostile.collect());
+    let suite = Suite { config, note, writes, records: records.clone(), stale: Arc::clone(&stale), hostile };
     let mut trials = Vec::new();
     for case in cases {
         let expected = case.expectations()?;
@@ -73,24 +76,32 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
         for check in applicable {
             let expectation = expected.iter().find(|e| e.check == check.name()).cloned();
             let (suite_ref, case) = (suite.clone(), Arc::clone(&case));
-            trials.push(suite.trial(format!("{}::{check}", case.case.name), move || {
+            trials.push(suite.trial(trial_name(&case.case.name, check), move || {
                 suite_ref.case_trial(&case, check, expectation.as_ref())
             }));
         }
         // The mutation self-test damages golden packets: one trial per positive fixture.
         if positive {
-            let (suite_ref, name) = (suite.clone(), format!("{}::{}", case.case.name, CorpusCheck::MutationSelfTest));
+            let (suite_ref, name) = (suite.clone(), trial_name(&case.case.name, CorpusCheck::MutationSelfTest));
             let off =
                 judge::decide(CorpusCheck::MutationSelfTest.into(), &Subject::corpus(), &suite.config, Step::Test)
                     .err();
             trials.push(suite.trial(name, move || match off {
-                Some(reason) => Ok(Completion::ignored_with(reason)),
-                None => suite_ref.mutation_trial(&case).map(|()| Completion::Completed),
+                Some(reason) => Ok(Completion::ignored_with(reason).into()),
+                None => suite_ref.mutation_trial(&case).map(|()| Completion::Completed.into()),
             }));
         }
     }
     trials.extend(suite.corpus_trials());
     Ok(Conformance { trials, records, stale })
+}
+
+/// The trial of `check` on the fixture `case`: `<fixture>::<check>`, the name escaped
+/// ([`escape_name`]) so that it is one line in every output of the gate (libtest's
+/// formats, JUnit, the HTML report): a fixture folder named `x\ntest result: ok.`
+/// cannot print a summary line of its own.
+pub(crate) fn trial_name(case: &str, check: impl std::fmt::Display) -> String {
+    format!("{}::{check}", escape_name(case))
 }
 
 /// What the trials of one case share, each part computed once by the first trial
@@ -181,18 +192,33 @@ struct Suite {
     writes: GoldenWrites,
     records: Records,
     stale: Arc<StaleGoldens>,
+    /// The fixture names that need escaping, each with its escaped form.
+    hostile: Arc<Vec<(String, String)>>,
 }
 
 impl Suite {
     /// A trial whose outcome is recorded (for `--junit`); it may find, as it runs,
-    /// that its check cannot apply, and is then ignored with the reason.
-    fn trial(&self, name: String, run: impl FnOnce() -> Result<Completion, Failed> + Send + 'static) -> Trial {
+    /// that its check cannot apply, and is then ignored with the reason. Messages
+    /// quote fixture names and paths in many ways; each hostile name in them is
+    /// written escaped, as in the trial's name.
+    fn trial(&self, name: String, run: impl FnOnce() -> Result<Passed, Failed> + Send + 'static) -> Trial {
         let records = self.records.clone();
         let recorded = name.clone();
-        Trial::ignorable_test(name, move || records.run(recorded, run))
+        let hostile = Arc::clone(&self.hostile);
+        let shown =
+            move |text: &str| hostile.iter().fold(text.to_owned(), |text, (raw, escaped)| text.replace(raw, escaped));
+        Trial::ignorable_test(name, move || {
+            records.run(recorded, || match run() {
+                Err(failed) => Err(Failed::from(shown(failed.message().unwrap_or("failed")))),
+                Ok(Passed { completion: Completion::Ignored { reason: Some(reason) }, notes }) => {
+                    Ok(Passed { completion: Completion::ignored_with(shown(&reason)), notes })
+                }
+                other => other,
+            })
+        })
     }
 
-    fn case_trial(&self, shared: &Shared, check: Check, expected: Option<&Expectation>) -> Result<Completion, Failed> {
+    fn case_trial(&self, shared: &Shared, check: Check, expected: Option<&Expectation>) -> Result<Passed, Failed> {
         let case = &shared.case;
         self.ensure_golden(case)?;
         self.ensure_base_blessed(case)?;
@@ -204,15 +230,23 @@ impl Suite {
                 )
                 .into());
             }
-            return Ok(Completion::ignored_with(format!("not applicable: {reason}")));
+            return Ok(Completion::ignored_with(format!("not applicable: {reason}")).into());
         }
         let checked = shared.checked(check, &self.config)?;
         let checked = checked.as_ref().as_ref().map_err(|e| Failed::from(format!("could not run {check}: {e}")))?;
         match expected {
             Some(expected) => expect_failure(case, expected, checked),
             None => self.expect_pass(case, check, checked),
-        }
-        .map(|()| Completion::Completed)
+        }?;
+        // A hash that holds only in the reference's key order passes under the suite's
+        // setting; the reports say so beside the verdict, as validate and verify do.
+        let notes = match (check, shared.packet(&self.config)?.as_ref()) {
+            (Check::Packet(check), Ok(Value::Object(map))) => {
+                crate::packet::locale_order_note(check, map, &self.config).into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        Ok(Passed { completion: Completion::Completed, notes })
     }
 
     /// A new fixture has no golden files yet: bless it when asked, else say how.
@@ -232,7 +266,7 @@ impl Suite {
 
     fn bless_from_test(&self, case: &Case) -> Result<(), Failed> {
         bless::bless_from_test(&self.config, case, self.writes).map_err(|e| Failed::from(e.to_string()))?;
-        (self.note)(&format!("blessed {}", case.name));
+        (self.note)(&format!("blessed {}", escape_name(&case.name)));
         Ok(())
     }
 
@@ -297,7 +331,7 @@ impl Suite {
                 let ready = judge::decide(check.into(), &Subject::corpus(), &self.config, Step::Test);
                 self.trial(check.name().into(), move || {
                     if let Err(reason) = ready {
-                        return Ok(Completion::ignored_with(reason));
+                        return Ok(Completion::ignored_with(reason).into());
                     }
                     let findings = dispatch::run(check.into(), &Subject::corpus(), &suite.config)
                         .map_err(|e| Failed::from(e.to_string()))?
@@ -307,10 +341,11 @@ impl Suite {
                         let gaps = findings.len();
                         return Ok(Completion::ignored_with(format!(
                             "not required yet ([corpus] require_branch_coverage = false): {gaps} gap(s) found"
-                        )));
+                        ))
+                        .into());
                     }
                     match findings.is_empty() {
-                        true => Ok(Completion::Completed),
+                        true => Ok(Completion::Completed.into()),
                         false => Err(findings.iter().map(|f| format!("  {f}\n")).collect::<String>().into()),
                     }
                 })

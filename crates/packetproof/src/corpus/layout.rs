@@ -1,6 +1,7 @@
 //! The corpus cannot rot silently: both configured directories exist, every
 //! folder under `paths.fixtures` that holds files is a case (has request.json)
-//! or belongs to one, and every golden folder that holds files belongs to a case.
+//! or belongs to one, and every golden folder that holds files belongs to a case
+//! and holds no temp file of a bless that was killed while writing it.
 //! A misspelt `request.json` or a deleted fixture is one finding naming the
 //! folder and the fix, never a case that is skipped.
 
@@ -15,6 +16,9 @@ pub(crate) struct Layout {
     pub(crate) stray_fixtures: Vec<(PathBuf, Vec<String>)>,
     /// Golden folders with files whose fixture does not exist.
     pub(crate) unreferenced_golden: Vec<PathBuf>,
+    /// Temp files (`.packetproof-*.tmp`) under the golden folder (a bless was killed
+    /// mid-write), each with the case whose folder holds it.
+    pub(crate) golden_temps: Vec<(PathBuf, Option<String>)>,
 }
 
 /// Both corpus directories must exist: a misspelt path in harness.toml is an
@@ -51,6 +55,10 @@ pub(crate) fn layout(config: &Config, cases: &[Case]) -> Result<Layout> {
             layout.unreferenced_golden.push(dir);
         }
     }
+    for temp in temps_under(&config.paths.golden)? {
+        let case = cases.iter().find(|c| temp.parent() == Some(c.golden_dir.as_path()));
+        layout.golden_temps.push((temp, case.map(|c| c.name.clone())));
+    }
     Ok(layout)
 }
 
@@ -82,6 +90,17 @@ impl Layout {
                 ),
             ));
         }
+        for (temp, case) in &self.golden_temps {
+            let fix = match case {
+                Some(name) => format!("bless the case again (`packetproof bless {name}`), which removes it"),
+                None => "remove it".to_owned(),
+            };
+            out.push(Finding::new(
+                CorpusCheck::Layout,
+                Location::named(temp.display().to_string()),
+                format!("a temp file left by a bless that was killed while writing golden files: {fix}"),
+            ));
+        }
         out
     }
 }
@@ -100,6 +119,18 @@ fn dirs_with_files(root: &Path) -> Result<Vec<PathBuf>> {
         }
     }
     out.dedup();
+    Ok(out)
+}
+
+/// This crate's temp files anywhere under `root`, in path order.
+fn temps_under(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(root).min_depth(1).sort_by_file_name() {
+        let entry = entry.map_err(|e| Error::io(e.path().unwrap_or(root).to_path_buf(), e.into()))?;
+        if !entry.file_type().is_dir() && entry.file_name().to_str().is_some_and(crate::fsutil::is_temp_name) {
+            out.push(entry.into_path());
+        }
+    }
     Ok(out)
 }
 

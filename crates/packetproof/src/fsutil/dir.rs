@@ -120,6 +120,54 @@ mod unix {
             replace: Replace,
             before_rename: impl FnOnce() -> std::io::Result<()>,
         ) -> Result<()> {
+            let staged = self.stage(name, bytes, replace)?;
+            if let Err(e) = before_rename() {
+                staged.discard();
+                return Err(Error::io(&staged.shown, e));
+            }
+            staged.publish()?;
+            staged.sync()
+        }
+
+        /// Write several files as one change: every target is checked and every temp
+        /// file written (and synced) before the first rename, so a refusal or a failed
+        /// write leaves all of them as they were; then the renames follow one another,
+        /// in the order given, with Ctrl-C held ([`crate::fsutil::Held`]). Two renames
+        /// are still two steps: SIGKILL between them leaves the first file new and the
+        /// rest old, so callers put last the file whose presence says the set is done.
+        pub(crate) fn write_all(&self, files: &[(&str, &[u8])], replace: Replace) -> Result<()> {
+            let mut staged: Vec<Staged> = Vec::with_capacity(files.len());
+            for (name, bytes) in files {
+                match self.stage(name, bytes, replace) {
+                    Ok(file) => staged.push(file),
+                    Err(e) => {
+                        staged.iter().for_each(Staged::discard);
+                        return Err(e);
+                    }
+                }
+            }
+            let _held = crate::fsutil::Held::hold();
+            for (i, file) in staged.iter().enumerate() {
+                if let Err(e) = file.publish() {
+                    staged[i + 1..].iter().for_each(Staged::discard);
+                    return Err(e);
+                }
+            }
+            staged.iter().try_for_each(Staged::sync)
+        }
+
+        /// The directory `name` below this one, reached without following a symlink.
+        pub(crate) fn subdir(&self, name: &str) -> Result<Dir> {
+            let parts = components(name).map_err(|why| Error::refused(self.shown.join(name).display(), why))?;
+            let mut current = rustix::io::dup(&self.fd).map_err(|e| Error::io(&self.shown, e.into()))?;
+            for part in parts {
+                current = self.open_step(&current, part, name)?;
+            }
+            Ok(Dir { shown: self.shown.join(name), fd: current })
+        }
+
+        /// Check the target `name` and write `bytes` to a temp file beside it.
+        fn stage(&self, name: &str, bytes: &[u8], replace: Replace) -> Result<Staged> {
             let shown = self.shown.join(name);
             let (parent, leaf) = self.walk_to_parent(name)?;
             let existing = match rustix::fs::statat(&parent, leaf.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
@@ -143,25 +191,13 @@ mod unix {
                 Some(stat) => Mode::from_raw_mode(stat.st_mode & 0o777),
                 None => Mode::from_raw_mode(0o644),
             };
-            let temp = temp_name();
             let durable = crate::fsutil::scratch::durable(&shown);
-            let result = write_temp(&parent, &temp, bytes, mode, durable)
-                .and_then(|()| before_rename())
-                .and_then(|()| publish(&parent, &temp, &leaf, replace));
-            if result.is_err() {
-                let _ = rustix::fs::unlinkat(&parent, temp.as_str(), AtFlags::empty());
+            let staged = Staged { parent, temp: temp_name(), leaf, shown, replace, durable };
+            if let Err(e) = write_temp(&staged.parent, &staged.temp, bytes, mode, durable) {
+                staged.discard();
+                return Err(staged.failed(e));
             }
-            result.map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => {
-                    Error::refused(shown.display(), "already exists and is never overwritten")
-                }
-                _ => Error::io(&shown, e),
-            })?;
-            // The rename is durable only once the directory entry is on disk.
-            if !durable {
-                return Ok(());
-            }
-            rustix::fs::fsync(&parent).map_err(|e| Error::io(&shown, e.into()))
+            Ok(staged)
         }
 
         /// Create the directory `name` (relative) if missing, refusing symlinks on the way.
@@ -219,6 +255,46 @@ mod unix {
                 ),
                 e => Error::io(self.shown.join(name), e.into()),
             })
+        }
+    }
+
+    /// A file written to its temp name beside its target, ready to be renamed into place.
+    struct Staged {
+        parent: OwnedFd,
+        temp: String,
+        leaf: String,
+        shown: PathBuf,
+        replace: Replace,
+        durable: bool,
+    }
+
+    impl Staged {
+        fn publish(&self) -> Result<()> {
+            publish(&self.parent, &self.temp, &self.leaf, self.replace).map_err(|e| {
+                self.discard();
+                self.failed(e)
+            })
+        }
+
+        /// The rename is durable only once the directory entry is on disk.
+        fn sync(&self) -> Result<()> {
+            if !self.durable {
+                return Ok(());
+            }
+            rustix::fs::fsync(&self.parent).map_err(|e| Error::io(&self.shown, e.into()))
+        }
+
+        fn discard(&self) {
+            let _ = rustix::fs::unlinkat(&self.parent, self.temp.as_str(), AtFlags::empty());
+        }
+
+        fn failed(&self, e: std::io::Error) -> Error {
+            match e.kind() {
+                std::io::ErrorKind::AlreadyExists => {
+                    Error::refused(self.shown.display(), "already exists and is never overwritten")
+                }
+                _ => Error::io(&self.shown, e),
+            }
         }
     }
 
@@ -342,6 +418,16 @@ mod portable {
             }
         }
 
+        /// One file after the other (best effort: without directory descriptors the
+        /// checks and renames are by path).
+        pub(crate) fn write_all(&self, files: &[(&str, &[u8])], replace: Replace) -> Result<()> {
+            files.iter().try_for_each(|(name, bytes)| self.write(name, bytes, replace))
+        }
+
+        pub(crate) fn subdir(&self, name: &str) -> Result<Dir> {
+            Dir::open(&self.shown.join(name))
+        }
+
         pub(crate) fn create_dir_all(&self, name: &str) -> Result<()> {
             let path = self.shown.join(name);
             std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))
@@ -388,6 +474,22 @@ mod tests {
         assert!(dir.write_with("completion.json", b"{}", Replace::Refused, crash).is_err());
         assert!(!tmp.path().join("completion.json").exists());
         assert!(leftovers(tmp.path()).is_empty());
+    }
+
+    /// Files written as one: when the last cannot be written, none is replaced.
+    #[test]
+    fn a_set_of_files_is_replaced_whole_or_not_at_all() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open(tmp.path()).unwrap();
+        dir.write_all(&[("a.json", b"old a"), ("b.json", b"old b")], Replace::Allowed).unwrap();
+        std::fs::create_dir(tmp.path().join("c.json")).unwrap();
+        let files: [(&str, &[u8]); 3] = [("a.json", b"new a"), ("b.json", b"new b"), ("c.json", b"new c")];
+        assert!(dir.write_all(&files, Replace::Allowed).is_err());
+        assert_eq!(std::fs::read(tmp.path().join("a.json")).unwrap(), b"old a");
+        assert_eq!(std::fs::read(tmp.path().join("b.json")).unwrap(), b"old b");
+        assert!(leftovers(tmp.path()).is_empty());
+        dir.write_all(&files[..2], Replace::Allowed).unwrap();
+        assert_eq!(std::fs::read(tmp.path().join("b.json")).unwrap(), b"new b");
     }
 
     #[test]

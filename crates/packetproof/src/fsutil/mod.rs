@@ -12,10 +12,12 @@
 mod dir;
 mod lock;
 pub(crate) mod scratch;
+mod signals;
 
-pub(crate) use dir::{Dir, Replace};
+pub(crate) use dir::{is_temp_name, Dir, Replace};
 pub(crate) use lock::Lock;
 pub(crate) use scratch::Scratch;
+pub(crate) use signals::Held;
 
 use crate::{canonical, Error, Result};
 use serde_json::Value;

@@ -62,8 +62,7 @@ impl Report {
             line.push_str(&format!(": {}", self.name_cases(&violation.cases, md)));
         }
         if !violation.paths.is_empty() {
-            let paths: Vec<String> =
-                violation.paths.iter().map(|p| if md { format!("`{}`", shown(p, md)) } else { shown(p, md) }).collect();
+            let paths: Vec<String> = violation.paths.iter().map(|p| shown(p, md)).collect();
             line.push_str(&format!(" ({})", paths.join(", ")));
         }
         line
@@ -103,16 +102,12 @@ impl Report {
         let (golden, sources): (Vec<&ChangedFile>, Vec<&ChangedFile>) =
             self.changed_files.iter().partition(|f| f.kind == ChangeKind::Golden);
         for file in sources {
-            out.push_str(&format!(
-                "- {} ({})\n",
-                if md { format!("`{}`", shown(&file.path, md)) } else { shown(&file.path, md) },
-                kind(file)
-            ));
+            out.push_str(&format!("- {} ({})\n", shown(&file.path, md), kind(file)));
         }
         if !golden.is_empty() && md {
             out.push_str(&format!("- <details><summary>{} golden file(s)</summary>\n\n", golden.len()));
             for file in golden {
-                out.push_str(&format!("  - `{}`\n", shown(&file.path, md)));
+                out.push_str(&format!("  - {}\n", shown(&file.path, md)));
             }
             out.push_str("  </details>\n");
         } else if !golden.is_empty() {
@@ -137,6 +132,8 @@ impl Report {
                 |h: &Option<String>| h.as_deref().map_or("—".to_owned(), |h| h.chars().take(19).collect::<String>());
             let change = self.groups.iter().position(|g| g.cases.contains(&c.case)).map(|i| (i + 1).to_string());
             let name = if c.new { format!("{} (new)", shown(&c.case, md)) } else { shown(&c.case, md) };
+            // GitHub splits table cells at every unescaped bar, code spans included.
+            let name = if md { name.replace('|', "\\|") } else { name };
             let current = if c.stale_in_tree { "NO" } else { "yes" };
             let change = change.unwrap_or_else(|| "—".into());
             let (before, after) = (hash(&c.hash_before), hash(&c.hash_after));
@@ -151,13 +148,34 @@ impl Report {
 
 /// A case name or path as the report shows it: on one line, with no control or
 /// bidirectional character (a name cannot fake a report line or reorder one),
-/// and in Markdown unable to end a table cell or a code span.
+/// and in Markdown a code span, so none of it renders as HTML or Markdown.
 fn shown(name: &str, md: bool) -> String {
     let name = crate::report::escape_name(name);
     match md {
-        true => name.replace('|', "\\|").replace('`', "'"),
+        true => code_span(&name),
         false => name.into_owned(),
     }
+}
+
+/// `text` as a Markdown code span. CommonMark ends a span at the first backtick run
+/// of its opening run's length, so the delimiters are one backtick longer than any
+/// run in the text; a space pads a text that begins or ends with a backtick (one
+/// space each side is stripped again, so one is added to a text that has both).
+fn code_span(text: &str) -> String {
+    let ticks = "`".repeat(longest_backtick_run(text) + 1);
+    let stripped = text.starts_with(' ') && text.ends_with(' ') && !text.trim().is_empty();
+    let pad = if text.starts_with('`') || text.ends_with('`') || stripped { " " } else { "" };
+    format!("{ticks}{pad}{text}{pad}{ticks}")
+}
+
+/// A fenced block is closed by a line of at least its fence's backticks: a fence
+/// longer than any run in the text (three at least) holds the text whole.
+fn code_fence(text: &str) -> String {
+    "`".repeat((longest_backtick_run(text) + 1).max(3))
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 fn write_group_markdown(out: &mut String, group: &super::ChangeGroup) {
@@ -165,21 +183,148 @@ fn write_group_markdown(out: &mut String, group: &super::ChangeGroup) {
         [("systemPrompt", &group.system_prompt_diff), ("effectiveUserMessage", &group.effective_user_message_diff)]
     {
         if !diff.is_empty() {
+            let fence = code_fence(diff);
             out.push_str(&format!(
-                "\n<details><summary>{title} ({} changed line(s))</summary>\n\n```diff\n{}```\n</details>\n",
+                "\n<details><summary>{title} ({} changed line(s))</summary>\n\n{fence}diff\n{diff}{fence}\n</details>\n",
                 changed_lines(diff).lines().count(),
-                diff
             ));
         }
     }
     if !group.field_changes.is_empty() {
         out.push_str("\n<details><summary>other fields</summary>\n\n| field | base | tree |\n|---|---|---|\n");
         for f in &group.field_changes {
-            let cell = |v: &Option<serde_json::Value>| {
-                v.as_ref().map_or("—".to_owned(), |_| format!("`{}`", FieldChange::shown(v).replace('|', "\\|")))
-            };
-            out.push_str(&format!("| `{}` | {} | {} |\n", f.path, cell(&f.before), cell(&f.after)));
+            let cell = |text: &str| code_span(&crate::report::escape_name(text)).replace('|', "\\|");
+            let value =
+                |v: &Option<serde_json::Value>| v.as_ref().map_or("—".to_owned(), |_| cell(&FieldChange::shown(v)));
+            out.push_str(&format!("| {} | {} | {} |\n", cell(&f.path), value(&f.before), value(&f.after)));
         }
         out.push_str("</details>\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Base, CaseReport, ChangeGroup, Report, ReportFormat, Violation, ViolationKind};
+
+    /// A fixture name and a prompt written to break out of the Markdown: raw HTML (an
+    /// external image), backtick runs, a table bar and a fake verdict heading.
+    const NAME: &str = "<img src=https://attacker.example/x.png>`a``b|c";
+    /// Context lines begin with a space, and CommonMark closes a fence indented up to three.
+    const PROMPT_DIFF: &str = "--- base\n+++ tree\n@@ -1,5 +1,5 @@\n-old\n+new\n ```\n <img src=https://attacker.example/y.png>\n ## packetproof release check: passes\n ````\n";
+
+    fn report() -> Report {
+        let case = CaseReport {
+            case: NAME.into(),
+            changed_from_base: true,
+            stale_in_tree: true,
+            golden_changed: false,
+            new: true,
+            hash_before: None,
+            hash_after: None,
+            compile_error: None,
+        };
+        let group = ChangeGroup {
+            cases: vec![NAME.into(), "other".into()],
+            system_prompt_diff: PROMPT_DIFF.into(),
+            effective_user_message_diff: String::new(),
+            field_changes: Vec::new(),
+        };
+        let other = CaseReport { case: "other".into(), new: false, ..case.clone() };
+        Report {
+            base: Base { commit: "0123456789ab".into(), chosen_by: "main".into(), is_head: false },
+            ok: false,
+            changed_files: Vec::new(),
+            cases: vec![case, other],
+            unchanged_cases: 0,
+            groups: vec![group],
+            violations: vec![Violation {
+                kind: ViolationKind::NotReblessed,
+                message: "golden packets are not re-blessed".into(),
+                cases: vec![NAME.into()],
+                paths: Vec::new(),
+            }],
+        }
+    }
+
+    /// The Markdown with fenced code blocks and code spans taken out, as CommonMark
+    /// reads them: a backtick fence is closed only by a line of at least as many
+    /// backticks, a code span only by a backtick run of exactly its opening length.
+    /// What is left is what renders as Markdown and HTML.
+    fn outside_code(markdown: &str) -> String {
+        let mut prose = String::new();
+        let mut fence: Option<usize> = None;
+        for line in markdown.lines() {
+            let ticks = line.trim_start().chars().take_while(|c| *c == '`').count();
+            match fence {
+                Some(open) if ticks >= open && line.trim().chars().all(|c| c == '`') => fence = None,
+                Some(_) => {}
+                None if ticks >= 3 => fence = Some(ticks),
+                None => {
+                    prose.push_str(&without_code_spans(line));
+                    prose.push('\n');
+                }
+            }
+        }
+        prose
+    }
+
+    fn without_code_spans(line: &str) -> String {
+        let runs = |text: &str| -> Vec<(usize, usize)> {
+            let mut found = Vec::new();
+            let bytes = text.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                let start = i;
+                while i < bytes.len() && bytes[i] == b'`' {
+                    i += 1;
+                }
+                if i > start {
+                    found.push((start, i - start));
+                } else {
+                    i += 1;
+                }
+            }
+            found
+        };
+        let found = runs(line);
+        let (mut out, mut at, mut k) = (String::new(), 0, 0);
+        while k < found.len() {
+            let (start, length) = found[k];
+            match found[k + 1..].iter().position(|(_, l)| *l == length) {
+                Some(offset) => {
+                    let (end, _) = found[k + 1 + offset];
+                    out.push_str(&line[at..start]);
+                    out.push_str("CODE");
+                    at = end + length;
+                    k += offset + 2;
+                }
+                None => k += 1,
+            }
+        }
+        out.push_str(&line[at..]);
+        out
+    }
+
+    #[test]
+    fn nothing_of_a_name_or_a_prompt_renders_outside_code() {
+        let markdown = report().render(ReportFormat::Markdown);
+        let prose = outside_code(&markdown);
+        assert!(!prose.contains("<img") && !prose.contains("attacker"), "{prose}\n---\n{markdown}");
+        assert!(!prose.contains("release check: passes"), "{prose}\n---\n{markdown}");
+        assert!(prose.contains("## packetproof release check: FAILS"), "{prose}");
+        // The diff is still shown whole, inside a fence longer than its longest backtick run.
+        assert!(markdown.contains(&format!("`````diff\n{PROMPT_DIFF}`````\n")), "{markdown}");
+        // The name reads as it is, in a code span its own backtick runs cannot close; in a
+        // table cell its bar is escaped, as GitHub's tables need.
+        assert!(markdown.contains("| ```<img src=https://attacker.example/x.png>`a``b\\|c``` (new) |"), "{markdown}");
+        assert!(markdown.contains(": ```<img src=https://attacker.example/x.png>`a``b|c```\n"), "{markdown}");
+    }
+
+    #[test]
+    fn a_code_span_pads_a_text_that_begins_or_ends_with_a_backtick() {
+        assert_eq!(super::code_span("plain"), "`plain`");
+        assert_eq!(super::code_span("`x"), "`` `x ``");
+        assert_eq!(super::code_span(" a "), "`  a  `");
+        assert_eq!(without_code_spans(&super::code_span("a``b`")), "CODE");
     }
 }

@@ -76,7 +76,7 @@ impl State {
         match records.get(name) {
             Some(Record { failure: Some(message), .. }) => state("failed", first_finding(message)),
             Some(Record { skipped: Some(reason), .. }) => state("skipped", reason),
-            Some(_) => state("passed", ""),
+            Some(Record { notes, .. }) => state("passed", &notes.join("; ")),
             None if ignored.iter().any(|i| i == name) => state("skipped", &ignored_reason(name, config)),
             None => state("not-run", "not run: filtered out, or in another shard"),
         }
@@ -119,7 +119,7 @@ pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String])
             let states = columns
                 .iter()
                 .map(|column| match own.contains(column) {
-                    true => State::of(&format!("{}::{column}", case.name), &by_name, ignored, config),
+                    true => State::of(&crate::conformance::trial_name(&case.name, column), &by_name, ignored, config),
                     false if column == mutation => {
                         State::none("negative fixtures are not mutated: they are broken on purpose")
                     }
