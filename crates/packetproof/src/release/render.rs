@@ -1,21 +1,22 @@
-//! The release report as text (a terminal), Markdown (a pull-request comment) or
-//! JSON. Text and Markdown say the same things in the same order: the verdict,
+//! The release report as text (a terminal) or Markdown (a pull-request comment),
+//! for their reporters (`crate::reporter`). Text and Markdown say the same things in the same order: the verdict,
 //! the base and how it was chosen, the violations, the changed files, the
 //! changed cases (the unchanged ones only counted), then each distinct change.
 //! Every list of case names is printed once: a violation whose cases are exactly
 //! a change's cases refers to that change.
 
-use super::{ChangeKind, ChangedFile, FieldChange, Report, ReportFormat, Violation};
-use crate::canonical;
+use super::{ChangeKind, ChangedFile, FieldChange, Report, Violation};
 use crate::diff::changed_lines;
 
 impl Report {
-    pub fn render(&self, format: ReportFormat) -> String {
-        match format {
-            ReportFormat::Json => canonical::to_pretty(&crate::report::versioned(self)),
-            ReportFormat::Markdown => self.write(true),
-            ReportFormat::Text => self.write(false),
-        }
+    /// For a terminal.
+    pub(crate) fn text(&self) -> String {
+        self.write(false)
+    }
+
+    /// For a pull-request comment.
+    pub(crate) fn markdown(&self) -> String {
+        self.write(true)
     }
 
     fn write(&self, md: bool) -> String {
