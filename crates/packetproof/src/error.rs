@@ -95,7 +95,6 @@ impl Error {
             | Error::Internal(_) => 2,
         }
     }
-
 }
 
 impl fmt::Display for Error {

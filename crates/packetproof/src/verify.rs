@@ -196,11 +196,7 @@ fn verify_on(
 }
 
 /// One target on one worker; `None` for a JSON file that turned out not to be a packet.
-fn verify_target(
-    target: &Target,
-    keys: &[ed25519_dalek::VerifyingKey],
-    config: &Config,
-) -> Option<Outcome> {
+fn verify_target(target: &Target, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Option<Outcome> {
     Some(match target {
         Target::Packet(file) => verify_packet(file, config),
         Target::MaybePacket(file) => return verify_maybe_packet(file, config),
