@@ -15,7 +15,9 @@ fn main() {
     let revision = match std::env::var("PACKETPROOF_REVISION") {
         Ok(given) if is_commit(&given) => Some(given),
         Ok(given) if !given.is_empty() => panic!("PACKETPROOF_REVISION must be 40 hex digits, not {given:?}"),
-        _ => head_of(Path::new(env!("CARGO_MANIFEST_DIR"))),
+        // Read when the script runs, not baked in when it is compiled: a target folder
+        // built in another checkout can hold a compiled script cargo runs here again.
+        _ => std::env::var_os("CARGO_MANIFEST_DIR").and_then(|root| head_of(Path::new(&root))),
     };
     if let Some(revision) = revision {
         println!("cargo:rustc-env=PACKETPROOF_BUILT_FROM={revision}");

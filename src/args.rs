@@ -2,8 +2,10 @@
 //! with a description (a unit test checks that none is left without one).
 
 use super::{provenance, test};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use packetproof::config::Policy;
+use packetproof::reporter::Kind;
 use packetproof::Format;
 use std::path::PathBuf;
 
@@ -59,8 +61,8 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         packet: PathBuf,
         /// `text`: one line per finding; `json`: the outcome as a document.
-        #[arg(long, value_enum, default_value_t)]
-        format: FormatArg,
+        #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
+        format: Format,
         #[command(flatten)]
         suffix: SuffixArg,
     },
@@ -85,15 +87,15 @@ pub enum Command {
         #[arg(long)]
         write: bool,
         /// `text` or `json` (for --check).
-        #[arg(long, value_enum, default_value_t)]
-        format: FormatArg,
+        #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
+        format: Format,
     },
     /// List the rule book: every check, what it reads, what it needs before it can
     /// apply (without it the check says "not applicable" and why), and what it proves.
     Checks {
         /// `text` or `json`.
-        #[arg(long, value_enum, default_value_t)]
-        format: FormatArg,
+        #[arg(long, value_parser = formats(RULE_BOOK), default_value = RULE_BOOK[0].name())]
+        format: Format,
     },
     /// Rewrite the golden files of the fixtures (never under CI); says new / updated / unchanged.
     Bless(BlessArgs),
@@ -104,8 +106,8 @@ pub enum Command {
         base: Option<String>,
         /// `text` for a terminal, `markdown` for a pull-request comment, `json` for machines,
         /// `html` for one self-contained page (side-by-side prompt diffs) to attach to a CI run.
-        #[arg(long, value_enum, default_value_t)]
-        format: ReleaseFormatArg,
+        #[arg(long, value_parser = formats(RELEASE), default_value = RELEASE[0].name())]
+        format: Format,
     },
     /// Write a run directory for a fresh agent from a valid packet.
     Prepare {
@@ -158,8 +160,8 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
         /// `text` or `json` (for --check).
-        #[arg(long, value_enum, default_value_t)]
-        format: FormatArg,
+        #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
+        format: Format,
         #[command(flatten)]
         suffix: SuffixArg,
     },
@@ -260,23 +262,6 @@ impl From<UnreferencedArg> for packetproof::bless::Unreferenced {
     }
 }
 
-/// `--format` of the report commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum FormatArg {
-    #[default]
-    Text,
-    Json,
-}
-
-impl From<FormatArg> for Format {
-    fn from(arg: FormatArg) -> Format {
-        match arg {
-            FormatArg::Text => Format::Text,
-            FormatArg::Json => Format::Json,
-        }
-    }
-}
-
 /// `--asset-example-prompts`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PolicyArg {
@@ -293,26 +278,22 @@ impl From<PolicyArg> for Policy {
     }
 }
 
-/// `release-check --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ReleaseFormatArg {
-    #[default]
-    Text,
-    Markdown,
-    Json,
-    Html,
-}
+/// The formats of each command's `--format`, the default first: those of the report
+/// it prints ([`Kind::formats`]; `test`'s are libtest's, [`test::FORMATS`]).
+pub const OUTCOMES: &[Format] = Kind::Outcomes.formats();
+pub const VERIFICATION: &[Format] = Kind::Verification.formats();
+pub const RULE_BOOK: &[Format] = Kind::RuleBook.formats();
+pub const EVALUATION: &[Format] = Kind::Evaluation.formats();
+pub const TRACE: &[Format] = Kind::Trace.formats();
+pub const RELEASE: &[Format] = Kind::Release.formats();
 
-impl ReleaseFormatArg {
-    /// The release module's own formats; `None` for `html`, which `report_html` renders.
-    pub fn text_format(self) -> Option<packetproof::release::ReportFormat> {
-        match self {
-            ReleaseFormatArg::Text => Some(packetproof::release::ReportFormat::Text),
-            ReleaseFormatArg::Markdown => Some(packetproof::release::ReportFormat::Markdown),
-            ReleaseFormatArg::Json => Some(packetproof::release::ReportFormat::Json),
-            ReleaseFormatArg::Html => None,
-        }
-    }
+/// `--format`: one of `offered` (the command's own formats), by name. Clap lists them
+/// in the help, the completions and the manual page, and refuses any other format
+/// as a usage error naming them.
+pub fn formats(offered: &'static [Format]) -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(offered.iter().map(|format| format.name())).try_map(|name: String| {
+        Format::from_name(&name).ok_or_else(|| format!("{name:?} names no format (a packetproof bug)"))
+    })
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -332,8 +313,8 @@ pub struct EvaluateArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// `json` prints the evaluation document itself.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: FormatArg,
+    #[arg(long, value_parser = formats(EVALUATION), default_value = EVALUATION[0].name())]
+    pub format: Format,
     /// A schema snapshot to pin: the schema the answer is judged against (a Google run's
     /// held-back snapshot, else the packet's outputSchema) must be this one.
     #[arg(long, value_name = "FILE")]
@@ -373,8 +354,8 @@ pub struct VerifyArgs {
     pub paths: Vec<PathBuf>,
     /// `text`: failures and their findings, then `N checked: H hold, F failed`; `json`: every
     /// result, the counts and the checks that ran.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: FormatArg,
+    #[arg(long, value_parser = formats(VERIFICATION), default_value = VERIFICATION[0].name())]
+    pub format: Format,
     /// List every file checked, not only the failures (text format).
     #[arg(short, long)]
     pub verbose: bool,

@@ -17,6 +17,7 @@ use args::*;
 
 use clap::Parser;
 use packetproof::judge::{Judged, Step};
+use packetproof::reporter::Event;
 use packetproof::run::{self, CompleteRequest, EvaluateRequest};
 use packetproof::{canonical, digest, fsutil, Config, Error, Format, Outcome, Result, Status};
 use std::path::{Path, PathBuf};
@@ -83,7 +84,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
             ))
         }
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
-        Command::Validate { packet, format, .. } => validate(&load_config(suffix)?, &packet, format.into()),
+        Command::Validate { packet, format, .. } => validate(&load_config(suffix)?, &packet, format),
         Command::Export { request, out, .. } => {
             // Compile first, write after: nothing is written on refusal.
             let config = load_config(suffix)?;
@@ -99,20 +100,17 @@ fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Checks { format } => {
-            print::text_bytes(&packetproof::report::rule_book(format.into()))?;
+            print::reported(format, Event::RuleBook)?;
             Ok(Status::Holds)
         }
-        Command::Schema { write, format, .. } => schema(&load_config(suffix)?, write, format.into()),
+        Command::Schema { write, format, .. } => schema(&load_config(suffix)?, write, format),
         Command::Bless(_) if suffix.is_some() => Err(Error::Usage(
             "bless writes golden files with the project's own suffix; --google-suffix-file is refused".into(),
         )),
         Command::Bless(args) => bless(&suite("bless")?, args),
         Command::ReleaseCheck { base, format } => {
             let report = packetproof::release::check(&suite("release-check")?, base.as_deref())?;
-            match format.text_format() {
-                Some(format) => print::release(&report, format)?,
-                None => print::page(&packetproof::report_html::release_report(&report)?)?,
-            }
+            print::reported(format, Event::Release(&report))?;
             Ok(Status::from_ok(report.ok))
         }
         Command::Prepare { packet, out_dir, schema, .. } => {
@@ -147,7 +145,8 @@ fn dispatch(cli: Cli) -> Result<Status> {
                 });
             progress.finish();
             let found = found?;
-            let status = print::verification(&found, args.format.into(), args.verbose)?;
+            print::reported(args.format, Event::Verified { found: &found, verbose: args.verbose })?;
+            let status = Status::from_ok(found.counts().1 == 0);
             // An unreadable file is exit 2 here as in validate: the report above says which.
             let unreadable = packetproof::verify::unreadable(&found.outcomes);
             if !unreadable.is_empty() {
@@ -176,7 +175,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
         Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
         Command::Wire { packet, api, check, base_url, out, format, .. } => {
             let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };
-            provenance::wire(&load_config(suffix)?, &packet, api, capture, out.as_deref(), format.into())
+            provenance::wire(&load_config(suffix)?, &packet, api, capture, out.as_deref(), format)
         }
         Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
@@ -285,12 +284,9 @@ fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
 }
 
 fn evaluate(config: &Config, args: EvaluateArgs) -> Result<Status> {
-    let format = args.format.into();
+    let format = args.format;
     let judged = packetproof::judge::evaluate(config, &args.into())?;
     let (evaluation, report) = &judged.value;
-    print::evaluation(evaluation, report, format)?;
-    if format == Format::Text {
-        print::skipped(&judged.skipped)?;
-    }
+    print::reported(format, Event::Evaluated { evaluation, report, skipped: &judged.skipped })?;
     Ok(Status::from_ok(evaluation.ok))
 }

@@ -1,29 +1,25 @@
 //! Every line the command line prints, in one place: the library returns data,
-//! and this module decides how it reaches stdout and stderr.
+//! and this module decides how it reaches stdout and stderr. A report in a chosen
+//! `--format` is rendered by the library's reporters (`packetproof::reporter`), and
+//! this module only writes what they return.
 //!
 //! Nothing here panics (`print!` does when stdout fails). A closed pipe (`| head`)
 //! is a normal end: the reader wanted no more, so the command ends with its own
 //! status. Any other write failure (a full disk) is an error, exit 2. Text is
 //! printed with control characters escaped, so a hostile file name or id cannot
-//! drive the terminal; JSON and `canon` bytes are exact (JSON escapes them itself).
+//! drive the terminal (the reporters escape what they render); JSON and `canon`
+//! bytes are exact (JSON escapes them itself).
 
-use anstyle::{AnsiColor, Style};
-use packetproof::release::{Report, ReportFormat};
 use packetproof::report::{escape_controls, escape_name};
-use packetproof::run::evaluate::Evaluation;
+use packetproof::reporter::{Event, Reporter};
 use packetproof::run::paths::AGENT_REQUEST;
-use packetproof::verify::Verification;
-use packetproof::{canonical, Error, Format, Outcome, Result, Status};
+use packetproof::{Error, Format, Outcome, Result, Status};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-const FAILED: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red))).bold();
-const HOLDS: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
-const DIM: Style = Style::new().dimmed();
-
-/// Text carrying ANSI styles, on stdout: `anstream` drops the styles unless stdout
-/// is a terminal (and `NO_COLOR` is unset), so pipes and files get plain text. The
-/// caller escapes what it did not write itself.
+/// Text carrying ANSI styles, on stdout through `anstream` (which drops the styles
+/// unless stdout is a terminal and `NO_COLOR` is unset). The caller escapes what it
+/// did not write itself.
 fn styled(text: &str) -> Result<()> {
     let mut stdout = anstream::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
@@ -32,55 +28,31 @@ fn styled(text: &str) -> Result<()> {
     }
 }
 
-/// `verify`: failures with their findings (every target with `verbose`), then
-/// `N checked: H hold, F failed`; JSON carries the same counts and the checks that ran.
-pub fn verification(found: &Verification, format: Format, verbose: bool) -> Result<Status> {
-    let (hold, failed) = found.counts();
-    // At most so many findings per check are shown (a hostile input cannot flood the report).
-    let shown: Vec<Outcome> = found.outcomes.iter().map(Outcome::capped).collect();
-    let status = Status::from_ok(failed == 0);
-    if format == Format::Json {
-        let doc = serde_json::json!({
-            "formatVersion": packetproof::report::JSON_FORMAT_VERSION,
-            "ok": failed == 0,
-            "checked": found.outcomes.len(),
-            "hold": hold,
-            "failed": failed,
-            "checks": found.checks,
-            "skipped": found.skipped,
-            "results": shown,
-        });
-        bytes(canonical::to_pretty(&doc).as_bytes())?;
-        return Ok(status);
-    }
-    let mut text = String::new();
-    for outcome in shown.iter().filter(|o| verbose || !o.ok()) {
-        text.push_str(&outcome_text(outcome));
-    }
-    // Every check that could not apply somewhere says so, once per reason.
-    for skipped in &found.skipped {
-        text.push_str(&format!("{DIM}{}{DIM:#}\n", escape_controls(&skipped.to_string())));
-    }
-    let summary = if failed == 0 { HOLDS } else { FAILED };
-    text.push_str(&format!("{summary}{} checked: {hold} hold, {failed} failed{summary:#}\n", found.outcomes.len()));
-    styled(&text)?;
-    Ok(status)
+/// Whether text may carry colours: stdout is a terminal and `NO_COLOR` is unset (as
+/// anstream, and clap, decide it).
+pub fn color() -> bool {
+    !matches!(anstream::AutoStream::choice(&std::io::stdout()), anstream::ColorChoice::Never)
 }
 
-fn outcome_text(outcome: &Outcome) -> String {
-    let (style, verdict) = if outcome.ok() { (HOLDS, "ok") } else { (FAILED, "FAILED") };
-    let target = escape_controls(&outcome.target);
-    let mut text = format!("{target}: {style}{verdict}{style:#} ({} finding(s))\n", outcome.findings.len());
-    for finding in &outcome.findings {
-        text.push_str(&format!("  {}\n", escape_controls(&finding.to_string())));
+/// What a reporter returned, as it is: the reporter escaped what came from input,
+/// and styled text only when [`color`] allowed it.
+pub fn report(rendered: &str) -> Result<()> {
+    match color() {
+        true => styled(rendered),
+        false => bytes(rendered.as_bytes()),
     }
-    for note in &outcome.notes {
-        text.push_str(&format!("  {DIM}note: {}{DIM:#}\n", escape_controls(note)));
-    }
-    for skipped in &outcome.skipped {
-        text.push_str(&format!("  {DIM}{}{DIM:#}\n", escape_controls(&skipped.to_string())));
-    }
-    text
+}
+
+/// A command's one event (every report but `trace`'s), in `format`.
+pub fn reported(format: Format, event: Event<'_>) -> Result<()> {
+    let mut reporter = Reporter::new(format, event.kind(), color())?;
+    report(&reporter.report(event)?)
+}
+
+/// The outcomes in `format`; the status says whether all of them hold.
+pub fn outcomes(outcomes: &[Outcome], format: Format) -> Result<Status> {
+    reported(format, Event::Outcomes(outcomes))?;
+    Ok(Status::from_ok(Outcome::all_ok(outcomes)))
 }
 
 /// A progress line for long runs, on stderr when it is a terminal (rewritten in place).
@@ -137,24 +109,9 @@ pub fn bytes(bytes: &[u8]) -> Result<()> {
     }
 }
 
-/// Text on stdout, control characters escaped (for reports that print as they go).
-pub fn text_bytes(text: &str) -> Result<()> {
-    self::text(text)
-}
-
 /// Text on stdout, control characters escaped.
 fn text(text: &str) -> Result<()> {
     bytes(escape_controls(text).as_bytes())
-}
-
-/// The outcomes in `format`; the status says whether all of them hold.
-pub fn outcomes(outcomes: &[Outcome], format: Format) -> Result<Status> {
-    let rendered = Outcome::render(outcomes, format);
-    match format {
-        Format::Text => text(&rendered)?,
-        Format::Json => bytes(rendered.as_bytes())?,
-    }
-    Ok(Status::from_ok(Outcome::all_ok(outcomes)))
 }
 
 /// `bless`: one line per case, new / updated / unchanged.
@@ -206,15 +163,6 @@ pub fn stale(report: &str) -> Result<()> {
     text(report)
 }
 
-pub fn release(report: &Report, format: ReportFormat) -> Result<()> {
-    text(&report.render(format))
-}
-
-/// A whole HTML page, as it is (its text is escaped already, controls shown as `\u{…}`).
-pub fn page(html: &str) -> Result<()> {
-    bytes(html.as_bytes())
-}
-
 pub fn schema_written(snapshot: &str, changed: bool) -> Result<()> {
     let verb = if changed { "wrote" } else { "unchanged:" };
     text(&format!("{verb} {snapshot}\n"))
@@ -241,13 +189,6 @@ pub fn prepared(out_dir: &Path, written: &[&str]) -> Result<()> {
     })
 }
 
-pub fn evaluation(evaluation: &Evaluation, report: &Path, format: Format) -> Result<()> {
-    match format {
-        Format::Text => text(&evaluation.render(&report.display().to_string())),
-        Format::Json => bytes(canonical::to_pretty(&evaluation.document).as_bytes()),
-    }
-}
-
 /// The receipt is on disk whatever happens to stdout; a failing report says so.
 pub fn completed(written: &Path, agent_task: &str, runs_root: &Path) -> Result<()> {
     let line =
@@ -268,9 +209,7 @@ pub fn notes(notes: &[String]) {
 
 /// The rules a step did not run, each with why (after the step's own line).
 pub fn skipped(skipped: &[packetproof::Skipped]) -> Result<()> {
-    let lines: String =
-        skipped.iter().map(|s| format!("  {DIM}{}{DIM:#}\n", escape_controls(&s.to_string()))).collect();
-    styled(&lines)
+    report(&packetproof::reporter::not_applicable(skipped, color()))
 }
 
 /// [`skipped`] on stderr, for a command whose stdout is exact bytes (`export`, `wire`).

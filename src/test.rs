@@ -6,7 +6,7 @@ use super::{print, Cli};
 use libtest_mimic::{Arguments, FormatSetting, Trial};
 use packetproof::conformance::partition::Partition;
 use packetproof::conformance::{self, junit};
-use packetproof::{fsutil, Result};
+use packetproof::{fsutil, Format, Result};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -111,8 +111,8 @@ pub struct TestArgs {
     #[arg(long)]
     pub exact: bool,
     /// libtest's formats: one line per trial, one character per trial, or JSON events.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: TestFormat,
+    #[arg(long, value_parser = super::args::formats(FORMATS), default_value = FORMATS[0].name())]
+    pub format: Format,
     /// Also write a JUnit XML report of the trials to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
@@ -125,12 +125,20 @@ pub struct TestArgs {
     pub partition: Option<Partition>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum TestFormat {
-    #[default]
-    Pretty,
-    Terse,
-    Json,
+/// `test --format`: libtest's formats, which libtest-mimic prints (packetproof's
+/// reporters render none of them), the default first.
+pub const FORMATS: &[Format] = &[Format::Pretty, Format::Terse, Format::Json];
+
+/// libtest-mimic's setting for a format of [`FORMATS`].
+fn libtest_format(format: Format) -> Result<FormatSetting> {
+    match format {
+        Format::Pretty => Ok(FormatSetting::Pretty),
+        Format::Terse => Ok(FormatSetting::Terse),
+        Format::Json => Ok(FormatSetting::Json),
+        Format::Text | Format::Junit | Format::Markdown | Format::Html => {
+            Err(packetproof::Error::Internal(format!("test offers no --format {format} (clap refuses it)")))
+        }
+    }
 }
 
 /// Run the trials; 0 when all passed, 101 when one failed (as `cargo test`).
@@ -152,11 +160,7 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         filter: args.filter.clone(),
         list: args.list,
         exact: args.exact,
-        format: Some(match args.format {
-            TestFormat::Pretty => FormatSetting::Pretty,
-            TestFormat::Terse => FormatSetting::Terse,
-            TestFormat::Json => FormatSetting::Json,
-        }),
+        format: Some(libtest_format(args.format)?),
         ..Arguments::default()
     };
     let trials = match args.partition {
@@ -175,7 +179,7 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         relay.finish()?;
     }
     let records = suite.records.snapshot();
-    print::trial_notes(&records, args.format != TestFormat::Json)?;
+    print::trial_notes(&records, args.format != Format::Json)?;
     print::stale(&suite.stale.report("packetproof bless"))?;
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         let xml = junit::to_xml("packetproof", &records, &skipped);

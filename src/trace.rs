@@ -1,13 +1,12 @@
 //! `packetproof trace FILE… --packets PATH…`: production traces held to reviewed
-//! packets. The library ([`packetproof::trace`]) judges each GenAI call as it is read; this
-//! module prints it at once (text, or JSON as a stream of calls), so memory stays flat
-//! in the number of spans. JUnit needs its counts up front: it keeps one small record
-//! per call.
+//! packets. The library ([`packetproof::trace`]) judges each GenAI call as it is read,
+//! and its reporter renders it; this module prints what the reporter returns at once,
+//! so memory stays flat in the number of spans.
 
 use super::print;
-use packetproof::conformance::junit;
-use packetproof::trace::{self, packets::Packets, report, Judged};
-use packetproof::{Config, Result, Status};
+use packetproof::reporter::{Event, Kind, Reporter};
+use packetproof::trace::{self, packets::Packets};
+use packetproof::{Config, Format, Result, Status};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -20,69 +19,20 @@ pub struct TraceArgs {
     #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
     pub packets: Vec<PathBuf>,
     /// `text` (one line per call and a summary), `json` or `junit` (XML).
-    #[arg(long, value_enum, default_value_t)]
-    pub format: TraceFormat,
+    #[arg(long, value_parser = super::args::formats(super::args::TRACE), default_value = super::args::TRACE[0].name())]
+    pub format: Format,
     #[command(flatten)]
     pub suffix: super::args::SuffixArg,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum TraceFormat {
-    #[default]
-    Text,
-    Json,
-    Junit,
-}
-
+/// Each call is reported as it is judged (text and JSON print it at once; JUnit keeps
+/// one small record per call and prints them at the end).
 pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
-    let counts = match args.format {
-        TraceFormat::Text => {
-            let counts = trace::check(&args.files, &packets, config, &mut |j| print::text_bytes(&report::text(j)))?;
-            print::text_bytes(&report::summary(&counts))?;
-            print::text_bytes(&report::skipped_text(packets.skipped()))?;
-            counts
-        }
-        TraceFormat::Json => {
-            let mut first = true;
-            print::bytes(report::json_start().as_bytes())?;
-            let counts = trace::check(&args.files, &packets, config, &mut |j| {
-                let sep = if std::mem::take(&mut first) { "\n  " } else { ",\n  " };
-                print::bytes(format!("{sep}{}", report::json(j)).as_bytes())
-            })?;
-            print::bytes(report::json_end(&counts, packets.skipped()).as_bytes())?;
-            counts
-        }
-        TraceFormat::Junit => {
-            let (mut records, mut skipped) = (Vec::new(), Vec::new());
-            let counts = trace::check(&args.files, &packets, config, &mut |j: &Judged| {
-                let (name, failure) = report::junit_case(j);
-                match j.verdict {
-                    trace::verdict::Verdict::NotJudgeable { .. } => skipped.push(name),
-                    _ => records.push(junit::Record {
-                        name,
-                        time: std::time::Duration::ZERO,
-                        failure,
-                        skipped: None,
-                        notes: Vec::new(),
-                    }),
-                }
-                Ok(())
-            })?;
-            // A rule that did not run on a reviewed packet is a skipped case, with why.
-            for rule in packets.skipped() {
-                let (name, reason) = (rule.check.to_string(), Some(rule.reason.clone()));
-                records.push(junit::Record {
-                    name,
-                    time: std::time::Duration::ZERO,
-                    failure: None,
-                    skipped: reason,
-                    notes: Vec::new(),
-                });
-            }
-            print::bytes(junit::to_xml("packetproof trace", &records, &skipped).as_bytes())?;
-            counts
-        }
-    };
+    let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
+    let counts = trace::check(&args.files, &packets, config, &mut |judged| {
+        print::report(&reporter.report(Event::TraceCall(judged))?)
+    })?;
+    print::report(&reporter.report(Event::TraceEnd { counts: &counts, skipped: packets.skipped() })?)?;
     Ok(Status::from_ok(counts.ok()))
 }

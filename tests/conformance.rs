@@ -59,6 +59,9 @@ fn interop_trial(folder: &Path, path: PathBuf) -> Result<(), Failed> {
     if packetproof::Outcome::all_ok(&outcomes) {
         Ok(())
     } else {
-        Err(packetproof::Outcome::render(&outcomes, packetproof::Format::Text).into())
+        let event = packetproof::reporter::Event::Outcomes(&outcomes);
+        Err(packetproof::reporter::render(packetproof::Format::Text, event)
+            .map_err(|e| Failed::from(e.to_string()))?
+            .into())
     }
 }

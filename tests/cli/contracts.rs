@@ -25,6 +25,37 @@ fn assert_valid(validator: &jsonschema::Validator, document: &Value, what: &str)
     assert!(errors.is_empty(), "{what} breaks its schema:\n{}\n{document:#}", errors.join("\n"));
 }
 
+/// A document packetproof defines: `formatVersion` is its first key, and every key
+/// is camelCase (the values under `before` and `after`, which quote a packet's own
+/// JSON, excepted); its schema pins the rest.
+#[track_caller]
+fn assert_own_document(document: &Value, what: &str) {
+    let first = document.as_object().and_then(|members| members.keys().next());
+    assert_eq!(first.map(String::as_str), Some("formatVersion"), "{what}: formatVersion is not the first key");
+    let mut other_style = Vec::new();
+    keys_not_camel_case(document, &mut other_style);
+    assert!(other_style.is_empty(), "{what}: keys not in camelCase: {other_style:?}");
+}
+
+fn keys_not_camel_case(value: &Value, found: &mut Vec<String>) {
+    let camel =
+        |key: &str| key.starts_with(|c: char| c.is_ascii_lowercase()) && key.chars().all(|c| c.is_ascii_alphanumeric());
+    match value {
+        Value::Object(members) => {
+            for (key, value) in members {
+                if !camel(key) {
+                    found.push(key.clone());
+                }
+                if !matches!(key.as_str(), "before" | "after") {
+                    keys_not_camel_case(value, found);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| keys_not_camel_case(item, found)),
+        _ => {}
+    }
+}
+
 #[track_caller]
 fn json_of(out: &Output, codes: &[i32]) -> Value {
     assert!(codes.contains(&out.code), "{}", out.describe());
@@ -49,9 +80,11 @@ fn report_outputs_match_their_schemas() {
         let doc = json_of(&folder.run_in("suite", &["validate", "--packet", packet, "--format", "json"]), &[code]);
         assert_eq!(doc["formatVersion"], 1);
         assert_valid(&outcomes, &doc, "validate");
+        assert_own_document(&doc, "validate");
     }
     let doc = json_of(&folder.run_in("suite", &["schema", "--check", "--format", "json"]), &[0]);
     assert_valid(&outcomes, &doc, "schema --check");
+    assert_own_document(&doc, "schema --check");
     // wire --check: the body the packet implies holds; one with another model does not.
     let body = folder.run_in("suite", &["wire", "--packet", &good, "--api", "openai-chat"]);
     assert_eq!(body.code, 0, "{}", body.describe());
@@ -62,12 +95,25 @@ fn report_outputs_match_their_schemas() {
         let args = ["wire", "--packet", &good, "--api", "openai-chat", "--check", &captured, "--format", "json"];
         let doc = json_of(&folder.run_in("suite", &args), &[code]);
         assert_valid(&outcomes, &doc, "wire --check");
+        assert_own_document(&doc, "wire --check");
     }
     let verify = schema("verify.schema.json");
     let doc = json_of(&folder.run_in("suite", &["verify", "golden", &broken, "--format", "json"]), &[1]);
     assert_eq!((doc["formatVersion"].clone(), doc["ok"].clone()), (json!(1), json!(false)));
     assert!(doc["results"].as_array().unwrap().iter().any(|r| !r["findings"].as_array().unwrap().is_empty()));
     assert_valid(&verify, &doc, "verify");
+    assert_own_document(&doc, "verify");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        match entry.file_type().unwrap().is_dir() {
+            true => copy_dir(&entry.path(), &to.join(entry.file_name())),
+            false => drop(std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap()),
+        }
+    }
 }
 
 #[track_caller]
@@ -90,11 +136,21 @@ fn release_check_and_evaluation_match_their_schemas() {
     let release = schema("release-check.schema.json");
     let clean = json_of(&folder.run_in("suite", &["release-check", "--format", "json"]), &[0]);
     assert_valid(&release, &clean, "release-check (nothing changed)");
+    assert_own_document(&clean, "release-check");
     let template = suite.join("references/prompts/system.md.j2");
     std::fs::write(&template, std::fs::read_to_string(&template).unwrap() + "\nOne more rule.\n").unwrap();
     let changed = json_of(&folder.run_in("suite", &["release-check", "--format", "json"]), &[1]);
     assert!(!changed["violations"].as_array().unwrap().is_empty() && !changed["groups"].as_array().unwrap().is_empty());
     assert_valid(&release, &changed, "release-check (a template changed)");
+    assert_own_document(&changed, "release-check");
+    // JSON is written as it is: a case named with a bidirectional override is that
+    // name (text escapes it; JSON escaping it again made an invalid `\u{202e}` escape).
+    let odd = "odd\u{202e}case";
+    copy_dir(&suite.join(format!("fixtures/{CASE}")), &suite.join(format!("fixtures/{odd}")));
+    let with_odd = json_of(&folder.run_in("suite", &["release-check", "--format", "json"]), &[1]);
+    assert!(with_odd["cases"].as_array().unwrap().iter().any(|c| c["case"] == odd), "{with_odd:#}");
+    assert_valid(&release, &with_odd, "release-check (a case with a bidirectional override)");
+    std::fs::remove_dir_all(suite.join(format!("fixtures/{odd}"))).unwrap();
     // evaluate --format json prints the run's evaluation.json.
     let packet = suite.join(format!("golden/{CASE}/runtime-packet.json")).display().to_string();
     let prepared = folder.run_in("", &["prepare", "--packet", &packet, "--out-dir", "run"]);
@@ -124,6 +180,7 @@ fn trace_output_matches_its_schema() {
     assert_eq!(verdicts.len(), 4, "every verdict is validated: {verdicts:?}");
     assert!(!doc["skipped"].as_array().unwrap().is_empty(), "{doc:#}");
     assert_valid(&schema, &doc, "trace");
+    assert_own_document(&doc, "trace");
     // The schema refuses what breaks the contract: counts in another key style, no version.
     let mut snake = doc.clone();
     snake["counts"]["not_judgeable"] = json!(0);
@@ -163,6 +220,7 @@ fn the_rule_book_lists_every_check() {
     let doc = json_of(&out, &[0]);
     let checks = schema("checks.schema.json");
     assert_valid(&checks, &doc, "checks");
+    assert_own_document(&doc, "checks");
     let listed: Vec<&str> = doc["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     let declared: Vec<&str> = packetproof::Check::ALL.iter().map(|c| c.name()).collect();
     assert_eq!(listed, declared);

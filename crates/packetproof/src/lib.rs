@@ -8,7 +8,8 @@
 //! reports code nothing uses.
 //!
 //! - leaves: [`error`](Error), [`canonical`] (strict parsing, RFC 8785 bytes),
-//!   `rules` (the rule book: every [`Check`] declared once), [`report`] (findings, outcomes, status), `jsonpath`, `parallel`
+//!   `rules` (the rule book: every [`Check`] declared once), [`report`] (findings, outcomes, status,
+//!   the output formats), `jsonpath`, `parallel`
 //!   (work over every core, results in input order);
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
 //!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
@@ -27,7 +28,8 @@
 //! - applications: [`verify`] (every check on packets and run directories), [`trace`] (production
 //!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), `mutation`
 //!   (the self-test), [`release`] (the release check), [`report_html`] (the HTML reports of
-//!   `test` and `release-check`).
+//!   `test` and `release-check`), [`reporter`] (every event a command reports, in each
+//!   format it offers).
 
 pub mod attest;
 pub mod bless;
@@ -58,6 +60,7 @@ pub mod provider;
 pub mod release;
 pub mod report;
 pub mod report_html;
+pub mod reporter;
 mod rules;
 pub mod run;
 pub mod schema;

@@ -1,9 +1,14 @@
 //! Findings (what a check found wrong), the outcome of checking one target, and
-//! the verdict a command reports. Rendering to text or JSON lives here; writing
-//! it to the terminal is the CLI's job (`print` in the command line's crate).
+//! the verdict a command reports, with the output formats (`format`). Rendering
+//! them is the reporters' job (`crate::reporter`); writing the result to the
+//! terminal is the CLI's (`print` in the command line's crate).
 
-use serde::{Serialize, Serializer};
+mod format;
+
+use serde::Serialize;
 use std::fmt;
+
+pub use format::{Format, JSON_FORMAT_VERSION};
 
 pub(crate) use crate::rules::{Check, PacketCheck, Skipped};
 
@@ -69,14 +74,6 @@ impl fmt::Display for Finding {
     }
 }
 
-/// Output format of every command that prints a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
-    #[default]
-    Text,
-    Json,
-}
-
 /// What a command reports back: the exit status follows from it (0 holds, 1 failed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -95,30 +92,14 @@ impl Status {
     }
 }
 
-/// The version of every `--format json` document packetproof defines (its top-level
-/// `formatVersion`; the schemas in `schemas/` pin it). Raised when a key changes
-/// meaning or disappears; adding a key does not raise it.
-pub const JSON_FORMAT_VERSION: u32 = 1;
-
-/// `body`'s JSON object with `formatVersion` first.
-pub(crate) fn versioned<T: Serialize>(body: &T) -> serde_json::Value {
-    #[derive(Serialize)]
-    struct Versioned<'a, T> {
-        #[serde(rename = "formatVersion")]
-        format_version: u32,
-        #[serde(flatten)]
-        body: &'a T,
-    }
-    serde_json::to_value(Versioned { format_version: JSON_FORMAT_VERSION, body }).expect("a report serializes")
-}
-
 /// Findings shown per check and outcome; the rest are counted in a note.
 pub(crate) const MAX_FINDINGS_PER_CHECK: usize = 100;
 
 /// The result of checking one file or directory. Whether it holds is derived from
 /// its findings, never stored, so adding a finding cannot leave a stale verdict.
 /// `ran` and `skipped` say which rules applied and which could not, with why: a
-/// rule that did not run is never a silent pass.
+/// rule that did not run is never a silent pass. The reporters render it (text
+/// and JSON each in one place: `crate::reporter`).
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub target: String,
@@ -126,33 +107,6 @@ pub struct Outcome {
     pub notes: Vec<String>,
     pub(crate) ran: Vec<Check>,
     pub skipped: Vec<Skipped>,
-}
-
-impl Serialize for Outcome {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Field order is the report format: target, ok, findings, notes (when any),
-        // checks that ran, checks skipped with the reason (when any).
-        #[derive(Serialize)]
-        struct Shown<'a> {
-            target: &'a str,
-            ok: bool,
-            findings: &'a [Finding],
-            #[serde(skip_serializing_if = "<[String]>::is_empty")]
-            notes: &'a [String],
-            checks: &'a [Check],
-            #[serde(skip_serializing_if = "<[Skipped]>::is_empty")]
-            skipped: &'a [Skipped],
-        }
-        Shown {
-            target: &self.target,
-            ok: self.ok(),
-            findings: &self.findings,
-            notes: &self.notes,
-            checks: &self.ran,
-            skipped: &self.skipped,
-        }
-        .serialize(serializer)
-    }
 }
 
 impl Outcome {
@@ -187,22 +141,6 @@ impl Outcome {
         outcomes.iter().all(Outcome::ok)
     }
 
-    pub fn render(outcomes: &[Outcome], format: Format) -> String {
-        let capped: Vec<Outcome> = outcomes.iter().map(Outcome::capped).collect();
-        let outcomes = capped.as_slice();
-        match format {
-            Format::Json => {
-                let doc = serde_json::json!({
-                    "formatVersion": JSON_FORMAT_VERSION,
-                    "ok": Outcome::all_ok(outcomes),
-                    "results": outcomes,
-                });
-                crate::canonical::to_pretty(&doc)
-            }
-            Format::Text => outcomes.iter().map(Outcome::to_text).collect(),
-        }
-    }
-
     /// At most `MAX_FINDINGS_PER_CHECK` findings of each check, and a note
     /// counting the rest, each message and path at most `MAX_MESSAGE_CHARS`:
     /// a hostile input cannot flood the report.
@@ -227,22 +165,6 @@ impl Outcome {
             ));
         }
         Outcome { target: self.target.clone(), findings, notes, ran: self.ran.clone(), skipped: self.skipped.clone() }
-    }
-
-    fn to_text(&self) -> String {
-        let mut text = String::new();
-        let verdict = if self.ok() { "ok" } else { "FAILED" };
-        text.push_str(&format!("{}: {verdict} ({} finding(s))\n", self.target, self.findings.len()));
-        for finding in &self.findings {
-            text.push_str(&format!("  {finding}\n"));
-        }
-        for note in &self.notes {
-            text.push_str(&format!("  note: {note}\n"));
-        }
-        for skipped in &self.skipped {
-            text.push_str(&format!("  {skipped}\n"));
-        }
-        text
     }
 }
 
@@ -353,33 +275,6 @@ pub(crate) fn looks_like_a_key(text: &str) -> bool {
     text.contains("-----BEGIN") || text.contains("PRIVATE KEY")
 }
 
-/// The rule book as `packetproof checks` prints it: every check, what it reads,
-/// what it needs before it can apply, what it proves, and (for a check no fixture can
-/// exercise) the test that proves it can fail.
-pub fn rule_book(format: Format) -> String {
-    let rules: Vec<crate::rules::Rule> = Check::ALL.iter().map(|check| check.rule()).collect();
-    if format == Format::Json {
-        #[derive(Serialize)]
-        struct Book<'a> {
-            checks: &'a [crate::rules::Rule],
-        }
-        return crate::canonical::to_pretty(&versioned(&Book { checks: &rules }));
-    }
-    let mut out = String::new();
-    for rule in &rules {
-        let needs: Vec<String> = rule.needs.iter().map(ToString::to_string).collect();
-        let needs = if needs.is_empty() { "nothing".to_owned() } else { needs.join(", ") };
-        out.push_str(&format!("{}\n  reads: {}\n  needs: {needs}\n  proves: {}\n", rule.name, rule.reads, rule.proves));
-        if let Some(test) = rule.tested_by {
-            out.push_str(&format!("  tested by: {test}\n"));
-        }
-        if let crate::rules::Skip::Never(why) = rule.skip {
-            out.push_str(&format!("  never skipped: {why}\n"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,23 +315,6 @@ mod tests {
         let shown = excerpt(&long);
         assert!(shown.len() < MAX_EXCERPT_CHARS + 60 && shown.ends_with("(9880 more characters)"), "{shown}");
         assert_eq!(excerpt("a\nb\u{202e}"), "\"a\\nb\\u{202e}\"");
-    }
-
-    #[test]
-    fn findings_are_capped_per_check_with_a_note() {
-        let mut findings: Vec<Finding> = (0..MAX_FINDINGS_PER_CHECK + 5)
-            .map(|i| Finding::new(PacketCheck::Contract, JsonPath::root().index(i), "dup"))
-            .collect();
-        findings.push(Finding::new(PacketCheck::Checksum, Location::root(), "kept"));
-        let outcome = Outcome::new("x.json", findings);
-        let text = Outcome::render(std::slice::from_ref(&outcome), Format::Text);
-        assert_eq!(text.matches("[packet::contract]").count(), MAX_FINDINGS_PER_CHECK + 1, "{text}");
-        assert!(text.contains("note: 5 more [packet::contract] finding(s) not listed"), "{text}");
-        assert!(text.contains("[packet::checksum] $: kept") && text.contains("FAILED"));
-        let json = Outcome::render(&[outcome], Format::Json);
-        assert!(
-            json.contains("5 more [packet::contract]") && !json.contains(&format!("$[{}]", MAX_FINDINGS_PER_CHECK))
-        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Release check of prompt changes: compare the working tree with a base git
-//! revision, show which packets change and how (`grouping`, `markdown`), and
-//! enforce the policy (`policy`) that every golden change is explained and
-//! every prompt change is re-blessed.
+//! revision, show which packets change and how (grouped; `render` writes it as
+//! text or Markdown for the reporters), and enforce the policy (`policy`) that
+//! every golden change is explained and every prompt change is re-blessed.
 
 mod policy;
 mod render;
@@ -215,17 +215,6 @@ fn read_json_opt(path: &Path) -> Result<Option<Value>> {
         return Ok(None);
     }
     crate::fsutil::read_json(path, crate::fsutil::DEFAULT_MAX_BYTES).map(Some)
-}
-
-/// How the release report prints: text for a terminal, Markdown for a pull-request comment, JSON for machines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ReportFormat {
-    /// For a terminal.
-    #[default]
-    Text,
-    /// For a pull-request comment.
-    Markdown,
-    Json,
 }
 
 /// The changed files, each classified by what it is to the policy.

@@ -1,21 +1,22 @@
-//! The release report as text (a terminal), Markdown (a pull-request comment) or
-//! JSON. Text and Markdown say the same things in the same order: the verdict,
+//! The release report as text (a terminal) or Markdown (a pull-request comment),
+//! for their reporters (`crate::reporter`). Text and Markdown say the same things in the same order: the verdict,
 //! the base and how it was chosen, the violations, the changed files, the
 //! changed cases (the unchanged ones only counted), then each distinct change.
 //! Every list of case names is printed once: a violation whose cases are exactly
 //! a change's cases refers to that change.
 
-use super::{ChangeKind, ChangedFile, FieldChange, Report, ReportFormat, Violation};
-use crate::canonical;
+use super::{ChangeKind, ChangedFile, FieldChange, Report, Violation};
 use crate::diff::changed_lines;
 
 impl Report {
-    pub fn render(&self, format: ReportFormat) -> String {
-        match format {
-            ReportFormat::Json => canonical::to_pretty(&crate::report::versioned(self)),
-            ReportFormat::Markdown => self.write(true),
-            ReportFormat::Text => self.write(false),
-        }
+    /// For a terminal.
+    pub(crate) fn text(&self) -> String {
+        self.write(false)
+    }
+
+    /// For a pull-request comment.
+    pub(crate) fn markdown(&self) -> String {
+        self.write(true)
     }
 
     fn write(&self, md: bool) -> String {
@@ -204,7 +205,7 @@ fn write_group_markdown(out: &mut String, group: &super::ChangeGroup) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Base, CaseReport, ChangeGroup, Report, ReportFormat, Violation, ViolationKind};
+    use super::super::{Base, CaseReport, ChangeGroup, Report, Violation, ViolationKind};
 
     /// A fixture name and a prompt written to break out of the Markdown: raw HTML (an
     /// external image), backtick runs, a table bar and a fake verdict heading.
@@ -307,7 +308,7 @@ mod tests {
 
     #[test]
     fn nothing_of_a_name_or_a_prompt_renders_outside_code() {
-        let markdown = report().render(ReportFormat::Markdown);
+        let markdown = report().markdown();
         let prose = outside_code(&markdown);
         assert!(!prose.contains("<img") && !prose.contains("attacker"), "{prose}\n---\n{markdown}");
         assert!(!prose.contains("release check: passes"), "{prose}\n---\n{markdown}");

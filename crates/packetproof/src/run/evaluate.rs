@@ -122,18 +122,6 @@ pub(crate) fn evaluate(
     Ok((evaluation, report))
 }
 
-impl Evaluation {
-    /// The text report: a verdict line for `report`, then one line per failure.
-    pub fn render(&self, report: &str) -> String {
-        let verdict = if self.ok { "ok" } else { "FAILED" };
-        let mut text = format!("{report}: {verdict} ({} failure(s))\n", self.failures.len());
-        for failure in &self.failures {
-            text.push_str(&format!("  [{}] {}\n", failure.stage, failure.message));
-        }
-        text
-    }
-}
-
 /// Evaluate `raw` for `run` without writing anything (verify and complete use this
 /// to re-check a stored evaluation). Errors only for unreadable required inputs.
 /// `raw` is the output's bytes and the name to report them under; `pin` a schema

@@ -4,12 +4,12 @@
 //! that are GenAI inference calls are found by the semantic conventions (`genai`);
 //! each call is matched to a reviewed packet by its exact system and user text
 //! ([`packets`]) and judged ([`verdict`]): matched, mismatched, unreviewed or not
-//! judgeable. [`report`] renders a judged call as text, JSON or a JUnit case.
+//! judgeable. Each judged call is handed on as it is read; the reporters
+//! (`crate::reporter`) render it as text, JSON or a JUnit case.
 
 pub(crate) mod genai;
 pub(crate) mod otlp;
 pub mod packets;
-pub mod report;
 pub mod verdict;
 
 use crate::{Config, Result};

@@ -1,0 +1,178 @@
+//! JSON: every document packetproof defines is built here, each with
+//! `formatVersion` first ([`JSON_FORMAT_VERSION`]), camelCase keys and a JSON Schema
+//! in `schemas/` (`tests/cli/contracts.rs` validates real output against it):
+//! outcomes (`validate`, `schema --check`, `wire --check`), `verify`, the rule book
+//! (`checks`), `trace` (streamed: each call written as it is judged) and
+//! `release-check`. `evaluate` prints the run's evaluation.json as it is: the
+//! reference evaluator's document, an interop format whose keys are not ours.
+
+use super::Event;
+use crate::report::JSON_FORMAT_VERSION;
+use crate::rules::Rule;
+use crate::trace::{Counts, Judged};
+use crate::verify::Verification;
+use crate::{canonical, Check, Finding, Outcome, Skipped};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// What a trace document has written so far: its calls follow its opening, each
+/// after a separator, so memory stays flat in the number of spans.
+#[derive(Debug, Default)]
+pub(super) struct Stream {
+    opened: bool,
+}
+
+pub(super) fn render(event: Event<'_>, stream: &mut Stream) -> String {
+    match event {
+        Event::Outcomes(outcomes) => document(&Outcomes { ok: Outcome::all_ok(outcomes), results: outcomes }),
+        Event::Verified { found, .. } => verification(found),
+        Event::RuleBook => {
+            let rules: Vec<Rule> = Check::ALL.iter().map(|check| check.rule()).collect();
+            document(&RuleBook { checks: &rules })
+        }
+        Event::Evaluated { evaluation, .. } => canonical::to_pretty(&evaluation.document),
+        Event::TraceCall(judged) => {
+            let separator = if stream.opened { ",\n  " } else { "\n  " };
+            format!("{}{separator}{}", stream.open(), trace_call(judged))
+        }
+        Event::TraceEnd { counts, skipped } => format!("{}{}", stream.open(), trace_end(counts, skipped)),
+        Event::Release(report) => document(report),
+    }
+}
+
+/// `body`'s members after `"formatVersion"`, pretty-printed.
+fn document<T: Serialize>(body: &T) -> String {
+    #[derive(Serialize)]
+    struct Versioned<'a, T> {
+        #[serde(rename = "formatVersion")]
+        format_version: u32,
+        #[serde(flatten)]
+        body: &'a T,
+    }
+    let versioned = Versioned { format_version: JSON_FORMAT_VERSION, body };
+    canonical::to_pretty(&serde_json::to_value(versioned).expect("a report serializes"))
+}
+
+/// `validate`, `schema --check`, `wire --check` (schemas/outcomes.schema.json).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Outcomes<'a> {
+    ok: bool,
+    results: &'a [Outcome],
+}
+
+/// One outcome (the `outcome` of schemas/outcomes.schema.json and verify.schema.json):
+/// target, ok, findings, notes (when any), the checks that ran, the checks skipped
+/// with the reason (when any). The one JSON rendering of an outcome.
+impl Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Members<'a> {
+            target: &'a str,
+            ok: bool,
+            findings: &'a [Finding],
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            notes: &'a [String],
+            checks: &'a [Check],
+            #[serde(skip_serializing_if = "<[Skipped]>::is_empty")]
+            skipped: &'a [Skipped],
+        }
+        Members {
+            target: &self.target,
+            ok: self.ok(),
+            findings: &self.findings,
+            notes: &self.notes,
+            checks: &self.ran,
+            skipped: &self.skipped,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// `verify` (schemas/verify.schema.json): the counts, the checks that ran, each
+/// check skipped somewhere with the reason, every result.
+fn verification(found: &Verification) -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Verified<'a> {
+        ok: bool,
+        checked: usize,
+        hold: usize,
+        failed: usize,
+        checks: &'a [Check],
+        skipped: &'a [Skipped],
+        results: &'a [Outcome],
+    }
+    let (hold, failed) = found.counts();
+    document(&Verified {
+        ok: failed == 0,
+        checked: found.outcomes.len(),
+        hold,
+        failed,
+        checks: &found.checks,
+        skipped: &found.skipped,
+        results: &found.outcomes,
+    })
+}
+
+/// `checks` (schemas/checks.schema.json).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleBook<'a> {
+    checks: &'a [Rule],
+}
+
+impl Stream {
+    /// The opening of the trace document, the first time only.
+    fn open(&mut self) -> String {
+        match std::mem::replace(&mut self.opened, true) {
+            true => String::new(),
+            false => format!("{{\"formatVersion\": {JSON_FORMAT_VERSION}, \"calls\": ["),
+        }
+    }
+}
+
+/// One traced call (schemas/trace.schema.json): where it was read, what the span
+/// says, the verdict, on one line.
+fn trace_call(judged: &Judged) -> Value {
+    let call = &judged.call;
+    let mut value = json!({
+        "file": judged.file,
+        "line": judged.line,
+        "span": bounded_text(&call.span),
+        "scope": bounded_text(&call.scope),
+        "traceId": bounded_text(&call.trace_id),
+        "spanId": bounded_text(&call.span_id),
+        "model": call.model,
+        "maxTokens": call.max_tokens,
+    });
+    if let (Value::Object(map), Ok(Value::Object(verdict))) = (&mut value, serde_json::to_value(&judged.verdict)) {
+        map.extend(verdict);
+        if !judged.notes.is_empty() {
+            map.insert("notes".into(), json!(judged.notes));
+        }
+    }
+    value
+}
+
+/// A string from the trace in JSON: JSON escapes it, but a 5 MB span name is still
+/// not repeated whole (nor key material shown).
+fn bounded_text(text: &str) -> String {
+    match crate::report::looks_like_a_key(text) || text.chars().nth(crate::report::MAX_EXCERPT_CHARS).is_some() {
+        true => crate::report::one_line(text),
+        false => text.to_owned(),
+    }
+}
+
+/// The rest of the trace document: the counts, the rules that did not run on a
+/// reviewed packet (with why), and the verdict.
+fn trace_end(counts: &Counts, skipped: &[Skipped]) -> String {
+    let show = |value: serde_json::Result<String>| value.unwrap_or_else(|_| "null".into());
+    format!(
+        "\n], \"counts\": {}, \"skipped\": {}, \"ok\": {}}}\n",
+        show(serde_json::to_string(counts)),
+        show(serde_json::to_string(skipped)),
+        counts.ok()
+    )
+}

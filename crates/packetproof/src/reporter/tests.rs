@@ -1,0 +1,137 @@
+use super::*;
+use crate::release::{Base, Report};
+use crate::trace::genai::{Call, Content};
+use crate::trace::verdict::Verdict;
+use crate::{Finding, JsonPath, Location, PacketCheck};
+
+/// One event of each kind (trace: a call and the end), built from minimal data.
+struct Samples {
+    outcomes: Vec<Outcome>,
+    found: Verification,
+    evaluation: Evaluation,
+    judged: Judged,
+    counts: Counts,
+    release: Report,
+}
+
+impl Samples {
+    fn new() -> Samples {
+        let failing = Outcome::new("p.json", vec![Finding::new(PacketCheck::Checksum, Location::root(), "differs")]);
+        let call = Call {
+            span: "chat".into(),
+            scope: "scope".into(),
+            trace_id: "t".into(),
+            span_id: "s".into(),
+            model: None,
+            max_tokens: None,
+            content: Content::Missing,
+        };
+        Samples {
+            outcomes: vec![failing.clone()],
+            found: Verification { outcomes: vec![failing], checks: vec![], skipped: vec![] },
+            evaluation: Evaluation { ok: true, failures: vec![], document: serde_json::json!({"ok": true}) },
+            judged: Judged {
+                file: "t.jsonl".into(),
+                line: 1,
+                call,
+                verdict: Verdict::Unreviewed { reason: "no packet".into() },
+                notes: vec![],
+            },
+            counts: Counts::default(),
+            release: Report {
+                base: Base { commit: "0".repeat(40), chosen_by: "--base HEAD".into(), is_head: true },
+                ok: true,
+                changed_files: vec![],
+                cases: vec![],
+                unchanged_cases: 0,
+                groups: vec![],
+                violations: vec![],
+            },
+        }
+    }
+
+    /// Every event of `kind`, in the order a command reports them.
+    fn events(&self, kind: Kind) -> Vec<Event<'_>> {
+        match kind {
+            Kind::Outcomes => vec![Event::Outcomes(&self.outcomes)],
+            Kind::Verification => vec![Event::Verified { found: &self.found, verbose: true }],
+            Kind::RuleBook => vec![Event::RuleBook],
+            Kind::Evaluation => {
+                vec![Event::Evaluated { evaluation: &self.evaluation, report: Path::new("e.json"), skipped: &[] }]
+            }
+            Kind::Trace => vec![Event::TraceCall(&self.judged), Event::TraceEnd { counts: &self.counts, skipped: &[] }],
+            Kind::Release => vec![Event::Release(&self.release)],
+        }
+    }
+}
+
+/// A format a kind offers renders every event of that kind, and a format it does
+/// not offer renders none: `Kind::formats` and the format modules agree both ways.
+/// (A new `Format` or `Event` does not compile until every match names it; this
+/// catches an arm that answers "not offered" for a format a command lists, and the
+/// reverse.)
+#[test]
+fn each_kind_renders_in_exactly_the_formats_it_offers() {
+    let samples = Samples::new();
+    for kind in Kind::ALL {
+        for format in Format::ALL {
+            let rendered: Result<Vec<String>> = State::of(*format, false)
+                .and_then(|mut state| samples.events(*kind).into_iter().map(|e| state.render(e)).collect());
+            let offered = kind.formats().contains(format);
+            assert_eq!(rendered.is_ok(), offered, "{kind:?} in {format}: {rendered:?}");
+            if offered {
+                assert!(!rendered.unwrap().concat().is_empty(), "{kind:?} in {format} printed nothing");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_reporter_refuses_a_format_its_kind_does_not_offer() {
+    let refused = Reporter::new(Format::Html, Kind::Outcomes, false).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "usage: --format html is not offered by validate, schema --check and wire --check (offered: text, json)"
+    );
+    assert!(Reporter::new(Format::Pretty, Kind::Trace, false).is_err());
+    let samples = Samples::new();
+    let mut trace = Reporter::new(Format::Json, Kind::Trace, false).unwrap();
+    assert!(trace.report(Event::Outcomes(&samples.outcomes)).unwrap_err().to_string().contains("internal error"));
+}
+
+#[test]
+fn text_is_coloured_only_when_asked() {
+    let samples = Samples::new();
+    let mut plain = Reporter::new(Format::Text, Kind::Verification, false).unwrap();
+    let mut coloured = Reporter::new(Format::Text, Kind::Verification, true).unwrap();
+    let event = Event::Verified { found: &samples.found, verbose: true };
+    let (plain, coloured) = (plain.report(event).unwrap(), coloured.report(event).unwrap());
+    assert_eq!(plain, "p.json: FAILED (1 finding(s))\n  [packet::checksum] $: differs\n1 checked: 0 hold, 1 failed\n");
+    assert!(coloured.contains("\u{1b}[") && !plain.contains('\u{1b}'), "{coloured:?}");
+}
+
+#[test]
+fn findings_are_capped_per_check_with_a_note() {
+    let mut findings: Vec<Finding> = (0..crate::report::MAX_FINDINGS_PER_CHECK + 5)
+        .map(|i| Finding::new(PacketCheck::Contract, JsonPath::root().index(i), "dup"))
+        .collect();
+    findings.push(Finding::new(PacketCheck::Checksum, Location::root(), "kept"));
+    let outcome = Outcome::new("x.json", findings);
+    let text = render(Format::Text, Event::Outcomes(std::slice::from_ref(&outcome))).unwrap();
+    assert_eq!(text.matches("[packet::contract]").count(), crate::report::MAX_FINDINGS_PER_CHECK + 1, "{text}");
+    assert!(text.contains("note: 5 more [packet::contract] finding(s) not listed"), "{text}");
+    assert!(text.contains("[packet::checksum] $: kept") && text.contains("FAILED"));
+    let json = render(Format::Json, Event::Outcomes(&[outcome])).unwrap();
+    let shown = format!("$[{}]", crate::report::MAX_FINDINGS_PER_CHECK);
+    assert!(json.contains("5 more [packet::contract]") && !json.contains(&shown));
+}
+
+#[test]
+fn a_hostile_name_is_escaped_in_text_and_exact_in_json() {
+    let outcome = Outcome::new("a\u{1b}[2J\u{202e}.json", vec![]);
+    let text = render(Format::Text, Event::Outcomes(std::slice::from_ref(&outcome))).unwrap();
+    assert_eq!(text, "a\\u{1b}[2J\\u{202e}.json: ok (0 finding(s))\n");
+    let json = render(Format::Json, Event::Outcomes(&[outcome])).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(parsed["results"][0]["target"], "a\u{1b}[2J\u{202e}.json");
+}

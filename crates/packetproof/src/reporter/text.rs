@@ -1,0 +1,158 @@
+//! Text, for a terminal: every event as lines. Each part that comes from input (a
+//! target, a finding, a note, a reason, a span name) has its control characters
+//! escaped here, so a hostile name cannot drive the terminal; colours are ANSI
+//! styles, present only when the reporter was asked for them.
+
+use super::Event;
+use crate::report::{escape_controls, escape_name, one_line};
+use crate::run::evaluate::Evaluation;
+use crate::trace::verdict::Verdict;
+use crate::trace::{Counts, Judged};
+use crate::verify::Verification;
+use crate::{Check, Outcome, Skipped};
+use anstyle::{AnsiColor, Color, Style};
+use std::path::Path;
+
+/// The styles of a text report: colours on a terminal, none (empty strings) elsewhere.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Paint {
+    failed: Style,
+    holds: Style,
+    dim: Style,
+}
+
+impl Paint {
+    pub(super) fn new(color: bool) -> Paint {
+        match color {
+            true => Paint {
+                failed: Style::new().fg_color(Some(Color::Ansi(AnsiColor::Red))).bold(),
+                holds: Style::new().fg_color(Some(Color::Ansi(AnsiColor::Green))),
+                dim: Style::new().dimmed(),
+            },
+            false => Paint { failed: Style::new(), holds: Style::new(), dim: Style::new() },
+        }
+    }
+
+    /// The verdict's style: green when it holds, bold red when it failed.
+    fn verdict(self, ok: bool) -> Style {
+        if ok {
+            self.holds
+        } else {
+            self.failed
+        }
+    }
+}
+
+pub(super) fn render(event: Event<'_>, paint: Paint) -> String {
+    match event {
+        Event::Outcomes(outcomes) => outcomes.iter().map(|o| outcome(o, paint)).collect(),
+        Event::Verified { found, verbose } => verification(found, verbose, paint),
+        Event::RuleBook => escape_controls(&rule_book()).into_owned(),
+        Event::Evaluated { evaluation, report, skipped: not_run } => {
+            evaluated(evaluation, report, paint) + &skipped(not_run, "  ", paint)
+        }
+        Event::TraceCall(judged) => escape_controls(&trace_call(judged)).into_owned(),
+        Event::TraceEnd { counts, skipped: not_run } => {
+            escape_controls(&trace_summary(counts)).into_owned() + &skipped(not_run, "", paint)
+        }
+        Event::Release(report) => escape_controls(&report.text()).into_owned(),
+    }
+}
+
+/// An outcome: `target: ok|FAILED (n finding(s))`, then its findings, notes and the
+/// checks that did not apply, indented. The one text rendering of an outcome.
+fn outcome(outcome: &Outcome, paint: Paint) -> String {
+    let (style, dim) = (paint.verdict(outcome.ok()), paint.dim);
+    let verdict = if outcome.ok() { "ok" } else { "FAILED" };
+    let target = escape_controls(&outcome.target);
+    let mut text = format!("{target}: {style}{verdict}{style:#} ({} finding(s))\n", outcome.findings.len());
+    for finding in &outcome.findings {
+        text.push_str(&format!("  {}\n", escape_controls(&finding.to_string())));
+    }
+    for note in &outcome.notes {
+        text.push_str(&format!("  {dim}note: {}{dim:#}\n", escape_controls(note)));
+    }
+    text + &skipped(&outcome.skipped, "  ", paint)
+}
+
+/// `[check] not applicable: why`, one line each.
+pub(super) fn skipped(skipped: &[Skipped], indent: &str, paint: Paint) -> String {
+    let dim = paint.dim;
+    skipped.iter().map(|s| format!("{indent}{dim}{}{dim:#}\n", escape_controls(&s.to_string()))).collect()
+}
+
+/// `verify`: the failures (every target when `verbose`), each check that could not
+/// apply somewhere (once per reason), then `N checked: H hold, F failed`.
+fn verification(found: &Verification, verbose: bool, paint: Paint) -> String {
+    let (hold, failed) = found.counts();
+    let mut text: String = found.outcomes.iter().filter(|o| verbose || !o.ok()).map(|o| outcome(o, paint)).collect();
+    text.push_str(&skipped(&found.skipped, "", paint));
+    let summary = paint.verdict(failed == 0);
+    text.push_str(&format!("{summary}{} checked: {hold} hold, {failed} failed{summary:#}\n", found.outcomes.len()));
+    text
+}
+
+/// The rule book: every check, what it reads, what it needs before it can apply,
+/// what it proves, and (for a check no fixture can exercise) the test that proves it
+/// can fail.
+fn rule_book() -> String {
+    let mut out = String::new();
+    for rule in Check::ALL.iter().map(|check| check.rule()) {
+        let needs: Vec<String> = rule.needs.iter().map(ToString::to_string).collect();
+        let needs = if needs.is_empty() { "nothing".to_owned() } else { needs.join(", ") };
+        out.push_str(&format!("{}\n  reads: {}\n  needs: {needs}\n  proves: {}\n", rule.name, rule.reads, rule.proves));
+        if let Some(test) = rule.tested_by {
+            out.push_str(&format!("  tested by: {test}\n"));
+        }
+        if let crate::rules::Skip::Never(why) = rule.skip {
+            out.push_str(&format!("  never skipped: {why}\n"));
+        }
+    }
+    out
+}
+
+/// `evaluate`: a verdict line for the evaluation written to `report`, then one line per failure.
+fn evaluated(evaluation: &Evaluation, report: &Path, paint: Paint) -> String {
+    let style = paint.verdict(evaluation.ok);
+    let verdict = if evaluation.ok { "ok" } else { "FAILED" };
+    let report = escape_controls(&report.display().to_string()).into_owned();
+    let mut text = format!("{report}: {style}{verdict}{style:#} ({} failure(s))\n", evaluation.failures.len());
+    for failure in &evaluation.failures {
+        text.push_str(&format!("  [{}] {}\n", failure.stage, escape_controls(&failure.message)));
+    }
+    text
+}
+
+/// A traced call: `file:line span-name [span id]: verdict (detail)`, then its notes.
+/// What the trace file says is quoted one line each, bounded (`report::one_line`), so
+/// a span name cannot fake a verdict or summary line.
+pub(super) fn trace_call(judged: &Judged) -> String {
+    let detail = match &judged.verdict {
+        Verdict::Matched { packet } => format!("packet {}", one_line(packet)),
+        Verdict::Mismatched { packet, differences } => {
+            let differences: Vec<String> = differences.iter().map(|d| one_line(d)).collect();
+            format!("packet {}: {}", one_line(packet), differences.join("; "))
+        }
+        // A reason is ours, but may quote the trace: one line, bounded per quote.
+        Verdict::Unreviewed { reason } | Verdict::NotJudgeable { reason } => escape_name(reason).into_owned(),
+    };
+    let mut out = format!("{}: {} ({detail})\n", trace_call_name(judged), judged.verdict.name());
+    for note in &judged.notes {
+        out.push_str(&format!("  note: {}\n", escape_name(note)));
+    }
+    out
+}
+
+/// Where a traced call was read and which span it is: `file:line span-name [span id]`.
+pub(super) fn trace_call_name(judged: &Judged) -> String {
+    let call = &judged.call;
+    format!("{}:{} {} [span {}]", one_line(&judged.file), judged.line, one_line(&call.span), one_line(&call.span_id))
+}
+
+/// The summary line of a trace.
+fn trace_summary(counts: &Counts) -> String {
+    format!(
+        "{} spans read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable\n",
+        counts.spans, counts.calls, counts.matched, counts.mismatched, counts.unreviewed, counts.not_judgeable
+    )
+}
