@@ -4,8 +4,9 @@
 
 use super::{print, Cli};
 use libtest_mimic::{Arguments, FormatSetting, Trial};
+use packetproof::conformance;
+use packetproof::conformance::junit::{self, Records};
 use packetproof::conformance::partition::Partition;
-use packetproof::conformance::{self, junit};
 use packetproof::{fsutil, Format, Result};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -28,6 +29,9 @@ fn color() -> libtest_mimic::ColorSetting {
 /// through /proc/self/fd), and a thread copies the pipe to stdout as it comes:
 /// a failed write stops the copying, never the trials (the rest is read and
 /// dropped, so the printer never blocks), and is reported once they are done.
+/// The copy is also where libtest-mimic's JSON `ignored` events get the reason it
+/// leaves out: the `message` libtest gives an ignored test, from the trial's record
+/// (written before the printer prints the event).
 #[cfg(target_os = "linux")]
 struct Relay {
     write_end: std::os::fd::OwnedFd,
@@ -37,9 +41,9 @@ struct Relay {
 #[cfg(target_os = "linux")]
 impl Relay {
     /// `None` when no pipe can be made: libtest-mimic then writes to stdout itself.
-    fn start() -> Option<Relay> {
+    fn start(reasons: Option<Records>) -> Option<Relay> {
         let (read_end, write_end) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
-        let copier = std::thread::spawn(move || copy_to_stdout(std::fs::File::from(read_end)));
+        let copier = std::thread::spawn(move || copy_to_stdout(std::fs::File::from(read_end), reasons));
         let relay = Relay { write_end, copier };
         // Without /proc the printer could not open the path (and would panic): it writes to stdout itself.
         std::path::Path::new(&relay.path()).exists().then_some(relay)
@@ -63,22 +67,62 @@ impl Relay {
 }
 
 #[cfg(target_os = "linux")]
-fn copy_to_stdout(mut pipe: std::fs::File) -> Option<std::io::Error> {
+fn copy_to_stdout(mut pipe: std::fs::File, reasons: Option<Records>) -> Option<std::io::Error> {
     use std::io::{Read, Write};
     let mut failed = None;
     let mut buffer = [0u8; 8192];
+    // With `reasons` (JSON events), whole lines only: an event is rewritten whole.
+    let mut pending = Vec::new();
     loop {
         let n = match pipe.read(&mut buffer) {
-            Ok(0) => return failed,
+            Ok(0) => {
+                let mut stdout = std::io::stdout().lock();
+                let rest = stdout.write_all(&pending).and_then(|()| stdout.flush()).err();
+                return failed.or(rest.filter(|_| !pending.is_empty()));
+            }
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return failed.or(Some(e)),
         };
+        let out = match &reasons {
+            None => buffer[..n].to_vec(),
+            Some(records) => {
+                pending.extend_from_slice(&buffer[..n]);
+                let Some(end) = pending.iter().rposition(|b| *b == b'\n') else { continue };
+                let lines: Vec<u8> = pending.drain(..=end).collect();
+                with_reasons(&lines, records)
+            }
+        };
         if failed.is_none() {
             let mut stdout = std::io::stdout().lock();
-            failed = stdout.write_all(&buffer[..n]).and_then(|()| stdout.flush()).err();
+            failed = stdout.write_all(&out).and_then(|()| stdout.flush()).err();
         }
     }
+}
+
+/// `lines` of libtest JSON events, each `ignored` event given its trial's reason as
+/// `message` (libtest's own key for an ignored test's reason).
+#[cfg(target_os = "linux")]
+fn with_reasons(lines: &[u8], records: &Records) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines.split_inclusive(|b| *b == b'\n') {
+        let event: Option<serde_json::Value> = serde_json::from_slice(line).ok();
+        let ignored =
+            event.as_ref().filter(|e| e["type"] == "test" && e["event"] == "ignored" && e.get("message").is_none());
+        let reason = ignored.and_then(|e| records.skipped_reason(e["name"].as_str()?));
+        match (ignored, reason) {
+            (Some(event), Some(reason)) => {
+                let name = serde_json::to_string(&event["name"]).unwrap_or_default();
+                let message = serde_json::to_string(&reason).unwrap_or_default();
+                let line = format!(
+                    "{{ \"type\": \"test\", \"name\": {name}, \"event\": \"ignored\", \"message\": {message} }}\n"
+                );
+                out.extend_from_slice(line.as_bytes());
+            }
+            _ => out.extend_from_slice(line),
+        }
+    }
+    out
 }
 
 /// Elsewhere libtest-mimic writes to stdout itself.
@@ -87,7 +131,7 @@ struct Relay;
 
 #[cfg(not(target_os = "linux"))]
 impl Relay {
-    fn start() -> Option<Relay> {
+    fn start(_reasons: Option<Records>) -> Option<Relay> {
         None
     }
     fn path(&self) -> String {
@@ -172,7 +216,8 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         .filter(|t| !arguments.is_filtered_out(t) && arguments.is_ignored(t))
         .map(|t| t.name().to_owned())
         .collect();
-    let relay = Relay::start();
+    let reasons = (args.format == Format::Json).then(|| suite.records.clone());
+    let relay = Relay::start(reasons);
     let arguments = Arguments { logfile: relay.as_ref().map(Relay::path), color: Some(color()), ..arguments };
     let conclusion = libtest_mimic::run(&arguments, trials);
     if let Some(relay) = relay {

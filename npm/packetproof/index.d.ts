@@ -92,7 +92,9 @@ export type TestEvent =
       filtered_out: number;
       exec_time: number;
     }
-  | { type: 'test'; event: 'started' | 'ok' | 'ignored'; name: string }
+  | { type: 'test'; event: 'started' | 'ok'; name: string }
+  /** An ignored trial says why (libtest's `message`). */
+  | { type: 'test'; event: 'ignored'; name: string; message: string }
   | { type: 'test'; event: 'failed'; name: string; stdout: string };
 
 export interface TestResult {

@@ -205,6 +205,10 @@ fn test_events_match_their_schema() {
             let event: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
             assert_valid(&events, &event, "a test event");
             seen.push(format!("{}:{}", event["type"].as_str().unwrap(), event["event"].as_str().unwrap()));
+            // No trial is ignored without its reason (libtest's `message`).
+            if event["type"] == "test" && event["event"] == "ignored" {
+                assert!(event["message"].as_str().is_some_and(|m| !m.is_empty()), "{line}");
+            }
         }
     }
     for kind in ["suite:started", "test:started", "test:ok", "test:ignored", "test:failed", "suite:ok", "suite:failed"]

@@ -72,6 +72,12 @@ impl Records {
     }
 
     /// The records so far, in trial-name order.
+    /// Why the trial named `name` was ignored as it ran, once it has.
+    pub fn skipped_reason(&self, name: &str) -> Option<String> {
+        let records = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        records.iter().find(|r| r.name == name).and_then(|r| r.skipped.clone())
+    }
+
     pub fn snapshot(&self) -> Vec<Record> {
         let mut records = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         records.sort_by(|a, b| a.name.cmp(&b.name));

@@ -167,7 +167,8 @@ impl<'a> Subject<'a> {
             Need::RunFile(name) => Err(format!("the fixture's run/ has no {name}")),
             Need::TrustedKey if !self.keys.is_empty() || self.has_run_file(run::attestation::FILE) => Ok(()),
             Need::TrustedKey => {
-                Err(format!("the run has no {} and no --trusted-key requires one", run::attestation::FILE))
+                let holder = if self.run.is_some() { "the run" } else { "the fixture's run/" };
+                Err(format!("{holder} has no {} and no --trusted-key requires one", run::attestation::FILE))
             }
             Need::Suite if config.is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
