@@ -380,14 +380,14 @@ impl serde_json::ser::Formatter for JsPretty<'_> {
 
     fn write_u64<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, value: u64) -> std::io::Result<()> {
         match value <= SAFE {
-            true => writer.write_all(value.to_string().as_bytes()),
+            true => write!(writer, "{value}"),
             false => Self::js(writer, value as f64),
         }
     }
 
     fn write_i64<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, value: i64) -> std::io::Result<()> {
         match value.unsigned_abs() <= SAFE {
-            true => writer.write_all(value.to_string().as_bytes()),
+            true => write!(writer, "{value}"),
             false => Self::js(writer, value as f64),
         }
     }

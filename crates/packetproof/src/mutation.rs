@@ -96,26 +96,33 @@ pub(crate) fn self_test_case(
 /// branch-isolation mutation, and the exporter run once per case.
 struct Catchers<'a> {
     case: &'a Case,
-    golden: &'a Map<String, Value>,
     config: &'a Config,
     isolation: check::Isolation,
     /// What the request makes now, made once per case (an exporter is a process).
     /// A failure is not kept: it ends the self-test of the case, unchanged.
     produced: Option<Value>,
+    /// The packet rules the engine applies to the golden packet, decided once per
+    /// case (every mutation asks, and deciding hashes the suite's templates).
+    applies: Vec<PacketCheck>,
 }
 
 impl<'a> Catchers<'a> {
     fn new(case: &'a Case, golden: &'a Map<String, Value>, config: &'a Config) -> Self {
         let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
-        Catchers { case, golden, config, isolation, produced: None }
+        let value = Value::Object(golden.clone());
+        let at = Subject::packet(&value, Some(Origin::Case(case)));
+        let applies = PacketCheck::ALL
+            .iter()
+            .copied()
+            .filter(|check| crate::judge::decide((*check).into(), &at, config, Step::Test).is_ok())
+            .collect();
+        Catchers { case, config, isolation, produced: None, applies }
     }
 
     /// The check that must catch damage meant for `check`: itself when it applies
     /// to the golden packet (as the engine decides), else `packet::regenerates`.
     fn expected(&self, check: PacketCheck) -> Option<PacketCheck> {
-        let golden = Value::Object(self.golden.clone());
-        let at = Subject::packet(&golden, Some(Origin::Case(self.case)));
-        let applies = |check: PacketCheck| crate::judge::decide(check.into(), &at, self.config, Step::Test).is_ok();
+        let applies = |check: PacketCheck| self.applies.contains(&check);
         match (applies(check), applies(PacketCheck::Regenerates)) {
             (true, _) => Some(check),
             (false, true) => Some(PacketCheck::Regenerates),

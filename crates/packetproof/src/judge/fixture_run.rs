@@ -3,7 +3,7 @@
 //! records, each step judged by the engine as the gate asks. The run checks and
 //! the mutation self-test run on what this builds.
 
-use super::{dispatch, packet as judged_packet, run_dir, Step, Subject};
+use super::{dispatch, packet as judged_packet, run_dir_memo, Memo, Step, Subject};
 use crate::check::Checked;
 use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
 use crate::corpus::{Case, PACKET_FILE};
@@ -132,16 +132,20 @@ fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) ->
 }
 
 fn evaluate(config: &Config, dir: &Path) -> Result<run::evaluate::Evaluation> {
-    let gate = |dir: &Path, given: Option<&Value>| run_dir(dir, given, &[], config, Step::Evaluate).findings;
-    let packet_rules = |value: &Value| judged_packet(value, None, config, Step::Evaluate).findings;
+    let memo = Memo::default();
+    let gate =
+        |dir: &Path, given: Option<&Value>| run_dir_memo(dir, given, &[], config, Step::Evaluate, Some(&memo)).findings;
+    let packet_rules = |value: &Value| memo.packet(value, config, Step::Evaluate).findings;
     let request = run::EvaluateRequest::for_run(dir.to_path_buf());
     Ok(run::evaluate::evaluate(config, &request, &gate, &packet_rules)?.0)
 }
 
 /// `complete` as the gate runs it (`crate::judge::complete` without the report).
 pub(crate) fn complete(config: &Config, args: &run::CompleteRequest) -> Result<(PathBuf, PathBuf)> {
-    let gate = |dir: &Path, given: Option<&Value>| run_dir(dir, given, &[], config, Step::Complete).findings;
-    let packet_rules = |value: &Value| judged_packet(value, None, config, Step::Complete).findings;
+    let memo = Memo::default();
+    let gate =
+        |dir: &Path, given: Option<&Value>| run_dir_memo(dir, given, &[], config, Step::Complete, Some(&memo)).findings;
+    let packet_rules = |value: &Value| memo.packet(value, config, Step::Complete).findings;
     run::complete::complete(config, args, &gate, &packet_rules)
 }
 

@@ -2,7 +2,7 @@
 //! `wire`. Each asks the engine before it writes or compares, and hands back the
 //! rules that did not run, with why, for its report.
 
-use super::{packet, packet_file, run_dir, Origin, Step};
+use super::{packet, packet_file, run_dir, run_dir_memo, Memo, Origin, Step};
 use crate::{compile, run, Config, Error, Result, Skipped};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -32,20 +32,22 @@ pub fn prepare(config: &Config, packet_file_path: &Path, out_dir: &Path) -> Resu
 
 /// `evaluate`, refusing a run that fails a rule due before evaluation.
 pub fn evaluate(config: &Config, args: &run::EvaluateRequest) -> Result<Judged<(run::evaluate::Evaluation, PathBuf)>> {
-    let skipped = RefCell::new(Vec::new());
-    let gate =
-        |dir: &Path, given: Option<&Value>| keep_skips(run_dir(dir, given, &[], config, Step::Evaluate), &skipped);
-    let packet_rules = |value: &Value| packet(value, None, config, Step::Evaluate).findings;
+    let (skipped, memo) = (RefCell::new(Vec::new()), Memo::default());
+    let gate = |dir: &Path, given: Option<&Value>| {
+        keep_skips(run_dir_memo(dir, given, &[], config, Step::Evaluate, Some(&memo)), &skipped)
+    };
+    let packet_rules = |value: &Value| memo.packet(value, config, Step::Evaluate).findings;
     let value = run::evaluate::evaluate(config, args, &gate, &packet_rules)?;
     Ok(Judged { value, skipped: skipped.into_inner() })
 }
 
 /// `complete`, refusing a run that fails a rule due before completion.
 pub fn complete(config: &Config, args: &run::CompleteRequest) -> Result<Judged<(PathBuf, PathBuf)>> {
-    let skipped = RefCell::new(Vec::new());
-    let gate =
-        |dir: &Path, given: Option<&Value>| keep_skips(run_dir(dir, given, &[], config, Step::Complete), &skipped);
-    let packet_rules = |value: &Value| packet(value, None, config, Step::Complete).findings;
+    let (skipped, memo) = (RefCell::new(Vec::new()), Memo::default());
+    let gate = |dir: &Path, given: Option<&Value>| {
+        keep_skips(run_dir_memo(dir, given, &[], config, Step::Complete, Some(&memo)), &skipped)
+    };
+    let packet_rules = |value: &Value| memo.packet(value, config, Step::Complete).findings;
     let value = run::complete::complete(config, args, &gate, &packet_rules)?;
     Ok(Judged { value, skipped: skipped.into_inner() })
 }

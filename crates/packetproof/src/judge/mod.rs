@@ -121,6 +121,27 @@ pub(crate) struct Subject<'a> {
     pub(crate) fixture: Option<&'a Case>,
     pub(crate) keys: &'a [ed25519_dalek::VerifyingKey],
     pub(crate) corpus: bool,
+    /// Packets one step has judged already (see [`Memo`]).
+    pub(crate) memo: Option<&'a Memo>,
+}
+
+/// The packet rules' outcome on each packet one step has judged: a step judges the
+/// run's packet in its gate and again in the evaluation's packet stage (the same
+/// packet, the same settings, the same step), so the second asks here. Made per
+/// step invocation and dropped with it: the settings cannot change under it.
+#[derive(Default)]
+pub(crate) struct Memo(std::cell::RefCell<Vec<(Value, Outcome)>>);
+
+impl Memo {
+    /// Every rule on `value` (no request), judged once per distinct packet.
+    pub(crate) fn packet(&self, value: &Value, config: &Config, step: Step) -> Outcome {
+        if let Some((_, outcome)) = self.0.borrow().iter().find(|(seen, _)| seen == value) {
+            return outcome.clone();
+        }
+        let outcome = packet(value, None, config, step);
+        self.0.borrow_mut().push((value.clone(), outcome.clone()));
+        outcome
+    }
 }
 
 impl<'a> Subject<'a> {
@@ -245,17 +266,19 @@ pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Config, step: 
         }
     }
     if let Some(dir) = at.run {
-        rebuilt_packet(outcome, dir, at.given, config, step);
+        rebuilt_packet(outcome, dir, at, config, step);
     }
 }
 
 /// The run's packet, rebuilt from its own files (or the one it was prepared from),
 /// judged by every packet rule; findings are located in the rebuilt packet. When it
 /// cannot be rebuilt, run::agent-request already says why.
-fn rebuilt_packet(outcome: &mut Outcome, dir: &Path, given: Option<&Value>, config: &Config, step: Step) {
-    let Ok(value) = run::Run::open(dir, config).and_then(|run| run.packet(given)) else { return };
-    let mut inner = Outcome::default();
-    judge(&mut inner, &Subject::packet(&value, None), config, step);
+fn rebuilt_packet(outcome: &mut Outcome, dir: &Path, at: &Subject, config: &Config, step: Step) {
+    let Ok(value) = run::Run::open(dir, config).and_then(|run| run.packet(at.given)) else { return };
+    let inner = match at.memo {
+        Some(memo) => memo.packet(&value, config, step),
+        None => packet(&value, None, config, step),
+    };
     for finding in inner.findings {
         outcome.findings.push(Finding { path: finding.path.in_rebuilt_packet(), ..finding });
     }
@@ -289,8 +312,20 @@ pub(crate) fn run_dir(
     config: &Config,
     step: Step,
 ) -> Outcome {
+    run_dir_memo(dir, given, keys, config, step, None)
+}
+
+/// [`run_dir`], asking `memo` for the packet rules on the run's packet.
+pub(crate) fn run_dir_memo(
+    dir: &Path,
+    given: Option<&Value>,
+    keys: &[ed25519_dalek::VerifyingKey],
+    config: &Config,
+    step: Step,
+    memo: Option<&Memo>,
+) -> Outcome {
     let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
-    judge(&mut outcome, &Subject::run(dir, given, keys), config, step);
+    judge(&mut outcome, &Subject { memo, ..Subject::run(dir, given, keys) }, config, step);
     outcome
 }
 
