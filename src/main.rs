@@ -84,7 +84,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
             ))
         }
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
-        Command::Validate { packet, format, .. } => validate(&load_config(suffix)?, &packet, format),
+        Command::Validate { packet, format, .. } => validate(&checking(load_config(suffix)?), &packet, format),
         Command::Export { request, out, .. } => {
             // Compile first, write after: nothing is written on refusal.
             let config = load_config(suffix)?;
@@ -114,7 +114,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::from_ok(report.ok))
         }
         Command::Prepare { packet, out_dir, schema, .. } => {
-            let mut config = load_config(suffix)?;
+            let mut config = checking(load_config(suffix)?);
             if schema.is_some() {
                 config.paths.schema_snapshot = schema;
             }
@@ -171,11 +171,11 @@ fn dispatch(cli: Cli) -> Result<Status> {
             }
             Ok(Status::Holds)
         }
-        Command::Trace(args) => trace::run(&load_config(suffix)?, &args),
+        Command::Trace(args) => trace::run(&checking(load_config(suffix)?), &args),
         Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
         Command::Wire { packet, api, check, base_url, out, format, .. } => {
             let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };
-            provenance::wire(&load_config(suffix)?, &packet, api, capture, out.as_deref(), format)
+            provenance::wire(&checking(load_config(suffix)?), &packet, api, capture, out.as_deref(), format)
         }
         Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())
@@ -183,6 +183,15 @@ fn dispatch(cli: Cli) -> Result<Status> {
         Command::Completions { shell } => shell::completions(shell),
         Command::Man { command } => shell::man(command.as_deref()),
     }
+}
+
+/// Settings for a command that checks files it is given (validate, prepare, wire,
+/// trace): it never runs a program they name, so a golden packet of a suite with an
+/// `[exporter]` is judged without `packet::regenerates`, which says why (as `verify`
+/// without `--run-exporter`).
+fn checking(mut config: Config) -> Config {
+    config.run_exporter = false;
+    config
 }
 
 /// Whether golden files may be written in this process: decided here, once, and passed down.

@@ -200,8 +200,9 @@ fn an_exporter_failure_is_exit_2_in_verify_as_in_bless() {
     assert!(json.stdout.contains("\"cause\": \"exporter-failed\""), "{}", json.stdout);
 }
 
-/// `verify` runs no command harness.toml names unless asked, and its report says
-/// which check that leaves out, and why; `--run-exporter` runs it.
+/// `verify` runs no command harness.toml names unless asked (nor do `validate` and
+/// `prepare`, which check files they are given), and its report says which check that
+/// leaves out, and why; `--run-exporter` runs it.
 fn verify_runs_the_exporter_only_when_asked() {
     let folder = suite_with_exporter("touch exporter-ran\nexec \"BIN\" export --request \"$1\"", 30);
     let bless = folder.run_in("suite", &["bless"]);
@@ -214,6 +215,16 @@ fn verify_runs_the_exporter_only_when_asked() {
     let skipped = "[packet::regenerates] not applicable: the suite's [exporter] makes its packets, and it runs only \
                    when asked (verify --run-exporter)";
     assert!(out.stdout.contains(skipped), "{}", out.describe());
+    // Nor do the other commands that check files they are given, for a golden packet.
+    let golden = std::fs::read_dir(folder.path("suite/golden")).unwrap().next().unwrap().unwrap().path();
+    let packet = golden.join("runtime-packet.json").display().to_string();
+    let run = folder.path("run").display().to_string();
+    for args in [vec!["validate", "--packet", &packet], vec!["prepare", "--packet", &packet, "--out-dir", &run]] {
+        let out = folder.run_in("suite", &args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.describe());
+        assert!(!marker.exists(), "{args:?} ran the exporter");
+        assert!(out.stdout.contains(skipped), "{args:?}: {}", out.describe());
+    }
     let out = folder.run_in("suite", &["verify", "--run-exporter", "golden"]);
     assert_eq!(out.code, 0, "{}", out.describe());
     assert!(marker.exists(), "--run-exporter did not run the exporter");
