@@ -32,23 +32,28 @@ pub fn prepare(config: &Config, packet_file_path: &Path, out_dir: &Path) -> Resu
 
 /// `evaluate`, refusing a run that fails a rule due before evaluation.
 pub fn evaluate(config: &Config, args: &run::EvaluateRequest) -> Result<Judged<(run::evaluate::Evaluation, PathBuf)>> {
-    let (skipped, memo) = (RefCell::new(Vec::new()), Memo::default());
-    let gate = |dir: &Path, given: Option<&Value>| {
-        keep_skips(run_dir_memo(dir, given, &[], config, Step::Evaluate, Some(&memo)), &skipped)
-    };
-    let packet_rules = |value: &Value| memo.packet(value, config, Step::Evaluate).findings;
-    let value = run::evaluate::evaluate(config, args, &gate, &packet_rules)?;
-    Ok(Judged { value, skipped: skipped.into_inner() })
+    gated(config, Step::Evaluate, |gate, rules| run::evaluate::evaluate(config, args, gate, rules))
 }
 
 /// `complete`, refusing a run that fails a rule due before completion.
 pub fn complete(config: &Config, args: &run::CompleteRequest) -> Result<Judged<(PathBuf, PathBuf)>> {
+    gated(config, Step::Complete, |gate, rules| run::complete::complete(config, args, gate, rules))
+}
+
+/// `act` given the run gate of `step` and the packet rules its evaluation applies,
+/// sharing one memo (the gate and the packet stage judge the same packet); the
+/// rules the gate did not run are kept for the step's report.
+fn gated<T>(
+    config: &Config,
+    step: Step,
+    act: impl FnOnce(run::RunGate, run::PacketGate) -> Result<T>,
+) -> Result<Judged<T>> {
     let (skipped, memo) = (RefCell::new(Vec::new()), Memo::default());
     let gate = |dir: &Path, given: Option<&Value>| {
-        keep_skips(run_dir_memo(dir, given, &[], config, Step::Complete, Some(&memo)), &skipped)
+        keep_skips(run_dir_memo(dir, given, &[], config, step, Some(&memo)), &skipped)
     };
-    let packet_rules = |value: &Value| memo.packet(value, config, Step::Complete).findings;
-    let value = run::complete::complete(config, args, &gate, &packet_rules)?;
+    let packet_rules = |value: &Value| memo.packet(value, config, step).findings;
+    let value = act(&gate, &packet_rules)?;
     Ok(Judged { value, skipped: skipped.into_inner() })
 }
 
