@@ -71,6 +71,8 @@ export interface Rule {
   testedBy: string | null;
   /** Whether a suite's `[checks] skip` may turn it off: `"allowed"`, or never, with the reason. */
   skip: 'allowed' | { never: string };
+  /** The steps at which it is not yet due (`write`: bless and export). */
+  notDueAt: Array<'evaluate' | 'complete' | 'attest' | 'write'>;
 }
 
 /** checks (schemas/checks.schema.json). */

@@ -12,9 +12,14 @@
 //! of checks is derived from the enums; `rules_are_proven` fails for a check with
 //! no proof, and a test fails when README.md's rule table is not this book.
 
-use serde::{Serialize, Serializer};
+mod vocabulary;
+
+use serde::Serialize;
 use std::fmt;
 use strum::VariantArray;
+
+pub(crate) use vocabulary::stages;
+pub use vocabulary::{Need, Reads, Skip, Stage};
 
 /// Every named check. [`Check::name`] is what findings print as `[check]`, what
 /// the conformance runner names its tests (`<fixture>::<check>`), and what
@@ -80,49 +85,6 @@ pub enum CorpusCheck {
     MutationSelfTest,
 }
 
-/// What a check reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reads {
-    /// One runtime packet, whoever made it.
-    Packet,
-    /// A packet together with the compile request (fixture) it was made from.
-    PacketAndRequest,
-    /// A run directory (and the packet rebuilt from it).
-    Run,
-    /// The fixture corpus as a whole.
-    Corpus,
-    /// A compile input.
-    CompileInput,
-    /// A captured provider request and its packet.
-    Capture,
-    /// Whatever path `verify` was given.
-    Path,
-}
-
-/// What a check needs before it can apply; without it the check reports itself
-/// as not applicable, with the reason, and never passes silently.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Need {
-    /// The packet's promptVersions are the sha256 of this suite's templates: only
-    /// then can the suite re-render it or know which template lines it left out.
-    SuiteTemplates,
-    /// The compile request the packet was made from (a fixture of the suite).
-    Request,
-    /// Something that makes the packet from the request now: packetproof's compiler,
-    /// or the suite's `[exporter]`.
-    Producer,
-    /// A run directory whose files hold what the check reads (a file it checks is present).
-    RunFile(&'static str),
-    /// A key the signature must verify under (`--trusted-key`); without one an
-    /// attestation present is still checked, an absent one is not required.
-    TrustedKey,
-    /// A suite: harness.toml beside fixture and golden folders.
-    Suite,
-    /// The packet's provider is one harness.toml names: its output mode (text-JSON or
-    /// schema) decides the shape.
-    ConfiguredProvider,
-}
-
 /// One entry of the rule book (`packetproof checks` lists them).
 #[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -137,29 +99,9 @@ pub struct Rule {
     pub(crate) tested_by: Option<&'static str>,
     /// Whether a suite's `[checks] skip` may turn it off.
     pub(crate) skip: Skip,
-}
-
-/// Whether a suite may skip a rule. A skip of a rule that says `Never` is a
-/// settings error naming the reason, so no suite setting weakens it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skip {
-    Allowed,
-    Never(&'static str),
-}
-
-// In JSON: `"allowed"`, or `{"never": "why"}`.
-impl Serialize for Skip {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        match self {
-            Skip::Allowed => s.serialize_str("allowed"),
-            Skip::Never(why) => {
-                let mut map = s.serialize_map(Some(1))?;
-                map.serialize_entry("never", why)?;
-                map.end()
-            }
-        }
-    }
+    /// The steps at which the rule is not yet due: the step makes what it checks, or
+    /// applies it itself.
+    pub(crate) not_due_at: &'static [Stage],
 }
 
 /// Why the integrity rules are never skipped.
@@ -171,49 +113,12 @@ const RECEIPT: &str =
 /// Why the checks of a command's own input are never skipped.
 const INPUT: &str = "it judges what the command was given: a skip would change nothing but the verdict";
 
-impl fmt::Display for Reads {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Reads::Packet => "packet",
-            Reads::PacketAndRequest => "packet-and-request",
-            Reads::Run => "run",
-            Reads::Corpus => "corpus",
-            Reads::CompileInput => "compile-input",
-            Reads::Capture => "capture",
-            Reads::Path => "path",
-        })
-    }
-}
-
-impl fmt::Display for Need {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Need::SuiteTemplates => f.write_str("suite-templates"),
-            Need::Request => f.write_str("request"),
-            Need::Producer => f.write_str("producer"),
-            Need::RunFile(file) => write!(f, "run-file:{file}"),
-            Need::TrustedKey => f.write_str("trusted-key"),
-            Need::Suite => f.write_str("suite"),
-            Need::ConfiguredProvider => f.write_str("configured-provider"),
-        }
-    }
-}
-
-// In JSON as in text: one name each (`run-file:completion.json`).
-impl Serialize for Reads {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl Serialize for Need {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 const fn rule(name: &'static str, reads: Reads, needs: &'static [Need], proves: &'static str) -> Rule {
-    Rule { name, reads, needs, proves, tested_by: None, skip: Skip::Allowed }
+    Rule { name, reads, needs, proves, tested_by: None, skip: Skip::Allowed, not_due_at: &[] }
+}
+
+const fn waits(rule: Rule, stages: &'static [Stage]) -> Rule {
+    Rule { not_due_at: stages, ..rule }
 }
 
 const fn tested(rule: Rule, test: &'static str) -> Rule {
@@ -262,11 +167,14 @@ impl Check {
         use Reads::*;
         match self {
             Check::Packet(check) => match check {
-                PacketCheck::Regenerates => rule(
-                    "packet::regenerates",
-                    PacketAndRequest,
-                    &[Request, Producer],
-                    "the packet is byte for byte what its request makes now (packetproof's compiler or the suite's exporter)",
+                PacketCheck::Regenerates => waits(
+                    rule(
+                        "packet::regenerates",
+                        PacketAndRequest,
+                        &[Request, Producer],
+                        "the packet is byte for byte what its request makes now (packetproof's compiler or the suite's exporter)",
+                    ),
+                    &[Stage::Write],
                 ),
                 PacketCheck::ExactInputHash => locked(
                     rule("packet::exact-input-hash", Packet, &[], "exactInputHash is the sha256 of what the model receives"),
@@ -330,17 +238,23 @@ impl Check {
                     &[RunFile("run-manifest.json")],
                     "validation-schema.json has the bytes the manifest pins",
                 ),
-                RunCheck::Evaluation => rule(
-                    "run::evaluation",
-                    Run,
-                    &[RunFile("raw-output.json")],
-                    "the raw output was evaluated, passed, and evaluates the same now",
+                RunCheck::Evaluation => waits(
+                    rule(
+                        "run::evaluation",
+                        Run,
+                        &[RunFile("raw-output.json")],
+                        "the raw output was evaluated, passed, and evaluates the same now",
+                    ),
+                    &[Stage::Evaluate, Stage::Complete],
                 ),
-                RunCheck::Completion => rule(
-                    "run::completion",
-                    Run,
-                    &[],
-                    "completion.json binds the current bytes of every run file and a passing evaluation",
+                RunCheck::Completion => waits(
+                    rule(
+                        "run::completion",
+                        Run,
+                        &[],
+                        "completion.json binds the current bytes of every run file and a passing evaluation",
+                    ),
+                    &[Stage::Evaluate, Stage::Complete],
                 ),
                 RunCheck::ProviderRequest => tested(
                     rule(
@@ -351,14 +265,17 @@ impl Check {
                     ),
                     "tests/cli/attest.rs::verify_checks_a_runs_provider_request",
                 ),
-                RunCheck::Attestation => tested(
-                    rule(
-                        "run::attestation",
-                        Run,
-                        &[TrustedKey],
-                        "attestation.json is signed by a trusted key over the run's current files",
+                RunCheck::Attestation => waits(
+                    tested(
+                        rule(
+                            "run::attestation",
+                            Run,
+                            &[TrustedKey],
+                            "attestation.json is signed by a trusted key over the run's current files",
+                        ),
+                        "tests/cli/attest.rs::verify_fails_each_broken_attestation_with_the_reason",
                     ),
-                    "tests/cli/attest.rs::verify_fails_each_broken_attestation_with_the_reason",
+                    &[Stage::Evaluate, Stage::Complete, Stage::Attest],
                 ),
                 RunCheck::StaleTemp => tested(
                     rule("run::stale-temp", Run, &[], "no temp file of a killed step is left in the run"),

@@ -20,7 +20,7 @@ pub struct Record {
     /// `Some(reason)`: the check could not apply, so the trial was ignored as it ran.
     pub skipped: Option<String>,
     /// What the report says beside a trial's verdict: a check that passed only under a
-    /// suite setting ([`Passed::notes`]).
+    /// suite setting (`Passed::notes`).
     pub notes: Vec<String>,
 }
 

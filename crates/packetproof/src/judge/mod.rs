@@ -1,8 +1,8 @@
 //! The rule book, executed. Whether a rule applies is decided here and only here
-//! ([`decide`]): from what the rule declares it reads and needs (`crate::rules`),
+//! (`decide`): from what the rule declares it reads and needs (`crate::rules`),
 //! the suite's `[checks] skip` and the step asking (which command, which point of
 //! the run lifecycle). A rule that applies runs through the one dispatch
-//! ([`dispatch`]); one that does not is reported skipped with the reason. Every
+//! (`dispatch`); one that does not is reported skipped with the reason. Every
 //! command that judges a packet or a run (`validate`, `verify`, `prepare`,
 //! `evaluate`, `complete`, `attest`, `test`, `bless`, `export`, `wire`, `trace`)
 //! asks through here, so one artifact gets one verdict whichever command reads it.
@@ -13,8 +13,9 @@ mod golden;
 mod lifecycle;
 
 use crate::corpus::Case;
+use crate::rules::Stage;
 use crate::run::{self, paths};
-use crate::{Check, Config, Finding, Location, Need, Outcome, PacketCheck, Reads, RunCheck};
+use crate::{Check, Config, Finding, Location, Need, Outcome, PacketCheck, Reads};
 use serde_json::Value;
 use std::path::Path;
 
@@ -42,26 +43,28 @@ pub enum Step {
 }
 
 impl Step {
-    /// `Err(why)` when `check` is not due at this step: it belongs to the step
-    /// itself or to a later one, or the step makes what it would compare with.
+    /// `Err(why)` when `check` is not due at this step: the rule declares that this
+    /// step makes what it checks (or applies it itself).
     fn due(self, check: Check) -> Result<(), String> {
-        use RunCheck::{Attestation, Completion, Evaluation};
-        let later: &[Check] = match self {
-            // `complete` applies run::evaluation itself, in its stricter form (the
-            // evaluation must record the raw output's checksum): not twice.
-            Step::Evaluate | Step::Complete => {
-                &[Check::Run(Evaluation), Check::Run(Completion), Check::Run(Attestation)]
-            }
-            Step::Attest => &[Check::Run(Attestation)],
-            Step::Bless | Step::Export => &[Check::Packet(PacketCheck::Regenerates)],
-            Step::Validate | Step::Verify | Step::Prepare | Step::Test | Step::Wire | Step::Trace => &[],
-        };
-        match (later.contains(&check), self) {
-            (false, _) => Ok(()),
-            (true, Step::Bless | Step::Export) => {
+        match self.stage().filter(|stage| check.rule().not_due_at.contains(stage)) {
+            None => Ok(()),
+            Some(Stage::Write) => {
                 Err(format!("{} writes what the request makes now: there is nothing to regenerate", self.name()))
             }
-            (true, _) => Err(format!("not yet due: {} comes before it", self.name())),
+            Some(Stage::Evaluate | Stage::Complete | Stage::Attest) => {
+                Err(format!("not yet due: {} comes before it", self.name()))
+            }
+        }
+    }
+
+    /// The stage of the lifecycle this step stands at, if any rule cares.
+    const fn stage(self) -> Option<Stage> {
+        match self {
+            Step::Evaluate => Some(Stage::Evaluate),
+            Step::Complete => Some(Stage::Complete),
+            Step::Attest => Some(Stage::Attest),
+            Step::Bless | Step::Export => Some(Stage::Write),
+            Step::Validate | Step::Verify | Step::Prepare | Step::Test | Step::Wire | Step::Trace => None,
         }
     }
 

@@ -107,6 +107,9 @@ fn rule_book() -> String {
         if let crate::rules::Skip::Never(why) = rule.skip {
             out.push_str(&format!("  never skipped: {why}\n"));
         }
+        if !rule.not_due_at.is_empty() {
+            out.push_str(&format!("  not yet due at: {}\n", crate::rules::stages(rule.not_due_at)));
+        }
     }
     out
 }

@@ -44,7 +44,9 @@ fn rules_are_proven() {
 
 /// README.md's table of rules, as this rule book makes it.
 fn readme_table() -> String {
-    let mut table = String::from("| rule | reads | needs | a suite may skip it | proves |\n|---|---|---|---|---|\n");
+    let mut table = String::from(
+        "| rule | reads | needs | a suite may skip it | not yet due at | proves |\n|---|---|---|---|---|---|\n",
+    );
     for check in Check::ALL {
         let rule = check.rule();
         let needs: Vec<String> = rule.needs.iter().map(|n| format!("`{n}`")).collect();
@@ -53,7 +55,8 @@ fn readme_table() -> String {
             Skip::Allowed => "yes".to_owned(),
             Skip::Never(why) => format!("never: {why}"),
         };
-        table.push_str(&format!("| `{}` | {} | {needs} | {skip} | {} |\n", rule.name, rule.reads, rule.proves));
+        let due = if rule.not_due_at.is_empty() { "—".to_owned() } else { stages(rule.not_due_at) };
+        table.push_str(&format!("| `{}` | {} | {needs} | {skip} | {due} | {} |\n", rule.name, rule.reads, rule.proves));
     }
     table
 }

@@ -1,0 +1,140 @@
+//! The words a rule is declared in: what it reads, what it needs, whether a suite
+//! may skip it, and at which steps it is not yet due; each with the one name text
+//! and JSON give it.
+
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// What a check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// One runtime packet, whoever made it.
+    Packet,
+    /// A packet together with the compile request (fixture) it was made from.
+    PacketAndRequest,
+    /// A run directory (and the packet rebuilt from it).
+    Run,
+    /// The fixture corpus as a whole.
+    Corpus,
+    /// A compile input.
+    CompileInput,
+    /// A captured provider request and its packet.
+    Capture,
+    /// Whatever path `verify` was given.
+    Path,
+}
+
+/// What a check needs before it can apply; without it the check reports itself
+/// as not applicable, with the reason, and never passes silently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// The packet's promptVersions are the sha256 of this suite's templates: only
+    /// then can the suite re-render it or know which template lines it left out.
+    SuiteTemplates,
+    /// The compile request the packet was made from (a fixture of the suite).
+    Request,
+    /// Something that makes the packet from the request now: packetproof's compiler,
+    /// or the suite's `[exporter]`.
+    Producer,
+    /// A run directory whose files hold what the check reads (a file it checks is present).
+    RunFile(&'static str),
+    /// A key the signature must verify under (`--trusted-key`); without one an
+    /// attestation present is still checked, an absent one is not required.
+    TrustedKey,
+    /// A suite: harness.toml beside fixture and golden folders.
+    Suite,
+    /// The packet's provider is one harness.toml names: its output mode (text-JSON or
+    /// schema) decides the shape.
+    ConfiguredProvider,
+}
+
+/// A step that makes what some rule checks (`crate::judge::Step` says which command
+/// stands at which).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    /// `evaluate` writes the evaluation.
+    Evaluate,
+    /// `complete` writes the receipt, and applies `run::evaluation` itself in its stricter
+    /// form (the evaluation must record the raw output's checksum).
+    Complete,
+    /// `attest` signs the run.
+    Attest,
+    /// `bless` and `export` write what the request makes now.
+    Write,
+}
+
+/// Whether a suite may skip a rule. A skip of a rule that says `Never` is a
+/// settings error naming the reason, so no suite setting weakens it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    Allowed,
+    Never(&'static str),
+}
+
+// In JSON: `"allowed"`, or `{"never": "why"}`.
+impl Serialize for Skip {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Skip::Allowed => s.serialize_str("allowed"),
+            Skip::Never(why) => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("never", why)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl fmt::Display for Reads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Reads::Packet => "packet",
+            Reads::PacketAndRequest => "packet-and-request",
+            Reads::Run => "run",
+            Reads::Corpus => "corpus",
+            Reads::CompileInput => "compile-input",
+            Reads::Capture => "capture",
+            Reads::Path => "path",
+        })
+    }
+}
+
+impl fmt::Display for Need {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Need::SuiteTemplates => f.write_str("suite-templates"),
+            Need::Request => f.write_str("request"),
+            Need::Producer => f.write_str("producer"),
+            Need::RunFile(file) => write!(f, "run-file:{file}"),
+            Need::TrustedKey => f.write_str("trusted-key"),
+            Need::Suite => f.write_str("suite"),
+            Need::ConfiguredProvider => f.write_str("configured-provider"),
+        }
+    }
+}
+
+// In JSON as in text: one name each (`run-file:completion.json`).
+impl Serialize for Reads {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl Serialize for Need {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Stages as a message or table names them (`evaluate, complete`).
+pub(crate) fn stages(stages: &[Stage]) -> String {
+    let name = |stage: &Stage| match stage {
+        Stage::Evaluate => "evaluate",
+        Stage::Complete => "complete",
+        Stage::Attest => "attest",
+        Stage::Write => "bless and export",
+    };
+    stages.iter().map(name).collect::<Vec<_>>().join(", ")
+}
