@@ -3,7 +3,7 @@
 //! records, each step judged by the engine as the gate asks. The run checks and
 //! the mutation self-test run on what this builds.
 
-use super::{dispatch, packet as judged_packet, run_dir_memo, Memo, Step, Subject};
+use super::{dispatch, packet as judged_packet, Step, Subject};
 use crate::check::Checked;
 use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
 use crate::corpus::{Case, PACKET_FILE};
@@ -53,7 +53,7 @@ pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun>
     copy_fixture_files(fixture.as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
     let mut refusals = Vec::new();
     if supplied(run::paths::EVALUATION).is_none() {
-        match evaluate(config, &dir) {
+        match super::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())).map(|judged| judged.value.0) {
             Ok(evaluation) if !evaluation.ok => {
                 let failures: Vec<String> =
                     evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
@@ -73,7 +73,7 @@ pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun>
             notes: record.notes,
             runs_root: Some(root.path().to_path_buf()),
         };
-        if let Err(e) = complete(config, &args) {
+        if let Err(e) = super::complete(config, &args) {
             refusals.push(format!("complete refused: {e}"));
         }
     }
@@ -129,24 +129,6 @@ fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) ->
         fsutil::write_atomic(&dir.join(&name), &bytes)?;
     }
     Ok(())
-}
-
-fn evaluate(config: &Config, dir: &Path) -> Result<run::evaluate::Evaluation> {
-    let memo = Memo::default();
-    let gate =
-        |dir: &Path, given: Option<&Value>| run_dir_memo(dir, given, &[], config, Step::Evaluate, Some(&memo)).findings;
-    let packet_rules = |value: &Value| memo.packet(value, config, Step::Evaluate).findings;
-    let request = run::EvaluateRequest::for_run(dir.to_path_buf());
-    Ok(run::evaluate::evaluate(config, &request, &gate, &packet_rules)?.0)
-}
-
-/// `complete` as the gate runs it (`crate::judge::complete` without the report).
-pub(crate) fn complete(config: &Config, args: &run::CompleteRequest) -> Result<(PathBuf, PathBuf)> {
-    let memo = Memo::default();
-    let gate =
-        |dir: &Path, given: Option<&Value>| run_dir_memo(dir, given, &[], config, Step::Complete, Some(&memo)).findings;
-    let packet_rules = |value: &Value| memo.packet(value, config, Step::Complete).findings;
-    run::complete::complete(config, args, &gate, &packet_rules)
 }
 
 /// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
