@@ -217,6 +217,10 @@ fn bless(config: &Config, args: BlessArgs) -> Result<Status> {
     if action == packetproof::bless::Unreferenced::Reject && !folders.is_empty() {
         status = Status::Failed;
     }
+    // A review that rejected a change leaves the lock as it was: what it pins was not all accepted.
+    if status == Status::Holds && args.filter.is_none() {
+        print::pinned(packetproof::bless::pin(config, writes)?)?;
+    }
     Ok(status)
 }
 
@@ -283,7 +287,7 @@ fn validate(config: &Config, path: &Path, format: Format) -> Result<Status> {
 
 /// `packetproof schema --check | --write`.
 fn schema(config: &Config, write: bool, format: Format) -> Result<Status> {
-    let snapshot = config.snapshot_bytes()?.0;
+    let snapshot = config.snapshot_name();
     if write {
         print::schema_written(&snapshot, packetproof::schema::write(config)?)?;
         return Ok(Status::Holds);

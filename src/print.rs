@@ -119,6 +119,14 @@ pub fn blessed(cases: &[(String, packetproof::bless::Change)]) -> Result<()> {
     cases.iter().try_for_each(|(name, change)| text(&format!("{:<9} {}\n", change.word(), escape_name(name))))
 }
 
+/// `bless`: whether the lock file changed.
+pub fn pinned(changed: bool) -> Result<()> {
+    match changed {
+        true => text("pinned    packetproof.lock (the digests of the suite's schema and templates)\n"),
+        false => Ok(()),
+    }
+}
+
 /// `bless --review`: the tally.
 pub fn reviewed(summary: &str) -> Result<()> {
     text(summary)

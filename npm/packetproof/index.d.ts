@@ -63,7 +63,7 @@ export interface Rule {
   /** `packet::contract`, `run::completion`, … */
   name: string;
   reads: 'packet' | 'packet-and-request' | 'run' | 'corpus' | 'compile-input' | 'capture' | 'path';
-  /** What it needs before it can apply: `suite-templates`, `request`, `producer`, `run-file:<file>`, `trusted-key`, `suite`, `configured-provider`. */
+  /** What it needs before it can apply: `suite-templates`, `request`, `producer`, `run-file:<file>`, `trusted-key`, `suite`, `configured-provider`, `block-builder-profile`, `builtin-branch-values`, `builder-schema`, `lock`, `evaluator`. */
   needs: string[];
   /** What holds when the check passes. */
   proves: string;

@@ -19,13 +19,16 @@ fn mtime(path: &std::path::Path) -> std::time::SystemTime {
 const NOT_DUE: &str =
     "  [packet::regenerates] not applicable: bless writes what the request makes now: there is nothing to regenerate\n";
 
+const PINNED: &str = "pinned    packetproof.lock (the digests of the suite's schema and templates)\n";
+
 /// new the first time, unchanged (and not rewritten) the next, updated after a change.
 fn bless_says_new_updated_or_unchanged_and_skips_identical_files() {
     let project = project();
     let out = project.run(&["bless"]);
     assert_eq!(out.code, 0, "{}", out.describe());
     // Each rule that did not run on a blessed packet is named once, with why.
-    assert_eq!(out.stdout, format!("new       {}\nnew       {}\n{NOT_DUE}", CASES[0], CASES[1]));
+    // The first bless pins the suite's schema and templates in its lock; later ones change nothing there.
+    assert_eq!(out.stdout, format!("new       {}\nnew       {}\n{NOT_DUE}{PINNED}", CASES[0], CASES[1]));
     let packet = project.path(&format!("golden/{}/runtime-packet.json", CASES[1]));
     let written = mtime(&packet);
     let out = project.run(&["bless"]);

@@ -325,18 +325,23 @@ fn schema_check_fails_after_a_hand_edit_of_the_snapshot() {
     assert_output_snapshot!("schema_check_holds", ok, project.root());
     let snapshot = project.root().join("references/block-screen-output-schema.json");
     let original = std::fs::read_to_string(&snapshot).unwrap();
-    let edits = [
-        original.replacen("\"mustHave\"", "\"must\"", 1),
-        original.replacen("  ", "    ", 1),
-        original.trim_end().to_owned(),
-    ];
-    for (i, edited) in edits.into_iter().enumerate() {
-        assert_ne!(edited, original);
-        std::fs::write(&snapshot, &edited).unwrap();
-        let failed: support::Output = packetproof(project.root(), &["schema", "--check"]).into();
-        assert_eq!(failed.code, 1, "{}", failed.describe());
-        assert_output_snapshot!(format!("schema_check_hand_edit_{i}"), failed, project.root());
+    // Parity is of the parsed schema: spacing and a missing final newline are the same JSON.
+    for same in [original.replacen("  ", "    ", 1), original.trim_end().to_owned(), original.replace('\n', "\r\n")] {
+        std::fs::write(&snapshot, &same).unwrap();
+        let held: support::Output = packetproof(project.root(), &["schema", "--check"]).into();
+        assert_eq!(held.code, 0, "{}", held.describe());
     }
+    let edited = original.replacen("\"mustHave\"", "\"must\"", 1);
+    std::fs::write(&snapshot, &edited).unwrap();
+    let failed: support::Output = packetproof(project.root(), &["schema", "--check"]).into();
+    assert_eq!(failed.code, 1, "{}", failed.describe());
+    assert_output_snapshot!("schema_check_hand_edit_0", failed, project.root());
+    // A snapshot edited since the last bless (here: never blessed) is never written over.
+    let refused: support::Output = packetproof(project.root(), &["schema", "--write"]).into();
+    assert_eq!(refused.code, 2, "{}", refused.describe());
+    assert!(refused.stderr.contains("never writes over a file you edited"), "{}", refused.describe());
+    assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), edited);
+    std::fs::remove_file(&snapshot).unwrap();
     let written: support::Output = packetproof(project.root(), &["schema", "--write"]).into();
     assert_eq!(written.code, 0, "{}", written.describe());
     assert_output_snapshot!("schema_write", written, project.root());

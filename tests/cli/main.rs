@@ -23,6 +23,7 @@ mod init;
 mod interop_gate;
 mod npm;
 mod one_verdict;
+mod profile;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
 #[cfg(target_os = "linux")]
 mod hardening;
@@ -60,6 +61,7 @@ fn main() {
     trials.extend(foreign::trials());
     trials.extend(wire::trials());
     trials.extend(one_verdict::trials());
+    trials.extend(profile::trials());
     trials.extend(trace::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());

@@ -158,6 +158,14 @@ pub fn bless(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Res
     Ok(done)
 }
 
+/// Pin the suite's schema and templates as they are now in its lock file
+/// (`packetproof.lock`), after the golden cases were blessed; returns whether the
+/// lock changed. Refused where blessing is.
+pub fn pin(config: &Config, writes: GoldenWrites) -> Result<bool> {
+    writes.permit("bless", Requester::Command)?;
+    crate::lock::write(config)
+}
+
 /// What `bless` did.
 #[derive(Debug, Default)]
 pub struct Blessed {

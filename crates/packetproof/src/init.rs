@@ -153,6 +153,16 @@ pub(crate) fn workflow(built_from: &str) -> String {
     CI.replace("{action}", &format!("{ACTION_REPOSITORY}@{built_from}"))
 }
 
+/// Golden, fixture and reference files are bytes the hashes cover: a checkout must
+/// not turn their line endings into CRLF (Windows `core.autocrlf`).
+const GITATTRIBUTES: &str = "\
+# Keep these byte for byte on every checkout: their digests are what the suite proves.
+golden/** -text
+fixtures/** -text
+references/** -text
+packetproof.lock -text
+";
+
 /// Write the suite into `dir` (created if missing; it must be empty), bless its
 /// examples, and return the files written, relative to `dir`. `writes` is the
 /// process's decision on golden files; these first ones are written even under CI
@@ -165,6 +175,7 @@ pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -
     let mut files: Vec<(String, &str)> = vec![
         (crate::config::FILE_NAME.to_owned(), settings.as_str()),
         ("README.md".to_owned(), README),
+        (".gitattributes".to_owned(), GITATTRIBUTES),
         (builtin::SUFFIX_PATH.to_owned(), builtin::GOOGLE_SUFFIX),
         (builtin::SNAPSHOT_PATH.to_owned(), builtin::SCHEMA_SNAPSHOT),
         (builtin::BUILDER_PATH.to_owned(), builtin::BUILDER_SCHEMA),
@@ -192,6 +203,8 @@ pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -
             written.push(file.strip_prefix(dir).unwrap_or(&file).to_string_lossy().replace('\\', "/"));
         }
     }
+    crate::lock::write(&config)?;
+    written.push(crate::lock::FILE_NAME.to_owned());
     Ok(written)
 }
 

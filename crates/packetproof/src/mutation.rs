@@ -6,6 +6,7 @@
 //! semantic check has to catch them on its own rather than riding on `checksum`.
 
 mod branch_truth;
+mod profile;
 
 use crate::check;
 use crate::corpus::record::CompletionRecord;
@@ -200,6 +201,98 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         false,
         Box::new(|p| flip_string(p.get_mut("renderInput").and_then(deepest_string))),
     );
+    if config.profile.is_block_builder() {
+        block_builder_mutations(golden, request, config, &mut add);
+    } else {
+        profile::mutations(golden, config, &mut add);
+    }
+    add(
+        "previewScreens injected deep in renderInput".into(),
+        PacketCheck::ForbiddenMaterial,
+        true,
+        Box::new(|p| {
+            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                deep.insert("previewScreens".into(), json!([{ "id": "s1" }]));
+            }
+        }),
+    );
+    add(
+        "a generated media URL injected deep in renderInput".into(),
+        PacketCheck::ForbiddenMaterial,
+        true,
+        Box::new(|p| {
+            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                deep.insert("hero".into(), json!("https://cdn.example.com/generated/hero-7f3a.png"));
+            }
+        }),
+    );
+    let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
+    if config.output_mode(provider) == Some(crate::config::OutputMode::Text) {
+        // Plain text: asking for a schema is damage (profile::mutations adds it).
+    } else if config.output_mode(provider) == Some(crate::config::OutputMode::TextJson) {
+        let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
+        add(
+            "outputSchema added to a text-JSON packet".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(move |p| {
+                p.insert("outputSchema".into(), schema.clone());
+            }),
+        );
+        add(
+            "text-JSON suffix dropped".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(|p| {
+                let user = p.get("userMessage").cloned().unwrap_or(Value::Null);
+                p.insert("effectiveUserMessage".into(), user);
+            }),
+        );
+    } else {
+        add(
+            "outputSchema removed".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(|p| {
+                p.remove("outputSchema");
+            }),
+        );
+        let suffix = config.google_suffix.clone();
+        add(
+            "text-JSON suffix appended to a schema packet".into(),
+            PacketCheck::ProviderShape,
+            true,
+            Box::new(move |p| {
+                let user = p.get("userMessage").and_then(Value::as_str).unwrap_or_default().to_owned();
+                p.insert("effectiveUserMessage".into(), format!("{user}{suffix}").into());
+            }),
+        );
+    }
+    if config.profile.is_block_builder() {
+        list.extend(branch_truth::mutations(golden, config));
+    }
+    let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
+        list.push(PacketMutation { name, check, rehash, edit })
+    };
+    add(
+        "attempt set to 2".into(),
+        PacketCheck::Contract,
+        true,
+        Box::new(|p| {
+            p.insert("attempt".into(), 2.into());
+        }),
+    );
+    list
+}
+
+/// Damage only the block builder's rules see: a branch field flipped, a line of an
+/// unrendered partial, an unselected evidence item.
+fn block_builder_mutations(
+    golden: &Map<String, Value>,
+    request: &Value,
+    config: &Config,
+    add: &mut impl FnMut(String, PacketCheck, bool, Edit),
+) {
     // Each resolvedBranch field set to another value.
     for (field, allowed) in packet::BRANCH_FIELDS {
         let current = golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned().unwrap_or(Value::Null);
@@ -248,79 +341,6 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             Box::new(mutation),
         );
     }
-    add(
-        "previewScreens injected deep in renderInput".into(),
-        PacketCheck::ForbiddenMaterial,
-        true,
-        Box::new(|p| {
-            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
-                deep.insert("previewScreens".into(), json!([{ "id": "s1" }]));
-            }
-        }),
-    );
-    add(
-        "a generated media URL injected deep in renderInput".into(),
-        PacketCheck::ForbiddenMaterial,
-        true,
-        Box::new(|p| {
-            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
-                deep.insert("hero".into(), json!("https://cdn.example.com/generated/hero-7f3a.png"));
-            }
-        }),
-    );
-    let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
-    if config.output_mode(provider) == Some(crate::config::OutputMode::TextJson) {
-        let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
-        add(
-            "outputSchema added to a text-JSON packet".into(),
-            PacketCheck::ProviderShape,
-            true,
-            Box::new(move |p| {
-                p.insert("outputSchema".into(), schema.clone());
-            }),
-        );
-        add(
-            "text-JSON suffix dropped".into(),
-            PacketCheck::ProviderShape,
-            true,
-            Box::new(|p| {
-                let user = p.get("userMessage").cloned().unwrap_or(Value::Null);
-                p.insert("effectiveUserMessage".into(), user);
-            }),
-        );
-    } else {
-        add(
-            "outputSchema removed".into(),
-            PacketCheck::ProviderShape,
-            true,
-            Box::new(|p| {
-                p.remove("outputSchema");
-            }),
-        );
-        let suffix = config.google_suffix.clone();
-        add(
-            "text-JSON suffix appended to a schema packet".into(),
-            PacketCheck::ProviderShape,
-            true,
-            Box::new(move |p| {
-                let user = p.get("userMessage").and_then(Value::as_str).unwrap_or_default().to_owned();
-                p.insert("effectiveUserMessage".into(), format!("{user}{suffix}").into());
-            }),
-        );
-    }
-    list.extend(branch_truth::mutations(golden, config));
-    let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
-        list.push(PacketMutation { name, check, rehash, edit })
-    };
-    add(
-        "attempt set to 2".into(),
-        PacketCheck::Contract,
-        true,
-        Box::new(|p| {
-            p.insert("attempt".into(), 2.into());
-        }),
-    );
-    list
 }
 
 /// An available evidence item of the request that the packet does not render.

@@ -5,16 +5,20 @@
 
 pub(crate) mod branch_consistency;
 pub(crate) mod material;
+mod provider_shape;
+pub use provider_shape::provider_shape;
+pub(crate) use provider_shape::provider_shape_applies;
 
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
-use crate::config::{Config, OutputMode};
+use crate::config::Config;
 use crate::digest;
+use crate::profile::Profile;
 use crate::report::{walk, Finding, Findings, JsonPath, PacketCheck, Trail};
 use serde_json::{Map, Value};
 
-pub(crate) const AGENT_ID: &str = "updateBlockFromLibrary";
-pub(crate) const TASK_TYPE: &str = "block-update";
-pub(crate) const PROMPT_MODE: &str = "library-adapt";
+pub(crate) const AGENT_ID: &str = crate::profile::BLOCK_AGENT_ID;
+pub(crate) const TASK_TYPE: &str = crate::profile::BLOCK_TASK_TYPE;
+pub(crate) const PROMPT_MODE: &str = crate::profile::BLOCK_PROMPT_MODE;
 
 /// Top-level fields a packet may carry; anything else is refused.
 pub(crate) const FIELDS: [&str; 18] = [
@@ -54,8 +58,10 @@ pub(crate) const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
 /// The texts that reach (or explain) the model, scanned for forbidden material.
 pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];
 
-/// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields.
+/// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields;
+/// the agent ids, branch fields and renderInput keys are the contract profile's.
 pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let profile = &config.profile;
     let mut out = Findings::new(PacketCheck::Contract);
     let mut fail = |path: JsonPath, message: String| out.fail(path, message);
     for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
@@ -64,8 +70,10 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     for (key, expected) in [("packetVersion", Value::from(1)), ("attempt", Value::from(1))] {
         expect_equal(packet, key, &expected, &mut fail);
     }
-    for (key, expected) in [("agentId", AGENT_ID), ("taskType", TASK_TYPE), ("promptMode", PROMPT_MODE)] {
-        expect_equal(packet, key, &Value::from(expected), &mut fail);
+    for (key, allowed) in
+        [("agentId", &profile.agent_ids), ("taskType", &profile.task_types), ("promptMode", &profile.prompt_modes)]
+    {
+        expect_one_of(packet, key, allowed, &mut fail);
     }
     for key in ["model", "systemPrompt", "userMessage", "effectiveUserMessage"] {
         non_blank_string(packet.get(key), JsonPath::field(key), &mut fail);
@@ -102,7 +110,12 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
         }
     }
     prompt_paths(packet, &mut fail);
-    resolved_branch(packet, &mut fail);
+    resolved_branch(packet, profile, &mut fail);
+    if !profile.is_block_builder() {
+        // The block builder's closed renderInput set is packet::branch-consistency's,
+        // which derives the branch from it; a custom profile declares its keys here.
+        render_input_keys(packet, profile, &mut fail);
+    }
     inexact_numbers(packet, &mut fail);
     out.into_vec()
 }
@@ -146,25 +159,68 @@ fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, Str
     }
 }
 
-fn resolved_branch(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, String)) {
+fn resolved_branch(packet: &Map<String, Value>, profile: &Profile, fail: &mut impl FnMut(JsonPath, String)) {
     let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return };
     let agent = branch.get("agentId");
-    if agent.and_then(Value::as_str) != Some(AGENT_ID) || agent != packet.get("agentId") {
+    // The block builder's branch always names its agent; a custom profile's may.
+    let named = agent.is_some() || profile.is_block_builder();
+    let known = agent.and_then(Value::as_str).is_some_and(|a| profile.agent_ids.iter().any(|id| id == a));
+    if named && !(known && agent == packet.get("agentId")) {
+        let expected = match packet.get("agentId").and_then(Value::as_str) {
+            _ if profile.is_block_builder() => format!("{AGENT_ID:?}"),
+            Some(id) => format!("{id:?}"),
+            None => format!("one of {:?}", profile.agent_ids),
+        };
         fail(
             JsonPath::field("resolvedBranch").key("agentId"),
-            format!("expected {AGENT_ID:?} (the packet's agentId), found {}", describe(agent)),
+            format!("expected {expected} (the packet's agentId), found {}", describe(agent)),
         );
     }
-    for (field, allowed) in BRANCH_FIELDS {
-        let path = JsonPath::field("resolvedBranch").key(field);
-        let value = branch.get(field);
-        match (allowed, value) {
+    for field in &profile.branch {
+        let path = JsonPath::field("resolvedBranch").key(&field.name);
+        let value = branch.get(&field.name);
+        match (&field.values, value) {
             (None, Some(Value::Bool(_))) => {}
             (None, other) => fail(path, format!("expected a boolean, found {}", describe(other))),
-            (Some(values), Some(Value::String(s))) if values.contains(&s.as_str()) => {}
+            (Some(values), Some(Value::String(s))) if values.contains(s) => {}
             (Some(values), other) => fail(path, format!("expected one of {values:?}, found {}", describe(other))),
         }
     }
+    if !profile.is_block_builder() {
+        for key in branch.keys().filter(|k| *k != "agentId" && !profile.branch.iter().any(|f| &f.name == *k)) {
+            fail(
+                JsonPath::field("resolvedBranch").key(key),
+                "a branch field the suite's contract profile does not declare (harness.toml [contract.branch])".into(),
+            );
+        }
+    }
+}
+
+/// renderInput's top-level keys are the custom profile's closed set.
+fn render_input_keys(packet: &Map<String, Value>, profile: &Profile, fail: &mut impl FnMut(JsonPath, String)) {
+    let Some(input) = packet.get("renderInput").and_then(Value::as_object) else { return };
+    let allowed = &profile.render_input_keys;
+    for key in input.keys().filter(|k| !allowed.contains(k)) {
+        fail(
+            JsonPath::field("renderInput").key(key),
+            format!("unknown renderInput key {key:?} (harness.toml contract.render_input_keys: {allowed:?})"),
+        );
+    }
+}
+
+/// Whether every value of the packet's resolvedBranch is one packetproof's compiler
+/// knows: `Err` naming a value the suite added to a block-builder value set.
+pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+    let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return Ok(()) };
+    for (field, value) in branch {
+        if let Some(value) = value.as_str().filter(|v| config.profile.is_extension(field, v)) {
+            return Err(format!(
+                "resolvedBranch.{field} is {value:?}, a value the suite added (harness.toml contract.branch): \
+                 packetproof's compiler and templates do not know it, so the suite's exporter is its renderer"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// I-JSON: a number that a double cannot hold exactly would hash differently in JavaScript.
@@ -180,72 +236,6 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, 
             }
         });
     }
-}
-
-/// Whether `packet::provider-shape` can judge the packet: `Err(why not)` when its
-/// provider is not one harness.toml names (packet::contract reports that).
-pub(crate) fn provider_shape_applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
-    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
-    match config.output_mode(provider) {
-        Some(_) => Ok(()),
-        None => Err(format!(
-            "the packet's provider {provider:?} is not in harness.toml's providers, so it has no output mode"
-        )),
-    }
-}
-
-/// Google text-JSON packets omit outputSchema and append the exact suffix; all
-/// others carry outputSchema and send userMessage unchanged.
-pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    let mut out = Findings::new(PacketCheck::ProviderShape);
-    let mut fail = |path: JsonPath, message: String| out.fail(path, message);
-    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
-    let user = packet.get("userMessage").and_then(Value::as_str);
-    let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
-    // A provider harness.toml does not name has no shape to meet (see `provider_shape_applies`).
-    let Some(mode) = config.output_mode(provider) else { return Vec::new() };
-    if mode == OutputMode::TextJson {
-        if packet.contains_key("outputSchema") {
-            fail(
-                JsonPath::field("outputSchema"),
-                format!("must be absent (not null) for {provider} text-JSON packets"),
-            );
-        }
-        if let (Some(user), Some(effective)) = (user, effective) {
-            if effective.strip_prefix(user) != Some(config.google_suffix.as_str()) {
-                fail(
-                    JsonPath::field("effectiveUserMessage"),
-                    format!(
-                        "expected userMessage followed by the exact text-JSON suffix {} (a packet from another \
-                         exporter carries its own: name it with --google-suffix-file FILE)",
-                        crate::report::excerpt(&config.google_suffix)
-                    ),
-                );
-            }
-        }
-    } else {
-        match packet.get("outputSchema") {
-            Some(Value::Object(schema)) => {
-                if schema.get("name").and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
-                    fail(JsonPath::field("outputSchema").key("name"), "expected a non-blank tool name".into());
-                }
-                if !schema.get("schema").is_some_and(Value::is_object) {
-                    fail(JsonPath::field("outputSchema").key("schema"), "expected a JSON Schema object".into());
-                }
-            }
-            other => fail(
-                JsonPath::field("outputSchema"),
-                format!("expected the runtime output schema object, found {}", describe(other)),
-            ),
-        }
-        if user.is_some() && effective != user {
-            fail(
-                JsonPath::field("effectiveUserMessage"),
-                format!("expected to equal userMessage for provider {provider:?}"),
-            );
-        }
-    }
-    out.into_vec()
 }
 
 /// Forbidden keys anywhere in renderInput; forbidden value patterns in renderInput
@@ -392,6 +382,19 @@ fn recomputed(
         }
         None => vec![Finding::new(check, JsonPath::field(key), message)],
     }
+}
+
+/// `key` holds one of `allowed` (with one, the message names it as the contract's fixed value).
+fn expect_one_of(packet: &Map<String, Value>, key: &str, allowed: &[String], fail: &mut impl FnMut(JsonPath, String)) {
+    let found = packet.get(key);
+    if found.and_then(Value::as_str).is_some_and(|s| allowed.iter().any(|a| a == s)) {
+        return;
+    }
+    let expected = match allowed {
+        [one] => format!("{:?}", one),
+        many => format!("one of {many:?} (harness.toml contract)"),
+    };
+    fail(JsonPath::field(key), format!("expected {expected}, found {}", describe(found)));
 }
 
 fn expect_equal(packet: &Map<String, Value>, key: &str, expected: &Value, fail: &mut impl FnMut(JsonPath, String)) {

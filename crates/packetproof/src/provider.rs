@@ -12,7 +12,7 @@ pub(crate) const AGENT_REQUEST_KIND: &str = "segmently.packet-only-agent-request
 pub(crate) fn effective_user_message(config: &Config, mode: OutputMode, user_message: &str) -> String {
     match mode {
         OutputMode::TextJson => format!("{user_message}{}", config.google_suffix),
-        OutputMode::Schema => user_message.to_owned(),
+        OutputMode::Schema | OutputMode::Text => user_message.to_owned(),
     }
 }
 

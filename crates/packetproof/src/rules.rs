@@ -83,6 +83,7 @@ pub enum CorpusCheck {
     UniqueAgentTasks,
     BranchCoverage,
     MutationSelfTest,
+    Lock,
 }
 
 /// One entry of the rule book (`packetproof checks` lists them).
@@ -187,20 +188,20 @@ impl Check {
                 PacketCheck::BranchIsolation => rule(
                     "packet::branch-isolation",
                     PacketAndRequest,
-                    &[Request],
+                    &[Request, BlockBuilderProfile, BuiltinBranchValues],
                     "only the branch the request resolves to rendered: no excluded request text (and, for packets of \
                      this suite's templates, no line of an unrendered template)",
                 ),
                 PacketCheck::BranchConsistency => rule(
                     "packet::branch-consistency",
                     Packet,
-                    &[],
+                    &[BlockBuilderProfile],
                     "resolvedBranch is what the packet's own renderInput implies",
                 ),
                 PacketCheck::RendersFromInput => rule(
                     "packet::renders-from-input",
                     Packet,
-                    &[SuiteTemplates],
+                    &[BlockBuilderProfile, BuiltinBranchValues, SuiteTemplates],
                     "the prompts are this suite's templates rendered over the packet's own renderInput",
                 ),
                 PacketCheck::ForbiddenMaterial => rule(
@@ -242,7 +243,7 @@ impl Check {
                     rule(
                         "run::evaluation",
                         Run,
-                        &[RunFile("raw-output.json")],
+                        &[RunFile("raw-output.json"), Evaluator],
                         "the raw output was evaluated, passed, and evaluates the same now",
                     ),
                     &[Stage::Evaluate, Stage::Complete],
@@ -304,8 +305,8 @@ impl Check {
                     rule(
                         "corpus::snapshot-parity",
                         Corpus,
-                        &[],
-                        "the schema snapshot is what the vendored Builder schema generates",
+                        &[BuilderSchema],
+                        "the schema snapshot is the same JSON as the suite's Builder schema it is generated from",
                     ),
                     "tests/cli/compile.rs::schema_check_fails_after_a_hand_edit_of_the_snapshot",
                 ),
@@ -327,6 +328,16 @@ impl Check {
                     Corpus,
                     &[Suite],
                     "every kind of damage to a golden packet or run is caught by a check that applies",
+                ),
+                CorpusCheck::Lock => tested(
+                    rule(
+                        "corpus::lock",
+                        Corpus,
+                        &[Suite, Lock],
+                        "the files the suite's packets depend on (schema, templates) have the digests the last bless \
+                         pinned in packetproof.lock",
+                    ),
+                    "tests/cli/profile.rs::an_edited_schema_is_red_until_bless_pins_it",
                 ),
             },
             Check::Input(check) => locked(

@@ -17,9 +17,8 @@ pub(crate) const CHECK: crate::CorpusCheck = crate::CorpusCheck::SnapshotParity;
 /// The snapshot's members, in the upstream's order.
 const MEMBERS: [&str; 3] = ["name", "description", "schema"];
 
-/// The snapshot bytes the vendored upstream produces: 2-space JSON and a final
-/// newline, byte-identical with the upstream (an error otherwise).
-pub(crate) fn generate(config: &Config) -> Result<String> {
+/// The vendored upstream, parsed strictly and shaped `{name, description, schema}`.
+fn builder_value(config: &Config) -> Result<(String, Vec<u8>, Value)> {
     let (file, bytes) = config.builder_schema_bytes()?;
     let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.clone()))?;
     let members: Vec<&str> = value.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
@@ -38,8 +37,15 @@ pub(crate) fn generate(config: &Config) -> Result<String> {
     if !value["schema"].is_object() {
         return Err(Error::shape(file, JsonPath::field("schema"), "a JSON Schema object"));
     }
+    Ok((file, bytes.into_owned(), value))
+}
+
+/// The snapshot bytes the vendored upstream produces: 2-space JSON and a final
+/// newline, byte-identical with the upstream (an error otherwise).
+pub(crate) fn generate(config: &Config) -> Result<String> {
+    let (file, bytes, value) = builder_value(config)?;
     let text = canonical::to_pretty(&value);
-    if text.as_bytes() != &*bytes {
+    if text.as_bytes() != bytes.as_slice() {
         let line = first_difference(&String::from_utf8_lossy(&bytes), &text);
         return Err(Error::shape(
             file,
@@ -50,12 +56,28 @@ pub(crate) fn generate(config: &Config) -> Result<String> {
     Ok(text)
 }
 
+/// Whether parity applies: only when the suite names a Builder schema of its own
+/// (`paths.builder_schema`). Otherwise the schema snapshot is the suite's own file
+/// and nothing upstream generates it (`Err(why not)`).
+pub(crate) fn parity_applies(config: &Config) -> std::result::Result<(), String> {
+    match (&config.paths.builder_schema, config.is_suite()) {
+        (Some(_), _) | (None, false) => Ok(()),
+        (None, true) => Err(format!(
+            "{} names no Builder schema (paths.builder_schema): the schema snapshot is the suite's own file, \
+             pinned by {}",
+            config.file_name(),
+            crate::lock::FILE_NAME
+        )),
+    }
+}
+
 /// Prove parity: the vendored upstream still has the pinned bytes, and the
-/// snapshot is byte for byte what it generates. Each drift is a finding; an
+/// snapshot is the same JSON as the upstream (parsed, so a checkout that turned
+/// line endings into CRLF holds the same schema). Each drift is a finding; an
 /// unreadable or malformed upstream is an error.
 pub fn check(config: &Config) -> Result<Vec<Finding>> {
     let mut findings = pin_findings(config)?;
-    let expected = generate(config)?;
+    let (builder_file, _, expected) = builder_value(config)?;
     let actual = match &config.paths.schema_snapshot {
         Some(path) => match fsutil::read_optional(path, config.limits.max_file_bytes)? {
             Some(bytes) => bytes,
@@ -64,7 +86,7 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
                 findings.push(Finding::new(
                     CHECK,
                     Location::named(file),
-                    "snapshot is missing; run `packetproof schema --write`",
+                    "snapshot is missing; `packetproof schema --write` generates it from the Builder schema",
                 ));
                 return Ok(findings);
             }
@@ -72,27 +94,29 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
         None => config.snapshot_bytes()?.1.into_owned(),
     };
     let file = config.snapshot_bytes().map_or_else(|_| String::new(), |(file, _)| file);
-    if actual != expected.as_bytes() {
-        let line = first_difference(&String::from_utf8_lossy(&actual), &expected);
+    let actual_value = canonical::parse(&actual).map_err(|e| e.in_file(file.clone()))?;
+    if actual_value != expected {
+        let line = first_difference(&String::from_utf8_lossy(&actual), &canonical::to_pretty(&expected));
         findings.push(Finding::new(
             CHECK,
             Location::named(file),
             format!(
-                "snapshot differs from the vendored Builder schema {} (first difference at line {line}); \
-                 it is never edited by hand: run `packetproof schema --write`",
-                config.builder_schema_bytes()?.0
+                "snapshot is not the same JSON as the Builder schema {builder_file} (first difference near line \
+                 {line}): make one the other (`packetproof schema --write` regenerates an unedited snapshot, and \
+                 never writes over one edited since the last bless)"
             ),
         ));
     }
     Ok(findings)
 }
 
-/// The vendored upstream against harness.toml's `schema.builder_sha256`.
+/// The vendored upstream against harness.toml's `schema.builder_sha256`, when it
+/// pins one. A checkout with CRLF line endings holds the pin of the LF bytes.
 fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
+    let Some(pinned) = &config.schema.builder_sha256 else { return Ok(Vec::new()) };
     let (path, bytes) = config.builder_schema_bytes()?;
     let actual = digest::sha256(&bytes);
-    let pinned = &config.schema.builder_sha256;
-    if &actual == pinned {
+    if &actual == pinned || &digest::sha256(&crate::lock::without_crlf(&bytes)) == pinned {
         return Ok(Vec::new());
     }
     Ok(vec![Finding::new(
@@ -106,8 +130,13 @@ fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
 }
 
 /// Write the snapshot atomically; returns whether its bytes changed. Refuses to
-/// generate from a vendored upstream that no longer has the pinned bytes.
+/// generate from a vendored upstream that no longer has the pinned bytes, and to
+/// write over a snapshot that is not the one the lock pins (edited since the last
+/// bless, or never blessed): packetproof never writes over a file a user edited.
 pub fn write(config: &Config) -> Result<bool> {
+    if let Err(why) = parity_applies(config) {
+        return Err(Error::refused(config.file_name(), format!("nothing generates the schema snapshot: {why}")));
+    }
     if let Some(finding) = pin_findings(config)?.into_iter().next() {
         return Err(Error::refused(finding.path.to_string(), finding.message));
     }
@@ -121,8 +150,20 @@ pub fn write(config: &Config) -> Result<bool> {
                 .into(),
         });
     };
-    if fsutil::read_bytes(path, config.limits.max_file_bytes).is_ok_and(|old| old == text.as_bytes()) {
-        return Ok(false);
+    match fsutil::read_optional(path, config.limits.max_file_bytes)? {
+        Some(old) if old == text.as_bytes() => return Ok(false),
+        Some(old) if !crate::lock::pins(config, path, &old)? => {
+            return Err(Error::refused(
+                path.display().to_string(),
+                format!(
+                    "the snapshot is not the one {} pins (edited since the last bless, or never blessed), and \
+                     packetproof never writes over a file you edited: review it, then remove it and run \
+                     `packetproof schema --write` again",
+                    crate::lock::FILE_NAME
+                ),
+            ))
+        }
+        _ => {}
     }
     fsutil::write_atomic(path, text.as_bytes())?;
     Ok(true)
@@ -184,6 +225,20 @@ mod tests {
         assert!(write(&config).unwrap_err().to_string().contains("harness.toml pins"));
     }
 
+    /// A Windows checkout (CRLF) of both files is the same schema: the pin holds on the
+    /// LF bytes and parity on the parsed JSON.
+    #[test]
+    fn a_crlf_checkout_holds_the_pin_and_parity() {
+        let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
+        let crlf = original.replace('\n', "\r\n");
+        let (dir, config) = with_upstream(&crlf);
+        std::fs::write(dir.path().join("snapshot.json"), &crlf).unwrap();
+        assert_eq!(check(&config).unwrap(), Vec::new());
+        let edited = crlf.replacen("\"mustHave\"", "\"must\"", 1);
+        std::fs::write(dir.path().join("snapshot.json"), edited).unwrap();
+        assert_eq!(check(&config).unwrap().len(), 1);
+    }
+
     #[test]
     fn generation_refuses_an_upstream_it_cannot_reproduce() {
         let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
@@ -195,7 +250,7 @@ mod tests {
         ];
         for (text, expected) in cases {
             let (_dir, mut config) = with_upstream(&text);
-            config.schema.builder_sha256 = digest::sha256(text.as_bytes());
+            config.schema.builder_sha256 = Some(digest::sha256(text.as_bytes()));
             let err = generate(&config).unwrap_err().to_string();
             assert!(err.contains(expected), "{err}");
         }

@@ -60,6 +60,7 @@ pub(crate) fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Findi
             Ok(unique_agent_tasks(&tasks.into_iter().map(|(_, case, task)| (case, task)).collect::<Vec<_>>()))
         }
         CorpusCheck::BranchCoverage => branch_coverage(config),
+        CorpusCheck::Lock => crate::lock::check(config),
         // The self-test damages packets and runs and calls back into this module, so
         // it lives above it (`crate::mutation::self_test_case`, one trial per fixture).
         CorpusCheck::MutationSelfTest => Err(Error::Internal(format!("{check} runs through mutation::self_test_case"))),

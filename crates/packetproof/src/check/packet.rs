@@ -245,7 +245,9 @@ fn render_input_parts(input: &Value, branch: &Value) -> Vec<(JsonPath, bool, boo
         ),
         (
             JsonPath::field("renderInput").key("operatorInstruction"),
-            input.get("operatorInstruction").is_some(),
+            // As the reference and packet::branch-consistency read it: a blank
+            // instruction is no instruction.
+            input.get("operatorInstruction").is_some_and(|i| i.as_str().is_none_or(|s| !s.trim().is_empty())),
             flag("operatorInstructionPresent"),
         ),
         (
@@ -366,5 +368,29 @@ mod tests {
             "{}",
             findings[0]
         );
+    }
+
+    /// As the reference reads it: an empty instruction is no instruction, so a packet
+    /// that records it absent holds; a non-blank one under "absent" does not.
+    #[test]
+    fn a_blank_operator_instruction_is_no_instruction() {
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let case = crate::corpus::cases(&config)
+            .unwrap()
+            .into_iter()
+            .find(|c| c.name == "google-staged-both-selected")
+            .unwrap();
+        let mut request = case.request.clone();
+        request.as_object_mut().unwrap().remove("operatorInstruction");
+        let mut packet = compile::compile(&request, &config, "test").unwrap();
+        assert_eq!(packet["resolvedBranch"]["operatorInstructionPresent"], false);
+        let isolation = |packet: &Value| branch_isolation(packet.as_object().unwrap(), &request, &config, "test");
+        packet["renderInput"]["operatorInstruction"] = "".into();
+        assert!(isolation(&packet).is_empty(), "{:?}", isolation(&packet));
+        packet["renderInput"]["operatorInstruction"] = "  ".into();
+        assert!(isolation(&packet).is_empty(), "{:?}", isolation(&packet));
+        packet["renderInput"]["operatorInstruction"] = "Use the brand voice.".into();
+        let findings = isolation(&packet);
+        assert!(findings.iter().any(|f| f.message == "present although the branch excludes it"), "{findings:?}");
     }
 }

@@ -21,7 +21,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod merge;
 mod provider;
+use merge::{builtin_table, overlay, OwnSettings};
 pub(crate) use provider::{OutputMode, Provider};
 
 pub(crate) const FILE_NAME: &str = "harness.toml";
@@ -47,6 +49,8 @@ struct Raw {
     checks: Checks,
     #[serde(default)]
     canonical: Canonical,
+    #[serde(default)]
+    contract: crate::profile::RawContract,
 }
 
 /// Where the suite's files are. `None`: the built-in copy of the project's file.
@@ -155,7 +159,9 @@ impl Default for PacketRules {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SchemaPin {
-    pub(crate) builder_sha256: String,
+    /// `None`: the suite names a Builder schema of its own and pins none here (its
+    /// digest is then pinned in the lock file that `bless` writes).
+    pub(crate) builder_sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -294,6 +300,8 @@ pub struct Config {
     pub packet: PacketRules,
     pub(crate) checks: Checks,
     pub canonical: Canonical,
+    /// The contract's product part: the block builder's, or the suite's own.
+    pub profile: crate::profile::Profile,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
     /// Set by [`Config::reading_once`]: templates and schema files read once.
@@ -371,6 +379,7 @@ impl Config {
         let config_error = |message: String| Error::Config { file: shown.clone(), message };
         let user: toml::Table =
             toml::from_str(text).map_err(|e| config_error(crate::report::parse_error_of(text, &e.to_string())))?;
+        let own = OwnSettings::of(&user);
         let mut merged = builtin_table();
         overlay(&mut merged, user);
         let raw: Raw =
@@ -407,6 +416,19 @@ impl Config {
                 return Err(config_error(format!("checks.skip: {name:?} can never be skipped: {why}")));
             }
         }
+        if own.render_input_keys && raw.contract.kind() == crate::profile::Kind::Custom {
+            return Err(config_error(
+                "packet.render_input_keys: the block-builder profile's setting; a custom profile declares \
+                 contract.render_input_keys"
+                    .into(),
+            ));
+        }
+        let profile = crate::profile::Profile::resolve(raw.contract.clone(), &raw.packet.render_input_keys)
+            .map_err(config_error)?;
+        let mut schema = raw.schema;
+        if own.builder_schema && !own.builder_pin {
+            schema.builder_sha256 = None;
+        }
         let mut paths = raw.paths;
         paths.fixtures = root.join(&paths.fixtures);
         paths.golden = root.join(&paths.golden);
@@ -428,7 +450,7 @@ impl Config {
             paths,
             providers: raw.providers,
             forbidden,
-            schema: raw.schema,
+            schema,
             taint: raw.taint,
             limits: raw.limits,
             corpus: raw.corpus,
@@ -438,6 +460,7 @@ impl Config {
             packet: raw.packet,
             checks: raw.checks,
             canonical: raw.canonical,
+            profile,
             google_suffix,
             read_once: None,
         })
@@ -461,12 +484,24 @@ impl Config {
     /// How packets for `provider` carry the output contract (`None`: harness.toml
     /// does not name the provider, so it has no shape; each caller says what follows).
     pub(crate) fn output_mode(&self, provider: &str) -> Option<OutputMode> {
-        self.providers.get(provider).map(Provider::output_mode)
+        let provider = self.providers.get(provider)?;
+        Some(match self.profile.output {
+            crate::profile::Output::Text => OutputMode::Text,
+            crate::profile::Output::Schema => provider.output_mode(),
+        })
     }
 
     /// The schema snapshot packets carry: its bytes, and the name to report them under.
     pub fn snapshot_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
         self.resource(self.paths.schema_snapshot.as_deref(), builtin::SNAPSHOT_PATH, builtin::SCHEMA_SNAPSHOT)
+    }
+
+    /// The name the schema snapshot is reported under (without reading it).
+    pub fn snapshot_name(&self) -> String {
+        match &self.paths.schema_snapshot {
+            Some(file) => file.display().to_string(),
+            None => format!("<built-in {}>", builtin::SNAPSHOT_PATH),
+        }
     }
 
     /// The vendored Builder schema: its bytes, and the name to report them under.
@@ -506,25 +541,6 @@ impl Config {
         match self.read_prompts() {
             Some(all) => all.to_vec(),
             None => self.walk_prompt_templates(),
-        }
-    }
-}
-
-/// The built-in settings as a table: the project's harness.toml without `[paths]`.
-fn builtin_table() -> toml::Table {
-    let mut table: toml::Table = toml::from_str(builtin::HARNESS_TOML).expect("the project's harness.toml parses");
-    table.remove("paths");
-    table
-}
-
-/// Merge `user` into `base`: tables key by key, everything else (and `providers`) replaced.
-fn overlay(base: &mut toml::Table, user: toml::Table) {
-    for (key, value) in user {
-        match (base.get_mut(&key), value) {
-            (Some(toml::Value::Table(inner)), toml::Value::Table(value)) if key != "providers" => overlay(inner, value),
-            (_, value) => {
-                base.insert(key, value);
-            }
         }
     }
 }

@@ -25,6 +25,9 @@ pub(crate) enum OutputMode {
     Schema,
     /// Text-JSON (Google): no `outputSchema`, the exact suffix appended to userMessage.
     TextJson,
+    /// Plain text (a contract profile with `output = "text"`): no `outputSchema`, no
+    /// suffix, whatever the provider.
+    Text,
 }
 
 impl Provider {

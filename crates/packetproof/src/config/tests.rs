@@ -79,3 +79,20 @@ fn a_partial_file_overrides_the_built_in_settings() {
     let empty = Config::from_toml(Path::new("/s"), None, "[exporter]\ncommand = []\n", None).unwrap_err();
     assert!(empty.to_string().contains("exporter.command"), "{empty}");
 }
+
+/// Restating a provider's models keeps the built-in limits of the models it keeps; its
+/// own entries win, and a model it adds has none (noted, not checked).
+#[test]
+fn restated_models_keep_their_built_in_output_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let load = |text: &str| Config::from_toml(dir.path(), Some(Path::new("harness.toml")), text, None).unwrap();
+    let config = load("[providers.anthropic]\nmodels = [\"claude-opus-4-1\", \"claude-next\"]\n");
+    assert!(config.output_limit_problem("anthropic", "claude-opus-4-1", 64000.0).is_some());
+    assert_eq!(config.has_output_limit("anthropic", "claude-next"), Some(false));
+    assert_eq!(config.has_output_limit("anthropic", "claude-sonnet-4-5"), Some(false));
+    assert!(!config.providers.contains_key("openai"), "a suite compiles only for the providers it lists");
+    let own = load(
+        "[providers.anthropic]\nmodels = [\"claude-opus-4-1\"]\nmax_output_tokens = { \"claude-opus-4-1\" = 100 }\n",
+    );
+    assert!(own.output_limit_problem("anthropic", "claude-opus-4-1", 101.0).is_some());
+}

@@ -6,7 +6,6 @@ pub(crate) mod derived;
 pub(crate) mod layout;
 pub(crate) mod record;
 
-use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use crate::{fsutil, Config, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -137,24 +136,28 @@ pub(crate) fn branch_row(packet: &Value) -> Value {
     row
 }
 
-/// What a corpus fails to cover: every value of every resolvedBranch field, and
-/// every pair of values of (provider, evidenceMode, neighbours, insertionMode, sourceScope).
+/// What a corpus fails to cover: every value of every resolvedBranch field of the
+/// contract profile, and every pair of values of the main dimensions (the provider
+/// and, for the block builder, evidenceMode, neighbours, insertionMode and
+/// sourceScope; for a custom profile, every field with a value set).
 pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
     let mut missing = Vec::new();
-    for (field, allowed) in crate::packet::BRANCH_FIELDS {
-        let values: Vec<Value> = match allowed {
-            Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
+    for field in &config.profile.branch {
+        let values: Vec<Value> = match &field.values {
+            Some(values) => values.iter().map(|v| Value::from(v.as_str())).collect(),
             None => vec![Value::Bool(false), Value::Bool(true)],
         };
-        missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[field] == *v)).map(|v| format!("{field}={v}")));
+        let name = field.name.as_str();
+        missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[name] == *v)).map(|v| format!("{name}={v}")));
     }
-    let dims: [(&str, Vec<&str>); 5] = [
-        ("provider", config.providers.keys().map(String::as_str).collect()),
-        ("evidenceMode", EvidenceMode::NAMES.to_vec()),
-        ("neighbours", Neighbours::NAMES.to_vec()),
-        ("insertionMode", InsertionMode::NAMES.to_vec()),
-        ("sourceScope", SourceScope::NAMES.to_vec()),
-    ];
+    let mut dims: Vec<(&str, Vec<&str>)> = vec![("provider", config.providers.keys().map(String::as_str).collect())];
+    for field in
+        config.profile.branch.iter().filter(|f| !config.profile.is_block_builder() || MAIN.contains(&f.name.as_str()))
+    {
+        if let Some(values) = &field.values {
+            dims.push((field.name.as_str(), values.iter().map(String::as_str).collect()));
+        }
+    }
     for (i, (a, xs)) in dims.iter().enumerate() {
         for (b, ys) in &dims[i + 1..] {
             for x in xs {
@@ -168,6 +171,9 @@ pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
     }
     missing
 }
+
+/// The block builder's main dimensions, paired with each other and the provider.
+const MAIN: [&str; 4] = ["evidenceMode", "neighbours", "insertionMode", "sourceScope"];
 
 /// A negative case's declaration: this check must fail with this message fragment.
 #[derive(Debug, Clone, serde::Deserialize)]

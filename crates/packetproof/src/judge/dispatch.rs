@@ -26,7 +26,8 @@ pub(crate) fn run(check: Check, at: &Subject, config: &Config) -> Result<Checked
             CorpusCheck::Layout
             | CorpusCheck::SnapshotParity
             | CorpusCheck::UniqueAgentTasks
-            | CorpusCheck::BranchCoverage => check::on_corpus(check, config).map(Checked::from),
+            | CorpusCheck::BranchCoverage
+            | CorpusCheck::Lock => check::on_corpus(check, config).map(Checked::from),
             // The self-test damages packets and runs and judges them through here, so
             // it lives above (`crate::mutation::self_test_case`, one trial per fixture).
             CorpusCheck::MutationSelfTest => {

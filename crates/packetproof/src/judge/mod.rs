@@ -196,6 +196,22 @@ impl<'a> Subject<'a> {
             }
             Need::Suite if config.is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
+            Need::BlockBuilderProfile if config.profile.is_block_builder() => Ok(()),
+            Need::BlockBuilderProfile => Err(format!(
+                "the suite's contract profile is {:?}: this rule reads the block builder's renderInput, branch \
+                 derivation and templates, which the profile does not have (packet::contract checks the fields, \
+                 branch values and renderInput keys it declares)",
+                config.profile.name()
+            )),
+            Need::BuiltinBranchValues => crate::packet::builtin_branch_values(object()?, config),
+            Need::BuilderSchema => crate::schema::parity_applies(config),
+            Need::Lock => crate::lock::applies(config),
+            Need::Evaluator if config.profile.is_block_builder() => Ok(()),
+            Need::Evaluator => Err(format!(
+                "the suite's contract profile is {:?}, and packetproof's built-in evaluator is the block builder's: \
+                 the suite's answers have no evaluator here",
+                config.profile.name()
+            )),
         }
     }
 

@@ -38,7 +38,7 @@ pub(crate) struct Matrix {
 /// One value of one field: `span` is the field's row count on its first row (0 on the others).
 #[derive(Debug, Serialize)]
 pub(crate) struct MatrixRow {
-    pub(crate) field: &'static str,
+    pub(crate) field: String,
     pub(crate) span: usize,
     pub(crate) value: String,
     pub(crate) cells: Vec<Vec<String>>,
@@ -171,9 +171,10 @@ pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
         }
     }
     let mut rows = Vec::new();
-    for (field, allowed) in crate::packet::BRANCH_FIELDS {
-        let values: Vec<Value> = match allowed {
-            Some(values) => values.iter().map(|v| Value::from(*v)).collect(),
+    for branch_field in &config.profile.branch {
+        let field = branch_field.name.as_str();
+        let values: Vec<Value> = match &branch_field.values {
+            Some(values) => values.iter().map(|v| Value::from(v.as_str())).collect(),
             None => vec![Value::Bool(false), Value::Bool(true)],
         };
         for (i, value) in values.iter().enumerate() {
@@ -188,7 +189,12 @@ pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
                 })
                 .collect();
             let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
-            rows.push(MatrixRow { field, span: if i == 0 { values.len() } else { 0 }, value: shown, cells });
+            rows.push(MatrixRow {
+                field: field.to_owned(),
+                span: if i == 0 { values.len() } else { 0 },
+                value: shown,
+                cells,
+            });
         }
     }
     let gaps = rows.iter().flat_map(|r| &r.cells).filter(|c| c.is_empty()).count();

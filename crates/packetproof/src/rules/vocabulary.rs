@@ -46,6 +46,19 @@ pub enum Need {
     /// The packet's provider is one harness.toml names: its output mode (text-JSON or
     /// schema) decides the shape.
     ConfiguredProvider,
+    /// The suite's contract profile is the block builder's: the rule reads its
+    /// renderInput shape, its branch derivation or its templates.
+    BlockBuilderProfile,
+    /// The packet's resolvedBranch holds only values packetproof's compiler knows (a
+    /// value a suite added to a block-builder value set is its own exporter's).
+    BuiltinBranchValues,
+    /// The suite names a Builder schema its snapshot is generated from.
+    BuilderSchema,
+    /// The suite has a lock file (`bless` writes it).
+    Lock,
+    /// An evaluator for the contract profile's answers: the built-in one is the
+    /// block builder's.
+    Evaluator,
 }
 
 /// A step that makes what some rule checks (`crate::judge::Step` says which command
@@ -111,6 +124,11 @@ impl fmt::Display for Need {
             Need::TrustedKey => f.write_str("trusted-key"),
             Need::Suite => f.write_str("suite"),
             Need::ConfiguredProvider => f.write_str("configured-provider"),
+            Need::BlockBuilderProfile => f.write_str("block-builder-profile"),
+            Need::BuiltinBranchValues => f.write_str("builtin-branch-values"),
+            Need::BuilderSchema => f.write_str("builder-schema"),
+            Need::Lock => f.write_str("lock"),
+            Need::Evaluator => f.write_str("evaluator"),
         }
     }
 }

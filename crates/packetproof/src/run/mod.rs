@@ -119,6 +119,26 @@ pub(crate) struct Run {
     pub(crate) evaluation: RunFile,
     pub(crate) completion: RunFile,
     pub(crate) max_bytes: u64,
+    /// The taskType and promptMode a rebuilt packet gets (the run files do not carry them).
+    fixed: Fixed,
+}
+
+/// The fields a run's files do not carry: the contract profile's one task type and
+/// prompt mode (`prepare` refuses a packet whose run would rebuild otherwise).
+#[derive(Debug, Clone)]
+pub(crate) struct Fixed {
+    task_type: String,
+    prompt_mode: String,
+}
+
+impl Fixed {
+    pub(crate) fn of(config: &Config) -> Fixed {
+        let first = |list: &[String], fallback: &str| list.first().cloned().unwrap_or_else(|| fallback.to_owned());
+        Fixed {
+            task_type: first(&config.profile.task_types, packet::TASK_TYPE),
+            prompt_mode: first(&config.profile.prompt_modes, packet::PROMPT_MODE),
+        }
+    }
 }
 
 impl Run {
@@ -158,6 +178,7 @@ impl Run {
             evaluation,
             completion,
             max_bytes: config.limits.max_file_bytes,
+            fixed: Fixed::of(config),
         })
     }
 
@@ -218,7 +239,7 @@ impl Run {
         let context = self.read_object(&self.eval_context)?;
         let context: format::EvalContext = serde_json::from_value(Value::Object(context))
             .map_err(|e| Error::shape(self.show(&self.eval_context), JsonPath::root(), e.to_string()))?;
-        Ok(rebuild_packet(&request, &context))
+        Ok(rebuild_packet(&request, &context, &self.fixed))
     }
 
     /// `file` as the user knows it, for messages.
@@ -230,13 +251,13 @@ impl Run {
 /// The packet, rebuilt in the Node exporter's key order. Fields the two files do
 /// not carry are the contract's fixed values; if the real packet had others, its
 /// checksum will not reproduce and the packet stage says so.
-pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &format::EvalContext) -> Value {
+pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &format::EvalContext, fixed: &Fixed) -> Value {
     let from = |map: &Map<String, Value>, key: &str| map.get(key).cloned().unwrap_or(Value::Null);
     let mut p = Map::new();
     p.insert("packetVersion".into(), json!(1));
     p.insert("agentId".into(), context.agent_id.clone());
-    p.insert("taskType".into(), json!(packet::TASK_TYPE));
-    p.insert("promptMode".into(), json!(packet::PROMPT_MODE));
+    p.insert("taskType".into(), json!(fixed.task_type));
+    p.insert("promptMode".into(), json!(fixed.prompt_mode));
     p.insert("attempt".into(), json!(1));
     for key in ["provider", "model", "maxTokens"] {
         p.insert(key.into(), from(request, key));

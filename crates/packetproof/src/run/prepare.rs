@@ -22,7 +22,7 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: Packet
         return Err(Error::Failed { file: shown, findings });
     }
     let packet = value.as_object().expect("the gate refuses non-objects (packet::contract)");
-    refuse_what_the_run_cannot_carry(packet, &shown)?;
+    refuse_what_the_run_cannot_carry(packet, config, &shown)?;
     let snapshot = read_snapshot(config, packet, &shown)?;
     let files = run_files(packet, &snapshot);
     super::ownership::refuse_run_inside_another(out_dir)?;
@@ -89,10 +89,10 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
 /// would rebuild to another packet (a field of its own, a fixed value changed, which
 /// a suite's skip of packet::contract lets through) is refused here rather than
 /// prepared into a run that every later step fails on its checksum.
-fn refuse_what_the_run_cannot_carry(packet: &Map<String, Value>, shown: &str) -> Result<()> {
+fn refuse_what_the_run_cannot_carry(packet: &Map<String, Value>, config: &Config, shown: &str) -> Result<()> {
     let context = super::format::EvalContext::of(packet);
     let Value::Object(request) = provider::agent_request(packet) else { return Ok(()) };
-    let rebuilt = super::rebuild_packet(&request, &context);
+    let rebuilt = super::rebuild_packet(&request, &context, &super::Fixed::of(config));
     let Some(rebuilt) = rebuilt.as_object() else { return Ok(()) };
     let lost: Vec<&str> = packet
         .iter()

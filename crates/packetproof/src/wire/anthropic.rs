@@ -25,14 +25,18 @@ pub(crate) fn body(m: &Material) -> Value {
         tool.insert("description".into(), description.clone());
     }
     tool.insert("input_schema".into(), m.schema.and_then(|s| s.get("schema")).cloned().unwrap_or(Value::Null));
-    json!({
+    let mut body = json!({
         "model": m.model,
         "max_tokens": m.max_tokens,
         "system": m.system,
         "messages": [{"role": "user", "content": m.user}],
-        "tools": [tool],
-        "tool_choice": {"type": "tool", "name": m.schema_name()},
-    })
+    });
+    // A plain-text answer is asked for with no tool.
+    if m.schema.is_some() {
+        body["tools"] = json!([tool]);
+        body["tool_choice"] = json!({"type": "tool", "name": m.schema_name()});
+    }
+    body
 }
 
 /// Equivalent forms the API documents: `system` and a message's `content` as a

@@ -18,11 +18,16 @@ pub(crate) const LABELS: &[(&str, &str)] = &[
 ];
 
 pub(crate) fn body(m: &Material) -> Value {
-    json!({
+    let mut body = json!({
         "systemInstruction": {"parts": [{"text": m.system}]},
         "contents": [{"role": "user", "parts": [{"text": m.user}]}],
-        "generationConfig": {"maxOutputTokens": m.max_tokens, "responseMimeType": "application/json"},
-    })
+        "generationConfig": {"maxOutputTokens": m.max_tokens},
+    });
+    // JSON mode only when the packet asks for JSON (the text-JSON suffix); a plain-text answer is plain.
+    if m.json {
+        body["generationConfig"]["responseMimeType"] = json!("application/json");
+    }
+    body
 }
 
 /// What the official SDKs send (tests/recordings/sdk): google-genai, for Python and

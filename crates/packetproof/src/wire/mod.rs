@@ -136,8 +136,13 @@ pub(crate) struct Material<'a> {
     pub(crate) max_tokens: Value,
     pub(crate) system: &'a str,
     pub(crate) user: &'a str,
-    /// `outputSchema` ({name, description?, schema}); absent for text-JSON providers.
+    /// `outputSchema` ({name, description?, schema}); absent for text-JSON providers
+    /// and for plain-text answers.
     pub(crate) schema: Option<&'a Map<String, Value>>,
+    /// Whether the answer is asked for as JSON: a schema, or (text-JSON) the suffix
+    /// appended to the user message. Neither: a plain-text call, whose body carries no
+    /// output format at all.
+    pub(crate) json: bool,
 }
 
 impl<'a> Material<'a> {
@@ -158,13 +163,9 @@ impl<'a> Material<'a> {
             Some(Value::Object(schema)) if schema.get("name").is_some_and(Value::is_string) => Some(schema),
             Some(_) => return Err(Error::shape(file, JsonPath::field("outputSchema"), "an object with a string name")),
         };
-        Ok(Material {
-            model: text("model")?,
-            max_tokens,
-            system: text("systemPrompt")?,
-            user: text("effectiveUserMessage")?,
-            schema,
-        })
+        let user = text("effectiveUserMessage")?;
+        let json = schema.is_some() || packet.get("userMessage").and_then(Value::as_str) != Some(user);
+        Ok(Material { model: text("model")?, max_tokens, system: text("systemPrompt")?, user, schema, json })
     }
 
     /// Why the output schema cannot be sent in OpenAI strict mode, if it cannot.

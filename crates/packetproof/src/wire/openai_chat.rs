@@ -24,15 +24,19 @@ pub(crate) const LABELS: &[(&str, &str)] = &[
 ];
 
 pub(crate) fn body(m: &Material) -> Value {
-    json!({
+    let mut body = json!({
         "model": m.model,
         "max_completion_tokens": m.max_tokens,
         "messages": [
             {"role": "system", "content": m.system},
             {"role": "user", "content": m.user},
         ],
-        "response_format": {"type": "json_schema", "json_schema": schema_format(m, false)},
-    })
+    });
+    // A plain-text answer is asked for with no output format at all.
+    if m.schema.is_some() {
+        body["response_format"] = json!({"type": "json_schema", "json_schema": schema_format(m, false)});
+    }
+    body
 }
 
 /// `{name, description?, schema, strict: true}`; with `typed`, led by

@@ -16,13 +16,17 @@ pub(crate) const LABELS: &[(&str, &str)] = &[
 ];
 
 pub(crate) fn body(m: &Material) -> Value {
-    json!({
+    let mut body = json!({
         "model": m.model,
         "max_output_tokens": m.max_tokens,
         "instructions": m.system,
         "input": [{"role": "user", "content": m.user}],
-        "text": {"format": super::openai_chat::schema_format(m, true)},
-    })
+    });
+    // A plain-text answer is asked for with no output format at all.
+    if m.schema.is_some() {
+        body["text"] = json!({"format": super::openai_chat::schema_format(m, true)});
+    }
+    body
 }
 
 /// Equivalent forms the API documents: `input` as a plain string is one user

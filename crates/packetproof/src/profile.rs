@@ -1,0 +1,321 @@
+//! Contract profiles: the product part of the contract, which a suite owns.
+//!
+//! The core rules (exact bytes and hashes, provider shaping, strict JSON, forbidden
+//! material, runs) hold for any agent. What one product's agent looks like (its agent
+//! ids, task types and prompt modes, the `resolvedBranch` fields and their values,
+//! the renderInput keys, whether it answers in a schema or in plain text) is a
+//! profile. The block builder's `updateBlockFromLibrary` agent is the built-in
+//! profile and the default; a suite declares its own in harness.toml `[contract]`:
+//!
+//! ```toml
+//! [contract]
+//! profile = "custom"
+//! agent_ids = ["support-reply"]
+//! task_types = ["reply"]
+//! prompt_modes = ["chat"]
+//! output = "text"                       # or "schema": the packet carries outputSchema
+//! render_input_keys = ["customer", "question"]
+//! [contract.branch]
+//! tone = ["formal", "casual"]           # a value set
+//! escalated = "boolean"
+//! ```
+//!
+//! Under the block-builder profile `[contract.branch]` extends the built-in value
+//! sets (`insertionMode = ["replace"]`), so a new branch value needs no release.
+
+use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The block builder's agent id, task type and prompt mode (the seed contract's).
+pub(crate) const BLOCK_AGENT_ID: &str = "updateBlockFromLibrary";
+pub(crate) const BLOCK_TASK_TYPE: &str = "block-update";
+pub(crate) const BLOCK_PROMPT_MODE: &str = "library-adapt";
+
+/// The block builder's resolvedBranch fields and their built-in value sets (`None`:
+/// a boolean), the value sets of [`crate::branch`].
+const BLOCK_BRANCH: [(&str, Option<&[&str]>); 8] = [
+    ("insertionMode", Some(InsertionMode::NAMES)),
+    ("sourceScope", Some(SourceScope::NAMES)),
+    ("evidenceMode", Some(EvidenceMode::NAMES)),
+    ("neighbours", Some(Neighbours::NAMES)),
+    ("hasVariableConflicts", None),
+    ("hasAssetIntents", None),
+    ("hasTargetTheme", None),
+    ("operatorInstructionPresent", None),
+];
+
+/// Which profile: the built-in one, or the suite's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// The block builder's agent (the seed contract): its compiler, evaluator and rules.
+    #[default]
+    BlockBuilder,
+    /// The suite's own agent, declared in `[contract]`.
+    Custom,
+}
+
+/// How the agent answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Output {
+    /// In a JSON schema: the packet carries `outputSchema` (or, for a text-JSON
+    /// provider, the suffix that asks for JSON).
+    Schema,
+    /// In plain text: no `outputSchema`, no suffix, and a wire body with no
+    /// `response_format`, `tools` or JSON mode.
+    Text,
+}
+
+/// harness.toml `[contract]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawContract {
+    #[serde(default)]
+    profile: Kind,
+    agent_ids: Option<Vec<String>>,
+    task_types: Option<Vec<String>>,
+    prompt_modes: Option<Vec<String>>,
+    output: Option<Output>,
+    render_input_keys: Option<Vec<String>>,
+    #[serde(default)]
+    branch: BTreeMap<String, RawValues>,
+}
+
+impl RawContract {
+    pub(crate) fn kind(&self) -> Kind {
+        self.profile
+    }
+}
+
+/// One `[contract.branch]` entry: a value set, or `"boolean"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum RawValues {
+    Set(Vec<String>),
+    Word(String),
+}
+
+/// One resolvedBranch field: its name and its values (`None`: a boolean).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BranchField {
+    pub(crate) name: String,
+    pub(crate) values: Option<Vec<String>>,
+}
+
+/// The contract's product part, resolved from settings.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub kind: Kind,
+    pub(crate) agent_ids: Vec<String>,
+    pub(crate) task_types: Vec<String>,
+    pub(crate) prompt_modes: Vec<String>,
+    pub output: Output,
+    /// renderInput's top-level keys: a closed set.
+    pub(crate) render_input_keys: Vec<String>,
+    pub(crate) branch: Vec<BranchField>,
+    /// Under the block-builder profile: the values a suite added to a built-in set.
+    pub(crate) extended: Vec<(String, String)>,
+}
+
+impl Profile {
+    /// Resolve `[contract]`; `block_render_input_keys` is `[packet] render_input_keys`
+    /// (the block-builder profile's closed set). Errors are settings messages.
+    pub(crate) fn resolve(
+        raw: RawContract,
+        block_render_input_keys: &[String],
+    ) -> std::result::Result<Profile, String> {
+        match raw.profile {
+            Kind::BlockBuilder => block_builder(raw, block_render_input_keys),
+            Kind::Custom => custom(raw),
+        }
+    }
+
+    pub(crate) fn is_block_builder(&self) -> bool {
+        self.kind == Kind::BlockBuilder
+    }
+
+    /// The values of a value-set branch field (`None`: a boolean or no such field).
+    #[cfg(test)]
+    pub(crate) fn values_of(&self, field: &str) -> Option<&[String]> {
+        self.branch.iter().find(|f| f.name == field).and_then(|f| f.values.as_deref())
+    }
+
+    /// Whether `value` of `field` is one the suite added to a built-in value set: the
+    /// built-in compiler and evaluator do not know it.
+    pub(crate) fn is_extension(&self, field: &str, value: &str) -> bool {
+        self.extended.iter().any(|(f, v)| f == field && v == value)
+    }
+
+    /// The profile's name as messages give it.
+    pub(crate) fn name(&self) -> &'static str {
+        match self.kind {
+            Kind::BlockBuilder => "block-builder",
+            Kind::Custom => "custom",
+        }
+    }
+}
+
+fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result::Result<Profile, String> {
+    let fixed = [
+        ("agent_ids", raw.agent_ids.is_some()),
+        ("task_types", raw.task_types.is_some()),
+        ("prompt_modes", raw.prompt_modes.is_some()),
+        ("output", raw.output.is_some()),
+        ("render_input_keys", raw.render_input_keys.is_some()),
+    ];
+    if let Some((key, _)) = fixed.iter().find(|(_, given)| *given) {
+        return Err(format!(
+            "contract.{key}: the block-builder profile fixes it; declare `profile = \"custom\"` to give your own"
+        ));
+    }
+    let mut branch: Vec<BranchField> = BLOCK_BRANCH
+        .iter()
+        .map(|(name, values)| BranchField {
+            name: (*name).to_owned(),
+            values: values.map(|v| v.iter().map(|s| (*s).to_owned()).collect()),
+        })
+        .collect();
+    let mut extended = Vec::new();
+    for (field, values) in raw.branch {
+        let Some(slot) = branch.iter_mut().find(|f| f.name == field) else {
+            return Err(format!(
+                "contract.branch.{field}: not a block-builder branch field (fields: {}); a new field needs \
+                 `profile = \"custom\"`",
+                BLOCK_BRANCH.map(|(n, _)| n).join(", ")
+            ));
+        };
+        let (Some(known), RawValues::Set(added)) = (slot.values.as_mut(), values) else {
+            return Err(format!(
+                "contract.branch.{field}: expected a list of values to add to the built-in set {:?}",
+                slot.values.as_deref().unwrap_or(&[])
+            ));
+        };
+        for value in added {
+            check_value(&field, &value)?;
+            if known.contains(&value) {
+                return Err(format!("contract.branch.{field}: {value:?} is already a built-in value"));
+            }
+            known.push(value.clone());
+            extended.push((field.clone(), value));
+        }
+    }
+    Ok(Profile {
+        kind: Kind::BlockBuilder,
+        agent_ids: vec![BLOCK_AGENT_ID.into()],
+        task_types: vec![BLOCK_TASK_TYPE.into()],
+        prompt_modes: vec![BLOCK_PROMPT_MODE.into()],
+        output: Output::Schema,
+        render_input_keys: render_input_keys.to_vec(),
+        branch,
+        extended,
+    })
+}
+
+fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
+    let required = |key: &str, list: Option<Vec<String>>| -> std::result::Result<Vec<String>, String> {
+        let list = list.ok_or_else(|| format!("contract.{key}: a custom profile declares it"))?;
+        if list.is_empty() || list.iter().any(|v| v.trim().is_empty()) {
+            return Err(format!("contract.{key}: expected a non-empty list of non-blank names"));
+        }
+        Ok(list)
+    };
+    let mut branch = Vec::new();
+    for (field, values) in raw.branch {
+        let values = match values {
+            RawValues::Word(word) if word == "boolean" => None,
+            RawValues::Word(word) => {
+                return Err(format!(
+                    "contract.branch.{field}: expected a list of values or \"boolean\", found {word:?}"
+                ))
+            }
+            RawValues::Set(set) if set.is_empty() => {
+                return Err(format!("contract.branch.{field}: expected at least one value"))
+            }
+            RawValues::Set(set) => {
+                for value in &set {
+                    check_value(&field, value)?;
+                }
+                Some(set)
+            }
+        };
+        if field == "agentId" {
+            return Err("contract.branch.agentId: resolvedBranch.agentId is always the packet's agentId".into());
+        }
+        branch.push(BranchField { name: field, values });
+    }
+    Ok(Profile {
+        kind: Kind::Custom,
+        agent_ids: required("agent_ids", raw.agent_ids)?,
+        task_types: required("task_types", raw.task_types)?,
+        prompt_modes: required("prompt_modes", raw.prompt_modes)?,
+        output: raw.output.ok_or("contract.output: a custom profile declares \"schema\" or \"text\"")?,
+        render_input_keys: raw
+            .render_input_keys
+            .ok_or("contract.render_input_keys: a custom profile declares renderInput's keys (a closed set)")?,
+        branch,
+        extended: Vec::new(),
+    })
+}
+
+fn check_value(field: &str, value: &str) -> std::result::Result<(), String> {
+    if value.trim().is_empty() {
+        return Err(format!("contract.branch.{field}: a value is blank"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(toml_text: &str) -> std::result::Result<Profile, String> {
+        let raw: RawContract = toml::from_str(toml_text).map_err(|e| e.to_string())?;
+        Profile::resolve(raw, &["a".to_owned()])
+    }
+
+    #[test]
+    fn the_default_is_the_block_builder_and_a_suite_extends_its_value_sets() {
+        let profile = resolve("").unwrap();
+        assert!(profile.is_block_builder());
+        assert_eq!(profile.values_of("insertionMode").unwrap(), ["staged", "immediate"]);
+        let profile = resolve("[branch]\ninsertionMode = [\"replace\"]").unwrap();
+        assert_eq!(profile.values_of("insertionMode").unwrap(), ["staged", "immediate", "replace"]);
+        assert!(profile.is_extension("insertionMode", "replace"));
+        assert!(!profile.is_extension("insertionMode", "staged"));
+    }
+
+    #[test]
+    fn the_block_builder_refuses_what_it_fixes_and_fields_it_lacks() {
+        for (text, says) in [
+            ("agent_ids = [\"x\"]", "contract.agent_ids: the block-builder profile fixes it"),
+            ("[branch]\ntone = [\"x\"]", "not a block-builder branch field"),
+            ("[branch]\nhasTargetTheme = [\"x\"]", "expected a list of values to add"),
+            ("[branch]\ninsertionMode = [\"staged\"]", "already a built-in value"),
+        ] {
+            let err = resolve(text).unwrap_err();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_custom_profile_declares_every_part() {
+        let full = "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
+                    output = \"text\"\nrender_input_keys = [\"q\"]\n[branch]\ntone = [\"formal\"]\nurgent = \"boolean\"";
+        let profile = resolve(full).unwrap();
+        assert_eq!(profile.output, Output::Text);
+        assert_eq!(profile.values_of("tone").unwrap(), ["formal"]);
+        assert!(profile.branch.iter().any(|f| f.name == "urgent" && f.values.is_none()));
+        for (drop, says) in [
+            ("agent_ids = [\"a\"]\n", "contract.agent_ids: a custom profile declares it"),
+            ("output = \"text\"\n", "contract.output"),
+            ("render_input_keys = [\"q\"]\n", "contract.render_input_keys"),
+        ] {
+            let err = resolve(&full.replace(drop, "")).unwrap_err();
+            assert!(err.contains(says), "{drop}: {err}");
+        }
+        let err = resolve(&full.replace("\"boolean\"", "\"bool\"")).unwrap_err();
+        assert!(err.contains("expected a list of values or \"boolean\""), "{err}");
+    }
+}

@@ -1,0 +1,250 @@
+//! Contract profiles: a suite owns its contract. The worked plain-text suite
+//! (examples/python-app: its own str.format prompts, its own exporter, no output
+//! schema) is green with no core rule skipped, its real requests pass `wire --check`
+//! and its production calls are matched by `trace`; a block-builder maintainer's
+//! own edits (a schema field, a branch value) go green after their change and
+//! `bless`, and nothing rewrites a file they edited.
+
+use crate::support::{self, exec, Output, Project};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const APP: &str = "examples/python-app";
+const CASE: &str = "openai-formal-question";
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials = crate::trials![
+        the_plain_text_suite_is_green_with_no_core_rule_skipped,
+        plain_text_requests_pass_the_wire_check_and_json_modes_fail_it,
+        a_production_call_of_the_plain_text_suite_is_matched_by_trace,
+        an_edited_schema_is_red_until_bless_pins_it,
+        a_new_branch_value_is_the_suites_to_declare,
+    ];
+    let python = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    trials.push(
+        support::trial(
+            support::test_name(module_path!(), "the_python_exporter_makes_the_committed_golden_packets"),
+            the_python_exporter_makes_the_committed_golden_packets,
+        )
+        .with_ignored_flag(!python),
+    );
+    if !python {
+        eprintln!("profile: the Python exporter test is ignored: python3 not found");
+    }
+    trials
+}
+
+/// The worked suite, copied; with `exporter`, harness.toml names it instead of Python.
+fn app(exporter: Option<&Path>) -> (Project, PathBuf) {
+    let project = Project::with(&[APP]);
+    let suite = project.path(APP);
+    if let Some(exporter) = exporter {
+        let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+        let python = "[\"python3\", \"app/export_packet.py\", \"{request}\"]";
+        assert!(settings.contains(python), "{settings}");
+        let rust = format!("[{:?}, \"{{request}}\"]", exporter.display().to_string());
+        std::fs::write(suite.join("harness.toml"), settings.replace(python, &rust)).unwrap();
+    }
+    (project, suite)
+}
+
+/// The Rust exporter `cargo test` built beside the binary (target/<profile>/examples).
+fn rust_exporter() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_packetproof"));
+    let exporter = bin.parent().unwrap().join("examples").join("rust_exporter");
+    assert!(
+        exporter.is_file(),
+        "{} is built by `cargo test` (alone: `cargo build --example rust_exporter`)",
+        exporter.display()
+    );
+    exporter
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    exec(support::bin().current_dir(dir).args(args))
+}
+
+/// Every trial passed or was ignored only as not applicable to a custom profile.
+#[track_caller]
+fn green_without_skips(out: &Output) {
+    assert_eq!(out.code, 0, "{}", out.describe());
+    let events: Vec<Value> = out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ignored: Vec<&Value> = events.iter().filter(|e| e["event"] == "ignored").collect();
+    assert!(!ignored.is_empty(), "{}", out.stdout);
+    for event in ignored {
+        let message = event["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("contract profile is \"custom\"") || message.contains("names no Builder schema"),
+            "only rules of another profile may be left out: {event}"
+        );
+        assert!(!message.contains("turned off"), "{event}");
+    }
+}
+
+fn the_plain_text_suite_is_green_with_no_core_rule_skipped() {
+    let (_project, suite) = app(Some(&rust_exporter()));
+    let out = run_in(&suite, &["test", "--format", "json"]);
+    green_without_skips(&out);
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    assert!(!settings.contains("[checks"), "the worked suite skips nothing: {settings}");
+    // The profile is enforced: a packet of another agent fails packet::contract.
+    let golden = suite.join("golden").join(CASE).join("runtime-packet.json");
+    let mut packet = packetproof::canonical::parse(&std::fs::read(&golden).unwrap()).unwrap();
+    packet["agentId"] = json!("updateBlockFromLibrary");
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    let other = suite.join("other.json");
+    std::fs::write(&other, packetproof::canonical::to_pretty(&packet)).unwrap();
+    let refused = run_in(&suite, &["validate", "--packet", "other.json"]);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(refused.stdout.contains("expected \"support-reply\""), "{}", refused.stdout);
+}
+
+/// The body the app sends with the official OpenAI SDK (`client.chat.completions.create`).
+fn chat_body(packet: &Value) -> Value {
+    json!({
+        "messages": [
+            {"role": "system", "content": packet["systemPrompt"]},
+            {"role": "user", "content": packet["userMessage"]},
+        ],
+        "model": packet["model"],
+        "max_completion_tokens": packet["maxTokens"],
+    })
+}
+
+fn plain_text_requests_pass_the_wire_check_and_json_modes_fail_it() {
+    let (_project, suite) = app(None);
+    let packet_file = format!("golden/{CASE}/runtime-packet.json");
+    let packet = packetproof::canonical::parse(&std::fs::read(suite.join(&packet_file)).unwrap()).unwrap();
+    let check = |body: &Value| {
+        std::fs::write(suite.join("sent.json"), body.to_string()).unwrap();
+        run_in(&suite, &["wire", "--packet", &packet_file, "--api", "openai-chat", "--check", "sent.json"])
+    };
+    let sent = chat_body(&packet);
+    let out = check(&sent);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    let mut json_mode = sent.clone();
+    json_mode["response_format"] = json!({"type": "json_object"});
+    let out = check(&json_mode);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains("response_format"), "{}", out.stdout);
+    // The body `wire` writes is the plain one.
+    let written = run_in(&suite, &["wire", "--packet", &packet_file, "--api", "openai-chat"]);
+    assert_eq!(written.code, 0, "{}", written.describe());
+    let body = packetproof::canonical::parse(written.stdout.as_bytes()).unwrap();
+    assert!(body.get("response_format").is_none(), "{body}");
+    // Anthropic: no tools for a plain-text answer.
+    let anthropic = "golden/anthropic-casual-question/runtime-packet.json";
+    let written = run_in(&suite, &["wire", "--packet", anthropic, "--api", "anthropic"]);
+    let body = packetproof::canonical::parse(written.stdout.as_bytes()).unwrap();
+    assert!(body.get("tools").is_none() && body.get("tool_choice").is_none(), "{body}");
+}
+
+/// One span as the official openai-v2 instrumentation writes it, content on the span.
+fn span(packet: &Value, system: &str) -> String {
+    let messages = json!([
+        {"role": "system", "parts": [{"type": "text", "content": system}]},
+        {"role": "user", "parts": [{"type": "text", "content": packet["userMessage"]}]},
+    ]);
+    let attribute = |key: &str, value: Value| json!({"key": key, "value": value});
+    let span = json!({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "opentelemetry.util.genai.handler"}, "spans": [{
+        "traceId": "c6e2d13080ee6793bd86508e6060fb93", "spanId": "58a5dbbbbdf78971", "name": "chat gpt-4.1", "kind": 3,
+        "attributes": [
+            attribute("gen_ai.operation.name", json!({"stringValue": "chat"})),
+            attribute("gen_ai.request.model", json!({"stringValue": packet["model"]})),
+            attribute("gen_ai.provider.name", json!({"stringValue": "openai"})),
+            attribute("gen_ai.request.max_tokens", json!({"intValue": packet["maxTokens"].to_string()})),
+            attribute("gen_ai.input.messages", json!({"stringValue": messages.to_string()})),
+        ]
+    }]}]}]});
+    format!("{span}\n")
+}
+
+fn a_production_call_of_the_plain_text_suite_is_matched_by_trace() {
+    let (_project, suite) = app(None);
+    let packet_file = suite.join("golden").join(CASE).join("runtime-packet.json");
+    let packet = packetproof::canonical::parse(&std::fs::read(&packet_file).unwrap()).unwrap();
+    let system = packet["systemPrompt"].as_str().unwrap();
+    std::fs::write(suite.join("exact.jsonl"), span(&packet, system)).unwrap();
+    std::fs::write(suite.join("drift.jsonl"), span(&packet, &system.replace("three", "four"))).unwrap();
+    let exact = run_in(&suite, &["trace", "exact.jsonl", "--packets", "golden"]);
+    assert_eq!(exact.code, 0, "{}", exact.describe());
+    assert!(exact.stdout.contains("matched"), "{}", exact.stdout);
+    let drift = run_in(&suite, &["trace", "drift.jsonl", "--packets", "golden"]);
+    assert_eq!(drift.code, 1, "{}", drift.describe());
+}
+
+fn the_python_exporter_makes_the_committed_golden_packets() {
+    let (_project, suite) = app(None);
+    green_without_skips(&run_in(&suite, &["test", "--format", "json"]));
+}
+
+/// A block-builder suite whose schema is its own file (no Builder schema named): the
+/// maintainers' repository.
+fn own_schema_suite() -> Project {
+    let project = Project::suite(&["anthropic-staged-pred-selected"]);
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let own: String = settings.lines().filter(|l| !l.starts_with("builder_schema")).map(|l| format!("{l}\n")).collect();
+    let small = "\n[corpus]\nrequire_branch_coverage = false\n";
+    std::fs::write(project.path("harness.toml"), own + small).unwrap();
+    project.blessed()
+}
+
+fn an_edited_schema_is_red_until_bless_pins_it() {
+    let project = own_schema_suite();
+    assert!(project.path("packetproof.lock").is_file(), "bless pins the suite in its lock");
+    let green = project.run(&["test"]);
+    assert_eq!(green.code, 0, "{}", green.describe());
+    assert!(green.stdout.contains("corpus::snapshot-parity") && green.stdout.contains("names no Builder schema"));
+    // The maintainer adds an optional field to their own schema.
+    let snapshot = project.path("references/block-screen-output-schema.json");
+    let text = std::fs::read_to_string(&snapshot).unwrap();
+    let mut schema = packetproof::canonical::parse(text.as_bytes()).unwrap();
+    schema["schema"]["properties"]["notes"] = json!({"type": "string"});
+    let edited = packetproof::canonical::to_pretty(&schema);
+    std::fs::write(&snapshot, &edited).unwrap();
+    let red = project.run(&["test"]);
+    assert_eq!(red.code, 101, "{}", red.describe());
+    assert!(
+        red.stdout.contains("corpus::lock") && red.stdout.contains("changed since the last bless"),
+        "{}",
+        red.stdout
+    );
+    // Nothing writes over it: schema --write refuses, and the file keeps the edit.
+    let write = project.run(&["schema", "--write"]);
+    assert_eq!(write.code, 2, "{}", write.describe());
+    assert_eq!(std::fs::read_to_string(&snapshot).unwrap(), edited);
+    let blessed = project.run(&["bless"]);
+    assert_eq!(blessed.code, 0, "{}", blessed.describe());
+    assert!(blessed.stdout.contains("pinned    packetproof.lock"), "{}", blessed.stdout);
+    let green = project.run(&["test"]);
+    assert_eq!(green.code, 0, "{}", green.describe());
+    // A Windows checkout (CRLF) of the same schema is the same schema.
+    std::fs::write(&snapshot, edited.replace('\n', "\r\n")).unwrap();
+    let crlf = project.run(&["test", "corpus::lock"]);
+    assert_eq!(crlf.code, 0, "{}", crlf.describe());
+}
+
+fn a_new_branch_value_is_the_suites_to_declare() {
+    let project = Project::suite(&[]);
+    let mut packet = support::compiled_packet("anthropic-staged-pred-selected");
+    packet["resolvedBranch"]["insertionMode"] = json!("replace");
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    let file = project.path("replace.json");
+    std::fs::write(&file, packetproof::canonical::to_pretty(&packet)).unwrap();
+    let file = file.to_str().unwrap();
+    let refused = project.run(&["validate", "--packet", file]);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(refused.stdout.contains("$.resolvedBranch.insertionMode"), "{}", refused.stdout);
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let declared = settings + "\n[contract.branch]\ninsertionMode = [\"replace\"]\n";
+    std::fs::write(project.path("harness.toml"), declared).unwrap();
+    let accepted = project.run(&["validate", "--packet", file]);
+    assert_eq!(accepted.code, 0, "{}", accepted.describe());
+    // A field the block builder does not have is a custom profile's, said loudly.
+    std::fs::write(project.path("harness.toml"), "[contract.branch]\ntone = [\"formal\"]\n").unwrap();
+    let wrong = project.run(&["validate", "--packet", file]);
+    assert_eq!(wrong.code, 2, "{}", wrong.describe());
+    assert!(wrong.stderr.contains("not a block-builder branch field"), "{}", wrong.stderr);
+}
