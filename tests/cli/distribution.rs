@@ -210,9 +210,56 @@ fn the_release_matrix_builds_every_npm_platform() {
     );
 }
 
+/// The Python package: pyproject.toml has maturin ship the root package's binary as
+/// `packetproof` (Cargo's version), and the release's platform job builds a wheel for its
+/// target beside the npm package, which a PyPI job publishes.
+fn python_problems(pyproject: &str, release: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let pyproject: toml::Value = toml::from_str(pyproject).expect("pyproject.toml is TOML");
+    let fields = [
+        ("build-system.build-backend", pyproject["build-system"].get("build-backend"), "maturin"),
+        ("project.name", pyproject["project"].get("name"), "packetproof"),
+        ("tool.maturin.bindings", pyproject["tool"]["maturin"].get("bindings"), "bin"),
+        ("tool.maturin.manifest-path", pyproject["tool"]["maturin"].get("manifest-path"), "Cargo.toml"),
+    ];
+    for (name, value, expected) in fields {
+        if value.and_then(toml::Value::as_str) != Some(expected) {
+            problems.push(format!("pyproject.toml {name} is {value:?}, not {expected:?}"));
+        }
+    }
+    let dynamic = pyproject["project"].get("dynamic").and_then(toml::Value::as_array);
+    if !dynamic.is_some_and(|d| d.iter().any(|v| v.as_str() == Some("version"))) {
+        problems.push("pyproject.toml does not take its version from Cargo.toml (dynamic)".into());
+    }
+    let release = yaml(release, "release.yml");
+    let platform_steps = release["jobs"]["platform"]["steps"].as_sequence().into_iter().flatten();
+    let platform: String = platform_steps.map(|s| format!("{}\n", text_of(s, "run"))).collect();
+    if !platform.contains("maturin build --release --locked --target ${{ matrix.rust }}") {
+        problems.push("the platform job builds no wheel for its target".into());
+    }
+    let publish = serde_yaml_ng::to_string(&release["jobs"]["publish-pypi"]).unwrap();
+    if !(publish.contains("wheel-*") && publish.contains("pypa/gh-action-pypi-publish")) {
+        problems.push("no job publishes the wheels to PyPI".into());
+    }
+    problems
+}
+
+fn the_release_builds_a_wheel_per_platform() {
+    let (pyproject, release) = (read("pyproject.toml"), read(".github/workflows/release.yml"));
+    assert_eq!(python_problems(&pyproject, &release), Vec::<String>::new());
+    // Caught: a wheel named after the Cargo package, a library wheel, no wheel step.
+    let renamed = pyproject.replace("name = \"packetproof\"", "name = \"packetproof-cli\"");
+    assert!(python_problems(&renamed, &release).iter().any(|p| p.contains("project.name")));
+    let library = pyproject.replace("bindings = \"bin\"", "bindings = \"pyo3\"");
+    assert!(python_problems(&library, &release).iter().any(|p| p.contains("bindings")));
+    let no_wheel = release.replace("maturin build", "maturin develop");
+    assert!(python_problems(&pyproject, &no_wheel).iter().any(|p| p.contains("no wheel")));
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
         the_release_matrix_builds_every_npm_platform,
+        the_release_builds_a_wheel_per_platform,
         the_action_builds_its_own_revision_and_gates,
         init_writes_a_workflow_using_the_pinned_action,
         the_pre_commit_hooks_name_real_commands,
