@@ -160,13 +160,17 @@ fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Init { dir } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            let written = packetproof::init::init(&dir, golden_writes()?, BUILT_FROM)?;
-            print::initialized(&dir, &written)?;
+            let done = packetproof::init::init(&dir, golden_writes()?, BUILT_FROM)?;
+            print::initialized(&dir, &done)?;
             if BUILT_FROM.is_none() {
                 print::note(&format!(
                     "{} not written: this packetproof was built outside a git checkout, so there is no commit to pin \
                      its GitHub Action to (build it from a checkout, or with PACKETPROOF_REVISION set)",
-                    packetproof::init::WORKFLOW_PATH
+                    if done.in_repository.is_some() {
+                        packetproof::init::REPOSITORY_WORKFLOW
+                    } else {
+                        packetproof::init::WORKFLOW_PATH
+                    }
                 ));
             }
             Ok(Status::Holds)

@@ -8,16 +8,16 @@ use libtest_mimic::Trial;
 use serde_yaml_ng::Value;
 
 #[track_caller]
-fn yaml(text: &str, what: &str) -> Value {
+pub(crate) fn yaml(text: &str, what: &str) -> Value {
     serde_yaml_ng::from_str(text).unwrap_or_else(|e| panic!("{what} is not YAML: {e}"))
 }
 
 #[track_caller]
-fn read(relative: &str) -> String {
+pub(crate) fn read(relative: &str) -> String {
     std::fs::read_to_string(support::root().join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
-fn steps(doc: &Value) -> Vec<&Value> {
+pub(crate) fn steps(doc: &Value) -> Vec<&Value> {
     let runs = doc.get("runs").and_then(|r| r.get("steps"));
     let job_steps = doc
         .get("jobs")
@@ -28,7 +28,7 @@ fn steps(doc: &Value) -> Vec<&Value> {
     runs.into_iter().chain(job_steps).filter_map(Value::as_sequence).flatten().collect()
 }
 
-fn text_of<'a>(step: &'a Value, key: &str) -> &'a str {
+pub(crate) fn text_of<'a>(step: &'a Value, key: &str) -> &'a str {
     step.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
@@ -92,7 +92,7 @@ fn action_problems(text: &str) -> Vec<String> {
 }
 
 /// A workflow uses the action pinned to a full commit, with inputs the action declares.
-fn workflow_problems(text: &str, action: &Value) -> Vec<String> {
+pub(crate) fn workflow_problems(text: &str, action: &Value) -> Vec<String> {
     let doc = yaml(text, "the workflow");
     let mut problems = placeholders(text);
     let prefix = format!("{}@", packetproof::init::ACTION_REPOSITORY);
