@@ -256,8 +256,33 @@ fn the_release_builds_a_wheel_per_platform() {
     assert!(python_problems(&pyproject, &no_wheel).iter().any(|p| p.contains("no wheel")));
 }
 
+/// The npm API's functions that pass the shared options (`common(options)`, which carries
+/// `--google-suffix-file`) run only commands that take that option.
+fn npm_suffix_problems(index: &str, takers: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let functions = index.split("\nfunction ").skip(1).chain(index.split("\nasync function ").skip(1));
+    let bodies = functions.map(|f| f.split("\n}\n").next().unwrap_or(f));
+    for body in bodies.filter(|b| b.contains("...common(options)")) {
+        // The function's command is the first quoted word of its arguments.
+        let command = body.split('\'').nth(1).unwrap_or("");
+        if !takers.iter().any(|t| t == command) {
+            problems.push(format!("index.js passes --google-suffix-file to `{command}`, which does not take it"));
+        }
+    }
+    problems
+}
+
+fn the_npm_api_passes_the_suffix_only_where_it_is_taken() {
+    let (index, takers) = (read("npm/packetproof/index.js"), crate::help::suffix_takers());
+    assert_eq!(npm_suffix_problems(&index, &takers), Vec::<String>::new());
+    assert!(index.matches("...common(options)").count() >= 4, "{index}");
+    let broken = index.replace("['checks', '--format', 'json']", "['checks', '--format', 'json', ...common(options)]");
+    assert_eq!(npm_suffix_problems(&broken, &takers).len(), 1, "{broken:.0}");
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        the_npm_api_passes_the_suffix_only_where_it_is_taken,
         the_release_matrix_builds_every_npm_platform,
         the_release_builds_a_wheel_per_platform,
         the_action_builds_its_own_revision_and_gates,

@@ -38,7 +38,7 @@ fn commands() -> Vec<String> {
 }
 
 /// The commands whose `--help` offers `--google-suffix-file`.
-fn suffix_takers() -> Vec<String> {
+pub(crate) fn suffix_takers() -> Vec<String> {
     commands()
         .into_iter()
         .filter(|c| run([c.as_str(), "--help"]).stdout.clone().contains("--google-suffix-file"))
