@@ -2,7 +2,8 @@
 //! `pyproject.toml` (`bindings = "bin"`: the wheel carries the `packetproof` binary and
 //! nothing else), and pip installs it with `--no-index` into a fresh virtual environment,
 //! so nothing is downloaded. The command is then on the environment's PATH: `--version`
-//! and a real suite (`init`, `verify`) run from there.
+//! and a real suite (`init`, `verify`) run from there; where uv is installed, `uv tool
+//! install` of the same wheel gives the command too.
 //!
 //! maturin builds with the profile and target folder of the binary these tests already
 //! have, so it finds that build fresh and compiles nothing: the wheel carries the very
@@ -109,6 +110,19 @@ fn the_wheel_installs_offline_and_gives_the_command() {
     assert!(out.stdout.contains("a conformance suite"), "{}", out.describe());
     let out = run(&dir.path().join("suite"), Some(&bin), "packetproof", &["verify", "golden"]);
     assert!(out.stdout.contains(" hold, 0 failed"), "{}", out.describe());
+
+    // uv, where it is installed: `uv tool install` of the same wheel, offline, in folders of its own.
+    if runs("uv", &["--version"]) {
+        let uv = dir.path().join("uv");
+        let (tools, bin, cache) = (uv.join("tools"), uv.join("bin"), uv.join("cache"));
+        let mut install = Command::new("uv");
+        install.args(["tool", "install", "--offline", &wheel.display().to_string()]);
+        install.env("UV_TOOL_DIR", &tools).env("UV_TOOL_BIN_DIR", &bin).env("UV_CACHE_DIR", &cache);
+        let out = exec(&mut install);
+        assert_eq!(out.code, 0, "uv tool install: {}", out.describe());
+        let out = run(dir.path(), Some(&bin), "packetproof", &["--version"]);
+        assert_eq!(out.stdout.trim(), format!("packetproof {version}"), "{}", out.describe());
+    }
 }
 
 pub fn trials() -> Vec<Trial> {
