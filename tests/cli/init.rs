@@ -145,7 +145,7 @@ fn on_path(dir: &Path, command: &[&str]) -> support::Output {
     let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest))).unwrap();
     let mut run = Command::new(command[0]);
     run.current_dir(dir).args(&command[1..]).env("PATH", path).stdin(std::process::Stdio::null());
-    for name in ["CI", "PACKETPROOF_BLESS", "PACKETPROOF_ROOT"] {
+    for name in support::packetproof_variables() {
         run.env_remove(name);
     }
     exec(&mut run)

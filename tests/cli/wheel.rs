@@ -47,9 +47,8 @@ fn needs_maturin(name: String, test: fn()) -> Trial {
 fn run(dir: &Path, path: Option<&Path>, program: &str, args: &[&str]) -> Output {
     let mut command = Command::new(program);
     command.current_dir(dir).args(args);
-    for name in
-        ["CI", "PACKETPROOF_BLESS", "PACKETPROOF_ROOT", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"]
-    {
+    let pip = ["PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"];
+    for name in support::packetproof_variables().chain(pip) {
         command.env_remove(name);
     }
     command.env("PIP_DISABLE_PIP_VERSION_CHECK", "1").env("PIP_NO_INPUT", "1");

@@ -18,7 +18,7 @@ pub fn root() -> &'static Path {
 
 /// The variables packetproof reads (`packetproof::env::VARIABLES`): removed from every run so
 /// a developer's shell (`CI=1`, `PACKETPROOF_ROOT=…`) cannot change a test's meaning.
-fn packetproof_variables() -> impl Iterator<Item = &'static str> {
+pub fn packetproof_variables() -> impl Iterator<Item = &'static str> {
     packetproof::env::VARIABLES.iter().map(|(name, _)| *name)
 }
 
