@@ -3,32 +3,60 @@
 
 use super::{provenance, test};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use packetproof::config::Policy;
 use packetproof::reporter::Kind;
 use packetproof::Format;
 use std::path::PathBuf;
 
-const AFTER_HELP: &str = "\
-Settings: every path and policy lives in harness.toml (unknown keys are errors), found in the
-current directory or a parent, or in the directory PACKETPROOF_ROOT names.
+/// The text after `packetproof --help`: where the settings come from, then every
+/// variable and every exit status from the library's own tables (`env::VARIABLES`,
+/// `EXIT_STATUSES`), so the help cannot name a variable or a code the program does not have.
+pub fn after_help() -> String {
+    let mut text = String::from(
+        "Settings: every path and policy lives in harness.toml (unknown keys are errors), found in the\n\
+         current directory or a parent, or in the directory PACKETPROOF_ROOT names.\n\nEnvironment:\n",
+    );
+    let width = packetproof::env::VARIABLES.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    for (name, meaning) in packetproof::env::VARIABLES {
+        text.push_str(&format!("  {name:width$}  {meaning}\n"));
+    }
+    text.push_str("\nExit status (`test`: as `cargo test`, 101 when a trial failed):\n");
+    for (code, meaning, covers) in packetproof::EXIT_STATUSES {
+        let covers = if covers.is_empty() { String::new() } else { format!(": {covers}") };
+        text.push_str(&format!("  {code}  {meaning}{covers}\n"));
+    }
+    text.trim_end().to_owned()
+}
 
-Environment:
-  PACKETPROOF_ROOT   the project directory (holding harness.toml)
-  CI                 set (not empty, 0 or false): golden files are never written
-  PACKETPROOF_BLESS  1 or true: `cargo test` re-blesses stale golden files
-  NO_COLOR           no colours, even on a terminal
+/// The command line's clap definition with its generated help: what `--help`, the
+/// manual page and the completions show.
+pub fn cli_command() -> clap::Command {
+    Cli::command().after_help(after_help())
+}
 
-Exit status: 0 everything holds, 1 a check failed, 2 bad usage or unreadable input
-(or a git or [exporter] failure, or a packetproof bug: the command could not run).";
+/// The process's arguments, parsed against [`cli_command`] (exits on `--help` or bad usage, as clap does).
+pub fn parse() -> Cli {
+    let mut command = cli_command();
+    let matches = command.get_matches_mut();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut command).exit())
+}
+
+/// The commands that take `--google-suffix-file`, as clap defines them: the one list the
+/// refusal of the option names.
+pub fn suffix_takers() -> Vec<String> {
+    Cli::command()
+        .get_subcommands()
+        .filter(|c| c.get_arguments().any(|a| a.get_long() == Some(SUFFIX_OPTION)))
+        .map(|c| c.get_name().to_owned())
+        .collect()
+}
+
+/// The option's name (clap's `long`).
+const SUFFIX_OPTION: &str = "google-suffix-file";
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "packetproof",
-    version,
-    about = "Conformance toolchain for exact LLM runtime packets",
-    after_help = AFTER_HELP
-)]
+#[command(name = "packetproof", version, about = "Conformance toolchain for exact LLM runtime packets")]
 pub struct Cli {
     /// Also accepted before the command; shown only on the commands that take it.
     #[arg(long, value_name = "FILE", hide = true)]
@@ -387,5 +415,34 @@ mod tests {
             }
         }
         assert_eq!(missing, Vec::<String>::new());
+    }
+
+    /// Every command that takes `--google-suffix-file` hands it to the dispatch
+    /// (`Command::suffix`): given after the command with the command's required
+    /// arguments, it comes back.
+    #[test]
+    fn every_command_that_takes_the_suffix_hands_it_on() {
+        let cli = Cli::command();
+        let takers = suffix_takers();
+        assert!(takers.len() >= 10, "{takers:?}");
+        for name in takers {
+            let command = cli.find_subcommand(&name).unwrap();
+            let mut args = vec!["packetproof".to_owned(), name.clone()];
+            for arg in command.get_arguments().filter(|a| a.is_required_set()) {
+                // A value each parser accepts (`--api` checks its own, without possible values).
+                let value = match arg.get_possible_values().first() {
+                    Some(first) => first.get_name().to_owned(),
+                    None if arg.get_id() == "api" => "anthropic".to_owned(),
+                    None => "x".to_owned(),
+                };
+                if let Some(long) = arg.get_long() {
+                    args.push(format!("--{long}"));
+                }
+                args.push(value);
+            }
+            args.extend(["--google-suffix-file".to_owned(), "suffix.txt".to_owned()]);
+            let parsed = Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert_eq!(parsed.command.suffix().map(|p| p.to_str().unwrap()), Some("suffix.txt"), "{args:?}");
+        }
     }
 }

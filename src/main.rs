@@ -15,7 +15,6 @@ mod trace;
 
 use args::*;
 
-use clap::Parser;
 use packetproof::judge::{Judged, Step};
 use packetproof::reporter::Event;
 use packetproof::run::{self, CompleteRequest, EvaluateRequest};
@@ -32,7 +31,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const BUILT_FROM: Option<&str> = option_env!("PACKETPROOF_BUILT_FROM");
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = args::parse();
     if let Command::Test(args) = &cli.command {
         // Exit codes as cargo test's: 0 passed, 101 a trial failed (2: could not run).
         return test::main(&cli, args).unwrap_or_else(|error| {
@@ -41,8 +40,7 @@ fn main() -> ExitCode {
         });
     }
     match dispatch(cli) {
-        Ok(Status::Holds) => ExitCode::SUCCESS,
-        Ok(Status::Failed) => ExitCode::from(1),
+        Ok(status) => ExitCode::from(status.exit_status()),
         Err(error) => {
             print::error(&error);
             ExitCode::from(error.exit_status())
@@ -77,11 +75,10 @@ fn dispatch(cli: Cli) -> Result<Status> {
         | Command::Man { .. }
             if suffix.is_some() =>
         {
-            Err(Error::Usage(
-                "--google-suffix-file is for commands that read packets made elsewhere (validate, export, prepare, \
-                 evaluate, complete, verify, test, wire, attest, trace); this one does not take it"
-                    .into(),
-            ))
+            Err(Error::Usage(format!(
+                "--google-suffix-file is for commands that read packets made elsewhere ({}); this one does not take it",
+                args::suffix_takers().join(", ")
+            )))
         }
         Command::Canon { file, hash } => canon(file.as_deref(), hash),
         Command::Validate { packet, format, .. } => validate(&checking(load_config(suffix)?), &packet, format),
@@ -160,13 +157,17 @@ fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Init { dir } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            let written = packetproof::init::init(&dir, golden_writes()?, BUILT_FROM)?;
-            print::initialized(&dir, &written)?;
+            let done = packetproof::init::init(&dir, golden_writes()?, BUILT_FROM)?;
+            print::initialized(&dir, &done)?;
             if BUILT_FROM.is_none() {
                 print::note(&format!(
                     "{} not written: this packetproof was built outside a git checkout, so there is no commit to pin \
                      its GitHub Action to (build it from a checkout, or with PACKETPROOF_REVISION set)",
-                    packetproof::init::WORKFLOW_PATH
+                    if done.in_repository.is_some() {
+                        packetproof::init::REPOSITORY_WORKFLOW
+                    } else {
+                        packetproof::init::WORKFLOW_PATH
+                    }
                 ));
             }
             Ok(Status::Holds)

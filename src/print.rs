@@ -10,6 +10,7 @@
 //! drive the terminal (the reporters escape what they render); JSON and `canon`
 //! bytes are exact (JSON escapes them itself).
 
+use packetproof::init::Initialized;
 use packetproof::report::{escape_controls, escape_name};
 use packetproof::reporter::{Event, Reporter};
 use packetproof::run::paths::AGENT_REQUEST;
@@ -181,9 +182,24 @@ pub fn note(note: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{}", escape_controls(note));
 }
 
-pub fn initialized(dir: &Path, written: &[String]) -> Result<()> {
-    for file in written {
-        text(&format!("wrote {}\n", dir.join(file).display()))?;
+/// What `init` wrote, where: the repository's files (named from the repository's root as
+/// git spells it) relative to the current folder when they are under it.
+pub fn initialized(dir: &Path, done: &Initialized) -> Result<()> {
+    let here = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+    let shown = |path: &Path| -> String {
+        let relative = here.as_deref().and_then(|here| path.strip_prefix(here).ok());
+        escape_name(&relative.unwrap_or(path).display().to_string()).into_owned()
+    };
+    for file in &done.written {
+        text(&format!("wrote {}\n", shown(file)))?;
+    }
+    for (kept, instead) in &done.kept {
+        notes(&[format!(
+            "{} exists and was left as it is; what init would have written there is in {} \
+             (merge it by hand)",
+            shown(kept),
+            shown(instead)
+        )]);
     }
     text(&format!("{}: a conformance suite; run `packetproof test` there\n", dir.display()))
 }

@@ -3,19 +3,18 @@
 //! commands. Printed rather than installed: packagers and users put them where their
 //! system looks (README, "Shell completions and the manual page").
 
-use super::{print, Cli};
-use clap::CommandFactory;
+use super::{args, print};
 use packetproof::{Error, Result, Status};
 
 pub fn completions(shell: clap_complete::Shell) -> Result<Status> {
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "packetproof", &mut script);
+    clap_complete::generate(shell, &mut args::cli_command(), "packetproof", &mut script);
     print::bytes(&script)?;
     Ok(Status::Holds)
 }
 
 pub fn man(command: Option<&str>) -> Result<Status> {
-    let mut cli = Cli::command();
+    let mut cli = args::cli_command();
     cli.build();
     let (page, title) = match command {
         None => (cli, "packetproof".to_owned()),

@@ -8,16 +8,16 @@ use libtest_mimic::Trial;
 use serde_yaml_ng::Value;
 
 #[track_caller]
-fn yaml(text: &str, what: &str) -> Value {
+pub(crate) fn yaml(text: &str, what: &str) -> Value {
     serde_yaml_ng::from_str(text).unwrap_or_else(|e| panic!("{what} is not YAML: {e}"))
 }
 
 #[track_caller]
-fn read(relative: &str) -> String {
+pub(crate) fn read(relative: &str) -> String {
     std::fs::read_to_string(support::root().join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
-fn steps(doc: &Value) -> Vec<&Value> {
+pub(crate) fn steps(doc: &Value) -> Vec<&Value> {
     let runs = doc.get("runs").and_then(|r| r.get("steps"));
     let job_steps = doc
         .get("jobs")
@@ -28,7 +28,7 @@ fn steps(doc: &Value) -> Vec<&Value> {
     runs.into_iter().chain(job_steps).filter_map(Value::as_sequence).flatten().collect()
 }
 
-fn text_of<'a>(step: &'a Value, key: &str) -> &'a str {
+pub(crate) fn text_of<'a>(step: &'a Value, key: &str) -> &'a str {
     step.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
@@ -92,7 +92,7 @@ fn action_problems(text: &str) -> Vec<String> {
 }
 
 /// A workflow uses the action pinned to a full commit, with inputs the action declares.
-fn workflow_problems(text: &str, action: &Value) -> Vec<String> {
+pub(crate) fn workflow_problems(text: &str, action: &Value) -> Vec<String> {
     let doc = yaml(text, "the workflow");
     let mut problems = placeholders(text);
     let prefix = format!("{}@", packetproof::init::ACTION_REPOSITORY);
@@ -210,9 +210,81 @@ fn the_release_matrix_builds_every_npm_platform() {
     );
 }
 
+/// The Python package: pyproject.toml has maturin ship the root package's binary as
+/// `packetproof` (Cargo's version), and the release's platform job builds a wheel for its
+/// target beside the npm package, which a PyPI job publishes.
+fn python_problems(pyproject: &str, release: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let pyproject: toml::Value = toml::from_str(pyproject).expect("pyproject.toml is TOML");
+    let fields = [
+        ("build-system.build-backend", pyproject["build-system"].get("build-backend"), "maturin"),
+        ("project.name", pyproject["project"].get("name"), "packetproof"),
+        ("tool.maturin.bindings", pyproject["tool"]["maturin"].get("bindings"), "bin"),
+        ("tool.maturin.manifest-path", pyproject["tool"]["maturin"].get("manifest-path"), "Cargo.toml"),
+    ];
+    for (name, value, expected) in fields {
+        if value.and_then(toml::Value::as_str) != Some(expected) {
+            problems.push(format!("pyproject.toml {name} is {value:?}, not {expected:?}"));
+        }
+    }
+    let dynamic = pyproject["project"].get("dynamic").and_then(toml::Value::as_array);
+    if !dynamic.is_some_and(|d| d.iter().any(|v| v.as_str() == Some("version"))) {
+        problems.push("pyproject.toml does not take its version from Cargo.toml (dynamic)".into());
+    }
+    let release = yaml(release, "release.yml");
+    let platform_steps = release["jobs"]["platform"]["steps"].as_sequence().into_iter().flatten();
+    let platform: String = platform_steps.map(|s| format!("{}\n", text_of(s, "run"))).collect();
+    if !platform.contains("maturin build --release --locked --target ${{ matrix.rust }}") {
+        problems.push("the platform job builds no wheel for its target".into());
+    }
+    let publish = serde_yaml_ng::to_string(&release["jobs"]["publish-pypi"]).unwrap();
+    if !(publish.contains("wheel-*") && publish.contains("pypa/gh-action-pypi-publish")) {
+        problems.push("no job publishes the wheels to PyPI".into());
+    }
+    problems
+}
+
+fn the_release_builds_a_wheel_per_platform() {
+    let (pyproject, release) = (read("pyproject.toml"), read(".github/workflows/release.yml"));
+    assert_eq!(python_problems(&pyproject, &release), Vec::<String>::new());
+    // Caught: a wheel named after the Cargo package, a library wheel, no wheel step.
+    let renamed = pyproject.replace("name = \"packetproof\"", "name = \"packetproof-cli\"");
+    assert!(python_problems(&renamed, &release).iter().any(|p| p.contains("project.name")));
+    let library = pyproject.replace("bindings = \"bin\"", "bindings = \"pyo3\"");
+    assert!(python_problems(&library, &release).iter().any(|p| p.contains("bindings")));
+    let no_wheel = release.replace("maturin build", "maturin develop");
+    assert!(python_problems(&pyproject, &no_wheel).iter().any(|p| p.contains("no wheel")));
+}
+
+/// The npm API's functions that pass the shared options (`common(options)`, which carries
+/// `--google-suffix-file`) run only commands that take that option.
+fn npm_suffix_problems(index: &str, takers: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let functions = index.split("\nfunction ").skip(1).chain(index.split("\nasync function ").skip(1));
+    let bodies = functions.map(|f| f.split("\n}\n").next().unwrap_or(f));
+    for body in bodies.filter(|b| b.contains("...common(options)")) {
+        // The function's command is the first quoted word of its arguments.
+        let command = body.split('\'').nth(1).unwrap_or("");
+        if !takers.iter().any(|t| t == command) {
+            problems.push(format!("index.js passes --google-suffix-file to `{command}`, which does not take it"));
+        }
+    }
+    problems
+}
+
+fn the_npm_api_passes_the_suffix_only_where_it_is_taken() {
+    let (index, takers) = (read("npm/packetproof/index.js"), crate::help::suffix_takers());
+    assert_eq!(npm_suffix_problems(&index, &takers), Vec::<String>::new());
+    assert!(index.matches("...common(options)").count() >= 4, "{index}");
+    let broken = index.replace("['checks', '--format', 'json']", "['checks', '--format', 'json', ...common(options)]");
+    assert_eq!(npm_suffix_problems(&broken, &takers).len(), 1, "{broken:.0}");
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        the_npm_api_passes_the_suffix_only_where_it_is_taken,
         the_release_matrix_builds_every_npm_platform,
+        the_release_builds_a_wheel_per_platform,
         the_action_builds_its_own_revision_and_gates,
         init_writes_a_workflow_using_the_pinned_action,
         the_pre_commit_hooks_name_real_commands,

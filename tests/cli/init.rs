@@ -3,6 +3,8 @@
 
 use crate::support::{self, exec};
 use libtest_mimic::Trial;
+use std::path::Path;
+use std::process::Command;
 
 /// A source file of this crate (a fixture, a template).
 fn project(relative: &str) -> String {
@@ -135,8 +137,123 @@ fn a_harness_toml_overrides_the_built_in_defaults() {
     assert_output_snapshot!("a_settings_file_with_a_typo", typo, folder.root());
 }
 
+/// `packetproof` run by name, as CI and pre-commit run it: the built binary's folder on PATH.
+#[track_caller]
+fn on_path(dir: &Path, command: &[&str]) -> support::Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_packetproof")).parent().unwrap().to_path_buf();
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest))).unwrap();
+    let mut run = Command::new(command[0]);
+    run.current_dir(dir).args(&command[1..]).env("PATH", path).stdin(std::process::Stdio::null());
+    for name in support::packetproof_variables() {
+        run.env_remove(name);
+    }
+    exec(&mut run)
+}
+
+/// A hook's `entry`, as words (the entries init writes need no shell quoting here).
+fn words(entry: &str) -> Vec<&str> {
+    assert!(!entry.contains(['\'', '"']), "{entry}");
+    entry.split_whitespace().collect()
+}
+
+/// A suite in a subfolder of an application's repository: the workflow and the hooks go
+/// to the repository's root, where GitHub and pre-commit look, and run the suite from
+/// there: the workflow's action in its `working-directory`, each hook's entry from the
+/// root (with the files it matches, as pre-commit passes them).
+fn init_in_a_repository_writes_ci_and_hooks_at_its_root() {
+    use crate::distribution::{steps, text_of, workflow_problems, yaml};
+    let app = support::Project::empty();
+    support::git(app.root(), &["init", "-q", "."]);
+    let out = app.run_in("", &["init", "llm/gate"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stdout.contains("\nwrote .pre-commit-config.yaml\n"), "{}", out.stdout);
+    assert!(!app.path("llm/gate/ci").exists(), "nothing under the suite's ci/ in a repository");
+    let root = app.root();
+
+    // Pre-commit: each hook's entry, from the root, passes (and needs --config there).
+    let config = yaml(&std::fs::read_to_string(app.path(".pre-commit-config.yaml")).unwrap(), "the hooks");
+    let hooks = config["repos"][0]["hooks"].as_sequence().expect("hooks");
+    let hook = |id: &str| hooks.iter().find(|h| text_of(h, "id") == id).unwrap_or_else(|| panic!("no hook {id}"));
+    let matches = regex::Regex::new(text_of(hook("packetproof-verify"), "files")).unwrap();
+    let mut packets: Vec<String> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.path().strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"))
+        .filter(|path| matches.is_match(path))
+        .collect();
+    packets.sort();
+    assert_eq!(packets.len(), 3, "the suite's golden packets, and only them: {packets:?}");
+    for id in ["packetproof-verify", "packetproof-test"] {
+        assert_eq!(text_of(hook(id), "language"), "system", "{id}: the packetproof on PATH");
+        let mut command = words(text_of(hook(id), "entry"));
+        if id == "packetproof-verify" {
+            command.extend(packets.iter().map(String::as_str));
+        }
+        let ran = on_path(root, &command);
+        assert_eq!(ran.code, 0, "{id}: {command:?}: {}", ran.describe());
+    }
+    // Where the suite's settings are not named, the root has none: what the hooks avoid.
+    assert_eq!(on_path(root, &["packetproof", "test"]).code, 2);
+
+    let Some(built_from) = option_env!("PACKETPROOF_BUILT_FROM") else {
+        assert!(!app.path(".github").exists() && out.stderr.contains("no commit to pin"), "{}", out.describe());
+        return;
+    };
+    // CI: the workflow's action runs `packetproof test --junit` in its working-directory.
+    assert!(out.stdout.contains("\nwrote .github/workflows/packetproof.yml\n"), "{}", out.stdout);
+    let text = std::fs::read_to_string(app.path(".github/workflows/packetproof.yml")).unwrap();
+    let action = yaml(&crate::distribution::read("action.yml"), "action.yml");
+    assert_eq!(workflow_problems(&text, &action), Vec::<String>::new(), "{text}");
+    assert!(text.contains(built_from), "{text}");
+    let workflow = yaml(&text, "the workflow");
+    let steps = steps(&workflow);
+    let uses = steps.iter().find(|s| text_of(s, "uses").starts_with(packetproof::init::ACTION_REPOSITORY)).unwrap();
+    let folder = text_of(&uses["with"], "working-directory");
+    assert_eq!(folder, "llm/gate");
+    let ran = on_path(&root.join(folder), &["packetproof", "test", "--junit", text_of(&uses["with"], "junit")]);
+    assert_eq!(ran.code, 0, "{}", ran.describe());
+    let upload = steps.iter().find(|s| text_of(s, "uses").starts_with("actions/upload-artifact@")).unwrap();
+    let report = root.join(text_of(&upload["with"], "path"));
+    assert!(report.is_file(), "the uploaded report {} is not where the gate wrote it", report.display());
+}
+
+/// A repository's own workflow and pre-commit config are never changed: init leaves them
+/// byte for byte, writes its own under the suite's ci/ instead, and says so.
+fn init_never_changes_the_repositorys_files() {
+    let app = support::Project::empty();
+    support::git(app.root(), &["init", "-q", "."]);
+    std::fs::create_dir_all(app.path(".github/workflows")).unwrap();
+    let (workflow, hooks) = ("name: mine\n", "repos: [] # mine\n");
+    std::fs::write(app.path(".github/workflows/packetproof.yml"), workflow).unwrap();
+    std::fs::write(app.path(".pre-commit-config.yaml"), hooks).unwrap();
+    std::fs::create_dir_all(app.path("llm")).unwrap();
+    let out = app.run_in("llm", &["init", "gate"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_eq!(std::fs::read_to_string(app.path(".github/workflows/packetproof.yml")).unwrap(), workflow);
+    assert_eq!(std::fs::read_to_string(app.path(".pre-commit-config.yaml")).unwrap(), hooks);
+    let instead = std::fs::read_to_string(app.path("llm/gate/ci/pre-commit-config.yaml")).unwrap();
+    assert!(instead.contains("packetproof --config llm/gate/harness.toml test"), "{instead}");
+    assert!(
+        out.stderr.contains(
+            ".pre-commit-config.yaml exists and was left as it is; what init would have written there is in \
+             gate/ci/pre-commit-config.yaml"
+        ),
+        "{}",
+        out.describe()
+    );
+    assert_eq!(
+        app.path("llm/gate/ci/packetproof.yml").is_file(),
+        option_env!("PACKETPROOF_BUILT_FROM").is_some(),
+        "{}",
+        out.describe()
+    );
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        init_in_a_repository_writes_ci_and_hooks_at_its_root,
+        init_never_changes_the_repositorys_files,
         init_writes_a_suite_whose_test_passes,
         init_refuses_a_folder_that_is_not_empty,
         init_accepts_a_folder_holding_only_dotfiles,

@@ -34,6 +34,7 @@ mod shell;
 mod test;
 mod trace;
 mod validate;
+mod wheel;
 mod wire;
 
 use libtest_mimic::Arguments;
@@ -57,6 +58,7 @@ fn main() {
     trials.extend(distribution::trials());
     trials.extend(errors::trials());
     trials.extend(npm::trials());
+    trials.extend(wheel::trials());
     trials.extend(exporter::trials());
     trials.extend(foreign::trials());
     trials.extend(wire::trials());

@@ -53,7 +53,7 @@ fn needs_node(name: String, test: fn()) -> Trial {
 fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
     let mut command = Command::new(program);
     command.current_dir(dir).args(args).env_remove("PACKETPROOF_BINARY");
-    for name in ["CI", "PACKETPROOF_BLESS", "PACKETPROOF_ROOT"] {
+    for name in support::packetproof_variables() {
         command.env_remove(name);
     }
     let out = exec(&mut command);

@@ -16,16 +16,18 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The variables packetproof reads (see `crates/packetproof/src/env.rs`): removed from every run so
+/// The variables packetproof reads (`packetproof::env::VARIABLES`): removed from every run so
 /// a developer's shell (`CI=1`, `PACKETPROOF_ROOT=…`) cannot change a test's meaning.
-const PACKETPROOF_VARIABLES: [&str; 3] = ["CI", "PACKETPROOF_BLESS", "PACKETPROOF_ROOT"];
+pub fn packetproof_variables() -> impl Iterator<Item = &'static str> {
+    packetproof::env::VARIABLES.iter().map(|(name, _)| *name)
+}
 
 /// The packetproof binary, run from the crate root, with none of its variables
 /// set and no standard input.
 pub fn bin() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_packetproof"));
     command.current_dir(root()).stdin(Stdio::null());
-    for name in PACKETPROOF_VARIABLES {
+    for name in packetproof_variables() {
         command.env_remove(name);
     }
     command

@@ -16,6 +16,17 @@ pub(crate) const CI: &str = "CI";
 pub(crate) const BLESS: &str = "PACKETPROOF_BLESS";
 pub(crate) const ROOT: &str = "PACKETPROOF_ROOT";
 
+/// Every environment variable a packetproof command reads, with what it means: the one
+/// list `packetproof --help` prints, which the README's Environment section is checked
+/// against. The colour variables are read by the terminal writer (anstream), not here.
+pub const VARIABLES: &[(&str, &str)] = &[
+    (ROOT, "the project directory (holding harness.toml)"),
+    (CI, "set (not empty, 0 or false): golden files are never written"),
+    (BLESS, "1 or true: `cargo test` re-blesses stale golden files"),
+    ("NO_COLOR", "no colours, even on a terminal"),
+    ("CLICOLOR_FORCE", "colours even when the output is not a terminal"),
+];
+
 /// The environment as packetproof understands it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Env {

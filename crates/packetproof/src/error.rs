@@ -81,7 +81,7 @@ impl Error {
     /// (`Internal`). Listed one by one so that a new kind must choose.
     pub fn exit_status(&self) -> u8 {
         match self {
-            Error::Failed { .. } => 1,
+            Error::Failed { .. } => crate::report::FAILED,
             Error::Usage(_)
             | Error::Env { .. }
             | Error::Io { .. }
@@ -92,7 +92,7 @@ impl Error {
             | Error::Refused { .. }
             | Error::Git { .. }
             | Error::Exporter { .. }
-            | Error::Internal(_) => 2,
+            | Error::Internal(_) => crate::report::COULD_NOT_RUN,
         }
     }
 }

@@ -18,6 +18,17 @@ impl Git {
         Ok(Git { top: PathBuf::from(out) })
     }
 
+    /// The repository `dir` lies in; None outside one, and where git cannot say (absent,
+    /// or refusing the folder): callers then write nothing outside the folder they were given.
+    pub(crate) fn find(dir: &Path) -> Option<Git> {
+        Git::open(dir).ok()
+    }
+
+    /// The repository's top-level folder, as git spells it.
+    pub(crate) fn top(&self) -> &Path {
+        &self.top
+    }
+
     pub(crate) fn run(&self, args: &[&str]) -> Result<String> {
         git_in(&self.top, args)
     }

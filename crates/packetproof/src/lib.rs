@@ -73,7 +73,7 @@ pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};
-pub use report::{Finding, Findings, Format, JsonPath, Location, Outcome, Status};
+pub use report::{Finding, Findings, Format, JsonPath, Location, Outcome, Status, EXIT_STATUSES};
 pub use rules::{Check, CorpusCheck, InputCheck, Need, PacketCheck, Reads, Rule, RunCheck, Skip, Skipped};
 
 /// The project's root folder, where harness.toml, fixtures/, golden/ and tests/ are:

@@ -81,7 +81,34 @@ pub enum Status {
     Failed,
 }
 
+/// The exit statuses of every command but `test` (which exits as `cargo test` does: 0
+/// passed, 101 a trial failed, 2 could not run).
+pub const HOLDS: u8 = 0;
+pub const FAILED: u8 = 1;
+pub const COULD_NOT_RUN: u8 = 2;
+
+/// Each exit status with what it means and what it covers: the one text `packetproof
+/// --help` prints, which the README is checked against.
+pub const EXIT_STATUSES: &[(u8, &str, &str)] = &[
+    (HOLDS, "everything holds", ""),
+    (FAILED, "a check failed", ""),
+    (
+        COULD_NOT_RUN,
+        "the command could not run",
+        "bad usage, an unreadable or invalid input, a settings error, a refusal that protects data, git or \
+         the suite's [exporter] failing, or a packetproof bug",
+    ),
+];
+
 impl Status {
+    /// The process's exit status for this verdict (see [`EXIT_STATUSES`]).
+    pub fn exit_status(self) -> u8 {
+        match self {
+            Status::Holds => HOLDS,
+            Status::Failed => FAILED,
+        }
+    }
+
     /// `Holds` exactly when `ok`.
     pub fn from_ok(ok: bool) -> Status {
         if ok {
