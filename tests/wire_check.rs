@@ -95,6 +95,41 @@ fn each_api_body_carries_exactly_the_packet_material() {
     assert_ne!(p["userMessage"], p["effectiveUserMessage"], "the Google body carries the suffixed message");
 }
 
+/// A packet without outputSchema whose effectiveUserMessage is its userMessage asks for
+/// plain text: every API's body then carries no output format (no tools, no
+/// response_format, no text.format, no JSON mode), and one that adds it fails.
+#[test]
+fn a_plain_text_packet_has_plain_text_bodies() {
+    let plain = |case: &str| {
+        let mut p = packet(case);
+        let map = p.as_object_mut().unwrap();
+        map.remove("outputSchema");
+        let user = map["userMessage"].clone();
+        map.insert("effectiveUserMessage".into(), user);
+        packetproof::digest::seal(map);
+        p
+    };
+    for (case, api, format) in [
+        (ANTHROPIC, Api::Anthropic, "tools"),
+        (OPENAI, Api::OpenaiChat, "response_format"),
+        (OPENAI, Api::OpenaiResponses, "text"),
+    ] {
+        let p = plain(case);
+        let b = wire::body(&p, api, case).unwrap();
+        assert!(b.get(format).is_none() && b.get("tool_choice").is_none(), "{api:?}: {b}");
+        let captured = Captured::body(b.clone(), "cap.json");
+        let held = wire::check(&p, api, &captured, &config(), case, wire::CHECK).unwrap();
+        assert!(held.findings.is_empty(), "{api:?}: {:?}", held.findings);
+        let mut asked = b;
+        asked[format] = json!({"type": "json_object"});
+        let captured = Captured::body(asked, "cap.json");
+        let failed = wire::check(&p, api, &captured, &config(), case, wire::CHECK).unwrap();
+        assert!(!failed.findings.is_empty(), "{api:?} accepted an output format the packet does not ask for");
+    }
+    let b = wire::body(&plain(GOOGLE), Api::Gemini, GOOGLE).unwrap();
+    assert_eq!(b["generationConfig"], json!({"maxOutputTokens": packet(GOOGLE)["maxTokens"]}), "no JSON mode: {b}");
+}
+
 #[test]
 fn a_packet_for_another_provider_is_refused() {
     for (case, api) in
