@@ -47,6 +47,16 @@ struct Raw {
     checks: Checks,
     #[serde(default)]
     canonical: Canonical,
+    #[serde(default)]
+    suite: SuiteSettings,
+}
+
+/// `[suite]`: what names the suite in a gate statement, so that a statement of
+/// another suite is refused. Without a name, the folder harness.toml is in names it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SuiteSettings {
+    pub(crate) name: Option<String>,
 }
 
 /// Where the suite's files are. `None`: the built-in copy of the project's file.
@@ -294,6 +304,7 @@ pub struct Config {
     pub packet: PacketRules,
     pub(crate) checks: Checks,
     pub canonical: Canonical,
+    pub(crate) suite: SuiteSettings,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
     /// Set by [`Config::reading_once`]: templates and schema files read once.
@@ -393,6 +404,9 @@ impl Config {
                 return Err(config_error("exporter.timeout_seconds: expected at least 1".into()));
             }
         }
+        if raw.suite.name.as_ref().is_some_and(|name| name.trim().is_empty()) {
+            return Err(config_error("suite.name: expected a name that is not blank".into()));
+        }
         for (name, reason) in &raw.checks.skip {
             if crate::Check::from_name(name).is_none() {
                 return Err(config_error(format!(
@@ -438,9 +452,21 @@ impl Config {
             packet: raw.packet,
             checks: raw.checks,
             canonical: raw.canonical,
+            suite: raw.suite,
             google_suffix,
             read_once: None,
         })
+    }
+
+    /// The suite's name in a gate statement: `[suite] name`, else the name of its folder.
+    pub(crate) fn suite_name(&self) -> String {
+        match &self.suite.name {
+            Some(name) => name.clone(),
+            None => self
+                .root
+                .file_name()
+                .map_or_else(|| self.root.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        }
     }
 
     /// The settings file's name as a message shows it.
