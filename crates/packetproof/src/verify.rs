@@ -40,6 +40,8 @@ pub struct Verification {
     pub checks: Vec<Check>,
     /// Each distinct (check, reason) that kept a check from running on a target.
     pub skipped: Vec<Skipped>,
+    /// The outcomes that are of packet files, by index, with the file.
+    pub(crate) packet_files: Vec<(usize, PathBuf)>,
 }
 
 impl Verification {
@@ -169,8 +171,12 @@ fn verify_on(
         }
         for (index, first) in targets {
             let Some(outcome) = verified[index].take().filter(|_| first) else { continue };
-            if let Target::Run(dir) = &distinct[index] {
-                runs.push((found_all.outcomes.len(), dir.clone()));
+            match &distinct[index] {
+                Target::Run(dir) => runs.push((found_all.outcomes.len(), dir.clone())),
+                Target::Packet(file) | Target::MaybePacket(file) => {
+                    found_all.packet_files.push((found_all.outcomes.len(), file.clone()))
+                }
+                _ => {}
             }
             found_all.add(outcome);
         }
@@ -193,6 +199,31 @@ fn verify_on(
     }
     found_all.finish();
     Ok(found_all)
+}
+
+/// `verify --gate`: every packet file found counts only when `gate` vouches for its
+/// bytes (`gate::vouched`). A packet that could not be read is already a finding.
+/// Run directories are held to their own receipts, not to the gate: their packet
+/// is bound by the manifest, and the packet file itself is what the gate names.
+pub fn hold_to_gate(found: &mut Verification, gate: &crate::attest::vouch::Gate, config: &Config) {
+    for (index, file) in &found.packet_files {
+        let outcome = &mut found.outcomes[*index];
+        if unreadable(std::slice::from_ref(outcome)).is_empty() {
+            match fsutil::read_bytes(file, config.limits.max_file_bytes) {
+                Ok(bytes) => gate.hold(outcome, &bytes),
+                Err(e) => outcome.findings.push(Finding::new(
+                    InputCheck::GateVouched,
+                    Location::named(file.display().to_string()),
+                    e.to_string(),
+                )),
+            }
+        }
+    }
+    let check = Check::Input(InputCheck::GateVouched);
+    if !found.packet_files.is_empty() && !found.checks.contains(&check) {
+        found.checks.push(check);
+        found.checks.sort();
+    }
 }
 
 /// One target on one worker; `None` for a JSON file that turned out not to be a packet.

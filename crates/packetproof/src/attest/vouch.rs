@@ -9,7 +9,7 @@ use super::gate::{GateStatement, GateSubject, GATE_PREDICATE_TYPE};
 use super::statement::STATEMENT_TYPE;
 use super::{keys, Envelope, IN_TOTO_PAYLOAD_TYPE};
 use crate::report::excerpt;
-use crate::{canonical, digest, fsutil, Config, Result};
+use crate::{canonical, digest, fsutil, Config, Finding, Location, Outcome, Result};
 use ed25519_dalek::VerifyingKey;
 use serde_json::Value;
 use std::path::Path;
@@ -42,30 +42,49 @@ impl Gate {
 
     /// The subject vouching for a packet of these bytes, or why none does.
     pub fn packet(&self, bytes: &[u8]) -> std::result::Result<&GateSubject, String> {
-        let statement = self.vouching.as_ref().map_err(|why| format!("the gate statement {}: {why}", self.file))?;
         let sha256 = digest::sha256(bytes);
-        let hex = sha256.trim_start_matches("sha256:");
-        if let Some(subject) = statement.subject.iter().find(|s| s.sha256() == hex) {
-            return Ok(subject);
-        }
-        // Name the packet the gate did vouch for under the same hash, when there is one:
-        // a golden packet edited and re-hashed after the gate ran.
         let exact = canonical::parse(bytes).ok();
         let exact = exact.as_ref().and_then(|p| p.get("exactInputHash")).and_then(Value::as_str).unwrap_or_default();
-        let same = statement.subject.iter().find(|s| !exact.is_empty() && s.annotations.exact_input_hash == exact);
+        self.packet_digest(sha256.trim_start_matches("sha256:"), exact)
+    }
+
+    /// The subject vouching for a packet whose bytes have this sha256 (lowercase hex),
+    /// or why none does; `exact_input_hash` (the packet's own) names the packet the
+    /// gate vouched for under the same hash, when there is one.
+    pub fn packet_digest(&self, sha256: &str, exact_input_hash: &str) -> std::result::Result<&GateSubject, String> {
+        let statement = self.vouching.as_ref().map_err(|why| format!("the gate statement {}: {why}", self.file))?;
+        if let Some(subject) = statement.subject.iter().find(|s| s.sha256() == sha256) {
+            return Ok(subject);
+        }
+        // A golden packet edited and re-hashed after the gate ran keeps no subject.
+        let same = statement
+            .subject
+            .iter()
+            .find(|s| !exact_input_hash.is_empty() && s.annotations.exact_input_hash == exact_input_hash);
         let hint = match same {
             Some(s) => format!(
-                "; the gate vouched for {} with sha256 {} (this packet was edited after the gate ran)",
+                "; the gate vouched for {} with sha256 {} under the same exactInputHash (this packet was \
+                 edited after the gate ran)",
                 s.name,
                 s.sha256()
             ),
             None => String::new(),
         };
         Err(format!(
-            "not a subject of the gate statement {} ({sha256}; it vouches for {} packet(s)){hint}",
+            "not a subject of the gate statement {} (sha256:{sha256}; it vouches for {} packet(s)){hint}",
             self.file,
             statement.subject.len()
         ))
+    }
+
+    /// `gate::vouched` on the packet of `outcome`, whose file has these bytes: a
+    /// finding unless the gate vouches for them.
+    pub fn hold(&self, outcome: &mut Outcome, bytes: &[u8]) {
+        let check = crate::InputCheck::GateVouched;
+        outcome.ran(check);
+        if let Err(why) = self.packet(bytes) {
+            outcome.findings.push(Finding::new(check, Location::root(), format!("unvouched: {why}")));
+        }
     }
 
     /// Whether the gate lists a material with these bytes (a template it rendered from).
