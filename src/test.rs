@@ -250,7 +250,7 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
                 conclusion.num_failed
             ));
         } else {
-            let signed = packetproof::attest::gate::sign(&config, &records, total, &key, &out)?;
+            let signed = packetproof::conformance::gate::sign(&config, &records, total, &key, &out)?;
             print::note(&format!(
                 "gate statement {}: {} golden packet(s) vouched for, signed by {}",
                 signed.file.display(),
@@ -279,7 +279,7 @@ fn signer(args: &TestArgs) -> Result<Option<(ed25519_dalek::SigningKey, PathBuf)
             "--attest signs the whole gate, and {what} runs part of it (or none); run every trial to sign it"
         )));
     }
-    packetproof::attest::gate::refuse_existing(out)?;
+    packetproof::conformance::gate::refuse_existing(out)?;
     Ok(Some((packetproof::attest::keys::signing_key(key)?, out.clone())))
 }
 
