@@ -205,9 +205,10 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         }
         packetproof::report_html::refuse_foreign(file, &config)?;
     }
-    let signer = signer(args)?;
+    let writes = super::golden_writes()?;
+    let signer = signer(args, writes)?;
     let config = Arc::new(config);
-    let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), super::golden_writes()?)?;
+    let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), writes)?;
     let arguments = Arguments {
         filter: args.filter.clone(),
         list: args.list,
@@ -265,9 +266,20 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
 /// `--attest KEY --attestation FILE`: the key (read, and its permissions checked, before
 /// any trial runs) and a statement file that does not exist yet. Only the whole gate is
 /// signed: a filter, `--exact`, `--list` or `--partition` runs part of it (a shard's
-/// green says nothing of the trials it left to other machines), so each is refused.
-fn signer(args: &TestArgs) -> Result<Option<(ed25519_dalek::SigningKey, PathBuf)>> {
+/// green says nothing of the trials it left to other machines), so each is refused; so is
+/// `PACKETPROOF_BLESS=1`, under which trials rewrite the golden files they judge.
+fn signer(
+    args: &TestArgs,
+    writes: packetproof::bless::GoldenWrites,
+) -> Result<Option<(ed25519_dalek::SigningKey, PathBuf)>> {
     let (Some(key), Some(out)) = (&args.attest, &args.attestation) else { return Ok(None) };
+    if writes == packetproof::bless::GoldenWrites::FromTests {
+        return Err(packetproof::Error::Usage(
+            "--attest signs golden files the gate checked, and PACKETPROOF_BLESS=1 lets its trials rewrite them; \
+             bless first, review, then sign"
+                .into(),
+        ));
+    }
     let partial = [
         (args.filter.is_some(), "a FILTER"),
         (args.exact, "--exact"),

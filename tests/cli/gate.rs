@@ -119,6 +119,16 @@ fn trace(project: &Project, trace: &Path, packets: &Path, gate: Option<(&Path, &
     project.run(&args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
+/// A `trace --format json` report keeps schemas/trace.schema.json.
+#[track_caller]
+fn assert_trace_schema(report: &Value) {
+    let schema: Value =
+        serde_json::from_slice(&std::fs::read(root().join("schemas/trace.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(report).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{report:#}");
+}
+
 fn a_suite_signs_its_gate_once_and_only_whole() {
     let project = suite("alpha");
     let gate = signed(&project);
@@ -173,6 +183,11 @@ fn a_suite_signs_its_gate_once_and_only_whole() {
         assert!(out.stderr.contains("signs the whole gate"), "{}", out.describe());
         assert!(!gate.exists());
     }
+    // Under PACKETPROOF_BLESS=1 the trials may rewrite the golden files they judge: refused.
+    let args = ["test", "--attest", s(&copy), "--attestation", s(&gate)];
+    let blessing = support::exec(project.bin().env("PACKETPROOF_BLESS", "1").args(args));
+    assert_eq!(blessing.code, 2, "{}", blessing.describe());
+    assert!(blessing.stderr.contains("PACKETPROOF_BLESS") && !gate.exists(), "{}", blessing.describe());
     // The key rules of attest: a group-readable key is refused before any trial runs.
     std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
     let open = project.run(&["test", "--attest", s(&copy), "--attestation", s(&gate)]);
@@ -248,6 +263,12 @@ fn a_rehashed_packet_the_gate_never_vouched_for_fails() {
 
     let public = key("test-ed25519.pub.pem");
     let keys = ["--gate", s(&gate), "--trusted-key", &public];
+    let json_out =
+        project.run(&[&["trace", s(&calls), "--packets", s(&deployed), "--format", "json"][..], &keys].concat());
+    assert_eq!(json_out.code, 1, "{}", json_out.describe());
+    let report: Value = serde_json::from_str(&json_out.stdout).unwrap();
+    assert_eq!((&report["calls"][0]["verdict"], &report["counts"]["unvouched"]), (&json!("unvouched"), &json!(1)));
+    assert_trace_schema(&report);
     let verified = project.run(&[&["verify", s(&file)][..], &keys].concat());
     assert_eq!(verified.code, 1, "{}", verified.describe());
     assert!(
@@ -341,6 +362,27 @@ fn new_data_in_a_vouched_template_conforms_and_a_changed_word_does_not() {
     // Without the gate, the same call is unreviewed: no packet has its text.
     let file = project.path("calls.jsonl");
     assert_eq!(trace(&project, &file, &golden_dir, None).code, 1);
+
+    // The JSON report of both verdicts (and the gate's counts) keeps trace's schema.
+    let json_out = project.run(&[
+        "trace",
+        s(&file),
+        "--packets",
+        s(&golden_dir),
+        "--gate",
+        s(&gate),
+        "--trusted-key",
+        &key("test-ed25519.pub.pem"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json_out.code, 0, "{}", json_out.describe());
+    let report: Value = serde_json::from_str(&json_out.stdout).unwrap();
+    assert_eq!(report["calls"][0]["verdict"], "conforms");
+    assert_eq!(report["counts"]["conforms"], 1);
+    let slot = &report["calls"][0]["slots"][0];
+    assert!(slot["sha256"].as_str().unwrap().starts_with("sha256:") && slot["length"].is_u64(), "{slot}");
+    assert_trace_schema(&report);
 
     let reworded = run(&[(&system, &changed, &model, tokens)]);
     assert_eq!(reworded.code, 1, "{}", reworded.describe());
