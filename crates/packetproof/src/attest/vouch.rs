@@ -170,3 +170,74 @@ fn unsigned(envelope: &Envelope, trusted: &[VerifyingKey]) -> String {
 fn is_hex64(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::gate::{GatePredicate, SubjectAnnotations, SuiteIdentity, Tool};
+    use super::super::statement::DigestSet;
+    use super::*;
+    use ed25519_dalek::SigningKey;
+
+    fn statement(suite: &str, predicate_type: &str) -> GateStatement {
+        GateStatement {
+            statement_type: STATEMENT_TYPE.into(),
+            subject: vec![GateSubject {
+                name: "golden/a/runtime-packet.json".into(),
+                digest: DigestSet { sha256: "a".repeat(64) },
+                annotations: SubjectAnnotations { exact_input_hash: "sha256:e".into() },
+            }],
+            predicate_type: predicate_type.into(),
+            predicate: GatePredicate {
+                packetproof: Tool { version: "0".into() },
+                commit: None,
+                suite: SuiteIdentity { name: suite.into(), settings: "sha256:s".into() },
+                materials: Vec::new(),
+                checks_ran: Vec::new(),
+                checks_skipped: Vec::new(),
+            },
+        }
+    }
+
+    fn envelope(statement: &serde_json::Value, key: &SigningKey) -> Vec<u8> {
+        let body = statement.to_string();
+        serde_json::to_vec(&super::super::dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key)).unwrap()
+    }
+
+    #[test]
+    fn each_reason_a_statement_vouches_for_nothing_is_named() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let (key, other) = (SigningKey::from_bytes(&[7; 32]), SigningKey::from_bytes(&[8; 32]));
+        let trusted = [key.verifying_key()];
+        let ours = serde_json::to_value(statement(&config.suite_name(), GATE_PREDICATE_TYPE)).unwrap();
+        let gate = |bytes: &[u8]| Gate { file: "g".into(), vouching: vouching(bytes, &trusted, &config) };
+
+        let valid = gate(&envelope(&ours, &key));
+        assert_eq!(valid.refused(), None);
+        assert_eq!(valid.packet_digest(&"a".repeat(64), "").unwrap().name, "golden/a/runtime-packet.json");
+        let missing = valid.packet_digest(&"b".repeat(64), "").unwrap_err();
+        assert!(missing.starts_with("not a subject") && !missing.contains("edited"), "{missing}");
+        let edited = valid.packet_digest(&"b".repeat(64), "sha256:e").unwrap_err();
+        assert!(edited.contains("edited after the gate ran"), "{edited}");
+
+        let refused = |bytes: Vec<u8>| gate(&bytes).refused().unwrap().to_owned();
+        assert!(refused(envelope(&ours, &other)).starts_with("signed by an untrusted key"));
+        let mut tampered: serde_json::Value = serde_json::from_slice(&envelope(&ours, &key)).unwrap();
+        tampered["payload"] = serde_json::json!(base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            ours.to_string().replace("golden/a", "golden/b")
+        ));
+        assert!(refused(serde_json::to_vec(&tampered).unwrap()).starts_with("bad signature"));
+        let theirs = serde_json::to_value(statement("another", GATE_PREDICATE_TYPE)).unwrap();
+        assert!(refused(envelope(&theirs, &key)).starts_with("a statement of another suite: \"another\""));
+        let receipt = serde_json::to_value(statement(&config.suite_name(), "urn:packetproof:predicate:run-receipt:v1"));
+        assert!(refused(envelope(&receipt.unwrap(), &key)).starts_with("not a gate statement"));
+        let mut extra = ours.clone();
+        extra["predicate"]["vouchesForEverything"] = serde_json::json!(true);
+        assert!(refused(envelope(&extra, &key)).starts_with("malformed: the gate statement"));
+        assert!(refused(b"not json".to_vec()).starts_with("malformed"));
+        assert!(refused(b"{\"payload\": 1}".to_vec()).starts_with("malformed"));
+        // Not a packet of the gate either when the statement is refused: the reason is the statement's.
+        let refused_gate = gate(&envelope(&ours, &other));
+        assert!(refused_gate.packet_digest(&"a".repeat(64), "").unwrap_err().contains("untrusted key"));
+    }
+}

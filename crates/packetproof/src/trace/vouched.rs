@@ -145,30 +145,30 @@ fn conforms(call: &Call, vouching: &Vouching, config: &Config) -> Result<Verdict
     Ok(Verdict::Conforms { templates: templates_used, slots })
 }
 
-/// What in a slot value is forbidden material: a value pattern, or (in a value that
-/// is JSON) a forbidden key.
+/// What in a slot value is forbidden material, by the scanner `packet::forbidden-material`
+/// runs on renderInput: a value pattern in the text, and in a value that is JSON a
+/// forbidden key or a pattern in any string, named by its JSON path in the value.
 fn forbidden(value: &str, config: &Config) -> Option<String> {
     if let Some(pattern) = config.forbidden.matching_pattern(value) {
-        return Some(format!("it matches the pattern {pattern}"));
+        return Some(format!("it matches forbidden pattern {pattern}"));
     }
     let json: serde_json::Value = serde_json::from_str(value).ok()?;
-    let mut stack = vec![&json];
-    while let Some(value) = stack.pop() {
-        match value {
-            serde_json::Value::Object(map) => {
-                if let Some(key) = map.keys().find(|k| config.forbidden.is_forbidden_key(k)) {
-                    return Some(format!("the forbidden key {key:?}"));
-                }
-                stack.extend(map.values());
-            }
-            serde_json::Value::Array(items) => stack.extend(items),
-            serde_json::Value::String(text) => {
-                if let Some(pattern) = config.forbidden.matching_pattern(text) {
-                    return Some(format!("it matches the pattern {pattern}"));
-                }
-            }
-            _ => {}
-        }
+    let mut found = Vec::new();
+    crate::packet::scan(&json, crate::JsonPath::root(), config, crate::PacketCheck::ForbiddenMaterial, &mut found);
+    found.first().map(|f| format!("{}: {}", f.path, f.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_values_are_scanned_as_text_and_as_json() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        assert_eq!(forbidden("Kundin 4711: Müller GmbH", &config), None);
+        assert!(forbidden("see gs://private-bucket/contract", &config).unwrap().contains("forbidden pattern"));
+        let key = forbidden(r#"{"screens": [{"posterUrl": "x"}]}"#, &config).unwrap();
+        assert!(key.contains("posterUrl") && key.contains("screens[0]"), "{key}");
+        assert_eq!(forbidden(r#"{"screens": [{"title": "x"}]}"#, &config), None);
     }
-    None
 }
