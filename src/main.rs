@@ -147,7 +147,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
             let mut found = found?;
             if let Some(file) = &args.gate {
                 let gate = packetproof::attest::vouch::Gate::read(file, &keys, &config)?;
-                packetproof::verify::hold_to_gate(&mut found, &gate, &config);
+                packetproof::verify::hold_to_gate(&mut found, &gate);
             }
             print::reported(args.format, Event::Verified { found: &found, verbose: args.verbose })?;
             let status = Status::from_ok(found.counts().1 == 0);

@@ -80,9 +80,17 @@ impl Gate {
     /// `gate::vouched` on the packet of `outcome`, whose file has these bytes: a
     /// finding unless the gate vouches for them.
     pub fn hold(&self, outcome: &mut Outcome, bytes: &[u8]) {
+        let sha256 = digest::sha256(bytes);
+        let exact = canonical::parse(bytes).ok();
+        let exact = exact.as_ref().and_then(|p| p.get("exactInputHash")).and_then(Value::as_str).unwrap_or_default();
+        self.hold_digest(outcome, sha256.trim_start_matches("sha256:"), exact);
+    }
+
+    /// [`Gate::hold`] for a packet whose bytes have this sha256 (hex) and exactInputHash.
+    pub fn hold_digest(&self, outcome: &mut Outcome, sha256: &str, exact_input_hash: &str) {
         let check = crate::InputCheck::GateVouched;
         outcome.ran(check);
-        if let Err(why) = self.packet(bytes) {
+        if let Err(why) = self.packet_digest(sha256, exact_input_hash) {
             outcome.findings.push(Finding::new(check, Location::root(), format!("unvouched: {why}")));
         }
     }
