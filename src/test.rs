@@ -229,6 +229,8 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let relay = Relay::start(reasons);
     let arguments = Arguments { logfile: relay.as_ref().map(Relay::path), color: Some(color()), ..arguments };
     let total = trials.len();
+    // What the statement will name, as it is before any trial runs (compared before signing).
+    let before = signer.as_ref().map(|_| packetproof::conformance::gate::inputs(&config));
     let conclusion = libtest_mimic::run(&arguments, trials);
     if let Some(relay) = relay {
         relay.finish()?;
@@ -251,7 +253,8 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
                 conclusion.num_failed
             ));
         } else {
-            let signed = packetproof::conformance::gate::sign(&config, &records, total, &key, &out)?;
+            let before = before.unwrap_or_else(|| Err(packetproof::Error::Internal("no inputs read".into())))?;
+            let signed = packetproof::conformance::gate::sign(&config, &before, &records, total, &key, &out)?;
             print::note(&format!(
                 "gate statement {}: {} golden packet(s) vouched for, signed by {}",
                 signed.file.display(),

@@ -34,10 +34,45 @@ pub fn refuse_existing(out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Sign the gate of `config`'s suite after its trials ran, `records` their outcomes
-/// and `total` how many trials the suite has: refused (nothing written) unless
-/// every trial of the suite ran and none failed.
-pub fn sign(config: &Config, records: &[Record], total: usize, key: &SigningKey, out: &Path) -> Result<Signed> {
+/// What a statement names, read before the trials run and again before signing: a
+/// golden packet or template that changed while the gate ran is not what it judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    subject: Vec<GateSubject>,
+    materials: Vec<Material>,
+    suite: SuiteIdentity,
+}
+
+/// The golden packets (every positive fixture's: a negative fixture's packet is one the
+/// gate expects to fail, never vouched for), the materials and the suite, as they are now.
+pub fn inputs(config: &Config) -> Result<Inputs> {
+    let mut subject = Vec::new();
+    for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet() && c.expect.is_none()) {
+        let file = case.golden_packet();
+        let bytes = fsutil::read_bytes(&file, config.limits.max_file_bytes)?;
+        let packet = canonical::parse(&bytes).map_err(|e| e.in_file(file.display().to_string()))?;
+        let exact_input_hash = packet.get("exactInputHash").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        subject.push(GateSubject {
+            name: relative(config, &file),
+            digest: DigestSet { sha256: hex(&bytes) },
+            annotations: SubjectAnnotations { exact_input_hash },
+        });
+    }
+    Ok(Inputs { subject, materials: materials(config)?, suite: suite_identity(config)? })
+}
+
+/// Sign the gate of `config`'s suite after its trials ran: `before` is what [`inputs`]
+/// read before they ran, `records` their outcomes and `total` how many trials the suite
+/// has. Refused (nothing written) unless every trial of the suite ran, none failed, and
+/// nothing the statement names changed meanwhile.
+pub fn sign(
+    config: &Config,
+    before: &Inputs,
+    records: &[Record],
+    total: usize,
+    key: &SigningKey,
+    out: &Path,
+) -> Result<Signed> {
     let failed: Vec<&str> = records.iter().filter(|r| r.failure.is_some()).map(|r| r.name.as_str()).collect();
     if !failed.is_empty() {
         return Err(Error::refused(
@@ -55,7 +90,26 @@ pub fn sign(config: &Config, records: &[Record], total: usize, key: &SigningKey,
             format!("not written: {} of the suite's {total} trials ran; only a whole gate is signed", records.len()),
         ));
     }
-    let statement = statement(config, records)?;
+    let after = inputs(config)?;
+    if after != *before {
+        let changed: Vec<&str> = (after.subject.iter().map(|s| (&s.name, s.sha256())))
+            .chain(after.materials.iter().map(|m| (&m.name, m.sha256())))
+            .filter(|(name, sha256)| {
+                !(before.subject.iter().map(|s| (&s.name, s.sha256())))
+                    .chain(before.materials.iter().map(|m| (&m.name, m.sha256())))
+                    .any(|(n, d)| n == *name && d == *sha256)
+            })
+            .map(|(name, _)| name.as_str())
+            .collect();
+        return Err(Error::refused(
+            out.display(),
+            format!(
+                "not written: files the statement names changed while the gate ran ({}); run it again",
+                if changed.is_empty() { "the suite's settings or fixtures".to_owned() } else { changed.join(", ") }
+            ),
+        ));
+    }
+    let statement = statement(config, after, records);
     let body = canonical::to_pretty(&serde_json::to_value(&statement).expect("a statement serializes"));
     let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
     let text = canonical::to_pretty(&serde_json::to_value(&envelope).expect("an envelope serializes"));
@@ -67,21 +121,8 @@ pub fn sign(config: &Config, records: &[Record], total: usize, key: &SigningKey,
     })
 }
 
-/// The statement of a green gate: every positive fixture's golden packet (a
-/// negative fixture's packet is one the gate expects to fail, never vouched for).
-pub fn statement(config: &Config, records: &[Record]) -> Result<GateStatement> {
-    let mut subject = Vec::new();
-    for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet() && c.expect.is_none()) {
-        let file = case.golden_packet();
-        let bytes = fsutil::read_bytes(&file, config.limits.max_file_bytes)?;
-        let packet = canonical::parse(&bytes).map_err(|e| e.in_file(file.display().to_string()))?;
-        let exact_input_hash = packet.get("exactInputHash").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
-        subject.push(GateSubject {
-            name: relative(config, &file),
-            digest: DigestSet { sha256: hex(&bytes) },
-            annotations: SubjectAnnotations { exact_input_hash },
-        });
-    }
+/// The statement of a green gate over `inputs`.
+fn statement(config: &Config, inputs: Inputs, records: &[Record]) -> GateStatement {
     let checks_ran: BTreeSet<String> = records
         .iter()
         .filter(|r| r.skipped.is_none())
@@ -95,19 +136,19 @@ pub fn statement(config: &Config, records: &[Record]) -> Result<GateStatement> {
         .iter()
         .filter_map(|r| Some(SkippedTrial { trial: r.name.clone(), reason: r.skipped.clone()? }))
         .collect();
-    Ok(GateStatement {
+    GateStatement {
         statement_type: STATEMENT_TYPE.to_owned(),
-        subject,
+        subject: inputs.subject,
         predicate_type: GATE_PREDICATE_TYPE.to_owned(),
         predicate: GatePredicate {
             packetproof: Tool { version: env!("CARGO_PKG_VERSION").to_owned() },
             commit: commit(config),
-            suite: suite_identity(config)?,
-            materials: materials(config)?,
+            suite: inputs.suite,
+            materials: inputs.materials,
             checks_ran: checks_ran.into_iter().collect(),
             checks_skipped,
         },
-    })
+    }
 }
 
 /// The identity of `config`'s suite: its `[suite] name` (else the name of the folder
@@ -169,4 +210,28 @@ fn relative(config: &Config, file: &Path) -> String {
 
 fn hex(bytes: &[u8]) -> String {
     digest::sha256(bytes).trim_start_matches("sha256:").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A golden packet that changed between the trials' start and the signature is
+    /// named, and nothing is written.
+    #[test]
+    fn a_statement_is_refused_when_what_it_names_changed_while_the_gate_ran() {
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let mut before = inputs(&config).unwrap();
+        assert!(before.subject.len() > 5 && before.materials.iter().any(|m| m.name.ends_with("user.md.j2")));
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("gate.json");
+        let key = SigningKey::from_bytes(&[7; 32]);
+        before.subject[0].digest.sha256 = "0".repeat(64);
+        let err = sign(&config, &before, &[], 0, &key, &out).unwrap_err().to_string();
+        assert!(err.contains("changed while the gate ran") && err.contains(&before.subject[0].name), "{err}");
+        assert!(!out.exists());
+        // Unchanged, the same call signs.
+        let now = inputs(&config).unwrap();
+        assert_eq!(sign(&config, &now, &[], 0, &key, &out).unwrap().subjects, now.subject.len());
+    }
 }
