@@ -184,6 +184,12 @@ pub enum Command {
         /// own path (`/v1/messages`, …) must follow it. Default: the API's host.
         #[arg(long, value_name = "URL", requires = "check", value_parser = provenance::parse_base_url)]
         base_url: Option<String>,
+        /// With --check: a gate statement (`packetproof test --attest`) that must vouch for the packet.
+        #[arg(long, value_name = "FILE", requires_all = ["check", "trusted_keys"])]
+        gate: Option<PathBuf>,
+        /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
+        #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
+        trusted_keys: Vec<PathBuf>,
         /// Write the body here instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -391,6 +397,10 @@ pub struct VerifyArgs {
     /// carry; repeatable (any one of them suffices).
     #[arg(long = "trusted-key", value_name = "PUB.pem")]
     pub trusted_keys: Vec<PathBuf>,
+    /// A gate statement (`packetproof test --attest`): every packet found counts only when it
+    /// vouches for the packet's bytes (`gate::vouched`); signed by a --trusted-key.
+    #[arg(long, value_name = "FILE", requires = "trusted_keys")]
+    pub gate: Option<PathBuf>,
     /// Run the suite's `[exporter]` to check that golden packets regenerate (without it,
     /// verify runs no command harness.toml names and says which checks it left out).
     #[arg(long)]

@@ -141,7 +141,11 @@ fn dispatch(cli: Cli) -> Result<Status> {
                     progress.update(done, total, target)
                 });
             progress.finish();
-            let found = found?;
+            let mut found = found?;
+            if let Some(file) = &args.gate {
+                let gate = packetproof::attest::vouch::Gate::read(file, &keys, &config)?;
+                packetproof::verify::hold_to_gate(&mut found, &gate);
+            }
             print::reported(args.format, Event::Verified { found: &found, verbose: args.verbose })?;
             let status = Status::from_ok(found.counts().1 == 0);
             // An unreadable file is exit 2 here as in validate: the report above says which.
@@ -174,8 +178,9 @@ fn dispatch(cli: Cli) -> Result<Status> {
         }
         Command::Trace(args) => trace::run(&checking(load_config(suffix)?), &args),
         Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
-        Command::Wire { packet, api, check, base_url, out, format, .. } => {
-            let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };
+        Command::Wire { packet, api, check, base_url, out, format, gate, trusted_keys, .. } => {
+            let gate = provenance::gate(gate.as_deref(), &trusted_keys)?;
+            let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref(), gate };
             provenance::wire(&checking(load_config(suffix)?), &packet, api, capture, out.as_deref(), format)
         }
         Command::Attest { run_dir, key, out, .. } => {

@@ -37,6 +37,16 @@ pub fn parse_base_url(url: &str) -> std::result::Result<String, String> {
 pub struct Capture<'a> {
     pub file: Option<&'a Path>,
     pub base_url: Option<&'a str>,
+    /// `--gate FILE` and the keys it must be signed by.
+    pub gate: Option<(&'a Path, Vec<ed25519_dalek::VerifyingKey>)>,
+}
+
+/// `--gate FILE --trusted-key PUB…`: the file and the keys, read now.
+pub fn gate<'a>(
+    file: Option<&'a Path>,
+    keys: &[std::path::PathBuf],
+) -> Result<Option<(&'a Path, Vec<ed25519_dalek::VerifyingKey>)>> {
+    file.map(|file| Ok((file, trusted_keys(keys)?))).transpose()
 }
 
 /// `wire`: the body (stdout, or `--out` written atomically), or with `--check` the
@@ -53,7 +63,8 @@ pub fn wire(
     if let Some(out) = out.filter(|_| capture.file.is_none()) {
         packetproof::run::refuse_foreign_output(out, packetproof::run::OutputKind::RequestBody, config, &[packet])?;
     }
-    let value = fsutil::read_json(packet, config.limits.max_file_bytes)?;
+    let packet_bytes = fsutil::read_bytes(packet, config.limits.max_file_bytes)?;
+    let value = canonical::parse(&packet_bytes).map_err(|e| e.in_file(packet.display()))?;
     packetproof::provider::expect_packet(&value, &shown)?;
     let Some(captured) = capture.file else {
         let judged = packetproof::judge::wire_body(config, packet, &value, api)?;
@@ -68,7 +79,11 @@ pub fn wire(
     };
     let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
-    let outcome = packetproof::judge::wire_check(config, packet, &value, api, &captured)?;
+    let mut outcome = packetproof::judge::wire_check(config, packet, &value, api, &captured)?;
+    if let Some((file, keys)) = &capture.gate {
+        let gate = packetproof::attest::vouch::Gate::read(file, keys, config)?;
+        gate.hold(&mut outcome, &packet_bytes);
+    }
     print::outcomes(&[outcome], format)
 }
 

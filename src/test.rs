@@ -167,6 +167,13 @@ pub struct TestArgs {
     /// (round-robin in name order) or `hash:M/N` (by a fixed hash of the name); M from 1.
     #[arg(long, value_name = "STRATEGY:M/N")]
     pub partition: Option<Partition>,
+    /// After a green run of the whole gate, sign a gate statement with this Ed25519 private
+    /// key (PKCS#8 PEM, owner-only): the golden packets that passed, the files they depend on.
+    #[arg(long, value_name = "KEY.pem", requires = "attestation")]
+    pub attest: Option<PathBuf>,
+    /// Where --attest writes the gate statement (a DSSE envelope; never overwritten).
+    #[arg(long, value_name = "FILE", requires = "attest")]
+    pub attestation: Option<PathBuf>,
 }
 
 /// `test --format`: libtest's formats, which libtest-mimic prints (packetproof's
@@ -198,8 +205,10 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         }
         packetproof::report_html::refuse_foreign(file, &config)?;
     }
+    let writes = super::golden_writes()?;
+    let signer = signer(args, writes)?;
     let config = Arc::new(config);
-    let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), super::golden_writes()?)?;
+    let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), writes)?;
     let arguments = Arguments {
         filter: args.filter.clone(),
         list: args.list,
@@ -219,6 +228,9 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let reasons = (args.format == Format::Json).then(|| suite.records.clone());
     let relay = Relay::start(reasons);
     let arguments = Arguments { logfile: relay.as_ref().map(Relay::path), color: Some(color()), ..arguments };
+    let total = trials.len();
+    // What the statement will name, as it is before any trial runs (compared before signing).
+    let before = signer.as_ref().map(|_| packetproof::conformance::gate::inputs(&config));
     let conclusion = libtest_mimic::run(&arguments, trials);
     if let Some(relay) = relay {
         relay.finish()?;
@@ -233,7 +245,57 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     if let Some(file) = args.report.as_ref().filter(|_| !args.list) {
         packetproof::report_html::write_test_report(file, &config, &records, &skipped)?;
     }
+    if let Some((key, out)) = signer {
+        if conclusion.has_failed() {
+            print::note(&format!(
+                "no gate statement written to {}: {} trial(s) failed; a failing gate signs nothing",
+                out.display(),
+                conclusion.num_failed
+            ));
+        } else {
+            let before = before.unwrap_or_else(|| Err(packetproof::Error::Internal("no inputs read".into())))?;
+            let signed = packetproof::conformance::gate::sign(&config, &before, &records, total, &key, &out)?;
+            print::note(&format!(
+                "gate statement {}: {} golden packet(s) vouched for, signed by {}",
+                signed.file.display(),
+                signed.subjects,
+                signed.key_id
+            ));
+        }
+    }
     Ok(conclusion.exit_code())
+}
+
+/// `--attest KEY --attestation FILE`: the key (read, and its permissions checked, before
+/// any trial runs) and a statement file that does not exist yet. Only the whole gate is
+/// signed: a filter, `--exact`, `--list` or `--partition` runs part of it (a shard's
+/// green says nothing of the trials it left to other machines), so each is refused; so is
+/// `PACKETPROOF_BLESS=1`, under which trials rewrite the golden files they judge.
+fn signer(
+    args: &TestArgs,
+    writes: packetproof::bless::GoldenWrites,
+) -> Result<Option<(ed25519_dalek::SigningKey, PathBuf)>> {
+    let (Some(key), Some(out)) = (&args.attest, &args.attestation) else { return Ok(None) };
+    if writes == packetproof::bless::GoldenWrites::FromTests {
+        return Err(packetproof::Error::Usage(
+            "--attest signs golden files the gate checked, and PACKETPROOF_BLESS=1 lets its trials rewrite them; \
+             bless first, review, then sign"
+                .into(),
+        ));
+    }
+    let partial = [
+        (args.filter.is_some(), "a FILTER"),
+        (args.exact, "--exact"),
+        (args.list, "--list"),
+        (args.partition.is_some(), "--partition"),
+    ];
+    if let Some((_, what)) = partial.iter().find(|(given, _)| *given) {
+        return Err(packetproof::Error::Usage(format!(
+            "--attest signs the whole gate, and {what} runs part of it (or none); run every trial to sign it"
+        )));
+    }
+    packetproof::conformance::gate::refuse_existing(out)?;
+    Ok(Some((packetproof::attest::keys::signing_key(key)?, out.clone())))
 }
 
 /// The trials of one shard. As in nextest, the filter applies first and the shard is

@@ -21,6 +21,13 @@ pub struct TraceArgs {
     /// `text` (one line per call and a summary), `json` or `junit` (XML).
     #[arg(long, value_parser = super::args::formats(super::args::TRACE), default_value = super::args::TRACE[0].name())]
     pub format: Format,
+    /// A gate statement (`packetproof test --attest`): a matched call counts only when the gate
+    /// vouched for its packet, and a call no packet has may conform to a template it vouched for.
+    #[arg(long, value_name = "FILE", requires = "trusted_keys")]
+    pub gate: Option<PathBuf>,
+    /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
+    #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
+    pub trusted_keys: Vec<PathBuf>,
     #[command(flatten)]
     pub suffix: super::args::SuffixArg,
 }
@@ -29,8 +36,20 @@ pub struct TraceArgs {
 /// one small record per call and prints them at the end).
 pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
+    let vouching = match &args.gate {
+        Some(file) => {
+            let keys = super::provenance::trusted_keys(&args.trusted_keys)?;
+            let gate = packetproof::attest::vouch::Gate::read(file, &keys, config)?;
+            let vouching = trace::vouched::Vouching::new(gate, config);
+            if let Some(why) = vouching.templates_unavailable() {
+                print::note(&format!("calls are not matched to templates: {why}"));
+            }
+            Some(vouching)
+        }
+        None => None,
+    };
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
-    let counts = trace::check(&args.files, &packets, config, &mut |judged| {
+    let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, &mut |judged| {
         print::report(&reporter.report(Event::TraceCall(judged))?)
     })?;
     print::report(&reporter.report(Event::TraceEnd { counts: &counts, skipped: packets.skipped() })?)?;

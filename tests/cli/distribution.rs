@@ -73,7 +73,11 @@ fn action_problems(text: &str) -> Vec<String> {
         }
     }
     let runs: String = steps.iter().map(|s| format!("{}\n", text_of(s, "run"))).collect();
-    for needed in ["cargo install --locked --path \"$GITHUB_ACTION_PATH\"", "packetproof test --junit \"$JUNIT\""] {
+    for needed in [
+        "cargo install --locked --path \"$GITHUB_ACTION_PATH\"",
+        "packetproof test --junit \"$JUNIT\"",
+        "--attest \"$key_file\" --attestation \"$ATTESTATION\"",
+    ] {
         if !runs.contains(needed) {
             problems.push(format!("no step runs {needed}"));
         }

@@ -18,6 +18,7 @@ mod distribution;
 mod errors;
 mod exporter;
 mod foreign;
+mod gate;
 mod help;
 mod init;
 mod interop_gate;
@@ -66,6 +67,7 @@ fn main() {
     trials.extend(profile::trials());
     trials.extend(trace::trials());
     trials.extend(attest::trials());
+    trials.extend(gate::trials());
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]
     trials.extend(hardening::trials());

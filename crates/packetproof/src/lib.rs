@@ -67,6 +67,7 @@ mod rules;
 pub mod run;
 pub mod schema;
 mod schema_refs;
+pub mod template;
 pub mod trace;
 pub mod verify;
 pub mod wire;

@@ -46,6 +46,8 @@ pub enum InputCheck {
     VerifyNothingFound,
     /// A file `verify` could not read at all (exit 2).
     VerifyUnreadable,
+    /// `--gate`: the packet is a subject of a valid gate statement from a trusted key.
+    GateVouched,
 }
 
 /// Checks of one runtime packet.
@@ -376,6 +378,15 @@ impl Check {
                     InputCheck::VerifyUnreadable => tested(
                         rule("verify::unreadable", Path, &[], "every file verify was given could be read"),
                         "tests/cli/hardening/verify.rs::an_unreadable_file_is_exit_2_in_verify_as_in_validate",
+                    ),
+                    InputCheck::GateVouched => tested(
+                        rule(
+                            "gate::vouched",
+                            Path,
+                            &[],
+                            "the packet is one a green gate, signed by a trusted key, vouched for",
+                        ),
+                        "tests/cli/gate.rs::a_rehashed_packet_the_gate_never_vouched_for_fails",
                     ),
                 },
                 INPUT,

@@ -40,6 +40,9 @@ pub struct Verification {
     pub checks: Vec<Check>,
     /// Each distinct (check, reason) that kept a check from running on a target.
     pub skipped: Vec<Skipped>,
+    /// The outcomes that are of packet files, by index, with the file and the sha256
+    /// (hex) and exactInputHash of the very bytes that were judged.
+    pub(crate) packet_files: Vec<(usize, PathBuf, PacketDigest)>,
 }
 
 impl Verification {
@@ -145,7 +148,7 @@ fn verify_on(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut verified = parallel::map_in_order(&distinct, workers, |target| {
         let checked = verify_target(target, keys, config);
-        if let Some(outcome) = &checked {
+        if let Some((outcome, _)) = &checked {
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, distinct.len(), &outcome.target);
         }
         checked
@@ -168,9 +171,13 @@ fn verify_on(
             found_all.add(outcome);
         }
         for (index, first) in targets {
-            let Some(outcome) = verified[index].take().filter(|_| first) else { continue };
-            if let Target::Run(dir) = &distinct[index] {
-                runs.push((found_all.outcomes.len(), dir.clone()));
+            let Some((outcome, digest)) = verified[index].take().filter(|_| first) else { continue };
+            match &distinct[index] {
+                Target::Run(dir) => runs.push((found_all.outcomes.len(), dir.clone())),
+                Target::Packet(file) | Target::MaybePacket(file) => {
+                    found_all.packet_files.push((found_all.outcomes.len(), file.clone(), digest))
+                }
+                _ => {}
             }
             found_all.add(outcome);
         }
@@ -195,33 +202,67 @@ fn verify_on(
     Ok(found_all)
 }
 
+/// `verify --gate`: every packet file found counts only when `gate` vouches for the
+/// bytes that were judged (`gate::vouched`; their digest was taken as they were read).
+/// Run directories are held to their own receipts, not to the gate: their packet
+/// is bound by the manifest, and the packet file itself is what the gate names.
+pub fn hold_to_gate(found: &mut Verification, gate: &crate::attest::vouch::Gate) {
+    for (index, _, digest) in &found.packet_files {
+        // A packet that could not be read has no digest, and is already a finding.
+        if let Some((sha256, exact_input_hash)) = digest {
+            gate.hold_digest(&mut found.outcomes[*index], sha256, exact_input_hash);
+        }
+    }
+    let check = Check::Input(InputCheck::GateVouched);
+    if !found.packet_files.is_empty() && !found.checks.contains(&check) {
+        found.checks.push(check);
+        found.checks.sort();
+    }
+}
+
 /// One target on one worker; `None` for a JSON file that turned out not to be a packet.
-fn verify_target(target: &Target, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Option<Outcome> {
+/// A packet's identity for `--gate`: the sha256 (hex) of its bytes and its exactInputHash.
+type PacketDigest = Option<(String, String)>;
+
+fn verify_target(
+    target: &Target,
+    keys: &[ed25519_dalek::VerifyingKey],
+    config: &Config,
+) -> Option<(Outcome, PacketDigest)> {
     Some(match target {
         Target::Packet(file) => verify_packet(file, config),
         Target::MaybePacket(file) => return verify_maybe_packet(file, config),
-        Target::Run(dir) => verify_run(dir, keys, config),
-        Target::AgentView(dir) => verify_agent_view(dir, config),
+        Target::Run(dir) => (verify_run(dir, keys, config), None),
+        Target::AgentView(dir) => (verify_agent_view(dir, config), None),
         Target::Skipped(file, kind) => {
             let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
             outcome.notes.push(format!("skipped: {kind}, not a regular file; never opened"));
-            outcome
+            (outcome, None)
         }
     })
+}
+
+/// A packet file's bytes parsed as strict JSON, with their digest.
+fn read_packet(file: &Path, config: &Config) -> Result<(Value, PacketDigest)> {
+    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
+    let value = crate::canonical::parse(&bytes).map_err(|e| e.in_file(file.display()))?;
+    let sha256 = crate::digest::sha256(&bytes).trim_start_matches("sha256:").to_owned();
+    let exact = value.get("exactInputHash").and_then(Value::as_str).unwrap_or_default().to_owned();
+    Ok((value, Some((sha256, exact))))
 }
 
 /// A packet against every rule that applies to it; the golden packet of a corpus
 /// case is also recompiled from its request and checked for branch isolation. A
 /// file that cannot be read as strict JSON is unreadable (exit 2), as in `validate`.
-fn verify_packet(file: &Path, config: &Config) -> Outcome {
-    match fsutil::read_json(file, config.limits.max_file_bytes) {
+fn verify_packet(file: &Path, config: &Config) -> (Outcome, PacketDigest) {
+    match read_packet(file, config) {
         // An agent request or a compile input given as a packet: not judged as one
         // (16 contract findings would say nothing), refused as `validate` refuses it.
-        Ok(value) => match crate::provider::expect_packet(&value, &file.display().to_string()) {
-            Err(e) => unreadable_file(file, &e),
-            Ok(()) => judge::packet_file(file, &value, config, Step::Verify),
+        Ok((value, digest)) => match crate::provider::expect_packet(&value, &file.display().to_string()) {
+            Err(e) => (unreadable_file(file, &e), None),
+            Ok(()) => (judge::packet_file(file, &value, config, Step::Verify), digest),
         },
-        Err(e) => unreadable_file(file, &e),
+        Err(e) => (unreadable_file(file, &e), None),
     }
 }
 
@@ -237,13 +278,13 @@ fn unreadable_file(file: &Path, error: &Error) -> Outcome {
 /// `packetVersion`, else left alone. One that cannot be read as strict JSON is
 /// unreadable, as `trace --packets` refuses it: it might be a packet, and a
 /// folder is never reported checked past a file nobody could judge.
-fn verify_maybe_packet(file: &Path, config: &Config) -> Option<Outcome> {
-    let value = match fsutil::read_json(file, config.limits.max_file_bytes) {
-        Ok(value) => value,
-        Err(e) => return Some(unreadable_file(file, &e)),
+fn verify_maybe_packet(file: &Path, config: &Config) -> Option<(Outcome, PacketDigest)> {
+    let (value, digest) = match read_packet(file, config) {
+        Ok(read) => read,
+        Err(e) => return Some((unreadable_file(file, &e), None)),
     };
     value.get("packetVersion")?;
-    Some(judge::packet_file(file, &value, config, Step::Verify))
+    Some((judge::packet_file(file, &value, config, Step::Verify), digest))
 }
 
 /// A golden agent-request.json is exactly the agent view of the packet beside it.

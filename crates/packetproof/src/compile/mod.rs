@@ -11,7 +11,7 @@
 mod blueprint;
 mod branch;
 mod ecma;
-mod prompts;
+pub(crate) mod prompts;
 mod render_input;
 mod request;
 

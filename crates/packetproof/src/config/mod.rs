@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod merge;
+mod tables;
+pub use tables::Canonical;
+pub(crate) use tables::{Checks, SuiteSettings};
 mod provider;
 use merge::{builtin_table, overlay, OwnSettings};
 pub(crate) use provider::{OutputMode, Provider};
@@ -51,6 +54,8 @@ struct Raw {
     canonical: Canonical,
     #[serde(default)]
     contract: crate::profile::RawContract,
+    #[serde(default)]
+    suite: SuiteSettings,
 }
 
 /// Where the suite's files are. `None`: the built-in copy of the project's file.
@@ -197,27 +202,6 @@ impl Default for CorpusSettings {
     }
 }
 
-/// `[checks]`: the suite may turn a check off only explicitly, with the reason,
-/// which every command then reports beside the check it did not run.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Checks {
-    /// Check name (`packet::renders-from-input`) to the reason it is off here.
-    #[serde(default)]
-    pub(crate) skip: BTreeMap<String, String>,
-}
-
-/// `[canonical]`: hashes made by other canonicalizers.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Canonical {
-    /// Accept a stored exactInputHash or checksum made with the reference's key order
-    /// (JavaScript `localeCompare`, ICU root collation) where it differs from RFC 8785,
-    /// with a note naming it. packetproof never writes such hashes.
-    #[serde(default)]
-    pub accept_locale_key_order: bool,
-}
-
 /// `[exporter]`: an external program that makes the packets instead of the
 /// built-in compiler (`bless`, `packet::regenerates`, `release-check`).
 #[derive(Debug, Clone, Deserialize)]
@@ -302,6 +286,7 @@ pub struct Config {
     pub canonical: Canonical,
     /// The contract's product part: the block builder's, or the suite's own.
     pub profile: crate::profile::Profile,
+    pub(crate) suite: SuiteSettings,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
     /// Set by [`Config::reading_once`]: templates and schema files read once.
@@ -402,6 +387,9 @@ impl Config {
                 return Err(config_error("exporter.timeout_seconds: expected at least 1".into()));
             }
         }
+        if raw.suite.name.as_ref().is_some_and(|name| name.trim().is_empty()) {
+            return Err(config_error("suite.name: expected a name that is not blank".into()));
+        }
         for (name, reason) in &raw.checks.skip {
             if crate::Check::from_name(name).is_none() {
                 return Err(config_error(format!(
@@ -461,9 +449,21 @@ impl Config {
             checks: raw.checks,
             canonical: raw.canonical,
             profile,
+            suite: raw.suite,
             google_suffix,
             read_once: None,
         })
+    }
+
+    /// The suite's name in a gate statement: `[suite] name`, else the name of its folder.
+    pub(crate) fn suite_name(&self) -> String {
+        match &self.suite.name {
+            Some(name) => name.clone(),
+            None => self
+                .root
+                .file_name()
+                .map_or_else(|| self.root.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        }
     }
 
     /// The settings file's name as a message shows it.

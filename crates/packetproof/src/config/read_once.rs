@@ -47,7 +47,7 @@ impl Config {
     }
 
     /// The prompt templates as they are on disk now (or built in), sorted by name.
-    pub(super) fn walk_prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
+    pub(crate) fn walk_prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
         let Some(root) = &self.paths.prompts else {
             return builtin::PROMPTS
                 .iter()

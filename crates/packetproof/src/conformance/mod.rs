@@ -8,6 +8,7 @@
 //! corpus; every check runs inside its own trial. The checks are the library
 //! functions `packetproof verify` runs, not a second implementation.
 
+pub mod gate;
 pub mod junit;
 pub mod partition;
 

@@ -39,7 +39,8 @@ pub(crate) fn run(check: Check, at: &Subject, config: &Config) -> Result<Checked
             | InputCheck::CompileRequest
             | InputCheck::WireRequest
             | InputCheck::VerifyNothingFound
-            | InputCheck::VerifyUnreadable => {
+            | InputCheck::VerifyUnreadable
+            | InputCheck::GateVouched => {
                 Err(Error::Internal(format!("{check} is judged by the command that reads its input")))
             }
         },

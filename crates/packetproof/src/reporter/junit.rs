@@ -23,7 +23,11 @@ pub(super) fn render(event: Event<'_>, cases: &mut Cases) -> Result<String> {
             let name = text::trace_call_name(judged);
             match judged.verdict {
                 Verdict::NotJudgeable { .. } => cases.skipped.push(name),
-                Verdict::Matched { .. } | Verdict::Mismatched { .. } | Verdict::Unreviewed { .. } => {
+                Verdict::Matched { .. }
+                | Verdict::Mismatched { .. }
+                | Verdict::Unreviewed { .. }
+                | Verdict::Unvouched { .. }
+                | Verdict::Conforms { .. } => {
                     let failure = judged.verdict.fails().then(|| text::trace_call(judged));
                     cases.records.push(Record {
                         name,

@@ -156,6 +156,7 @@ impl Reporter {
                     outcomes: found.outcomes.iter().map(Outcome::capped).collect(),
                     checks: found.checks.clone(),
                     skipped: found.skipped.clone(),
+                    ..Verification::default()
                 };
                 self.state.render(Event::Verified { found: &capped, verbose })
             }

@@ -28,7 +28,7 @@ impl Samples {
         };
         Samples {
             outcomes: vec![failing.clone()],
-            found: Verification { outcomes: vec![failing], checks: vec![], skipped: vec![] },
+            found: Verification { outcomes: vec![failing], ..Verification::default() },
             evaluation: Evaluation { ok: true, failures: vec![], document: serde_json::json!({"ok": true}) },
             judged: Judged {
                 file: "t.jsonl".into(),

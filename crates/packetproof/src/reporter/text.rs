@@ -138,6 +138,17 @@ pub(super) fn trace_call(judged: &Judged) -> String {
         }
         // A reason is ours, but may quote the trace: one line, bounded per quote.
         Verdict::Unreviewed { reason } | Verdict::NotJudgeable { reason } => escape_name(reason).into_owned(),
+        Verdict::Unvouched { packet, reason } => format!("packet {}: {}", one_line(packet), escape_name(reason)),
+        // Slots by name and length only: their values are production data.
+        Verdict::Conforms { templates, slots } => {
+            let templates: Vec<String> = templates
+                .iter()
+                .map(|t| format!("{} {}", one_line(&t.name), t.version.get(..19).unwrap_or(&t.version)))
+                .collect();
+            let slots: Vec<String> =
+                slots.iter().map(|s| format!("{} ({} chars)", one_line(&s.name), s.length)).collect();
+            format!("template {}; slots: {}", templates.join(" + "), slots.join(", "))
+        }
     };
     let mut out = format!("{}: {} ({detail})\n", trace_call_name(judged), judged.verdict.name());
     for note in &judged.notes {
@@ -154,8 +165,16 @@ pub(super) fn trace_call_name(judged: &Judged) -> String {
 
 /// The summary line of a trace.
 fn trace_summary(counts: &Counts) -> String {
+    let gate = match counts.held_to_gate() {
+        true => format!(
+            ", {} conform to a vouched template, {} unvouched",
+            counts.conforms.unwrap_or(0),
+            counts.unvouched.unwrap_or(0)
+        ),
+        false => String::new(),
+    };
     format!(
-        "{} spans read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable\n",
+        "{} spans read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable{gate}\n",
         counts.spans, counts.calls, counts.matched, counts.mismatched, counts.unreviewed, counts.not_judgeable
     )
 }

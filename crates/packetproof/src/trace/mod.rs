@@ -11,6 +11,7 @@ pub(crate) mod genai;
 pub(crate) mod otlp;
 pub mod packets;
 pub mod verdict;
+pub mod vouched;
 
 use crate::{Config, Result};
 use genai::Call;
@@ -40,12 +41,23 @@ pub struct Counts {
     pub(crate) mismatched: u64,
     pub(crate) unreviewed: u64,
     pub not_judgeable: u64,
+    /// Held to a gate (`None` otherwise): matched calls whose packet it did not vouch for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) unvouched: Option<u64>,
+    /// Held to a gate (`None` otherwise): calls no packet has that render its vouched templates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) conforms: Option<u64>,
 }
 
 impl Counts {
     /// Whether every call holds (no unreviewed or mismatched call).
     pub fn ok(&self) -> bool {
-        self.mismatched == 0 && self.unreviewed == 0
+        self.mismatched == 0 && self.unreviewed == 0 && self.unvouched.unwrap_or(0) == 0
+    }
+
+    /// Whether the calls were held to a gate.
+    pub(crate) fn held_to_gate(&self) -> bool {
+        self.unvouched.is_some()
     }
 
     fn add(&mut self, verdict: &Verdict) {
@@ -55,6 +67,8 @@ impl Counts {
             Verdict::Mismatched { .. } => self.mismatched += 1,
             Verdict::Unreviewed { .. } => self.unreviewed += 1,
             Verdict::NotJudgeable { .. } => self.not_judgeable += 1,
+            Verdict::Unvouched { .. } => *self.unvouched.get_or_insert(0) += 1,
+            Verdict::Conforms { .. } => *self.conforms.get_or_insert(0) += 1,
         }
     }
 }
@@ -67,12 +81,30 @@ pub fn check(
     config: &Config,
     visit: &mut dyn FnMut(&Judged) -> Result<()>,
 ) -> Result<Counts> {
+    check_vouched(files, packets, None, config, visit)
+}
+
+/// [`check`], each verdict then held to the gate of `vouching` when there is one.
+pub fn check_vouched(
+    files: &[PathBuf],
+    packets: &Packets,
+    vouching: Option<&vouched::Vouching>,
+    config: &Config,
+    visit: &mut dyn FnMut(&Judged) -> Result<()>,
+) -> Result<Counts> {
     let mut counts = Counts::default();
+    if vouching.is_some() {
+        (counts.unvouched, counts.conforms) = (Some(0), Some(0));
+    }
     for file in files {
         otlp::read_spans(file, config.limits.max_file_bytes, &mut |span, at| {
             counts.spans += 1;
             let Some(call) = genai::call(&span) else { return Ok(()) };
             let (verdict, notes) = verdict::judge(&call, packets);
+            let verdict = match vouching {
+                Some(vouching) => vouched::verdict(verdict, &call, packets, vouching, config),
+                None => verdict,
+            };
             counts.add(&verdict);
             visit(&Judged { file: at.file.to_owned(), line: at.line, call, verdict, notes })
         })?;

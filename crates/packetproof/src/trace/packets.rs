@@ -17,6 +17,10 @@ pub(crate) struct Reviewed {
     pub(crate) file: String,
     pub(crate) model: String,
     pub(crate) max_tokens: u64,
+    /// The sha256 of the file's bytes (lowercase hex) and its exactInputHash: what a
+    /// gate statement names it by.
+    pub(crate) sha256: String,
+    pub(crate) exact_input_hash: String,
 }
 
 /// Reviewed packets by their exact (system, user) texts.
@@ -55,7 +59,8 @@ impl Packets {
 
     fn add(&mut self, path: &Path, config: &Config, named: bool) -> Result<()> {
         let shown = path.display().to_string();
-        let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
+        let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
+        let value = crate::canonical::parse(&bytes).map_err(|e| e.in_file(path.display()))?;
         if value.get("packetVersion").is_none() {
             return match named {
                 true => {
@@ -79,6 +84,8 @@ impl Packets {
             file: shown,
             model: text("model"),
             max_tokens: value.get("maxTokens").and_then(Value::as_f64).unwrap_or_default() as u64,
+            sha256: crate::digest::sha256(&bytes).trim_start_matches("sha256:").to_owned(),
+            exact_input_hash: text("exactInputHash"),
         };
         *self.systems.entry(text("systemPrompt")).or_default() += 1;
         self.by_text.entry((text("systemPrompt"), text("effectiveUserMessage"))).or_default().push(reviewed);
@@ -94,6 +101,11 @@ impl Packets {
     /// The packets with exactly these texts.
     pub(crate) fn with_text(&self, system: &str, user: &str) -> &[Reviewed] {
         self.by_text.get(&(system.to_owned(), user.to_owned())).map_or(&[], Vec::as_slice)
+    }
+
+    /// The reviewed packet read from `file`.
+    pub(crate) fn reviewed(&self, file: &str) -> Option<&Reviewed> {
+        self.by_text.values().flatten().find(|r| r.file == file)
     }
 
     /// How many packets have this system text.

@@ -1,7 +1,9 @@
 //! A call held to the reviewed packets: matched (its exact system and user text are a
 //! packet's, and so are its model and max tokens), mismatched (the texts are a
 //! packet's, the model or max tokens are not), unreviewed (no packet has its texts),
-//! or not judgeable (its content was not captured, or cannot be read).
+//! or not judgeable (its content was not captured, or cannot be read). Held to a
+//! gate (`super::vouched`), a matched call whose packet the gate did not vouch for
+//! is unvouched, and an unreviewed one may conform to a vouched template.
 
 use super::genai::{Call, Content};
 use super::packets::Packets;
@@ -18,10 +20,46 @@ pub(crate) const CAPTURE_HINT: &str =
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Verdict {
-    Matched { packet: String },
-    Mismatched { packet: String, differences: Vec<String> },
-    Unreviewed { reason: String },
-    NotJudgeable { reason: String },
+    Matched {
+        packet: String,
+    },
+    Mismatched {
+        packet: String,
+        differences: Vec<String>,
+    },
+    Unreviewed {
+        reason: String,
+    },
+    NotJudgeable {
+        reason: String,
+    },
+    /// The call's packet is no subject of a valid gate statement from a trusted key.
+    Unvouched {
+        packet: String,
+        reason: String,
+    },
+    /// No packet has the call's texts, but they render the templates the gate vouched for.
+    Conforms {
+        templates: Vec<Used>,
+        slots: Vec<Filled>,
+    },
+}
+
+/// A template a conforming call rendered, and its version (the sha256 of its bytes).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Used {
+    pub name: String,
+    pub version: String,
+}
+
+/// A slot a conforming call filled: named by its expression, its value reported by
+/// length and digest only (it is production data: no report copies it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Filled {
+    pub template: String,
+    pub name: String,
+    pub length: usize,
+    pub sha256: String,
 }
 
 impl Verdict {
@@ -31,12 +69,14 @@ impl Verdict {
             Verdict::Mismatched { .. } => "mismatched",
             Verdict::Unreviewed { .. } => "unreviewed",
             Verdict::NotJudgeable { .. } => "not judgeable",
+            Verdict::Unvouched { .. } => "unvouched",
+            Verdict::Conforms { .. } => "conforms",
         }
     }
 
-    /// Unreviewed and mismatched calls fail the command.
+    /// Unreviewed, mismatched and unvouched calls fail the command.
     pub(crate) fn fails(&self) -> bool {
-        matches!(self, Verdict::Mismatched { .. } | Verdict::Unreviewed { .. })
+        matches!(self, Verdict::Mismatched { .. } | Verdict::Unreviewed { .. } | Verdict::Unvouched { .. })
     }
 }
 

@@ -1,0 +1,251 @@
+//! What a gate statement vouches for, read with the keys the reader trusts: the one
+//! place `verify --gate`, `wire --check --gate` and `trace --gate` decide whether a
+//! packet (or a template) passed the gate. A statement that cannot vouch (malformed,
+//! not a gate statement, bad signature, untrusted key, another suite's) vouches for
+//! nothing, and each packet held to it is unvouched with that reason; only a file
+//! that cannot be read at all is an error (exit 2).
+
+use super::gate::{GateStatement, GateSubject, GATE_PREDICATE_TYPE};
+use super::statement::STATEMENT_TYPE;
+use super::{keys, Envelope, IN_TOTO_PAYLOAD_TYPE};
+use crate::report::excerpt;
+use crate::{canonical, digest, fsutil, Config, Finding, Location, Outcome, Result};
+use ed25519_dalek::VerifyingKey;
+use serde_json::Value;
+use std::path::Path;
+
+/// A gate statement as read: what it vouches for, or why it vouches for nothing.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    /// The file, as messages name it.
+    pub file: String,
+    vouching: std::result::Result<GateStatement, String>,
+}
+
+impl Gate {
+    /// Read `file` and check it against `trusted` keys and `config`'s suite.
+    pub fn read(file: &Path, trusted: &[VerifyingKey], config: &Config) -> Result<Gate> {
+        let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
+        let shown = file.display().to_string();
+        Ok(Gate { vouching: vouching(&bytes, trusted, config), file: shown })
+    }
+
+    /// Why the statement vouches for nothing, if it does not.
+    pub fn refused(&self) -> Option<&str> {
+        self.vouching.as_ref().err().map(String::as_str)
+    }
+
+    /// The statement, once signature and suite hold.
+    pub fn statement(&self) -> Option<&GateStatement> {
+        self.vouching.as_ref().ok()
+    }
+
+    /// The subject vouching for a packet of these bytes, or why none does.
+    pub fn packet(&self, bytes: &[u8]) -> std::result::Result<&GateSubject, String> {
+        let sha256 = digest::sha256(bytes);
+        let exact = canonical::parse(bytes).ok();
+        let exact = exact.as_ref().and_then(|p| p.get("exactInputHash")).and_then(Value::as_str).unwrap_or_default();
+        self.packet_digest(sha256.trim_start_matches("sha256:"), exact)
+    }
+
+    /// The subject vouching for a packet whose bytes have this sha256 (lowercase hex),
+    /// or why none does; `exact_input_hash` (the packet's own) names the packet the
+    /// gate vouched for under the same hash, when there is one.
+    pub fn packet_digest(&self, sha256: &str, exact_input_hash: &str) -> std::result::Result<&GateSubject, String> {
+        let statement = self.vouching.as_ref().map_err(|why| format!("the gate statement {}: {why}", self.file))?;
+        if let Some(subject) = statement.subject.iter().find(|s| s.sha256() == sha256) {
+            return Ok(subject);
+        }
+        // A golden packet edited and re-hashed after the gate ran keeps no subject.
+        let same = statement
+            .subject
+            .iter()
+            .find(|s| !exact_input_hash.is_empty() && s.annotations.exact_input_hash == exact_input_hash);
+        let hint = match same {
+            Some(s) => format!(
+                "; the gate vouched for {} with sha256 {} under the same exactInputHash (this packet was \
+                 edited after the gate ran)",
+                s.name,
+                s.sha256()
+            ),
+            None => String::new(),
+        };
+        Err(format!(
+            "not a subject of the gate statement {} (sha256:{sha256}; it vouches for {} packet(s)){hint}",
+            self.file,
+            statement.subject.len()
+        ))
+    }
+
+    /// `gate::vouched` on the packet of `outcome`, whose file has these bytes: a
+    /// finding unless the gate vouches for them.
+    pub fn hold(&self, outcome: &mut Outcome, bytes: &[u8]) {
+        let sha256 = digest::sha256(bytes);
+        let exact = canonical::parse(bytes).ok();
+        let exact = exact.as_ref().and_then(|p| p.get("exactInputHash")).and_then(Value::as_str).unwrap_or_default();
+        self.hold_digest(outcome, sha256.trim_start_matches("sha256:"), exact);
+    }
+
+    /// [`Gate::hold`] for a packet whose bytes have this sha256 (hex) and exactInputHash.
+    pub fn hold_digest(&self, outcome: &mut Outcome, sha256: &str, exact_input_hash: &str) {
+        let check = crate::InputCheck::GateVouched;
+        outcome.ran(check);
+        if let Err(why) = self.packet_digest(sha256, exact_input_hash) {
+            outcome.findings.push(Finding::new(check, Location::root(), format!("unvouched: {why}")));
+        }
+    }
+
+    /// Whether the gate lists a material with these bytes (a template it rendered from).
+    pub fn vouches_material(&self, bytes: &[u8]) -> bool {
+        let sha256 = digest::sha256(bytes);
+        let hex = sha256.trim_start_matches("sha256:");
+        self.statement().is_some_and(|s| s.predicate.materials.iter().any(|m| m.sha256() == hex))
+    }
+}
+
+/// The statement of `bytes` once everything holds, else why not.
+fn vouching(bytes: &[u8], trusted: &[VerifyingKey], config: &Config) -> std::result::Result<GateStatement, String> {
+    let value = canonical::parse(bytes).map_err(|e| format!("malformed: {e}"))?;
+    let envelope = Envelope::from_json(value)
+        .map_err(|(at, expected)| format!("malformed: at {at}, expected {expected} (a DSSE envelope)"))?;
+    if envelope.payload_type != IN_TOTO_PAYLOAD_TYPE {
+        return Err(format!(
+            "malformed: payloadType is {}; expected {IN_TOTO_PAYLOAD_TYPE:?}",
+            excerpt(&envelope.payload_type)
+        ));
+    }
+    if trusted.is_empty() {
+        return Err("no trusted key was given to check its signature with".to_owned());
+    }
+    match envelope.signed_by(trusted) {
+        Ok(Some(_)) => {}
+        Ok(None) => return Err(unsigned(&envelope, trusted)),
+        Err(e) => return Err(format!("malformed: {e}")),
+    }
+    let body = envelope.body().map_err(|e| format!("malformed: {e}"))?;
+    let value = canonical::parse(&body).map_err(|e| format!("malformed: the payload: {e}"))?;
+    let kind = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    if kind("_type") != STATEMENT_TYPE || kind("predicateType") != GATE_PREDICATE_TYPE {
+        return Err(format!(
+            "not a gate statement: _type {} and predicateType {}; expected {STATEMENT_TYPE:?} and \
+             {GATE_PREDICATE_TYPE:?}",
+            excerpt(&kind("_type")),
+            excerpt(&kind("predicateType"))
+        ));
+    }
+    let statement: GateStatement =
+        serde_json::from_value(value).map_err(|e| format!("malformed: the gate statement: {e}"))?;
+    if let Some(bad) = statement.subject.iter().find(|s| !is_hex64(s.sha256())) {
+        return Err(format!("malformed: subject {} has no sha256 of 64 lowercase hex digits", excerpt(&bad.name)));
+    }
+    let theirs = &statement.predicate.suite.name;
+    if !config.is_suite() {
+        return Err(format!(
+            "a statement of the suite {}, and no suite settings (harness.toml) were found here to hold it to",
+            excerpt(theirs)
+        ));
+    }
+    let ours = config.suite_name();
+    if *theirs != ours {
+        return Err(format!(
+            "a statement of another suite: {} (this suite is {ours:?}: [suite] name in {})",
+            excerpt(theirs),
+            config.file_name()
+        ));
+    }
+    Ok(statement)
+}
+
+/// Why no signature verifies: a signature whose keyid names a trusted key was made
+/// over other bytes (edited after signing); otherwise another key signed it.
+fn unsigned(envelope: &Envelope, trusted: &[VerifyingKey]) -> String {
+    let ids: Vec<String> = trusted.iter().map(keys::key_id).collect();
+    let keyids: Vec<String> = envelope.signatures.iter().map(|s| excerpt(&s.keyid)).collect();
+    if envelope.signatures.iter().any(|s| ids.contains(&s.keyid)) {
+        return format!(
+            "bad signature: the signature by the trusted key {} does not verify (the statement was edited after \
+             signing)",
+            envelope.signatures.iter().find(|s| ids.contains(&s.keyid)).map_or("", |s| s.keyid.as_str())
+        );
+    }
+    format!(
+        "signed by an untrusted key: {} signature(s), keyids [{}]; trusted {ids:?}",
+        envelope.signatures.len(),
+        keyids.join(", ")
+    )
+}
+
+fn is_hex64(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::gate::{GatePredicate, SubjectAnnotations, SuiteIdentity, Tool};
+    use super::super::statement::DigestSet;
+    use super::*;
+    use ed25519_dalek::SigningKey;
+
+    fn statement(suite: &str, predicate_type: &str) -> GateStatement {
+        GateStatement {
+            statement_type: STATEMENT_TYPE.into(),
+            subject: vec![GateSubject {
+                name: "golden/a/runtime-packet.json".into(),
+                digest: DigestSet { sha256: "a".repeat(64) },
+                annotations: SubjectAnnotations { exact_input_hash: "sha256:e".into() },
+            }],
+            predicate_type: predicate_type.into(),
+            predicate: GatePredicate {
+                packetproof: Tool { version: "0".into() },
+                commit: None,
+                suite: SuiteIdentity { name: suite.into(), settings: "sha256:s".into() },
+                materials: Vec::new(),
+                checks_ran: Vec::new(),
+                checks_skipped: Vec::new(),
+            },
+        }
+    }
+
+    fn envelope(statement: &serde_json::Value, key: &SigningKey) -> Vec<u8> {
+        let body = statement.to_string();
+        serde_json::to_vec(&super::super::dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key)).unwrap()
+    }
+
+    #[test]
+    fn each_reason_a_statement_vouches_for_nothing_is_named() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let (key, other) = (SigningKey::from_bytes(&[7; 32]), SigningKey::from_bytes(&[8; 32]));
+        let trusted = [key.verifying_key()];
+        let ours = serde_json::to_value(statement(&config.suite_name(), GATE_PREDICATE_TYPE)).unwrap();
+        let gate = |bytes: &[u8]| Gate { file: "g".into(), vouching: vouching(bytes, &trusted, &config) };
+
+        let valid = gate(&envelope(&ours, &key));
+        assert_eq!(valid.refused(), None);
+        assert_eq!(valid.packet_digest(&"a".repeat(64), "").unwrap().name, "golden/a/runtime-packet.json");
+        let missing = valid.packet_digest(&"b".repeat(64), "").unwrap_err();
+        assert!(missing.starts_with("not a subject") && !missing.contains("edited"), "{missing}");
+        let edited = valid.packet_digest(&"b".repeat(64), "sha256:e").unwrap_err();
+        assert!(edited.contains("edited after the gate ran"), "{edited}");
+
+        let refused = |bytes: Vec<u8>| gate(&bytes).refused().unwrap().to_owned();
+        assert!(refused(envelope(&ours, &other)).starts_with("signed by an untrusted key"));
+        let mut tampered: serde_json::Value = serde_json::from_slice(&envelope(&ours, &key)).unwrap();
+        tampered["payload"] = serde_json::json!(base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            ours.to_string().replace("golden/a", "golden/b")
+        ));
+        assert!(refused(serde_json::to_vec(&tampered).unwrap()).starts_with("bad signature"));
+        let theirs = serde_json::to_value(statement("another", GATE_PREDICATE_TYPE)).unwrap();
+        assert!(refused(envelope(&theirs, &key)).starts_with("a statement of another suite: \"another\""));
+        let receipt = serde_json::to_value(statement(&config.suite_name(), "urn:packetproof:predicate:run-receipt:v1"));
+        assert!(refused(envelope(&receipt.unwrap(), &key)).starts_with("not a gate statement"));
+        let mut extra = ours.clone();
+        extra["predicate"]["vouchesForEverything"] = serde_json::json!(true);
+        assert!(refused(envelope(&extra, &key)).starts_with("malformed: the gate statement"));
+        assert!(refused(b"not json".to_vec()).starts_with("malformed"));
+        assert!(refused(b"{\"payload\": 1}".to_vec()).starts_with("malformed"));
+        // Not a packet of the gate either when the statement is refused: the reason is the statement's.
+        let refused_gate = gate(&envelope(&ours, &other));
+        assert!(refused_gate.packet_digest(&"a".repeat(64), "").unwrap_err().contains("untrusted key"));
+    }
+}

@@ -1,0 +1,237 @@
+//! `test --attest`: after a green run of the whole gate, sign what it vouches for
+//! (the statement's types are `attest::gate`'s): every positive fixture's golden
+//! packet by the sha256 of its bytes, the suite's identity, the files the verdict
+//! depended on, the checks that ran and the trials that did not, with why.
+
+use super::junit::Record;
+use crate::attest::dsse::{self, IN_TOTO_PAYLOAD_TYPE};
+use crate::attest::gate::{
+    DigestSet, GatePredicate, GateStatement, GateSubject, Material, SkippedTrial, SubjectAnnotations, SuiteIdentity,
+    Tool, GATE_PREDICATE_TYPE, STATEMENT_TYPE,
+};
+use crate::{canonical, corpus, digest, fsutil, Config, Error, Result};
+use ed25519_dalek::SigningKey;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What `test --attest` wrote.
+#[derive(Debug)]
+pub struct Signed {
+    pub file: PathBuf,
+    pub subjects: usize,
+    pub key_id: String,
+}
+
+/// Before any trial runs: the statement file must be new (a gate statement is
+/// never overwritten, as `attest` never overwrites a receipt).
+pub fn refuse_existing(out: &Path) -> Result<()> {
+    if out.symlink_metadata().is_ok() {
+        return Err(Error::refused(
+            out.display(),
+            "already exists; a gate statement is never overwritten (move it away, or name a new file)",
+        ));
+    }
+    Ok(())
+}
+
+/// What a statement names, read before the trials run and again before signing: a
+/// golden packet or template that changed while the gate ran is not what it judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    subject: Vec<GateSubject>,
+    materials: Vec<Material>,
+    suite: SuiteIdentity,
+}
+
+/// The golden packets (every positive fixture's: a negative fixture's packet is one the
+/// gate expects to fail, never vouched for), the materials and the suite, as they are now.
+pub fn inputs(config: &Config) -> Result<Inputs> {
+    let mut subject = Vec::new();
+    for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet() && c.expect.is_none()) {
+        let file = case.golden_packet();
+        let bytes = fsutil::read_bytes(&file, config.limits.max_file_bytes)?;
+        let packet = canonical::parse(&bytes).map_err(|e| e.in_file(file.display().to_string()))?;
+        let exact_input_hash = packet.get("exactInputHash").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+        subject.push(GateSubject {
+            name: relative(config, &file),
+            digest: DigestSet { sha256: hex(&bytes) },
+            annotations: SubjectAnnotations { exact_input_hash },
+        });
+    }
+    Ok(Inputs { subject, materials: materials(config)?, suite: suite_identity(config)? })
+}
+
+/// Sign the gate of `config`'s suite after its trials ran: `before` is what [`inputs`]
+/// read before they ran, `records` their outcomes and `total` how many trials the suite
+/// has. Refused (nothing written) unless every trial of the suite ran, none failed, and
+/// nothing the statement names changed meanwhile.
+pub fn sign(
+    config: &Config,
+    before: &Inputs,
+    records: &[Record],
+    total: usize,
+    key: &SigningKey,
+    out: &Path,
+) -> Result<Signed> {
+    let failed: Vec<&str> = records.iter().filter(|r| r.failure.is_some()).map(|r| r.name.as_str()).collect();
+    if !failed.is_empty() {
+        return Err(Error::refused(
+            out.display(),
+            format!(
+                "not written: {} trial(s) failed ({}); a failing gate signs nothing",
+                failed.len(),
+                failed.join(", ")
+            ),
+        ));
+    }
+    if records.len() != total {
+        return Err(Error::refused(
+            out.display(),
+            format!("not written: {} of the suite's {total} trials ran; only a whole gate is signed", records.len()),
+        ));
+    }
+    let after = inputs(config)?;
+    if after != *before {
+        let changed: Vec<&str> = (after.subject.iter().map(|s| (&s.name, s.sha256())))
+            .chain(after.materials.iter().map(|m| (&m.name, m.sha256())))
+            .filter(|(name, sha256)| {
+                !(before.subject.iter().map(|s| (&s.name, s.sha256())))
+                    .chain(before.materials.iter().map(|m| (&m.name, m.sha256())))
+                    .any(|(n, d)| n == *name && d == *sha256)
+            })
+            .map(|(name, _)| name.as_str())
+            .collect();
+        return Err(Error::refused(
+            out.display(),
+            format!(
+                "not written: files the statement names changed while the gate ran ({}); run it again",
+                if changed.is_empty() { "the suite's settings or fixtures".to_owned() } else { changed.join(", ") }
+            ),
+        ));
+    }
+    let statement = statement(config, after, records);
+    let body = canonical::to_pretty(&serde_json::to_value(&statement).expect("a statement serializes"));
+    let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
+    let text = canonical::to_pretty(&serde_json::to_value(&envelope).expect("an envelope serializes"));
+    fsutil::write_new(out, text.as_bytes())?;
+    Ok(Signed {
+        file: out.to_path_buf(),
+        subjects: statement.subject.len(),
+        key_id: crate::attest::keys::key_id(&key.verifying_key()),
+    })
+}
+
+/// The statement of a green gate over `inputs`.
+fn statement(config: &Config, inputs: Inputs, records: &[Record]) -> GateStatement {
+    let checks_ran: BTreeSet<String> = records
+        .iter()
+        .filter(|r| r.skipped.is_none())
+        .filter_map(|r| {
+            // `<fixture>::<check>`, or a corpus check's own name; check names hold `::` too.
+            crate::Check::names().into_iter().find(|c| r.name == *c || r.name.ends_with(&format!("::{c}")))
+        })
+        .map(str::to_owned)
+        .collect();
+    let checks_skipped = records
+        .iter()
+        .filter_map(|r| Some(SkippedTrial { trial: r.name.clone(), reason: r.skipped.clone()? }))
+        .collect();
+    GateStatement {
+        statement_type: STATEMENT_TYPE.to_owned(),
+        subject: inputs.subject,
+        predicate_type: GATE_PREDICATE_TYPE.to_owned(),
+        predicate: GatePredicate {
+            packetproof: Tool { version: env!("CARGO_PKG_VERSION").to_owned() },
+            commit: commit(config),
+            suite: inputs.suite,
+            materials: inputs.materials,
+            checks_ran: checks_ran.into_iter().collect(),
+            checks_skipped,
+        },
+    }
+}
+
+/// The identity of `config`'s suite: its `[suite] name` (else the name of the folder
+/// harness.toml is in) and the digest of its settings file.
+pub fn suite_identity(config: &Config) -> Result<SuiteIdentity> {
+    let file = config.require_suite("a gate statement")?;
+    let settings = digest::sha256(&fsutil::read_bytes(file, config.limits.max_file_bytes)?);
+    Ok(SuiteIdentity { name: config.suite_name(), settings })
+}
+
+fn commit(config: &Config) -> Option<String> {
+    crate::git::Git::open(&config.root).and_then(|git| git.run(&["rev-parse", "HEAD"])).ok()
+}
+
+/// The files the verdict depended on, by digest: settings, every prompt template,
+/// the schemas, the Google suffix, and the files the exporter command names.
+fn materials(config: &Config) -> Result<Vec<Material>> {
+    let mut out = Vec::new();
+    let mut add = |name: String, bytes: &[u8]| out.push(Material { name, digest: DigestSet { sha256: hex(bytes) } });
+    if let Some(file) = &config.file {
+        add(relative(config, file), &fsutil::read_bytes(file, config.limits.max_file_bytes)?);
+    }
+    let prompts = config
+        .paths
+        .prompts
+        .as_ref()
+        .map_or_else(|| format!("builtin:{}", crate::builtin::PROMPTS_PATH), |dir| relative(config, dir));
+    for (name, bytes) in config.walk_prompt_templates() {
+        add(format!("{prompts}/{name}"), &bytes);
+    }
+    let (name, bytes) = config.snapshot_bytes()?;
+    add(shown_resource(config, &name), &bytes);
+    let (name, bytes) = config.builder_schema_bytes()?;
+    add(shown_resource(config, &name), &bytes);
+    add("google-suffix".to_owned(), config.google_suffix.as_bytes());
+    for arg in config.exporter.iter().flat_map(|e| e.command.iter()) {
+        let file = config.root.join(arg);
+        if file.is_file() {
+            add(relative(config, &file), &fsutil::read_bytes(&file, config.limits.max_file_bytes)?);
+        }
+    }
+    Ok(out)
+}
+
+/// A resource's name as `Config` reports it, relative to the suite when it is a path there.
+fn shown_resource(config: &Config, name: &str) -> String {
+    let path = Path::new(name);
+    if path.is_absolute() {
+        relative(config, path)
+    } else {
+        name.to_owned()
+    }
+}
+
+/// `file` relative to the suite's root, `/`-separated (as written elsewhere, when outside it).
+fn relative(config: &Config, file: &Path) -> String {
+    file.strip_prefix(&config.root).unwrap_or(file).to_string_lossy().replace('\\', "/")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    digest::sha256(bytes).trim_start_matches("sha256:").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A golden packet that changed between the trials' start and the signature is
+    /// named, and nothing is written.
+    #[test]
+    fn a_statement_is_refused_when_what_it_names_changed_while_the_gate_ran() {
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let mut before = inputs(&config).unwrap();
+        assert!(before.subject.len() > 5 && before.materials.iter().any(|m| m.name.ends_with("user.md.j2")));
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("gate.json");
+        let key = SigningKey::from_bytes(&[7; 32]);
+        before.subject[0].digest.sha256 = "0".repeat(64);
+        let err = sign(&config, &before, &[], 0, &key, &out).unwrap_err().to_string();
+        assert!(err.contains("changed while the gate ran") && err.contains(&before.subject[0].name), "{err}");
+        assert!(!out.exists());
+        // Unchanged, the same call signs.
+        let now = inputs(&config).unwrap();
+        assert_eq!(sign(&config, &now, &[], 0, &key, &out).unwrap().subjects, now.subject.len());
+    }
+}

@@ -1,0 +1,174 @@
+//! `trace --gate`: the verdict on a call, held to what the gate vouched for. A layer
+//! over [`super::verdict`], which matches calls to packets: a matched call counts
+//! only when the gate statement names its packet's bytes (else it is unvouched, with
+//! why), and a call no packet has may still conform to the templates the gate
+//! vouched for (its literal text theirs, real data in their slots, each slot value
+//! scanned for forbidden material).
+
+use super::genai::{Call, Content};
+use super::packets::Packets;
+use super::verdict::{Filled, Used, Verdict};
+use crate::attest::vouch::Gate;
+use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
+use crate::template::{jinja, Matcher, Rendering};
+use crate::{digest, Config};
+use std::collections::BTreeMap;
+
+/// A gate statement, and the templates it vouches for, ready to match calls.
+pub struct Vouching {
+    gate: Gate,
+    templates: Result<Templates, String>,
+}
+
+struct Templates {
+    system: Matcher,
+    user: Matcher,
+    /// Each vouched template's version: the sha256 of its bytes, as promptVersions records it.
+    versions: BTreeMap<String, String>,
+}
+
+impl Vouching {
+    /// The templates are the suite's (its prompts folder, else the built-in ones), each
+    /// counted only when the gate lists its bytes among its materials.
+    pub fn new(gate: Gate, config: &Config) -> Vouching {
+        let templates = templates(&gate, config);
+        Vouching { gate, templates }
+    }
+
+    /// Why calls cannot conform to a template here, if they cannot.
+    pub fn templates_unavailable(&self) -> Option<&str> {
+        self.templates.as_ref().err().map(String::as_str)
+    }
+}
+
+fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
+    if let Some(why) = gate.refused() {
+        return Err(format!("the gate statement {}: {why}", gate.file));
+    }
+    let mut files = BTreeMap::new();
+    let mut versions = BTreeMap::new();
+    for (name, bytes) in config.walk_prompt_templates() {
+        if !gate.vouches_material(&bytes) {
+            continue;
+        }
+        versions.insert(name.clone(), digest::sha256(&bytes));
+        if let Ok(text) = String::from_utf8(bytes) {
+            files.insert(name, text);
+        }
+    }
+    let matcher = |root: &str| -> Result<Matcher, String> {
+        if !files.contains_key(root) {
+            return Err(format!("{root} is not among the templates the gate statement {} vouches for", gate.file));
+        }
+        jinja::read(root, &files)?.trim_end().matcher()
+    };
+    Ok(Templates { system: matcher(SYSTEM_TEMPLATE)?, user: matcher(USER_TEMPLATE)?, versions })
+}
+
+/// The verdict on `call` once held to the gate.
+pub(crate) fn verdict(
+    verdict: Verdict,
+    call: &Call,
+    packets: &Packets,
+    vouching: &Vouching,
+    config: &Config,
+) -> Verdict {
+    match verdict {
+        Verdict::Matched { packet } => {
+            let Some(reviewed) = packets.reviewed(&packet) else {
+                return Verdict::Unvouched { packet, reason: "the packet was not read".to_owned() };
+            };
+            match vouching.gate.packet_digest(&reviewed.sha256, &reviewed.exact_input_hash) {
+                Ok(_) => Verdict::Matched { packet },
+                Err(reason) => Verdict::Unvouched { packet, reason },
+            }
+        }
+        Verdict::Unreviewed { reason } => match conforms(call, vouching, config) {
+            Ok(verdict) => verdict,
+            Err(why) => Verdict::Unreviewed { reason: format!("{reason}; {why}") },
+        },
+        other => other,
+    }
+}
+
+/// The call as a rendering of the vouched templates, or why it is none.
+fn conforms(call: &Call, vouching: &Vouching, config: &Config) -> Result<Verdict, String> {
+    let templates = vouching.templates.as_ref().map_err(|why| format!("no template conformance: {why}"))?;
+    let Content::Captured { system, messages } = &call.content else {
+        return Err("no message content".to_owned());
+    };
+    let [(role, user)] = messages.as_slice() else { return Err("not one user message".to_owned()) };
+    if role != "user" {
+        return Err("not one user message".to_owned());
+    }
+    let Some(system_found) = templates.system.matches(system) else {
+        return Err(format!("the system prompt is no rendering of the vouched {SYSTEM_TEMPLATE}"));
+    };
+    // A Google text-JSON packet's user message ends with the suite's suffix.
+    let user_found = templates.user.matches(user).or_else(|| {
+        let suffix = config.google_suffix.as_str();
+        user.strip_suffix(suffix).filter(|_| !suffix.is_empty()).and_then(|u| templates.user.matches(u))
+    });
+    let Some(user_found) = user_found else {
+        return Err(format!(
+            "the user message is no rendering of the vouched {USER_TEMPLATE} (its literal text differs, or a \
+             branch it takes is not vouched)"
+        ));
+    };
+    let used = |root: &str, found: &Rendering| {
+        let mut names = vec![root.to_owned()];
+        names.extend(found.branches.iter().filter(|b| templates.versions.contains_key(*b)).cloned());
+        names
+    };
+    let mut templates_used = Vec::new();
+    for name in used(SYSTEM_TEMPLATE, &system_found).into_iter().chain(used(USER_TEMPLATE, &user_found)) {
+        let version = templates.versions.get(&name).cloned().unwrap_or_default();
+        templates_used.push(Used { name, version });
+    }
+    let mut slots = Vec::new();
+    for (template, found) in [(SYSTEM_TEMPLATE, &system_found), (USER_TEMPLATE, &user_found)] {
+        for (name, value) in &found.slots {
+            if let Some(pattern) = forbidden(value, config) {
+                return Err(format!(
+                    "it renders the vouched templates, but the value of {{{{ {name} }}}} in {template} holds \
+                     forbidden material ({pattern})"
+                ));
+            }
+            slots.push(Filled {
+                template: template.to_owned(),
+                name: name.clone(),
+                length: value.chars().count(),
+                sha256: digest::sha256(value.as_bytes()),
+            });
+        }
+    }
+    Ok(Verdict::Conforms { templates: templates_used, slots })
+}
+
+/// What in a slot value is forbidden material, by the scanner `packet::forbidden-material`
+/// runs on renderInput: a value pattern in the text, and in a value that is JSON a
+/// forbidden key or a pattern in any string, named by its JSON path in the value.
+fn forbidden(value: &str, config: &Config) -> Option<String> {
+    if let Some(pattern) = config.forbidden.matching_pattern(value) {
+        return Some(format!("it matches forbidden pattern {pattern}"));
+    }
+    let json: serde_json::Value = serde_json::from_str(value).ok()?;
+    let mut found = Vec::new();
+    crate::packet::scan(&json, crate::JsonPath::root(), config, crate::PacketCheck::ForbiddenMaterial, &mut found);
+    found.first().map(|f| format!("{}: {}", f.path, f.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_values_are_scanned_as_text_and_as_json() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        assert_eq!(forbidden("Kundin 4711: Müller GmbH", &config), None);
+        assert!(forbidden("see gs://private-bucket/contract", &config).unwrap().contains("forbidden pattern"));
+        let key = forbidden(r#"{"screens": [{"posterUrl": "x"}]}"#, &config).unwrap();
+        assert!(key.contains("posterUrl") && key.contains("screens[0]"), "{key}");
+        assert_eq!(forbidden(r#"{"screens": [{"title": "x"}]}"#, &config), None);
+    }
+}

@@ -1,0 +1,443 @@
+//! The gate vouches, production trusts only what it vouched: `test --attest` signs a
+//! green gate's golden packets; `verify`, `wire --check` and `trace` with `--gate`
+//! count a packet or call only when a valid statement from a trusted key names its
+//! packet, and `trace` also accepts a call that renders a vouched template with new
+//! data in its slots. Each refusal is named. openssl, when installed, checks a gate
+//! statement's signature on its own.
+
+use crate::support::{self, root, Output, Project};
+use base64::Engine;
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CASES: [&str; 2] = ["anthropic-staged-pred-selected", "openai-staged-alone-selected"];
+const CASE: &str = CASES[0];
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials: Vec<Trial> = crate::trials![
+        a_suite_signs_its_gate_once_and_only_whole,
+        a_failing_gate_writes_no_statement,
+        a_call_to_a_vouched_packet_is_matched,
+        a_rehashed_packet_the_gate_never_vouched_for_fails,
+        a_statement_of_another_key_or_suite_or_edited_is_refused,
+        new_data_in_a_vouched_template_conforms_and_a_changed_word_does_not,
+    ];
+    let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
+    if !present {
+        eprintln!("gate::openssl_verifies_the_gate_statement is ignored: openssl is not installed");
+    }
+    let name = support::test_name(module_path!(), "openssl_verifies_the_gate_statement");
+    trials.push(support::trial(name, openssl_verifies_the_gate_statement).with_ignored_flag(!present));
+    trials
+}
+
+fn key(name: &str) -> String {
+    root().join("tests/keys").join(name).display().to_string()
+}
+
+/// A suite of two cases named `name`, blessed, that does not require branch coverage.
+fn suite(name: &str) -> Project {
+    let project = Project::suite(&CASES);
+    let settings = project.path("harness.toml");
+    let mut text = std::fs::read_to_string(&settings).unwrap();
+    text.push_str(&format!("\n[corpus]\nrequire_branch_coverage = false\n\n[suite]\nname = {name:?}\n"));
+    std::fs::write(&settings, text).unwrap();
+    project.blessed()
+}
+
+/// `test --attest` with an owner-only copy of `key_name`, writing `gate.json`.
+fn attest(project: &Project, key_name: &str) -> Output {
+    let copy = project.path(&format!("owner-only-{key_name}"));
+    std::fs::copy(key(key_name), &copy).unwrap();
+    std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let gate = project.path("gate.json");
+    project.run(&["test", "--attest", s(&copy), "--attestation", s(&gate)])
+}
+
+fn signed(project: &Project) -> PathBuf {
+    let out = attest(project, "test-ed25519.pem");
+    assert_eq!(out.code, 0, "{}", out.describe());
+    project.path("gate.json")
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn statement(gate: &Path) -> Value {
+    let envelope: Value = serde_json::from_slice(&std::fs::read(gate).unwrap()).unwrap();
+    let body = base64::engine::general_purpose::STANDARD.decode(envelope["payload"].as_str().unwrap()).unwrap();
+    serde_json::from_slice(&body).unwrap()
+}
+
+fn golden(project: &Project, case: &str) -> PathBuf {
+    project.path(&format!("golden/{case}/runtime-packet.json"))
+}
+
+fn packet_of(file: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+}
+
+/// An OTLP/JSON trace (the Collector's file exporter) of one call per (system, user, model, max tokens).
+fn trace_file(path: &Path, calls: &[(&str, &str, &str, u64)]) {
+    let spans: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (system, user, model, tokens))| {
+            let messages = json!([
+                {"role": "system", "parts": [{"type": "text", "content": system}]},
+                {"role": "user", "parts": [{"type": "text", "content": user}]},
+            ]);
+            json!({
+                "traceId": format!("{i:032x}"), "spanId": format!("{i:016x}"), "name": format!("chat {model}"), "kind": 3,
+                "attributes": [
+                    {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                    {"key": "gen_ai.request.model", "value": {"stringValue": model}},
+                    {"key": "gen_ai.request.max_tokens", "value": {"intValue": tokens.to_string()}},
+                    {"key": "gen_ai.input.messages", "value": {"stringValue": messages.to_string()}},
+                ],
+            })
+        })
+        .collect();
+    let request = json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "app"}, "spans": spans}]}]});
+    std::fs::write(path, format!("{request}\n")).unwrap();
+}
+
+/// The call a packet describes.
+fn call_of(packet: &Value) -> (String, String, String, u64) {
+    let text = |key: &str| packet[key].as_str().unwrap().to_owned();
+    (text("systemPrompt"), text("effectiveUserMessage"), text("model"), packet["maxTokens"].as_u64().unwrap())
+}
+
+fn trace(project: &Project, trace: &Path, packets: &Path, gate: Option<(&Path, &str)>) -> Output {
+    let mut args = vec!["trace".to_owned(), s(trace).into(), "--packets".into(), s(packets).into()];
+    if let Some((gate, key_name)) = gate {
+        args.extend(["--gate".into(), s(gate).into(), "--trusted-key".into(), key(key_name)]);
+    }
+    project.run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// A `trace --format json` report keeps schemas/trace.schema.json.
+#[track_caller]
+fn assert_trace_schema(report: &Value) {
+    let schema: Value =
+        serde_json::from_slice(&std::fs::read(root().join("schemas/trace.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(report).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:?}\n{report:#}");
+}
+
+fn a_suite_signs_its_gate_once_and_only_whole() {
+    let project = suite("alpha");
+    let gate = signed(&project);
+    let statement = statement(&gate);
+    assert_eq!(statement["_type"], "https://in-toto.io/Statement/v1");
+    assert_eq!(statement["predicateType"], "urn:packetproof:predicate:gate:v1");
+    let subjects = statement["subject"].as_array().unwrap();
+    assert_eq!(subjects.len(), 2, "{statement:#}");
+    let bytes = std::fs::read(golden(&project, CASE)).unwrap();
+    let packet = packet_of(&golden(&project, CASE));
+    let subject = subjects.iter().find(|s| s["name"] == format!("golden/{CASE}/runtime-packet.json")).unwrap();
+    assert_eq!(subject["digest"]["sha256"], packetproof::digest::sha256(&bytes).trim_start_matches("sha256:"));
+    assert_eq!(subject["annotations"]["exactInputHash"], packet["exactInputHash"]);
+    let predicate = &statement["predicate"];
+    assert_eq!(predicate["suite"]["name"], "alpha");
+    let materials: Vec<&str> =
+        predicate["materials"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    for expected in
+        ["harness.toml", "references/prompts/user.md.j2", "references/prompts/branches/source/project.md.j2"]
+    {
+        assert!(materials.contains(&expected), "{materials:?}");
+    }
+    assert!(predicate["checksRan"].as_array().unwrap().contains(&json!("packet::exact-input-hash")));
+    let skipped = predicate["checksSkipped"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["trial"] == "corpus::branch-coverage" && s["reason"].as_str().unwrap().contains("not required")),
+        "{skipped:?}"
+    );
+    // The statement matches its JSON Schema.
+    let schema: Value =
+        serde_json::from_slice(&std::fs::read(root().join("schemas/gate-statement.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> =
+        validator.iter_errors(&statement).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+
+    // Never overwritten; a filtered or partitioned run signs nothing.
+    let before = std::fs::read(&gate).unwrap();
+    let again = attest(&project, "test-ed25519.pem");
+    assert_eq!(again.code, 2, "{}", again.describe());
+    assert!(again.stderr.contains("already exists"), "{}", again.describe());
+    assert_eq!(std::fs::read(&gate).unwrap(), before);
+    std::fs::remove_file(&gate).unwrap();
+    let copy = project.path("owner-only-test-ed25519.pem");
+    for partial in [&["packet::checksum"][..], &["--partition", "count:1/2"][..]] {
+        let mut args = vec!["test", "--attest", s(&copy), "--attestation", s(&gate)];
+        args.extend(partial);
+        let out = project.run(&args);
+        assert_eq!(out.code, 2, "{}", out.describe());
+        assert!(out.stderr.contains("signs the whole gate"), "{}", out.describe());
+        assert!(!gate.exists());
+    }
+    // Under PACKETPROOF_BLESS=1 the trials may rewrite the golden files they judge: refused.
+    let args = ["test", "--attest", s(&copy), "--attestation", s(&gate)];
+    let blessing = support::exec(project.bin().env("PACKETPROOF_BLESS", "1").args(args));
+    assert_eq!(blessing.code, 2, "{}", blessing.describe());
+    assert!(blessing.stderr.contains("PACKETPROOF_BLESS") && !gate.exists(), "{}", blessing.describe());
+    // The key rules of attest: a group-readable key is refused before any trial runs.
+    std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    let open = project.run(&["test", "--attest", s(&copy), "--attestation", s(&gate)]);
+    assert_eq!(open.code, 2, "{}", open.describe());
+    assert!(open.stderr.contains("too open") && !open.stdout.contains("running"), "{}", open.describe());
+}
+
+fn a_failing_gate_writes_no_statement() {
+    let project = suite("alpha");
+    let file = golden(&project, CASE);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replacen("\"maxTokens\": ", "\"maxTokens\": 1", 1)).unwrap();
+    let out = attest(&project, "test-ed25519.pem");
+    assert_eq!(out.code, 101, "{}", out.describe());
+    assert!(out.stderr.contains("no gate statement written"), "{}", out.describe());
+    assert!(!project.path("gate.json").exists());
+}
+
+fn a_call_to_a_vouched_packet_is_matched() {
+    let project = suite("alpha");
+    let gate = signed(&project);
+    let packet = packet_of(&golden(&project, CASE));
+    let (system, user, model, tokens) = call_of(&packet);
+    let calls = project.path("calls.jsonl");
+    trace_file(&calls, &[(&system, &user, &model, tokens)]);
+    let out = trace(&project, &calls, &project.path("golden"), Some((&gate, "test-ed25519.pub.pem")));
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stdout.contains(": matched (packet "), "{}", out.describe());
+    assert!(out.stdout.contains("0 unvouched"), "{}", out.describe());
+
+    let public = key("test-ed25519.pub.pem");
+    let keys = ["--gate", s(&gate), "--trusted-key", &public];
+    let golden_dir = project.path("golden");
+    let verified = project.run(&[&["verify", s(&golden_dir)][..], &keys].concat());
+    assert_eq!(verified.code, 0, "{}", verified.describe());
+
+    let packet_file = golden(&project, CASE);
+    let body = project.run(&["wire", "--packet", s(&packet_file), "--api", "anthropic"]);
+    assert_eq!(body.code, 0, "{}", body.describe());
+    let captured = project.path("captured.json");
+    std::fs::write(&captured, &body.stdout).unwrap();
+    let wire = ["wire", "--packet", s(&packet_file), "--api", "anthropic", "--check", s(&captured)];
+    let checked = project.run(&[&wire[..], &keys].concat());
+    assert_eq!(checked.code, 0, "{}", checked.describe());
+}
+
+/// The hole the gate closes: a golden packet edited (max tokens) and re-hashed in a
+/// deployed packets folder passes every packet rule and matches its calls, but no
+/// gate vouched for it.
+fn a_rehashed_packet_the_gate_never_vouched_for_fails() {
+    let project = suite("alpha");
+    let gate = signed(&project);
+    let mut packet = packet_of(&golden(&project, CASE));
+    packet["maxTokens"] = json!(1000);
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    let deployed = project.path("deploy/packets");
+    std::fs::create_dir_all(&deployed).unwrap();
+    let file = deployed.join("a.json");
+    std::fs::write(&file, packetproof::canonical::to_pretty(&packet)).unwrap();
+    let (system, user, model, tokens) = call_of(&packet);
+    let calls = project.path("calls.jsonl");
+    trace_file(&calls, &[(&system, &user, &model, tokens)]);
+
+    let trusting = trace(&project, &calls, &deployed, None);
+    assert_eq!(trusting.code, 0, "without a gate the edited packet is trusted: {}", trusting.describe());
+    let held = trace(&project, &calls, &deployed, Some((&gate, "test-ed25519.pub.pem")));
+    assert_eq!(held.code, 1, "{}", held.describe());
+    assert!(
+        held.stdout.contains(": unvouched (packet ") && held.stdout.contains("not a subject of the gate statement"),
+        "{}",
+        held.describe()
+    );
+
+    let public = key("test-ed25519.pub.pem");
+    let keys = ["--gate", s(&gate), "--trusted-key", &public];
+    let json_out =
+        project.run(&[&["trace", s(&calls), "--packets", s(&deployed), "--format", "json"][..], &keys].concat());
+    assert_eq!(json_out.code, 1, "{}", json_out.describe());
+    let report: Value = serde_json::from_str(&json_out.stdout).unwrap();
+    assert_eq!((&report["calls"][0]["verdict"], &report["counts"]["unvouched"]), (&json!("unvouched"), &json!(1)));
+    assert_trace_schema(&report);
+    let verified = project.run(&[&["verify", s(&file)][..], &keys].concat());
+    assert_eq!(verified.code, 1, "{}", verified.describe());
+    assert!(
+        verified.stdout.contains("[gate::vouched]") && verified.stdout.contains("unvouched: not a subject"),
+        "{}",
+        verified.describe()
+    );
+
+    let body = project.run(&["wire", "--packet", s(&file), "--api", "anthropic"]);
+    let captured = project.path("captured.json");
+    std::fs::write(&captured, &body.stdout).unwrap();
+    let wire = ["wire", "--packet", s(&file), "--api", "anthropic", "--check", s(&captured)];
+    assert_eq!(project.run(&wire).code, 0);
+    let checked = project.run(&[&wire[..], &keys].concat());
+    assert_eq!(checked.code, 1, "{}", checked.describe());
+    assert!(checked.stdout.contains("[gate::vouched]"), "{}", checked.describe());
+}
+
+fn a_statement_of_another_key_or_suite_or_edited_is_refused() {
+    let project = suite("alpha");
+    let gate = signed(&project);
+    let packet = packet_of(&golden(&project, CASE));
+    let (system, user, model, tokens) = call_of(&packet);
+    let calls = project.path("calls.jsonl");
+    trace_file(&calls, &[(&system, &user, &model, tokens)]);
+    let golden_dir = project.path("golden");
+    let refused = |gate: &Path, key_name: &str, why: &str| {
+        let out = trace(&project, &calls, &golden_dir, Some((gate, key_name)));
+        assert_eq!(out.code, 1, "{why}: {}", out.describe());
+        assert!(out.stdout.contains(": unvouched (packet ") && out.stdout.contains(why), "{why}: {}", out.describe());
+    };
+    refused(&gate, "foreign-ed25519.pub.pem", "signed by an untrusted key");
+
+    let mut envelope: Value = serde_json::from_slice(&std::fs::read(&gate).unwrap()).unwrap();
+    let mut edited = statement(&gate);
+    edited["subject"][0]["digest"]["sha256"] = json!("0".repeat(64));
+    envelope["payload"] = json!(base64::engine::general_purpose::STANDARD.encode(edited.to_string()));
+    let tampered = project.path("tampered.json");
+    std::fs::write(&tampered, envelope.to_string()).unwrap();
+    refused(&tampered, "test-ed25519.pub.pem", "bad signature");
+
+    let malformed = project.path("malformed.json");
+    std::fs::write(&malformed, "{\"payload\": 1}").unwrap();
+    refused(&malformed, "test-ed25519.pub.pem", "malformed");
+
+    // The same statement, held by a suite of another name.
+    let settings = project.path("harness.toml");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(&settings, text.replace("name = \"alpha\"", "name = \"beta\"")).unwrap();
+    refused(&gate, "test-ed25519.pub.pem", "a statement of another suite");
+}
+
+/// A production call: the case's request with new customer data (the source example's
+/// name and an evidence item), compiled by the vouched templates but never a fixture.
+fn new_data_in_a_vouched_template_conforms_and_a_changed_word_does_not() {
+    let project = suite("alpha");
+    let gate = signed(&project);
+    let mut request: Value =
+        serde_json::from_slice(&std::fs::read(root().join(format!("fixtures/{CASE}/request.json"))).unwrap()).unwrap();
+    request["source"]["name"] = json!("Kundin 4711: Müller GmbH, Vertrag Q3");
+    request["evidence"]["availableItems"][0]["value"]["description"] =
+        json!("Customer said: the nightly routine took 3 minutes.");
+    let request_file = project.path("production-request.json");
+    std::fs::write(&request_file, request.to_string()).unwrap();
+    let exported = project.run(&["export", "--request", s(&request_file)]);
+    assert_eq!(exported.code, 0, "{}", exported.describe());
+    let production: Value = serde_json::from_str(&exported.stdout).unwrap();
+    let (system, user, model, tokens) = call_of(&production);
+    assert!(user.contains("Müller GmbH"));
+    let changed = user.replacen("Rebuild the library example", "Rebuild the library sample", 1);
+    assert_ne!(changed, user);
+    let leaked = user.replace("Kundin 4711: Müller GmbH, Vertrag Q3", "see gs://private-bucket/contract.pdf");
+    let golden_dir = project.path("golden");
+    let gated = Some((gate.as_path(), "test-ed25519.pub.pem"));
+    let run = |calls: &[(&str, &str, &str, u64)]| {
+        let file = project.path("calls.jsonl");
+        trace_file(&file, calls);
+        trace(&project, &file, &golden_dir, gated)
+    };
+
+    let conforms = run(&[(&system, &user, &model, tokens)]);
+    assert_eq!(conforms.code, 0, "{}", conforms.describe());
+    assert!(conforms.stdout.contains(": conforms (template system.md.j2 sha256:"), "{}", conforms.describe());
+    assert!(
+        conforms.stdout.contains("branches/source/project.md.j2") && conforms.stdout.contains("source.name ("),
+        "{}",
+        conforms.describe()
+    );
+    // Slot values are production data: reported by length, never copied.
+    assert!(!conforms.stdout.contains("Müller"), "{}", conforms.describe());
+    // Without the gate, the same call is unreviewed: no packet has its text.
+    let file = project.path("calls.jsonl");
+    assert_eq!(trace(&project, &file, &golden_dir, None).code, 1);
+
+    // The JSON report of both verdicts (and the gate's counts) keeps trace's schema.
+    let json_out = project.run(&[
+        "trace",
+        s(&file),
+        "--packets",
+        s(&golden_dir),
+        "--gate",
+        s(&gate),
+        "--trusted-key",
+        &key("test-ed25519.pub.pem"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json_out.code, 0, "{}", json_out.describe());
+    let report: Value = serde_json::from_str(&json_out.stdout).unwrap();
+    assert_eq!(report["calls"][0]["verdict"], "conforms");
+    assert_eq!(report["counts"]["conforms"], 1);
+    let slot = &report["calls"][0]["slots"][0];
+    assert!(slot["sha256"].as_str().unwrap().starts_with("sha256:") && slot["length"].is_u64(), "{slot}");
+    assert_trace_schema(&report);
+
+    let reworded = run(&[(&system, &changed, &model, tokens)]);
+    assert_eq!(reworded.code, 1, "{}", reworded.describe());
+    assert!(
+        reworded.stdout.contains(": unreviewed (")
+            && reworded.stdout.contains("no rendering of the vouched user.md.j2"),
+        "{}",
+        reworded.describe()
+    );
+
+    let forbidden = run(&[(&system, &leaked, &model, tokens)]);
+    assert_eq!(forbidden.code, 1, "{}", forbidden.describe());
+    assert!(forbidden.stdout.contains("holds forbidden material"), "{}", forbidden.describe());
+
+    // A template the gate did not vouch for (edited after it ran) vouches nothing. The
+    // packets are a deployed copy (in the suite, the edit would fail their regeneration).
+    let deployed = project.path("deploy");
+    std::fs::create_dir_all(&deployed).unwrap();
+    std::fs::copy(golden(&project, CASE), deployed.join("a.json")).unwrap();
+    let template = project.path("references/prompts/user.md.j2");
+    let text = std::fs::read_to_string(&template).unwrap();
+    std::fs::write(&template, text.replace("Rebuild the library example", "Rebuild the library sample")).unwrap();
+    trace_file(&file, &[(&system, &changed, &model, tokens)]);
+    let unvouched = trace(&project, &file, &deployed, gated);
+    assert_eq!(unvouched.code, 1, "{}", unvouched.describe());
+    assert!(unvouched.stdout.contains("user.md.j2 is not among the templates"), "{}", unvouched.describe());
+}
+
+/// The gate statement's signature, checked with openssl alone: PAE bytes rebuilt by
+/// hand (not by packetproof) and `openssl pkeyutl -verify -rawin`.
+fn openssl_verifies_the_gate_statement() {
+    let project = suite("alpha");
+    let gate = signed(&project);
+    let envelope: Value = serde_json::from_slice(&std::fs::read(&gate).unwrap()).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let body = b64.decode(envelope["payload"].as_str().unwrap()).unwrap();
+    let payload_type = envelope["payloadType"].as_str().unwrap();
+    let mut pae = format!("DSSEv1 {} {payload_type} {} ", payload_type.len(), body.len()).into_bytes();
+    pae.extend_from_slice(&body);
+    let sig = b64.decode(envelope["signatures"][0]["sig"].as_str().unwrap()).unwrap();
+    std::fs::write(project.path("pae.bin"), &pae).unwrap();
+    std::fs::write(project.path("sig.bin"), &sig).unwrap();
+    let verify = |input: &str, public: &str| {
+        Command::new("openssl")
+            .args(["pkeyutl", "-verify", "-pubin", "-inkey", &key(public), "-rawin", "-in"])
+            .arg(project.path(input))
+            .arg("-sigfile")
+            .arg(project.path("sig.bin"))
+            .output()
+            .unwrap()
+    };
+    let out = verify("pae.bin", "test-ed25519.pub.pem");
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!verify("pae.bin", "foreign-ed25519.pub.pem").status.success());
+    pae[0] = b'X';
+    std::fs::write(project.path("pae.bin"), &pae).unwrap();
+    assert!(!verify("pae.bin", "test-ed25519.pub.pem").status.success());
+}
