@@ -19,6 +19,7 @@ pub fn trials() -> Vec<Trial> {
         the_plain_text_suite_is_green_with_no_core_rule_skipped,
         plain_text_requests_pass_the_wire_check_and_json_modes_fail_it,
         a_production_call_of_the_plain_text_suite_is_matched_by_trace,
+        real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate,
         an_edited_schema_is_red_until_bless_pins_it,
         a_new_branch_value_is_the_suites_to_declare,
     ];
@@ -173,6 +174,33 @@ fn a_production_call_of_the_plain_text_suite_is_matched_by_trace() {
     assert!(exact.stdout.contains("matched"), "{}", exact.stdout);
     let drift = run_in(&suite, &["trace", "drift.jsonl", "--packets", "golden"]);
     assert_eq!(drift.code, 1, "{}", drift.describe());
+}
+
+/// The suite signs its gate; a production call with a new customer's data in the slots of
+/// its vouched `str.format` templates conforms, and one changed word of a template does not.
+fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
+    let (_project, suite) = app(Some(&rust_exporter()));
+    let key = suite.join("owner-only.pem");
+    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let signed = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate.json"]);
+    assert_eq!(signed.code, 0, "{}", signed.describe());
+    let public = support::root().join("tests/keys/test-ed25519.pub.pem");
+    let trace = |system: &str, user: &str| {
+        let packet = json!({"model": "gpt-4.1", "maxTokens": 800, "userMessage": user});
+        std::fs::write(suite.join("calls.jsonl"), span(&packet, system)).unwrap();
+        let args = ["trace", "calls.jsonl", "--packets", "golden", "--gate", "gate.json", "--trusted-key"];
+        run_in(&suite, &[&args[..], &[public.to_str().unwrap(), "--format", "json"]].concat())
+    };
+    let system = std::fs::read_to_string(suite.join("app/prompts/system.txt")).unwrap().replace("{tone}", "formal");
+    let user = "Customer Noor Haddad asks:\nWhere do I change my billing address?\n";
+    let conforms = trace(&system, user);
+    assert_eq!(conforms.code, 0, "{}", conforms.describe());
+    let report = packetproof::canonical::parse(conforms.stdout.as_bytes()).unwrap();
+    assert_eq!(report["calls"][0]["verdict"], "conforms", "{report}");
+    assert!(conforms.stdout.contains("reply.txt") && conforms.stdout.contains("system.txt"), "{}", conforms.stdout);
+    let drifted = trace(&system.replace("three short", "four short"), user);
+    assert_eq!(drifted.code, 1, "{}", drifted.describe());
 }
 
 fn the_python_exporter_makes_the_committed_golden_packets() {

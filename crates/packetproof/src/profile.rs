@@ -81,6 +81,32 @@ pub(crate) struct RawContract {
     render_input_keys: Option<Vec<String>>,
     #[serde(default)]
     branch: BTreeMap<String, RawValues>,
+    templates: Option<Templates>,
+}
+
+/// `[contract.templates]`: the suite's prompt templates (under `paths.prompts`) and
+/// their style, so that `trace --gate` can tell a production call with real data in
+/// their slots from one whose literal text differs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Templates {
+    pub style: Style,
+    /// The templates a system prompt may be a rendering of.
+    pub system: Vec<String>,
+    /// The templates a user message may be a rendering of.
+    pub user: Vec<String>,
+}
+
+/// A template style packetproof reads into literal text and slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// minijinja (the block builder's templates).
+    Jinja,
+    /// Python `str.format`.
+    Format,
+    /// mustache.
+    Mustache,
 }
 
 impl RawContract {
@@ -117,6 +143,8 @@ pub struct Profile {
     pub(crate) branch: Vec<BranchField>,
     /// Under the block-builder profile: the values a suite added to a built-in set.
     pub(crate) extended: Vec<(String, String)>,
+    /// A custom profile's templates, when it declares them.
+    pub templates: Option<Templates>,
 }
 
 impl Profile {
@@ -159,6 +187,7 @@ impl Profile {
 
 fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result::Result<Profile, String> {
     let fixed = [
+        ("templates", raw.templates.is_some()),
         ("agent_ids", raw.agent_ids.is_some()),
         ("task_types", raw.task_types.is_some()),
         ("prompt_modes", raw.prompt_modes.is_some()),
@@ -210,6 +239,7 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         render_input_keys: render_input_keys.to_vec(),
         branch,
         extended,
+        templates: None,
     })
 }
 
@@ -256,6 +286,12 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
             .ok_or("contract.render_input_keys: a custom profile declares renderInput's keys (a closed set)")?,
         branch,
         extended: Vec::new(),
+        templates: match raw.templates {
+            Some(t) if t.system.is_empty() || t.user.is_empty() => {
+                return Err("contract.templates: name at least one system and one user template".into())
+            }
+            other => other,
+        },
     })
 }
 

@@ -184,10 +184,12 @@ fn materials(config: &Config) -> Result<Vec<Material>> {
     let (name, bytes) = config.builder_schema_bytes()?;
     add(shown_resource(config, &name), &bytes);
     add("google-suffix".to_owned(), config.google_suffix.as_bytes());
+    // The suite's own files the exporter command names (a script, a program built
+    // beside it); an interpreter or a program elsewhere is not the suite's material.
     for arg in config.exporter.iter().flat_map(|e| e.command.iter()) {
         let file = config.root.join(arg);
-        if file.is_file() {
-            add(relative(config, &file), &fsutil::read_bytes(&file, config.limits.max_file_bytes)?);
+        if file.is_file() && file.starts_with(&config.root) {
+            out.push(Material { name: relative(config, &file), digest: DigestSet { sha256: streamed_hex(&file)? } });
         }
     }
     Ok(out)
@@ -206,6 +208,16 @@ fn shown_resource(config: &Config, name: &str) -> String {
 /// `file` relative to the suite's root, `/`-separated (as written elsewhere, when outside it).
 fn relative(config: &Config, file: &Path) -> String {
     file.strip_prefix(&config.root).unwrap_or(file).to_string_lossy().replace('\\', "/")
+}
+
+/// The sha256 of a file read in pieces: a compiled exporter may be larger than any
+/// document packetproof parses, and hashing it holds one piece in memory at a time.
+fn streamed_hex(path: &Path) -> Result<String> {
+    use sha2::Digest;
+    let mut file = fsutil::open_regular(path)?;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| crate::Error::io(path, e))?;
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn hex(bytes: &[u8]) -> String {

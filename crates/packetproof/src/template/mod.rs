@@ -13,6 +13,7 @@
 //! huge template may take; past them the template is refused, never matched loosely.
 
 pub mod jinja;
+pub mod styles;
 
 use regex::{Regex, RegexBuilder};
 

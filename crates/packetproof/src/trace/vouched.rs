@@ -10,7 +10,8 @@ use super::packets::Packets;
 use super::verdict::{Filled, Used, Verdict};
 use crate::attest::vouch::Gate;
 use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
-use crate::template::{jinja, Matcher, Rendering};
+use crate::profile::Style;
+use crate::template::{jinja, styles, Matcher, Piece, Rendering, Template};
 use crate::{digest, Config};
 use std::collections::BTreeMap;
 
@@ -23,6 +24,9 @@ pub struct Vouching {
 struct Templates {
     system: Matcher,
     user: Matcher,
+    /// The templates a system prompt or user message may render (shown in messages).
+    system_names: String,
+    user_names: String,
     /// Each vouched template's version: the sha256 of its bytes, as promptVersions records it.
     versions: BTreeMap<String, String>,
 }
@@ -56,13 +60,42 @@ fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
             files.insert(name, text);
         }
     }
-    let matcher = |root: &str| -> Result<Matcher, String> {
-        if !files.contains_key(root) {
-            return Err(format!("{root} is not among the templates the gate statement {} vouches for", gate.file));
+    let (style, system, user) = roots(config)?;
+    // Every root is a branch labelled by its name, so a rendering names the templates it used.
+    let matcher = |roots: &[String]| -> Result<Matcher, String> {
+        let mut bodies = Vec::new();
+        for root in roots {
+            let Some(text) = files.get(root) else {
+                return Err(format!("{root} is not among the templates the gate statement {} vouches for", gate.file));
+            };
+            let template = match style {
+                Style::Jinja => jinja::read(root, &files)?.trim_end(),
+                Style::Format => styles::read_format(text).map_err(|e| format!("{root}: {e}"))?,
+                Style::Mustache => styles::read_mustache(text).map_err(|e| format!("{root}: {e}"))?,
+            };
+            bodies.push((root.clone(), template));
         }
-        jinja::read(root, &files)?.trim_end().matcher()
+        Template { pieces: vec![Piece::Branch(bodies)] }.matcher()
     };
-    Ok(Templates { system: matcher(SYSTEM_TEMPLATE)?, user: matcher(USER_TEMPLATE)?, versions })
+    Ok(Templates {
+        system: matcher(&system)?,
+        user: matcher(&user)?,
+        system_names: system.join(" or "),
+        user_names: user.join(" or "),
+        versions,
+    })
+}
+
+/// The style and the templates a call's system prompt and user message render: the
+/// block builder's two minijinja roots, or what a custom profile declares.
+fn roots(config: &Config) -> Result<(Style, Vec<String>, Vec<String>), String> {
+    if config.profile.is_block_builder() {
+        return Ok((Style::Jinja, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
+    }
+    match &config.profile.templates {
+        Some(t) => Ok((t.style, t.system.clone(), t.user.clone())),
+        None => Err("the suite's contract profile declares no templates ([contract.templates])".to_owned()),
+    }
 }
 
 /// The verdict on `call` once held to the gate.
@@ -102,7 +135,7 @@ fn conforms(call: &Call, vouching: &Vouching, config: &Config) -> Result<Verdict
         return Err("not one user message".to_owned());
     }
     let Some(system_found) = templates.system.matches(system) else {
-        return Err(format!("the system prompt is no rendering of the vouched {SYSTEM_TEMPLATE}"));
+        return Err(format!("the system prompt is no rendering of the vouched {}", templates.system_names));
     };
     // A Google text-JSON packet's user message ends with the suite's suffix.
     let user_found = templates.user.matches(user).or_else(|| {
@@ -111,22 +144,23 @@ fn conforms(call: &Call, vouching: &Vouching, config: &Config) -> Result<Verdict
     });
     let Some(user_found) = user_found else {
         return Err(format!(
-            "the user message is no rendering of the vouched {USER_TEMPLATE} (its literal text differs, or a \
-             branch it takes is not vouched)"
+            "the user message is no rendering of the vouched {} (its literal text differs, or a branch it takes \
+             is not vouched)",
+            templates.user_names
         ));
     };
-    let used = |root: &str, found: &Rendering| {
-        let mut names = vec![root.to_owned()];
-        names.extend(found.branches.iter().filter(|b| templates.versions.contains_key(*b)).cloned());
-        names
+    let used = |found: &Rendering| -> Vec<String> {
+        found.branches.iter().filter(|b| templates.versions.contains_key(*b)).cloned().collect()
     };
     let mut templates_used = Vec::new();
-    for name in used(SYSTEM_TEMPLATE, &system_found).into_iter().chain(used(USER_TEMPLATE, &user_found)) {
+    for name in used(&system_found).into_iter().chain(used(&user_found)) {
         let version = templates.versions.get(&name).cloned().unwrap_or_default();
         templates_used.push(Used { name, version });
     }
     let mut slots = Vec::new();
-    for (template, found) in [(SYSTEM_TEMPLATE, &system_found), (USER_TEMPLATE, &user_found)] {
+    for found in [&system_found, &user_found] {
+        // The root's branch comes first: the template the slot values fill.
+        let template = found.branches.first().map_or("", String::as_str);
         for (name, value) in &found.slots {
             if let Some(pattern) = forbidden(value, config) {
                 return Err(format!(
