@@ -9,6 +9,7 @@ mod args;
 mod print;
 mod provenance;
 mod review;
+mod serve;
 mod shell;
 mod test;
 mod trace;
@@ -79,7 +80,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
         {
             Err(Error::Usage(
                 "--google-suffix-file is for commands that read packets made elsewhere (validate, export, prepare, \
-                 evaluate, complete, verify, test, wire, attest, trace); this one does not take it"
+                 evaluate, complete, verify, test, wire, attest, trace, serve); this one does not take it"
                     .into(),
             ))
         }
@@ -172,6 +173,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Trace(args) => trace::run(&checking(load_config(suffix)?), &args),
+        Command::Serve(args) => serve::run(&checking(load_config(suffix)?), &args),
         Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
         Command::Wire { packet, api, check, base_url, out, format, .. } => {
             let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref() };

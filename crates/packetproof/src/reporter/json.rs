@@ -156,6 +156,19 @@ fn trace_call(judged: &Judged) -> Value {
     value
 }
 
+/// One call as a line of its own, `formatVersion` first
+/// (schemas/serve-finding.schema.json): what `serve` writes for each call that does
+/// not hold, the same members as a call of `trace --format json`.
+pub(super) fn trace_line(judged: &Judged) -> String {
+    let mut line = json!({"formatVersion": JSON_FORMAT_VERSION});
+    if let (Value::Object(line), Value::Object(call)) = (&mut line, trace_call(judged)) {
+        line.extend(call);
+    }
+    let mut text = line.to_string();
+    text.push('\n');
+    text
+}
+
 /// A string from the trace in JSON: JSON escapes it, but a 5 MB span name is still
 /// not repeated whole (nor key material shown).
 fn bounded_text(text: &str) -> String {

@@ -35,6 +35,18 @@ pub struct Call {
     pub(crate) content: Content,
 }
 
+impl Call {
+    /// The model the call records (`gen_ai.request.model`), if any.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// The trace the call belongs to (hex, as OTLP/JSON carries it).
+    pub fn trace_id(&self) -> &str {
+        &self.trace_id
+    }
+}
+
 /// What the span says the model received.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Content {

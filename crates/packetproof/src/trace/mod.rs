@@ -79,3 +79,31 @@ pub fn check(
     }
     Ok(counts)
 }
+
+/// Judge every GenAI call in the bytes of one OTLP/JSON export request (an OTLP/HTTP
+/// body, traces or logs), handing each to `visit`. `source` names the request in
+/// errors and in each [`Judged`]. A body that is not an export request is an error
+/// (`Error::Json`), and nothing of it was handed on: the body is parsed whole first.
+pub fn check_request(
+    body: &[u8],
+    source: &str,
+    packets: &Packets,
+    visit: &mut dyn FnMut(&Judged) -> Result<()>,
+) -> Result<Counts> {
+    let mut counts = Counts::default();
+    otlp::read_request(body, source, &mut |span, at| {
+        counts.spans += 1;
+        let Some(call) = genai::call(&span) else { return Ok(()) };
+        let (verdict, notes) = verdict::judge(&call, packets);
+        counts.add(&verdict);
+        visit(&Judged { file: at.file.to_owned(), line: at.line, call, verdict, notes })
+    })?;
+    Ok(counts)
+}
+
+impl Judged {
+    /// The request or file the call was read from.
+    pub fn source(&self) -> &str {
+        &self.file
+    }
+}

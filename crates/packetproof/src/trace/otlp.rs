@@ -157,6 +157,13 @@ pub(crate) fn read_spans(path: &Path, max_line: u64, visit: &mut dyn FnMut(Span,
     }
 }
 
+/// Read every span of one export request's bytes (an OTLP/HTTP body, JSON), handing
+/// each to `visit`; `source` names the request in errors and where each span was read.
+pub(crate) fn read_request(bytes: &[u8], source: &str, visit: &mut dyn FnMut(Span, At) -> Result<()>) -> Result<()> {
+    let request = serde_json::from_slice::<ExportRequest>(bytes).map_err(|e| json_error(source, 0, &e))?;
+    deliver(request, At { file: source, line: 1 }, visit).map_err(|e| e.unwrap_or_else(|| not_otlp(source, 1)))
+}
+
 fn read_document(
     path: &Path,
     shown: &str,
