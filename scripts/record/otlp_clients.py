@@ -9,6 +9,7 @@ gen_ai.client.inference.operation.details event in a logs export.
 """
 import json
 import sys
+import urllib.error
 import urllib.request
 
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -28,7 +29,11 @@ resource = Resource.create({"service.name": "packetproof-recording"})
 
 
 def name_next(name):
-    urllib.request.urlopen(urllib.request.Request(f"{base}/__name", data=name.encode(), method="POST")).read()
+    # Only the capture server names recordings; a receiver such as `packetproof serve` answers 404.
+    try:
+        urllib.request.urlopen(urllib.request.Request(f"{base}/__name", data=name.encode(), method="POST")).read()
+    except urllib.error.HTTPError:
+        pass
 
 
 def content(user):

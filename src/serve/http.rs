@@ -115,6 +115,7 @@ async fn take(
     let Ok(admitted) = shared.admitted.clone().try_acquire_owned() else {
         return Err(Refused::new(StatusCode::TOO_MANY_REQUESTS, "queue_full", "the work queue is full: retry later"));
     };
+    let _in_flight = InFlight::new(shared);
     let started = Instant::now();
     let max = shared.max_body;
     let too_large = || {
@@ -152,6 +153,22 @@ async fn take(
     let (counts, received) = judged?;
     shared.metrics.request(signal, &counts, received, started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The in-flight gauge, up while a request is admitted, down however it ends.
+struct InFlight(Arc<Shared>);
+
+impl InFlight {
+    fn new(shared: &Arc<Shared>) -> InFlight {
+        shared.metrics.in_flight.inc();
+        InFlight(shared.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.metrics.in_flight.dec();
+    }
 }
 
 fn stopping() -> Refused {

@@ -12,6 +12,7 @@ use packetproof::trace::verdict::Verdict;
 use packetproof::trace::{Counts, Judged};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 use std::collections::HashSet;
@@ -31,6 +32,7 @@ pub(crate) struct Metrics {
     bytes: Family<Labels, Counter>,
     errors: Family<Labels, Counter>,
     latency: Histogram,
+    pub(crate) in_flight: Gauge,
     models: Mutex<HashSet<String>>,
 }
 
@@ -43,6 +45,7 @@ impl Default for Metrics {
         let bytes = Family::<Labels, Counter>::default();
         let errors = Family::<Labels, Counter>::default();
         let latency = Histogram::new(exponential_buckets(0.000_25, 2.0, 16));
+        let in_flight = Gauge::default();
         registry.register(
             "calls",
             "GenAI calls judged, by verdict (matched, mismatched, unreviewed, not-judgeable), packet and model",
@@ -53,7 +56,22 @@ impl Default for Metrics {
         registry.register("received_bytes", "Request body bytes received as sent, by signal", bytes.clone());
         registry.register("request_errors", "Requests refused, by kind (the HTTP status says which)", errors.clone());
         registry.register("request_duration_seconds", "Time from a request's admission to its answer", latency.clone());
-        Metrics { registry, calls, spans, requests, bytes, errors, latency, models: Mutex::new(HashSet::new()) }
+        registry.register(
+            "requests_in_flight",
+            "Requests admitted and not yet answered (being read, waiting for a worker or judged)",
+            in_flight.clone(),
+        );
+        Metrics {
+            registry,
+            calls,
+            spans,
+            requests,
+            bytes,
+            errors,
+            latency,
+            in_flight,
+            models: Mutex::new(HashSet::new()),
+        }
     }
 }
 

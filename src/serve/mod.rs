@@ -45,6 +45,9 @@ pub struct ServeArgs {
     /// is refused with 429 and Retry-After, so the exporter retries later.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub queue: usize,
+    /// Requests judged at once (judging is CPU work); the machine's cores when not given.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub workers: Option<u32>,
     // The gate (`--gate FILE --trusted-key PUB`, a call counts as reviewed only when a
     // trusted gate statement vouched for its packet) is flattened here from the
     // arguments `trace` takes, and handed to `Packets::load` with them.
@@ -71,10 +74,11 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     super::print::skipped_notes(packets.skipped());
     let findings = findings::Sink::open(args.findings.as_deref())?;
-    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    let workers = args.workers.map_or(cores, |n| n as usize);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .worker_threads(workers)
+        .worker_threads(cores)
         .max_blocking_threads(workers)
         .build()
         .map_err(|e| Error::Internal(format!("the async runtime did not start: {e}")))?;

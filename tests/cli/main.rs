@@ -29,6 +29,7 @@ mod hardening;
 mod release_check;
 mod report_html;
 mod run;
+mod serve;
 mod shell;
 mod test;
 mod trace;
@@ -61,6 +62,7 @@ fn main() {
     trials.extend(wire::trials());
     trials.extend(one_verdict::trials());
     trials.extend(trace::trials());
+    trials.extend(serve::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]
