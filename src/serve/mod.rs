@@ -5,10 +5,11 @@
 //! do not hold are written as JSON lines ([`findings`]), every verdict is counted on
 //! `/metrics` ([`metrics`]).
 //!
-//! Memory is bounded whatever clients send: a request is admitted only while fewer
-//! than `--queue` plus one per core are being read or judged (otherwise 429 with
-//! `Retry-After`, its body never read), and each admitted body is read, and
-//! decompressed, up to `--max-body` bytes (otherwise 413). Nothing is kept between
+//! Memory is bounded whatever clients send: at most `--max-connections` connections
+//! are open ([`listener`]); a request is admitted only while fewer than `--queue` plus
+//! `--workers` are being read or judged (otherwise 429 with `Retry-After`, its body
+//! never read), and each admitted body is read, and decompressed, up to `--max-body`
+//! bytes (otherwise 413). Nothing is kept between
 //! requests but counters, so instances scale out behind the Collector.
 //!
 //! SIGTERM or Ctrl-C: the listener closes, requests already taken are judged and
@@ -17,6 +18,7 @@
 mod body;
 mod findings;
 mod http;
+mod listener;
 mod metrics;
 
 use packetproof::trace::packets::Packets;
@@ -45,6 +47,9 @@ pub struct ServeArgs {
     /// is refused with 429 and Retry-After, so the exporter retries later.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub queue: usize,
+    /// Connections open at once; past that, new ones wait unaccepted.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
     /// Requests judged at once (judging is CPU work); the machine's cores when not given.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
@@ -90,19 +95,19 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
         findings,
         metrics: metrics::Metrics::default(),
     });
-    runtime.block_on(serve(&args.listen, shared.clone()))?;
+    runtime.block_on(serve(&args.listen, args.max_connections as usize, shared.clone()))?;
     shared.findings.flush()?;
     let served = shared.metrics.summary();
     let _ = writeln!(std::io::stderr().lock(), "packetproof serve: stopped after {served}");
     Ok(Status::Holds)
 }
 
-async fn serve(listen: &str, shared: Arc<Shared>) -> Result<()> {
+async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| Error::io(listen, e))?;
     let bound = listener.local_addr().map_err(|e| Error::io(listen, e))?;
     // Tests and supervisors wait for this line: requests are taken from here on.
     let _ = writeln!(std::io::stderr().lock(), "packetproof serve: listening on http://{bound}");
-    axum::serve(listener, http::router(shared))
+    axum::serve(listener::Bounded::new(listener, max_connections), http::router(shared))
         .with_graceful_shutdown(stop_signal())
         .await
         .map_err(|e| Error::io(listen, e))
