@@ -77,7 +77,7 @@ fn write_trace(path: &Path, lines: usize, packet: &Value) {
 }
 
 fn run(files: &[PathBuf], packets: &Packets, config: &Config) -> trace::Counts {
-    trace::check(files, packets, config, &mut |_| Ok(())).unwrap()
+    trace::check(files, packets, config, trace::Options::default(), &mut |_| Ok(())).unwrap()
 }
 
 fn bench(c: &mut Criterion) {

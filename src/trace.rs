@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct TraceArgs {
-    /// OTLP/JSON trace files: the Collector's file exporter (one ExportTraceServiceRequest
-    /// per line) or a single JSON document.
+    /// OTLP trace and log exports: OTLP/JSON (the Collector's file exporter, one export
+    /// per line, or a single JSON document) or OTLP protobuf (one export per file).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The reviewed packets: packet files, or folders searched for them.
@@ -21,6 +21,10 @@ pub struct TraceArgs {
     /// `text` (one line per call and a summary), `json` or `junit` (XML).
     #[arg(long, value_parser = super::args::formats(super::args::TRACE), default_value = super::args::TRACE[0].name())]
     pub format: Format,
+    /// Pass a trace with no GenAI call, or with calls that cannot be judged (content not
+    /// captured or not readable); by default it fails.
+    #[arg(long)]
+    pub allow_unjudged: bool,
     #[command(flatten)]
     pub suffix: super::args::SuffixArg,
 }
@@ -30,7 +34,8 @@ pub struct TraceArgs {
 pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
-    let counts = trace::check(&args.files, &packets, config, &mut |judged| {
+    let options = trace::Options { allow_unjudged: args.allow_unjudged };
+    let counts = trace::check(&args.files, &packets, config, options, &mut |judged| {
         print::report(&reporter.report(Event::TraceCall(judged))?)
     })?;
     print::report(&reporter.report(Event::TraceEnd { counts: &counts, skipped: packets.skipped() })?)?;

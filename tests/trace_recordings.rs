@@ -28,7 +28,7 @@ fn packets() -> Packets {
 
 fn judge(file: &Path) -> packetproof::Result<Vec<Judged>> {
     let mut calls = Vec::new();
-    trace::check(&[file.to_path_buf()], &packets(), &config(), &mut |j| {
+    trace::check(&[file.to_path_buf()], &packets(), &config(), trace::Options::default(), &mut |j| {
         calls.push(j.clone());
         Ok(())
     })?;

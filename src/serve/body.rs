@@ -1,57 +1,43 @@
 //! A request body, from the bytes received to the judged calls: decompressed within
 //! the bound, decoded by its content type, judged by the library. [`judge`] is the one
-//! place that knows how an export request's bytes become calls.
+//! place that knows how an export request's bytes become calls (`trace::Session`).
 
 use packetproof::trace::packets::Packets;
-use packetproof::trace::{self, Counts, Judged};
+use packetproof::trace::{Counts, Judged, Options, Session};
 use std::io::Read;
 
-/// Which OTLP export a path takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Signal {
-    Traces,
-    Logs,
-}
+pub(crate) use packetproof::trace::{Encoding, Signal};
 
-impl Signal {
-    pub(crate) fn path(self) -> &'static str {
-        match self {
-            Signal::Traces => "/v1/traces",
-            Signal::Logs => "/v1/logs",
-        }
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Signal::Traces => "traces",
-            Signal::Logs => "logs",
-        }
+/// The path of the export a signal is sent to.
+pub(crate) fn path(signal: Signal) -> &'static str {
+    match signal {
+        Signal::Traces => "/v1/traces",
+        Signal::Logs => "/v1/logs",
     }
 }
 
-/// The OTLP/HTTP encodings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Encoding {
-    Protobuf,
-    Json,
+/// The signal's label on /metrics.
+pub(crate) fn name(signal: Signal) -> &'static str {
+    match signal {
+        Signal::Traces => "traces",
+        Signal::Logs => "logs",
+    }
 }
 
-impl Encoding {
-    /// The encoding a `Content-Type` names (parameters such as `charset` aside).
-    pub(crate) fn of(content_type: &str) -> Option<Encoding> {
-        let essence = content_type.split(';').next().unwrap_or_default().trim();
-        match essence.to_ascii_lowercase().as_str() {
-            "application/x-protobuf" => Some(Encoding::Protobuf),
-            "application/json" => Some(Encoding::Json),
-            _ => None,
-        }
+/// The OTLP/HTTP encoding a `Content-Type` names (parameters such as `charset` aside).
+pub(crate) fn encoding_of(content_type: &str) -> Option<Encoding> {
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    match essence.to_ascii_lowercase().as_str() {
+        "application/x-protobuf" => Some(Encoding::Protobuf),
+        "application/json" => Some(Encoding::Json),
+        _ => None,
     }
+}
 
-    pub(crate) fn content_type(self) -> &'static str {
-        match self {
-            Encoding::Protobuf => "application/x-protobuf",
-            Encoding::Json => "application/json",
-        }
+pub(crate) fn content_type(encoding: Encoding) -> &'static str {
+    match encoding {
+        Encoding::Protobuf => "application/x-protobuf",
+        Encoding::Json => "application/json",
     }
 }
 
@@ -62,8 +48,6 @@ pub(crate) enum Refusal {
     Malformed(String),
     /// Past `--max-body` once decompressed (413).
     TooLarge(String),
-    /// An encoding this receiver does not decode (415).
-    Unsupported(String),
 }
 
 /// `received` as sent, gunzipped when `gzip`: never more than `max` bytes are
@@ -83,7 +67,11 @@ pub(crate) fn decompress(received: &[u8], gzip: bool, max: usize) -> Result<std:
     Ok(std::borrow::Cow::Owned(out))
 }
 
-/// Judge every GenAI call in one export request's bytes, handing each to `visit`.
+/// Judge every GenAI call in one export request's bytes, handing each to `visit`:
+/// the library's reading of an export (traces or logs, JSON or protobuf) and its
+/// verdicts, the same as `trace`'s. A body that is not an export request of its
+/// encoding is refused before any call is handed on; an error of `visit` is returned
+/// as it is (the inner result).
 pub(crate) fn judge(
     signal: Signal,
     encoding: Encoding,
@@ -91,16 +79,8 @@ pub(crate) fn judge(
     packets: &Packets,
     visit: &mut dyn FnMut(&Judged) -> packetproof::Result<()>,
 ) -> Result<packetproof::Result<Counts>, Refusal> {
-    match encoding {
-        Encoding::Json => match trace::check_request(bytes, signal.path(), packets, visit) {
-            // The library's message names the request, line and column.
-            Err(e @ (packetproof::Error::Json { .. } | packetproof::Error::Shape { .. })) => {
-                Err(Refusal::Malformed(e.to_string()))
-            }
-            other => Ok(other),
-        },
-        Encoding::Protobuf => {
-            Err(Refusal::Unsupported("protobuf bodies are not decoded yet: send application/json".into()))
-        }
-    }
+    let mut session = Session::new(packets, Options::default());
+    // The library's message names the request, and the line and column in JSON.
+    session.read(bytes, encoding, Some(signal), path(signal), 1).map_err(|e| Refusal::Malformed(e.to_string()))?;
+    Ok(session.finish(visit))
 }

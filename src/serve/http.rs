@@ -27,10 +27,13 @@ const RETRY_AFTER: &str = "1";
 pub(super) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route(
-            Signal::Traces.path(),
+            body::path(Signal::Traces),
             post(|State(shared), headers, body| export(shared, Signal::Traces, headers, body)),
         )
-        .route(Signal::Logs.path(), post(|State(shared), headers, body| export(shared, Signal::Logs, headers, body)))
+        .route(
+            body::path(Signal::Logs),
+            post(|State(shared), headers, body| export(shared, Signal::Logs, headers, body)),
+        )
         .route("/metrics", get(metrics))
         .route("/healthz", get(|| async { "ok\n" }))
         .with_state(shared)
@@ -59,7 +62,6 @@ impl From<Refusal> for Refused {
         match refusal {
             Refusal::Malformed(why) => Refused::new(StatusCode::BAD_REQUEST, "malformed", why),
             Refusal::TooLarge(why) => Refused::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", why),
-            Refusal::Unsupported(why) => Refused::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported", why),
         }
     }
 }
@@ -67,7 +69,7 @@ impl From<Refusal> for Refused {
 async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: Body) -> Response {
     let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
     // A request of no encoding we read is answered in JSON, the readable one.
-    let encoding = text(header::CONTENT_TYPE).and_then(Encoding::of);
+    let encoding = text(header::CONTENT_TYPE).and_then(body::encoding_of);
     let answer = match encoding {
         None => Err(Refused::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -83,7 +85,7 @@ async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: B
                 Encoding::Protobuf => Vec::new(),
                 Encoding::Json => b"{}".to_vec(),
             };
-            ([(header::CONTENT_TYPE, encoding.content_type())], empty).into_response()
+            ([(header::CONTENT_TYPE, body::content_type(encoding))], empty).into_response()
         }
         Err(refused) => {
             shared.metrics.error(refused.kind);
@@ -215,7 +217,7 @@ fn refusal(encoding: Encoding, refused: Refused) -> Response {
         Encoding::Protobuf => prost::Message::encode_to_vec(&status),
         Encoding::Json => serde_json::json!({"code": status.code, "message": status.message}).to_string().into_bytes(),
     };
-    let mut response = (refused.status, [(header::CONTENT_TYPE, encoding.content_type())], bytes).into_response();
+    let mut response = (refused.status, [(header::CONTENT_TYPE, body::content_type(encoding))], bytes).into_response();
     if matches!(refused.status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
     }

@@ -80,7 +80,7 @@ impl Metrics {
     pub(crate) fn call(&self, judged: &Judged) {
         let (verdict, packet) = match &judged.verdict {
             Verdict::Matched { packet } => ("matched", packet.as_str()),
-            Verdict::Mismatched { packet, .. } => ("mismatched", packet.as_str()),
+            Verdict::Mismatched { packet, .. } => ("mismatched", packet.as_deref().unwrap_or_default()),
             Verdict::Unreviewed { .. } => ("unreviewed", ""),
             Verdict::NotJudgeable { .. } => ("not-judgeable", ""),
         };
@@ -90,9 +90,9 @@ impl Metrics {
 
     /// One request judged: its spans and the bytes it was sent as.
     pub(crate) fn request(&self, signal: Signal, counts: &Counts, received: usize, seconds: f64) {
-        let labels = vec![("signal", signal.name().to_owned())];
+        let labels = vec![("signal", super::body::name(signal).to_owned())];
         self.requests.get_or_create(&labels).inc();
-        self.spans.get_or_create(&labels).inc_by(counts.spans);
+        self.spans.get_or_create(&labels).inc_by(counts.spans + counts.log_records);
         self.bytes.get_or_create(&labels).inc_by(received as u64);
         self.latency.observe(seconds);
     }

@@ -201,22 +201,32 @@ fn finding_schema() -> jsonschema::Validator {
 /// content not judgeable; the two that do not hold are findings with their ids.
 fn serve_judges_recorded_exports_as_they_arrive() {
     let server = Server::start(&[]);
-    let recordings = ["node.traces.json"];
+    let recordings = ["node.traces.json", "node.traces.pb", "python.traces.pb", "python.traces.pb.gz"];
     for (sent, name) in recordings.iter().enumerate() {
         let answer = send_recorded(&server, name);
         assert_eq!(answer.status, 200, "{name}: {}", answer.body_text());
-        assert_eq!(answer.body_text(), "{}", "{name}: the empty ExportTraceServiceResponse, as JSON");
+        let empty: &[u8] = if name.ends_with(".json") { b"{}" } else { b"" };
+        assert_eq!(answer.body, empty, "{name}: the empty ExportTraceServiceResponse, in the request's encoding");
         let sent = (sent + 1) as f64;
         assert_eq!(calls(&server, "matched", OPENAI), sent, "{name}");
         assert_eq!(calls(&server, "unreviewed", ""), sent, "{name}");
         assert_eq!(calls(&server, "not-judgeable", ""), sent, "{name}");
     }
-    assert_eq!(server.metric("packetproof_spans_received_total{signal=\"traces\"}"), 3.0);
+    assert_eq!(server.metric("packetproof_spans_received_total{signal=\"traces\"}"), 12.0);
+    // The Python exporter's logs export: the exact and the drifted call as inference-details events.
+    assert_eq!(send_recorded(&server, "python.logs.pb").status, 200);
+    assert_eq!(calls(&server, "matched", OPENAI), 5.0);
+    assert_eq!(calls(&server, "unreviewed", ""), 5.0);
+    assert_eq!(server.metric("packetproof_spans_received_total{signal=\"logs\"}"), 2.0);
     let findings = server.findings();
-    assert_eq!(findings.len(), 2 * recordings.len(), "{findings:?}");
+    assert_eq!(findings.len(), 2 * recordings.len() + 1, "{findings:?}");
     let schema = finding_schema();
     for finding in &findings {
         assert!(schema.is_valid(finding), "{finding:#}");
+        // The recorded log records were emitted outside a span: they carry no ids.
+        if finding["file"] == "/v1/logs" {
+            continue;
+        }
         assert_eq!(finding["traceId"].as_str().unwrap().len(), 32, "{finding:#}");
         assert_eq!(finding["spanId"].as_str().unwrap().len(), 16, "{finding:#}");
     }

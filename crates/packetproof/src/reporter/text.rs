@@ -133,8 +133,11 @@ pub(super) fn trace_call(judged: &Judged) -> String {
     let detail = match &judged.verdict {
         Verdict::Matched { packet } => format!("packet {}", one_line(packet)),
         Verdict::Mismatched { packet, differences } => {
-            let differences: Vec<String> = differences.iter().map(|d| one_line(d)).collect();
-            format!("packet {}: {}", one_line(packet), differences.join("; "))
+            let differences: Vec<String> = differences.iter().map(|d| escape_name(d).into_owned()).collect();
+            match packet {
+                Some(packet) => format!("packet {}: {}", one_line(packet), differences.join("; ")),
+                None => differences.join("; "),
+            }
         }
         // A reason is ours, but may quote the trace: one line, bounded per quote.
         Verdict::Unreviewed { reason } | Verdict::NotJudgeable { reason } => escape_name(reason).into_owned(),
