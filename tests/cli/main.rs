@@ -29,6 +29,8 @@ mod hardening;
 mod release_check;
 mod report_html;
 mod run;
+// /proc (peak memory) and signals: Linux.
+#[cfg(target_os = "linux")]
 mod serve;
 mod shell;
 mod test;
@@ -62,6 +64,7 @@ fn main() {
     trials.extend(wire::trials());
     trials.extend(one_verdict::trials());
     trials.extend(trace::trials());
+    #[cfg(target_os = "linux")]
     trials.extend(serve::trials());
     trials.extend(attest::trials());
     trials.extend(branch_truth::trials());

@@ -96,6 +96,14 @@ impl Server {
         panic!("never {n} requests in flight");
     }
 
+    /// The server's peak resident memory so far (Linux VmHWM), in KiB.
+    fn peak_kib(&self) -> u64 {
+        let pid = self.child.as_ref().unwrap().id();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
     fn findings(&self) -> Vec<Value> {
         let text = std::fs::read_to_string(&self.findings).unwrap_or_default();
         text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
@@ -268,11 +276,16 @@ fn serve_refuses_malformed_oversized_and_unsupported_bodies_and_lives_on() {
     chunked.extend(b"\r\n0\r\n\r\n");
     let streamed = server.post("/v1/traces", &[json[0], ("Transfer-Encoding", "chunked")], &chunked);
     assert_eq!(streamed.status, 413, "{}", streamed.body_text());
-    // A gzip bomb: 2 KB that inflate to 10 MB stop at the bound.
-    let bomb = gzip(&vec![b' '; 10 << 20]);
-    assert!(bomb.len() < 100_000);
+    // A gzip bomb: under 100 KB that inflate to 96 MB stop at the bound, in status and in memory.
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    (0..96).for_each(|_| encoder.write_all(&[b' '; 1 << 20]).unwrap());
+    let bomb = encoder.finish().unwrap();
+    assert!(bomb.len() < 100_000, "{}", bomb.len());
+    let before = server.peak_kib();
     let inflated = server.post("/v1/traces", &[json[0], ("Content-Encoding", "gzip")], &bomb);
     assert_eq!(inflated.status, 413, "{}", inflated.body_text());
+    let grown = server.peak_kib() - before;
+    assert!(grown < 32 << 10, "the bomb grew serve's peak memory by {grown} KiB");
     let broken_gzip = server.post("/v1/traces", &[json[0], ("Content-Encoding", "gzip")], b"not gzip");
     assert_eq!(broken_gzip.status, 400, "{}", broken_gzip.body_text());
 
