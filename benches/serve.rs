@@ -219,7 +219,7 @@ fn bench(c: &mut Criterion) {
     );
 
     let mut group = c.benchmark_group("serve");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group.sample_size(10).measurement_time(Duration::from_secs(10));
     group.throughput(Throughput::Elements(spans as u64));
     // The server's CPU time per flood: spans per second per core.
     group.bench_function("20,000 spans, server CPU", |b| {
