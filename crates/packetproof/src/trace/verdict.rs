@@ -63,11 +63,14 @@ impl Verdict {
     }
 }
 
-/// The hint for a call without content: the setting of the library that recorded it.
-pub(crate) fn capture_hint(library: Option<Library>) -> String {
-    match library {
-        Some(library) => format!("turn content capture on: {}", library.hint()),
-        None => CAPTURE_HINT.to_owned(),
+/// The hint for a call without content: the setting of each library that recorded it.
+pub(crate) fn capture_hint(libraries: &[Library]) -> String {
+    match libraries {
+        [] => CAPTURE_HINT.to_owned(),
+        some => {
+            let hints: Vec<&str> = some.iter().map(|l| l.hint()).collect();
+            format!("turn content capture on: {}", hints.join("; "))
+        }
     }
 }
 
@@ -117,7 +120,7 @@ pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> 
     }
     let (packet, structure) = match texts {
         Texts::None => {
-            let reason = format!("the call carries no message content; {}", capture_hint(evidence.library));
+            let reason = format!("the call carries no message content; {}", capture_hint(&evidence.libraries));
             return (Verdict::NotJudgeable { reason }, Vec::new());
         }
         Texts::Unreviewed(reason) => return (Verdict::Unreviewed { reason }, Vec::new()),
