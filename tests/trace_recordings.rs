@@ -190,3 +190,61 @@ fn a_failing_packet_is_no_reviewed_packet() {
     let err = Packets::load(&[file], &config()).unwrap_err().to_string();
     assert!(err.contains("refused with") && err.contains("packet::exact-input-hash"), "{err}");
 }
+
+/// What other instrumentation libraries recorded of the same OpenAI call
+/// (scripts/record/record-libraries.sh → tests/recordings/traces/libraries/): the exact
+/// call is matched and passes, the drifted one (one word of the system prompt changed)
+/// is unreviewed and fails; each file holds one call, counted once, whatever number of
+/// spans and log events record it; the protobuf twins of the Python exports read alike.
+/// The README's table lists every row.
+const LIBRARIES: [&str; 12] = [
+    "openinference-openai",
+    "openinference-js-openai",
+    "logfire",
+    "logfire-v1",
+    "langfuse-openai",
+    "litellm",
+    "litellm-responses",
+    "openllmetry-openai.attributes",
+    "openllmetry-openai.events",
+    "node-openai.chat",
+    "node-openai.responses",
+    "vercel-ai",
+];
+
+fn judged(files: &[PathBuf]) -> (Vec<Judged>, trace::Counts) {
+    let mut calls = Vec::new();
+    let counts = trace::check(files, &packets(), &config(), trace::Options::default(), &mut |j| {
+        calls.push(j.clone());
+        Ok(())
+    })
+    .unwrap();
+    (calls, counts)
+}
+
+#[test]
+fn every_library_recorded_gives_exact_matched_and_drift_unreviewed_each_call_once() {
+    let dir = traces().join("libraries");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for name in LIBRARIES {
+        assert!(readme.contains(&format!("`{name}`")), "the README's table has no row for {name}");
+        for encoding in ["jsonl", "pb"] {
+            for (mode, verdict, ok) in [("exact", "matched", true), ("drift", "unreviewed", false)] {
+                let spans = dir.join(format!("{name}.{mode}.{encoding}"));
+                if encoding == "pb" && !spans.exists() {
+                    continue; // Node's exports are recorded as JSON only
+                }
+                let mut files = vec![spans.clone()];
+                let logs = dir.join(format!("{name}.{mode}.logs.{encoding}"));
+                if logs.exists() {
+                    files.push(logs);
+                }
+                let (calls, counts) = judged(&files);
+                assert_eq!(verdicts(&calls), [verdict], "{}: {calls:#?}", spans.display());
+                assert_eq!(counts.ok(), ok, "{}", spans.display());
+            }
+        }
+    }
+    // The Python exports were recorded as protobuf too.
+    assert!(dir.join("logfire.exact.pb").exists() && dir.join("openllmetry-openai.events.exact.logs.pb").exists());
+}

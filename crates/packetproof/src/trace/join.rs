@@ -22,6 +22,8 @@ pub(crate) struct Evidence {
     pub(crate) max_tokens: Vec<Said>,
     /// Each source of input messages, with what it says.
     pub(crate) content: Vec<(String, Result<Vec<Message>, Unread>)>,
+    /// System instructions recorded apart from the messages, with their source.
+    pub(crate) system_only: Vec<(String, Result<Message, Unread>)>,
     pub(crate) conflicts: Vec<String>,
     /// The instrumentations that recorded it.
     pub(crate) libraries: Vec<Library>,
@@ -31,9 +33,8 @@ impl Evidence {
     fn absorb(&mut self, other: Evidence) {
         self.model.extend(other.model);
         self.max_tokens.extend(other.max_tokens);
-        for (source, messages) in other.content {
-            self.content.push((source, messages));
-        }
+        self.content.extend(other.content);
+        self.system_only.extend(other.system_only);
         self.conflicts.extend(other.conflicts);
         for library in other.libraries {
             self.add_library(Some(library));
@@ -49,6 +50,7 @@ impl Evidence {
     fn piece(&mut self, piece: Piece) {
         match piece {
             Piece::Whole { source, messages } => self.content.push((source, messages)),
+            Piece::System { source, message } => self.system_only.push((source, message)),
             Piece::One { source, message } => {
                 let slot = self.content.iter().rposition(|(s, _)| *s == source);
                 match (slot, message) {

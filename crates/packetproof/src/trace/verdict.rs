@@ -92,6 +92,28 @@ pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> 
             Err(Unread::Unparsed(why)) => unparsed = unparsed.or(Some(why.clone())),
         }
     }
+    // System instructions recorded alone agree with the system messages of the rest,
+    // or are the content when nothing else is.
+    for (source, message) in &evidence.system_only {
+        match message {
+            Ok(message) => match readable.first() {
+                None => readable.push((source, std::slice::from_ref(message))),
+                Some((other, messages)) => {
+                    let systems: Vec<&Message> = messages.iter().filter(|m| m.role == "system").collect();
+                    if systems.as_slice() != [message] {
+                        let theirs: Vec<String> = systems.iter().map(|m| m.text.describe()).collect();
+                        differences.push(format!(
+                            "{source} is {} and {other} sends system text {}",
+                            message.text.describe(),
+                            if theirs.is_empty() { "none".to_owned() } else { theirs.join(" then ") }
+                        ));
+                    }
+                }
+            },
+            Err(Unread::Conflict(why)) => differences.push(why.clone()),
+            Err(Unread::Unparsed(why)) => unparsed = unparsed.or(Some(why.clone())),
+        }
+    }
     if let Some((first_source, first)) = readable.first() {
         for (source, messages) in &readable[1..] {
             if messages != first {
