@@ -144,7 +144,7 @@ fn trace_call(judged: &Judged) -> Value {
         "scope": bounded_text(&call.scope),
         "traceId": bounded_text(&call.trace_id),
         "spanId": bounded_text(&call.span_id),
-        "model": call.model,
+        "model": call.model.as_deref().map(bounded_text),
         "maxTokens": call.max_tokens,
     });
     if let (Value::Object(map), Ok(Value::Object(verdict))) = (&mut value, serde_json::to_value(&judged.verdict)) {

@@ -35,6 +35,7 @@ impl Samples {
                 call,
                 verdict: Verdict::Unreviewed { reason: "no packet".into() },
                 notes: vec![],
+                fails: true,
             },
             counts: Counts::default(),
             release: Report {

@@ -155,10 +155,40 @@ pub(super) fn trace_call_name(judged: &Judged) -> String {
     format!("{}:{} {} [span {}]", one_line(&judged.file), judged.line, one_line(&call.span), one_line(&call.span_id))
 }
 
-/// The summary line of a trace.
+/// The summary line of a trace, and why it fails when nothing fails but unjudged calls.
 fn trace_summary(counts: &Counts) -> String {
-    format!(
-        "{} spans read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable\n",
+    let logs = match counts.log_records {
+        0 => String::new(),
+        n => format!(" and {n} log records"),
+    };
+    let mut out = format!(
+        "{} spans{logs} read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable\n",
         counts.spans, counts.calls, counts.matched, counts.mismatched, counts.unreviewed, counts.not_judgeable
-    )
+    );
+    if let Some(why) = unjudged(counts) {
+        out.push_str(&format!("FAILED: {why}\n"));
+    }
+    out
+}
+
+/// Why a trace fails for what it could not judge (`None`: it does not, or it may).
+pub(super) fn unjudged(counts: &Counts) -> Option<String> {
+    if counts.unjudged_allowed() {
+        return None;
+    }
+    if counts.calls() == 0 {
+        return Some(
+            "0 GenAI calls: nothing to hold to the packets. packetproof reads the OpenTelemetry GenAI conventions \
+             (Python and Node instrumentations, LiteLLM, Logfire), OpenLLMetry, OpenInference, Langfuse and the Vercel AI SDK, \
+             in traces and logs exports; give the export of the instrumented client (--allow-unjudged passes a trace without calls)"
+                .to_owned(),
+        );
+    }
+    (counts.not_judgeable > 0).then(|| {
+        format!(
+            "{} of {} GenAI calls not judgeable: nothing passes unjudged (each call says why; --allow-unjudged passes them)",
+            counts.not_judgeable,
+            counts.calls()
+        )
+    })
 }

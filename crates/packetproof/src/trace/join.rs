@@ -1,8 +1,10 @@
 //! One call from many records: the evidence every record gives (`conventions`) is
 //! gathered by its trace and span id, so a span, its span events and the log events
 //! emitted inside it (in another export, another file) are one call; a call span nested
-//! in another call span (the anthropic SDK's own span under OpenLLMetry's) is that call
-//! too; a record that says nothing of a call is dropped at once. Each call is counted
+//! in another call span is that call too, and so is the anthropic SDK's own span inside
+//! another instrumentation's call span (the SDK starts a trace of its own, so only its
+//! time and model place it: an SDK span within another call's time, with its model, is
+//! that call); a record that says nothing of a call is dropped at once. Each call is counted
 //! once, whatever number of records and exports carry it, and judged when all are read.
 //!
 //! Memory: one entry per call, holding what is compared (digests and bounded excerpts
@@ -20,24 +22,35 @@ pub(crate) struct Evidence {
     pub(crate) max_tokens: Vec<Said>,
     /// Each source of input messages, with what it says.
     pub(crate) content: Vec<(String, Result<Vec<Message>, Unread>)>,
+    /// System instructions recorded apart from the messages, with their source.
+    pub(crate) system_only: Vec<(String, Result<Message, Unread>)>,
     pub(crate) conflicts: Vec<String>,
-    pub(crate) library: Option<Library>,
+    /// The instrumentations that recorded it.
+    pub(crate) libraries: Vec<Library>,
 }
 
 impl Evidence {
     fn absorb(&mut self, other: Evidence) {
         self.model.extend(other.model);
         self.max_tokens.extend(other.max_tokens);
-        for (source, messages) in other.content {
-            self.content.push((source, messages));
-        }
+        self.content.extend(other.content);
+        self.system_only.extend(other.system_only);
         self.conflicts.extend(other.conflicts);
-        self.library = self.library.or(other.library);
+        for library in other.libraries {
+            self.add_library(Some(library));
+        }
+    }
+
+    fn add_library(&mut self, library: Option<Library>) {
+        if let Some(library) = library.filter(|l| !self.libraries.contains(l)) {
+            self.libraries.push(library);
+        }
     }
 
     fn piece(&mut self, piece: Piece) {
         match piece {
             Piece::Whole { source, messages } => self.content.push((source, messages)),
+            Piece::System { source, message } => self.system_only.push((source, message)),
             Piece::One { source, message } => {
                 let slot = self.content.iter().rposition(|(s, _)| *s == source);
                 match (slot, message) {
@@ -77,6 +90,9 @@ struct Entry {
     call: Option<Origin>,
     /// Where the first evidence was read (a call made only of message events).
     first: Origin,
+    /// The call span's time, in Unix nanoseconds (0: not known).
+    start: u64,
+    end: u64,
     evidence: Evidence,
 }
 
@@ -85,6 +101,32 @@ struct Entry {
 pub(crate) struct Join {
     entries: Vec<Entry>,
     by_id: HashMap<(String, String), usize>,
+}
+
+/// The anthropic SDK's own call spans (a trace of their own) into the call span of
+/// another instrumentation whose time holds theirs and whose model is theirs. Candidates
+/// are sorted by start: each SDK span looks at the few that started last before it.
+fn fold_sdk_spans(entries: &[Entry], root: &mut [usize]) {
+    let is_sdk = |e: &Entry| e.evidence.libraries.first() == Some(&Library::AnthropicSdk);
+    let timed = |e: &Entry| e.call.as_ref().is_some_and(|c| c.kind == Kind::Span) && e.end > 0;
+    let mut hosts: Vec<usize> =
+        (0..entries.len()).filter(|&i| root[i] == i && timed(&entries[i]) && !is_sdk(&entries[i])).collect();
+    hosts.sort_by_key(|&i| entries[i].start);
+    let model = |e: &Entry| e.evidence.model.first().map(|s| s.value.clone());
+    for i in 0..entries.len() {
+        let sdk = &entries[i];
+        if root[i] != i || !timed(sdk) || !is_sdk(sdk) {
+            continue;
+        }
+        let before = hosts.partition_point(|&h| entries[h].start <= sdk.start);
+        let host = hosts[..before].iter().rev().take(64).find(|&&h| {
+            let host = &entries[h];
+            host.end >= sdk.end && (model(host).is_none() || model(sdk).is_none() || model(host) == model(sdk))
+        });
+        if let Some(&host) = host {
+            root[i] = host;
+        }
+    }
 }
 
 /// A call ready to judge.
@@ -124,6 +166,8 @@ impl Join {
                 parent_span_id: String::new(),
                 call: None,
                 first: origin.clone(),
+                start: 0,
+                end: 0,
                 evidence: Evidence::default(),
             });
             self.entries.len() - 1
@@ -140,13 +184,14 @@ impl Join {
             }
             if record.kind == Kind::Span {
                 entry.parent_span_id = record.parent_span_id;
+                (entry.start, entry.end) = (record.start, record.end);
             }
         }
         let evidence = &mut entry.evidence;
         evidence.model.extend(reading.model);
         evidence.max_tokens.extend(reading.max_tokens);
         evidence.conflicts.extend(reading.conflicts);
-        evidence.library = evidence.library.or(reading.library);
+        evidence.add_library(reading.library);
         for piece in reading.content {
             evidence.piece(piece);
         }
@@ -175,6 +220,7 @@ impl Join {
             }
             *slot = at;
         }
+        fold_sdk_spans(&entries, &mut root);
         for i in 0..entries.len() {
             if root[i] != i {
                 let evidence = std::mem::take(&mut entries[i].evidence);

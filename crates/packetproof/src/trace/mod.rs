@@ -72,6 +72,15 @@ pub struct Judged {
     pub verdict: Verdict,
     /// What could not be compared (the span records no model, …).
     pub notes: Vec<String>,
+    /// Whether the call fails the trace (unreviewed, mismatched, or not judgeable
+    /// where unjudged calls are not allowed).
+    pub(crate) fails: bool,
+}
+
+impl Judged {
+    pub fn fails(&self) -> bool {
+        self.fails
+    }
 }
 
 /// How many spans and log records were read and how the calls among them were judged.
@@ -100,6 +109,11 @@ impl Counts {
     /// How many calls there are.
     pub fn calls(&self) -> u64 {
         self.calls
+    }
+
+    /// Whether calls that cannot be judged (or none at all) pass.
+    pub fn unjudged_allowed(&self) -> bool {
+        self.options.allow_unjudged
     }
 
     fn add(&mut self, verdict: &Verdict) {
@@ -177,7 +191,9 @@ impl<'p> Session<'p> {
             let mut call = gathered.call;
             let (verdict, notes) = verdict::judge(&mut call, &gathered.evidence, packets);
             counts.add(&verdict);
-            visit(&Judged { file: gathered.file, line: gathered.line, call, verdict, notes })?;
+            let fails =
+                verdict.fails() || (!counts.options.allow_unjudged && matches!(verdict, Verdict::NotJudgeable { .. }));
+            visit(&Judged { file: gathered.file, line: gathered.line, call, verdict, notes, fails })?;
         }
         Ok(counts)
     }

@@ -142,7 +142,18 @@ fn span(value: &Value, at: &Path, scope: &str) -> Result<Record, Problem> {
         attributes: attributes(map, at)?,
         events,
         body: Value::Null,
+        start: nanos(map, "startTimeUnixNano"),
+        end: nanos(map, "endTimeUnixNano"),
     })
+}
+
+/// A time in Unix nanoseconds (a string in OTLP/JSON, a number from some writers); 0 if none.
+fn nanos(map: &Map<String, Value>, key: &str) -> u64 {
+    match map.get(key) {
+        Some(Value::String(s)) => s.parse().unwrap_or(0),
+        Some(value) => value.as_u64().unwrap_or(0),
+        None => 0,
+    }
 }
 
 fn log_record(value: &Value, at: &Path, scope: &str) -> Result<Record, Problem> {
@@ -162,6 +173,8 @@ fn log_record(value: &Value, at: &Path, scope: &str) -> Result<Record, Problem> 
         attributes,
         events: Vec::new(),
         body,
+        start: nanos(map, "timeUnixNano"),
+        end: nanos(map, "timeUnixNano"),
     })
 }
 

@@ -77,6 +77,8 @@ pub(crate) fn records(decoded: Decoded, visit: &mut Visit) -> Result<crate::Resu
                             attributes: attributes(span.attributes)?,
                             events,
                             body: Value::Null,
+                            start: span.start_time_unix_nano,
+                            end: span.end_time_unix_nano,
                         };
                         if let Err(e) = visit(record) {
                             return Ok(Err(e));
@@ -101,6 +103,8 @@ pub(crate) fn records(decoded: Decoded, visit: &mut Visit) -> Result<crate::Resu
                             attributes,
                             events: Vec::new(),
                             body: log.body.map(plain).transpose()?.unwrap_or(Value::Null),
+                            start: log.time_unix_nano,
+                            end: log.time_unix_nano,
                         };
                         if let Err(e) = visit(record) {
                             return Ok(Err(e));
@@ -163,6 +167,9 @@ pub fn encode_json(document: &Value) -> Vec<u8> {
         let s = s.and_then(Value::as_str).unwrap_or_default();
         (0..s.len() / 2).filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()).collect()
     }
+    fn time(v: Option<&Value>) -> u64 {
+        v.and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))).unwrap_or(0)
+    }
     fn any(v: &Value) -> AnyValue {
         let value = match v.as_object().and_then(|m| m.iter().next()) {
             Some((k, x)) if k == "stringValue" => {
@@ -210,6 +217,7 @@ pub fn encode_json(document: &Value) -> Vec<u8> {
                                 .iter()
                                 .map(|l| LogRecord {
                                     event_name: l["eventName"].as_str().unwrap_or_default().into(),
+                                    time_unix_nano: time(l.get("timeUnixNano")),
                                     trace_id: unhex(l.get("traceId")),
                                     span_id: unhex(l.get("spanId")),
                                     attributes: kvs(l),
@@ -241,6 +249,8 @@ pub fn encode_json(document: &Value) -> Vec<u8> {
                                 span_id: unhex(sp.get("spanId")),
                                 parent_span_id: unhex(sp.get("parentSpanId")),
                                 name: sp["name"].as_str().unwrap_or_default().into(),
+                                start_time_unix_nano: time(sp.get("startTimeUnixNano")),
+                                end_time_unix_nano: time(sp.get("endTimeUnixNano")),
                                 attributes: kvs(sp),
                                 events: items(sp, "events")
                                     .iter()

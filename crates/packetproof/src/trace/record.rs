@@ -29,6 +29,9 @@ pub(crate) struct Record {
     pub(crate) events: Vec<Event>,
     /// A log record's body, as plain JSON (`Null` for a span).
     pub(crate) body: Value,
+    /// When a span started and ended (a log record: its time, both), in Unix nanoseconds.
+    pub(crate) start: u64,
+    pub(crate) end: u64,
 }
 
 /// A span event.

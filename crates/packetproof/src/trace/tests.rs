@@ -304,6 +304,20 @@ fn each_call_is_counted_once() {
     // The anthropic SDK's content-less span under OpenLLMetry's (in either order).
     let sdk = span("a2", "a1", "com.anthropic.sdk.python", &semconv(&[]));
     assert_eq!(verdict(&[sdk.clone(), span("a1", "", "opentelemetry.instrumentation.anthropic", &content)]), matched());
+    // The anthropic SDK's span in a trace of its own, inside OpenLLMetry's span in time.
+    let timed = |mut document: Value, trace: &str, start: u64, end: u64| {
+        let span = &mut document["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
+        span["traceId"] = json!(trace);
+        span["startTimeUnixNano"] = json!(start.to_string());
+        span["endTimeUnixNano"] = json!(end.to_string());
+        document
+    };
+    let host = timed(span("a1", "", "opentelemetry.instrumentation.anthropic", &content), "aa", 100, 200);
+    let sdk = timed(span("b1", "", "com.anthropic.sdk.python", &semconv(&[])), "bb", 120, 180);
+    assert_eq!(verdict(&[sdk.clone(), host.clone()]), matched());
+    // Outside its time it is a call of its own (not judgeable: it has no content).
+    let (calls, _) = judge_with(&[timed(sdk, "bb", 220, 260), host], Encoding::Json, Options { allow_unjudged: true });
+    assert_eq!(calls.iter().map(|j| j.verdict.name()).collect::<Vec<_>>(), ["not judgeable", "matched"]);
     // The same export read twice.
     assert_eq!(verdict(&[span("a1", "", "s", &content), span("a1", "", "s", &content)]), matched());
 }
@@ -438,4 +452,28 @@ fn an_11_mb_line_of_flattened_attributes_reads_in_linear_time() {
         })
         .unwrap();
     assert_eq!(verdicts, ["unreviewed"]);
+}
+
+/// The entry an OTLP/HTTP receiver calls with each request body.
+#[test]
+fn judge_export_takes_the_bytes_of_one_request() {
+    let spans = span("a1", "", "s", &semconv(&[("gen_ai.input.messages", parts_messages())]));
+    let packets = packets();
+    for (bytes, encoding) in
+        [(spans.to_string().into_bytes(), Encoding::Json), (proto::encode_json(&spans), Encoding::Protobuf)]
+    {
+        let (calls, counts) = judge_export(&bytes, encoding, Signal::Traces, &packets, Options::default()).unwrap();
+        assert_eq!((calls.len(), counts.ok()), (1, true));
+        assert_eq!(calls[0].verdict, matched());
+    }
+    let logs = event("a1", DETAILS_EVENT, Value::Null, &[("gen_ai.input.messages", parts_messages())]);
+    let (calls, _) =
+        judge_export(&proto::encode_json(&logs), Encoding::Protobuf, Signal::Logs, &packets, Options::default())
+            .unwrap();
+    assert_eq!(calls.len(), 1);
+    let err =
+        judge_export(b"\x0a\x05\xff", Encoding::Protobuf, Signal::Traces, &packets, Options::default()).unwrap_err();
+    assert!(err.to_string().contains("not an OTLP protobuf ExportTraceServiceRequest"), "{err}");
+    let (calls, counts) = judge_export(b"{}", Encoding::Json, Signal::Traces, &packets, Options::default()).unwrap();
+    assert!(calls.is_empty() && !counts.ok());
 }

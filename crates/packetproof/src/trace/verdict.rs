@@ -63,11 +63,14 @@ impl Verdict {
     }
 }
 
-/// The hint for a call without content: the setting of the library that recorded it.
-pub(crate) fn capture_hint(library: Option<Library>) -> String {
-    match library {
-        Some(library) => format!("turn content capture on: {}", library.hint()),
-        None => CAPTURE_HINT.to_owned(),
+/// The hint for a call without content: the setting of each library that recorded it.
+pub(crate) fn capture_hint(libraries: &[Library]) -> String {
+    match libraries {
+        [] => CAPTURE_HINT.to_owned(),
+        some => {
+            let hints: Vec<&str> = some.iter().map(|l| l.hint()).collect();
+            format!("turn content capture on: {}", hints.join("; "))
+        }
     }
 }
 
@@ -85,6 +88,28 @@ pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> 
     for (source, messages) in &evidence.content {
         match messages {
             Ok(messages) => readable.push((source, messages)),
+            Err(Unread::Conflict(why)) => differences.push(why.clone()),
+            Err(Unread::Unparsed(why)) => unparsed = unparsed.or(Some(why.clone())),
+        }
+    }
+    // System instructions recorded alone agree with the system messages of the rest,
+    // or are the content when nothing else is.
+    for (source, message) in &evidence.system_only {
+        match message {
+            Ok(message) => match readable.first() {
+                None => readable.push((source, std::slice::from_ref(message))),
+                Some((other, messages)) => {
+                    let systems: Vec<&Message> = messages.iter().filter(|m| m.role == "system").collect();
+                    if systems.as_slice() != [message] {
+                        let theirs: Vec<String> = systems.iter().map(|m| m.text.describe()).collect();
+                        differences.push(format!(
+                            "{source} is {} and {other} sends system text {}",
+                            message.text.describe(),
+                            if theirs.is_empty() { "none".to_owned() } else { theirs.join(" then ") }
+                        ));
+                    }
+                }
+            },
             Err(Unread::Conflict(why)) => differences.push(why.clone()),
             Err(Unread::Unparsed(why)) => unparsed = unparsed.or(Some(why.clone())),
         }
@@ -117,7 +142,7 @@ pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> 
     }
     let (packet, structure) = match texts {
         Texts::None => {
-            let reason = format!("the call carries no message content; {}", capture_hint(evidence.library));
+            let reason = format!("the call carries no message content; {}", capture_hint(&evidence.libraries));
             return (Verdict::NotJudgeable { reason }, Vec::new());
         }
         Texts::Unreviewed(reason) => return (Verdict::Unreviewed { reason }, Vec::new()),

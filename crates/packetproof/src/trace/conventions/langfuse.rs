@@ -1,9 +1,10 @@
 //! Langfuse (v3+ SDKs, OpenTelemetry based; `langfuse.openai`): a call is a span whose
 //! `langfuse.observation.type` is `generation`; its input is `langfuse.observation.input`
 //! (a JSON list of chat messages, `{messages, tools…}`, or a Responses
-//! `{instructions, input}`), its model `langfuse.observation.model.name`, its max tokens
-//! inside `langfuse.observation.model.parameters` (`max_tokens`, `max_completion_tokens`
-//! or `max_output_tokens`; `"Infinity"` is Langfuse's "not given").
+//! `{instructions, input}`), its max tokens inside `langfuse.observation.model.parameters`
+//! (`max_tokens`, `max_completion_tokens` or `max_output_tokens`; `"Infinity"` is
+//! Langfuse's "not given"). `langfuse.observation.model.name` is the model the response
+//! names (langfuse 5.2 overwrites the request's with it), so the model is not compared.
 
 use super::{json_of, max_tokens_in, request_messages, Attrs, Piece, Reading, Said, Unread};
 use crate::trace::record::Record;
@@ -13,7 +14,6 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
         return;
     }
     out.call = true;
-    out.model.extend(attrs.said("langfuse.observation.model.name"));
     let parameters = "langfuse.observation.model.parameters";
     if let Some(value) = attrs.get(parameters) {
         match json_of(value, parameters) {

@@ -55,6 +55,9 @@ pub(crate) enum Piece {
     Whole { source: String, messages: Result<Vec<Message>, Unread> },
     /// One message of a source that records one per event, in order.
     One { source: String, message: Result<Message, Unread> },
+    /// The system instructions alone, recorded apart from the messages (Node's Responses
+    /// span: its messages are in the details event).
+    System { source: String, message: Result<Message, Unread> },
 }
 
 /// Which instrumentation made a record, for the hint on turning content capture on.

@@ -1,8 +1,9 @@
 //! OpenInference (Arize; Python and JS): a call is a span whose
 //! `openinference.span.kind` is `LLM`; its messages are `llm.input_messages.{i}.message.role`
 //! with `.message.content`, or `.message.contents.{j}.message_content.type` / `.text`; the
-//! model is `llm.model_name`; the max tokens are inside the `llm.invocation_parameters`
-//! JSON string.
+//! request's model and max tokens are inside the `llm.invocation_parameters` JSON string
+//! (`llm.model_name` is the model the response names, as 0.1.66 records it: not the
+//! request's, so it is not compared).
 
 use super::{json_of, max_tokens_in, Attrs, Piece, Reading, Said, Unread};
 use crate::trace::genai::Message;
@@ -13,15 +14,21 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
         return;
     }
     out.call = true;
-    out.model.extend(attrs.said("llm.model_name"));
+    let mut model = None;
     if let Some(parameters) = attrs.get("llm.invocation_parameters") {
         match json_of(parameters, "llm.invocation_parameters") {
-            Ok(settings) => out.max_tokens.extend(max_tokens_in(&settings, "llm.invocation_parameters")),
+            Ok(settings) => {
+                if let Some(named) = settings.get("model") {
+                    model = Some(Said { source: "llm.invocation_parameters model".into(), value: named.clone() });
+                }
+                out.max_tokens.extend(max_tokens_in(&settings, "llm.invocation_parameters"))
+            }
             Err(Unread::Conflict(why) | Unread::Unparsed(why)) => {
                 out.max_tokens.push(Said { source: "llm.invocation_parameters".into(), value: serde_json::json!(why) })
             }
         }
     }
+    out.model.extend(model);
     let mut messages = Vec::new();
     for i in 0.. {
         let at = format!("llm.input_messages.{i}.message");

@@ -50,6 +50,10 @@ fn structured(attrs: &Attrs, source: &str) -> Option<Piece> {
     if system.is_none() && input.is_none() {
         return None;
     }
+    if let (Some(value), None) = (system, input) {
+        let message = system_text(value).map(|text| Message::new("system", &text));
+        return Some(Piece::System { source: format!("{source} (gen_ai.system_instructions alone)"), message });
+    }
     let messages = (|| {
         let mut messages = Vec::new();
         if let Some(value) = system {
