@@ -43,7 +43,7 @@ pub struct ServeArgs {
     /// The largest request body taken, as sent and once decompressed; larger is refused (413).
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub max_body: u64,
-    /// Requests held waiting beside those being judged (one per core); past that a request
+    /// Requests held waiting beside those being judged (`--workers`); past that a request
     /// is refused with 429 and Retry-After, so the exporter retries later.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub queue: usize,
