@@ -49,7 +49,12 @@ impl Sink {
     pub(crate) fn flush(&self) -> Result<()> {
         let out = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match &*out {
-            Out::File(file) => file.sync_data().map_err(|e| Error::io(&self.shown, e)),
+            // A device or pipe given as the file cannot be synced (EINVAL): what was
+            // written to it is already with it.
+            Out::File(file) => match file.sync_data() {
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
+                other => other.map_err(|e| Error::io(&self.shown, e)),
+            },
             Out::Stdout => Ok(()),
         }
     }

@@ -19,7 +19,8 @@ pub fn trials() -> Vec<Trial> {
         serve_refuses_malformed_oversized_and_unsupported_bodies_and_lives_on,
         serve_answers_429_with_retry_after_when_the_queue_is_full,
         serve_finishes_the_request_it_took_on_sigterm_and_exits_0,
-        serve_refuses_to_start_without_packets_or_its_address
+        serve_refuses_to_start_without_packets_or_its_address,
+        serve_answers_503_when_a_finding_cannot_be_written
     ];
     let why = live_missing();
     trials.push(
@@ -51,7 +52,10 @@ struct Server {
 impl Server {
     fn start(extra: &[&str]) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let findings = dir.path().join("findings.jsonl");
+        Server::start_with(dir.path().join("findings.jsonl"), dir, extra)
+    }
+
+    fn start_with(findings: PathBuf, dir: tempfile::TempDir, extra: &[&str]) -> Server {
         let mut child = bin()
             .args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS, "--findings"])
             .arg(&findings)
@@ -422,4 +426,16 @@ fn serve_takes_the_python_and_node_exporters_live() {
     assert_eq!(calls(&server, "matched", OPENAI), 5.0);
     assert_eq!(calls(&server, "unreviewed", ""), 5.0);
     assert_eq!(server.metric("packetproof_request_errors_total{kind=\"malformed\"}"), 0.0);
+}
+
+/// A full disk (/dev/full): the finding is not written, so the request is not taken
+/// (503 with Retry-After: the exporter sends it again), and serve lives on.
+fn serve_answers_503_when_a_finding_cannot_be_written() {
+    let server = Server::start_with(PathBuf::from("/dev/full"), tempfile::tempdir().unwrap(), &[]);
+    let answer = send_recorded(&server, "node.traces.json");
+    assert_eq!(answer.status, 503, "{}", answer.body_text());
+    assert_eq!(answer.header("retry-after").as_deref(), Some("1"), "{}", answer.head);
+    assert!(answer.body_text().contains("a finding could not be written"), "{}", answer.body_text());
+    assert_eq!(server.metric("packetproof_request_errors_total{kind=\"findings_write\"}"), 1.0);
+    assert_eq!(request(server.addr, "GET", "/healthz", &[], b"").status, 200);
 }
