@@ -1,19 +1,30 @@
-//! `cargo bench --bench trace`: `trace::check` over 100,000 GenAI spans, generated here
-//! as the Collector's file exporter writes them (1,000 lines of 100 spans: one span in
-//! a hundred carries the SDK recordings' OpenAI packet's 10 KB of content, one carries
-//! no content, the others a short prompt no packet has). Reports CPU time per run and
-//! spans per second, and the peak
-//! resident memory while reading 10,000 spans and while reading 100,000 (flat: one line
-//! at a time is held, never the spans; Linux's VmHWM, reset before each read).
+//! `cargo bench --bench trace`: spans per second per core for `trace` against the raw parse
+//! of the same input, on OTLP/JSON and on OTLP protobuf (the ratio is the figure).
 //!
-//! Times are this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), as in benches/validate.rs.
+//! The input is 100,000 GenAI spans, generated here as the Collector's file exporter writes
+//! them (1,000 lines of 100 spans: one span in a hundred carries the SDK recordings' OpenAI
+//! packet's content, one carries no content, the others a short prompt no packet has), and
+//! the same spans as one protobuf `ExportTraceServiceRequest` (what the SDK's OTLP/HTTP
+//! exporter sends). Four runs each, measured on this thread's CPU clock
+//! (`CLOCK_THREAD_CPUTIME_ID`, as in benches/validate.rs):
+//!
+//! - `trace` on the JSON file (`trace::check`: read, strict parse, conventions, join, judge);
+//! - `serde_json::from_slice::<Value>` of each line of it (the raw parse);
+//! - `trace` on the protobuf file;
+//! - `ExportTraceServiceRequest::decode` of it (prost, the raw parse).
+//!
+//! Also: one 11 MB line of OpenLLMetry's flattened attributes (100,000 `gen_ai.prompt.{i}`
+//! messages), which took 190 s when each index was a scan; and the peak resident memory while
+//! reading 10,000 spans and 100,000 (Linux's VmHWM, reset before each read).
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use packetproof::trace::{self, packets::Packets};
 use packetproof::Config;
+use prost::Message;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,6 +32,7 @@ use std::time::Duration;
 
 const LINES: usize = 1_000;
 const SPANS_PER_LINE: usize = 100;
+const SPANS: usize = LINES * SPANS_PER_LINE;
 
 fn thread_cpu_time() -> Duration {
     let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -64,20 +76,55 @@ fn span(i: usize, system: &str, user: &str, model: &str) -> Value {
     })
 }
 
-fn write_trace(path: &Path, lines: usize, packet: &Value) {
+/// The JSON lines (written to `path`) and the same spans as one protobuf export (to `binary`).
+fn write_trace(path: &Path, binary: &Path, lines: usize, packet: &Value) {
     let text = |key: &str| packet[key].as_str().unwrap();
     let (system, user, model) = (text("systemPrompt"), text("effectiveUserMessage"), text("model"));
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut proto = std::io::BufWriter::new(std::fs::File::create(binary).unwrap());
     for line in 0..lines {
         let spans: Vec<Value> =
             (0..SPANS_PER_LINE).map(|j| span(line * SPANS_PER_LINE + j, system, user, model)).collect();
         let request = json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "bench"}, "spans": spans}]}]});
         writeln!(out, "{request}").unwrap();
+        // Concatenated exports are one (protobuf merges repeated fields).
+        proto.write_all(&trace::proto::encode_json(&request)).unwrap();
     }
 }
 
 fn run(files: &[PathBuf], packets: &Packets, config: &Config) -> trace::Counts {
-    trace::check(files, packets, config, &mut |_| Ok(())).unwrap()
+    trace::check(files, packets, config, trace::Options::default(), &mut |_| Ok(())).unwrap()
+}
+
+/// The least CPU time of `runs` runs of `work`.
+fn least(runs: usize, mut work: impl FnMut()) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let start = thread_cpu_time();
+            work();
+            thread_cpu_time() - start
+        })
+        .min()
+        .unwrap()
+}
+
+fn per_second(n: usize, time: Duration) -> String {
+    let rate = n as f64 / time.as_secs_f64();
+    format!("{:.0}k spans/s ({:.3} s)", rate / 1000.0, time.as_secs_f64())
+}
+
+/// One line of OpenLLMetry's flattened attributes: 100,000 messages, 11 MB.
+fn flattened_line() -> String {
+    let mut attributes = vec![
+        json!({"key": "gen_ai.system", "value": {"stringValue": "openai"}}),
+        json!({"key": "gen_ai.request.model", "value": {"stringValue": "gpt-5"}}),
+    ];
+    let text = "x".repeat(40);
+    for i in 0..100_000 {
+        attributes.push(json!({"key": format!("gen_ai.prompt.{i}.role"), "value": {"stringValue": "user"}}));
+        attributes.push(json!({"key": format!("gen_ai.prompt.{i}.content"), "value": {"stringValue": text}}));
+    }
+    json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "01", "attributes": attributes}]}]}]}).to_string()
 }
 
 fn bench(c: &mut Criterion) {
@@ -87,43 +134,79 @@ fn bench(c: &mut Criterion) {
     let packet: Value = serde_json::from_slice(&std::fs::read(&packet_file).unwrap()).unwrap();
     let packets = Packets::load(&[packet_file], &config).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let small = dir.path().join("10k.jsonl");
-    let large = dir.path().join("100k.jsonl");
-    write_trace(&small, LINES / 10, &packet);
-    write_trace(&large, LINES, &packet);
+    let (small, small_pb) = (dir.path().join("10k.jsonl"), dir.path().join("10k.pb"));
+    let (large, large_pb) = (dir.path().join("100k.jsonl"), dir.path().join("100k.pb"));
+    write_trace(&small, &small_pb, LINES / 10, &packet);
+    write_trace(&large, &large_pb, LINES, &packet);
 
     reset_peak();
     let before = peak_rss_kib();
     let counts = run(std::slice::from_ref(&small), &packets, &config);
     let after_small = peak_rss_kib();
-    reset_peak();
     assert_eq!((counts.spans, counts.matched, counts.not_judgeable), (10_000, 100, 100));
-    let start = thread_cpu_time();
+    reset_peak();
     let counts = run(std::slice::from_ref(&large), &packets, &config);
-    let cpu = thread_cpu_time() - start;
     let after_large = peak_rss_kib();
     assert_eq!((counts.spans, counts.matched, counts.not_judgeable), (100_000, 1_000, 1_000));
+    let pb_counts = run(std::slice::from_ref(&large_pb), &packets, &config);
+    assert_eq!(pb_counts, counts);
+
+    let json_bytes = std::fs::read(&large).unwrap();
+    let pb_bytes = std::fs::read(&large_pb).unwrap();
+    let trace_json = least(4, || {
+        run(std::slice::from_ref(&large), &packets, &config);
+    });
+    let raw_json = least(4, || {
+        for line in json_bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            std::hint::black_box(serde_json::from_slice::<Value>(line).unwrap());
+        }
+    });
+    let trace_pb = least(4, || {
+        run(std::slice::from_ref(&large_pb), &packets, &config);
+    });
+    let raw_pb = least(4, || {
+        std::hint::black_box(ExportTraceServiceRequest::decode(pb_bytes.as_slice()).unwrap());
+    });
+    let line = flattened_line();
+    let flattened = least(3, || {
+        let mut session = trace::Session::new(&packets, trace::Options::default());
+        session.read(line.as_bytes(), trace::Encoding::Json, None, "flattened", 1).unwrap();
+        session.finish(&mut |_| Ok(())).unwrap();
+    });
     eprintln!(
-        "trace: 100,000 spans ({} MB) in {:.2} s CPU; resident {} KiB before reading; peak {} KiB reading 10,000 spans, {} KiB reading 100,000",
-        std::fs::metadata(&large).unwrap().len() / 1_000_000,
-        cpu.as_secs_f64(),
+        "trace, 100,000 spans, one core:\n  JSON ({} MB): trace {}, serde_json::Value parse {}: trace takes {:.1}x the raw parse\n  \
+         protobuf ({} MB): trace {}, prost decode {}: trace takes {:.1}x the raw decode\n  \
+         one {:.1} MB line of 100,000 flattened gen_ai.prompt.{{i}} messages: {:.3} s\n  \
+         resident {} KiB before reading; peak {} KiB reading 10,000 spans, {} KiB reading 100,000",
+        json_bytes.len() / 1_000_000,
+        per_second(SPANS, trace_json),
+        per_second(SPANS, raw_json),
+        trace_json.as_secs_f64() / raw_json.as_secs_f64(),
+        pb_bytes.len() / 1_000_000,
+        per_second(SPANS, trace_pb),
+        per_second(SPANS, raw_pb),
+        trace_pb.as_secs_f64() / raw_pb.as_secs_f64(),
+        line.len() as f64 / 1e6,
+        flattened.as_secs_f64(),
         before,
         after_small,
         after_large
     );
 
     let mut group = c.benchmark_group("trace");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
-    group.throughput(Throughput::Elements(100_000));
-    group.bench_function("100,000 spans", |b| {
-        b.iter_custom(|iterations| {
-            let start = thread_cpu_time();
-            for _ in 0..iterations {
-                run(std::slice::from_ref(&large), &packets, &config);
-            }
-            thread_cpu_time() - start
-        })
-    });
+    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group.throughput(Throughput::Elements(SPANS as u64));
+    for (name, file) in [("100,000 spans, OTLP/JSON", &large), ("100,000 spans, OTLP protobuf", &large_pb)] {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iterations| {
+                let start = thread_cpu_time();
+                for _ in 0..iterations {
+                    run(std::slice::from_ref(file), &packets, &config);
+                }
+                thread_cpu_time() - start
+            })
+        });
+    }
     group.finish();
 }
 

@@ -168,6 +168,9 @@ pub enum Command {
     /// Hold OpenTelemetry traces (OTLP/JSON) to reviewed packets: each GenAI call is matched,
     /// mismatched (model or max tokens), unreviewed or not judgeable (content not captured).
     Trace(super::trace::TraceArgs),
+    /// Judge GenAI calls live: an OTLP/HTTP receiver (traces and logs, protobuf or JSON) that
+    /// SDK exporters and the Collector send to, with findings as JSON lines and /metrics.
+    Serve(super::serve::ServeArgs),
     /// Print the exact provider request body a packet implies, or check a captured request.
     Wire {
         /// The runtime packet whose provider request body is printed or checked.
@@ -250,6 +253,7 @@ impl Command {
             Command::Verify(args) => args.suffix.file.as_ref(),
             Command::Test(args) => args.suffix.file.as_ref(),
             Command::Trace(args) => args.suffix.file.as_ref(),
+            Command::Serve(args) => args.suffix.file.as_ref(),
             Command::Canon { .. }
             | Command::Schema { .. }
             | Command::Checks { .. }

@@ -9,6 +9,7 @@ mod args;
 mod print;
 mod provenance;
 mod review;
+mod serve;
 mod shell;
 mod test;
 mod trace;
@@ -177,6 +178,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
             Ok(Status::Holds)
         }
         Command::Trace(args) => trace::run(&checking(load_config(suffix)?), &args),
+        Command::Serve(args) => serve::run(&checking(load_config(suffix)?), &args),
         Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
         Command::Wire { packet, api, check, base_url, out, format, gate, trusted_keys, .. } => {
             let gate = provenance::gate(gate.as_deref(), &trusted_keys)?;

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct TraceArgs {
-    /// OTLP/JSON trace files: the Collector's file exporter (one ExportTraceServiceRequest
-    /// per line) or a single JSON document.
+    /// OTLP trace and log exports: OTLP/JSON (the Collector's file exporter, one export
+    /// per line, or a single JSON document) or OTLP protobuf (one export per file).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The reviewed packets: packet files, or folders searched for them.
@@ -28,6 +28,10 @@ pub struct TraceArgs {
     /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
     #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
     pub trusted_keys: Vec<PathBuf>,
+    /// Pass a trace with no GenAI call, or with calls that cannot be judged (content not
+    /// captured or not readable); by default it fails.
+    #[arg(long)]
+    pub allow_unjudged: bool,
     #[command(flatten)]
     pub suffix: super::args::SuffixArg,
 }
@@ -49,7 +53,8 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
         None => None,
     };
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
-    let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, &mut |judged| {
+    let options = trace::Options { allow_unjudged: args.allow_unjudged };
+    let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, options, &mut |judged| {
         print::report(&reporter.report(Event::TraceCall(judged))?)
     })?;
     print::report(&reporter.report(Event::TraceEnd { counts: &counts, skipped: packets.skipped() })?)?;

@@ -27,8 +27,12 @@ fn packets() -> Packets {
 }
 
 fn judge(file: &Path) -> packetproof::Result<Vec<Judged>> {
+    judge_all(&[file.to_path_buf()])
+}
+
+fn judge_all(files: &[PathBuf]) -> packetproof::Result<Vec<Judged>> {
     let mut calls = Vec::new();
-    trace::check(&[file.to_path_buf()], &packets(), &config(), &mut |j| {
+    trace::check(files, &packets(), &config(), trace::Options::default(), &mut |j| {
         calls.push(j.clone());
         Ok(())
     })?;
@@ -39,49 +43,58 @@ fn verdicts(calls: &[Judged]) -> Vec<&'static str> {
     calls.iter().map(|j| j.verdict.name()).collect()
 }
 
-/// The anthropic SDK's own spans (on by default, content off) sit beside the instrumentation's.
-const ANTHROPIC_SDK_SCOPE: &str = "com.anthropic.sdk.python";
-
 #[test]
 fn recorded_traces_sort_into_matched_mismatched_unreviewed_and_not_judgeable() {
     let five = ["matched", "unreviewed", "mismatched", "mismatched", "matched"];
+    // anthropic.content: the anthropic SDK's own spans (on by default, content off) sit
+    // beside the instrumentation's, in traces of their own; each is inside its call's
+    // time, with its model: one call each.
     for name in ["google-genai.content-on-spans", "anthropic.content", "anthropic-sdk.content"] {
         let calls = judge(&traces().join(format!("{name}.jsonl"))).unwrap();
-        let (sdk, own): (Vec<Judged>, Vec<Judged>) =
-            calls.into_iter().partition(|j| j.call.scope == ANTHROPIC_SDK_SCOPE && name == "anthropic.content");
-        assert_eq!(verdicts(&own), five, "{name}");
-        assert!(sdk.iter().all(|j| j.verdict.name() == "not judgeable"), "{name}");
-        assert!(own.iter().all(|j| j.notes.is_empty()), "{name}: {own:#?}");
-        let Verdict::Mismatched { differences, .. } = &own[2].verdict else { unreachable!() };
+        assert_eq!(verdicts(&calls), five, "{name}");
+        assert!(calls.iter().all(|j| j.notes.is_empty()), "{name}: {calls:#?}");
+        let Verdict::Mismatched { differences, .. } = &calls[2].verdict else { unreachable!() };
         assert!(differences[0].starts_with("max tokens "), "{name}: {differences:?}");
-        let Verdict::Mismatched { differences, .. } = &own[3].verdict else { unreachable!() };
+        let Verdict::Mismatched { differences, .. } = &calls[3].verdict else { unreachable!() };
         assert!(differences[0].starts_with("model "), "{name}: {differences:?}");
     }
     // openai-v2 records no gen_ai.request.max_tokens for max_completion_tokens: the halved
     // limit cannot be seen, and every matched call says so.
     // Content captured as events (EVENT_ONLY) is in the logs export, as
-    // gen_ai.client.inference.operation.details log records; the spans then carry none.
-    for name in ["openai-v2.content-on-spans", "openai-v2.content-as-events.logs"] {
-        let calls = judge(&traces().join(format!("{name}.jsonl"))).unwrap();
-        assert_eq!(verdicts(&calls), ["matched", "unreviewed", "matched", "mismatched", "matched"], "{name}");
+    // gen_ai.client.inference.operation.details log records; the spans then carry none,
+    // and the two files together are one call each.
+    for names in [
+        &["openai-v2.content-on-spans"][..],
+        &["openai-v2.content-as-events.logs"],
+        &["openai-v2.content-as-events", "openai-v2.content-as-events.logs"],
+    ] {
+        let files: Vec<PathBuf> = names.iter().map(|n| traces().join(format!("{n}.jsonl"))).collect();
+        let calls = judge_all(&files).unwrap();
+        assert_eq!(verdicts(&calls), ["matched", "unreviewed", "matched", "mismatched", "matched"], "{names:?}");
         for j in calls.iter().filter(|j| j.verdict.name() == "matched") {
             assert_eq!(j.notes, ["the call records no gen_ai.request.max_tokens: max tokens are not compared"]);
         }
     }
-    // google-genai sends the details event even without content: not judgeable either.
-    for name in [
-        "openai-v2.no-content",
-        "openai-v2.content-as-events",
-        "google-genai.no-content",
-        "google-genai.no-content.logs",
-        "google-genai.content-on-spans.logs",
-        "anthropic.no-content",
+    // google-genai's content-less details event beside its span is the same call.
+    let both = [
+        traces().join("google-genai.content-on-spans.jsonl"),
+        traces().join("google-genai.content-on-spans.logs.jsonl"),
+    ];
+    assert_eq!(verdicts(&judge_all(&both).unwrap()), five);
+    // Without content every call is not judgeable, and the hint names the library's setting.
+    for (name, setting) in [
+        ("openai-v2.no-content", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+        ("openai-v2.content-as-events", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+        ("google-genai.no-content", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+        ("google-genai.no-content.logs", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+        ("google-genai.content-on-spans.logs", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"),
+        ("anthropic.no-content", "TRACELOOP_TRACE_CONTENT=true"),
     ] {
         let calls = judge(&traces().join(format!("{name}.jsonl"))).unwrap();
-        assert!(calls.len() >= 5, "{name}");
+        assert_eq!(calls.len(), 5, "{name}");
         for j in &calls {
             let Verdict::NotJudgeable { reason } = &j.verdict else { panic!("{name}: {j:#?}") };
-            assert!(reason.contains("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"), "{reason}");
+            assert!(reason.contains(setting), "{name}: {reason}");
         }
     }
 }
@@ -176,4 +189,62 @@ fn a_failing_packet_is_no_reviewed_packet() {
     std::fs::write(&file, packet.to_string()).unwrap();
     let err = Packets::load(&[file], &config()).unwrap_err().to_string();
     assert!(err.contains("refused with") && err.contains("packet::exact-input-hash"), "{err}");
+}
+
+/// What other instrumentation libraries recorded of the same OpenAI call
+/// (scripts/record/record-libraries.sh → tests/recordings/traces/libraries/): the exact
+/// call is matched and passes, the drifted one (one word of the system prompt changed)
+/// is unreviewed and fails; each file holds one call, counted once, whatever number of
+/// spans and log events record it; the protobuf twins of the Python exports read alike.
+/// The README's table lists every row.
+const LIBRARIES: [&str; 12] = [
+    "openinference-openai",
+    "openinference-js-openai",
+    "logfire",
+    "logfire-v1",
+    "langfuse-openai",
+    "litellm",
+    "litellm-responses",
+    "openllmetry-openai.attributes",
+    "openllmetry-openai.events",
+    "node-openai.chat",
+    "node-openai.responses",
+    "vercel-ai",
+];
+
+fn judged(files: &[PathBuf]) -> (Vec<Judged>, trace::Counts) {
+    let mut calls = Vec::new();
+    let counts = trace::check(files, &packets(), &config(), trace::Options::default(), &mut |j| {
+        calls.push(j.clone());
+        Ok(())
+    })
+    .unwrap();
+    (calls, counts)
+}
+
+#[test]
+fn every_library_recorded_gives_exact_matched_and_drift_unreviewed_each_call_once() {
+    let dir = traces().join("libraries");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for name in LIBRARIES {
+        assert!(readme.contains(&format!("`{name}`")), "the README's table has no row for {name}");
+        for encoding in ["jsonl", "pb"] {
+            for (mode, verdict, ok) in [("exact", "matched", true), ("drift", "unreviewed", false)] {
+                let spans = dir.join(format!("{name}.{mode}.{encoding}"));
+                if encoding == "pb" && !spans.exists() {
+                    continue; // Node's exports are recorded as JSON only
+                }
+                let mut files = vec![spans.clone()];
+                let logs = dir.join(format!("{name}.{mode}.logs.{encoding}"));
+                if logs.exists() {
+                    files.push(logs);
+                }
+                let (calls, counts) = judged(&files);
+                assert_eq!(verdicts(&calls), [verdict], "{}: {calls:#?}", spans.display());
+                assert_eq!(counts.ok(), ok, "{}", spans.display());
+            }
+        }
+    }
+    // The Python exports were recorded as protobuf too.
+    assert!(dir.join("logfire.exact.pb").exists() && dir.join("openllmetry-openai.events.exact.logs.pb").exists());
 }

@@ -352,6 +352,31 @@ fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
     assert!(outcome.notes.iter().any(|n| n.contains("model of a Gemini request is in its URL")));
 }
 
+/// A capture with a second generation request beside the reviewed one (Chat beside
+/// Responses, an Anthropic batch carrying an unreviewed prompt) fails, naming its URL.
+#[test]
+fn every_other_generation_post_in_a_har_is_a_finding_naming_its_url() {
+    let b = body(ANTHROPIC, Api::Anthropic);
+    let batch = json!({"requests": [{"custom_id": "x", "params": {"model": "m", "max_tokens": 5,
+        "messages": [{"role": "user", "content": "An unreviewed prompt."}]}}]});
+    let bytes = har(vec![
+        entry("https://api.anthropic.com/v1/messages", &b),
+        entry("https://api.anthropic.com/v1/messages/batches", &batch),
+        entry("https://api.openai.com/v1/chat/completions", &json!({"model": "gpt-5", "messages": []})),
+    ]);
+    let captured = wire::capture::parse(&bytes, "cap.har", Api::Anthropic).unwrap();
+    let outcome =
+        wire::check(&packet(ANTHROPIC), Api::Anthropic, &captured, &config(), ANTHROPIC, wire::CHECK).unwrap();
+    let found: Vec<String> = outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect();
+    assert_eq!(
+        found,
+        [
+            "cap.har $.log.entries[1].request.url: another generation request: the capture also POSTs to \"https://api.anthropic.com/v1/messages/batches\", which is not the reviewed call",
+            "cap.har $.log.entries[2].request.url: another generation request: the capture also POSTs to \"https://api.openai.com/v1/chat/completions\", which is not the reviewed call"
+        ]
+    );
+}
+
 #[test]
 fn a_literal_dotted_key_is_not_the_allowed_nested_setting() {
     let mut b = body(GOOGLE, Api::Gemini);

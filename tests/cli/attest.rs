@@ -270,6 +270,20 @@ fn verify_checks_a_runs_provider_request() {
     let ok = verify(&run, &[]);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
 
+    // A second generation request in the capture (another vendor's API, an unreviewed prompt):
+    // the run is refused, naming its URL.
+    let second =
+        entry("https://api.openai.com/v1/responses", &json!({"model": "gpt-5", "input": "An unreviewed prompt."}));
+    std::fs::write(run.join("provider-request.json"), har(vec![entry(url, &faithful), second])).unwrap();
+    let refused = verify(&run, &[]);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(
+        refused.stdout.contains("another generation request")
+            && refused.stdout.contains("https://api.openai.com/v1/responses"),
+        "{}",
+        refused.describe()
+    );
+
     let mut edited = faithful;
     edited["contents"].as_array_mut().unwrap().push(json!({"role": "user", "parts": [{"text": "One more thing."}]}));
     std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&edited).unwrap()).unwrap();

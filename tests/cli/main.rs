@@ -31,6 +31,9 @@ mod hardening;
 mod release_check;
 mod report_html;
 mod run;
+// /proc (peak memory) and signals: Linux.
+#[cfg(target_os = "linux")]
+mod serve;
 mod shell;
 mod test;
 mod trace;
@@ -66,6 +69,8 @@ fn main() {
     trials.extend(one_verdict::trials());
     trials.extend(profile::trials());
     trials.extend(trace::trials());
+    #[cfg(target_os = "linux")]
+    trials.extend(serve::trials());
     trials.extend(attest::trials());
     trials.extend(gate::trials());
     trials.extend(branch_truth::trials());

@@ -26,9 +26,37 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
     assert_eq!(text.code, 1, "{}", text.describe());
     assert_output_snapshot!("trace_text", text);
 
-    let held = trace(&[NO_CONTENT, "--packets", PACKETS, "--packets", &format!("{PACKETS}/google.json")]);
-    assert_eq!(held.code, 0, "{}", held.describe());
-    assert_output_snapshot!("trace_no_content", held);
+    // Nothing passes unjudged: calls without content fail, unless allowed.
+    let unjudged = trace(&[NO_CONTENT, "--packets", PACKETS, "--packets", &format!("{PACKETS}/google.json")]);
+    assert_eq!(unjudged.code, 1, "{}", unjudged.describe());
+    assert_output_snapshot!("trace_no_content", unjudged);
+    let allowed = trace(&[NO_CONTENT, "--packets", PACKETS, "--allow-unjudged"]);
+    assert_eq!(allowed.code, 0, "{}", allowed.describe());
+    assert!(!allowed.stdout.contains("FAILED"), "{}", allowed.describe());
+
+    // An empty export is 0 calls, not invalid JSON; it fails unless allowed.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "{}\n").unwrap();
+    let none = trace(&[empty.to_str().unwrap(), "--packets", PACKETS]);
+    assert_eq!(none.code, 1, "{}", none.describe());
+    assert!(
+        none.stdout.contains("0 spans read, 0 GenAI calls") && none.stdout.contains("FAILED: 0 GenAI calls"),
+        "{}",
+        none.describe()
+    );
+    let junit = trace(&[empty.to_str().unwrap(), "--packets", PACKETS, "--format", "junit"]);
+    assert_eq!(junit.code, 1, "{}", junit.describe());
+    assert!(junit.stdout.contains("<testcase name=\"no GenAI call\""), "{}", junit.stdout);
+    assert_eq!(trace(&[empty.to_str().unwrap(), "--packets", PACKETS, "--allow-unjudged"]).code, 0);
+
+    // A protobuf export (what the SDK's OTLP/HTTP exporter sends) reads as its JSON twin.
+    let line = std::fs::read_to_string(root().join(CONTENT)).unwrap().lines().next().unwrap().to_owned();
+    let binary = dir.path().join("first.pb");
+    std::fs::write(&binary, packetproof::trace::proto::encode_json(&serde_json::from_str(&line).unwrap())).unwrap();
+    let from_binary = trace(&[binary.to_str().unwrap(), "--packets", PACKETS]);
+    assert_eq!(from_binary.code, 0, "{}", from_binary.describe());
+    assert!(from_binary.stdout.contains(": matched (packet "), "{}", from_binary.describe());
 
     let json = trace(&[CONTENT, NO_CONTENT, "--packets", PACKETS, "--format", "json"]);
     assert_eq!(json.code, 1, "{}", json.describe());
@@ -43,8 +71,11 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
 
     let junit = trace(&[CONTENT, NO_CONTENT, "--packets", PACKETS, "--format", "junit"]);
     assert_eq!(junit.code, 1, "{}", junit.describe());
-    // Ten calls (five not judgeable, skipped) and the two rules that did not run on a packet, skipped with why.
-    assert!(junit.stdout.contains("tests=\"12\" disabled=\"7\" errors=\"0\" failures=\"3\""), "{}", junit.stdout);
+    // Ten calls (five not judgeable: failures, as nothing passes unjudged) and the two
+    // rules that did not run on a packet, skipped with why.
+    assert!(junit.stdout.contains("tests=\"12\" disabled=\"2\" errors=\"0\" failures=\"8\""), "{}", junit.stdout);
+    let allowed = trace(&[CONTENT, NO_CONTENT, "--packets", PACKETS, "--format", "junit", "--allow-unjudged"]);
+    assert!(allowed.stdout.contains("tests=\"12\" disabled=\"7\" errors=\"0\" failures=\"3\""), "{}", allowed.stdout);
     assert!(junit.stdout.contains("<skipped message=\"needs the compile request"), "{}", junit.stdout);
 
     let dir = tempfile::tempdir().unwrap();
@@ -77,11 +108,33 @@ fn trace_quotes_hostile_input_bounded_and_escaped() {
     let keyed = write("key.jsonl", json!({"resourceSpans": [{"scopeSpans": key}]}).to_string() + "\n");
     let out = trace(&[&keyed, "--packets", PACKETS]);
     assert_eq!(out.code, 2, "{}", out.describe());
-    assert!(!out.stderr.contains("DONOTPRINTME") && out.stderr.contains("never shown"), "{}", out.describe());
+    assert!(
+        !out.stderr.contains("DONOTPRINTME") && out.stderr.contains("scopeSpans: expected an array"),
+        "{}",
+        out.describe()
+    );
     let long = write("long.jsonl", json!({"resourceSpans": [{"scopeSpans": "y".repeat(100_000)}]}).to_string() + "\n");
     let out = trace(&[&long, "--packets", PACKETS]);
     assert_eq!(out.code, 2, "{}", out.describe());
-    assert!(out.stderr.len() < 2_000 && out.stderr.contains("more characters"), "{} bytes", out.stderr.len());
+    assert!(out.stderr.len() < 2_000, "{} bytes", out.stderr.len());
+    // A key in a model attribute, a long model name: quoted bounded in the verdict.
+    let mut keyed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join(CONTENT)).unwrap().lines().next().unwrap()).unwrap();
+    for attribute in keyed["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"].as_array_mut().unwrap() {
+        if attribute["key"] == "gen_ai.request.model" {
+            attribute["value"] = json!({"stringValue": key});
+        }
+    }
+    let file = write("keyed-model.jsonl", format!("{keyed}\n"));
+    for format in ["text", "json", "junit"] {
+        let out = trace(&[&file, "--packets", PACKETS, "--format", format]);
+        assert_eq!(out.code, 1, "{}", out.describe());
+        assert!(
+            !out.stdout.contains("DONOTPRINTME") && out.stdout.contains("never shown"),
+            "{format}: {}",
+            out.describe()
+        );
+    }
     // A span named to fake the summary, and one of 5 MB.
     let line = std::fs::read_to_string(root().join(CONTENT)).unwrap().lines().next().unwrap().to_owned();
     let mut forged: serde_json::Value = serde_json::from_str(&line).unwrap();

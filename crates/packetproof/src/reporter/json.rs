@@ -144,7 +144,7 @@ fn trace_call(judged: &Judged) -> Value {
         "scope": bounded_text(&call.scope),
         "traceId": bounded_text(&call.trace_id),
         "spanId": bounded_text(&call.span_id),
-        "model": call.model,
+        "model": call.model.as_deref().map(bounded_text),
         "maxTokens": call.max_tokens,
     });
     if let (Value::Object(map), Ok(Value::Object(verdict))) = (&mut value, serde_json::to_value(&judged.verdict)) {
@@ -154,6 +154,19 @@ fn trace_call(judged: &Judged) -> Value {
         }
     }
     value
+}
+
+/// One call as a line of its own, `formatVersion` first
+/// (schemas/serve-finding.schema.json): what `serve` writes for each call that does
+/// not hold, the same members as a call of `trace --format json`.
+pub(super) fn trace_line(judged: &Judged) -> String {
+    let mut line = json!({"formatVersion": JSON_FORMAT_VERSION});
+    if let (Value::Object(line), Value::Object(call)) = (&mut line, trace_call(judged)) {
+        line.extend(call);
+    }
+    let mut text = line.to_string();
+    text.push('\n');
+    text
 }
 
 /// A string from the trace in JSON: JSON escapes it, but a 5 MB span name is still

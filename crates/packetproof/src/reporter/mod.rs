@@ -206,6 +206,12 @@ pub fn not_applicable(skipped: &[Skipped], color: bool) -> String {
     text::skipped(skipped, "  ", text::Paint::new(color))
 }
 
+/// One judged call as a JSON line of its own (`serve`'s findings,
+/// schemas/serve-finding.schema.json), ending in a newline.
+pub fn trace_line(judged: &Judged) -> String {
+    json::trace_line(judged)
+}
+
 /// A format module's answer for an event of a kind that does not offer it.
 fn not_offered(format: Format, event: &Event<'_>) -> Error {
     Error::Internal(format!("no {format} reporter for {} (it does not offer {format})", event.kind().commands()))

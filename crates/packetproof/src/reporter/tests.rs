@@ -1,6 +1,6 @@
 use super::*;
 use crate::release::{Base, Report};
-use crate::trace::genai::{Call, Content};
+use crate::trace::genai::Call;
 use crate::trace::verdict::Verdict;
 use crate::{Finding, JsonPath, Location, PacketCheck};
 
@@ -24,7 +24,6 @@ impl Samples {
             span_id: "s".into(),
             model: None,
             max_tokens: None,
-            content: Content::Missing,
         };
         Samples {
             outcomes: vec![failing.clone()],
@@ -36,6 +35,7 @@ impl Samples {
                 call,
                 verdict: Verdict::Unreviewed { reason: "no packet".into() },
                 notes: vec![],
+                fails: true,
             },
             counts: Counts::default(),
             release: Report {

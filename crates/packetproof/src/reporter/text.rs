@@ -133,8 +133,11 @@ pub(super) fn trace_call(judged: &Judged) -> String {
     let detail = match &judged.verdict {
         Verdict::Matched { packet } => format!("packet {}", one_line(packet)),
         Verdict::Mismatched { packet, differences } => {
-            let differences: Vec<String> = differences.iter().map(|d| one_line(d)).collect();
-            format!("packet {}: {}", one_line(packet), differences.join("; "))
+            let differences: Vec<String> = differences.iter().map(|d| escape_name(d).into_owned()).collect();
+            match packet {
+                Some(packet) => format!("packet {}: {}", one_line(packet), differences.join("; ")),
+                None => differences.join("; "),
+            }
         }
         // A reason is ours, but may quote the trace: one line, bounded per quote.
         Verdict::Unreviewed { reason } | Verdict::NotJudgeable { reason } => escape_name(reason).into_owned(),
@@ -163,7 +166,7 @@ pub(super) fn trace_call_name(judged: &Judged) -> String {
     format!("{}:{} {} [span {}]", one_line(&judged.file), judged.line, one_line(&call.span), one_line(&call.span_id))
 }
 
-/// The summary line of a trace.
+/// The summary line of a trace, and why it fails when nothing fails but unjudged calls.
 fn trace_summary(counts: &Counts) -> String {
     let gate = match counts.held_to_gate() {
         true => format!(
@@ -173,8 +176,38 @@ fn trace_summary(counts: &Counts) -> String {
         ),
         false => String::new(),
     };
-    format!(
-        "{} spans read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable{gate}\n",
+    let logs = match counts.log_records {
+        0 => String::new(),
+        n => format!(" and {n} log records"),
+    };
+    let mut out = format!(
+        "{} spans{logs} read, {} GenAI calls: {} matched, {} mismatched, {} unreviewed, {} not judgeable{gate}\n",
         counts.spans, counts.calls, counts.matched, counts.mismatched, counts.unreviewed, counts.not_judgeable
-    )
+    );
+    if let Some(why) = unjudged(counts) {
+        out.push_str(&format!("FAILED: {why}\n"));
+    }
+    out
+}
+
+/// Why a trace fails for what it could not judge (`None`: it does not, or it may).
+pub(super) fn unjudged(counts: &Counts) -> Option<String> {
+    if counts.unjudged_allowed() {
+        return None;
+    }
+    if counts.calls() == 0 {
+        return Some(
+            "0 GenAI calls: nothing to hold to the packets. packetproof reads the OpenTelemetry GenAI conventions \
+             (Python and Node instrumentations, LiteLLM, Logfire), OpenLLMetry, OpenInference, Langfuse and the Vercel AI SDK, \
+             in traces and logs exports; give the export of the instrumented client (--allow-unjudged passes a trace without calls)"
+                .to_owned(),
+        );
+    }
+    (counts.not_judgeable > 0).then(|| {
+        format!(
+            "{} of {} GenAI calls not judgeable: nothing passes unjudged (each call says why; --allow-unjudged passes them)",
+            counts.not_judgeable,
+            counts.calls()
+        )
+    })
 }

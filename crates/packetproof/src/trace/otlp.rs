@@ -1,271 +1,240 @@
-//! Reading OTLP/JSON trace exports, streaming: the OpenTelemetry Collector's file
-//! exporter writes one `ExportTraceServiceRequest` per line; a single JSON document
-//! (pretty-printed, as an SDK's JSON exporter or a hand export writes it) is read whole.
-//! OpenTelemetry events are log records: a logs export (`ExportLogsServiceRequest`) is
-//! read the same way, and each `gen_ai.client.inference.operation.details` event in it
-//! is handed on as a span of that name, its attributes the event's.
+//! OTLP/JSON exports: one `ExportTraceServiceRequest` (`{"resourceSpans": […]}`) or
+//! `ExportLogsServiceRequest` (`{"resourceLogs": […]}`) as the OpenTelemetry Collector's
+//! file exporter writes it, one per line, or a single (pretty-printed) document.
 //!
-//! Memory stays flat in the number of spans: one line is parsed at a time, each line
-//! at most `max_line` bytes (harness.toml `limits.max_file_bytes`), and spans are
-//! handed to the caller and dropped. A single document is bounded by the same limit.
-//! A malformed line is an error naming the file and line (exit status 2).
+//! The JSON is parsed strictly (`canonical::parse`: a duplicate key is refused, as in every
+//! other input), then walked once: every span and log record is handed on as a
+//! [`Record`], its attribute values as plain JSON ([`plain`]). An empty object is an empty
+//! export (the protobuf JSON mapping omits empty lists); an object with neither list and
+//! other members is no OTLP export.
 
-use crate::{fsutil, Error, Result};
-use serde::Deserialize;
+use super::record::{Event, Kind, Record};
 use serde_json::{Map, Value};
-use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::fmt;
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ExportRequest {
-    resource_spans: Option<Vec<ResourceSpans>>,
-    resource_logs: Option<Vec<ResourceLogs>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResourceLogs {
-    #[serde(default)]
-    scope_logs: Vec<ScopeLogs>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ScopeLogs {
-    #[serde(default)]
-    scope: Option<Scope>,
-    #[serde(default)]
-    log_records: Vec<LogRecord>,
-}
-
-/// A log record: an event when it has an event name (`eventName`, or the older
-/// `event.name` attribute).
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct LogRecord {
-    #[serde(default)]
-    event_name: String,
-    #[serde(default)]
-    trace_id: String,
-    #[serde(default)]
-    span_id: String,
-    #[serde(default)]
-    attributes: Vec<KeyValue>,
-}
-
-/// The event whose attributes are a whole inference call (GenAI conventions v1.37+).
-pub(crate) const DETAILS_EVENT: &str = "gen_ai.client.inference.operation.details";
-
-const EXPECTED: &str = "an OTLP/JSON ExportTraceServiceRequest ({\"resourceSpans\": [...]}) \
+pub(crate) const EXPECTED: &str = "an OTLP/JSON ExportTraceServiceRequest ({\"resourceSpans\": [...]}) \
                         or ExportLogsServiceRequest ({\"resourceLogs\": [...]})";
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResourceSpans {
-    #[serde(default)]
-    scope_spans: Vec<ScopeSpans>,
+/// Why a document is not an export: where (a JSON path) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub(crate) message: String,
 }
 
-#[derive(Debug, Deserialize)]
-struct ScopeSpans {
-    #[serde(default)]
-    scope: Option<Scope>,
-    #[serde(default)]
-    spans: Vec<Span>,
+/// A JSON path, built only when a problem is reported.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct Scope {
-    #[serde(default)]
-    name: String,
-}
-
-/// One span as OTLP/JSON carries it (the fields `trace` reads).
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Span {
-    #[serde(default)]
-    pub(crate) trace_id: String,
-    #[serde(default)]
-    pub(crate) span_id: String,
-    #[serde(default)]
-    pub(crate) name: String,
-    #[serde(default)]
-    pub(crate) attributes: Vec<KeyValue>,
-    #[serde(default)]
-    pub(crate) events: Vec<Event>,
-    /// The instrumentation scope that made the span (filled in from its `scopeSpans`).
-    #[serde(skip)]
-    pub(crate) scope: String,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct Event {
-    #[serde(default)]
-    pub(crate) name: String,
-    #[serde(default)]
-    pub(crate) attributes: Vec<KeyValue>,
-}
-
-/// An attribute: its key and its OTLP `AnyValue` (`{"stringValue": …}`, …).
-#[derive(Debug, Deserialize)]
-pub(crate) struct KeyValue {
-    pub(crate) key: String,
-    #[serde(default)]
-    pub(crate) value: Value,
-}
-
-/// Where a span was read: the file and its line (the document's first line for a
-/// single document).
-#[derive(Debug, Clone)]
-pub(crate) struct At<'a> {
-    pub(crate) file: &'a str,
-    pub(crate) line: usize,
-}
-
-/// Read every span of `path`, handing each to `visit` with where it was read.
-pub(crate) fn read_spans(path: &Path, max_line: u64, visit: &mut dyn FnMut(Span, At) -> Result<()>) -> Result<()> {
-    let shown = path.display().to_string();
-    let file = fsutil::open_regular(path)?;
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
-    let mut number = 0;
-    loop {
-        line.clear();
-        let read = (&mut reader).take(max_line + 1).read_until(b'\n', &mut line).map_err(|e| Error::io(path, e))?;
-        if read == 0 {
-            return Ok(());
-        }
-        number += 1;
-        if line.len() as u64 > max_line {
-            return Err(Error::refused(
-                format!("{shown}:{number}"),
-                format!("the line is longer than the limit of {max_line} bytes (harness.toml limits.max_file_bytes)"),
-            ));
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<ExportRequest>(&line) {
-            Ok(request) => deliver(request, At { file: &shown, line: number }, visit)
-                .map_err(|e| e.unwrap_or_else(|| not_otlp(&shown, number)))?,
-            // The first document does not end on its line: one pretty-printed document.
-            Err(e) if number == 1 && e.is_eof() => return read_document(path, &shown, max_line, visit),
-            Err(e) => return Err(json_error(&shown, number, &e)),
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Root => f.write_str("$"),
+            Path::Key(parent, key) => write!(f, "{parent}.{key}"),
+            Path::Index(parent, i) => write!(f, "{parent}[{i}]"),
         }
     }
 }
 
-fn read_document(
-    path: &Path,
-    shown: &str,
-    max_bytes: u64,
-    visit: &mut dyn FnMut(Span, At) -> Result<()>,
-) -> Result<()> {
-    let bytes = fsutil::read_bytes(path, max_bytes)?;
-    let request = serde_json::from_slice::<ExportRequest>(&bytes).map_err(|e| json_error(shown, 0, &e))?;
-    deliver(request, At { file: shown, line: 1 }, visit).map_err(|e| e.unwrap_or_else(|| not_otlp(shown, 1)))
+fn wrong(path: &Path, what: &str) -> Problem {
+    Problem { message: format!("{path}: expected {what}") }
 }
 
-/// Hand on every span (and every inference-details event). `Err(None)`: the document
-/// is neither export.
-fn deliver(
-    request: ExportRequest,
-    at: At,
-    visit: &mut dyn FnMut(Span, At) -> Result<()>,
-) -> std::result::Result<(), Option<Error>> {
-    if request.resource_spans.is_none() && request.resource_logs.is_none() {
-        return Err(None);
+type Visit<'v> = dyn FnMut(Record) -> crate::Result<()> + 'v;
+
+/// Hand on every span and log record of one parsed document.
+pub(crate) fn records(document: &Value, visit: &mut Visit) -> Result<crate::Result<()>, Problem> {
+    let Some(root) = document.as_object() else { return Err(Problem { message: format!("expected {EXPECTED}") }) };
+    let (spans, logs) = (root.get("resourceSpans"), root.get("resourceLogs"));
+    if spans.is_none() && logs.is_none() && !root.is_empty() {
+        return Err(Problem { message: format!("expected {EXPECTED}") });
     }
-    for resource in request.resource_spans.into_iter().flatten() {
-        for scope_spans in resource.scope_spans {
-            let scope = scope_spans.scope.unwrap_or_default().name;
-            for mut span in scope_spans.spans {
-                span.scope.clone_from(&scope);
-                visit(span, at.clone()).map_err(Some)?;
+    let top = Path::Root;
+    let spans_at = Path::Key(&top, "resourceSpans");
+    for (i, resource) in list(spans, &spans_at)?.iter().enumerate() {
+        let at = Path::Index(&spans_at, i);
+        let scopes_at = Path::Key(&at, "scopeSpans");
+        for (j, scope_spans) in list(object(resource, &at)?.get("scopeSpans"), &scopes_at)?.iter().enumerate() {
+            let at = Path::Index(&scopes_at, j);
+            let scope_spans = object(scope_spans, &at)?;
+            let scope = scope_name(scope_spans, &at)?;
+            let spans_at = Path::Key(&at, "spans");
+            for (k, span) in list(scope_spans.get("spans"), &spans_at)?.iter().enumerate() {
+                let record = self::span(span, &Path::Index(&spans_at, k), &scope)?;
+                if let Err(e) = visit(record) {
+                    return Ok(Err(e));
+                }
             }
         }
     }
-    for resource in request.resource_logs.into_iter().flatten() {
-        for scope_logs in resource.scope_logs {
-            let scope = scope_logs.scope.unwrap_or_default().name;
-            for record in scope_logs.log_records.into_iter().filter(is_details_event) {
-                let span = Span {
-                    trace_id: record.trace_id,
-                    span_id: record.span_id,
-                    name: DETAILS_EVENT.to_owned(),
-                    attributes: record.attributes,
-                    events: Vec::new(),
-                    scope: scope.clone(),
-                };
-                visit(span, at.clone()).map_err(Some)?;
+    let logs_at = Path::Key(&top, "resourceLogs");
+    for (i, resource) in list(logs, &logs_at)?.iter().enumerate() {
+        let at = Path::Index(&logs_at, i);
+        let scopes_at = Path::Key(&at, "scopeLogs");
+        for (j, scope_logs) in list(object(resource, &at)?.get("scopeLogs"), &scopes_at)?.iter().enumerate() {
+            let at = Path::Index(&scopes_at, j);
+            let scope_logs = object(scope_logs, &at)?;
+            let scope = scope_name(scope_logs, &at)?;
+            let records_at = Path::Key(&at, "logRecords");
+            for (k, record) in list(scope_logs.get("logRecords"), &records_at)?.iter().enumerate() {
+                let record = log_record(record, &Path::Index(&records_at, k), &scope)?;
+                if let Err(e) = visit(record) {
+                    return Ok(Err(e));
+                }
             }
         }
     }
-    Ok(())
+    Ok(Ok(()))
 }
 
-fn is_details_event(record: &LogRecord) -> bool {
-    record.event_name == DETAILS_EVENT
-        || record.attributes.iter().any(|kv| kv.key == "event.name" && plain(&kv.value) == DETAILS_EVENT)
+fn object<'a>(value: &'a Value, at: &Path) -> Result<&'a Map<String, Value>, Problem> {
+    value.as_object().ok_or_else(|| wrong(at, "an object"))
 }
 
-fn not_otlp(file: &str, line: usize) -> Error {
-    Error::Json { file: file.to_owned(), line, column: 1, message: format!("expected {EXPECTED}") }
+/// A list member: absent or `null` is empty.
+fn list<'a>(value: Option<&'a Value>, at: &Path) -> Result<&'a [Value], Problem> {
+    match value {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(items)) => Ok(items),
+        Some(_) => Err(wrong(at, "an array")),
+    }
 }
 
-/// A parse error at `line` of the file (a line of its own: serde's line is 1), or at
-/// serde's line and column in a single document (`line` 0).
-fn json_error(file: &str, line: usize, e: &serde_json::Error) -> Error {
-    let what = if e.classify() == serde_json::error::Category::Data {
-        format!("expected {EXPECTED}: {}", without_values(&e.to_string()))
-    } else {
-        e.to_string()
+fn text(map: &Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(wrong(&Path::Key(at, key), "a string")),
+    }
+}
+
+fn scope_name(map: &Map<String, Value>, at: &Path) -> Result<String, Problem> {
+    match map.get("scope") {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(scope) => text(object(scope, &Path::Key(at, "scope"))?, "name", &Path::Key(at, "scope")),
+    }
+}
+
+/// Ids in OTLP/JSON are hex; lowercase them so a protobuf export's ids join with them.
+fn id(map: &Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
+    text(map, key, at).map(|s| s.to_ascii_lowercase())
+}
+
+fn span(value: &Value, at: &Path, scope: &str) -> Result<Record, Problem> {
+    let map = object(value, at)?;
+    let events_at = Path::Key(at, "events");
+    let mut events = Vec::new();
+    for (i, event) in list(map.get("events"), &events_at)?.iter().enumerate() {
+        let at = Path::Index(&events_at, i);
+        let event = object(event, &at)?;
+        events.push(Event { name: text(event, "name", &at)?, attributes: attributes(event, &at)? });
+    }
+    Ok(Record {
+        kind: Kind::Span,
+        trace_id: id(map, "traceId", at)?,
+        span_id: id(map, "spanId", at)?,
+        parent_span_id: id(map, "parentSpanId", at)?,
+        name: text(map, "name", at)?,
+        scope: scope.to_owned(),
+        attributes: attributes(map, at)?,
+        events,
+        body: Value::Null,
+        start: nanos(map, "startTimeUnixNano"),
+        end: nanos(map, "endTimeUnixNano"),
+    })
+}
+
+/// A time in Unix nanoseconds (a string in OTLP/JSON, a number from some writers); 0 if none.
+fn nanos(map: &Map<String, Value>, key: &str) -> u64 {
+    match map.get(key) {
+        Some(Value::String(s)) => s.parse().unwrap_or(0),
+        Some(value) => value.as_u64().unwrap_or(0),
+        None => 0,
+    }
+}
+
+fn log_record(value: &Value, at: &Path, scope: &str) -> Result<Record, Problem> {
+    let map = object(value, at)?;
+    let attributes = attributes(map, at)?;
+    let body = match map.get("body") {
+        None | Some(Value::Null) => Value::Null,
+        Some(body) => plain(body).map_err(|m| Problem { message: format!("{}: {m}", Path::Key(at, "body")) })?,
     };
-    let (line, column) = if line == 0 { (e.line(), e.column()) } else { (line, e.column()) };
-    Error::Json { file: file.to_owned(), line, column, message: what }
+    Ok(Record {
+        kind: Kind::Log,
+        trace_id: id(map, "traceId", at)?,
+        span_id: id(map, "spanId", at)?,
+        parent_span_id: String::new(),
+        name: Record::event_name(text(map, "eventName", at)?, &attributes),
+        scope: scope.to_owned(),
+        attributes,
+        events: Vec::new(),
+        body,
+        start: nanos(map, "timeUnixNano"),
+        end: nanos(map, "timeUnixNano"),
+    })
 }
 
-/// serde's message with the string it quotes (`invalid type: string "…", expected …`)
-/// shown as a bounded excerpt: a value at a wrongly typed spot may be anything, a
-/// private key or 100 KB, and serde quotes it whole and raw.
-fn without_values(message: &str) -> String {
-    for prefix in ["invalid type: string \"", "invalid value: string \""] {
-        let Some(rest) = message.strip_prefix(prefix) else { continue };
-        if let Some(end) = rest.rfind("\", expected") {
-            let kind = &prefix[..prefix.len() - "string \"".len()];
-            return format!("{kind}string {}{}", crate::report::excerpt(&rest[..end]), &rest[end + 1..]);
-        }
+/// `attributes: [{key, value: AnyValue}]`, in order, duplicates kept.
+fn attributes(map: &Map<String, Value>, at: &Path) -> Result<Vec<(String, Value)>, Problem> {
+    let list_at = Path::Key(at, "attributes");
+    let items = list(map.get("attributes"), &list_at)?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = Path::Index(&list_at, i);
+        let pair = object(item, &at)?;
+        let key = match pair.get("key") {
+            Some(Value::String(key)) => key.clone(),
+            _ => return Err(wrong(&Path::Key(&at, "key"), "a string")),
+        };
+        let value = match pair.get("value") {
+            None | Some(Value::Null) => Value::Null,
+            Some(value) => {
+                plain(value).map_err(|m| Problem { message: format!("{}: {m}", Path::Key(&at, "value")) })?
+            }
+        };
+        out.push((key, value));
     }
-    crate::report::one_line(message)
+    Ok(out)
 }
 
 /// An OTLP `AnyValue` as plain JSON: strings, numbers (`intValue` is a string in
-/// OTLP/JSON), booleans, arrays and key-value lists; bytes stay base64 text.
-pub(crate) fn plain(value: &Value) -> Value {
-    let Some(map) = value.as_object() else { return Value::Null };
-    let Some((kind, inner)) = map.iter().next() else { return Value::Null };
-    match kind.as_str() {
+/// OTLP/JSON; one that is no integer stays a string, so a typed field sees it is wrong),
+/// booleans, arrays and key-value lists; bytes stay base64 text; `{}` is `null`.
+pub(crate) fn plain(value: &Value) -> Result<Value, String> {
+    let Some(map) = value.as_object() else { return Err("expected an OTLP AnyValue (an object)".into()) };
+    let Some((kind, inner)) = map.iter().next() else { return Ok(Value::Null) };
+    if map.len() > 1 {
+        return Err("an OTLP AnyValue holds one value".into());
+    }
+    Ok(match kind.as_str() {
         "stringValue" | "boolValue" | "doubleValue" | "bytesValue" => inner.clone(),
         "intValue" => match inner {
-            Value::String(s) => s.parse::<i64>().map(Value::from).unwrap_or(Value::Null),
+            Value::String(s) => s.parse::<i64>().map(Value::from).unwrap_or_else(|_| inner.clone()),
             other => other.clone(),
         },
         "arrayValue" => {
-            Value::Array(inner.get("values").and_then(Value::as_array).into_iter().flatten().map(plain).collect())
+            let values = inner.get("values").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+            Value::Array(values.iter().map(plain).collect::<Result<_, _>>()?)
         }
         "kvlistValue" => {
             let mut object = Map::new();
             for pair in inner.get("values").and_then(Value::as_array).into_iter().flatten() {
-                if let Some(key) = pair.get("key").and_then(Value::as_str) {
-                    object.insert(key.to_owned(), pair.get("value").map(plain).unwrap_or(Value::Null));
+                let Some(key) = pair.get("key").and_then(Value::as_str) else {
+                    return Err("a kvlistValue entry without a string key".into());
+                };
+                let value = pair.get("value").map(plain).transpose()?.unwrap_or(Value::Null);
+                if object.insert(key.to_owned(), value).is_some() {
+                    return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(key)));
                 }
             }
             Value::Object(object)
         }
-        _ => Value::Null,
-    }
+        other => return Err(format!("an unknown AnyValue kind {}", crate::report::excerpt(other))),
+    })
 }
 
 #[cfg(test)]
@@ -273,74 +242,43 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn spans_of(text: &str) -> Result<Vec<(String, usize)>> {
-        spans_within(text, 1 << 20)
-    }
-
-    fn spans_within(text: &str, max_line: u64) -> Result<Vec<(String, usize)>> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.jsonl");
-        std::fs::write(&path, text).unwrap();
+    fn names(document: Value) -> Result<Vec<(String, Kind)>, Problem> {
         let mut out = Vec::new();
-        read_spans(&path, max_line, &mut |span, at| {
-            out.push((span.name, at.line));
+        records(&document, &mut |r| {
+            out.push((r.name, r.kind));
             Ok(())
-        })?;
+        })?
+        .unwrap();
         Ok(out)
     }
 
-    fn request(names: &[&str]) -> String {
-        let spans: Vec<Value> = names.iter().map(|n| json!({"name": n})).collect();
-        json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "s"}, "spans": spans}]}]}).to_string()
-    }
-
     #[test]
-    fn lines_and_a_single_pretty_document_are_read() {
-        let text = format!("{}\n\n{}\n", request(&["a", "b"]), request(&["c"]));
-        assert_eq!(spans_of(&text).unwrap(), vec![("a".into(), 1), ("b".into(), 1), ("c".into(), 3)]);
-        let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(&request(&["d"])).unwrap()).unwrap();
-        assert_eq!(spans_of(&pretty).unwrap(), vec![("d".into(), 1)]);
-    }
-
-    #[test]
-    fn a_malformed_line_names_its_line() {
-        let text = format!("{}\n{{\"resourceSpans\": [}}\n", request(&["a"]));
-        let err = spans_of(&text).unwrap_err().to_string();
-        assert!(err.contains("t.jsonl:2:"), "{err}");
-        let err = spans_of(&format!("{}\n{{\"spans\": []}}\n", request(&["a"]))).unwrap_err().to_string();
-        assert!(err.contains(":2:") && err.contains("expected an OTLP/JSON ExportTraceServiceRequest"), "{err}");
-    }
-
-    #[test]
-    fn a_line_past_the_bound_and_a_broken_pretty_document_name_their_line() {
-        let line = request(&["a"]);
-        let err = spans_within(&format!("{line}\n{line}{}\n", " ".repeat(200)), 150).unwrap_err().to_string();
-        assert!(err.contains("t.jsonl:2: refused: the line is longer than the limit of 150 bytes"), "{err}");
-        let err = spans_of("{\n  \"resourceSpans\": [\n    {\"scopeSpans\": 7}\n  ]\n}\n").unwrap_err().to_string();
-        assert!(err.contains("t.jsonl:3:"), "{err}");
-    }
-
-    #[test]
-    fn inference_details_events_of_a_logs_export_are_read_as_spans() {
-        let record = |name: &str| json!({"eventName": name, "spanId": "ab", "attributes": [{"key": "k", "value": {"intValue": "1"}}]});
-        let legacy = json!({"attributes": [{"key": "event.name", "value": {"stringValue": DETAILS_EVENT}}]});
-        let logs = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "s"},
-            "logRecords": [record(DETAILS_EVENT), record("gen_ai.choice"), legacy]}]}]});
-        let spans = spans_of(&format!("{logs}\n")).unwrap();
-        assert_eq!(spans, vec![(DETAILS_EVENT.to_owned(), 1), (DETAILS_EVENT.to_owned(), 1)]);
+    fn spans_and_log_records_are_read_and_an_empty_object_is_an_empty_export() {
+        let spans = json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "s"}, "spans": [{"name": "a"}, {"name": "b"}]}]}]});
+        assert_eq!(names(spans).unwrap(), vec![("a".into(), Kind::Span), ("b".into(), Kind::Span)]);
+        let logs = json!({"resourceLogs": [{"scopeLogs": [{"logRecords": [
+            {"eventName": "e"}, {"attributes": [{"key": "event.name", "value": {"stringValue": "old"}}]}]}]}]});
+        assert_eq!(names(logs).unwrap(), vec![("e".into(), Kind::Log), ("old".into(), Kind::Log)]);
+        assert_eq!(names(json!({})).unwrap(), vec![]);
+        assert!(names(json!({"spans": []})).unwrap_err().message.contains("expected an OTLP/JSON"));
+        let err = names(json!({"resourceSpans": [{"scopeSpans": 7}]})).unwrap_err();
+        assert_eq!(err.message, "$.resourceSpans[0].scopeSpans: expected an array");
     }
 
     #[test]
     fn any_values_become_plain_json() {
-        assert_eq!(plain(&json!({"intValue": "64000"})), json!(64000));
+        assert_eq!(plain(&json!({"intValue": "64000"})), Ok(json!(64000)));
+        assert_eq!(plain(&json!({"intValue": "6.4e4"})), Ok(json!("6.4e4")));
         assert_eq!(
             plain(&json!({"arrayValue": {"values": [{"stringValue": "a"}, {"boolValue": true}]}})),
-            json!(["a", true])
+            Ok(json!(["a", true]))
         );
         assert_eq!(
             plain(&json!({"kvlistValue": {"values": [{"key": "k", "value": {"doubleValue": 0.5}}]}})),
-            json!({"k": 0.5})
+            Ok(json!({"k": 0.5}))
         );
-        assert_eq!(plain(&json!({})), Value::Null);
+        assert_eq!(plain(&json!({})), Ok(Value::Null));
+        let twice = json!({"kvlistValue": {"values": [{"key": "k", "value": {}}, {"key": "k", "value": {}}]}});
+        assert!(plain(&twice).unwrap_err().contains("duplicate key \"k\""));
     }
 }

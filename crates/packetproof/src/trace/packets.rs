@@ -8,6 +8,7 @@ use crate::judge::{self, Step};
 use crate::JsonPath;
 use crate::{fsutil, Config, Error, Result, Skipped};
 use serde_json::Value;
+use sha2::Digest as _;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -21,13 +22,19 @@ pub(crate) struct Reviewed {
     /// gate statement names it by.
     pub(crate) sha256: String,
     pub(crate) exact_input_hash: String,
+    /// The SHA-256 of the system text; empty text: the request sends no system message.
+    pub(crate) system: Digest,
+    pub(crate) system_empty: bool,
 }
 
-/// Reviewed packets by their exact (system, user) texts.
+type Digest = [u8; 32];
+
+/// Reviewed packets by the digests of their exact (system, user) texts.
 #[derive(Debug, Default)]
 pub struct Packets {
-    by_text: HashMap<(String, String), Vec<Reviewed>>,
-    systems: HashMap<String, usize>,
+    by_text: HashMap<(Digest, Digest), Vec<Reviewed>>,
+    by_user: HashMap<Digest, Vec<Reviewed>>,
+    systems: HashMap<Digest, usize>,
     count: usize,
     /// Each rule that did not run on some packet, with why (once per check and reason).
     pub(crate) skipped: Vec<Skipped>,
@@ -80,17 +87,43 @@ impl Packets {
             }
         }
         let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let digest = |key: &str| -> Digest { sha2::Sha256::digest(text(key).as_bytes()).into() };
+        let (system, user) = (digest("systemPrompt"), digest("effectiveUserMessage"));
         let reviewed = Reviewed {
             file: shown,
             model: text("model"),
             max_tokens: value.get("maxTokens").and_then(Value::as_f64).unwrap_or_default() as u64,
             sha256: crate::digest::sha256(&bytes).trim_start_matches("sha256:").to_owned(),
             exact_input_hash: text("exactInputHash"),
+            system,
+            system_empty: text("systemPrompt").is_empty(),
         };
-        *self.systems.entry(text("systemPrompt")).or_default() += 1;
-        self.by_text.entry((text("systemPrompt"), text("effectiveUserMessage"))).or_default().push(reviewed);
-        self.count += 1;
+        self.insert(reviewed, user);
         Ok(())
+    }
+
+    fn insert(&mut self, reviewed: Reviewed, user: Digest) {
+        *self.systems.entry(reviewed.system).or_default() += 1;
+        self.by_user.entry(user).or_default().push(reviewed.clone());
+        self.by_text.entry((reviewed.system, user)).or_default().push(reviewed);
+        self.count += 1;
+    }
+
+    /// Packets given by their texts, unjudged: for tests.
+    #[cfg(test)]
+    pub(crate) fn of_texts(packets: &[(&str, &str, &str, &str, u64)]) -> Packets {
+        let mut out = Packets::default();
+        for (file, system, user, model, max_tokens) in packets {
+            let reviewed = Reviewed {
+                file: file.to_string(),
+                model: model.to_string(),
+                max_tokens: *max_tokens,
+                system: sha2::Sha256::digest(system.as_bytes()).into(),
+                system_empty: system.is_empty(),
+            };
+            out.insert(reviewed, sha2::Sha256::digest(user.as_bytes()).into());
+        }
+        out
     }
 
     /// Each rule that did not run on some reviewed packet, with why.
@@ -98,9 +131,14 @@ impl Packets {
         &self.skipped
     }
 
-    /// The packets with exactly these texts.
-    pub(crate) fn with_text(&self, system: &str, user: &str) -> &[Reviewed] {
-        self.by_text.get(&(system.to_owned(), user.to_owned())).map_or(&[], Vec::as_slice)
+    /// The packets with exactly these texts (by digest).
+    pub(crate) fn with_text(&self, system: &Digest, user: &Digest) -> &[Reviewed] {
+        self.by_text.get(&(*system, *user)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The packets with this user text, whatever their system text.
+    pub(crate) fn with_user(&self, user: &Digest) -> &[Reviewed] {
+        self.by_user.get(user).map_or(&[], Vec::as_slice)
     }
 
     /// The reviewed packet read from `file`.
@@ -109,7 +147,7 @@ impl Packets {
     }
 
     /// How many packets have this system text.
-    pub(crate) fn sharing_system(&self, system: &str) -> usize {
+    pub(crate) fn sharing_system(&self, system: &Digest) -> usize {
         self.systems.get(system).copied().unwrap_or(0)
     }
 }

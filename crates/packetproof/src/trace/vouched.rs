@@ -5,7 +5,8 @@
 //! vouched for (its literal text theirs, real data in their slots, each slot value
 //! scanned for forbidden material).
 
-use super::genai::{Call, Content};
+use super::genai::Message;
+use super::join::Evidence;
 use super::packets::Packets;
 use super::verdict::{Filled, Used, Verdict};
 use crate::attest::vouch::Gate;
@@ -101,7 +102,7 @@ fn roots(config: &Config) -> Result<(Style, Vec<String>, Vec<String>), String> {
 /// The verdict on `call` once held to the gate.
 pub(crate) fn verdict(
     verdict: Verdict,
-    call: &Call,
+    evidence: &Evidence,
     packets: &Packets,
     vouching: &Vouching,
     config: &Config,
@@ -116,7 +117,7 @@ pub(crate) fn verdict(
                 Err(reason) => Verdict::Unvouched { packet, reason },
             }
         }
-        Verdict::Unreviewed { reason } => match conforms(call, vouching, config) {
+        Verdict::Unreviewed { reason } => match conforms(evidence, vouching, config) {
             Ok(verdict) => verdict,
             Err(why) => Verdict::Unreviewed { reason: format!("{reason}; {why}") },
         },
@@ -125,15 +126,10 @@ pub(crate) fn verdict(
 }
 
 /// The call as a rendering of the vouched templates, or why it is none.
-fn conforms(call: &Call, vouching: &Vouching, config: &Config) -> Result<Verdict, String> {
+fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Config) -> Result<Verdict, String> {
     let templates = vouching.templates.as_ref().map_err(|why| format!("no template conformance: {why}"))?;
-    let Content::Captured { system, messages } = &call.content else {
-        return Err("no message content".to_owned());
-    };
-    let [(role, user)] = messages.as_slice() else { return Err("not one user message".to_owned()) };
-    if role != "user" {
-        return Err("not one user message".to_owned());
-    }
+    let (system, user) = request_texts(evidence)?;
+    let (system, user) = (system.as_str(), user.as_str());
     let Some(system_found) = templates.system.matches(system) else {
         return Err(format!("the system prompt is no rendering of the vouched {}", templates.system_names));
     };
@@ -177,6 +173,24 @@ fn conforms(call: &Call, vouching: &Vouching, config: &Config) -> Result<Verdict
         }
     }
     Ok(Verdict::Conforms { templates: templates_used, slots })
+}
+
+/// The whole system and user texts of a call sent as [system, user], from the first
+/// readable source of its messages (the verdict already held every source to agree).
+fn request_texts(evidence: &Evidence) -> Result<(String, String), String> {
+    let whole = |m: &Message| m.text.whole.as_deref().map(str::to_owned);
+    let messages = evidence.content.iter().find_map(|(_, m)| m.as_ref().ok()).ok_or("no message content")?;
+    let system_only = evidence.system_only.iter().find_map(|(_, m)| m.as_ref().ok());
+    let (system, rest): (Option<&Message>, &[Message]) = match messages.split_first() {
+        Some((first, rest)) if first.role == "system" => (Some(first), rest),
+        _ => (system_only, messages.as_slice()),
+    };
+    let [user] = rest else { return Err("not one user message after the system text".to_owned()) };
+    if user.role != "user" {
+        return Err("not one user message after the system text".to_owned());
+    }
+    let system = system.and_then(whole).ok_or("no system text")?;
+    Ok((system, whole(user).ok_or("no user text")?))
 }
 
 /// What in a slot value is forbidden material, by the scanner `packet::forbidden-material`

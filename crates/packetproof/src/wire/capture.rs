@@ -1,7 +1,9 @@
 //! What was captured of a provider request: a bare JSON body (as a proxy or SDK log
 //! records it), or a HAR file (HTTP Archive 1.2: `log.entries[].request` with
 //! `method`, `url` and `postData.text`), from which the one POST to the API's
-//! endpoint is picked.
+//! endpoint is picked. Every other POST to a generation endpoint of any vendor in the
+//! file (Chat beside Responses, an Anthropic batch, …) is kept by its URL: it is not the
+//! reviewed call, and the check fails naming it.
 
 use super::Api;
 use crate::{canonical, Error, JsonPath, Location, Result};
@@ -21,6 +23,8 @@ pub struct Captured {
     /// What stands in place of the API's origin in the URL (`--base-url`: a proxy or
     /// a local capture server); `None`: the API's own host.
     pub(crate) base_url: Option<String>,
+    /// The other POSTs to generation endpoints in a HAR file: each URL and where it is.
+    pub(crate) others: Vec<(String, Location)>,
 }
 
 impl Captured {
@@ -34,7 +38,7 @@ impl Captured {
 
     /// A bare body.
     pub fn body(body: Value, origin: &str) -> Captured {
-        Captured { body, origin: origin.to_owned(), har_body: None, url: None, base_url: None }
+        Captured { body, origin: origin.to_owned(), har_body: None, url: None, base_url: None, others: Vec::new() }
     }
 
     /// The capture was made through `base_url` instead of the API's origin.
@@ -96,6 +100,16 @@ fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
         return Err(Error::shape(format!("{file} {at}.postData.text"), JsonPath::root(), "a JSON object"));
     }
     let url = request["url"].as_str().unwrap_or_default().to_owned();
+    let others = (0..entries.len())
+        .filter(|&j| j != i)
+        .filter_map(|j| {
+            let request = &entries[j]["request"];
+            let post = request["method"].as_str().is_some_and(|m| m.eq_ignore_ascii_case("POST"));
+            let url = request["url"].as_str().filter(|url| post && super::endpoint::is_generation(url))?;
+            let at = Location::in_file(file, JsonPath::field("log").key("entries").index(j).key("request").key("url"));
+            Some((url.to_owned(), at))
+        })
+        .collect();
     Ok(Captured {
         body,
         origin: file.to_owned(),
@@ -105,6 +119,7 @@ fn from_har(entries: &Value, file: &str, api: Api) -> Result<Captured> {
             Location::in_file(file, JsonPath::field("log").key("entries").index(i).key("request").key("url")),
         )),
         base_url: None,
+        others,
     })
 }
 
@@ -149,6 +164,26 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(bad.contains("c.har $.log.entries[0].request.postData.text:1:"), "{bad}");
+    }
+
+    #[test]
+    fn every_other_post_to_a_generation_endpoint_is_kept_by_its_url() {
+        let bytes = har(json!([
+            entry("POST", "https://api.openai.com/v1/responses", "{\"model\":\"m\"}"),
+            entry("POST", "https://api.openai.com/v1/chat/completions", "{}"),
+            entry("POST", "https://api.anthropic.com/v1/messages/batches", "{}"),
+            entry("POST", "https://api.anthropic.com/v1/messages/count_tokens", "{}"),
+            entry("GET", "https://api.openai.com/v1/chat/completions", ""),
+        ]));
+        let captured = parse(&bytes, "c.har", Api::OpenaiResponses).unwrap();
+        let others: Vec<String> = captured.others.iter().map(|(url, at)| format!("{url} at {at}")).collect();
+        assert_eq!(
+            others,
+            [
+                "https://api.openai.com/v1/chat/completions at c.har $.log.entries[1].request.url",
+                "https://api.anthropic.com/v1/messages/batches at c.har $.log.entries[2].request.url"
+            ]
+        );
     }
 
     #[test]

@@ -111,6 +111,25 @@ pub(crate) fn is_endpoint(api: Api, url: &str) -> bool {
     }
 }
 
+/// Endpoints that generate beside the four APIs: batches, legacy completions, Vertex's
+/// predict methods. A POST to any of them, or to another API's endpoint, in a capture
+/// is a request the reviewed call does not account for.
+const OTHER_GENERATION: [&str; 7] = [
+    "/v1/messages/batches",
+    "/v1/complete",
+    "/v1/completions",
+    "/v1/batches",
+    ":batchGenerateContent",
+    ":rawPredict",
+    ":streamRawPredict",
+];
+
+/// Whether a URL's path is a generation endpoint of any vendor (by path only).
+pub(crate) fn is_generation(url: &str) -> bool {
+    let path = url.split(['?', '#']).next().unwrap_or(url).trim_end_matches('/');
+    Api::ALL.iter().any(|api| is_endpoint(*api, path)) || OTHER_GENERATION.iter().any(|p| path.ends_with(p))
+}
+
 /// Take `"stream": true` out of an Anthropic or OpenAI body: true when it was there.
 /// Any other value of `stream` stays, and the comparison reports it.
 pub(super) fn take_stream(api: Api, body: &mut Value) -> bool {

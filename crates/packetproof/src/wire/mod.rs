@@ -241,6 +241,14 @@ pub fn check(
             Finding::new(check, captured.at(d.path), format!("{label}{}{hint}", d.message))
         })
         .collect();
+    for (url, at) in &captured.others {
+        let url = crate::report::excerpt(url);
+        findings.push(Finding::new(
+            check,
+            at.clone(),
+            format!("another generation request: the capture also POSTs to {url}, which is not the reviewed call"),
+        ));
+    }
     let mut notes = notes(packet, api, packet_file);
     let url = endpoint::check_url(api, material.model, captured, check, &mut findings, &mut notes);
     if stream_field || url.streamed {

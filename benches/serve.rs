@@ -1,0 +1,241 @@
+//! `cargo bench --bench serve`: `packetproof serve` under a bounded flood from loopback
+//! clients, against `trace` reading the same spans from a file.
+//!
+//! 20,000 GenAI spans, generated as benches/trace.rs generates them (one in a hundred
+//! carries the SDK recordings' OpenAI packet's 10 KB of content, one carries none, the
+//! others a short prompt no packet has), are sent as 200 OTLP/JSON export requests of
+//! 100 spans by 8 client threads at once, each request on its own connection; a 429 is
+//! sent again. Reported: the server's CPU time per flood (utime + stime of the serve
+//! process, /proc/PID/stat) and so spans per second per core, each request's latency
+//! (p50, p99, max), and the server's peak resident memory (VmHWM) after every flood;
+//! then `trace::check` on the same spans from a file, on this thread's CPU clock.
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use packetproof::trace::{self, packets::Packets};
+use packetproof::Config;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const REQUESTS: usize = 200;
+const SPANS_PER_REQUEST: usize = 100;
+const CLIENTS: usize = 8;
+
+fn span(i: usize, system: &str, user: &str, model: &str) -> Value {
+    let (system, user) = match i % 100 {
+        0 => (system.to_owned(), user.to_owned()),
+        _ => (format!("You are assistant {}.", i % 7), format!("Summarise ticket {i} in one line.")),
+    };
+    let messages = json!([
+        {"role": "system", "parts": [{"type": "text", "content": system}]},
+        {"role": "user", "parts": [{"type": "text", "content": user}]},
+    ]);
+    let mut attributes = vec![
+        json!({"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}),
+        json!({"key": "gen_ai.request.model", "value": {"stringValue": model}}),
+    ];
+    if i % 100 != 1 {
+        attributes.push(json!({"key": "gen_ai.input.messages", "value": {"stringValue": messages.to_string()}}));
+    }
+    json!({
+        "traceId": format!("{i:032x}"), "spanId": format!("{i:016x}"), "name": format!("chat {model}"), "kind": 3,
+        "attributes": attributes,
+    })
+}
+
+/// The export requests, one body each.
+fn bodies(packet: &Value) -> Vec<Vec<u8>> {
+    let text = |key: &str| packet[key].as_str().unwrap();
+    let (system, user, model) = (text("systemPrompt"), text("effectiveUserMessage"), text("model"));
+    (0..REQUESTS)
+        .map(|r| {
+            let spans: Vec<Value> =
+                (0..SPANS_PER_REQUEST).map(|j| span(r * SPANS_PER_REQUEST + j, system, user, model)).collect();
+            json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "bench"}, "spans": spans}]}]})
+                .to_string()
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// One POST on its own connection: the status.
+fn post(addr: SocketAddr, body: &[u8]) -> u16 {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let _ = stream.write_all(body);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// Every body sent by [`CLIENTS`] threads; each request's latency, and how many were refused (429) first.
+fn flood(addr: SocketAddr, bodies: &Arc<Vec<Vec<u8>>>) -> (Vec<Duration>, usize) {
+    let next = Arc::new(Mutex::new(0usize));
+    let threads: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let (next, bodies) = (next.clone(), bodies.clone());
+            std::thread::spawn(move || {
+                let (mut latencies, mut refused) = (Vec::new(), 0);
+                loop {
+                    let index = {
+                        let mut next = next.lock().unwrap();
+                        *next += 1;
+                        *next - 1
+                    };
+                    let Some(body) = bodies.get(index) else { return (latencies, refused) };
+                    let start = Instant::now();
+                    // Bounded: a request refused 1,000 times in a row is a failure.
+                    for _ in 0..1_000 {
+                        match post(addr, body) {
+                            200 => break,
+                            429 => refused += 1,
+                            status => panic!("serve answered {status}"),
+                        }
+                    }
+                    latencies.push(start.elapsed());
+                }
+            })
+        })
+        .collect();
+    let mut all = (Vec::new(), 0);
+    for thread in threads {
+        let (latencies, refused) = thread.join().unwrap();
+        all.0.extend(latencies);
+        all.1 += refused;
+    }
+    (all.0, all.1)
+}
+
+/// The CPU time (user + system) the process has used, from /proc/PID/stat.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command (which may hold spaces) end at its ')'.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // SAFETY: sysconf reads a constant of the system.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+    Duration::from_nanos(ticks * 1_000_000_000 / per_second)
+}
+
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: 0 kB");
+    line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
+}
+
+fn start_serve(root: &Path, packet: &Path) -> (Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packetproof"))
+        .current_dir(root)
+        .args(["serve", "--listen", "127.0.0.1:0", "--findings", "/dev/null", "--packets"])
+        .arg(packet)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("serve exited before it listened").unwrap();
+        if let Some(addr) = line.strip_prefix("packetproof serve: listening on http://") {
+            break addr.parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, addr)
+}
+
+fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(status, 0, "the thread CPU clock is readable");
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1]
+}
+
+fn bench(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let packet_file = root.join("tests/recordings/sdk/packets/openai.json");
+    let packet: Value = serde_json::from_slice(&std::fs::read(&packet_file).unwrap()).unwrap();
+    let bodies = Arc::new(bodies(&packet));
+    let spans = (REQUESTS * SPANS_PER_REQUEST) as f64;
+    let megabytes = bodies.iter().map(Vec::len).sum::<usize>() as f64 / 1e6;
+
+    let (mut child, addr) = start_serve(root, &packet_file);
+    let idle = peak_rss_kib(child.id());
+    let before = cpu_time(child.id());
+    let wall = Instant::now();
+    let (mut latencies, refused) = flood(addr, &bodies);
+    let wall = wall.elapsed();
+    let cpu = cpu_time(child.id()) - before;
+    latencies.sort();
+    eprintln!(
+        "serve: {spans} spans ({megabytes:.1} MB, {REQUESTS} requests, {CLIENTS} clients) in {:.2} s wall, {:.2} s CPU: \
+         {:.0} spans/s per core; latency per request p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {refused} refused (429) \
+         and sent again; peak resident {} KiB idle, {} KiB after the flood",
+        wall.as_secs_f64(),
+        cpu.as_secs_f64(),
+        spans / cpu.as_secs_f64(),
+        percentile(&latencies, 0.5).as_secs_f64() * 1e3,
+        percentile(&latencies, 0.99).as_secs_f64() * 1e3,
+        latencies.last().unwrap().as_secs_f64() * 1e3,
+        idle,
+        peak_rss_kib(child.id()),
+    );
+
+    // `trace` on the same spans, from a file (one request per line, as the Collector writes).
+    let config = Config::load(root, None).expect("harness.toml loads");
+    let packets = Packets::load(std::slice::from_ref(&packet_file), &config).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("20k.jsonl");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
+    for body in bodies.iter() {
+        out.write_all(body).unwrap();
+        out.write_all(b"\n").unwrap();
+    }
+    out.into_inner().unwrap().sync_all().unwrap();
+    let files = [file];
+    let start = thread_cpu_time();
+    let counts = trace::check(&files, &packets, &config, trace::Options::default(), &mut |_| Ok(())).unwrap();
+    let read = thread_cpu_time() - start;
+    assert_eq!((counts.spans, counts.matched), (20_000, 200));
+    eprintln!(
+        "trace: the same {spans} spans from a file in {:.2} s CPU: {:.0} spans/s",
+        read.as_secs_f64(),
+        spans / read.as_secs_f64()
+    );
+
+    let mut group = c.benchmark_group("serve");
+    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group.throughput(Throughput::Elements(spans as u64));
+    // The server's CPU time per flood: spans per second per core.
+    group.bench_function("20,000 spans, server CPU", |b| {
+        b.iter_custom(|iterations| {
+            let start = cpu_time(child.id());
+            for _ in 0..iterations {
+                flood(addr, &bodies);
+            }
+            cpu_time(child.id()) - start
+        })
+    });
+    group.finish();
+    eprintln!("serve: peak resident {} KiB after every flood", peak_rss_kib(child.id()));
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,368 @@
+//! What each instrumentation convention records of a model call, one module each:
+//!
+//! - [`semconv`]: the OpenTelemetry GenAI semantic conventions (v1.37+, Development
+//!   status: `gen_ai.operation.name`, `gen_ai.system_instructions`, `gen_ai.input.messages`,
+//!   the `gen_ai.client.inference.operation.details` event, with or without an operation
+//!   name); also what LiteLLM, Logfire's default (semconv 2) and the anthropic SDK write;
+//! - [`events`]: one event per message (`gen_ai.system.message`, `gen_ai.user.message`, …)
+//!   as span events or log records (`body.content`), and `gen_ai.content.prompt`;
+//! - [`openllmetry`]: flattened `gen_ai.prompt.{i}.role` / `.content`;
+//! - [`openinference`]: `llm.input_messages.{i}.message.*`, `llm.model_name`,
+//!   `llm.invocation_parameters`;
+//! - [`langfuse`]: `langfuse.observation.*` of a generation;
+//! - [`vercel`]: the Vercel AI SDK's `ai.prompt.messages`, `ai.model.id`, `ai.settings.*`;
+//! - [`logfire`]: Logfire's `version=1` `request_data` (and its stream summary, which
+//!   repeats a call recorded by its own span).
+//!
+//! Each reads one record ([`Record`]) through an index of its attributes ([`Attrs`]:
+//! one hash per attribute, so reading is linear in the record) and adds what it found
+//! to a [`Reading`]: whether the record is a call, each model and max-tokens value with
+//! where it was read, and the input messages as one or more pieces of evidence.
+
+mod events;
+mod langfuse;
+mod logfire;
+mod openinference;
+mod openllmetry;
+mod semconv;
+mod vercel;
+
+use super::genai::{Message, MAX_ATTRIBUTE_BYTES};
+use super::record::Record;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// A value and where it was read (`gen_ai.request.model`, `llm.invocation_parameters`, …).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Said {
+    pub(crate) source: String,
+    pub(crate) value: Value,
+}
+
+/// Content that cannot be compared, and why: not parsed, or conflicting within itself
+/// (a duplicate JSON key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unread {
+    Unparsed(String),
+    Conflict(String),
+}
+
+/// Evidence of a call's input messages.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Piece {
+    /// Every message, from one source.
+    Whole { source: String, messages: Result<Vec<Message>, Unread> },
+    /// One message of a source that records one per event, in order.
+    One { source: String, message: Result<Message, Unread> },
+    /// The system instructions alone, recorded apart from the messages (Node's Responses
+    /// span: its messages are in the details event).
+    System { source: String, message: Result<Message, Unread> },
+}
+
+/// Which instrumentation made a record, for the hint on turning content capture on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Library {
+    /// opentelemetry-python-contrib's GenAI instrumentations (openai-v2, google-genai, …).
+    ContribPython,
+    /// @opentelemetry/instrumentation-openai.
+    ContribNode,
+    /// OpenLLMetry (traceloop), Python and Node.
+    OpenLlmetry,
+    /// The anthropic SDK's own spans.
+    AnthropicSdk,
+    OpenInference,
+    Logfire,
+    LiteLlm,
+    Langfuse,
+    Vercel,
+}
+
+impl Library {
+    /// The setting that turns content capture on, Python and Node.
+    pub(crate) fn hint(self) -> &'static str {
+        match self {
+            Library::ContribPython => {
+                "opentelemetry-python-contrib GenAI instrumentation: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \
+                 with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (EVENT_ONLY puts the content in the logs export: give that file too)"
+            }
+            Library::ContribNode => {
+                "@opentelemetry/instrumentation-openai (Node): set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; the messages \
+                 are log events: give the logs export too"
+            }
+            Library::OpenLlmetry => {
+                "OpenLLMetry (traceloop-sdk, @traceloop/node-server-sdk, opentelemetry-instrumentation-*): set TRACELOOP_TRACE_CONTENT=true \
+                 (traceContent: true in Node); with use_attributes=False the messages are log events: give the logs export too"
+            }
+            Library::AnthropicSdk => {
+                "the anthropic SDK's own spans: set ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content"
+            }
+            Library::OpenInference => {
+                "OpenInference (Python and JS): unset OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_INPUT_MESSAGES (or set them to false)"
+            }
+            Library::Logfire => {
+                "Logfire: instrument the client with logfire.instrument_openai() / instrument_anthropic() and keep scrubbing from \
+                 removing the messages (logfire.configure(scrubbing=...))"
+            }
+            Library::LiteLlm => "LiteLLM's OpenTelemetry callback: set litellm.turn_off_message_logging = False",
+            Library::Langfuse => {
+                "Langfuse: record the generation's input (no mask function, LANGFUSE_... input capture on in langfuse.openai)"
+            }
+            Library::Vercel => {
+                "Vercel AI SDK: pass experimental_telemetry: { isEnabled: true, recordInputs: true }"
+            }
+        }
+    }
+
+    /// The library a record comes from, by its scope or, failing that, its attributes.
+    fn of(record: &Record) -> Option<Library> {
+        let scope = record.scope.as_str();
+        let by_scope = [
+            ("openinference", Library::OpenInference),
+            ("traceloop", Library::OpenLlmetry),
+            ("opentelemetry.instrumentation.openai.v1", Library::OpenLlmetry),
+            ("opentelemetry.instrumentation.anthropic", Library::OpenLlmetry),
+            ("opentelemetry.instrumentation.", Library::ContribPython),
+            ("@opentelemetry/instrumentation-", Library::ContribNode),
+            ("anthropic", Library::AnthropicSdk),
+            ("logfire", Library::Logfire),
+            ("litellm", Library::LiteLlm),
+            ("langfuse", Library::Langfuse),
+        ];
+        if let Some((_, library)) = by_scope.iter().find(|(prefix, _)| scope.contains(prefix)) {
+            return Some(*library);
+        }
+        if scope == "ai" {
+            return Some(Library::Vercel);
+        }
+        let by_key = [
+            ("llm.", Library::OpenInference),
+            ("langfuse.", Library::Langfuse),
+            ("ai.", Library::Vercel),
+            ("logfire.", Library::Logfire),
+        ];
+        record
+            .attributes
+            .iter()
+            .find_map(|(key, _)| by_key.iter().find(|(prefix, _)| key.starts_with(prefix)).map(|(_, l)| *l))
+    }
+}
+
+/// What one record says about a call.
+#[derive(Debug, Default)]
+pub(crate) struct Reading {
+    /// The record is a model call (a span or an inference-details event).
+    pub(crate) call: bool,
+    /// The record repeats a call recorded elsewhere (Logfire's stream summary): not read.
+    pub(crate) repeat: bool,
+    pub(crate) model: Vec<Said>,
+    pub(crate) max_tokens: Vec<Said>,
+    pub(crate) content: Vec<Piece>,
+    /// Evidence that contradicts itself within the record (an attribute twice).
+    pub(crate) conflicts: Vec<String>,
+    pub(crate) library: Option<Library>,
+}
+
+impl Reading {
+    /// Whether the record says anything about a call.
+    pub(crate) fn is_evidence(&self) -> bool {
+        self.call || !self.content.is_empty()
+    }
+}
+
+/// Read a record by every convention.
+pub(crate) fn read(record: &Record) -> Reading {
+    let attrs = Attrs::of(&record.attributes);
+    let mut reading = Reading { library: Library::of(record), ..Reading::default() };
+    logfire::read(record, &attrs, &mut reading);
+    if reading.repeat {
+        return reading;
+    }
+    semconv::read(record, &attrs, &mut reading);
+    events::read(record, &attrs, &mut reading);
+    openllmetry::read(record, &attrs, &mut reading);
+    openinference::read(record, &attrs, &mut reading);
+    langfuse::read(record, &attrs, &mut reading);
+    vercel::read(record, &attrs, &mut reading);
+    reading.conflicts.extend(attrs.conflicts.into_inner());
+    if !reading.is_evidence() {
+        reading.model.clear();
+        reading.max_tokens.clear();
+    }
+    reading
+}
+
+/// A record's attributes by key: the first value of each, and whether a later one differs.
+pub(crate) struct Attrs<'a> {
+    map: HashMap<&'a str, (&'a Value, Option<&'a Value>)>,
+    /// Keys read whose duplicates differ, said once each.
+    conflicts: RefCell<Vec<String>>,
+}
+
+impl<'a> Attrs<'a> {
+    pub(crate) fn of(attributes: &'a [(String, Value)]) -> Attrs<'a> {
+        let mut map: HashMap<&str, (&Value, Option<&Value>)> = HashMap::with_capacity(attributes.len());
+        for (key, value) in attributes {
+            map.entry(key.as_str())
+                .and_modify(|(first, other)| {
+                    if *first != value && other.is_none() {
+                        *other = Some(value);
+                    }
+                })
+                .or_insert((value, None));
+        }
+        Attrs { map, conflicts: RefCell::new(Vec::new()) }
+    }
+
+    /// The attribute `key` (its first value; a differing duplicate is a conflict).
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
+        let (first, other) = self.map.get(key)?;
+        if let Some(other) = other {
+            let said = format!(
+                "attribute {} is recorded twice, as {} and as {}",
+                crate::report::one_line(key),
+                shown(first),
+                shown(other)
+            );
+            let mut conflicts = self.conflicts.borrow_mut();
+            if !conflicts.contains(&said) {
+                conflicts.push(said);
+            }
+        }
+        Some(first)
+    }
+
+    pub(crate) fn str(&self, key: &str) -> Option<&'a str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    /// `Said` of the attribute `key`, when present.
+    pub(crate) fn said(&self, key: &str) -> Option<Said> {
+        self.get(key).map(|value| Said { source: key.to_owned(), value: value.clone() })
+    }
+}
+
+/// A value as a bounded excerpt.
+pub(crate) fn shown(value: &Value) -> String {
+    match value {
+        Value::String(s) => crate::report::excerpt(s),
+        other => crate::report::excerpt(&other.to_string()),
+    }
+}
+
+/// The size of a value's text, for the attribute bound.
+fn size(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(size).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| k.len() + size(v)).sum(),
+        _ => 8,
+    }
+}
+
+/// A JSON attribute, recorded as a JSON string or structured; strictly parsed (a
+/// duplicate key is a conflict) and bounded.
+pub(crate) fn json_of(value: &Value, what: &str) -> Result<Value, Unread> {
+    if size(value) > MAX_ATTRIBUTE_BYTES {
+        return Err(Unread::Unparsed(format!("{what} is longer than {MAX_ATTRIBUTE_BYTES} bytes")));
+    }
+    match value {
+        Value::String(text) => crate::canonical::parse(text.as_bytes()).map_err(|e| {
+            let message = format!("{what} is not JSON ({})", crate::report::one_line(&e.to_string()));
+            match e.message.starts_with("duplicate object key") {
+                true => Unread::Conflict(message),
+                false => Unread::Unparsed(message),
+            }
+        }),
+        other => Ok(other.clone()),
+    }
+}
+
+/// A text attribute, bounded.
+pub(crate) fn text_of(value: &Value, what: &str) -> Result<String, Unread> {
+    if size(value) > MAX_ATTRIBUTE_BYTES {
+        return Err(Unread::Unparsed(format!("{what} is longer than {MAX_ATTRIBUTE_BYTES} bytes")));
+    }
+    match value {
+        Value::String(text) => Ok(text.clone()),
+        _ => Err(Unread::Unparsed(format!("{what} is not text"))),
+    }
+}
+
+/// A message's content: text, or a list of parts (`{type: "text", text | content}`);
+/// any other part is marked, so the call can match no packet (a packet's messages are
+/// text only).
+pub(crate) fn content_text(content: &Value, what: &str) -> Result<String, Unread> {
+    match content {
+        Value::String(text) => Ok(text.clone()),
+        Value::Array(parts) => parts.iter().map(|part| part_text(part, what)).collect(),
+        Value::Object(_) => part_text(content, what),
+        _ => Err(Unread::Unparsed(format!("{what} is neither text nor a list of parts"))),
+    }
+}
+
+fn part_text(part: &Value, what: &str) -> Result<String, Unread> {
+    let kind = part.get("type").and_then(Value::as_str);
+    let text = part.get("text").or_else(|| part.get("content"));
+    match (kind, text) {
+        (Some("text" | "input_text") | None, Some(Value::String(text))) => Ok(text.clone()),
+        (Some(kind), _) => Ok(format!("\u{fffc}[{} part]", crate::report::one_line(kind))),
+        (None, _) if part.is_string() => Ok(part.as_str().unwrap_or_default().to_owned()),
+        (None, _) => Err(Unread::Unparsed(format!("{what} has a part that is neither text nor typed"))),
+    }
+}
+
+/// Chat messages `[{role, content | parts}]`.
+pub(crate) fn chat_messages(value: &Value, what: &str) -> Result<Vec<Message>, Unread> {
+    let Value::Array(items) = value else {
+        return Err(Unread::Unparsed(format!("{what} is not a list of messages")));
+    };
+    items
+        .iter()
+        .map(|item| {
+            let role = item.get("role").and_then(Value::as_str).unwrap_or_default();
+            let content = item.get("parts").or_else(|| item.get("content")).unwrap_or(&Value::Null);
+            Ok(Message::new(role, &content_text(content, &format!("a message of {what}"))?))
+        })
+        .collect()
+}
+
+/// A request body as an instrumentation recorded it (Logfire's `request_data`,
+/// Langfuse's input): chat `messages`, a Responses `input` with `instructions`, an
+/// Anthropic `system` with `messages`, or a bare list of messages; and the model and max
+/// tokens it names.
+pub(crate) fn request_messages(value: &Value, what: &str) -> Result<Vec<Message>, Unread> {
+    if value.is_array() {
+        return chat_messages(value, what);
+    }
+    let mut messages = Vec::new();
+    for key in ["system", "instructions"] {
+        if let Some(system) = value.get(key).filter(|v| !v.is_null()) {
+            messages.push(Message::new("system", &content_text(system, &format!("{what}.{key}"))?));
+        }
+    }
+    match (value.get("messages"), value.get("input")) {
+        (Some(list), _) => messages.extend(chat_messages(list, &format!("{what}.messages"))?),
+        (None, Some(Value::String(text))) => messages.push(Message::new("user", text)),
+        (None, Some(list)) => messages.extend(chat_messages(list, &format!("{what}.input"))?),
+        (None, None) => return Err(Unread::Unparsed(format!("{what} has no messages or input"))),
+    }
+    Ok(messages)
+}
+
+/// The max-tokens members a request body may carry, in the order looked for.
+pub(crate) const MAX_TOKENS_KEYS: [&str; 4] =
+    ["max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens"];
+
+/// The max tokens a JSON object of request settings names (`Infinity`, Langfuse's "not
+/// given", is none).
+pub(crate) fn max_tokens_in(settings: &Value, source: &str) -> Option<Said> {
+    MAX_TOKENS_KEYS.iter().find_map(|key| {
+        let value = settings.get(key).filter(|v| !v.is_null() && v.as_str() != Some("Infinity"))?;
+        Some(Said { source: format!("{source} {key}"), value: value.clone() })
+    })
+}

@@ -1,0 +1,81 @@
+//! The OpenTelemetry GenAI semantic conventions (v1.37 to v1.41, Development status):
+//! an inference span has `gen_ai.operation.name` `chat`, `generate_content`,
+//! `text_completion` (and LiteLLM's `responses` and `anthropic_messages`); older spans
+//! without it have `gen_ai.system` or `gen_ai.provider.name` with `gen_ai.request.model`.
+//! The model is `gen_ai.request.model`, the limit `gen_ai.request.max_tokens`. Content,
+//! when captured: `gen_ai.system_instructions` (a JSON list of parts, or plain text as
+//! LiteLLM and Node's Responses span write it) and `gen_ai.input.messages` (messages of
+//! parts), as span attributes, on a `gen_ai.client.inference.operation.details` span
+//! event, or as the attributes of that event exported as a log record (which is a call
+//! whether or not it names its operation).
+
+use super::{chat_messages, content_text, json_of, Attrs, Piece, Reading, Unread};
+use crate::trace::genai::Message;
+use crate::trace::record::{Kind, Record};
+use crate::trace::DETAILS_EVENT;
+use serde_json::Value;
+
+const INFERENCE: [&str; 5] = ["chat", "generate_content", "text_completion", "responses", "anthropic_messages"];
+
+pub(super) fn read(record: &Record, attrs: &Attrs, out: &mut Reading) {
+    let call = match record.kind {
+        Kind::Span => match attrs.str("gen_ai.operation.name") {
+            Some(op) => INFERENCE.contains(&op),
+            None => {
+                (attrs.has("gen_ai.system") || attrs.has("gen_ai.provider.name")) && attrs.has("gen_ai.request.model")
+            }
+        },
+        Kind::Log => record.name == DETAILS_EVENT,
+    };
+    if !call {
+        return;
+    }
+    out.call = true;
+    out.model.extend(attrs.said("gen_ai.request.model"));
+    out.max_tokens.extend(attrs.said("gen_ai.request.max_tokens"));
+    let source = match record.kind {
+        Kind::Span => "the span's gen_ai.input.messages",
+        Kind::Log => "the inference details event",
+    };
+    out.content.extend(structured(attrs, source));
+    for event in record.events.iter().filter(|e| e.name == DETAILS_EVENT) {
+        out.content.extend(structured(&Attrs::of(&event.attributes), "the span's inference details event"));
+    }
+}
+
+/// `gen_ai.system_instructions` and `gen_ai.input.messages`: one piece, when either is there.
+fn structured(attrs: &Attrs, source: &str) -> Option<Piece> {
+    let system = attrs.get("gen_ai.system_instructions");
+    let input = attrs.get("gen_ai.input.messages");
+    if system.is_none() && input.is_none() {
+        return None;
+    }
+    if let (Some(value), None) = (system, input) {
+        let message = system_text(value).map(|text| Message::new("system", &text));
+        return Some(Piece::System { source: format!("{source} (gen_ai.system_instructions alone)"), message });
+    }
+    let messages = (|| {
+        let mut messages = Vec::new();
+        if let Some(value) = system {
+            messages.push(Message::new("system", &system_text(value)?));
+        }
+        if let Some(value) = input {
+            messages.extend(chat_messages(&json_of(value, "gen_ai.input.messages")?, "gen_ai.input.messages")?);
+        }
+        Ok(messages)
+    })();
+    Some(Piece::Whole { source: source.to_owned(), messages })
+}
+
+/// System instructions: a JSON list of parts, or plain text.
+fn system_text(value: &Value) -> Result<String, Unread> {
+    let what = "gen_ai.system_instructions";
+    match json_of(value, what) {
+        Ok(parts @ Value::Array(_)) => content_text(&parts, what),
+        Ok(_) | Err(Unread::Unparsed(_)) => match value {
+            Value::String(text) => Ok(text.clone()),
+            _ => Err(Unread::Unparsed(format!("{what} is neither text nor a list of parts"))),
+        },
+        Err(conflict) => Err(conflict),
+    }
+}

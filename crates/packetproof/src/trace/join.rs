@@ -1,0 +1,252 @@
+//! One call from many records: the evidence every record gives (`conventions`) is
+//! gathered by its trace and span id, so a span, its span events and the log events
+//! emitted inside it (in another export, another file) are one call; a call span nested
+//! in another call span is that call too, and so is the anthropic SDK's own span inside
+//! another instrumentation's call span (the SDK starts a trace of its own, so only its
+//! time and model place it: an SDK span within another call's time, with its model, is
+//! that call); a record that says nothing of a call is dropped at once. Each call is counted
+//! once, whatever number of records and exports carry it, and judged when all are read.
+//!
+//! Memory: one entry per call, holding what is compared (digests and bounded excerpts
+//! of its messages, its model and max-tokens values), never a record.
+
+use super::conventions::{self, Library, Piece, Said, Unread};
+use super::genai::{Call, Message};
+use super::record::{At, Kind, Record};
+use std::collections::HashMap;
+
+/// Everything read of one call.
+#[derive(Debug, Default)]
+pub(crate) struct Evidence {
+    pub(crate) model: Vec<Said>,
+    pub(crate) max_tokens: Vec<Said>,
+    /// Each source of input messages, with what it says.
+    pub(crate) content: Vec<(String, Result<Vec<Message>, Unread>)>,
+    /// System instructions recorded apart from the messages, with their source.
+    pub(crate) system_only: Vec<(String, Result<Message, Unread>)>,
+    pub(crate) conflicts: Vec<String>,
+    /// The instrumentations that recorded it.
+    pub(crate) libraries: Vec<Library>,
+}
+
+impl Evidence {
+    fn absorb(&mut self, other: Evidence) {
+        self.model.extend(other.model);
+        self.max_tokens.extend(other.max_tokens);
+        self.content.extend(other.content);
+        self.system_only.extend(other.system_only);
+        self.conflicts.extend(other.conflicts);
+        for library in other.libraries {
+            self.add_library(Some(library));
+        }
+    }
+
+    fn add_library(&mut self, library: Option<Library>) {
+        if let Some(library) = library.filter(|l| !self.libraries.contains(l)) {
+            self.libraries.push(library);
+        }
+    }
+
+    fn piece(&mut self, piece: Piece) {
+        match piece {
+            Piece::Whole { source, messages } => self.content.push((source, messages)),
+            Piece::System { source, message } => self.system_only.push((source, message)),
+            Piece::One { source, message } => {
+                let slot = self.content.iter().rposition(|(s, _)| *s == source);
+                match (slot, message) {
+                    (None, message) => self.content.push((source, message.map(|m| vec![m]))),
+                    (Some(i), Ok(message)) => {
+                        if let Ok(messages) = &mut self.content[i].1 {
+                            messages.push(message);
+                        }
+                    }
+                    (Some(i), Err(e)) => {
+                        if self.content[i].1.is_ok() {
+                            self.content[i].1 = Err(e);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where a call was read and which record is it.
+#[derive(Debug, Clone)]
+struct Origin {
+    file: String,
+    line: usize,
+    name: String,
+    scope: String,
+    kind: Kind,
+}
+
+#[derive(Debug)]
+struct Entry {
+    trace_id: String,
+    span_id: String,
+    parent_span_id: String,
+    /// The record that is the call (a span, or an inference details event), if read.
+    call: Option<Origin>,
+    /// Where the first evidence was read (a call made only of message events).
+    first: Origin,
+    /// The call span's time, in Unix nanoseconds (0: not known).
+    start: u64,
+    end: u64,
+    evidence: Evidence,
+}
+
+/// The calls read so far, in the order first read.
+#[derive(Debug, Default)]
+pub(crate) struct Join {
+    entries: Vec<Entry>,
+    by_id: HashMap<(String, String), usize>,
+}
+
+/// The anthropic SDK's own call spans (a trace of their own) into the call span of
+/// another instrumentation whose time holds theirs and whose model is theirs. Candidates
+/// are sorted by start: each SDK span looks at the few that started last before it.
+fn fold_sdk_spans(entries: &[Entry], root: &mut [usize]) {
+    let is_sdk = |e: &Entry| e.evidence.libraries.first() == Some(&Library::AnthropicSdk);
+    let timed = |e: &Entry| e.call.as_ref().is_some_and(|c| c.kind == Kind::Span) && e.end > 0;
+    let mut hosts: Vec<usize> =
+        (0..entries.len()).filter(|&i| root[i] == i && timed(&entries[i]) && !is_sdk(&entries[i])).collect();
+    hosts.sort_by_key(|&i| entries[i].start);
+    let model = |e: &Entry| e.evidence.model.first().map(|s| s.value.clone());
+    for i in 0..entries.len() {
+        let sdk = &entries[i];
+        if root[i] != i || !timed(sdk) || !is_sdk(sdk) {
+            continue;
+        }
+        let before = hosts.partition_point(|&h| entries[h].start <= sdk.start);
+        let host = hosts[..before].iter().rev().take(64).find(|&&h| {
+            let host = &entries[h];
+            host.end >= sdk.end && (model(host).is_none() || model(sdk).is_none() || model(host) == model(sdk))
+        });
+        if let Some(&host) = host {
+            root[i] = host;
+        }
+    }
+}
+
+/// A call ready to judge.
+pub(crate) struct Gathered {
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) call: Call,
+    pub(crate) evidence: Evidence,
+}
+
+impl Join {
+    /// Take what `record` says of a call.
+    pub(crate) fn add(&mut self, record: Record, at: &At) {
+        let reading = conventions::read(&record);
+        if reading.repeat || !reading.is_evidence() {
+            return;
+        }
+        let origin = Origin {
+            file: at.file.to_owned(),
+            line: at.line,
+            name: record.name.clone(),
+            scope: record.scope.clone(),
+            kind: record.kind,
+        };
+        // A record without a span id joins nothing: a call of its own.
+        let index = match record.span_id.is_empty() {
+            true => None,
+            false => self.by_id.get(&(record.trace_id.clone(), record.span_id.clone())).copied(),
+        };
+        let index = index.unwrap_or_else(|| {
+            if !record.span_id.is_empty() {
+                self.by_id.insert((record.trace_id.clone(), record.span_id.clone()), self.entries.len());
+            }
+            self.entries.push(Entry {
+                trace_id: record.trace_id.clone(),
+                span_id: record.span_id.clone(),
+                parent_span_id: String::new(),
+                call: None,
+                first: origin.clone(),
+                start: 0,
+                end: 0,
+                evidence: Evidence::default(),
+            });
+            self.entries.len() - 1
+        });
+        let entry = &mut self.entries[index];
+        if reading.call {
+            // A span names the call before an event of it does.
+            let better = match &entry.call {
+                None => true,
+                Some(call) => call.kind == Kind::Log && record.kind == Kind::Span,
+            };
+            if better {
+                entry.call = Some(origin);
+            }
+            if record.kind == Kind::Span {
+                entry.parent_span_id = record.parent_span_id;
+                (entry.start, entry.end) = (record.start, record.end);
+            }
+        }
+        let evidence = &mut entry.evidence;
+        evidence.model.extend(reading.model);
+        evidence.max_tokens.extend(reading.max_tokens);
+        evidence.conflicts.extend(reading.conflicts);
+        evidence.add_library(reading.library);
+        for piece in reading.content {
+            evidence.piece(piece);
+        }
+    }
+
+    /// Every call, once: nested call spans folded into the outermost.
+    pub(crate) fn finish(self) -> Vec<Gathered> {
+        let Join { mut entries, by_id } = self;
+        let parent_of = |entries: &[Entry], i: usize| -> Option<usize> {
+            let entry = &entries[i];
+            if entry.call.is_none() || entry.parent_span_id.is_empty() {
+                return None;
+            }
+            let parent = *by_id.get(&(entry.trace_id.clone(), entry.parent_span_id.clone()))?;
+            entries[parent].call.is_some().then_some(parent)
+        };
+        let mut root: Vec<usize> = (0..entries.len()).collect();
+        for (i, slot) in root.iter_mut().enumerate() {
+            let mut at = i;
+            // Bounded: a cycle of parent ids ends where it started.
+            for _ in 0..entries.len() {
+                match parent_of(&entries, at) {
+                    Some(parent) if parent != i => at = parent,
+                    _ => break,
+                }
+            }
+            *slot = at;
+        }
+        fold_sdk_spans(&entries, &mut root);
+        for i in 0..entries.len() {
+            if root[i] != i {
+                let evidence = std::mem::take(&mut entries[i].evidence);
+                entries[root[i]].evidence.absorb(evidence);
+            }
+        }
+        entries
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| root[*i] == *i)
+            .map(|(_, entry)| {
+                let origin = entry.call.unwrap_or(entry.first);
+                Gathered {
+                    file: origin.file,
+                    line: origin.line,
+                    call: Call {
+                        span: origin.name,
+                        scope: origin.scope,
+                        trace_id: entry.trace_id,
+                        span_id: entry.span_id,
+                        model: None,
+                        max_tokens: None,
+                    },
+                    evidence: entry.evidence,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,86 @@
+//! A request body, from the bytes received to the judged calls: decompressed within
+//! the bound, decoded by its content type, judged by the library. [`judge`] is the one
+//! place that knows how an export request's bytes become calls (`trace::Session`).
+
+use packetproof::trace::packets::Packets;
+use packetproof::trace::{Counts, Judged, Options, Session};
+use std::io::Read;
+
+pub(crate) use packetproof::trace::{Encoding, Signal};
+
+/// The path of the export a signal is sent to.
+pub(crate) fn path(signal: Signal) -> &'static str {
+    match signal {
+        Signal::Traces => "/v1/traces",
+        Signal::Logs => "/v1/logs",
+    }
+}
+
+/// The signal's label on /metrics.
+pub(crate) fn name(signal: Signal) -> &'static str {
+    match signal {
+        Signal::Traces => "traces",
+        Signal::Logs => "logs",
+    }
+}
+
+/// The OTLP/HTTP encoding a `Content-Type` names (parameters such as `charset` aside).
+pub(crate) fn encoding_of(content_type: &str) -> Option<Encoding> {
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    match essence.to_ascii_lowercase().as_str() {
+        "application/x-protobuf" => Some(Encoding::Protobuf),
+        "application/json" => Some(Encoding::Json),
+        _ => None,
+    }
+}
+
+pub(crate) fn content_type(encoding: Encoding) -> &'static str {
+    match encoding {
+        Encoding::Protobuf => "application/x-protobuf",
+        Encoding::Json => "application/json",
+    }
+}
+
+/// Why a body was not judged.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// Not an export request of this encoding (400).
+    Malformed(String),
+    /// Past `--max-body` once decompressed (413).
+    TooLarge(String),
+}
+
+/// `received` as sent, gunzipped when `gzip`: never more than `max` bytes are
+/// produced, so a small body that inflates without end stops at the bound.
+pub(crate) fn decompress(received: &[u8], gzip: bool, max: usize) -> Result<std::borrow::Cow<'_, [u8]>, Refusal> {
+    if !gzip {
+        return Ok(std::borrow::Cow::Borrowed(received));
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(received)
+        .take(max as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| Refusal::Malformed(format!("the gzip body cannot be decompressed: {e}")))?;
+    if out.len() > max {
+        return Err(Refusal::TooLarge(format!("the body decompresses to more than {max} bytes (--max-body)")));
+    }
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+/// Judge every GenAI call in one export request's bytes, handing each to `visit`:
+/// the library's reading of an export (traces or logs, JSON or protobuf) and its
+/// verdicts, the same as `trace`'s. A body that is not an export request of its
+/// encoding is refused before any call is handed on; an error of `visit` is returned
+/// as it is (the inner result).
+pub(crate) fn judge(
+    signal: Signal,
+    encoding: Encoding,
+    bytes: &[u8],
+    packets: &Packets,
+    visit: &mut dyn FnMut(&Judged) -> packetproof::Result<()>,
+) -> Result<packetproof::Result<Counts>, Refusal> {
+    let mut session = Session::new(packets, Options::default());
+    // The library's message names the request, and the line and column in JSON.
+    session.read(bytes, encoding, Some(signal), path(signal), 1).map_err(|e| Refusal::Malformed(e.to_string()))?;
+    Ok(session.finish(visit))
+}

@@ -1,0 +1,225 @@
+//! The routes, and each answer as OTLP/HTTP specifies it: 200 with an empty export
+//! response (an empty protobuf message, or `{}`) in the request's encoding; a refused
+//! request gets a `google.rpc.Status` body in that encoding, 400 (malformed, not
+//! retried by exporters), 413 (too large), 415 (an encoding not offered), 408 (a body
+//! that did not arrive in time) or 429 / 503 with `Retry-After` (retried later).
+
+use super::body::{self, Encoding, Refusal, Signal};
+use super::Shared;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use packetproof::reporter;
+use packetproof::trace::verdict::Verdict;
+use packetproof::trace::Counts;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long an admitted request may take to send its body: a client trickling bytes
+/// holds a place in the queue, and must not hold it for ever.
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// What a refused exporter is told to wait before it retries (seconds).
+const RETRY_AFTER: &str = "1";
+
+pub(super) fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route(
+            body::path(Signal::Traces),
+            post(|State(shared), headers, body| export(shared, Signal::Traces, headers, body)),
+        )
+        .route(
+            body::path(Signal::Logs),
+            post(|State(shared), headers, body| export(shared, Signal::Logs, headers, body)),
+        )
+        .route("/metrics", get(metrics))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .with_state(shared)
+}
+
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+    ([(header::CONTENT_TYPE, content_type)], shared.metrics.encode()).into_response()
+}
+
+/// A request refused: its status, the kind counted on `/metrics`, and why.
+struct Refused {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
+}
+
+impl Refused {
+    fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Refused {
+        Refused { status, kind, message: message.into() }
+    }
+}
+
+impl From<Refusal> for Refused {
+    fn from(refusal: Refusal) -> Refused {
+        match refusal {
+            Refusal::Malformed(why) => Refused::new(StatusCode::BAD_REQUEST, "malformed", why),
+            Refusal::TooLarge(why) => Refused::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", why),
+        }
+    }
+}
+
+async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: Body) -> Response {
+    let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+    // A request of no encoding we read is answered in JSON, the readable one.
+    let encoding = text(header::CONTENT_TYPE).and_then(body::encoding_of);
+    let answer = match encoding {
+        None => Err(Refused::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported",
+            "the Content-Type is neither application/x-protobuf nor application/json",
+        )),
+        Some(encoding) => take(&shared, signal, encoding, &headers, body).await,
+    };
+    let encoding = encoding.unwrap_or(Encoding::Json);
+    match answer {
+        Ok(()) => {
+            let empty = match encoding {
+                Encoding::Protobuf => Vec::new(),
+                Encoding::Json => b"{}".to_vec(),
+            };
+            ([(header::CONTENT_TYPE, body::content_type(encoding))], empty).into_response()
+        }
+        Err(refused) => {
+            shared.metrics.error(refused.kind);
+            refusal(encoding, refused)
+        }
+    }
+}
+
+/// Admit, read within the bound, judge on a worker, write the findings.
+async fn take(
+    shared: &Arc<Shared>,
+    signal: Signal,
+    encoding: Encoding,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(), Refused> {
+    let gzip = match headers.get(header::CONTENT_ENCODING).map(HeaderValue::to_str) {
+        None => false,
+        Some(Ok(coding)) if coding.eq_ignore_ascii_case("identity") => false,
+        Some(Ok(coding)) if coding.eq_ignore_ascii_case("gzip") => true,
+        Some(_) => {
+            return Err(Refused::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported",
+                "the Content-Encoding is neither gzip nor identity",
+            ))
+        }
+    };
+    let Ok(admitted) = shared.admitted.clone().try_acquire_owned() else {
+        return Err(Refused::new(StatusCode::TOO_MANY_REQUESTS, "queue_full", "the work queue is full: retry later"));
+    };
+    let _in_flight = InFlight::new(shared);
+    let started = Instant::now();
+    let max = shared.max_body;
+    let too_large = || {
+        Refused::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the body is larger than {max} bytes (--max-body)"),
+        )
+    };
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max as u64) {
+        return Err(too_large());
+    }
+    let received = match tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, max)).await {
+        Err(_) => {
+            return Err(Refused::new(StatusCode::REQUEST_TIMEOUT, "read_timeout", "the body did not arrive in time"))
+        }
+        Ok(Err(e)) => {
+            return Err(match e.into_inner().is::<http_body_util::LengthLimitError>() {
+                true => too_large(),
+                false => Refused::new(StatusCode::BAD_REQUEST, "read", "the body could not be read"),
+            })
+        }
+        Ok(Ok(received)) => received,
+    };
+    let judging = shared.judging.clone().acquire_owned().await.map_err(|_| stopping())?;
+    let work = shared.clone();
+    let judged = tokio::task::spawn_blocking(move || {
+        let _judging = judging;
+        judge(&work, signal, encoding, gzip, &received).map(|counts| (counts, received.len()))
+    })
+    .await
+    .map_err(|_| Refused::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "judging the request failed"))?;
+    drop(admitted);
+    let (counts, received) = judged?;
+    shared.metrics.request(signal, &counts, received, started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The in-flight gauge, up while a request is admitted, down however it ends.
+struct InFlight(Arc<Shared>);
+
+impl InFlight {
+    fn new(shared: &Arc<Shared>) -> InFlight {
+        shared.metrics.in_flight.inc();
+        InFlight(shared.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.metrics.in_flight.dec();
+    }
+}
+
+fn stopping() -> Refused {
+    Refused::new(StatusCode::SERVICE_UNAVAILABLE, "stopping", "the receiver is stopping: retry later")
+}
+
+/// Decompress, decode and judge one body; count each call and write each finding.
+fn judge(shared: &Shared, signal: Signal, encoding: Encoding, gzip: bool, received: &[u8]) -> Result<Counts, Refused> {
+    let bytes = body::decompress(received, gzip, shared.max_body)?;
+    let judged = body::judge(signal, encoding, &bytes, &shared.packets, &mut |judged| {
+        shared.metrics.call(judged);
+        match judged.verdict {
+            Verdict::Matched { .. } => Ok(()),
+            _ => shared.findings.write(&reporter::trace_line(judged)),
+        }
+    })?;
+    // The only error left is a finding that could not be written: the exporter retries.
+    judged.map_err(|e| {
+        Refused::new(StatusCode::SERVICE_UNAVAILABLE, "findings_write", format!("a finding could not be written: {e}"))
+    })
+}
+
+/// The `google.rpc.Status` an OTLP/HTTP error response carries.
+#[derive(Clone, PartialEq, prost::Message)]
+struct RpcStatus {
+    #[prost(int32, tag = "1")]
+    code: i32,
+    #[prost(string, tag = "2")]
+    message: String,
+}
+
+fn refusal(encoding: Encoding, refused: Refused) -> Response {
+    // The gRPC code closest to each HTTP status.
+    let code = match refused.status {
+        StatusCode::BAD_REQUEST => 3,
+        StatusCode::REQUEST_TIMEOUT => 4,
+        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::TOO_MANY_REQUESTS => 8,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => 12,
+        StatusCode::SERVICE_UNAVAILABLE => 14,
+        _ => 13,
+    };
+    let status = RpcStatus { code, message: refused.message };
+    let bytes = match encoding {
+        Encoding::Protobuf => prost::Message::encode_to_vec(&status),
+        Encoding::Json => serde_json::json!({"code": status.code, "message": status.message}).to_string().into_bytes(),
+    };
+    let mut response = (refused.status, [(header::CONTENT_TYPE, body::content_type(encoding))], bytes).into_response();
+    if matches!(refused.status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
+    }
+    response
+}

@@ -1,0 +1,113 @@
+//! The listener, with a bound on open connections: each connection holds one of
+//! `--max-connections` places until it closes, and past that new connections wait in
+//! the kernel's backlog, unaccepted. Each open connection costs its buffers whether
+//! or not it sends a request, so without this bound a client opening connections
+//! without end would grow memory without end.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+pub(crate) struct Bounded {
+    listener: TcpListener,
+    places: Arc<Semaphore>,
+}
+
+impl Bounded {
+    pub(crate) fn new(listener: TcpListener, max_connections: usize) -> Bounded {
+        Bounded { listener, places: Arc::new(Semaphore::new(max_connections)) }
+    }
+}
+
+/// A connection and its place, given back when the connection is dropped.
+pub(crate) struct Connection {
+    stream: TcpStream,
+    _place: OwnedSemaphorePermit,
+}
+
+impl axum::serve::Listener for Bounded {
+    type Io = Connection;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Connection, std::net::SocketAddr) {
+        // The semaphore is never closed, so acquiring cannot fail.
+        let place = self.places.clone().acquire_owned().await.expect("the connection places stay open");
+        loop {
+            match self.listener.accept().await {
+                Ok((stream, addr)) => {
+                    let _ = stream.set_nodelay(true);
+                    return (Connection { stream, _place: place }, addr);
+                }
+                // Out of file descriptors, or a connection reset before it was
+                // accepted: wait a moment instead of spinning on the error.
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+impl AsyncRead for Connection {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Connection {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::serve::Listener;
+    use std::future::Future;
+
+    #[test]
+    fn a_connection_past_the_bound_waits_until_one_closes() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let mut bounded = Bounded::new(listener, 1);
+            let _a = TcpStream::connect(addr).await.unwrap();
+            let (first, _) = bounded.accept().await;
+            let _b = TcpStream::connect(addr).await.unwrap();
+            let mut second = std::pin::pin!(bounded.accept());
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            assert!(second.as_mut().poll(&mut cx).is_pending(), "a second connection is accepted past the bound");
+            drop(first);
+            let _ = second.await;
+        });
+    }
+}

@@ -1,0 +1,137 @@
+//! `/metrics`, in the Prometheus (OpenMetrics) text format: calls by verdict, packet
+//! and model; spans, requests and bytes received by signal; requests refused by kind;
+//! request latency.
+//!
+//! Label values that come from clients are bounded: a model label is one of the first
+//! [`MAX_MODELS`] models seen (each at most [`MAX_LABEL_CHARS`]), anything past that
+//! is `other`, so a client sending a new model name per call cannot grow the registry
+//! without end. Packet labels are the reviewed packets' files, a set fixed at start.
+
+use super::body::Signal;
+use packetproof::trace::verdict::Verdict;
+use packetproof::trace::{Counts, Judged};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+/// Distinct model label values kept; later ones are counted as `other`.
+const MAX_MODELS: usize = 64;
+const MAX_LABEL_CHARS: usize = 128;
+
+type Labels = Vec<(&'static str, String)>;
+
+pub(crate) struct Metrics {
+    registry: Registry,
+    calls: Family<Labels, Counter>,
+    spans: Family<Labels, Counter>,
+    requests: Family<Labels, Counter>,
+    bytes: Family<Labels, Counter>,
+    errors: Family<Labels, Counter>,
+    latency: Histogram,
+    pub(crate) in_flight: Gauge,
+    models: Mutex<HashSet<String>>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        let mut registry = Registry::with_prefix("packetproof");
+        let calls = Family::<Labels, Counter>::default();
+        let spans = Family::<Labels, Counter>::default();
+        let requests = Family::<Labels, Counter>::default();
+        let bytes = Family::<Labels, Counter>::default();
+        let errors = Family::<Labels, Counter>::default();
+        let latency = Histogram::new(exponential_buckets(0.000_25, 2.0, 16));
+        let in_flight = Gauge::default();
+        registry.register(
+            "calls",
+            "GenAI calls judged, by verdict (matched, mismatched, unreviewed, not-judgeable), packet and model",
+            calls.clone(),
+        );
+        registry.register("spans_received", "Spans (and log records) received, by signal", spans.clone());
+        registry.register("requests", "Export requests judged and answered 200, by signal", requests.clone());
+        registry.register("received_bytes", "Request body bytes received as sent, by signal", bytes.clone());
+        registry.register("request_errors", "Requests refused, by kind (the HTTP status says which)", errors.clone());
+        registry.register("request_duration_seconds", "Time from a request's admission to its answer", latency.clone());
+        registry.register(
+            "requests_in_flight",
+            "Requests admitted and not yet answered (being read, waiting for a worker or judged)",
+            in_flight.clone(),
+        );
+        Metrics {
+            registry,
+            calls,
+            spans,
+            requests,
+            bytes,
+            errors,
+            latency,
+            in_flight,
+            models: Mutex::new(HashSet::new()),
+        }
+    }
+}
+
+impl Metrics {
+    /// One judged call.
+    pub(crate) fn call(&self, judged: &Judged) {
+        let (verdict, packet) = match &judged.verdict {
+            Verdict::Matched { packet } => ("matched", packet.as_str()),
+            Verdict::Mismatched { packet, .. } => ("mismatched", packet.as_deref().unwrap_or_default()),
+            Verdict::Unreviewed { .. } => ("unreviewed", ""),
+            Verdict::NotJudgeable { .. } => ("not-judgeable", ""),
+            Verdict::Unvouched { packet, .. } => ("unvouched", packet.as_str()),
+            Verdict::Conforms { .. } => ("conforms", ""),
+        };
+        let model = self.model_label(judged.call.model());
+        self.calls.get_or_create(&vec![("verdict", verdict.into()), ("packet", packet.into()), ("model", model)]).inc();
+    }
+
+    /// One request judged: its spans and the bytes it was sent as.
+    pub(crate) fn request(&self, signal: Signal, counts: &Counts, received: usize, seconds: f64) {
+        let labels = vec![("signal", super::body::name(signal).to_owned())];
+        self.requests.get_or_create(&labels).inc();
+        self.spans.get_or_create(&labels).inc_by(counts.spans + counts.log_records);
+        self.bytes.get_or_create(&labels).inc_by(received as u64);
+        self.latency.observe(seconds);
+    }
+
+    /// One request refused, by kind (`malformed`, `too_large`, `queue_full`, …).
+    pub(crate) fn error(&self, kind: &'static str) {
+        self.errors.get_or_create(&vec![("kind", kind.to_owned())]).inc();
+    }
+
+    fn model_label(&self, model: Option<&str>) -> String {
+        let Some(model) = model else { return String::new() };
+        if model.chars().count() > MAX_LABEL_CHARS {
+            return "other".into();
+        }
+        let mut models = self.models.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if models.contains(model) || models.len() < MAX_MODELS && models.insert(model.to_owned()) {
+            model.to_owned()
+        } else {
+            "other".into()
+        }
+    }
+
+    /// The text exposition.
+    pub(crate) fn encode(&self) -> String {
+        let mut text = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+
+    /// What was served, for the last line on stderr.
+    pub(crate) fn summary(&self) -> String {
+        let total = |family: &Family<Labels, Counter>, key: &'static str, values: &[&str]| -> u64 {
+            values.iter().map(|v| family.get_or_create(&vec![(key, (*v).to_owned())]).get()).sum()
+        };
+        let requests = total(&self.requests, "signal", &["traces", "logs"]);
+        let spans = total(&self.spans, "signal", &["traces", "logs"]);
+        format!("{requests} requests judged ({spans} spans and log records)")
+    }
+}

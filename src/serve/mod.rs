@@ -1,0 +1,138 @@
+//! `packetproof serve`: `trace`'s judgement, live. An OTLP/HTTP receiver (`POST
+//! /v1/traces` and `/v1/logs`, protobuf or JSON, plain or gzip) that the
+//! OpenTelemetry SDK exporters and the Collector send to; each GenAI call is judged by
+//! the library ([`packetproof::trace`], the one rule book) as it arrives. Calls that
+//! do not hold are written as JSON lines ([`findings`]), every verdict is counted on
+//! `/metrics` ([`metrics`]).
+//!
+//! Memory is bounded whatever clients send: at most `--max-connections` connections
+//! are open ([`listener`]); a request is admitted only while fewer than `--queue` plus
+//! `--workers` are being read or judged (otherwise 429 with `Retry-After`, its body
+//! never read), and each admitted body is read, and decompressed, up to `--max-body`
+//! bytes (otherwise 413). Nothing is kept between
+//! requests but counters, so instances scale out behind the Collector.
+//!
+//! SIGTERM or Ctrl-C: the listener closes, requests already taken are judged and
+//! answered, every finding is on disk (each line is flushed as it is written), exit 0.
+
+mod body;
+mod findings;
+mod http;
+mod listener;
+mod metrics;
+
+use packetproof::trace::packets::Packets;
+use packetproof::{Config, Error, Result, Status};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Where to listen, HOST:PORT (port 0: a free port). The bound address is printed on
+    /// stderr once the receiver takes requests.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: String,
+    /// The reviewed packets: packet files, or folders searched for them (as `trace` reads them).
+    #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
+    pub packets: Vec<PathBuf>,
+    /// Append each call that does not hold (unreviewed, mismatched, not judgeable) to FILE as
+    /// a JSON line; stdout when not given.
+    #[arg(long, value_name = "FILE")]
+    pub findings: Option<PathBuf>,
+    /// The largest request body taken, as sent and once decompressed; larger is refused (413).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    pub max_body: u64,
+    /// Requests held waiting beside those being judged (`--workers`); past that a request
+    /// is refused with 429 and Retry-After, so the exporter retries later.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub queue: usize,
+    /// Connections open at once; past that, new ones wait unaccepted.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// Requests judged at once (judging is CPU work); the machine's cores when not given.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub workers: Option<u32>,
+    // The gate (`--gate FILE --trusted-key PUB`, a call counts as reviewed only when a
+    // trusted gate statement vouched for its packet) is flattened here from the
+    // arguments `trace` takes, and handed to `Packets::load` with them.
+    #[command(flatten)]
+    pub suffix: super::args::SuffixArg,
+}
+
+/// What every request shares: the packets, the bounds, the findings and the counters.
+pub(crate) struct Shared {
+    pub(crate) packets: Packets,
+    pub(crate) max_body: usize,
+    /// Requests admitted (being read, waiting or judged): `--queue` plus one per worker.
+    pub(crate) admitted: Arc<tokio::sync::Semaphore>,
+    /// Requests being judged at once: one per core (judging is CPU work).
+    pub(crate) judging: Arc<tokio::sync::Semaphore>,
+    pub(crate) findings: findings::Sink,
+    pub(crate) metrics: metrics::Metrics,
+}
+
+/// Load the packets, bind, serve until SIGTERM or Ctrl-C. Exit 0 after a clean stop;
+/// 2 when the packets cannot be read, the findings file cannot be opened, or the
+/// address cannot be bound.
+pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
+    let packets = Packets::load(&args.packets, config)?;
+    super::print::skipped_notes(packets.skipped());
+    let findings = findings::Sink::open(args.findings.as_deref())?;
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    let workers = args.workers.map_or(cores, |n| n as usize);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .worker_threads(cores)
+        .max_blocking_threads(workers)
+        .build()
+        .map_err(|e| Error::Internal(format!("the async runtime did not start: {e}")))?;
+    let shared = Arc::new(Shared {
+        packets,
+        max_body: args.max_body as usize,
+        admitted: Arc::new(tokio::sync::Semaphore::new(args.queue + workers)),
+        judging: Arc::new(tokio::sync::Semaphore::new(workers)),
+        findings,
+        metrics: metrics::Metrics::default(),
+    });
+    runtime.block_on(serve(&args.listen, args.max_connections as usize, shared.clone()))?;
+    shared.findings.flush()?;
+    let served = shared.metrics.summary();
+    let _ = writeln!(std::io::stderr().lock(), "packetproof serve: stopped after {served}");
+    Ok(Status::Holds)
+}
+
+async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| Error::io(listen, e))?;
+    let bound = listener.local_addr().map_err(|e| Error::io(listen, e))?;
+    // Tests and supervisors wait for this line: requests are taken from here on.
+    let _ = writeln!(std::io::stderr().lock(), "packetproof serve: listening on http://{bound}");
+    axum::serve(listener::Bounded::new(listener, max_connections), http::router(shared))
+        .with_graceful_shutdown(stop_signal())
+        .await
+        .map_err(|e| Error::io(listen, e))
+}
+
+/// SIGTERM (what a supervisor sends) or Ctrl-C.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    let _ = writeln!(std::io::stderr().lock(), "packetproof serve: stopping: finishing the requests taken");
+}

@@ -1,0 +1,441 @@
+//! `packetproof serve`: the receiver started on 127.0.0.1:0 (its address read from the
+//! "listening" line it prints), sent the request bodies the Python and Node OTLP
+//! exporters recorded (tests/recordings/otlp/), and checked on `/metrics`, in the
+//! findings file and by its answers: 400, 413, 415, 429 with Retry-After, and SIGTERM
+//! finishing the request it took, exit 0. The exporters themselves send to it live
+//! where Python's and Node's packages are installed (ignored otherwise, with why).
+
+use crate::support::{bin, exec, root};
+use libtest_mimic::Trial;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials = crate::trials![
+        serve_judges_recorded_exports_as_they_arrive,
+        serve_refuses_malformed_oversized_and_unsupported_bodies_and_lives_on,
+        serve_answers_429_with_retry_after_when_the_queue_is_full,
+        serve_finishes_the_request_it_took_on_sigterm_and_exits_0,
+        serve_refuses_to_start_without_packets_or_its_address,
+        serve_answers_503_when_a_finding_cannot_be_written
+    ];
+    let why = live_missing();
+    trials.push(
+        crate::support::trial(
+            crate::support::test_name(module_path!(), "serve_takes_the_python_and_node_exporters_live"),
+            serve_takes_the_python_and_node_exporters_live,
+        )
+        .with_ignored_flag(why.is_some()),
+    );
+    if let Some(why) = why {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| eprintln!("serve's live exporter test is ignored: {why}"));
+    }
+    trials
+}
+
+const PACKETS: &str = "tests/recordings/sdk/packets";
+const RECORDED: &str = "tests/recordings/otlp";
+
+/// A running `serve`, killed when dropped (a test that stops it waits for it instead).
+struct Server {
+    child: Option<Child>,
+    addr: SocketAddr,
+    findings: PathBuf,
+    stderr: std::sync::mpsc::Receiver<String>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        Server::start_with(dir.path().join("findings.jsonl"), dir, extra)
+    }
+
+    fn start_with(findings: PathBuf, dir: tempfile::TempDir, extra: &[&str]) -> Server {
+        let mut child = bin()
+            .args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS, "--findings"])
+            .arg(&findings)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Every stderr line goes to a channel; the test waits for the "listening" one.
+        let (send, stderr) = std::sync::mpsc::channel();
+        let pipe = BufReader::new(child.stderr.take().unwrap());
+        std::thread::spawn(move || pipe.lines().map_while(Result::ok).try_for_each(|line| send.send(line)));
+        let addr = loop {
+            let line = stderr.recv().expect("serve exited before it listened");
+            if let Some(addr) = line.strip_prefix("packetproof serve: listening on http://") {
+                break addr.parse().unwrap();
+            }
+        };
+        Server { child: Some(child), addr, findings, stderr, _dir: dir }
+    }
+
+    fn post(&self, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        request(self.addr, "POST", path, headers, body)
+    }
+
+    /// The value of the sample `name{labels}` on /metrics (0 when absent).
+    fn metric(&self, sample: &str) -> f64 {
+        let text = request(self.addr, "GET", "/metrics", &[], b"").body_text();
+        text.lines()
+            .find_map(|line| line.strip_prefix(sample).and_then(|rest| rest.strip_prefix(' ')))
+            .map_or(0.0, |value| value.trim().parse().unwrap())
+    }
+
+    /// Wait (on /metrics, never a blind sleep) until `n` requests are admitted.
+    fn wait_in_flight(&self, n: f64) {
+        for _ in 0..2000 {
+            if self.metric("packetproof_requests_in_flight") == n {
+                return;
+            }
+            std::thread::yield_now();
+        }
+        panic!("never {n} requests in flight");
+    }
+
+    /// The server's peak resident memory so far (Linux VmHWM), in KiB.
+    fn peak_kib(&self) -> u64 {
+        let pid = self.child.as_ref().unwrap().id();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    fn findings(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(&self.findings).unwrap_or_default();
+        text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+
+    /// SIGTERM, then the exit code, the rest of stderr and the findings file.
+    fn terminate(mut self) -> (i32, String, String) {
+        let mut child = self.child.take().unwrap();
+        let pid = rustix::process::Pid::from_child(&child);
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+        let status = child.wait().unwrap();
+        let rest: Vec<String> = self.stderr.iter().collect();
+        let findings = std::fs::read_to_string(&self.findings).unwrap_or_default();
+        (status.code().unwrap_or(-1), rest.join("\n"), findings)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+struct Answer {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn body_text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim().to_owned())
+        })
+    }
+}
+
+/// One HTTP/1.1 request on its own connection, read to its end.
+fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let framed = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    if !framed("content-length") && !framed("transfer-encoding") {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    for (key, value) in headers {
+        head.push_str(&format!("{key}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    // The server may answer (413, 429) before it reads the body, and close.
+    let _ = stream.write_all(body);
+    read_answer(stream)
+}
+
+fn read_answer(mut stream: TcpStream) -> Answer {
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("an HTTP answer");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    Answer { status, head, body: raw[split + 4..].to_vec() }
+}
+
+/// A recorded body and the headers its exporter sent it with.
+fn recorded(name: &str) -> (String, Vec<(String, String)>, Vec<u8>) {
+    let requests: Value =
+        serde_json::from_slice(&std::fs::read(root().join(RECORDED).join("requests.json")).unwrap()).unwrap();
+    let meta = &requests[name];
+    let mut headers = vec![("Content-Type".to_owned(), meta["contentType"].as_str().unwrap().to_owned())];
+    if let Some(encoding) = meta["contentEncoding"].as_str() {
+        headers.push(("Content-Encoding".to_owned(), encoding.to_owned()));
+    }
+    (meta["path"].as_str().unwrap().to_owned(), headers, std::fs::read(root().join(RECORDED).join(name)).unwrap())
+}
+
+fn send_recorded(server: &Server, name: &str) -> Answer {
+    let (path, headers, body) = recorded(name);
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    server.post(&path, &headers, &body)
+}
+
+fn calls(server: &Server, verdict: &str, packet: &str) -> f64 {
+    server.metric(&format!("packetproof_calls_total{{verdict=\"{verdict}\",packet=\"{packet}\",model=\"gpt-5\"}}"))
+}
+
+const OPENAI: &str = "tests/recordings/sdk/packets/openai.json";
+
+fn finding_schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(root().join("schemas/serve-finding.schema.json")).unwrap();
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+/// Each exporter's exact call is matched, the drifted one unreviewed, the one without
+/// content not judgeable; the two that do not hold are findings with their ids.
+fn serve_judges_recorded_exports_as_they_arrive() {
+    let server = Server::start(&[]);
+    let recordings = ["node.traces.json", "node.traces.pb", "python.traces.pb", "python.traces.pb.gz"];
+    for (sent, name) in recordings.iter().enumerate() {
+        let answer = send_recorded(&server, name);
+        assert_eq!(answer.status, 200, "{name}: {}", answer.body_text());
+        let empty: &[u8] = if name.ends_with(".json") { b"{}" } else { b"" };
+        assert_eq!(answer.body, empty, "{name}: the empty ExportTraceServiceResponse, in the request's encoding");
+        let sent = (sent + 1) as f64;
+        assert_eq!(calls(&server, "matched", OPENAI), sent, "{name}");
+        assert_eq!(calls(&server, "unreviewed", ""), sent, "{name}");
+        assert_eq!(calls(&server, "not-judgeable", ""), sent, "{name}");
+    }
+    assert_eq!(server.metric("packetproof_spans_received_total{signal=\"traces\"}"), 12.0);
+    // The Python exporter's logs export: the exact and the drifted call as inference-details events.
+    assert_eq!(send_recorded(&server, "python.logs.pb").status, 200);
+    assert_eq!(calls(&server, "matched", OPENAI), 5.0);
+    assert_eq!(calls(&server, "unreviewed", ""), 5.0);
+    assert_eq!(server.metric("packetproof_spans_received_total{signal=\"logs\"}"), 2.0);
+    let findings = server.findings();
+    assert_eq!(findings.len(), 2 * recordings.len() + 1, "{findings:?}");
+    let schema = finding_schema();
+    for finding in &findings {
+        assert!(schema.is_valid(finding), "{finding:#}");
+        // The recorded log records were emitted outside a span: they carry no ids.
+        if finding["file"] == "/v1/logs" {
+            continue;
+        }
+        assert_eq!(finding["traceId"].as_str().unwrap().len(), 32, "{finding:#}");
+        assert_eq!(finding["spanId"].as_str().unwrap().len(), 16, "{finding:#}");
+    }
+    assert_eq!(findings[0]["verdict"], "unreviewed");
+    assert_eq!(findings[1]["verdict"], "not-judgeable");
+    // The schema refuses a matched call (never a finding) and a finding without its ids.
+    let mut matched = findings[0].clone();
+    matched["verdict"] = "matched".into();
+    matched["packet"] = OPENAI.into();
+    assert!(!schema.is_valid(&matched));
+    let mut anonymous = findings[0].clone();
+    anonymous.as_object_mut().unwrap().remove("traceId");
+    assert!(!schema.is_valid(&anonymous));
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn serve_refuses_malformed_oversized_and_unsupported_bodies_and_lives_on() {
+    let server = Server::start(&["--max-body", "100000"]);
+    let json = [("Content-Type", "application/json")];
+    let malformed = server.post("/v1/traces", &json, b"{\"resourceSpans\": [");
+    assert_eq!(malformed.status, 400, "{}", malformed.body_text());
+    let status: Value = serde_json::from_slice(&malformed.body).unwrap();
+    assert_eq!(status["code"], 3, "{status}");
+    assert!(status["message"].as_str().unwrap().starts_with("/v1/traces:1:"), "{status}");
+    let not_otlp = server.post("/v1/logs", &json, b"{\"spans\": []}");
+    assert_eq!(not_otlp.status, 400, "{}", not_otlp.body_text());
+
+    // Declared too large: refused before a byte of it is read.
+    let declared = server.post("/v1/traces", &[json[0], ("Content-Length", "100001")], b"");
+    assert_eq!(declared.status, 413, "{}", declared.body_text());
+    // Sent chunked past the bound: refused as it is read.
+    let mut chunked = format!("{:x}\r\n", 150_000).into_bytes();
+    chunked.extend(std::iter::repeat_n(b' ', 150_000));
+    chunked.extend(b"\r\n0\r\n\r\n");
+    let streamed = server.post("/v1/traces", &[json[0], ("Transfer-Encoding", "chunked")], &chunked);
+    assert_eq!(streamed.status, 413, "{}", streamed.body_text());
+    // A gzip bomb: under 100 KB that inflate to 96 MB stop at the bound, in status and in memory.
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    (0..96).for_each(|_| encoder.write_all(&[b' '; 1 << 20]).unwrap());
+    let bomb = encoder.finish().unwrap();
+    assert!(bomb.len() < 100_000, "{}", bomb.len());
+    let before = server.peak_kib();
+    let inflated = server.post("/v1/traces", &[json[0], ("Content-Encoding", "gzip")], &bomb);
+    assert_eq!(inflated.status, 413, "{}", inflated.body_text());
+    let grown = server.peak_kib() - before;
+    assert!(grown < 32 << 10, "the bomb grew serve's peak memory by {grown} KiB");
+    let broken_gzip = server.post("/v1/traces", &[json[0], ("Content-Encoding", "gzip")], b"not gzip");
+    assert_eq!(broken_gzip.status, 400, "{}", broken_gzip.body_text());
+
+    let text = server.post("/v1/traces", &[("Content-Type", "text/plain")], b"hello");
+    assert_eq!(text.status, 415);
+    let brotli = server.post("/v1/traces", &[json[0], ("Content-Encoding", "br")], b"{}");
+    assert_eq!(brotli.status, 415);
+
+    // It lives on: a good request, gzip-compressed, is judged.
+    let (_, _, body) = recorded("node.traces.json");
+    let good = server.post("/v1/traces", &[json[0], ("Content-Encoding", "gzip")], &gzip(&body));
+    assert_eq!(good.status, 200, "{}", good.body_text());
+    assert_eq!(calls(&server, "matched", OPENAI), 1.0);
+    let errors = |kind: &str| server.metric(&format!("packetproof_request_errors_total{{kind=\"{kind}\"}}"));
+    assert_eq!((errors("malformed"), errors("too_large"), errors("unsupported")), (3.0, 3.0, 2.0));
+    assert_eq!(request(server.addr, "GET", "/healthz", &[], b"").status, 200);
+}
+
+/// One worker and a queue of one: two requests that have sent their headers but not
+/// their bodies hold both places, so a third is refused at once, 429 with Retry-After.
+fn serve_answers_429_with_retry_after_when_the_queue_is_full() {
+    let server = Server::start(&["--workers", "1", "--queue", "1"]);
+    let (_, _, body) = recorded("node.traces.json");
+    let held: Vec<TcpStream> = (0..2).map(|_| start_request(server.addr, body.len())).collect();
+    server.wait_in_flight(2.0);
+    let refused = server.post("/v1/traces", &[("Content-Type", "application/json")], &body);
+    assert_eq!(refused.status, 429, "{}", refused.body_text());
+    assert_eq!(refused.header("retry-after").as_deref(), Some("1"), "{}", refused.head);
+    assert_eq!(server.metric("packetproof_request_errors_total{kind=\"queue_full\"}"), 1.0);
+    // The held requests finish, and the places are free again.
+    for mut stream in held {
+        stream.write_all(&body).unwrap();
+        assert_eq!(read_answer(stream).status, 200);
+    }
+    assert_eq!(server.post("/v1/traces", &[("Content-Type", "application/json")], &body).status, 200);
+    assert_eq!(calls(&server, "matched", OPENAI), 3.0);
+}
+
+/// A request whose headers are sent and whose body is not (yet).
+fn start_request(addr: SocketAddr, length: usize) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream
+}
+
+fn serve_finishes_the_request_it_took_on_sigterm_and_exits_0() {
+    let server = Server::start(&[]);
+    let (_, _, body) = recorded("node.traces.json");
+    let mut taken = start_request(server.addr, body.len());
+    server.wait_in_flight(1.0);
+    let addr = server.addr;
+    // SIGTERM while the request is half sent; its body follows once serve is stopping.
+    let stopper = std::thread::spawn(move || server.terminate());
+    // The listener closes: a new connection is refused (polled, bounded).
+    let closed = (0..20_000).any(|_| {
+        std::thread::yield_now();
+        TcpStream::connect(addr).is_err()
+    });
+    assert!(closed, "serve still accepts connections after SIGTERM");
+    taken.write_all(&body).unwrap();
+    let answer = read_answer(taken);
+    assert_eq!(answer.status, 200, "{}", answer.body_text());
+    let (code, stderr, lines) = stopper.join().unwrap();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("stopped after 1 requests judged (3 spans"), "{stderr}");
+    assert_eq!(lines.lines().count(), 2, "every finding of the request taken is written: {lines}");
+    assert!(lines.ends_with('\n'));
+}
+
+fn serve_refuses_to_start_without_packets_or_its_address() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let busy = exec(bin().args(["serve", "--listen", &addr, "--packets", PACKETS]));
+    assert_eq!(busy.code, 2, "{}", busy.describe());
+    assert!(busy.stderr.contains(&format!("packetproof: {addr}: ")), "{}", busy.describe());
+    assert!(!busy.stderr.contains("listening"), "{}", busy.describe());
+
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nowhere");
+    let no_packets = exec(bin().args(["serve", "--listen", "127.0.0.1:0", "--packets"]).arg(&missing));
+    assert_eq!(no_packets.code, 2, "{}", no_packets.describe());
+    assert!(no_packets.stderr.contains("nowhere"), "{}", no_packets.describe());
+    let empty = exec(bin().args(["serve", "--listen", "127.0.0.1:0", "--packets"]).arg(dir.path()));
+    assert_eq!(empty.code, 2, "{}", empty.describe());
+    let findings = dir.path().join("no/such/dir/findings.jsonl");
+    let unwritable =
+        exec(bin().args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS, "--findings"]).arg(&findings));
+    assert_eq!(unwritable.code, 2, "{}", unwritable.describe());
+}
+
+/// The Python exporter's packages (`python3 -m pip install opentelemetry-sdk
+/// opentelemetry-exporter-otlp-proto-http`) and Node's (NODE_PATH naming a
+/// node_modules with @opentelemetry/sdk-trace and the two trace exporters), or why not.
+fn live_missing() -> Option<String> {
+    let python = Command::new("python3")
+        .args(["-c", "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.http"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let node = Command::new("node")
+        .args([
+            "-e",
+            "require.resolve('@opentelemetry/exporter-trace-otlp-proto'); require.resolve('@opentelemetry/sdk-trace')",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    match (python, node) {
+        (true, true) => None,
+        _ => Some(
+            "needs python3 with opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http, and node with \
+             @opentelemetry/sdk-trace and the OTLP trace exporters on NODE_PATH (scripts/record/record_otlp.sh \
+             installs both)"
+                .into(),
+        ),
+    }
+}
+
+fn run_client(program: &str, script: &str, addr: SocketAddr) {
+    let script: &Path = &root().join("scripts/record").join(script);
+    let out = exec(Command::new(program).arg(script).arg(addr.port().to_string()).arg(root().join(OPENAI)));
+    assert_eq!(out.code, 0, "{program}: {}", out.describe());
+}
+
+fn serve_takes_the_python_and_node_exporters_live() {
+    let server = Server::start(&[]);
+    run_client("python3", "otlp_clients.py", server.addr);
+    // Python: protobuf and gzip-compressed protobuf traces (3 calls each), a logs export (2).
+    assert_eq!(calls(&server, "matched", OPENAI), 3.0);
+    assert_eq!(calls(&server, "unreviewed", ""), 3.0);
+    run_client("node", "otlp_clients.cjs", server.addr);
+    // Node: JSON and protobuf (3 calls each).
+    assert_eq!(calls(&server, "matched", OPENAI), 5.0);
+    assert_eq!(calls(&server, "unreviewed", ""), 5.0);
+    assert_eq!(server.metric("packetproof_request_errors_total{kind=\"malformed\"}"), 0.0);
+}
+
+/// A full disk (/dev/full): the finding is not written, so the request is not taken
+/// (503 with Retry-After: the exporter sends it again), and serve lives on.
+fn serve_answers_503_when_a_finding_cannot_be_written() {
+    let server = Server::start_with(PathBuf::from("/dev/full"), tempfile::tempdir().unwrap(), &[]);
+    let answer = send_recorded(&server, "node.traces.json");
+    assert_eq!(answer.status, 503, "{}", answer.body_text());
+    assert_eq!(answer.header("retry-after").as_deref(), Some("1"), "{}", answer.head);
+    assert!(answer.body_text().contains("a finding could not be written"), "{}", answer.body_text());
+    assert_eq!(server.metric("packetproof_request_errors_total{kind=\"findings_write\"}"), 1.0);
+    assert_eq!(request(server.addr, "GET", "/healthz", &[], b"").status, 200);
+}
