@@ -56,6 +56,7 @@ mod mutation;
 mod numbers;
 pub mod packet;
 mod parallel;
+mod process;
 pub mod provider;
 pub mod release;
 pub mod report;
