@@ -34,15 +34,20 @@ impl Git {
 
     pub(crate) fn show_json(&self, rev: &str, file: &Path) -> Result<Option<Value>> {
         let spec = format!("{rev}:{}", self.relative(file));
+        // Not present at the base: a new case.
+        let Some(bytes) = self.show_bytes(rev, file)? else { return Ok(None) };
+        canonical::parse(&bytes).map(Some).map_err(|e| e.in_file(spec))
+    }
+
+    /// The bytes of `file` at `rev`; `None` when it is not there.
+    pub(crate) fn show_bytes(&self, rev: &str, file: &Path) -> Result<Option<Vec<u8>>> {
+        let spec = format!("{rev}:{}", self.relative(file));
         let out = Command::new("git")
             .current_dir(&self.top)
             .args(["show", &spec])
             .output()
             .map_err(|e| Error::io("git", e))?;
-        if !out.status.success() {
-            return Ok(None); // not present at the base: a new case
-        }
-        canonical::parse(&out.stdout).map(Some).map_err(|e| e.in_file(spec))
+        Ok(out.status.success().then_some(out.stdout))
     }
 
     /// Every path changed against `base` (tracked) or not yet tracked, sorted,

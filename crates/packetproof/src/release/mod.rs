@@ -3,7 +3,9 @@
 //! text or Markdown for the reporters), and enforce the policy (`policy`) that
 //! every golden change is explained and every prompt change is re-blessed.
 
+mod glob;
 mod policy;
+mod prompts;
 mod render;
 
 pub(crate) use crate::diff::{ChangeGroup, FieldChange};
@@ -23,6 +25,9 @@ pub(crate) enum ChangeKind {
     Reference,
     /// The compiler's own source: a change there can explain new packets.
     Code,
+    /// A file `[exporter] files` declares (the exporter's code or inputs): it explains
+    /// the golden changes it causes.
+    Exporter,
     Fixture,
     Golden,
     Other,
@@ -81,6 +86,10 @@ pub(crate) enum ViolationKind {
     OrphanedGoldenChange,
     /// promptVersions do not match the templates' bytes.
     PromptVersionMismatch,
+    /// A promptVersions label changed, but the template's text did not.
+    LabelWithoutText,
+    /// A template's text changed, but its promptVersions label did not.
+    TextWithoutLabel,
 }
 
 /// How the base revision was chosen, said in the report.
@@ -147,10 +156,14 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
                 changes.push((case.name.clone(), before.clone(), after.clone()));
             }
         }
-        goldens.push((case.name.clone(), tree));
+        goldens.push((case.name.clone(), tree, at_base));
         cases.push(report);
     }
-    let mut violations = policy::prompt_version_violations(config, &goldens);
+    let goldens: Vec<prompts::Golden> = goldens
+        .iter()
+        .map(|(case, tree, base)| prompts::Golden { case, tree: tree.as_ref(), base: base.as_ref() })
+        .collect();
+    let mut violations = prompts::violations(config, &git, &base, &goldens)?;
     violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
     violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
     let all = cases.len();
@@ -237,13 +250,30 @@ fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFi
         (git.relative(&config.root.join("src")), ChangeKind::Code),
         (git.relative(&config.root.join("crates")), ChangeKind::Code),
     ]);
+    // The exporter's declared files, as paths from the repository's top.
+    let suite = git.relative(&config.root);
+    let declared: Vec<String> = config
+        .exporter
+        .iter()
+        .flat_map(|e| &e.files)
+        .map(|glob| {
+            let glob = glob.trim_start_matches("./");
+            if suite.is_empty() {
+                glob.to_owned()
+            } else {
+                format!("{suite}/{glob}")
+            }
+        })
+        .collect();
     Ok(paths
         .into_iter()
         .map(|path| {
+            let exporter = declared.iter().any(|glob| glob::matches(glob, &path));
             let kind = classes
                 .iter()
                 .find(|(prefix, _)| &path == prefix || path.starts_with(&format!("{prefix}/")))
                 .map_or(ChangeKind::Other, |(_, kind)| *kind);
+            let kind = if exporter { ChangeKind::Exporter } else { kind };
             ChangedFile { path, kind }
         })
         .collect())
