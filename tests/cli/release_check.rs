@@ -411,7 +411,10 @@ fn a_declared_exporter_file_explains_the_golden_changes_it_causes() {
         let (report, code) = repo.check();
         let changed = cases_where(&report, "goldenChanged");
         let other = |c: &String| c.starts_with("google-") || c.starts_with("anthropic-");
-        assert!(changed.contains(&"openai-staged-alone-selected".to_owned()) && !changed.iter().any(other), "{changed:?}");
+        assert!(
+            changed.contains(&"openai-staged-alone-selected".to_owned()) && !changed.iter().any(other),
+            "{changed:?}"
+        );
         let violations = violations(&report);
         if explained {
             assert_eq!(code, 0, "{violations:?}");

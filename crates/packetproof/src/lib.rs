@@ -66,6 +66,7 @@ mod rules;
 pub mod run;
 pub mod schema;
 mod schema_refs;
+mod suite_evaluator;
 pub mod trace;
 pub mod verify;
 pub mod wire;

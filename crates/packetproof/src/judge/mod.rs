@@ -194,6 +194,24 @@ impl<'a> Subject<'a> {
                 let holder = if self.run.is_some() { "the run" } else { "the fixture's run/" };
                 Err(format!("{holder} has no {} and no --trusted-key requires one", run::attestation::FILE))
             }
+            Need::EvaluatorRuns | Need::SuiteEvaluator if config.evaluator.is_some() && !config.run_exporter => Err(
+                "the suite's [evaluator] judges the answers, and it runs only when asked (verify --run-exporter) or \
+                 in evaluate, complete, test and bless"
+                    .into(),
+            ),
+            Need::EvaluatorRuns => Ok(()),
+            Need::SuiteEvaluator if config.evaluator.is_some() => Ok(()),
+            Need::SuiteEvaluator => {
+                Err("the suite declares no [evaluator]: the built-in evaluator's verdict is run::evaluation's".into())
+            }
+            Need::GoldenVerdict => match self.fixture {
+                Some(case) if case.has_own_packet() => {
+                    Err("a negative fixture with a packet of its own is never blessed, so has no golden verdict".into())
+                }
+                Some(case) if case.run_fixture().is_some_and(|dir| dir.join(paths::RAW_OUTPUT).is_file()) => Ok(()),
+                Some(_) => Err(format!("the fixture's run/ has no {}", paths::RAW_OUTPUT)),
+                None => Err("only a fixture of the suite has a golden verdict (this is a run directory)".into()),
+            },
             Need::Suite if config.is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
         }

@@ -29,7 +29,12 @@ impl Samples {
         Samples {
             outcomes: vec![failing.clone()],
             found: Verification { outcomes: vec![failing], checks: vec![], skipped: vec![] },
-            evaluation: Evaluation { ok: true, failures: vec![], document: serde_json::json!({"ok": true}) },
+            evaluation: Evaluation {
+                ok: true,
+                failures: vec![],
+                document: serde_json::json!({"ok": true}),
+                notes: vec![],
+            },
             judged: Judged {
                 file: "t.jsonl".into(),
                 line: 1,

@@ -46,6 +46,14 @@ pub enum Need {
     /// The packet's provider is one harness.toml names: its output mode (text-JSON or
     /// schema) decides the shape.
     ConfiguredProvider,
+    /// The evaluator that judges answers can run here: the built-in one, or the suite's
+    /// `[evaluator]` where this command runs suite code (not `verify` unless asked).
+    EvaluatorRuns,
+    /// The suite declares its own `[evaluator]`, and it can run here.
+    SuiteEvaluator,
+    /// A fixture of the suite with an answer (`run/raw-output.json`) and a golden
+    /// packet, so a blessed verdict.
+    GoldenVerdict,
 }
 
 /// A step that makes what some rule checks (`crate::judge::Step` says which command
@@ -111,6 +119,9 @@ impl fmt::Display for Need {
             Need::TrustedKey => f.write_str("trusted-key"),
             Need::Suite => f.write_str("suite"),
             Need::ConfiguredProvider => f.write_str("configured-provider"),
+            Need::EvaluatorRuns => f.write_str("evaluator-runs"),
+            Need::SuiteEvaluator => f.write_str("suite-evaluator"),
+            Need::GoldenVerdict => f.write_str("golden-verdict"),
         }
     }
 }
