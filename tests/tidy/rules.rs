@@ -13,7 +13,7 @@ pub const MAX_LINES: usize = 600;
 
 /// The only files that may start processes, and what each one starts.
 pub const SPAWNERS: [(&str, &str); 2] =
-    [("crates/packetproof/src/git.rs", "git"), ("crates/packetproof/src/exporter.rs", "the [exporter] command")];
+    [("crates/packetproof/src/git.rs", "git"), ("crates/packetproof/src/process.rs", "the [exporter] and [evaluator] commands")];
 
 /// Macros that write to the terminal.
 const PRINT_MACROS: [&str; 5] = ["println", "print", "eprintln", "eprint", "dbg"];

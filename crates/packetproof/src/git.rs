@@ -64,6 +64,14 @@ impl Git {
     }
 }
 
+/// Git in `dir` as a test author (a fixed identity, no signing): for the tests of
+/// what reads a repository, which build one.
+#[cfg(test)]
+pub(crate) fn for_tests(dir: &Path, args: &[&str]) -> String {
+    let identity = ["-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false"];
+    git_in(dir, &[&identity[..], args].concat()).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn git_in(dir: &Path, args: &[&str]) -> Result<String> {
     let out = Command::new("git").current_dir(dir).args(args).output().map_err(|e| Error::io("git", e))?;
     if !out.status.success() {

@@ -158,16 +158,7 @@ mod tests {
             std::fs::create_dir_all(dir.path().join("prompts")).unwrap();
             std::fs::write(dir.path().join("prompts/system.txt"), "one").unwrap();
             std::fs::write(dir.path().join("harness.toml"), "").unwrap();
-            let git = |args: &[&str]| {
-                let out = std::process::Command::new("git")
-                    .current_dir(dir.path())
-                    .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
-                    .args(args)
-                    .output()
-                    .unwrap();
-                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-                String::from_utf8_lossy(&out.stdout).trim().to_owned()
-            };
+            let git = |args: &[&str]| crate::git::for_tests(dir.path(), args);
             git(&["init", "-q"]);
             git(&["add", "-A"]);
             git(&["commit", "-q", "-m", "base"]);
