@@ -176,6 +176,12 @@ fn new_rule(lang: Lang) {
     let blessed: serde_json::Value = serde_json::from_slice(&std::fs::read(&verdict_file).unwrap()).unwrap();
     assert_eq!(blessed["ok"], true, "{blessed}");
     green(&folder);
+    let suite = folder.path("suite");
+    support::git(&suite, &["init", "-q", "-b", "main"]);
+    support::git(&suite, &["add", "-A"]);
+    support::git(&suite, &["commit", "-q", "-m", "base"]);
+    let unchanged = folder.run_in("suite", &["release-check"]);
+    assert!(unchanged.code == 0 && !unchanged.stdout.contains("Evaluator verdicts"), "{}", unchanged.describe());
     // The maintainer's new rule: red, on the verdict and on the evaluation.
     set_evaluator(&folder, lang, 6, true);
     let trial = format!("{UNNAMED}::run::evaluator-verdict");
@@ -185,6 +191,12 @@ fn new_rule(lang: Lang) {
     red(&folder, &trial, "the evaluator's verdict is not the blessed one");
     bless(&folder);
     green(&folder);
+    // release-check shows the verdict that changed (the rule explains it: no violation).
+    let release = folder.run_in("suite", &["release-check"]);
+    assert_eq!(release.code, 0, "{}", release.describe());
+    let change =
+        format!("Evaluator verdicts (golden):\n- {UNNAMED}: passes → fails at stage \"screens\" (1 failure(s))");
+    assert!(release.stdout.contains(&change), "{}", release.stdout);
     // The declared stage is checked: another one fails.
     expect(&folder, UNNAMED, Some(&declared("names", "every screen needs a name")));
     red(&folder, &trial, "declares that the evaluator fails the answer at stage \"names\", but it fails at stage");

@@ -114,6 +114,27 @@ pub struct Report {
     pub(crate) unchanged_cases: usize,
     pub(crate) groups: Vec<ChangeGroup>,
     pub(crate) violations: Vec<Violation>,
+    /// The golden verdicts of the suite's `[evaluator]` that differ from the base's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) verdicts: Vec<VerdictChange>,
+}
+
+/// A fixture's golden evaluator verdict at the base and in the tree, each said in words.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct VerdictChange {
+    pub(crate) case: String,
+    pub(crate) before: String,
+    pub(crate) after: String,
+}
+
+/// A golden verdict in words: "passes", "fails at stage \"x\" (n failure(s))", or "none".
+fn verdict_said(verdict: Option<&Value>) -> String {
+    let Some(verdict) = verdict else { return "none".into() };
+    let count = verdict["failures"].as_array().map_or(0, Vec::len);
+    match verdict["earliestFailureStage"].as_str() {
+        None => "passes".into(),
+        Some(stage) => format!("fails at stage {stage:?} ({count} failure(s))"),
+    }
 }
 
 /// Run the release check against `base` (default: see `default_base`).
@@ -128,6 +149,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let mut cases = Vec::new();
     let mut changes: Vec<(String, Value, Value)> = Vec::new();
     let mut goldens = Vec::new();
+    let mut verdicts = Vec::new();
     // Negative cases with a hand-broken packet of their own have no golden files.
     for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet()) {
         let golden_path = case.golden_packet();
@@ -156,6 +178,15 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
                 changes.push((case.name.clone(), before.clone(), after.clone()));
             }
         }
+        let (verdict_tree, verdict_base) =
+            (read_json_opt(&case.golden_verdict())?, git.show_json(&base, &case.golden_verdict())?);
+        if verdict_tree != verdict_base {
+            let (mut before, mut after) = (verdict_said(verdict_base.as_ref()), verdict_said(verdict_tree.as_ref()));
+            if before == after {
+                (before, after) = (format!("{before}, as blessed at the base"), format!("{after}, other failures"));
+            }
+            verdicts.push(VerdictChange { case: case.name.clone(), before, after });
+        }
         goldens.push((case.name.clone(), tree, at_base));
         cases.push(report);
     }
@@ -176,6 +207,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
         cases,
         groups: crate::diff::group(changes, ("base", "tree")),
         violations,
+        verdicts,
     })
 }
 

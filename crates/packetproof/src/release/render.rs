@@ -44,6 +44,12 @@ impl Report {
         }
         self.write_files(&mut out, md);
         self.write_cases(&mut out, md);
+        if !self.verdicts.is_empty() {
+            out.push_str(if md { "\n### Evaluator verdicts (golden)\n\n" } else { "\nEvaluator verdicts (golden):\n" });
+            for change in &self.verdicts {
+                out.push_str(&format!("- {}: {} → {}\n", shown(&change.case, md), change.before, change.after));
+            }
+        }
         for (i, group) in self.groups.iter().enumerate() {
             let title = format!("Change {} of {}: {} case(s)", i + 1, self.groups.len(), group.cases.len());
             if md {
