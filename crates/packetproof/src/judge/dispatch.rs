@@ -103,13 +103,9 @@ pub(crate) fn on_run(
         RunCheck::Evaluation => {
             audit::evaluation(dir, given, config, &|value| super::packet(value, None, config, Step::Verify).findings)
         }
-        // Judged on a fixture's assembled run, against its golden verdict (`fixture_run::verdict_check`);
-        // `decide` never lets a run directory alone reach here.
-        RunCheck::EvaluatorVerdict => vec![Finding::new(
-            check,
-            Location::named(dir.display().to_string()),
-            "internal: run::evaluator-verdict judges a fixture's run against its golden verdict",
-        )],
+        // A run directory alone has no golden verdict (`decide` says so); the rule is
+        // judged on a fixture's assembled run (`fixture_run::verdict_check`).
+        RunCheck::EvaluatorVerdict => Vec::new(),
         RunCheck::Completion => audit::completion(dir, config),
         RunCheck::ProviderRequest => provider_request::check(dir, config),
         RunCheck::Attestation => crate::run::attestation::check(dir, keys, config),

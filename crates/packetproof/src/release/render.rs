@@ -250,6 +250,7 @@ mod tests {
                 cases: vec![NAME.into()],
                 paths: Vec::new(),
             }],
+            verdicts: Vec::new(),
         }
     }
 

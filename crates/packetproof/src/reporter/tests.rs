@@ -51,6 +51,7 @@ impl Samples {
                 unchanged_cases: 0,
                 groups: vec![],
                 violations: vec![],
+                verdicts: Vec::new(),
             },
         }
     }
