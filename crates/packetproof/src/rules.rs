@@ -251,7 +251,7 @@ impl Check {
                 RunCheck::EvaluatorVerdict => tested(
                     rule(
                         "run::evaluator-verdict",
-                        Run,
+                        FixtureRun,
                         &[SuiteEvaluator, GoldenVerdict],
                         "the suite's evaluator gives the fixture's answer its blessed verdict (and fails at the stage \
                          a negative fixture declares)",

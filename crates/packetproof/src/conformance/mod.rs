@@ -334,6 +334,14 @@ impl Suite {
         if checked.findings.is_empty() {
             return Ok(());
         }
+        // A verdict that is only not the blessed one is re-blessed like a stale packet;
+        // a declared stage the evaluator misses is the fixture's to fix.
+        let golden = crate::Location::named(case.golden_verdict().display().to_string());
+        let stale_verdict =
+            check == RunCheck::EvaluatorVerdict.into() && checked.findings.iter().all(|f| f.path == golden);
+        if stale_verdict && self.writes.tests_bless() {
+            return self.bless_from_test(case);
+        }
         let Some(mismatch) = &checked.mismatch else {
             return Err(format!("{check} failed:\n{}", list(checked)).into());
         };

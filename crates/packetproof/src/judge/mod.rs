@@ -165,6 +165,7 @@ impl<'a> Subject<'a> {
         match reads {
             Reads::Packet | Reads::PacketAndRequest => self.packet.is_some(),
             Reads::Run => self.run.is_some() || self.fixture.is_some(),
+            Reads::FixtureRun => self.fixture.is_some(),
             Reads::Corpus => self.corpus,
             // Judged by the command that reads them (`crate::rules::InputCheck`).
             Reads::CompileInput | Reads::Capture | Reads::Path => false,
@@ -209,8 +210,7 @@ impl<'a> Subject<'a> {
                     Err("a negative fixture with a packet of its own is never blessed, so has no golden verdict".into())
                 }
                 Some(case) if case.run_fixture().is_some_and(|dir| dir.join(paths::RAW_OUTPUT).is_file()) => Ok(()),
-                Some(_) => Err(format!("the fixture's run/ has no {}", paths::RAW_OUTPUT)),
-                None => Err("only a fixture of the suite has a golden verdict (this is a run directory)".into()),
+                _ => Err(format!("the fixture's run/ has no {}", paths::RAW_OUTPUT)),
             },
             Need::Suite if config.is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),

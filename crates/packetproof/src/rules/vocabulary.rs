@@ -14,6 +14,8 @@ pub enum Reads {
     PacketAndRequest,
     /// A run directory (and the packet rebuilt from it).
     Run,
+    /// A fixture's run, assembled by the gate, with the fixture's golden files.
+    FixtureRun,
     /// The fixture corpus as a whole.
     Corpus,
     /// A compile input.
@@ -101,6 +103,7 @@ impl fmt::Display for Reads {
             Reads::Packet => "packet",
             Reads::PacketAndRequest => "packet-and-request",
             Reads::Run => "run",
+            Reads::FixtureRun => "fixture-run",
             Reads::Corpus => "corpus",
             Reads::CompileInput => "compile-input",
             Reads::Capture => "capture",
