@@ -200,7 +200,7 @@ pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Conf
     let mut findings = Vec::new();
     match case.evaluator_stage() {
         Err(e) => findings.push(Finding::new(check, Location::named(case.name.clone()), e.to_string())),
-        Ok(Some(stage)) if fresh["earliestFailureStage"] != Value::from(stage.as_str()) => {
+        Ok(Some(stage)) if fresh["earliestFailureStage"] != stage.as_str() => {
             let expect = case.expect.as_deref().unwrap_or(&case.dir).display().to_string();
             let said =
                 format!("declares that the evaluator fails the answer at stage {stage:?}, but it {}", said(&fresh));
