@@ -419,6 +419,13 @@ fn a_declared_exporter_file_explains_the_golden_changes_it_causes() {
         if explained {
             assert_eq!(code, 0, "{violations:?}");
             assert!(changed_kinds(&report).contains(&"exporter".to_owned()), "{report:#}");
+            // The declared file is digested at the base and now.
+            let digests = &report["exporterFiles"][0];
+            assert_eq!(digests["path"], "app/edits.sed", "{report:#}");
+            assert!(
+                digests["before"].as_str().unwrap().starts_with("sha256:") && digests["before"] != digests["after"]
+            );
+            assert!(repo.text().contains("- app/edits.sed (exporter): sha256:"), "{}", repo.text());
         } else {
             assert_eq!(code, 1, "{report:#}");
             assert!(violations.iter().any(|v| v.contains("no template, schema, compiler, exporter or fixture change")));

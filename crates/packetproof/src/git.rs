@@ -22,6 +22,11 @@ impl Git {
         git_in(&self.top, args)
     }
 
+    /// The file at `relative` (a path from the top, as `changed_paths` gives it).
+    pub(crate) fn path_of(&self, relative: &str) -> PathBuf {
+        self.top.join(relative)
+    }
+
     /// Path of `file` relative to the repository top, with `/` separators.
     pub(crate) fn relative(&self, file: &Path) -> String {
         let top = self.top.canonicalize().unwrap_or_else(|_| self.top.clone());

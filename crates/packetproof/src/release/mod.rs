@@ -114,9 +114,36 @@ pub struct Report {
     pub(crate) unchanged_cases: usize,
     pub(crate) groups: Vec<ChangeGroup>,
     pub(crate) violations: Vec<Violation>,
+    /// The changed files `[exporter] files` declares, each with its digest at the base and now.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) exporter_files: Vec<ExporterFile>,
     /// The golden verdicts of the suite's `[evaluator]` that differ from the base's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) verdicts: Vec<VerdictChange>,
+}
+
+/// A declared exporter file that changed: sha256 of its bytes at the base and in
+/// the tree (`None`: not there).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ExporterFile {
+    pub(crate) path: String,
+    pub(crate) before: Option<String>,
+    pub(crate) after: Option<String>,
+}
+
+/// The digests of the changed files of kind `exporter`.
+fn exporter_files(git: &Git, base: &str, changed: &[ChangedFile], config: &Config) -> Result<Vec<ExporterFile>> {
+    let mut out = Vec::new();
+    for file in changed.iter().filter(|f| f.kind == ChangeKind::Exporter) {
+        let path = git.path_of(&file.path);
+        let before = git.show_bytes(base, &path)?.map(|bytes| crate::digest::sha256(&bytes));
+        let after = match path.is_file() {
+            true => Some(crate::digest::sha256(&crate::fsutil::read_bytes(&path, config.limits.max_file_bytes)?)),
+            false => None,
+        };
+        out.push(ExporterFile { path: file.path.clone(), before, after });
+    }
+    Ok(out)
 }
 
 /// A fixture's golden evaluator verdict at the base and in the tree, each said in words.
@@ -197,6 +224,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let mut violations = prompts::violations(config, &git, &base, &goldens)?;
     violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
     violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
+    let exporter_files = exporter_files(&git, &base, &changed_files, config)?;
     let all = cases.len();
     cases.retain(CaseReport::changed);
     Ok(Report {
@@ -207,6 +235,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
         cases,
         groups: crate::diff::group(changes, ("base", "tree")),
         violations,
+        exporter_files,
         verdicts,
     })
 }

@@ -51,6 +51,7 @@ impl Samples {
                 unchanged_cases: 0,
                 groups: vec![],
                 violations: vec![],
+                exporter_files: Vec::new(),
                 verdicts: Vec::new(),
             },
         }
