@@ -14,6 +14,13 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
+/// Held while a program is started and while the processes holding a program's pipes
+/// are looked for ([`end_holders`]), so the two never overlap: a child another thread
+/// is starting holds a copy of every pipe open in this process until it execs (only
+/// then does close-on-exec close them), and would be taken for a holder and killed.
+/// (Several trials run programs at once: the gate's mutation self-test saw it.)
+static SPAWNING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// What to run and how long to wait for it.
 pub(crate) struct Program<'a> {
     /// The program and its arguments, as the settings name them.
@@ -46,13 +53,12 @@ pub(crate) fn run(program: &Program) -> std::result::Result<Ran, String> {
     }
     own_process_group(&mut command);
     let exited = Exited::new().map_err(|e| format!("could not be watched: {e}"))?;
-    let mut child = command
-        .current_dir(program.root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("could not start: {e}"))?;
+    command.current_dir(program.root).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let spawned = {
+        let _alone = SPAWNING.lock().unwrap_or_else(|e| e.into_inner());
+        command.spawn()
+    };
+    let mut child = spawned.map_err(|e| format!("could not start: {e}"))?;
     // Both pipes are drained while the program runs, or a large output would fill
     // the pipe and the program would block until the timeout.
     let (max, name) = (program.max_bytes, program.output_name);
@@ -241,6 +247,7 @@ fn pipe_id<T>(_pipe: Option<&T>) -> Option<u64> {
 /// what the program started outside its process group and left running.
 #[cfg(target_os = "linux")]
 fn end_holders(pipes: &[u64]) {
+    let _alone = SPAWNING.lock().unwrap_or_else(|e| e.into_inner());
     let names: Vec<String> = pipes.iter().map(|inode| format!("pipe:[{inode}]")).collect();
     let Ok(processes) = std::fs::read_dir("/proc") else { return };
     for process in processes.flatten() {
