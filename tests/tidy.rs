@@ -2,7 +2,7 @@
 //! tree (`syn`, paths resolved through `use`, `super` and re-exports): modules use
 //! only their own layer and the layers below it (README.md's "Where things are"
 //! table), with no import cycle inside a layer; nothing outside the command line's
-//! crate (`src/`) prints; only the library's `git.rs` and `exporter.rs` start
+//! crate (`src/`) prints; only the library's `git.rs` and `process.rs` start
 //! processes; no source file grows past its line budget; no comment cites a
 //! document outside the repository; no test but the conformance gate reads the
 //! repository's golden files. Each rule is also run on a small tree built to break
@@ -59,8 +59,8 @@ fn only_the_cli_prints() {
 }
 
 #[test]
-fn only_git_rs_and_the_exporter_start_processes() {
-    holds(rules::only_spawners_spawn, this_crate(), "processes started outside the library's git.rs and exporter.rs");
+fn only_git_rs_and_the_suite_process_runner_start_processes() {
+    holds(rules::only_spawners_spawn, this_crate(), "processes started outside the library's git.rs and process.rs");
 }
 
 #[test]
@@ -126,14 +126,14 @@ mod broken {
     const README: &str = "# t\n\n## Where things are\n\n| layer | concern | module |\n|---|---|---|\n\
         | leaves | errors | `crates/packetproof/src/error.rs` |\n| | findings | `crates/packetproof/src/report.rs` |\n\
         | | bytes | `crates/packetproof/src/canonical.rs` |\n| infrastructure | git | `crates/packetproof/src/git.rs` |\n\
-        | | files | `crates/packetproof/src/fsutil.rs` |\n| | exporter | `crates/packetproof/src/exporter.rs` |\n\
+        | | files | `crates/packetproof/src/fsutil.rs` |\n| | process | `crates/packetproof/src/process.rs` |\n\
         | producers | runs | `crates/packetproof/src/run/` |\n| applications | verify | `crates/packetproof/src/verify.rs` |\n\
         | shell | the CLI | `src/main.rs` |\n| tests | rules | `tests/tidy.rs` |\n\n## Next\n";
 
     const CLEAN: [(&str, &str); 12] = [
         (
             "crates/packetproof/src/lib.rs",
-            "pub mod canonical; pub mod error; pub mod exporter; pub mod fsutil; pub mod git;\n\
+            "pub mod canonical; pub mod error; pub mod fsutil; pub mod git; pub mod process;\n\
              pub mod report; pub mod run; pub mod verify;\npub use error::Error;\n",
         ),
         ("crates/packetproof/src/error.rs", "pub struct Error;\n"),
@@ -146,7 +146,7 @@ mod broken {
             "crates/packetproof/src/git.rs",
             "use std::process::Command;\npub fn git() { let _ = Command::new(\"git\"); }\n",
         ),
-        ("crates/packetproof/src/exporter.rs", "pub fn export() { let _ = std::process::Command::new(\"x\"); }\n"),
+        ("crates/packetproof/src/process.rs", "pub fn run() { let _ = std::process::Command::new(\"x\"); }\n"),
         ("crates/packetproof/src/fsutil.rs", "pub fn read() {}\n"),
         ("crates/packetproof/src/run/mod.rs", "pub mod evaluate;\n"),
         (
@@ -228,7 +228,7 @@ mod broken {
 
     #[test]
     fn a_module_missing_from_the_readme_table_is_caught() {
-        let lib = "pub mod canonical; pub mod error; pub mod exporter; pub mod fsutil; pub mod git;\n\
+        let lib = "pub mod canonical; pub mod error; pub mod fsutil; pub mod git; pub mod process;\n\
                    pub mod report; pub mod run; pub mod verify; pub mod extra;\n";
         caught(
             rules::layering,

@@ -50,11 +50,28 @@ fn quoted(text: &str) -> Vec<String> {
     text.split('`').skip(1).step_by(2).map(str::to_owned).collect()
 }
 
-/// What README.md says about the CLI is what clap defines: which commands take
+/// README.md and every page under docs/, as one text (the facts checked may be on any page).
+fn documentation() -> String {
+    let root = crate::support::root();
+    let mut pages: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    let mut text = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for page in pages {
+        text.push_str("\n\n");
+        text.push_str(&std::fs::read_to_string(page).unwrap());
+    }
+    text
+}
+
+/// What the documentation says about the CLI is what clap defines: which commands take
 /// `--google-suffix-file` and which refuse it (every other), every variable
 /// (its Environment section, bullet by bullet) and every exit status.
 fn the_readme_says_what_clap_defines() {
-    let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
+    let readme = documentation();
     let problems = readme_problems(&readme);
     assert_eq!(problems, Vec::<String>::new());
     // The check catches a command missing from a list, a variable left out, a code renamed.
@@ -174,8 +191,39 @@ fn each_command_offers_its_formats_and_refuses_the_others() {
     }
 }
 
+const REFERENCE_START: &str = "<!-- generated from `packetproof <command> --help`: tests/cli/help.rs checks it -->";
+const REFERENCE_END: &str = "<!-- end of the generated reference -->";
+
+/// The reference of every command, as `--help` prints it (markdown).
+fn generated_reference() -> String {
+    let mut out = String::new();
+    for command in commands() {
+        let help = run([command.as_str(), "--help"]);
+        assert_eq!(help.code, 0, "{}", help.describe());
+        out.push_str(&format!("### `packetproof {command}`\n\n```text\n{}\n```\n\n", help.stdout.trim_end()));
+    }
+    out
+}
+
+/// docs/commands.md ends with every command's `--help`, generated from clap: a new
+/// option or a changed description that the page does not show fails here, with the
+/// block to paste.
+fn the_command_reference_is_what_clap_defines() {
+    let file = crate::support::root().join("docs/commands.md");
+    let page = std::fs::read_to_string(&file).unwrap();
+    let expected = generated_reference();
+    let found = page.split_once(REFERENCE_START).and_then(|(_, rest)| rest.split_once(REFERENCE_END)).map(|(b, _)| b);
+    let found = found.map(|b| b.trim_start_matches('\n'));
+    assert!(
+        found == Some(expected.as_str()),
+        "{} is not what clap defines; paste between its markers:\n{REFERENCE_START}\n{expected}{REFERENCE_END}",
+        file.display()
+    );
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        the_command_reference_is_what_clap_defines,
         help_names_the_settings_file_the_environment_and_exit_codes,
         the_readme_says_what_clap_defines,
         the_suffix_option_is_offered_only_where_it_means_something,

@@ -16,6 +16,7 @@ mod contracts;
 mod corpus;
 mod distribution;
 mod errors;
+mod evaluator;
 mod exporter;
 mod foreign;
 mod gate;
@@ -52,6 +53,7 @@ fn main() {
     trials.extend(corpus::trials());
     trials.extend(help::trials());
     trials.extend(release_check::trials());
+    trials.extend(evaluator::trials());
     trials.extend(report_html::trials());
     trials.extend(run::trials());
     trials.extend(init::trials());

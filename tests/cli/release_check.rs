@@ -230,7 +230,9 @@ fn unexplained_golden_edit_fails() {
     assert_eq!(code, 1);
     let violations = violations(&report);
     assert!(
-        violations.iter().any(|v| v.contains(case) && v.contains("no template, schema, compiler or fixture change")),
+        violations
+            .iter()
+            .any(|v| v.contains(case) && v.contains("no template, schema, compiler, exporter or fixture change")),
         "{violations:?}"
     );
     assert_eq!(cases_where(&report, "goldenChanged"), [case]);
@@ -372,6 +374,75 @@ fn fixture_names_are_escaped_in_text_and_markdown() {
     assert!(repo.markdown().contains("pass \\| yes"), "{}", repo.markdown());
 }
 
+/// A suite whose `./export.sh` edits each request with `app/edits.sed` before
+/// `packetproof export` compiles it: the sed script is the exporter's input, and
+/// `files` what harness.toml declares of it. Blessed and committed.
+fn repo_with_exporter(files: &str) -> Repo {
+    let repo = Repo::new();
+    let bin = env!("CARGO_BIN_EXE_packetproof");
+    let script = format!(
+        "#!/bin/sh\nset -e\nrequest=$(mktemp)\nsed -f app/edits.sed \"$1\" > \"$request\"\n\
+         \"{bin}\" export --request \"$request\"\nrm -f \"$request\"\n"
+    );
+    std::fs::write(repo.path("export.sh"), script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(repo.path("export.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::create_dir_all(repo.path("app")).unwrap();
+    std::fs::write(repo.path("app/edits.sed"), "s/never-in-a-request/x/\n").unwrap();
+    let settings = std::fs::read_to_string(repo.path("harness.toml")).unwrap();
+    let exporter = format!("\n[exporter]\ncommand = [\"./export.sh\", \"{{request}}\"]\nfiles = {files}\n");
+    std::fs::write(repo.path("harness.toml"), settings + &exporter).unwrap();
+    repo.bless();
+    repo.commit("an exporter");
+    repo
+}
+
+fn a_declared_exporter_file_explains_the_golden_changes_it_causes() {
+    for (files, explained) in [(r#"["app/*.sed"]"#, true), ("[]", false)] {
+        let repo = repo_with_exporter(files);
+        let (report, code) = repo.check();
+        assert_eq!(code, 0, "{report:#}");
+        // The exporter's input now gives the OpenAI cases another model.
+        std::fs::write(repo.path("app/edits.sed"), "s/\"model\": \"gpt-5\"/\"model\": \"gpt-5-mini\"/\n").unwrap();
+        repo.bless();
+        let (report, code) = repo.check();
+        let changed = cases_where(&report, "goldenChanged");
+        let other = |c: &String| c.starts_with("google-") || c.starts_with("anthropic-");
+        assert!(
+            changed.contains(&"openai-staged-alone-selected".to_owned()) && !changed.iter().any(other),
+            "{changed:?}"
+        );
+        let violations = violations(&report);
+        if explained {
+            assert_eq!(code, 0, "{violations:?}");
+            assert!(changed_kinds(&report).contains(&"exporter".to_owned()), "{report:#}");
+            // The declared file is digested at the base and now.
+            let digests = &report["exporterFiles"][0];
+            assert_eq!(digests["path"], "app/edits.sed", "{report:#}");
+            assert!(
+                digests["before"].as_str().unwrap().starts_with("sha256:") && digests["before"] != digests["after"]
+            );
+            assert!(repo.text().contains("- app/edits.sed (exporter): sha256:"), "{}", repo.text());
+        } else {
+            assert_eq!(code, 1, "{report:#}");
+            assert!(violations.iter().any(|v| v.contains("no template, schema, compiler, exporter or fixture change")));
+        }
+    }
+}
+
+fn a_suite_from_init_passes_release_check_on_a_clean_tree() {
+    let folder = support::Project::empty();
+    let suite = folder.init();
+    support::git(&suite, &["init", "-q", "-b", "main"]);
+    support::git(&suite, &["add", "-A"]);
+    support::git(&suite, &["commit", "-q", "-m", "init"]);
+    let out = folder.run_in("suite", &["release-check"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
         the_default_base_is_the_upstream_then_the_remote_head_then_main_or_master,
@@ -387,6 +458,8 @@ pub fn trials() -> Vec<Trial> {
         an_edited_golden_agent_request_is_neither_blessed_nor_explained,
         golden_files_of_a_deleted_fixture_cannot_change_unnoticed,
         fixture_names_are_escaped_in_text_and_markdown,
+        a_declared_exporter_file_explains_the_golden_changes_it_causes,
+        a_suite_from_init_passes_release_check_on_a_clean_tree,
     ];
     trials
 }

@@ -12,8 +12,10 @@ use std::path::Path;
 pub const MAX_LINES: usize = 600;
 
 /// The only files that may start processes, and what each one starts.
-pub const SPAWNERS: [(&str, &str); 2] =
-    [("crates/packetproof/src/git.rs", "git"), ("crates/packetproof/src/exporter.rs", "the [exporter] command")];
+pub const SPAWNERS: [(&str, &str); 2] = [
+    ("crates/packetproof/src/git.rs", "git"),
+    ("crates/packetproof/src/process.rs", "the [exporter] and [evaluator] commands"),
+];
 
 /// Macros that write to the terminal.
 const PRINT_MACROS: [&str; 5] = ["println", "print", "eprintln", "eprint", "dbg"];

@@ -113,6 +113,8 @@ pub struct Pending {
     pub skipped: Vec<crate::Skipped>,
     packet_text: String,
     view_text: String,
+    /// The suite's evaluator's verdict on the fixture's answer, when it has both.
+    verdict_text: Option<String>,
 }
 
 /// The cases whose name contains `filter`, compiled, each with what blessing it
@@ -206,10 +208,14 @@ pub fn apply(config: &Config, pending: &Pending, writes: GoldenWrites, requester
     // under the lock are temp files surely stale, never a live writer's.
     let _lock = fsutil::Lock::on(&folder)?;
     folder.remove_stale_temps()?;
-    let files = [
+    let mut files = vec![
         (corpus::AGENT_REQUEST_FILE, pending.view_text.as_bytes()),
         (corpus::PACKET_FILE, pending.packet_text.as_bytes()),
     ];
+    if let Some(verdict) = &pending.verdict_text {
+        // Before the packet, which is renamed last (see above).
+        files.insert(1, (corpus::VERDICT_FILE, verdict.as_bytes()));
+    }
     folder.write_all(&changed(&case.golden_dir, &files), fsutil::Replace::Allowed)
 }
 
@@ -245,18 +251,25 @@ pub fn pending(config: &Config, case: Case) -> Result<Pending> {
     let skipped = judged.skipped;
     let agent_request = provider::agent_request(packet.as_object().expect("a compiled packet is an object"));
     let (packet_text, view_text) = (canonical::to_pretty(&packet), canonical::to_pretty(&agent_request));
+    // The suite's evaluator judges the fixture's answer to the packet being blessed.
+    let verdict_text =
+        crate::judge::fixture_run::verdict_for(&case, &packet, config)?.map(|v| canonical::to_pretty(&v));
     let same = |path: &Path, text: &str| {
         fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == text.as_bytes())
     };
+    let verdict_same = verdict_text.as_deref().is_none_or(|text| same(&case.golden_verdict(), text));
     let change = if !case.golden_packet().exists() {
         Change::New
-    } else if same(&case.golden_packet(), &packet_text) && same(&case.golden_agent_request(), &view_text) {
+    } else if same(&case.golden_packet(), &packet_text)
+        && same(&case.golden_agent_request(), &view_text)
+        && verdict_same
+    {
         Change::Unchanged
     } else {
         Change::Updated
     };
     let golden = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes).ok();
-    Ok(Pending { case, change, golden, packet, skipped, packet_text, view_text })
+    Ok(Pending { case, change, golden, packet, skipped, packet_text, view_text, verdict_text })
 }
 
 /// Golden folders that belong to no fixture, and what `--unreferenced` does with them.
@@ -278,7 +291,7 @@ pub fn unreferenced(config: &Config, action: Unreferenced, writes: GoldenWrites)
     if action == Unreferenced::Delete {
         writes.permit("bless --unreferenced delete", Requester::Command)?;
         for folder in &folders {
-            for name in [corpus::PACKET_FILE, corpus::AGENT_REQUEST_FILE] {
+            for name in [corpus::PACKET_FILE, corpus::AGENT_REQUEST_FILE, corpus::VERDICT_FILE] {
                 let file = folder.join(name);
                 if file.is_file() {
                     std::fs::remove_file(&file).map_err(|e| Error::io(&file, e))?;

@@ -36,6 +36,9 @@ pub enum Error {
     /// The suite's `[exporter]` made no packet for `request`: it could not start,
     /// timed out, failed or printed something else, or this command does not run it.
     Exporter { request: String, command: String, reason: String },
+    /// The suite's `[evaluator]` gave no evaluation of the answer in `run`: it could
+    /// not start, timed out, failed, printed no evaluation document, or is not run here.
+    Evaluator { run: String, command: String, reason: String },
     /// A state the code rules out was reached: a packetproof bug, not the user's.
     Internal(String),
     /// Bad command-line usage: a flag refused, an argument naming nothing, a command
@@ -92,6 +95,7 @@ impl Error {
             | Error::Refused { .. }
             | Error::Git { .. }
             | Error::Exporter { .. }
+            | Error::Evaluator { .. }
             | Error::Internal(_) => crate::report::COULD_NOT_RUN,
         }
     }
@@ -117,6 +121,7 @@ impl fmt::Display for Error {
                 write!(f, "git {command} failed in {}: {message}", dir.display())
             }
             Error::Exporter { request, command, reason } => write!(f, "{request}: exporter {command} {reason}"),
+            Error::Evaluator { run, command, reason } => write!(f, "{run}: evaluator {command} {reason}"),
             Error::Internal(message) => write!(f, "internal error (a packetproof bug): {message}"),
             Error::Usage(message) => write!(f, "usage: {message}"),
         }
@@ -156,6 +161,7 @@ mod tests {
             Error::refused("f", "r"),
             Error::Git { command: "c".into(), dir: "d".into(), message: "m".into() },
             Error::Exporter { request: "r".into(), command: "c".into(), reason: "r".into() },
+            Error::Evaluator { run: "r".into(), command: "c".into(), reason: "r".into() },
             Error::Internal("m".into()),
             Error::Usage("m".into()),
         ];

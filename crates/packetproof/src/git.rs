@@ -33,6 +33,11 @@ impl Git {
         git_in(&self.top, args)
     }
 
+    /// The file at `relative` (a path from the top, as `changed_paths` gives it).
+    pub(crate) fn path_of(&self, relative: &str) -> PathBuf {
+        self.top.join(relative)
+    }
+
     /// Path of `file` relative to the repository top, with `/` separators.
     pub(crate) fn relative(&self, file: &Path) -> String {
         let top = self.top.canonicalize().unwrap_or_else(|_| self.top.clone());
@@ -45,15 +50,20 @@ impl Git {
 
     pub(crate) fn show_json(&self, rev: &str, file: &Path) -> Result<Option<Value>> {
         let spec = format!("{rev}:{}", self.relative(file));
+        // Not present at the base: a new case.
+        let Some(bytes) = self.show_bytes(rev, file)? else { return Ok(None) };
+        canonical::parse(&bytes).map(Some).map_err(|e| e.in_file(spec))
+    }
+
+    /// The bytes of `file` at `rev`; `None` when it is not there.
+    pub(crate) fn show_bytes(&self, rev: &str, file: &Path) -> Result<Option<Vec<u8>>> {
+        let spec = format!("{rev}:{}", self.relative(file));
         let out = Command::new("git")
             .current_dir(&self.top)
             .args(["show", &spec])
             .output()
             .map_err(|e| Error::io("git", e))?;
-        if !out.status.success() {
-            return Ok(None); // not present at the base: a new case
-        }
-        canonical::parse(&out.stdout).map(Some).map_err(|e| e.in_file(spec))
+        Ok(out.status.success().then_some(out.stdout))
     }
 
     /// Every path changed against `base` (tracked) or not yet tracked, sorted,
@@ -68,6 +78,14 @@ impl Git {
         paths.dedup();
         Ok(paths)
     }
+}
+
+/// Git in `dir` as a test author (a fixed identity, no signing): for the tests of
+/// what reads a repository, which build one.
+#[cfg(test)]
+pub(crate) fn for_tests(dir: &Path, args: &[&str]) -> String {
+    let identity = ["-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false"];
+    git_in(dir, &[&identity[..], args].concat()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn git_in(dir: &Path, args: &[&str]) -> Result<String> {

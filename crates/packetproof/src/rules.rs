@@ -71,6 +71,7 @@ pub enum RunCheck {
     ManifestBinding,
     SnapshotParity,
     Evaluation,
+    EvaluatorVerdict,
     Completion,
     ProviderRequest,
     Attestation,
@@ -245,10 +246,20 @@ impl Check {
                     rule(
                         "run::evaluation",
                         Run,
-                        &[RunFile("raw-output.json"), Evaluator],
+                        &[RunFile("raw-output.json"), EvaluatorRuns],
                         "the raw output was evaluated, passed, and evaluates the same now",
                     ),
                     &[Stage::Evaluate, Stage::Complete],
+                ),
+                RunCheck::EvaluatorVerdict => tested(
+                    rule(
+                        "run::evaluator-verdict",
+                        FixtureRun,
+                        &[SuiteEvaluator, GoldenVerdict],
+                        "the suite's evaluator gives the fixture's answer its blessed verdict (and fails at the stage \
+                         a negative fixture declares)",
+                    ),
+                    "tests/cli/evaluator.rs::a_new_evaluator_rule_is_red_until_the_maintainer_declares_it_and_blesses",
                 ),
                 RunCheck::Completion => waits(
                     rule(
@@ -288,7 +299,7 @@ impl Check {
                 // Whether the answer passes is the suite's evaluator's business; the
                 // receipts around it are not.
                 match check {
-                    RunCheck::Evaluation => declared,
+                    RunCheck::Evaluation | RunCheck::EvaluatorVerdict => declared,
                     _ => locked(declared, RECEIPT),
                 }
             }

@@ -28,6 +28,8 @@ pub(crate) use tables::{Checks, SuiteSettings};
 mod provider;
 use merge::{builtin_table, overlay, OwnSettings};
 pub(crate) use provider::{OutputMode, Provider};
+mod suite;
+pub use suite::{Evaluator, PromptVersions, Release};
 
 pub(crate) const FILE_NAME: &str = "harness.toml";
 
@@ -44,6 +46,9 @@ struct Raw {
     #[serde(default)]
     corpus: CorpusSettings,
     exporter: Option<Exporter>,
+    evaluator: Option<Evaluator>,
+    #[serde(default)]
+    release: Release,
     #[serde(default)]
     wire: Wire,
     #[serde(default)]
@@ -213,6 +218,10 @@ pub struct Exporter {
     /// Seconds before the exporter is killed and the fixture fails.
     #[serde(default = "default_timeout")]
     pub(crate) timeout_seconds: u64,
+    /// The exporter's own code and inputs (paths or globs from the suite's
+    /// directory): a change to one explains the golden changes it causes.
+    #[serde(default)]
+    pub(crate) files: Vec<String>,
 }
 
 fn default_timeout() -> u64 {
@@ -280,6 +289,9 @@ pub struct Config {
     /// packets (`test`, `bless`, `release-check`); `verify` sets it only when
     /// asked (`--run-exporter`), so checking files never runs code they name.
     pub run_exporter: bool,
+    /// The suite's own evaluator; `None`: the built-in (block-builder) one.
+    pub evaluator: Option<Evaluator>,
+    pub(crate) release: Release,
     pub(crate) wire: Wire,
     pub packet: PacketRules,
     pub(crate) checks: Checks,
@@ -390,6 +402,7 @@ impl Config {
         if raw.suite.name.as_ref().is_some_and(|name| name.trim().is_empty()) {
             return Err(config_error("suite.name: expected a name that is not blank".into()));
         }
+        suite::check_evaluator(raw.evaluator.as_ref()).map_err(config_error)?;
         for (name, reason) in &raw.checks.skip {
             if crate::Check::from_name(name).is_none() {
                 return Err(config_error(format!(
@@ -444,6 +457,8 @@ impl Config {
             corpus: raw.corpus,
             exporter: raw.exporter,
             run_exporter: true,
+            evaluator: raw.evaluator,
+            release: raw.release,
             wire: raw.wire,
             packet: raw.packet,
             checks: raw.checks,

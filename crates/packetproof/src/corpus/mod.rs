@@ -15,6 +15,8 @@ pub(crate) const EXPECT_FILE: &str = "expect.toml";
 pub(crate) const PACKET_FILE: &str = "runtime-packet.json";
 pub(crate) const AGENT_REQUEST_FILE: &str = "agent-request.json";
 pub(crate) const RUN_DIR: &str = "run";
+/// The suite's `[evaluator]` verdict on the fixture's answer, blessed.
+pub(crate) const VERDICT_FILE: &str = "evaluator-verdict.json";
 
 /// One fixture.
 #[derive(Debug, Clone)]
@@ -40,6 +42,9 @@ impl Case {
     }
     pub fn golden_agent_request(&self) -> PathBuf {
         self.golden_dir.join(AGENT_REQUEST_FILE)
+    }
+    pub fn golden_verdict(&self) -> PathBuf {
+        self.golden_dir.join(VERDICT_FILE)
     }
 
     /// Why this case has no golden packet to check, when it has none: a new case
@@ -189,6 +194,15 @@ struct ExpectFile {
     fails: Vec<Expectation>,
     /// The packet under test, derived from another case's golden packet.
     packet: Option<derived::Derivation>,
+    /// What the suite's `[evaluator]` must conclude about the fixture's answer.
+    evaluator: Option<EvaluatorExpectation>,
+}
+
+/// expect.toml `[evaluator]`: the stage at which the suite's evaluator must fail the answer.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EvaluatorExpectation {
+    pub(crate) stage: String,
 }
 
 impl Case {
@@ -221,6 +235,11 @@ impl Case {
     pub fn has_own_packet(&self) -> bool {
         self.own_packet().is_some()
             || self.expect_file().map_or(self.expect.is_some(), |f| f.is_some_and(|f| f.packet.is_some()))
+    }
+
+    /// The stage expect.toml `[evaluator]` says the suite's evaluator fails the answer at.
+    pub(crate) fn evaluator_stage(&self) -> Result<Option<String>> {
+        Ok(self.expect_file()?.and_then(|f| f.evaluator).map(|e| e.stage))
     }
 
     /// The case whose golden packet this negative case's packet is derived from.

@@ -54,7 +54,7 @@ pub(crate) struct Evaluation {
     pub(crate) schema_validation_applied: bool,
     pub(crate) schema_source: &'static str,
     pub(crate) validation_schema_checksum: Option<String>,
-    pub(crate) earliest_failure_stage: Option<&'static str>,
+    pub(crate) earliest_failure_stage: Option<String>,
     pub(crate) failures: Vec<Failed>,
     pub(crate) summary: Summary,
     pub(crate) raw_output_checksum: String,
@@ -63,7 +63,7 @@ pub(crate) struct Evaluation {
 /// One failure as the document lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Failed {
-    pub(crate) stage: &'static str,
+    pub(crate) stage: String,
     pub(crate) message: String,
 }
 
@@ -89,8 +89,8 @@ pub(crate) fn build(failures: &[Failure], facts: &Facts, output: Option<&Value>)
         schema_validation_applied: facts.schema_applied,
         schema_source: facts.schema_source.name(),
         validation_schema_checksum: facts.snapshot_checksum.clone(),
-        earliest_failure_stage: failures.first().map(|f| f.stage),
-        failures: failures.iter().map(|f| Failed { stage: f.stage, message: f.message.clone() }).collect(),
+        earliest_failure_stage: failures.first().map(|f| f.stage.to_string()),
+        failures: failures.iter().map(|f| Failed { stage: f.stage.to_string(), message: f.message.clone() }).collect(),
         summary: summary(output),
         raw_output_checksum: facts.raw_checksum.clone(),
     };
@@ -141,7 +141,7 @@ mod tests {
             snapshot_checksum: None,
             raw_checksum: "sha256:x".into(),
         };
-        let failures = [Failure { stage: "json-parse", message: "m".into() }];
+        let failures = [Failure { stage: "json-parse".into(), message: "m".into() }];
         let doc = build(&failures, &facts, None);
         let keys: Vec<&str> = doc.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(

@@ -47,10 +47,11 @@ pub(crate) const CONTENT_BOUNDARY: &str = "content-boundary";
 pub(crate) const ROUTES: &str = "routes";
 pub(crate) const EVIDENCE: &str = "evidence";
 
-/// One failed rule, as evaluation.json records it.
+/// One failed rule, as evaluation.json records it. The built-in rules name their
+/// stages with the constants above; a suite's own evaluator names its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Failure {
-    pub(crate) stage: &'static str,
+    pub(crate) stage: std::borrow::Cow<'static, str>,
     pub(crate) message: String,
 }
 
@@ -73,7 +74,7 @@ impl Failures {
         let (count, closing) = counts.entry(stage).or_default();
         *count += 1;
         if *count <= MAX_FAILURES_PER_STAGE {
-            list.push(Failure { stage, message: message.into() });
+            list.push(Failure { stage: stage.into(), message: message.into() });
             return;
         }
         let more = *count - MAX_FAILURES_PER_STAGE;
@@ -84,7 +85,7 @@ impl Failures {
             Some(at) => list[*at].message = message,
             None => {
                 *closing = Some(list.len());
-                list.push(Failure { stage, message });
+                list.push(Failure { stage: stage.into(), message });
             }
         }
     }

@@ -95,7 +95,7 @@ mod tests {
         let mut out = Failures::default();
         assert!(check(Some(&json!({"type": "object", "required": ["result"]})), &json!(null), &mut out));
         assert!(!check(None, &json!({}), &mut out));
-        let stages: Vec<_> = out.list.iter().map(|f| f.stage).collect();
+        let stages: Vec<_> = out.list.iter().map(crate::evaluator::testkit::builtin_stage).collect();
         assert_eq!(stages, [SCHEMA, SCHEMA]);
     }
 

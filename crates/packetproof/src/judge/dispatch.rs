@@ -105,6 +105,9 @@ pub(crate) fn on_run(
         RunCheck::Evaluation => {
             audit::evaluation(dir, given, config, &|value| super::packet(value, None, config, Step::Verify).findings)
         }
+        // A run directory alone has no golden verdict (`decide` says so); the rule is
+        // judged on a fixture's assembled run (`fixture_run::verdict_check`).
+        RunCheck::EvaluatorVerdict => Vec::new(),
         RunCheck::Completion => audit::completion(dir, config),
         RunCheck::ProviderRequest => provider_request::check(dir, config),
         RunCheck::Attestation => crate::run::attestation::check(dir, keys, config),

@@ -22,6 +22,30 @@ pub(crate) struct AssembledRun {
     pub(crate) packet: Value,
     /// Steps of the lifecycle that refused (a negative case expects some).
     pub(crate) refusals: Vec<String>,
+    /// What the evaluation said beside its verdict (the built-in evaluator's disagreement).
+    pub(crate) notes: Vec<String>,
+}
+
+/// A run prepared from `packet` (read from `file`, else written to the scratch folder)
+/// in a scratch folder, given the fixture's files that come before evaluation.
+fn prepared(case: &Case, config: &Config, packet: &Value, file: Option<PathBuf>) -> Result<(fsutil::Scratch, PathBuf)> {
+    let root = fsutil::Scratch::new()?;
+    let dir = root.path().join("run");
+    let packet_file = match file {
+        Some(file) => file,
+        None => {
+            let file = root.path().join(PACKET_FILE);
+            fsutil::write_atomic(&file, crate::canonical::to_pretty(packet).as_bytes())?;
+            file
+        }
+    };
+    // Packet rules as the gate's own trials judge a packet without its request
+    // (those that need it are trials of their own).
+    run::prepare::prepare(config, &packet_file, &dir, &|value| {
+        judged_packet(value, None, config, Step::Test).findings
+    })?;
+    copy_fixture_files(case.run_fixture().as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
+    Ok((root, dir))
 }
 
 /// The path of findings that report the lifecycle's refusals, not a check's own.
@@ -31,35 +55,22 @@ pub(crate) const LIFECYCLE: &str = "lifecycle";
 const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLETION];
 
 pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
-    let root = fsutil::Scratch::new()?;
-    let dir = root.path().join("run");
     let packet = case.packet(config)?;
     // Prepared from a file: the case's own or golden one, or its derived packet written here.
-    let packet_file = match case.derived_from()? {
-        None => case.packet_under_test(),
-        Some(_) => {
-            let file = root.path().join(PACKET_FILE);
-            fsutil::write_atomic(&file, crate::canonical::to_pretty(&packet).as_bytes())?;
-            file
-        }
-    };
-    // Packet rules as the gate's own trials judge a packet without its request
-    // (those that need it are trials of their own).
-    run::prepare::prepare(config, &packet_file, &dir, &|value| {
-        judged_packet(value, None, config, Step::Test).findings
-    })?;
+    let file = case.derived_from()?.is_none().then(|| case.packet_under_test());
+    let (root, dir) = prepared(case, config, &packet, file)?;
     let fixture = case.run_fixture();
     let supplied = |name: &str| fixture.as_ref().map(|f| f.join(name)).filter(|p| p.is_file());
-    copy_fixture_files(fixture.as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
-    let mut refusals = Vec::new();
+    let (mut refusals, mut notes) = (Vec::new(), Vec::new());
     if supplied(run::paths::EVALUATION).is_none() {
         match super::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())).map(|judged| judged.value.0) {
             Ok(evaluation) if !evaluation.ok => {
+                notes.extend(evaluation.notes.iter().cloned());
                 let failures: Vec<String> =
                     evaluation.failures.iter().map(|f| format!("[{}] {}", f.stage, f.message)).collect();
                 refusals.push(format!("evaluate failed: {}", failures.join("; ")));
             }
-            Ok(_) => {}
+            Ok(evaluation) => notes.extend(evaluation.notes),
             Err(e) => refusals.push(format!("evaluate refused: {e}")),
         }
     }
@@ -77,7 +88,7 @@ pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun>
             refusals.push(format!("complete refused: {e}"));
         }
     }
-    Ok(AssembledRun { root, dir, packet, refusals })
+    Ok(AssembledRun { root, dir, packet, refusals, notes })
 }
 
 impl AssembledRun {
@@ -92,7 +103,13 @@ impl AssembledRun {
         let root = fsutil::Scratch::new()?;
         let dir = root.path().join("run");
         copy_files(&self.dir, &dir, |_| true)?;
-        Ok(AssembledRun { root, dir, packet: self.packet.clone(), refusals: self.refusals.clone() })
+        Ok(AssembledRun {
+            root,
+            dir,
+            packet: self.packet.clone(),
+            refusals: self.refusals.clone(),
+            notes: self.notes.clone(),
+        })
     }
 }
 
@@ -145,4 +162,88 @@ pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config
         }
     }
     findings.into()
+}
+
+/// The verdict of the suite's `[evaluator]` on the answer in the run `dir` prepared
+/// from `packet`, as the golden file records it (`crate::suite_evaluator::golden`).
+fn verdict_in(dir: &Path, packet: &Value, config: &Config) -> Result<Value> {
+    let opened = run::Run::open(dir, config)?;
+    let raw = opened.read(&opened.raw_output)?;
+    let rules = |value: &Value| judged_packet(value, None, config, Step::Test).findings;
+    let raw = (raw.as_slice(), opened.raw_output.name.as_str());
+    let evaluation = run::evaluate::assess(&opened, Some(packet), None, raw, config, &rules)?;
+    Ok(crate::suite_evaluator::golden(evaluation.ok, &evaluation.failures))
+}
+
+/// The verdict `bless` records for `case` with its new `packet`: `None` when the
+/// suite has no `[evaluator]` or the fixture no answer (`run/raw-output.json`).
+pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Config) -> Result<Option<Value>> {
+    let answered = case.run_fixture().is_some_and(|dir| dir.join(run::paths::RAW_OUTPUT).is_file());
+    if config.evaluator.is_none() || !answered {
+        return Ok(None);
+    }
+    let (_root, dir) = prepared(case, config, packet, None)?;
+    verdict_in(&dir, packet, config).map(Some)
+}
+
+/// `run::evaluator-verdict` on a fixture's assembled run: the suite's evaluator gives
+/// the answer its golden verdict, and fails it at the stage expect.toml declares.
+pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Config) -> Checked {
+    let check = RunCheck::EvaluatorVerdict;
+    let golden_file = case.golden_verdict();
+    let at_golden = || Location::named(golden_file.display().to_string());
+    let fresh = match verdict_in(&assembled.dir, &assembled.packet, config) {
+        Ok(fresh) => fresh,
+        Err(e) => return vec![Finding::new(check, Location::named(case.name.clone()), e.to_string())].into(),
+    };
+    let bless = format!("`packetproof bless {}`", case.name);
+    let mut findings = Vec::new();
+    match case.evaluator_stage() {
+        Err(e) => findings.push(Finding::new(check, Location::named(case.name.clone()), e.to_string())),
+        Ok(Some(stage)) if fresh["earliestFailureStage"] != stage.as_str() => {
+            let expect = case.expect.as_deref().unwrap_or(&case.dir).display().to_string();
+            let said =
+                format!("declares that the evaluator fails the answer at stage {stage:?}, but it {}", said(&fresh));
+            findings.push(Finding::new(check, Location::named(expect), said));
+        }
+        Ok(_) => {}
+    }
+    match fsutil::read_json(&golden_file, config.limits.max_file_bytes) {
+        Err(_) if !golden_file.exists() => findings.push(Finding::new(
+            check,
+            at_golden(),
+            format!("no golden evaluator verdict yet (the evaluator {} now): bless it with {bless}", said(&fresh)),
+        )),
+        Err(e) => findings.push(Finding::new(check, at_golden(), e.to_string())),
+        Ok(blessed) if blessed != fresh => {
+            let how = if said(&blessed) == said(&fresh) {
+                format!("it {} as blessed, but its failures now read: {}", said(&fresh), failures(&fresh))
+            } else {
+                format!("blessed: it {}; now it {}", said(&blessed), said(&fresh))
+            };
+            findings.push(Finding::new(
+                check,
+                at_golden(),
+                format!("the evaluator's verdict is not the blessed one ({how}); if the change is intended, bless it with {bless}"),
+            ));
+        }
+        Ok(_) => {}
+    }
+    findings.into()
+}
+
+/// "passes", or "fails at stage \"x\"", of a golden verdict.
+fn said(verdict: &Value) -> String {
+    match verdict["earliestFailureStage"].as_str() {
+        None => "passes".to_owned(),
+        Some(stage) => format!("fails at stage {stage:?}"),
+    }
+}
+
+fn failures(verdict: &Value) -> String {
+    let listed = verdict["failures"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let each = listed
+        .iter()
+        .map(|f| format!("[{}] {}", f["stage"].as_str().unwrap_or("?"), f["message"].as_str().unwrap_or("?")));
+    crate::report::excerpt(&each.collect::<Vec<_>>().join("; "))
 }

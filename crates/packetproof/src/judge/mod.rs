@@ -165,6 +165,7 @@ impl<'a> Subject<'a> {
         match reads {
             Reads::Packet | Reads::PacketAndRequest => self.packet.is_some(),
             Reads::Run => self.run.is_some() || self.fixture.is_some(),
+            Reads::FixtureRun => self.fixture.is_some(),
             Reads::Corpus => self.corpus,
             // Judged by the command that reads them (`crate::rules::InputCheck`).
             Reads::CompileInput | Reads::Capture | Reads::Path => false,
@@ -194,6 +195,28 @@ impl<'a> Subject<'a> {
                 let holder = if self.run.is_some() { "the run" } else { "the fixture's run/" };
                 Err(format!("{holder} has no {} and no --trusted-key requires one", run::attestation::FILE))
             }
+            Need::EvaluatorRuns | Need::SuiteEvaluator if config.evaluator.is_some() && !config.run_exporter => Err(
+                "the suite's [evaluator] judges the answers, and it runs only when asked (verify --run-exporter) or \
+                 in evaluate, complete, test and bless"
+                    .into(),
+            ),
+            Need::EvaluatorRuns if config.evaluator.is_some() || config.profile.is_block_builder() => Ok(()),
+            Need::EvaluatorRuns => Err(format!(
+                "the suite's contract profile is {:?} and declares no [evaluator]; packetproof's built-in \
+                 evaluator is the block builder's",
+                config.profile.name()
+            )),
+            Need::SuiteEvaluator if config.evaluator.is_some() => Ok(()),
+            Need::SuiteEvaluator => {
+                Err("the suite declares no [evaluator]: the built-in evaluator's verdict is run::evaluation's".into())
+            }
+            Need::GoldenVerdict => match self.fixture {
+                Some(case) if case.has_own_packet() => {
+                    Err("a negative fixture with a packet of its own is never blessed, so has no golden verdict".into())
+                }
+                Some(case) if case.run_fixture().is_some_and(|dir| dir.join(paths::RAW_OUTPUT).is_file()) => Ok(()),
+                _ => Err(format!("the fixture's run/ has no {}", paths::RAW_OUTPUT)),
+            },
             Need::Suite if config.is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
             Need::BlockBuilderProfile if config.profile.is_block_builder() => Ok(()),
@@ -206,12 +229,6 @@ impl<'a> Subject<'a> {
             Need::BuiltinBranchValues => crate::packet::builtin_branch_values(object()?, config),
             Need::BuilderSchema => crate::schema::parity_applies(config),
             Need::Lock => crate::lock::applies(config),
-            Need::Evaluator if config.profile.is_block_builder() => Ok(()),
-            Need::Evaluator => Err(format!(
-                "the suite's contract profile is {:?}, and packetproof's built-in evaluator is the block builder's: \
-                 the suite's answers have no evaluator here",
-                config.profile.name()
-            )),
         }
     }
 

@@ -3,7 +3,9 @@
 //! text or Markdown for the reporters), and enforce the policy (`policy`) that
 //! every golden change is explained and every prompt change is re-blessed.
 
+mod glob;
 mod policy;
+mod prompts;
 mod render;
 
 pub(crate) use crate::diff::{ChangeGroup, FieldChange};
@@ -23,6 +25,9 @@ pub(crate) enum ChangeKind {
     Reference,
     /// The compiler's own source: a change there can explain new packets.
     Code,
+    /// A file `[exporter] files` declares (the exporter's code or inputs): it explains
+    /// the golden changes it causes.
+    Exporter,
     Fixture,
     Golden,
     Other,
@@ -81,6 +86,10 @@ pub(crate) enum ViolationKind {
     OrphanedGoldenChange,
     /// promptVersions do not match the templates' bytes.
     PromptVersionMismatch,
+    /// A promptVersions label changed, but the template's text did not.
+    LabelWithoutText,
+    /// A template's text changed, but its promptVersions label did not.
+    TextWithoutLabel,
 }
 
 /// How the base revision was chosen, said in the report.
@@ -105,6 +114,54 @@ pub struct Report {
     pub(crate) unchanged_cases: usize,
     pub(crate) groups: Vec<ChangeGroup>,
     pub(crate) violations: Vec<Violation>,
+    /// The changed files `[exporter] files` declares, each with its digest at the base and now.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) exporter_files: Vec<ExporterFile>,
+    /// The golden verdicts of the suite's `[evaluator]` that differ from the base's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) verdicts: Vec<VerdictChange>,
+}
+
+/// A declared exporter file that changed: sha256 of its bytes at the base and in
+/// the tree (`None`: not there).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ExporterFile {
+    pub(crate) path: String,
+    pub(crate) before: Option<String>,
+    pub(crate) after: Option<String>,
+}
+
+/// The digests of the changed files of kind `exporter`.
+fn exporter_files(git: &Git, base: &str, changed: &[ChangedFile], config: &Config) -> Result<Vec<ExporterFile>> {
+    let mut out = Vec::new();
+    for file in changed.iter().filter(|f| f.kind == ChangeKind::Exporter) {
+        let path = git.path_of(&file.path);
+        let before = git.show_bytes(base, &path)?.map(|bytes| crate::digest::sha256(&bytes));
+        let after = match path.is_file() {
+            true => Some(crate::digest::sha256(&crate::fsutil::read_bytes(&path, config.limits.max_file_bytes)?)),
+            false => None,
+        };
+        out.push(ExporterFile { path: file.path.clone(), before, after });
+    }
+    Ok(out)
+}
+
+/// A fixture's golden evaluator verdict at the base and in the tree, each said in words.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct VerdictChange {
+    pub(crate) case: String,
+    pub(crate) before: String,
+    pub(crate) after: String,
+}
+
+/// A golden verdict in words: "passes", "fails at stage \"x\" (n failure(s))", or "none".
+fn verdict_said(verdict: Option<&Value>) -> String {
+    let Some(verdict) = verdict else { return "none".into() };
+    let count = verdict["failures"].as_array().map_or(0, Vec::len);
+    match verdict["earliestFailureStage"].as_str() {
+        None => "passes".into(),
+        Some(stage) => format!("fails at stage {stage:?} ({count} failure(s))"),
+    }
 }
 
 /// Run the release check against `base` (default: see `default_base`).
@@ -119,6 +176,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let mut cases = Vec::new();
     let mut changes: Vec<(String, Value, Value)> = Vec::new();
     let mut goldens = Vec::new();
+    let mut verdicts = Vec::new();
     // Negative cases with a hand-broken packet of their own have no golden files.
     for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet()) {
         let golden_path = case.golden_packet();
@@ -147,12 +205,26 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
                 changes.push((case.name.clone(), before.clone(), after.clone()));
             }
         }
-        goldens.push((case.name.clone(), tree));
+        let (verdict_tree, verdict_base) =
+            (read_json_opt(&case.golden_verdict())?, git.show_json(&base, &case.golden_verdict())?);
+        if verdict_tree != verdict_base {
+            let (mut before, mut after) = (verdict_said(verdict_base.as_ref()), verdict_said(verdict_tree.as_ref()));
+            if before == after {
+                (before, after) = (format!("{before}, as blessed at the base"), format!("{after}, other failures"));
+            }
+            verdicts.push(VerdictChange { case: case.name.clone(), before, after });
+        }
+        goldens.push((case.name.clone(), tree, at_base));
         cases.push(report);
     }
-    let mut violations = policy::prompt_version_violations(config, &goldens);
+    let goldens: Vec<prompts::Golden> = goldens
+        .iter()
+        .map(|(case, tree, base)| prompts::Golden { case, tree: tree.as_ref(), base: base.as_ref() })
+        .collect();
+    let mut violations = prompts::violations(config, &git, &base, &goldens)?;
     violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
     violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
+    let exporter_files = exporter_files(&git, &base, &changed_files, config)?;
     let all = cases.len();
     cases.retain(CaseReport::changed);
     Ok(Report {
@@ -163,6 +235,8 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
         cases,
         groups: crate::diff::group(changes, ("base", "tree")),
         violations,
+        exporter_files,
+        verdicts,
     })
 }
 
@@ -237,13 +311,30 @@ fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFi
         (git.relative(&config.root.join("src")), ChangeKind::Code),
         (git.relative(&config.root.join("crates")), ChangeKind::Code),
     ]);
+    // The exporter's declared files, as paths from the repository's top.
+    let suite = git.relative(&config.root);
+    let declared: Vec<String> = config
+        .exporter
+        .iter()
+        .flat_map(|e| &e.files)
+        .map(|glob| {
+            let glob = glob.trim_start_matches("./");
+            if suite.is_empty() {
+                glob.to_owned()
+            } else {
+                format!("{suite}/{glob}")
+            }
+        })
+        .collect();
     Ok(paths
         .into_iter()
         .map(|path| {
+            let exporter = declared.iter().any(|glob| glob::matches(glob, &path));
             let kind = classes
                 .iter()
                 .find(|(prefix, _)| &path == prefix || path.starts_with(&format!("{prefix}/")))
                 .map_or(ChangeKind::Other, |(_, kind)| *kind);
+            let kind = if exporter { ChangeKind::Exporter } else { kind };
             ChangedFile { path, kind }
         })
         .collect())

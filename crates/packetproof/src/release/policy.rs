@@ -1,11 +1,8 @@
 //! The release policy: every golden change is explained by a template, schema,
-//! reference, compiler or fixture change, every prompt change is re-blessed, and
-//! every `promptVersions` entry is its template's digest.
+//! reference, compiler, exporter or fixture change, and every prompt change is
+//! re-blessed (`prompt_versions` holds the packets' `promptVersions` to the templates).
 
 use super::{CaseReport, ChangeKind, ChangedFile, Violation, ViolationKind};
-use crate::{digest, Config};
-use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// A changed golden file must belong to a case (a deleted fixture leaves its golden
 /// files to nobody; an edit there is unexplained by construction).
@@ -34,7 +31,7 @@ pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &s
     if !stale.is_empty() {
         let causes = kinds_present(
             changed,
-            &[ChangeKind::Template, ChangeKind::Schema, ChangeKind::Reference, ChangeKind::Code],
+            &[ChangeKind::Template, ChangeKind::Schema, ChangeKind::Reference, ChangeKind::Code, ChangeKind::Exporter],
         );
         violations.push(Violation {
             kind: ViolationKind::NotReblessed,
@@ -48,7 +45,10 @@ pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &s
         });
     }
     let explained_by_references = changed.iter().any(|f| {
-        matches!(f.kind, ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference | ChangeKind::Code)
+        matches!(
+            f.kind,
+            ChangeKind::Template | ChangeKind::Schema | ChangeKind::Reference | ChangeKind::Code | ChangeKind::Exporter
+        )
     });
     let unexplained: Vec<String> = cases
         .iter()
@@ -65,7 +65,7 @@ pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &s
         violations.push(Violation {
             kind: ViolationKind::UnexplainedGoldenChange,
             message: format!(
-                "golden files of {} case(s) changed with no template, schema, compiler or fixture change to explain them",
+                "golden files of {} case(s) changed with no template, schema, compiler, exporter or fixture change to explain them",
                 unexplained.len()
             ),
             cases: unexplained,
@@ -83,40 +83,6 @@ fn kinds_present(changed: &[ChangedFile], kinds: &[ChangeKind]) -> Vec<String> {
         .collect();
     present.dedup();
     present
-}
-
-/// Each promptVersions entry of a golden packet must be the digest of that
-/// template's bytes. One violation per template, naming every case that disagrees.
-pub(super) fn prompt_version_violations(config: &Config, packets: &[(String, Option<Value>)]) -> Vec<Violation> {
-    let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    let templates: BTreeMap<String, Vec<u8>> = config.prompt_templates().into_iter().collect();
-    for (case, packet) in packets {
-        let Some(versions) = packet.as_ref().and_then(|p| p.get("promptVersions")).and_then(Value::as_object) else {
-            continue;
-        };
-        for (path, version) in versions {
-            let actual = templates.get(path).map(|b| digest::sha256(b));
-            if actual.as_deref() != version.as_str() {
-                stale.entry(path.clone()).or_default().push(case);
-            }
-        }
-    }
-    stale
-        .into_iter()
-        .map(|(path, cases)| Violation {
-            kind: ViolationKind::PromptVersionMismatch,
-            message: format!(
-                "promptVersions[{path:?}] does not match the template's bytes in {} golden packet(s)",
-                cases.len()
-            ),
-            paths: vec![config
-                .paths
-                .prompts
-                .as_ref()
-                .map_or_else(|| path.clone(), |p| p.join(&path).display().to_string())],
-            cases: cases.into_iter().map(str::to_owned).collect(),
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -146,6 +112,13 @@ mod tests {
         );
         let code = vec![ChangedFile { path: "src/compile/prompts.rs".into(), kind: ChangeKind::Code }];
         assert!(policy(&code, &[case("a", true)], "fixtures").is_empty(), "a compiler change explains new packets");
+        let exporter = vec![ChangedFile { path: "app/prompts.py".into(), kind: ChangeKind::Exporter }];
+        assert!(
+            policy(&exporter, &[case("a", true)], "fixtures").is_empty(),
+            "an exporter change explains new packets"
+        );
+        let other = vec![ChangedFile { path: "app/prompts.py".into(), kind: ChangeKind::Other }];
+        assert_eq!(policy(&other, &[case("a", true)], "fixtures").len(), 1, "an undeclared file explains nothing");
         let nested = vec![ChangedFile { path: "fixtures/group/a/request.json".into(), kind: ChangeKind::Fixture }];
         assert!(policy(&nested, &[case("group/a", true)], "fixtures").is_empty(), "nested case names");
         assert_eq!(policy(&nested, &[case("a", true)], "fixtures").len(), 1, "a path segment is not a case");

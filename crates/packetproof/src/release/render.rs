@@ -44,6 +44,12 @@ impl Report {
         }
         self.write_files(&mut out, md);
         self.write_cases(&mut out, md);
+        if !self.verdicts.is_empty() {
+            out.push_str(if md { "\n### Evaluator verdicts (golden)\n\n" } else { "\nEvaluator verdicts (golden):\n" });
+            for change in &self.verdicts {
+                out.push_str(&format!("- {}: {} → {}\n", shown(&change.case, md), change.before, change.after));
+            }
+        }
         for (i, group) in self.groups.iter().enumerate() {
             let title = format!("Change {} of {}: {} case(s)", i + 1, self.groups.len(), group.cases.len());
             if md {
@@ -103,7 +109,15 @@ impl Report {
         let (golden, sources): (Vec<&ChangedFile>, Vec<&ChangedFile>) =
             self.changed_files.iter().partition(|f| f.kind == ChangeKind::Golden);
         for file in sources {
-            out.push_str(&format!("- {} ({})\n", shown(&file.path, md), kind(file)));
+            out.push_str(&format!("- {} ({})", shown(&file.path, md), kind(file)));
+            // A declared exporter file shows which bytes it had and has (the digests' first 19 characters).
+            if let Some(digests) = self.exporter_files.iter().find(|e| e.path == file.path) {
+                let short =
+                    |d: &Option<String>| d.as_deref().map_or("—".to_owned(), |d| d.chars().take(19).collect());
+                let (before, after) = (short(&digests.before), short(&digests.after));
+                out.push_str(&format!(": {} → {}", shown(&before, md), shown(&after, md)));
+            }
+            out.push('\n');
         }
         if !golden.is_empty() && md {
             out.push_str(&format!("- <details><summary>{} golden file(s)</summary>\n\n", golden.len()));
@@ -244,6 +258,8 @@ mod tests {
                 cases: vec![NAME.into()],
                 paths: Vec::new(),
             }],
+            exporter_files: Vec::new(),
+            verdicts: Vec::new(),
         }
     }
 

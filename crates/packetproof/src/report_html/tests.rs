@@ -26,6 +26,8 @@ fn report() -> Report {
         unchanged_cases: 0,
         groups: crate::diff::group(vec![(HOSTILE_CASE.into(), before, after)], ("base", "tree")),
         violations: Vec::new(),
+        exporter_files: Vec::new(),
+        verdicts: Vec::new(),
     }
 }
 

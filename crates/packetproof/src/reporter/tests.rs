@@ -28,7 +28,12 @@ impl Samples {
         Samples {
             outcomes: vec![failing.clone()],
             found: Verification { outcomes: vec![failing], ..Verification::default() },
-            evaluation: Evaluation { ok: true, failures: vec![], document: serde_json::json!({"ok": true}) },
+            evaluation: Evaluation {
+                ok: true,
+                failures: vec![],
+                document: serde_json::json!({"ok": true}),
+                notes: vec![],
+            },
             judged: Judged {
                 file: "t.jsonl".into(),
                 line: 1,
@@ -46,6 +51,8 @@ impl Samples {
                 unchanged_cases: 0,
                 groups: vec![],
                 violations: vec![],
+                exporter_files: Vec::new(),
+                verdicts: Vec::new(),
             },
         }
     }

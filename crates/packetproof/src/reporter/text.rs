@@ -123,6 +123,9 @@ fn evaluated(evaluation: &Evaluation, report: &Path, paint: Paint) -> String {
     for failure in &evaluation.failures {
         text.push_str(&format!("  [{}] {}\n", failure.stage, escape_controls(&failure.message)));
     }
+    for note in &evaluation.notes {
+        text.push_str(&format!("  note: {}\n", escape_controls(note)));
+    }
     text
 }
 

@@ -14,6 +14,8 @@ pub enum Reads {
     PacketAndRequest,
     /// A run directory (and the packet rebuilt from it).
     Run,
+    /// A fixture's run, assembled by the gate, with the fixture's golden files.
+    FixtureRun,
     /// The fixture corpus as a whole.
     Corpus,
     /// A compile input.
@@ -56,9 +58,14 @@ pub enum Need {
     BuilderSchema,
     /// The suite has a lock file (`bless` writes it).
     Lock,
-    /// An evaluator for the contract profile's answers: the built-in one is the
-    /// block builder's.
-    Evaluator,
+    /// The evaluator that judges answers can run here: the built-in one, or the suite's
+    /// `[evaluator]` where this command runs suite code (not `verify` unless asked).
+    EvaluatorRuns,
+    /// The suite declares its own `[evaluator]`, and it can run here.
+    SuiteEvaluator,
+    /// A fixture of the suite with an answer (`run/raw-output.json`) and a golden
+    /// packet, so a blessed verdict.
+    GoldenVerdict,
 }
 
 /// A step that makes what some rule checks (`crate::judge::Step` says which command
@@ -106,6 +113,7 @@ impl fmt::Display for Reads {
             Reads::Packet => "packet",
             Reads::PacketAndRequest => "packet-and-request",
             Reads::Run => "run",
+            Reads::FixtureRun => "fixture-run",
             Reads::Corpus => "corpus",
             Reads::CompileInput => "compile-input",
             Reads::Capture => "capture",
@@ -128,7 +136,9 @@ impl fmt::Display for Need {
             Need::BuiltinBranchValues => f.write_str("builtin-branch-values"),
             Need::BuilderSchema => f.write_str("builder-schema"),
             Need::Lock => f.write_str("lock"),
-            Need::Evaluator => f.write_str("evaluator"),
+            Need::EvaluatorRuns => f.write_str("evaluator-runs"),
+            Need::SuiteEvaluator => f.write_str("suite-evaluator"),
+            Need::GoldenVerdict => f.write_str("golden-verdict"),
         }
     }
 }

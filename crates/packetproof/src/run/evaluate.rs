@@ -14,7 +14,7 @@ use crate::config::OutputMode;
 use crate::evaluator::document::{self, Facts, SchemaSource};
 use crate::evaluator::{self, parse, Failure, Failures, JSON_PARSE, PACKET, SCHEMA_SNAPSHOT};
 use crate::fsutil::{self, Replace};
-use crate::{canonical, digest, Config, Error, Result};
+use crate::{canonical, digest, suite_evaluator, Config, Error, Result};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -70,6 +70,9 @@ pub struct Evaluation {
     pub(crate) failures: Vec<StageFailure>,
     /// evaluation.json, Node's fields in Node's order, then `rawOutputChecksum`.
     pub document: Value,
+    /// Said beside the verdict, never part of it: where the built-in evaluator
+    /// disagrees with the suite's own.
+    pub notes: Vec<String>,
 }
 
 /// Evaluate a run's raw output and write the evaluation atomically; returns it
@@ -146,7 +149,7 @@ pub(crate) fn assess(
     };
     let finish = |out: Failures, facts: &Facts, output: Option<&Value>| {
         let document = document::build(&out.list, facts, output);
-        Ok(Evaluation { ok: out.is_empty(), failures: out.list, document })
+        Ok(Evaluation { ok: out.is_empty(), failures: out.list, document, notes: Vec::new() })
     };
     let Some(packet) = packet_stage(run, given, config, packet_rules, &mut out)? else {
         return finish(out, &facts, None);
@@ -174,6 +177,10 @@ pub(crate) fn assess(
     if !out.is_empty() {
         return finish(out, &facts, None);
     }
+    // The suite's own evaluator judges the answer from here on (json-parse included).
+    if let Some(suite) = &config.evaluator {
+        return suite_evaluated(suite, run, &packet, schema.as_ref(), (raw, raw_name), &facts, config);
+    }
     let output = match parse::parse_output(raw) {
         Ok(output) => output,
         Err(message) => {
@@ -184,6 +191,61 @@ pub(crate) fn assess(
     let judgement = evaluator::judge(&output, &packet, schema.as_ref(), config);
     facts.schema_applied = judgement.schema_applied;
     finish(judgement.failures, &facts, Some(&output))
+}
+
+/// The evaluation by the suite's `[evaluator]`, with the checksum of the bytes it
+/// judged; where the built-in evaluator applies (a block-builder packet) and reaches
+/// another verdict, a note says so.
+fn suite_evaluated(
+    suite: &crate::config::Evaluator,
+    run: &Run,
+    packet: &Map<String, Value>,
+    schema: Option<&Value>,
+    (raw, raw_name): (&[u8], &str),
+    facts: &Facts,
+    config: &Config,
+) -> Result<Evaluation> {
+    let verdict = suite_evaluator::evaluate(suite, config, &run.dir.shown, &Value::Object(packet.clone()), raw)?;
+    let notes = builtin_disagreement(&verdict.failures, packet, schema, (raw, raw_name), config).into_iter().collect();
+    let mut document = verdict.document;
+    document.insert("rawOutputChecksum".into(), Value::from(facts.raw_checksum.clone()));
+    Ok(Evaluation { ok: verdict.ok, failures: verdict.failures, document: Value::Object(document), notes })
+}
+
+/// The built-in evaluator's verdict where it differs from the suite's (`suite`, its
+/// failures): a different first failing stage, or one passes where the other fails.
+/// It judges only the block builder's answers, so other agents' packets get none.
+fn builtin_disagreement(
+    suite: &[Failure],
+    packet: &Map<String, Value>,
+    schema: Option<&Value>,
+    (raw, raw_name): (&[u8], &str),
+    config: &Config,
+) -> Option<String> {
+    // The built-in evaluator is the block-builder profile's: beside a suite's own it
+    // speaks only of that profile's packets.
+    if !config.profile.is_block_builder()
+        || packet.get("agentId").and_then(Value::as_str) != Some(crate::packet::AGENT_ID)
+    {
+        return None;
+    }
+    let builtin = match parse::parse_output(raw) {
+        Ok(output) => evaluator::judge(&output, packet, schema, config).failures.list,
+        Err(message) => vec![Failure { stage: JSON_PARSE.into(), message: format!("{raw_name}: {message}") }],
+    };
+    if builtin.first().map(|f| &f.stage) == suite.first().map(|f| &f.stage) {
+        return None;
+    }
+    let say = |failures: &[Failure]| match failures.first() {
+        None => "passes".to_owned(),
+        Some(first) => format!("fails at stage {:?} ({})", first.stage, crate::report::excerpt(&first.message)),
+    };
+    Some(format!(
+        "the built-in block-builder evaluator disagrees with the suite's [evaluator] (a note, not a failure): \
+         the built-in one {}, the suite's {}",
+        say(&builtin),
+        say(suite)
+    ))
 }
 
 /// The packet stage: the packet's own rules, and (packetproof's additions) the agent saw

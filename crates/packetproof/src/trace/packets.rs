@@ -118,6 +118,8 @@ impl Packets {
                 file: file.to_string(),
                 model: model.to_string(),
                 max_tokens: *max_tokens,
+                sha256: String::new(),
+                exact_input_hash: String::new(),
                 system: sha2::Sha256::digest(system.as_bytes()).into(),
                 system_empty: system.is_empty(),
             };

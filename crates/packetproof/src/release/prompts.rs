@@ -1,0 +1,233 @@
+//! The packets' `promptVersions` held to the templates they name, as the suite's
+//! `[release] prompt_versions` reads them: each value the digest of its template's
+//! bytes (packetproof's compiler), or a label the maintainers give a version of the
+//! template, which must change exactly when the template's text does.
+//!
+//! A key is a template of the suite's prompts folder (or the built-in ones), else a
+//! file under the suite's directory (an exporter's own templates). A key that names
+//! neither is not a template release-check knows, so nothing is said about it.
+
+use super::{Violation, ViolationKind};
+use crate::config::PromptVersions;
+use crate::git::Git;
+use crate::{digest, Config, Result};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+
+/// One golden packet at the base and in the tree.
+pub(super) struct Golden<'a> {
+    pub(super) case: &'a str,
+    pub(super) tree: Option<&'a Value>,
+    pub(super) base: Option<&'a Value>,
+}
+
+/// The violations of the suite's reading of `promptVersions`.
+pub(super) fn violations(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<Vec<Violation>> {
+    match config.release.prompt_versions {
+        PromptVersions::Digest => Ok(digests(config, goldens)),
+        PromptVersions::Label => labels(config, git, base, goldens),
+    }
+}
+
+fn versions(packet: Option<&Value>) -> impl Iterator<Item = (&String, &Value)> {
+    packet.and_then(|p| p.get("promptVersions")).and_then(Value::as_object).into_iter().flatten()
+}
+
+/// The file a `promptVersions` key names under the suite's directory, when it is a
+/// plain relative path (never `..` or absolute: keys come from packets).
+fn suite_file(config: &Config, key: &str) -> Option<PathBuf> {
+    let plain = !key.is_empty() && Path::new(key).components().all(|c| matches!(c, Component::Normal(_)));
+    plain.then(|| config.root.join(key))
+}
+
+/// The template a key names now: the prompts folder's, else the suite's file.
+fn template_now(config: &Config, key: &str) -> Option<Vec<u8>> {
+    config.prompt_template(key).or_else(|| {
+        let file = suite_file(config, key)?;
+        crate::fsutil::read_bytes(&file, config.limits.max_file_bytes).ok()
+    })
+}
+
+/// Each entry of a golden packet must be the digest of its template's bytes: one
+/// violation per template, naming every case that disagrees.
+fn digests(config: &Config, goldens: &[Golden]) -> Vec<Violation> {
+    let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    let mut known: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for golden in goldens {
+        for (key, version) in versions(golden.tree) {
+            let actual =
+                known.entry(key.clone()).or_insert_with(|| template_now(config, key).map(|b| digest::sha256(&b)));
+            if actual.as_ref().is_some_and(|actual| Some(actual.as_str()) != version.as_str()) {
+                stale.entry(key.clone()).or_default().push(golden.case);
+            }
+        }
+    }
+    stale
+        .into_iter()
+        .map(|(key, cases)| Violation {
+            kind: ViolationKind::PromptVersionMismatch,
+            message: format!(
+                "promptVersions[{key:?}] does not match the template's bytes in {} golden packet(s)",
+                cases.len()
+            ),
+            paths: vec![shown(config, &key)],
+            cases: cases.into_iter().map(str::to_owned).collect(),
+        })
+        .collect()
+}
+
+fn shown(config: &Config, key: &str) -> String {
+    match (&config.paths.prompts, config.prompt_template(key)) {
+        (Some(prompts), Some(_)) => prompts.join(key).display().to_string(),
+        _ => suite_file(config, key).map_or_else(|| key.to_owned(), |f| f.display().to_string()),
+    }
+}
+
+/// Labels: per template, the labels the golden packets give it at the base and in
+/// the tree, against whether its text changed between the two. A label changed
+/// without its text, or text changed without its label, is a violation naming the
+/// template, both labels and the cases.
+fn labels(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<Vec<Violation>> {
+    type Seen<'a> = BTreeMap<&'a String, (BTreeSet<String>, BTreeSet<String>, BTreeSet<&'a str>)>;
+    let mut seen: Seen = BTreeMap::new();
+    for golden in goldens {
+        for (at_base, packet) in [(true, golden.base), (false, golden.tree)] {
+            for (key, label) in versions(packet) {
+                let entry = seen.entry(key).or_default();
+                let label = label.as_str().map_or_else(|| label.to_string(), str::to_owned);
+                if at_base {
+                    entry.0.insert(label)
+                } else {
+                    entry.1.insert(label)
+                };
+                entry.2.insert(golden.case);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (key, (before, after, cases)) in seen {
+        // A template new in this release, or gone from it, has no label to compare.
+        if before.is_empty() || after.is_empty() {
+            continue;
+        }
+        let Some(text_changed) = text_changed(config, git, base, key)? else { continue };
+        let label_changed = before != after;
+        let (kind, what) = match (label_changed, text_changed) {
+            (true, false) => (ViolationKind::LabelWithoutText, "changed, but the template's text did not"),
+            (false, true) => (ViolationKind::TextWithoutLabel, "did not change, but the template's text did"),
+            _ => continue,
+        };
+        let list = |labels: &BTreeSet<String>| labels.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", ");
+        let labels = if label_changed { format!("{} to {}", list(&before), list(&after)) } else { list(&after) };
+        out.push(Violation {
+            kind,
+            message: format!("the label promptVersions[{key:?}] ({labels}) {what}"),
+            cases: cases.into_iter().map(str::to_owned).collect(),
+            paths: vec![shown(config, key)],
+        });
+    }
+    Ok(out)
+}
+
+/// Whether the template `key` names differs between the base and the tree; `None`
+/// when it is not a file of the suite in both.
+fn text_changed(config: &Config, git: &Git, base: &str, key: &str) -> Result<Option<bool>> {
+    let in_prompts = config.paths.prompts.as_ref().map(|p| p.join(key)).filter(|f| f.is_file());
+    let Some(file) = in_prompts.or_else(|| suite_file(config, key).filter(|f| f.is_file())) else {
+        return Ok(None);
+    };
+    let now = crate::fsutil::read_bytes(&file, config.limits.max_file_bytes)?;
+    Ok(git.show_bytes(base, &file)?.map(|then| then != now))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A suite in a git repository: `prompts/system.txt` ("one") committed as the base.
+    struct Repo {
+        dir: tempfile::TempDir,
+        base: String,
+    }
+
+    impl Repo {
+        fn new() -> Repo {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(dir.path().join("prompts")).unwrap();
+            std::fs::write(dir.path().join("prompts/system.txt"), "one").unwrap();
+            std::fs::write(dir.path().join("harness.toml"), "").unwrap();
+            let git = |args: &[&str]| crate::git::for_tests(dir.path(), args);
+            git(&["init", "-q"]);
+            git(&["add", "-A"]);
+            git(&["commit", "-q", "-m", "base"]);
+            let base = git(&["rev-parse", "HEAD"]);
+            Repo { dir, base }
+        }
+
+        fn config(&self, mode: &str) -> Config {
+            let file = self.dir.path().join("harness.toml");
+            let text = format!("[paths]\nprompts = \"prompts\"\n[release]\nprompt_versions = \"{mode}\"\n");
+            Config::from_toml(self.dir.path(), Some(&file), &text, None).unwrap()
+        }
+
+        fn edit(&self, text: &str) {
+            std::fs::write(self.dir.path().join("prompts/system.txt"), text).unwrap();
+        }
+
+        /// The violations' kinds, with `base` and `tree` as a case's golden packets' promptVersions.
+        fn check(&self, mode: &str, base: Value, tree: Value) -> Vec<(ViolationKind, String)> {
+            let config = self.config(mode);
+            let git = Git::open(self.dir.path()).unwrap();
+            let (base, tree) = (json!({"promptVersions": base}), json!({"promptVersions": tree}));
+            let goldens = [Golden { case: "a", tree: Some(&tree), base: Some(&base) }];
+            let found = violations(&config, &git, &self.base, &goldens).unwrap();
+            found.into_iter().map(|v| (v.kind, v.message)).collect()
+        }
+    }
+
+    #[test]
+    fn a_label_must_change_exactly_when_its_template_text_does() {
+        let repo = Repo::new();
+        let labels = |base: &str, tree: &str| (json!({"system.txt": base}), json!({"system.txt": tree}));
+        let (v1, v2) = labels("v1", "v2");
+        let found = repo.check("label", v1, v2);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, ViolationKind::LabelWithoutText);
+        assert!(found[0]
+            .1
+            .contains(r#"promptVersions["system.txt"] ("v1" to "v2") changed, but the template's text did not"#));
+        let (v1, same) = labels("v1", "v1");
+        assert!(repo.check("label", v1, same).is_empty(), "nothing changed");
+        repo.edit("two");
+        let (v1, same) = labels("v1", "v1");
+        let found = repo.check("label", v1, same);
+        assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), [ViolationKind::TextWithoutLabel], "{found:?}");
+        let (v1, v2) = labels("v1", "v2");
+        assert!(repo.check("label", v1, v2).is_empty(), "text and label changed together");
+        // A key that is no file of the suite has no text to compare.
+        let gone = (json!({"elsewhere.txt": "v1"}), json!({"elsewhere.txt": "v2"}));
+        assert!(repo.check("label", gone.0, gone.1).is_empty());
+    }
+
+    #[test]
+    fn digests_are_held_to_templates_that_exist_and_no_others() {
+        let repo = Repo::new();
+        let right = json!({"system.txt": digest::sha256(b"one")});
+        assert!(repo.check("digest", right.clone(), right.clone()).is_empty());
+        let wrong = json!({"system.txt": digest::sha256(b"other")});
+        let found = repo.check("digest", right.clone(), wrong);
+        assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), [ViolationKind::PromptVersionMismatch], "{found:?}");
+        // A template that does not exist is nothing release-check can compare, not a mismatch.
+        let unknown = json!({"app/prompts/missing.txt": "sha256:0"});
+        assert!(repo.check("digest", unknown.clone(), unknown).is_empty());
+        // A key naming a file of the suite (an exporter's own template) is compared.
+        std::fs::create_dir_all(repo.dir.path().join("app")).unwrap();
+        std::fs::write(repo.dir.path().join("app/user.txt"), "hello").unwrap();
+        let stale = json!({"app/user.txt": digest::sha256(b"bye")});
+        assert_eq!(repo.check("digest", stale.clone(), stale).len(), 1);
+        let current = json!({"app/user.txt": digest::sha256(b"hello")});
+        assert!(repo.check("digest", current.clone(), current).is_empty());
+    }
+}
