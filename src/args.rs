@@ -165,8 +165,9 @@ pub enum Command {
     Complete(CompleteArgs),
     /// Check packets and run directories (searched recursively) against every rule.
     Verify(VerifyArgs),
-    /// Hold OpenTelemetry traces (OTLP/JSON) to reviewed packets: each GenAI call is matched,
-    /// mismatched (model or max tokens), unreviewed or not judgeable (content not captured).
+    /// Hold OpenTelemetry traces and logs (OTLP JSON or protobuf) to reviewed packets: each GenAI
+    /// call is matched, mismatched, unreviewed or not judgeable (and with --gate, unvouched or
+    /// conforming to a vouched template).
     Trace(super::trace::TraceArgs),
     /// Judge GenAI calls live: an OTLP/HTTP receiver (traces and logs, protobuf or JSON) that
     /// SDK exporters and the Collector send to, with findings as JSON lines and /metrics.

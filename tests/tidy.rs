@@ -1,6 +1,6 @@
 //! Architecture rules the compiler does not enforce, checked on the parsed source
 //! tree (`syn`, paths resolved through `use`, `super` and re-exports): modules use
-//! only their own layer and the layers below it (README.md's "Where things are"
+//! only their own layer and the layers below it (docs/architecture.md's "Where things are"
 //! table), with no import cycle inside a layer; nothing outside the command line's
 //! crate (`src/`) prints; only the library's `git.rs` and `process.rs` start
 //! processes; no source file grows past its line budget; no comment cites a
@@ -45,7 +45,7 @@ fn this_crate() -> &'static Tree {
 
 #[test]
 fn modules_use_only_their_layer_and_those_below() {
-    holds(rules::layering, this_crate(), "dependencies must point down (README.md, \"Where things are\")");
+    holds(rules::layering, this_crate(), "dependencies must point down (docs/architecture.md, \"Where things are\")");
 }
 
 #[test]
@@ -96,7 +96,10 @@ fn the_readme_table_names_files_that_exist() {
             }
         }
     }
-    assert!(missing.is_empty(), "README.md's \"Where things are\" names files that do not exist: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md's \"Where things are\" names files that do not exist: {missing:?}"
+    );
 }
 
 #[test]
@@ -164,7 +167,8 @@ mod broken {
     /// The clean crate with `changes` (path, text) written over it.
     fn tree(changes: &[(&str, &str)]) -> Tree {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("README.md"), README).unwrap();
+        std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+        std::fs::write(dir.path().join(rules::LAYER_MAP), README).unwrap();
         for (path, text) in CLEAN.iter().chain(changes) {
             let file = dir.path().join(path);
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -347,4 +351,23 @@ mod broken {
         ];
         assert_eq!(rules::tests_own_their_packets(&tree(&allowed)), Vec::<String>::new());
     }
+}
+
+/// No page of the documentation sends a reader to files outside the repository (the
+/// reference's shared folder is this project's test data, not a user's).
+#[test]
+fn no_doc_points_outside_the_repository() {
+    let mut pages = vec![root().join("README.md")];
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let outside: Vec<String> = pages
+        .iter()
+        .filter(|p| std::fs::read_to_string(p).unwrap().contains("../shared"))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(outside.is_empty(), "these pages name ../shared: {outside:?}");
 }

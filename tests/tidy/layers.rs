@@ -1,4 +1,4 @@
-//! The layer map, read from README.md's "Where things are" table: the one place it
+//! The layer map, read from docs/architecture.md's "Where things are" table: the one place it
 //! is written. Each row whose first cell is not empty starts a layer; every library
 //! path in a row's last cell puts its top-level module (`crates/packetproof/src/run/format.rs`
 //! is `run`) in that layer, and a path of the command line's crate (`src/…`) puts `cli` there. Layers are listed bottom up: a module may use its own
@@ -15,7 +15,7 @@ impl Layers {
         let section = readme
             .split("\n## ")
             .find(|s| s.starts_with("Where things are"))
-            .ok_or("README.md has no \"## Where things are\" section")?;
+            .ok_or("docs/architecture.md has no \"## Where things are\" section")?;
         let mut layers: Vec<(String, Vec<String>)> = Vec::new();
         for row in section.lines().filter(|l| l.starts_with('|')) {
             let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
@@ -34,14 +34,14 @@ impl Layers {
         }
         layers.retain(|(_, modules)| !modules.is_empty());
         if layers.is_empty() {
-            return Err("README.md's \"Where things are\" table lists no module".into());
+            return Err("docs/architecture.md's \"Where things are\" table lists no module".into());
         }
         let layers = Layers(layers);
         for (name, modules) in &layers.0 {
             for module in modules {
                 let owner = layers.layer_of(module).map(|i| layers.0[i].0.as_str());
                 if owner != Some(name) {
-                    return Err(format!("README.md puts {module} in two layers: {owner:?} and {name:?}"));
+                    return Err(format!("docs/architecture.md puts {module} in two layers: {owner:?} and {name:?}"));
                 }
             }
         }

@@ -45,11 +45,15 @@ impl Tree {
             }
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        let readme = std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("README.md: {e}"))?;
+        // The layer map lives in the architecture page (README.md is the front page).
+        let readme = std::fs::read_to_string(root.join(LAYER_MAP)).map_err(|e| format!("{LAYER_MAP}: {e}"))?;
         let references = resolve::references(&files)?;
         Ok(Tree { files, readme, references })
     }
 }
+
+/// The page whose "Where things are" table is the layer map.
+pub const LAYER_MAP: &str = "docs/architecture.md";
 
 fn in_cli(file: &str) -> bool {
     file.starts_with(resolve::CLI_SRC)
@@ -89,7 +93,7 @@ pub fn layering(tree: &Tree) -> Vec<String> {
         .filter_map(|m| top(&m).map(str::to_owned))
         .collect();
     for module in modules.iter().filter(|m| layers.layer_of(m).is_none()) {
-        found.push(format!("module {module} is in no layer of README.md's \"Where things are\" table"));
+        found.push(format!("module {module} is in no layer of docs/architecture.md's \"Where things are\" table"));
     }
     for ((from, to), reference) in module_edges(tree) {
         let (Some(own), Some(used)) = (layers.layer_of(&from), layers.layer_of(&to)) else { continue };

@@ -10,7 +10,7 @@
 //! compiler holds exhaustive), and its negative proof (a fixture whose expect.toml
 //! names it, a mutation it must catch, or the test named in `tested_by`). Every list
 //! of checks is derived from the enums; `rules_are_proven` fails for a check with
-//! no proof, and a test fails when README.md's rule table is not this book.
+//! no proof, and a test fails when docs/rules.md's rule table is not this book.
 
 mod vocabulary;
 

@@ -1,4 +1,4 @@
-//! The rule book's own tests: names, proofs, and the README's table.
+//! The rule book's own tests: names, proofs, and the table in docs/rules.md.
 
 use super::*;
 
@@ -68,12 +68,12 @@ fn the_readme_table_is_the_rule_book() {
     const START: &str =
         "<!-- the rule book: generated from crates/packetproof/src/rules.rs (rules::tests checks it) -->\n";
     const END: &str = "<!-- end of the rule book -->";
-    let readme = std::fs::read_to_string(std::path::Path::new(crate::PROJECT_ROOT).join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(std::path::Path::new(crate::PROJECT_ROOT).join("docs/rules.md")).unwrap();
     let found = readme.split_once(START).and_then(|(_, rest)| rest.split_once(END)).map(|(table, _)| table);
     let expected = readme_table();
     assert_eq!(
         found,
         Some(expected.as_str()),
-        "README.md's rule table differs from the rule book; paste:\n{START}{expected}{END}"
+        "docs/rules.md's rule table differs from the rule book; paste:\n{START}{expected}{END}"
     );
 }
