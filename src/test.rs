@@ -207,6 +207,10 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     }
     let writes = super::golden_writes()?;
     let signer = signer(args, writes)?;
+    if let (Some(file), Some(key)) = (&args.attestation, &args.attest) {
+        let kind = packetproof::run::OutputKind::GateStatement;
+        packetproof::run::refuse_foreign_output(file, kind, &config, &[key.as_path()])?;
+    }
     let config = Arc::new(config);
     let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), writes)?;
     let arguments = Arguments {

@@ -225,9 +225,9 @@ fn judged(files: &[PathBuf]) -> (Vec<Judged>, trace::Counts) {
 #[test]
 fn every_library_recorded_gives_exact_matched_and_drift_unreviewed_each_call_once() {
     let dir = traces().join("libraries");
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/production.md")).unwrap();
     for name in LIBRARIES {
-        assert!(readme.contains(&format!("`{name}`")), "the README's table has no row for {name}");
+        assert!(readme.contains(&format!("`{name}`")), "docs/production.md's table has no row for {name}");
         for encoding in ["jsonl", "pb"] {
             for (mode, verdict, ok) in [("exact", "matched", true), ("drift", "unreviewed", false)] {
                 let spans = dir.join(format!("{name}.{mode}.{encoding}"));

@@ -1,5 +1,5 @@
 //! One rule for every output option (`wire --out`, `export --out`, `attest --out`,
-//! `evaluate --report`, `test --junit`): a command writes a file of its own or
+//! `evaluate --report`, `test --junit`, `test --attestation`): a command writes a file of its own or
 //! nothing. Refused:
 //! - one of the command's own inputs, harness.toml or a project resource file
 //!   (schema snapshot, Builder schema, Google suffix);
@@ -38,6 +38,8 @@ pub enum OutputKind {
     Attestation,
     /// `test --junit`: a JUnit XML report.
     Junit,
+    /// `test --attestation`: the signed gate statement (never replaced, like a receipt).
+    GateStatement,
 }
 
 impl OutputKind {
@@ -48,6 +50,7 @@ impl OutputKind {
             OutputKind::RequestBody => "a provider request body",
             OutputKind::Attestation => "absent (an attestation is written once, never over a file)",
             OutputKind::Junit => "a JUnit report",
+            OutputKind::GateStatement => "absent (a gate statement is written once, never over a file)",
         }
     }
 
@@ -67,7 +70,7 @@ impl OutputKind {
             OutputKind::RequestBody => {
                 (has("messages") || has("input") || has("contents")) && !has("packetVersion") && !has("kind")
             }
-            OutputKind::Attestation | OutputKind::Junit => false,
+            OutputKind::Attestation | OutputKind::Junit | OutputKind::GateStatement => false,
         }
     }
 }
@@ -137,7 +140,8 @@ fn enclosing_run(out: &Path) -> Option<std::path::PathBuf> {
 /// An existing regular file may be replaced only when empty or when it holds
 /// what this command writes; a missing file is fine.
 fn existing_is_owned(path: &Path, kind: OutputKind) -> Result<()> {
-    if kind == OutputKind::Attestation && path.symlink_metadata().is_ok_and(|m| m.file_type().is_file()) {
+    let written_once = matches!(kind, OutputKind::Attestation | OutputKind::GateStatement);
+    if written_once && path.symlink_metadata().is_ok_and(|m| m.file_type().is_file()) {
         return Err(Error::refused(path.display(), format!("exists; {}", kind.what())));
     }
     existing_holds(path, kind.what(), |bytes| kind.is_ours(bytes))
