@@ -213,11 +213,11 @@ fn test_junit_never_replaces_the_suites_files() {
     };
     let targets = targets(root, &golden.join("runtime-packet.json"), &golden, &request);
     let args = ["test", "corpus::layout", "--junit", "{out}"];
-    check_command("test --junit", root, &run, &args, &targets);
+    check_command("test --junit", root, run, &args, &targets);
     // The signed gate statement: the whole gate runs, and it writes one new file or nothing.
     let key = private_key(root);
     let args = ["test", "--attest", s(&key), "--attestation", "{out}"];
-    check_command("test --attestation", root, &run, &args, &targets);
+    check_command("test --attestation", root, run, &args, &targets);
 }
 
 /// `prepare --out-dir`: the output is a directory; never inside another run or a
