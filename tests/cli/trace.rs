@@ -119,7 +119,7 @@ fn trace_quotes_hostile_input_bounded_and_escaped() {
     assert!(out.stderr.len() < 2_000, "{} bytes", out.stderr.len());
     // A key in a model attribute, a long model name: quoted bounded in the verdict.
     let mut keyed: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root().join(CONTENT)).unwrap().lines().next().unwrap()).unwrap();
+        serde_json::from_str(std::fs::read_to_string(root().join(CONTENT)).unwrap().lines().next().unwrap()).unwrap();
     for attribute in keyed["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"].as_array_mut().unwrap() {
         if attribute["key"] == "gen_ai.request.model" {
             attribute["value"] = json!({"stringValue": key});

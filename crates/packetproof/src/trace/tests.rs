@@ -342,7 +342,7 @@ fn the_request_is_judged_as_sent() {
 
     let content = ("gen_ai.input.messages", parts_messages());
     let wrong = |key: &'static str, value: Value| {
-        let mut pairs = semconv(&[content.clone()]);
+        let mut pairs = semconv(std::slice::from_ref(&content));
         pairs.retain(|(k, _)| *k != key);
         pairs.push((key, value));
         differences(verdict(&[span("a1", "", "s", &pairs)]))
@@ -360,7 +360,7 @@ fn the_request_is_judged_as_sent() {
     );
     assert_eq!(wrong("gen_ai.request.model", json!("")), ["model: gen_ai.request.model is \"\", an empty model name"]);
     // JavaScript's whole doubles are whole numbers.
-    let mut pairs = semconv(&[content.clone()]);
+    let mut pairs = semconv(std::slice::from_ref(&content));
     pairs[2].1 = json!(100.0);
     assert_eq!(verdict(&[span("a1", "", "s", &pairs)]), matched());
 }
