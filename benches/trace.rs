@@ -129,7 +129,9 @@ fn flattened_line() -> String {
 
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = Config::load(root, None).expect("harness.toml loads");
+    let mut config = Config::load(root, None).expect("harness.toml loads");
+    // A protobuf file is one export, bounded by limits.max_file_bytes (16 MiB): these are 40 MB.
+    config.limits.max_file_bytes = 256 << 20;
     let packet_file = root.join("tests/recordings/sdk/packets/openai.json");
     let packet: Value = serde_json::from_slice(&std::fs::read(&packet_file).unwrap()).unwrap();
     let packets = Packets::load(&[packet_file], &config).unwrap();

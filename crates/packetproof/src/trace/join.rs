@@ -10,10 +10,27 @@
 //! Memory: one entry per call, holding what is compared (digests and bounded excerpts
 //! of its messages, its model and max-tokens values), never a record.
 
-use super::conventions::{self, Library, Piece, Said, Unread};
+use super::conventions::{self, Library, Piece, Said, Source, Unread};
 use super::genai::{Call, Message};
 use super::record::{At, Kind, Record};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A record's trace and span id, as one key: the first 16 bytes of the SHA-256 of both
+/// (ids are chosen by whoever wrote the export: no crafted pair lands on another's key).
+type Key = [u8; 16];
+
+fn key(trace_id: &str, span_id: &str) -> Key {
+    let mut hash = Sha256::new();
+    hash.update(trace_id.as_bytes());
+    hash.update([0]);
+    hash.update(span_id.as_bytes());
+    let digest = hash.finalize();
+    let mut out = [0; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
+}
 
 /// Everything read of one call.
 #[derive(Debug, Default)]
@@ -21,9 +38,9 @@ pub(crate) struct Evidence {
     pub(crate) model: Vec<Said>,
     pub(crate) max_tokens: Vec<Said>,
     /// Each source of input messages, with what it says.
-    pub(crate) content: Vec<(String, Result<Vec<Message>, Unread>)>,
+    pub(crate) content: Vec<(Source, Result<Vec<Message>, Unread>)>,
     /// System instructions recorded apart from the messages, with their source.
-    pub(crate) system_only: Vec<(String, Result<Message, Unread>)>,
+    pub(crate) system_only: Vec<(Source, Result<Message, Unread>)>,
     pub(crate) conflicts: Vec<String>,
     /// The instrumentations that recorded it.
     pub(crate) libraries: Vec<Library>,
@@ -74,7 +91,7 @@ impl Evidence {
 /// Where a call was read and which record is it.
 #[derive(Debug, Clone)]
 struct Origin {
-    file: String,
+    file: Rc<str>,
     line: usize,
     name: String,
     scope: String,
@@ -100,7 +117,9 @@ struct Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Join {
     entries: Vec<Entry>,
-    by_id: HashMap<(String, String), usize>,
+    by_id: HashMap<Key, usize>,
+    /// The file being read, shared by its calls.
+    file: Option<Rc<str>>,
 }
 
 /// The anthropic SDK's own call spans (a trace of their own) into the call span of
@@ -144,21 +163,22 @@ impl Join {
         if reading.repeat || !reading.is_evidence() {
             return;
         }
-        let origin = Origin {
-            file: at.file.to_owned(),
-            line: at.line,
-            name: record.name.clone(),
-            scope: record.scope.clone(),
-            kind: record.kind,
+        let file = match &self.file {
+            Some(file) if **file == *at.file => file.clone(),
+            _ => {
+                let file: Rc<str> = Rc::from(at.file);
+                self.file = Some(file.clone());
+                file
+            }
         };
+        let origin =
+            Origin { file, line: at.line, name: record.name.clone(), scope: record.scope.clone(), kind: record.kind };
         // A record without a span id joins nothing: a call of its own.
-        let index = match record.span_id.is_empty() {
-            true => None,
-            false => self.by_id.get(&(record.trace_id.clone(), record.span_id.clone())).copied(),
-        };
+        let id = (!record.span_id.is_empty()).then(|| key(&record.trace_id, &record.span_id));
+        let index = id.and_then(|id| self.by_id.get(&id).copied());
         let index = index.unwrap_or_else(|| {
-            if !record.span_id.is_empty() {
-                self.by_id.insert((record.trace_id.clone(), record.span_id.clone()), self.entries.len());
+            if let Some(id) = id {
+                self.by_id.insert(id, self.entries.len());
             }
             self.entries.push(Entry {
                 trace_id: record.trace_id.clone(),
@@ -199,26 +219,40 @@ impl Join {
 
     /// Every call, once: nested call spans folded into the outermost.
     pub(crate) fn finish(self) -> Vec<Gathered> {
-        let Join { mut entries, by_id } = self;
+        let Join { mut entries, by_id, .. } = self;
         let parent_of = |entries: &[Entry], i: usize| -> Option<usize> {
             let entry = &entries[i];
             if entry.call.is_none() || entry.parent_span_id.is_empty() {
                 return None;
             }
-            let parent = *by_id.get(&(entry.trace_id.clone(), entry.parent_span_id.clone()))?;
+            let parent = *by_id.get(&key(&entry.trace_id, &entry.parent_span_id))?;
             entries[parent].call.is_some().then_some(parent)
         };
-        let mut root: Vec<usize> = (0..entries.len()).collect();
-        for (i, slot) in root.iter_mut().enumerate() {
+        // Each entry's outermost call, once per entry: a walk stops at an entry already
+        // resolved, so nesting of any depth is linear; a cycle of parent ids ends where it closes.
+        const NONE: usize = usize::MAX;
+        let mut root = vec![NONE; entries.len()];
+        let mut seen = vec![NONE; entries.len()];
+        for i in 0..entries.len() {
+            let mut path = Vec::new();
             let mut at = i;
-            // Bounded: a cycle of parent ids ends where it started.
-            for _ in 0..entries.len() {
-                match parent_of(&entries, at) {
-                    Some(parent) if parent != i => at = parent,
-                    _ => break,
+            let top = loop {
+                if root[at] != NONE {
+                    break root[at];
                 }
+                if seen[at] == i {
+                    break at;
+                }
+                seen[at] = i;
+                path.push(at);
+                match parent_of(&entries, at) {
+                    Some(parent) => at = parent,
+                    None => break at,
+                }
+            };
+            for p in path {
+                root[p] = top;
             }
-            *slot = at;
         }
         fold_sdk_spans(&entries, &mut root);
         for i in 0..entries.len() {
@@ -234,7 +268,7 @@ impl Join {
             .map(|(_, entry)| {
                 let origin = entry.call.unwrap_or(entry.first);
                 Gathered {
-                    file: origin.file,
+                    file: origin.file.to_string(),
                     line: origin.line,
                     call: Call {
                         span: origin.name,

@@ -185,7 +185,7 @@ impl<'p> Session<'p> {
                 })?;
                 let problem =
                     |p: otlp::Problem| Error::Json { file: origin.to_owned(), line, column: 1, message: p.message };
-                otlp::records(&document, &mut |record| self.add(record, &at)).map_err(problem)?
+                otlp::records(document, &mut |record| self.add(record, &at)).map_err(problem)?
             }
             Encoding::Protobuf => {
                 let decoded = match signal {

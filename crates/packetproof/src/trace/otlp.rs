@@ -45,24 +45,27 @@ fn wrong(path: &Path, what: &str) -> Problem {
 
 type Visit<'v> = dyn FnMut(Record) -> crate::Result<()> + 'v;
 
-/// Hand on every span and log record of one parsed document.
-pub(crate) fn records(document: &Value, visit: &mut Visit) -> Result<crate::Result<()>, Problem> {
-    let Some(root) = document.as_object() else { return Err(Problem { message: format!("expected {EXPECTED}") }) };
-    let (spans, logs) = (root.get("resourceSpans"), root.get("resourceLogs"));
+/// Hand on every span and log record of one parsed document, moving its strings into the
+/// records (nothing of the document is copied).
+pub(crate) fn records(document: Value, visit: &mut Visit) -> Result<crate::Result<()>, Problem> {
+    let Value::Object(mut root) = document else {
+        return Err(Problem { message: format!("expected {EXPECTED}") });
+    };
+    let (spans, logs) = (root.remove("resourceSpans"), root.remove("resourceLogs"));
     if spans.is_none() && logs.is_none() && !root.is_empty() {
         return Err(Problem { message: format!("expected {EXPECTED}") });
     }
     let top = Path::Root;
     let spans_at = Path::Key(&top, "resourceSpans");
-    for (i, resource) in list(spans, &spans_at)?.iter().enumerate() {
+    for (i, resource) in list(spans, &spans_at)?.into_iter().enumerate() {
         let at = Path::Index(&spans_at, i);
         let scopes_at = Path::Key(&at, "scopeSpans");
-        for (j, scope_spans) in list(object(resource, &at)?.get("scopeSpans"), &scopes_at)?.iter().enumerate() {
+        for (j, scope_spans) in list(object(resource, &at)?.remove("scopeSpans"), &scopes_at)?.into_iter().enumerate() {
             let at = Path::Index(&scopes_at, j);
-            let scope_spans = object(scope_spans, &at)?;
-            let scope = scope_name(scope_spans, &at)?;
+            let mut scope_spans = object(scope_spans, &at)?;
+            let scope = scope_name(&mut scope_spans, &at)?;
             let spans_at = Path::Key(&at, "spans");
-            for (k, span) in list(scope_spans.get("spans"), &spans_at)?.iter().enumerate() {
+            for (k, span) in list(scope_spans.remove("spans"), &spans_at)?.into_iter().enumerate() {
                 let record = self::span(span, &Path::Index(&spans_at, k), &scope)?;
                 if let Err(e) = visit(record) {
                     return Ok(Err(e));
@@ -71,15 +74,15 @@ pub(crate) fn records(document: &Value, visit: &mut Visit) -> Result<crate::Resu
         }
     }
     let logs_at = Path::Key(&top, "resourceLogs");
-    for (i, resource) in list(logs, &logs_at)?.iter().enumerate() {
+    for (i, resource) in list(logs, &logs_at)?.into_iter().enumerate() {
         let at = Path::Index(&logs_at, i);
         let scopes_at = Path::Key(&at, "scopeLogs");
-        for (j, scope_logs) in list(object(resource, &at)?.get("scopeLogs"), &scopes_at)?.iter().enumerate() {
+        for (j, scope_logs) in list(object(resource, &at)?.remove("scopeLogs"), &scopes_at)?.into_iter().enumerate() {
             let at = Path::Index(&scopes_at, j);
-            let scope_logs = object(scope_logs, &at)?;
-            let scope = scope_name(scope_logs, &at)?;
+            let mut scope_logs = object(scope_logs, &at)?;
+            let scope = scope_name(&mut scope_logs, &at)?;
             let records_at = Path::Key(&at, "logRecords");
-            for (k, record) in list(scope_logs.get("logRecords"), &records_at)?.iter().enumerate() {
+            for (k, record) in list(scope_logs.remove("logRecords"), &records_at)?.into_iter().enumerate() {
                 let record = log_record(record, &Path::Index(&records_at, k), &scope)?;
                 if let Err(e) = visit(record) {
                     return Ok(Err(e));
@@ -90,60 +93,66 @@ pub(crate) fn records(document: &Value, visit: &mut Visit) -> Result<crate::Resu
     Ok(Ok(()))
 }
 
-fn object<'a>(value: &'a Value, at: &Path) -> Result<&'a Map<String, Value>, Problem> {
-    value.as_object().ok_or_else(|| wrong(at, "an object"))
+fn object(value: Value, at: &Path) -> Result<Map<String, Value>, Problem> {
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(wrong(at, "an object")),
+    }
 }
 
 /// A list member: absent or `null` is empty.
-fn list<'a>(value: Option<&'a Value>, at: &Path) -> Result<&'a [Value], Problem> {
+fn list(value: Option<Value>, at: &Path) -> Result<Vec<Value>, Problem> {
     match value {
-        None | Some(Value::Null) => Ok(&[]),
+        None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => Ok(items),
         Some(_) => Err(wrong(at, "an array")),
     }
 }
 
-fn text(map: &Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
-    match map.get(key) {
+fn text(map: &mut Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
+    match map.get_mut(key) {
         None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok(std::mem::take(s)),
         Some(_) => Err(wrong(&Path::Key(at, key), "a string")),
     }
 }
 
-fn scope_name(map: &Map<String, Value>, at: &Path) -> Result<String, Problem> {
-    match map.get("scope") {
+fn scope_name(map: &mut Map<String, Value>, at: &Path) -> Result<String, Problem> {
+    match map.get_mut("scope") {
         None | Some(Value::Null) => Ok(String::new()),
-        Some(scope) => text(object(scope, &Path::Key(at, "scope"))?, "name", &Path::Key(at, "scope")),
+        Some(Value::Object(scope)) => text(scope, "name", &Path::Key(at, "scope")),
+        Some(_) => Err(wrong(&Path::Key(at, "scope"), "an object")),
     }
 }
 
 /// Ids in OTLP/JSON are hex; lowercase them so a protobuf export's ids join with them.
-fn id(map: &Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
-    text(map, key, at).map(|s| s.to_ascii_lowercase())
+fn id(map: &mut Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
+    let mut id = text(map, key, at)?;
+    id.make_ascii_lowercase();
+    Ok(id)
 }
 
-fn span(value: &Value, at: &Path, scope: &str) -> Result<Record, Problem> {
-    let map = object(value, at)?;
+fn span(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
+    let mut map = object(value, at)?;
     let events_at = Path::Key(at, "events");
     let mut events = Vec::new();
-    for (i, event) in list(map.get("events"), &events_at)?.iter().enumerate() {
+    for (i, event) in list(map.remove("events"), &events_at)?.into_iter().enumerate() {
         let at = Path::Index(&events_at, i);
-        let event = object(event, &at)?;
-        events.push(Event { name: text(event, "name", &at)?, attributes: attributes(event, &at)? });
+        let mut event = object(event, &at)?;
+        events.push(Event { name: text(&mut event, "name", &at)?, attributes: attributes(&mut event, &at)? });
     }
     Ok(Record {
         kind: Kind::Span,
-        trace_id: id(map, "traceId", at)?,
-        span_id: id(map, "spanId", at)?,
-        parent_span_id: id(map, "parentSpanId", at)?,
-        name: text(map, "name", at)?,
+        trace_id: id(&mut map, "traceId", at)?,
+        span_id: id(&mut map, "spanId", at)?,
+        parent_span_id: id(&mut map, "parentSpanId", at)?,
+        name: text(&mut map, "name", at)?,
         scope: scope.to_owned(),
-        attributes: attributes(map, at)?,
+        attributes: attributes(&mut map, at)?,
         events,
         body: Value::Null,
-        start: nanos(map, "startTimeUnixNano"),
-        end: nanos(map, "endTimeUnixNano"),
+        start: nanos(&map, "startTimeUnixNano"),
+        end: nanos(&map, "endTimeUnixNano"),
     })
 }
 
@@ -156,41 +165,41 @@ fn nanos(map: &Map<String, Value>, key: &str) -> u64 {
     }
 }
 
-fn log_record(value: &Value, at: &Path, scope: &str) -> Result<Record, Problem> {
-    let map = object(value, at)?;
-    let attributes = attributes(map, at)?;
-    let body = match map.get("body") {
+fn log_record(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
+    let mut map = object(value, at)?;
+    let attributes = attributes(&mut map, at)?;
+    let body = match map.remove("body") {
         None | Some(Value::Null) => Value::Null,
         Some(body) => plain(body).map_err(|m| Problem { message: format!("{}: {m}", Path::Key(at, "body")) })?,
     };
     Ok(Record {
         kind: Kind::Log,
-        trace_id: id(map, "traceId", at)?,
-        span_id: id(map, "spanId", at)?,
+        trace_id: id(&mut map, "traceId", at)?,
+        span_id: id(&mut map, "spanId", at)?,
         parent_span_id: String::new(),
-        name: Record::event_name(text(map, "eventName", at)?, &attributes),
+        name: Record::event_name(text(&mut map, "eventName", at)?, &attributes),
         scope: scope.to_owned(),
         attributes,
         events: Vec::new(),
         body,
-        start: nanos(map, "timeUnixNano"),
-        end: nanos(map, "timeUnixNano"),
+        start: nanos(&map, "timeUnixNano"),
+        end: nanos(&map, "timeUnixNano"),
     })
 }
 
 /// `attributes: [{key, value: AnyValue}]`, in order, duplicates kept.
-fn attributes(map: &Map<String, Value>, at: &Path) -> Result<Vec<(String, Value)>, Problem> {
+fn attributes(map: &mut Map<String, Value>, at: &Path) -> Result<Vec<(String, Value)>, Problem> {
     let list_at = Path::Key(at, "attributes");
-    let items = list(map.get("attributes"), &list_at)?;
+    let items = list(map.remove("attributes"), &list_at)?;
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.into_iter().enumerate() {
         let at = Path::Index(&list_at, i);
-        let pair = object(item, &at)?;
-        let key = match pair.get("key") {
-            Some(Value::String(key)) => key.clone(),
+        let mut pair = object(item, &at)?;
+        let key = match pair.get_mut("key") {
+            Some(Value::String(key)) => std::mem::take(key),
             _ => return Err(wrong(&Path::Key(&at, "key"), "a string")),
         };
-        let value = match pair.get("value") {
+        let value = match pair.remove("value") {
             None | Some(Value::Null) => Value::Null,
             Some(value) => {
                 plain(value).map_err(|m| Problem { message: format!("{}: {m}", Path::Key(&at, "value")) })?
@@ -204,32 +213,44 @@ fn attributes(map: &Map<String, Value>, at: &Path) -> Result<Vec<(String, Value)
 /// An OTLP `AnyValue` as plain JSON: strings, numbers (`intValue` is a string in
 /// OTLP/JSON; one that is no integer stays a string, so a typed field sees it is wrong),
 /// booleans, arrays and key-value lists; bytes stay base64 text; `{}` is `null`.
-pub(crate) fn plain(value: &Value) -> Result<Value, String> {
-    let Some(map) = value.as_object() else { return Err("expected an OTLP AnyValue (an object)".into()) };
-    let Some((kind, inner)) = map.iter().next() else { return Ok(Value::Null) };
+pub(crate) fn plain(value: Value) -> Result<Value, String> {
+    let Value::Object(map) = value else { return Err("expected an OTLP AnyValue (an object)".into()) };
     if map.len() > 1 {
         return Err("an OTLP AnyValue holds one value".into());
     }
+    let Some((kind, inner)) = map.into_iter().next() else { return Ok(Value::Null) };
     Ok(match kind.as_str() {
-        "stringValue" | "boolValue" | "doubleValue" | "bytesValue" => inner.clone(),
+        "stringValue" | "boolValue" | "doubleValue" | "bytesValue" => inner,
         "intValue" => match inner {
-            Value::String(s) => s.parse::<i64>().map(Value::from).unwrap_or_else(|_| inner.clone()),
-            other => other.clone(),
+            Value::String(s) => s.parse::<i64>().map(Value::from).unwrap_or(Value::String(s)),
+            other => other,
         },
-        "arrayValue" => {
-            let values = inner.get("values").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-            Value::Array(values.iter().map(plain).collect::<Result<_, _>>()?)
-        }
+        "arrayValue" => match inner {
+            Value::Object(mut array) => match array.remove("values") {
+                Some(Value::Array(values)) => Value::Array(values.into_iter().map(plain).collect::<Result<_, _>>()?),
+                _ => Value::Array(Vec::new()),
+            },
+            _ => Value::Array(Vec::new()),
+        },
         "kvlistValue" => {
             let mut object = Map::new();
-            for pair in inner.get("values").and_then(Value::as_array).into_iter().flatten() {
-                let Some(key) = pair.get("key").and_then(Value::as_str) else {
+            let values = match inner {
+                Value::Object(mut list) => match list.remove("values") {
+                    Some(Value::Array(values)) => values,
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            };
+            for pair in values {
+                let Value::Object(mut pair) = pair else { return Err("a kvlistValue entry is not an object".into()) };
+                let Some(Value::String(key)) = pair.remove("key") else {
                     return Err("a kvlistValue entry without a string key".into());
                 };
-                let value = pair.get("value").map(plain).transpose()?.unwrap_or(Value::Null);
-                if object.insert(key.to_owned(), value).is_some() {
-                    return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(key)));
+                let value = pair.remove("value").map(plain).transpose()?.unwrap_or(Value::Null);
+                if object.contains_key(&key) {
+                    return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(&key)));
                 }
+                object.insert(key, value);
             }
             Value::Object(object)
         }
@@ -244,7 +265,7 @@ mod tests {
 
     fn names(document: Value) -> Result<Vec<(String, Kind)>, Problem> {
         let mut out = Vec::new();
-        records(&document, &mut |r| {
+        records(document, &mut |r| {
             out.push((r.name, r.kind));
             Ok(())
         })?
@@ -267,18 +288,18 @@ mod tests {
 
     #[test]
     fn any_values_become_plain_json() {
-        assert_eq!(plain(&json!({"intValue": "64000"})), Ok(json!(64000)));
-        assert_eq!(plain(&json!({"intValue": "6.4e4"})), Ok(json!("6.4e4")));
+        assert_eq!(plain(json!({"intValue": "64000"})), Ok(json!(64000)));
+        assert_eq!(plain(json!({"intValue": "6.4e4"})), Ok(json!("6.4e4")));
         assert_eq!(
-            plain(&json!({"arrayValue": {"values": [{"stringValue": "a"}, {"boolValue": true}]}})),
+            plain(json!({"arrayValue": {"values": [{"stringValue": "a"}, {"boolValue": true}]}})),
             Ok(json!(["a", true]))
         );
         assert_eq!(
-            plain(&json!({"kvlistValue": {"values": [{"key": "k", "value": {"doubleValue": 0.5}}]}})),
+            plain(json!({"kvlistValue": {"values": [{"key": "k", "value": {"doubleValue": 0.5}}]}})),
             Ok(json!({"k": 0.5}))
         );
-        assert_eq!(plain(&json!({})), Ok(Value::Null));
+        assert_eq!(plain(json!({})), Ok(Value::Null));
         let twice = json!({"kvlistValue": {"values": [{"key": "k", "value": {}}, {"key": "k", "value": {}}]}});
-        assert!(plain(&twice).unwrap_err().contains("duplicate key \"k\""));
+        assert!(plain(twice).unwrap_err().contains("duplicate key \"k\""));
     }
 }

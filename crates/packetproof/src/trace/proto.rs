@@ -298,7 +298,7 @@ mod tests {
             "events": [{"name": "e", "attributes": [{"key": "k", "value": {"boolValue": true}}]}]}]}]}]});
         let from_json = {
             let mut out = Vec::new();
-            crate::trace::otlp::records(&spans, &mut |r| {
+            crate::trace::otlp::records(spans.clone(), &mut |r| {
                 out.push(r);
                 Ok(())
             })

@@ -33,10 +33,13 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+/// Where a value was read: mostly an attribute's name, never copied per call.
+pub(crate) type Source = std::borrow::Cow<'static, str>;
+
 /// A value and where it was read (`gen_ai.request.model`, `llm.invocation_parameters`, …).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Said {
-    pub(crate) source: String,
+    pub(crate) source: Source,
     pub(crate) value: Value,
 }
 
@@ -52,12 +55,12 @@ pub(crate) enum Unread {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Piece {
     /// Every message, from one source.
-    Whole { source: String, messages: Result<Vec<Message>, Unread> },
+    Whole { source: Source, messages: Result<Vec<Message>, Unread> },
     /// One message of a source that records one per event, in order.
-    One { source: String, message: Result<Message, Unread> },
+    One { source: Source, message: Result<Message, Unread> },
     /// The system instructions alone, recorded apart from the messages (Node's Responses
     /// span: its messages are in the details event).
-    System { source: String, message: Result<Message, Unread> },
+    System { source: Source, message: Result<Message, Unread> },
 }
 
 /// Which instrumentation made a record, for the hint on turning content capture on.
@@ -241,8 +244,8 @@ impl<'a> Attrs<'a> {
     }
 
     /// `Said` of the attribute `key`, when present.
-    pub(crate) fn said(&self, key: &str) -> Option<Said> {
-        self.get(key).map(|value| Said { source: key.to_owned(), value: value.clone() })
+    pub(crate) fn said(&self, key: &'static str) -> Option<Said> {
+        self.get(key).map(|value| Said { source: key.into(), value: value.clone() })
     }
 }
 
@@ -363,6 +366,6 @@ pub(crate) const MAX_TOKENS_KEYS: [&str; 4] =
 pub(crate) fn max_tokens_in(settings: &Value, source: &str) -> Option<Said> {
     MAX_TOKENS_KEYS.iter().find_map(|key| {
         let value = settings.get(key).filter(|v| !v.is_null() && v.as_str() != Some("Infinity"))?;
-        Some(Said { source: format!("{source} {key}"), value: value.clone() })
+        Some(Said { source: format!("{source} {key}").into(), value: value.clone() })
     })
 }

@@ -44,7 +44,7 @@ pub(super) fn read(record: &Record, attrs: &Attrs, out: &mut Reading) {
 }
 
 /// `gen_ai.system_instructions` and `gen_ai.input.messages`: one piece, when either is there.
-fn structured(attrs: &Attrs, source: &str) -> Option<Piece> {
+fn structured(attrs: &Attrs, source: &'static str) -> Option<Piece> {
     let system = attrs.get("gen_ai.system_instructions");
     let input = attrs.get("gen_ai.input.messages");
     if system.is_none() && input.is_none() {
@@ -52,7 +52,7 @@ fn structured(attrs: &Attrs, source: &str) -> Option<Piece> {
     }
     if let (Some(value), None) = (system, input) {
         let message = system_text(value).map(|text| Message::new("system", &text));
-        return Some(Piece::System { source: format!("{source} (gen_ai.system_instructions alone)"), message });
+        return Some(Piece::System { source: format!("{source} (gen_ai.system_instructions alone)").into(), message });
     }
     let messages = (|| {
         let mut messages = Vec::new();
@@ -64,7 +64,7 @@ fn structured(attrs: &Attrs, source: &str) -> Option<Piece> {
         }
         Ok(messages)
     })();
-    Some(Piece::Whole { source: source.to_owned(), messages })
+    Some(Piece::Whole { source: source.into(), messages })
 }
 
 /// System instructions: a JSON list of parts, or plain text.
