@@ -40,18 +40,7 @@ pub struct TraceArgs {
 /// one small record per call and prints them at the end).
 pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
-    let vouching = match &args.gate {
-        Some(file) => {
-            let keys = super::provenance::trusted_keys(&args.trusted_keys)?;
-            let gate = packetproof::attest::vouch::Gate::read(file, &keys, config)?;
-            let vouching = trace::vouched::Vouching::new(gate, config);
-            if let Some(why) = vouching.templates_unavailable() {
-                print::note(&format!("calls are not matched to templates: {why}"));
-            }
-            Some(vouching)
-        }
-        None => None,
-    };
+    let vouching = vouching(args.gate.as_deref(), &args.trusted_keys, config)?;
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
     let options = trace::Options { allow_unjudged: args.allow_unjudged };
     let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, options, &mut |judged| {
@@ -59,4 +48,21 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     })?;
     print::report(&reporter.report(Event::TraceEnd { counts: &counts, skipped: packets.skipped() })?)?;
     Ok(Status::from_ok(counts.ok()))
+}
+
+/// `--gate FILE --trusted-key PUB…` (trace and serve): the gate statement, read with the
+/// trusted keys, ready to hold verdicts to; a note when calls cannot conform to templates.
+pub(crate) fn vouching(
+    gate: Option<&std::path::Path>,
+    trusted_keys: &[PathBuf],
+    config: &Config,
+) -> Result<Option<trace::vouched::Vouching>> {
+    let Some(file) = gate else { return Ok(None) };
+    let keys = super::provenance::trusted_keys(trusted_keys)?;
+    let gate = packetproof::attest::vouch::Gate::read(file, &keys, config)?;
+    let vouching = trace::vouched::Vouching::new(gate, config);
+    if let Some(why) = vouching.templates_unavailable() {
+        print::note(&format!("calls are not matched to templates: {why}"));
+    }
+    Ok(Some(vouching))
 }

@@ -3,7 +3,9 @@
 //! place that knows how an export request's bytes become calls (`trace::Session`).
 
 use packetproof::trace::packets::Packets;
+use packetproof::trace::vouched::Vouching;
 use packetproof::trace::{Counts, Judged, Options, Session};
+use packetproof::Config;
 use std::io::Read;
 
 pub(crate) use packetproof::trace::{Encoding, Signal};
@@ -77,9 +79,13 @@ pub(crate) fn judge(
     encoding: Encoding,
     bytes: &[u8],
     packets: &Packets,
+    gate: Option<(&Vouching, &Config)>,
     visit: &mut dyn FnMut(&Judged) -> packetproof::Result<()>,
 ) -> Result<packetproof::Result<Counts>, Refusal> {
     let mut session = Session::new(packets, Options::default());
+    if let Some((vouching, config)) = gate {
+        session = session.held_to(vouching, config);
+    }
     // The library's message names the request, and the line and column in JSON.
     session.read(bytes, encoding, Some(signal), path(signal), 1).map_err(|e| Refusal::Malformed(e.to_string()))?;
     Ok(session.finish(visit))

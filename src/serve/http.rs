@@ -180,10 +180,11 @@ fn stopping() -> Refused {
 /// Decompress, decode and judge one body; count each call and write each finding.
 fn judge(shared: &Shared, signal: Signal, encoding: Encoding, gzip: bool, received: &[u8]) -> Result<Counts, Refused> {
     let bytes = body::decompress(received, gzip, shared.max_body)?;
-    let judged = body::judge(signal, encoding, &bytes, &shared.packets, &mut |judged| {
+    let gate = shared.vouching.as_ref().map(|vouching| (vouching, &shared.config));
+    let judged = body::judge(signal, encoding, &bytes, &shared.packets, gate, &mut |judged| {
         shared.metrics.call(judged);
         match judged.verdict {
-            Verdict::Matched { .. } => Ok(()),
+            Verdict::Matched { .. } | Verdict::Conforms { .. } => Ok(()),
             _ => shared.findings.write(&reporter::trace_line(judged)),
         }
     })?;

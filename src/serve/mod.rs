@@ -53,9 +53,13 @@ pub struct ServeArgs {
     /// Requests judged at once (judging is CPU work); the machine's cores when not given.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
-    // The gate (`--gate FILE --trusted-key PUB`, a call counts as reviewed only when a
-    // trusted gate statement vouched for its packet) is flattened here from the
-    // arguments `trace` takes, and handed to `Packets::load` with them.
+    /// A gate statement (`packetproof test --attest`): a matched call counts only when the gate
+    /// vouched for its packet, and a call no packet has may conform to a template it vouched for.
+    #[arg(long, value_name = "FILE", requires = "trusted_keys")]
+    pub gate: Option<PathBuf>,
+    /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
+    #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
+    pub trusted_keys: Vec<PathBuf>,
     #[command(flatten)]
     pub suffix: super::args::SuffixArg,
 }
@@ -63,6 +67,9 @@ pub struct ServeArgs {
 /// What every request shares: the packets, the bounds, the findings and the counters.
 pub(crate) struct Shared {
     pub(crate) packets: Packets,
+    /// The gate every verdict is held to (`--gate`), and the settings its template check reads.
+    pub(crate) vouching: Option<packetproof::trace::vouched::Vouching>,
+    pub(crate) config: Config,
     pub(crate) max_body: usize,
     /// Requests admitted (being read, waiting or judged): `--queue` plus one per worker.
     pub(crate) admitted: Arc<tokio::sync::Semaphore>,
@@ -78,6 +85,7 @@ pub(crate) struct Shared {
 pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     super::print::skipped_notes(packets.skipped());
+    let vouching = super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, config)?;
     let findings = findings::Sink::open(args.findings.as_deref())?;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let workers = args.workers.map_or(cores, |n| n as usize);
@@ -89,6 +97,8 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
         .map_err(|e| Error::Internal(format!("the async runtime did not start: {e}")))?;
     let shared = Arc::new(Shared {
         packets,
+        vouching,
+        config: config.clone(),
         max_body: args.max_body as usize,
         admitted: Arc::new(tokio::sync::Semaphore::new(args.queue + workers)),
         judging: Arc::new(tokio::sync::Semaphore::new(workers)),

@@ -20,7 +20,8 @@ pub fn trials() -> Vec<Trial> {
         serve_answers_429_with_retry_after_when_the_queue_is_full,
         serve_finishes_the_request_it_took_on_sigterm_and_exits_0,
         serve_refuses_to_start_without_packets_or_its_address,
-        serve_answers_503_when_a_finding_cannot_be_written
+        serve_answers_503_when_a_finding_cannot_be_written,
+        serve_holds_every_call_to_the_gate_it_is_given
     ];
     let why = live_missing();
     trials.push(
@@ -438,4 +439,28 @@ fn serve_answers_503_when_a_finding_cannot_be_written() {
     assert!(answer.body_text().contains("a finding could not be written"), "{}", answer.body_text());
     assert_eq!(server.metric("packetproof_request_errors_total{kind=\"findings_write\"}"), 1.0);
     assert_eq!(request(server.addr, "GET", "/healthz", &[], b"").status, 200);
+}
+
+/// With `--gate`, a call matching a reviewed packet counts only when the gate statement
+/// vouched for that packet: here a suite's signed gate that never saw the recorded
+/// OpenAI packet, so its exact call is unvouched (and a finding), never matched.
+fn serve_holds_every_call_to_the_gate_it_is_given() {
+    let project = crate::support::Project::suite(&["anthropic-staged-pred-selected"]);
+    let settings = project.path("harness.toml");
+    let text = std::fs::read_to_string(&settings).unwrap() + "\n[corpus]\nrequire_branch_coverage = false\n";
+    std::fs::write(&settings, text).unwrap();
+    let project = project.blessed();
+    let key = project.path("owner-only.pem");
+    std::fs::copy(root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let gate = project.path("gate.json");
+    let signed = project.run(&["test", "--attest", key.to_str().unwrap(), "--attestation", gate.to_str().unwrap()]);
+    assert_eq!(signed.code, 0, "{}", signed.describe());
+    let public = root().join("tests/keys/test-ed25519.pub.pem");
+    let server = Server::start(&["--gate", gate.to_str().unwrap(), "--trusted-key", public.to_str().unwrap()]);
+    assert_eq!(send_recorded(&server, "node.traces.json").status, 200);
+    assert_eq!(calls(&server, "unvouched", OPENAI), 1.0);
+    assert_eq!(calls(&server, "matched", OPENAI), 0.0);
+    let findings = server.findings();
+    assert!(findings.iter().any(|f| f["verdict"] == "unvouched"), "{findings:?}");
 }
