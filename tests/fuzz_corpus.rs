@@ -1,0 +1,77 @@
+//! The fuzz corpus (fuzz/corpus/<target>/, kept by `scripts/fuzz.sh`, which runs each
+//! cargo-fuzz target for a bounded time on nightly) replayed on stable: every input the
+//! fuzzer found interesting goes through the same reader as in fuzz/fuzz_targets/, and
+//! none may panic. A crash the fuzzer finds is added here and stays a test.
+
+use packetproof::trace::{judge_export, packets::Packets, Encoding, Options, Signal};
+use packetproof::wire::{capture, Api};
+use std::path::{Path, PathBuf};
+
+fn corpus(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{} holds no input", dir.display());
+    files
+}
+
+/// Run `read` on every input of `target`'s corpus, naming the input a panic came from.
+fn replay(target: &str, read: fn(&[u8])) {
+    for file in corpus(target) {
+        let bytes = std::fs::read(&file).unwrap();
+        if std::panic::catch_unwind(|| read(&bytes)).is_err() {
+            panic!("{} panicked on {}", target, file.display());
+        }
+    }
+}
+
+#[test]
+fn canonical_json_corpus() {
+    replay("canonical_json", |bytes| {
+        if let Ok(value) = packetproof::canonical::parse(bytes) {
+            let canonical = packetproof::canonical::to_vec(&value);
+            let again = packetproof::canonical::parse(&canonical).expect("canonical bytes parse");
+            assert_eq!(packetproof::canonical::to_vec(&again), canonical);
+        }
+    });
+}
+
+#[test]
+fn otlp_json_corpus() {
+    replay("otlp_json", |bytes| {
+        for signal in [Signal::Traces, Signal::Logs] {
+            let _ = judge_export(bytes, Encoding::Json, signal, &Packets::default(), Options::default());
+        }
+    });
+}
+
+#[test]
+fn otlp_protobuf_corpus() {
+    replay("otlp_protobuf", |bytes| {
+        for signal in [Signal::Traces, Signal::Logs] {
+            let _ = judge_export(bytes, Encoding::Protobuf, signal, &Packets::default(), Options::default());
+        }
+    });
+}
+
+#[test]
+fn har_corpus() {
+    replay("har", |bytes| {
+        for api in [Api::Anthropic, Api::OpenaiChat, Api::OpenaiResponses, Api::Gemini] {
+            let _ = capture::parse(bytes, "fuzz.har", api);
+        }
+    });
+}
+
+/// The replay can fail: a reader that panics on an input is named.
+#[test]
+fn a_panicking_reader_is_named_with_its_input() {
+    let caught = std::panic::catch_unwind(|| replay("har", |_| panic!("boom")));
+    let message = caught.unwrap_err();
+    let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(text.contains("har panicked on") && text.contains("fuzz/corpus/har/"), "{text}");
+}
