@@ -9,7 +9,7 @@ mod provider_shape;
 pub use provider_shape::provider_shape;
 pub(crate) use provider_shape::provider_shape_applies;
 
-use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
+use crate::branch::EvidenceMode;
 use crate::config::Config;
 use crate::digest;
 use crate::profile::Profile;
@@ -42,18 +42,9 @@ pub(crate) const FIELDS: [&str; 18] = [
     "checksum",
 ];
 
-/// The contract's resolvedBranch fields and their allowed values (`None`: a boolean),
-/// the value sets of [`crate::branch`].
-pub(crate) const BRANCH_FIELDS: [(&str, Option<&[&str]>); 8] = [
-    ("insertionMode", Some(InsertionMode::NAMES)),
-    ("sourceScope", Some(SourceScope::NAMES)),
-    ("evidenceMode", Some(EvidenceMode::NAMES)),
-    ("neighbours", Some(Neighbours::NAMES)),
-    ("hasVariableConflicts", None),
-    ("hasAssetIntents", None),
-    ("hasTargetTheme", None),
-    ("operatorInstructionPresent", None),
-];
+/// The block builder's resolvedBranch fields and their built-in value sets, declared
+/// once in the profile (which a suite extends).
+pub(crate) use crate::profile::BLOCK_BRANCH as BRANCH_FIELDS;
 
 /// The texts that reach (or explain) the model, scanned for forbidden material.
 pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effectiveUserMessage"];

@@ -34,7 +34,7 @@ pub(crate) const BLOCK_PROMPT_MODE: &str = "library-adapt";
 
 /// The block builder's resolvedBranch fields and their built-in value sets (`None`:
 /// a boolean), the value sets of [`crate::branch`].
-const BLOCK_BRANCH: [(&str, Option<&[&str]>); 8] = [
+pub(crate) const BLOCK_BRANCH: [(&str, Option<&[&str]>); 8] = [
     ("insertionMode", Some(InsertionMode::NAMES)),
     ("sourceScope", Some(SourceScope::NAMES)),
     ("evidenceMode", Some(EvidenceMode::NAMES)),

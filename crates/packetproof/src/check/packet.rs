@@ -346,15 +346,17 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    /// The project's settings and its corpus case `name`.
+    fn project_case(name: &str) -> (Config, Case) {
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let case = crate::corpus::cases(&config).unwrap().into_iter().find(|c| c.name == name).unwrap();
+        (config, case)
+    }
+
     /// An unselected item with no long text escapes text matching; its identity does not.
     #[test]
     fn branch_isolation_names_an_unselected_item_whatever_its_text() {
-        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
-        let case = crate::corpus::cases(&config)
-            .unwrap()
-            .into_iter()
-            .find(|c| c.name == "google-staged-both-selected")
-            .unwrap();
+        let (config, case) = project_case("google-staged-both-selected");
         let short = serde_json::json!({"kind": "rating", "id": "r9", "accessible": true, "value": {"stars": 1}});
         let mut request = case.request.clone();
         request["evidence"]["availableItems"].as_array_mut().unwrap().push(short.clone());
@@ -374,12 +376,7 @@ mod tests {
     /// that records it absent holds; a non-blank one under "absent" does not.
     #[test]
     fn a_blank_operator_instruction_is_no_instruction() {
-        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
-        let case = crate::corpus::cases(&config)
-            .unwrap()
-            .into_iter()
-            .find(|c| c.name == "google-staged-both-selected")
-            .unwrap();
+        let (config, case) = project_case("google-staged-both-selected");
         let mut request = case.request.clone();
         request.as_object_mut().unwrap().remove("operatorInstruction");
         let mut packet = compile::compile(&request, &config, "test").unwrap();
