@@ -137,7 +137,8 @@ fn peak_rss_kib(pid: u32) -> u64 {
 fn start_serve(root: &Path, packet: &Path) -> (Child, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_packetproof"))
         .current_dir(root)
-        .args(["serve", "--listen", "127.0.0.1:0", "--findings", "/dev/null", "--packets"])
+        // Findings on stdout, which is /dev/null (`--findings` takes only a regular file).
+        .args(["serve", "--listen", "127.0.0.1:0", "--packets"])
         .arg(packet)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

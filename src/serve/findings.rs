@@ -4,7 +4,8 @@
 //! is answered, so a line is never interleaved with another, and a finding the
 //! exporter was told was taken is on disk (or in the pipe) already.
 
-use packetproof::{Error, Result};
+use packetproof::run::OutputKind;
+use packetproof::{Config, Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -20,12 +21,12 @@ enum Out {
 }
 
 impl Sink {
-    /// Append to `path` (created when missing), or write to stdout.
-    pub(crate) fn open(path: Option<&Path>) -> Result<Sink> {
+    /// Append to `path` under the rule every output option keeps (created when missing;
+    /// otherwise a regular file of findings, never a run's file, a project file or one of
+    /// `inputs`), or write to stdout: the way to send findings to a pipe or a device.
+    pub(crate) fn open(path: Option<&Path>, config: &Config, inputs: &[&Path]) -> Result<Sink> {
         let out = match path {
-            Some(path) => Out::File(
-                std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| Error::io(path, e))?,
-            ),
+            Some(path) => Out::File(packetproof::run::open_to_append(path, OutputKind::Findings, config, inputs)?),
             None => Out::Stdout,
         };
         Ok(Sink { out: Mutex::new(out), shown: path.map_or_else(|| "<stdout>".into(), Path::to_path_buf) })
@@ -49,12 +50,7 @@ impl Sink {
     pub(crate) fn flush(&self) -> Result<()> {
         let out = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match &*out {
-            // A device or pipe given as the file cannot be synced (EINVAL): what was
-            // written to it is already with it.
-            Out::File(file) => match file.sync_data() {
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
-                other => other.map_err(|e| Error::io(&self.shown, e)),
-            },
+            Out::File(file) => file.sync_data().map_err(|e| Error::io(&self.shown, e)),
             Out::Stdout => Ok(()),
         }
     }

@@ -37,7 +37,8 @@ pub struct ServeArgs {
     #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
     pub packets: Vec<PathBuf>,
     /// Append each call that does not hold (unreviewed, mismatched, not judgeable) to FILE as
-    /// a JSON line; stdout when not given.
+    /// a JSON line: a new file or one of findings, never another kind; stdout (a pipe, a
+    /// device) when not given.
     #[arg(long, value_name = "FILE")]
     pub findings: Option<PathBuf>,
     /// The largest request body taken, as sent and once decompressed; larger is refused (413).
@@ -86,7 +87,9 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     super::print::skipped_notes(packets.skipped());
     let vouching = super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, config)?;
-    let findings = findings::Sink::open(args.findings.as_deref())?;
+    let inputs: Vec<&std::path::Path> =
+        args.packets.iter().chain(&args.gate).chain(&args.trusted_keys).map(PathBuf::as_path).collect();
+    let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let workers = args.workers.map_or(cores, |n| n as usize);
     let runtime = tokio::runtime::Builder::new_multi_thread()

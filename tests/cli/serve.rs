@@ -21,6 +21,7 @@ pub fn trials() -> Vec<Trial> {
         serve_finishes_the_request_it_took_on_sigterm_and_exits_0,
         serve_refuses_to_start_without_packets_or_its_address,
         serve_answers_503_when_a_finding_cannot_be_written,
+        serve_appends_to_its_own_findings_and_to_nothing_else,
         serve_holds_every_call_to_the_gate_it_is_given
     ];
     let why = live_missing();
@@ -57,11 +58,22 @@ impl Server {
     }
 
     fn start_with(findings: PathBuf, dir: tempfile::TempDir, extra: &[&str]) -> Server {
+        let mut args = vec![std::ffi::OsString::from("--findings"), findings.clone().into()];
+        args.extend(extra.iter().map(std::ffi::OsString::from));
+        Server::spawn(&args, Stdio::piped(), findings, dir)
+    }
+
+    /// Findings on stdout (no `--findings`), which is `stdout`.
+    fn start_to_stdout(stdout: Stdio) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        Server::spawn(&[], stdout, dir.path().join("no-findings-file"), dir)
+    }
+
+    fn spawn(args: &[std::ffi::OsString], stdout: Stdio, findings: PathBuf, dir: tempfile::TempDir) -> Server {
         let mut child = bin()
-            .args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS, "--findings"])
-            .arg(&findings)
-            .args(extra)
-            .stdout(Stdio::piped())
+            .args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS])
+            .args(args)
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -429,10 +441,12 @@ fn serve_takes_the_python_and_node_exporters_live() {
     assert_eq!(server.metric("packetproof_request_errors_total{kind=\"malformed\"}"), 0.0);
 }
 
-/// A full disk (/dev/full): the finding is not written, so the request is not taken
-/// (503 with Retry-After: the exporter sends it again), and serve lives on.
+/// A full disk (findings on stdout, which is /dev/full): the finding is not written, so
+/// the request is not taken (503 with Retry-After: the exporter sends it again), and
+/// serve lives on.
 fn serve_answers_503_when_a_finding_cannot_be_written() {
-    let server = Server::start_with(PathBuf::from("/dev/full"), tempfile::tempdir().unwrap(), &[]);
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let server = Server::start_to_stdout(Stdio::from(full));
     let answer = send_recorded(&server, "node.traces.json");
     assert_eq!(answer.status, 503, "{}", answer.body_text());
     assert_eq!(answer.header("retry-after").as_deref(), Some("1"), "{}", answer.head);
@@ -463,4 +477,31 @@ fn serve_holds_every_call_to_the_gate_it_is_given() {
     assert_eq!(calls(&server, "matched", OPENAI), 0.0);
     let findings = server.findings();
     assert!(findings.iter().any(|f| f["verdict"] == "unvouched"), "{findings:?}");
+}
+
+/// A restarted serve appends to the findings it wrote before, on a line of its own even
+/// after a line cut short by a kill; a file that is not findings is refused, untouched.
+fn serve_appends_to_its_own_findings_and_to_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("findings.jsonl");
+    let first = Server::start_with(file.clone(), tempfile::tempdir().unwrap(), &[]);
+    assert_eq!(send_recorded(&first, "node.traces.json").status, 200);
+    let (code, stderr, before) = first.terminate();
+    assert_eq!((code, before.lines().count()), (0, 2), "{stderr}\n{before}");
+    let cut = format!("{before}{{\"formatVersion\":1,\"fi");
+    std::fs::write(&file, &cut).unwrap();
+    let second = Server::start_with(file.clone(), tempfile::tempdir().unwrap(), &[]);
+    assert_eq!(send_recorded(&second, "node.traces.json").status, 200);
+    let (code, stderr, after) = second.terminate();
+    assert_eq!(code, 0, "{stderr}");
+    let added = after.strip_prefix(&format!("{cut}\n")).unwrap_or_else(|| panic!("not appended after a newline: {after}"));
+    assert_eq!(added, before, "the second run's findings are the first's");
+
+    let packet = dir.path().join("packet.json");
+    std::fs::copy(root().join(PACKETS).join("openai.json"), &packet).unwrap();
+    let bytes = std::fs::read(&packet).unwrap();
+    let refused = exec(bin().args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS, "--findings"]).arg(&packet));
+    assert_eq!(refused.code, 2, "{}", refused.describe());
+    assert!(refused.stderr.contains("is not a findings file"), "{}", refused.describe());
+    assert_eq!(std::fs::read(&packet).unwrap(), bytes, "a refused file is left as it was");
 }

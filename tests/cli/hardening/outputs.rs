@@ -1,6 +1,6 @@
 //! One rule for every output option: for each command that writes a
 //! file it is told to (`wire --out`, `export --out`, `attest --out`,
-//! `evaluate --report`, `test --junit`), every kind of existing target is tried
+//! `evaluate --report`, `test --junit`, `test --attestation`, `serve --findings`), every kind of existing target is tried
 //! (a run's file, the command's own input, harness.toml, a symlink, a directory,
 //! a FIFO, a device when root can make one, a new file inside another run
 //! directory) and the whole tree, bytes and metadata, must be unchanged; a fresh
@@ -9,12 +9,14 @@
 use super::*;
 use libtest_mimic::Trial;
 use std::collections::BTreeMap;
+use std::io::BufRead;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 pub fn trials() -> Vec<Trial> {
     trials![
         no_output_option_changes_anything_but_its_own_new_file,
         test_junit_never_replaces_the_suites_files,
+        serve_findings_go_to_a_new_file_or_its_own,
         prepare_never_makes_a_run_inside_another_or_in_a_golden_folder
     ]
 }
@@ -218,6 +220,43 @@ fn test_junit_never_replaces_the_suites_files() {
     let key = private_key(root);
     let args = ["test", "--attest", s(&key), "--attestation", "{out}"];
     check_command("test --attestation", root, run, &args, &targets);
+}
+
+/// `serve --findings`: refused at the start (exit 2, nothing changed) onto every other
+/// kind of target; on a fresh path the file it appends to is the one change.
+fn serve_findings_go_to_a_new_file_or_its_own() {
+    let project = Project::new();
+    let root = project.root();
+    let other = project.completed("other", "T-other");
+    let packet = project.packet("openai", "served");
+    let run = |args: &[String]| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        serve_until_listening(&project, &args)
+    };
+    let args = ["serve", "--listen", "127.0.0.1:0", "--packets", s(&packet), "--findings", "{out}"];
+    let targets = targets(root, &other.join("completion.json"), &other, &packet);
+    check_command("serve --findings", root, run, &args, &targets);
+}
+
+/// Start `serve`; once it listens, stop it (SIGTERM, which `timeout` passes on) and
+/// wait; a refused start ends by itself.
+fn serve_until_listening(project: &Project, args: &[&str]) -> Output {
+    let mut child = project.spawn(args);
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in stderr.by_ref().map_while(Result::ok) {
+        let listening = line.starts_with("packetproof serve: listening on");
+        seen.push(line);
+        if listening {
+            let pid = rustix::process::Pid::from_child(&child);
+            rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+            break;
+        }
+    }
+    seen.extend(stderr.map_while(Result::ok));
+    let done = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout).into_owned();
+    Output { code: done.status.code().unwrap_or(-1), stdout, stderr: seen.join("\n") }
 }
 
 /// `prepare --out-dir`: the output is a directory; never inside another run or a

@@ -72,6 +72,49 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path)
 }
 
+/// Open `path` to append to it (created, mode 0644 less the umask, when missing),
+/// refusing a symlink and, on the opened descriptor, anything but a regular file:
+/// opened non-blocking, so a FIFO is refused instead of waited on.
+#[cfg(unix)]
+pub(crate) fn open_append(path: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(flags.bits() as i32)
+        .open(path);
+    let file = match opened {
+        Ok(file) => file,
+        // ELOOP: the last component is a symlink; ENXIO: a FIFO no one reads.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(Error::refused(path.display(), "is a symlink; only a regular file is appended to"))
+        }
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
+            return Err(Error::refused(path.display(), "is a FIFO; only a regular file is appended to"))
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.file_type().is_file() {
+        let what = kind(&meta.file_type());
+        return Err(Error::refused(path.display(), format!("is {what}; only a regular file is appended to")));
+    }
+    Ok(file)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn open_append(path: &Path) -> Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new().read(true).append(true).create(true).open(path);
+    let file = file.map_err(|e| Error::io(path, e))?;
+    match file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
+        true => Ok(file),
+        false => Err(Error::refused(path.display(), "is not a regular file; only a regular file is appended to")),
+    }
+}
+
 #[cfg(not(unix))]
 fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::open(path)

@@ -38,7 +38,7 @@ mod runs_root;
 
 pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
-pub use ownership::{refuse_foreign_output, refuse_foreign_page, OutputKind};
+pub use ownership::{open_to_append, refuse_foreign_output, refuse_foreign_page, OutputKind};
 
 use crate::JsonPath;
 use crate::{fsutil, packet, Config, Error, Result};

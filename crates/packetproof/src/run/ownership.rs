@@ -1,6 +1,6 @@
 //! One rule for every output option (`wire --out`, `export --out`, `attest --out`,
-//! `evaluate --report`, `test --junit`, `test --attestation`): a command writes a file of its own or
-//! nothing. Refused:
+//! `evaluate --report`, `test --junit`, `test --attestation`, `serve --findings`): a command
+//! writes a file of its own or nothing. Refused:
 //! - one of the command's own inputs, harness.toml or a project resource file
 //!   (schema snapshot, Builder schema, Google suffix);
 //! - a file named like a run's evidence or harness.toml, wherever it is;
@@ -40,6 +40,8 @@ pub enum OutputKind {
     Junit,
     /// `test --attestation`: the signed gate statement (never replaced, like a receipt).
     GateStatement,
+    /// `serve --findings`: JSON lines of findings, appended to (never replaced).
+    Findings,
 }
 
 impl OutputKind {
@@ -51,6 +53,7 @@ impl OutputKind {
             OutputKind::Attestation => "absent (an attestation is written once, never over a file)",
             OutputKind::Junit => "a JUnit report",
             OutputKind::GateStatement => "absent (a gate statement is written once, never over a file)",
+            OutputKind::Findings => "a findings file (JSON lines, each a finding with its verdict)",
         }
     }
 
@@ -59,6 +62,9 @@ impl OutputKind {
         if self == OutputKind::Junit {
             let text = String::from_utf8_lossy(bytes);
             return text.starts_with("<?xml") && text.contains("<testsuites");
+        }
+        if self == OutputKind::Findings {
+            return is_finding_line(bytes);
         }
         let Ok(Value::Object(value)) = canonical::parse(bytes) else { return false };
         let has = |key: &str| value.contains_key(key);
@@ -70,7 +76,7 @@ impl OutputKind {
             OutputKind::RequestBody => {
                 (has("messages") || has("input") || has("contents")) && !has("packetVersion") && !has("kind")
             }
-            OutputKind::Attestation | OutputKind::Junit | OutputKind::GateStatement => false,
+            OutputKind::Attestation | OutputKind::Junit | OutputKind::GateStatement | OutputKind::Findings => false,
         }
     }
 }
@@ -94,6 +100,44 @@ pub fn refuse_foreign_output(out: &Path, kind: OutputKind, config: &Config, inpu
         ));
     }
     existing_is_owned(out, kind)
+}
+
+/// Open `out` to append to it, under the one rule for outputs (see the module docs): a
+/// missing file is created; an existing one must be a regular file (checked on the
+/// opened descriptor, so the path cannot be swapped after the check) whose first line
+/// is what `kind` writes. A last line left without its newline (a process killed
+/// mid-write) gets one, so the next line starts on a line of its own.
+pub fn open_to_append(out: &Path, kind: OutputKind, config: &Config, inputs: &[&Path]) -> Result<std::fs::File> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    refuse_foreign_output(out, kind, config, inputs)?;
+    let mut file = fsutil::open_append(out)?;
+    let len = file.metadata().map_err(|e| Error::io(out, e))?.len();
+    if len == 0 {
+        return Ok(file);
+    }
+    let mut head = Vec::new();
+    (&file).take(APPEND_HEAD_BYTES).read_to_end(&mut head).map_err(|e| Error::io(out, e))?;
+    if !kind.is_ours(&head) {
+        return Err(Error::refused(out.display(), format!("exists and is not {}; it is never appended to", kind.what())));
+    }
+    let mut last = [0u8];
+    file.seek(SeekFrom::End(-1)).and_then(|_| file.read_exact(&mut last)).map_err(|e| Error::io(out, e))?;
+    if last != *b"\n" {
+        file.write_all(b"\n").map_err(|e| Error::io(out, e))?;
+    }
+    Ok(file)
+}
+
+/// How much of an existing file is read to recognize it before appending (a line of
+/// findings is far shorter: its texts are bounded excerpts).
+const APPEND_HEAD_BYTES: u64 = 1 << 20;
+
+/// Whether the first line of `head` is a JSON object with a `formatVersion` and a
+/// `verdict` (schemas/serve-finding.schema.json).
+fn is_finding_line(head: &[u8]) -> bool {
+    let Some(end) = head.iter().position(|b| *b == b'\n') else { return false };
+    let Ok(Value::Object(first)) = canonical::parse(&head[..end]) else { return false };
+    first.contains_key("formatVersion") && first.get("verdict").is_some_and(Value::is_string)
 }
 
 /// harness.toml (the built-in settings: where it would be) and the resource files it names.
@@ -143,6 +187,11 @@ fn existing_is_owned(path: &Path, kind: OutputKind) -> Result<()> {
     let written_once = matches!(kind, OutputKind::Attestation | OutputKind::GateStatement);
     if written_once && path.symlink_metadata().is_ok_and(|m| m.file_type().is_file()) {
         return Err(Error::refused(path.display(), format!("exists; {}", kind.what())));
+    }
+    if kind == OutputKind::Findings {
+        // Appended to, however long it grew: its first line is read on the opened
+        // descriptor by `open_to_append`.
+        return existing_holds(path, kind.what(), |_| true);
     }
     existing_holds(path, kind.what(), |bytes| kind.is_ours(bytes))
 }
