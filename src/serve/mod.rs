@@ -116,36 +116,41 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
 }
 
 async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Result<()> {
+    // Installed before the "listening" line: a SIGTERM sent as soon as it is read
+    // stops serve cleanly instead of killing it.
+    let stop = stop_signal().map_err(|e| Error::Internal(format!("the stop signals could not be installed: {e}")))?;
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| Error::io(listen, e))?;
     let bound = listener.local_addr().map_err(|e| Error::io(listen, e))?;
     // Tests and supervisors wait for this line: requests are taken from here on.
     let _ = writeln!(std::io::stderr().lock(), "packetproof serve: listening on http://{bound}");
     axum::serve(listener::Bounded::new(listener, max_connections), http::router(shared))
-        .with_graceful_shutdown(stop_signal())
+        .with_graceful_shutdown(stop)
         .await
         .map_err(|e| Error::io(listen, e))
 }
 
-/// SIGTERM (what a supervisor sends) or Ctrl-C.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+/// SIGTERM (what a supervisor sends) or Ctrl-C, listened for from the call on.
+#[cfg(unix)]
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (mut term, mut interrupt) = (signal(SignalKind::terminate())?, signal(SignalKind::interrupt())?);
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = interrupt.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    {
+        say_stopping();
+    })
+}
+
+#[cfg(not(unix))]
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
         let _ = tokio::signal::ctrl_c().await;
-    }
+        say_stopping();
+    })
+}
+
+fn say_stopping() {
     let _ = writeln!(std::io::stderr().lock(), "packetproof serve: stopping: finishing the requests taken");
 }
