@@ -22,6 +22,7 @@ pub fn trials() -> Vec<Trial> {
         real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate,
         an_edited_schema_is_red_until_bless_pins_it,
         a_new_branch_value_is_the_suites_to_declare,
+        a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has,
     ];
     let python = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
     trials.push(
@@ -275,4 +276,61 @@ fn a_new_branch_value_is_the_suites_to_declare() {
     let wrong = project.run(&["validate", "--packet", file]);
     assert_eq!(wrong.code, 2, "{}", wrong.describe());
     assert!(wrong.stderr.contains("not a block-builder branch field"), "{}", wrong.stderr);
+}
+
+/// A profile that declares several task types and prompt modes: a packet of the second
+/// of each is prepared, evaluated, completed and verified as itself (the run files do
+/// not carry the two fields; its checksum names them), and a run whose checksum binds
+/// no declared pair is a checksum failure, never another packet's pass. A plain-text
+/// answer needs the suite's [evaluator]: without one `evaluate` refuses, with the reason
+/// `verify` gives for not applying run::evaluation.
+fn a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has() {
+    let (_project, suite) = app(Some(&rust_exporter()));
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let several = settings
+        .replace("task_types = [\"support-reply\"]", "task_types = [\"support-reply\", \"escalation\"]")
+        .replace("prompt_modes = [\"chat\"]", "prompt_modes = [\"chat\", \"email\"]");
+    assert_ne!(several, settings);
+    std::fs::write(suite.join("harness.toml"), &several).unwrap();
+    let golden = suite.join("golden").join(CASE).join("runtime-packet.json");
+    let mut packet = packetproof::canonical::parse(&std::fs::read(&golden).unwrap()).unwrap();
+    packet["taskType"] = json!("escalation");
+    packet["promptMode"] = json!("email");
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    std::fs::write(suite.join("escalation.json"), packetproof::canonical::to_pretty(&packet)).unwrap();
+    let prepared = run_in(&suite, &["prepare", "--packet", "escalation.json", "--out-dir", "runs/escalation"]);
+    assert_eq!(prepared.code, 0, "{}", prepared.describe());
+    std::fs::write(suite.join("runs/escalation/raw-output.json"), "Thank you for asking.\n").unwrap();
+
+    let unjudged = run_in(&suite, &["evaluate", "--run-dir", "runs/escalation"]);
+    assert_eq!(unjudged.code, 2, "{}", unjudged.describe());
+    let why = "plain-text answers and declares no [evaluator]";
+    assert!(unjudged.stderr.contains(why), "{}", unjudged.stderr);
+    let verified = run_in(&suite, &["verify", "runs/escalation"]);
+    assert!(
+        verified.stdout.contains(&format!(
+            "[run::evaluation] not applicable: the suite's contract profile is \"custom\" with {why}"
+        )),
+        "{}",
+        verified.stdout
+    );
+
+    // The suite's evaluator sees the packet of the run: its task type is the second.
+    let evaluator = r#"[evaluator]
+command = ["sh", "-c", "grep -q '\"taskType\": \"escalation\"' \"$0\" && echo '{\"ok\": true, \"failures\": []}'", "{packet}"]
+"#;
+    std::fs::write(suite.join("harness.toml"), format!("{several}\n{evaluator}")).unwrap();
+    let evaluated = run_in(&suite, &["evaluate", "--run-dir", "runs/escalation"]);
+    assert_eq!(evaluated.code, 0, "{}", evaluated.describe());
+    let complete = ["complete", "--run-dir", "runs/escalation", "--scenario", "escalation", "--run-id", "r1"];
+    let completed = run_in(&suite, &[&complete[..], &["--agent-task", "T-1", "--note", "Read by hand."]].concat());
+    assert_eq!(completed.code, 0, "{}", completed.describe());
+    let verified = run_in(&suite, &["verify", "--run-exporter", "runs/escalation"]);
+    assert_eq!(verified.code, 0, "{}", verified.describe());
+
+    // The same run under a profile of one pair: its checksum binds no declared pair.
+    std::fs::write(suite.join("harness.toml"), format!("{settings}\n{evaluator}")).unwrap();
+    let narrowed = run_in(&suite, &["verify", "runs/escalation"]);
+    assert_eq!(narrowed.code, 1, "{}", narrowed.describe());
+    assert!(narrowed.stdout.contains("[packet::checksum]"), "{}", narrowed.stdout);
 }

@@ -505,13 +505,15 @@ fn serve_appends_to_its_own_findings_and_to_nothing_else() {
     assert_eq!(send_recorded(&second, "node.traces.json").status, 200);
     let (code, stderr, after) = second.terminate();
     assert_eq!(code, 0, "{stderr}");
-    let added = after.strip_prefix(&format!("{cut}\n")).unwrap_or_else(|| panic!("not appended after a newline: {after}"));
+    let added =
+        after.strip_prefix(&format!("{cut}\n")).unwrap_or_else(|| panic!("not appended after a newline: {after}"));
     assert_eq!(added, before, "the second run's findings are the first's");
 
     let packet = dir.path().join("packet.json");
     std::fs::copy(root().join(PACKETS).join("openai.json"), &packet).unwrap();
     let bytes = std::fs::read(&packet).unwrap();
-    let refused = exec(bin().args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS, "--findings"]).arg(&packet));
+    let refused =
+        exec(bin().args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS, "--findings"]).arg(&packet));
     assert_eq!(refused.code, 2, "{}", refused.describe());
     assert!(refused.stderr.contains("is not a findings file"), "{}", refused.describe());
     assert_eq!(std::fs::read(&packet).unwrap(), bytes, "a refused file is left as it was");

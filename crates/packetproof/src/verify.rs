@@ -6,7 +6,7 @@
 //! runtime-packet.json, which must be exactly that packet's agent view).
 
 use crate::judge::{self, Step};
-use crate::run::paths::{self, AGENT_REQUEST, MANIFEST};
+use crate::run::paths::{self, AGENT_REQUEST};
 use crate::{
     fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, InputCheck, JsonPath, Location, Outcome, Result,
     RunCheck, Skipped,
@@ -15,18 +15,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Target {
-    Packet(PathBuf),
-    /// A JSON file not named like a packet: it is one if it holds an object with
-    /// `packetVersion`. Read once, by the worker that verifies it.
-    MaybePacket(PathBuf),
-    Run(PathBuf),
-    /// A golden case folder: agent-request.json beside the packet it must be the view of.
-    AgentView(PathBuf),
-    /// A `*.json` that is not a regular file (a FIFO, a device): named, never opened.
-    Skipped(PathBuf, &'static str),
-}
+mod discover;
+
+use discover::{discover, real, Target};
 
 /// The target name of the corpus layout check in a report.
 pub(crate) const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folders)";
@@ -370,157 +361,9 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
         }
     }
 }
-
-/// Every target under `path`, each with the path it really is (for checking
-/// each once). Every folder is entered, hidden ones and `target/` included (as
-/// `complete`'s task-id scan): verify checks everything it is given.
-///
-/// One path resolution per walk: the real path of the walk's root is resolved once and
-/// every entry's is that joined with its path below the root (the walk does not
-/// follow symlinks below it), and a folder's kind is read from the entries the
-/// walk lists in it. Resolving each folder's path (O(depth) lookups of O(depth)
-/// each) made nested folders cubic.
-fn discover(path: &Path, config: &Config) -> Result<Vec<(Target, PathBuf)>> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if !meta.is_dir() {
-        return Ok(vec![(Target::Packet(path.to_path_buf()), real(path))]);
-    }
-    let (root_real, golden_real) = (real(path), real(&config.paths.golden));
-    // `verify LINK` to a run directory: the walk starts at the directory itself.
-    let is_dir =
-        |entry: &walkdir::DirEntry| entry.file_type().is_dir() || (entry.depth() == 0 && entry.path().is_dir());
-    let mut found: Vec<Walked> = Vec::new();
-    // The folders being walked, by depth: the last one at depth d-1 is the parent of an entry at depth d.
-    let mut open: Vec<usize> = Vec::new();
-    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-        let entry = entry.map_err(|e| Error::walk(e, path))?;
-        let p = entry.path();
-        let real = root_real.join(p.strip_prefix(path).unwrap_or(p));
-        open.truncate(entry.depth());
-        if let Some(&parent) = open.last() {
-            if let Walked::Folder { holds, .. } = &mut found[parent] {
-                holds.note(&entry);
-            }
-        }
-        if is_dir(&entry) {
-            open.push(found.len());
-            let golden = p.starts_with(&config.paths.golden) || real.starts_with(&golden_real);
-            found.push(Walked::Folder { dir: p.to_path_buf(), real, golden, holds: Holds::default() });
-        } else if let Some(kind) = non_regular_json(p) {
-            found.push(Walked::Target(Target::Skipped(p.to_path_buf(), kind), real));
-        } else if let Some(target) = json_target(p) {
-            found.push(Walked::Target(target, real));
-        }
-    }
-    Ok(found.into_iter().filter_map(Walked::target).collect())
-}
-
-/// An entry of the walk, a folder's kind decided once its entries are listed.
-enum Walked {
-    Folder { dir: PathBuf, real: PathBuf, golden: bool, holds: Holds },
-    Target(Target, PathBuf),
-}
-
-impl Walked {
-    fn target(self) -> Option<(Target, PathBuf)> {
-        match self {
-            Walked::Target(target, real) => Some((target, real)),
-            Walked::Folder { dir, real, golden, holds } => {
-                // A golden folder that lost its packet is still a golden folder, not a run.
-                if holds.manifest || (holds.agent_request && !holds.packet && !golden) {
-                    Some((Target::Run(dir), real))
-                } else if holds.agent_request {
-                    Some((Target::AgentView(dir), real))
-                } else {
-                    None
-                }
-            }
-        }
-    }
-}
-
-/// Which of the files that decide a folder's kind it holds (regular files,
-/// symlinks to them included).
-#[derive(Default)]
-struct Holds {
-    manifest: bool,
-    agent_request: bool,
-    packet: bool,
-}
-
-impl Holds {
-    fn note(&mut self, entry: &walkdir::DirEntry) {
-        let name = entry.file_name();
-        let flag = match () {
-            _ if name == MANIFEST => &mut self.manifest,
-            _ if name == AGENT_REQUEST => &mut self.agent_request,
-            _ if name == crate::corpus::PACKET_FILE => &mut self.packet,
-            _ => return,
-        };
-        *flag = entry.file_type().is_file() || (entry.path_is_symlink() && entry.path().is_file());
-    }
-}
-
-/// A `*.json` entry that is not (a symlink to) a regular file: what it is.
-fn non_regular_json(path: &Path) -> Option<&'static str> {
-    if !path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".json")) {
-        return None;
-    }
-    match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => Some(fsutil::kind(&meta.file_type())),
-        _ => None,
-    }
-}
-
-fn real(path: &Path) -> PathBuf {
-    #[cfg(test)]
-    tests::RESOLVED.with(|n| n.set(n.get() + 1));
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// A `runtime-packet*.json` is a packet; any other `*.json` may be one.
-fn json_target(path: &Path) -> Option<Target> {
-    let name = path.file_name()?.to_string_lossy();
-    if !name.ends_with(".json") {
-        return None;
-    }
-    Some(match name.starts_with("runtime-packet") {
-        true => Target::Packet(path.to_path_buf()),
-        false => Target::MaybePacket(path.to_path_buf()),
-    })
-}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    thread_local! {
-        /// How many paths [`real`] resolved on this thread.
-        pub(super) static RESOLVED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    }
-
-    /// Discovery resolves a constant number of paths
-    /// however deep the folders (it resolved every folder's, which made depth
-    /// cubic), and it enters hidden folders and `target/`.
-    #[test]
-    fn discovery_resolves_a_constant_number_of_paths_and_skips_no_folder() {
-        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let mut deep = dir.path().to_path_buf();
-        for i in 0..200 {
-            deep.push(["d", ".hidden", "target"][i % 3]);
-            std::fs::create_dir(&deep).unwrap();
-            std::fs::write(deep.join("notes.json"), b"{}").unwrap();
-        }
-        std::fs::write(deep.join(MANIFEST), b"{}").unwrap();
-        RESOLVED.with(|n| n.set(0));
-        let found = discover(dir.path(), &config).unwrap();
-        let resolved = RESOLVED.with(|n| n.get());
-        assert!(resolved <= 2, "{resolved} paths resolved for 200 nested folders");
-        // Every folder's notes.json, the run at the bottom and its manifest (a JSON file that may be a packet).
-        assert_eq!(found.len(), 202);
-        let runs: Vec<&(Target, PathBuf)> = found.iter().filter(|(t, _)| matches!(t, Target::Run(_))).collect();
-        assert_eq!(runs, [&(Target::Run(deep.clone()), deep.canonicalize().unwrap())]);
-    }
 
     #[test]
     fn outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once() {

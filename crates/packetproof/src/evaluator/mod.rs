@@ -126,11 +126,52 @@ impl Ctx<'_> {
     }
 }
 
+/// What the built-in evaluator judges under the suite's contract profile, when the
+/// suite declares no `[evaluator]` of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// The block builder's answers: every stage.
+    Block,
+    /// A custom profile's JSON answers: json-parse and the packet's schema. The block
+    /// builder's answer rules (asset isolation, the block, its screens) are not its.
+    Schema,
+}
+
+impl Scope {
+    /// Said beside a verdict of this scope (nothing for the block builder's).
+    pub(crate) fn note(self) -> Option<&'static str> {
+        (self == Scope::Schema).then_some(
+            "judged by its schema only: the block builder's answer rules are not this contract's, and the suite \
+             declares no [evaluator] to judge the answer's content",
+        )
+    }
+}
+
+/// The built-in evaluator's scope under `config`'s profile, or why it cannot judge the
+/// answers at all (a plain-text answer has no schema and no rules here). One decision
+/// for `evaluate`, `complete` and the `evaluator-runs` need of the rule book.
+pub(crate) fn scope(config: &Config) -> std::result::Result<Scope, String> {
+    match (config.profile.is_block_builder(), config.profile.output) {
+        (true, _) => Ok(Scope::Block),
+        (false, crate::profile::Output::Schema) => Ok(Scope::Schema),
+        (false, crate::profile::Output::Text) => Err(format!(
+            "the suite's contract profile is {:?} with plain-text answers and declares no [evaluator]; \
+             packetproof's built-in evaluator judges JSON answers (their schema, and the block builder's rules), \
+             so it cannot judge a plain-text answer: declare the suite's own [evaluator]",
+            config.profile.name()
+        )),
+    }
+}
+
 /// Every stage after json-parse, in the reference's order, over the parsed `output`.
 /// `schema` is the run's validation schema (None: unavailable, itself a failure).
+/// Under a custom profile only the schema stage applies ([`Scope::Schema`]).
 pub(crate) fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>, config: &Config) -> Judgement {
     let mut out = Failures::default();
     let schema_applied = schema::check(schema, output, &mut out);
+    if !config.profile.is_block_builder() {
+        return Judgement { failures: out, schema_applied };
+    }
     isolation::check(output, config, &mut out);
     let Some((block_value, path)) = block::find(output) else {
         out.fail(
@@ -164,6 +205,7 @@ pub(crate) mod testkit;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn failures_are_capped_per_stage_with_a_count() {
@@ -177,5 +219,36 @@ mod tests {
         assert_eq!(closing.stage, ROUTES);
         assert!(closing.message.starts_with("and 7 more routes failure(s) not listed"), "{}", closing.message);
         assert_eq!(out.list.last().unwrap().message, "one");
+    }
+
+    fn custom(output: &str) -> Config {
+        let mut config = testkit::config().clone();
+        let text = format!(
+            "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
+             output = \"{output}\"\nrender_input_keys = [\"q\"]"
+        );
+        config.profile = crate::profile::Profile::resolve(toml::from_str(&text).unwrap(), &[]).unwrap();
+        config
+    }
+
+    #[test]
+    fn a_custom_profile_is_judged_by_its_schema_and_a_plain_text_one_not_by_the_built_in_evaluator() {
+        assert_eq!(scope(testkit::config()), Ok(Scope::Block));
+        assert_eq!(scope(&custom("schema")), Ok(Scope::Schema));
+        let why = scope(&custom("text")).unwrap_err();
+        assert!(why.contains("plain-text answers and declares no [evaluator]"), "{why}");
+
+        let schema = json!({"type": "object", "required": ["reply"], "properties": {"reply": {"type": "string"}}});
+        let answer = json!({"reply": "Hello", "aiAssets": []});
+        let packet = testkit::packet();
+        let judged = judge(&answer, &packet, Some(&schema), &custom("schema"));
+        assert!(judged.schema_applied && judged.failures.is_empty(), "{:?}", judged.failures.list);
+        // The same answer under the block builder fails its own rules.
+        let stages: Vec<_> = judge(&answer, &packet, Some(&schema), testkit::config()).failures.list;
+        let stages: Vec<&str> = stages.iter().map(|f| &*f.stage).collect();
+        assert_eq!(stages, [ASSET_ISOLATION, DOMAIN]);
+        let wrong = judge(&json!({"reply": 7}), &packet, Some(&schema), &custom("schema"));
+        assert_eq!(wrong.failures.list.len(), 1);
+        assert_eq!(wrong.failures.list[0].stage, SCHEMA);
     }
 }

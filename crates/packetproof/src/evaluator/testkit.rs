@@ -5,7 +5,7 @@ use crate::Config;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 
-fn config() -> &'static Config {
+pub(crate) fn config() -> &'static Config {
     static CONFIG: OnceLock<Config> = OnceLock::new();
     CONFIG.get_or_init(|| {
         Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).expect("the project's harness.toml")

@@ -200,12 +200,8 @@ impl<'a> Subject<'a> {
                  in evaluate, complete, test and bless"
                     .into(),
             ),
-            Need::EvaluatorRuns if config.evaluator.is_some() || config.profile.is_block_builder() => Ok(()),
-            Need::EvaluatorRuns => Err(format!(
-                "the suite's contract profile is {:?} and declares no [evaluator]; packetproof's built-in \
-                 evaluator is the block builder's",
-                config.profile.name()
-            )),
+            Need::EvaluatorRuns if config.evaluator.is_some() => Ok(()),
+            Need::EvaluatorRuns => crate::evaluator::scope(config).map(drop),
             Need::SuiteEvaluator if config.evaluator.is_some() => Ok(()),
             Need::SuiteEvaluator => {
                 Err("the suite declares no [evaluator]: the built-in evaluator's verdict is run::evaluation's".into())

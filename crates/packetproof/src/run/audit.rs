@@ -10,6 +10,7 @@
 use super::evaluate::{self, Evaluation};
 use super::paths::MANIFEST_FILES;
 use super::{format, Run, RunFile};
+use crate::config::OutputMode;
 use crate::report::{JsonPath, Location};
 use crate::{canonical, digest, packet, provider, Config, Finding, RunCheck};
 use serde_json::{Map, Value};
@@ -109,8 +110,7 @@ pub(crate) fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Confi
         )];
     }
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
-    let text_json = config.output_mode(provider) == Some(crate::config::OutputMode::TextJson);
-    findings(RunCheck::SnapshotParity, snapshot(&run, &packet, text_json).1)
+    findings(RunCheck::SnapshotParity, snapshot(&run, &packet, config.output_mode(provider)).1)
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -260,7 +260,12 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
 /// held-back snapshot, required, with the bytes the manifest pins; never the
 /// packaged schema. Others: the packet's outputSchema, and when the run has a
 /// manifest its snapshot must match it too.
-pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) -> (Option<Value>, Vec<Problem>) {
+pub(crate) fn snapshot(
+    run: &Run,
+    packet: &Map<String, Value>,
+    mode: Option<OutputMode>,
+) -> (Option<Value>, Vec<Problem>) {
+    let text_json = mode == Some(OutputMode::TextJson);
     let file = &run.schema;
     let pinned = run.manifest.as_ref().and_then(|m| m.get("validationSchemaChecksum")).and_then(Value::as_str);
     let packet_schema = packet.get("outputSchema");
@@ -294,7 +299,13 @@ pub(crate) fn snapshot(run: &Run, packet: &Map<String, Value>, text_json: bool) 
             )],
         );
     };
-    if !text_json && !crate::numbers::same_opt(packet_schema, &snapshot) {
+    if mode == Some(OutputMode::Text) {
+        if snapshot != super::format::plain_text_snapshot() {
+            let why = "is not the plain-text run's: under a plain-text contract the agent is given no schema, and the \
+                       held-back file says so";
+            return (None, vec![problem(shown(file), why)]);
+        }
+    } else if !text_json && !crate::numbers::same_opt(packet_schema, &snapshot) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
         return (None, vec![problem(shown(file), why)]);
     }

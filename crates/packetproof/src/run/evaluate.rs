@@ -181,6 +181,9 @@ pub(crate) fn assess(
     if let Some(suite) = &config.evaluator {
         return suite_evaluated(suite, run, &packet, schema.as_ref(), (raw, raw_name), &facts, config);
     }
+    let settings = || config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
+    let scope = evaluator::scope(config)
+        .map_err(|why| Error::Config { file: settings().display().to_string(), message: why })?;
     let output = match parse::parse_output(raw) {
         Ok(output) => output,
         Err(message) => {
@@ -190,7 +193,9 @@ pub(crate) fn assess(
     };
     let judgement = evaluator::judge(&output, &packet, schema.as_ref(), config);
     facts.schema_applied = judgement.schema_applied;
-    finish(judgement.failures, &facts, Some(&output))
+    let mut evaluation = finish(judgement.failures, &facts, Some(&output))?;
+    evaluation.notes.extend(scope.note().map(str::to_owned));
+    Ok(evaluation)
 }
 
 /// The evaluation by the suite's `[evaluator]`, with the checksum of the bytes it
@@ -310,7 +315,7 @@ fn snapshot_stage(run: &Run, packet: &Map<String, Value>, facts: &mut Facts, out
     for problem in audit::manifest_problems(run, packet) {
         out.fail(SCHEMA_SNAPSHOT, problem.to_string());
     }
-    let (schema, problems) = audit::snapshot(run, packet, true);
+    let (schema, problems) = audit::snapshot(run, packet, Some(OutputMode::TextJson));
     for problem in problems {
         out.fail(SCHEMA_SNAPSHOT, problem.to_string());
     }

@@ -112,6 +112,17 @@ impl Manifest {
     }
 }
 
+/// validation-schema.json of a run under a plain-text contract (`output = "text"`): the
+/// agent is given no schema, and the held-back file says so. The Node format keeps the
+/// file and the manifest's checksum of it; its schema admits any answer, which only
+/// the suite's `[evaluator]` judges.
+pub(crate) fn plain_text_snapshot() -> Value {
+    serde_json::json!({
+        "output": "text",
+        "schema": {"description": "no output schema: the contract's answers are plain text"}
+    })
+}
+
 /// Manifest fields copied from the packet: they bind the manifest to it.
 pub(crate) const MANIFEST_PACKET_KEYS: [&str; 2] = ["exactInputHash", "checksum"];
 

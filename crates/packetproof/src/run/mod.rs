@@ -119,25 +119,51 @@ pub(crate) struct Run {
     pub(crate) evaluation: RunFile,
     pub(crate) completion: RunFile,
     pub(crate) max_bytes: u64,
-    /// The taskType and promptMode a rebuilt packet gets (the run files do not carry them).
+    /// The taskType and promptMode a rebuilt packet may have (the run files do not carry them).
     fixed: Fixed,
 }
 
-/// The fields a run's files do not carry: the contract profile's one task type and
-/// prompt mode (`prepare` refuses a packet whose run would rebuild otherwise).
+/// The fields a run's files do not carry: the contract profile's task types and prompt
+/// modes. A rebuilt packet takes the pair its stored checksum binds (the checksum
+/// covers both), or the first of each when none reproduces it (and the checksum
+/// check then says so).
 #[derive(Debug, Clone)]
 pub(crate) struct Fixed {
-    task_type: String,
-    prompt_mode: String,
+    task_types: Vec<String>,
+    prompt_modes: Vec<String>,
 }
 
 impl Fixed {
     pub(crate) fn of(config: &Config) -> Fixed {
-        let first = |list: &[String], fallback: &str| list.first().cloned().unwrap_or_else(|| fallback.to_owned());
+        let or = |list: &[String], fallback: &str| match list.is_empty() {
+            true => vec![fallback.to_owned()],
+            false => list.to_vec(),
+        };
         Fixed {
-            task_type: first(&config.profile.task_types, packet::TASK_TYPE),
-            prompt_mode: first(&config.profile.prompt_modes, packet::PROMPT_MODE),
+            task_types: or(&config.profile.task_types, packet::TASK_TYPE),
+            prompt_modes: or(&config.profile.prompt_modes, packet::PROMPT_MODE),
         }
+    }
+
+    /// Set taskType and promptMode in `packet`: the pair whose checksum is the stored one.
+    fn settle(&self, packet: &mut Map<String, Value>) {
+        let put = |packet: &mut Map<String, Value>, task: &str, mode: &str| {
+            packet.insert("taskType".into(), json!(task));
+            packet.insert("promptMode".into(), json!(mode));
+        };
+        let stored = packet.get("checksum").and_then(Value::as_str).map(str::to_owned);
+        let several = self.task_types.len() * self.prompt_modes.len() > 1;
+        if let Some(stored) = stored.filter(|_| several) {
+            for task in &self.task_types {
+                for mode in &self.prompt_modes {
+                    put(packet, task, mode);
+                    if crate::digest::packet_checksum(packet) == stored {
+                        return;
+                    }
+                }
+            }
+        }
+        put(packet, &self.task_types[0], &self.prompt_modes[0]);
     }
 }
 
@@ -256,8 +282,9 @@ pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &format::Eva
     let mut p = Map::new();
     p.insert("packetVersion".into(), json!(1));
     p.insert("agentId".into(), context.agent_id.clone());
-    p.insert("taskType".into(), json!(fixed.task_type));
-    p.insert("promptMode".into(), json!(fixed.prompt_mode));
+    // Placed here for the key order; `Fixed::settle` picks their values once the rest is in.
+    p.insert("taskType".into(), Value::Null);
+    p.insert("promptMode".into(), Value::Null);
     p.insert("attempt".into(), json!(1));
     for key in ["provider", "model", "maxTokens"] {
         p.insert(key.into(), from(request, key));
@@ -275,6 +302,7 @@ pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &format::Eva
     for key in ["exactInputHash", "checksum"] {
         p.insert(key.into(), from(request, key));
     }
+    fixed.settle(&mut p);
     Value::Object(p)
 }
 

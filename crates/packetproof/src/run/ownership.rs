@@ -118,7 +118,10 @@ pub fn open_to_append(out: &Path, kind: OutputKind, config: &Config, inputs: &[&
     let mut head = Vec::new();
     (&file).take(APPEND_HEAD_BYTES).read_to_end(&mut head).map_err(|e| Error::io(out, e))?;
     if !kind.is_ours(&head) {
-        return Err(Error::refused(out.display(), format!("exists and is not {}; it is never appended to", kind.what())));
+        return Err(Error::refused(
+            out.display(),
+            format!("exists and is not {}; it is never appended to", kind.what()),
+        ));
     }
     let mut last = [0u8];
     file.seek(SeekFrom::End(-1)).and_then(|_| file.read_exact(&mut last)).map_err(|e| Error::io(out, e))?;
