@@ -104,8 +104,10 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     resolved_branch(packet, profile, &mut fail);
     if !profile.is_block_builder() {
         // The block builder's closed renderInput set is packet::branch-consistency's,
-        // which derives the branch from it; a custom profile declares its keys here.
-        render_input_keys(packet, profile, &mut fail);
+        // which derives the branch from it; a custom profile's is this check's.
+        for (at, message) in unknown_render_input_keys(packet, profile) {
+            fail(at, message);
+        }
     }
     inexact_numbers(packet, &mut fail);
     out.into_vec()
@@ -187,16 +189,22 @@ fn resolved_branch(packet: &Map<String, Value>, profile: &Profile, fail: &mut im
     }
 }
 
-/// renderInput's top-level keys are the custom profile's closed set.
-fn render_input_keys(packet: &Map<String, Value>, profile: &Profile, fail: &mut impl FnMut(JsonPath, String)) {
-    let Some(input) = packet.get("renderInput").and_then(Value::as_object) else { return };
+/// renderInput's top-level keys are the profile's closed set (`[packet] render_input_keys`
+/// for the block builder, `contract.render_input_keys` for a custom profile): one rule,
+/// reported by the profile's check (see [`contract`] and [`branch_consistency`]).
+pub(crate) fn unknown_render_input_keys(packet: &Map<String, Value>, profile: &Profile) -> Vec<(JsonPath, String)> {
+    let Some(input) = packet.get("renderInput").and_then(Value::as_object) else { return Vec::new() };
     let allowed = &profile.render_input_keys;
-    for key in input.keys().filter(|k| !allowed.contains(k)) {
-        fail(
-            JsonPath::field("renderInput").key(key),
-            format!("unknown renderInput key {key:?} (harness.toml contract.render_input_keys: {allowed:?})"),
-        );
-    }
+    let setting = if profile.is_block_builder() { "packet.render_input_keys" } else { "contract.render_input_keys" };
+    let unknown = input.keys().filter(|k| !allowed.contains(k));
+    unknown
+        .map(|key| {
+            let why = format!(
+                "unknown renderInput key {key:?}: renderInput's keys are a closed set (harness.toml {setting}: {allowed:?})"
+            );
+            (JsonPath::field("renderInput").key(key), why)
+        })
+        .collect()
 }
 
 /// Whether every value of the packet's resolvedBranch is one packetproof's compiler

@@ -24,7 +24,8 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
         // packet::contract reports a missing or non-object renderInput or resolvedBranch.
         return out;
     };
-    closed_keys(input, config, &mut out);
+    let unknown = super::unknown_render_input_keys(packet, &config.profile);
+    out.extend(unknown.into_iter().map(|(at, message)| Finding::new(CHECK, at, message)));
     let implied = implied(input);
     for (field, value) in &implied.fields {
         let recorded = branch.get(*field);
@@ -43,21 +44,6 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
     }
     evidence_rules(input, branch, &mut out);
     out
-}
-
-/// renderInput's top-level keys are a closed set (harness.toml `packet.render_input_keys`).
-fn closed_keys(input: &Map<String, Value>, config: &Config, out: &mut Vec<Finding>) {
-    let allowed = &config.packet.render_input_keys;
-    for key in input.keys().filter(|k| !allowed.iter().any(|a| a == *k)) {
-        out.push(Finding::new(
-            CHECK,
-            JsonPath::field("renderInput").key(key),
-            format!(
-                "unknown renderInput key {key:?}: no branch renders it (renderInput's keys are a closed set, \
-                 harness.toml packet.render_input_keys: {allowed:?})"
-            ),
-        ));
-    }
 }
 
 /// What renderInput implies for each branch field it determines, and why.
