@@ -38,30 +38,43 @@ pub fn trials() -> Vec<Trial> {
     trials
 }
 
-/// The worked suite, copied; with `exporter`, harness.toml names it instead of Python.
-fn app(exporter: Option<&Path>) -> (Project, PathBuf) {
+/// The worked suite, copied; with `Twins::Rust`, harness.toml names the Rust twins of
+/// its Python exporter and evaluator instead.
+fn app(twins: Twins) -> (Project, PathBuf) {
     let project = Project::with(&[APP]);
     let suite = project.path(APP);
-    if let Some(exporter) = exporter {
-        let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
-        let python = "[\"python3\", \"app/export_packet.py\", \"{request}\"]";
-        assert!(settings.contains(python), "{settings}");
-        let rust = format!("[{:?}, \"{{request}}\"]", exporter.display().to_string());
-        std::fs::write(suite.join("harness.toml"), settings.replace(python, &rust)).unwrap();
+    if twins == Twins::Rust {
+        let mut settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+        for (python, twin, args) in [
+            ("[\"python3\", \"app/export_packet.py\", \"{request}\"]", "rust_exporter", "\"{request}\""),
+            (
+                "[\"python3\", \"app/evaluate_reply.py\", \"{packet}\", \"{output}\"]",
+                "rust_evaluator",
+                "\"{packet}\", \"{output}\"",
+            ),
+        ] {
+            assert!(settings.contains(python), "{settings}");
+            let rust = format!("[{:?}, {args}]", rust_example(twin).display().to_string());
+            settings = settings.replace(python, &rust);
+        }
+        std::fs::write(suite.join("harness.toml"), settings).unwrap();
     }
     (project, suite)
 }
 
-/// The Rust exporter `cargo test` built beside the binary (target/<profile>/examples).
-fn rust_exporter() -> PathBuf {
+/// Which exporter and evaluator the worked suite runs: its own (Python) or their Rust twins.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Twins {
+    Python,
+    Rust,
+}
+
+/// A Rust twin `cargo test` built beside the binary (target/<profile>/examples).
+fn rust_example(name: &str) -> PathBuf {
     let bin = Path::new(env!("CARGO_BIN_EXE_packetproof"));
-    let exporter = bin.parent().unwrap().join("examples").join("rust_exporter");
-    assert!(
-        exporter.is_file(),
-        "{} is built by `cargo test` (alone: `cargo build --example rust_exporter`)",
-        exporter.display()
-    );
-    exporter
+    let example = bin.parent().unwrap().join("examples").join(name);
+    assert!(example.is_file(), "{} is built by `cargo test` (alone: `cargo build --examples`)", example.display());
+    example
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
@@ -77,18 +90,30 @@ fn green_without_skips(out: &Output) {
     assert!(!ignored.is_empty(), "{}", out.stdout);
     for event in ignored {
         let message = event["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains("contract profile is \"custom\"") || message.contains("names no Builder schema"),
-            "only rules of another profile may be left out: {event}"
-        );
+        let another_profile =
+            message.contains("contract profile is \"custom\"") || message.contains("names no Builder schema");
+        let no_such_file = message.contains("the fixture's run/ has no");
+        assert!(another_profile || no_such_file, "only rules of another profile or file may be left out: {event}");
         assert!(!message.contains("turned off"), "{event}");
     }
 }
 
 fn the_plain_text_suite_is_green_with_no_core_rule_skipped() {
-    let (_project, suite) = app(Some(&rust_exporter()));
+    let (_project, suite) = app(Twins::Rust);
     let out = run_in(&suite, &["test", "--format", "json"]);
     green_without_skips(&out);
+    // Its answers are judged by its own evaluator, whose verdicts are golden.
+    for case in ["openai-formal-question", "neg-eval-promises-a-date"] {
+        let name = format!("{case}::run::evaluator-verdict");
+        assert!(out.stdout.contains(&format!("\"name\": \"{name}\", \"event\": \"ok\"")), "{name}: {}", out.stdout);
+    }
+    let answer = suite.join("fixtures/openai-formal-question/run/raw-output.json");
+    let text = std::fs::read_to_string(&answer).unwrap();
+    std::fs::write(&answer, text.replace("Kind regards", "We will refund you.\n\nKind regards")).unwrap();
+    let red = run_in(&suite, &["test", "openai-formal-question::run::"]);
+    assert_eq!(red.code, 101, "{}", red.describe());
+    assert!(red.stdout.contains("'refund you'"), "{}", red.stdout);
+    std::fs::write(&answer, text).unwrap();
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
     assert!(!settings.contains("[checks"), "the worked suite skips nothing: {settings}");
     // The profile is enforced: a packet of another agent fails packet::contract.
@@ -116,7 +141,7 @@ fn chat_body(packet: &Value) -> Value {
 }
 
 fn plain_text_requests_pass_the_wire_check_and_json_modes_fail_it() {
-    let (_project, suite) = app(None);
+    let (_project, suite) = app(Twins::Python);
     let packet_file = format!("golden/{CASE}/runtime-packet.json");
     let packet = packetproof::canonical::parse(&std::fs::read(suite.join(&packet_file)).unwrap()).unwrap();
     let check = |body: &Value| {
@@ -164,7 +189,7 @@ fn span(packet: &Value, system: &str) -> String {
 }
 
 fn a_production_call_of_the_plain_text_suite_is_matched_by_trace() {
-    let (_project, suite) = app(None);
+    let (_project, suite) = app(Twins::Python);
     let packet_file = suite.join("golden").join(CASE).join("runtime-packet.json");
     let packet = packetproof::canonical::parse(&std::fs::read(&packet_file).unwrap()).unwrap();
     let system = packet["systemPrompt"].as_str().unwrap();
@@ -180,7 +205,7 @@ fn a_production_call_of_the_plain_text_suite_is_matched_by_trace() {
 /// The suite signs its gate; a production call with a new customer's data in the slots of
 /// its vouched `str.format` templates conforms, and one changed word of a template does not.
 fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
-    let (_project, suite) = app(Some(&rust_exporter()));
+    let (_project, suite) = app(Twins::Rust);
     let key = suite.join("owner-only.pem");
     std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
     std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
@@ -205,7 +230,7 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
 }
 
 fn the_python_exporter_makes_the_committed_golden_packets() {
-    let (_project, suite) = app(None);
+    let (_project, suite) = app(Twins::Python);
     green_without_skips(&run_in(&suite, &["test", "--format", "json"]));
 }
 
@@ -285,13 +310,14 @@ fn a_new_branch_value_is_the_suites_to_declare() {
 /// answer needs the suite's [evaluator]: without one `evaluate` refuses, with the reason
 /// `verify` gives for not applying run::evaluation.
 fn a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has() {
-    let (_project, suite) = app(Some(&rust_exporter()));
+    let (_project, suite) = app(Twins::Rust);
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
     let several = settings
         .replace("task_types = [\"support-reply\"]", "task_types = [\"support-reply\", \"escalation\"]")
         .replace("prompt_modes = [\"chat\"]", "prompt_modes = [\"chat\", \"email\"]");
     assert_ne!(several, settings);
-    std::fs::write(suite.join("harness.toml"), &several).unwrap();
+    let declared = several.split_once("[evaluator]").expect("the worked suite has an [evaluator]").0;
+    std::fs::write(suite.join("harness.toml"), declared).unwrap();
     let golden = suite.join("golden").join(CASE).join("runtime-packet.json");
     let mut packet = packetproof::canonical::parse(&std::fs::read(&golden).unwrap()).unwrap();
     packet["taskType"] = json!("escalation");
@@ -300,26 +326,19 @@ fn a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has() {
     std::fs::write(suite.join("escalation.json"), packetproof::canonical::to_pretty(&packet)).unwrap();
     let prepared = run_in(&suite, &["prepare", "--packet", "escalation.json", "--out-dir", "runs/escalation"]);
     assert_eq!(prepared.code, 0, "{}", prepared.describe());
-    std::fs::write(suite.join("runs/escalation/raw-output.json"), "Thank you for asking.\n").unwrap();
+    let answer = "Dear Ada,\n\nI have passed your question on to our bookkeeping team.\n";
+    std::fs::write(suite.join("runs/escalation/raw-output.json"), answer).unwrap();
 
+    // Without the suite's evaluator nothing can judge a plain-text answer.
     let unjudged = run_in(&suite, &["evaluate", "--run-dir", "runs/escalation"]);
     assert_eq!(unjudged.code, 2, "{}", unjudged.describe());
     let why = "plain-text answers and declares no [evaluator]";
     assert!(unjudged.stderr.contains(why), "{}", unjudged.stderr);
     let verified = run_in(&suite, &["verify", "runs/escalation"]);
-    assert!(
-        verified.stdout.contains(&format!(
-            "[run::evaluation] not applicable: the suite's contract profile is \"custom\" with {why}"
-        )),
-        "{}",
-        verified.stdout
-    );
+    let said = format!("[run::evaluation] not applicable: the suite's contract profile is \"custom\" with {why}");
+    assert!(verified.stdout.contains(&said), "{}", verified.stdout);
 
-    // The suite's evaluator sees the packet of the run: its task type is the second.
-    let evaluator = r#"[evaluator]
-command = ["sh", "-c", "grep -q '\"taskType\": \"escalation\"' \"$0\" && echo '{\"ok\": true, \"failures\": []}'", "{packet}"]
-"#;
-    std::fs::write(suite.join("harness.toml"), format!("{several}\n{evaluator}")).unwrap();
+    std::fs::write(suite.join("harness.toml"), &several).unwrap();
     let evaluated = run_in(&suite, &["evaluate", "--run-dir", "runs/escalation"]);
     assert_eq!(evaluated.code, 0, "{}", evaluated.describe());
     let complete = ["complete", "--run-dir", "runs/escalation", "--scenario", "escalation", "--run-id", "r1"];
@@ -329,7 +348,7 @@ command = ["sh", "-c", "grep -q '\"taskType\": \"escalation\"' \"$0\" && echo '{
     assert_eq!(verified.code, 0, "{}", verified.describe());
 
     // The same run under a profile of one pair: its checksum binds no declared pair.
-    std::fs::write(suite.join("harness.toml"), format!("{settings}\n{evaluator}")).unwrap();
+    std::fs::write(suite.join("harness.toml"), &settings).unwrap();
     let narrowed = run_in(&suite, &["verify", "runs/escalation"]);
     assert_eq!(narrowed.code, 1, "{}", narrowed.describe());
     assert!(narrowed.stdout.contains("[packet::checksum]"), "{}", narrowed.stdout);
