@@ -24,31 +24,14 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+#[path = "support/spans.rs"]
+mod spans;
+use spans::span;
+
 const REQUESTS: usize = 200;
 const SPANS_PER_REQUEST: usize = 100;
 const CLIENTS: usize = 8;
 
-fn span(i: usize, system: &str, user: &str, model: &str) -> Value {
-    let (system, user) = match i % 100 {
-        0 => (system.to_owned(), user.to_owned()),
-        _ => (format!("You are assistant {}.", i % 7), format!("Summarise ticket {i} in one line.")),
-    };
-    let messages = json!([
-        {"role": "system", "parts": [{"type": "text", "content": system}]},
-        {"role": "user", "parts": [{"type": "text", "content": user}]},
-    ]);
-    let mut attributes = vec![
-        json!({"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}),
-        json!({"key": "gen_ai.request.model", "value": {"stringValue": model}}),
-    ];
-    if i % 100 != 1 {
-        attributes.push(json!({"key": "gen_ai.input.messages", "value": {"stringValue": messages.to_string()}}));
-    }
-    json!({
-        "traceId": format!("{i:032x}"), "spanId": format!("{i:016x}"), "name": format!("chat {model}"), "kind": 3,
-        "attributes": attributes,
-    })
-}
 
 /// The export requests, one body each.
 fn bodies(packet: &Value) -> Vec<Vec<u8>> {

@@ -30,6 +30,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+#[path = "support/spans.rs"]
+mod spans;
+use spans::span;
+
 const LINES: usize = 1_000;
 const SPANS_PER_LINE: usize = 100;
 const SPANS: usize = LINES * SPANS_PER_LINE;
@@ -54,27 +58,6 @@ fn reset_peak() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-fn span(i: usize, system: &str, user: &str, model: &str) -> Value {
-    let (system, user) = match i % 100 {
-        0 => (system.to_owned(), user.to_owned()),
-        _ => (format!("You are assistant {}.", i % 7), format!("Summarise ticket {i} in one line.")),
-    };
-    let messages = json!([
-        {"role": "system", "parts": [{"type": "text", "content": system}]},
-        {"role": "user", "parts": [{"type": "text", "content": user}]},
-    ]);
-    let mut attributes = vec![
-        json!({"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}),
-        json!({"key": "gen_ai.request.model", "value": {"stringValue": model}}),
-    ];
-    if i % 100 != 1 {
-        attributes.push(json!({"key": "gen_ai.input.messages", "value": {"stringValue": messages.to_string()}}));
-    }
-    json!({
-        "traceId": format!("{i:032x}"), "spanId": format!("{i:016x}"), "name": format!("chat {model}"), "kind": 3,
-        "attributes": attributes,
-    })
-}
 
 /// The JSON lines (written to `path`) and the same spans as one protobuf export (to `binary`).
 fn write_trace(path: &Path, binary: &Path, lines: usize, packet: &Value) {

@@ -30,14 +30,8 @@ env_dir=${PACKETPROOF_RECORD_ENV:-$(mktemp -d)}
 out="$root/tests/recordings/traces/libraries"
 cd "$root"
 
-venv() { # DIR PACKAGE…
-  local dir=$1
-  shift
-  if [ ! -x "$dir/bin/python" ]; then
-    python3 -m venv "$dir"
-    "$dir/bin/pip" install -q "$@"
-  fi
-}
+# shellcheck source=scripts/record/common.sh
+. "$here/common.sh"
 venv "$env_dir/venv-openinference" "${PY_OPENINFERENCE[@]}"
 venv "$env_dir/venv-logfire" "${PY_LOGFIRE[@]}"
 venv "$env_dir/venv-langfuse" "${PY_LANGFUSE[@]}"
@@ -56,11 +50,7 @@ mkdir -p "$bodies" "$out"
 "$bin" wire --packet tests/recordings/sdk/packets/openai.json --api openai-chat --out "$bodies/openai-chat.json"
 "$bin" wire --packet tests/recordings/sdk/packets/openai.json --api openai-responses --out "$bodies/openai-responses.json"
 
-port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$py" "$here/capture_server.py" "$port" &
-server=$!
-trap 'kill "$server"' EXIT
-for _ in $(seq 50); do "$py" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/__har')" 2>/dev/null && break; sleep 0.1; done
+capture_server "$py"
 
 PACKETPROOF_LIB_PYTHON_OPENINFERENCE="$env_dir/venv-openinference/bin/python" \
   PACKETPROOF_LIB_PYTHON_LOGFIRE="$env_dir/venv-logfire/bin/python" \

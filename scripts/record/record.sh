@@ -33,14 +33,8 @@ env_dir=${PACKETPROOF_RECORD_ENV:-$(mktemp -d)}
 out="$root/tests/recordings"
 cd "$root"
 
-venv() { # DIR PACKAGE…
-  local dir=$1
-  shift
-  if [ ! -x "$dir/bin/python" ]; then
-    python3 -m venv "$dir"
-    "$dir/bin/pip" install -q "$@"
-  fi
-}
+# shellcheck source=scripts/record/common.sh
+. "$here/common.sh"
 venv "$env_dir/venv" "${PY_PACKAGES[@]}"
 venv "$env_dir/venv-otel-openai" "${PY_OTEL_OPENAI[@]}"
 venv "$env_dir/venv-otel-google" "${PY_OTEL_GOOGLE[@]}"
@@ -63,11 +57,7 @@ cp "golden/$GOOGLE/runtime-packet.json" "$out/sdk/packets/google.json"
 "$bin" wire --packet "$out/sdk/packets/google.json" --api gemini --out "$bodies/gemini.json"
 "$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$out/sdk/packets/google.json" >"$bodies/gemini.model"
 
-port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$py" "$here/capture_server.py" "$port" &
-server=$!
-trap 'kill "$server"' EXIT
-for _ in $(seq 50); do "$py" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/__har')" 2>/dev/null && break; sleep 0.1; done
+capture_server "$py"
 
 "$py" "$here/sdk_clients.py" "$port" "$bodies" "$out/sdk/python"
 NODE_PATH="$env_dir/node/node_modules" node "$here/sdk_clients.cjs" "$port" "$bodies" "$out/sdk/node"

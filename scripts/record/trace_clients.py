@@ -10,11 +10,12 @@ The exporter is the OTLP protobuf encoding (opentelemetry-exporter-otlp-proto-co
 mapped to JSON by protobuf's json_format, with the OTLP/JSON differences applied: trace
 and span ids as hex, enums as integers, 64-bit integers as strings (json_format's own).
 """
-import base64
 import json
 import os
 import subprocess
 import sys
+
+from otlp_file import log_exporter, span_exporter
 
 PORT, BODIES, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 BASE = f"http://127.0.0.1:{PORT}"
@@ -41,61 +42,6 @@ SCENARIOS = {
 }
 
 
-def hexify(node):
-    if isinstance(node, dict):
-        for key in ("traceId", "spanId", "parentSpanId"):
-            if isinstance(node.get(key), str) and node[key]:
-                node[key] = base64.b64decode(node[key]).hex()
-        for value in node.values():
-            hexify(value)
-    elif isinstance(node, list):
-        for value in node:
-            hexify(value)
-
-
-def append_otlp_json(path, message):
-    """One OTLP/JSON line, as the Collector's file exporter writes it (ids as hex)."""
-    from google.protobuf.json_format import MessageToDict
-
-    request = MessageToDict(message, use_integers_for_enums=True)
-    hexify(request)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(request, ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
-def otlp_json_exporter(path):
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-
-    class OtlpJsonFileExporter(SpanExporter):
-        def export(self, spans):
-            append_otlp_json(path, encode_spans(spans))
-            return SpanExportResult.SUCCESS
-
-        def shutdown(self):
-            pass
-
-    return OtlpJsonFileExporter()
-
-
-def otlp_json_log_exporter(path):
-    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
-    from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
-
-    class OtlpJsonLogFileExporter(LogRecordExporter):
-        def export(self, batch):
-            append_otlp_json(path, encode_logs(batch))
-            return LogRecordExportResult.SUCCESS
-
-        def force_flush(self, timeout_millis=30000):
-            return True
-
-        def shutdown(self):
-            pass
-
-    return OtlpJsonLogFileExporter()
-
-
 def body(api):
     with open(f"{BODIES}/{api}.json", encoding="utf-8") as f:
         return json.load(f)
@@ -116,10 +62,10 @@ def run(scenario):
         if os.path.exists(old):
             os.remove(old)
     provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(otlp_json_exporter(path)))
+    provider.add_span_processor(SimpleSpanProcessor(span_exporter(path)))
     trace.set_tracer_provider(provider)
     logger_provider = LoggerProvider()
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(otlp_json_log_exporter(logs)))
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(log_exporter(logs)))
     set_logger_provider(logger_provider)
     {"openai": openai_calls, "google": google_calls, "anthropic": anthropic_calls,
      "anthropic-sdk": lambda: anthropic_calls(instrument=False)}[kind]()

@@ -13,11 +13,12 @@ its system prompt. Content capture is on. Every request goes to the capture serv
 argv: PORT BODIES_DIR OUT_DIR [SCENARIO]. Each scenario runs in its own process and venv
 (PACKETPROOF_LIB_PYTHON_<KIND>), as the libraries pin different OpenTelemetry versions.
 """
-import base64
 import json
 import os
 import subprocess
 import sys
+
+from otlp_file import log_exporter, span_exporter
 
 PORT, BODIES, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
 BASE = f"http://127.0.0.1:{PORT}"
@@ -34,64 +35,6 @@ SCENARIOS = {
                                                   "PACKETPROOF_OPENLLMETRY_EVENTS": "1"}, False),
     "openllmetry-openai.attributes": ("openllmetry", {"TRACELOOP_TRACE_CONTENT": "true"}, False),
 }
-
-
-def hexify(node):
-    if isinstance(node, dict):
-        for key in ("traceId", "spanId", "parentSpanId"):
-            if isinstance(node.get(key), str) and node[key]:
-                node[key] = base64.b64decode(node[key]).hex()
-        for value in node.values():
-            hexify(value)
-    elif isinstance(node, list):
-        for value in node:
-            hexify(value)
-
-
-def append_otlp_json(path, message):
-    """One OTLP/JSON line, as the Collector's file exporter writes it (ids as hex), and
-    the protobuf bytes beside it."""
-    from google.protobuf.json_format import MessageToDict
-
-    with open(path[: -len(".jsonl")] + ".pb", "ab") as f:
-        f.write(message.SerializeToString())
-    request = MessageToDict(message, use_integers_for_enums=True)
-    hexify(request)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(request, ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
-def span_exporter(path):
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-    from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-
-    class OtlpJsonFileExporter(SpanExporter):
-        def export(self, spans):
-            append_otlp_json(path, encode_spans(spans))
-            return SpanExportResult.SUCCESS
-
-        def shutdown(self):
-            pass
-
-    return OtlpJsonFileExporter()
-
-
-def log_exporter(path):
-    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
-    from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
-
-    class OtlpJsonLogFileExporter(LogRecordExporter):
-        def export(self, batch):
-            append_otlp_json(path, encode_logs(batch))
-            return LogRecordExportResult.SUCCESS
-
-        def force_flush(self, timeout_millis=30000):
-            return True
-
-        def shutdown(self):
-            pass
-
-    return OtlpJsonLogFileExporter()
 
 
 def body():
@@ -165,9 +108,9 @@ def run(scenario):
     class LogSwitch(Switch, LogRecordExporter):
         pass
 
-    span_processor = SimpleSpanProcessor(SpanSwitch(span_exporter, 0))
+    span_processor = SimpleSpanProcessor(SpanSwitch(lambda path: span_exporter(path, protobuf=True), 0))
     logger_provider = LoggerProvider()
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(LogSwitch(log_exporter, 1)))
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(LogSwitch(lambda path: log_exporter(path, protobuf=True), 1)))
     set_logger_provider(logger_provider)
 
     import openai
