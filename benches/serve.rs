@@ -32,7 +32,6 @@ const REQUESTS: usize = 200;
 const SPANS_PER_REQUEST: usize = 100;
 const CLIENTS: usize = 8;
 
-
 /// The export requests, one body each.
 fn bodies(packet: &Value) -> Vec<Vec<u8>> {
     let text = |key: &str| packet[key].as_str().unwrap();

@@ -58,7 +58,6 @@ fn reset_peak() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-
 /// The JSON lines (written to `path`) and the same spans as one protobuf export (to `binary`).
 fn write_trace(path: &Path, binary: &Path, lines: usize, packet: &Value) {
     let text = |key: &str| packet[key].as_str().unwrap();

@@ -130,10 +130,27 @@ fn template_edit_without_bless_fails_and_with_bless_reads_as_one_change() {
     let all: Vec<String> =
         report["cases"].as_array().unwrap().iter().map(|c| c["case"].as_str().unwrap().to_owned()).collect();
     assert_eq!(cases_where(&report, "staleInTree"), all, "the system prompt is in every packet");
+    let template = "references/prompts/system.md.j2";
+    let unpinned = format!(
+        "\"lock-not-blessed\" packetproof.lock does not pin 1 file(s) as they are now; review them, \
+         run `packetproof bless` and commit the result: [] [\"{template}\"]"
+    );
+    assert!(violations.contains(&unpinned), "{violations:#?}");
+    assert!(report.get("lock").is_none(), "the lock itself is unchanged: {report:#}");
 
     repo.bless();
     let (report, code) = repo.check();
     assert_eq!(code, 0, "{report:#}");
+    // The lock's diff: the template's pin at the base and now.
+    let lock = report["lock"].as_array().expect("the lock's pins changed");
+    assert_eq!(lock.len(), 1, "{lock:#?}");
+    assert_eq!(lock[0]["file"], template);
+    assert!(lock[0]["before"].is_string() && lock[0]["after"].is_string() && lock[0]["before"] != lock[0]["after"]);
+    assert!(changed_kinds(&report).contains(&"lock".to_owned()), "{report:#}");
+    let text = repo.text();
+    let short = |d: &Value| d.as_str().unwrap().chars().take(19).collect::<String>();
+    let line = format!("- {template}: {} → {}", short(&lock[0]["before"]), short(&lock[0]["after"]));
+    assert!(text.contains(&format!("packetproof.lock:\n{line}\n")), "{text}");
     let groups = report["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 1, "one edit, one group: {groups:#?}");
     assert_eq!(strings(&groups[0], "/cases"), all);

@@ -87,8 +87,39 @@ fn current(config: &Config) -> Result<BTreeMap<String, Option<String>>> {
 fn read(config: &Config) -> Result<Option<BTreeMap<String, String>>> {
     let path = lock_path(config);
     let Some(bytes) = fsutil::read_optional(&path, config.limits.max_file_bytes)? else { return Ok(None) };
-    let shown = path.display().to_string();
-    let value = canonical::parse(&bytes).map_err(|e| e.in_file(shown.clone()))?;
+    parse(&bytes, &path.display().to_string()).map(Some)
+}
+
+/// One file whose pin differs between two locks: its digest in each (`None`: not pinned).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct PinChange {
+    pub(crate) file: String,
+    pub(crate) before: Option<String>,
+    pub(crate) after: Option<String>,
+}
+
+/// The pins that differ between the lock at a base revision and the lock in the tree
+/// (`None`: no lock there), by file name; `release-check` shows them.
+pub(crate) fn diff(config: &Config, at_base: Option<&[u8]>) -> Result<Vec<PinChange>> {
+    let shown = format!("{FILE_NAME} at the base");
+    let before = at_base.map(|bytes| parse(bytes, &shown)).transpose()?.unwrap_or_default();
+    let after = read(config)?.unwrap_or_default();
+    let names: std::collections::BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    Ok(names
+        .into_iter()
+        .filter(|name| before.get(*name) != after.get(*name))
+        .map(|name| PinChange {
+            file: name.clone(),
+            before: before.get(name).cloned(),
+            after: after.get(name).cloned(),
+        })
+        .collect())
+}
+
+/// The digests a lock's bytes hold; `shown` names it in errors.
+fn parse(bytes: &[u8], shown: &str) -> Result<BTreeMap<String, String>> {
+    let shown = shown.to_owned();
+    let value = canonical::parse(bytes).map_err(|e| e.in_file(shown.clone()))?;
     if value.get("formatVersion").and_then(Value::as_u64) != Some(FORMAT_VERSION) {
         return Err(Error::shape(&shown, JsonPath::field("formatVersion"), format!("{FORMAT_VERSION}")));
     }
@@ -102,7 +133,7 @@ fn read(config: &Config) -> Result<Option<BTreeMap<String, String>>> {
             None => return Err(Error::shape(&shown, JsonPath::field("files").key(name), "sha256:<64 hex>")),
         };
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// Every difference between the lock and the suite's files now.

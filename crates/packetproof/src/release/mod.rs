@@ -30,6 +30,8 @@ pub(crate) enum ChangeKind {
     Exporter,
     Fixture,
     Golden,
+    /// `packetproof.lock`: written by `bless`, like the golden files.
+    Lock,
     Other,
 }
 
@@ -90,6 +92,8 @@ pub(crate) enum ViolationKind {
     LabelWithoutText,
     /// A template's text changed, but its promptVersions label did not.
     TextWithoutLabel,
+    /// packetproof.lock does not pin the suite's schema and templates as they are.
+    LockNotBlessed,
 }
 
 /// How the base revision was chosen, said in the report.
@@ -120,6 +124,9 @@ pub struct Report {
     /// The golden verdicts of the suite's `[evaluator]` that differ from the base's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) verdicts: Vec<VerdictChange>,
+    /// The pins of packetproof.lock that differ from the base's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) lock: Vec<crate::lock::PinChange>,
 }
 
 /// A declared exporter file that changed: sha256 of its bytes at the base and in
@@ -224,7 +231,10 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
     let mut violations = prompts::violations(config, &git, &base, &goldens)?;
     violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
     violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
+    violations.extend(lock_not_blessed(config)?);
     let exporter_files = exporter_files(&git, &base, &changed_files, config)?;
+    let lock_at_base = git.show_bytes(&base, &config.root.join(crate::lock::FILE_NAME))?;
+    let lock = crate::lock::diff(config, lock_at_base.as_deref())?;
     let all = cases.len();
     cases.retain(CaseReport::changed);
     Ok(Report {
@@ -237,7 +247,27 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
         violations,
         exporter_files,
         verdicts,
+        lock,
     })
+}
+
+/// The lock pins files that have changed since (`corpus::lock`'s findings, as one
+/// violation naming the files); nothing before the suite's first bless.
+fn lock_not_blessed(config: &Config) -> Result<Option<Violation>> {
+    let stale = crate::lock::check(config)?;
+    if stale.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Violation {
+        kind: ViolationKind::LockNotBlessed,
+        message: format!(
+            "{} does not pin {} file(s) as they are now; review them, run `packetproof bless` and commit the result",
+            crate::lock::FILE_NAME,
+            stale.len()
+        ),
+        cases: Vec::new(),
+        paths: stale.iter().map(|f| f.path.to_string()).collect(),
+    }))
 }
 
 /// The merge base with `main`, else with `origin/main`, and which it was.
@@ -305,6 +335,7 @@ fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFi
         named.into_iter().filter_map(|(path, kind)| Some((git.relative(path.as_ref()?), kind))).collect();
     classes.extend([
         (git.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
+        (git.relative(&config.root.join(crate::lock::FILE_NAME)), ChangeKind::Lock),
         (git.relative(&config.paths.fixtures), ChangeKind::Fixture),
         (git.relative(&config.paths.golden), ChangeKind::Golden),
         // A workspace keeps its crates' code in crates/ (this project's library is there).

@@ -43,6 +43,7 @@ impl Report {
             out.push('\n');
         }
         self.write_files(&mut out, md);
+        self.write_lock(&mut out, md);
         self.write_cases(&mut out, md);
         if !self.verdicts.is_empty() {
             out.push_str(if md { "\n### Evaluator verdicts (golden)\n\n" } else { "\nEvaluator verdicts (golden):\n" });
@@ -96,6 +97,23 @@ impl Report {
             return format!("the cases of changes {}", numbers.join(", "));
         }
         cases.iter().map(|c| shown(c, md)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The pins of packetproof.lock that changed: which bytes each file had and has.
+    fn write_lock(&self, out: &mut String, md: bool) {
+        if self.lock.is_empty() {
+            return;
+        }
+        let title = crate::lock::FILE_NAME;
+        out.push_str(&if md { format!("\n### {title}\n\n") } else { format!("\n{title}:\n") });
+        let pin = |d: &Option<String>| match d {
+            Some(digest) => shown(&digest.chars().take(19).collect::<String>(), md),
+            None => "not pinned".to_owned(),
+        };
+        for change in &self.lock {
+            let (before, after) = (pin(&change.before), pin(&change.after));
+            out.push_str(&format!("- {}: {before} → {after}\n", shown(&change.file, md)));
+        }
     }
 
     fn write_files(&self, out: &mut String, md: bool) {
@@ -260,6 +278,7 @@ mod tests {
             }],
             exporter_files: Vec::new(),
             verdicts: Vec::new(),
+            lock: Vec::new(),
         }
     }
 

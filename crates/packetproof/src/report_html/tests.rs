@@ -28,6 +28,7 @@ fn report() -> Report {
         violations: Vec::new(),
         exporter_files: Vec::new(),
         verdicts: Vec::new(),
+        lock: Vec::new(),
     }
 }
 

@@ -53,6 +53,7 @@ impl Samples {
                 violations: vec![],
                 exporter_files: Vec::new(),
                 verdicts: Vec::new(),
+                lock: Vec::new(),
             },
         }
     }
@@ -141,4 +142,73 @@ fn a_hostile_name_is_escaped_in_text_and_exact_in_json() {
     let json = render(Format::Json, Event::Outcomes(&[outcome])).unwrap();
     let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(parsed["results"][0]["target"], "a\u{1b}[2J\u{202e}.json");
+}
+
+/// The published schema of `release-check --format json` (schemas/) describes every
+/// field and kind a report can hold: a report holding each one validates, and one
+/// with an unknown kind does not.
+#[test]
+fn a_release_report_of_every_kind_matches_its_published_schema() {
+    use crate::release::{ChangeKind, ChangedFile, ExporterFile, VerdictChange, Violation, ViolationKind};
+    let changes = [
+        ChangeKind::Template,
+        ChangeKind::Schema,
+        ChangeKind::Reference,
+        ChangeKind::Code,
+        ChangeKind::Exporter,
+        ChangeKind::Fixture,
+        ChangeKind::Golden,
+        ChangeKind::Lock,
+        ChangeKind::Other,
+    ];
+    // A new kind does not compile until it is listed above.
+    let _ = |kind: ChangeKind| match kind {
+        ChangeKind::Template
+        | ChangeKind::Schema
+        | ChangeKind::Reference
+        | ChangeKind::Code
+        | ChangeKind::Exporter
+        | ChangeKind::Fixture
+        | ChangeKind::Golden
+        | ChangeKind::Lock
+        | ChangeKind::Other => (),
+    };
+    let violations = [
+        ViolationKind::NotReblessed,
+        ViolationKind::UnexplainedGoldenChange,
+        ViolationKind::OrphanedGoldenChange,
+        ViolationKind::PromptVersionMismatch,
+        ViolationKind::LabelWithoutText,
+        ViolationKind::TextWithoutLabel,
+        ViolationKind::LockNotBlessed,
+    ];
+    let _ = |kind: ViolationKind| match kind {
+        ViolationKind::NotReblessed
+        | ViolationKind::UnexplainedGoldenChange
+        | ViolationKind::OrphanedGoldenChange
+        | ViolationKind::PromptVersionMismatch
+        | ViolationKind::LabelWithoutText
+        | ViolationKind::TextWithoutLabel
+        | ViolationKind::LockNotBlessed => (),
+    };
+    let digest = Some(format!("sha256:{}", "a".repeat(64)));
+    let mut release = Samples::new().release;
+    release.changed_files = changes.iter().map(|kind| ChangedFile { path: "f".into(), kind: *kind }).collect();
+    release.violations = violations
+        .iter()
+        .map(|kind| Violation { kind: *kind, message: "m".into(), cases: vec!["c".into()], paths: vec!["p".into()] })
+        .collect();
+    release.exporter_files = vec![ExporterFile { path: "app/x.py".into(), before: None, after: digest.clone() }];
+    release.verdicts = vec![VerdictChange { case: "c".into(), before: "passes".into(), after: "none".into() }];
+    release.lock = vec![crate::lock::PinChange { file: "s.json".into(), before: digest, after: None }];
+    let schema_file = std::path::Path::new(crate::PROJECT_ROOT).join("schemas/release-check.schema.json");
+    let schema: serde_json::Value = serde_json::from_slice(&std::fs::read(schema_file).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut state = State::of(Format::Json, false).unwrap();
+    let document: serde_json::Value = serde_json::from_str(&state.render(Event::Release(&release)).unwrap()).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&document).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let mut unknown = document.clone();
+    unknown["changedFiles"][0]["kind"] = "nonsense".into();
+    assert!(!validator.is_valid(&unknown));
 }
