@@ -482,12 +482,21 @@ fn serve_holds_every_call_to_the_gate_it_is_given() {
     let signed = project.run(&["test", "--attest", key.to_str().unwrap(), "--attestation", gate.to_str().unwrap()]);
     assert_eq!(signed.code, 0, "{}", signed.describe());
     let public = root().join("tests/keys/test-ed25519.pub.pem");
-    let server = Server::start(&["--gate", gate.to_str().unwrap(), "--trusted-key", public.to_str().unwrap()]);
+    let (gate, public, settings) = (gate.to_str().unwrap(), public.to_str().unwrap(), settings.to_str().unwrap());
+    let server = Server::start(&["--gate", gate, "--trusted-key", public, "--config", settings]);
     assert_eq!(send_recorded(&server, "node.traces.json").status, 200);
     assert_eq!(calls(&server, "unvouched", OPENAI), 1.0);
     assert_eq!(calls(&server, "matched", OPENAI), 0.0);
     let findings = server.findings();
-    assert!(findings.iter().any(|f| f["verdict"] == "unvouched"), "{findings:?}");
+    let unvouched = findings.iter().find(|f| f["verdict"] == "unvouched").expect("an unvouched finding");
+    // The suite's own statement, read with its settings: unvouched because it never saw the packet.
+    let reason = unvouched["reason"].as_str().unwrap();
+    assert!(reason.starts_with("not a subject of the gate statement"), "{reason}");
+    let schema = finding_schema();
+    for finding in &findings {
+        let errors: Vec<String> = schema.iter_errors(finding).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        assert!(errors.is_empty(), "{finding}: {errors:?}");
+    }
 }
 
 /// A restarted serve appends to the findings it wrote before, on a line of its own even
