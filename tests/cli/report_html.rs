@@ -124,7 +124,10 @@ fn release_check_html_shows_each_change_side_by_side() {
     assert!(html.contains("<li><code>references/prompts/system.md.j2</code></li>"), "{html}");
     assert!(html.contains("<h2>Change 1 of 1: 3 case(s)</h2>"), "{html}");
     assert_eq!(count(&html, "<tr data-case="), 3);
-    assert_eq!(count(&html, "<td class=\"hash\"><code>sha256:"), 6, "every hash before and after");
+    assert_eq!(count(&html, "<td class=\"hash\"><code>sha256:"), 8, "every hash before and after, and the lock's pins");
+    let lock =
+        html.split("<table id=\"lock\">").nth(1).expect("the lock's changed pins").split("</table>").next().unwrap();
+    assert_eq!(count(lock, "<tr><td><code>references/prompts/system.md.j2</code></td>"), 1, "{lock}");
     // Word level: on the left the old words, on the right the added ones, escaped.
     assert!(html.contains("<td class=\"old changed\">You adapt one <del>block</del> of a screen"), "{html}");
     let new = "<td class=\"new changed\">You <ins>carefully </ins>adapt one <ins>&lt;block&gt;</ins> of a screen";

@@ -21,6 +21,12 @@ pub(crate) struct ReleasePage {
     pub(crate) cases: Vec<CaseView>,
     pub(crate) unchanged_cases: usize,
     pub(crate) changes: Vec<ChangeView>,
+    /// The suite's evaluator verdicts that changed: (case, before, after), in words.
+    pub(crate) verdicts: Vec<(String, String, String)>,
+    /// packetproof.lock's changed pins: (file, digest at the base, digest now).
+    pub(crate) lock: Vec<(String, Option<String>, Option<String>)>,
+    /// Declared exporter files: (path, digest at the base, digest now).
+    pub(crate) exporter_files: Vec<(String, Option<String>, Option<String>)>,
 }
 
 #[derive(Debug, Serialize)]
@@ -85,6 +91,13 @@ pub(crate) fn release_page(report: &Report) -> ReleasePage {
             .collect(),
         unchanged_cases: report.unchanged_cases,
         changes: report.groups.iter().enumerate().map(|(i, g)| change_view(i + 1, g)).collect(),
+        verdicts: report.verdicts.iter().map(|v| (v.case.clone(), v.before.clone(), v.after.clone())).collect(),
+        lock: report.lock.iter().map(|p| (p.file.clone(), p.before.clone(), p.after.clone())).collect(),
+        exporter_files: report
+            .exporter_files
+            .iter()
+            .map(|e| (e.path.clone(), e.before.clone(), e.after.clone()))
+            .collect(),
     }
 }
 

@@ -47,6 +47,32 @@ fn the_release_page_escapes_case_names_and_prompt_text() {
     assert!(html.contains("<code>systemPrompt</code>") && !html.contains("<code>effectiveUserMessage</code>"));
 }
 
+/// The verdicts, exporter files and lock pins that changed are on the page, escaped, as
+/// in the text and Markdown reports.
+#[test]
+fn the_release_page_shows_changed_verdicts_exporter_files_and_lock_pins() {
+    let mut report = report();
+    report.verdicts = vec![crate::release::VerdictChange {
+        case: HOSTILE_CASE.into(),
+        before: "passes".into(),
+        after: "fails at stage \"<b>\" (1 failure(s))".into(),
+    }];
+    report.exporter_files = vec![crate::release::ExporterFile {
+        path: "app/x<y>.py".into(),
+        before: None,
+        after: Some("sha256:cc".into()),
+    }];
+    report.lock =
+        vec![crate::lock::PinChange { file: "prompts/a.txt".into(), before: Some("sha256:dd".into()), after: None }];
+    let html = release_report(&report).unwrap();
+    assert!(!html.contains("<b>") && !html.contains('\u{202E}'), "{html}");
+    assert!(html.contains("<h2>Evaluator verdicts (golden)</h2>"), "{html}");
+    assert!(html.contains("<td>fails at stage &quot;&lt;b&gt;&quot; (1 failure(s))</td>"), "{html}");
+    assert!(html.contains("<td><code>app/x&lt;y&gt;.py</code></td><td class=\"hash\">—</td>"), "{html}");
+    let pin = "<td><code>prompts/a.txt</code></td><td class=\"hash\"><code>sha256:dd</code></td><td class=\"hash\">not pinned</td>";
+    assert!(html.contains(pin), "{html}");
+}
+
 #[test]
 fn only_a_packetproof_report_counts_as_one() {
     assert!(is_report(&format!("<!DOCTYPE html>\n<html>{GENERATOR}")));
