@@ -337,6 +337,14 @@ fn a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has() {
     let verified = run_in(&suite, &["verify", "runs/escalation"]);
     let said = format!("[run::evaluation] not applicable: the suite's contract profile is \"custom\" with {why}");
     assert!(verified.stdout.contains(&said), "{}", verified.stdout);
+    // The gate's run fixtures hold answers too: nothing could judge them, so it does not run.
+    let gate = run_in(&suite, &["test"]);
+    assert_eq!(gate.code, 2, "{}", gate.describe());
+    assert!(
+        gate.stderr.contains("run/raw-output.json: an agent's answer for the gate to evaluate, but"),
+        "{}",
+        gate.stderr
+    );
 
     std::fs::write(suite.join("harness.toml"), &several).unwrap();
     let evaluated = run_in(&suite, &["evaluate", "--run-dir", "runs/escalation"]);

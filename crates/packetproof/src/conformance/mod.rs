@@ -73,6 +73,7 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
             }
         }
         declared_stage_can_be_checked(&case, &suite.config, &applicable)?;
+        answer_can_be_judged(&case, &suite.config)?;
         let positive = case.expect.is_none();
         let case = Arc::new(Shared::new(case, suite.writes.tests_bless()));
         for check in applicable {
@@ -113,6 +114,23 @@ fn declared_stage_can_be_checked(case: &Case, config: &Config, applicable: &[Che
         file: case.expect.as_deref().unwrap_or(&case.dir).display().to_string(),
         message: format!("[evaluator] declares the stage {stage:?} the evaluator must fail at, but {why}"),
     })
+}
+
+/// A fixture's run with an agent's answer is evaluated and completed by the gate: an
+/// answer nothing can judge (a plain-text suite without `[evaluator]`) is an error
+/// naming the answer, never a run that fails its completion for want of a verdict.
+fn answer_can_be_judged(case: &Case, config: &Config) -> Result<()> {
+    let Some(answer) = case.run_fixture().map(|run| run.join(crate::run::paths::RAW_OUTPUT)) else { return Ok(()) };
+    if config.evaluator.is_some() || !answer.is_file() {
+        return Ok(());
+    }
+    match crate::evaluator::scope(config) {
+        Ok(_) => Ok(()),
+        Err(why) => Err(Error::Config {
+            file: answer.display().to_string(),
+            message: format!("an agent's answer for the gate to evaluate, but {why}"),
+        }),
+    }
 }
 
 /// The trial of `check` on the fixture `case`: `<fixture>::<check>`, the name escaped
