@@ -23,6 +23,7 @@ pub fn trials() -> Vec<Trial> {
         an_edited_schema_is_red_until_bless_pins_it,
         a_new_branch_value_is_the_suites_to_declare,
         a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has,
+        a_custom_json_profile_without_an_evaluator_is_judged_by_its_schema,
     ];
     let python = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
     trials.push(
@@ -360,4 +361,42 @@ fn a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has() {
     let narrowed = run_in(&suite, &["verify", "runs/escalation"]);
     assert_eq!(narrowed.code, 1, "{}", narrowed.describe());
     assert!(narrowed.stdout.contains("[packet::checksum]"), "{}", narrowed.stdout);
+}
+
+/// A custom profile whose answers are JSON (`output = "schema"`, its own schema file)
+/// and that declares no evaluator: the built-in one judges the answer by that schema
+/// only, says so, and none of the block builder's answer rules.
+fn a_custom_json_profile_without_an_evaluator_is_judged_by_its_schema() {
+    let (_project, suite) = app(Twins::Rust);
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let json = settings
+        .split("# The app's own rules")
+        .next()
+        .unwrap()
+        .replace("output = \"text\"", "output = \"schema\"")
+        .replace("prompts = \"app/prompts\"", "prompts = \"app/prompts\"\nschema_snapshot = \"reply-schema.json\"");
+    std::fs::write(suite.join("harness.toml"), json).unwrap();
+    let schema = json!({"name": "support_reply", "schema": {"type": "object", "required": ["reply"],
+        "additionalProperties": false, "properties": {"reply": {"type": "string"}}}});
+    std::fs::write(suite.join("reply-schema.json"), packetproof::canonical::to_pretty(&schema)).unwrap();
+    let golden = suite.join("golden").join(CASE).join("runtime-packet.json");
+    let mut packet = packetproof::canonical::parse(&std::fs::read(&golden).unwrap()).unwrap();
+    packet["outputSchema"] = schema;
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    std::fs::write(suite.join("json.json"), packetproof::canonical::to_pretty(&packet)).unwrap();
+    for (run, answer, code) in [("good", r#"{"reply": "Dear Ada"}"#, 0), ("bad", r#"{"reply": 7}"#, 1)] {
+        let dir = format!("runs/{run}");
+        let prepared = run_in(&suite, &["prepare", "--packet", "json.json", "--out-dir", &dir]);
+        assert_eq!(prepared.code, 0, "{}", prepared.describe());
+        std::fs::write(suite.join(&dir).join("raw-output.json"), answer).unwrap();
+        let evaluated = run_in(&suite, &["evaluate", "--run-dir", &dir]);
+        assert_eq!(evaluated.code, code, "{run}: {}", evaluated.describe());
+        let all = format!("{}{}", evaluated.stdout, evaluated.stderr);
+        assert!(all.contains("judged by its schema only"), "{run}: {all}");
+        let evaluation = std::fs::read_to_string(suite.join(&dir).join("evaluation.json")).unwrap();
+        let evaluation = packetproof::canonical::parse(evaluation.as_bytes()).unwrap();
+        let stages: Vec<&str> =
+            evaluation["failures"].as_array().unwrap().iter().map(|f| f["stage"].as_str().unwrap()).collect();
+        assert_eq!(stages, if code == 0 { vec![] } else { vec!["schema"] }, "{run}: {evaluation}");
+    }
 }
