@@ -5,7 +5,7 @@
 use crate::{canonical, Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// A repository, addressed by its top-level directory.
 pub(crate) struct Git {
@@ -55,15 +55,32 @@ impl Git {
         canonical::parse(&bytes).map(Some).map_err(|e| e.in_file(spec))
     }
 
-    /// The bytes of `file` at `rev`; `None` when it is not there.
+    /// The bytes of `file` at `rev`; `None` when it is not there (or is no file there).
+    /// Read as every file is, at most the default read limit: a base revision is input
+    /// like any other, and may hold a blob of any size.
     pub(crate) fn show_bytes(&self, rev: &str, file: &Path) -> Result<Option<Vec<u8>>> {
+        self.show_bytes_within(rev, file, crate::fsutil::DEFAULT_MAX_BYTES)
+    }
+
+    fn show_bytes_within(&self, rev: &str, file: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>> {
         let spec = format!("{rev}:{}", self.relative(file));
-        let out = Command::new("git")
+        let mut child = Command::new("git")
             .current_dir(&self.top)
-            .args(["show", &spec])
-            .output()
+            .args(["cat-file", "blob", &spec])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
             .map_err(|e| Error::io("git", e))?;
-        Ok(out.status.success().then_some(out.stdout))
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let read = crate::fsutil::read_limited(stdout, &spec, max_bytes);
+        if read.is_err() {
+            // Past the limit: git is stopped rather than waited on to write the rest.
+            let _ = child.kill();
+        }
+        let status = child.wait().map_err(|e| Error::io("git", e))?;
+        let bytes = read?;
+        Ok(status.success().then_some(bytes))
     }
 
     /// Every path changed against `base` (tracked) or not yet tracked, sorted,
@@ -98,4 +115,30 @@ fn git_in(dir: &Path, args: &[&str]) -> Result<String> {
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file at a revision is read within the limit (a huge blob at a hostile base is
+    /// refused, not loaded); a path that is missing or a folder there is no file.
+    #[test]
+    fn a_file_at_a_revision_is_read_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        for_tests(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("big.json"), vec![b' '; 4096]).unwrap();
+        std::fs::create_dir(dir.path().join("folder")).unwrap();
+        std::fs::write(dir.path().join("folder/inner.json"), b"{}").unwrap();
+        for_tests(dir.path(), &["add", "-A"]);
+        for_tests(dir.path(), &["commit", "-q", "-m", "base"]);
+        let git = Git::open(dir.path()).unwrap();
+        let head = git.run(&["rev-parse", "HEAD"]).unwrap();
+        let big = dir.path().join("big.json");
+        assert_eq!(git.show_bytes_within(&head, &big, 4096).unwrap().map(|b| b.len()), Some(4096));
+        let refused = git.show_bytes_within(&head, &big, 4095).unwrap_err().to_string();
+        assert!(refused.contains("more than the limit of 4095 bytes"), "{refused}");
+        assert_eq!(git.show_bytes(&head, &dir.path().join("missing.json")).unwrap(), None);
+        assert_eq!(git.show_bytes(&head, &dir.path().join("folder")).unwrap(), None);
+    }
 }
