@@ -41,6 +41,7 @@ impl Samples {
                 verdict: Verdict::Unreviewed { reason: "no packet".into() },
                 notes: vec![],
                 fails: true,
+                expired: None,
             },
             counts: Counts::default(),
             release: Report {

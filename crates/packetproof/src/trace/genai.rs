@@ -67,6 +67,11 @@ impl Text {
         }
     }
 
+    /// What it keeps, in bytes (about).
+    pub(crate) fn weight(&self) -> usize {
+        48 + self.excerpt.len() + self.whole.as_ref().map_or(0, |w| w.len())
+    }
+
     /// The excerpt, and for a long text its digest (two long texts may share their start).
     pub(crate) fn describe(&self) -> String {
         match self.chars > crate::report::MAX_EXCERPT_CHARS {

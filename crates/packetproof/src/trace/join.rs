@@ -9,6 +9,10 @@
 //!
 //! Memory: one entry per call, holding what is compared (digests and bounded excerpts
 //! of its messages, its model and max-tokens values), never a record.
+//!
+//! A call gathered here may be only part of one when its records come in several export
+//! requests (`serve`): [`Gathered::absorb_later`] adds a later part to it as if its
+//! records had been read after the first's, which `super::window` relies on.
 
 use super::conventions::{self, Library, Piece, Said, Source, Unread};
 use super::genai::{Call, Message};
@@ -19,9 +23,9 @@ use std::rc::Rc;
 
 /// A record's trace and span id, as one key: the first 16 bytes of the SHA-256 of both
 /// (ids are chosen by whoever wrote the export: no crafted pair lands on another's key).
-type Key = [u8; 16];
+pub(crate) type Key = [u8; 16];
 
-fn key(trace_id: &str, span_id: &str) -> Key {
+pub(crate) fn key(trace_id: &str, span_id: &str) -> Key {
     let mut hash = Sha256::new();
     hash.update(trace_id.as_bytes());
     hash.update([0]);
@@ -44,10 +48,15 @@ pub(crate) struct Evidence {
     pub(crate) conflicts: Vec<String>,
     /// The instrumentations that recorded it.
     pub(crate) libraries: Vec<Library>,
+    /// Which `content` entries gather one message per event (`Piece::One`): a later part
+    /// of the call carries on their list rather than starting a second one.
+    one_by_one: Vec<usize>,
 }
 
 impl Evidence {
     fn absorb(&mut self, other: Evidence) {
+        let offset = self.content.len();
+        self.one_by_one.extend(other.one_by_one.iter().map(|i| i + offset));
         self.model.extend(other.model);
         self.max_tokens.extend(other.max_tokens);
         self.content.extend(other.content);
@@ -64,6 +73,33 @@ impl Evidence {
         }
     }
 
+    /// What a later part of the call says, taken as if its records were read after this
+    /// one's: messages recorded one per event continue the list of the same source.
+    fn absorb_later(&mut self, later: Evidence) {
+        let Evidence { model, max_tokens, content, system_only, conflicts, libraries, one_by_one } = later;
+        self.model.extend(model);
+        self.max_tokens.extend(max_tokens);
+        for (i, (source, messages)) in content.into_iter().enumerate() {
+            if !one_by_one.contains(&i) {
+                self.content.push((source, messages));
+                continue;
+            }
+            match messages {
+                Ok(messages) => {
+                    for message in messages {
+                        self.piece(Piece::One { source: source.clone(), message: Ok(message) });
+                    }
+                }
+                Err(e) => self.piece(Piece::One { source, message: Err(e) }),
+            }
+        }
+        self.system_only.extend(system_only);
+        self.conflicts.extend(conflicts);
+        for library in libraries {
+            self.add_library(Some(library));
+        }
+    }
+
     fn piece(&mut self, piece: Piece) {
         match piece {
             Piece::Whole { source, messages } => self.content.push((source, messages)),
@@ -71,7 +107,10 @@ impl Evidence {
             Piece::One { source, message } => {
                 let slot = self.content.iter().rposition(|(s, _)| *s == source);
                 match (slot, message) {
-                    (None, message) => self.content.push((source, message.map(|m| vec![m]))),
+                    (None, message) => {
+                        self.one_by_one.push(self.content.len());
+                        self.content.push((source, message.map(|m| vec![m])));
+                    }
                     (Some(i), Ok(message)) => {
                         if let Ok(messages) = &mut self.content[i].1 {
                             messages.push(message);
@@ -148,12 +187,46 @@ fn fold_sdk_spans(entries: &[Entry], root: &mut [usize]) {
     }
 }
 
-/// A call ready to judge.
+/// A call ready to judge (or, across requests, a part of one: `super::window`).
 pub(crate) struct Gathered {
     pub(crate) file: String,
     pub(crate) line: usize,
     pub(crate) call: Call,
+    /// Which record is the call: a span, an inference-details event, or none (only
+    /// message events were read).
+    pub(crate) kind: Option<Kind>,
+    /// The keys of its records: its own, then those of the call spans folded into it
+    /// (none for records without a span id, which join nothing).
+    pub(crate) keys: Vec<Key>,
     pub(crate) evidence: Evidence,
+}
+
+impl Gathered {
+    /// Whether the call is whole: its span was read, and its messages. A part without
+    /// either may be waiting for a record of another export (its content sent as log
+    /// events, its span in the traces).
+    pub(crate) fn is_whole(&self) -> bool {
+        self.kind == Some(Kind::Span) && !self.evidence.content.is_empty()
+    }
+
+    /// Add `later`, a part of the same call read afterwards (another request): its
+    /// record names the call if this part's does not (a span before an event, as
+    /// [`Join::add`] chooses), and its evidence follows this part's.
+    pub(crate) fn absorb_later(&mut self, later: Gathered) {
+        let better = match self.kind {
+            None => later.kind.is_some(),
+            Some(kind) => kind == Kind::Log && later.kind == Some(Kind::Span),
+        };
+        if better {
+            (self.file, self.line, self.call, self.kind) = (later.file, later.line, later.call, later.kind);
+        }
+        for key in later.keys {
+            if !self.keys.contains(&key) {
+                self.keys.push(key);
+            }
+        }
+        self.evidence.absorb_later(later.evidence);
+    }
 }
 
 impl Join {
@@ -255,17 +328,23 @@ impl Join {
             }
         }
         fold_sdk_spans(&entries, &mut root);
+        let own_key = |e: &Entry| (!e.span_id.is_empty()).then(|| key(&e.trace_id, &e.span_id));
+        let mut keys: Vec<Vec<Key>> = entries.iter().map(|e| own_key(e).into_iter().collect()).collect();
         for i in 0..entries.len() {
             if root[i] != i {
                 let evidence = std::mem::take(&mut entries[i].evidence);
                 entries[root[i]].evidence.absorb(evidence);
+                let folded = std::mem::take(&mut keys[i]);
+                keys[root[i]].extend(folded);
             }
         }
         entries
             .into_iter()
+            .zip(keys)
             .enumerate()
             .filter(|(i, _)| root[*i] == *i)
-            .map(|(_, entry)| {
+            .map(|(_, (entry, keys))| {
+                let kind = entry.call.as_ref().map(|c| c.kind);
                 let origin = entry.call.unwrap_or(entry.first);
                 Gathered {
                     file: origin.file.to_string(),
@@ -278,6 +357,8 @@ impl Join {
                         model: None,
                         max_tokens: None,
                     },
+                    kind,
+                    keys,
                     evidence: entry.evidence,
                 }
             })

@@ -8,7 +8,9 @@
 //!
 //! [`judge_export`] judges the bytes of one export request (what an OTLP/HTTP receiver
 //! is sent); [`Session`] reads many (the lines of files, several files) and judges at
-//! the end; [`check`] is the file reader of `packetproof trace FILE…`.
+//! the end; [`check`] is the file reader of `packetproof trace FILE…`. A receiver judging
+//! each request as it comes holds the calls not whole in one request in a
+//! [`window::Window`] until the rest of their records arrive.
 
 pub(crate) mod conventions;
 pub(crate) mod genai;
@@ -20,6 +22,7 @@ pub mod proto;
 pub(crate) mod record;
 pub mod verdict;
 pub mod vouched;
+pub mod window;
 
 use crate::{fsutil, Config, Error, Result};
 use genai::Call;
@@ -76,11 +79,19 @@ pub struct Judged {
     /// Whether the call fails the trace (unreviewed, mismatched, or not judgeable
     /// where unjudged calls are not allowed).
     pub(crate) fails: bool,
+    /// Why it was judged before all its records arrived (a join window's call).
+    pub(crate) expired: Option<window::Expiry>,
 }
 
 impl Judged {
     pub fn fails(&self) -> bool {
         self.fails
+    }
+
+    /// Why the call was judged before all its records arrived, when it was: held in a
+    /// [`window::Window`], it was not whole when the window ended, made room or stopped.
+    pub fn expired(&self) -> Option<window::Expiry> {
+        self.expired
     }
 }
 
@@ -209,11 +220,24 @@ impl<'p> Session<'p> {
     }
 
     /// Judge every call read, each once, handing each to `visit`; the counts.
-    pub fn finish(self, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
-        let Session { packets, mut counts, join, gate } = self;
-        for gathered in join.finish() {
+    pub fn finish(mut self, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
+        let calls = self.gather();
+        self.judge(calls, visit)
+    }
+
+    /// The calls read so far, their records joined, not judged yet (the session reads on
+    /// afresh): for a [`window::Window`] to hold those not whole, or for [`Session::judge`].
+    pub fn gather(&mut self) -> window::Calls {
+        window::Calls::of(std::mem::take(&mut self.join).finish())
+    }
+
+    /// Judge `calls` (gathered here, or handed back by a window), each once, handing each
+    /// to `visit`; the counts of what this session read and judged.
+    pub fn judge(self, calls: window::Calls, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
+        let Session { packets, mut counts, gate, .. } = self;
+        for window::Ready { gathered, expiry } in calls.ready {
             let mut call = gathered.call;
-            let (verdict, notes) = verdict::judge(&mut call, &gathered.evidence, packets);
+            let (verdict, mut notes) = verdict::judge(&mut call, &gathered.evidence, packets);
             let verdict = match gate {
                 Some((vouching, config)) => vouched::verdict(verdict, &gathered.evidence, packets, vouching, config),
                 None => verdict,
@@ -221,7 +245,11 @@ impl<'p> Session<'p> {
             counts.add(&verdict);
             let fails =
                 verdict.fails() || (!counts.options.allow_unjudged && matches!(verdict, Verdict::NotJudgeable { .. }));
-            visit(&Judged { file: gathered.file, line: gathered.line, call, verdict, notes, fails })?;
+            let expired = expiry.map(|(expiry, note)| {
+                notes.push(note);
+                expiry
+            });
+            visit(&Judged { file: gathered.file, line: gathered.line, call, verdict, notes, fails, expired })?;
         }
         Ok(counts)
     }
