@@ -41,8 +41,10 @@ pub const MAX_PARTS: usize = 64;
 pub enum Expiry {
     /// The join window ended.
     Window,
-    /// The window was full (the oldest call made room), or the call too large to hold.
+    /// The window was full: the oldest call made room.
     Capacity,
+    /// The call was too large to hold: judged as it arrived.
+    Size,
     /// The receiver stopped.
     Stop,
 }
@@ -53,6 +55,7 @@ impl Expiry {
         match self {
             Expiry::Window => "window",
             Expiry::Capacity => "capacity",
+            Expiry::Size => "size",
             Expiry::Stop => "stop",
         }
     }
@@ -195,11 +198,11 @@ impl Window {
             let mut ids: Vec<u64> = gathered.keys.iter().filter_map(|k| self.by_key.get(k).copied()).collect();
             ids.sort_unstable();
             ids.dedup();
-            let digest = digest(&gathered);
             let Some((&first, rest)) = ids.split_first() else {
-                self.take_new(gathered, digest, now, &mut out);
+                self.take_new(gathered, now, &mut out);
                 continue;
             };
+            let digest = digest(&gathered);
             let mut held = self.held.remove(&first).expect("a key names a held call");
             if held.parts.contains(&digest) {
                 out.ignored.repeated += 1;
@@ -222,26 +225,37 @@ impl Window {
         out
     }
 
-    fn take_new(&mut self, gathered: Gathered, digest: [u8; 32], now: Instant, out: &mut Calls) {
-        let held = Held { deadline: now + self.span, weight: weight(&gathered), parts: vec![digest], gathered };
+    /// A call none of whose keys is held: judged when whole, else held.
+    fn take_new(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
+        if gathered.is_whole() {
+            self.judge_whole(gathered, now, out);
+            return;
+        }
+        let held =
+            Held { deadline: now + self.span, weight: weight(&gathered), parts: vec![digest(&gathered)], gathered };
         let id = self.next;
         self.next += 1;
         self.settle(id, held, now, out);
+    }
+
+    /// A whole call is handed back, its keys remembered for a window.
+    fn judge_whole(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
+        for key in &gathered.keys {
+            self.judged.insert(*key, now + self.span);
+            self.judged_order.push_back((*key, now + self.span));
+            out.remembered.push(*key);
+        }
+        while self.judged_order.len() > self.capacity {
+            self.forget_oldest_judged();
+        }
+        out.push(gathered, None);
     }
 
     /// A call whole or too heavy is handed back; any other is held (making room first).
     fn settle(&mut self, id: u64, held: Held, now: Instant, out: &mut Calls) {
         if held.gathered.is_whole() {
             self.unkey(&held.gathered);
-            for key in &held.gathered.keys {
-                self.judged.insert(*key, now + self.span);
-                self.judged_order.push_back((*key, now + self.span));
-                out.remembered.push(*key);
-            }
-            while self.judged_order.len() > self.capacity {
-                self.forget_oldest_judged();
-            }
-            out.push(held.gathered, None);
+            self.judge_whole(held.gathered, now, out);
             return;
         }
         if held.weight > MAX_HELD_BYTES || held.parts.len() > MAX_PARTS {
@@ -252,7 +266,7 @@ impl Window {
                 MAX_HELD_BYTES >> 10,
                 missing(&held.gathered)
             );
-            out.push(held.gathered, Some((Expiry::Capacity, why)));
+            out.push(held.gathered, Some((Expiry::Size, why)));
             return;
         }
         while self.held.len() >= self.capacity {

@@ -281,6 +281,6 @@ fn a_part_joining_two_held_calls_makes_them_one_and_a_heavy_part_is_not_held() {
     let mut heavy = span("h1", "", false);
     heavy["attributes"][1]["value"]["stringValue"] = json!("m".repeat(MAX_HELD_BYTES));
     let judged = serve(&mut window, &packets, &[(&spans(&[heavy]), t0)]);
-    assert_eq!((judged.len(), judged[0].expired(), window.held()), (1, Some(Expiry::Capacity), 0));
+    assert_eq!((judged.len(), judged[0].expired(), window.held()), (1, Some(Expiry::Size), 0));
     assert!(judged[0].notes.last().unwrap().contains("keeps at most 64 KiB"), "{:?}", judged[0].notes);
 }
