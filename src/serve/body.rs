@@ -1,11 +1,10 @@
 //! A request body, from the bytes received to the judged calls: decompressed within
 //! the bound, decoded by its content type, judged by the library. [`judge`] is the one
-//! place that knows how an export request's bytes become calls (`trace::Session`).
+//! place that knows how an export request's bytes become calls (`trace::Session`, and
+//! the join window for calls whose records are not all in it).
 
-use packetproof::trace::packets::Packets;
-use packetproof::trace::vouched::Vouching;
+use super::Shared;
 use packetproof::trace::{Counts, Judged, Options, Session};
-use packetproof::Config;
 use std::io::Read;
 
 pub(crate) use packetproof::trace::{Encoding, Signal};
@@ -69,24 +68,49 @@ pub(crate) fn decompress(received: &[u8], gzip: bool, max: usize) -> Result<std:
     Ok(std::borrow::Cow::Owned(out))
 }
 
-/// Judge every GenAI call in one export request's bytes, handing each to `visit`:
-/// the library's reading of an export (traces or logs, JSON or protobuf) and its
-/// verdicts, the same as `trace`'s. A body that is not an export request of its
-/// encoding is refused before any call is handed on; an error of `visit` is returned
-/// as it is (the inner result).
+/// A session of the reviewed packets, held to the gate when serve is given one.
+pub(crate) fn session(shared: &Shared) -> Session<'_> {
+    let session = Session::new(&shared.packets, Options::default());
+    match &shared.vouching {
+        Some(vouching) => session.held_to(vouching, &shared.config),
+        None => session,
+    }
+}
+
+/// Judge the GenAI calls of one export request's bytes, handing each to `visit`: the
+/// library's reading of an export (traces or logs, JSON or protobuf) and its verdicts,
+/// the same as `trace`'s. A call not whole in the request is held for the rest of its
+/// records (`--join-window`), and a held call the request makes whole is judged here.
+/// A body that is not an export request of its encoding is refused before any call is
+/// handed on; an error of `visit` is returned as it is (the inner result), and then the
+/// calls judged whole here are judged again when the request is sent again.
 pub(crate) fn judge(
+    shared: &Shared,
     signal: Signal,
     encoding: Encoding,
     bytes: &[u8],
-    packets: &Packets,
-    gate: Option<(&Vouching, &Config)>,
     visit: &mut dyn FnMut(&Judged) -> packetproof::Result<()>,
 ) -> Result<packetproof::Result<Counts>, Refusal> {
-    let mut session = Session::new(packets, Options::default());
-    if let Some((vouching, config)) = gate {
-        session = session.held_to(vouching, config);
-    }
+    let mut session = session(shared);
     // The library's message names the request, and the line and column in JSON.
     session.read(bytes, encoding, Some(signal), path(signal), 1).map_err(|e| Refusal::Malformed(e.to_string()))?;
-    Ok(session.finish(visit))
+    let calls = shared.held.offer(session.gather(), &shared.metrics);
+    let remembered = calls.remembered();
+    // Every call is judged even when a finding cannot be written: the calls handed back
+    // are the window's no more, and a call that made room is in no request sent again.
+    let mut failed = None;
+    let judged = session.judge(calls, &mut |judged| {
+        if let Err(e) = visit(judged) {
+            failed.get_or_insert(e);
+        }
+        Ok(())
+    });
+    let judged = match failed {
+        Some(e) => Err(e),
+        None => judged,
+    };
+    if judged.is_err() {
+        shared.held.forget(&remembered);
+    }
+    Ok(judged)
 }

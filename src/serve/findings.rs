@@ -5,6 +5,8 @@
 //! exporter was told was taken is on disk (or in the pipe) already.
 
 use packetproof::run::OutputKind;
+use packetproof::trace::verdict::Verdict;
+use packetproof::trace::Judged;
 use packetproof::{Config, Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,6 +46,14 @@ impl Sink {
             }
         };
         written.map_err(|e| Error::io(&self.shown, e))
+    }
+
+    /// Write the finding of a judged call, if it is one: a call that does not hold.
+    pub(crate) fn keep(&self, judged: &Judged) -> Result<()> {
+        match judged.verdict {
+            Verdict::Matched { .. } | Verdict::Conforms { .. } => Ok(()),
+            _ => self.write(&packetproof::reporter::trace_line(judged)),
+        }
     }
 
     /// Everything written reaches the disk (a file) before the process exits.

@@ -12,8 +12,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use packetproof::reporter;
-use packetproof::trace::verdict::Verdict;
+use packetproof::trace::window::Expiry;
 use packetproof::trace::Counts;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -180,12 +179,16 @@ fn stopping() -> Refused {
 /// Decompress, decode and judge one body; count each call and write each finding.
 fn judge(shared: &Shared, signal: Signal, encoding: Encoding, gzip: bool, received: &[u8]) -> Result<Counts, Refused> {
     let bytes = body::decompress(received, gzip, shared.max_body)?;
-    let gate = shared.vouching.as_ref().map(|vouching| (vouching, &shared.config));
-    let judged = body::judge(signal, encoding, &bytes, &shared.packets, gate, &mut |judged| {
+    let judged = body::judge(shared, signal, encoding, &bytes, &mut |judged| {
         shared.metrics.call(judged);
-        match judged.verdict {
-            Verdict::Matched { .. } | Verdict::Conforms { .. } => Ok(()),
-            _ => shared.findings.write(&reporter::trace_line(judged)),
+        match (shared.findings.keep(judged), judged.expired()) {
+            // A held call judged to make room, or whose window ended, is in no request
+            // the exporter sends again: a 503 would not bring its finding back.
+            (Err(e), Some(Expiry::Capacity | Expiry::Window | Expiry::Stop)) => {
+                super::held::say_lost(&e);
+                Ok(())
+            }
+            (written, _) => written,
         }
     })?;
     // The only error left is a finding that could not be written: the exporter retries.

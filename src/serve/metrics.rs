@@ -1,6 +1,7 @@
 //! `/metrics`, in the Prometheus (OpenMetrics) text format: calls by verdict, packet
 //! and model; spans, requests and bytes received by signal; requests refused by kind;
-//! request latency.
+//! request latency; the calls held for the rest of their records, those judged before
+//! it arrived (by why) and the parts of calls not taken (by why).
 //!
 //! Label values that come from clients are bounded: a model label is one of the first
 //! [`MAX_MODELS`] models seen (each at most [`MAX_LABEL_CHARS`]), anything past that
@@ -9,6 +10,7 @@
 
 use super::body::Signal;
 use packetproof::trace::verdict::Verdict;
+use packetproof::trace::window::Ignored;
 use packetproof::trace::{Counts, Judged};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -33,6 +35,9 @@ pub(crate) struct Metrics {
     errors: Family<Labels, Counter>,
     latency: Histogram,
     pub(crate) in_flight: Gauge,
+    held: Gauge,
+    expired: Family<Labels, Counter>,
+    ignored: Family<Labels, Counter>,
     models: Mutex<HashSet<String>>,
 }
 
@@ -46,6 +51,9 @@ impl Default for Metrics {
         let errors = Family::<Labels, Counter>::default();
         let latency = Histogram::new(exponential_buckets(0.000_25, 2.0, 16));
         let in_flight = Gauge::default();
+        let held = Gauge::default();
+        let expired = Family::<Labels, Counter>::default();
+        let ignored = Family::<Labels, Counter>::default();
         registry.register(
             "calls",
             "GenAI calls judged, by verdict (matched, mismatched, unreviewed, not-judgeable), packet and model",
@@ -61,6 +69,24 @@ impl Default for Metrics {
             "Requests admitted and not yet answered (being read, waiting for a worker or judged)",
             in_flight.clone(),
         );
+        registry.register(
+            "calls_held",
+            "Calls held for the rest of their records (a span without its messages, messages without their span), \
+             at most --join-capacity",
+            held.clone(),
+        );
+        registry.register(
+            "calls_expired",
+            "Calls judged before all their records arrived, by reason: window (the join window ended), capacity \
+             (the oldest made room), size (too large to hold), stop (serve stopped)",
+            expired.clone(),
+        );
+        registry.register(
+            "call_parts_ignored",
+            "Parts of calls (a call's records in one request) not judged, by reason: judged (the call was judged \
+             whole already), repeated (a held call has this part: a request sent again)",
+            ignored.clone(),
+        );
         Metrics {
             registry,
             calls,
@@ -70,6 +96,9 @@ impl Default for Metrics {
             errors,
             latency,
             in_flight,
+            held,
+            expired,
+            ignored,
             models: Mutex::new(HashSet::new()),
         }
     }
@@ -88,6 +117,23 @@ impl Metrics {
         };
         let model = self.model_label(judged.call.model());
         self.calls.get_or_create(&vec![("verdict", verdict.into()), ("packet", packet.into()), ("model", model)]).inc();
+        if let Some(expiry) = judged.expired() {
+            self.expired.get_or_create(&vec![("reason", expiry.name().to_owned())]).inc();
+        }
+    }
+
+    /// How many calls the join window holds now.
+    pub(crate) fn held(&self, held: usize) {
+        self.held.set(i64::try_from(held).unwrap_or(i64::MAX));
+    }
+
+    /// The parts of calls the join window did not take.
+    pub(crate) fn ignored(&self, ignored: Ignored) {
+        for (reason, count) in [("judged", ignored.judged), ("repeated", ignored.repeated)] {
+            if count > 0 {
+                self.ignored.get_or_create(&vec![("reason", reason.to_owned())]).inc_by(count);
+            }
+        }
     }
 
     /// One request judged: its spans and the bytes it was sent as.

@@ -9,14 +9,18 @@
 //! are open ([`listener`]); a request is admitted only while fewer than `--queue` plus
 //! `--workers` are being read or judged (otherwise 429 with `Retry-After`, its body
 //! never read), and each admitted body is read, and decompressed, up to `--max-body`
-//! bytes (otherwise 413). Nothing is kept between
-//! requests but counters, so instances scale out behind the Collector.
+//! bytes (otherwise 413). Between requests serve keeps counters and the calls held
+//! for the rest of their records ([`held`]: a span in one request, its messages as log
+//! events in another), at most `--join-capacity` of them for at most `--join-window`;
+//! instances scale out behind the Collector routing by trace id.
 //!
 //! SIGTERM or Ctrl-C: the listener closes, requests already taken are judged and
-//! answered, every finding is on disk (each line is flushed as it is written), exit 0.
+//! answered, the calls still held are judged with what arrived, every finding is on disk
+//! (each line is flushed as it is written), exit 0.
 
 mod body;
 mod findings;
+mod held;
 mod http;
 mod listener;
 mod metrics;
@@ -26,6 +30,7 @@ use packetproof::{Config, Error, Result, Status};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
@@ -61,11 +66,20 @@ pub struct ServeArgs {
     /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
     #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
     pub trusted_keys: Vec<PathBuf>,
+    /// How long a call's records are awaited when they come in separate requests (its span in the
+    /// traces, its messages as log events in the logs): a call not whole in one request is held up
+    /// to SECONDS for the rest, then judged with what arrived. 0: each request is judged alone.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub join_window: u64,
+    /// The most calls held for the rest of their records; when full, the oldest is judged with
+    /// what it has.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub join_capacity: u64,
     #[command(flatten)]
     pub suffix: super::args::SuffixArg,
 }
 
-/// What every request shares: the packets, the bounds, the findings and the counters.
+/// What every request shares: the packets, the bounds, the calls held, the findings and the counters.
 pub(crate) struct Shared {
     pub(crate) packets: Packets,
     /// The gate every verdict is held to (`--gate`), and the settings its template check reads.
@@ -76,6 +90,8 @@ pub(crate) struct Shared {
     pub(crate) admitted: Arc<tokio::sync::Semaphore>,
     /// Requests being judged at once: one per core (judging is CPU work).
     pub(crate) judging: Arc<tokio::sync::Semaphore>,
+    /// Calls not whole in their request, held for the rest of their records.
+    pub(crate) held: held::Held,
     pub(crate) findings: findings::Sink,
     pub(crate) metrics: metrics::Metrics,
 }
@@ -105,11 +121,21 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
         max_body: args.max_body as usize,
         admitted: Arc::new(tokio::sync::Semaphore::new(args.queue + workers)),
         judging: Arc::new(tokio::sync::Semaphore::new(workers)),
+        held: held::Held::new(Duration::from_secs(args.join_window), args.join_capacity as usize),
         findings,
         metrics: metrics::Metrics::default(),
     });
     runtime.block_on(serve(&args.listen, args.max_connections as usize, shared.clone()))?;
+    // Every request is answered: the calls still held are judged with what arrived.
+    let judged = held::judge_held(&shared, None);
     shared.findings.flush()?;
+    let judged = judged?;
+    if judged > 0 {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "packetproof serve: {judged} calls held for the rest of their records were judged with what arrived"
+        );
+    }
     let served = shared.metrics.summary();
     let _ = writeln!(std::io::stderr().lock(), "packetproof serve: stopped after {served}");
     Ok(Status::Holds)
@@ -123,10 +149,16 @@ async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Res
     let bound = listener.local_addr().map_err(|e| Error::io(listen, e))?;
     // Tests and supervisors wait for this line: requests are taken from here on.
     let _ = writeln!(std::io::stderr().lock(), "packetproof serve: listening on http://{bound}");
-    axum::serve(listener::Bounded::new(listener, max_connections), http::router(shared))
+    // Held calls are judged as their windows end, until every request taken is answered.
+    let (stop_expiring, stopped) = tokio::sync::watch::channel(());
+    let expiring = tokio::spawn(held::expire_until_stopped(shared.clone(), stopped));
+    let served = axum::serve(listener::Bounded::new(listener, max_connections), http::router(shared))
         .with_graceful_shutdown(stop)
         .await
-        .map_err(|e| Error::io(listen, e))
+        .map_err(|e| Error::io(listen, e));
+    drop(stop_expiring);
+    let _ = expiring.await;
+    served
 }
 
 /// SIGTERM (what a supervisor sends) or Ctrl-C, listened for from the call on.
@@ -152,5 +184,8 @@ fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
 }
 
 fn say_stopping() {
-    let _ = writeln!(std::io::stderr().lock(), "packetproof serve: stopping: finishing the requests taken");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "packetproof serve: stopping: finishing the requests taken, then judging the calls held"
+    );
 }

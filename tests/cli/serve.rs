@@ -23,7 +23,11 @@ pub fn trials() -> Vec<Trial> {
         serve_refuses_to_start_without_packets_or_its_address,
         serve_answers_503_when_a_finding_cannot_be_written,
         serve_appends_to_its_own_findings_and_to_nothing_else,
-        serve_holds_every_call_to_the_gate_it_is_given
+        serve_holds_every_call_to_the_gate_it_is_given,
+        serve_joins_a_span_and_its_events_sent_in_separate_requests_as_trace_joins_them,
+        serve_judges_a_held_call_with_what_it_has_when_its_window_ends,
+        serve_judges_the_calls_held_when_it_stops,
+        serve_judges_the_oldest_held_call_to_make_room
     ];
     let why = live_missing();
     trials.push(
@@ -101,6 +105,40 @@ impl Server {
         text.lines()
             .find_map(|line| line.strip_prefix(sample).and_then(|rest| rest.strip_prefix(' ')))
             .map_or(0.0, |value| value.trim().parse().unwrap())
+    }
+
+    /// Wait (on /metrics, never a blind sleep) until `sample` is `value`, for at most a minute:
+    /// what a join window's end, a second or so, takes.
+    fn wait_metric(&self, sample: &str, value: f64) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            if self.metric(sample) == value {
+                return;
+            }
+            std::thread::yield_now();
+        }
+        panic!("{sample} never {value}: {}", self.metric(sample));
+    }
+
+    /// Each request body as an OTLP/JSON export to `path`, answered 200.
+    fn post_json(&self, path: &str, bodies: &[&str]) {
+        for body in bodies {
+            let answer = self.post(path, &[("Content-Type", "application/json")], body.as_bytes());
+            assert_eq!(answer.status, 200, "{path}: {}", answer.body_text());
+        }
+    }
+
+    /// The calls judged so far, summed by verdict (over packets and models).
+    fn verdicts(&self) -> std::collections::BTreeMap<String, f64> {
+        let text = request(self.addr, "GET", "/metrics", &[], b"").body_text();
+        let mut out = std::collections::BTreeMap::new();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("packetproof_calls_total{verdict=\"") else { continue };
+            let (verdict, rest) = rest.split_once('"').unwrap();
+            let value: f64 = rest.rsplit(' ').next().unwrap().parse().unwrap();
+            *out.entry(verdict.to_owned()).or_insert(0.0) += value;
+        }
+        out
     }
 
     /// Wait (on /metrics, never a blind sleep) until `n` requests are admitted.
@@ -223,8 +261,10 @@ fn finding_schema() -> jsonschema::Validator {
     jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
 }
 
-/// Each exporter's exact call is matched, the drifted one unreviewed, the one without
-/// content not judgeable; the two that do not hold are findings with their ids.
+/// Each exporter's exact call is matched, the drifted one unreviewed, at once; the one
+/// without content is held for its messages (they may come as log events in a logs
+/// export), and judged not judgeable as serve stops; the ones that do not hold are
+/// findings with their ids.
 fn serve_judges_recorded_exports_as_they_arrive() {
     let server = Server::start(&[]);
     let recordings = ["node.traces.json", "node.traces.pb", "python.traces.pb", "python.traces.pb.gz"];
@@ -236,15 +276,21 @@ fn serve_judges_recorded_exports_as_they_arrive() {
         let sent = (sent + 1) as f64;
         assert_eq!(calls(&server, "matched", OPENAI), sent, "{name}");
         assert_eq!(calls(&server, "unreviewed", ""), sent, "{name}");
-        assert_eq!(calls(&server, "not-judgeable", ""), sent, "{name}");
+        assert_eq!(server.metric("packetproof_calls_held"), sent, "{name}");
     }
+    assert_eq!(calls(&server, "not-judgeable", ""), 0.0);
     assert_eq!(server.metric("packetproof_spans_received_total{signal=\"traces\"}"), 12.0);
-    // The Python exporter's logs export: the exact and the drifted call as inference-details events.
+    // The Python exporter's logs export: the exact and the drifted call as inference-details
+    // events, emitted outside a span: no ids to join by, judged at once.
     assert_eq!(send_recorded(&server, "python.logs.pb").status, 200);
     assert_eq!(calls(&server, "matched", OPENAI), 5.0);
     assert_eq!(calls(&server, "unreviewed", ""), 5.0);
     assert_eq!(server.metric("packetproof_spans_received_total{signal=\"logs\"}"), 2.0);
-    let findings = server.findings();
+    assert_eq!(server.metric("packetproof_calls_held"), 4.0);
+    let (code, stderr, text) = server.terminate();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("4 calls held for the rest of their records were judged"), "{stderr}");
+    let findings: Vec<Value> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     assert_eq!(findings.len(), 2 * recordings.len() + 1, "{findings:?}");
     let schema = finding_schema();
     for finding in &findings {
@@ -257,7 +303,11 @@ fn serve_judges_recorded_exports_as_they_arrive() {
         assert_eq!(finding["spanId"].as_str().unwrap().len(), 16, "{finding:#}");
     }
     assert_eq!(findings[0]["verdict"], "unreviewed");
-    assert_eq!(findings[1]["verdict"], "not-judgeable");
+    for held in &findings[5..] {
+        assert_eq!(held["verdict"], "not-judgeable", "{held:#}");
+        let notes = held["notes"].as_array().unwrap();
+        assert!(notes.iter().any(|n| n.as_str().unwrap().contains("as the receiver stopped")), "{held:#}");
+    }
     // The schema refuses a matched call (never a finding) and a finding without its ids.
     let mut matched = findings[0].clone();
     matched["verdict"] = "matched".into();
@@ -339,7 +389,12 @@ fn serve_answers_429_with_retry_after_when_the_queue_is_full() {
         assert_eq!(read_answer(stream).status, 200);
     }
     assert_eq!(server.post("/v1/traces", &[("Content-Type", "application/json")], &body).status, 200);
-    assert_eq!(calls(&server, "matched", OPENAI), 3.0);
+    // The same request three times is one call each, as an exporter's retry must be: the
+    // calls judged whole once, the one held taken once.
+    assert_eq!(calls(&server, "matched", OPENAI), 1.0);
+    assert_eq!(server.metric("packetproof_call_parts_ignored_total{reason=\"judged\"}"), 4.0);
+    assert_eq!(server.metric("packetproof_call_parts_ignored_total{reason=\"repeated\"}"), 2.0);
+    assert_eq!(server.metric("packetproof_calls_held"), 1.0);
 }
 
 /// A request whose headers are sent and whose body is not (yet).
@@ -497,6 +552,29 @@ fn serve_holds_every_call_to_the_gate_it_is_given() {
         let errors: Vec<String> = schema.iter_errors(finding).map(|e| format!("{e} at {}", e.instance_path)).collect();
         assert!(errors.is_empty(), "{finding}: {errors:?}");
     }
+    // A call joined from two requests is held to the gate as `trace --gate` holds it.
+    server.post_json("/v1/traces", &[&recording_lines(AS_EVENTS)[0]]);
+    server.post_json("/v1/logs", &[&recording_lines(AS_EVENTS_LOGS)[0]]);
+    assert_eq!(calls(&server, "unvouched", OPENAI), 2.0);
+    assert_eq!(calls(&server, "matched", OPENAI), 0.0);
+    let dir = tempfile::tempdir().unwrap();
+    let (spans, events) = (dir.path().join("spans.jsonl"), dir.path().join("logs.jsonl"));
+    std::fs::write(&spans, format!("{}\n", recording_lines(AS_EVENTS)[0])).unwrap();
+    std::fs::write(&events, format!("{}\n", recording_lines(AS_EVENTS_LOGS)[0])).unwrap();
+    let traced =
+        exec(bin().arg("trace").args([&spans, &events]).args(["--format", "json", "--packets", PACKETS]).args([
+            "--gate",
+            gate,
+            "--trusted-key",
+            public,
+            "--config",
+            settings,
+        ]));
+    let traced: Value = serde_json::from_str(&traced.stdout).unwrap_or_else(|_| panic!("{}", traced.describe()));
+    let joined = server.findings().pop().unwrap();
+    assert_eq!(joined["verdict"], "unvouched", "{joined:#}");
+    assert_eq!(without_place(&joined), without_place(&traced["calls"][0]));
+    assert!(schema.is_valid(&joined), "{joined:#}");
 }
 
 /// A restarted serve appends to the findings it wrote before, on a line of its own even
@@ -526,4 +604,160 @@ fn serve_appends_to_its_own_findings_and_to_nothing_else() {
     assert_eq!(refused.code, 2, "{}", refused.describe());
     assert!(refused.stderr.contains("is not a findings file"), "{}", refused.describe());
     assert_eq!(std::fs::read(&packet).unwrap(), bytes, "a refused file is left as it was");
+}
+
+/// The recording of openai-v2 with content captured as events: its spans (model, no
+/// messages) and its log records (the inference-details events with the messages), one
+/// export request per line, as the SDK sent them to two endpoints.
+const AS_EVENTS: &str = "tests/recordings/traces/openai-v2.content-as-events.jsonl";
+const AS_EVENTS_LOGS: &str = "tests/recordings/traces/openai-v2.content-as-events.logs.jsonl";
+
+fn recording_lines(path: &str) -> Vec<String> {
+    std::fs::read_to_string(root().join(path)).unwrap().lines().map(str::to_owned).collect()
+}
+
+/// `trace` on the two files: each call's members as a finding has them (the file and line
+/// name the file read, and serve's the request path, so they are left out).
+fn traced_as_events() -> Vec<Value> {
+    let out = exec(bin().args(["trace", AS_EVENTS, AS_EVENTS_LOGS, "--packets", PACKETS, "--format", "json"]));
+    assert_eq!(out.code, 1, "{}", out.describe());
+    let document: Value = serde_json::from_str(&out.stdout).unwrap();
+    document["calls"].as_array().unwrap().iter().map(without_place).collect()
+}
+
+fn without_place(call: &Value) -> Value {
+    let mut call = call.clone();
+    for key in ["file", "line", "formatVersion"] {
+        call.as_object_mut().unwrap().remove(key);
+    }
+    call
+}
+
+fn by_verdict(calls: &[Value]) -> std::collections::BTreeMap<String, f64> {
+    let mut out = std::collections::BTreeMap::new();
+    for call in calls {
+        *out.entry(call["verdict"].as_str().unwrap().to_owned()).or_insert(0.0) += 1.0;
+    }
+    out
+}
+
+/// The spans sent to /v1/traces and their events to /v1/logs, in separate requests and in
+/// either order, are the calls `trace` judges reading both files: each judged once, with
+/// the same verdict, its finding the same; with `--join-window 0` each request is judged
+/// alone, as before the window (each span not judgeable, each event on its own).
+fn serve_joins_a_span_and_its_events_sent_in_separate_requests_as_trace_joins_them() {
+    let traced = traced_as_events();
+    assert_eq!(traced.len(), 5, "{traced:#?}");
+    let expected_findings: Vec<&Value> = traced.iter().filter(|c| c["verdict"] != "matched").collect();
+    assert_eq!(expected_findings.len(), 2, "{traced:#?}");
+    let spans = recording_lines(AS_EVENTS);
+    let events = recording_lines(AS_EVENTS_LOGS);
+    let spans: Vec<&str> = spans.iter().map(String::as_str).collect();
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    for (first, then) in
+        [(("/v1/traces", &spans), ("/v1/logs", &events)), (("/v1/logs", &events), ("/v1/traces", &spans))]
+    {
+        let server = Server::start(&[]);
+        server.post_json(first.0, first.1);
+        assert_eq!(server.metric("packetproof_calls_held"), 5.0, "{} first", first.0);
+        assert!(server.verdicts().is_empty(), "nothing is judged before its other part: {:?}", server.verdicts());
+        server.post_json(then.0, then.1);
+        // Judged in the request that made each call whole: counted and written before its answer.
+        assert_eq!(server.metric("packetproof_calls_held"), 0.0);
+        assert_eq!(server.verdicts(), by_verdict(&traced), "{} first", first.0);
+        let findings: Vec<Value> = server.findings().iter().map(without_place).collect();
+        let expected: Vec<Value> = expected_findings.iter().map(|c| (*c).clone()).collect();
+        assert_eq!(findings, expected, "{} first", first.0);
+        let schema = finding_schema();
+        assert!(server.findings().iter().all(|f| schema.is_valid(f)));
+        assert_eq!(server.metric("packetproof_calls_expired_total{reason=\"window\"}"), 0.0);
+    }
+
+    let apart = Server::start(&["--join-window", "0"]);
+    apart.post_json("/v1/traces", &spans);
+    assert_eq!(apart.metric("packetproof_calls_held"), 0.0);
+    assert_eq!(apart.verdicts().get("not-judgeable"), Some(&5.0));
+    apart.post_json("/v1/logs", &events);
+    let mut expected = by_verdict(&traced);
+    expected.insert("not-judgeable".into(), 5.0);
+    assert_eq!(apart.verdicts(), expected);
+    assert_eq!(apart.findings().len(), 7);
+}
+
+/// A span whose events never come is judged when its window ends, as `trace` judges the
+/// span alone, with a note saying what did not arrive; its finding is written then.
+fn serve_judges_a_held_call_with_what_it_has_when_its_window_ends() {
+    let server = Server::start(&["--join-window", "1"]);
+    let spans = recording_lines(AS_EVENTS);
+    server.post_json("/v1/traces", &[&spans[0]]);
+    assert_eq!(server.metric("packetproof_calls_held"), 1.0);
+    // Counted once its finding is written.
+    server.wait_metric("packetproof_calls_expired_total{reason=\"window\"}", 1.0);
+    assert_eq!(server.metric("packetproof_calls_held"), 0.0);
+    assert_eq!(server.verdicts().get("not-judgeable"), Some(&1.0));
+    let findings = server.findings();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.jsonl");
+    std::fs::write(&first, format!("{}\n", spans[0])).unwrap();
+    let alone = exec(bin().arg("trace").arg(&first).args(["--format", "json", "--packets", PACKETS]));
+    assert_eq!(alone.code, 1, "{}", alone.describe());
+    let alone: Value = serde_json::from_str(&alone.stdout).unwrap();
+    assert_eq!(findings[0]["verdict"], alone["calls"][0]["verdict"]);
+    assert_eq!(findings[0]["reason"], alone["calls"][0]["reason"]);
+    let notes = findings[0]["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("join window (1 s) ended")), "{notes:?}");
+    assert!(finding_schema().is_valid(&findings[0]), "{:#}", findings[0]);
+    // Its events arriving after the window are judged on their own when theirs ends.
+    server.post_json("/v1/logs", &[&recording_lines(AS_EVENTS_LOGS)[0]]);
+    server.wait_metric("packetproof_calls_expired_total{reason=\"window\"}", 2.0);
+    assert_eq!(server.verdicts().get("matched"), Some(&1.0));
+}
+
+/// SIGTERM while calls are held: they are judged with what arrived, their findings
+/// written, exit 0.
+fn serve_judges_the_calls_held_when_it_stops() {
+    let server = Server::start(&[]);
+    let spans = recording_lines(AS_EVENTS);
+    let spans: Vec<&str> = spans.iter().map(String::as_str).collect();
+    server.post_json("/v1/traces", &spans);
+    assert_eq!(server.metric("packetproof_calls_held"), 5.0);
+    assert!(server.findings().is_empty());
+    let (code, stderr, findings) = server.terminate();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("5 calls held for the rest of their records were judged with what arrived"), "{stderr}");
+    let findings: Vec<Value> = findings.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(findings.len(), 5, "{findings:?}");
+    for finding in &findings {
+        assert_eq!(finding["verdict"], "not-judgeable", "{finding:#}");
+        assert!(finding["notes"].to_string().contains("as the receiver stopped"), "{finding:#}");
+    }
+}
+
+/// With room for one held call, a second one makes the first be judged with what it has;
+/// the second is still joined when its events come.
+fn serve_judges_the_oldest_held_call_to_make_room() {
+    let server = Server::start(&["--join-capacity", "1"]);
+    let spans = recording_lines(AS_EVENTS);
+    server.post_json("/v1/traces", &[&spans[0]]);
+    assert!(server.findings().is_empty());
+    server.post_json("/v1/traces", &[&spans[1]]);
+    assert_eq!(server.metric("packetproof_calls_held"), 1.0);
+    assert_eq!(server.metric("packetproof_calls_expired_total{reason=\"capacity\"}"), 1.0);
+    let findings = server.findings();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(
+        (&findings[0]["spanId"], &findings[0]["verdict"]),
+        (&json_str("58a5dbbbbdf78971"), &json_str("not-judgeable"))
+    );
+    assert!(findings[0]["notes"].to_string().contains("to make room (at most 1 calls are held)"), "{:#}", findings[0]);
+    server.post_json("/v1/logs", &[&recording_lines(AS_EVENTS_LOGS)[1]]);
+    assert_eq!(server.metric("packetproof_calls_held"), 0.0);
+    let traced = traced_as_events();
+    let second = traced.iter().find(|c| c["spanId"] == "743bd3c09185389a").unwrap();
+    assert_eq!(without_place(&server.findings()[1]), *second);
+}
+
+fn json_str(text: &str) -> Value {
+    Value::String(text.to_owned())
 }
