@@ -169,8 +169,9 @@ pub enum Command {
     /// call is matched, mismatched, unreviewed or not judgeable (and with --gate, unvouched or
     /// conforming to a vouched template).
     Trace(super::trace::TraceArgs),
-    /// Judge GenAI calls live: an OTLP/HTTP receiver (traces and logs, protobuf or JSON) that
-    /// SDK exporters and the Collector send to, with findings as JSON lines and /metrics.
+    /// Judge GenAI calls live: an OTLP receiver (HTTP, protobuf or JSON, and gRPC on the same port;
+    /// traces and logs) that SDK exporters and the Collector send to, with findings as JSON lines
+    /// and /metrics.
     Serve(super::serve::ServeArgs),
     /// Print the exact provider request body a packet implies, or check a captured request.
     Wire {

@@ -12,7 +12,9 @@
 # npm warns about.)
 set -euo pipefail
 
-PY_PACKAGES=(opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2)
+# The gRPC exporter is for the live test of serve over OTLP/gRPC (tests/cli/serve_grpc.rs).
+PY_PACKAGES=(opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
+  opentelemetry-exporter-otlp-proto-grpc==1.45.2)
 NODE_PACKAGES=(@opentelemetry/api@1.10.0 @opentelemetry/sdk-trace@3.1.0
   @opentelemetry/exporter-trace-otlp-http@0.301.0 @opentelemetry/exporter-trace-otlp-proto@0.301.0)
 

@@ -5,6 +5,7 @@
 //! that did not arrive in time) or 429 / 503 with `Retry-After` (retried later).
 
 use super::body::{self, Encoding, Refusal, Signal};
+use super::grpc;
 use super::Shared;
 use axum::body::Body;
 use axum::extract::State;
@@ -33,6 +34,8 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
             body::path(Signal::Logs),
             post(|State(shared), headers, body| export(shared, Signal::Logs, headers, body)),
         )
+        .route(grpc::TRACES, post(|State(shared), headers, body| grpc::export(shared, Signal::Traces, headers, body)))
+        .route(grpc::LOGS, post(|State(shared), headers, body| grpc::export(shared, Signal::Logs, headers, body)))
         .route("/metrics", get(metrics))
         .route("/healthz", get(|| async { "ok\n" }))
         .with_state(shared)
@@ -44,14 +47,14 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 /// A request refused: its status, the kind counted on `/metrics`, and why.
-struct Refused {
-    status: StatusCode,
-    kind: &'static str,
-    message: String,
+pub(super) struct Refused {
+    pub(super) status: StatusCode,
+    pub(super) kind: &'static str,
+    pub(super) message: String,
 }
 
 impl Refused {
-    fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Refused {
+    pub(super) fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Refused {
         Refused { status, kind, message: message.into() }
     }
 }
@@ -75,7 +78,10 @@ async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: B
             "unsupported",
             "the Content-Type is neither application/x-protobuf nor application/json",
         )),
-        Some(encoding) => take(&shared, signal, encoding, &headers, body).await,
+        Some(encoding) => match content_encoding(&headers) {
+            Ok(gzip) => take(&shared, signal, encoding, Wire::Http { gzip }, &headers, body).await,
+            Err(refused) => Err(refused),
+        },
     };
     let encoding = encoding.unwrap_or(Encoding::Json);
     match answer {
@@ -93,26 +99,40 @@ async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: B
     }
 }
 
-/// Admit, read within the bound, judge on a worker, write the findings.
-async fn take(
+/// How a body carries its export request.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Wire {
+    /// OTLP/HTTP: the body is the request, gzipped as a whole when `gzip`.
+    Http { gzip: bool },
+    /// OTLP/gRPC: one message behind gRPC's five-byte prefix, gzipped when its flag says
+    /// so and the call's `grpc-encoding` is `gzip` ([`super::grpc`]).
+    Grpc { gzip: bool },
+}
+
+/// Whether the body is gzipped, by its Content-Encoding.
+fn content_encoding(headers: &HeaderMap) -> Result<bool, Refused> {
+    match headers.get(header::CONTENT_ENCODING).map(HeaderValue::to_str) {
+        None => Ok(false),
+        Some(Ok(coding)) if coding.eq_ignore_ascii_case("identity") => Ok(false),
+        Some(Ok(coding)) if coding.eq_ignore_ascii_case("gzip") => Ok(true),
+        Some(_) => Err(Refused::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported",
+            "the Content-Encoding is neither gzip nor identity",
+        )),
+    }
+}
+
+/// Admit, read within the bound, judge on a worker, write the findings: the one path
+/// of every export request, whichever protocol carried it.
+pub(super) async fn take(
     shared: &Arc<Shared>,
     signal: Signal,
     encoding: Encoding,
+    wire: Wire,
     headers: &HeaderMap,
     body: Body,
 ) -> Result<(), Refused> {
-    let gzip = match headers.get(header::CONTENT_ENCODING).map(HeaderValue::to_str) {
-        None => false,
-        Some(Ok(coding)) if coding.eq_ignore_ascii_case("identity") => false,
-        Some(Ok(coding)) if coding.eq_ignore_ascii_case("gzip") => true,
-        Some(_) => {
-            return Err(Refused::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported",
-                "the Content-Encoding is neither gzip nor identity",
-            ))
-        }
-    };
     let Ok(admitted) = shared.admitted.clone().try_acquire_owned() else {
         return Err(Refused::new(StatusCode::TOO_MANY_REQUESTS, "queue_full", "the work queue is full: retry later"));
     };
@@ -146,7 +166,7 @@ async fn take(
     let work = shared.clone();
     let judged = tokio::task::spawn_blocking(move || {
         let _judging = judging;
-        judge(&work, signal, encoding, gzip, &received).map(|counts| (counts, received.len()))
+        judge(&work, signal, encoding, wire, &received).map(|counts| (counts, received.len()))
     })
     .await
     .map_err(|_| Refused::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "judging the request failed"))?;
@@ -177,8 +197,14 @@ fn stopping() -> Refused {
 }
 
 /// Decompress, decode and judge one body; count each call and write each finding.
-fn judge(shared: &Shared, signal: Signal, encoding: Encoding, gzip: bool, received: &[u8]) -> Result<Counts, Refused> {
-    let bytes = body::decompress(received, gzip, shared.max_body)?;
+fn judge(shared: &Shared, signal: Signal, encoding: Encoding, wire: Wire, received: &[u8]) -> Result<Counts, Refused> {
+    let bytes = match wire {
+        Wire::Http { gzip } => body::decompress(received, gzip, shared.max_body)?,
+        Wire::Grpc { gzip } => {
+            let (compressed, message) = super::grpc::unframe(received, gzip)?;
+            body::decompress(message, compressed, shared.max_body)?
+        }
+    };
     let judged = body::judge(shared, signal, encoding, &bytes, &mut |judged| {
         shared.metrics.call(judged);
         match (shared.findings.keep(judged), judged.expired()) {

@@ -1,6 +1,6 @@
 //! `packetproof serve`: `trace`'s judgement, live. An OTLP/HTTP receiver (`POST
-//! /v1/traces` and `/v1/logs`, protobuf or JSON, plain or gzip) that the
-//! OpenTelemetry SDK exporters and the Collector send to; each GenAI call is judged by
+//! /v1/traces` and `/v1/logs`, protobuf or JSON, plain or gzip), and OTLP/gRPC on the
+//! same port ([`grpc`]), that the OpenTelemetry SDK exporters and the Collector send to; each GenAI call is judged by
 //! the library ([`packetproof::trace`], the one rule book) as it arrives. Calls that
 //! do not hold are written as JSON lines ([`findings`]), every verdict is counted on
 //! `/metrics` ([`metrics`]).
@@ -20,6 +20,7 @@
 
 mod body;
 mod findings;
+mod grpc;
 mod held;
 mod http;
 mod listener;

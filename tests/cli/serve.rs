@@ -5,6 +5,9 @@
 //! finishing the request it took, exit 0. The exporters themselves send to it live
 //! where Python's and Node's packages are installed (ignored otherwise, with why).
 
+#[path = "serve_grpc.rs"]
+mod grpc;
+
 use crate::support::{bin, exec, root};
 use libtest_mimic::Trial;
 use serde_json::Value;
@@ -29,6 +32,7 @@ pub fn trials() -> Vec<Trial> {
         serve_judges_the_calls_held_when_it_stops,
         serve_judges_the_oldest_held_call_to_make_room
     ];
+    trials.extend(grpc::trials());
     let why = live_missing();
     trials.push(
         crate::support::trial(

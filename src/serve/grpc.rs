@@ -1,0 +1,172 @@
+//! OTLP/gRPC: the same export requests as OTLP/HTTP's protobuf, sent as unary gRPC calls
+//! over HTTP/2 without TLS (h2c, on the same port: the listener tells HTTP/2 from
+//! HTTP/1.1 by its preface). The Collector's `loadbalancing` exporter and the SDK
+//! exporters configured for `grpc` send this.
+//!
+//! Hand-written rather than tonic: a unary call is one POST whose body is one message
+//! behind a five-byte prefix (a compressed flag, then the length, big-endian) and whose
+//! answer ends in a `grpc-status` trailer. A second server stack would bring its own
+//! body limits, admission and decoding, while the receiver's bounds (admission,
+//! `--max-body`, the decompression bound) must hold for both protocols: so both go
+//! through [`super::http::take`].
+
+use super::body::{Encoding, Refusal, Signal};
+use super::http::{self, Refused, Wire};
+use super::Shared;
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, Full};
+use std::sync::Arc;
+
+pub(super) const TRACES: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+pub(super) const LOGS: &str = "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
+
+const CONTENT_TYPE: &str = "application/grpc";
+/// The empty `Export…ServiceResponse`, framed: uncompressed, zero bytes long.
+const EMPTY_RESPONSE: [u8; 5] = [0; 5];
+
+/// gRPC status codes (grpc/doc/statuscodes.md) serve answers with.
+mod code {
+    pub(super) const OK: u32 = 0;
+    pub(super) const INVALID_ARGUMENT: u32 = 3;
+    pub(super) const DEADLINE_EXCEEDED: u32 = 4;
+    pub(super) const RESOURCE_EXHAUSTED: u32 = 8;
+    pub(super) const UNIMPLEMENTED: u32 = 12;
+    pub(super) const INTERNAL: u32 = 13;
+    pub(super) const UNAVAILABLE: u32 = 14;
+}
+
+pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: Body) -> Response {
+    let is_grpc = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t == CONTENT_TYPE || t.starts_with("application/grpc+proto"));
+    if !is_grpc {
+        // Not a gRPC client: the HTTP answer the gRPC specification gives it.
+        let why = "the Content-Type of a gRPC call is application/grpc";
+        shared.metrics.error("unsupported");
+        return (StatusCode::UNSUPPORTED_MEDIA_TYPE, why).into_response();
+    }
+    let answer = match message_encoding(&headers) {
+        Ok(gzip) => http::take(&shared, signal, Encoding::Protobuf, Wire::Grpc { gzip }, &headers, body).await,
+        Err(refused) => Err(refused),
+    };
+    match answer {
+        Ok(()) => answered(),
+        Err(refused) => {
+            shared.metrics.error(refused.kind);
+            status_only(grpc_code(refused.status), &refused.message)
+        }
+    }
+}
+
+/// Whether messages may come gzipped, by the call's `grpc-encoding`.
+fn message_encoding(headers: &HeaderMap) -> Result<bool, Refused> {
+    match headers.get("grpc-encoding").map(HeaderValue::to_str) {
+        None => Ok(false),
+        Some(Ok("identity")) => Ok(false),
+        Some(Ok("gzip")) => Ok(true),
+        Some(_) => Err(Refused::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported",
+            "the grpc-encoding is neither gzip nor identity",
+        )),
+    }
+}
+
+/// The one message of a unary call: whether it is compressed, and its bytes.
+pub(super) fn unframe(received: &[u8], gzip: bool) -> Result<(bool, &[u8]), Refusal> {
+    let Some((prefix, message)) = received.split_first_chunk::<5>() else {
+        return Err(Refusal::Malformed("a gRPC message starts with a five-byte prefix".into()));
+    };
+    let declared = u32::from_be_bytes([prefix[1], prefix[2], prefix[3], prefix[4]]) as usize;
+    if declared != message.len() {
+        return Err(Refusal::Malformed(format!(
+            "the gRPC prefix declares a message of {declared} bytes, and {} follow it (one message per call)",
+            message.len()
+        )));
+    }
+    match prefix[0] {
+        0 => Ok((false, message)),
+        1 if gzip => Ok((true, message)),
+        1 => Err(Refusal::Malformed("a compressed message, but the call's grpc-encoding is not gzip".into())),
+        flag => Err(Refusal::Malformed(format!("the gRPC compressed flag is {flag}, not 0 or 1"))),
+    }
+}
+
+/// The empty export response, then `grpc-status: 0`.
+fn answered() -> Response {
+    let trailers = async {
+        let mut trailers = HeaderMap::new();
+        trailers.insert("grpc-status", HeaderValue::from(code::OK));
+        Some(Ok(trailers))
+    };
+    let body = Full::new(axum::body::Bytes::from_static(&EMPTY_RESPONSE)).with_trailers(trailers);
+    ([(header::CONTENT_TYPE, CONTENT_TYPE)], Body::new(body)).into_response()
+}
+
+/// A refusal as gRPC sends one: no message, the status in the headers (trailers-only).
+fn status_only(code: u32, message: &str) -> Response {
+    let mut response = ([(header::CONTENT_TYPE, CONTENT_TYPE)], Body::empty()).into_response();
+    let headers = response.headers_mut();
+    headers.insert("grpc-status", HeaderValue::from(code));
+    if let Ok(message) = HeaderValue::from_str(&percent_encoded(message)) {
+        headers.insert("grpc-message", message);
+    }
+    response
+}
+
+/// The gRPC code of each refusal, as the OTLP specification has exporters read it: a
+/// full queue, a failed findings write and a slow body are retried (UNAVAILABLE,
+/// DEADLINE_EXCEEDED); a malformed or too large one is not.
+fn grpc_code(status: StatusCode) -> u32 {
+    match status {
+        StatusCode::BAD_REQUEST => code::INVALID_ARGUMENT,
+        StatusCode::REQUEST_TIMEOUT => code::DEADLINE_EXCEEDED,
+        StatusCode::PAYLOAD_TOO_LARGE => code::RESOURCE_EXHAUSTED,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => code::UNIMPLEMENTED,
+        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => code::UNAVAILABLE,
+        _ => code::INTERNAL,
+    }
+}
+
+/// `grpc-message`'s encoding: every byte outside printable ASCII, and `%`, as `%XX`.
+fn percent_encoded(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for byte in message.bytes() {
+        match byte {
+            b' '..=b'~' if byte != b'%' => out.push(byte as char),
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_unary_message_is_its_prefix_and_exactly_its_bytes() {
+        assert_eq!(unframe(&[0, 0, 0, 0, 2, 7, 8], false).unwrap(), (false, &[7u8, 8][..]));
+        assert_eq!(unframe(&[1, 0, 0, 0, 1, 9], true).unwrap(), (true, &[9u8][..]));
+        for (bytes, gzip, says) in [
+            (&[0u8, 0, 0][..], false, "five-byte prefix"),
+            (&[0, 0, 0, 0, 3, 1][..], false, "declares a message of 3 bytes, and 1 follow"),
+            (&[0, 0, 0, 0, 0, 1][..], false, "declares a message of 0 bytes"),
+            (&[1, 0, 0, 0, 0][..], false, "grpc-encoding is not gzip"),
+            (&[2, 0, 0, 0, 0][..], true, "flag is 2"),
+        ] {
+            match unframe(bytes, gzip) {
+                Err(Refusal::Malformed(why)) => assert!(why.contains(says), "{bytes:?}: {why}"),
+                other => panic!("{bytes:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn grpc_message_is_percent_encoded() {
+        assert_eq!(percent_encoded("queue full: 100%\nretry é"), "queue full: 100%25%0Aretry %C3%A9");
+    }
+}

@@ -1,0 +1,155 @@
+//! `serve` over OTLP/gRPC: the exporters' recorded protobuf requests sent as unary gRPC
+//! calls over HTTP/2 (h2c) to the port that takes OTLP/HTTP, answered as gRPC answers
+//! (`grpc-status` in the trailers, or alone for a refusal) and judged as the same bytes
+//! are judged over HTTP.
+
+use super::{calls, recorded, Server, OPENAI};
+use libtest_mimic::Trial;
+use std::net::SocketAddr;
+use std::process::Command;
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials =
+        crate::trials![serve_takes_otlp_grpc_calls_on_the_same_port, serve_answers_a_bad_grpc_call_with_its_status];
+    let exporter = "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.grpc";
+    let present = Command::new("python3").args(["-c", exporter]).output().is_ok_and(|o| o.status.success());
+    let name = crate::support::test_name(module_path!(), "serve_takes_the_python_grpc_exporter_live");
+    trials.push(crate::support::trial(name, serve_takes_the_python_grpc_exporter_live).with_ignored_flag(!present));
+    if !present {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!(
+                "serve's live gRPC exporter test is ignored: needs python3 with opentelemetry-sdk and \
+                 opentelemetry-exporter-otlp-proto-grpc"
+            )
+        });
+    }
+    trials
+}
+
+const TRACES: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+const LOGS: &str = "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
+
+/// What a gRPC call was answered.
+struct Answered {
+    status: u16,
+    headers: http::HeaderMap,
+    data: Vec<u8>,
+    trailers: Option<http::HeaderMap>,
+}
+
+impl Answered {
+    /// `grpc-status`: in the trailers, or in the headers of a trailers-only answer.
+    fn grpc_status(&self) -> Option<String> {
+        let from = |map: &http::HeaderMap| map.get("grpc-status").map(|v| v.to_str().unwrap().to_owned());
+        self.trailers.as_ref().and_then(from).or_else(|| from(&self.headers))
+    }
+}
+
+/// `message` framed as one gRPC message: the compressed flag, the length, the bytes.
+fn framed(compressed: bool, message: &[u8]) -> Vec<u8> {
+    let mut out = vec![u8::from(compressed)];
+    out.extend((message.len() as u32).to_be_bytes());
+    out.extend(message);
+    out
+}
+
+/// One unary call over HTTP/2 without TLS, as gRPC clients make it.
+fn call(addr: SocketAddr, path: &str, extra: &[(&str, &str)], body: Vec<u8>) -> Answered {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (client, connection) = h2::client::handshake(tcp).await.unwrap();
+        tokio::spawn(connection);
+        let mut client = client.ready().await.unwrap();
+        let mut request = http::Request::post(format!("http://{addr}{path}")).header("te", "trailers");
+        if !extra.iter().any(|(k, _)| *k == "content-type") {
+            request = request.header("content-type", "application/grpc");
+        }
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        let (response, mut stream) = client.send_request(request.body(()).unwrap(), false).unwrap();
+        stream.send_data(bytes::Bytes::from(body), true).unwrap();
+        let (head, mut body) = response.await.unwrap().into_parts();
+        let mut data = Vec::new();
+        while let Some(chunk) = body.data().await {
+            let chunk = chunk.unwrap();
+            body.flow_control().release_capacity(chunk.len()).unwrap();
+            data.extend_from_slice(&chunk);
+        }
+        let trailers = body.trailers().await.unwrap();
+        Answered { status: head.status.as_u16(), headers: head.headers, data, trailers }
+    })
+}
+
+/// The Python and Node exporters' protobuf requests, plain and gzipped, traces and logs:
+/// answered `grpc-status: 0` with the empty export response, and judged as over HTTP.
+fn serve_takes_otlp_grpc_calls_on_the_same_port() {
+    let server = Server::start(&["--join-window", "0"]);
+    let traces = recorded("python.traces.pb").2;
+    let answered = call(server.addr, TRACES, &[], framed(false, &traces));
+    assert_eq!((answered.status, answered.grpc_status().as_deref()), (200, Some("0")));
+    assert_eq!(answered.data, [0; 5], "the empty ExportTraceServiceResponse, framed");
+    assert!(answered.trailers.is_some(), "the status is a trailer after the message");
+    assert_eq!(calls(&server, "matched", OPENAI), 1.0);
+    assert_eq!(calls(&server, "unreviewed", ""), 1.0);
+    assert_eq!(calls(&server, "not-judgeable", ""), 1.0);
+
+    let gzipped = flate2_gzip(&recorded("node.traces.pb").2);
+    let answered = call(server.addr, TRACES, &[("grpc-encoding", "gzip")], framed(true, &gzipped));
+    assert_eq!(answered.grpc_status().as_deref(), Some("0"));
+    assert_eq!(calls(&server, "matched", OPENAI), 2.0);
+
+    let logs = recorded("python.logs.pb").2;
+    assert_eq!(call(server.addr, LOGS, &[], framed(false, &logs)).grpc_status().as_deref(), Some("0"));
+    assert_eq!(calls(&server, "matched", OPENAI), 3.0);
+    assert_eq!(server.metric("packetproof_requests_total{signal=\"logs\"}"), 1.0);
+    // And OTLP/HTTP on the same port, as before.
+    assert_eq!(super::send_recorded(&server, "node.traces.json").status, 200);
+    assert_eq!(calls(&server, "matched", OPENAI), 4.0);
+}
+
+/// A call that is not one export request, a compressed message without gzip, an
+/// encoding not offered: a gRPC status each (not retried), serve lives on; a request
+/// that is no gRPC call gets the HTTP answer.
+fn serve_answers_a_bad_grpc_call_with_its_status() {
+    let server = Server::start(&["--join-window", "0"]);
+    for (headers, body, status, says) in [
+        (&[][..], framed(false, b"\xff\xff"), "3", "not an OTLP protobuf ExportTraceServiceRequest"),
+        (&[][..], vec![0, 0, 0, 0, 9, 1], "3", "declares a message of 9 bytes"),
+        (&[][..], framed(true, b"x"), "3", "grpc-encoding is not gzip"),
+        (&[("grpc-encoding", "br")][..], framed(false, b""), "12", "neither gzip nor identity"),
+    ] {
+        let answered = call(server.addr, TRACES, headers, body);
+        assert_eq!((answered.status, answered.grpc_status().as_deref()), (200, Some(status)), "{says}");
+        assert!(answered.data.is_empty() && answered.trailers.is_none(), "{says}: a trailers-only answer");
+        let message = answered.headers.get("grpc-message").map(|m| m.to_str().unwrap().to_owned());
+        assert!(message.as_deref().is_some_and(|m| m.contains(says)), "{says}: {message:?}");
+    }
+    assert_eq!(server.metric("packetproof_request_errors_total{kind=\"malformed\"}"), 3.0);
+    let not_grpc = call(server.addr, TRACES, &[("content-type", "application/json")], b"{}".to_vec());
+    assert_eq!((not_grpc.status, not_grpc.grpc_status()), (415, None));
+    let answered = call(server.addr, TRACES, &[], framed(false, &recorded("python.traces.pb").2));
+    assert_eq!(answered.grpc_status().as_deref(), Some("0"), "serve lives on");
+}
+
+/// The Python SDK's own OTLP/gRPC exporter (grpcio), plain and gzip: three calls each.
+fn serve_takes_the_python_grpc_exporter_live() {
+    let server = Server::start(&["--join-window", "0"]);
+    let script = crate::support::root().join("scripts/record/otlp_grpc_client.py");
+    let packet = crate::support::root().join(OPENAI);
+    let out = crate::support::exec(Command::new("python3").arg(script).arg(server.addr.port().to_string()).arg(packet));
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_eq!(calls(&server, "matched", OPENAI), 2.0);
+    assert_eq!(calls(&server, "unreviewed", ""), 2.0);
+    assert_eq!(calls(&server, "not-judgeable", ""), 2.0);
+    assert_eq!(server.metric("packetproof_request_errors_total{kind=\"malformed\"}"), 0.0);
+}
+
+fn flate2_gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
