@@ -12,6 +12,7 @@ import sys
 import urllib.error
 import urllib.request
 
+from genai_calls import calls
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -36,32 +37,7 @@ def name_next(name):
         pass
 
 
-def content(user):
-    return {
-        "gen_ai.input.messages": json.dumps([
-            {"role": "system", "parts": [{"type": "text", "content": packet["systemPrompt"]}]},
-            {"role": "user", "parts": [{"type": "text", "content": user}]},
-        ]),
-    }
-
-
-def call_attributes(user, with_content=True):
-    attributes = {
-        "gen_ai.operation.name": "chat",
-        "gen_ai.provider.name": "openai",
-        "gen_ai.request.model": packet["model"],
-        "gen_ai.request.max_tokens": packet["maxTokens"],
-    }
-    if with_content:
-        attributes.update(content(user))
-    return attributes
-
-
-CALLS = [
-    call_attributes(packet["effectiveUserMessage"]),
-    call_attributes(packet["effectiveUserMessage"] + " Also add a footer."),
-    call_attributes(packet["effectiveUserMessage"], with_content=False),
-]
+CALLS = calls(packet)
 
 
 def traces(name, compression):

@@ -9,6 +9,7 @@ import json
 import sys
 
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+from genai_calls import calls
 from grpc import Compression
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -18,26 +19,7 @@ port, packet_file = int(sys.argv[1]), sys.argv[2]
 packet = json.load(open(packet_file))
 
 
-def attributes(user, with_content=True):
-    out = {
-        "gen_ai.operation.name": "chat",
-        "gen_ai.provider.name": "openai",
-        "gen_ai.request.model": packet["model"],
-        "gen_ai.request.max_tokens": packet["maxTokens"],
-    }
-    if with_content:
-        out["gen_ai.input.messages"] = json.dumps([
-            {"role": "system", "parts": [{"type": "text", "content": packet["systemPrompt"]}]},
-            {"role": "user", "parts": [{"type": "text", "content": user}]},
-        ])
-    return out
-
-
-CALLS = [
-    attributes(packet["effectiveUserMessage"]),
-    attributes(packet["effectiveUserMessage"] + " Also add a footer."),
-    attributes(packet["effectiveUserMessage"], with_content=False),
-]
+CALLS = calls(packet)
 
 for compression in (Compression.NoCompression, Compression.Gzip):
     provider = TracerProvider(resource=Resource.create({"service.name": "packetproof-grpc"}))
