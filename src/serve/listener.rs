@@ -1,4 +1,5 @@
-//! The listener, with a bound on open connections: each connection holds one of
+//! The listener, with a bound on open connections (and each connection served with
+//! bounded HTTP/2 windows, [`serve`]): each connection holds one of
 //! `--max-connections` places until it closes, and past that new connections wait in
 //! the kernel's backlog, unaccepted. Each open connection costs its buffers whether
 //! or not it sends a request, so without this bound a client opening connections
@@ -85,6 +86,47 @@ impl AsyncWrite for Connection {
     fn is_write_vectored(&self) -> bool {
         self.stream.is_write_vectored()
     }
+}
+
+/// What one HTTP/2 connection may send before serve reads it (its flow-control windows),
+/// and how many requests it may have open at once: a request not yet admitted is held
+/// in these buffers, so they bound what such requests hold (hyper's defaults are 1 MiB
+/// and 200). 64 KiB is HTTP/2's own initial window.
+const H2_WINDOW: u32 = 64 * 1024;
+const H2_STREAMS: u32 = 32;
+
+/// Serve `app` on every connection `listener` accepts (HTTP/1.1, and HTTP/2 without TLS,
+/// told apart by the preface) until `stop` ends; then stop accepting (the listening
+/// socket is closed), let every connection finish the requests it has taken, and return.
+/// As axum's `serve` does, with the HTTP/2 bounds above, which it does not let be set.
+pub(crate) async fn serve(mut listener: Bounded, app: axum::Router, stop: impl std::future::Future<Output = ()>) {
+    use axum::serve::Listener;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use hyper_util::service::TowerToHyperService;
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http2()
+        .initial_connection_window_size(H2_WINDOW)
+        .initial_stream_window_size(H2_WINDOW)
+        .max_concurrent_streams(H2_STREAMS);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        tokio::select! {
+            (io, _) = listener.accept() => {
+                let service = TowerToHyperService::new(app.clone());
+                let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service).into_owned();
+                let connection = graceful.watch(connection);
+                tokio::spawn(async move {
+                    // A client that goes away mid-request is no error of serve's.
+                    let _ = connection.await;
+                });
+            }
+            () = &mut stop => break,
+        }
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 #[cfg(test)]

@@ -153,13 +153,10 @@ async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Res
     // Held calls are judged as their windows end, until every request taken is answered.
     let (stop_expiring, stopped) = tokio::sync::watch::channel(());
     let expiring = tokio::spawn(held::expire_until_stopped(shared.clone(), stopped));
-    let served = axum::serve(listener::Bounded::new(listener, max_connections), http::router(shared))
-        .with_graceful_shutdown(stop)
-        .await
-        .map_err(|e| Error::io(listen, e));
+    listener::serve(listener::Bounded::new(listener, max_connections), http::router(shared), stop).await;
     drop(stop_expiring);
     let _ = expiring.await;
-    served
+    Ok(())
 }
 
 /// SIGTERM (what a supervisor sends) or Ctrl-C, listened for from the call on.

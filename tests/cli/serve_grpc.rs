@@ -9,8 +9,11 @@ use std::net::SocketAddr;
 use std::process::Command;
 
 pub fn trials() -> Vec<Trial> {
-    let mut trials =
-        crate::trials![serve_takes_otlp_grpc_calls_on_the_same_port, serve_answers_a_bad_grpc_call_with_its_status];
+    let mut trials = crate::trials![
+        serve_takes_otlp_grpc_calls_on_the_same_port,
+        serve_answers_a_bad_grpc_call_with_its_status,
+        serve_bounds_what_one_http2_connection_may_hold_open
+    ];
     let exporter = "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.grpc";
     let present = Command::new("python3").args(["-c", exporter]).output().is_ok_and(|o| o.status.success());
     let name = crate::support::test_name(module_path!(), "serve_takes_the_python_grpc_exporter_live");
@@ -145,6 +148,32 @@ fn serve_takes_the_python_grpc_exporter_live() {
     assert_eq!(calls(&server, "unreviewed", ""), 2.0);
     assert_eq!(calls(&server, "not-judgeable", ""), 2.0);
     assert_eq!(server.metric("packetproof_request_errors_total{kind=\"malformed\"}"), 0.0);
+}
+
+/// An HTTP/2 connection may hold few requests open at once (what it sends before a request
+/// is admitted waits in buffers serve bounds): the settings serve announces.
+fn serve_bounds_what_one_http2_connection_may_hold_open() {
+    let server = Server::start(&[]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let streams = runtime.block_on(async {
+        let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let (mut client, mut connection) = h2::client::handshake(tcp).await.unwrap();
+        let request = http::Request::get(format!("http://{}/healthz", server.addr)).body(()).unwrap();
+        let (response, _) = client.send_request(request, true).unwrap();
+        let mut response = std::pin::pin!(response);
+        // The connection is driven here, so its settings can be read once the answer came.
+        loop {
+            tokio::select! {
+                answered = &mut response => {
+                    assert_eq!(answered.unwrap().status(), 200);
+                    break;
+                }
+                ended = &mut connection => panic!("the connection ended first: {ended:?}"),
+            }
+        }
+        connection.max_concurrent_send_streams()
+    });
+    assert_eq!(streams, 32, "hyper's default is 200");
 }
 
 fn flate2_gzip(bytes: &[u8]) -> Vec<u8> {
