@@ -162,14 +162,9 @@ fn serve_bounds_what_one_http2_connection_may_hold_open() {
         let (response, _) = client.send_request(request, true).unwrap();
         let mut response = std::pin::pin!(response);
         // The connection is driven here, so its settings can be read once the answer came.
-        loop {
-            tokio::select! {
-                answered = &mut response => {
-                    assert_eq!(answered.unwrap().status(), 200);
-                    break;
-                }
-                ended = &mut connection => panic!("the connection ended first: {ended:?}"),
-            }
+        tokio::select! {
+            answered = &mut response => assert_eq!(answered.unwrap().status(), 200),
+            ended = &mut connection => panic!("the connection ended first: {ended:?}"),
         }
         connection.max_concurrent_send_streams()
     });
