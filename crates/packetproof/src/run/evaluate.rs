@@ -181,9 +181,7 @@ pub(crate) fn assess(
     if let Some(suite) = &config.evaluator {
         return suite_evaluated(suite, run, &packet, schema.as_ref(), (raw, raw_name), &facts, config);
     }
-    let settings = || config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
-    let scope = evaluator::scope(config)
-        .map_err(|why| Error::Config { file: settings().display().to_string(), message: why })?;
+    let scope = evaluator::scope(config).map_err(|why| Error::Config { file: config.file_name(), message: why })?;
     let output = match parse::parse_output(raw) {
         Ok(output) => output,
         Err(message) => {
