@@ -8,7 +8,7 @@
 //! exact bytes, so the list cannot drift from what was actually rendered.
 
 use crate::{canonical, digest, Config, Error, Result};
-use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use minijinja::Environment;
 use serde_json::{json, Map, Value};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -48,12 +48,8 @@ pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name
 /// `root`: the prompts folder; `None`: the built-in templates. `read`: the
 /// templates as already read (`Config::reading_once`).
 fn environment(root: Option<PathBuf>, read: Option<crate::config::Templates>, loaded: Loaded) -> Environment<'static> {
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.set_auto_escape_callback(|_| AutoEscape::None);
-    env.set_keep_trailing_newline(true);
-    env.set_trim_blocks(true);
-    env.set_lstrip_blocks(true);
+    // The settings the jinja reader reads templates by (`trace --gate` matches calls with it).
+    let mut env = crate::template::jinja::environment();
     env.set_loader(move |name| {
         if let Some((_, bytes)) = read.iter().flat_map(|all| all.iter()).find(|(n, _)| n == name) {
             if let Ok(text) = String::from_utf8(bytes.clone()) {

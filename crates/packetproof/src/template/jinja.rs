@@ -1,6 +1,7 @@
 //! minijinja templates read into the [`Template`] shape, under the settings the
-//! project renders its prompts with (`compile::prompts`): `trim_blocks`,
-//! `lstrip_blocks`, `keep_trailing_newline`, and `-`/`+` whitespace control.
+//! project renders its prompts with ([`environment`], which `compile::prompts` renders
+//! with): `trim_blocks`, `lstrip_blocks`, `keep_trailing_newline`, and `-`/`+`
+//! whitespace control.
 //!
 //! `{{ expr }}` is a slot named by its expression; `{% if %}…{% elif %}…{% else %}`
 //! a branch (without `else`, the branch that renders nothing); `{% for %}` a repeat;
@@ -11,6 +12,19 @@
 
 use super::{Piece, Template};
 use std::collections::BTreeMap;
+
+/// A minijinja environment with the settings prompts are rendered with, and read by
+/// here (no loader yet): strict undefined values, no escaping, the whitespace rules
+/// above.
+pub(crate) fn environment() -> minijinja::Environment<'static> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    env.set_keep_trailing_newline(true);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env
+}
 
 /// How deep includes may nest (a cycle is refused before that).
 const MAX_DEPTH: usize = 16;

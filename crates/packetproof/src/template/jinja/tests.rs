@@ -1,15 +1,10 @@
 use super::*;
-use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use minijinja::Environment;
 use serde_json::json;
 
 /// An environment with the settings `compile::prompts` renders with.
 fn environment(files: &BTreeMap<String, String>) -> Environment<'static> {
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.set_auto_escape_callback(|_| AutoEscape::None);
-    env.set_keep_trailing_newline(true);
-    env.set_trim_blocks(true);
-    env.set_lstrip_blocks(true);
+    let mut env = super::environment();
     let files = files.clone();
     env.set_loader(move |name| Ok(files.get(name).cloned()));
     env
