@@ -7,6 +7,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agents;
 mod attest;
 mod bless;
 mod branch_truth;
@@ -70,6 +71,7 @@ fn main() {
     trials.extend(wire::trials());
     trials.extend(one_verdict::trials());
     trials.extend(profile::trials());
+    trials.extend(agents::trials());
     trials.extend(trace::trials());
     #[cfg(target_os = "linux")]
     trials.extend(serve::trials());

@@ -213,12 +213,13 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     let signed = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate.json"]);
     assert_eq!(signed.code, 0, "{}", signed.describe());
     let public = support::root().join("tests/keys/test-ed25519.pub.pem");
-    let trace = |system: &str, user: &str| {
-        let packet = json!({"model": "gpt-4.1", "maxTokens": 800, "userMessage": user});
+    let trace_with = |model: &str, max_tokens: u64, system: &str, user: &str| {
+        let packet = json!({"model": model, "maxTokens": max_tokens, "userMessage": user});
         std::fs::write(suite.join("calls.jsonl"), span(&packet, system)).unwrap();
         let args = ["trace", "calls.jsonl", "--packets", "golden", "--gate", "gate.json", "--trusted-key"];
         run_in(&suite, &[&args[..], &[public.to_str().unwrap(), "--format", "json"]].concat())
     };
+    let trace = |system: &str, user: &str| trace_with("gpt-4.1", 800, system, user);
     let system = std::fs::read_to_string(suite.join("app/prompts/system.txt")).unwrap().replace("{tone}", "formal");
     let user = "Customer Noor Haddad asks:\nWhere do I change my billing address?\n";
     let conforms = trace(&system, user);
@@ -228,6 +229,13 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     assert!(conforms.stdout.contains("reply.txt") && conforms.stdout.contains("system.txt"), "{}", conforms.stdout);
     let drifted = trace(&system.replace("three short", "four short"), user);
     assert_eq!(drifted.code, 1, "{}", drifted.describe());
+    // The whole call, not two texts: a model nobody vouched, or a budget past the model's limit.
+    let unlisted = trace_with("gpt-6-unlisted", 800, &system, user);
+    assert_eq!(unlisted.code, 1, "{}", unlisted.describe());
+    assert!(unlisted.stdout.contains("its model \"gpt-6-unlisted\" is none the gate vouched"), "{}", unlisted.stdout);
+    let budget = trace_with("gpt-4.1", 99_999_999, &system, user);
+    assert_eq!(budget.code, 1, "{}", budget.describe());
+    assert!(budget.stdout.contains("its max tokens 99999999 pass the 32768 vouched"), "{}", budget.stdout);
 }
 
 fn the_python_exporter_makes_the_committed_golden_packets() {

@@ -201,7 +201,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
         false,
         Box::new(|p| flip_string(p.get_mut("renderInput").and_then(deepest_string))),
     );
-    if config.profile.is_block_builder() {
+    if config.agent(golden).is_block_builder() {
         block_builder_mutations(golden, request, config, &mut add);
     } else {
         profile::mutations(golden, config, &mut add);
@@ -226,10 +226,9 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }
         }),
     );
-    let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
-    if config.output_mode(provider) == Some(crate::config::OutputMode::Text) {
+    if config.output_mode(golden) == Some(crate::config::OutputMode::Text) {
         // Plain text: asking for a schema is damage (profile::mutations adds it).
-    } else if config.output_mode(provider) == Some(crate::config::OutputMode::TextJson) {
+    } else if config.output_mode(golden) == Some(crate::config::OutputMode::TextJson) {
         let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
         add(
             "outputSchema added to a text-JSON packet".into(),
@@ -268,7 +267,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
             }),
         );
     }
-    if config.profile.is_block_builder() {
+    if config.agent(golden).is_block_builder() {
         list.extend(branch_truth::mutations(golden, config));
     }
     let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {

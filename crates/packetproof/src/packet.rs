@@ -52,11 +52,31 @@ pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effe
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields;
 /// the agent ids, branch fields and renderInput keys are the contract profile's.
 pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    let profile = &config.profile;
+    let profile = config.agent(packet);
     let mut out = Findings::new(PacketCheck::Contract);
     let mut fail = |path: JsonPath, message: String| out.fail(path, message);
-    for key in packet.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
-        fail(JsonPath::field(key), "unknown top-level field (the contract allows only its own fields)".into());
+    for key in packet.keys().filter(|k| !profile.allows_field(k)) {
+        fail(
+            JsonPath::field(key),
+            format!(
+                "unknown top-level field (the contract allows only its own fields and those agent {:?} declares in \
+                 packet_fields: {:?})",
+                profile.name, profile.packet_fields
+            ),
+        );
+    }
+    if config.agents.several() {
+        let id = packet.get("agentId").and_then(Value::as_str);
+        if !id.is_some_and(|id| config.agents.with_id(id).is_some()) {
+            fail(
+                JsonPath::field("agentId"),
+                format!(
+                    "expected the agent id of one of the suite's agents {:?}, found {}",
+                    config.agents.ids(),
+                    describe(packet.get("agentId"))
+                ),
+            );
+        }
     }
     for (key, expected) in [("packetVersion", Value::from(1)), ("attempt", Value::from(1))] {
         expect_equal(packet, key, &expected, &mut fail);
@@ -81,6 +101,9 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
         other => fail(JsonPath::field("maxTokens"), format!("expected a positive integer, found {}", describe(other))),
     }
     let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
+    if let Some(problem) = model_problem(config, profile, text("provider"), text("model")) {
+        fail(JsonPath::field("model"), problem);
+    }
     if let Some(tokens) = packet.get("maxTokens").and_then(Value::as_f64) {
         if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
             fail(JsonPath::field("maxTokens"), problem);
@@ -111,6 +134,27 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     }
     inexact_numbers(packet, &mut fail);
     out.into_vec()
+}
+
+/// Why the packet may not name `model`: not one its agent is declared with, or (an
+/// agent a suite declares) not in its provider's `models`. Packets of the built-in
+/// default agent, which may come from elsewhere (the reference's samples name a
+/// placeholder model), only need a model that is not blank.
+fn model_problem(config: &Config, agent: &Profile, provider: &str, model: &str) -> Option<String> {
+    if model.trim().is_empty() {
+        return None;
+    }
+    if let Some(problem) = agent.model_problem(model) {
+        return Some(problem);
+    }
+    let listed = config.providers.get(provider)?;
+    (agent.declared && !listed.models.iter().any(|m| m == model)).then(|| {
+        format!(
+            "model {model:?} is not in the suite's allow-list for {provider} (harness.toml providers.{provider}.models: \
+             {:?})",
+            listed.models
+        )
+    })
 }
 
 fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, String)) {
@@ -212,7 +256,7 @@ pub(crate) fn unknown_render_input_keys(packet: &Map<String, Value>, profile: &P
 pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
     let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return Ok(()) };
     for (field, value) in branch {
-        if let Some(value) = value.as_str().filter(|v| config.profile.is_extension(field, v)) {
+        if let Some(value) = value.as_str().filter(|v| config.agent(packet).is_extension(field, v)) {
             return Err(format!(
                 "resolvedBranch.{field} is {value:?}, a value the suite added (harness.toml contract.branch): \
                  packetproof's compiler and templates do not know it, so the suite's exporter is its renderer"

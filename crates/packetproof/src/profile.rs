@@ -21,7 +21,15 @@
 //! ```
 //!
 //! Under the block-builder profile `[contract.branch]` extends the built-in value
-//! sets (`insertionMode = ["replace"]`), so a new branch value needs no release.
+//! sets (`insertionMode = ["replace"]`), and `prompt_modes` / `task_types` add to the
+//! built-in ones, so a new branch value or prompt mode needs no release and keeps
+//! every block-builder rule running.
+//!
+//! A suite with several agents declares each in `[agents.NAME]` (the same keys as
+//! `[contract]`); a packet is judged by the agent whose `agent_ids` name its agentId
+//! (crate::config::Agents). Any agent may carry extra top-level packet fields
+//! (`packet_fields = ["temperature"]`, checksummed like every field) and narrow the
+//! providers' model lists to its own (`models = ["gpt-5-mini"]`).
 
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 use serde::Deserialize;
@@ -82,6 +90,13 @@ pub(crate) struct RawContract {
     #[serde(default)]
     branch: BTreeMap<String, RawValues>,
     templates: Option<Templates>,
+    /// Top-level packet fields beyond the contract's own that this agent's packets carry.
+    #[serde(default)]
+    packet_fields: Vec<String>,
+    /// The models this agent's packets may name (each in its provider's `models`).
+    models: Option<Vec<String>>,
+    /// The agent's own evaluator (else the suite's `[evaluator]`, else the built-in one).
+    evaluator: Option<crate::config::Evaluator>,
 }
 
 /// `[contract.templates]`: the suite's prompt templates (under `paths.prompts`) and
@@ -133,6 +148,8 @@ pub(crate) struct BranchField {
 /// The contract's product part, resolved from settings.
 #[derive(Debug, Clone)]
 pub struct Profile {
+    /// The agent's name: `NAME` of `[agents.NAME]`, or `contract` for `[contract]`.
+    pub name: String,
     pub kind: Kind,
     pub(crate) agent_ids: Vec<String>,
     pub(crate) task_types: Vec<String>,
@@ -145,19 +162,55 @@ pub struct Profile {
     pub(crate) extended: Vec<(String, String)>,
     /// A custom profile's templates, when it declares them.
     pub templates: Option<Templates>,
+    /// Top-level packet fields beyond the contract's own.
+    pub(crate) packet_fields: Vec<String>,
+    /// The models the agent's packets may name (`None`: its providers' lists).
+    pub(crate) models: Option<Vec<String>>,
+    /// The agent's own evaluator, when it declares one.
+    pub evaluator: Option<crate::config::Evaluator>,
+    /// Whether a suite declared the agent (`[contract]` or `[agents.NAME]`), not the
+    /// built-in default: a declared agent's packets name only its providers' models.
+    pub(crate) declared: bool,
 }
 
 impl Profile {
     /// Resolve `[contract]`; `block_render_input_keys` is `[packet] render_input_keys`
     /// (the block-builder profile's closed set). Errors are settings messages.
     pub(crate) fn resolve(
+        name: &str,
         raw: RawContract,
         block_render_input_keys: &[String],
     ) -> std::result::Result<Profile, String> {
-        match raw.profile {
-            Kind::BlockBuilder => block_builder(raw, block_render_input_keys),
-            Kind::Custom => custom(raw),
-        }
+        let packet_fields = packet_fields(&raw.packet_fields)?;
+        let models = match raw.models.clone() {
+            Some(list) if list.is_empty() || list.iter().any(|m| m.trim().is_empty()) => {
+                return Err("contract.models: expected a non-empty list of model names".into())
+            }
+            other => other,
+        };
+        let evaluator = raw.evaluator.clone();
+        let mut profile = match raw.profile {
+            Kind::BlockBuilder => block_builder(raw, block_render_input_keys)?,
+            Kind::Custom => custom(raw)?,
+        };
+        profile.name = name.to_owned();
+        profile.packet_fields = packet_fields;
+        profile.models = models;
+        profile.evaluator = evaluator;
+        profile.declared = true;
+        Ok(profile)
+    }
+
+    /// Whether a packet of this agent may carry the top-level field `key`.
+    pub(crate) fn allows_field(&self, key: &str) -> bool {
+        crate::packet::FIELDS.contains(&key) || self.packet_fields.iter().any(|f| f == key)
+    }
+
+    /// Why the agent's packets may not name `model`, if they may not (`None`: its list allows it).
+    pub(crate) fn model_problem(&self, model: &str) -> Option<String> {
+        let models = self.models.as_ref()?;
+        (!models.iter().any(|m| m == model))
+            .then(|| format!("model {model:?} is not one agent {:?} is declared with (models: {models:?})", self.name))
     }
 
     pub(crate) fn is_block_builder(&self) -> bool {
@@ -172,12 +225,14 @@ impl Profile {
 
     /// Whether `value` of `field` is one the suite added to a built-in value set: the
     /// built-in compiler and evaluator do not know it.
+    /// (`promptMode` and `taskType` added to the block builder's are recorded too; they
+    /// change no branch derivation, so the branch rules keep running on their packets.)
     pub(crate) fn is_extension(&self, field: &str, value: &str) -> bool {
         self.extended.iter().any(|(f, v)| f == field && v == value)
     }
 
-    /// The profile's name as messages give it.
-    pub(crate) fn name(&self) -> &'static str {
+    /// The profile's kind as messages give it.
+    pub(crate) fn kind_name(&self) -> &'static str {
         match self.kind {
             Kind::BlockBuilder => "block-builder",
             Kind::Custom => "custom",
@@ -189,8 +244,6 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
     let fixed = [
         ("templates", raw.templates.is_some()),
         ("agent_ids", raw.agent_ids.is_some()),
-        ("task_types", raw.task_types.is_some()),
-        ("prompt_modes", raw.prompt_modes.is_some()),
         ("output", raw.output.is_some()),
         ("render_input_keys", raw.render_input_keys.is_some()),
     ];
@@ -207,6 +260,19 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         })
         .collect();
     let mut extended = Vec::new();
+    let mut added = |key: &str, field: &str, builtin: &str, list: Option<Vec<String>>| {
+        let mut all = vec![builtin.to_owned()];
+        for value in list.unwrap_or_default() {
+            if value.trim().is_empty() || all.contains(&value) {
+                return Err(format!("contract.{key}: {value:?} is blank or already declared (built-in: {builtin:?})"));
+            }
+            all.push(value.clone());
+            extended.push((field.to_owned(), value));
+        }
+        Ok(all)
+    };
+    let task_types = added("task_types", "taskType", BLOCK_TASK_TYPE, raw.task_types)?;
+    let prompt_modes = added("prompt_modes", "promptMode", BLOCK_PROMPT_MODE, raw.prompt_modes)?;
     for (field, values) in raw.branch {
         let Some(slot) = branch.iter_mut().find(|f| f.name == field) else {
             return Err(format!(
@@ -231,15 +297,20 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         }
     }
     Ok(Profile {
+        name: String::new(),
         kind: Kind::BlockBuilder,
         agent_ids: vec![BLOCK_AGENT_ID.into()],
-        task_types: vec![BLOCK_TASK_TYPE.into()],
-        prompt_modes: vec![BLOCK_PROMPT_MODE.into()],
+        task_types,
+        prompt_modes,
         output: Output::Schema,
         render_input_keys: render_input_keys.to_vec(),
         branch,
         extended,
         templates: None,
+        packet_fields: Vec::new(),
+        models: None,
+        evaluator: None,
+        declared: true,
     })
 }
 
@@ -276,6 +347,7 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         branch.push(BranchField { name: field, values });
     }
     Ok(Profile {
+        name: String::new(),
         kind: Kind::Custom,
         agent_ids: required("agent_ids", raw.agent_ids)?,
         task_types: required("task_types", raw.task_types)?,
@@ -292,7 +364,24 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
             }
             other => other,
         },
+        packet_fields: Vec::new(),
+        models: None,
+        evaluator: None,
+        declared: true,
     })
+}
+
+/// `packet_fields`: names of extra top-level fields, none a contract field.
+fn packet_fields(list: &[String]) -> std::result::Result<Vec<String>, String> {
+    for (i, field) in list.iter().enumerate() {
+        if field.trim().is_empty() || list[..i].contains(field) {
+            return Err(format!("contract.packet_fields: {field:?} is blank or named twice"));
+        }
+        if crate::packet::FIELDS.contains(&field.as_str()) {
+            return Err(format!("contract.packet_fields: {field:?} is already a contract field"));
+        }
+    }
+    Ok(list.to_vec())
 }
 
 fn check_value(field: &str, value: &str) -> std::result::Result<(), String> {
@@ -308,7 +397,7 @@ mod tests {
 
     fn resolve(toml_text: &str) -> std::result::Result<Profile, String> {
         let raw: RawContract = toml::from_str(toml_text).map_err(|e| e.to_string())?;
-        Profile::resolve(raw, &["a".to_owned()])
+        Profile::resolve("contract", raw, &["a".to_owned()])
     }
 
     #[test]
@@ -323,9 +412,30 @@ mod tests {
     }
 
     #[test]
+    fn the_block_builder_takes_added_prompt_modes_task_types_and_packet_fields() {
+        let profile = resolve(
+            "prompt_modes = [\"library-refresh\"]\ntask_types = [\"block-refresh\"]\npacket_fields = [\"temperature\"]",
+        )
+        .unwrap();
+        assert!(profile.is_block_builder());
+        assert_eq!(profile.prompt_modes, ["library-adapt", "library-refresh"]);
+        assert_eq!(profile.task_types, ["block-update", "block-refresh"]);
+        assert!(profile.is_extension("promptMode", "library-refresh"));
+        assert!(!profile.is_extension("promptMode", "library-adapt"));
+        assert!(profile.allows_field("temperature") && profile.allows_field("checksum"));
+        assert!(!profile.allows_field("topP"));
+        let narrowed = resolve("models = [\"gpt-5-mini\"]").unwrap();
+        assert!(narrowed.model_problem("gpt-5-mini").is_none());
+        assert!(narrowed.model_problem("gpt-5").unwrap().contains("not one agent \"contract\" is declared with"));
+    }
+
+    #[test]
     fn the_block_builder_refuses_what_it_fixes_and_fields_it_lacks() {
         for (text, says) in [
             ("agent_ids = [\"x\"]", "contract.agent_ids: the block-builder profile fixes it"),
+            ("prompt_modes = [\"library-adapt\"]", "already declared"),
+            ("packet_fields = [\"checksum\"]", "already a contract field"),
+            ("models = []", "contract.models: expected a non-empty list"),
             ("[branch]\ntone = [\"x\"]", "not a block-builder branch field"),
             ("[branch]\nhasTargetTheme = [\"x\"]", "expected a list of values to add"),
             ("[branch]\ninsertionMode = [\"staged\"]", "already a built-in value"),

@@ -77,7 +77,7 @@ fn rebless_hint(case: &Case) -> String {
     if case.has_own_packet() {
         return "this negative case checks a packet of its own (expect.toml [packet] derives it from its base case), which is never blessed".into();
     }
-    format!("re-bless with `packetproof bless {0}` or `PACKETPROOF_BLESS=1 cargo test {0}`", case.name)
+    format!("re-bless with {}", crate::corpus::bless_hint(&case.golden_dir, &case.name))
 }
 
 /// The golden agent-request.json (when the case has golden files) is the agent view of the packet.

@@ -41,7 +41,7 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
     let provider = request["provider"].as_str().unwrap_or_default();
     // Validated against harness.toml's allow-list, so the provider has its mode.
     let mode = config
-        .output_mode(provider)
+        .output_mode_of(config.agents.block_builder(), provider)
         .ok_or_else(|| Error::shape(file, JsonPath::field("provider"), "a provider harness.toml names"))?;
     // The prompts name the output contract for every provider; only non-Google
     // packets carry the schema itself.

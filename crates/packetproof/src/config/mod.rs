@@ -30,6 +30,8 @@ use merge::{builtin_table, overlay, OwnSettings};
 pub(crate) use provider::{OutputMode, Provider};
 mod suite;
 pub use suite::{Evaluator, PromptVersions, Release};
+mod agents;
+pub use agents::Agents;
 
 pub(crate) const FILE_NAME: &str = "harness.toml";
 
@@ -57,8 +59,9 @@ struct Raw {
     checks: Checks,
     #[serde(default)]
     canonical: Canonical,
+    contract: Option<crate::profile::RawContract>,
     #[serde(default)]
-    contract: crate::profile::RawContract,
+    agents: BTreeMap<String, crate::profile::RawContract>,
     #[serde(default)]
     suite: SuiteSettings,
 }
@@ -289,15 +292,14 @@ pub struct Config {
     /// packets (`test`, `bless`, `release-check`); `verify` sets it only when
     /// asked (`--run-exporter`), so checking files never runs code they name.
     pub run_exporter: bool,
-    /// The suite's own evaluator; `None`: the built-in (block-builder) one.
-    pub evaluator: Option<Evaluator>,
     pub(crate) release: Release,
     pub(crate) wire: Wire,
     pub packet: PacketRules,
     pub(crate) checks: Checks,
     pub canonical: Canonical,
-    /// The contract's product part: the block builder's, or the suite's own.
-    pub profile: crate::profile::Profile,
+    /// The suite's agents, each with its contract profile (the block builder's, or
+    /// its own) and evaluator; a packet is judged by its agent's ([`Agents::of`]).
+    pub agents: Agents,
     pub(crate) suite: SuiteSettings,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
@@ -417,15 +419,35 @@ impl Config {
                 return Err(config_error(format!("checks.skip: {name:?} can never be skipped: {why}")));
             }
         }
-        if own.render_input_keys && raw.contract.kind() == crate::profile::Kind::Custom {
+        let custom = |c: &crate::profile::RawContract| c.kind() == crate::profile::Kind::Custom;
+        let every_agent_custom = match &raw.contract {
+            Some(contract) => custom(contract),
+            None => !raw.agents.is_empty() && raw.agents.values().all(custom),
+        };
+        if own.render_input_keys && every_agent_custom {
             return Err(config_error(
                 "packet.render_input_keys: the block-builder profile's setting; a custom profile declares \
                  contract.render_input_keys"
                     .into(),
             ));
         }
-        let profile = crate::profile::Profile::resolve(raw.contract.clone(), &raw.packet.render_input_keys)
-            .map_err(config_error)?;
+        let agents = Agents::resolve(
+            raw.contract.clone(),
+            raw.agents.clone(),
+            &raw.packet.render_input_keys,
+            raw.evaluator.as_ref(),
+        )
+        .map_err(&config_error)?;
+        for agent in agents.all() {
+            for model in agent.models.iter().flatten() {
+                if !raw.providers.values().any(|p| p.models.contains(model)) {
+                    return Err(config_error(format!(
+                        "agents.{}.models: {model:?} is in no provider's models (providers.*.models)",
+                        agent.name
+                    )));
+                }
+            }
+        }
         let mut schema = raw.schema;
         if own.builder_schema && !own.builder_pin {
             schema.builder_sha256 = None;
@@ -457,13 +479,12 @@ impl Config {
             corpus: raw.corpus,
             exporter: raw.exporter,
             run_exporter: true,
-            evaluator: raw.evaluator,
             release: raw.release,
             wire: raw.wire,
             packet: raw.packet,
             checks: raw.checks,
             canonical: raw.canonical,
-            profile,
+            agents,
             suite: raw.suite,
             google_suffix,
             read_once: None,
@@ -496,11 +517,22 @@ impl Config {
         self.providers.get(provider).map(|p| p.max_output_tokens.contains_key(model))
     }
 
-    /// How packets for `provider` carry the output contract (`None`: harness.toml
+    /// The agent that judges `packet` (see [`Agents::of`]).
+    pub fn agent(&self, packet: &serde_json::Map<String, serde_json::Value>) -> &crate::profile::Profile {
+        self.agents.of(packet)
+    }
+
+    /// How `packet` (for its provider) carries the output contract (`None`: harness.toml
     /// does not name the provider, so it has no shape; each caller says what follows).
-    pub(crate) fn output_mode(&self, provider: &str) -> Option<OutputMode> {
+    pub(crate) fn output_mode(&self, packet: &serde_json::Map<String, serde_json::Value>) -> Option<OutputMode> {
+        let provider = packet.get("provider").and_then(serde_json::Value::as_str).unwrap_or_default();
+        self.output_mode_of(self.agent(packet), provider)
+    }
+
+    /// How `agent`'s packets for `provider` carry the output contract.
+    pub(crate) fn output_mode_of(&self, agent: &crate::profile::Profile, provider: &str) -> Option<OutputMode> {
         let provider = self.providers.get(provider)?;
-        Some(match self.profile.output {
+        Some(match agent.output {
             crate::profile::Output::Text => OutputMode::Text,
             crate::profile::Output::Schema => provider.output_mode(),
         })

@@ -95,9 +95,10 @@ mod tests {
     fn output_mode_is_decided_per_configured_provider_and_unknown_is_none() {
         use crate::config::OutputMode;
         let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
-        assert_eq!(config.output_mode("google"), Some(OutputMode::TextJson));
-        assert_eq!(config.output_mode("openai"), Some(OutputMode::Schema));
-        assert_eq!(config.output_mode("anthropic"), Some(OutputMode::Schema));
-        assert_eq!(config.output_mode("mistral"), None);
+        let agent = &config.agents.all()[0];
+        assert_eq!(config.output_mode_of(agent, "google"), Some(OutputMode::TextJson));
+        assert_eq!(config.output_mode_of(agent, "openai"), Some(OutputMode::Schema));
+        assert_eq!(config.output_mode_of(agent, "anthropic"), Some(OutputMode::Schema));
+        assert_eq!(config.output_mode_of(agent, "mistral"), None);
     }
 }

@@ -103,7 +103,7 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
 /// a declaration that rule could never check is an error, never a case that passes.
 fn declared_stage_can_be_checked(case: &Case, config: &Config, applicable: &[Check]) -> Result<()> {
     let Some(stage) = case.evaluator_stage()? else { return Ok(()) };
-    let why = if config.evaluator.is_none() {
+    let why = if case.agent(config).evaluator.is_none() {
         format!("{} has no [evaluator] to fail it", config.file_name())
     } else if case.has_own_packet() || !applicable.contains(&RunCheck::EvaluatorVerdict.into()) {
         "the fixture has no blessed answer to evaluate (a run/raw-output.json beside a golden packet)".to_owned()
@@ -121,10 +121,11 @@ fn declared_stage_can_be_checked(case: &Case, config: &Config, applicable: &[Che
 /// naming the answer, never a run that fails its completion for want of a verdict.
 fn answer_can_be_judged(case: &Case, config: &Config) -> Result<()> {
     let Some(answer) = case.run_fixture().map(|run| run.join(crate::run::paths::RAW_OUTPUT)) else { return Ok(()) };
-    if config.evaluator.is_some() || !answer.is_file() {
+    let agent = case.agent(config);
+    if agent.evaluator.is_some() || !answer.is_file() {
         return Ok(());
     }
-    match crate::evaluator::scope(config) {
+    match crate::evaluator::scope(agent) {
         Ok(_) => Ok(()),
         Err(why) => Err(Error::Config {
             file: answer.display().to_string(),

@@ -54,12 +54,23 @@ impl Case {
             return None;
         }
         let name = &self.name;
-        let fix = format!("bless it with `packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`");
+        let fix = format!("bless it with {}", bless_hint(&self.golden_dir, name));
         Some(if self.golden_agent_request().is_file() {
             format!("{} is missing (deleted?) beside its agent-request.json: {fix}", self.golden_packet().display())
         } else {
             format!("{name} has no golden packet yet ({}): {fix}", self.golden_packet().display())
         })
+    }
+}
+
+/// The command that blesses `name`: `packetproof bless`, and where the suite is a Rust
+/// crate's (a Cargo.toml above its golden folder) the `cargo test` form too; a Node or
+/// Python team is never told to run cargo.
+pub(crate) fn bless_hint(golden_dir: &Path, name: &str) -> String {
+    let cargo = golden_dir.ancestors().skip(1).take(4).any(|dir| dir.join("Cargo.toml").is_file());
+    match cargo {
+        true => format!("`packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`"),
+        false => format!("`packetproof bless {name}`"),
     }
 }
 
@@ -137,6 +148,7 @@ pub(crate) fn branch_row(packet: &Value) -> Value {
     let mut row = packet["resolvedBranch"].clone();
     if let Value::Object(map) = &mut row {
         map.insert("provider".into(), packet["provider"].clone());
+        map.insert("agentId".into(), packet["agentId"].clone());
     }
     row
 }
@@ -145,9 +157,23 @@ pub(crate) fn branch_row(packet: &Value) -> Value {
 /// contract profile, and every pair of values of the main dimensions (the provider
 /// and, for the block builder, evidenceMode, neighbours, insertionMode and
 /// sourceScope; for a custom profile, every field with a value set).
+/// With several agents, each agent's rows are held to its own fields, and a gap names its agent.
 pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
     let mut missing = Vec::new();
-    for field in &config.profile.branch {
+    for agent in config.agents.all() {
+        let own: Vec<Value> = rows.iter().filter(|r| std::ptr::eq(config.agents.of_value(r), agent)).cloned().collect();
+        let gaps = agent_coverage_gaps(&own, agent, config);
+        match config.agents.several() {
+            true => missing.extend(gaps.into_iter().map(|gap| format!("agent {}: {gap}", agent.name))),
+            false => missing.extend(gaps),
+        }
+    }
+    missing
+}
+
+fn agent_coverage_gaps(rows: &[Value], agent: &crate::profile::Profile, config: &Config) -> Vec<String> {
+    let mut missing = Vec::new();
+    for field in &agent.branch {
         let values: Vec<Value> = match &field.values {
             Some(values) => values.iter().map(|v| Value::from(v.as_str())).collect(),
             None => vec![Value::Bool(false), Value::Bool(true)],
@@ -155,10 +181,13 @@ pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
         let name = field.name.as_str();
         missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[name] == *v)).map(|v| format!("{name}={v}")));
     }
-    let mut dims: Vec<(&str, Vec<&str>)> = vec![("provider", config.providers.keys().map(String::as_str).collect())];
-    for field in
-        config.profile.branch.iter().filter(|f| !config.profile.is_block_builder() || MAIN.contains(&f.name.as_str()))
-    {
+    // The providers the agent calls: those listing one of its models (every provider when it names none).
+    let providers = config
+        .providers
+        .iter()
+        .filter(|(_, p)| agent.models.as_ref().is_none_or(|models| p.models.iter().any(|m| models.contains(m))));
+    let mut dims: Vec<(&str, Vec<&str>)> = vec![("provider", providers.map(|(name, _)| name.as_str()).collect())];
+    for field in agent.branch.iter().filter(|f| !agent.is_block_builder() || MAIN.contains(&f.name.as_str())) {
         if let Some(values) = &field.values {
             dims.push((field.name.as_str(), values.iter().map(String::as_str).collect()));
         }
@@ -245,6 +274,18 @@ impl Case {
     /// The case whose golden packet this negative case's packet is derived from.
     pub(crate) fn derived_from(&self) -> Result<Option<String>> {
         Ok(self.expect_file()?.and_then(|f| f.packet).map(|d| d.from))
+    }
+
+    /// The agent this case's packet belongs to: the suite's one agent, else the one its
+    /// packet's (or, before its first bless, its request's) agentId names.
+    pub(crate) fn agent<'c>(&self, config: &'c Config) -> &'c crate::profile::Profile {
+        if !config.agents.several() {
+            return &config.agents.all()[0];
+        }
+        match self.packet(config) {
+            Ok(packet) => config.agents.of_value(&packet),
+            Err(_) => config.agents.of_value(&self.request),
+        }
     }
 
     /// The packet this case checks: its own (file or derivation), else the golden one.

@@ -150,15 +150,15 @@ impl Scope {
 /// The built-in evaluator's scope under `config`'s profile, or why it cannot judge the
 /// answers at all (a plain-text answer has no schema and no rules here). One decision
 /// for `evaluate`, `complete` and the `evaluator-runs` need of the rule book.
-pub(crate) fn scope(config: &Config) -> std::result::Result<Scope, String> {
-    match (config.profile.is_block_builder(), config.profile.output) {
+pub(crate) fn scope(agent: &crate::profile::Profile) -> std::result::Result<Scope, String> {
+    match (agent.is_block_builder(), agent.output) {
         (true, _) => Ok(Scope::Block),
         (false, crate::profile::Output::Schema) => Ok(Scope::Schema),
         (false, crate::profile::Output::Text) => Err(format!(
             "the suite's contract profile is {:?} with plain-text answers and declares no [evaluator]; \
              packetproof's built-in evaluator judges JSON answers (their schema, and the block builder's rules), \
              so it cannot judge a plain-text answer: declare the suite's own [evaluator]",
-            config.profile.name()
+            agent.kind_name()
         )),
     }
 }
@@ -169,7 +169,7 @@ pub(crate) fn scope(config: &Config) -> std::result::Result<Scope, String> {
 pub(crate) fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>, config: &Config) -> Judgement {
     let mut out = Failures::default();
     let schema_applied = schema::check(schema, output, &mut out);
-    if !config.profile.is_block_builder() {
+    if !config.agent(packet).is_block_builder() {
         return Judgement { failures: out, schema_applied };
     }
     isolation::check(output, config, &mut out);
@@ -221,19 +221,27 @@ mod tests {
         assert_eq!(out.list.last().unwrap().message, "one");
     }
 
-    fn custom(output: &str) -> Config {
-        let mut config = testkit::config().clone();
+    fn custom(output: &str) -> crate::profile::Profile {
         let text = format!(
             "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
              output = \"{output}\"\nrender_input_keys = [\"q\"]"
         );
-        config.profile = crate::profile::Profile::resolve(toml::from_str(&text).unwrap(), &[]).unwrap();
-        config
+        crate::profile::Profile::resolve("contract", toml::from_str(&text).unwrap(), &[]).unwrap()
+    }
+
+    /// The project's settings with a custom `[contract]` of `output`.
+    fn custom_config(output: &str) -> Config {
+        let text = format!(
+            "[contract]\nprofile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
+             output = \"{output}\"\nrender_input_keys = [\"q\"]"
+        );
+        let root = std::path::Path::new(crate::PROJECT_ROOT);
+        Config::from_toml(root, Some(&root.join("harness.toml")), &text, None).unwrap()
     }
 
     #[test]
     fn a_custom_profile_is_judged_by_its_schema_and_a_plain_text_one_not_by_the_built_in_evaluator() {
-        assert_eq!(scope(testkit::config()), Ok(Scope::Block));
+        assert_eq!(scope(&testkit::config().agents.all()[0]), Ok(Scope::Block));
         assert_eq!(scope(&custom("schema")), Ok(Scope::Schema));
         let why = scope(&custom("text")).unwrap_err();
         assert!(why.contains("plain-text answers and declares no [evaluator]"), "{why}");
@@ -241,13 +249,13 @@ mod tests {
         let schema = json!({"type": "object", "required": ["reply"], "properties": {"reply": {"type": "string"}}});
         let answer = json!({"reply": "Hello", "aiAssets": []});
         let packet = testkit::packet();
-        let judged = judge(&answer, &packet, Some(&schema), &custom("schema"));
+        let judged = judge(&answer, &packet, Some(&schema), &custom_config("schema"));
         assert!(judged.schema_applied && judged.failures.is_empty(), "{:?}", judged.failures.list);
         // The same answer under the block builder fails its own rules.
         let stages: Vec<_> = judge(&answer, &packet, Some(&schema), testkit::config()).failures.list;
         let stages: Vec<&str> = stages.iter().map(|f| &*f.stage).collect();
         assert_eq!(stages, [ASSET_ISOLATION, DOMAIN]);
-        let wrong = judge(&json!({"reply": 7}), &packet, Some(&schema), &custom("schema"));
+        let wrong = judge(&json!({"reply": 7}), &packet, Some(&schema), &custom_config("schema"));
         assert_eq!(wrong.failures.list.len(), 1);
         assert_eq!(wrong.failures.list[0].stage, SCHEMA);
     }

@@ -179,7 +179,7 @@ fn verdict_in(dir: &Path, packet: &Value, config: &Config) -> Result<Value> {
 /// suite has no `[evaluator]` or the fixture no answer (`run/raw-output.json`).
 pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Config) -> Result<Option<Value>> {
     let answered = case.run_fixture().is_some_and(|dir| dir.join(run::paths::RAW_OUTPUT).is_file());
-    if config.evaluator.is_none() || !answered {
+    if config.agents.of_value(packet).evaluator.is_none() || !answered {
         return Ok(None);
     }
     let (_root, dir) = prepared(case, config, packet, None)?;

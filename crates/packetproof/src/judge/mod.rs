@@ -172,8 +172,19 @@ impl<'a> Subject<'a> {
         }
     }
 
+    /// The agent whose contract judges the subject: its packet's (or run's packet's, or
+    /// fixture's) agent.
+    fn agent<'c>(&self, config: &'c Config) -> &'c crate::profile::Profile {
+        match (self.packet.or(self.given), self.fixture) {
+            (Some(packet), _) => config.agents.of_value(packet),
+            (None, Some(case)) => case.agent(config),
+            (None, None) => &config.agents.all()[0],
+        }
+    }
+
     /// `Err(why not)` when the subject lacks what `need` names.
     fn has(&self, need: Need, config: &Config) -> Result<(), String> {
+        let agent = self.agent(config);
         let object = || self.packet.and_then(Value::as_object).ok_or("the packet is not a JSON object".to_owned());
         match need {
             Need::SuiteTemplates => crate::check::renders_from_input::applies(object()?, config),
@@ -195,14 +206,14 @@ impl<'a> Subject<'a> {
                 let holder = if self.run.is_some() { "the run" } else { "the fixture's run/" };
                 Err(format!("{holder} has no {} and no --trusted-key requires one", run::attestation::FILE))
             }
-            Need::EvaluatorRuns | Need::SuiteEvaluator if config.evaluator.is_some() && !config.run_exporter => Err(
+            Need::EvaluatorRuns | Need::SuiteEvaluator if agent.evaluator.is_some() && !config.run_exporter => Err(
                 "the suite's [evaluator] judges the answers, and it runs only when asked (verify --run-exporter) or \
                  in evaluate, complete, test and bless"
                     .into(),
             ),
-            Need::EvaluatorRuns if config.evaluator.is_some() => Ok(()),
-            Need::EvaluatorRuns => crate::evaluator::scope(config).map(drop),
-            Need::SuiteEvaluator if config.evaluator.is_some() => Ok(()),
+            Need::EvaluatorRuns if agent.evaluator.is_some() => Ok(()),
+            Need::EvaluatorRuns => crate::evaluator::scope(agent).map(drop),
+            Need::SuiteEvaluator if agent.evaluator.is_some() => Ok(()),
             Need::SuiteEvaluator => {
                 Err("the suite declares no [evaluator]: the built-in evaluator's verdict is run::evaluation's".into())
             }
@@ -215,12 +226,16 @@ impl<'a> Subject<'a> {
             },
             Need::Suite if config.is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
-            Need::BlockBuilderProfile if config.profile.is_block_builder() => Ok(()),
+            Need::BlockBuilderProfile if agent.is_block_builder() => Ok(()),
             Need::BlockBuilderProfile => Err(format!(
-                "the suite's contract profile is {:?}: this rule reads the block builder's renderInput, branch \
+                "{} contract profile is {:?}: this rule reads the block builder's renderInput, branch \
                  derivation and templates, which the profile does not have (packet::contract checks the fields, \
                  branch values and renderInput keys it declares)",
-                config.profile.name()
+                match config.agents.several() {
+                    true => format!("agent {:?}'s", agent.name),
+                    false => "the suite's".to_owned(),
+                },
+                agent.kind_name()
             )),
             Need::BuiltinBranchValues => crate::packet::builtin_branch_values(object()?, config),
             Need::BuilderSchema => crate::schema::parity_applies(config),

@@ -14,7 +14,7 @@ pub(super) fn mutations(
     config: &Config,
     add: &mut impl FnMut(String, PacketCheck, bool, Edit),
 ) {
-    let profile = &config.profile;
+    let profile = config.agent(golden);
     add(
         "agentId set to one the profile does not declare".into(),
         PacketCheck::Contract,
@@ -57,8 +57,7 @@ pub(super) fn mutations(
             }
         }),
     );
-    let provider = golden.get("provider").and_then(Value::as_str).unwrap_or_default();
-    if config.output_mode(provider) == Some(OutputMode::Text) {
+    if config.output_mode(golden) == Some(OutputMode::Text) {
         add(
             "outputSchema added to a plain-text packet".into(),
             PacketCheck::ProviderShape,

@@ -24,7 +24,7 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
         // packet::contract reports a missing or non-object renderInput or resolvedBranch.
         return out;
     };
-    let unknown = super::unknown_render_input_keys(packet, &config.profile);
+    let unknown = super::unknown_render_input_keys(packet, config.agent(packet));
     out.extend(unknown.into_iter().map(|(at, message)| Finding::new(CHECK, at, message)));
     let implied = implied(input);
     for (field, value) in &implied.fields {

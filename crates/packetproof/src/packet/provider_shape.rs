@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 /// provider is not one harness.toml names (packet::contract reports that).
 pub(crate) fn provider_shape_applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
-    match config.output_mode(provider) {
+    match config.output_mode(packet) {
         Some(_) => Ok(()),
         None => Err(format!(
             "the packet's provider {provider:?} is not in harness.toml's providers, so it has no output mode"
@@ -27,7 +27,7 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Findi
     let user = packet.get("userMessage").and_then(Value::as_str);
     let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);
     // A provider harness.toml does not name has no shape to meet (see `provider_shape_applies`).
-    let Some(mode) = config.output_mode(provider) else { return Vec::new() };
+    let Some(mode) = config.output_mode(packet) else { return Vec::new() };
     match mode {
         OutputMode::TextJson => text_json_shape(packet, config, &mut fail),
         OutputMode::Text => {

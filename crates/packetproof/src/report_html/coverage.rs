@@ -28,8 +28,8 @@ pub(crate) struct TestPage {
 pub(crate) struct Matrix {
     pub(crate) providers: Vec<String>,
     pub(crate) rows: Vec<MatrixRow>,
-    /// Cells no fixture covers.
-    pub(crate) gaps: usize,
+    /// What `corpus::branch-coverage` finds missing, word for word (one answer in every output).
+    pub(crate) gaps: Vec<String>,
     /// The positive fixtures counted, and those whose golden packet could not be read (with why).
     pub(crate) counted: usize,
     pub(crate) unread: Vec<Named>,
@@ -42,6 +42,8 @@ pub(crate) struct MatrixRow {
     pub(crate) span: usize,
     pub(crate) value: String,
     pub(crate) cells: Vec<Vec<String>>,
+    /// Per cell: whether it is one of [`Matrix::gaps`] (an empty cell the check does not require is no gap).
+    pub(crate) gap: Vec<bool>,
 }
 
 #[derive(Debug, Serialize)]
@@ -170,33 +172,47 @@ pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
             providers.push(p.to_owned());
         }
     }
+    let all_rows: Vec<Value> = packets.iter().map(|(_, row)| row.clone()).collect();
+    let gaps = corpus::coverage_gaps(&all_rows, config);
     let mut rows = Vec::new();
-    for branch_field in &config.profile.branch {
-        let field = branch_field.name.as_str();
-        let values: Vec<Value> = match &branch_field.values {
-            Some(values) => values.iter().map(|v| Value::from(v.as_str())).collect(),
-            None => vec![Value::Bool(false), Value::Bool(true)],
-        };
-        for (i, value) in values.iter().enumerate() {
-            let cells = providers
-                .iter()
-                .map(|p| {
-                    packets
-                        .iter()
-                        .filter(|(_, row)| &row[field] == value && row["provider"] == p.as_str())
-                        .map(|(name, _)| name.clone())
-                        .collect()
-                })
-                .collect();
-            let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
-            rows.push(MatrixRow {
-                field: field.to_owned(),
-                span: if i == 0 { values.len() } else { 0 },
-                value: shown,
-                cells,
-            });
+    for agent in config.agents.all() {
+        let packets: Vec<&(String, Value)> =
+            packets.iter().filter(|(_, row)| std::ptr::eq(config.agents.of_value(row), agent)).collect();
+        let prefix = if config.agents.several() { format!("agent {}: ", agent.name) } else { String::new() };
+        for branch_field in &agent.branch {
+            let field = branch_field.name.as_str();
+            let values: Vec<Value> = match &branch_field.values {
+                Some(values) => values.iter().map(|v| Value::from(v.as_str())).collect(),
+                None => vec![Value::Bool(false), Value::Bool(true)],
+            };
+            for (i, value) in values.iter().enumerate() {
+                let cells = providers
+                    .iter()
+                    .map(|p| {
+                        packets
+                            .iter()
+                            .filter(|(_, row)| &row[field] == value && row["provider"] == p.as_str())
+                            .map(|(name, _)| name.clone())
+                            .collect()
+                    })
+                    .collect();
+                let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+                let named = |p: &str| {
+                    // The wording of corpus::coverage_gaps: a value never seen, or the provider paired with it.
+                    let (cell, pair) =
+                        (format!("{prefix}{field}={value}"), format!("{prefix}provider={p} with {field}={shown}"));
+                    gaps.iter().any(|gap| *gap == cell || *gap == pair)
+                };
+                let gap = providers.iter().map(|p| named(p)).collect();
+                rows.push(MatrixRow {
+                    field: format!("{prefix}{field}"),
+                    span: if i == 0 { values.len() } else { 0 },
+                    value: shown,
+                    cells,
+                    gap,
+                });
+            }
         }
     }
-    let gaps = rows.iter().flat_map(|r| &r.cells).filter(|c| c.is_empty()).count();
-    Matrix { providers, rows, gaps, counted: packets.len(), unread }
+    Matrix { providers, rows, gaps, counted: all_rows.len(), unread }
 }

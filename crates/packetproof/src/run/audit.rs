@@ -109,8 +109,7 @@ pub(crate) fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Confi
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
-    findings(RunCheck::SnapshotParity, snapshot(&run, &packet, config.output_mode(provider)).1)
+    findings(RunCheck::SnapshotParity, snapshot(&run, &packet, config.output_mode(&packet)).1)
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored

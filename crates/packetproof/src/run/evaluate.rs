@@ -155,7 +155,6 @@ pub(crate) fn assess(
         return finish(out, &facts, None);
     };
     facts.exact_input_hash = packet.get("exactInputHash").cloned();
-    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
     let packet_schema = packet.get("outputSchema").and_then(|s| s.get("schema")).filter(|s| s.is_object());
     let schema = match packet_schema {
         Some(schema) => {
@@ -165,7 +164,7 @@ pub(crate) fn assess(
         // Only text-JSON (Google) runs are judged against the held-back snapshot; for the
         // others the reference ignores the run files, and so does evaluation (verify's
         // run::manifest-binding and run::snapshot-parity check them).
-        None if config.output_mode(provider) == Some(OutputMode::TextJson) => {
+        None if config.output_mode(&packet) == Some(OutputMode::TextJson) => {
             snapshot_stage(run, &packet, &mut facts, &mut out)
         }
         None => None,
@@ -178,10 +177,11 @@ pub(crate) fn assess(
         return finish(out, &facts, None);
     }
     // The suite's own evaluator judges the answer from here on (json-parse included).
-    if let Some(suite) = &config.evaluator {
+    if let Some(suite) = &config.agent(&packet).evaluator {
         return suite_evaluated(suite, run, &packet, schema.as_ref(), (raw, raw_name), &facts, config);
     }
-    let scope = evaluator::scope(config).map_err(|why| Error::Config { file: config.file_name(), message: why })?;
+    let scope = evaluator::scope(config.agent(&packet))
+        .map_err(|why| Error::Config { file: config.file_name(), message: why })?;
     let output = match parse::parse_output(raw) {
         Ok(output) => output,
         Err(message) => {
@@ -227,7 +227,7 @@ fn builtin_disagreement(
 ) -> Option<String> {
     // The built-in evaluator is the block-builder profile's: beside a suite's own it
     // speaks only of that profile's packets.
-    if !config.profile.is_block_builder()
+    if !config.agent(packet).is_block_builder()
         || packet.get("agentId").and_then(Value::as_str) != Some(crate::packet::AGENT_ID)
     {
         return None;
@@ -281,9 +281,8 @@ fn packet_stage(
     for finding in packet_rules(&Value::Object(packet.clone())) {
         out.fail(PACKET, format!("packet {finding}"));
     }
-    let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
     // An unnamed provider is packet::contract's finding above; its run is held to the schema mode's rules.
-    let text_json = config.output_mode(provider) == Some(OutputMode::TextJson);
+    let text_json = config.output_mode(&packet) == Some(OutputMode::TextJson);
     for problem in audit::request_problems(run, &packet) {
         out.fail(PACKET, problem.to_string());
     }

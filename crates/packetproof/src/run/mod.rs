@@ -133,6 +133,17 @@ pub(crate) struct Fixed {
     prompt_modes: Vec<String>,
 }
 
+/// Every agent's values of one list, each once, in agent order.
+fn every(config: &Config, list: impl Fn(&crate::profile::Profile) -> &Vec<String>) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for value in config.agents.all().iter().flat_map(list) {
+        if !all.contains(value) {
+            all.push(value.clone());
+        }
+    }
+    all
+}
+
 impl Fixed {
     pub(crate) fn of(config: &Config) -> Fixed {
         let or = |list: &[String], fallback: &str| match list.is_empty() {
@@ -140,12 +151,13 @@ impl Fixed {
             false => list.to_vec(),
         };
         Fixed {
-            task_types: or(&config.profile.task_types, packet::TASK_TYPE),
-            prompt_modes: or(&config.profile.prompt_modes, packet::PROMPT_MODE),
+            task_types: or(&every(config, |a| &a.task_types), packet::TASK_TYPE),
+            prompt_modes: or(&every(config, |a| &a.prompt_modes), packet::PROMPT_MODE),
         }
     }
 
     /// Set taskType and promptMode in `packet`: the pair whose checksum is the stored one.
+    /// (Every agent's: a run's files do not say which agent prepared it.)
     fn settle(&self, packet: &mut Map<String, Value>) {
         let put = |packet: &mut Map<String, Value>, task: &str, mode: &str| {
             packet.insert("taskType".into(), json!(task));

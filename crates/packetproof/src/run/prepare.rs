@@ -69,7 +69,7 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: Packet
 /// schema the agent is given, or the held-back copy would not be the run's schema.
 /// A plain-text contract's run holds [`super::format::plain_text_snapshot`] instead.
 fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> Result<Vec<u8>> {
-    if config.profile.output == crate::profile::Output::Text {
+    if config.agent(packet).output == crate::profile::Output::Text {
         return Ok(canonical::to_pretty(&super::format::plain_text_snapshot()).into_bytes());
     }
     let (path, bytes) = config.snapshot_bytes()?;

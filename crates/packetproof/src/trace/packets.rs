@@ -12,6 +12,11 @@ use sha2::Digest as _;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// Whether `path` is a negative fixture's own packet: a file beside an `expect.toml`.
+fn is_negative_fixture_packet(path: &Path) -> bool {
+    path.parent().is_some_and(|dir| dir.join(crate::corpus::EXPECT_FILE).is_file())
+}
+
 /// What a call is compared with once its texts match.
 #[derive(Debug, Clone)]
 pub(crate) struct Reviewed {
@@ -66,6 +71,18 @@ impl Packets {
 
     fn add(&mut self, path: &Path, config: &Config, named: bool) -> Result<()> {
         let shown = path.display().to_string();
+        // A negative fixture's packet is broken on purpose (its expect.toml says how), even
+        // when its bytes are a positive fixture's: a call is never credited to it.
+        if is_negative_fixture_packet(path) {
+            return match named {
+                true => Err(Error::shape(
+                    &shown,
+                    JsonPath::root(),
+                    "a reviewed packet (this is a negative fixture's, beside its expect.toml: name the golden packet)",
+                )),
+                false => Ok(()),
+            };
+        }
         let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
         let value = crate::canonical::parse(&bytes).map_err(|e| e.in_file(path.display()))?;
         if value.get("packetVersion").is_none() {
@@ -107,6 +124,11 @@ impl Packets {
         self.by_user.entry(user).or_default().push(reviewed.clone());
         self.by_text.entry((reviewed.system, user)).or_default().push(reviewed);
         self.count += 1;
+    }
+
+    /// The (model, max tokens) of every reviewed packet.
+    pub(crate) fn settings(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.by_text.values().flatten().map(|r| (r.model.as_str(), r.max_tokens))
     }
 
     /// Packets given by their texts, unjudged: for tests.

@@ -11,7 +11,7 @@ use super::packets::Packets;
 use super::verdict::{Filled, Used, Verdict};
 use crate::attest::vouch::Gate;
 use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
-use crate::profile::Style;
+use crate::profile::{Profile, Style};
 use crate::template::{jinja, styles, Matcher, Piece, Rendering, Template};
 use crate::{digest, Config};
 use std::collections::BTreeMap;
@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 /// A gate statement, and the templates it vouches for, ready to match calls.
 pub struct Vouching {
     gate: Gate,
-    templates: Result<Templates, String>,
+    /// Per agent of the suite: its templates, or why its calls cannot conform to any.
+    templates: Vec<Result<Templates, String>>,
 }
 
 struct Templates {
@@ -30,23 +31,27 @@ struct Templates {
     user_names: String,
     /// Each vouched template's version: the sha256 of its bytes, as promptVersions records it.
     versions: BTreeMap<String, String>,
+    /// The agent's own models, when it declares them.
+    models: Option<Vec<String>>,
 }
 
 impl Vouching {
     /// The templates are the suite's (its prompts folder, else the built-in ones), each
     /// counted only when the gate lists its bytes among its materials.
     pub fn new(gate: Gate, config: &Config) -> Vouching {
-        let templates = templates(&gate, config);
+        let templates = config.agents.all().iter().map(|agent| templates(&gate, agent, config)).collect();
         Vouching { gate, templates }
     }
 
-    /// Why calls cannot conform to a template here, if they cannot.
-    pub fn templates_unavailable(&self) -> Option<&str> {
-        self.templates.as_ref().err().map(String::as_str)
+    /// Why calls cannot conform to a template here, if no agent's templates can be matched.
+    pub fn templates_unavailable(&self) -> Option<String> {
+        let why: Vec<&str> =
+            self.templates.iter().map(|t| t.as_ref().err().map(String::as_str)).collect::<Option<_>>()?;
+        Some(why.join("; "))
     }
 }
 
-fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
+fn templates(gate: &Gate, agent: &Profile, config: &Config) -> Result<Templates, String> {
     if let Some(why) = gate.refused() {
         return Err(format!("the gate statement {}: {why}", gate.file));
     }
@@ -61,7 +66,7 @@ fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
             files.insert(name, text);
         }
     }
-    let (style, system, user) = roots(config)?;
+    let (style, system, user) = roots(agent, config)?;
     // Every root is a branch labelled by its name, so a rendering names the templates it used.
     let matcher = |roots: &[String]| -> Result<Matcher, String> {
         let mut bodies = Vec::new();
@@ -84,18 +89,21 @@ fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
         system_names: system.join(" or "),
         user_names: user.join(" or "),
         versions,
+        models: agent.models.clone(),
     })
 }
 
 /// The style and the templates a call's system prompt and user message render: the
 /// block builder's two minijinja roots, or what a custom profile declares.
-fn roots(config: &Config) -> Result<(Style, Vec<String>, Vec<String>), String> {
-    if config.profile.is_block_builder() {
+fn roots(agent: &Profile, config: &Config) -> Result<(Style, Vec<String>, Vec<String>), String> {
+    if agent.is_block_builder() {
         return Ok((Style::Jinja, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
     }
-    match &config.profile.templates {
+    let setting =
+        if config.agents.several() { format!("agents.{}.templates", agent.name) } else { "contract.templates".into() };
+    match &agent.templates {
         Some(t) => Ok((t.style, t.system.clone(), t.user.clone())),
-        None => Err("the suite's contract profile declares no templates ([contract.templates])".to_owned()),
+        None => Err(format!("agent {:?} declares no templates ([{setting}])", agent.name)),
     }
 }
 
@@ -117,7 +125,7 @@ pub(crate) fn verdict(
                 Err(reason) => Verdict::Unvouched { packet, reason },
             }
         }
-        Verdict::Unreviewed { reason } => match conforms(evidence, vouching, config) {
+        Verdict::Unreviewed { reason } => match conforms(evidence, vouching, packets, config) {
             Ok(verdict) => verdict,
             Err(why) => Verdict::Unreviewed { reason: format!("{reason}; {why}") },
         },
@@ -125,9 +133,22 @@ pub(crate) fn verdict(
     }
 }
 
-/// The call as a rendering of the vouched templates, or why it is none.
-fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Config) -> Result<Verdict, String> {
-    let templates = vouching.templates.as_ref().map_err(|why| format!("no template conformance: {why}"))?;
+/// The call as a rendering of one agent's vouched templates, or why it is none of any.
+fn conforms(evidence: &Evidence, vouching: &Vouching, packets: &Packets, config: &Config) -> Result<Verdict, String> {
+    if let Some(why) = vouching.templates_unavailable() {
+        return Err(format!("no template conformance: {why}"));
+    }
+    let mut why_not = Vec::new();
+    for templates in vouching.templates.iter().flatten() {
+        match conforms_to(templates, evidence, config) {
+            Ok(verdict) => return settings_vouched(templates, evidence, packets, config).map(|()| verdict),
+            Err(why) => why_not.push(why),
+        }
+    }
+    Err(why_not.join("; nor "))
+}
+
+fn conforms_to(templates: &Templates, evidence: &Evidence, config: &Config) -> Result<Verdict, String> {
     let (system, user) = request_texts(evidence)?;
     let (system, user) = (system.as_str(), user.as_str());
     let Some(system_found) = templates.system.matches(system) else {
@@ -173,6 +194,48 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Config) -> Result
         }
     }
     Ok(Verdict::Conforms { templates: templates_used, slots })
+}
+
+/// A conforming call's model and max tokens are what the gate vouched: the agent's
+/// `models` (else the reviewed packets' models), and max tokens within the model's
+/// output limit (else the reviewed packets' largest for that model). The texts alone
+/// never vouch for a call sent to another model or with another budget.
+fn settings_vouched(
+    templates: &Templates,
+    evidence: &Evidence,
+    packets: &Packets,
+    config: &Config,
+) -> Result<(), String> {
+    let Some(model) = evidence.model.iter().find_map(|said| said.value.as_str()) else {
+        return Err("it renders the vouched templates, but the call records no model (gen_ai.request.model) to hold \
+                    to the vouched ones"
+            .to_owned());
+    };
+    let reviewed: Vec<(&str, u64)> = packets.settings().collect();
+    let allowed: Vec<&str> = match &templates.models {
+        Some(models) => models.iter().map(String::as_str).collect(),
+        None => reviewed.iter().map(|(m, _)| *m).collect(),
+    };
+    if !allowed.contains(&model) {
+        let mut shown = allowed.clone();
+        shown.sort_unstable();
+        shown.dedup();
+        return Err(format!(
+            "it renders the vouched templates, but its model {model:?} is none the gate vouched ({shown:?})"
+        ));
+    }
+    let Some(tokens) = evidence.max_tokens.iter().find_map(|said| said.value.as_f64()) else { return Ok(()) };
+    let limit = config
+        .providers
+        .values()
+        .find_map(|p| p.max_output_tokens.get(model).copied())
+        .or_else(|| reviewed.iter().filter(|(m, _)| *m == model).map(|(_, t)| *t).max());
+    match limit {
+        Some(limit) if tokens > limit as f64 => Err(format!(
+            "it renders the vouched templates, but its max tokens {tokens} pass the {limit} vouched for model {model:?}"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The whole system and user texts of a call sent as [system, user], from the first

@@ -1,0 +1,220 @@
+//! Agents, not suites: one suite gates an app with several agents (examples/node-app:
+//! a schema call and two plain-text calls, mustache templates, model and max tokens
+//! in the app's own src/calls.js, the suite in llm/gate), each packet judged by its
+//! own agent's contract; and the block builder's agent extended by a suite (a prompt
+//! mode, a packet field) keeps its branch rules running.
+
+use crate::support::{self, exec, Output, Project};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const APP: &str = "examples/node-app";
+const NODE_EXPORTER: &str = "[\"node\", \"export.js\", \"{request}\"]";
+
+pub fn trials() -> Vec<Trial> {
+    let mut trials = crate::trials![
+        the_multi_agent_app_is_green_with_no_core_rule_skipped,
+        each_packet_is_judged_by_its_own_agents_contract,
+        a_max_tokens_change_in_the_apps_code_is_red_until_blessed,
+        agent_settings_are_checked_when_loaded,
+        the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_its_branch_rules,
+    ];
+    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    trials.push(
+        support::trial(
+            support::test_name(module_path!(), "the_node_exporter_makes_the_committed_golden_packets"),
+            the_node_exporter_makes_the_committed_golden_packets,
+        )
+        .with_ignored_flag(!node),
+    );
+    if !node {
+        eprintln!("agents: the Node exporter test is ignored: node not found");
+    }
+    trials
+}
+
+/// The worked app, copied; with `rust`, its suite runs the Rust twin of its Node exporter.
+fn app(rust: bool) -> (Project, PathBuf) {
+    let project = Project::with(&[APP]);
+    let suite = project.path(APP).join("llm").join("gate");
+    if rust {
+        let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+        assert!(settings.contains(NODE_EXPORTER), "{settings}");
+        let bin = Path::new(env!("CARGO_BIN_EXE_packetproof"));
+        let twin = bin.parent().unwrap().join("examples").join("node_app_exporter");
+        assert!(twin.is_file(), "{} is built by `cargo test` (alone: `cargo build --examples`)", twin.display());
+        let rust = format!("[{:?}, \"{{request}}\"]", twin.display().to_string());
+        std::fs::write(suite.join("harness.toml"), settings.replace(NODE_EXPORTER, &rust)).unwrap();
+    }
+    (project, suite)
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    exec(support::bin().current_dir(dir).args(args))
+}
+
+/// Green, every ignored trial one that reads the block builder's renderInput or schema.
+#[track_caller]
+fn green_without_skips(out: &Output) {
+    assert_eq!(out.code, 0, "{}", out.describe());
+    let events: Vec<Value> = out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for event in events.iter().filter(|e| e["event"] == "ignored") {
+        let message = event["message"].as_str().unwrap_or_default();
+        let another_profile =
+            message.contains("contract profile is \"custom\"") || message.contains("names no Builder schema");
+        assert!(another_profile && !message.contains("turned off"), "{event}");
+    }
+    let passed = |name: &str| events.iter().any(|e| e["name"] == name && e["event"] == "ok");
+    for trial in ["corpus::branch-coverage", "corpus::mutation-self-test", "label-breaking::packet::contract"] {
+        assert!(passed(trial), "{trial}: {}", out.stdout);
+    }
+}
+
+fn the_multi_agent_app_is_green_with_no_core_rule_skipped() {
+    let (_project, suite) = app(true);
+    green_without_skips(&run_in(&suite, &["test", "--format", "json"]));
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    assert!(!settings.contains("[checks"), "the worked suite skips nothing: {settings}");
+}
+
+fn the_node_exporter_makes_the_committed_golden_packets() {
+    let (_project, suite) = app(false);
+    green_without_skips(&run_in(&suite, &["test", "--format", "json"]));
+}
+
+fn golden(suite: &Path, case: &str) -> Value {
+    let file = suite.join("golden").join(case).join("runtime-packet.json");
+    packetproof::canonical::parse(&std::fs::read(file).unwrap()).unwrap()
+}
+
+/// Validate `packet` (resealed) in the suite: the output.
+fn validate(suite: &Path, mut packet: Value) -> Output {
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    std::fs::write(suite.join("edited.json"), packetproof::canonical::to_pretty(&packet)).unwrap();
+    run_in(suite, &["validate", "--packet", "edited.json"])
+}
+
+#[track_caller]
+fn refused(out: &Output, says: &str) {
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains(says), "expected {says:?}: {}", out.stdout);
+}
+
+fn each_packet_is_judged_by_its_own_agents_contract() {
+    let (_project, suite) = app(true);
+    let (label, notes) = (golden(&suite, "label-plain"), golden(&suite, "notes-developers"));
+    assert_eq!(validate(&suite, label.clone()).code, 0);
+    assert_eq!(validate(&suite, notes.clone()).code, 0);
+    // The text agent's packet may not ask for a schema; the schema agent's must carry one.
+    let mut schema_asked = label.clone();
+    schema_asked["outputSchema"] = notes["outputSchema"].clone();
+    refused(&validate(&suite, schema_asked), "[packet::provider-shape] $.outputSchema: must be absent");
+    let mut schema_dropped = notes.clone();
+    schema_dropped.as_object_mut().unwrap().remove("outputSchema");
+    refused(&validate(&suite, schema_dropped), "[packet::provider-shape] $.outputSchema: expected");
+    // Its own branch fields and renderInput keys, not another agent's.
+    let mut other_branch = label.clone();
+    other_branch["resolvedBranch"]["audience"] = json!("developers");
+    refused(&validate(&suite, other_branch), "$.resolvedBranch.audience: a branch field");
+    let mut other_input = label.clone();
+    other_input["renderInput"]["pulls"] = json!("#1");
+    refused(&validate(&suite, other_input), "unknown renderInput key \"pulls\"");
+    // An agent id no agent declares.
+    let mut stranger = label.clone();
+    stranger["agentId"] = json!("triage");
+    refused(&validate(&suite, stranger), "expected the agent id of one of the suite's agents");
+    // Models: the agent's own list, and its provider's allow-list.
+    let mut listed_elsewhere = label.clone();
+    listed_elsewhere["provider"] = json!("anthropic");
+    listed_elsewhere["model"] = json!("claude-sonnet-4-5");
+    refused(&validate(&suite, listed_elsewhere), "is not one agent \"pr_label\" is declared with");
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let open = settings.replace("models = [\"gpt-5-mini\"]\n\n[agents.pr_label.branch]", "[agents.pr_label.branch]");
+    assert_ne!(open, settings);
+    std::fs::write(suite.join("harness.toml"), open).unwrap();
+    let mut unlisted = label;
+    unlisted["model"] = json!("gpt-5");
+    refused(&validate(&suite, unlisted), "model \"gpt-5\" is not in the suite's allow-list for openai");
+}
+
+fn a_max_tokens_change_in_the_apps_code_is_red_until_blessed() {
+    let (project, suite) = app(true);
+    let calls = project.path(APP).join("src").join("calls.js");
+    let code = std::fs::read_to_string(&calls).unwrap();
+    std::fs::write(&calls, code.replace("maxTokens: 200,", "maxTokens: 300,")).unwrap();
+    let red = run_in(&suite, &["test", "label-"]);
+    assert_eq!(red.code, 101, "{}", red.describe());
+    assert!(red.stdout.contains("label-plain::packet::regenerates"), "{}", red.stdout);
+    assert!(!red.stdout.contains("summary-short::packet::regenerates ... FAILED"), "{}", red.stdout);
+    assert_eq!(run_in(&suite, &["bless"]).code, 0);
+    assert_eq!(golden(&suite, "label-plain")["maxTokens"], json!(300));
+    assert_eq!(run_in(&suite, &["test"]).code, 0);
+}
+
+fn agent_settings_are_checked_when_loaded() {
+    let (_project, suite) = app(true);
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    for (edit, says) in [
+        (
+            settings.clone() + "\n[contract]\nprofile = \"custom\"\n",
+            "a suite declares one agent in [contract] or several in [agents.NAME], not both",
+        ),
+        (settings.replace("agent_ids = [\"summary\"]", "agent_ids = [\"pr-label\"]"), "agent id \"pr-label\" is agent"),
+        (
+            settings.replace("models = [\"gemini-2.5-flash\"]\n\n[agents", "models = [\"gemini-9\"]\n\n[agents"),
+            "agents.summary.models: \"gemini-9\" is in no provider's models",
+        ),
+        (settings.replace("[agents.summary]\n", "[agents.summary]\nmodes = [\"x\"]\n"), "unknown field `modes`"),
+        (
+            settings.replace(
+                "output = \"text\"\nrender_input_keys = [\"title\", \"body\"]",
+                "render_input_keys = [\"title\", \"body\"]",
+            ),
+            "agents.pr_label.output",
+        ),
+    ] {
+        std::fs::write(suite.join("harness.toml"), &edit).unwrap();
+        let out = run_in(&suite, &["test"]);
+        assert_eq!(out.code, 2, "{says}: {}", out.describe());
+        assert!(out.stderr.contains(says), "expected {says:?}: {}", out.stderr);
+    }
+}
+
+/// The reference's maintainers: a new prompt mode and a new checksummed packet field,
+/// declared under the built-in profile, with packet::branch-consistency still judging.
+fn the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_its_branch_rules() {
+    let project = Project::suite(&[]);
+    let mut packet = support::compiled_packet("anthropic-staged-pred-selected");
+    packet["promptMode"] = json!("library-refresh");
+    packet["temperature"] = json!(0.2);
+    let write = |packet: &Value| {
+        let mut packet = packet.clone();
+        packetproof::digest::seal(packet.as_object_mut().unwrap());
+        std::fs::write(project.path("refresh.json"), packetproof::canonical::to_pretty(&packet)).unwrap();
+        project.run(&["validate", "--packet", project.path("refresh.json").to_str().unwrap()])
+    };
+    let before = write(&packet);
+    refused(&before, "$.promptMode");
+    refused(&before, "$.temperature: unknown top-level field");
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let declared = settings + "\n[contract]\nprompt_modes = [\"library-refresh\"]\npacket_fields = [\"temperature\"]\n";
+    std::fs::write(project.path("harness.toml"), declared).unwrap();
+    let after = write(&packet);
+    assert_eq!(after.code, 0, "{}", after.describe());
+    // The field is checksummed like any other: changed without resealing, the packet fails.
+    let mut sealed = packet.clone();
+    packetproof::digest::seal(sealed.as_object_mut().unwrap());
+    sealed["temperature"] = json!(0.9);
+    std::fs::write(project.path("tampered.json"), packetproof::canonical::to_pretty(&sealed)).unwrap();
+    refused(
+        &project.run(&["validate", "--packet", project.path("tampered.json").to_str().unwrap()]),
+        "[packet::checksum]",
+    );
+    // The branch rules still run on the new mode's packets.
+    let mut inconsistent = packet;
+    let theme = inconsistent["resolvedBranch"]["hasTargetTheme"].as_bool().unwrap();
+    inconsistent["resolvedBranch"]["hasTargetTheme"] = json!(!theme);
+    refused(&write(&inconsistent), "[packet::branch-consistency]");
+}
