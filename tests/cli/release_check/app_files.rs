@@ -40,8 +40,7 @@ impl App {
              \"{bin}\" export --request \"$request\"\nrm -f \"$request\"\n"
         );
         std::fs::write(suite.join("export.sh"), script).unwrap();
-        std::fs::set_permissions(suite.join("export.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
+        std::fs::set_permissions(suite.join("export.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
         let extra = format!(
             "\n[corpus]\nrequire_branch_coverage = false\n\n[exporter]\ncommand = [\"./export.sh\", \"{{request}}\"]\n\
@@ -65,7 +64,8 @@ impl App {
     }
 
     fn set_model(&self, model: &str) {
-        let code = format!("// The app's LLM calls.\nexport const model = \"{model}\";\nexport const maxTokens = 800;\n");
+        let code =
+            format!("// The app's LLM calls.\nexport const model = \"{model}\";\nexport const maxTokens = 800;\n");
         std::fs::write(self.top().join("src/calls.js"), code).unwrap();
     }
 
@@ -122,7 +122,9 @@ fn a_model_change_in_app_code_outside_the_suite_is_explained_when_declared() {
             assert_eq!(calls["kind"], "exporter", "{report:#}");
             let digests = &report["exporterFiles"][0];
             assert_eq!(digests["path"], "src/calls.js", "{report:#}");
-            assert!(digests["before"].as_str().unwrap().starts_with("sha256:") && digests["before"] != digests["after"]);
+            assert!(
+                digests["before"].as_str().unwrap().starts_with("sha256:") && digests["before"] != digests["after"]
+            );
             // The lock pinned the app's code at the last bless, named from the suite's folder.
             let pins: Vec<&Value> = report["lock"].as_array().unwrap().iter().map(|p| &p["file"]).collect();
             assert_eq!(pins, ["../../src/calls.js"], "{report:#}");
@@ -148,7 +150,11 @@ fn an_unblessed_edit_of_declared_app_code_is_named_by_the_lock() {
     assert!(violations(&report).contains("\"lock-not-blessed\"") && violations(&report).contains("../../src/calls.js"));
     let out = app.run(&["test"]);
     assert_eq!(out.code, 101, "{}", out.describe());
-    assert!(out.stdout.contains("[corpus::lock] ../../src/calls.js: changed since the last bless"), "{}", out.describe());
+    assert!(
+        out.stdout.contains("[corpus::lock] ../../src/calls.js: changed since the last bless"),
+        "{}",
+        out.describe()
+    );
     app.bless();
     assert_eq!(app.check().1, 0);
 }
