@@ -38,6 +38,8 @@ pub fn trials() -> Vec<Trial> {
 /// The worked app, copied; with `rust`, its suite runs the Rust twin of its Node exporter.
 fn app(rust: bool) -> (Project, PathBuf) {
     let project = Project::with(&[APP]);
+    // The app's repository: [exporter] files name its code from the suite (../../src/calls.js).
+    support::git(&project.path(APP), &["init", "-q", "-b", "main"]);
     let suite = project.path(APP).join("llm").join("gate");
     if rust {
         let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
@@ -141,6 +143,8 @@ fn each_packet_is_judged_by_its_own_agents_contract() {
 
 fn a_max_tokens_change_in_the_apps_code_is_red_until_blessed() {
     let (project, suite) = app(true);
+    support::git(&project.path(APP), &["add", "-A"]);
+    support::git(&project.path(APP), &["commit", "-q", "-m", "the app and its gate"]);
     let calls = project.path(APP).join("src").join("calls.js");
     let code = std::fs::read_to_string(&calls).unwrap();
     std::fs::write(&calls, code.replace("maxTokens: 200,", "maxTokens: 300,")).unwrap();
@@ -151,6 +155,11 @@ fn a_max_tokens_change_in_the_apps_code_is_red_until_blessed() {
     assert_eq!(run_in(&suite, &["bless"]).code, 0);
     assert_eq!(golden(&suite, "label-plain")["maxTokens"], json!(300));
     assert_eq!(run_in(&suite, &["test"]).code, 0);
+    // release-check explains the golden change by the app's own code, which the gate names.
+    let check = run_in(&suite, &["release-check", "--format", "json"]);
+    assert_eq!(check.code, 0, "{}", check.describe());
+    let report: Value = serde_json::from_str(&check.stdout).unwrap();
+    assert!(report["exporterFiles"].to_string().contains("src/calls.js"), "{report}");
 }
 
 fn agent_settings_are_checked_when_loaded() {

@@ -3,6 +3,9 @@
 //! report and exit status the policy promises.
 
 use crate::support;
+// Its exporter is a shell script: Unix.
+#[cfg(unix)]
+mod app_files;
 use libtest_mimic::Trial;
 use serde_json::Value;
 
@@ -461,7 +464,8 @@ fn a_suite_from_init_passes_release_check_on_a_clean_tree() {
 }
 
 pub fn trials() -> Vec<Trial> {
-    let trials = trials![
+    #[allow(unused_mut)]
+    let mut trials = trials![
         the_default_base_is_the_upstream_then_the_remote_head_then_main_or_master,
         the_report_names_its_base_and_lists_each_changed_case_once,
         no_change_passes_with_nothing_to_report,
@@ -478,5 +482,7 @@ pub fn trials() -> Vec<Trial> {
         a_declared_exporter_file_explains_the_golden_changes_it_causes,
         a_suite_from_init_passes_release_check_on_a_clean_tree,
     ];
+    #[cfg(unix)]
+    trials.extend(app_files::trials());
     trials
 }

@@ -17,6 +17,15 @@ pub fn sha256(bytes: &[u8]) -> String {
     hex_digest(&Sha256::digest(bytes))
 }
 
+/// `sha256:<hex>` of a regular file's bytes, read in pieces: a compiled exporter may be
+/// larger than any document packetproof parses, and hashing it holds one piece in memory at a time.
+pub(crate) fn sha256_of_file(path: &std::path::Path) -> crate::Result<String> {
+    let mut file = crate::fsutil::open_regular(path)?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| crate::Error::io(path, e))?;
+    Ok(hex_digest(&hasher.finalize()))
+}
+
 fn hex_digest(hash: &[u8]) -> String {
     let mut text = String::with_capacity(PREFIX.len() + 64);
     text.push_str(PREFIX);

@@ -63,6 +63,10 @@ require_branch_coverage = false
 # [exporter]
 # command = ["./export.sh", "{request}"]
 # timeout_seconds = 60
+# The files its packets depend on, from this folder, anywhere in the git repository
+# (the exporter, the app's code that sets the model and max tokens, templates); each
+# must match a file. release-check explains golden changes by them; bless pins them.
+# files = ["export.sh", "../src/calls.js", "../templates/**"]
 "#;
 
 const README: &str = r#"# Conformance suite
@@ -104,6 +108,11 @@ command = ["./export.sh", "{request}"]   # prints one packet on stdout
 `bless`, `packet::regenerates` and `release-check` then run it instead of the built-in
 compiler; every other check (hashes, contract, branch isolation, forbidden material,
 provider shape, runs) applies to its packets unchanged.
+
+Declare the files its packets depend on, from this folder, anywhere in the git repository
+(`files = ["export.sh", "../src/calls.js"]`: the exporter, the app's code that sets the
+model and max tokens, templates; globs work): `release-check` explains a golden change by
+them, `bless` pins them in `packetproof.lock`, and a signed gate lists them.
 
 ## CI and pre-commit
 

@@ -1,11 +1,14 @@
 //! `packetproof.lock`: the digests of the files a suite's packets depend on (its
-//! schema snapshot, its Builder schema, its prompt templates), as the last `bless`
-//! saw them. packetproof never rewrites a file a user edited; it pins what it
+//! schema snapshot, its Builder schema, its prompt templates, and the files
+//! `[exporter] files` declares: the exporter, the app's own code wherever in the
+//! repository it is), as the last `bless` saw them, each named from the suite's
+//! folder (`../../src/calls.js` for a file outside it). packetproof never rewrites a file a user edited; it pins what it
 //! checked instead, so an edit is a reviewed change: `corpus::lock` fails until
 //! `bless` pins the new digests, and `release-check` shows the lock's diff.
 //!
 //! JSON files are pinned by the digest of their canonical form, so a checkout that
-//! turned line endings into CRLF pins the same schema; every other file by its bytes.
+//! turned line endings into CRLF pins the same schema; every other file by its bytes
+//! (read in pieces: a declared exporter may be a compiled program of any size).
 
 use crate::report::{Finding, Location};
 use crate::{canonical, digest, fsutil, Config, CorpusCheck, Error, JsonPath, Result};
@@ -53,14 +56,16 @@ fn pinned_files(config: &Config) -> Vec<(String, PathBuf)> {
             }
         }
     }
+    for file in config.exporter.iter().flat_map(|e| &e.resolved.files) {
+        files.push((file.name.clone(), file.path.clone()));
+    }
     files.sort();
     files.dedup_by(|a, b| a.0 == b.0);
     files
 }
 
 fn relative(config: &Config, path: &Path) -> String {
-    let shown = path.strip_prefix(&config.root).unwrap_or(path);
-    shown.to_string_lossy().replace('\\', "/")
+    crate::config::exporter_files::name_from(&config.root, path)
 }
 
 /// The digest a file is pinned by (see the module docs).
@@ -77,8 +82,14 @@ fn digest_of(name: &str, bytes: &[u8]) -> String {
 fn current(config: &Config) -> Result<BTreeMap<String, Option<String>>> {
     let mut out = BTreeMap::new();
     for (name, path) in pinned_files(config) {
-        let bytes = fsutil::read_optional(&path, config.limits.max_file_bytes)?;
-        out.insert(name.clone(), bytes.map(|b| digest_of(&name, &b)));
+        let digest = match name.ends_with(".json") {
+            true => fsutil::read_optional(&path, config.limits.max_file_bytes)?.map(|b| digest_of(&name, &b)),
+            false => match digest::sha256_of_file(&path) {
+                Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+                other => Some(other?),
+            },
+        };
+        out.insert(name, digest);
     }
     Ok(out)
 }

@@ -347,8 +347,8 @@ impl Check {
                         "corpus::lock",
                         Corpus,
                         &[Suite, Lock],
-                        "the files the suite's packets depend on (schema, templates) have the digests the last bless \
-                         pinned in packetproof.lock",
+                        "the files the suite's packets depend on (schema, templates, `[exporter] files`) have the digests \
+                         the last bless pinned in packetproof.lock",
                     ),
                     "tests/cli/profile.rs::an_edited_schema_is_red_until_bless_pins_it",
                 ),

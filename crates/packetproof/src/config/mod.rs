@@ -32,6 +32,8 @@ mod suite;
 pub use suite::{Evaluator, PromptVersions, Release};
 mod agents;
 pub use agents::Agents;
+pub(crate) mod exporter_files;
+pub(crate) mod glob;
 
 pub(crate) const FILE_NAME: &str = "harness.toml";
 
@@ -221,10 +223,14 @@ pub struct Exporter {
     /// Seconds before the exporter is killed and the fixture fails.
     #[serde(default = "default_timeout")]
     pub(crate) timeout_seconds: u64,
-    /// The exporter's own code and inputs (paths or globs from the suite's
-    /// directory): a change to one explains the golden changes it causes.
+    /// The files its packets depend on (its own code, the app's, templates, inputs):
+    /// paths or globs from the suite's directory, anywhere in its git repository
+    /// (`exporter_files`). A change to one explains the golden changes it causes.
     #[serde(default)]
     pub(crate) files: Vec<String>,
+    /// `files` resolved when the settings load.
+    #[serde(skip)]
+    pub(crate) resolved: exporter_files::Resolved,
 }
 
 fn default_timeout() -> u64 {
@@ -477,7 +483,7 @@ impl Config {
             taint: raw.taint,
             limits: raw.limits,
             corpus: raw.corpus,
-            exporter: raw.exporter,
+            exporter: exporter_files::resolve(root, raw.exporter).map_err(config_error)?,
             run_exporter: true,
             release: raw.release,
             wire: raw.wire,

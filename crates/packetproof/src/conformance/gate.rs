@@ -164,7 +164,9 @@ fn commit(config: &Config) -> Option<String> {
 }
 
 /// The files the verdict depended on, by digest: settings, every prompt template,
-/// the schemas, the Google suffix, and the files the exporter command names.
+/// the schemas, the Google suffix, the files the exporter command names and those
+/// `[exporter] files` declares (the app's own code among them, wherever in the
+/// repository it is), each named once, from the suite's folder.
 fn materials(config: &Config) -> Result<Vec<Material>> {
     let mut out = Vec::new();
     let mut add = |name: String, bytes: &[u8]| out.push(Material { name, digest: DigestSet { sha256: hex(bytes) } });
@@ -192,6 +194,11 @@ fn materials(config: &Config) -> Result<Vec<Material>> {
             out.push(Material { name: relative(config, &file), digest: DigestSet { sha256: streamed_hex(&file)? } });
         }
     }
+    for file in config.exporter.iter().flat_map(|e| &e.resolved.files) {
+        if !out.iter().any(|m| m.name == file.name) {
+            out.push(Material { name: file.name.clone(), digest: DigestSet { sha256: streamed_hex(&file.path)? } });
+        }
+    }
     Ok(out)
 }
 
@@ -205,19 +212,15 @@ fn shown_resource(config: &Config, name: &str) -> String {
     }
 }
 
-/// `file` relative to the suite's root, `/`-separated (as written elsewhere, when outside it).
+/// `file` from the suite's root, `/`-separated (with `..` when it is outside it), as
+/// the lock names it.
 fn relative(config: &Config, file: &Path) -> String {
-    file.strip_prefix(&config.root).unwrap_or(file).to_string_lossy().replace('\\', "/")
+    crate::config::exporter_files::name_from(&config.root, file)
 }
 
-/// The sha256 of a file read in pieces: a compiled exporter may be larger than any
-/// document packetproof parses, and hashing it holds one piece in memory at a time.
+/// The sha256 of a file read in pieces, as lowercase hex.
 fn streamed_hex(path: &Path) -> Result<String> {
-    use sha2::Digest;
-    let mut file = fsutil::open_regular(path)?;
-    let mut hasher = sha2::Sha256::new();
-    std::io::copy(&mut file, &mut hasher).map_err(|e| crate::Error::io(path, e))?;
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(digest::sha256_of_file(path)?.trim_start_matches(digest::PREFIX).to_owned())
 }
 
 fn hex(bytes: &[u8]) -> String {

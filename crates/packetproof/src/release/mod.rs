@@ -3,7 +3,6 @@
 //! text or Markdown for the reporters), and enforce the policy (`policy`) that
 //! every golden change is explained and every prompt change is re-blessed.
 
-mod glob;
 mod policy;
 mod prompts;
 mod render;
@@ -342,25 +341,23 @@ fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFi
         (git.relative(&config.root.join("src")), ChangeKind::Code),
         (git.relative(&config.root.join("crates")), ChangeKind::Code),
     ]);
-    // The exporter's declared files, as paths from the repository's top.
-    let suite = git.relative(&config.root);
+    // The exporter's declared files, as patterns from the repository's top (resolved
+    // from the suite's folder when the settings loaded; a deleted file still matches).
     let declared: Vec<String> = config
         .exporter
         .iter()
-        .flat_map(|e| &e.files)
-        .map(|glob| {
-            let glob = glob.trim_start_matches("./");
-            if suite.is_empty() {
-                glob.to_owned()
-            } else {
-                format!("{suite}/{glob}")
-            }
+        .flat_map(|e| {
+            let top = git.relative(&e.resolved.top);
+            e.resolved.patterns.iter().map(move |pattern| match top.is_empty() {
+                true => pattern.clone(),
+                false => format!("{top}/{pattern}"),
+            })
         })
         .collect();
     Ok(paths
         .into_iter()
         .map(|path| {
-            let exporter = declared.iter().any(|glob| glob::matches(glob, &path));
+            let exporter = declared.iter().any(|glob| crate::config::glob::matches(glob, &path));
             let kind = classes
                 .iter()
                 .find(|(prefix, _)| &path == prefix || path.starts_with(&format!("{prefix}/")))

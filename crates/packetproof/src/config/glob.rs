@@ -3,7 +3,7 @@
 //! wildcard names one file, or (ending in `/`) everything under a folder.
 
 /// Whether `path` (relative, `/`-separated) is one `pattern` names.
-pub(super) fn matches(pattern: &str, path: &str) -> bool {
+pub(crate) fn matches(pattern: &str, path: &str) -> bool {
     if let Some(folder) = pattern.strip_suffix('/') {
         return path.starts_with(&format!("{folder}/"));
     }
