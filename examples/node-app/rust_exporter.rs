@@ -30,9 +30,14 @@ fn export(request_file: &Path) -> Result<Map<String, Value>, String> {
     let mut branch = Map::new();
     branch.insert("agentId".into(), json!(call("agentId")?));
     branch.extend(request["branch"].as_object().cloned().unwrap_or_default());
-    let user = match (name, branch.get("hasBreaking")) {
-        ("prLabel", Some(Value::Bool(true))) => "pr_label.breaking.mustache".to_owned(),
-        _ => call("user")?,
+    // `(branch) => (branch.hasBreaking ? 'a' : 'b')`: the first name when the branch field is true.
+    let user = call("user")?;
+    let user = match user.split('\'').collect::<Vec<_>>()[..] {
+        [_, yes, _, no, _] => {
+            let field = user.split("branch.").nth(1).and_then(|f| f.split(' ').next()).unwrap_or_default();
+            if branch.get(field) == Some(&Value::Bool(true)) { yes } else { no }.to_owned()
+        }
+        _ => user,
     };
     let paths = [call("system")?, user];
     let (mut versions, mut texts) = (Map::new(), Vec::new());

@@ -69,7 +69,9 @@ fn green_without_skips(out: &Output) {
         assert!(another_profile && !message.contains("turned off"), "{event}");
     }
     let passed = |name: &str| events.iter().any(|e| e["name"] == name && e["event"] == "ok");
-    for trial in ["corpus::branch-coverage", "corpus::mutation-self-test", "label-breaking::packet::contract"] {
+    for trial in
+        ["corpus::branch-coverage", "label-plain::corpus::mutation-self-test", "label-breaking::packet::contract"]
+    {
         assert!(passed(trial), "{trial}: {}", out.stdout);
     }
 }
