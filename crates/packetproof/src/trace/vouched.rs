@@ -12,7 +12,7 @@ use super::verdict::{Filled, Used, Verdict};
 use crate::attest::vouch::Gate;
 use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
 use crate::profile::Style;
-use crate::template::{jinja, styles, Matcher, Piece, Rendering, Template};
+use crate::template::{format, jinja, mustache, Matcher, Piece, Rendering, Template, Trim};
 use crate::{digest, Config};
 use std::collections::BTreeMap;
 
@@ -30,6 +30,9 @@ struct Templates {
     user_names: String,
     /// Each vouched template's version: the sha256 of its bytes, as promptVersions records it.
     versions: BTreeMap<String, String>,
+    /// The root templates no call can conform to, each with why (its reader refused
+    /// it, or the gate does not vouch for it); the others still match calls.
+    refused: Vec<String>,
 }
 
 impl Vouching {
@@ -40,9 +43,13 @@ impl Vouching {
         Vouching { gate, templates }
     }
 
-    /// Why calls cannot conform to a template here, if they cannot.
-    pub fn templates_unavailable(&self) -> Option<&str> {
-        self.templates.as_ref().err().map(String::as_str)
+    /// Why calls cannot conform to a template here, or to some of them, if so.
+    pub fn templates_unavailable(&self) -> Option<String> {
+        match &self.templates {
+            Err(why) => Some(why.clone()),
+            Ok(t) if !t.refused.is_empty() => Some(t.refused.join("; ")),
+            Ok(_) => None,
+        }
     }
 }
 
@@ -61,40 +68,56 @@ fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
             files.insert(name, text);
         }
     }
-    let (style, system, user) = roots(config)?;
-    // Every root is a branch labelled by its name, so a rendering names the templates it used.
-    let matcher = |roots: &[String]| -> Result<Matcher, String> {
+    let (style, trim, system, user) = roots(config)?;
+    let mut refused = Vec::new();
+    // Every root is a branch labelled by its name, so a rendering names the templates it
+    // used. A root that cannot be read is left out, with why: it stops no other root.
+    let mut matcher = |roots: &[String]| -> Result<Matcher, String> {
         let mut bodies = Vec::new();
         for root in roots {
             let Some(text) = files.get(root) else {
-                return Err(format!("{root} is not among the templates the gate statement {} vouches for", gate.file));
+                refused.push(format!("{root} is not among the templates the gate statement {} vouches for", gate.file));
+                continue;
             };
-            let template = match style {
-                Style::Jinja => jinja::read(root, &files)?.trim_end(),
-                Style::Format => styles::read_format(text).map_err(|e| format!("{root}: {e}"))?,
-                Style::Mustache => styles::read_mustache(text).map_err(|e| format!("{root}: {e}"))?,
-            };
-            bodies.push((root.clone(), template));
+            // Too large to match alone is refused alone.
+            match read(style, root, text, &files).and_then(|t| t.matcher(trim).map(|_| t)) {
+                Ok(template) => bodies.push((root.clone(), template)),
+                Err(why) => refused.push(format!("the template {root}: {why}")),
+            }
         }
-        Template { pieces: vec![Piece::Branch(bodies)] }.matcher()
+        Template { pieces: vec![Piece::Branch(bodies)] }.matcher(trim)
     };
+    let (system_matcher, user_matcher) = (matcher(&system)?, matcher(&user)?);
     Ok(Templates {
-        system: matcher(&system)?,
-        user: matcher(&user)?,
+        system: system_matcher,
+        user: user_matcher,
         system_names: system.join(" or "),
         user_names: user.join(" or "),
         versions,
+        refused,
     })
 }
 
-/// The style and the templates a call's system prompt and user message render: the
-/// block builder's two minijinja roots, or what a custom profile declares.
-fn roots(config: &Config) -> Result<(Style, Vec<String>, Vec<String>), String> {
+/// The template `root` (whose text is `text`) in `style`, read among `files`, or why
+/// it cannot be followed.
+fn read(style: Style, root: &str, text: &str, files: &BTreeMap<String, String>) -> Result<Template, String> {
+    let strip = |why: String| why.strip_prefix(&format!("{root}: ")).map(str::to_owned).unwrap_or(why);
+    match style {
+        Style::Jinja => jinja::read(root, files).map_err(strip),
+        Style::Format => format::read(text),
+        Style::Mustache => mustache::read(root, files).map_err(strip),
+    }
+}
+
+/// The style, what the app does to a rendering, and the templates a call's system
+/// prompt and user message render: the block builder's two minijinja roots (its
+/// compiler trims each rendering's end), or what a custom profile declares.
+fn roots(config: &Config) -> Result<(Style, Trim, Vec<String>, Vec<String>), String> {
     if config.profile.is_block_builder() {
-        return Ok((Style::Jinja, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
+        return Ok((Style::Jinja, Trim::TrimEnd, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
     }
     match &config.profile.templates {
-        Some(t) => Ok((t.style, t.system.clone(), t.user.clone())),
+        Some(t) => Ok((t.style, t.rendering, t.system.clone(), t.user.clone())),
         None => Err("the suite's contract profile declares no templates ([contract.templates])".to_owned()),
     }
 }
@@ -130,8 +153,13 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Config) -> Result
     let templates = vouching.templates.as_ref().map_err(|why| format!("no template conformance: {why}"))?;
     let (system, user) = request_texts(evidence)?;
     let (system, user) = (system.as_str(), user.as_str());
+    // Roots left out are named, so that a call they would have matched says why.
+    let refused = match templates.refused.as_slice() {
+        [] => String::new(),
+        list => format!(" (not matched against: {})", list.join("; ")),
+    };
     let Some(system_found) = templates.system.matches(system) else {
-        return Err(format!("the system prompt is no rendering of the vouched {}", templates.system_names));
+        return Err(format!("the system prompt is no rendering of the vouched {}{refused}", templates.system_names));
     };
     // A Google text-JSON packet's user message ends with the suite's suffix.
     let user_found = templates.user.matches(user).or_else(|| {
@@ -141,7 +169,7 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Config) -> Result
     let Some(user_found) = user_found else {
         return Err(format!(
             "the user message is no rendering of the vouched {} (its literal text differs, or a branch it takes \
-             is not vouched)",
+             is not vouched){refused}",
             templates.user_names
         ));
     };

@@ -1,4 +1,5 @@
 use super::*;
+use crate::template::Trim;
 use minijinja::Environment;
 use serde_json::json;
 
@@ -19,7 +20,7 @@ fn files(list: &[(&str, &str)]) -> BTreeMap<String, String> {
 #[track_caller]
 fn renders_conform(files: &BTreeMap<String, String>, root: &str, context: serde_json::Value) {
     let rendered = environment(files).get_template(root).unwrap().render(&context).unwrap();
-    let matcher = read(root, files).unwrap().trim_end().matcher().unwrap();
+    let matcher = read(root, files).unwrap().matcher(Trim::TrimEnd).unwrap();
     let text = rendered.trim_end();
     assert!(matcher.is_match(text), "does not conform:\n{text:?}\n{:#?}", read(root, files).unwrap());
 }
@@ -59,8 +60,7 @@ fn computed_includes_branch_over_the_templates_that_fit() {
     for (mode, flag) in [("a", true), ("b", false), ("a", false)] {
         renders_conform(&files, "root", json!({"name": "N", "mode": mode, "flag": flag, "items": ["x"]}));
     }
-    let template = read("root", &files).unwrap().trim_end();
-    let m = template.matcher().unwrap();
+    let m = read("root", &files).unwrap().matcher(Trim::TrimEnd).unwrap();
     let found = m.matches("Top Zed\n\n## B\n- 1\n- 2\n\n## A\nabout Zed\nEnd.").unwrap();
     assert_eq!(found.branches, ["parts/b.j2", "parts/a.j2"]);
     assert!(!m.is_match("Top Zed\n\n## never\n\n## A\nabout Zed\nEnd."));
@@ -97,8 +97,8 @@ fn the_projects_golden_packets_conform_to_its_templates() {
         .into_iter()
         .map(|(name, bytes)| (name, String::from_utf8(bytes).unwrap()))
         .collect();
-    let system = read("system.md.j2", &files).unwrap().trim_end().matcher().unwrap();
-    let user = read("user.md.j2", &files).unwrap().trim_end().matcher().unwrap();
+    let system = read("system.md.j2", &files).unwrap().matcher(Trim::TrimEnd).unwrap();
+    let user = read("user.md.j2", &files).unwrap().matcher(Trim::TrimEnd).unwrap();
     let mut seen = 0;
     for case in crate::corpus::cases(&config).unwrap().iter().filter(|c| c.golden_packet().is_file()) {
         let packet: serde_json::Value = serde_json::from_slice(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
