@@ -228,6 +228,31 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     assert!(conforms.stdout.contains("reply.txt") && conforms.stdout.contains("system.txt"), "{}", conforms.stdout);
     let drifted = trace(&system.replace("three short", "four short"), user);
     assert_eq!(drifted.code, 1, "{}", drifted.describe());
+
+    // An app that strips its renderings' trailing newlines declares it; then, and only
+    // then, its stripped messages conform (and one changed letter still does not).
+    let (system, user) = (system.trim_end_matches('\n'), user.trim_end_matches('\n'));
+    assert_eq!(trace(system, user).code, 1);
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let declared = "style = \"format\"\nrendering = \"strip-trailing-newlines\"";
+    std::fs::write(suite.join("harness.toml"), settings.replace("style = \"format\"", declared)).unwrap();
+    let stripped = trace(system, user);
+    assert_eq!(stripped.code, 0, "{}", stripped.describe());
+    assert_eq!(trace(system, &user.replace("asks:", "asks;")).code, 1);
+
+    // A template the gate does not vouch for (edited after it ran) is left out, named,
+    // and the suite's other templates still match calls.
+    let followup = suite.join("app/prompts/followup.txt");
+    let text = std::fs::read_to_string(&followup).unwrap();
+    std::fs::write(&followup, text.replace("New question:", "Next question:")).unwrap();
+    let still = trace(system, user);
+    assert_eq!(still.code, 0, "{}", still.describe());
+    let edited = trace(
+        system,
+        "Customer Noor Haddad follows up on an earlier answer.\n\nEarlier answer:\nx\n\nNext question:\ny",
+    );
+    assert_eq!(edited.code, 1, "{}", edited.describe());
+    assert!(edited.stdout.contains("followup.txt is not among the templates"), "{}", edited.stdout);
 }
 
 fn the_python_exporter_makes_the_committed_golden_packets() {

@@ -206,10 +206,12 @@ mod tests {
                 assert!(!matcher.is_match(&changed), "{template:?} ← {changed:?}");
             }
         }
-        let names = |t: &str| read(t).unwrap().pieces.into_iter().filter_map(|p| match p {
-            Piece::Slot(name) => Some(name),
-            _ => None,
-        });
+        let names = |t: &str| {
+            read(t).unwrap().pieces.into_iter().filter_map(|p| match p {
+                Piece::Slot(name) => Some(name),
+                _ => None,
+            })
+        };
         assert_eq!(names("{}{}{!r:{}}").collect::<Vec<_>>(), ["0", "1", "2"]);
         assert_eq!(names("{a[0]}{b.c}").collect::<Vec<_>>(), ["a[0]", "b.c"]);
     }

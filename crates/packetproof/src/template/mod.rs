@@ -211,7 +211,9 @@ mod tests {
     #[test]
     fn a_repeat_matches_any_number_of_times() {
         let item = Template { pieces: vec![lit("- "), slot("item"), lit("\n")] };
-        let m = Template { pieces: vec![lit("List:\n"), Piece::Repeat(item), lit("End")] }.matcher(Trim::AsRendered).unwrap();
+        let m = Template { pieces: vec![lit("List:\n"), Piece::Repeat(item), lit("End")] }
+            .matcher(Trim::AsRendered)
+            .unwrap();
         assert!(m.is_match("List:\nEnd"));
         let r = m.matches("List:\n- a\n- b\nEnd").unwrap();
         assert_eq!(r.slots, [("item".into(), "b".into())]);

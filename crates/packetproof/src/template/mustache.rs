@@ -51,13 +51,21 @@ enum Token {
     Close(String),
     /// A partial: its name, and the indentation it takes when it is first on a
     /// standalone line (`None` inline; with the text before it on its line).
-    Partial { name: String, standalone: Option<String>, first: bool, before: String },
+    Partial {
+        name: String,
+        standalone: Option<String>,
+        first: bool,
+        before: String,
+    },
 }
 
 /// Whitespace as JavaScript's `\s`, which mustache.js finds standalone lines by.
 fn js_space(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
-        | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
 }
 
 impl Reader<'_> {
@@ -134,11 +142,11 @@ impl Reader<'_> {
             ));
         }
         let text = match standalone {
-            Some(indent) if !indent.is_empty() => {
-                text.split('\n').map(|line| if line.is_empty() { line.to_owned() } else { format!("{indent}{line}") })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            }
+            Some(indent) if !indent.is_empty() => text
+                .split('\n')
+                .map(|line| if line.is_empty() { line.to_owned() } else { format!("{indent}{line}") })
+                .collect::<Vec<_>>()
+                .join("\n"),
             _ => text.clone(),
         };
         self.stack.push(file.clone());

@@ -187,12 +187,21 @@ mod property {
     }
 
     fn value() -> impl Strategy<Value = String> {
-        prop::collection::vec(prop::sample::select(&["x", " ", "\n", "{{ v0 }}", "{% endif %}", "\t", "A", "-"][..]), 0..4)
-            .prop_map(|parts| parts.concat())
+        prop::collection::vec(
+            prop::sample::select(&["x", " ", "\n", "{{ v0 }}", "{% endif %}", "\t", "A", "-"][..]),
+            0..4,
+        )
+        .prop_map(|parts| parts.concat())
     }
 
     fn data() -> impl Strategy<Value = serde_json::Value> {
-        (value(), value(), any::<[bool; 2]>(), prop::collection::vec(value(), 0..4), prop::collection::vec(value(), 0..3))
+        (
+            value(),
+            value(),
+            any::<[bool; 2]>(),
+            prop::collection::vec(value(), 0..4),
+            prop::collection::vec(value(), 0..3),
+        )
             .prop_map(|(v0, v1, [c0, c1], l0, l1)| json!({"v0": v0, "v1": v1, "c0": c0, "c1": c1, "l0": l0, "l1": l1}))
     }
 

@@ -80,7 +80,11 @@ fn partials_are_read_from_the_folder_and_standalone_ones_indented() {
     conform(
         &m,
         &["Head\n  line1 X\nmore\n\n  line2\nTail [Y]!\n"],
-        &["Head\nline1 X\n\nline2\nTail [Y]!\n", "Head\n  line1 X\n  \n  line2\nTail [Y]!\n", "Head\nanother folder's\n"],
+        &[
+            "Head\nline1 X\n\nline2\nTail [Y]!\n",
+            "Head\n  line1 X\n  \n  line2\nTail [Y]!\n",
+            "Head\nanother folder's\n",
+        ],
     );
     let found = m.matches("Head\n  line1 X\n\n  line2\nTail [Y]!\n").unwrap();
     assert_eq!(found.branches, ["prompts/item.mustache", "prompts/inline"]);
@@ -121,10 +125,7 @@ fn what_cannot_be_followed_is_refused_by_name() {
 /// for the documented reason.
 #[test]
 fn the_mustache_specs_tests_conform_or_are_refused_as_documented() {
-    let refused = [
-        ("partials", "Failed Lookup", "no such partial"),
-        ("partials", "Recursion", "cycle"),
-    ];
+    let refused = [("partials", "Failed Lookup", "no such partial"), ("partials", "Recursion", "cycle")];
     let dir = std::path::Path::new(crate::PROJECT_ROOT).join("tests/data/mustache-spec");
     let (mut conformed, mut changed, mut seen_refused) = (0, 0, 0);
     for spec in ["comments", "delimiters", "interpolation", "inverted", "partials", "sections"] {
