@@ -70,21 +70,11 @@ fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
     }
     let (style, trim, system, user) = roots(config)?;
     let mut refused = Vec::new();
-    // Every root is a branch labelled by its name, so a rendering names the templates it
-    // used. A root that cannot be read is left out, with why: it stops no other root.
+    let unvouched =
+        |root: &str| format!("{root} is not among the templates the gate statement {} vouches for", gate.file);
+    // Every root is a branch labelled by its name, so a rendering names the templates it used.
     let mut matcher = |roots: &[String]| -> Result<Matcher, String> {
-        let mut bodies = Vec::new();
-        for root in roots {
-            let Some(text) = files.get(root) else {
-                refused.push(format!("{root} is not among the templates the gate statement {} vouches for", gate.file));
-                continue;
-            };
-            // Too large to match alone is refused alone.
-            match read(style, root, text, &files).and_then(|t| t.matcher(trim).map(|_| t)) {
-                Ok(template) => bodies.push((root.clone(), template)),
-                Err(why) => refused.push(format!("the template {root}: {why}")),
-            }
-        }
+        let bodies = read_roots(style, trim, roots, &files, unvouched, &mut refused);
         Template { pieces: vec![Piece::Branch(bodies)] }.matcher(trim)
     };
     let (system_matcher, user_matcher) = (matcher(&system)?, matcher(&user)?);
@@ -95,6 +85,57 @@ fn templates(gate: &Gate, config: &Config) -> Result<Templates, String> {
         user_names: user.join(" or "),
         versions,
         refused,
+    })
+}
+
+/// The root templates read, each labelled by its name; a root that cannot be read (not
+/// in `files`: `missing` says why) is left out, with why in `refused`: it stops no other.
+fn read_roots(
+    style: Style,
+    trim: Trim,
+    roots: &[String],
+    files: &BTreeMap<String, String>,
+    missing: impl Fn(&str) -> String,
+    refused: &mut Vec<String>,
+) -> Vec<(String, Template)> {
+    let mut bodies = Vec::new();
+    for root in roots {
+        let Some(text) = files.get(root) else {
+            refused.push(missing(root));
+            continue;
+        };
+        // Too large to match alone is refused alone.
+        match read(style, root, text, files).and_then(|t| t.matcher(trim).map(|_| t)) {
+            Ok(template) => bodies.push((root.clone(), template)),
+            Err(why) => refused.push(format!("the template {root}: {why}")),
+        }
+    }
+    bodies
+}
+
+/// `test --attest`: every root template the suite's calls may render, read as `trace
+/// --gate` reads them, so that no gate is signed over a template conformance cannot
+/// follow; the error names each one and why.
+pub fn templates_followed(config: &Config) -> crate::Result<()> {
+    let Ok((style, trim, system, user)) = roots(config) else { return Ok(()) };
+    let files: BTreeMap<String, String> = config
+        .walk_prompt_templates()
+        .into_iter()
+        .filter_map(|(name, bytes)| Some((name, String::from_utf8(bytes).ok()?)))
+        .collect();
+    let mut refused = Vec::new();
+    let missing = |root: &str| format!("{root} is no UTF-8 template under paths.prompts");
+    read_roots(style, trim, &[system, user].concat(), &files, missing, &mut refused);
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(crate::Error::Config {
+        file: config.file_name(),
+        message: format!(
+            "the gate would vouch for templates that template conformance cannot follow: {} (docs/gating-any-agent.md, \
+             template styles)",
+            refused.join("; ")
+        ),
     })
 }
 
