@@ -210,6 +210,8 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     if let (Some(file), Some(key)) = (&args.attestation, &args.attest) {
         let kind = packetproof::run::OutputKind::GateStatement;
         packetproof::run::refuse_foreign_output(file, kind, &config, &[key.as_path()])?;
+        // Refused here, by name, never at production time.
+        packetproof::trace::vouched::templates_followed(&config)?;
     }
     let config = Arc::new(config);
     let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), writes)?;

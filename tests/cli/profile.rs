@@ -20,6 +20,7 @@ pub fn trials() -> Vec<Trial> {
         plain_text_requests_pass_the_wire_check_and_json_modes_fail_it,
         a_production_call_of_the_plain_text_suite_is_matched_by_trace,
         real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate,
+        a_template_conformance_cannot_follow_is_refused_by_name_when_the_gate_is_signed,
         an_edited_schema_is_red_until_bless_pins_it,
         a_new_branch_value_is_the_suites_to_declare,
         a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has,
@@ -236,6 +237,52 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     let budget = trace_with("gpt-4.1", 99_999_999, &system, user);
     assert_eq!(budget.code, 1, "{}", budget.describe());
     assert!(budget.stdout.contains("its max tokens 99999999 pass the 32768 vouched"), "{}", budget.stdout);
+
+    // An app that strips its renderings' trailing newlines declares it; then, and only
+    // then, its stripped messages conform (and one changed letter still does not).
+    let (system, user) = (system.trim_end_matches('\n'), user.trim_end_matches('\n'));
+    assert_eq!(trace(system, user).code, 1);
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let declared = "style = \"format\"\nrendering = \"strip-trailing-newlines\"";
+    std::fs::write(suite.join("harness.toml"), settings.replace("style = \"format\"", declared)).unwrap();
+    let stripped = trace(system, user);
+    assert_eq!(stripped.code, 0, "{}", stripped.describe());
+    assert_eq!(trace(system, &user.replace("asks:", "asks;")).code, 1);
+
+    // A template the gate does not vouch for (edited after it ran) is left out, named,
+    // and the suite's other templates still match calls.
+    let followup = suite.join("app/prompts/followup.txt");
+    let text = std::fs::read_to_string(&followup).unwrap();
+    std::fs::write(&followup, text.replace("New question:", "Next question:")).unwrap();
+    let still = trace(system, user);
+    assert_eq!(still.code, 0, "{}", still.describe());
+    let edited = trace(
+        system,
+        "Customer Noor Haddad follows up on an earlier answer.\n\nEarlier answer:\nx\n\nNext question:\ny",
+    );
+    assert_eq!(edited.code, 1, "{}", edited.describe());
+    assert!(edited.stdout.contains("followup.txt is not among the templates"), "{}", edited.stdout);
+}
+
+/// `test --attest` signs no gate over a template `trace --gate` could not follow: it
+/// names the template and why, before any trial runs (exit 2), never at production time.
+fn a_template_conformance_cannot_follow_is_refused_by_name_when_the_gate_is_signed() {
+    let (_project, suite) = app(Twins::Rust);
+    let key = suite.join("owner-only.pem");
+    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let reply = suite.join("app/prompts/reply.txt");
+    let text = std::fs::read_to_string(&reply).unwrap();
+    std::fs::write(&reply, format!("{text}{{question!x}}\n")).unwrap();
+    let signed = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate.json"]);
+    assert_eq!(signed.code, 2, "{}", signed.describe());
+    assert!(
+        signed.stderr.contains("the template reply.txt: the field at byte")
+            && signed.stderr.contains("unknown conversion '!x'"),
+        "{}",
+        signed.describe()
+    );
+    assert!(!suite.join("gate.json").exists());
 }
 
 fn the_python_exporter_makes_the_committed_golden_packets() {

@@ -110,6 +110,9 @@ pub struct Templates {
     pub system: Vec<String>,
     /// The templates a user message may be a rendering of.
     pub user: Vec<String>,
+    /// What the app does to a rendering before sending it (default: nothing).
+    #[serde(default)]
+    pub rendering: crate::template::Trim,
 }
 
 /// A template style packetproof reads into literal text and slots.
@@ -463,5 +466,26 @@ mod tests {
         }
         let err = resolve(&full.replace("\"boolean\"", "\"bool\"")).unwrap_err();
         assert!(err.contains("expected a list of values or \"boolean\""), "{err}");
+    }
+
+    #[test]
+    fn templates_declare_what_the_app_does_to_a_rendering() {
+        let full = "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
+                    output = \"text\"\nrender_input_keys = [\"q\"]\n[templates]\nstyle = \"mustache\"\n\
+                    system = [\"s\"]\nuser = [\"u\"]\n";
+        let rendering = |line: &str| resolve(&format!("{full}{line}")).map(|p| p.templates.unwrap().rendering);
+        assert_eq!(rendering("").unwrap(), crate::template::Trim::AsRendered);
+        for (value, trim) in [
+            ("as-rendered", crate::template::Trim::AsRendered),
+            ("strip-trailing-newlines", crate::template::Trim::StripTrailingNewlines),
+            ("trim-end", crate::template::Trim::TrimEnd),
+            ("trim", crate::template::Trim::Both),
+        ] {
+            assert_eq!(rendering(&format!("rendering = \"{value}\"")).unwrap(), trim);
+        }
+        let err = rendering("rendering = \"strip\"").unwrap_err();
+        assert!(err.contains("unknown variant") && err.contains("trim-end"), "{err}");
+        let err = rendering("trim = true").unwrap_err();
+        assert!(err.contains("unknown field"), "{err}");
     }
 }

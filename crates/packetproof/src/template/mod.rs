@@ -1,8 +1,10 @@
 //! Template conformance: is a text a rendering of a template, whatever values its
 //! variable slots held? A template of any style is reduced to one shape, literal
 //! text, slots, branches (one of several bodies) and repeats (a body any number of
-//! times); [`jinja`] reads minijinja templates into it, and other styles (Python
-//! `str.format`, mustache) need only their own reader.
+//! times); [`jinja`] reads minijinja templates into it, [`format`] Python
+//! `str.format` templates and [`mustache`] mustache templates, each as its engine
+//! renders them. What the app does to a rendering before sending it ([`Trim`]) is
+//! applied to the shape.
 //!
 //! A text conforms when it is the literal text exactly, with anything in the slots,
 //! for some choice of branches and repeat counts. The matcher compiles the shape to
@@ -12,8 +14,12 @@
 //! template and no text can make matching slow. Its size limits bound the memory a
 //! huge template may take; past them the template is refused, never matched loosely.
 
+pub mod format;
 pub mod jinja;
-pub mod styles;
+pub mod mustache;
+mod trim;
+
+pub use trim::Trim;
 
 use regex::{Regex, RegexBuilder};
 
@@ -33,6 +39,8 @@ pub enum Piece {
     Branch(Vec<(String, Template)>),
     /// A body any number of times, none included (a loop).
     Repeat(Template),
+    /// One of several bodies, unlabelled (how a trimmed end may have been cut).
+    Choice(Vec<Template>),
 }
 
 /// How a text conformed: the value of each slot (in a repeat, its last time) and
@@ -45,6 +53,8 @@ pub struct Rendering {
 
 /// The regular expression is at most this large once compiled; a larger template is refused.
 const SIZE_LIMIT: usize = 32 << 20;
+/// Groups nest at most this deep (a trimmed end nests one group per piece that may render blank).
+const NEST_LIMIT: u32 = 1000;
 
 /// A template ready to match texts against.
 #[derive(Debug, Clone)]
@@ -54,6 +64,9 @@ pub struct Matcher {
     slots: Vec<String>,
     /// Capture group `b{i}` (empty) marks that branch `branches[i]` was taken.
     branches: Vec<String>,
+    /// What the app does to a rendering: a text it could not have sent (whitespace
+    /// left at a trimmed end) is no rendering.
+    trim: Trim,
 }
 
 impl Template {
@@ -61,43 +74,21 @@ impl Template {
         Piece::Literal(text.to_owned())
     }
 
-    /// The template with trailing whitespace taken off its end, as a renderer that
-    /// trims its output gives it (into the last piece of every branch).
-    pub fn trim_end(mut self) -> Template {
-        loop {
-            match self.pieces.last_mut() {
-                Some(Piece::Literal(text)) => {
-                    let trimmed = text.trim_end().len();
-                    text.truncate(trimmed);
-                    if !text.is_empty() {
-                        break;
-                    }
-                    self.pieces.pop();
-                }
-                Some(Piece::Branch(bodies)) => {
-                    for (_, body) in bodies.iter_mut() {
-                        *body = std::mem::take(body).trim_end();
-                    }
-                    break;
-                }
-                _ => break,
-            }
-        }
-        self
-    }
-
-    /// The matcher, or why the template is too large to match.
-    pub fn matcher(&self) -> Result<Matcher, String> {
+    /// The matcher of the template's renderings once `trim` is done to them (the
+    /// app's edit before sending), or why the template is too large to match.
+    pub fn matcher(&self, trim: Trim) -> Result<Matcher, String> {
+        let trimmed = trim.template(self.clone());
         let mut pattern = String::from(r"\A");
         let (mut slots, mut branches) = (Vec::new(), Vec::new());
-        write(&self.pieces, &mut pattern, &mut slots, &mut branches);
+        write(&trimmed.pieces, &mut pattern, &mut slots, &mut branches);
         pattern.push_str(r"\z");
         let regex = RegexBuilder::new(&pattern)
             .size_limit(SIZE_LIMIT)
             .dfa_size_limit(SIZE_LIMIT)
+            .nest_limit(NEST_LIMIT)
             .build()
             .map_err(|e| format!("the template is too large to match: {e}"))?;
-        Ok(Matcher { regex, slots, branches })
+        Ok(Matcher { regex, slots, branches, trim })
     }
 }
 
@@ -131,6 +122,19 @@ fn write(pieces: &[Piece], out: &mut String, slots: &mut Vec<String>, branches: 
                 write(&body.pieces, out, slots, branches);
                 out.push_str(")*");
             }
+            Piece::Choice(bodies) => {
+                out.push_str("(?:");
+                for (i, body) in bodies.iter().enumerate() {
+                    if i > 0 {
+                        out.push('|');
+                    }
+                    write(&body.pieces, out, slots, branches);
+                }
+                if bodies.is_empty() {
+                    out.push_str(r"[^\s\S]");
+                }
+                out.push(')');
+            }
         }
     }
 }
@@ -138,7 +142,7 @@ fn write(pieces: &[Piece], out: &mut String, slots: &mut Vec<String>, branches: 
 impl Matcher {
     /// How `text` renders this template, or `None` when it does not.
     pub fn matches(&self, text: &str) -> Option<Rendering> {
-        if !self.regex.is_match(text) {
+        if !self.is_match(text) {
             return None;
         }
         let captures = self.regex.captures(text)?;
@@ -154,7 +158,7 @@ impl Matcher {
 
     /// Whether `text` renders this template (no slot values are taken out).
     pub fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
+        self.trim.could_send(text) && self.regex.is_match(text)
     }
 }
 
@@ -173,7 +177,7 @@ mod tests {
     #[test]
     fn literal_text_must_be_exact_and_slots_take_anything() {
         let t = Template { pieces: vec![lit("Hello "), slot("name"), lit(", welcome to "), slot("place"), lit(".")] };
-        let m = t.matcher().unwrap();
+        let m = t.matcher(Trim::AsRendered).unwrap();
         let r = m.matches("Hello Ada, welcome to the lab (a.k.a. *.*).").unwrap();
         assert_eq!(r.slots, [("name".into(), "Ada".into()), ("place".into(), "the lab (a.k.a. *.*)".into())]);
         assert!(m.matches("Hello Ada, welcome in the lab.").is_none());
@@ -185,7 +189,7 @@ mod tests {
     #[test]
     fn pattern_syntax_in_a_literal_is_literal() {
         let t = Template { pieces: vec![lit("a.*b(c|d)$"), slot("x")] };
-        let m = t.matcher().unwrap();
+        let m = t.matcher(Trim::AsRendered).unwrap();
         assert!(m.is_match("a.*b(c|d)$ tail"));
         assert!(!m.is_match("axxb(c|d)$"));
         assert!(!m.is_match("a.*bc"));
@@ -197,7 +201,7 @@ mod tests {
             ("a".into(), Template { pieces: vec![lit("Mode A: "), slot("x")] }),
             ("b".into(), Template { pieces: vec![lit("Mode B.")] }),
         ]);
-        let m = Template { pieces: vec![lit("<"), branch, lit(">")] }.matcher().unwrap();
+        let m = Template { pieces: vec![lit("<"), branch, lit(">")] }.matcher(Trim::AsRendered).unwrap();
         assert_eq!(m.matches("<Mode A: 1>").unwrap().branches, ["a"]);
         assert_eq!(m.matches("<Mode B.>").unwrap().branches, ["b"]);
         assert!(m.matches("<Mode C.>").is_none());
@@ -207,18 +211,13 @@ mod tests {
     #[test]
     fn a_repeat_matches_any_number_of_times() {
         let item = Template { pieces: vec![lit("- "), slot("item"), lit("\n")] };
-        let m = Template { pieces: vec![lit("List:\n"), Piece::Repeat(item), lit("End")] }.matcher().unwrap();
+        let m = Template { pieces: vec![lit("List:\n"), Piece::Repeat(item), lit("End")] }
+            .matcher(Trim::AsRendered)
+            .unwrap();
         assert!(m.is_match("List:\nEnd"));
         let r = m.matches("List:\n- a\n- b\nEnd").unwrap();
         assert_eq!(r.slots, [("item".into(), "b".into())]);
         assert!(!m.is_match("List:\n* a\nEnd"));
-    }
-
-    #[test]
-    fn trailing_whitespace_is_trimmed_into_branches() {
-        let branch = Piece::Branch(vec![("x".into(), Template { pieces: vec![lit("X\n\n")] })]);
-        let t = Template { pieces: vec![lit("A "), branch, lit(" \n")] }.trim_end();
-        assert!(t.matcher().unwrap().is_match("A X"));
     }
 
     /// A text built to make a backtracking matcher explode (many slots, a literal
@@ -231,7 +230,7 @@ mod tests {
             pieces.push(lit("ab"));
         }
         pieces.push(lit("c"));
-        let m = Template { pieces }.matcher().unwrap();
+        let m = Template { pieces }.matcher(Trim::AsRendered).unwrap();
         let text = "a".repeat(200_000) + &"ab".repeat(60);
         let start = std::time::Instant::now();
         assert!(!m.is_match(&text));

@@ -12,7 +12,7 @@ use super::verdict::{Filled, Used, Verdict};
 use crate::attest::vouch::Gate;
 use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
 use crate::profile::{Profile, Style};
-use crate::template::{jinja, styles, Matcher, Piece, Rendering, Template};
+use crate::template::{format, jinja, mustache, Matcher, Piece, Rendering, Template, Trim};
 use crate::{digest, Config};
 use std::collections::BTreeMap;
 
@@ -31,6 +31,9 @@ struct Templates {
     user_names: String,
     /// Each vouched template's version: the sha256 of its bytes, as promptVersions records it.
     versions: BTreeMap<String, String>,
+    /// The root templates no call can conform to, each with why (its reader refused
+    /// it, or the gate does not vouch for it); the others still match calls.
+    refused: Vec<String>,
     /// The agent's own models, when it declares them.
     models: Option<Vec<String>>,
 }
@@ -43,8 +46,22 @@ impl Vouching {
         Vouching { gate, templates }
     }
 
-    /// Why calls cannot conform to a template here, if no agent's templates can be matched.
+    /// Why calls cannot conform to a template here, or to some of them, if so.
     pub fn templates_unavailable(&self) -> Option<String> {
+        let why: Vec<String> = self
+            .templates
+            .iter()
+            .filter_map(|t| match t {
+                Err(why) => Some(why.clone()),
+                Ok(t) if !t.refused.is_empty() => Some(t.refused.join("; ")),
+                Ok(_) => None,
+            })
+            .collect();
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// Whether no agent's templates can be matched at all.
+    fn no_templates(&self) -> Option<String> {
         let why: Vec<&str> =
             self.templates.iter().map(|t| t.as_ref().err().map(String::as_str)).collect::<Option<_>>()?;
         Some(why.join("; "))
@@ -66,43 +83,110 @@ fn templates(gate: &Gate, agent: &Profile, config: &Config) -> Result<Templates,
             files.insert(name, text);
         }
     }
-    let (style, system, user) = roots(agent, config)?;
+    let (style, trim, system, user) = roots(agent, config)?;
+    let mut refused = Vec::new();
+    let unvouched =
+        |root: &str| format!("{root} is not among the templates the gate statement {} vouches for", gate.file);
     // Every root is a branch labelled by its name, so a rendering names the templates it used.
-    let matcher = |roots: &[String]| -> Result<Matcher, String> {
-        let mut bodies = Vec::new();
-        for root in roots {
-            let Some(text) = files.get(root) else {
-                return Err(format!("{root} is not among the templates the gate statement {} vouches for", gate.file));
-            };
-            let template = match style {
-                Style::Jinja => jinja::read(root, &files)?.trim_end(),
-                Style::Format => styles::read_format(text).map_err(|e| format!("{root}: {e}"))?,
-                Style::Mustache => styles::read_mustache(text).map_err(|e| format!("{root}: {e}"))?,
-            };
-            bodies.push((root.clone(), template));
-        }
-        Template { pieces: vec![Piece::Branch(bodies)] }.matcher()
+    let mut matcher = |roots: &[String]| -> Result<Matcher, String> {
+        let bodies = read_roots(style, trim, roots, &files, unvouched, &mut refused);
+        Template { pieces: vec![Piece::Branch(bodies)] }.matcher(trim)
     };
+    let (system_matcher, user_matcher) = (matcher(&system)?, matcher(&user)?);
     Ok(Templates {
-        system: matcher(&system)?,
-        user: matcher(&user)?,
+        system: system_matcher,
+        user: user_matcher,
         system_names: system.join(" or "),
         user_names: user.join(" or "),
         versions,
+        refused,
         models: agent.models.clone(),
     })
 }
 
-/// The style and the templates a call's system prompt and user message render: the
-/// block builder's two minijinja roots, or what a custom profile declares.
-fn roots(agent: &Profile, config: &Config) -> Result<(Style, Vec<String>, Vec<String>), String> {
+/// The root templates read, each labelled by its name; a root that cannot be read (not
+/// in `files`: `missing` says why) is left out, with why in `refused`: it stops no other.
+fn read_roots(
+    style: Style,
+    trim: Trim,
+    roots: &[String],
+    files: &BTreeMap<String, String>,
+    missing: impl Fn(&str) -> String,
+    refused: &mut Vec<String>,
+) -> Vec<(String, Template)> {
+    let mut bodies = Vec::new();
+    for root in roots {
+        let Some(text) = files.get(root) else {
+            refused.push(missing(root));
+            continue;
+        };
+        // Too large to match alone is refused alone.
+        match read(style, root, text, files).and_then(|t| t.matcher(trim).map(|_| t)) {
+            Ok(template) => bodies.push((root.clone(), template)),
+            Err(why) => refused.push(format!("the template {root}: {why}")),
+        }
+    }
+    bodies
+}
+
+/// `test --attest`: every root template the suite's calls may render, read as `trace
+/// --gate` reads them, so that no gate is signed over a template conformance cannot
+/// follow; the error names each one and why.
+pub fn templates_followed(config: &Config) -> crate::Result<()> {
+    let mut refused = Vec::new();
+    for agent in config.agents.all() {
+        if let Ok(roots) = roots(agent, config) {
+            refused.extend(roots_refused(config, roots));
+        }
+    }
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(crate::Error::Config {
+        file: config.file_name(),
+        message: format!(
+            "the gate would vouch for templates that template conformance cannot follow: {} (docs/gating-any-agent.md, \
+             template styles)",
+            refused.join("; ")
+        ),
+    })
+}
+
+/// The root templates of one agent that its reader refuses, each with why.
+fn roots_refused(config: &Config, (style, trim, system, user): (Style, Trim, Vec<String>, Vec<String>)) -> Vec<String> {
+    let files: BTreeMap<String, String> = config
+        .walk_prompt_templates()
+        .into_iter()
+        .filter_map(|(name, bytes)| Some((name, String::from_utf8(bytes).ok()?)))
+        .collect();
+    let mut refused = Vec::new();
+    let missing = |root: &str| format!("{root} is no UTF-8 template under paths.prompts");
+    read_roots(style, trim, &[system, user].concat(), &files, missing, &mut refused);
+    refused
+}
+
+/// The template `root` (whose text is `text`) in `style`, read among `files`, or why
+/// it cannot be followed.
+fn read(style: Style, root: &str, text: &str, files: &BTreeMap<String, String>) -> Result<Template, String> {
+    let strip = |why: String| why.strip_prefix(&format!("{root}: ")).map(str::to_owned).unwrap_or(why);
+    match style {
+        Style::Jinja => jinja::read(root, files).map_err(strip),
+        Style::Format => format::read(text),
+        Style::Mustache => mustache::read(root, files).map_err(strip),
+    }
+}
+
+/// The style, what the app does to a rendering, and the templates a call's system
+/// prompt and user message render: the block builder's two minijinja roots (its
+/// compiler trims each rendering's end), or what a custom profile declares.
+fn roots(agent: &Profile, config: &Config) -> Result<(Style, Trim, Vec<String>, Vec<String>), String> {
     if agent.is_block_builder() {
-        return Ok((Style::Jinja, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
+        return Ok((Style::Jinja, Trim::TrimEnd, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
     }
     let setting =
         if config.agents.several() { format!("agents.{}.templates", agent.name) } else { "contract.templates".into() };
     match &agent.templates {
-        Some(t) => Ok((t.style, t.system.clone(), t.user.clone())),
+        Some(t) => Ok((t.style, t.rendering, t.system.clone(), t.user.clone())),
         None => Err(format!("agent {:?} declares no templates ([{setting}])", agent.name)),
     }
 }
@@ -135,7 +219,7 @@ pub(crate) fn verdict(
 
 /// The call as a rendering of one agent's vouched templates, or why it is none of any.
 fn conforms(evidence: &Evidence, vouching: &Vouching, packets: &Packets, config: &Config) -> Result<Verdict, String> {
-    if let Some(why) = vouching.templates_unavailable() {
+    if let Some(why) = vouching.no_templates() {
         return Err(format!("no template conformance: {why}"));
     }
     let mut why_not = Vec::new();
@@ -151,8 +235,13 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, packets: &Packets, config:
 fn conforms_to(templates: &Templates, evidence: &Evidence, config: &Config) -> Result<Verdict, String> {
     let (system, user) = request_texts(evidence)?;
     let (system, user) = (system.as_str(), user.as_str());
+    // Roots left out are named, so that a call they would have matched says why.
+    let refused = match templates.refused.as_slice() {
+        [] => String::new(),
+        list => format!(" (not matched against: {})", list.join("; ")),
+    };
     let Some(system_found) = templates.system.matches(system) else {
-        return Err(format!("the system prompt is no rendering of the vouched {}", templates.system_names));
+        return Err(format!("the system prompt is no rendering of the vouched {}{refused}", templates.system_names));
     };
     // A Google text-JSON packet's user message ends with the suite's suffix.
     let user_found = templates.user.matches(user).or_else(|| {
@@ -162,7 +251,7 @@ fn conforms_to(templates: &Templates, evidence: &Evidence, config: &Config) -> R
     let Some(user_found) = user_found else {
         return Err(format!(
             "the user message is no rendering of the vouched {} (its literal text differs, or a branch it takes \
-             is not vouched)",
+             is not vouched){refused}",
             templates.user_names
         ));
     };
