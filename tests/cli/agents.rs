@@ -4,11 +4,10 @@
 //! own agent's contract; and the block builder's agent extended by a suite (a prompt
 //! mode, a packet field) keeps its branch rules running.
 
-use crate::support::{self, exec, Output, Project};
+use crate::support::{self, run_in, Output, Project};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const APP: &str = "examples/node-app";
 const NODE_EXPORTER: &str = "[\"node\", \"export.js\", \"{request}\"]";
@@ -21,17 +20,12 @@ pub fn trials() -> Vec<Trial> {
         agent_settings_are_checked_when_loaded,
         the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_its_branch_rules,
     ];
-    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    trials.push(
-        support::trial(
-            support::test_name(module_path!(), "the_node_exporter_makes_the_committed_golden_packets"),
-            the_node_exporter_makes_the_committed_golden_packets,
-        )
-        .with_ignored_flag(!node),
-    );
-    if !node {
-        eprintln!("agents: the Node exporter test is ignored: node not found");
-    }
+    trials.push(support::trial_needing(
+        "node",
+        module_path!(),
+        "the_node_exporter_makes_the_committed_golden_packets",
+        the_node_exporter_makes_the_committed_golden_packets,
+    ));
     trials
 }
 
@@ -51,10 +45,6 @@ fn app(rust: bool) -> (Project, PathBuf) {
         std::fs::write(suite.join("harness.toml"), settings.replace(NODE_EXPORTER, &rust)).unwrap();
     }
     (project, suite)
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    exec(support::bin().current_dir(dir).args(args))
 }
 
 /// Green, every ignored trial one that reads the block builder's renderInput or schema.

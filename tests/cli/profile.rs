@@ -5,11 +5,10 @@
 //! own edits (a schema field, a branch value) go green after their change and
 //! `bless`, and nothing rewrites a file they edited.
 
-use crate::support::{self, exec, Output, Project};
+use crate::support::{self, run_in, Output, Project};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const APP: &str = "examples/python-app";
 const CASE: &str = "openai-formal-question";
@@ -26,17 +25,12 @@ pub fn trials() -> Vec<Trial> {
         a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has,
         a_custom_json_profile_without_an_evaluator_is_judged_by_its_schema,
     ];
-    let python = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
-    trials.push(
-        support::trial(
-            support::test_name(module_path!(), "the_python_exporter_makes_the_committed_golden_packets"),
-            the_python_exporter_makes_the_committed_golden_packets,
-        )
-        .with_ignored_flag(!python),
-    );
-    if !python {
-        eprintln!("profile: the Python exporter test is ignored: python3 not found");
-    }
+    trials.push(support::trial_needing(
+        "python3",
+        module_path!(),
+        "the_python_exporter_makes_the_committed_golden_packets",
+        the_python_exporter_makes_the_committed_golden_packets,
+    ));
     trials
 }
 
@@ -77,10 +71,6 @@ fn rust_example(name: &str) -> PathBuf {
     let example = bin.parent().unwrap().join("examples").join(name);
     assert!(example.is_file(), "{} is built by `cargo test` (alone: `cargo build --examples`)", example.display());
     example
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    exec(support::bin().current_dir(dir).args(args))
 }
 
 /// Every trial passed or was ignored only as not applicable to a custom profile.

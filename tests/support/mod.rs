@@ -367,6 +367,21 @@ pub fn trial(name: String, test: fn()) -> Trial {
     })
 }
 
+/// `test` as a trial named `name` of `module`, ignored (with the reason on stderr) where
+/// `program --version` does not run: a live test of an exporter in that language.
+pub fn trial_needing(program: &str, module: &str, name: &str, test: fn()) -> Trial {
+    let present = Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
+    if !present {
+        eprintln!("{module}: {name} is ignored: {program} not found");
+    }
+    trial(test_name(module, name), test).with_ignored_flag(!present)
+}
+
+/// packetproof run in `dir` (a suite's folder, found as a user's shell would find it).
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    exec(bin().current_dir(dir).args(args))
+}
+
 /// `trials![a, b]`: the functions `a` and `b` as trials named after them.
 #[macro_export]
 macro_rules! trials {

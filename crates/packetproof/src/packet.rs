@@ -20,28 +20,6 @@ pub(crate) const AGENT_ID: &str = crate::profile::BLOCK_AGENT_ID;
 pub(crate) const TASK_TYPE: &str = crate::profile::BLOCK_TASK_TYPE;
 pub(crate) const PROMPT_MODE: &str = crate::profile::BLOCK_PROMPT_MODE;
 
-/// Top-level fields a packet may carry; anything else is refused.
-pub(crate) const FIELDS: [&str; 18] = [
-    "packetVersion",
-    "agentId",
-    "taskType",
-    "promptMode",
-    "attempt",
-    "provider",
-    "model",
-    "maxTokens",
-    "promptPaths",
-    "promptVersions",
-    "systemPrompt",
-    "userMessage",
-    "effectiveUserMessage",
-    "renderInput",
-    "outputSchema",
-    "resolvedBranch",
-    "exactInputHash",
-    "checksum",
-];
-
 /// The block builder's resolvedBranch fields and their built-in value sets, declared
 /// once in the profile (which a suite extends).
 pub(crate) use crate::profile::BLOCK_BRANCH as BRANCH_FIELDS;
@@ -67,7 +45,7 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     }
     if config.agents.several() {
         let id = packet.get("agentId").and_then(Value::as_str);
-        if !id.is_some_and(|id| config.agents.with_id(id).is_some()) {
+        if id.is_none_or(|id| config.agents.with_id(id).is_none()) {
             fail(
                 JsonPath::field("agentId"),
                 format!(
@@ -255,8 +233,9 @@ pub(crate) fn unknown_render_input_keys(packet: &Map<String, Value>, profile: &P
 /// knows: `Err` naming a value the suite added to a block-builder value set.
 pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
     let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return Ok(()) };
+    let agent = config.agent(packet);
     for (field, value) in branch {
-        if let Some(value) = value.as_str().filter(|v| config.agent(packet).is_extension(field, v)) {
+        if let Some(value) = value.as_str().filter(|v| agent.is_extension(field, v)) {
             return Err(format!(
                 "resolvedBranch.{field} is {value:?}, a value the suite added (harness.toml contract.branch): \
                  packetproof's compiler and templates do not know it, so the suite's exporter is its renderer"

@@ -53,6 +53,57 @@ pub(crate) const BLOCK_BRANCH: [(&str, Option<&[&str]>); 8] = [
     ("operatorInstructionPresent", None),
 ];
 
+/// The contract's top-level packet fields; an agent may declare more (`packet_fields`).
+pub(crate) const CONTRACT_FIELDS: [&str; 18] = [
+    "packetVersion",
+    "agentId",
+    "taskType",
+    "promptMode",
+    "attempt",
+    "provider",
+    "model",
+    "maxTokens",
+    "promptPaths",
+    "promptVersions",
+    "systemPrompt",
+    "userMessage",
+    "effectiveUserMessage",
+    "renderInput",
+    "outputSchema",
+    "resolvedBranch",
+    "exactInputHash",
+    "checksum",
+];
+
+/// `[evaluator]`: the suite's own evaluator of agent answers, run like the
+/// `[exporter]` (`crate::suite_evaluator` says what it is given and must print).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evaluator {
+    /// The program and its arguments; `{run_dir}`, `{packet}` and `{output}` are
+    /// replaced by the paths of the run directory, the packet and the raw output.
+    pub(crate) command: Vec<String>,
+    /// Seconds before the evaluator is killed and the evaluation cannot be made.
+    #[serde(default = "default_timeout")]
+    pub(crate) timeout_seconds: u64,
+}
+
+fn default_timeout() -> u64 {
+    60
+}
+
+/// `Err(message)` naming the setting when `[evaluator]` cannot be run as given.
+pub(crate) fn check_evaluator(evaluator: Option<&Evaluator>) -> Result<(), String> {
+    let Some(evaluator) = evaluator else { return Ok(()) };
+    if evaluator.command.first().is_none_or(|program| program.trim().is_empty()) {
+        return Err("evaluator.command: expected the program and its arguments".into());
+    }
+    if evaluator.timeout_seconds == 0 {
+        return Err("evaluator.timeout_seconds: expected at least 1".into());
+    }
+    Ok(())
+}
+
 /// Which profile: the built-in one, or the suite's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -96,7 +147,7 @@ pub(crate) struct RawContract {
     /// The models this agent's packets may name (each in its provider's `models`).
     models: Option<Vec<String>>,
     /// The agent's own evaluator (else the suite's `[evaluator]`, else the built-in one).
-    evaluator: Option<crate::config::Evaluator>,
+    evaluator: Option<Evaluator>,
 }
 
 /// `[contract.templates]`: the suite's prompt templates (under `paths.prompts`) and
@@ -170,7 +221,7 @@ pub struct Profile {
     /// The models the agent's packets may name (`None`: its providers' lists).
     pub(crate) models: Option<Vec<String>>,
     /// The agent's own evaluator, when it declares one.
-    pub evaluator: Option<crate::config::Evaluator>,
+    pub evaluator: Option<Evaluator>,
     /// Whether a suite declared the agent (`[contract]` or `[agents.NAME]`), not the
     /// built-in default: a declared agent's packets name only its providers' models.
     pub(crate) declared: bool,
@@ -206,7 +257,7 @@ impl Profile {
 
     /// Whether a packet of this agent may carry the top-level field `key`.
     pub(crate) fn allows_field(&self, key: &str) -> bool {
-        crate::packet::FIELDS.contains(&key) || self.packet_fields.iter().any(|f| f == key)
+        CONTRACT_FIELDS.contains(&key) || self.packet_fields.iter().any(|f| f == key)
     }
 
     /// Why the agent's packets may not name `model`, if they may not (`None`: its list allows it).
@@ -380,7 +431,7 @@ fn packet_fields(list: &[String]) -> std::result::Result<Vec<String>, String> {
         if field.trim().is_empty() || list[..i].contains(field) {
             return Err(format!("contract.packet_fields: {field:?} is blank or named twice"));
         }
-        if crate::packet::FIELDS.contains(&field.as_str()) {
+        if CONTRACT_FIELDS.contains(&field.as_str()) {
             return Err(format!("contract.packet_fields: {field:?} is already a contract field"));
         }
     }

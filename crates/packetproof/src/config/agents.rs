@@ -21,6 +21,7 @@ impl Agents {
         agents: BTreeMap<String, RawContract>,
         block_render_input_keys: &[String],
         evaluator: Option<&super::Evaluator>,
+        providers: &BTreeMap<String, super::Provider>,
     ) -> Result<Agents, String> {
         let declared = contract.is_some() || !agents.is_empty();
         let raw: Vec<(String, RawContract)> = match (contract, agents.is_empty()) {
@@ -41,6 +42,11 @@ impl Agents {
             let reword = |message: String| message.replacen("contract.", &setting, 1);
             let mut profile = Profile::resolve(&name, raw, block_render_input_keys).map_err(reword)?;
             super::suite::check_evaluator(profile.evaluator.as_ref()).map_err(|m| format!("{setting}{m}"))?;
+            if let Some(model) =
+                profile.models.iter().flatten().find(|m| !providers.values().any(|p| p.models.contains(m)))
+            {
+                return Err(format!("{setting}models: {model:?} is in no provider's models (providers.*.models)"));
+            }
             profile.declared = declared;
             if profile.evaluator.is_none() {
                 profile.evaluator = evaluator.cloned();

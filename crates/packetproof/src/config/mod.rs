@@ -14,7 +14,6 @@ pub(crate) use read_once::Templates;
 
 use crate::{builtin, Error, Result};
 use read_once::ReadOnce;
-use regex::Regex;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -32,6 +31,8 @@ mod suite;
 pub use suite::{Evaluator, PromptVersions, Release};
 mod agents;
 pub use agents::Agents;
+mod forbidden;
+pub(crate) use forbidden::Forbidden;
 pub(crate) mod exporter_files;
 pub(crate) mod glob;
 
@@ -261,24 +262,6 @@ pub(crate) struct AllowedSettings {
     pub(crate) gemini: Vec<String>,
 }
 
-/// Forbidden packet material: keys anywhere, and patterns in string values.
-#[derive(Debug, Clone)]
-pub(crate) struct Forbidden {
-    pub(crate) keys: Vec<String>,
-    /// Keys refused inside a compile input's source blueprint only, exact case
-    /// (the reference's blueprint scan): generated media and provider records.
-    pub(crate) blueprint_keys: Vec<String>,
-    pub(crate) patterns: Vec<String>,
-    /// Every pattern as one alternation, so a clean text (nearly every text) is
-    /// scanned once and the scan may stop at the first match (a `RegexSet` asked which
-    /// patterns match looks for every one of them to the end). (`cargo bench`: the forbidden-material check of the
-    /// interop packet went from 44 to 41 µs of CPU.) `None` when there are no
-    /// patterns (an empty alternation would match everything).
-    any: Option<Regex>,
-    /// Each pattern alone, in configured order: which one matched, once something did.
-    each: Vec<Regex>,
-}
-
 /// The loaded settings. Paths are resolved against the directory of harness.toml
 /// (for the built-in settings: the current directory).
 #[derive(Debug, Clone)]
@@ -438,22 +421,13 @@ impl Config {
             ));
         }
         let agents = Agents::resolve(
-            raw.contract.clone(),
-            raw.agents.clone(),
+            raw.contract,
+            raw.agents,
             &raw.packet.render_input_keys,
             raw.evaluator.as_ref(),
+            &raw.providers,
         )
         .map_err(&config_error)?;
-        for agent in agents.all() {
-            for model in agent.models.iter().flatten() {
-                if !raw.providers.values().any(|p| p.models.contains(model)) {
-                    return Err(config_error(format!(
-                        "agents.{}.models: {model:?} is in no provider's models (providers.*.models)",
-                        agent.name
-                    )));
-                }
-            }
-        }
         let mut schema = raw.schema;
         if own.builder_schema && !own.builder_pin {
             schema.builder_sha256 = None;
@@ -595,36 +569,6 @@ impl Config {
             Some(all) => all.to_vec(),
             None => self.walk_prompt_templates(),
         }
-    }
-}
-
-impl Forbidden {
-    fn new(
-        keys: Vec<String>,
-        blueprint_keys: Vec<String>,
-        patterns: Vec<String>,
-    ) -> std::result::Result<Forbidden, regex::Error> {
-        // Each pattern compiles alone first, so one cannot close another's group
-        // inside the alternation; inline flags such as `(?i)` stay scoped to their group.
-        let each = patterns.iter().map(|p| Regex::new(p)).collect::<std::result::Result<Vec<_>, _>>()?;
-        let any = match patterns.is_empty() {
-            true => None,
-            false => Some(Regex::new(&patterns.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|"))?),
-        };
-        Ok(Forbidden { keys, blueprint_keys, patterns, any, each })
-    }
-
-    /// The first configured pattern that matches `text`, if any.
-    pub(crate) fn matching_pattern(&self, text: &str) -> Option<&str> {
-        if !self.any.as_ref().is_some_and(|any| any.is_match(text)) {
-            return None;
-        }
-        self.each.iter().position(|re| re.is_match(text)).map(|i| self.patterns[i].as_str())
-    }
-
-    /// Case-insensitive: `PreviewScreens` is the same render-only snapshot.
-    pub(crate) fn is_forbidden_key(&self, key: &str) -> bool {
-        self.keys.iter().any(|k| k.eq_ignore_ascii_case(key))
     }
 }
 

@@ -11,6 +11,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 pub(crate) const REQUEST_FILE: &str = "request.json";
+mod coverage;
+pub(crate) use coverage::coverage_gaps;
+
 pub(crate) const EXPECT_FILE: &str = "expect.toml";
 pub(crate) const PACKET_FILE: &str = "runtime-packet.json";
 pub(crate) const AGENT_REQUEST_FILE: &str = "agent-request.json";
@@ -153,62 +156,6 @@ pub(crate) fn branch_row(packet: &Value) -> Value {
     row
 }
 
-/// What a corpus fails to cover: every value of every resolvedBranch field of the
-/// contract profile, and every pair of values of the main dimensions (the provider
-/// and, for the block builder, evidenceMode, neighbours, insertionMode and
-/// sourceScope; for a custom profile, every field with a value set).
-/// With several agents, each agent's rows are held to its own fields, and a gap names its agent.
-pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<String> {
-    let mut missing = Vec::new();
-    for agent in config.agents.all() {
-        let own: Vec<Value> = rows.iter().filter(|r| std::ptr::eq(config.agents.of_value(r), agent)).cloned().collect();
-        let gaps = agent_coverage_gaps(&own, agent, config);
-        match config.agents.several() {
-            true => missing.extend(gaps.into_iter().map(|gap| format!("agent {}: {gap}", agent.name))),
-            false => missing.extend(gaps),
-        }
-    }
-    missing
-}
-
-fn agent_coverage_gaps(rows: &[Value], agent: &crate::profile::Profile, config: &Config) -> Vec<String> {
-    let mut missing = Vec::new();
-    for field in &agent.branch {
-        let values: Vec<Value> = match &field.values {
-            Some(values) => values.iter().map(|v| Value::from(v.as_str())).collect(),
-            None => vec![Value::Bool(false), Value::Bool(true)],
-        };
-        let name = field.name.as_str();
-        missing.extend(values.iter().filter(|v| !rows.iter().any(|r| &r[name] == *v)).map(|v| format!("{name}={v}")));
-    }
-    // The providers the agent calls: those listing one of its models (every provider when it names none).
-    let providers = config
-        .providers
-        .iter()
-        .filter(|(_, p)| agent.models.as_ref().is_none_or(|models| p.models.iter().any(|m| models.contains(m))));
-    let mut dims: Vec<(&str, Vec<&str>)> = vec![("provider", providers.map(|(name, _)| name.as_str()).collect())];
-    for field in agent.branch.iter().filter(|f| !agent.is_block_builder() || MAIN.contains(&f.name.as_str())) {
-        if let Some(values) = &field.values {
-            dims.push((field.name.as_str(), values.iter().map(String::as_str).collect()));
-        }
-    }
-    for (i, (a, xs)) in dims.iter().enumerate() {
-        for (b, ys) in &dims[i + 1..] {
-            for x in xs {
-                for y in ys {
-                    if !rows.iter().any(|r| r[a] == *x && r[b] == *y) {
-                        missing.push(format!("{a}={x} with {b}={y}"));
-                    }
-                }
-            }
-        }
-    }
-    missing
-}
-
-/// The block builder's main dimensions, paired with each other and the provider.
-const MAIN: [&str; 4] = ["evidenceMode", "neighbours", "insertionMode", "sourceScope"];
-
 /// A negative case's declaration: this check must fail with this message fragment.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -348,7 +295,7 @@ mod tests {
             .into_iter()
             .filter(|r| r["evidenceMode"] != "no-evidence" && r["provider"] != "google")
             .collect();
-        let missing = coverage_gaps(&rows, &config);
+        let missing: Vec<String> = coverage_gaps(&rows, &config).iter().map(ToString::to_string).collect();
         assert!(missing.contains(&"evidenceMode=\"no-evidence\"".to_owned()), "{missing:#?}");
         assert!(missing.iter().any(|m| m.starts_with("provider=google with ")), "{missing:#?}");
     }

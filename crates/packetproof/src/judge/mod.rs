@@ -184,7 +184,9 @@ impl<'a> Subject<'a> {
 
     /// `Err(why not)` when the subject lacks what `need` names.
     fn has(&self, need: Need, config: &Config) -> Result<(), String> {
-        let agent = self.agent(config);
+        // Only the needs below that name an agent find it: for a fixture of a suite with
+        // several agents that reads its packet.
+        let agent = || self.agent(config);
         let object = || self.packet.and_then(Value::as_object).ok_or("the packet is not a JSON object".to_owned());
         match need {
             Need::SuiteTemplates => crate::check::renders_from_input::applies(object()?, config),
@@ -206,14 +208,14 @@ impl<'a> Subject<'a> {
                 let holder = if self.run.is_some() { "the run" } else { "the fixture's run/" };
                 Err(format!("{holder} has no {} and no --trusted-key requires one", run::attestation::FILE))
             }
-            Need::EvaluatorRuns | Need::SuiteEvaluator if agent.evaluator.is_some() && !config.run_exporter => Err(
+            Need::EvaluatorRuns | Need::SuiteEvaluator if agent().evaluator.is_some() && !config.run_exporter => Err(
                 "the suite's [evaluator] judges the answers, and it runs only when asked (verify --run-exporter) or \
                  in evaluate, complete, test and bless"
                     .into(),
             ),
-            Need::EvaluatorRuns if agent.evaluator.is_some() => Ok(()),
-            Need::EvaluatorRuns => crate::evaluator::scope(agent).map(drop),
-            Need::SuiteEvaluator if agent.evaluator.is_some() => Ok(()),
+            Need::EvaluatorRuns if agent().evaluator.is_some() => Ok(()),
+            Need::EvaluatorRuns => crate::evaluator::scope(agent()).map(drop),
+            Need::SuiteEvaluator if agent().evaluator.is_some() => Ok(()),
             Need::SuiteEvaluator => {
                 Err("the suite declares no [evaluator]: the built-in evaluator's verdict is run::evaluation's".into())
             }
@@ -226,16 +228,16 @@ impl<'a> Subject<'a> {
             },
             Need::Suite if config.is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
-            Need::BlockBuilderProfile if agent.is_block_builder() => Ok(()),
+            Need::BlockBuilderProfile if agent().is_block_builder() => Ok(()),
             Need::BlockBuilderProfile => Err(format!(
                 "{} contract profile is {:?}: this rule reads the block builder's renderInput, branch \
                  derivation and templates, which the profile does not have (packet::contract checks the fields, \
                  branch values and renderInput keys it declares)",
                 match config.agents.several() {
-                    true => format!("agent {:?}'s", agent.name),
+                    true => format!("agent {:?}'s", agent().name),
                     false => "the suite's".to_owned(),
                 },
-                agent.kind_name()
+                agent().kind_name()
             )),
             Need::BuiltinBranchValues => crate::packet::builtin_branch_values(object()?, config),
             Need::BuilderSchema => crate::schema::parity_applies(config),

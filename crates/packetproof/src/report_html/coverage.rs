@@ -197,13 +197,8 @@ pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
                     })
                     .collect();
                 let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
-                let named = |p: &str| {
-                    // The wording of corpus::coverage_gaps: a value never seen, or the provider paired with it.
-                    let (cell, pair) =
-                        (format!("{prefix}{field}={value}"), format!("{prefix}provider={p} with {field}={shown}"));
-                    gaps.iter().any(|gap| *gap == cell || *gap == pair)
-                };
-                let gap = providers.iter().map(|p| named(p)).collect();
+                let gap =
+                    providers.iter().map(|p| gaps.iter().any(|g| g.is_cell(&agent.name, field, value, p))).collect();
                 rows.push(MatrixRow {
                     field: format!("{prefix}{field}"),
                     span: if i == 0 { values.len() } else { 0 },
@@ -214,5 +209,6 @@ pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
             }
         }
     }
+    let gaps = gaps.iter().map(ToString::to_string).collect();
     Matrix { providers, rows, gaps, counted: all_rows.len(), unread }
 }

@@ -1,7 +1,7 @@
 //! Template conformance: is a text a rendering of a template, whatever values its
 //! variable slots held? A template of any style is reduced to one shape, literal
 //! text, slots, branches (one of several bodies) and repeats (a body any number of
-//! times); [`jinja`] reads minijinja templates into it, [`format`] Python
+//! times); [`jinja`] reads minijinja templates into it, [`format`](mod@format) Python
 //! `str.format` templates and [`mustache`] mustache templates, each as its engine
 //! renders them. What the app does to a rendering before sending it ([`Trim`]) is
 //! applied to the shape.

@@ -222,9 +222,10 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, packets: &Packets, config:
     if let Some(why) = vouching.no_templates() {
         return Err(format!("no template conformance: {why}"));
     }
+    let (system, user) = request_texts(evidence)?;
     let mut why_not = Vec::new();
     for templates in vouching.templates.iter().flatten() {
-        match conforms_to(templates, evidence, config) {
+        match conforms_to(templates, (&system, &user), config) {
             Ok(verdict) => return settings_vouched(templates, evidence, packets, config).map(|()| verdict),
             Err(why) => why_not.push(why),
         }
@@ -232,9 +233,8 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, packets: &Packets, config:
     Err(why_not.join("; nor "))
 }
 
-fn conforms_to(templates: &Templates, evidence: &Evidence, config: &Config) -> Result<Verdict, String> {
-    let (system, user) = request_texts(evidence)?;
-    let (system, user) = (system.as_str(), user.as_str());
+/// The call's system and user texts as a rendering of one agent's `templates`.
+fn conforms_to(templates: &Templates, (system, user): (&str, &str), config: &Config) -> Result<Verdict, String> {
     // Roots left out are named, so that a call they would have matched says why.
     let refused = match templates.refused.as_slice() {
         [] => String::new(),
