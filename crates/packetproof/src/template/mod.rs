@@ -166,11 +166,11 @@ impl Matcher {
 mod tests {
     use super::*;
 
-    fn lit(text: &str) -> Piece {
+    pub(super) fn lit(text: &str) -> Piece {
         Piece::Literal(text.into())
     }
 
-    fn slot(name: &str) -> Piece {
+    pub(super) fn slot(name: &str) -> Piece {
         Piece::Slot(name.into())
     }
 

@@ -169,15 +169,8 @@ fn cut_piece(piece: Piece, side: Side, ws: fn(char) -> bool) -> Vec<Piece> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{lit, slot};
     use super::*;
-
-    fn lit(text: &str) -> Piece {
-        Piece::Literal(text.into())
-    }
-
-    fn slot(name: &str) -> Piece {
-        Piece::Slot(name.into())
-    }
 
     fn matcher(pieces: Vec<Piece>, trim: Trim) -> super::super::Matcher {
         Template { pieces }.matcher(trim).unwrap()
