@@ -40,7 +40,7 @@ pub struct TraceArgs {
 /// one small record per call and prints them at the end).
 pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
-    let vouching = vouching(args.gate.as_deref(), &args.trusted_keys, config)?;
+    let vouching = vouching(args.gate.as_deref(), &args.trusted_keys, config, &packets)?;
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
     let options = trace::Options { allow_unjudged: args.allow_unjudged };
     let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, options, &mut |judged| {
@@ -56,11 +56,12 @@ pub(crate) fn vouching(
     gate: Option<&std::path::Path>,
     trusted_keys: &[PathBuf],
     config: &Config,
+    packets: &Packets,
 ) -> Result<Option<trace::vouched::Vouching>> {
     let Some(file) = gate else { return Ok(None) };
     let keys = super::provenance::trusted_keys(trusted_keys)?;
     let gate = packetproof::attest::vouch::Gate::read(file, &keys, config)?;
-    let vouching = trace::vouched::Vouching::new(gate, config);
+    let vouching = trace::vouched::Vouching::new(gate, config, packets);
     if let Some(why) = vouching.templates_unavailable() {
         print::note(&format!("calls are not matched to templates: {why}"));
     }

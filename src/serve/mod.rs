@@ -103,7 +103,7 @@ pub(crate) struct Shared {
 pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     super::print::skipped_notes(packets.skipped());
-    let vouching = super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, config)?;
+    let vouching = super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, config, &packets)?;
     let inputs: Vec<&std::path::Path> =
         args.packets.iter().chain(&args.gate).chain(&args.trusted_keys).map(PathBuf::as_path).collect();
     let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;

@@ -204,10 +204,11 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     let signed = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate.json"]);
     assert_eq!(signed.code, 0, "{}", signed.describe());
     let public = support::root().join("tests/keys/test-ed25519.pub.pem");
+    let gate = std::cell::Cell::new("gate.json");
     let trace_with = |model: &str, max_tokens: u64, system: &str, user: &str| {
         let packet = json!({"model": model, "maxTokens": max_tokens, "userMessage": user});
         std::fs::write(suite.join("calls.jsonl"), span(&packet, system)).unwrap();
-        let args = ["trace", "calls.jsonl", "--packets", "golden", "--gate", "gate.json", "--trusted-key"];
+        let args = ["trace", "calls.jsonl", "--packets", "golden", "--gate", gate.get(), "--trusted-key"];
         run_in(&suite, &[&args[..], &[public.to_str().unwrap(), "--format", "json"]].concat())
     };
     let trace = |system: &str, user: &str| trace_with("gpt-4.1", 800, system, user);
@@ -235,6 +236,13 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
     let declared = "style = \"format\"\nrendering = \"strip-trailing-newlines\"";
     std::fs::write(suite.join("harness.toml"), settings.replace("style = \"format\"", declared)).unwrap();
+    // The gate binds the settings it judged under: under others it refuses to judge.
+    let unbound = trace(system, user);
+    assert_eq!(unbound.code, 2, "{}", unbound.describe());
+    assert!(unbound.stderr.contains("was signed under other settings"), "{}", unbound.describe());
+    let resigned = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate-stripped.json"]);
+    assert_eq!(resigned.code, 0, "{}", resigned.describe());
+    gate.set("gate-stripped.json");
     let stripped = trace(system, user);
     assert_eq!(stripped.code, 0, "{}", stripped.describe());
     assert_eq!(trace(system, &user.replace("asks:", "asks;")).code, 1);

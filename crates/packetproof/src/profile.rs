@@ -148,6 +148,9 @@ pub(crate) struct RawContract {
     models: Option<Vec<String>>,
     /// The agent's own evaluator (else the suite's `[evaluator]`, else the built-in one).
     evaluator: Option<Evaluator>,
+    /// Slot contracts, by the slot's name in the templates.
+    #[serde(default)]
+    slots: BTreeMap<String, crate::template::shape::RawSlot>,
 }
 
 /// `[contract.templates]`: the suite's prompt templates (under `paths.prompts`) and
@@ -222,6 +225,8 @@ pub struct Profile {
     pub(crate) models: Option<Vec<String>>,
     /// The agent's own evaluator, when it declares one.
     pub evaluator: Option<Evaluator>,
+    /// The slot contracts the agent declares, by slot name.
+    pub slots: BTreeMap<String, crate::template::SlotContract>,
     /// Whether a suite declared the agent (`[contract]` or `[agents.NAME]`), not the
     /// built-in default: a declared agent's packets name only its providers' models.
     pub(crate) declared: bool,
@@ -243,6 +248,12 @@ impl Profile {
             other => other,
         };
         let evaluator = raw.evaluator.clone();
+        let slots = raw
+            .slots
+            .clone()
+            .into_iter()
+            .map(|(slot, declared)| Ok((slot.clone(), declared.resolve(&slot).map_err(|e| format!("contract.{e}"))?)))
+            .collect::<std::result::Result<BTreeMap<_, _>, String>>()?;
         let mut profile = match raw.profile {
             Kind::BlockBuilder => block_builder(raw, block_render_input_keys)?,
             Kind::Custom => custom(raw)?,
@@ -251,6 +262,7 @@ impl Profile {
         profile.packet_fields = packet_fields;
         profile.models = models;
         profile.evaluator = evaluator;
+        profile.slots = slots;
         profile.declared = true;
         Ok(profile)
     }
@@ -364,6 +376,7 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         packet_fields: Vec::new(),
         models: None,
         evaluator: None,
+        slots: BTreeMap::new(),
         declared: true,
     })
 }
@@ -421,6 +434,7 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         packet_fields: Vec::new(),
         models: None,
         evaluator: None,
+        slots: BTreeMap::new(),
         declared: true,
     })
 }

@@ -23,11 +23,32 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// Read `file` and check it against `trusted` keys and `config`'s suite.
+    /// Read `file` and check it against `trusted` keys and `config`'s suite. A valid
+    /// statement signed under other settings than `config`'s refuses to judge at all:
+    /// what the gate judged under (forbidden material, models and limits, the agents'
+    /// contracts) is what everything held to it is judged under.
     pub fn read(file: &Path, trusted: &[VerifyingKey], config: &Config) -> Result<Gate> {
         let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
         let shown = file.display().to_string();
-        Ok(Gate { vouching: vouching(&bytes, trusted, config), file: shown })
+        let vouching = vouching(&bytes, trusted, config);
+        if let Ok(statement) = &vouching {
+            let signed = &statement.predicate.suite.settings;
+            if *signed != config.settings_sha256 {
+                return Err(crate::Error::Config {
+                    file: config.file_name(),
+                    message: format!(
+                        "the gate statement {shown} was signed under other settings: it binds {} \
+                         {signed}, and the settings in use are {}; judging under settings the gate did not \
+                         judge under could pass what it would refuse. Deploy the {} the gate signed, or run \
+                         the gate again (packetproof test --attest) and use its statement",
+                        crate::config::FILE_NAME,
+                        config.settings_sha256,
+                        crate::config::FILE_NAME
+                    ),
+                });
+            }
+        }
+        Ok(Gate { vouching, file: shown })
     }
 
     /// Why the statement vouches for nothing, if it does not.

@@ -269,6 +269,8 @@ pub struct Config {
     pub(crate) root: PathBuf,
     /// The harness.toml these settings came from; `None`: the built-in settings.
     pub(crate) file: Option<PathBuf>,
+    /// `sha256:` of the settings text read: what a gate statement binds.
+    pub(crate) settings_sha256: String,
     pub paths: Paths,
     pub providers: BTreeMap<String, Provider>,
     pub(crate) forbidden: Forbidden,
@@ -450,6 +452,7 @@ impl Config {
         Ok(Config {
             root: root.to_path_buf(),
             file: file.map(Path::to_path_buf),
+            settings_sha256: crate::digest::sha256(text.as_bytes()),
             paths,
             providers: raw.providers,
             forbidden,

@@ -154,9 +154,9 @@ fn statement(config: &Config, inputs: Inputs, records: &[Record]) -> GateStateme
 /// The identity of `config`'s suite: its `[suite] name` (else the name of the folder
 /// harness.toml is in) and the digest of its settings file.
 pub fn suite_identity(config: &Config) -> Result<SuiteIdentity> {
-    let file = config.require_suite("a gate statement")?;
-    let settings = digest::sha256(&fsutil::read_bytes(file, config.limits.max_file_bytes)?);
-    Ok(SuiteIdentity { name: config.suite_name(), settings })
+    config.require_suite("a gate statement")?;
+    // The settings as read for this run: what the gate judged under.
+    Ok(SuiteIdentity { name: config.suite_name(), settings: config.settings_sha256.clone() })
 }
 
 fn commit(config: &Config) -> Option<String> {

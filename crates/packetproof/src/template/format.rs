@@ -172,16 +172,17 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::Check as _;
     use crate::template::Trim;
 
     #[test]
     fn slots_are_named_fields_and_doubled_braces_are_literal() {
         let template = read("Hi {name}, {{literal}} {order.id!r:>8}.\n").unwrap();
         let matcher = template.matcher(Trim::AsRendered).unwrap();
-        let found = matcher.matches("Hi Ada Byron, {literal} A-17.\n").unwrap();
+        let found = matcher.found("Hi Ada Byron, {literal} A-17.\n").unwrap();
         assert_eq!(found.slots, [("name".into(), "Ada Byron".into()), ("order.id".into(), "A-17".into())]);
-        assert!(matcher.matches("Hello Ada, {literal} A-17.\n").is_none(), "a changed literal word");
-        assert!(matcher.matches("Hi Ada, {literal}} A-17.\n").is_none(), "a brace more");
+        assert!(matcher.found("Hello Ada, {literal} A-17.\n").is_none(), "a changed literal word");
+        assert!(matcher.found("Hi Ada, {literal}} A-17.\n").is_none(), "a brace more");
     }
 
     /// Renderings Python 3.11 gave (`template.format(**values)`), with values other
@@ -200,10 +201,10 @@ mod tests {
         ];
         for (template, rendered) in cases {
             let matcher = read(template).unwrap().matcher(Trim::AsRendered).unwrap();
-            assert!(matcher.is_match(rendered), "{template:?} ← {rendered:?}");
+            assert!(matcher.accepts(rendered), "{template:?} ← {rendered:?}");
             let changed = rendered.replacen(['|', '{', ';', ':', '!'], "#", 1);
             if changed != *rendered && !template.starts_with("{a b}") {
-                assert!(!matcher.is_match(&changed), "{template:?} ← {changed:?}");
+                assert!(!matcher.accepts(&changed), "{template:?} ← {changed:?}");
             }
         }
         let names = |t: &str| {

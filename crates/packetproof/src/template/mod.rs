@@ -6,22 +6,26 @@
 //! renders them. What the app does to a rendering before sending it ([`Trim`]) is
 //! applied to the shape.
 //!
-//! A text conforms when it is the literal text exactly, with anything in the slots,
-//! for some choice of branches and repeat counts. The matcher compiles the shape to
-//! one regular expression whose literal parts are escaped (`regex::escape`): nothing
-//! of the template or the text is ever read as pattern syntax, and the `regex` crate
-//! matches in time linear in the text (finite automata, no backtracking), so no
-//! template and no text can make matching slow. Its size limits bound the memory a
-//! huge template may take; past them the template is refused, never matched loosely.
+//! A text conforms when it is the literal text exactly, with values of their shapes
+//! (any text, unless held to one) in the slots, for some choice of branches and
+//! repeat counts. The matcher compiles the shape to regular expressions whose literal
+//! parts are escaped (`regex::escape`): nothing of the template or the text is ever
+//! read as pattern syntax. Deciding and splitting a text into slot values runs lazy
+//! DFAs ([`split`]), in time linear in the text, every step counted against a
+//! per-call bound; size limits bound the memory a huge template may take, and past
+//! them the template is refused, never matched loosely.
 
+mod compiled;
 pub mod format;
 pub mod jinja;
 pub mod mustache;
+pub mod shape;
+mod split;
 mod trim;
 
+pub use shape::{Shape, SlotContract};
+pub use split::Unsplit;
 pub use trim::Trim;
-
-use regex::{Regex, RegexBuilder};
 
 /// A template in the shape every style reduces to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -43,27 +47,25 @@ pub enum Piece {
     Choice(Vec<Template>),
 }
 
-/// How a text conformed: the value of each slot (in a repeat, its last time) and
-/// the label of each branch taken, in template order.
+/// How a text conformed: the value of each slot, every time it was filled (each time
+/// round a loop), and the label of each branch taken, in text order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Rendering {
     pub slots: Vec<(String, String)>,
     pub branches: Vec<String>,
 }
 
-/// The regular expression is at most this large once compiled; a larger template is refused.
-const SIZE_LIMIT: usize = 32 << 20;
-/// Groups nest at most this deep (a trimmed end nests one group per piece that may render blank).
-const NEST_LIMIT: u32 = 1000;
+/// Templates nested at most this deep are split on the caller's thread.
+const SHALLOW: usize = 24;
+/// Stack a level of nesting may take while splitting (generous: frames of unoptimised builds).
+const STACK_PER_LEVEL: usize = 32 << 10;
 
 /// A template ready to match texts against.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Matcher {
-    regex: Regex,
-    /// Capture group `s{i}` is slot `slots[i]`.
-    slots: Vec<String>,
-    /// Capture group `b{i}` (empty) marks that branch `branches[i]` was taken.
-    branches: Vec<String>,
+    root: compiled::Seq,
+    /// DFA steps one text may take (the per-call bound).
+    steps: u64,
     /// What the app does to a rendering: a text it could not have sent (whitespace
     /// left at a trimmed end) is no rendering.
     trim: Trim,
@@ -75,90 +77,78 @@ impl Template {
     }
 
     /// The matcher of the template's renderings once `trim` is done to them (the
-    /// app's edit before sending), or why the template is too large to match.
+    /// app's edit before sending), any text in its slots; or why the template is too
+    /// large to match.
     pub fn matcher(&self, trim: Trim) -> Result<Matcher, String> {
-        let trimmed = trim.template(self.clone());
-        let mut pattern = String::from(r"\A");
-        let (mut slots, mut branches) = (Vec::new(), Vec::new());
-        write(&trimmed.pieces, &mut pattern, &mut slots, &mut branches);
-        pattern.push_str(r"\z");
-        let regex = RegexBuilder::new(&pattern)
-            .size_limit(SIZE_LIMIT)
-            .dfa_size_limit(SIZE_LIMIT)
-            .nest_limit(NEST_LIMIT)
-            .build()
-            .map_err(|e| format!("the template is too large to match: {e}"))?;
-        Ok(Matcher { regex, slots, branches, trim })
+        self.shaped_matcher(trim, &|_| None)
     }
-}
 
-fn write(pieces: &[Piece], out: &mut String, slots: &mut Vec<String>, branches: &mut Vec<String>) {
-    for piece in pieces {
-        match piece {
-            Piece::Literal(text) => out.push_str(&regex::escape(text)),
-            Piece::Slot(name) => {
-                // Lazy: a slot takes the least text that lets the rest match.
-                out.push_str(&format!("(?P<s{}>(?s:.*?))", slots.len()));
-                slots.push(name.clone());
-            }
-            Piece::Branch(bodies) => {
-                out.push_str("(?:");
-                for (i, (label, body)) in bodies.iter().enumerate() {
-                    if i > 0 {
-                        out.push('|');
-                    }
-                    out.push_str(&format!("(?P<b{}>)", branches.len()));
-                    branches.push(label.clone());
-                    write(&body.pieces, out, slots, branches);
-                }
-                // A branch of no bodies matches nothing (an include that names no template there is).
-                if bodies.is_empty() {
-                    out.push_str(r"[^\s\S]");
-                }
-                out.push(')');
-            }
-            Piece::Repeat(body) => {
-                out.push_str("(?:");
-                write(&body.pieces, out, slots, branches);
-                out.push_str(")*");
-            }
-            Piece::Choice(bodies) => {
-                out.push_str("(?:");
-                for (i, body) in bodies.iter().enumerate() {
-                    if i > 0 {
-                        out.push('|');
-                    }
-                    write(&body.pieces, out, slots, branches);
-                }
-                if bodies.is_empty() {
-                    out.push_str(r"[^\s\S]");
-                }
-                out.push(')');
-            }
-        }
+    /// [`Template::matcher`] with each slot's values held to the pattern `shape_of`
+    /// gives for its name (a regular expression of the whole value; `None`: any text).
+    pub fn shaped_matcher(&self, trim: Trim, shape_of: compiled::ShapeOf) -> Result<Matcher, String> {
+        let trimmed = trim.template(self.clone());
+        let root = compiled::Seq::compile(&trimmed.pieces, shape_of);
+        root.prepare()?;
+        Ok(Matcher { root, trim, steps: split::STEP_BUDGET })
     }
 }
 
 impl Matcher {
-    /// How `text` renders this template, or `None` when it does not.
-    pub fn matches(&self, text: &str) -> Option<Rendering> {
-        if !self.is_match(text) {
-            return None;
+    /// How `text` renders this template (`None`: it does not), or why it was not
+    /// decided (past the per-call bound of matching steps).
+    pub fn matches(&self, text: &str) -> Result<Option<Rendering>, Unsplit> {
+        // Splitting recurses once per nested branch or loop (a trimmed end nests one per
+        // piece): a deep template is split on a thread with the stack it needs.
+        if self.root.depth <= SHALLOW {
+            return self.split(text);
         }
-        let captures = self.regex.captures(text)?;
-        let slots = (0..self.slots.len())
-            .filter_map(|i| Some((self.slots[i].clone(), captures.name(&format!("s{i}"))?.as_str().to_owned())))
-            .collect();
-        let branches = (0..self.branches.len())
-            .filter(|i| captures.name(&format!("b{i}")).is_some())
-            .map(|i| self.branches[i].clone())
-            .collect();
-        Some(Rendering { slots, branches })
+        let stack = (self.root.depth * STACK_PER_LEVEL).max(1 << 20);
+        std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new().stack_size(stack).spawn_scoped(scope, || self.split(text));
+            match worker {
+                Ok(worker) => worker.join().unwrap_or_else(|_| Err(Unsplit::Engine("the matcher failed".into()))),
+                Err(e) => Err(Unsplit::Engine(format!("no thread to match on: {e}"))),
+            }
+        })
+    }
+
+    /// The same matcher with another per-call bound of DFA steps.
+    pub fn with_step_budget(mut self, steps: u64) -> Matcher {
+        self.steps = steps;
+        self
+    }
+
+    fn split(&self, text: &str) -> Result<Option<Rendering>, Unsplit> {
+        let mut budget = split::Budget::new(self.steps);
+        if !self.trim.could_send(text) || !self.root.is_match(text.as_bytes(), &mut budget)? {
+            return Ok(None);
+        }
+        let mut rendering = Rendering::default();
+        self.root.split(text.as_bytes(), (0, text.len()), &mut budget, &mut rendering)?;
+        Ok(Some(rendering))
     }
 
     /// Whether `text` renders this template (no slot values are taken out).
-    pub fn is_match(&self, text: &str) -> bool {
-        self.trim.could_send(text) && self.regex.is_match(text)
+    pub fn is_match(&self, text: &str) -> Result<bool, Unsplit> {
+        Ok(self.trim.could_send(text) && self.root.is_match(text.as_bytes(), &mut split::Budget::new(self.steps))?)
+    }
+}
+
+/// Matching in tests, where the per-call bound is never reached.
+#[cfg(test)]
+pub(crate) trait Check {
+    fn accepts(&self, text: &str) -> bool;
+    fn found(&self, text: &str) -> Option<Rendering>;
+}
+
+#[cfg(test)]
+impl Check for Matcher {
+    fn accepts(&self, text: &str) -> bool {
+        self.is_match(text).expect("within the per-call bound")
+    }
+
+    fn found(&self, text: &str) -> Option<Rendering> {
+        self.matches(text).expect("within the per-call bound")
     }
 }
 
@@ -178,11 +168,11 @@ mod tests {
     fn literal_text_must_be_exact_and_slots_take_anything() {
         let t = Template { pieces: vec![lit("Hello "), slot("name"), lit(", welcome to "), slot("place"), lit(".")] };
         let m = t.matcher(Trim::AsRendered).unwrap();
-        let r = m.matches("Hello Ada, welcome to the lab (a.k.a. *.*).").unwrap();
+        let r = m.found("Hello Ada, welcome to the lab (a.k.a. *.*).").unwrap();
         assert_eq!(r.slots, [("name".into(), "Ada".into()), ("place".into(), "the lab (a.k.a. *.*)".into())]);
-        assert!(m.matches("Hello Ada, welcome in the lab.").is_none());
-        assert!(m.matches("Hello Ada, welcome to the lab.!").is_none());
-        assert!(m.matches("hello Ada, welcome to the lab.").is_none());
+        assert!(m.found("Hello Ada, welcome in the lab.").is_none());
+        assert!(m.found("Hello Ada, welcome to the lab.!").is_none());
+        assert!(m.found("hello Ada, welcome to the lab.").is_none());
     }
 
     /// Regex syntax in the template is text: `.*` in a literal matches only `.*`.
@@ -190,9 +180,9 @@ mod tests {
     fn pattern_syntax_in_a_literal_is_literal() {
         let t = Template { pieces: vec![lit("a.*b(c|d)$"), slot("x")] };
         let m = t.matcher(Trim::AsRendered).unwrap();
-        assert!(m.is_match("a.*b(c|d)$ tail"));
-        assert!(!m.is_match("axxb(c|d)$"));
-        assert!(!m.is_match("a.*bc"));
+        assert!(m.accepts("a.*b(c|d)$ tail"));
+        assert!(!m.accepts("axxb(c|d)$"));
+        assert!(!m.accepts("a.*bc"));
     }
 
     #[test]
@@ -202,10 +192,10 @@ mod tests {
             ("b".into(), Template { pieces: vec![lit("Mode B.")] }),
         ]);
         let m = Template { pieces: vec![lit("<"), branch, lit(">")] }.matcher(Trim::AsRendered).unwrap();
-        assert_eq!(m.matches("<Mode A: 1>").unwrap().branches, ["a"]);
-        assert_eq!(m.matches("<Mode B.>").unwrap().branches, ["b"]);
-        assert!(m.matches("<Mode C.>").is_none());
-        assert!(m.matches("<Mode B: 1>").is_none());
+        assert_eq!(m.found("<Mode A: 1>").unwrap().branches, ["a"]);
+        assert_eq!(m.found("<Mode B.>").unwrap().branches, ["b"]);
+        assert!(m.found("<Mode C.>").is_none());
+        assert!(m.found("<Mode B: 1>").is_none());
     }
 
     #[test]
@@ -214,10 +204,54 @@ mod tests {
         let m = Template { pieces: vec![lit("List:\n"), Piece::Repeat(item), lit("End")] }
             .matcher(Trim::AsRendered)
             .unwrap();
-        assert!(m.is_match("List:\nEnd"));
-        let r = m.matches("List:\n- a\n- b\nEnd").unwrap();
-        assert_eq!(r.slots, [("item".into(), "b".into())]);
-        assert!(!m.is_match("List:\n* a\nEnd"));
+        assert!(m.accepts("List:\nEnd"));
+        let r = m.found("List:\n- a\n- b\nEnd").unwrap();
+        assert_eq!(r.slots, [("item".into(), "a".into()), ("item".into(), "b".into())]);
+        assert!(!m.accepts("List:\n* a\nEnd"));
+    }
+
+    /// Every time round a loop is reported, so a shape or a forbidden key in any of
+    /// them is seen, and a slot's shape decides the split.
+    #[test]
+    fn every_time_round_a_loop_is_split_out() {
+        let item = Template { pieces: vec![lit("- "), slot("title"), lit(" ("), slot("count"), lit(")\n")] };
+        let t = Template { pieces: vec![lit("Items:\n"), Piece::Repeat(item), lit("Done")] };
+        let m = t.matcher(Trim::AsRendered).unwrap();
+        let r = m.found("Items:\n- a (1)\n- b (x) (2)\n- c (3)\nDone").unwrap();
+        let values: Vec<&str> = r.slots.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(values, ["a", "1", "b", "x) (2", "c", "3"]);
+        let integer = |name: &str| (name == "count").then(|| "[0-9]+".to_owned());
+        let shaped = t.shaped_matcher(Trim::AsRendered, &integer).unwrap();
+        let r = shaped.found("Items:\n- a (1)\n- b (x) (2)\n- c (3)\nDone").unwrap();
+        let values: Vec<&str> = r.slots.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(values, ["a", "1", "b (x)", "2", "c", "3"]);
+        assert!(!shaped.accepts("Items:\n- a (one)\nDone"));
+    }
+
+    /// The per-call bound: a text that would take more steps is not decided (an
+    /// error the caller reports as not judgeable), never passed; 1 MB of the
+    /// template's own text in a slot is well within the default bound.
+    #[test]
+    fn matching_is_bounded_per_call() {
+        let mut pieces = Vec::new();
+        for i in 0..20 {
+            pieces.push(lit("<rule>"));
+            pieces.push(slot(&format!("s{i}")));
+            pieces.push(lit("</rule>\n"));
+        }
+        let t = Template { pieces };
+        let own: String = (0..20).map(|i| format!("<rule>{i}</rule>\n")).collect();
+        let flood = own.repeat((1 << 20) / own.len());
+        let text = own.replacen("<rule>0<", &format!("<rule>{flood}<"), 1);
+        let m = t.matcher(Trim::AsRendered).unwrap();
+        let r = m.matches(&text).unwrap().unwrap();
+        // Ambiguous: each slot takes the least text that lets the rest match.
+        let literal = 20 * "<rule></rule>\n".len();
+        assert_eq!(r.slots.iter().map(|(_, v)| v.len()).sum::<usize>(), text.len() - literal);
+        assert_eq!(r.slots[0].1, "<rule>0");
+        let tight = t.matcher(Trim::AsRendered).unwrap().with_step_budget(1 << 20);
+        assert_eq!(tight.matches(&text), Err(Unsplit::OverBudget));
+        assert_eq!(tight.is_match(&text[..1000]), Ok(false));
     }
 
     /// A text built to make a backtracking matcher explode (many slots, a literal
@@ -233,8 +267,8 @@ mod tests {
         let m = Template { pieces }.matcher(Trim::AsRendered).unwrap();
         let text = "a".repeat(200_000) + &"ab".repeat(60);
         let start = std::time::Instant::now();
-        assert!(!m.is_match(&text));
-        assert!(m.is_match(&(text.clone() + "c")));
+        assert!(!m.accepts(&text));
+        assert!(m.accepts(&(text.clone() + "c")));
         assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
     }
 }

@@ -171,6 +171,7 @@ fn cut_piece(piece: Piece, side: Side, ws: fn(char) -> bool) -> Vec<Piece> {
 mod tests {
     use super::super::tests::{lit, slot};
     use super::*;
+    use crate::template::Check as _;
 
     fn matcher(pieces: Vec<Piece>, trim: Trim) -> super::super::Matcher {
         Template { pieces }.matcher(trim).unwrap()
@@ -180,9 +181,9 @@ mod tests {
     fn trailing_whitespace_is_trimmed_into_branches() {
         let branch = Piece::Branch(vec![("x".into(), Template { pieces: vec![lit("X\n\n")] })]);
         let m = matcher(vec![lit("A "), branch, lit(" \n")], Trim::TrimEnd);
-        assert!(m.is_match("A X"));
-        assert!(!m.is_match("A X\n"), "whitespace left at a trimmed end");
-        assert!(!m.is_match("A Y"));
+        assert!(m.accepts("A X"));
+        assert!(!m.accepts("A X\n"), "whitespace left at a trimmed end");
+        assert!(!m.accepts("A Y"));
     }
 
     /// A template that ends in a slot rendered empty, or in a loop, is cut before them.
@@ -190,44 +191,44 @@ mod tests {
     fn a_blank_end_lets_the_cut_fall_earlier() {
         let m = matcher(vec![lit("Notes:\n"), slot("notes"), lit("\n")], Trim::TrimEnd);
         for text in ["Notes:", "Notes:\nsome\n\nlines", "Notes:\n{{ x }}"] {
-            assert!(m.is_match(text), "{text:?}");
+            assert!(m.accepts(text), "{text:?}");
         }
-        assert!(!m.is_match("Notez:"));
-        assert!(!m.is_match("Notes: "));
+        assert!(!m.accepts("Notez:"));
+        assert!(!m.accepts("Notes: "));
         let item = Template { pieces: vec![lit("- "), slot("item"), lit("\n")] };
         let m = matcher(vec![lit("List:\n"), Piece::Repeat(item), lit("\n")], Trim::TrimEnd);
         for text in ["List:", "List:\n- a", "List:\n- a\n- b\nc", "List:\n- a\n-"] {
-            assert!(m.is_match(text), "{text:?}");
+            assert!(m.accepts(text), "{text:?}");
         }
-        assert!(!m.is_match("List:\n* a"));
-        assert!(!m.is_match("List:\n- a\n"));
-        assert!(!m.is_match("List :\n- a"));
+        assert!(!m.accepts("List:\n* a"));
+        assert!(!m.accepts("List:\n- a\n"));
+        assert!(!m.accepts("List :\n- a"));
     }
 
     #[test]
     fn strip_trailing_newlines_takes_newlines_only() {
         let m = matcher(vec![lit("Hi "), slot("name"), lit(" \n\n")], Trim::StripTrailingNewlines);
-        assert!(m.is_match("Hi Ada "));
-        assert!(m.is_match("Hi  "), "an empty name");
-        assert!(!m.is_match("Hi Ada"), "the space is not a newline");
-        assert!(!m.is_match("Hi Ada \n"));
+        assert!(m.accepts("Hi Ada "));
+        assert!(m.accepts("Hi  "), "an empty name");
+        assert!(!m.accepts("Hi Ada"), "the space is not a newline");
+        assert!(!m.accepts("Hi Ada \n"));
         let m = matcher(vec![lit("Hi "), slot("name"), lit(" \n\n")], Trim::AsRendered);
-        assert!(m.is_match("Hi Ada \n\n") && !m.is_match("Hi Ada "));
+        assert!(m.accepts("Hi Ada \n\n") && !m.accepts("Hi Ada "));
     }
 
     #[test]
     fn trim_cuts_both_ends() {
         let m = matcher(vec![lit("\n  "), slot("a"), lit(" and "), slot("b"), lit("\n")], Trim::Both);
         for text in ["x and y", "and y", "x and", "and"] {
-            assert!(m.is_match(text), "{text:?}");
+            assert!(m.accepts(text), "{text:?}");
         }
-        assert!(!m.is_match(" x and y"));
-        assert!(!m.is_match("x or y"));
+        assert!(!m.accepts(" x and y"));
+        assert!(!m.accepts("x or y"));
         let m = matcher(vec![lit("\n"), Piece::Repeat(Template { pieces: vec![lit(" - "), slot("i")] })], Trim::Both);
         for text in ["", "- a", "- a - b", "- a -"] {
-            assert!(m.is_match(text), "{text:?}");
+            assert!(m.accepts(text), "{text:?}");
         }
-        assert!(!m.is_match("* a") && !m.is_match("a"));
+        assert!(!m.accepts("* a") && !m.accepts("a"));
     }
 
     /// Many pieces that may render blank at the end nest, but stay small and legal
@@ -240,8 +241,8 @@ mod tests {
             pieces.push(slot(&format!("s{i}")));
         }
         let m = matcher(pieces, Trim::Both);
-        assert!(m.is_match("Head"));
-        assert!(m.is_match("Head\n\n\nx"));
-        assert!(!m.is_match("Hexd"));
+        assert!(m.accepts("Head"));
+        assert!(m.accepts("Head\n\n\nx"));
+        assert!(!m.accepts("Hexd"));
     }
 }

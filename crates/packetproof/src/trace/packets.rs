@@ -34,6 +34,19 @@ pub(crate) struct Reviewed {
 
 type Digest = [u8; 32];
 
+/// A reviewed packet's texts and settings: what its slots were filled with, for the
+/// slot contracts of `trace --gate`.
+#[derive(Debug, Clone)]
+pub(crate) struct Sample {
+    pub(crate) agent_id: String,
+    pub(crate) system: String,
+    pub(crate) user: String,
+    pub(crate) model: String,
+    pub(crate) max_tokens: u64,
+    pub(crate) sha256: String,
+    pub(crate) exact_input_hash: String,
+}
+
 /// Reviewed packets by the digests of their exact (system, user) texts.
 #[derive(Debug, Default)]
 pub struct Packets {
@@ -41,6 +54,7 @@ pub struct Packets {
     by_user: HashMap<Digest, Vec<Reviewed>>,
     systems: HashMap<Digest, usize>,
     count: usize,
+    samples: Vec<Sample>,
     /// Each rule that did not run on some packet, with why (once per check and reason).
     pub(crate) skipped: Vec<Skipped>,
 }
@@ -115,6 +129,15 @@ impl Packets {
             system,
             system_empty: text("systemPrompt").is_empty(),
         };
+        self.samples.push(Sample {
+            agent_id: text("agentId"),
+            system: text("systemPrompt"),
+            user: text("effectiveUserMessage"),
+            model: reviewed.model.clone(),
+            max_tokens: reviewed.max_tokens,
+            sha256: reviewed.sha256.clone(),
+            exact_input_hash: reviewed.exact_input_hash.clone(),
+        });
         self.insert(reviewed, user);
         Ok(())
     }
@@ -126,9 +149,9 @@ impl Packets {
         self.count += 1;
     }
 
-    /// The (model, max tokens) of every reviewed packet.
-    pub(crate) fn settings(&self) -> impl Iterator<Item = (&str, u64)> {
-        self.by_text.values().flatten().map(|r| (r.model.as_str(), r.max_tokens))
+    /// Every reviewed packet's texts and settings, in the order read.
+    pub(crate) fn samples(&self) -> &[Sample] {
+        &self.samples
     }
 
     /// Packets given by their texts, unjudged: for tests.
@@ -145,6 +168,15 @@ impl Packets {
                 system: sha2::Sha256::digest(system.as_bytes()).into(),
                 system_empty: system.is_empty(),
             };
+            out.samples.push(Sample {
+                agent_id: String::new(),
+                system: system.to_string(),
+                user: user.to_string(),
+                model: model.to_string(),
+                max_tokens: *max_tokens,
+                sha256: String::new(),
+                exact_input_hash: String::new(),
+            });
             out.insert(reviewed, sha2::Sha256::digest(user.as_bytes()).into());
         }
         out

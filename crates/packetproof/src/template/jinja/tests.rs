@@ -1,4 +1,5 @@
 use super::*;
+use crate::template::Check as _;
 use crate::template::Trim;
 use minijinja::Environment;
 use serde_json::json;
@@ -22,7 +23,7 @@ fn renders_conform(files: &BTreeMap<String, String>, root: &str, context: serde_
     let rendered = environment(files).get_template(root).unwrap().render(&context).unwrap();
     let matcher = read(root, files).unwrap().matcher(Trim::TrimEnd).unwrap();
     let text = rendered.trim_end();
-    assert!(matcher.is_match(text), "does not conform:\n{text:?}\n{:#?}", read(root, files).unwrap());
+    assert!(matcher.accepts(text), "does not conform:\n{text:?}\n{:#?}", read(root, files).unwrap());
 }
 
 #[test]
@@ -66,9 +67,9 @@ fn computed_includes_branch_over_the_templates_that_fit() {
         renders_conform(&files, "root", json!({"name": "N", "mode": mode, "flag": flag, "items": ["x"]}));
     }
     let m = read("root", &files).unwrap().matcher(Trim::TrimEnd).unwrap();
-    let found = m.matches("Top Zed\n\n## B\n- 1\n- 2\n\n## A\nabout Zed\nEnd.").unwrap();
+    let found = m.found("Top Zed\n\n## B\n- 1\n- 2\n\n## A\nabout Zed\nEnd.").unwrap();
     assert_eq!(found.branches, ["parts/b.j2", "parts/a.j2"]);
-    assert!(!m.is_match("Top Zed\n\n## never\n\n## A\nabout Zed\nEnd."));
+    assert!(!m.accepts("Top Zed\n\n## never\n\n## A\nabout Zed\nEnd."));
 }
 
 #[test]
@@ -108,12 +109,12 @@ fn the_projects_golden_packets_conform_to_its_templates() {
     for case in crate::corpus::cases(&config).unwrap().iter().filter(|c| c.golden_packet().is_file()) {
         let packet: serde_json::Value = serde_json::from_slice(&std::fs::read(case.golden_packet()).unwrap()).unwrap();
         let (s, u) = (packet["systemPrompt"].as_str().unwrap(), packet["userMessage"].as_str().unwrap());
-        assert!(system.is_match(s), "{}: system prompt", case.name);
-        let found = user.matches(u).unwrap_or_else(|| panic!("{}: user message does not conform", case.name));
+        assert!(system.accepts(s), "{}: system prompt", case.name);
+        let found = user.found(u).unwrap_or_else(|| panic!("{}: user message does not conform", case.name));
         assert!(found.branches.iter().any(|b| b.starts_with("branches/")), "{:?}", found.branches);
         let changed = u.replacen("Rebuild the library example", "Rebuild the library sample", 1);
         assert_ne!(changed, u);
-        assert!(!user.is_match(&changed), "{}: a changed word still conforms", case.name);
+        assert!(!user.accepts(&changed), "{}: a changed word still conforms", case.name);
         seen += 1;
     }
     assert!(seen > 5, "only {seen} golden packets");
@@ -219,11 +220,11 @@ mod property {
         ];
         for (trim, sent) in sent {
             let matcher = template.matcher(trim).unwrap();
-            prop_assert!(matcher.is_match(&sent), "{trim:?}: {sent:?} is no rendering of {text:?}");
+            prop_assert!(matcher.accepts(&sent), "{trim:?}: {sent:?} is no rendering of {text:?}");
             if !slots {
                 for (at, c) in sent.char_indices() {
                     let changed = format!("{}§{}", &sent[..at], &sent[at + c.len_utf8()..]);
-                    prop_assert!(!matcher.is_match(&changed), "{trim:?}: {changed:?} conforms to {text:?}");
+                    prop_assert!(!matcher.accepts(&changed), "{trim:?}: {changed:?} conforms to {text:?}");
                 }
             }
         }

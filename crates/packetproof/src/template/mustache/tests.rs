@@ -1,4 +1,5 @@
 use super::*;
+use crate::template::Check as _;
 use crate::template::{Matcher, Trim};
 
 fn files(list: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -15,10 +16,10 @@ fn matcher(files: &BTreeMap<String, String>, root: &str) -> Matcher {
 #[track_caller]
 fn conform(m: &Matcher, renderings: &[&str], changed: &[&str]) {
     for text in renderings {
-        assert!(m.is_match(text), "does not conform: {text:?}");
+        assert!(m.accepts(text), "does not conform: {text:?}");
     }
     for text in changed {
-        assert!(!m.is_match(text), "conforms though changed: {text:?}");
+        assert!(!m.accepts(text), "conforms though changed: {text:?}");
     }
 }
 
@@ -86,7 +87,7 @@ fn partials_are_read_from_the_folder_and_standalone_ones_indented() {
             "Head\nanother folder's\n",
         ],
     );
-    let found = m.matches("Head\n  line1 X\n\n  line2\nTail [Y]!\n").unwrap();
+    let found = m.found("Head\n  line1 X\n\n  line2\nTail [Y]!\n").unwrap();
     assert_eq!(found.branches, ["prompts/item.mustache", "prompts/inline"]);
 }
 
@@ -148,7 +149,7 @@ fn the_mustache_specs_tests_conform_or_are_refused_as_documented() {
                 (Ok(_), Some(_)) => panic!("{spec}/{name} is read, though documented as refused"),
                 (Ok(template), None) => {
                     let m = template.matcher(Trim::AsRendered).unwrap();
-                    assert!(m.is_match(expected), "{spec}/{name}: {expected:?} does not conform to {template:#?}");
+                    assert!(m.accepts(expected), "{spec}/{name}: {expected:?} does not conform to {template:#?}");
                     conformed += 1;
                     let mut edges = Vec::new();
                     if let Some(Piece::Literal(first)) = template.pieces.first() {
@@ -161,7 +162,7 @@ fn the_mustache_specs_tests_conform_or_are_refused_as_documented() {
                         let mut text = expected.to_owned();
                         let other = if &text[from..to] == "\u{7f}" { "\u{1}" } else { "\u{7f}" };
                         text.replace_range(from..to, other);
-                        assert!(!m.is_match(&text), "{spec}/{name}: {text:?} conforms though changed");
+                        assert!(!m.accepts(&text), "{spec}/{name}: {text:?} conforms though changed");
                         changed += 1;
                     }
                 }

@@ -2,33 +2,49 @@
 //! over [`super::verdict`], which matches calls to packets: a matched call counts
 //! only when the gate statement names its packet's bytes (else it is unvouched, with
 //! why), and a call no packet has may still conform to the templates the gate
-//! vouched for (its literal text theirs, real data in their slots, each slot value
-//! scanned for forbidden material).
+//! vouched for (its literal text theirs, values of their slots' shapes in their slots,
+//! each value scanned for forbidden material), sent with settings the agent's vouched
+//! packets allow.
+
+mod slots;
 
 use super::genai::Message;
 use super::join::Evidence;
-use super::packets::Packets;
+use super::packets::{Packets, Sample};
 use super::verdict::{Filled, Used, Verdict};
 use crate::attest::vouch::Gate;
 use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
 use crate::profile::{Profile, Style};
 use crate::template::{format, jinja, mustache, Matcher, Piece, Rendering, Template, Trim};
 use crate::{digest, Config};
-use std::collections::BTreeMap;
+use slots::Contracts;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A gate statement, and the templates it vouches for, ready to match calls.
 pub struct Vouching {
     gate: Gate,
     /// Per agent of the suite: its templates, or why its calls cannot conform to any.
     templates: Vec<Result<Templates, String>>,
+    /// The forbidden keys as written JSON keys, searched in every slot value.
+    forbidden_keys: Option<regex::Regex>,
+}
+
+/// The templates a system prompt or a user message may render.
+struct Role {
+    /// Each slot held to its shape.
+    shaped: Matcher,
+    /// Any text in every slot: which slot is outside its shape, when only `shaped` refuses.
+    free: Matcher,
+    /// The templates' names, as messages give them.
+    names: String,
 }
 
 struct Templates {
-    system: Matcher,
-    user: Matcher,
-    /// The templates a system prompt or user message may render (shown in messages).
-    system_names: String,
-    user_names: String,
+    system: Role,
+    user: Role,
+    contracts: Contracts,
+    /// The (model, max tokens) of each of the agent's packets the gate vouched for.
+    vouched: Vec<(String, u64)>,
     /// Each vouched template's version: the sha256 of its bytes, as promptVersions records it.
     versions: BTreeMap<String, String>,
     /// The root templates no call can conform to, each with why (its reader refused
@@ -41,9 +57,9 @@ struct Templates {
 impl Vouching {
     /// The templates are the suite's (its prompts folder, else the built-in ones), each
     /// counted only when the gate lists its bytes among its materials.
-    pub fn new(gate: Gate, config: &Config) -> Vouching {
-        let templates = config.agents.all().iter().map(|agent| templates(&gate, agent, config)).collect();
-        Vouching { gate, templates }
+    pub fn new(gate: Gate, config: &Config, packets: &Packets) -> Vouching {
+        let templates = config.agents.all().iter().map(|agent| templates(&gate, agent, config, packets)).collect();
+        Vouching { gate, templates, forbidden_keys: slots::key_finder(config) }
     }
 
     /// Why calls cannot conform to a template here, or to some of them, if so.
@@ -68,7 +84,7 @@ impl Vouching {
     }
 }
 
-fn templates(gate: &Gate, agent: &Profile, config: &Config) -> Result<Templates, String> {
+fn templates(gate: &Gate, agent: &Profile, config: &Config, packets: &Packets) -> Result<Templates, String> {
     if let Some(why) = gate.refused() {
         return Err(format!("the gate statement {}: {why}", gate.file));
     }
@@ -88,20 +104,74 @@ fn templates(gate: &Gate, agent: &Profile, config: &Config) -> Result<Templates,
     let unvouched =
         |root: &str| format!("{root} is not among the templates the gate statement {} vouches for", gate.file);
     // Every root is a branch labelled by its name, so a rendering names the templates it used.
-    let mut matcher = |roots: &[String]| -> Result<Matcher, String> {
-        let bodies = read_roots(style, trim, roots, &files, unvouched, &mut refused);
-        Template { pieces: vec![Piece::Branch(bodies)] }.matcher(trim)
-    };
-    let (system_matcher, user_matcher) = (matcher(&system)?, matcher(&user)?);
+    let system_template =
+        Template { pieces: vec![Piece::Branch(read_roots(style, trim, &system, &files, unvouched, &mut refused))] };
+    let user_template =
+        Template { pieces: vec![Piece::Branch(read_roots(style, trim, &user, &files, unvouched, &mut refused))] };
+    let mut names = BTreeSet::new();
+    slots::slot_names(&system_template, &mut names);
+    slots::slot_names(&user_template, &mut names);
+    let samples: Vec<&Sample> = packets
+        .samples()
+        .iter()
+        .filter(|p| config.agents.with_id(&p.agent_id).is_some_and(|a| a.name == agent.name))
+        .filter(|p| gate.packet_digest(&p.sha256, &p.exact_input_hash).is_ok())
+        .collect();
+    let free = (system_template.matcher(trim)?, user_template.matcher(trim)?);
+    let observed = observed(&free, &samples, config);
+    let contracts = Contracts::new(agent, &names, &observed, config, &setting(agent, config))?;
+    let shape_of = |name: &str| contracts.pattern(name);
+    let system_shaped = system_template.shaped_matcher(trim, &shape_of)?;
+    let user_shaped = user_template.shaped_matcher(trim, &shape_of)?;
     Ok(Templates {
-        system: system_matcher,
-        user: user_matcher,
-        system_names: system.join(" or "),
-        user_names: user.join(" or "),
+        system: Role { shaped: system_shaped, free: free.0, names: system.join(" or ") },
+        user: Role { shaped: user_shaped, free: free.1, names: user.join(" or ") },
+        contracts,
+        vouched: samples.iter().map(|p| (p.model.clone(), p.max_tokens)).collect(),
         versions,
         refused,
         models: agent.models.clone(),
     })
+}
+
+/// The values the vouched packets fill each slot with (every time a loop fills it).
+fn observed(free: &(Matcher, Matcher), samples: &[&Sample], config: &Config) -> BTreeMap<String, Vec<String>> {
+    let mut observed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for sample in samples {
+        let user = user_rendering(&free.1, &sample.user, config);
+        for found in [free.0.matches(&sample.system).ok().flatten(), user.ok().flatten()].into_iter().flatten() {
+            for (name, value) in found.slots {
+                observed.entry(name).or_default().push(value);
+            }
+        }
+    }
+    observed
+}
+
+/// How `user` renders the user templates: as sent, or (a Google text-JSON packet's
+/// user message) less the suite's suffix.
+fn user_rendering(
+    matcher: &Matcher,
+    user: &str,
+    config: &Config,
+) -> Result<Option<Rendering>, crate::template::Unsplit> {
+    if let Some(found) = matcher.matches(user)? {
+        return Ok(Some(found));
+    }
+    let suffix = config.google_suffix.as_str();
+    match user.strip_suffix(suffix).filter(|_| !suffix.is_empty()) {
+        Some(without) => matcher.matches(without),
+        None => Ok(None),
+    }
+}
+
+/// The settings table an agent is declared in, as messages name it.
+fn setting(agent: &Profile, config: &Config) -> String {
+    if config.agents.several() {
+        format!("agents.{}", agent.name)
+    } else {
+        "contract".into()
+    }
 }
 
 /// The root templates read, each labelled by its name; a root that cannot be read (not
@@ -136,7 +206,7 @@ pub fn templates_followed(config: &Config) -> crate::Result<()> {
     let mut refused = Vec::new();
     for agent in config.agents.all() {
         if let Ok(roots) = roots(agent, config) {
-            refused.extend(roots_refused(config, roots));
+            refused.extend(roots_refused(config, agent, roots));
         }
     }
     if refused.is_empty() {
@@ -152,8 +222,13 @@ pub fn templates_followed(config: &Config) -> crate::Result<()> {
     })
 }
 
-/// The root templates of one agent that its reader refuses, each with why.
-fn roots_refused(config: &Config, (style, trim, system, user): (Style, Trim, Vec<String>, Vec<String>)) -> Vec<String> {
+/// The root templates of one agent that its reader refuses, and the slots it declares
+/// that none of them has, each with why.
+fn roots_refused(
+    config: &Config,
+    agent: &Profile,
+    (style, trim, system, user): (Style, Trim, Vec<String>, Vec<String>),
+) -> Vec<String> {
     let files: BTreeMap<String, String> = config
         .walk_prompt_templates()
         .into_iter()
@@ -161,7 +236,9 @@ fn roots_refused(config: &Config, (style, trim, system, user): (Style, Trim, Vec
         .collect();
     let mut refused = Vec::new();
     let missing = |root: &str| format!("{root} is no UTF-8 template under paths.prompts");
-    read_roots(style, trim, &[system, user].concat(), &files, missing, &mut refused);
+    let read = read_roots(style, trim, &[system, user].concat(), &files, missing, &mut refused);
+    let templates: Vec<&Template> = read.iter().map(|(_, t)| t).collect();
+    refused.extend(slots::undeclared(agent, &templates, &setting(agent, config)));
     refused
 }
 
@@ -183,8 +260,7 @@ fn roots(agent: &Profile, config: &Config) -> Result<(Style, Trim, Vec<String>, 
     if agent.is_block_builder() {
         return Ok((Style::Jinja, Trim::TrimEnd, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
     }
-    let setting =
-        if config.agents.several() { format!("agents.{}.templates", agent.name) } else { "contract.templates".into() };
+    let setting = format!("{}.templates", setting(agent, config));
     match &agent.templates {
         Some(t) => Ok((t.style, t.rendering, t.system.clone(), t.user.clone())),
         None => Err(format!("agent {:?} declares no templates ([{setting}])", agent.name)),
@@ -209,7 +285,7 @@ pub(crate) fn verdict(
                 Err(reason) => Verdict::Unvouched { packet, reason },
             }
         }
-        Verdict::Unreviewed { reason } => match conforms(evidence, vouching, packets, config) {
+        Verdict::Unreviewed { reason } => match conforms(evidence, vouching, config) {
             Ok(verdict) => verdict,
             Err(why) => Verdict::Unreviewed { reason: format!("{reason}; {why}") },
         },
@@ -218,92 +294,142 @@ pub(crate) fn verdict(
 }
 
 /// The call as a rendering of one agent's vouched templates, or why it is none of any.
-fn conforms(evidence: &Evidence, vouching: &Vouching, packets: &Packets, config: &Config) -> Result<Verdict, String> {
+fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Config) -> Result<Verdict, String> {
     if let Some(why) = vouching.no_templates() {
         return Err(format!("no template conformance: {why}"));
     }
     let (system, user) = request_texts(evidence)?;
     let mut why_not = Vec::new();
     for templates in vouching.templates.iter().flatten() {
-        match conforms_to(templates, (&system, &user), config) {
-            Ok(verdict) => return settings_vouched(templates, evidence, packets, config).map(|()| verdict),
+        match conforms_to(templates, (&system, &user), vouching, config) {
+            Ok(verdict @ Verdict::NotJudgeable { .. }) => return Ok(verdict),
+            Ok(verdict) => return settings_vouched(templates, evidence, config).map(|()| verdict),
             Err(why) => why_not.push(why),
         }
     }
     Err(why_not.join("; nor "))
 }
 
-/// The call's system and user texts as a rendering of one agent's `templates`.
-fn conforms_to(templates: &Templates, (system, user): (&str, &str), config: &Config) -> Result<Verdict, String> {
+/// How a text renders one role's templates with each slot in its shape, else why not
+/// (naming the slot outside its shape when only its shape stops it); `Ok(Err(_))`: it
+/// was not decided within the per-call bound.
+fn rendering(
+    role: &Role,
+    text: &str,
+    what: &str,
+    contracts: &Contracts,
+    refused: &str,
+) -> Result<Result<Rendering, String>, String> {
+    match role.shaped.matches(text) {
+        Ok(Some(found)) => return Ok(Ok(found)),
+        Err(unsplit) => return Ok(Err(format!("the {what} was not matched: {unsplit}"))),
+        Ok(None) => {}
+    }
+    let free = role.free.matches(text).ok().flatten();
+    let template = |found: &Rendering| found.branches.first().cloned().unwrap_or_default();
+    let outside = free.as_ref().and_then(|found| {
+        found.slots.iter().find_map(|(name, value)| {
+            let why = contracts.outside_shape(name, value)?;
+            Some(format!(
+                "the {what} renders the vouched {}, but the value of {{{{ {name} }}}} in {} is outside its shape: {why}",
+                role.names,
+                template(found)
+            ))
+        })
+    });
+    Err(outside.unwrap_or_else(|| match what {
+        "system prompt" => format!("the system prompt is no rendering of the vouched {}{refused}", role.names),
+        _ => format!(
+            "the user message is no rendering of the vouched {} (its literal text differs, or a branch it takes \
+             is not vouched){refused}",
+            role.names
+        ),
+    }))
+}
+
+/// The call's system and user texts as a rendering of one agent's `templates`; a
+/// `NotJudgeable` verdict when they were not decided within the per-call bound.
+fn conforms_to(
+    templates: &Templates,
+    (system, user): (&str, &str),
+    vouching: &Vouching,
+    config: &Config,
+) -> Result<Verdict, String> {
     // Roots left out are named, so that a call they would have matched says why.
     let refused = match templates.refused.as_slice() {
         [] => String::new(),
         list => format!(" (not matched against: {})", list.join("; ")),
     };
-    let Some(system_found) = templates.system.matches(system) else {
-        return Err(format!("the system prompt is no rendering of the vouched {}{refused}", templates.system_names));
+    let contracts = &templates.contracts;
+    let system_found = match rendering(&templates.system, system, "system prompt", contracts, &refused)? {
+        Ok(found) => found,
+        Err(reason) => return Ok(Verdict::NotJudgeable { reason }),
     };
     // A Google text-JSON packet's user message ends with the suite's suffix.
-    let user_found = templates.user.matches(user).or_else(|| {
-        let suffix = config.google_suffix.as_str();
-        user.strip_suffix(suffix).filter(|_| !suffix.is_empty()).and_then(|u| templates.user.matches(u))
-    });
-    let Some(user_found) = user_found else {
-        return Err(format!(
-            "the user message is no rendering of the vouched {} (its literal text differs, or a branch it takes \
-             is not vouched){refused}",
-            templates.user_names
-        ));
+    let suffix = config.google_suffix.as_str();
+    let without_suffix = user.strip_suffix(suffix).filter(|_| !suffix.is_empty());
+    let user_found = match rendering(&templates.user, user, "user message", contracts, &refused) {
+        Err(why) => match without_suffix.map(|u| rendering(&templates.user, u, "user message", contracts, &refused)) {
+            Some(Ok(found)) => found,
+            _ => return Err(why),
+        },
+        Ok(found) => found,
     };
-    let used = |found: &Rendering| -> Vec<String> {
-        found.branches.iter().filter(|b| templates.versions.contains_key(*b)).cloned().collect()
+    let user_found = match user_found {
+        Ok(found) => found,
+        Err(reason) => return Ok(Verdict::NotJudgeable { reason }),
     };
     let mut templates_used = Vec::new();
-    for name in used(&system_found).into_iter().chain(used(&user_found)) {
-        let version = templates.versions.get(&name).cloned().unwrap_or_default();
-        templates_used.push(Used { name, version });
+    for found in [&system_found, &user_found] {
+        for name in found.branches.iter().filter(|b| templates.versions.contains_key(*b)) {
+            if !templates_used.iter().any(|u: &Used| &u.name == name) {
+                let version = templates.versions.get(name).cloned().unwrap_or_default();
+                templates_used.push(Used { name: name.clone(), version });
+            }
+        }
     }
-    let mut slots = Vec::new();
+    let mut slots: Vec<Filled> = Vec::new();
     for found in [&system_found, &user_found] {
         // The root's branch comes first: the template the slot values fill.
         let template = found.branches.first().map_or("", String::as_str);
         for (name, value) in &found.slots {
-            if let Some(pattern) = forbidden(value, config) {
+            let breach = contracts.breach(name, value).map(|why| format!("breaks its contract: {why}"));
+            let breach = breach.or_else(|| {
+                slots::forbidden(value, config, vouching.forbidden_keys.as_ref())
+                    .map(|why| format!("holds forbidden material ({why})"))
+            });
+            if let Some(why) = breach {
                 return Err(format!(
-                    "it renders the vouched templates, but the value of {{{{ {name} }}}} in {template} holds \
-                     forbidden material ({pattern})"
+                    "it renders the vouched templates, but the value of {{{{ {name} }}}} in {template} {why}"
                 ));
             }
-            slots.push(Filled {
-                template: template.to_owned(),
-                name: name.clone(),
-                length: value.chars().count(),
-                sha256: digest::sha256(value.as_bytes()),
-            });
+            // Reported once a slot (the first time a loop fills it).
+            if !slots.iter().any(|f| f.template == template && &f.name == name) {
+                slots.push(Filled {
+                    template: template.to_owned(),
+                    name: name.clone(),
+                    length: value.chars().count(),
+                    sha256: digest::sha256(value.as_bytes()),
+                });
+            }
         }
     }
     Ok(Verdict::Conforms { templates: templates_used, slots })
 }
 
 /// A conforming call's model and max tokens are what the gate vouched: the agent's
-/// `models` (else the reviewed packets' models), and max tokens within the model's
-/// output limit (else the reviewed packets' largest for that model). The texts alone
+/// `models` (else its vouched packets' models), and max tokens within the model's
+/// output limit (else the vouched packets' largest for that model). The texts alone
 /// never vouch for a call sent to another model or with another budget.
-fn settings_vouched(
-    templates: &Templates,
-    evidence: &Evidence,
-    packets: &Packets,
-    config: &Config,
-) -> Result<(), String> {
+fn settings_vouched(templates: &Templates, evidence: &Evidence, config: &Config) -> Result<(), String> {
     let Some(model) = evidence.model.iter().find_map(|said| said.value.as_str()) else {
         return Err("it renders the vouched templates, but the call records no model (gen_ai.request.model) to hold \
                     to the vouched ones"
             .to_owned());
     };
-    let reviewed: Vec<(&str, u64)> = packets.settings().collect();
     let allowed: Vec<&str> = match &templates.models {
         Some(models) => models.iter().map(String::as_str).collect(),
-        None => reviewed.iter().map(|(m, _)| *m).collect(),
+        None => templates.vouched.iter().map(|(m, _)| m.as_str()).collect(),
     };
     if !allowed.contains(&model) {
         let mut shown = allowed.clone();
@@ -318,7 +444,7 @@ fn settings_vouched(
         .providers
         .values()
         .find_map(|p| p.max_output_tokens.get(model).copied())
-        .or_else(|| reviewed.iter().filter(|(m, _)| *m == model).map(|(_, t)| *t).max());
+        .or_else(|| templates.vouched.iter().filter(|(m, _)| m == model).map(|(_, t)| *t).max());
     match limit {
         Some(limit) if tokens > limit as f64 => Err(format!(
             "it renders the vouched templates, but its max tokens {tokens} pass the {limit} vouched for model {model:?}"
@@ -343,32 +469,4 @@ fn request_texts(evidence: &Evidence) -> Result<(String, String), String> {
     }
     let system = system.and_then(whole).ok_or("no system text")?;
     Ok((system, whole(user).ok_or("no user text")?))
-}
-
-/// What in a slot value is forbidden material, by the scanner `packet::forbidden-material`
-/// runs on renderInput: a value pattern in the text, and in a value that is JSON a
-/// forbidden key or a pattern in any string, named by its JSON path in the value.
-fn forbidden(value: &str, config: &Config) -> Option<String> {
-    if let Some(pattern) = config.forbidden.matching_pattern(value) {
-        return Some(format!("it matches forbidden pattern {pattern}"));
-    }
-    let json: serde_json::Value = serde_json::from_str(value).ok()?;
-    let mut found = Vec::new();
-    crate::packet::scan(&json, crate::JsonPath::root(), config, crate::PacketCheck::ForbiddenMaterial, &mut found);
-    found.first().map(|f| format!("{}: {}", f.path, f.message))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slot_values_are_scanned_as_text_and_as_json() {
-        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
-        assert_eq!(forbidden("Kundin 4711: Müller GmbH", &config), None);
-        assert!(forbidden("see gs://private-bucket/contract", &config).unwrap().contains("forbidden pattern"));
-        let key = forbidden(r#"{"screens": [{"posterUrl": "x"}]}"#, &config).unwrap();
-        assert!(key.contains("posterUrl") && key.contains("screens[0]"), "{key}");
-        assert_eq!(forbidden(r#"{"screens": [{"title": "x"}]}"#, &config), None);
-    }
 }
