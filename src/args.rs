@@ -175,9 +175,11 @@ pub enum Command {
     Serve(super::serve::ServeArgs),
     /// Print the exact provider request body a packet implies, or check a captured request.
     Wire {
-        /// The runtime packet whose provider request body is printed or checked.
-        #[arg(long, value_name = "FILE")]
-        packet: PathBuf,
+        /// The runtime packet whose provider request body is printed or checked. Without it,
+        /// `--check BODY --gate FILE` judges a production body with new data as `trace --gate`
+        /// judges the call, against the suite's golden packets and vouched templates.
+        #[arg(long, value_name = "FILE", required_unless_present = "gate")]
+        packet: Option<PathBuf>,
         /// anthropic, openai-chat, openai-responses or gemini.
         #[arg(long, value_parser = provenance::parse_api)]
         api: packetproof::wire::Api,
@@ -189,7 +191,8 @@ pub enum Command {
         /// own path (`/v1/messages`, …) must follow it. Default: the API's host.
         #[arg(long, value_name = "URL", requires = "check", value_parser = provenance::parse_base_url)]
         base_url: Option<String>,
-        /// With --check: a gate statement (`packetproof test --attest`) that must vouch for the packet.
+        /// With --check: a gate statement (`packetproof test --attest`) that must vouch for the
+        /// packet (without --packet: for the call's packet or the templates it renders).
         #[arg(long, value_name = "FILE", requires_all = ["check", "trusted_keys"])]
         gate: Option<PathBuf>,
         /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.

@@ -183,7 +183,11 @@ fn dispatch(cli: Cli) -> Result<Status> {
         Command::Wire { packet, api, check, base_url, out, format, gate, trusted_keys, .. } => {
             let gate = provenance::gate(gate.as_deref(), &trusted_keys)?;
             let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref(), gate };
-            provenance::wire(&checking(load_config(suffix)?), &packet, api, capture, out.as_deref(), format)
+            let config = checking(load_config(suffix)?);
+            match packet {
+                Some(packet) => provenance::wire(&config, &packet, api, capture, out.as_deref(), format),
+                None => provenance::wire_production(&config, api, capture, format),
+            }
         }
         Command::Attest { run_dir, key, out, .. } => {
             provenance::attest(&load_config(suffix)?, &run_dir, &key, out.as_deref())

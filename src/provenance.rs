@@ -4,6 +4,7 @@
 //! files the flags name and hands the results to [`print`](super::print).
 
 use super::print;
+use packetproof::reporter::{Event, Kind, Reporter};
 use packetproof::wire::{self, Api};
 use packetproof::{canonical, fsutil, Config, Format, Result, Status};
 use std::path::Path;
@@ -85,6 +86,29 @@ pub fn wire(
         gate.hold(&mut outcome, &packet_bytes);
     }
     print::outcomes(&[outcome], format)
+}
+
+/// `wire --check BODY --gate FILE` without `--packet`: the production request body
+/// judged as `trace --gate` judges its call, against the suite's golden packets and
+/// the templates the gate vouched for; reported as `trace` reports a call.
+pub fn wire_production(config: &Config, api: Api, capture: Capture, format: Format) -> Result<Status> {
+    let (Some(file), Some((gate, keys))) = (capture.file, capture.gate) else {
+        return Err(packetproof::Error::Internal("wire without --packet needs --check and --gate".into()));
+    };
+    let packets = packetproof::trace::packets::Packets::of_suite(config, "wire --check without --packet")?;
+    let gate = packetproof::attest::vouch::Gate::read(gate, &keys, config)?;
+    let vouching = packetproof::trace::vouched::Vouching::new(gate, config, &packets);
+    if let Some(why) = vouching.templates_unavailable() {
+        print::note(&format!("calls are not matched to templates: {why}"));
+    }
+    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
+    let captured = wire::capture::parse(&bytes, &file.display().to_string(), api)?.through(capture.base_url);
+    let (judged, counts) = packetproof::trace::request::judge_request(&captured, api, &packets, &vouching, config)?;
+    let format = if format == Format::Json { Format::Json } else { Format::Text };
+    let mut reporter = Reporter::new(format, Kind::Trace, print::color())?;
+    print::report(&reporter.report(Event::TraceCall(&judged))?)?;
+    print::report(&reporter.report(Event::TraceEnd { counts: &counts, skipped: packets.skipped() })?)?;
+    Ok(Status::from_ok(counts.ok()))
 }
 
 /// `attest`: sign a completed run with a PKCS#8 PEM Ed25519 key.

@@ -25,6 +25,7 @@ pub fn trials() -> Vec<Trial> {
         new_data_in_a_vouched_template_conforms_and_a_changed_word_does_not,
         a_slot_takes_only_values_of_its_shape,
         the_gate_refuses_to_judge_under_other_settings,
+        wire_checks_a_production_body_with_new_data_against_the_gate,
     ];
     let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
     if !present {
@@ -501,6 +502,50 @@ fn the_gate_refuses_to_judge_under_other_settings() {
         &key("test-ed25519.pub.pem"),
     ]);
     assert_eq!(verify.code, 2, "one statement, one verdict in every command: {}", verify.describe());
+}
+
+/// `wire --check BODY --gate FILE` with no `--packet`: a production request body is
+/// judged as `trace --gate` judges its call (the suite's golden packets and vouched
+/// templates found from its settings): the exact body matches its packet, new data in a
+/// variable slot conforms, a changed word or an unvouched model is the finding.
+fn wire_checks_a_production_body_with_new_data_against_the_gate() {
+    let project = suite("alpha");
+    declare(&project, "\n[contract.slots]\n\"source.name\" = \"single-line\"\n");
+    let gate = signed(&project);
+    let printed = project.run(&["wire", "--packet", s(&golden(&project, CASE)), "--api", "anthropic"]);
+    assert_eq!(printed.code, 0, "{}", printed.describe());
+    let exact: Value = serde_json::from_str(&printed.stdout).unwrap();
+    let check = |body: &Value| {
+        let file = project.path("body.json");
+        std::fs::write(&file, body.to_string()).unwrap();
+        let key = key("test-ed25519.pub.pem");
+        project.run(&["wire", "--api", "anthropic", "--check", s(&file), "--gate", s(&gate), "--trusted-key", &key])
+    };
+    let matched = check(&exact);
+    assert_eq!(matched.code, 0, "{}", matched.describe());
+    assert!(matched.stdout.contains(": matched (packet "), "{}", matched.describe());
+
+    let text = exact.to_string();
+    let renamed: Value = serde_json::from_str(&text.replace("Small wins pattern", "Kundin 4711: Müller GmbH")).unwrap();
+    let conforms = check(&renamed);
+    assert_eq!(conforms.code, 0, "{}", conforms.describe());
+    assert!(conforms.stdout.contains(": conforms (template "), "{}", conforms.describe());
+
+    let reworded: Value = serde_json::from_str(
+        &text
+            .replace("Small wins pattern", "Kundin 4711")
+            .replace("Rebuild the library example", "Rebuild the library sample"),
+    )
+    .unwrap();
+    let drifted = check(&reworded);
+    assert_eq!(drifted.code, 1, "{}", drifted.describe());
+    assert!(drifted.stdout.contains("no rendering of the vouched user.md.j2"), "{}", drifted.describe());
+
+    let mut other_model = renamed.clone();
+    other_model["model"] = json!("claude-unlisted-9");
+    let unlisted = check(&other_model);
+    assert_eq!(unlisted.code, 1, "{}", unlisted.describe());
+    assert!(unlisted.stdout.contains("\"claude-unlisted-9\" is none the gate vouched"), "{}", unlisted.describe());
 }
 
 /// The gate statement's signature, checked with openssl alone: PAE bytes rebuilt by

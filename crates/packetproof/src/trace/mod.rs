@@ -20,6 +20,7 @@ pub mod packets;
 #[doc(hidden)]
 pub mod proto;
 pub(crate) mod record;
+pub mod request;
 pub mod verdict;
 pub mod vouched;
 pub mod window;

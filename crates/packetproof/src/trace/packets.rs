@@ -83,6 +83,12 @@ impl Packets {
         Ok(packets)
     }
 
+    /// The suite's golden packets (`paths.golden`), as `test` finds them.
+    pub fn of_suite(config: &Config, command: &str) -> Result<Packets> {
+        config.require_suite(command)?;
+        Packets::load(std::slice::from_ref(&config.paths.golden), config)
+    }
+
     fn add(&mut self, path: &Path, config: &Config, named: bool) -> Result<()> {
         let shown = path.display().to_string();
         // A negative fixture's packet is broken on purpose (its expect.toml says how), even
