@@ -236,14 +236,14 @@ mod tests {
         let npm = Distribution::Npm { package_dir: "/nowhere".into() };
         let hooks = pre_commit(&npm, &at_root());
         assert!(hooks.contains(r#"entry: "npx --no -- packetproof --config llm/gate/harness.toml verify""#), "{hooks}");
-        let workflow = workflow(&npm, None, &at_root()).expect("npm needs no commit");
-        assert!(workflow.contains("run: npx --no -- packetproof test --junit junit.xml"), "{workflow}");
-        assert!(workflow.contains("run: npm install") && !workflow.contains("cargo"), "{workflow}");
+        let text = workflow(&npm, None, &at_root()).expect("npm needs no commit");
+        assert!(text.contains("run: npx --no -- packetproof test --junit junit.xml"), "{text}");
+        assert!(text.contains("run: npm install") && !text.contains("cargo"), "{text}");
 
         let hooks = pre_commit(&Distribution::Pip, &at_root());
         assert!(hooks.contains("language: python\n        additional_dependencies: [\"packetproof=="), "{hooks}");
-        let workflow = workflow(&Distribution::Pip, None, &at_root()).unwrap();
-        assert!(workflow.contains("python -m pip install packetproof=="), "{workflow}");
+        let text = workflow(&Distribution::Pip, None, &at_root()).unwrap();
+        assert!(text.contains("python -m pip install packetproof=="), "{text}");
 
         let hooks = pre_commit(&Distribution::Cargo, &at_root());
         assert!(hooks.contains("language: system") && hooks.contains(r#"entry: "packetproof --config"#), "{hooks}");
@@ -259,7 +259,7 @@ mod tests {
         assert!(
             hooks.contains(r#"entry: "npm exec --prefix app --no -- packetproof --config app/llm/harness.toml test""#)
         );
-        let workflow = workflow(&npm, None, &Place { suite: "app/llm", package: Some("app") }).unwrap();
-        assert!(workflow.contains("working-directory: \"app\"\n        run: npm install"), "{workflow}");
+        let text = workflow(&npm, None, &Place { suite: "app/llm", package: Some("app") }).unwrap();
+        assert!(text.contains("working-directory: \"app\"\n        run: npm install"), "{text}");
     }
 }
