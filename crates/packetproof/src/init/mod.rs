@@ -218,6 +218,9 @@ pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -
 /// `dir`) has a suite already, write none: wire CI and hooks to that one (and refuse
 /// `--agent`, whose agent belongs in that suite's settings).
 pub fn run(dir: &Path, options: &Options) -> Result<Initialized> {
+    if let Some(agent) = &options.agent {
+        agent::check_name(&agent.name)?;
+    }
     let near = dir.ancestors().find(|d| d.is_dir()).unwrap_or(Path::new("."));
     let repository = Git::find(near);
     if let Some(suite) = existing::find(dir, repository.as_ref().map(Git::top))? {
@@ -240,7 +243,6 @@ pub fn run(dir: &Path, options: &Options) -> Result<Initialized> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut done = match &options.agent {
         Some(request) => {
-            agent::check_name(&request.name)?;
             let distribution = Distribution::of(dir);
             let files = agent::files(request, &distribution);
             let exporter = files.iter().map(|(name, _)| name).find(|n| n.starts_with("export.")).cloned();
