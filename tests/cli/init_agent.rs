@@ -176,7 +176,9 @@ fn init_in_a_repository_with_a_suite_wires_to_it() {
 
     let refused = app.run_in("", &["init", "other", "--agent", "second"]);
     assert_eq!(refused.code, 2, "{}", refused.describe());
-    assert!(refused.stderr.contains("is a packetproof suite already: declare the agent in its harness.toml as [agents.second]"));
+    assert!(refused
+        .stderr
+        .contains("is a packetproof suite already: declare the agent in its harness.toml as [agents.second]"));
     assert!(!app.path("other").exists());
 }
 
@@ -224,7 +226,10 @@ pub fn trials() -> Vec<Trial> {
             "init_agent_in_a_python_repository_is_green_after_bless",
             init_agent_in_a_python_repository_is_green_after_bless,
         ),
-        trial(name("the_workflow_and_hooks_run_the_teams_packetproof"), the_workflow_and_hooks_run_the_teams_packetproof),
+        trial(
+            name("the_workflow_and_hooks_run_the_teams_packetproof"),
+            the_workflow_and_hooks_run_the_teams_packetproof,
+        ),
         trial(name("init_in_a_repository_with_a_suite_wires_to_it"), init_in_a_repository_with_a_suite_wires_to_it),
         trial(name("an_agents_schema_file_must_exist"), an_agents_schema_file_must_exist),
     ]
