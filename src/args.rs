@@ -152,9 +152,10 @@ pub enum Command {
         #[command(flatten)]
         suffix: SuffixArg,
     },
-    /// Write a working conformance suite into an empty folder (default: the current one): the
-    /// block builder's demo, or with --agent the smallest suite of one app agent. In a repository
-    /// that has a suite already, write none: wire CI and the pre-commit hooks to that one.
+    /// Write a working conformance suite into an empty folder (default: the current one).
+    ///
+    /// The block builder's demo, or with --agent the smallest suite of one app agent. In a
+    /// repository that has a suite already, write none: wire CI and the pre-commit hooks to that one.
     Init {
         /// The empty folder to write the suite into (default: the current directory).
         dir: Option<PathBuf>,
