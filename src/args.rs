@@ -153,9 +153,22 @@ pub enum Command {
         suffix: SuffixArg,
     },
     /// Write a working conformance suite into an empty folder (default: the current one).
+    ///
+    /// The block builder's demo, or with --agent the smallest suite of one app agent. In a
+    /// repository that has a suite already, write none: wire CI and the pre-commit hooks to that one.
     Init {
         /// The empty folder to write the suite into (default: the current directory).
         dir: Option<PathBuf>,
+        /// Write the suite of one app agent of this name ([agents.NAME], its templates, one
+        /// fixture, an exporter skeleton in the team's language) instead of the demo.
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+        /// The agent's template style.
+        #[arg(long, value_enum, default_value_t, requires = "agent")]
+        style: StyleArg,
+        /// How the agent answers: plain text, or JSON in a schema (written as its schema file).
+        #[arg(long, value_enum, default_value_t, requires = "agent")]
+        output: OutputArg,
     },
     /// Run the conformance gate's trials (as `cargo test` does), from the binary.
     Test(test::TestArgs),
@@ -267,6 +280,47 @@ impl Command {
             | Command::Init { .. }
             | Command::Completions { .. }
             | Command::Man { .. } => None,
+        }
+    }
+}
+
+/// `init --style`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum StyleArg {
+    /// minijinja / Jinja2 (`{{ name }}`).
+    Jinja,
+    /// mustache (`{{{name}}}`).
+    #[default]
+    Mustache,
+    /// Python str.format (`{name}`).
+    Format,
+}
+
+impl From<StyleArg> for packetproof::profile::Style {
+    fn from(style: StyleArg) -> Self {
+        match style {
+            StyleArg::Jinja => Self::Jinja,
+            StyleArg::Mustache => Self::Mustache,
+            StyleArg::Format => Self::Format,
+        }
+    }
+}
+
+/// `init --output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum OutputArg {
+    /// Plain text: no outputSchema.
+    #[default]
+    Text,
+    /// JSON in the agent's schema file: the packets carry it as outputSchema.
+    Schema,
+}
+
+impl From<OutputArg> for packetproof::profile::Output {
+    fn from(output: OutputArg) -> Self {
+        match output {
+            OutputArg::Text => Self::Text,
+            OutputArg::Schema => Self::Schema,
         }
     }
 }

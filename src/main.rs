@@ -160,11 +160,14 @@ fn dispatch(cli: Cli) -> Result<Status> {
             }
             Ok(status)
         }
-        Command::Init { dir } => {
+        Command::Init { dir, agent, style, output } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
-            let done = packetproof::init::init(&dir, golden_writes()?, BUILT_FROM)?;
+            let agent =
+                agent.map(|name| packetproof::init::AgentRequest { name, style: style.into(), output: output.into() });
+            let options = packetproof::init::Options { agent, writes: golden_writes()?, built_from: BUILT_FROM };
+            let done = packetproof::init::run(&dir, &options)?;
             print::initialized(&dir, &done)?;
-            if BUILT_FROM.is_none() {
+            if done.workflow_unpinned {
                 print::note(&format!(
                     "{} not written: this packetproof was built outside a git checkout, so there is no commit to pin \
                      its GitHub Action to (build it from a checkout, or with PACKETPROOF_REVISION set)",

@@ -10,7 +10,7 @@
 //! drive the terminal (the reporters escape what they render); JSON and `canon`
 //! bytes are exact (JSON escapes them itself).
 
-use packetproof::init::Initialized;
+use packetproof::init::{Initialized, Made};
 use packetproof::report::{escape_controls, escape_name};
 use packetproof::reporter::{Event, Reporter};
 use packetproof::run::paths::AGENT_REQUEST;
@@ -201,7 +201,21 @@ pub fn initialized(dir: &Path, done: &Initialized) -> Result<()> {
             shown(instead)
         )]);
     }
-    text(&format!("{}: a conformance suite; run `packetproof test` there\n", dir.display()))
+    let packetproof = done.distribution.command();
+    text(&match &done.made {
+        Made::Demo => format!("{}: a conformance suite; run `{packetproof} test` there\n", dir.display()),
+        Made::Agent { exporter } => format!(
+            "{}: the suite of one agent; make {exporter} build the app's packets, then run `{packetproof} bless`, \
+             review golden/ and run `{packetproof} test` there\n",
+            dir.display()
+        ),
+        Made::Wired(suite) => format!(
+            "{} is this repository's packetproof suite: no new suite written; CI and the pre-commit hooks run it \
+             with `{packetproof}` ({})\n",
+            shown(suite),
+            done.distribution.name()
+        ),
+    })
 }
 
 pub fn prepared(out_dir: &Path, written: &[&str]) -> Result<()> {

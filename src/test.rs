@@ -243,7 +243,8 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     }
     let records = suite.records.snapshot();
     print::trial_notes(&records, args.format != Format::Json)?;
-    print::stale(&suite.stale.report("packetproof bless"))?;
+    let packetproof = packetproof::distribution::Distribution::of_suite(&config);
+    print::stale(&suite.stale.report(&format!("{} bless", packetproof.command())))?;
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         let xml = junit::to_xml("packetproof", &records, &skipped);
         fsutil::write_atomic(file, xml.as_bytes())?;

@@ -23,6 +23,7 @@ mod foreign;
 mod gate;
 mod help;
 mod init;
+mod init_agent;
 mod interop_gate;
 mod npm;
 mod one_verdict;
@@ -58,6 +59,7 @@ fn main() {
     trials.extend(report_html::trials());
     trials.extend(run::trials());
     trials.extend(init::trials());
+    trials.extend(init_agent::trials());
     trials.extend(interop_gate::trials());
     trials.extend(test::trials());
     trials.extend(shell::trials());

@@ -164,6 +164,44 @@ fn npm_packages_install_offline_and_run_the_gate() {
     assert_eq!(result["hyphen"]["exitCode"], 2, "a caller's path was read as an option: {result}");
     assert!(result["hyphen"]["message"].as_str().unwrap().contains("--run-exporter: "), "{result}");
     a_child_killed_by_a_signal_is_128_plus_its_number(&project);
+    let app = dir.path().join("app");
+    std::fs::create_dir(&app).unwrap();
+    std::fs::write(app.join("package.json"), r#"{"name": "app", "private": true}"#).unwrap();
+    run(&app, "npm", &["install", "--offline", "--no-audit", "--no-fund", "--cache", &cache, &platform, &main]);
+    the_hooks_init_writes_run_the_installed_package(&app);
+}
+
+/// In a Node repository with the package installed (`project`, holding no suite yet), `init --agent`'s pre-commit hooks run
+/// its binary through npx from the repository's root: no packetproof on PATH, no download.
+fn the_hooks_init_writes_run_the_installed_package(project: &Path) {
+    support::git(project, &["init", "-q", "."]);
+    run(project, "npx", &["--offline", "packetproof", "init", "llm", "--agent", "answer", "--output", "schema"]);
+    run(&project.join("llm"), "npx", &["--offline", "packetproof", "bless"]);
+    let text = std::fs::read_to_string(project.join(".pre-commit-config.yaml")).unwrap();
+    let config = crate::distribution::yaml(&text, "the hooks");
+    let packet = "llm/golden/example/runtime-packet.json";
+    let hook = |id: &str, extra: &[&str]| {
+        let hooks = config["repos"][0]["hooks"].as_sequence().expect("hooks");
+        let hook = hooks.iter().find(|h| crate::distribution::text_of(h, "id") == id).expect(id);
+        let entry = crate::distribution::text_of(hook, "entry");
+        assert!(entry.starts_with("npx --no -- packetproof "), "{entry}");
+        let words: Vec<&str> = entry.split_whitespace().chain(extra.iter().copied()).collect();
+        let mut command = Command::new(words[0]);
+        command.current_dir(project).args(&words[1..]);
+        for name in support::packetproof_variables() {
+            command.env_remove(name);
+        }
+        exec(&mut command)
+    };
+    for (id, extra) in [("packetproof-verify", vec![packet]), ("packetproof-test", vec![])] {
+        let out = hook(id, &extra);
+        assert_eq!(out.code, 0, "{id}: {}", out.describe());
+    }
+    let golden = project.join(packet);
+    let text = std::fs::read_to_string(&golden).unwrap().replace("\"maxTokens\": 1024", "\"maxTokens\": 1025");
+    std::fs::write(&golden, text).unwrap();
+    let out = hook("packetproof-verify", &[packet]);
+    assert_eq!(out.code, 1, "a changed packet fails the hook: {}", out.describe());
 }
 
 /// The shim's exit status for a binary killed by a signal is a shell's, 128 + the

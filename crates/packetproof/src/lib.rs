@@ -43,6 +43,7 @@ pub mod conformance;
 pub mod corpus;
 pub mod diff;
 pub mod digest;
+pub mod distribution;
 pub mod env;
 mod error;
 mod evaluator;

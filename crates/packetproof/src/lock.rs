@@ -46,7 +46,9 @@ pub(crate) fn applies(config: &Config) -> std::result::Result<(), String> {
 /// The files the lock pins, by their name relative to the suite's root.
 fn pinned_files(config: &Config) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
-    for path in [&config.paths.schema_snapshot, &config.paths.builder_schema].into_iter().flatten() {
+    let agent_schemas = config.agents.all().iter().map(|agent| &agent.schema);
+    for path in [&config.paths.schema_snapshot, &config.paths.builder_schema].into_iter().chain(agent_schemas).flatten()
+    {
         files.push((relative(config, path), path.clone()));
     }
     if let Some(prompts) = &config.paths.prompts {
@@ -153,6 +155,7 @@ pub(crate) fn check(config: &Config) -> Result<Vec<Finding>> {
     let now = current(config)?;
     let at = |name: &str| Location::named(name);
     let mut out = Vec::new();
+    let packetproof = crate::distribution::command_in(&config.root);
     for (name, pinned) in &locked {
         match now.get(name) {
             Some(Some(digest)) if digest == pinned => {}
@@ -161,14 +164,15 @@ pub(crate) fn check(config: &Config) -> Result<Vec<Finding>> {
                 at(name),
                 format!(
                     "changed since the last bless ({FILE_NAME} pins {pinned}, the file has {digest}): review the \
-                     change, then `packetproof bless` pins it"
+                     change, then `{packetproof} bless` pins it"
                 ),
             )),
             Some(None) | None => out.push(Finding::new(
                 CHECK,
                 at(name),
                 format!(
-                    "{FILE_NAME} pins it, but the suite no longer has it: `packetproof bless` pins the suite as it is"
+                    "{FILE_NAME} pins it, but the suite no longer has it: `{packetproof} bless` pins the suite as \
+                     it is"
                 ),
             )),
         }
@@ -178,7 +182,7 @@ pub(crate) fn check(config: &Config) -> Result<Vec<Finding>> {
             out.push(Finding::new(
                 CHECK,
                 at(name),
-                format!("new since the last bless ({FILE_NAME} does not pin it): `packetproof bless` pins it"),
+                format!("new since the last bless ({FILE_NAME} does not pin it): `{packetproof} bless` pins it"),
             ));
         }
     }

@@ -332,7 +332,7 @@ pub fn exact_input_hash(packet: &Map<String, Value>, config: &Config) -> Vec<Fin
     let actual = digest::exact_input_hash(packet);
     let accept = config.canonical.accept_locale_key_order;
     recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, actual, accept, |stored| {
-        let schema = crate::schema::snapshot(config).ok();
+        let schema = crate::schema::snapshot_of(config, config.agent(packet)).ok();
         let context = digest::forensics::Context { suffix: &config.google_suffix, schema: schema.as_ref() };
         digest::forensics::exact_input_hash(packet, stored, &context)
     })

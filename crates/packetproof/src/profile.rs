@@ -137,6 +137,9 @@ pub(crate) struct RawContract {
     task_types: Option<Vec<String>>,
     prompt_modes: Option<Vec<String>>,
     output: Option<Output>,
+    /// The schema file of an agent that answers in a schema (`output = "schema"`), from
+    /// the suite's folder; else the suite's `paths.schema_snapshot`.
+    schema: Option<std::path::PathBuf>,
     render_input_keys: Option<Vec<String>>,
     #[serde(default)]
     branch: BTreeMap<String, RawValues>,
@@ -212,6 +215,9 @@ pub struct Profile {
     pub(crate) task_types: Vec<String>,
     pub(crate) prompt_modes: Vec<String>,
     pub output: Output,
+    /// The agent's own schema file (`schema`; the config makes it absolute): its
+    /// packets' outputSchema. `None`: the suite's schema snapshot.
+    pub schema: Option<std::path::PathBuf>,
     /// renderInput's top-level keys: a closed set.
     pub(crate) render_input_keys: Vec<String>,
     pub(crate) branch: Vec<BranchField>,
@@ -311,6 +317,7 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         ("templates", raw.templates.is_some()),
         ("agent_ids", raw.agent_ids.is_some()),
         ("output", raw.output.is_some()),
+        ("schema", raw.schema.is_some()),
         ("render_input_keys", raw.render_input_keys.is_some()),
     ];
     if let Some((key, _)) = fixed.iter().find(|(_, given)| *given) {
@@ -369,6 +376,7 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         task_types,
         prompt_modes,
         output: Output::Schema,
+        schema: None,
         render_input_keys: render_input_keys.to_vec(),
         branch,
         extended,
@@ -413,13 +421,20 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         }
         branch.push(BranchField { name: field, values });
     }
+    let output = raw.output.ok_or("contract.output: a custom profile declares \"schema\" or \"text\"")?;
+    if output == Output::Text && raw.schema.is_some() {
+        return Err("contract.schema: the agent answers in plain text (output = \"text\"), so it names no schema \
+                    file"
+            .into());
+    }
     Ok(Profile {
         name: String::new(),
         kind: Kind::Custom,
         agent_ids: required("agent_ids", raw.agent_ids)?,
         task_types: required("task_types", raw.task_types)?,
         prompt_modes: required("prompt_modes", raw.prompt_modes)?,
-        output: raw.output.ok_or("contract.output: a custom profile declares \"schema\" or \"text\"")?,
+        output,
+        schema: raw.schema,
         render_input_keys: raw
             .render_input_keys
             .ok_or("contract.render_input_keys: a custom profile declares renderInput's keys (a closed set)")?,
@@ -531,6 +546,18 @@ mod tests {
         }
         let err = resolve(&full.replace("\"boolean\"", "\"bool\"")).unwrap_err();
         assert!(err.contains("expected a list of values or \"boolean\""), "{err}");
+    }
+
+    #[test]
+    fn an_agent_answering_in_a_schema_names_its_own_schema_file() {
+        let agent = "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
+                     render_input_keys = [\"q\"]\nschema = \"schemas/a.json\"\n";
+        let profile = resolve(&format!("{agent}output = \"schema\"")).unwrap();
+        assert_eq!(profile.schema.as_deref(), Some(std::path::Path::new("schemas/a.json")));
+        let err = resolve(&format!("{agent}output = \"text\"")).unwrap_err();
+        assert!(err.contains("contract.schema: the agent answers in plain text"), "{err}");
+        let err = resolve("schema = \"s.json\"").unwrap_err();
+        assert!(err.contains("contract.schema: the block-builder profile fixes it"), "{err}");
     }
 
     #[test]

@@ -178,6 +178,16 @@ pub fn snapshot(config: &Config) -> Result<Value> {
     })
 }
 
+/// The schema `agent`'s packets carry as outputSchema, as a JSON value: its own schema
+/// file, else the suite's [`snapshot`].
+pub fn snapshot_of(config: &Config, agent: &crate::profile::Profile) -> Result<Value> {
+    if agent.schema.is_none() {
+        return snapshot(config);
+    }
+    let (file, bytes) = config.schema_bytes_of(agent)?;
+    canonical::parse(&bytes).map_err(|e| e.in_file(file))
+}
+
 fn first_difference(a: &str, b: &str) -> usize {
     let mut lines = a.lines().zip(b.lines());
     lines.position(|(x, y)| x != y).unwrap_or_else(|| a.lines().count().min(b.lines().count())) + 1

@@ -288,8 +288,9 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
         let case = dir.strip_prefix(&config.paths.golden).map(|c| c.display().to_string()).unwrap_or_default();
         let message = format!(
             "{} is missing (deleted?) beside this agent-request.json: bless the case again with \
-             `packetproof bless {case}`",
-            packet_file.display()
+             `{} bless {case}`",
+            packet_file.display(),
+            crate::distribution::command_in(&config.root)
         );
         return Outcome::new(
             shown.clone(),

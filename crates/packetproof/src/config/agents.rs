@@ -66,6 +66,21 @@ impl Agents {
         Ok(Agents(list))
     }
 
+    /// Each agent's own schema file, made a path from the suite's folder `root`; one that
+    /// is not a file is a settings error naming the setting.
+    pub(super) fn root_schemas(&mut self, root: &std::path::Path) -> Result<(), String> {
+        for agent in &mut self.0 {
+            let Some(schema) = agent.schema.as_mut() else { continue };
+            *schema = root.join(&*schema);
+            if !schema.is_file() {
+                let setting =
+                    if agent.name == CONTRACT { "contract".to_owned() } else { format!("agents.{}", agent.name) };
+                return Err(format!("{setting}.schema: {} is not a file", schema.display()));
+            }
+        }
+        Ok(())
+    }
+
     /// Every agent.
     pub fn all(&self) -> &[Profile] {
         &self.0

@@ -422,7 +422,7 @@ impl Config {
                     .into(),
             ));
         }
-        let agents = Agents::resolve(
+        let mut agents = Agents::resolve(
             raw.contract,
             raw.agents,
             &raw.packet.render_input_keys,
@@ -430,6 +430,7 @@ impl Config {
             &raw.providers,
         )
         .map_err(&config_error)?;
+        agents.root_schemas(root).map_err(&config_error)?;
         let mut schema = raw.schema;
         if own.builder_schema && !own.builder_pin {
             schema.builder_sha256 = None;

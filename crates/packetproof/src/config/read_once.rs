@@ -66,6 +66,18 @@ impl Config {
             .collect()
     }
 
+    /// The schema file `agent`'s packets carry (its bytes, and the name to report them
+    /// under): the agent's own (`schema`), else the suite's schema snapshot.
+    pub fn schema_bytes_of(
+        &self,
+        agent: &crate::profile::Profile,
+    ) -> Result<(String, std::borrow::Cow<'static, [u8]>)> {
+        match &agent.schema {
+            Some(file) => Ok((file.display().to_string(), std::borrow::Cow::Owned(self.read_resource(file)?))),
+            None => self.snapshot_bytes(),
+        }
+    }
+
     /// A resource file's bytes (from the first read, under [`Config::reading_once`]).
     pub(super) fn read_resource(&self, file: &Path) -> Result<Vec<u8>> {
         let files = |once: &ReadOnce| once.files.lock().unwrap_or_else(|e| e.into_inner()).get(file).cloned();

@@ -183,6 +183,9 @@ fn materials(config: &Config) -> Result<Vec<Material>> {
     }
     let (name, bytes) = config.snapshot_bytes()?;
     add(shown_resource(config, &name), &bytes);
+    for schema in config.agents.all().iter().filter_map(|agent| agent.schema.as_ref()) {
+        add(relative(config, schema), &fsutil::read_bytes(schema, config.limits.max_file_bytes)?);
+    }
     let (name, bytes) = config.builder_schema_bytes()?;
     add(shown_resource(config, &name), &bytes);
     add("google-suffix".to_owned(), config.google_suffix.as_bytes());

@@ -86,13 +86,17 @@ impl Layout {
                 Location::named(dir.display().to_string()),
                 format!(
                     "golden folder belongs to no fixture ({fixture} does not exist): restore the fixture, or \
-                     remove the folder with `packetproof bless --unreferenced delete`"
+                     remove the folder with `{} bless --unreferenced delete`",
+                    crate::distribution::command_in(&config.root)
                 ),
             ));
         }
         for (temp, case) in &self.golden_temps {
             let fix = match case {
-                Some(name) => format!("bless the case again (`packetproof bless {name}`), which removes it"),
+                Some(name) => format!(
+                    "bless the case again (`{} bless {name}`), which removes it",
+                    crate::distribution::command_in(&config.root)
+                ),
                 None => "remove it".to_owned(),
             };
             out.push(Finding::new(

@@ -67,14 +67,16 @@ impl Case {
 }
 
 /// The command that blesses `name`: `packetproof bless`, and where the suite is a Rust
-/// crate's (a Cargo.toml above its golden folder) the `cargo test` form too; a Node or
-/// Python team is never told to run cargo.
+/// crate's (a Cargo.toml above its golden folder) the `cargo test` form too; a Node team
+/// with the npm package is told `npx packetproof bless`, and no Node or Python team is
+/// told to run cargo.
 pub(crate) fn bless_hint(golden_dir: &Path, name: &str) -> String {
     let cargo = golden_dir.ancestors().skip(1).take(4).any(|dir| dir.join("Cargo.toml").is_file());
-    match cargo {
-        true => format!("`packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`"),
-        false => format!("`packetproof bless {name}`"),
+    if cargo {
+        return format!("`packetproof bless {name}` or `PACKETPROOF_BLESS=1 cargo test {name}`");
     }
+    let suite = golden_dir.parent().unwrap_or(golden_dir);
+    format!("`{} bless {name}`", crate::distribution::Distribution::of(suite).command())
 }
 
 /// Every case under `paths.fixtures`, sorted by name. An unreadable or invalid

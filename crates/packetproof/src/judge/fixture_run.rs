@@ -196,7 +196,7 @@ pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Conf
         Ok(fresh) => fresh,
         Err(e) => return vec![Finding::new(check, Location::named(case.name.clone()), e.to_string())].into(),
     };
-    let bless = format!("`packetproof bless {}`", case.name);
+    let bless = format!("`{} bless {}`", crate::distribution::command_in(&config.root), case.name);
     let mut findings = Vec::new();
     match case.evaluator_stage() {
         Err(e) => findings.push(Finding::new(check, Location::named(case.name.clone()), e.to_string())),

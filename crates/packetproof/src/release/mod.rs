@@ -228,7 +228,8 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
         .map(|(case, tree, base)| prompts::Golden { case, tree: tree.as_ref(), base: base.as_ref() })
         .collect();
     let mut violations = prompts::violations(config, &git, &base, &goldens)?;
-    violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures)));
+    let packetproof = crate::distribution::command_in(&config.root);
+    violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures), packetproof));
     violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
     violations.extend(lock_not_blessed(config)?);
     let exporter_files = exporter_files(&git, &base, &changed_files, config)?;
@@ -260,9 +261,10 @@ fn lock_not_blessed(config: &Config) -> Result<Option<Violation>> {
     Ok(Some(Violation {
         kind: ViolationKind::LockNotBlessed,
         message: format!(
-            "{} does not pin {} file(s) as they are now; review them, run `packetproof bless` and commit the result",
+            "{} does not pin {} file(s) as they are now; review them, run `{} bless` and commit the result",
             crate::lock::FILE_NAME,
-            stale.len()
+            stale.len(),
+            crate::distribution::command_in(&config.root)
         ),
         cases: Vec::new(),
         paths: stale.iter().map(|f| f.path.to_string()).collect(),
@@ -330,8 +332,12 @@ fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFi
         (&config.paths.schema_snapshot, ChangeKind::Schema),
         (&config.paths.google_suffix, ChangeKind::Reference),
     ];
-    let mut classes: Vec<(String, ChangeKind)> =
-        named.into_iter().filter_map(|(path, kind)| Some((git.relative(path.as_ref()?), kind))).collect();
+    let agent_schemas = config.agents.all().iter().map(|agent| (&agent.schema, ChangeKind::Schema));
+    let mut classes: Vec<(String, ChangeKind)> = named
+        .into_iter()
+        .chain(agent_schemas)
+        .filter_map(|(path, kind)| Some((git.relative(path.as_ref()?), kind)))
+        .collect();
     classes.extend([
         (git.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
         (git.relative(&config.root.join(crate::lock::FILE_NAME)), ChangeKind::Lock),

@@ -24,8 +24,14 @@ pub(super) fn orphaned_golden_changes(changed: &[ChangedFile], cases: &[CaseRepo
     }]
 }
 
-/// The policy, each violation a sentence a reviewer can act on.
-pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &str) -> Vec<Violation> {
+/// The policy, each violation a sentence a reviewer can act on; `packetproof` is the
+/// command the team runs packetproof by (`npx packetproof` with the npm package).
+pub(super) fn policy(
+    changed: &[ChangedFile],
+    cases: &[CaseReport],
+    fixtures: &str,
+    packetproof: &str,
+) -> Vec<Violation> {
     let mut violations = Vec::new();
     let stale: Vec<&str> = cases.iter().filter(|c| c.stale_in_tree).map(|c| c.case.as_str()).collect();
     if !stale.is_empty() {
@@ -36,7 +42,7 @@ pub(super) fn policy(changed: &[ChangedFile], cases: &[CaseReport], fixtures: &s
         violations.push(Violation {
             kind: ViolationKind::NotReblessed,
             message: format!(
-                "golden packets are not re-blessed for {} case(s){}; run `packetproof bless` and commit the result",
+                "golden packets are not re-blessed for {} case(s){}; run `{packetproof} bless` and commit the result",
                 stale.len(),
                 if causes.is_empty() { String::new() } else { format!(" after changes to {}", causes.join(", ")) }
             ),
@@ -102,25 +108,36 @@ mod tests {
             compile_error: None,
         };
         let golden_only = vec![ChangedFile { path: "golden/a/runtime-packet.json".into(), kind: ChangeKind::Golden }];
-        assert_eq!(policy(&golden_only, &[case("a", true)], "fixtures").len(), 1);
+        assert_eq!(policy(&golden_only, &[case("a", true)], "fixtures", "packetproof").len(), 1);
         let with_fixture = vec![ChangedFile { path: "fixtures/a/request.json".into(), kind: ChangeKind::Fixture }];
-        assert!(policy(&with_fixture, &[case("a", true)], "fixtures").is_empty());
+        assert!(policy(&with_fixture, &[case("a", true)], "fixtures", "packetproof").is_empty());
         assert_eq!(
-            policy(&with_fixture, &[case("b", true)], "fixtures").len(),
+            policy(&with_fixture, &[case("b", true)], "fixtures", "packetproof").len(),
             1,
             "a fixture explains only its own case"
         );
         let code = vec![ChangedFile { path: "src/compile/prompts.rs".into(), kind: ChangeKind::Code }];
-        assert!(policy(&code, &[case("a", true)], "fixtures").is_empty(), "a compiler change explains new packets");
+        assert!(
+            policy(&code, &[case("a", true)], "fixtures", "packetproof").is_empty(),
+            "a compiler change explains new packets"
+        );
         let exporter = vec![ChangedFile { path: "app/prompts.py".into(), kind: ChangeKind::Exporter }];
         assert!(
-            policy(&exporter, &[case("a", true)], "fixtures").is_empty(),
+            policy(&exporter, &[case("a", true)], "fixtures", "packetproof").is_empty(),
             "an exporter change explains new packets"
         );
         let other = vec![ChangedFile { path: "app/prompts.py".into(), kind: ChangeKind::Other }];
-        assert_eq!(policy(&other, &[case("a", true)], "fixtures").len(), 1, "an undeclared file explains nothing");
+        assert_eq!(
+            policy(&other, &[case("a", true)], "fixtures", "packetproof").len(),
+            1,
+            "an undeclared file explains nothing"
+        );
         let nested = vec![ChangedFile { path: "fixtures/group/a/request.json".into(), kind: ChangeKind::Fixture }];
-        assert!(policy(&nested, &[case("group/a", true)], "fixtures").is_empty(), "nested case names");
-        assert_eq!(policy(&nested, &[case("a", true)], "fixtures").len(), 1, "a path segment is not a case");
+        assert!(policy(&nested, &[case("group/a", true)], "fixtures", "packetproof").is_empty(), "nested case names");
+        assert_eq!(
+            policy(&nested, &[case("a", true)], "fixtures", "packetproof").len(),
+            1,
+            "a path segment is not a case"
+        );
     }
 }

@@ -72,7 +72,7 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
     if config.agent(packet).output == crate::profile::Output::Text {
         return Ok(canonical::to_pretty(&super::format::plain_text_snapshot()).into_bytes());
     }
-    let (path, bytes) = config.snapshot_bytes()?;
+    let (path, bytes) = config.schema_bytes_of(config.agent(packet))?;
     let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(&path))?;
     if !snapshot.get("schema").is_some_and(Value::is_object) {
         return Err(Error::shape(path, JsonPath::field("schema"), "the JSON Schema object of the output envelope"));

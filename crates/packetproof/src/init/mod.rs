@@ -4,8 +4,20 @@
 //! this project tests: its settings, templates with per-branch partials, schema
 //! files, and three example fixtures (one per provider family) with agent runs.
 //! The golden files are then blessed from those, so `packetproof test` passes
-//! right away.
+//! right away. `init --agent NAME` writes the smallest suite of one app agent
+//! instead (`agent`). In a repository that has a suite already, `init` writes none:
+//! it wires CI and hooks to that one (`existing`). The workflow and hooks run the
+//! packetproof the team installed (`tools`).
 
+mod agent;
+mod existing;
+mod skeletons;
+mod tools;
+
+pub use agent::AgentRequest;
+pub use tools::ACTION_REPOSITORY;
+
+use crate::distribution::Distribution;
 use crate::git::Git;
 use crate::{bless, builtin, corpus, fsutil, Config, Error, Result};
 use std::path::{Path, PathBuf};
@@ -14,39 +26,39 @@ use std::path::{Path, PathBuf};
 const FIXTURES: &[(&str, &str)] = &[
     (
         "fixtures/anthropic-staged-both-selected-interop-shape/request.json",
-        include_str!("../../../fixtures/anthropic-staged-both-selected-interop-shape/request.json"),
+        include_str!("../../../../fixtures/anthropic-staged-both-selected-interop-shape/request.json"),
     ),
     (
         "fixtures/anthropic-staged-both-selected-interop-shape/run/raw-output.json",
-        include_str!("../../../fixtures/anthropic-staged-both-selected-interop-shape/run/raw-output.json"),
+        include_str!("../../../../fixtures/anthropic-staged-both-selected-interop-shape/run/raw-output.json"),
     ),
     (
         "fixtures/anthropic-staged-both-selected-interop-shape/run/completion.toml",
-        include_str!("../../../fixtures/anthropic-staged-both-selected-interop-shape/run/completion.toml"),
+        include_str!("../../../../fixtures/anthropic-staged-both-selected-interop-shape/run/completion.toml"),
     ),
     (
         "fixtures/google-staged-both-selected/request.json",
-        include_str!("../../../fixtures/google-staged-both-selected/request.json"),
+        include_str!("../../../../fixtures/google-staged-both-selected/request.json"),
     ),
     (
         "fixtures/google-staged-both-selected/run/raw-output.json",
-        include_str!("../../../fixtures/google-staged-both-selected/run/raw-output.json"),
+        include_str!("../../../../fixtures/google-staged-both-selected/run/raw-output.json"),
     ),
     (
         "fixtures/google-staged-both-selected/run/completion.toml",
-        include_str!("../../../fixtures/google-staged-both-selected/run/completion.toml"),
+        include_str!("../../../../fixtures/google-staged-both-selected/run/completion.toml"),
     ),
     (
         "fixtures/openai-staged-alone-selected/request.json",
-        include_str!("../../../fixtures/openai-staged-alone-selected/request.json"),
+        include_str!("../../../../fixtures/openai-staged-alone-selected/request.json"),
     ),
     (
         "fixtures/openai-staged-alone-selected/run/raw-output.json",
-        include_str!("../../../fixtures/openai-staged-alone-selected/run/raw-output.json"),
+        include_str!("../../../../fixtures/openai-staged-alone-selected/run/raw-output.json"),
     ),
     (
         "fixtures/openai-staged-alone-selected/run/completion.toml",
-        include_str!("../../../fixtures/openai-staged-alone-selected/run/completion.toml"),
+        include_str!("../../../../fixtures/openai-staged-alone-selected/run/completion.toml"),
     ),
 ];
 
@@ -119,19 +131,17 @@ them, `bless` pins them in `packetproof.lock`, and a signed gate lists them.
 In a git repository, `packetproof init` writes a GitHub Actions workflow
 (`.github/workflows/packetproof.yml`) and a pre-commit config (`.pre-commit-config.yaml`) at
 the repository's root, where those tools look, each finding this suite where it is (the
-action's `working-directory`, the hooks' `--config`). It never changes a file that exists:
+workflow's `working-directory`, the hooks' `--config`). It never changes a file that exists:
 it writes what it would have written there under `ci/` instead, to merge by hand (as it does
-outside a repository). The workflow uses packetproof's action, pinned to the commit of the
-packetproof that wrote this suite: it builds that packetproof once (cached by its revision),
+outside a repository). Both run the packetproof you installed: in a Node project with the npm
+package, its binary through `npx` (after `npm ci`); in a Python project, the wheel (pip in CI,
+pre-commit's own environment for the hooks); otherwise packetproof's action, pinned to the
+commit of the packetproof that wrote this suite, which builds it once with cargo (cached by
+its revision), and the hooks run the `packetproof` that `cargo install` put on your PATH. CI
 runs `packetproof test --junit` here and, on pull requests, writes `packetproof release-check
---format markdown` to the job summary. To shard the trials over machines, give the action
-`partition: hash:${{ matrix.shard }}/3` under a `matrix: shard: [1, 2, 3]`. The hooks run the
-`packetproof` on your PATH (`pip install packetproof`, `npm install packetproof`, or cargo).
+--format markdown` to the job summary. To shard the trials over machines with the action,
+give it `partition: hash:${{ matrix.shard }}/3` under a `matrix: shard: [1, 2, 3]`.
 "#;
-
-/// The GitHub repository whose `action.yml` the workflow `init` writes uses: the one
-/// place that names it (README, "GitHub Action"; a fork changes it here).
-pub const ACTION_REPOSITORY: &str = "packetproof/packetproof";
 
 /// Where the CI workflow and the pre-commit config go in a git repository: at its root,
 /// where GitHub and pre-commit look for them.
@@ -144,99 +154,21 @@ pub const REPOSITORY_PRE_COMMIT: &str = ".pre-commit-config.yaml";
 pub const WORKFLOW_PATH: &str = "ci/packetproof.yml";
 pub const PRE_COMMIT_PATH: &str = "ci/pre-commit-config.yaml";
 
-/// The CI workflow: `{action}` is `<repository>@<commit>`, `{suite}` the suite's folder
-/// relative to the repository's root, `{junit}` its JUnit report from there.
-const CI: &str = r#"# packetproof conformance gate of the suite in {suite} (written by `packetproof init`).
-# GitHub Actions runs it from .github/workflows/ at the repository's root.
-# packetproof's GitHub Action, pinned to the commit of the packetproof that wrote the
-# suite: it builds that packetproof once (cached by its revision, so later runs build
-# nothing), runs `packetproof test` in the suite's folder, and on pull requests writes the
-# release check (which packets the change affects, and the policy's verdict) to the job summary.
-name: packetproof
-on: [push, pull_request]
-jobs:
-  conformance:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          fetch-depth: 0 # the release check compares with the pull request's base commit
-      - uses: {action}
-        with:
-          working-directory: {suite}
-          junit: junit.xml
-      - if: always()
-        uses: actions/upload-artifact@v4
-        with:
-          name: packetproof-junit
-          path: {junit}
-"#;
-
-/// The pre-commit config: `{suite}` as above, `{config}` the suite's harness.toml and
-/// `{packets}` the pattern of its packets, all from the repository's root (pre-commit
-/// runs hooks there and passes paths relative to it).
-const PRE_COMMIT: &str = r#"# pre-commit (https://pre-commit.com) hooks for the packetproof suite in {suite}
-# (written by `packetproof init`). They run the packetproof on your PATH (pip install
-# packetproof, npm install packetproof, or cargo install), from the repository's root,
-# with the suite's settings named by --config.
-repos:
-  - repo: local
-    hooks:
-      - id: packetproof-verify
-        name: packetproof verify (changed packets)
-        entry: {verify}
-        language: system
-        files: {packets}
-      - id: packetproof-test
-        name: packetproof test (the conformance gate)
-        entry: {test}
-        language: system
-        pass_filenames: false
-        always_run: true
-"#;
-
-/// A YAML scalar holding `text` exactly: a JSON string is a YAML double-quoted scalar.
-fn yaml_string(text: &str) -> String {
-    serde_json::Value::from(text).to_string()
-}
-
-/// `text` as one word of a shell-like command line (pre-commit splits `entry` with shlex).
-fn shell_word(text: &str) -> String {
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"._/-+=:@".contains(&b)) {
-        return text.to_owned();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// The workflow for the suite at `suite` (relative to the repository's root, `.` at the
-/// root), pinned to `built_from`, the commit of the packetproof that runs `init` (the CLI
-/// knows it from build.rs): CI then runs the packetproof that wrote the suite.
-pub(crate) fn workflow(built_from: &str, suite: &str) -> String {
-    let junit = if suite == "." { "junit.xml".to_owned() } else { format!("{suite}/junit.xml") };
-    CI.replace("{action}", &format!("{ACTION_REPOSITORY}@{built_from}"))
-        .replace("{suite}", &yaml_string(suite))
-        .replace("{junit}", &yaml_string(&junit))
-}
-
-/// The pre-commit config for the suite at `suite` (as in [`workflow`]).
-pub(crate) fn pre_commit(suite: &str) -> String {
-    let (prefix, config) = if suite == "." {
-        (String::new(), crate::config::FILE_NAME.to_owned())
-    } else {
-        (format!("{suite}/"), format!("{suite}/{}", crate::config::FILE_NAME))
-    };
-    let command = |name: &str| yaml_string(&format!("packetproof --config {} {name}", shell_word(&config)));
-    let packets = format!(r"^{}(.*/)?runtime-packet[^/]*\.json$", regex::escape(&prefix));
-    PRE_COMMIT
-        .replace("{verify}", &command("verify"))
-        .replace("{test}", &command("test"))
-        .replace("{packets}", &yaml_string(&packets))
-        .replace("{suite}", &yaml_string(suite))
+/// What `init` made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Made {
+    /// The block builder's demo suite, blessed.
+    Demo,
+    /// The suite of one app agent (not blessed: its exporter is the team's to adapt).
+    Agent { exporter: String },
+    /// No suite: the repository's suite, in this folder, now has CI and hooks.
+    Wired(PathBuf),
 }
 
 /// What `init` wrote, and what it left alone.
 #[derive(Debug)]
 pub struct Initialized {
+    pub made: Made,
     /// Every file written: the suite's under the folder given, the repository's under its
     /// root as git names it.
     pub written: Vec<PathBuf>,
@@ -246,6 +178,11 @@ pub struct Initialized {
     /// The suite's folder relative to the repository's root (`.` at the root), when the
     /// suite is in a git repository.
     pub in_repository: Option<String>,
+    /// The packetproof the team installed, which the workflow and hooks run.
+    pub distribution: Distribution,
+    /// Whether the workflow was left out: a cargo workflow pins packetproof's action to
+    /// the commit this packetproof was built from, and the build knows none.
+    pub workflow_unpinned: bool,
 }
 
 /// Golden, fixture and reference files are bytes the hashes cover: a checkout must
@@ -258,18 +195,92 @@ references/** -text
 packetproof.lock -text
 ";
 
-/// Write the suite into `dir` (created if missing; it must be empty), bless its
-/// examples, then write its CI workflow and pre-commit config: at the root of the git
-/// repository `dir` is in, unless a file of that name exists there; else in the suite.
-/// `writes` is the process's decision on golden files; these first ones are written even
-/// under CI (there is no reviewed golden file yet that a write could change). Without
-/// `built_from`, no workflow: an unpinned action is what pinning avoids.
+/// What `init` is asked for.
+#[derive(Debug, Clone)]
+pub struct Options<'a> {
+    /// `--agent`: the suite of one app agent instead of the demo.
+    pub agent: Option<AgentRequest>,
+    /// The process's decision on golden files; the demo's first ones are written even
+    /// under CI (there is no reviewed golden file yet that a write could change).
+    pub writes: bless::GoldenWrites,
+    /// The commit this packetproof was built from (the cargo workflow pins it).
+    pub built_from: Option<&'a str>,
+}
+
+/// The demo suite in `dir` (see [`run`]).
 pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -> Result<Initialized> {
+    run(dir, &Options { agent: None, writes, built_from })
+}
+
+/// Write a suite into `dir` (created if missing; it must be empty), then its CI workflow
+/// and pre-commit config: at the root of the git repository `dir` is in, unless a file of
+/// that name exists there; else in the suite. When the repository (or, outside one,
+/// `dir`) has a suite already, write none: wire CI and hooks to that one (and refuse
+/// `--agent`, whose agent belongs in that suite's settings).
+pub fn run(dir: &Path, options: &Options) -> Result<Initialized> {
+    if let Some(agent) = &options.agent {
+        agent::check_name(&agent.name)?;
+    }
+    let near = dir.ancestors().find(|d| d.is_dir()).unwrap_or(Path::new("."));
+    let repository = Git::find(near);
+    if let Some(suite) = existing::find(dir, repository.as_ref().map(Git::top))? {
+        if let Some(agent) = &options.agent {
+            return Err(Error::refused(
+                suite.display(),
+                format!(
+                    "is a packetproof suite already: declare the agent in its {} as [agents.{}] \
+                     (docs/gating-any-agent.md) instead of writing a second suite",
+                    crate::config::FILE_NAME,
+                    agent.name
+                ),
+            ));
+        }
+        let mut done = blank(Made::Wired(suite.clone()), &suite, repository.as_ref());
+        wire(&suite, repository.as_ref(), options.built_from, &mut done)?;
+        return Ok(done);
+    }
     refuse_non_empty(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let repository = Git::find(dir);
-    let suite = repository.as_ref().map_or_else(|| ".".to_owned(), |git| git.relative(dir));
-    let suite = if suite.is_empty() { ".".to_owned() } else { suite };
+    let mut done = match &options.agent {
+        Some(request) => {
+            let distribution = Distribution::of(dir);
+            let files = agent::files(request, &distribution);
+            let exporter = files.iter().map(|(name, _)| name).find(|n| n.starts_with("export.")).cloned();
+            let mut done = blank(Made::Agent { exporter: exporter.unwrap_or_default() }, dir, repository.as_ref());
+            for (name, text) in &files {
+                write_creating_folders(&dir.join(name), text, fsutil::write_atomic)?;
+                done.written.push(dir.join(name));
+            }
+            // Both corpus folders exist (one missing is a misconfiguration); bless fills this one.
+            let golden = dir.join("golden");
+            std::fs::create_dir_all(&golden).map_err(|e| Error::io(&golden, e))?;
+            done
+        }
+        None => {
+            let mut done = blank(Made::Demo, dir, repository.as_ref());
+            write_demo(dir, options.writes, &mut done)?;
+            done
+        }
+    };
+    // Last, once the suite holds: the files the repository's tools read.
+    wire(dir, repository.as_ref(), options.built_from, &mut done)?;
+    Ok(done)
+}
+
+fn blank(made: Made, suite: &Path, repository: Option<&Git>) -> Initialized {
+    let relative = repository.map(|git| git.relative(suite)).map(|s| if s.is_empty() { ".".to_owned() } else { s });
+    Initialized {
+        made,
+        written: Vec::new(),
+        kept: Vec::new(),
+        in_repository: relative,
+        distribution: Distribution::of(suite),
+        workflow_unpinned: false,
+    }
+}
+
+/// The block builder's demo suite, its golden files blessed from its examples.
+fn write_demo(dir: &Path, writes: bless::GoldenWrites, done: &mut Initialized) -> Result<()> {
     let settings = format!("{}{SETTINGS_TAIL}", builtin::HARNESS_TOML);
     let mut files: Vec<(String, &str)> = vec![
         (crate::config::FILE_NAME.to_owned(), settings.as_str()),
@@ -285,11 +296,7 @@ pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -
     for (name, text) in &files {
         write_creating_folders(&dir.join(name), text, fsutil::write_atomic)?;
     }
-    let mut done = Initialized {
-        written: files.into_iter().map(|(name, _)| dir.join(name)).collect(),
-        kept: Vec::new(),
-        in_repository: repository.is_some().then(|| suite.clone()),
-    };
+    done.written.extend(files.into_iter().map(|(name, _)| dir.join(name)));
     let config = Config::load(dir, None)?;
     // A suite has both corpus folders (a missing one is a misconfiguration elsewhere).
     std::fs::create_dir_all(&config.paths.golden).map_err(|e| Error::io(&config.paths.golden, e))?;
@@ -299,16 +306,26 @@ pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -
     }
     crate::lock::write(&config)?;
     done.written.push(dir.join(crate::lock::FILE_NAME));
-    // Last, once the suite holds: the files the repository's tools read.
-    let workflow = built_from.map(|commit| workflow(commit, &suite));
-    let tools = [
+    Ok(())
+}
+
+/// Write the workflow and the pre-commit config of the suite in `suite`, running the
+/// packetproof the team installed: at the repository's root, or in the suite's `ci/`
+/// outside a repository and where the root has a file of that name.
+fn wire(suite: &Path, repository: Option<&Git>, built_from: Option<&str>, done: &mut Initialized) -> Result<()> {
+    let relative = done.in_repository.clone().unwrap_or_else(|| ".".to_owned());
+    let package = tools::Place::package_of(&done.distribution, repository.map_or(suite, Git::top));
+    let place = tools::Place { suite: &relative, package: package.as_deref() };
+    let workflow = tools::workflow(&done.distribution, built_from, &place);
+    done.workflow_unpinned = workflow.is_none();
+    let texts = [
         (REPOSITORY_WORKFLOW, WORKFLOW_PATH, workflow),
-        (REPOSITORY_PRE_COMMIT, PRE_COMMIT_PATH, Some(pre_commit(&suite))),
+        (REPOSITORY_PRE_COMMIT, PRE_COMMIT_PATH, Some(tools::pre_commit(&done.distribution, &place))),
     ];
-    for (at_root, in_suite, text) in tools {
+    for (at_root, in_suite, text) in texts {
         let Some(text) = text else { continue };
-        let instead = dir.join(in_suite);
-        match &repository {
+        let instead = suite.join(in_suite);
+        match repository {
             Some(git) if std::fs::symlink_metadata(git.top().join(at_root)).is_ok() => {
                 write_creating_folders(&instead, &text, fsutil::write_atomic)?;
                 done.kept.push((git.top().join(at_root), instead.clone()));
@@ -326,7 +343,7 @@ pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -
             }
         }
     }
-    Ok(done)
+    Ok(())
 }
 
 fn write_creating_folders(path: &Path, text: &str, write: fn(&Path, &[u8]) -> Result<()>) -> Result<()> {
