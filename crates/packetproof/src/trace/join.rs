@@ -171,6 +171,9 @@ pub(crate) struct Join {
     by_id: HashMap<Key, usize>,
     /// The file being read, shared by its calls.
     file: Option<Rc<str>>,
+    /// The entry of the message events without ids read last: the next such event of the
+    /// same scope is the same call's (they are one call's messages, one per event).
+    messages_without_ids: Option<usize>,
 }
 
 /// The anthropic SDK's own call spans (a trace of their own) into the call span of
@@ -216,13 +219,8 @@ fn fold_by_time(entries: &mut [Entry], root: &mut [usize]) {
         }
         let at = entry.start;
         let before = spans.partition_point(|&s| entries[s].start <= at);
-        let mut hosts: Vec<usize> = spans[..before]
-            .iter()
-            .rev()
-            .take(64)
-            .filter(|&&s| entries[s].end >= at)
-            .map(|&s| root[s])
-            .collect();
+        let mut hosts: Vec<usize> =
+            spans[..before].iter().rev().take(64).filter(|&&s| entries[s].end >= at).map(|&s| root[s]).collect();
         hosts.sort_unstable();
         hosts.dedup();
         let Some(&host) = hosts.first() else { continue };
@@ -303,7 +301,12 @@ impl Join {
             Origin { file, line: at.line, name: record.name.clone(), scope: record.scope.clone(), kind: record.kind };
         // A record without a span id joins nothing: a call of its own.
         let id = (!record.span_id.is_empty()).then(|| key(&record.trace_id, &record.span_id));
-        let index = id.and_then(|id| self.by_id.get(&id).copied());
+        let mut index = id.and_then(|id| self.by_id.get(&id).copied());
+        if id.is_none() {
+            let run =
+                self.messages_without_ids.filter(|&i| !reading.call && self.entries[i].first.scope == record.scope);
+            index = index.or(run);
+        }
         let index = index.unwrap_or_else(|| {
             if let Some(id) = id {
                 self.by_id.insert(id, self.entries.len());
@@ -321,6 +324,9 @@ impl Join {
             });
             self.entries.len() - 1
         });
+        if id.is_none() {
+            self.messages_without_ids = (!reading.call).then_some(index);
+        }
         let entry = &mut self.entries[index];
         if reading.call {
             // A span names the call before an event of it does.

@@ -104,7 +104,11 @@ pub(crate) fn records(decoded: Decoded, visit: &mut Visit) -> Result<crate::Resu
                             events: Vec::new(),
                             body: log.body.map(plain).transpose()?.unwrap_or(Value::Null),
                             // A record without its time has the time it was observed.
-                            start: if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano },
+                            start: if log.time_unix_nano > 0 {
+                                log.time_unix_nano
+                            } else {
+                                log.observed_time_unix_nano
+                            },
                             end: if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano },
                         };
                         if let Err(e) = visit(record) {

@@ -22,9 +22,9 @@
 mod events;
 mod langfuse;
 mod logfire;
+mod mlflow;
 mod openinference;
 mod openllmetry;
-mod mlflow;
 mod semconv;
 pub(crate) mod table;
 mod vercel;
@@ -242,7 +242,9 @@ fn part_text(part: &Value, what: &str) -> Result<String, Unread> {
     let text = part.get("text").or_else(|| part.get("content"));
     match (kind, text) {
         (Some("text" | "input_text") | None, Some(Value::String(text))) => Ok(text.clone()),
-        (Some("text" | "input_text"), None) => Err(Unread::Withheld(format!("{what} has a text part without its content"))),
+        (Some("text" | "input_text"), None) => {
+            Err(Unread::Withheld(format!("{what} has a text part without its content")))
+        }
         (Some(kind), _) => Ok(format!("\u{fffc}[{} part]", crate::report::one_line(kind))),
         (None, _) if part.is_string() => Ok(part.as_str().unwrap_or_default().to_owned()),
         (None, _) => Err(Unread::Unparsed(format!("{what} has a part that is neither text nor typed"))),
