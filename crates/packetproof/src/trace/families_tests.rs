@@ -1,4 +1,5 @@
-//! The six families of issue 43, hand-made here from what their recordings show
+//! The families added with the convention table (OpenLIT, Semantic Kernel, pydantic-ai, MLflow,
+//! OpenLLMetry's anthropic events), hand-made here from what their recordings show
 //! (tests/recordings/traces/families/ are the real exports): each reading, and the record
 //! that is read otherwise when it differs by one detail.
 
