@@ -191,27 +191,6 @@ fn a_failing_packet_is_no_reviewed_packet() {
     assert!(err.contains("refused with") && err.contains("packet::exact-input-hash"), "{err}");
 }
 
-/// What other instrumentation libraries recorded of the same OpenAI call
-/// (scripts/record/record-libraries.sh → tests/recordings/traces/libraries/): the exact
-/// call is matched and passes, the drifted one (one word of the system prompt changed)
-/// is unreviewed and fails; each file holds one call, counted once, whatever number of
-/// spans and log events record it; the protobuf twins of the Python exports read alike.
-/// The README's table lists every row.
-const LIBRARIES: [&str; 12] = [
-    "openinference-openai",
-    "openinference-js-openai",
-    "logfire",
-    "logfire-v1",
-    "langfuse-openai",
-    "litellm",
-    "litellm-responses",
-    "openllmetry-openai.attributes",
-    "openllmetry-openai.events",
-    "node-openai.chat",
-    "node-openai.responses",
-    "vercel-ai",
-];
-
 fn judged(files: &[PathBuf]) -> (Vec<Judged>, trace::Counts) {
     let mut calls = Vec::new();
     let counts = trace::check(files, &packets(), &config(), trace::Options::default(), &mut |j| {
@@ -222,29 +201,66 @@ fn judged(files: &[PathBuf]) -> (Vec<Judged>, trace::Counts) {
     (calls, counts)
 }
 
-#[test]
-fn every_library_recorded_gives_exact_matched_and_drift_unreviewed_each_call_once() {
-    let dir = traces().join("libraries");
-    let readme = std::fs::read_to_string(root().join("docs/production.md")).unwrap();
-    for name in LIBRARIES {
-        assert!(readme.contains(&format!("`{name}`")), "docs/production.md's table has no row for {name}");
+/// The recordings of a family entry (tests/recordings/traces/{stem}.{mode}…): each mode
+/// recorded, with its spans and log records, in OTLP/JSON and protobuf.
+fn recorded_modes(stem: &str) -> Vec<(&'static str, Vec<PathBuf>)> {
+    let mut out = Vec::new();
+    for mode in ["exact", "drift", "no-content"] {
         for encoding in ["jsonl", "pb"] {
-            for (mode, verdict, ok) in [("exact", "matched", true), ("drift", "unreviewed", false)] {
-                let spans = dir.join(format!("{name}.{mode}.{encoding}"));
-                if encoding == "pb" && !spans.exists() {
-                    continue; // Node's exports are recorded as JSON only
-                }
-                let mut files = vec![spans.clone()];
-                let logs = dir.join(format!("{name}.{mode}.logs.{encoding}"));
-                if logs.exists() {
-                    files.push(logs);
-                }
-                let (calls, counts) = judged(&files);
-                assert_eq!(verdicts(&calls), [verdict], "{}: {calls:#?}", spans.display());
-                assert_eq!(counts.ok(), ok, "{}", spans.display());
+            let spans = traces().join(format!("{stem}.{mode}.{encoding}"));
+            let logs = traces().join(format!("{stem}.{mode}.logs.{encoding}"));
+            let files: Vec<PathBuf> = [spans, logs].into_iter().filter(|f| f.exists()).collect();
+            if !files.is_empty() {
+                out.push((mode, files));
             }
         }
     }
-    // The Python exports were recorded as protobuf too.
-    assert!(dir.join("logfire.exact.pb").exists() && dir.join("openllmetry-openai.events.exact.logs.pb").exists());
+    out
+}
+
+/// Every entry of the convention table (`trace::FAMILIES`, scripts/record/record-libraries.sh
+/// and record-families.sh → tests/recordings/traces/libraries/ and families/) has recordings, and each is judged as its mode
+/// says: exact matched, drift unreviewed, no-content not judgeable naming the entry's
+/// switch; the docs' production table has a row naming the family, its versions and switch.
+#[test]
+fn every_convention_entry_has_recordings_judged_as_recorded_and_a_row_in_the_docs() {
+    let docs = std::fs::read_to_string(root().join("docs/production.md")).unwrap();
+    for family in trace::FAMILIES {
+        assert!(!family.recordings.is_empty(), "{}: the convention entry has no recording", family.name);
+        let row = docs.lines().find(|l| l.starts_with(&format!("| {} |", family.name)));
+        let row = row.unwrap_or_else(|| panic!("docs/production.md's families table has no row for {}", family.name));
+        for part in [family.versions, family.switch] {
+            assert!(row.contains(part), "docs/production.md's row for {} does not say {part}", family.name);
+        }
+        assert!(
+            family.hint.contains(family.switch.split(' ').next().unwrap()),
+            "{}: the hint names the switch",
+            family.name
+        );
+        for stem in family.recordings {
+            if !stem.contains('/') {
+                // The official instrumentations' five-call files, judged above.
+                let mut files = std::fs::read_dir(traces()).unwrap().map(|f| f.unwrap().file_name());
+                assert!(files.any(|f| f.to_string_lossy().starts_with(&format!("{stem}."))), "{stem}: no recording");
+                continue;
+            }
+            let modes = recorded_modes(stem);
+            assert!(modes.iter().any(|(m, ..)| *m == "exact"), "{stem}: no exact recording");
+            assert!(modes.iter().any(|(m, ..)| *m == "drift"), "{stem}: no drifted recording");
+            for (mode, files) in modes {
+                let (calls, counts) = judged(&files);
+                let at = format!("{stem} {mode} {files:?}: {calls:#?}");
+                assert_eq!(calls.len(), 1, "{at}");
+                assert_eq!(counts.ok(), mode == "exact", "{at}");
+                match mode {
+                    "exact" => assert_eq!(calls[0].verdict.name(), "matched", "{at}"),
+                    "drift" => assert_eq!(calls[0].verdict.name(), "unreviewed", "{at}"),
+                    _ => {
+                        let Verdict::NotJudgeable { reason } = &calls[0].verdict else { panic!("{at}") };
+                        assert!(reason.contains(family.switch.split(' ').next().unwrap()), "{at}");
+                    }
+                }
+            }
+        }
+    }
 }

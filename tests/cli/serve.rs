@@ -5,6 +5,8 @@
 //! finishing the request it took, exit 0. The exporters themselves send to it live
 //! where Python's and Node's packages are installed (ignored otherwise, with why).
 
+#[path = "serve_families.rs"]
+mod families;
 #[path = "serve_grpc.rs"]
 mod grpc;
 
@@ -33,6 +35,7 @@ pub fn trials() -> Vec<Trial> {
         serve_judges_the_oldest_held_call_to_make_room
     ];
     trials.extend(grpc::trials());
+    trials.extend(families::trials());
     let why = live_missing();
     trials.push(
         crate::support::trial(

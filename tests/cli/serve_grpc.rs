@@ -30,11 +30,11 @@ pub fn trials() -> Vec<Trial> {
     trials
 }
 
-const TRACES: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
-const LOGS: &str = "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
+pub(super) const TRACES: &str = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+pub(super) const LOGS: &str = "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
 
 /// What a gRPC call was answered.
-struct Answered {
+pub(super) struct Answered {
     status: u16,
     headers: http::HeaderMap,
     data: Vec<u8>,
@@ -43,14 +43,14 @@ struct Answered {
 
 impl Answered {
     /// `grpc-status`: in the trailers, or in the headers of a trailers-only answer.
-    fn grpc_status(&self) -> Option<String> {
+    pub(super) fn grpc_status(&self) -> Option<String> {
         let from = |map: &http::HeaderMap| map.get("grpc-status").map(|v| v.to_str().unwrap().to_owned());
         self.trailers.as_ref().and_then(from).or_else(|| from(&self.headers))
     }
 }
 
 /// `message` framed as one gRPC message: the compressed flag, the length, the bytes.
-fn framed(compressed: bool, message: &[u8]) -> Vec<u8> {
+pub(super) fn framed(compressed: bool, message: &[u8]) -> Vec<u8> {
     let mut out = vec![u8::from(compressed)];
     out.extend((message.len() as u32).to_be_bytes());
     out.extend(message);
@@ -58,7 +58,7 @@ fn framed(compressed: bool, message: &[u8]) -> Vec<u8> {
 }
 
 /// One unary call over HTTP/2 without TLS, as gRPC clients make it.
-fn call(addr: SocketAddr, path: &str, extra: &[(&str, &str)], body: Vec<u8>) -> Answered {
+pub(super) fn call(addr: SocketAddr, path: &str, extra: &[(&str, &str)], body: Vec<u8>) -> Answered {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();

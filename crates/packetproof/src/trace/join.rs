@@ -48,6 +48,8 @@ pub(crate) struct Evidence {
     pub(crate) conflicts: Vec<String>,
     /// The instrumentations that recorded it.
     pub(crate) libraries: Vec<Library>,
+    /// How its records were read where they are not as sent, once each.
+    pub(crate) notes: Vec<String>,
     /// Which `content` entries gather one message per event (`Piece::One`): a later part
     /// of the call carries on their list rather than starting a second one.
     one_by_one: Vec<usize>,
@@ -65,6 +67,15 @@ impl Evidence {
         for library in other.libraries {
             self.add_library(Some(library));
         }
+        self.add_notes(other.notes);
+    }
+
+    fn add_notes(&mut self, notes: Vec<String>) {
+        for note in notes {
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
     }
 
     fn add_library(&mut self, library: Option<Library>) {
@@ -76,7 +87,8 @@ impl Evidence {
     /// What a later part of the call says, taken as if its records were read after this
     /// one's: messages recorded one per event continue the list of the same source.
     fn absorb_later(&mut self, later: Evidence) {
-        let Evidence { model, max_tokens, content, system_only, conflicts, libraries, one_by_one } = later;
+        let Evidence { model, max_tokens, content, system_only, conflicts, libraries, notes, one_by_one } = later;
+        self.add_notes(notes);
         self.model.extend(model);
         self.max_tokens.extend(max_tokens);
         for (i, (source, messages)) in content.into_iter().enumerate() {
@@ -146,7 +158,7 @@ struct Entry {
     call: Option<Origin>,
     /// Where the first evidence was read (a call made only of message events).
     first: Origin,
-    /// The call span's time, in Unix nanoseconds (0: not known).
+    /// The call span's time, or a record without ids' own, in Unix nanoseconds (0: not known).
     start: u64,
     end: u64,
     evidence: Evidence,
@@ -159,6 +171,9 @@ pub(crate) struct Join {
     by_id: HashMap<Key, usize>,
     /// The file being read, shared by its calls.
     file: Option<Rc<str>>,
+    /// The entry of the message events without ids read last: the next such event of the
+    /// same scope is the same call's (they are one call's messages, one per event).
+    messages_without_ids: Option<usize>,
 }
 
 /// The anthropic SDK's own call spans (a trace of their own) into the call span of
@@ -187,6 +202,41 @@ fn fold_sdk_spans(entries: &[Entry], root: &mut [usize]) {
     }
 }
 
+/// Records without trace or span id (message or details events emitted outside their
+/// span: OpenLIT's streamed details event, OpenLLMetry's anthropic events) into the call
+/// span whose time holds theirs. Within no call span's time they are a call of their own
+/// (an inference-details event emitted alone); within two calls' they belong to one of
+/// them, which cannot be told: they are put with the first, whose content then cannot
+/// be compared. Never a second call.
+fn fold_by_time(entries: &mut [Entry], root: &mut [usize]) {
+    let is_span = |e: &Entry| e.call.as_ref().is_some_and(|c| c.kind == Kind::Span) && e.end > 0;
+    let mut spans: Vec<usize> = (0..entries.len()).filter(|&i| is_span(&entries[i])).collect();
+    spans.sort_by_key(|&i| entries[i].start);
+    for i in 0..entries.len() {
+        let entry = &entries[i];
+        if root[i] != i || !entry.span_id.is_empty() || entry.start == 0 || is_span(entry) {
+            continue;
+        }
+        let at = entry.start;
+        let before = spans.partition_point(|&s| entries[s].start <= at);
+        let mut hosts: Vec<usize> =
+            spans[..before].iter().rev().take(64).filter(|&&s| entries[s].end >= at).map(|&s| root[s]).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        let Some(&host) = hosts.first() else { continue };
+        root[i] = host;
+        if hosts.len() > 1 {
+            let why = format!(
+                "a record without trace or span id ({}) falls within the time of {} calls: which one it belongs to \
+                 cannot be told",
+                entry.first.name,
+                hosts.len()
+            );
+            entries[host].evidence.content.push(("records without ids".into(), Err(Unread::Unparsed(why))));
+        }
+    }
+}
+
 /// A call ready to judge (or, across requests, a part of one: `super::window`).
 pub(crate) struct Gathered {
     pub(crate) file: String,
@@ -198,6 +248,9 @@ pub(crate) struct Gathered {
     /// The keys of its records: its own, then those of the call spans folded into it
     /// (none for records without a span id, which join nothing).
     pub(crate) keys: Vec<Key>,
+    /// When its call span started and ended, or when its records without ids were
+    /// written, in Unix nanoseconds (0: not known): what places records without ids.
+    pub(crate) time: (u64, u64),
     pub(crate) evidence: Evidence,
 }
 
@@ -248,7 +301,12 @@ impl Join {
             Origin { file, line: at.line, name: record.name.clone(), scope: record.scope.clone(), kind: record.kind };
         // A record without a span id joins nothing: a call of its own.
         let id = (!record.span_id.is_empty()).then(|| key(&record.trace_id, &record.span_id));
-        let index = id.and_then(|id| self.by_id.get(&id).copied());
+        let mut index = id.and_then(|id| self.by_id.get(&id).copied());
+        if id.is_none() {
+            let run =
+                self.messages_without_ids.filter(|&i| !reading.call && self.entries[i].first.scope == record.scope);
+            index = index.or(run);
+        }
         let index = index.unwrap_or_else(|| {
             if let Some(id) = id {
                 self.by_id.insert(id, self.entries.len());
@@ -259,12 +317,16 @@ impl Join {
                 parent_span_id: String::new(),
                 call: None,
                 first: origin.clone(),
-                start: 0,
-                end: 0,
+                // A record without ids is placed by its time (`fold_by_time`).
+                start: if id.is_none() { record.start } else { 0 },
+                end: if id.is_none() { record.end } else { 0 },
                 evidence: Evidence::default(),
             });
             self.entries.len() - 1
         });
+        if id.is_none() {
+            self.messages_without_ids = (!reading.call).then_some(index);
+        }
         let entry = &mut self.entries[index];
         if reading.call {
             // A span names the call before an event of it does.
@@ -285,6 +347,7 @@ impl Join {
         evidence.max_tokens.extend(reading.max_tokens);
         evidence.conflicts.extend(reading.conflicts);
         evidence.add_library(reading.library);
+        evidence.add_notes(reading.notes);
         for piece in reading.content {
             evidence.piece(piece);
         }
@@ -328,12 +391,17 @@ impl Join {
             }
         }
         fold_sdk_spans(&entries, &mut root);
+        fold_by_time(&mut entries, &mut root);
         let own_key = |e: &Entry| (!e.span_id.is_empty()).then(|| key(&e.trace_id, &e.span_id));
         let mut keys: Vec<Vec<Key>> = entries.iter().map(|e| own_key(e).into_iter().collect()).collect();
         for i in 0..entries.len() {
             if root[i] != i {
                 let evidence = std::mem::take(&mut entries[i].evidence);
-                entries[root[i]].evidence.absorb(evidence);
+                // Message events placed by their time carry on their call's list of them.
+                match entries[i].span_id.is_empty() {
+                    true => entries[root[i]].evidence.absorb_later(evidence),
+                    false => entries[root[i]].evidence.absorb(evidence),
+                }
                 let folded = std::mem::take(&mut keys[i]);
                 keys[root[i]].extend(folded);
             }
@@ -359,6 +427,7 @@ impl Join {
                     },
                     kind,
                     keys,
+                    time: (entry.start, entry.end),
                     evidence: entry.evidence,
                 }
             })

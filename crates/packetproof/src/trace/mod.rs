@@ -25,6 +25,8 @@ pub mod verdict;
 pub mod vouched;
 pub mod window;
 
+pub use conventions::table::{Family, Library, FAMILIES};
+
 use crate::{fsutil, Config, Error, Result};
 use genai::Call;
 use packets::Packets;

@@ -172,6 +172,10 @@ fn log_record(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
         None | Some(Value::Null) => Value::Null,
         Some(body) => plain(body).map_err(|m| Problem { message: format!("{}: {m}", Path::Key(at, "body")) })?,
     };
+    let time = match nanos(&map, "timeUnixNano") {
+        0 => nanos(&map, "observedTimeUnixNano"),
+        time => time,
+    };
     Ok(Record {
         kind: Kind::Log,
         trace_id: id(&mut map, "traceId", at)?,
@@ -182,8 +186,9 @@ fn log_record(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
         attributes,
         events: Vec::new(),
         body,
-        start: nanos(&map, "timeUnixNano"),
-        end: nanos(&map, "timeUnixNano"),
+        // A record without its time has the time it was observed.
+        start: time,
+        end: time,
     })
 }
 

@@ -103,8 +103,13 @@ pub(crate) fn records(decoded: Decoded, visit: &mut Visit) -> Result<crate::Resu
                             attributes,
                             events: Vec::new(),
                             body: log.body.map(plain).transpose()?.unwrap_or(Value::Null),
-                            start: log.time_unix_nano,
-                            end: log.time_unix_nano,
+                            // A record without its time has the time it was observed.
+                            start: if log.time_unix_nano > 0 {
+                                log.time_unix_nano
+                            } else {
+                                log.observed_time_unix_nano
+                            },
+                            end: if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano },
                         };
                         if let Err(e) = visit(record) {
                             return Ok(Err(e));
@@ -218,6 +223,7 @@ pub fn encode_json(document: &Value) -> Vec<u8> {
                                 .map(|l| LogRecord {
                                     event_name: l["eventName"].as_str().unwrap_or_default().into(),
                                     time_unix_nano: time(l.get("timeUnixNano")),
+                                    observed_time_unix_nano: time(l.get("observedTimeUnixNano")),
                                     trace_id: unhex(l.get("traceId")),
                                     span_id: unhex(l.get("spanId")),
                                     attributes: kvs(l),

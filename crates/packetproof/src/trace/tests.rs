@@ -5,6 +5,9 @@
 use super::*;
 use serde_json::{json, Value};
 
+#[path = "families_tests.rs"]
+mod families;
+
 const SYSTEM: &str = "You review code.";
 const USER: &str = "Review this diff.";
 

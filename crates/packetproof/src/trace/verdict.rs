@@ -107,8 +107,15 @@ pub(crate) fn capture_hint(libraries: &[Library]) -> String {
 }
 
 /// The verdict on a call (filling in its model and max tokens), and what it could not
-/// compare (notes).
+/// compare or read otherwise than sent (notes).
 pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> (Verdict, Vec<String>) {
+    let (verdict, mut notes) = judge_content(call, evidence, packets);
+    notes.extend(evidence.notes.iter().cloned());
+    (verdict, notes)
+}
+
+fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets) -> (Verdict, Vec<String>) {
+    let mut withheld = None;
     let mut differences = evidence.conflicts.clone();
     let model = one_value(&evidence.model, "model", model_problem, &mut differences);
     let max_tokens = one_value(&evidence.max_tokens, "max tokens", max_tokens_problem, &mut differences);
@@ -122,6 +129,7 @@ pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> 
             Ok(messages) => readable.push((source, messages)),
             Err(Unread::Conflict(why)) => differences.push(why.clone()),
             Err(Unread::Unparsed(why)) => unparsed = unparsed.or(Some(why.clone())),
+            Err(Unread::Withheld(why)) => withheld = withheld.or(Some(why.clone())),
         }
     }
     // System instructions recorded alone agree with the system messages of the rest,
@@ -144,6 +152,7 @@ pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> 
             },
             Err(Unread::Conflict(why)) => differences.push(why.clone()),
             Err(Unread::Unparsed(why)) => unparsed = unparsed.or(Some(why.clone())),
+            Err(Unread::Withheld(why)) => withheld = withheld.or(Some(why.clone())),
         }
     }
     if let Some((first_source, first)) = readable.first() {
@@ -174,7 +183,11 @@ pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> 
     }
     let (packet, structure) = match texts {
         Texts::None => {
-            let reason = format!("the call carries no message content; {}", capture_hint(&evidence.libraries));
+            let hint = capture_hint(&evidence.libraries);
+            let reason = match withheld {
+                Some(why) => format!("the call carries no message content ({why}); {hint}"),
+                None => format!("the call carries no message content; {hint}"),
+            };
             return (Verdict::NotJudgeable { reason }, Vec::new());
         }
         Texts::Unreviewed(reason) => return (Verdict::Unreviewed { reason }, Vec::new()),

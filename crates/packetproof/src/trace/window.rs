@@ -24,6 +24,7 @@
 //! waiting, and a caller holding it behind a lock keeps each step short (judging happens
 //! after, on the [`Calls`] handed back).
 
+use super::conventions::Unread;
 use super::join::{Gathered, Key};
 use super::record::Kind;
 use sha2::{Digest, Sha256};
@@ -139,6 +140,9 @@ pub struct Window {
     /// The keys of calls judged whole, until their window ends.
     judged: HashMap<Key, Instant>,
     judged_order: VecDeque<(Key, Instant)>,
+    /// The times of calls judged whole, until their window ends: a span's (start, end),
+    /// or a record's without ids (its time twice, marked), which place later records.
+    judged_times: VecDeque<Judged>,
     next: u64,
     /// The latest instant given: time never goes back here, so deadlines keep arrival order.
     now: Option<Instant>,
@@ -155,6 +159,7 @@ impl Window {
             by_key: HashMap::new(),
             judged: HashMap::new(),
             judged_order: VecDeque::new(),
+            judged_times: VecDeque::new(),
             next: 0,
             now: None,
         }
@@ -186,15 +191,20 @@ impl Window {
         let now = self.clock(now);
         self.forget_judged_before(now);
         let mut out = Calls::default();
-        for Ready { gathered, expiry } in calls.ready {
-            if gathered.keys.is_empty() || expiry.is_some() {
+        for Ready { mut gathered, expiry } in calls.ready {
+            if expiry.is_some() {
                 out.push(gathered, expiry);
                 continue;
             }
-            if gathered.keys.iter().any(|k| self.judged.contains_key(k)) {
+            if gathered.keys.is_empty() {
+                self.place_by_time(gathered, now, &mut out);
+                continue;
+            }
+            if gathered.keys.iter().any(|k| self.judged.contains_key(k)) || self.span_of_judged(&gathered) {
                 out.ignored.judged += 1;
                 continue;
             }
+            self.take_held_within(&mut gathered);
             let mut ids: Vec<u64> = gathered.keys.iter().filter_map(|k| self.by_key.get(k).copied()).collect();
             ids.sort_unstable();
             ids.dedup();
@@ -238,8 +248,90 @@ impl Window {
         self.settle(id, held, now, out);
     }
 
+    /// A part without ids (records emitted outside their span), placed by its time as
+    /// `trace` places it: into the held call span whose time holds it (the first, its
+    /// content not comparable, when two do); a part of a call judged already when a judged
+    /// call's time holds it; a call of its own, judged at once, when whole by itself (an
+    /// inference-details event); else held until its span arrives or the window ends.
+    fn place_by_time(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
+        let at = gathered.time.0;
+        if at == 0 {
+            out.push(gathered, None);
+            return;
+        }
+        let hosts: Vec<u64> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.gathered.kind == Some(Kind::Span) && holds(h.gathered.time, at))
+            .map(|(id, _)| *id)
+            .collect();
+        if let Some((&first, rest)) = hosts.split_first() {
+            let mut held = self.held.remove(&first).expect("a held call");
+            if !rest.is_empty() {
+                let why = format!(
+                    "a record without trace or span id ({}) falls within the time of {} calls: which one it belongs \
+                     to cannot be told",
+                    gathered.call.span,
+                    hosts.len()
+                );
+                held.gathered.evidence.content.push(("records without ids".into(), Err(Unread::Unparsed(why))));
+            }
+            held.weight += weight(&gathered);
+            held.parts.push(digest(&gathered));
+            held.gathered.absorb_later(gathered);
+            self.settle(first, held, now, out);
+            return;
+        }
+        if self.judged_times.iter().any(|j| holds(j.time, at)) {
+            out.ignored.judged += 1;
+            return;
+        }
+        if gathered.kind == Some(Kind::Log) && !gathered.evidence.content.is_empty() {
+            self.judge_whole(gathered, now, out);
+            return;
+        }
+        let held =
+            Held { deadline: now + self.span, weight: weight(&gathered), parts: vec![digest(&gathered)], gathered };
+        let id = self.next;
+        self.next += 1;
+        self.settle(id, held, now, out);
+    }
+
+    /// Whether a call span's time holds a call without ids judged already (its details
+    /// event came first): the span is a part of that call.
+    fn span_of_judged(&self, gathered: &Gathered) -> bool {
+        gathered.kind == Some(Kind::Span)
+            && self.judged_times.iter().any(|j| j.without_ids && holds(gathered.time, j.time.0))
+    }
+
+    /// The held parts without ids whose time a call span's holds, taken into it.
+    fn take_held_within(&mut self, gathered: &mut Gathered) {
+        if gathered.kind != Some(Kind::Span) || gathered.time.1 == 0 {
+            return;
+        }
+        let within: Vec<u64> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.gathered.keys.is_empty() && holds(gathered.time, h.gathered.time.0))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in within {
+            if let Some(part) = self.held.remove(&id) {
+                gathered.absorb_later(part.gathered);
+            }
+        }
+    }
+
     /// A whole call is handed back, its keys remembered for a window.
     fn judge_whole(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
+        if gathered.time.0 > 0 {
+            let without_ids = gathered.keys.is_empty();
+            let time = if without_ids { (gathered.time.0, gathered.time.0) } else { gathered.time };
+            self.judged_times.push_back(Judged { time, without_ids, until: now + self.span });
+            while self.judged_times.len() > self.capacity {
+                self.judged_times.pop_front();
+            }
+        }
         for key in &gathered.keys {
             self.judged.insert(*key, now + self.span);
             self.judged_order.push_back((*key, now + self.span));
@@ -330,6 +422,9 @@ impl Window {
     }
 
     fn forget_judged_before(&mut self, now: Instant) {
+        while self.judged_times.front().is_some_and(|j| j.until <= now) {
+            self.judged_times.pop_front();
+        }
         while self.judged_order.front().is_some_and(|(_, until)| *until <= now) {
             self.forget_oldest_judged();
         }
@@ -343,6 +438,18 @@ impl Window {
             }
         }
     }
+}
+
+/// The time of a call judged whole (see [`Window::judged_times`]).
+struct Judged {
+    time: (u64, u64),
+    without_ids: bool,
+    until: Instant,
+}
+
+/// Whether the time `(start, end)` holds the instant `at` (all in Unix nanoseconds).
+fn holds((start, end): (u64, u64), at: u64) -> bool {
+    end > 0 && start <= at && at <= end
 }
 
 /// What a call judged before it was whole lacks, for its note.

@@ -25,16 +25,17 @@ pub(super) fn read(record: &Record, _attrs: &Attrs, out: &mut Reading) {
     match record.kind {
         Kind::Log => {
             let Some(role) = role_of(&record.name) else { return };
-            let role = record.body.get("role").and_then(Value::as_str).unwrap_or(role);
             let what = format!("the body of a {} log event", record.name);
-            let content = match &record.body {
-                Value::String(_) => Some(&record.body),
+            let body = message_text(&record.body, &what).unwrap_or_else(|| record.body.clone());
+            let role = body.get("role").and_then(Value::as_str).unwrap_or(role);
+            let content = match &body {
+                Value::String(_) => Some(&body),
                 body => body.get("content"),
             };
             let attrs = Attrs::of(&record.attributes);
             let message = match content.or_else(|| attrs.get("content")) {
                 Some(content) => text(content, &what).map(|text| Message::new(role, &text)),
-                None => Err(Unread::Unparsed(format!("{what} has no content"))),
+                None => Err(Unread::Withheld(format!("{what} has no content"))),
             };
             out.content.push(Piece::One { source: "the gen_ai.*.message log events".into(), message });
         }
@@ -55,12 +56,23 @@ pub(super) fn read(record: &Record, _attrs: &Attrs, out: &mut Reading) {
                 let what = format!("the content of a {} span event", event.name);
                 let message = match attrs.get("content") {
                     Some(content) => text(content, &what).map(|text| Message::new(role, &text)),
-                    None => Err(Unread::Unparsed(format!("{what} is missing"))),
+                    None => Err(Unread::Withheld(format!("{what} is missing"))),
                 };
                 out.content.push(Piece::One { source: "the gen_ai.*.message span events".into(), message });
             }
         }
     }
+}
+
+/// A body that is a message as JSON text (Semantic Kernel logs `{"role", "content"}`
+/// through Python's logging): the message. Any other text is the message's content.
+fn message_text(body: &Value, what: &str) -> Option<Value> {
+    let Value::String(text) = body else { return None };
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let message = json_of(body, what).ok()?;
+    (message.get("role").is_some_and(Value::is_string) && message.get("content").is_some()).then_some(message)
 }
 
 /// Text, or a list of parts (given as JSON text or structured).

@@ -6,7 +6,7 @@
 //! Langfuse's "not given"). `langfuse.observation.model.name` is the model the response
 //! names (langfuse 5.2 overwrites the request's with it), so the model is not compared.
 
-use super::{json_of, max_tokens_in, request_messages, Attrs, Piece, Reading, Said, Unread};
+use super::{json_of, max_tokens_in, request_messages, Attrs, Piece, Reading, Said};
 use crate::trace::record::Record;
 
 pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
@@ -18,8 +18,8 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
     if let Some(value) = attrs.get(parameters) {
         match json_of(value, parameters) {
             Ok(settings) => out.max_tokens.extend(max_tokens_in(&settings, parameters)),
-            Err(Unread::Conflict(why) | Unread::Unparsed(why)) => {
-                out.max_tokens.push(Said { source: parameters.into(), value: serde_json::json!(why) })
+            Err(unread) => {
+                out.max_tokens.push(Said { source: parameters.into(), value: serde_json::json!(unread.why()) })
             }
         }
     }

@@ -22,10 +22,14 @@
 mod events;
 mod langfuse;
 mod logfire;
+mod mlflow;
 mod openinference;
 mod openllmetry;
 mod semconv;
+pub(crate) mod table;
 mod vercel;
+
+pub(crate) use table::Library;
 
 use super::genai::{Message, MAX_ATTRIBUTE_BYTES};
 use super::record::Record;
@@ -43,12 +47,22 @@ pub(crate) struct Said {
     pub(crate) value: Value,
 }
 
-/// Content that cannot be compared, and why: not parsed, or conflicting within itself
-/// (a duplicate JSON key).
+/// Content that cannot be compared, and why: not parsed, conflicting within itself (a
+/// duplicate JSON key), or recorded without its text (content capture off: the message's
+/// parts are there, their content is not).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Unread {
     Unparsed(String),
     Conflict(String),
+    Withheld(String),
+}
+
+impl Unread {
+    pub(crate) fn why(&self) -> &str {
+        match self {
+            Unread::Unparsed(why) | Unread::Conflict(why) | Unread::Withheld(why) => why,
+        }
+    }
 }
 
 /// Evidence of a call's input messages.
@@ -63,94 +77,6 @@ pub(crate) enum Piece {
     System { source: Source, message: Result<Message, Unread> },
 }
 
-/// Which instrumentation made a record, for the hint on turning content capture on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Library {
-    /// opentelemetry-python-contrib's GenAI instrumentations (openai-v2, google-genai, …).
-    ContribPython,
-    /// @opentelemetry/instrumentation-openai.
-    ContribNode,
-    /// OpenLLMetry (traceloop), Python and Node.
-    OpenLlmetry,
-    /// The anthropic SDK's own spans.
-    AnthropicSdk,
-    OpenInference,
-    Logfire,
-    LiteLlm,
-    Langfuse,
-    Vercel,
-}
-
-impl Library {
-    /// The setting that turns content capture on, Python and Node.
-    pub(crate) fn hint(self) -> &'static str {
-        match self {
-            Library::ContribPython => {
-                "opentelemetry-python-contrib GenAI instrumentation: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \
-                 with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (EVENT_ONLY puts the content in the logs export: give that file too)"
-            }
-            Library::ContribNode => {
-                "@opentelemetry/instrumentation-openai (Node): set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; the messages \
-                 are log events: give the logs export too"
-            }
-            Library::OpenLlmetry => {
-                "OpenLLMetry (traceloop-sdk, @traceloop/node-server-sdk, opentelemetry-instrumentation-*): set TRACELOOP_TRACE_CONTENT=true \
-                 (traceContent: true in Node); with use_attributes=False the messages are log events: give the logs export too"
-            }
-            Library::AnthropicSdk => {
-                "the anthropic SDK's own spans: set ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content"
-            }
-            Library::OpenInference => {
-                "OpenInference (Python and JS): unset OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_INPUT_MESSAGES (or set them to false)"
-            }
-            Library::Logfire => {
-                "Logfire: instrument the client with logfire.instrument_openai() / instrument_anthropic() and keep scrubbing from \
-                 removing the messages (logfire.configure(scrubbing=...))"
-            }
-            Library::LiteLlm => "LiteLLM's OpenTelemetry callback: set litellm.turn_off_message_logging = False",
-            Library::Langfuse => {
-                "Langfuse: record the generation's input (no mask function, LANGFUSE_... input capture on in langfuse.openai)"
-            }
-            Library::Vercel => {
-                "Vercel AI SDK: pass experimental_telemetry: { isEnabled: true, recordInputs: true }"
-            }
-        }
-    }
-
-    /// The library a record comes from, by its scope or, failing that, its attributes.
-    fn of(record: &Record) -> Option<Library> {
-        let scope = record.scope.as_str();
-        let by_scope = [
-            ("openinference", Library::OpenInference),
-            ("traceloop", Library::OpenLlmetry),
-            ("opentelemetry.instrumentation.openai.v1", Library::OpenLlmetry),
-            ("opentelemetry.instrumentation.anthropic", Library::OpenLlmetry),
-            ("opentelemetry.instrumentation.", Library::ContribPython),
-            ("@opentelemetry/instrumentation-", Library::ContribNode),
-            ("anthropic", Library::AnthropicSdk),
-            ("logfire", Library::Logfire),
-            ("litellm", Library::LiteLlm),
-            ("langfuse", Library::Langfuse),
-        ];
-        if let Some((_, library)) = by_scope.iter().find(|(prefix, _)| scope.contains(prefix)) {
-            return Some(*library);
-        }
-        if scope == "ai" {
-            return Some(Library::Vercel);
-        }
-        let by_key = [
-            ("llm.", Library::OpenInference),
-            ("langfuse.", Library::Langfuse),
-            ("ai.", Library::Vercel),
-            ("logfire.", Library::Logfire),
-        ];
-        record
-            .attributes
-            .iter()
-            .find_map(|(key, _)| by_key.iter().find(|(prefix, _)| key.starts_with(prefix)).map(|(_, l)| *l))
-    }
-}
-
 /// What one record says about a call.
 #[derive(Debug, Default)]
 pub(crate) struct Reading {
@@ -163,6 +89,8 @@ pub(crate) struct Reading {
     pub(crate) content: Vec<Piece>,
     /// Evidence that contradicts itself within the record (an attribute twice).
     pub(crate) conflicts: Vec<String>,
+    /// How the record was read where it is not as sent (a message recorded twice).
+    pub(crate) notes: Vec<String>,
     pub(crate) library: Option<Library>,
 }
 
@@ -176,12 +104,13 @@ impl Reading {
 /// Read a record by every convention.
 pub(crate) fn read(record: &Record) -> Reading {
     let attrs = Attrs::of(&record.attributes);
-    let mut reading = Reading { library: Library::of(record), ..Reading::default() };
+    let mut reading = Reading { library: Library::of(&record.scope, &record.attributes), ..Reading::default() };
     logfire::read(record, &attrs, &mut reading);
     if reading.repeat {
         return reading;
     }
     semconv::read(record, &attrs, &mut reading);
+    mlflow::read(record, &attrs, &mut reading);
     events::read(record, &attrs, &mut reading);
     openllmetry::read(record, &attrs, &mut reading);
     openinference::read(record, &attrs, &mut reading);
@@ -313,6 +242,9 @@ fn part_text(part: &Value, what: &str) -> Result<String, Unread> {
     let text = part.get("text").or_else(|| part.get("content"));
     match (kind, text) {
         (Some("text" | "input_text") | None, Some(Value::String(text))) => Ok(text.clone()),
+        (Some("text" | "input_text"), None) => {
+            Err(Unread::Withheld(format!("{what} has a text part without its content")))
+        }
         (Some(kind), _) => Ok(format!("\u{fffc}[{} part]", crate::report::one_line(kind))),
         (None, _) if part.is_string() => Ok(part.as_str().unwrap_or_default().to_owned()),
         (None, _) => Err(Unread::Unparsed(format!("{what} has a part that is neither text nor typed"))),

@@ -23,9 +23,9 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
                 }
                 out.max_tokens.extend(max_tokens_in(&settings, "llm.invocation_parameters"))
             }
-            Err(Unread::Conflict(why) | Unread::Unparsed(why)) => {
-                out.max_tokens.push(Said { source: "llm.invocation_parameters".into(), value: serde_json::json!(why) })
-            }
+            Err(unread) => out
+                .max_tokens
+                .push(Said { source: "llm.invocation_parameters".into(), value: serde_json::json!(unread.why()) }),
         }
     }
     out.model.extend(model);

@@ -37,16 +37,19 @@ pub(super) fn read(record: &Record, attrs: &Attrs, out: &mut Reading) {
         Kind::Span => "the span's gen_ai.input.messages",
         Kind::Log => "the inference details event",
     };
-    out.content.extend(structured(attrs, source));
+    out.content.extend(structured(attrs, source, &mut out.notes));
     for event in record.events.iter().filter(|e| e.name == DETAILS_EVENT) {
-        out.content.extend(structured(&Attrs::of(&event.attributes), "the span's inference details event"));
+        let piece = structured(&Attrs::of(&event.attributes), "the span's inference details event", &mut out.notes);
+        out.content.extend(piece);
     }
 }
 
-/// `gen_ai.system_instructions` and `gen_ai.input.messages`: one piece, when either is there.
-fn structured(attrs: &Attrs, source: &'static str) -> Option<Piece> {
+/// `gen_ai.system_instructions` and `gen_ai.input.messages`: one piece, when either is
+/// there. An empty list of messages is none (OpenLIT's event with content capture off);
+/// the system text recorded in both (OpenLIT) is one message, and a note says so.
+fn structured(attrs: &Attrs, source: &'static str, notes: &mut Vec<String>) -> Option<Piece> {
     let system = attrs.get("gen_ai.system_instructions");
-    let input = attrs.get("gen_ai.input.messages");
+    let input = attrs.get("gen_ai.input.messages").filter(|v| !is_empty_list(v));
     if system.is_none() && input.is_none() {
         return None;
     }
@@ -60,11 +63,27 @@ fn structured(attrs: &Attrs, source: &'static str) -> Option<Piece> {
             messages.push(Message::new("system", &system_text(value)?));
         }
         if let Some(value) = input {
-            messages.extend(chat_messages(&json_of(value, "gen_ai.input.messages")?, "gen_ai.input.messages")?);
+            let input = chat_messages(&json_of(value, "gen_ai.input.messages")?, "gen_ai.input.messages")?;
+            let twice = matches!((messages.first(), input.first()), (Some(system), Some(first)) if system == first);
+            if twice {
+                notes.push(TWICE.to_owned());
+            }
+            messages.extend(input.into_iter().skip(usize::from(twice)));
         }
         Ok(messages)
     })();
     Some(Piece::Whole { source: source.into(), messages })
+}
+
+const TWICE: &str = "the system text is recorded twice (gen_ai.system_instructions and the first message of \
+                     gen_ai.input.messages): counted once";
+
+fn is_empty_list(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.is_empty(),
+        Value::String(text) => text.trim() == "[]",
+        _ => false,
+    }
 }
 
 /// System instructions: a JSON list of parts, or plain text.
