@@ -139,7 +139,7 @@ impl<'a> Catchers<'a> {
                     Some(produced) => self.produced.insert(produced),
                     None => self.produced.insert(corpus::produce(self.case, self.config)?),
                 };
-                Ok(match produced.as_object() == Some(packet) {
+                Ok(match produced.as_object().is_some_and(|produced| crate::numbers::same_map(produced, packet)) {
                     true => Vec::new(),
                     false => {
                         vec![Finding::new(check, Location::root(), "differs from what the fixture's request makes now")]

@@ -95,7 +95,7 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
     };
     let file = config.snapshot_bytes().map_or_else(|_| String::new(), |(file, _)| file);
     let actual_value = canonical::parse(&actual).map_err(|e| e.in_file(file.clone()))?;
-    if actual_value != expected {
+    if !crate::numbers::same(&actual_value, &expected) {
         let line = first_difference(&String::from_utf8_lossy(&actual), &canonical::to_pretty(&expected));
         findings.push(Finding::new(
             CHECK,

@@ -255,6 +255,13 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
     out
 }
 
+/// Where a digest pins bytes, values are not enough: said after a digest mismatch
+/// when the file still holds the values it was made with (a formatter that wrote
+/// `6.0` for `6`, re-indented it or reordered its keys).
+const BYTES_NOT_VALUES: &str = "; its values are the packet's outputSchema, so only its bytes differ (an \
+     editor or formatter re-saved it?): the manifest pins the bytes prepare wrote, not values, so restore them \
+     (prepare the packet into a new directory and copy its validation-schema.json, or undo the re-save)";
+
 /// The validation schema of the run and every problem with it. Google: the
 /// held-back snapshot, required, with the bytes the manifest pins; never the
 /// packaged schema. Others: the packet's outputSchema, and when the run has a
@@ -282,7 +289,11 @@ pub(crate) fn snapshot(
     };
     let actual = digest::sha256(&bytes);
     if pinned != Some(actual.as_str()) {
-        let why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
+        let mut why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
+        let parsed = canonical::parse(&bytes).ok();
+        if !text_json && parsed.is_some_and(|parsed| crate::numbers::same_opt(packet_schema, &parsed)) {
+            why.push_str(BYTES_NOT_VALUES);
+        }
         return (None, vec![problem(shown(file), why)]);
     }
     let snapshot = match canonical::parse(&bytes) {
