@@ -91,7 +91,7 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
                     .err();
             trials.push(suite.trial(name, move || match off {
                 Some(reason) => Ok(Completion::ignored_with(reason).into()),
-                None => suite_ref.mutation_trial(&case).map(|()| Completion::Completed.into()),
+                None => suite_ref.mutation_trial(&case),
             }));
         }
     }
@@ -408,7 +408,9 @@ impl Suite {
     }
 
     /// The mutation self-test of one fixture, on its golden packet and assembled run.
-    fn mutation_trial(&self, shared: &Shared) -> Result<(), Failed> {
+    /// Mutations that leave the packet meaning what it meant are skipped, each named
+    /// with why in the trial's notes.
+    fn mutation_trial(&self, shared: &Shared) -> Result<Passed, Failed> {
         let case = &shared.case;
         self.ensure_golden(case)?;
         // Stale golden files fail checks before any mutation: say so in one line, not
@@ -446,7 +448,9 @@ impl Suite {
         let report =
             mutation::self_test_case(case, golden, run, &self.config).map_err(|e| Failed::from(e.to_string()))?;
         if report.escaped.is_empty() {
-            return Ok(());
+            let notes: Vec<String> = report.skipped.iter().map(|skipped| format!("skipped {skipped}")).collect();
+            notes.iter().for_each(|note| (self.note)(note));
+            return Ok(Passed { completion: Completion::Completed, notes });
         }
         Err(format!(
             "{} of {} mutations of {} escaped their checks:\n{}",
