@@ -249,10 +249,34 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
             "expected sha256:<64 lowercase hex> of the snapshot bytes",
         ));
     }
-    for key in manifest.keys().filter(|k| !keys.contains(k)) {
-        out.push(problem(at(file, JsonPath::field(key)), "unknown field"));
+    for key in manifest.keys().filter(|k| !keys.contains(k) && format::contract_names(k)) {
+        let why = "not a manifest field: the contract names it for another file, and a manifest never carries it";
+        out.push(problem(at(file, JsonPath::field(key)), why));
     }
     out
+}
+
+/// The note on a manifest's fields beyond packetproof's format (the reference's tools
+/// add some, e.g. `skillVersion`): accepted and kept, and bound with the manifest's
+/// bytes wherever those are digested (a run attestation's subject).
+pub(crate) fn manifest_note(dir: &Path, config: &Config) -> Option<String> {
+    let run = Run::open(dir, config).ok()?;
+    let keys = format::manifest_keys();
+    let extra: Vec<&str> = run
+        .manifest
+        .iter()
+        .flat_map(|m| m.keys())
+        .filter(|k| !keys.contains(k) && !format::contract_names(k))
+        .map(String::as_str)
+        .collect();
+    (!extra.is_empty()).then(|| {
+        format!(
+            "{}: fields beyond packetproof's run format, accepted as the reference's tools write them and kept \
+             (bound with the manifest's bytes): {}",
+            run.manifest_file.name,
+            extra.join(", ")
+        )
+    })
 }
 
 /// Where a digest pins bytes, values are not enough: said after a digest mismatch
