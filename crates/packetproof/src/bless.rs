@@ -117,6 +117,26 @@ pub struct Pending {
     verdict_text: Option<String>,
 }
 
+impl Pending {
+    /// The golden agent-request.json, when blessing rewrites it.
+    pub fn rewritten_view(&self) -> Option<PathBuf> {
+        let file = self.case.golden_agent_request();
+        (!holds(&file, self.view_text.as_bytes())).then_some(file)
+    }
+
+    /// The golden evaluator verdict blessing writes, when it changes: the file and a
+    /// diff of its text (golden on the left, the evaluator's verdict now on the right).
+    pub fn rewritten_verdict(&self) -> Option<(PathBuf, String)> {
+        let text = self.verdict_text.as_deref()?;
+        let file = self.case.golden_verdict();
+        if holds(&file, text.as_bytes()) {
+            return None;
+        }
+        let old = fsutil::read_to_string(&file, fsutil::DEFAULT_MAX_BYTES).unwrap_or_default();
+        Some((file, crate::diff::unified(&old, text, ("golden verdict", "evaluator now"))))
+    }
+}
+
 /// The cases whose name contains `filter`, compiled, each with what blessing it
 /// would change. Nothing is written. Refused under CI.
 pub fn plan(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Vec<Pending>> {
