@@ -117,6 +117,26 @@ pub struct Pending {
     verdict_text: Option<String>,
 }
 
+impl Pending {
+    /// The golden agent-request.json, when blessing rewrites it.
+    pub fn rewritten_view(&self) -> Option<PathBuf> {
+        let file = self.case.golden_agent_request();
+        (!holds(&file, self.view_text.as_bytes())).then_some(file)
+    }
+
+    /// The golden evaluator verdict blessing writes, when it changes: the file and a
+    /// diff of its text (golden on the left, the evaluator's verdict now on the right).
+    pub fn rewritten_verdict(&self) -> Option<(PathBuf, String)> {
+        let text = self.verdict_text.as_deref()?;
+        let file = self.case.golden_verdict();
+        if holds(&file, text.as_bytes()) {
+            return None;
+        }
+        let old = fsutil::read_to_string(&file, fsutil::DEFAULT_MAX_BYTES).unwrap_or_default();
+        Some((file, crate::diff::unified(&old, text, ("golden verdict", "evaluator now"))))
+    }
+}
+
 /// The cases whose name contains `filter`, compiled, each with what blessing it
 /// would change. Nothing is written. Refused under CI.
 pub fn plan(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Vec<Pending>> {
@@ -219,13 +239,20 @@ pub fn apply(config: &Config, pending: &Pending, writes: GoldenWrites, requester
     folder.write_all(&changed(&case.golden_dir, &files), fsutil::Replace::Allowed)
 }
 
-/// The files of `files` (names in `dir`) whose bytes differ. Identical ones are left
-/// alone: the file keeps its timestamp and no watcher fires.
+/// The files of `files` (names in `dir`) whose JSON differs. Identical ones are left
+/// alone (the file keeps its timestamp and no watcher fires), and so are ones that
+/// hold the same values in other spellings (`1.0` for `1`): the gate compares golden
+/// files by value, so bless's "unchanged" is its pass.
 fn changed<'a>(dir: &Path, files: &[(&'a str, &'a [u8])]) -> Vec<(&'a str, &'a [u8])> {
-    let same = |name: &str, bytes: &[u8]| {
-        fsutil::read_bytes(&dir.join(name), fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == bytes)
-    };
-    files.iter().copied().filter(|(name, bytes)| !same(name, bytes)).collect()
+    files.iter().copied().filter(|(name, bytes)| !holds(&dir.join(name), bytes)).collect()
+}
+
+/// Whether the file at `path` already holds `bytes`: the same bytes, or (both JSON)
+/// the same values.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    let Ok(old) = fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES) else { return false };
+    old == bytes
+        || matches!((canonical::parse(&old), canonical::parse(bytes)), (Ok(old), Ok(new)) if crate::numbers::same(&old, &new))
 }
 
 /// Compile a case (refused requests leave the golden files alone) and compare.
@@ -254,9 +281,7 @@ pub fn pending(config: &Config, case: Case) -> Result<Pending> {
     // The suite's evaluator judges the fixture's answer to the packet being blessed.
     let verdict_text =
         crate::judge::fixture_run::verdict_for(&case, &packet, config)?.map(|v| canonical::to_pretty(&v));
-    let same = |path: &Path, text: &str| {
-        fsutil::read_bytes(path, fsutil::DEFAULT_MAX_BYTES).is_ok_and(|old| old == text.as_bytes())
-    };
+    let same = |path: &Path, text: &str| holds(path, text.as_bytes());
     let verdict_same = verdict_text.as_deref().is_none_or(|text| same(&case.golden_verdict(), text));
     let change = if !case.golden_packet().exists() {
         Change::New
@@ -347,5 +372,16 @@ mod tests {
         assert_eq!(inode(&path), first);
         assert!(write(b"[]\n"));
         assert_eq!(std::fs::read(&path).unwrap(), b"[]\n");
+    }
+
+    /// A golden file that writes `1.0` for `1` holds the values bless would write: it
+    /// is unchanged (the gate passes it too) and is left as it is.
+    #[test]
+    fn a_golden_file_with_the_same_values_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("golden.json"), b"{\"attempt\": 1.0, \"maxTokens\": 6.4e4}\n").unwrap();
+        let blessed = b"{\n  \"attempt\": 1,\n  \"maxTokens\": 64000\n}\n";
+        assert!(changed(dir.path(), &[("golden.json", blessed)]).is_empty());
+        assert!(!changed(dir.path(), &[("golden.json", b"{\"attempt\": 2, \"maxTokens\": 64000}")]).is_empty());
     }
 }

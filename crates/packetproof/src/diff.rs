@@ -192,7 +192,7 @@ pub(crate) fn field_changes(before: &Value, after: &Value, skip: &[&str]) -> Vec
 
 fn diff_values(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut Vec<FieldChange>) {
     match (before, after) {
-        (Some(b), Some(a)) if b == a => {}
+        (Some(b), Some(a)) if crate::numbers::same(b, a) => {}
         (Some(Value::Object(b)), Some(Value::Object(a))) => {
             let keys: std::collections::BTreeSet<&String> = b.keys().chain(a.keys()).collect();
             for key in keys {
@@ -231,6 +231,15 @@ mod tests {
         let after = json!({"maxTokens": 10, "renderInput": {"a": [1, 3], "c": true}, "systemPrompt": "t"});
         let paths: Vec<String> = field_changes(&before, &after, &DIFFED_TEXTS).into_iter().map(|f| f.path).collect();
         assert_eq!(paths, ["$.renderInput.a[1]", "$.renderInput.b", "$.renderInput.c"]);
+    }
+
+    /// `64000.0` and `6.4e4` are 64000: only values are changes.
+    #[test]
+    fn field_changes_compare_numbers_by_value() {
+        let before = json!({"maxTokens": 64000, "renderInput": {"a": [1, 2]}});
+        let after = crate::canonical::parse(br#"{"maxTokens": 6.4e4, "renderInput": {"a": [1.0, 3]}}"#).unwrap();
+        let paths: Vec<String> = field_changes(&before, &after, &[]).into_iter().map(|f| f.path).collect();
+        assert_eq!(paths, ["$.renderInput.a[1]"]);
     }
 
     #[test]

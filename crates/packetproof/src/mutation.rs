@@ -16,11 +16,12 @@ use crate::judge::{dispatch, Origin, Step, Subject};
 use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, JsonPath, Location, PacketCheck, Result, RunCheck};
 use serde_json::{json, Map, Value};
 
-/// Which mutations were tried and which escaped.
+/// Which mutations were tried, which escaped, and which were skipped (with why).
 #[derive(Debug, Default)]
 pub(crate) struct MutationReport {
     pub(crate) tried: Vec<String>,
     pub(crate) escaped: Vec<String>,
+    pub(crate) skipped: Vec<String>,
 }
 
 impl MutationReport {
@@ -77,6 +78,10 @@ pub(crate) fn self_test_case(
         (mutation.edit)(&mut mutated);
         if mutation.rehash {
             digest::seal(&mut mutated);
+        }
+        if let Some(why) = branch_truth::means_the_same(golden, &mutated) {
+            report.skipped.push(format!("{}: {} (not demanded of {check}): {why}", case.name, mutation.name));
+            continue;
         }
         let findings = catchers.run(check, &mutated)?;
         report.record(format!("{}: {} -> {check}", case.name, mutation.name), &findings);
@@ -139,7 +144,7 @@ impl<'a> Catchers<'a> {
                     Some(produced) => self.produced.insert(produced),
                     None => self.produced.insert(corpus::produce(self.case, self.config)?),
                 };
-                Ok(match produced.as_object() == Some(packet) {
+                Ok(match produced.as_object().is_some_and(|produced| crate::numbers::same_map(produced, packet)) {
                     true => Vec::new(),
                     false => {
                         vec![Finding::new(check, Location::root(), "differs from what the fixture's request makes now")]
@@ -498,6 +503,26 @@ mod tests {
 
     fn golden(case: &Case, config: &Config) -> Map<String, Value> {
         case.packet(config).unwrap().as_object().unwrap().clone()
+    }
+
+    /// A packet that keeps a blank operatorInstruction (as the reference's exporter
+    /// writes it) means the same without it: removing it is skipped, saying why, and
+    /// is not demanded of packet::branch-consistency. Nothing else is skipped.
+    #[test]
+    fn a_mutation_that_leaves_the_meaning_is_skipped_and_named() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let case = corpus::cases(&config).unwrap().into_iter().find(|c| c.name == "anthropic-staged-both-no-evidence");
+        let case = case.unwrap();
+        let mut golden = golden(&case, &config);
+        assert_eq!(golden["resolvedBranch"]["operatorInstructionPresent"], false);
+        golden["renderInput"].as_object_mut().unwrap().insert("operatorInstruction".into(), "".into());
+        digest::seal(&mut golden);
+        let report = self_test_case(&case, &golden, None, &config).unwrap();
+        let about = |list: &[String]| list.iter().filter(|m| m.contains("operatorInstruction")).count();
+        assert_eq!(about(&report.escaped), 0, "{:#?}", report.escaped);
+        assert_eq!(report.skipped.len(), 1, "{:#?}", report.skipped);
+        assert!(report.skipped[0].contains("renderInput.operatorInstruction added or removed"), "{:?}", report.skipped);
+        assert!(report.skipped[0].contains("a blank operatorInstruction is no instruction"), "{:?}", report.skipped);
     }
 
     /// Every mutation of an intact fixture is caught, its run's included.

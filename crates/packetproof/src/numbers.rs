@@ -15,11 +15,14 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64().is_some_and(|x| Some(x) == y.as_f64()),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
+        (Value::Object(x), Value::Object(y)) => same_map(x, y),
         _ => a == b,
     }
+}
+
+/// [`same`] for two objects.
+pub(crate) fn same_map(x: &serde_json::Map<String, Value>, y: &serde_json::Map<String, Value>) -> bool {
+    x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
 }
 
 /// [`same`] for an optional value (a missing field is never equal).

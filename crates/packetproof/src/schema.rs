@@ -95,7 +95,7 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
     };
     let file = config.snapshot_bytes().map_or_else(|_| String::new(), |(file, _)| file);
     let actual_value = canonical::parse(&actual).map_err(|e| e.in_file(file.clone()))?;
-    if actual_value != expected {
+    if !crate::numbers::same(&actual_value, &expected) {
         let line = first_difference(&String::from_utf8_lossy(&actual), &canonical::to_pretty(&expected));
         findings.push(Finding::new(
             CHECK,
@@ -247,6 +247,20 @@ mod tests {
         let edited = crlf.replacen("\"mustHave\"", "\"must\"", 1);
         std::fs::write(dir.path().join("snapshot.json"), edited).unwrap();
         assert_eq!(check(&config).unwrap().len(), 1);
+    }
+
+    /// Parity is of values: a snapshot re-saved with `1.0` for `1` is the same schema
+    /// (as a re-indented one is); another value is not.
+    #[test]
+    fn a_snapshot_with_the_same_values_in_other_spellings_holds_parity() {
+        let original = String::from_utf8(project().builder_schema_bytes().unwrap().1.into_owned()).unwrap();
+        let (dir, config) = with_upstream(&original);
+        let spelled = original.replacen("\"minItems\": 1\n", "\"minItems\": 1.0\n", 1);
+        assert_ne!(spelled, original);
+        std::fs::write(dir.path().join("snapshot.json"), &spelled).unwrap();
+        assert_eq!(check(&config).unwrap(), Vec::new());
+        std::fs::write(dir.path().join("snapshot.json"), spelled.replacen("1.0\n", "2\n", 1)).unwrap();
+        assert!(check(&config).unwrap()[0].message.contains("is not the same JSON"));
     }
 
     #[test]

@@ -334,6 +334,7 @@ fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config)
             .push("attestation.json: digests and predicate checked; its signature is not (no --trusted-key)".into());
     }
     outcome.notes.push(format!("stage: {}", judge::stage(dir)));
+    outcome.notes.extend(crate::run::audit::manifest_note(dir, config));
     crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
     outcome
 }

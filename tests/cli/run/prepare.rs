@@ -97,6 +97,39 @@ fn prepare_pins_the_schema_named_by_schema() {
     );
 }
 
+/// A formatter that writes `6.0` for `6` changes a schema's bytes, not its values:
+/// prepare holds the packet to the snapshot's values (as verify does), and where the
+/// bytes are what counts (the digest the manifest pins), the refusal says that only
+/// the bytes differ and how to restore them.
+fn numbers_are_values_in_prepare_and_bytes_where_a_digest_pins_them() {
+    let project = Project::new();
+    let snapshot_file = project.root().join("references/block-screen-output-schema.json");
+    let mut snapshot = super::snapshot();
+    snapshot["schema"]["maxProperties"] = json!(6);
+    let spelled = canonical::to_pretty(&snapshot).replace("\"maxProperties\": 6", "\"maxProperties\": 6.0");
+    assert!(spelled.contains("6.0"));
+    std::fs::write(&snapshot_file, &spelled).unwrap();
+    let packet = project.packet("anthropic", "a");
+    let mut value = read_json(&packet);
+    value["outputSchema"] = snapshot;
+    digest::seal(value.as_object_mut().unwrap());
+    write_json(&packet, &value);
+    let dir = project.root().join("runs/spelled");
+    let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&dir)]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    // Prepared, not completed: verify's one finding is the missing receipt.
+    let verified = project.run(&["verify", s(&dir)]);
+    assert!(verified.stdout.contains("1 checked: 0 hold, 1 failed"), "{}", verified.describe());
+    assert!(verified.stdout.contains("[run::completion] completion.json: missing"), "{}", verified.describe());
+    // The held-back copy re-saved with `6`: the values are the same, the pinned bytes are not.
+    let resaved = canonical::to_pretty(&read_json(&dir.join("validation-schema.json")));
+    std::fs::write(dir.join("validation-schema.json"), resaved).unwrap();
+    let verified = project.run(&["verify", s(&dir)]);
+    assert!(verified.stdout.contains("[run::snapshot-parity]"), "{}", verified.describe());
+    assert!(verified.stdout.contains("only its bytes differ"), "{}", verified.describe());
+    assert!(verified.stdout.contains("the manifest pins the bytes prepare wrote"), "{}", verified.describe());
+}
+
 pub fn trials() -> Vec<Trial> {
     let trials = trials![
         prepare_writes_the_run_files_and_holds_back_the_google_schema,
@@ -104,6 +137,7 @@ pub fn trials() -> Vec<Trial> {
         an_interrupted_prepare_is_finished_by_preparing_again,
         prepare_refuses_an_invalid_packet,
         prepare_pins_the_schema_named_by_schema,
+        numbers_are_values_in_prepare_and_bytes_where_a_digest_pins_them,
     ];
     trials
 }

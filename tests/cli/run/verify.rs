@@ -12,6 +12,35 @@ fn verify_fails_a_prepared_run_that_is_not_completed() {
     assert_output_snapshot!("verify_a_prepared_run", out, project.root());
 }
 
+/// The reference's tools evolve their run format: a manifest field packetproof does
+/// not know (`skillVersion`) is accepted and listed in a note; a field the contract
+/// names for another file (`systemPrompt`) is still refused in a manifest.
+fn verify_accepts_a_manifest_field_the_reference_adds_and_names_it() {
+    let project = Project::new();
+    let dir = project.prepared("google", "g");
+    let manifest = dir.join("run-manifest.json");
+    let mut value = read_json(&manifest);
+    value["skillVersion"] = json!("2.4.0");
+    write_json(&manifest, &value);
+    let out = project.run(&["verify", s(&dir)]);
+    assert!(!out.stdout.contains("[run::manifest-binding]"), "{}", out.describe());
+    assert!(out.stdout.contains("[run::completion]"), "{}", out.describe());
+    assert!(
+        out.stdout.contains("note: run-manifest.json: fields beyond packetproof's run format, accepted"),
+        "{}",
+        out.describe()
+    );
+    assert!(out.stdout.contains("skillVersion"), "{}", out.describe());
+    value["systemPrompt"] = json!("Ignore the packet.");
+    write_json(&manifest, &value);
+    let out = project.run(&["verify", s(&dir)]);
+    assert!(
+        out.stdout.contains("[run::manifest-binding] run-manifest.json $.systemPrompt: not a manifest field"),
+        "{}",
+        out.describe()
+    );
+}
+
 fn verify_fails_a_receipt_that_no_longer_binds_the_files() {
     let project = Project::new();
     let dir = project.answered("google", "g", &good_output());
@@ -154,6 +183,7 @@ pub fn trials() -> Vec<Trial> {
     let trials = trials![
         verify_reports_failures_then_a_summary_and_every_file_with_v,
         verify_fails_a_prepared_run_that_is_not_completed,
+        verify_accepts_a_manifest_field_the_reference_adds_and_names_it,
         verify_fails_a_receipt_that_no_longer_binds_the_files,
         verify_flags_an_agent_task_shared_by_two_runs,
         verify_of_an_empty_directory_fails,

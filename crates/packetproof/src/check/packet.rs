@@ -48,11 +48,11 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
             .into())
         }
     };
-    if &produced == packet {
+    if crate::numbers::same(&produced, packet) {
         return agent_view_regenerates(case, packet, config);
     }
     let changed: Vec<String> = field_changes(packet, &produced, &DIFFED_TEXTS).into_iter().map(|c| c.path).collect();
-    let texts: Vec<&str> = DIFFED_TEXTS.into_iter().filter(|k| packet.get(*k) != produced.get(*k)).collect();
+    let texts: Vec<&str> = DIFFED_TEXTS.into_iter().filter(|k| !same_member(packet, &produced, k)).collect();
     let changed = texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", ");
     let message =
         format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
@@ -66,11 +66,19 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 /// fixture): the packet is what packetproof's compiler makes of the request.
 pub(crate) fn compiles_to(request: &Value, file: &str, packet: &Value, config: &Config) -> Checked {
     let message = match compile::compile(request, config, file) {
-        Ok(produced) if &produced == packet => return Checked::default(),
+        Ok(produced) if crate::numbers::same(&produced, packet) => return Checked::default(),
         Ok(_) => "the packet differs from what the request compiles to now".to_owned(),
         Err(e) => format!("the request no longer compiles: {e}"),
     };
     vec![Finding::new(PacketCheck::Regenerates, Location::root(), message)].into()
+}
+
+/// Whether `key` holds the same value (numbers by value) in both, or is absent from both.
+fn same_member(a: &Value, b: &Value, key: &str) -> bool {
+    match (a.get(key), b.get(key)) {
+        (Some(x), Some(y)) => crate::numbers::same(x, y),
+        (x, y) => x.is_none() && y.is_none(),
+    }
 }
 
 fn rebless_hint(case: &Case) -> String {
@@ -370,6 +378,23 @@ mod tests {
             "{}",
             findings[0]
         );
+    }
+
+    /// A golden packet that writes `1.0` for `1` (an exporter's doubles, a formatter)
+    /// holds the same values: it regenerates, as bless calls it unchanged.
+    #[test]
+    fn a_golden_packet_regenerates_whatever_its_numbers_spelling() {
+        let (config, case) = project_case("anthropic-staged-alone-default");
+        let produced = compile::compile(&case.request, &config, "test").unwrap();
+        let spelled = crate::canonical::to_pretty(&produced)
+            .replace("\"attempt\": 1,", "\"attempt\": 1.0,")
+            .replace("\"packetVersion\": 1,", "\"packetVersion\": 1e0,");
+        let spelled = crate::canonical::parse(spelled.as_bytes()).unwrap();
+        assert_ne!(spelled, produced, "the spelling must reach the parsed value");
+        let checked = regenerates(&case, &spelled, &config).unwrap();
+        assert!(checked.findings.is_empty(), "{:?}", checked.findings);
+        let request = case.request.clone();
+        assert!(compiles_to(&request, "test", &spelled, &config).findings.is_empty());
     }
 
     /// As the reference reads it: an empty instruction is no instruction, so a packet

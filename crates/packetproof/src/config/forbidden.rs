@@ -3,6 +3,22 @@
 
 use regex::Regex;
 
+/// harness.toml `[forbidden]` as written (over the built-in lists).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawForbidden {
+    keys: Vec<String>,
+    blueprint_keys: Vec<String>,
+    value_patterns: Vec<String>,
+    /// Added to the lists above (built-in or restated), so a suite names only its own.
+    #[serde(default)]
+    extra_keys: Vec<String>,
+    #[serde(default)]
+    extra_blueprint_keys: Vec<String>,
+    #[serde(default)]
+    extra_value_patterns: Vec<String>,
+}
+
 /// Forbidden packet material: keys anywhere, and patterns in string values.
 #[derive(Debug, Clone)]
 pub(crate) struct Forbidden {
@@ -22,6 +38,28 @@ pub(crate) struct Forbidden {
 }
 
 impl Forbidden {
+    /// The lists `[forbidden]` resolves to: each built-in (or restated) list with the
+    /// suite's `extra_*` added, each entry once. An error names the setting.
+    pub(super) fn from_settings(raw: RawForbidden) -> std::result::Result<Forbidden, String> {
+        for pattern in &raw.extra_value_patterns {
+            Regex::new(pattern).map_err(|e| format!("forbidden.extra_value_patterns: {e}"))?;
+        }
+        let joined = |mut list: Vec<String>, extra: Vec<String>| {
+            for item in extra {
+                if !list.contains(&item) {
+                    list.push(item);
+                }
+            }
+            list
+        };
+        Forbidden::new(
+            joined(raw.keys, raw.extra_keys),
+            joined(raw.blueprint_keys, raw.extra_blueprint_keys),
+            joined(raw.value_patterns, raw.extra_value_patterns),
+        )
+        .map_err(|e| format!("forbidden.value_patterns: {e}"))
+    }
+
     pub(super) fn new(
         keys: Vec<String>,
         blueprint_keys: Vec<String>,

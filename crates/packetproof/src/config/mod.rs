@@ -33,6 +33,7 @@ mod agents;
 pub use agents::Agents;
 mod forbidden;
 pub(crate) use forbidden::Forbidden;
+use forbidden::RawForbidden;
 pub(crate) mod exporter_files;
 pub(crate) mod glob;
 
@@ -103,14 +104,6 @@ impl Default for Paths {
             google_suffix: None,
         }
     }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawForbidden {
-    keys: Vec<String>,
-    blueprint_keys: Vec<String>,
-    value_patterns: Vec<String>,
 }
 
 /// Packet rules beyond the contract's wording (harness.toml `[packet]`; the
@@ -374,8 +367,7 @@ impl Config {
         overlay(&mut merged, user);
         let raw: Raw =
             toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| config_error(e.to_string()))?;
-        let forbidden = Forbidden::new(raw.forbidden.keys, raw.forbidden.blueprint_keys, raw.forbidden.value_patterns)
-            .map_err(|e| config_error(format!("forbidden.value_patterns: {e}")))?;
+        let forbidden = Forbidden::from_settings(raw.forbidden).map_err(config_error)?;
         if raw.providers.is_empty() {
             return Err(config_error("providers: at least one provider is required".into()));
         }

@@ -96,3 +96,31 @@ fn restated_models_keep_their_built_in_output_limits() {
     );
     assert!(own.output_limit_problem("anthropic", "claude-opus-4-1", 101.0).is_some());
 }
+
+/// A suite adds its own forbidden keys and patterns to the built-in lists without
+/// restating them, and names the reference's own suffix file instead of a copy.
+#[test]
+fn a_suite_adds_to_the_built_in_lists_and_names_a_value_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("reference");
+    std::fs::create_dir_all(&reference).unwrap();
+    std::fs::write(reference.join("google-suffix.txt"), "\n\nAnswer with the JSON object only.").unwrap();
+    let suite = dir.path().join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    let text = "[paths]\ngoogle_suffix = \"../reference/google-suffix.txt\"\n\n[forbidden]\n\
+                extra_keys = [\"internalNotes\", \"previewScreens\"]\nextra_blueprint_keys = [\"renderedAt\"]\n\
+                extra_value_patterns = ['''\\binternal\\.example\\.com\\b''']\n";
+    let config = Config::from_toml(&suite, Some(&suite.join(FILE_NAME)), text, None).unwrap();
+    let builtin = Config::builtin(dir.path(), None).unwrap();
+    let (keys, builtin_keys) = (&config.forbidden.keys, &builtin.forbidden.keys);
+    assert_eq!(keys.len(), builtin_keys.len() + 1, "previewScreens is built in: added once");
+    assert!(keys.starts_with(builtin_keys) && keys.last().unwrap() == "internalNotes", "{keys:?}");
+    assert!(config.forbidden.is_forbidden_key("InternalNotes") && config.forbidden.is_forbidden_key("posterUrl"));
+    assert_eq!(config.forbidden.blueprint_keys.len(), builtin.forbidden.blueprint_keys.len() + 1);
+    assert!(config.forbidden.matching_pattern("see https://internal.example.com/x").is_some());
+    assert!(config.forbidden.matching_pattern("gs://bucket/a.png").is_some(), "the built-in patterns still hold");
+    assert_eq!(config.google_suffix, "\n\nAnswer with the JSON object only.");
+    let bad = "[forbidden]\nextra_value_patterns = ['(unclosed']\n";
+    let err = Config::from_toml(&suite, None, bad, None).unwrap_err().to_string();
+    assert!(err.contains("forbidden.extra_value_patterns"), "{err}");
+}

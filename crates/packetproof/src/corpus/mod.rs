@@ -3,6 +3,8 @@
 //! its golden files live under `paths.golden` at the same relative path.
 
 pub(crate) mod derived;
+mod expect;
+pub(crate) use expect::Expectation;
 pub(crate) mod layout;
 pub(crate) mod record;
 
@@ -156,14 +158,6 @@ pub(crate) fn branch_row(packet: &Value) -> Value {
         map.insert("agentId".into(), packet["agentId"].clone());
     }
     row
-}
-
-/// A negative case's declaration: this check must fail with this message fragment.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Expectation {
-    pub(crate) check: String,
-    pub(crate) message: String,
 }
 
 #[derive(Debug, serde::Deserialize)]

@@ -49,7 +49,7 @@ fn identity(ctx: &Ctx, out: &mut Failures) {
     let target = ctx.input.get("target");
     for (field, target_key) in [("id", "blockId"), ("blockType", "blockType")] {
         let expected = target.and_then(|t| t.get(target_key));
-        if truthy(expected) && ctx.block.get(field) != expected {
+        if truthy(expected) && !expected.is_some_and(|e| crate::numbers::same_opt(ctx.block.get(field), e)) {
             out.fail(
                 IDENTITY,
                 format!(

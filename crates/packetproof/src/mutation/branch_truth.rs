@@ -27,6 +27,29 @@ pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Config) -> 
     list
 }
 
+/// Why `mutated` means what `golden` means (the same branch, the same rendering),
+/// when it does: then no check can catch the mutation, and none is asked to. The
+/// one such edit the contract defines is a blank operatorInstruction added or
+/// removed: blank is no instruction (`operatorInstructionPresent` is false either
+/// way, as the reference reads it), and nothing renders from it.
+pub(super) fn means_the_same(golden: &Map<String, Value>, mutated: &Map<String, Value>) -> Option<&'static str> {
+    let read = |packet: &Map<String, Value>| {
+        let mut packet = packet.clone();
+        packet.remove("checksum");
+        if let Some(Value::Object(input)) = packet.get_mut("renderInput") {
+            if input.get("operatorInstruction").and_then(Value::as_str).is_some_and(|i| i.trim().is_empty()) {
+                input.shift_remove("operatorInstruction");
+            }
+        }
+        packet
+    };
+    let same = crate::numbers::same_map(&read(golden), &read(mutated));
+    same.then_some(
+        "it leaves the branch and the rendering as they were (a blank operatorInstruction is no instruction: \
+         operatorInstructionPresent is false with it and without it)",
+    )
+}
+
 fn branch_of(golden: &Map<String, Value>, field: &str) -> Option<Value> {
     golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned()
 }

@@ -91,6 +91,8 @@ pub(crate) enum ViolationKind {
     LabelWithoutText,
     /// A template's text changed, but its promptVersions label did not.
     TextWithoutLabel,
+    /// Prompts changed under the same labels, and the templates they stand for cannot be seen.
+    UnexplainedPromptChange,
     /// packetproof.lock does not pin the suite's schema and templates as they are.
     LockNotBlessed,
 }

@@ -105,7 +105,7 @@ fn labels(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<
             }
         }
     }
-    let mut out = Vec::new();
+    let mut out: Vec<Violation> = unseen_prompt_changes(config, git, base, goldens)?.into_iter().collect();
     for (key, (before, after, cases)) in seen {
         // A template new in this release, or gone from it, has no label to compare.
         if before.is_empty() || after.is_empty() {
@@ -128,6 +128,51 @@ fn labels(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<
         });
     }
     Ok(out)
+}
+
+/// A golden packet whose prompts changed with the same renderInput and the same
+/// labels changed because a template did; when the labels stand for templates
+/// release-check cannot see (not files of the suite: prompts kept in an app's
+/// code), nothing explains it, and it fails, naming the setting that shows them.
+fn unseen_prompt_changes(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<Option<Violation>> {
+    let mut cases = Vec::new();
+    let mut unseen: BTreeSet<String> = BTreeSet::new();
+    for golden in goldens {
+        let (Some(then), Some(now)) = (golden.base, golden.tree) else { continue };
+        let same = |key: &str| match (then.get(key), now.get(key)) {
+            (Some(a), Some(b)) => crate::numbers::same(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if !same("promptVersions") || !same("renderInput") || (same("systemPrompt") && same("userMessage")) {
+            continue;
+        }
+        let mut blind = Vec::new();
+        for (key, _) in versions(Some(now)) {
+            if text_changed(config, git, base, key)?.is_none() {
+                blind.push(key.clone());
+            }
+        }
+        if !blind.is_empty() {
+            unseen.extend(blind);
+            cases.push(golden.case.to_owned());
+        }
+    }
+    if cases.is_empty() {
+        return Ok(None);
+    }
+    let keys = unseen.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ");
+    Ok(Some(Violation {
+        kind: ViolationKind::UnexplainedPromptChange,
+        message: format!(
+            "the prompts changed with the same renderInput and the same promptVersions labels, and release-check \
+             cannot see the templates the labels stand for ({keys}: not files of the suite at the base and now), \
+             so nothing explains the change: change the label, or name the templates' folder with `paths.prompts` \
+             in {} so their text is compared",
+            config.file_name()
+        ),
+        cases,
+        paths: unseen.into_iter().collect(),
+    }))
 }
 
 /// Whether the template `key` names differs between the base and the tree; `None`
@@ -209,6 +254,33 @@ mod tests {
         // A key that is no file of the suite has no text to compare.
         let gone = (json!({"elsewhere.txt": "v1"}), json!({"elsewhere.txt": "v2"}));
         assert!(repo.check("label", gone.0, gone.1).is_empty());
+    }
+
+    /// Labels standing for templates outside the suite (prompts in an app's code): a
+    /// prompt rewording under the same label and renderInput fails, naming the
+    /// setting that shows the templates; a renderInput change or a label change explains it.
+    #[test]
+    fn a_prompt_change_under_labels_for_unseen_templates_fails_naming_the_setting() {
+        let repo = Repo::new();
+        let config = repo.config("label");
+        let git = Git::open(repo.dir.path()).unwrap();
+        let packet = |label: &str, system: &str, input: u8| {
+            json!({"promptVersions": {"cli/system": label}, "systemPrompt": system, "userMessage": "u",
+                   "renderInput": {"n": input}})
+        };
+        let check = |base: Value, tree: Value| {
+            let goldens = [Golden { case: "a", tree: Some(&tree), base: Some(&base) }];
+            violations(&config, &git, &repo.base, &goldens).unwrap()
+        };
+        let found = check(packet("v1", "Be brief.", 1), packet("v1", "Be very brief.", 1));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, ViolationKind::UnexplainedPromptChange);
+        assert!(found[0].message.contains("cannot see the templates the labels stand for (\"cli/system\""));
+        assert!(found[0].message.contains("`paths.prompts`"), "{}", found[0].message);
+        assert_eq!(found[0].cases, ["a"]);
+        assert!(check(packet("v1", "Be brief.", 1), packet("v2", "Be very brief.", 1)).is_empty(), "a new label");
+        assert!(check(packet("v1", "Be brief.", 1), packet("v1", "Be very brief.", 2)).is_empty(), "new input");
+        assert!(check(packet("v1", "Be brief.", 1), packet("v1", "Be brief.", 1)).is_empty(), "nothing changed");
     }
 
     #[test]

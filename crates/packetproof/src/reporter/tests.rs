@@ -181,6 +181,7 @@ fn a_release_report_of_every_kind_matches_its_published_schema() {
         ViolationKind::PromptVersionMismatch,
         ViolationKind::LabelWithoutText,
         ViolationKind::TextWithoutLabel,
+        ViolationKind::UnexplainedPromptChange,
         ViolationKind::LockNotBlessed,
     ];
     let _ = |kind: ViolationKind| match kind {
@@ -190,6 +191,7 @@ fn a_release_report_of_every_kind_matches_its_published_schema() {
         | ViolationKind::PromptVersionMismatch
         | ViolationKind::LabelWithoutText
         | ViolationKind::TextWithoutLabel
+        | ViolationKind::UnexplainedPromptChange
         | ViolationKind::LockNotBlessed => (),
     };
     let digest = Some(format!("sha256:{}", "a".repeat(64)));

@@ -249,11 +249,42 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
             "expected sha256:<64 lowercase hex> of the snapshot bytes",
         ));
     }
-    for key in manifest.keys().filter(|k| !keys.contains(k)) {
-        out.push(problem(at(file, JsonPath::field(key)), "unknown field"));
+    for key in manifest.keys().filter(|k| !keys.contains(k) && format::contract_names(k)) {
+        let why = "not a manifest field: the contract names it for another file, and a manifest never carries it";
+        out.push(problem(at(file, JsonPath::field(key)), why));
     }
     out
 }
+
+/// The note on a manifest's fields beyond packetproof's format (the reference's tools
+/// add some, e.g. `skillVersion`): accepted and kept, and bound with the manifest's
+/// bytes wherever those are digested (a run attestation's subject).
+pub(crate) fn manifest_note(dir: &Path, config: &Config) -> Option<String> {
+    let run = Run::open(dir, config).ok()?;
+    let keys = format::manifest_keys();
+    let extra: Vec<&str> = run
+        .manifest
+        .iter()
+        .flat_map(|m| m.keys())
+        .filter(|k| !keys.contains(k) && !format::contract_names(k))
+        .map(String::as_str)
+        .collect();
+    (!extra.is_empty()).then(|| {
+        format!(
+            "{}: fields beyond packetproof's run format, accepted as the reference's tools write them and kept \
+             (bound with the manifest's bytes): {}",
+            run.manifest_file.name,
+            extra.join(", ")
+        )
+    })
+}
+
+/// Where a digest pins bytes, values are not enough: said after a digest mismatch
+/// when the file still holds the values it was made with (a formatter that wrote
+/// `6.0` for `6`, re-indented it or reordered its keys).
+const BYTES_NOT_VALUES: &str = "; its values are the packet's outputSchema, so only its bytes differ (an \
+     editor or formatter re-saved it?): the manifest pins the bytes prepare wrote, not values, so restore them \
+     (prepare the packet into a new directory and copy its validation-schema.json, or undo the re-save)";
 
 /// The validation schema of the run and every problem with it. Google: the
 /// held-back snapshot, required, with the bytes the manifest pins; never the
@@ -282,7 +313,11 @@ pub(crate) fn snapshot(
     };
     let actual = digest::sha256(&bytes);
     if pinned != Some(actual.as_str()) {
-        let why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
+        let mut why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
+        let parsed = canonical::parse(&bytes).ok();
+        if !text_json && parsed.is_some_and(|parsed| crate::numbers::same_opt(packet_schema, &parsed)) {
+            why.push_str(BYTES_NOT_VALUES);
+        }
         return (None, vec![problem(shown(file), why)]);
     }
     let snapshot = match canonical::parse(&bytes) {

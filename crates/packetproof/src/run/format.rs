@@ -145,6 +145,16 @@ pub(crate) fn manifest_keys() -> Vec<String> {
     keys(&manifest(&Map::new(), ""))
 }
 
+/// A field the contract names, of a packet, an evaluator context or a completion:
+/// in a manifest it is no extension of the run format but the contract's material in
+/// the wrong file, so it stays an error there. Any other field a manifest carries
+/// beyond [`manifest_keys`] is one the reference's tools added (`skillVersion`).
+pub(crate) fn contract_names(key: &str) -> bool {
+    crate::profile::CONTRACT_FIELDS.contains(&key)
+        || EvalContext::of(&Map::new()).to_map().contains_key(key)
+        || completion_keys().iter().any(|k| k == key)
+}
+
 /// The manifest's fixed fields as (key, value, meaning), the values [`Manifest::new`] writes.
 pub(crate) fn manifest_fixed() -> Vec<(&'static str, Value, &'static str)> {
     fixed(&manifest(&Map::new(), ""), &MANIFEST_FIXED)

@@ -78,7 +78,7 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
         return Err(Error::shape(path, JsonPath::field("schema"), "the JSON Schema object of the output envelope"));
     }
     if let Some(schema) = packet.get("outputSchema") {
-        if *schema != snapshot {
+        if !crate::numbers::same(schema, &snapshot) {
             let message = format!("differs from the schema snapshot {path}");
             let finding =
                 crate::Finding::new(crate::RunCheck::SnapshotParity, crate::JsonPath::field("outputSchema"), message);
