@@ -101,6 +101,28 @@ impl Message {
 
 /// The roles of messages, for a reason: `[system, user]`.
 pub(crate) fn roles(messages: &[Message]) -> String {
-    let roles: Vec<String> = messages.iter().map(|m| crate::report::one_line(&m.role)).collect();
+    let mut roles: Vec<String> = messages.iter().take(SHOWN_ROLES).map(|m| crate::report::one_line(&m.role)).collect();
+    if messages.len() > SHOWN_ROLES {
+        roles.push(format!("… {} more of {} messages", messages.len() - SHOWN_ROLES, messages.len()));
+    }
     format!("[{}]", roles.join(", "))
+}
+
+/// A message list is named by at most this many roles (20,000 flattened messages are
+/// one line of a report, not 120 KB).
+const SHOWN_ROLES: usize = 8;
+
+#[cfg(test)]
+mod roles_tests {
+    use super::*;
+
+    #[test]
+    fn a_long_message_list_is_named_within_a_bound() {
+        let message = |role: &str| Message::new(role, "x");
+        let few: Vec<Message> = ["system", "user"].iter().map(|r| message(r)).collect();
+        assert_eq!(roles(&few), "[system, user]");
+        let many: Vec<Message> = (0..20_000).map(|_| message("user")).collect();
+        let named = roles(&many);
+        assert!(named.len() < 200 && named.ends_with("… 19992 more of 20000 messages]"), "{named}");
+    }
 }
