@@ -38,6 +38,7 @@ pub(crate) struct Metrics {
     held: Gauge,
     expired: Family<Labels, Counter>,
     ignored: Family<Labels, Counter>,
+    closed: Family<Labels, Counter>,
     models: Mutex<HashSet<String>>,
 }
 
@@ -54,6 +55,7 @@ impl Default for Metrics {
         let held = Gauge::default();
         let expired = Family::<Labels, Counter>::default();
         let ignored = Family::<Labels, Counter>::default();
+        let closed = Family::<Labels, Counter>::default();
         registry.register(
             "calls",
             "GenAI calls judged, by verdict (matched, mismatched, unreviewed, not-judgeable), packet and model",
@@ -87,6 +89,12 @@ impl Default for Metrics {
              whole already), repeated (a held call has this part: a request sent again)",
             ignored.clone(),
         );
+        registry.register(
+            "connections_closed",
+            "Connections serve closed, by reason: header_timeout (no request within --header-timeout), \
+             idle_timeout (none within --idle-timeout of the last), shed (every place was taken: the idlest made room)",
+            closed.clone(),
+        );
         Metrics {
             registry,
             calls,
@@ -99,6 +107,7 @@ impl Default for Metrics {
             held,
             expired,
             ignored,
+            closed,
             models: Mutex::new(HashSet::new()),
         }
     }
@@ -134,6 +143,11 @@ impl Metrics {
                 self.ignored.get_or_create(&vec![("reason", reason.to_owned())]).inc_by(count);
             }
         }
+    }
+
+    /// A connection serve closed, and why.
+    pub(crate) fn closed(&self, why: super::connections::Closed) {
+        self.closed.get_or_create(&vec![("reason", why.name().to_owned())]).inc();
     }
 
     /// One request judged: its spans and the bytes it was sent as.

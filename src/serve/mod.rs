@@ -19,6 +19,7 @@
 //! (each line is flushed as it is written), exit 0.
 
 mod body;
+mod connections;
 mod findings;
 mod grpc;
 mod held;
@@ -54,9 +55,19 @@ pub struct ServeArgs {
     /// is refused with 429 and Retry-After, so the exporter retries later.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub queue: usize,
-    /// Connections open at once; past that, new ones wait unaccepted.
+    /// Connections open at once; past that, a new connection sheds the one idle the longest
+    /// (none is shed while it has a request in flight: then new ones wait unaccepted).
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+    /// A connection's first request must send its headers within DURATION of connecting, and
+    /// in HTTP/1.1 every request's headers within DURATION of their first byte; otherwise the
+    /// connection is closed. DURATION: seconds, or a number with `ms` or `s`.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
+    pub header_timeout: Duration,
+    /// A connection with no request in flight for DURATION after its last one is closed
+    /// (HTTP/1.1 keep-alive and HTTP/2 alike, whatever else it sends).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
+    pub idle_timeout: Duration,
     /// Requests judged at once (judging is CPU work); the machine's cores when not given.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
@@ -126,7 +137,8 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
         findings,
         metrics: metrics::Metrics::default(),
     });
-    runtime.block_on(serve(&args.listen, args.max_connections as usize, shared.clone()))?;
+    let timeouts = connections::Timeouts { header: args.header_timeout, idle: args.idle_timeout };
+    runtime.block_on(serve(&args.listen, args.max_connections as usize, timeouts, shared.clone()))?;
     // Every request is answered: the calls still held are judged with what arrived.
     let judged = held::judge_held(&shared, None);
     shared.findings.flush()?;
@@ -142,7 +154,12 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     Ok(Status::Holds)
 }
 
-async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Result<()> {
+async fn serve(
+    listen: &str,
+    max_connections: usize,
+    timeouts: connections::Timeouts,
+    shared: Arc<Shared>,
+) -> Result<()> {
     // Installed before the "listening" line: a SIGTERM sent as soon as it is read
     // stops serve cleanly instead of killing it.
     let stop = stop_signal().map_err(|e| Error::Internal(format!("the stop signals could not be installed: {e}")))?;
@@ -153,7 +170,10 @@ async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Res
     // Held calls are judged as their windows end, until every request taken is answered.
     let (stop_expiring, stopped) = tokio::sync::watch::channel(());
     let expiring = tokio::spawn(held::expire_until_stopped(shared.clone(), stopped));
-    listener::serve(listener::Bounded::new(listener, max_connections), http::router(shared), stop).await;
+    let bounded = listener::Bounded::new(listener, max_connections);
+    let counted = shared.clone();
+    let closed = move |why: connections::Closed| counted.metrics.closed(why);
+    listener::serve(bounded, http::router(shared), timeouts, closed, stop).await;
     drop(stop_expiring);
     let _ = expiring.await;
     Ok(())
@@ -186,4 +206,33 @@ fn say_stopping() {
         std::io::stderr().lock(),
         "packetproof serve: stopping: finishing the requests taken, then judging the calls held"
     );
+}
+
+/// A duration as the timeout flags take it: seconds (`10`), or a number with `s` or `ms`.
+fn duration(text: &str) -> std::result::Result<Duration, String> {
+    let (number, unit) = match text.strip_suffix("ms") {
+        Some(number) => (number, 1),
+        None => (text.strip_suffix('s').unwrap_or(text), 1000),
+    };
+    let expected = || format!("{text:?} is not a duration: seconds (10), or a number with ms or s (250ms, 10s)");
+    let number: u64 = number.trim().parse().map_err(|_| expected())?;
+    match number.checked_mul(unit) {
+        Some(0) => Err(format!("{text:?}: a timeout of zero closes every connection at once")),
+        Some(millis) if millis <= 24 * 3600 * 1000 => Ok(Duration::from_millis(millis)),
+        _ => Err(format!("{text:?}: at most a day")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn durations_are_seconds_or_milliseconds() {
+        use std::time::Duration;
+        assert_eq!(super::duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(super::duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(super::duration("250ms"), Ok(Duration::from_millis(250)));
+        for bad in ["", "ms", "-1", "1.5s", "0", "0ms", "99999999999999s", "2h"] {
+            assert!(super::duration(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -7,6 +7,8 @@
 
 #[path = "serve_grpc.rs"]
 mod grpc;
+#[path = "serve_limits.rs"]
+mod limits;
 
 use crate::support::{bin, exec, root};
 use libtest_mimic::Trial;
@@ -33,6 +35,7 @@ pub fn trials() -> Vec<Trial> {
         serve_judges_the_oldest_held_call_to_make_room
     ];
     trials.extend(grpc::trials());
+    trials.extend(limits::trials());
     let why = live_missing();
     trials.push(
         crate::support::trial(

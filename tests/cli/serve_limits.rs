@@ -1,0 +1,115 @@
+//! serve's connections: one that holds its place without a request (nothing sent, an
+//! HTTP/2 preface and pings, a header line now and then, an idle keep-alive) is closed
+//! after `--header-timeout` or `--idle-timeout` (given in milliseconds here), and when
+//! every place is taken a new connection sheds the idlest, so `/healthz`, `/metrics` and
+//! exporters are answered while idle connections fill the places.
+
+use super::{read_answer, recorded, Server};
+use libtest_mimic::Trial;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+pub fn trials() -> Vec<Trial> {
+    crate::trials![
+        serve_answers_health_metrics_and_exporters_while_idle_connections_fill_every_place,
+        serve_closes_connections_that_send_no_request_in_time,
+        serve_closes_a_keep_alive_connection_idle_past_its_timeout
+    ]
+}
+
+/// What a client waits for an answer at most; serve answers in milliseconds.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// The HTTP/2 connection preface, an empty SETTINGS frame, then nothing.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+/// An HTTP/2 PING frame.
+const H2_PING: &[u8] = b"\0\0\x08\x06\0\0\0\0\0pingping";
+
+fn connect(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    stream
+}
+
+/// Whether serve closes `stream` within PATIENCE, reading (and dropping) what it answers.
+fn closed_by_serve(stream: &mut TcpStream) -> bool {
+    let started = Instant::now();
+    let mut buffer = [0; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => return true,
+            Ok(_) if started.elapsed() < PATIENCE => continue,
+            Ok(_) => return false,
+            Err(e) => return matches!(e.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe),
+        }
+    }
+}
+
+/// `GET path` on a connection of its own, the answer read within PATIENCE.
+fn get(addr: SocketAddr, path: &str) -> super::Answer {
+    let mut stream = connect(addr);
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    read_answer(stream)
+}
+
+fn serve_answers_health_metrics_and_exporters_while_idle_connections_fill_every_place() {
+    // Timeouts far longer than the test: only shedding can free a place.
+    let server = Server::start(&["--max-connections", "4", "--header-timeout", "600", "--idle-timeout", "600"]);
+    let addr = server.addr;
+    let mut silent = vec![connect(addr), connect(addr)];
+    let mut preface = connect(addr);
+    preface.write_all(H2_PREFACE).unwrap();
+    let mut trickle = connect(addr);
+    trickle.write_all(b"POST /v1/traces HTTP/1.1\r\n").unwrap();
+    silent.extend([preface, trickle]);
+    for round in 0..3 {
+        assert_eq!(get(addr, "/healthz").status, 200, "round {round}");
+        assert!(get(addr, "/metrics").body_text().contains("packetproof_calls_held"), "round {round}");
+        let (path, headers, body) = recorded("node.traces.json");
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(server.post(&path, &headers, &body).status, 200, "round {round}");
+    }
+    assert!(server.metric("packetproof_connections_closed_total{reason=\"shed\"}") >= 1.0);
+    assert!(closed_by_serve(&mut silent[0]), "the idlest connection made room first");
+}
+
+fn serve_closes_connections_that_send_no_request_in_time() {
+    let server = Server::start(&["--header-timeout", "200ms", "--idle-timeout", "300ms"]);
+    let addr = server.addr;
+    let started = Instant::now();
+    let mut silent = connect(addr);
+    assert!(closed_by_serve(&mut silent), "a connection that sends nothing");
+    // A header line every 50 ms, for longer than the timeout allows.
+    let mut trickle = connect(addr);
+    trickle.write_all(b"POST /v1/traces HTTP/1.1\r\n").unwrap();
+    let trickled = (0..100).all(|i| {
+        std::thread::sleep(Duration::from_millis(50));
+        trickle.write_all(format!("X-Line-{i}: 1\r\n").as_bytes()).is_ok()
+    });
+    assert!(!trickled || closed_by_serve(&mut trickle), "a request whose headers trickle");
+    // An HTTP/2 preface, then a ping every 50 ms and never a request.
+    let mut pinging = connect(addr);
+    pinging.write_all(H2_PREFACE).unwrap();
+    let pinged = (0..100).all(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        pinging.write_all(H2_PING).is_ok()
+    });
+    assert!(!pinged || closed_by_serve(&mut pinging), "an HTTP/2 connection that only pings");
+    assert!(started.elapsed() < Duration::from_secs(15), "closed after the timeouts, not long after");
+    assert!(server.metric("packetproof_connections_closed_total{reason=\"header_timeout\"}") >= 2.0);
+}
+
+fn serve_closes_a_keep_alive_connection_idle_past_its_timeout() {
+    let server = Server::start(&["--idle-timeout", "100ms"]);
+    let mut stream = connect(server.addr);
+    for _ in 0..2 {
+        write!(stream, "GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).unwrap();
+        let mut answer = [0; 1024];
+        let read = stream.read(&mut answer).unwrap();
+        assert!(answer[..read].starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer[..read]));
+    }
+    assert!(closed_by_serve(&mut stream), "a keep-alive connection idle past --idle-timeout");
+    let metrics = get(server.addr, "/metrics").body_text();
+    assert!(metrics.contains("packetproof_connections_closed_total{reason=\"idle_timeout\"} 1"), "{metrics}");
+}
