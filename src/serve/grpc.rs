@@ -45,7 +45,7 @@ pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderM
     if !is_grpc {
         // Not a gRPC client: the HTTP answer the gRPC specification gives it.
         let why = "the Content-Type of a gRPC call is application/grpc";
-        shared.metrics.error("unsupported");
+        shared.refusals.refuse(&shared.metrics, &Refused::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported", why));
         return (StatusCode::UNSUPPORTED_MEDIA_TYPE, why).into_response();
     }
     let answer = match message_encoding(&headers) {
@@ -55,7 +55,7 @@ pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderM
     match answer {
         Ok(()) => answered(),
         Err(refused) => {
-            shared.metrics.error(refused.kind);
+            shared.refusals.refuse(&shared.metrics, &refused);
             status_only(grpc_code(refused.status), &refused.message)
         }
     }

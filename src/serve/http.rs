@@ -93,7 +93,7 @@ async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: B
             ([(header::CONTENT_TYPE, body::content_type(encoding))], empty).into_response()
         }
         Err(refused) => {
-            shared.metrics.error(refused.kind);
+            shared.refusals.refuse(&shared.metrics, &refused);
             refusal(encoding, refused)
         }
     }

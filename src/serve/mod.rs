@@ -26,6 +26,7 @@ mod held;
 mod http;
 mod listener;
 mod metrics;
+mod refusals;
 
 use packetproof::trace::packets::Packets;
 use packetproof::{Config, Error, Result, Status};
@@ -48,8 +49,10 @@ pub struct ServeArgs {
     /// device) when not given.
     #[arg(long, value_name = "FILE")]
     pub findings: Option<PathBuf>,
-    /// The largest request body taken, as sent and once decompressed; larger is refused (413).
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    /// The largest request body taken, as sent and once decompressed; larger is refused (413,
+    /// which exporters do not retry: each refusal is said on stderr). The default is the
+    /// OpenTelemetry Collector's: an SDK's default batch (512 spans) of prompts of tens of KB.
+    #[arg(long, value_name = "BYTES", default_value_t = 20 << 20, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub max_body: u64,
     /// Requests held waiting beside those being judged (`--workers`); past that a request
     /// is refused with 429 and Retry-After, so the exporter retries later.
@@ -106,6 +109,7 @@ pub(crate) struct Shared {
     pub(crate) held: held::Held,
     pub(crate) findings: findings::Sink,
     pub(crate) metrics: metrics::Metrics,
+    pub(crate) refusals: refusals::Refusals,
 }
 
 /// Load the packets, bind, serve until SIGTERM or Ctrl-C. Exit 0 after a clean stop;
@@ -136,6 +140,7 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
         held: held::Held::new(Duration::from_secs(args.join_window), args.join_capacity as usize),
         findings,
         metrics: metrics::Metrics::default(),
+        refusals: refusals::Refusals::default(),
     });
     let timeouts = connections::Timeouts { header: args.header_timeout, idle: args.idle_timeout };
     runtime.block_on(serve(&args.listen, args.max_connections as usize, timeouts, shared.clone()))?;

@@ -1,4 +1,5 @@
-//! serve's connections: one that holds its place without a request (nothing sent, an
+//! serve's bounds. Its defaults take an SDK exporter's default batch, and each refusal
+//! is said on stderr. Its connections: one that holds its place without a request (nothing sent, an
 //! HTTP/2 preface and pings, a header line now and then, an idle keep-alive) is closed
 //! after `--header-timeout` or `--idle-timeout` (given in milliseconds here), and when
 //! every place is taken a new connection sheds the idlest, so `/healthz`, `/metrics` and
@@ -14,7 +15,8 @@ pub fn trials() -> Vec<Trial> {
     crate::trials![
         serve_answers_health_metrics_and_exporters_while_idle_connections_fill_every_place,
         serve_closes_connections_that_send_no_request_in_time,
-        serve_closes_a_keep_alive_connection_idle_past_its_timeout
+        serve_closes_a_keep_alive_connection_idle_past_its_timeout,
+        serve_takes_an_sdk_default_batch_and_says_each_refusal_on_stderr
     ]
 }
 
@@ -112,4 +114,46 @@ fn serve_closes_a_keep_alive_connection_idle_past_its_timeout() {
     assert!(closed_by_serve(&mut stream), "a keep-alive connection idle past --idle-timeout");
     let metrics = get(server.addr, "/metrics").body_text();
     assert!(metrics.contains("packetproof_connections_closed_total{reason=\"idle_timeout\"} 1"), "{metrics}");
+}
+
+/// An OTLP/JSON export of `spans` chat spans, each with a prompt of `prompt` bytes.
+fn batch(spans: usize, prompt: usize) -> Vec<u8> {
+    let text = "x".repeat(prompt);
+    let spans: Vec<serde_json::Value> = (0..spans)
+        .map(|i| {
+            let messages = serde_json::json!([{"role": "user", "parts": [{"type": "text", "content": text}]}]);
+            let attribute = |key: &str, value: &str| serde_json::json!({"key": key, "value": {"stringValue": value}});
+            serde_json::json!({"traceId": format!("{i:032x}"), "spanId": format!("{i:016x}"), "name": "chat gpt-5",
+                "attributes": [attribute("gen_ai.operation.name", "chat"), attribute("gen_ai.request.model", "gpt-5"),
+                               attribute("gen_ai.input.messages", &messages.to_string())]})
+        })
+        .collect();
+    let export = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "opentelemetry.instrumentation.openai_v2"}, "spans": spans}]}]});
+    export.to_string().into_bytes()
+}
+
+/// The Python SDK's BatchSpanProcessor sends up to 512 spans a request; with prompts of
+/// about 9 KB that is past 4 MiB (the old default, which lost such batches to 413).
+fn serve_takes_an_sdk_default_batch_and_says_each_refusal_on_stderr() {
+    let body = batch(512, 9 << 10);
+    assert!(body.len() > 4 << 20, "{}", body.len());
+    let server = Server::start(&[]);
+    let json = ("Content-Type", "application/json");
+    let taken = server.post("/v1/traces", &[json], &body);
+    assert_eq!(taken.status, 200, "{}", taken.body_text());
+    let zipped = server.post("/v1/traces", &[json, ("Content-Encoding", "gzip")], &super::gzip(&body));
+    assert_eq!(zipped.status, 200, "{}", zipped.body_text());
+    // The same calls sent again (gzipped) are the same calls: judged once.
+    assert_eq!(server.findings().len(), 512, "every call of the batch is judged, once");
+
+    let small = Server::start(&["--max-body", "1000"]);
+    for _ in 0..3 {
+        assert_eq!(small.post("/v1/traces", &[json], &batch(1, 2000)).status, 413);
+    }
+    let said = small.stderr.recv_timeout(PATIENCE).expect("a refusal said on stderr");
+    assert!(said.starts_with("packetproof serve: refused a request: 413 Payload Too Large (too_large): "), "{said}");
+    assert!(said.contains("--max-body"), "{said}");
+    assert_eq!(small.metric("packetproof_request_errors_total{kind=\"too_large\"}"), 3.0);
+    let (_, rest, _) = small.terminate();
+    assert!(!rest.contains("refused a request"), "one line per kind per period: {rest}");
 }
