@@ -82,7 +82,17 @@ impl Server {
     }
 
     fn spawn(args: &[std::ffi::OsString], stdout: Stdio, findings: PathBuf, dir: tempfile::TempDir) -> Server {
-        let mut child = bin()
+        Server::spawn_command(bin(), args, stdout, findings, dir)
+    }
+
+    fn spawn_command(
+        mut command: Command,
+        args: &[std::ffi::OsString],
+        stdout: Stdio,
+        findings: PathBuf,
+        dir: tempfile::TempDir,
+    ) -> Server {
+        let mut child = command
             .args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS])
             .args(args)
             .stdout(stdout)

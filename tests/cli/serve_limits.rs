@@ -16,7 +16,8 @@ pub fn trials() -> Vec<Trial> {
         serve_answers_health_metrics_and_exporters_while_idle_connections_fill_every_place,
         serve_closes_connections_that_send_no_request_in_time,
         serve_closes_a_keep_alive_connection_idle_past_its_timeout,
-        serve_takes_an_sdk_default_batch_and_says_each_refusal_on_stderr
+        serve_takes_an_sdk_default_batch_and_says_each_refusal_on_stderr,
+        serve_keeps_findings_whole_lines_through_a_full_disk
     ]
 }
 
@@ -156,4 +157,56 @@ fn serve_takes_an_sdk_default_batch_and_says_each_refusal_on_stderr() {
     assert_eq!(small.metric("packetproof_request_errors_total{kind=\"too_large\"}"), 3.0);
     let (_, rest, _) = small.terminate();
     assert!(!rest.contains("refused a request"), "one line per kind per period: {rest}");
+}
+
+/// A file size limit (RLIMIT_FSIZE, its signal ignored) is a full disk to serve: a write
+/// past it is cut short, then fails. The request whose finding could not be written is
+/// refused (503); the file keeps whole lines, and once there is room again the next
+/// finding is a line of its own.
+fn serve_keeps_findings_whole_lines_through_a_full_disk() {
+    const ROOM: u64 = 3000;
+    let dir = tempfile::tempdir().unwrap();
+    let findings = dir.path().join("findings.jsonl");
+    let mut command = crate::support::bin();
+    // SAFETY: only async-signal-safe calls (signal, setrlimit) between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit { rlim_cur: ROOM, rlim_max: libc::RLIM_INFINITY };
+            match libc::setrlimit(libc::RLIMIT_FSIZE, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let args = [std::ffi::OsString::from("--findings"), findings.clone().into(), "--join-window".into(), "0".into()];
+    let server = Server::spawn_command(command, &args, std::process::Stdio::null(), findings.clone(), dir);
+    let json = ("Content-Type", "application/json");
+    let mut statuses = Vec::new();
+    for i in 0..40 {
+        let mut body = batch(1, 100);
+        // Each request a call of its own.
+        let text = String::from_utf8(body).unwrap().replace(&format!("{:016x}", 0), &format!("{i:016x}"));
+        body = text.into_bytes();
+        let status = server.post("/v1/traces", &[json], &body).status;
+        statuses.push(status);
+        if status == 503 {
+            break;
+        }
+    }
+    assert_eq!(statuses.last(), Some(&503), "the disk never filled: {statuses:?}");
+    let whole_lines = |text: &str| text.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok());
+    let text = std::fs::read_to_string(&findings).unwrap();
+    assert!(text.ends_with('\n') && whole_lines(&text), "a cut line is left: {text:?}");
+    assert_eq!(text.lines().count(), statuses.len() - 1, "one line per request answered 200");
+    // Room again: the next finding is a line of its own.
+    let pid = rustix::process::Pid::from_child(server.child.as_ref().unwrap());
+    let unlimited = rustix::process::Rlimit { current: None, maximum: None };
+    rustix::process::prlimit(Some(pid), rustix::process::Resource::Fsize, unlimited).unwrap();
+    let mut body = String::from_utf8(batch(1, 100)).unwrap();
+    body = body.replace(&format!("{:016x}", 0), &format!("{:016x}", 999));
+    assert_eq!(server.post("/v1/traces", &[json], body.as_bytes()).status, 200);
+    let text = std::fs::read_to_string(&findings).unwrap();
+    assert!(whole_lines(&text), "{text:?}");
+    assert_eq!(text.lines().count(), statuses.len());
 }
