@@ -122,6 +122,7 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     let inputs: Vec<&std::path::Path> =
         args.packets.iter().chain(&args.gate).chain(&args.trusted_keys).map(PathBuf::as_path).collect();
     let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;
+    let models = packets.models().into_iter().map(str::to_owned).collect();
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let workers = args.workers.map_or(cores, |n| n as usize);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -139,7 +140,7 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
         judging: Arc::new(tokio::sync::Semaphore::new(workers)),
         held: held::Held::new(Duration::from_secs(args.join_window), args.join_capacity as usize),
         findings,
-        metrics: metrics::Metrics::default(),
+        metrics: metrics::Metrics::new(models),
         refusals: refusals::Refusals::default(),
     });
     let timeouts = connections::Timeouts { header: args.header_timeout, idle: args.idle_timeout };

@@ -126,6 +126,11 @@ impl Packets {
         self.count += 1;
     }
 
+    /// The models the reviewed packets name, each once.
+    pub fn models(&self) -> std::collections::BTreeSet<&str> {
+        self.settings().map(|(model, _)| model).collect()
+    }
+
     /// The (model, max tokens) of every reviewed packet.
     pub(crate) fn settings(&self) -> impl Iterator<Item = (&str, u64)> {
         self.by_text.values().flatten().map(|r| (r.model.as_str(), r.max_tokens))
