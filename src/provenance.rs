@@ -37,16 +37,20 @@ pub fn parse_base_url(url: &str) -> std::result::Result<String, String> {
 pub struct Capture<'a> {
     pub file: Option<&'a Path>,
     pub base_url: Option<&'a str>,
-    /// `--gate FILE` and the keys it must be signed by.
-    pub gate: Option<(&'a Path, Vec<ed25519_dalek::VerifyingKey>)>,
+    /// `--gate FILE`, the keys it must be signed by and its maximum age.
+    pub gate: Option<GateArgs<'a>>,
 }
 
-/// `--gate FILE --trusted-key PUB…`: the file and the keys, read now.
+/// `--gate FILE --trusted-key PUB… [--gate-max-age AGE]`.
+pub type GateArgs<'a> = (&'a Path, Vec<ed25519_dalek::VerifyingKey>, Option<std::time::Duration>);
+
+/// `--gate FILE --trusted-key PUB…`: the file and the keys, read now, and the maximum age.
 pub fn gate<'a>(
     file: Option<&'a Path>,
     keys: &[std::path::PathBuf],
-) -> Result<Option<(&'a Path, Vec<ed25519_dalek::VerifyingKey>)>> {
-    file.map(|file| Ok((file, trusted_keys(keys)?))).transpose()
+    max_age: Option<std::time::Duration>,
+) -> Result<Option<GateArgs<'a>>> {
+    file.map(|file| Ok((file, trusted_keys(keys)?, max_age))).transpose()
 }
 
 /// `wire`: the body (stdout, or `--out` written atomically), or with `--check` the
@@ -80,8 +84,8 @@ pub fn wire(
     let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
     let mut outcome = packetproof::judge::wire_check(config, packet, &value, api, &captured)?;
-    if let Some((file, keys)) = &capture.gate {
-        let gate = packetproof::attest::vouch::Gate::read(file, keys, config)?;
+    if let Some((file, keys, max_age)) = &capture.gate {
+        let gate = packetproof::attest::vouch::Gate::read(file, keys, config, *max_age)?;
         gate.hold(&mut outcome, &packet_bytes);
     }
     print::outcomes(&[outcome], format)

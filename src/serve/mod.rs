@@ -81,6 +81,10 @@ pub struct ServeArgs {
     /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
     #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
     pub trusted_keys: Vec<PathBuf>,
+    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
+    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
+    #[arg(long, value_name = "AGE", requires = "gate", value_parser = super::args::age)]
+    pub gate_max_age: Option<std::time::Duration>,
     /// How long a call's records are awaited when they come in separate requests (its span in the
     /// traces, its messages as log events in the logs): a call not whole in one request is held up
     /// to SECONDS for the rest, then judged with what arrived. 0: each request is judged alone.
@@ -118,7 +122,7 @@ pub(crate) struct Shared {
 pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     super::print::skipped_notes(packets.skipped());
-    let vouching = super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, config)?;
+    let vouching = super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config)?;
     let inputs: Vec<&std::path::Path> =
         args.packets.iter().chain(&args.gate).chain(&args.trusted_keys).map(PathBuf::as_path).collect();
     let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;
