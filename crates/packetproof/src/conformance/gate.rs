@@ -276,11 +276,11 @@ mod tests {
         let out = dir.path().join("gate.json");
         let key = SigningKey::from_bytes(&[7; 32]);
         before.subject[0].digest.sha256 = "0".repeat(64);
-        let err = sign(&config, &before, &[], 0, &key, &out).unwrap_err().to_string();
+        let err = sign(&config, &before, &[], 0, &key, &out, true).unwrap_err().to_string();
         assert!(err.contains("changed while the gate ran") && err.contains(&before.subject[0].name), "{err}");
         assert!(!out.exists());
         // Unchanged, the same call signs.
         let now = inputs(&config).unwrap();
-        assert_eq!(sign(&config, &now, &[], 0, &key, &out).unwrap().subjects, now.subject.len());
+        assert_eq!(sign(&config, &now, &[], 0, &key, &out, true).unwrap().subjects, now.subject.len());
     }
 }
