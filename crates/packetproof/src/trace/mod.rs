@@ -19,6 +19,7 @@ pub(crate) mod otlp;
 pub mod packets;
 #[doc(hidden)]
 pub mod proto;
+pub mod received;
 pub(crate) mod record;
 pub mod verdict;
 pub mod vouched;
