@@ -24,8 +24,12 @@ function forward(signal) {
   for (const child of running) child.kill(signal);
 }
 
-function track(child) {
+/** Listen for the stop signals: before a binary starts, so none sent as it starts is missed. */
+function listen() {
   if (running.size === 0) for (const signal of FORWARDED) process.on(signal, forward);
+}
+
+function track(child) {
   running.add(child);
   child.on('exit', () => {
     running.delete(child);
@@ -60,6 +64,7 @@ function run(args, options = {}, accepted = [0, 1]) {
       return;
     }
     const settings = { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT, windowsHide: true };
+    listen();
     const child = execFile(binary, args, settings, (error, stdout, stderr) => {
       const exitCode = error ? error.code : 0;
       if (typeof exitCode !== 'number' || !accepted.includes(exitCode)) {

@@ -13,15 +13,17 @@ try {
   process.stderr.write(`${error.message}\n`);
   process.exit(2);
 }
-const child = spawn(binary, process.argv.slice(2), { stdio: 'inherit', windowsHide: true });
 // A supervisor's stop (SIGTERM), Ctrl-C and a closed terminal reach the binary, which
 // decides (`serve` finishes its requests and judges the calls it holds); the shim then
-// exits with the binary's status, never before it.
+// exits with the binary's status, never before it. Listened for before the binary
+// starts: a signal sent as soon as it runs is passed on too.
+let child = null;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
   });
 }
+child = spawn(binary, process.argv.slice(2), { stdio: 'inherit', windowsHide: true });
 child.on('error', (error) => {
   process.stderr.write(`packetproof: could not run ${binary}: ${error.message}\n`);
   process.exit(2);
