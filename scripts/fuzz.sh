@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds="${1:-60}"
-for target in canonical_json otlp_json otlp_protobuf har; do
+for target in canonical_json otlp_json otlp_protobuf har serve_request; do
   mkdir -p "corpus/$target" "artifacts/$target"
   cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048
   cargo +nightly fuzz cmin "$target" "corpus/$target" -- -max_len=65536

@@ -211,6 +211,10 @@ pub enum Command {
         /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
         #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
         trusted_keys: Vec<PathBuf>,
+        /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
+        /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
+        #[arg(long, value_name = "AGE", requires = "gate", value_parser = crate::args::age)]
+        gate_max_age: Option<std::time::Duration>,
         /// Write the body here instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -464,6 +468,10 @@ pub struct VerifyArgs {
     /// vouches for the packet's bytes (`gate::vouched`); signed by a --trusted-key.
     #[arg(long, value_name = "FILE", requires = "trusted_keys")]
     pub gate: Option<PathBuf>,
+    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
+    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
+    #[arg(long, value_name = "AGE", requires = "gate", value_parser = age)]
+    pub gate_max_age: Option<std::time::Duration>,
     /// Run the suite's `[exporter]` to check that golden packets regenerate (without it,
     /// verify runs no command harness.toml names and says which checks it left out).
     #[arg(long)]
@@ -517,6 +525,40 @@ mod tests {
             args.extend(["--google-suffix-file".to_owned(), "suffix.txt".to_owned()]);
             let parsed = Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
             assert_eq!(parsed.command.suffix().map(|p| p.to_str().unwrap()), Some("suffix.txt"), "{args:?}");
+        }
+    }
+}
+
+/// A gate statement's maximum age: a whole number with `d`, `h`, `m` or `s`, or seconds.
+pub(crate) fn age(text: &str) -> std::result::Result<std::time::Duration, String> {
+    let expected = || format!("{text:?} is not an age: a whole number with d, h, m or s (30d, 12h, 90m, 3600s)");
+    let (number, unit) = match text.char_indices().last() {
+        Some((i, 'd')) => (&text[..i], 86_400),
+        Some((i, 'h')) => (&text[..i], 3_600),
+        Some((i, 'm')) => (&text[..i], 60),
+        Some((i, 's')) => (&text[..i], 1),
+        _ => (text, 1),
+    };
+    let number: u64 = number.parse().map_err(|_| expected())?;
+    match number.checked_mul(unit) {
+        Some(0) => Err(format!("{text:?}: an age of zero refuses every statement")),
+        Some(secs) => Ok(std::time::Duration::from_secs(secs)),
+        None => Err(expected()),
+    }
+}
+
+#[cfg(test)]
+mod age_tests {
+    #[test]
+    fn an_age_is_a_whole_number_of_days_hours_minutes_or_seconds() {
+        use std::time::Duration;
+        assert_eq!(super::age("30d"), Ok(Duration::from_secs(30 * 86_400)));
+        assert_eq!(super::age("12h"), Ok(Duration::from_secs(12 * 3_600)));
+        assert_eq!(super::age("90m"), Ok(Duration::from_secs(5_400)));
+        assert_eq!(super::age("3600s"), Ok(Duration::from_secs(3_600)));
+        assert_eq!(super::age("60"), Ok(Duration::from_secs(60)));
+        for bad in ["", "d", "-1d", "1.5d", "0d", "2w", "99999999999999999999d"] {
+            assert!(super::age(bad).is_err(), "{bad}");
         }
     }
 }

@@ -144,7 +144,7 @@ fn dispatch(cli: Cli) -> Result<Status> {
             progress.finish();
             let mut found = found?;
             if let Some(file) = &args.gate {
-                let gate = packetproof::attest::vouch::Gate::read(file, &keys, &config)?;
+                let gate = packetproof::attest::vouch::Gate::read(file, &keys, &config, args.gate_max_age)?;
                 packetproof::verify::hold_to_gate(&mut found, &gate);
             }
             print::reported(args.format, Event::Verified { found: &found, verbose: args.verbose })?;
@@ -183,8 +183,8 @@ fn dispatch(cli: Cli) -> Result<Status> {
         Command::Trace(args) => trace::run(&checking(load_config(suffix)?), &args),
         Command::Serve(args) => serve::run(&checking(load_config(suffix)?), &args),
         Command::Test(_) => Err(Error::Internal("`test` runs through cli::main".into())),
-        Command::Wire { packet, api, check, base_url, out, format, gate, trusted_keys, .. } => {
-            let gate = provenance::gate(gate.as_deref(), &trusted_keys)?;
+        Command::Wire { packet, api, check, base_url, out, format, gate, trusted_keys, gate_max_age, .. } => {
+            let gate = provenance::gate(gate.as_deref(), &trusted_keys, gate_max_age)?;
             let capture = provenance::Capture { file: check.as_deref(), base_url: base_url.as_deref(), gate };
             let config = checking(load_config(suffix)?);
             match packet {

@@ -38,16 +38,20 @@ pub fn parse_base_url(url: &str) -> std::result::Result<String, String> {
 pub struct Capture<'a> {
     pub file: Option<&'a Path>,
     pub base_url: Option<&'a str>,
-    /// `--gate FILE` and the keys it must be signed by.
-    pub gate: Option<(&'a Path, Vec<ed25519_dalek::VerifyingKey>)>,
+    /// `--gate FILE`, the keys it must be signed by and its maximum age.
+    pub gate: Option<GateArgs<'a>>,
 }
 
-/// `--gate FILE --trusted-key PUB…`: the file and the keys, read now.
+/// `--gate FILE --trusted-key PUB… [--gate-max-age AGE]`.
+pub type GateArgs<'a> = (&'a Path, Vec<ed25519_dalek::VerifyingKey>, Option<std::time::Duration>);
+
+/// `--gate FILE --trusted-key PUB…`: the file and the keys, read now, and the maximum age.
 pub fn gate<'a>(
     file: Option<&'a Path>,
     keys: &[std::path::PathBuf],
-) -> Result<Option<(&'a Path, Vec<ed25519_dalek::VerifyingKey>)>> {
-    file.map(|file| Ok((file, trusted_keys(keys)?))).transpose()
+    max_age: Option<std::time::Duration>,
+) -> Result<Option<GateArgs<'a>>> {
+    file.map(|file| Ok((file, trusted_keys(keys)?, max_age))).transpose()
 }
 
 /// `wire`: the body (stdout, or `--out` written atomically), or with `--check` the
@@ -81,8 +85,8 @@ pub fn wire(
     let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
     let mut outcome = packetproof::judge::wire_check(config, packet, &value, api, &captured)?;
-    if let Some((file, keys)) = &capture.gate {
-        let gate = packetproof::attest::vouch::Gate::read(file, keys, config)?;
+    if let Some((file, keys, max_age)) = &capture.gate {
+        let gate = packetproof::attest::vouch::Gate::read(file, keys, config, *max_age)?;
         gate.hold(&mut outcome, &packet_bytes);
     }
     print::outcomes(&[outcome], format)
@@ -92,11 +96,11 @@ pub fn wire(
 /// judged as `trace --gate` judges its call, against the suite's golden packets and
 /// the templates the gate vouched for; reported as `trace` reports a call.
 pub fn wire_production(config: &Config, api: Api, capture: Capture, format: Format) -> Result<Status> {
-    let (Some(file), Some((gate, keys))) = (capture.file, capture.gate) else {
+    let (Some(file), Some((gate, keys, max_age))) = (capture.file, capture.gate) else {
         return Err(packetproof::Error::Internal("wire without --packet needs --check and --gate".into()));
     };
     let packets = packetproof::trace::packets::Packets::of_suite(config, "wire --check without --packet")?;
-    let gate = packetproof::attest::vouch::Gate::read(gate, &keys, config)?;
+    let gate = packetproof::attest::vouch::Gate::read(gate, &keys, config, max_age)?;
     let vouching = packetproof::trace::vouched::Vouching::new(gate, config, &packets);
     if let Some(why) = vouching.templates_unavailable() {
         print::note(&format!("calls are not matched to templates: {why}"));

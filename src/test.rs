@@ -174,6 +174,10 @@ pub struct TestArgs {
     /// Where --attest writes the gate statement (a DSSE envelope; never overwritten).
     #[arg(long, value_name = "FILE", requires = "attest")]
     pub attestation: Option<PathBuf>,
+    /// Sign even when the git checkout has uncommitted changes (refused otherwise: the
+    /// statement names the commit); the statement then says `treeClean: false`.
+    #[arg(long, requires = "attest")]
+    pub allow_dirty: bool,
 }
 
 /// `test --format`: libtest's formats, which libtest-mimic prints (packetproof's
@@ -261,7 +265,8 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
             ));
         } else {
             let before = before.unwrap_or_else(|| Err(packetproof::Error::Internal("no inputs read".into())))?;
-            let signed = packetproof::conformance::gate::sign(&config, &before, &records, total, &key, &out)?;
+            let signed =
+                packetproof::conformance::gate::sign(&config, &before, &records, total, &key, &out, args.allow_dirty)?;
             print::note(&format!(
                 "gate statement {}: {} golden packet(s) vouched for, signed by {}",
                 signed.file.display(),

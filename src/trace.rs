@@ -28,6 +28,10 @@ pub struct TraceArgs {
     /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
     #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
     pub trusted_keys: Vec<PathBuf>,
+    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
+    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
+    #[arg(long, value_name = "AGE", requires = "gate", value_parser = super::args::age)]
+    pub gate_max_age: Option<std::time::Duration>,
     /// Pass a trace with no GenAI call, or with calls that cannot be judged (content not
     /// captured or not readable); by default it fails.
     #[arg(long)]
@@ -40,7 +44,7 @@ pub struct TraceArgs {
 /// one small record per call and prints them at the end).
 pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
-    let vouching = vouching(args.gate.as_deref(), &args.trusted_keys, config, &packets)?;
+    let vouching = vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
     let options = trace::Options { allow_unjudged: args.allow_unjudged };
     let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, options, &mut |judged| {
@@ -55,12 +59,13 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
 pub(crate) fn vouching(
     gate: Option<&std::path::Path>,
     trusted_keys: &[PathBuf],
+    max_age: Option<std::time::Duration>,
     config: &Config,
     packets: &Packets,
 ) -> Result<Option<trace::vouched::Vouching>> {
     let Some(file) = gate else { return Ok(None) };
     let keys = super::provenance::trusted_keys(trusted_keys)?;
-    let gate = packetproof::attest::vouch::Gate::read(file, &keys, config)?;
+    let gate = packetproof::attest::vouch::Gate::read(file, &keys, config, max_age)?;
     let vouching = trace::vouched::Vouching::new(gate, config, packets);
     if let Some(why) = vouching.templates_unavailable() {
         print::note(&format!("calls are not matched to templates: {why}"));

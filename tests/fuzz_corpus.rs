@@ -67,6 +67,21 @@ fn har_corpus() {
     });
 }
 
+#[test]
+fn serve_request_corpus() {
+    use packetproof::trace::received::{request, Wire};
+    replay("serve_request", |input| {
+        let Some((&how, body)) = input.split_first() else { return };
+        let gzip = how & 2 != 0;
+        let wire = if how & 1 == 0 { Wire::Http { gzip } } else { Wire::Grpc { gzip } };
+        let encoding = if how & 4 == 0 { Encoding::Json } else { Encoding::Protobuf };
+        let signal = if how & 8 == 0 { Signal::Traces } else { Signal::Logs };
+        if let Ok(bytes) = request(body, wire, 1 << 20) {
+            let _ = judge_export(&bytes, encoding, signal, &Packets::default(), Options::default());
+        }
+    });
+}
+
 /// The replay can fail: a reader that panics on an input is named.
 #[test]
 fn a_panicking_reader_is_named_with_its_input() {

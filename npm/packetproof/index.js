@@ -10,6 +10,39 @@ const { binaryPath, PLATFORMS } = require('./platforms.js');
 
 const MAX_OUTPUT = 256 * 1024 * 1024;
 
+// The binaries running for this process, and the stop signals forwarded to them: a
+// SIGINT, SIGTERM or SIGHUP this process gets reaches each binary it started, so none
+// is left running when the caller is stopped.
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const running = new Set();
+// A signal this process would have died of (no other listener): raised again once the
+// binaries it forwarded it to have exited.
+let fatal = null;
+
+function forward(signal) {
+  if (process.listenerCount(signal) === 1) fatal = fatal || signal;
+  for (const child of running) child.kill(signal);
+}
+
+/** Listen for the stop signals: before a binary starts, so none sent as it starts is missed. */
+function listen() {
+  if (running.size === 0) for (const signal of FORWARDED) process.on(signal, forward);
+}
+
+function track(child) {
+  running.add(child);
+  child.on('exit', () => {
+    running.delete(child);
+    if (running.size > 0) return;
+    for (const signal of FORWARDED) process.removeListener(signal, forward);
+    if (fatal) {
+      const signal = fatal;
+      fatal = null;
+      process.kill(process.pid, signal);
+    }
+  });
+}
+
 class PacketproofError extends Error {
   constructor(message, { exitCode, stderr, args }) {
     super(message);
@@ -31,7 +64,8 @@ function run(args, options = {}, accepted = [0, 1]) {
       return;
     }
     const settings = { cwd: options.cwd, env: options.env, maxBuffer: MAX_OUTPUT, windowsHide: true };
-    execFile(binary, args, settings, (error, stdout, stderr) => {
+    listen();
+    const child = execFile(binary, args, settings, (error, stdout, stderr) => {
       const exitCode = error ? error.code : 0;
       if (typeof exitCode !== 'number' || !accepted.includes(exitCode)) {
         const why = stderr.trim() || (error && error.message) || `exit status ${exitCode}`;
@@ -40,6 +74,7 @@ function run(args, options = {}, accepted = [0, 1]) {
       }
       resolve({ exitCode, stdout, stderr });
     });
+    track(child);
   });
 }
 

@@ -1,12 +1,13 @@
-//! A request body, from the bytes received to the judged calls: decompressed within
-//! the bound, decoded by its content type, judged by the library. [`judge`] is the one
+//! A request body, from the bytes received to the judged calls: decompressed (and
+//! unframed) within the bound by the library's [`packetproof::trace::received`], decoded
+//! by its content type, judged by the library. [`judge`] is the one
 //! place that knows how an export request's bytes become calls (`trace::Session`, and
 //! the join window for calls whose records are not all in it).
 
 use super::Shared;
 use packetproof::trace::{Counts, Judged, Options, Session};
-use std::io::Read;
 
+pub(crate) use packetproof::trace::received::{Refusal, Wire};
 pub(crate) use packetproof::trace::{Encoding, Signal};
 
 /// The path of the export a signal is sent to.
@@ -40,32 +41,6 @@ pub(crate) fn content_type(encoding: Encoding) -> &'static str {
         Encoding::Protobuf => "application/x-protobuf",
         Encoding::Json => "application/json",
     }
-}
-
-/// Why a body was not judged.
-#[derive(Debug)]
-pub(crate) enum Refusal {
-    /// Not an export request of this encoding (400).
-    Malformed(String),
-    /// Past `--max-body` once decompressed (413).
-    TooLarge(String),
-}
-
-/// `received` as sent, gunzipped when `gzip`: never more than `max` bytes are
-/// produced, so a small body that inflates without end stops at the bound.
-pub(crate) fn decompress(received: &[u8], gzip: bool, max: usize) -> Result<std::borrow::Cow<'_, [u8]>, Refusal> {
-    if !gzip {
-        return Ok(std::borrow::Cow::Borrowed(received));
-    }
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(received)
-        .take(max as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| Refusal::Malformed(format!("the gzip body cannot be decompressed: {e}")))?;
-    if out.len() > max {
-        return Err(Refusal::TooLarge(format!("the body decompresses to more than {max} bytes (--max-body)")));
-    }
-    Ok(std::borrow::Cow::Owned(out))
 }
 
 /// A session of the reviewed packets, held to the gate when serve is given one.

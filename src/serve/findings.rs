@@ -2,7 +2,10 @@
 //! (schemas/serve-finding.schema.json), appended to `--findings FILE` or written to
 //! stdout. Each line is written whole under one lock and flushed before the request
 //! is answered, so a line is never interleaved with another, and a finding the
-//! exporter was told was taken is on disk (or in the pipe) already.
+//! exporter was told was taken is on disk (or in the pipe) already. A line that cannot
+//! be written whole (a full disk) is cut back from the file, or ended with a newline
+//! before the next line where it cannot be (stdout), so every finding stays a line of
+//! its own; its request is answered 503.
 
 use packetproof::run::OutputKind;
 use packetproof::trace::verdict::Verdict;
@@ -18,8 +21,11 @@ pub(crate) struct Sink {
 }
 
 enum Out {
-    File(std::fs::File),
-    Stdout,
+    /// The file, and whether its last line may be cut short (a write failed, and
+    /// cutting the file back to where the line began failed too).
+    File(std::fs::File, bool),
+    /// Whether the last line written may be cut short (stdout cannot be cut back).
+    Stdout(bool),
 }
 
 impl Sink {
@@ -28,21 +34,27 @@ impl Sink {
     /// `inputs`), or write to stdout: the way to send findings to a pipe or a device.
     pub(crate) fn open(path: Option<&Path>, config: &Config, inputs: &[&Path]) -> Result<Sink> {
         let out = match path {
-            Some(path) => Out::File(packetproof::run::open_to_append(path, OutputKind::Findings, config, inputs)?),
-            None => Out::Stdout,
+            Some(path) => {
+                Out::File(packetproof::run::open_to_append(path, OutputKind::Findings, config, inputs)?, false)
+            }
+            None => Out::Stdout(false),
         };
         Ok(Sink { out: Mutex::new(out), shown: path.map_or_else(|| "<stdout>".into(), Path::to_path_buf) })
     }
 
     /// Write `line` (ending in a newline) whole and flush it. A failure (a full disk,
     /// stdout closed) is an error: the request is answered 503 so the exporter retries.
+    /// Lines stay whole: a line that could not be written whole is cut back from the
+    /// file, or, where it cannot be, ended before the next line is written.
     pub(crate) fn write(&self, line: &str) -> Result<()> {
         let mut out = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let written = match &mut *out {
-            Out::File(file) => file.write_all(line.as_bytes()).and_then(|()| file.flush()),
-            Out::Stdout => {
+            Out::File(file, cut) => write_to_file(file, cut, line.as_bytes()),
+            Out::Stdout(cut) => {
                 let mut stdout = std::io::stdout().lock();
-                stdout.write_all(line.as_bytes()).and_then(|()| stdout.flush())
+                let written = end_cut_line(&mut stdout, cut).and_then(|()| whole(&mut stdout, line.as_bytes()));
+                *cut |= written.is_err();
+                written
             }
         };
         written.map_err(|e| Error::io(&self.shown, e))
@@ -60,8 +72,33 @@ impl Sink {
     pub(crate) fn flush(&self) -> Result<()> {
         let out = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match &*out {
-            Out::File(file) => file.sync_data().map_err(|e| Error::io(&self.shown, e)),
-            Out::Stdout => Ok(()),
+            Out::File(file, _) => file.sync_data().map_err(|e| Error::io(&self.shown, e)),
+            Out::Stdout(_) => Ok(()),
         }
     }
+}
+
+fn whole(out: &mut impl Write, line: &[u8]) -> std::io::Result<()> {
+    out.write_all(line).and_then(|()| out.flush())
+}
+
+/// A newline first when the last line may be cut short, so the next is a line of its own.
+fn end_cut_line(out: &mut impl Write, cut: &mut bool) -> std::io::Result<()> {
+    if *cut {
+        whole(out, b"\n")?;
+        *cut = false;
+    }
+    Ok(())
+}
+
+/// Append `line` to `file` whole, or leave the file as it was: a failed write is cut
+/// back to the length the file had (the file is appended to by this process alone).
+fn write_to_file(file: &mut std::fs::File, cut: &mut bool, line: &[u8]) -> std::io::Result<()> {
+    end_cut_line(file, cut)?;
+    let before = file.metadata()?.len();
+    let written = whole(file, line);
+    if written.is_err() {
+        *cut = file.set_len(before).is_err();
+    }
+    written
 }

@@ -10,8 +10,8 @@
 //! `--max-body`, the decompression bound) must hold for both protocols: so both go
 //! through [`super::http::take`].
 
-use super::body::{Encoding, Refusal, Signal};
-use super::http::{self, Refused, Wire};
+use super::body::{Encoding, Signal, Wire};
+use super::http::{self, Refused};
 use super::Shared;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -45,7 +45,7 @@ pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderM
     if !is_grpc {
         // Not a gRPC client: the HTTP answer the gRPC specification gives it.
         let why = "the Content-Type of a gRPC call is application/grpc";
-        shared.metrics.error("unsupported");
+        shared.refusals.refuse(&shared.metrics, &Refused::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported", why));
         return (StatusCode::UNSUPPORTED_MEDIA_TYPE, why).into_response();
     }
     let answer = match message_encoding(&headers) {
@@ -55,7 +55,7 @@ pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderM
     match answer {
         Ok(()) => answered(),
         Err(refused) => {
-            shared.metrics.error(refused.kind);
+            shared.refusals.refuse(&shared.metrics, &refused);
             status_only(grpc_code(refused.status), &refused.message)
         }
     }
@@ -72,26 +72,6 @@ fn message_encoding(headers: &HeaderMap) -> Result<bool, Refused> {
             "unsupported",
             "the grpc-encoding is neither gzip nor identity",
         )),
-    }
-}
-
-/// The one message of a unary call: whether it is compressed, and its bytes.
-pub(super) fn unframe(received: &[u8], gzip: bool) -> Result<(bool, &[u8]), Refusal> {
-    let Some((prefix, message)) = received.split_first_chunk::<5>() else {
-        return Err(Refusal::Malformed("a gRPC message starts with a five-byte prefix".into()));
-    };
-    let declared = u32::from_be_bytes([prefix[1], prefix[2], prefix[3], prefix[4]]) as usize;
-    if declared != message.len() {
-        return Err(Refusal::Malformed(format!(
-            "the gRPC prefix declares a message of {declared} bytes, and {} follow it (one message per call)",
-            message.len()
-        )));
-    }
-    match prefix[0] {
-        0 => Ok((false, message)),
-        1 if gzip => Ok((true, message)),
-        1 => Err(Refusal::Malformed("a compressed message, but the call's grpc-encoding is not gzip".into())),
-        flag => Err(Refusal::Malformed(format!("the gRPC compressed flag is {flag}, not 0 or 1"))),
     }
 }
 
@@ -146,24 +126,6 @@ fn percent_encoded(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_unary_message_is_its_prefix_and_exactly_its_bytes() {
-        assert_eq!(unframe(&[0, 0, 0, 0, 2, 7, 8], false).unwrap(), (false, &[7u8, 8][..]));
-        assert_eq!(unframe(&[1, 0, 0, 0, 1, 9], true).unwrap(), (true, &[9u8][..]));
-        for (bytes, gzip, says) in [
-            (&[0u8, 0, 0][..], false, "five-byte prefix"),
-            (&[0, 0, 0, 0, 3, 1][..], false, "declares a message of 3 bytes, and 1 follow"),
-            (&[0, 0, 0, 0, 0, 1][..], false, "declares a message of 0 bytes"),
-            (&[1, 0, 0, 0, 0][..], false, "grpc-encoding is not gzip"),
-            (&[2, 0, 0, 0, 0][..], true, "flag is 2"),
-        ] {
-            match unframe(bytes, gzip) {
-                Err(Refusal::Malformed(why)) => assert!(why.contains(says), "{bytes:?}: {why}"),
-                other => panic!("{bytes:?}: {other:?}"),
-            }
-        }
-    }
 
     #[test]
     fn grpc_message_is_percent_encoded() {

@@ -4,7 +4,7 @@
 //! retried by exporters), 413 (too large), 415 (an encoding not offered), 408 (a body
 //! that did not arrive in time) or 429 / 503 with `Retry-After` (retried later).
 
-use super::body::{self, Encoding, Refusal, Signal};
+use super::body::{self, Encoding, Refusal, Signal, Wire};
 use super::grpc;
 use super::Shared;
 use axum::body::Body;
@@ -93,20 +93,10 @@ async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: B
             ([(header::CONTENT_TYPE, body::content_type(encoding))], empty).into_response()
         }
         Err(refused) => {
-            shared.metrics.error(refused.kind);
+            shared.refusals.refuse(&shared.metrics, &refused);
             refusal(encoding, refused)
         }
     }
-}
-
-/// How a body carries its export request.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Wire {
-    /// OTLP/HTTP: the body is the request, gzipped as a whole when `gzip`.
-    Http { gzip: bool },
-    /// OTLP/gRPC: one message behind gRPC's five-byte prefix, gzipped when its flag says
-    /// so and the call's `grpc-encoding` is `gzip` ([`super::grpc`]).
-    Grpc { gzip: bool },
 }
 
 /// Whether the body is gzipped, by its Content-Encoding.
@@ -198,13 +188,7 @@ fn stopping() -> Refused {
 
 /// Decompress, decode and judge one body; count each call and write each finding.
 fn judge(shared: &Shared, signal: Signal, encoding: Encoding, wire: Wire, received: &[u8]) -> Result<Counts, Refused> {
-    let bytes = match wire {
-        Wire::Http { gzip } => body::decompress(received, gzip, shared.max_body)?,
-        Wire::Grpc { gzip } => {
-            let (compressed, message) = super::grpc::unframe(received, gzip)?;
-            body::decompress(message, compressed, shared.max_body)?
-        }
-    };
+    let bytes = packetproof::trace::received::request(received, wire, shared.max_body)?;
     let judged = body::judge(shared, signal, encoding, &bytes, &mut |judged| {
         shared.metrics.call(judged);
         match (shared.findings.keep(judged), judged.expired()) {

@@ -1,10 +1,13 @@
 //! The listener, with a bound on open connections (and each connection served with
-//! bounded HTTP/2 windows, [`serve`]): each connection holds one of
-//! `--max-connections` places until it closes, and past that new connections wait in
-//! the kernel's backlog, unaccepted. Each open connection costs its buffers whether
-//! or not it sends a request, so without this bound a client opening connections
-//! without end would grow memory without end.
+//! bounded HTTP/2 windows and streams, and closed when it holds its place unused,
+//! [`serve`]): each connection holds one of `--max-connections` places until it closes.
+//! Each open connection costs its buffers whether or not it sends a request, so without
+//! this bound a client opening connections without end would grow memory without end;
+//! when every place is taken, the connection idle the longest is shed for the new one
+//! ([`super::connections`]), and only when every connection has a request in flight do
+//! new ones wait in the kernel's backlog, unaccepted.
 
+use super::connections::{Activity, Listed, Open, Timeouts, Tracked};
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -14,20 +17,43 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+/// How long a new connection waits for a place before an idle connection is looked for again.
+const SHED_AGAIN: Duration = Duration::from_millis(100);
+
 pub(crate) struct Bounded {
     listener: TcpListener,
     places: Arc<Semaphore>,
+    open: Arc<Open>,
 }
 
 impl Bounded {
     pub(crate) fn new(listener: TcpListener, max_connections: usize) -> Bounded {
-        Bounded { listener, places: Arc::new(Semaphore::new(max_connections)) }
+        Bounded { listener, places: Arc::new(Semaphore::new(max_connections)), open: Arc::default() }
+    }
+
+    /// A place for a new connection: a free one, or one an idle connection gives up.
+    async fn place(&self) -> OwnedSemaphorePermit {
+        if let Ok(place) = self.places.clone().try_acquire_owned() {
+            return place;
+        }
+        loop {
+            // When every connection has a request in flight none is shed: look again
+            // shortly, as their requests end.
+            self.open.shed_one();
+            let place = tokio::time::timeout(SHED_AGAIN, self.places.clone().acquire_owned()).await;
+            // The semaphore is never closed, so acquiring cannot fail.
+            if let Ok(place) = place {
+                return place.expect("the connection places stay open");
+            }
+        }
     }
 }
 
-/// A connection and its place, given back when the connection is dropped.
+/// A connection, its activity and its place, given back when the connection is dropped.
 pub(crate) struct Connection {
     stream: TcpStream,
+    activity: Arc<Activity>,
+    _listed: Listed,
     _place: OwnedSemaphorePermit,
 }
 
@@ -36,13 +62,15 @@ impl axum::serve::Listener for Bounded {
     type Addr = std::net::SocketAddr;
 
     async fn accept(&mut self) -> (Connection, std::net::SocketAddr) {
-        // The semaphore is never closed, so acquiring cannot fail.
-        let place = self.places.clone().acquire_owned().await.expect("the connection places stay open");
+        // A connection is accepted first, then given a place: one waiting in the backlog
+        // is what makes an idle one worth shedding.
         loop {
             match self.listener.accept().await {
                 Ok((stream, addr)) => {
                     let _ = stream.set_nodelay(true);
-                    return (Connection { stream, _place: place }, addr);
+                    let place = self.place().await;
+                    let (activity, listed) = self.open.enter();
+                    return (Connection { stream, activity, _listed: listed, _place: place }, addr);
                 }
                 // Out of file descriptors, or a connection reset before it was
                 // accepted: wait a moment instead of spinning on the error.
@@ -94,32 +122,59 @@ impl AsyncWrite for Connection {
 /// and 200). 64 KiB is HTTP/2's own initial window.
 const H2_WINDOW: u32 = 64 * 1024;
 const H2_STREAMS: u32 = 32;
+/// Streams a client may open and reset before serve answers them (rapid reset), and
+/// streams serve may reset for a client's errors, before the connection is closed.
+const H2_RESETS: usize = 32;
+/// The most header bytes one request may send, in HTTP/2 (its HEADERS and CONTINUATION
+/// frames together) and in HTTP/1.1 (hyper's read buffer, which holds the headers).
+const MAX_HEADER_BYTES: u32 = 64 * 1024;
 
 /// Serve `app` on every connection `listener` accepts (HTTP/1.1, and HTTP/2 without TLS,
 /// told apart by the preface) until `stop` ends; then stop accepting (the listening
 /// socket is closed), let every connection finish the requests it has taken, and return.
-/// As axum's `serve` does, with the HTTP/2 bounds above, which it does not let be set.
-pub(crate) async fn serve(mut listener: Bounded, app: axum::Router, stop: impl std::future::Future<Output = ()>) {
+/// As axum's `serve` does, with the bounds above, which it does not let be set, and the
+/// connections that hold a place unused closed ([`super::connections`]); `closed` is
+/// told why serve closed each one it closed.
+pub(crate) async fn serve(
+    mut listener: Bounded,
+    app: axum::Router,
+    timeouts: Timeouts,
+    closed: impl Fn(super::connections::Closed) + Clone + Send + 'static,
+    stop: impl std::future::Future<Output = ()>,
+) {
     use axum::serve::Listener;
-    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(timeouts.header)
+        .max_buf_size(MAX_HEADER_BYTES as usize);
+    builder
         .http2()
+        .timer(TokioTimer::new())
         .initial_connection_window_size(H2_WINDOW)
         .initial_stream_window_size(H2_WINDOW)
-        .max_concurrent_streams(H2_STREAMS);
+        .max_concurrent_streams(H2_STREAMS)
+        .max_pending_accept_reset_streams(H2_RESETS)
+        .max_local_error_reset_streams(H2_RESETS)
+        .max_header_list_size(MAX_HEADER_BYTES);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut stop = std::pin::pin!(stop);
     loop {
         tokio::select! {
             (io, _) = listener.accept() => {
-                let service = TowerToHyperService::new(app.clone());
+                let activity = io.activity.clone();
+                let service = Tracked { inner: TowerToHyperService::new(app.clone()), activity: activity.clone() };
                 let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service).into_owned();
                 let connection = graceful.watch(connection);
+                let closed = closed.clone();
                 tokio::spawn(async move {
                     // A client that goes away mid-request is no error of serve's.
-                    let _ = connection.await;
+                    if let Some(why) = activity.supervise(connection, timeouts).await {
+                        closed(why);
+                    }
                 });
             }
             () = &mut stop => break,

@@ -3,10 +3,10 @@
 //! request latency; the calls held for the rest of their records, those judged before
 //! it arrived (by why) and the parts of calls not taken (by why).
 //!
-//! Label values that come from clients are bounded: a model label is one of the first
-//! [`MAX_MODELS`] models seen (each at most [`MAX_LABEL_CHARS`]), anything past that
-//! is `other`, so a client sending a new model name per call cannot grow the registry
-//! without end. Packet labels are the reviewed packets' files, a set fixed at start.
+//! Label values that come from clients are bounded: a model label is one of the models
+//! the reviewed packets name, and any other model is `other`, so a client sending a new
+//! model name per call can neither grow the registry nor push a real model out of it.
+//! Packet labels are the reviewed packets' files, a set fixed at start.
 
 use super::body::Signal;
 use packetproof::trace::verdict::Verdict;
@@ -17,12 +17,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
-use std::collections::HashSet;
-use std::sync::Mutex;
-
-/// Distinct model label values kept; later ones are counted as `other`.
-const MAX_MODELS: usize = 64;
-const MAX_LABEL_CHARS: usize = 128;
+use std::collections::BTreeSet;
 
 type Labels = Vec<(&'static str, String)>;
 
@@ -38,11 +33,13 @@ pub(crate) struct Metrics {
     held: Gauge,
     expired: Family<Labels, Counter>,
     ignored: Family<Labels, Counter>,
-    models: Mutex<HashSet<String>>,
+    closed: Family<Labels, Counter>,
+    models: BTreeSet<String>,
 }
 
-impl Default for Metrics {
-    fn default() -> Metrics {
+impl Metrics {
+    /// Counters of calls whose model labels are `models` (the reviewed packets') and `other`.
+    pub(crate) fn new(models: BTreeSet<String>) -> Metrics {
         let mut registry = Registry::with_prefix("packetproof");
         let calls = Family::<Labels, Counter>::default();
         let spans = Family::<Labels, Counter>::default();
@@ -54,6 +51,7 @@ impl Default for Metrics {
         let held = Gauge::default();
         let expired = Family::<Labels, Counter>::default();
         let ignored = Family::<Labels, Counter>::default();
+        let closed = Family::<Labels, Counter>::default();
         registry.register(
             "calls",
             "GenAI calls judged, by verdict (matched, mismatched, unreviewed, not-judgeable), packet and model",
@@ -87,6 +85,12 @@ impl Default for Metrics {
              whole already), repeated (a held call has this part: a request sent again)",
             ignored.clone(),
         );
+        registry.register(
+            "connections_closed",
+            "Connections serve closed, by reason: header_timeout (no request within --header-timeout), \
+             idle_timeout (none within --idle-timeout of the last), shed (every place was taken: the idlest made room)",
+            closed.clone(),
+        );
         Metrics {
             registry,
             calls,
@@ -99,12 +103,10 @@ impl Default for Metrics {
             held,
             expired,
             ignored,
-            models: Mutex::new(HashSet::new()),
+            closed,
+            models,
         }
     }
-}
-
-impl Metrics {
     /// One judged call.
     pub(crate) fn call(&self, judged: &Judged) {
         let (verdict, packet) = match &judged.verdict {
@@ -136,6 +138,11 @@ impl Metrics {
         }
     }
 
+    /// A connection serve closed, and why.
+    pub(crate) fn closed(&self, why: super::connections::Closed) {
+        self.closed.get_or_create(&vec![("reason", why.name().to_owned())]).inc();
+    }
+
     /// One request judged: its spans and the bytes it was sent as.
     pub(crate) fn request(&self, signal: Signal, counts: &Counts, received: usize, seconds: f64) {
         let labels = vec![("signal", super::body::name(signal).to_owned())];
@@ -151,15 +158,10 @@ impl Metrics {
     }
 
     fn model_label(&self, model: Option<&str>) -> String {
-        let Some(model) = model else { return String::new() };
-        if model.chars().count() > MAX_LABEL_CHARS {
-            return "other".into();
-        }
-        let mut models = self.models.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if models.contains(model) || models.len() < MAX_MODELS && models.insert(model.to_owned()) {
-            model.to_owned()
-        } else {
-            "other".into()
+        match model {
+            None => String::new(),
+            Some(model) if self.models.contains(model) => model.to_owned(),
+            Some(_) => "other".into(),
         }
     }
 
@@ -179,5 +181,20 @@ impl Metrics {
         let requests = total(&self.requests, "signal", &["traces", "logs"]);
         let spans = total(&self.spans, "signal", &["traces", "logs"]);
         format!("{requests} requests judged ({spans} spans and log records)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_labels_are_the_reviewed_models_and_other_whatever_clients_send_first() {
+        let metrics = Metrics::new(["gpt-5".to_owned()].into());
+        for junk in 0..200 {
+            assert_eq!(metrics.model_label(Some(&format!("junk-{junk}"))), "other");
+        }
+        assert_eq!(metrics.model_label(Some("gpt-5")), "gpt-5");
+        assert_eq!(metrics.model_label(None), "");
     }
 }

@@ -19,12 +19,14 @@
 //! (each line is flushed as it is written), exit 0.
 
 mod body;
+mod connections;
 mod findings;
 mod grpc;
 mod held;
 mod http;
 mod listener;
 mod metrics;
+mod refusals;
 
 use packetproof::trace::packets::Packets;
 use packetproof::{Config, Error, Result, Status};
@@ -47,16 +49,28 @@ pub struct ServeArgs {
     /// device) when not given.
     #[arg(long, value_name = "FILE")]
     pub findings: Option<PathBuf>,
-    /// The largest request body taken, as sent and once decompressed; larger is refused (413).
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    /// The largest request body taken, as sent and once decompressed; larger is refused (413,
+    /// which exporters do not retry: each refusal is said on stderr). The default is the
+    /// OpenTelemetry Collector's: an SDK's default batch (512 spans) of prompts of tens of KB.
+    #[arg(long, value_name = "BYTES", default_value_t = 20 << 20, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub max_body: u64,
     /// Requests held waiting beside those being judged (`--workers`); past that a request
     /// is refused with 429 and Retry-After, so the exporter retries later.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub queue: usize,
-    /// Connections open at once; past that, new ones wait unaccepted.
+    /// Connections open at once; past that, a new connection sheds the one idle the longest
+    /// (none is shed while it has a request in flight: then new ones wait unaccepted).
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+    /// A connection's first request must send its headers within DURATION of connecting, and
+    /// in HTTP/1.1 every request's headers within DURATION of their first byte; otherwise the
+    /// connection is closed. DURATION: seconds, or a number with `ms` or `s`.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
+    pub header_timeout: Duration,
+    /// A connection with no request in flight for DURATION after its last one is closed
+    /// (HTTP/1.1 keep-alive and HTTP/2 alike, whatever else it sends).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
+    pub idle_timeout: Duration,
     /// Requests judged at once (judging is CPU work); the machine's cores when not given.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
@@ -67,6 +81,10 @@ pub struct ServeArgs {
     /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
     #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
     pub trusted_keys: Vec<PathBuf>,
+    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
+    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
+    #[arg(long, value_name = "AGE", requires = "gate", value_parser = super::args::age)]
+    pub gate_max_age: Option<std::time::Duration>,
     /// How long a call's records are awaited when they come in separate requests (its span in the
     /// traces, its messages as log events in the logs): a call not whole in one request is held up
     /// to SECONDS for the rest, then judged with what arrived. 0: each request is judged alone.
@@ -95,6 +113,7 @@ pub(crate) struct Shared {
     pub(crate) held: held::Held,
     pub(crate) findings: findings::Sink,
     pub(crate) metrics: metrics::Metrics,
+    pub(crate) refusals: refusals::Refusals,
 }
 
 /// Load the packets, bind, serve until SIGTERM or Ctrl-C. Exit 0 after a clean stop;
@@ -103,10 +122,12 @@ pub(crate) struct Shared {
 pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     super::print::skipped_notes(packets.skipped());
-    let vouching = super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, config, &packets)?;
+    let vouching =
+        super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
     let inputs: Vec<&std::path::Path> =
         args.packets.iter().chain(&args.gate).chain(&args.trusted_keys).map(PathBuf::as_path).collect();
     let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;
+    let models = packets.models().into_iter().map(str::to_owned).collect();
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let workers = args.workers.map_or(cores, |n| n as usize);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -124,9 +145,11 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
         judging: Arc::new(tokio::sync::Semaphore::new(workers)),
         held: held::Held::new(Duration::from_secs(args.join_window), args.join_capacity as usize),
         findings,
-        metrics: metrics::Metrics::default(),
+        metrics: metrics::Metrics::new(models),
+        refusals: refusals::Refusals::default(),
     });
-    runtime.block_on(serve(&args.listen, args.max_connections as usize, shared.clone()))?;
+    let timeouts = connections::Timeouts { header: args.header_timeout, idle: args.idle_timeout };
+    runtime.block_on(serve(&args.listen, args.max_connections as usize, timeouts, shared.clone()))?;
     // Every request is answered: the calls still held are judged with what arrived.
     let judged = held::judge_held(&shared, None);
     shared.findings.flush()?;
@@ -142,7 +165,12 @@ pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
     Ok(Status::Holds)
 }
 
-async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Result<()> {
+async fn serve(
+    listen: &str,
+    max_connections: usize,
+    timeouts: connections::Timeouts,
+    shared: Arc<Shared>,
+) -> Result<()> {
     // Installed before the "listening" line: a SIGTERM sent as soon as it is read
     // stops serve cleanly instead of killing it.
     let stop = stop_signal().map_err(|e| Error::Internal(format!("the stop signals could not be installed: {e}")))?;
@@ -153,7 +181,10 @@ async fn serve(listen: &str, max_connections: usize, shared: Arc<Shared>) -> Res
     // Held calls are judged as their windows end, until every request taken is answered.
     let (stop_expiring, stopped) = tokio::sync::watch::channel(());
     let expiring = tokio::spawn(held::expire_until_stopped(shared.clone(), stopped));
-    listener::serve(listener::Bounded::new(listener, max_connections), http::router(shared), stop).await;
+    let bounded = listener::Bounded::new(listener, max_connections);
+    let counted = shared.clone();
+    let closed = move |why: connections::Closed| counted.metrics.closed(why);
+    listener::serve(bounded, http::router(shared), timeouts, closed, stop).await;
     drop(stop_expiring);
     let _ = expiring.await;
     Ok(())
@@ -186,4 +217,33 @@ fn say_stopping() {
         std::io::stderr().lock(),
         "packetproof serve: stopping: finishing the requests taken, then judging the calls held"
     );
+}
+
+/// A duration as the timeout flags take it: seconds (`10`), or a number with `s` or `ms`.
+fn duration(text: &str) -> std::result::Result<Duration, String> {
+    let (number, unit) = match text.strip_suffix("ms") {
+        Some(number) => (number, 1),
+        None => (text.strip_suffix('s').unwrap_or(text), 1000),
+    };
+    let expected = || format!("{text:?} is not a duration: seconds (10), or a number with ms or s (250ms, 10s)");
+    let number: u64 = number.trim().parse().map_err(|_| expected())?;
+    match number.checked_mul(unit) {
+        Some(0) => Err(format!("{text:?}: a timeout of zero closes every connection at once")),
+        Some(millis) if millis <= 24 * 3600 * 1000 => Ok(Duration::from_millis(millis)),
+        _ => Err(format!("{text:?}: at most a day")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn durations_are_seconds_or_milliseconds() {
+        use std::time::Duration;
+        assert_eq!(super::duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(super::duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(super::duration("250ms"), Ok(Duration::from_millis(250)));
+        for bad in ["", "ms", "-1", "1.5s", "0", "0ms", "99999999999999s", "2h"] {
+            assert!(super::duration(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -26,6 +26,7 @@ pub fn trials() -> Vec<Trial> {
         a_slot_takes_only_values_of_its_shape,
         the_gate_refuses_to_judge_under_other_settings,
         wire_checks_a_production_body_with_new_data_against_the_gate,
+        a_statement_says_when_and_on_what_tree_it_was_signed_and_ages_out,
     ];
     let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
     if !present {
@@ -137,7 +138,7 @@ fn a_suite_signs_its_gate_once_and_only_whole() {
     let gate = signed(&project);
     let statement = statement(&gate);
     assert_eq!(statement["_type"], "https://in-toto.io/Statement/v1");
-    assert_eq!(statement["predicateType"], "urn:packetproof:predicate:gate:v1");
+    assert_eq!(statement["predicateType"], "urn:packetproof:predicate:gate:v2");
     let subjects = statement["subject"].as_array().unwrap();
     assert_eq!(subjects.len(), 2, "{statement:#}");
     let bytes = std::fs::read(golden(&project, CASE)).unwrap();
@@ -577,4 +578,73 @@ fn openssl_verifies_the_gate_statement() {
     pae[0] = b'X';
     std::fs::write(project.path("pae.bin"), &pae).unwrap();
     assert!(!verify("pae.bin", "test-ed25519.pub.pem").status.success());
+}
+
+/// `statement` re-signed by the test key: a statement as an earlier run would have made it.
+fn resigned(project: &Project, statement: &Value, out: &Path) {
+    use ed25519_dalek::Signer;
+    // The owner-only copy `attest` made.
+    let key = packetproof::attest::keys::signing_key(&project.path("owner-only-test-ed25519.pem")).unwrap();
+    let body = statement.to_string();
+    let payload_type = "application/vnd.in-toto+json";
+    let signature = key.sign(&packetproof::attest::dsse::pae(payload_type, body.as_bytes()));
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let envelope = json!({"payloadType": payload_type, "payload": b64(body.as_bytes()), "signatures": [
+        {"keyid": packetproof::attest::keys::key_id(&key.verifying_key()), "sig": b64(&signature.to_bytes())}]});
+    std::fs::write(out, envelope.to_string()).unwrap();
+}
+
+/// A statement records when it was signed and whether the checkout was clean: a dirty
+/// one is signed only with --allow-dirty, and says so; `--gate-max-age` refuses a
+/// statement signed longer ago (or one that records no time).
+fn a_statement_says_when_and_on_what_tree_it_was_signed_and_ages_out() {
+    let project = suite("alpha");
+    // The signing key's copy is no part of the suite.
+    std::fs::write(project.path(".gitignore"), "owner-only-*\n").unwrap();
+    for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-q", "-m", "suite"]] {
+        support::git(project.root(), args);
+    }
+    let gate = signed(&project);
+    let clean = statement(&gate);
+    assert_eq!(clean["predicate"]["treeClean"], true, "{clean:#}");
+    let signed_at: jiff::Timestamp = clean["predicate"]["signedAt"].as_str().unwrap().parse().unwrap();
+    assert!(jiff::Timestamp::now().duration_since(signed_at).as_secs() < 3600, "{signed_at}");
+
+    // gate.json itself is uncommitted now.
+    let copy = project.path("owner-only-test-ed25519.pem");
+    let dirty = project.path("dirty-gate.json");
+    let sign = ["test", "--attest", s(&copy), "--attestation", s(&dirty)];
+    let refused = project.run(&sign);
+    assert_eq!(refused.code, 2, "{}", refused.describe());
+    assert!(refused.stderr.contains("uncommitted changes (\"gate.json\")"), "{}", refused.describe());
+    assert!(!dirty.exists());
+    let allowed = project.run(&[&sign[..], &["--allow-dirty"]].concat());
+    assert_eq!(allowed.code, 0, "{}", allowed.describe());
+    assert_eq!(statement(&dirty)["predicate"]["treeClean"], false);
+
+    let packet = packet_of(&golden(&project, CASE));
+    let (system, user, model, tokens) = call_of(&packet);
+    let calls = project.path("calls.jsonl");
+    trace_file(&calls, &[(&system, &user, &model, tokens)]);
+    let public = key("test-ed25519.pub.pem");
+    let traced = |gate: &Path, age: &str| {
+        let golden = project.path("golden");
+        let args = ["trace", s(&calls), "--packets", s(&golden), "--gate", s(gate), "--trusted-key", &public];
+        project.run(&[&args[..], &["--gate-max-age", age]].concat())
+    };
+    let fresh = traced(&gate, "1d");
+    assert_eq!(fresh.code, 0, "{}", fresh.describe());
+    let mut old = clean.clone();
+    let long_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * 40);
+    old["predicate"]["signedAt"] = json!(long_ago.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
+    let old_gate = project.path("old-gate.json");
+    resigned(&project, &old, &old_gate);
+    assert_eq!(traced(&old_gate, "60d").code, 0, "an old statement within the age asked for");
+    let expired = traced(&old_gate, "30d");
+    assert_eq!(expired.code, 1, "{}", expired.describe());
+    assert!(expired.stdout.contains("expired: signed at"), "{}", expired.describe());
+    assert!(expired.stdout.contains("40 d ago, and the maximum age is 30 d"), "{}", expired.describe());
+    let public_key = ["--gate", s(&old_gate), "--trusted-key", &public, "--gate-max-age", "30d"];
+    let verified = project.run(&[&["verify", s(&project.path("golden"))][..], &public_key].concat());
+    assert_eq!(verified.code, 1, "{}", verified.describe());
 }

@@ -5,6 +5,9 @@
 //! fresh cache, so nothing is downloaded. Then `npx packetproof init` / `test` pass, and
 //! a Node script calls the API. Ignored, with the reason, where node, npm or bash is absent.
 
+#[path = "npm_signals.rs"]
+mod signals;
+
 use crate::support::{self, exec, Output};
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
@@ -225,8 +228,10 @@ fn a_child_killed_by_a_signal_is_128_plus_its_number(project: &Path) {
 }
 
 pub fn trials() -> Vec<Trial> {
-    vec![needs_node(
+    let mut trials = signals::trials();
+    trials.push(needs_node(
         support::test_name(module_path!(), "npm_packages_install_offline_and_run_the_gate"),
         npm_packages_install_offline_and_run_the_gate,
-    )]
+    ));
+    trials
 }

@@ -9,6 +9,8 @@
 mod families;
 #[path = "serve_grpc.rs"]
 mod grpc;
+#[path = "serve_limits.rs"]
+mod limits;
 
 use crate::support::{bin, exec, root};
 use libtest_mimic::Trial;
@@ -36,6 +38,7 @@ pub fn trials() -> Vec<Trial> {
     ];
     trials.extend(grpc::trials());
     trials.extend(families::trials());
+    trials.extend(limits::trials());
     let why = live_missing();
     trials.push(
         crate::support::trial(
@@ -82,7 +85,17 @@ impl Server {
     }
 
     fn spawn(args: &[std::ffi::OsString], stdout: Stdio, findings: PathBuf, dir: tempfile::TempDir) -> Server {
-        let mut child = bin()
+        Server::spawn_command(bin(), args, stdout, findings, dir)
+    }
+
+    fn spawn_command(
+        mut command: Command,
+        args: &[std::ffi::OsString],
+        stdout: Stdio,
+        findings: PathBuf,
+        dir: tempfile::TempDir,
+    ) -> Server {
+        let mut child = command
             .args(["serve", "--listen", "127.0.0.1:0", "--packets", PACKETS])
             .args(args)
             .stdout(stdout)

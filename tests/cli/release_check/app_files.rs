@@ -186,10 +186,11 @@ fn a_pattern_that_matches_nothing_or_leaves_the_repository_is_a_settings_error()
 
 fn the_gate_statement_names_declared_app_code_with_its_digest() {
     let app = App::new(r#"["export.sh", "../../src/**/*.js"]"#);
-    let key = app.suite().join("owner-only.pem");
+    // Beside the repository: a key in the checkout would be an uncommitted change.
+    let key = app.dir.path("owner-only.pem");
     std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
     std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
-    let out = app.run(&["test", "--attest", "owner-only.pem", "--attestation", "gate.json"]);
+    let out = app.run(&["test", "--attest", key.to_str().unwrap(), "--attestation", "gate.json"]);
     assert_eq!(out.code, 0, "{}", out.describe());
     let statement = statement(&app.suite().join("gate.json"));
     let materials = statement["predicate"]["materials"].as_array().unwrap();

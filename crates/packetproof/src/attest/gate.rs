@@ -11,8 +11,12 @@ pub(crate) use super::statement::{DigestSet, STATEMENT_TYPE};
 use serde::{Deserialize, Serialize};
 
 /// The gate predicate's type: a URN, as the run receipt's, claiming no web address.
-/// A change of its fields is a new major version.
-pub const GATE_PREDICATE_TYPE: &str = "urn:packetproof:predicate:gate:v1";
+/// A change of its fields is a new major version: v2 adds when it was signed
+/// (`signedAt`) and whether the tree was clean (`treeClean`).
+pub const GATE_PREDICATE_TYPE: &str = "urn:packetproof:predicate:gate:v2";
+/// The first version, still read: it records no signing time, so it is refused where a
+/// maximum age is asked for.
+pub const GATE_PREDICATE_TYPE_V1: &str = "urn:packetproof:predicate:gate:v1";
 
 /// The statement a gate signs; one serde type, written by `test --attest` and read
 /// by [`super::vouch`]. Unknown fields are refused in what packetproof defines.
@@ -47,6 +51,14 @@ pub struct GatePredicate {
     pub packetproof: Tool,
     /// The commit the suite was checked out at; null outside a git checkout.
     pub commit: Option<String>,
+    /// When the statement was signed, RFC 3339 in UTC (absent from v1 statements).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed_at: Option<String>,
+    /// Whether the checkout had no uncommitted change when it was signed (false: signed
+    /// with `--allow-dirty`, so `commit` is not all it vouched for); null outside a git
+    /// checkout, absent from v1 statements.
+    #[serde(default)]
+    pub tree_clean: Option<bool>,
     pub suite: SuiteIdentity,
     pub materials: Vec<Material>,
     /// Every check that ran on some trial, by its rule book name.

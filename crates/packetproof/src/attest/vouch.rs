@@ -5,7 +5,7 @@
 //! nothing, and each packet held to it is unvouched with that reason; only a file
 //! that cannot be read at all is an error (exit 2).
 
-use super::gate::{GateStatement, GateSubject, GATE_PREDICATE_TYPE};
+use super::gate::{GateStatement, GateSubject, GATE_PREDICATE_TYPE, GATE_PREDICATE_TYPE_V1};
 use super::statement::STATEMENT_TYPE;
 use super::{keys, Envelope, IN_TOTO_PAYLOAD_TYPE};
 use crate::report::excerpt;
@@ -23,14 +23,20 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// Read `file` and check it against `trusted` keys and `config`'s suite. A valid
-    /// statement signed under other settings than `config`'s refuses to judge at all:
-    /// what the gate judged under (forbidden material, models and limits, the agents'
-    /// contracts) is what everything held to it is judged under.
-    pub fn read(file: &Path, trusted: &[VerifyingKey], config: &Config) -> Result<Gate> {
+    /// Read `file` and check it against `trusted` keys and `config`'s suite, and, given
+    /// a maximum age, against the time it was signed. A valid statement signed under
+    /// other settings than `config`'s refuses to judge at all: what the gate judged
+    /// under (forbidden material, models and limits, the agents' contracts) is what
+    /// everything held to it is judged under.
+    pub fn read(
+        file: &Path,
+        trusted: &[VerifyingKey],
+        config: &Config,
+        max_age: Option<std::time::Duration>,
+    ) -> Result<Gate> {
         let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
         let shown = file.display().to_string();
-        let vouching = vouching(&bytes, trusted, config);
+        let mut vouching = vouching(&bytes, trusted, config);
         if let Ok(statement) = &vouching {
             let signed = &statement.predicate.suite.settings;
             if *signed != config.settings_sha256 {
@@ -46,6 +52,11 @@ impl Gate {
                         crate::config::FILE_NAME
                     ),
                 });
+            }
+        }
+        if let (Ok(statement), Some(max_age)) = (&vouching, max_age) {
+            if let Err(why) = young_enough(statement, max_age, jiff::Timestamp::now()) {
+                vouching = Err(why);
             }
         }
         Ok(Gate { vouching, file: shown })
@@ -146,7 +157,8 @@ fn vouching(bytes: &[u8], trusted: &[VerifyingKey], config: &Config) -> std::res
     let body = envelope.body().map_err(|e| format!("malformed: {e}"))?;
     let value = canonical::parse(&body).map_err(|e| format!("malformed: the payload: {e}"))?;
     let kind = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-    if kind("_type") != STATEMENT_TYPE || kind("predicateType") != GATE_PREDICATE_TYPE {
+    let known = [GATE_PREDICATE_TYPE, GATE_PREDICATE_TYPE_V1];
+    if kind("_type") != STATEMENT_TYPE || !known.contains(&kind("predicateType").as_str()) {
         return Err(format!(
             "not a gate statement: _type {} and predicateType {}; expected {STATEMENT_TYPE:?} and \
              {GATE_PREDICATE_TYPE:?}",
@@ -175,6 +187,45 @@ fn vouching(bytes: &[u8], trusted: &[VerifyingKey], config: &Config) -> std::res
         ));
     }
     Ok(statement)
+}
+
+/// Whether the statement was signed at most `max_age` before `now` (`--gate-max-age`):
+/// an older one, one that records no time (v1), or one signed in the future, vouches
+/// for nothing.
+fn young_enough(
+    statement: &GateStatement,
+    max_age: std::time::Duration,
+    now: jiff::Timestamp,
+) -> std::result::Result<(), String> {
+    let Some(signed_at) = &statement.predicate.signed_at else {
+        return Err("expired: it records no signing time (a v1 statement), and a maximum age was given (--gate-max-age); sign it again".to_owned());
+    };
+    let signed: jiff::Timestamp =
+        signed_at.parse().map_err(|_| format!("malformed: signedAt {} is not an RFC 3339 time", excerpt(signed_at)))?;
+    let age = now.duration_since(signed);
+    // A minute of clock skew between the machines that sign and read.
+    if age < jiff::SignedDuration::from_secs(-60) {
+        return Err(format!("malformed: signed at {signed_at}, later than now ({now})"));
+    }
+    let max = jiff::SignedDuration::try_from(max_age).unwrap_or(jiff::SignedDuration::MAX);
+    if age > max {
+        return Err(format!(
+            "expired: signed at {signed_at}, {} ago, and the maximum age is {} (--gate-max-age); sign it again",
+            human(age.as_secs()),
+            human(max.as_secs())
+        ));
+    }
+    Ok(())
+}
+
+/// Seconds as the largest whole unit that fits (`3 d`, `5 h`, `12 min`, `40 s`).
+fn human(secs: i64) -> String {
+    match secs {
+        s if s >= 86_400 => format!("{} d", s / 86_400),
+        s if s >= 3_600 => format!("{} h", s / 3_600),
+        s if s >= 60 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
 }
 
 /// Why no signature verifies: a signature whose keyid names a trusted key was made
@@ -219,6 +270,8 @@ mod tests {
             predicate: GatePredicate {
                 packetproof: Tool { version: "0".into() },
                 commit: None,
+                signed_at: Some("2026-01-10T00:00:00.000Z".into()),
+                tree_clean: Some(true),
                 suite: SuiteIdentity { name: suite.into(), settings: "sha256:s".into() },
                 materials: Vec::new(),
                 checks_ran: Vec::new(),
@@ -268,5 +321,25 @@ mod tests {
         // Not a packet of the gate either when the statement is refused: the reason is the statement's.
         let refused_gate = gate(&envelope(&ours, &other));
         assert!(refused_gate.packet_digest(&"a".repeat(64), "").unwrap_err().contains("untrusted key"));
+    }
+
+    #[test]
+    fn a_maximum_age_refuses_old_untimed_and_future_statements() {
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let signed = statement(&config.suite_name(), GATE_PREDICATE_TYPE);
+        let at = |text: &str| text.parse::<jiff::Timestamp>().unwrap();
+        let day = std::time::Duration::from_secs(86_400);
+        assert_eq!(young_enough(&signed, 30 * day, at("2026-02-01T00:00:00Z")), Ok(()));
+        let old = young_enough(&signed, 7 * day, at("2026-02-01T00:00:00Z")).unwrap_err();
+        assert_eq!(
+            old,
+            "expired: signed at 2026-01-10T00:00:00.000Z, 22 d ago, and the maximum age is 7 d (--gate-max-age); \
+             sign it again"
+        );
+        let future = young_enough(&signed, 7 * day, at("2026-01-09T00:00:00Z")).unwrap_err();
+        assert!(future.contains("later than now"), "{future}");
+        let mut untimed = signed.clone();
+        untimed.predicate.signed_at = None;
+        assert!(young_enough(&untimed, 7 * day, at("2026-01-10T00:00:00Z")).unwrap_err().contains("v1 statement"));
     }
 }

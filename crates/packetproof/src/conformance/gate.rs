@@ -72,6 +72,7 @@ pub fn sign(
     total: usize,
     key: &SigningKey,
     out: &Path,
+    allow_dirty: bool,
 ) -> Result<Signed> {
     let failed: Vec<&str> = records.iter().filter(|r| r.failure.is_some()).map(|r| r.name.as_str()).collect();
     if !failed.is_empty() {
@@ -109,7 +110,21 @@ pub fn sign(
             ),
         ));
     }
-    let statement = statement(config, after, records);
+    let tree_clean = match uncommitted(config) {
+        Some(changes) if !changes.is_empty() && !allow_dirty => {
+            return Err(Error::refused(
+                out.display(),
+                format!(
+                    "not written: the checkout has uncommitted changes ({}), and the statement names its commit; \
+                     commit them, or sign with --allow-dirty (the statement then says treeClean: false)",
+                    shown_changes(&changes)
+                ),
+            ))
+        }
+        Some(changes) => Some(changes.is_empty()),
+        None => None,
+    };
+    let statement = statement(config, after, records, tree_clean);
     let body = canonical::to_pretty(&serde_json::to_value(&statement).expect("a statement serializes"));
     let envelope = dsse::sign(IN_TOTO_PAYLOAD_TYPE, body.as_bytes(), key);
     let text = canonical::to_pretty(&serde_json::to_value(&envelope).expect("an envelope serializes"));
@@ -122,7 +137,7 @@ pub fn sign(
 }
 
 /// The statement of a green gate over `inputs`.
-fn statement(config: &Config, inputs: Inputs, records: &[Record]) -> GateStatement {
+fn statement(config: &Config, inputs: Inputs, records: &[Record], tree_clean: Option<bool>) -> GateStatement {
     let checks_ran: BTreeSet<String> = records
         .iter()
         .filter(|r| r.skipped.is_none())
@@ -143,6 +158,8 @@ fn statement(config: &Config, inputs: Inputs, records: &[Record]) -> GateStateme
         predicate: GatePredicate {
             packetproof: Tool { version: env!("CARGO_PKG_VERSION").to_owned() },
             commit: commit(config),
+            signed_at: Some(crate::run::now_rfc3339()),
+            tree_clean,
             suite: inputs.suite,
             materials: inputs.materials,
             checks_ran: checks_ran.into_iter().collect(),
@@ -161,6 +178,23 @@ pub fn suite_identity(config: &Config) -> Result<SuiteIdentity> {
 
 fn commit(config: &Config) -> Option<String> {
     crate::git::Git::open(&config.root).and_then(|git| git.run(&["rev-parse", "HEAD"])).ok()
+}
+
+/// The checkout's uncommitted changes (tracked files changed, files not ignored and not
+/// tracked), as `git status --porcelain` lists them; `None` outside a git checkout.
+fn uncommitted(config: &Config) -> Option<Vec<String>> {
+    let git = crate::git::Git::open(&config.root).ok()?;
+    git.run(&["rev-parse", "HEAD"]).ok()?;
+    let status = git.run(&["status", "--porcelain", "--untracked-files=normal"]).ok()?;
+    Some(status.lines().map(|line| line.get(3..).unwrap_or(line).to_owned()).collect())
+}
+
+fn shown_changes(changes: &[String]) -> String {
+    let shown: Vec<String> = changes.iter().take(5).map(|c| crate::report::excerpt(c)).collect();
+    match changes.len() {
+        n if n > 5 => format!("{}, and {} more", shown.join(", "), n - 5),
+        _ => shown.join(", "),
+    }
 }
 
 /// The files the verdict depended on, by digest: settings, every prompt template,
@@ -245,11 +279,11 @@ mod tests {
         let out = dir.path().join("gate.json");
         let key = SigningKey::from_bytes(&[7; 32]);
         before.subject[0].digest.sha256 = "0".repeat(64);
-        let err = sign(&config, &before, &[], 0, &key, &out).unwrap_err().to_string();
+        let err = sign(&config, &before, &[], 0, &key, &out, true).unwrap_err().to_string();
         assert!(err.contains("changed while the gate ran") && err.contains(&before.subject[0].name), "{err}");
         assert!(!out.exists());
         // Unchanged, the same call signs.
         let now = inputs(&config).unwrap();
-        assert_eq!(sign(&config, &now, &[], 0, &key, &out).unwrap().subjects, now.subject.len());
+        assert_eq!(sign(&config, &now, &[], 0, &key, &out, true).unwrap().subjects, now.subject.len());
     }
 }

@@ -37,7 +37,7 @@ pub(crate) fn key(trace_id: &str, span_id: &str) -> Key {
 }
 
 /// Everything read of one call.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Evidence {
     pub(crate) model: Vec<Said>,
     pub(crate) max_tokens: Vec<Said>,
@@ -238,6 +238,7 @@ fn fold_by_time(entries: &mut [Entry], root: &mut [usize]) {
 }
 
 /// A call ready to judge (or, across requests, a part of one: `super::window`).
+#[derive(Clone)]
 pub(crate) struct Gathered {
     pub(crate) file: String,
     pub(crate) line: usize,

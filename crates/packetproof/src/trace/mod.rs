@@ -19,6 +19,7 @@ pub(crate) mod otlp;
 pub mod packets;
 #[doc(hidden)]
 pub mod proto;
+pub mod received;
 pub(crate) mod record;
 pub mod request;
 pub mod verdict;
@@ -238,13 +239,30 @@ impl<'p> Session<'p> {
     /// to `visit`; the counts of what this session read and judged.
     pub fn judge(self, calls: window::Calls, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
         let Session { packets, mut counts, gate, .. } = self;
-        for window::Ready { gathered, expiry } in calls.ready {
-            let mut call = gathered.call;
-            let (verdict, mut notes) = verdict::judge(&mut call, &gathered.evidence, packets);
+        let verdict_of = |call: &mut Call, evidence: &join::Evidence| {
+            let (verdict, notes) = verdict::judge(call, evidence, packets);
             let verdict = match gate {
-                Some((vouching, config)) => vouched::verdict(verdict, &gathered.evidence, packets, vouching, config),
+                Some((vouching, config)) => vouched::verdict(verdict, evidence, packets, vouching, config),
                 None => verdict,
             };
+            (verdict, notes)
+        };
+        for window::Ready { gathered, expiry, before } in calls.ready {
+            let mut call = gathered.call;
+            let (verdict, mut notes) = verdict_of(&mut call, &gathered.evidence);
+            if let Some(before) = before {
+                // A call judged already, with a later record under its ids: reported
+                // again only when that record changes its verdict.
+                let (mut before_call, evidence) = (before.call, before.evidence);
+                let (was, _) = verdict_of(&mut before_call, &evidence);
+                if was == verdict {
+                    continue;
+                }
+                notes.push(format!(
+                    "judged again: a record under its trace and span id arrived after the call was judged {}",
+                    was.name()
+                ));
+            }
             counts.add(&verdict);
             let fails =
                 verdict.fails() || (!counts.options.allow_unjudged && matches!(verdict, Verdict::NotJudgeable { .. }));

@@ -160,6 +160,11 @@ impl Packets {
         &self.samples
     }
 
+    /// The models the reviewed packets name, each once.
+    pub fn models(&self) -> std::collections::BTreeSet<&str> {
+        self.samples.iter().map(|s| s.model.as_str()).collect()
+    }
+
     /// Packets given by their texts, unjudged: for tests.
     #[cfg(test)]
     pub(crate) fn of_texts(packets: &[(&str, &str, &str, &str, u64)]) -> Packets {

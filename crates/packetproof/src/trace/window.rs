@@ -14,17 +14,20 @@
 //! and bounded excerpts, never a record; the whole texts too when a gate's templates
 //! need them).
 //!
-//! A part of a call judged whole already (the span that carried the content, then a
-//! details event without it; a request sent again after its answer was lost) is not a
-//! call again: the keys of calls judged whole are remembered for one window (at most
-//! `capacity` of them), and such a part is ignored, as is a part a held call already
-//! has (an exporter's retry), counted by [`Calls::ignored`].
+//! A call judged whole is remembered for one window (at most `capacity` of them, and at
+//! most [`MAX_REMEMBERED_BYTES`] of evidence): a part sent again (an exporter's retry,
+//! the same bytes) is ignored, as is a part a held call already has, counted by
+//! [`Calls::ignored`]; any other part under its ids (a details event without content
+//! after the span that carried it, or another call reusing its trace and span id) is
+//! joined to it and the call judged again, as `trace` judges the same records read
+//! together. [`super::Session::judge`] hands that call on only when its verdict is not
+//! the one given before, so a call is reported once, and a call that reuses a judged
+//! call's ids to hide is reported as `trace` reports it.
 //!
 //! The window reads no clock: each step is given its instant, so it is tested without
 //! waiting, and a caller holding it behind a lock keeps each step short (judging happens
 //! after, on the [`Calls`] handed back).
 
-use super::conventions::Unread;
 use super::join::{Gathered, Key};
 use super::record::Kind;
 use sha2::{Digest, Sha256};
@@ -36,6 +39,9 @@ use std::time::{Duration, Instant};
 pub const MAX_HELD_BYTES: usize = 64 << 10;
 /// The most requests one held call's records may come in; past that it is judged.
 pub const MAX_PARTS: usize = 64;
+/// The most evidence kept of the calls judged whole in the last window (estimated
+/// bytes); past it the oldest is forgotten, and a later part of it is a call of its own.
+pub const MAX_REMEMBERED_BYTES: usize = 64 << 20;
 
 /// Why a call was judged before all its records arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +72,8 @@ impl Expiry {
 pub(crate) struct Ready {
     pub(crate) gathered: Gathered,
     pub(crate) expiry: Option<(Expiry, String)>,
+    /// A call judged whole already, judged again with a later part: as it was before.
+    pub(crate) before: Option<Gathered>,
 }
 
 /// Calls to judge ([`super::Session::judge`]): those one request's records make
@@ -93,7 +101,7 @@ pub struct Remembered(Vec<Key>);
 impl Calls {
     pub(crate) fn of(gathered: Vec<Gathered>) -> Calls {
         Calls {
-            ready: gathered.into_iter().map(|gathered| Ready { gathered, expiry: None }).collect(),
+            ready: gathered.into_iter().map(|gathered| Ready { gathered, expiry: None, before: None }).collect(),
             ..Calls::default()
         }
     }
@@ -117,7 +125,7 @@ impl Calls {
     }
 
     fn push(&mut self, gathered: Gathered, expiry: Option<(Expiry, String)>) {
-        self.ready.push(Ready { gathered, expiry });
+        self.ready.push(Ready { gathered, expiry, before: None });
     }
 }
 
@@ -130,6 +138,14 @@ struct Held {
     weight: usize,
 }
 
+/// A call judged whole, remembered until `until`.
+struct Settled {
+    until: Instant,
+    gathered: Gathered,
+    parts: Vec<[u8; 32]>,
+    weight: usize,
+}
+
 /// The calls held, by arrival; see the module's documentation.
 pub struct Window {
     span: Duration,
@@ -137,9 +153,10 @@ pub struct Window {
     /// By arrival number: the first is the oldest, and the first to end.
     held: BTreeMap<u64, Held>,
     by_key: HashMap<Key, u64>,
-    /// The keys of calls judged whole, until their window ends.
-    judged: HashMap<Key, Instant>,
-    judged_order: VecDeque<(Key, Instant)>,
+    /// The calls judged whole, by the order judged (the first ends first), and by key.
+    settled: BTreeMap<u64, Settled>,
+    judged: HashMap<Key, u64>,
+    settled_weight: usize,
     /// The times of calls judged whole, until their window ends: a span's (start, end),
     /// or a record's without ids (its time twice, marked), which place later records.
     judged_times: VecDeque<Judged>,
@@ -157,8 +174,9 @@ impl Window {
             capacity: capacity.max(1),
             held: BTreeMap::new(),
             by_key: HashMap::new(),
+            settled: BTreeMap::new(),
             judged: HashMap::new(),
-            judged_order: VecDeque::new(),
+            settled_weight: 0,
             judged_times: VecDeque::new(),
             next: 0,
             now: None,
@@ -191,7 +209,7 @@ impl Window {
         let now = self.clock(now);
         self.forget_judged_before(now);
         let mut out = Calls::default();
-        for Ready { mut gathered, expiry } in calls.ready {
+        for Ready { mut gathered, expiry, .. } in calls.ready {
             if expiry.is_some() {
                 out.push(gathered, expiry);
                 continue;
@@ -200,7 +218,11 @@ impl Window {
                 self.place_by_time(gathered, now, &mut out);
                 continue;
             }
-            if gathered.keys.iter().any(|k| self.judged.contains_key(k)) || self.span_of_judged(&gathered) {
+            if let Some(&id) = gathered.keys.iter().find_map(|k| self.judged.get(k)) {
+                self.judge_again(id, gathered, &mut out);
+                continue;
+            }
+            if self.span_of_judged(&gathered) {
                 out.ignored.judged += 1;
                 continue;
             }
@@ -238,7 +260,8 @@ impl Window {
     /// A call none of whose keys is held: judged when whole, else held.
     fn take_new(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
         if gathered.is_whole() {
-            self.judge_whole(gathered, now, out);
+            let parts = vec![digest(&gathered)];
+            self.judge_whole(gathered, parts, now, out);
             return;
         }
         let held =
@@ -248,82 +271,8 @@ impl Window {
         self.settle(id, held, now, out);
     }
 
-    /// A part without ids (records emitted outside their span), placed by its time as
-    /// `trace` places it: into the held call span whose time holds it (the first, its
-    /// content not comparable, when two do); a part of a call judged already when a judged
-    /// call's time holds it; a call of its own, judged at once, when whole by itself (an
-    /// inference-details event); else held until its span arrives or the window ends.
-    fn place_by_time(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
-        let at = gathered.time.0;
-        if at == 0 {
-            out.push(gathered, None);
-            return;
-        }
-        let hosts: Vec<u64> = self
-            .held
-            .iter()
-            .filter(|(_, h)| h.gathered.kind == Some(Kind::Span) && holds(h.gathered.time, at))
-            .map(|(id, _)| *id)
-            .collect();
-        if let Some((&first, rest)) = hosts.split_first() {
-            let mut held = self.held.remove(&first).expect("a held call");
-            if !rest.is_empty() {
-                let why = format!(
-                    "a record without trace or span id ({}) falls within the time of {} calls: which one it belongs \
-                     to cannot be told",
-                    gathered.call.span,
-                    hosts.len()
-                );
-                held.gathered.evidence.content.push(("records without ids".into(), Err(Unread::Unparsed(why))));
-            }
-            held.weight += weight(&gathered);
-            held.parts.push(digest(&gathered));
-            held.gathered.absorb_later(gathered);
-            self.settle(first, held, now, out);
-            return;
-        }
-        if self.judged_times.iter().any(|j| holds(j.time, at)) {
-            out.ignored.judged += 1;
-            return;
-        }
-        if gathered.kind == Some(Kind::Log) && !gathered.evidence.content.is_empty() {
-            self.judge_whole(gathered, now, out);
-            return;
-        }
-        let held =
-            Held { deadline: now + self.span, weight: weight(&gathered), parts: vec![digest(&gathered)], gathered };
-        let id = self.next;
-        self.next += 1;
-        self.settle(id, held, now, out);
-    }
-
-    /// Whether a call span's time holds a call without ids judged already (its details
-    /// event came first): the span is a part of that call.
-    fn span_of_judged(&self, gathered: &Gathered) -> bool {
-        gathered.kind == Some(Kind::Span)
-            && self.judged_times.iter().any(|j| j.without_ids && holds(gathered.time, j.time.0))
-    }
-
-    /// The held parts without ids whose time a call span's holds, taken into it.
-    fn take_held_within(&mut self, gathered: &mut Gathered) {
-        if gathered.kind != Some(Kind::Span) || gathered.time.1 == 0 {
-            return;
-        }
-        let within: Vec<u64> = self
-            .held
-            .iter()
-            .filter(|(_, h)| h.gathered.keys.is_empty() && holds(gathered.time, h.gathered.time.0))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in within {
-            if let Some(part) = self.held.remove(&id) {
-                gathered.absorb_later(part.gathered);
-            }
-        }
-    }
-
-    /// A whole call is handed back, its keys remembered for a window.
-    fn judge_whole(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
+    /// A whole call is handed back, and remembered for a window.
+    fn judge_whole(&mut self, gathered: Gathered, parts: Vec<[u8; 32]>, now: Instant, out: &mut Calls) {
         if gathered.time.0 > 0 {
             let without_ids = gathered.keys.is_empty();
             let time = if without_ids { (gathered.time.0, gathered.time.0) } else { gathered.time };
@@ -332,22 +281,53 @@ impl Window {
                 self.judged_times.pop_front();
             }
         }
+        let id = self.next;
+        self.next += 1;
         for key in &gathered.keys {
-            self.judged.insert(*key, now + self.span);
-            self.judged_order.push_back((*key, now + self.span));
+            self.judged.insert(*key, id);
             out.remembered.push(*key);
         }
-        while self.judged_order.len() > self.capacity {
+        let weight = weight(&gathered);
+        let settled = Settled { until: now + self.span, parts, weight, gathered: gathered.clone() };
+        self.settled.insert(id, settled);
+        self.settled_weight += weight;
+        while self.settled.len() > self.capacity || self.settled_weight > MAX_REMEMBERED_BYTES {
             self.forget_oldest_judged();
         }
         out.push(gathered, None);
+    }
+
+    /// A later part of a call judged whole: ignored when it was taken already (sent
+    /// again), else joined to the call, which is handed back to judge again.
+    fn judge_again(&mut self, id: u64, part: Gathered, out: &mut Calls) {
+        let settled = self.settled.get_mut(&id).expect("a judged key names a remembered call");
+        let digest = digest(&part);
+        if settled.parts.contains(&digest) {
+            out.ignored.judged += 1;
+            return;
+        }
+        let before = settled.gathered.clone();
+        let added = weight(&part);
+        settled.parts.push(digest);
+        settled.weight += added;
+        settled.gathered.absorb_later(part);
+        let gathered = settled.gathered.clone();
+        self.settled_weight += added;
+        for key in &gathered.keys {
+            self.judged.entry(*key).or_insert(id);
+            out.remembered.push(*key);
+        }
+        out.ready.push(Ready { gathered, expiry: None, before: Some(before) });
+        while self.settled_weight > MAX_REMEMBERED_BYTES {
+            self.forget_oldest_judged();
+        }
     }
 
     /// A call whole or too heavy is handed back; any other is held (making room first).
     fn settle(&mut self, id: u64, held: Held, now: Instant, out: &mut Calls) {
         if held.gathered.is_whole() {
             self.unkey(&held.gathered);
-            self.judge_whole(held.gathered, now, out);
+            self.judge_whole(held.gathered, held.parts, now, out);
             return;
         }
         if held.weight > MAX_HELD_BYTES || held.parts.len() > MAX_PARTS {
@@ -417,7 +397,9 @@ impl Window {
     /// records, sent again, are to be judged again.
     pub fn forget(&mut self, remembered: &Remembered) {
         for key in &remembered.0 {
-            self.judged.remove(key);
+            if let Some(id) = self.judged.get(key).copied() {
+                self.forget_judged(id);
+            }
         }
     }
 
@@ -425,31 +407,28 @@ impl Window {
         while self.judged_times.front().is_some_and(|j| j.until <= now) {
             self.judged_times.pop_front();
         }
-        while self.judged_order.front().is_some_and(|(_, until)| *until <= now) {
+        while self.settled.first_key_value().is_some_and(|(_, settled)| settled.until <= now) {
             self.forget_oldest_judged();
         }
     }
 
     fn forget_oldest_judged(&mut self) {
-        if let Some((key, until)) = self.judged_order.pop_front() {
-            // A key judged again later has a later entry of its own.
-            if self.judged.get(&key) == Some(&until) {
-                self.judged.remove(&key);
+        if let Some(&id) = self.settled.keys().next() {
+            self.forget_judged(id);
+        }
+    }
+
+    fn forget_judged(&mut self, id: u64) {
+        if let Some(settled) = self.settled.remove(&id) {
+            self.settled_weight -= settled.weight;
+            for key in &settled.gathered.keys {
+                // A key judged again later belongs to a later call.
+                if self.judged.get(key) == Some(&id) {
+                    self.judged.remove(key);
+                }
             }
         }
     }
-}
-
-/// The time of a call judged whole (see [`Window::judged_times`]).
-struct Judged {
-    time: (u64, u64),
-    without_ids: bool,
-    until: Instant,
-}
-
-/// Whether the time `(start, end)` holds the instant `at` (all in Unix nanoseconds).
-fn holds((start, end): (u64, u64), at: u64) -> bool {
-    end > 0 && start <= at && at <= end
 }
 
 /// What a call judged before it was whole lacks, for its note.
@@ -538,3 +517,7 @@ const _: fn() = || {
 #[cfg(test)]
 #[path = "window_tests.rs"]
 mod tests;
+
+#[path = "window_by_time.rs"]
+mod by_time;
+use by_time::Judged;
