@@ -110,6 +110,8 @@ fn the_wheel_installs_offline_and_gives_the_command() {
     let out = run(&dir.path().join("suite"), Some(&bin), "packetproof", &["verify", "golden"]);
     assert!(out.stdout.contains(" hold, 0 failed"), "{}", out.describe());
 
+    the_hooks_init_writes_run_from_the_wheel(dir.path(), &bin);
+
     // uv, where it is installed: `uv tool install` of the same wheel, offline, in folders of its own.
     if runs("uv", &["--version"]) {
         let uv = dir.path().join("uv");
@@ -122,6 +124,49 @@ fn the_wheel_installs_offline_and_gives_the_command() {
         let out = run(dir.path(), Some(&bin), "packetproof", &["--version"]);
         assert_eq!(out.stdout.trim(), format!("packetproof {version}"), "{}", out.describe());
     }
+}
+
+/// A Python repository as the team has it, with only the wheel's packetproof: `init
+/// --agent` writes hooks whose entries run the command from the environment (what
+/// pre-commit's `language: python` hook with the wheel as its dependency runs), green
+/// on the blessed suite and red on a changed golden packet; the workflow's test step too.
+fn the_hooks_init_writes_run_from_the_wheel(dir: &Path, bin: &Path) {
+    let app = dir.join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    support::git(&app, &["init", "-q", "."]);
+    std::fs::write(app.join("pyproject.toml"), "[project]\nname = \"app\"\n").unwrap();
+    run(&app, Some(bin), "packetproof", &["init", "llm/gate", "--agent", "answer", "--style", "format"]);
+    run(&app.join("llm/gate"), Some(bin), "packetproof", &["bless"]);
+    let hooks = std::fs::read_to_string(app.join(".pre-commit-config.yaml")).unwrap();
+    let entries: Vec<&str> =
+        hooks.lines().filter_map(|l| l.trim().strip_prefix("entry: ")).map(|e| e.trim_matches('"')).collect();
+    assert!(!entries.is_empty(), "{hooks}");
+    // Only the environment's bin and the system's: no other packetproof to fall back on.
+    let path = std::env::join_paths([bin, Path::new("/usr/bin"), Path::new("/bin")]).unwrap();
+    // pre-commit passes the verify hook the changed packets (its `files:`), from the root.
+    let packet = "llm/gate/golden/example/runtime-packet.json";
+    let hook = |entry: &str| {
+        let line = if entry.ends_with("verify") { format!("{entry} {packet}") } else { entry.to_owned() };
+        let mut command = Command::new("sh");
+        command.current_dir(&app).args(["-c", &line]).env("PATH", &path);
+        support::packetproof_variables().for_each(|name| {
+            command.env_remove(name);
+        });
+        exec(&mut command)
+    };
+    for entry in &entries {
+        assert!(entry.starts_with("packetproof "), "{hooks}");
+        let out = hook(entry);
+        assert_eq!(out.code, 0, "{entry}: {}", out.describe());
+    }
+    let workflow = std::fs::read_to_string(app.join(".github/workflows/packetproof.yml")).unwrap();
+    assert!(workflow.contains("pip install packetproof=="), "{workflow}");
+    let golden = app.join(packet);
+    let mut packet: serde_json::Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+    packet["maxTokens"] = serde_json::json!(packet["maxTokens"].as_u64().unwrap() + 1);
+    std::fs::write(&golden, packet.to_string()).unwrap();
+    let verify = entries.iter().find(|e| e.ends_with("verify")).expect("a verify hook");
+    assert_ne!(hook(verify).code, 0, "the verify hook fails on a changed golden packet");
 }
 
 pub fn trials() -> Vec<Trial> {
