@@ -9,6 +9,7 @@ mod faults;
 mod inputs;
 mod outputs;
 mod races;
+mod round5;
 mod secrets;
 mod verify;
 
@@ -211,5 +212,6 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(inputs::trials());
     trials.extend(outputs::trials());
     trials.extend(secrets::trials());
+    trials.extend(round5::trials());
     trials
 }
