@@ -1,11 +1,11 @@
 //! OTLP protobuf exports: the `ExportTraceServiceRequest` and `ExportLogsServiceRequest`
 //! binaries that the SDK exporters send (`application/x-protobuf` to `/v1/traces` and
 //! `/v1/logs`), decoded with the OpenTelemetry project's generated prost types
-//! (`opentelemetry-proto`), and handed on as the same [`Record`]s as OTLP/JSON.
+//! (`opentelemetry-proto`), and handed on as the same `Record`s as OTLP/JSON.
 //!
 //! The two requests share their wire layout at the top (field 1, repeated), so the bytes
 //! alone do not say which signal they are: the caller says ([`Signal`]), or
-//! [`sniff`] tries both (a span and a log record differ in the wire type of field 1).
+//! `sniff` tries both (a span and a log record differ in the wire type of field 1).
 //! Concatenated messages are one message (protobuf merges repeated fields), so a file
 //! holding several exports back to back reads as one.
 
