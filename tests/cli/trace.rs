@@ -2,6 +2,8 @@
 //! JUnit, with its exit codes (the verdicts themselves: tests/trace_recordings.rs).
 
 use crate::support::{copy_tree, root, Output, Project};
+#[path = "../../crates/packetproof/src/trace/proto/encode.rs"]
+mod encode;
 use libtest_mimic::Trial;
 use packetproof::canonical;
 use serde_json::json;
@@ -66,7 +68,7 @@ fn trace_reports_every_call_and_fails_on_unreviewed_or_mismatched() {
     // A protobuf export (what the SDK's OTLP/HTTP exporter sends) reads as its JSON twin.
     let line = std::fs::read_to_string(root().join(CONTENT)).unwrap().lines().next().unwrap().to_owned();
     let binary = dir.path().join("first.pb");
-    std::fs::write(&binary, packetproof::trace::proto::encode_json(&serde_json::from_str(&line).unwrap())).unwrap();
+    std::fs::write(&binary, encode::encode_json(&serde_json::from_str(&line).unwrap())).unwrap();
     let from_binary = trace(&suite, &[binary.to_str().unwrap(), "--packets", PACKETS]);
     assert_eq!(from_binary.code, 0, "{}", from_binary.describe());
     assert!(from_binary.stdout.contains(": matched (packet "), "{}", from_binary.describe());
