@@ -114,6 +114,26 @@ fn the_readme_table_names_files_that_exist() {
     );
 }
 
+/// docs/architecture.md's "Making a change" walks through files: each exists. A path is
+/// a backticked span with a `/` and no space or placeholder (`tests/cli/<command>.rs`).
+#[test]
+fn the_walks_name_files_that_exist() {
+    let section = this_crate().readme.split("\n## Making a change").nth(1).expect("the section");
+    let section = section.split("\n## ").next().unwrap_or("");
+    let paths: Vec<&str> = section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.contains('/') && !span.contains([' ', '<', '…']))
+        .collect();
+    assert!(paths.len() > 20, "the walks name only {paths:?}");
+    let missing: Vec<&str> = paths.iter().copied().filter(|path| !root().join(path).exists()).collect();
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md's \"Making a change\" names files that do not exist: {missing:?}"
+    );
+}
+
 #[test]
 fn the_rules_see_the_whole_tree() {
     // A walk or a parse that silently found nothing would pass every rule above.
