@@ -28,6 +28,9 @@ use prost::Message;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+#[path = "../crates/packetproof/src/trace/proto/encode.rs"]
+mod encode;
 use std::time::Duration;
 
 #[path = "support/spans.rs"]
@@ -70,7 +73,7 @@ fn write_trace(path: &Path, binary: &Path, lines: usize, packet: &Value) {
         let request = json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "bench"}, "spans": spans}]}]});
         writeln!(out, "{request}").unwrap();
         // Concatenated exports are one (protobuf merges repeated fields).
-        proto.write_all(&trace::proto::encode_json(&request)).unwrap();
+        proto.write_all(&encode::encode_json(&request)).unwrap();
     }
 }
 

@@ -159,7 +159,9 @@ fn prepared_run(packet: &Path) -> std::result::Result<PathBuf, String> {
         return Ok(run.clone());
     }
     let run = dir.path().join(runs.len().to_string());
-    packetproof::judge::prepare(config(), packet, &run).map_err(|e| format!("prepare {}: {e}", packet.display()))?;
+    // Only the run directory is wanted here; what did not apply to the packet is verify's to report.
+    let _prepared = packetproof::judge::prepare(config(), packet, &run)
+        .map_err(|e| format!("prepare {}: {e}", packet.display()))?;
     runs.insert(packet.to_path_buf(), run.clone());
     Ok(run)
 }

@@ -5,11 +5,14 @@
 //! crate (`src/`) prints; only the library's `git.rs` and `process.rs` start
 //! processes; no source file grows past its line budget; no comment cites a
 //! document outside the repository; no test but the conformance gate reads the
-//! repository's golden files. Each rule is also run on a small tree built to break
-//! it, so a rule that stopped seeing anything would fail here.
+//! repository's golden files; every test of tests/cli is registered in a `trials![…]`
+//! list (that binary has no libtest harness to find it). Each rule is also run on a
+//! small tree built to break it, so a rule that stopped seeing anything would fail here.
 
 #[path = "tidy/layers.rs"]
 mod layers;
+#[path = "tidy/registered.rs"]
+mod registered;
 #[path = "tidy/resolve.rs"]
 mod resolve;
 #[path = "tidy/rules.rs"]
@@ -84,6 +87,15 @@ fn only_the_conformance_gate_reads_the_golden_files() {
 }
 
 #[test]
+fn every_cli_test_is_registered() {
+    holds(
+        registered::every_test_is_registered,
+        this_crate(),
+        "name each test in its file's trials![…] list (tests/cli runs without libtest's harness)",
+    );
+}
+
+#[test]
 fn the_readme_table_names_files_that_exist() {
     let tree = this_crate();
     let section = tree.readme.split("\n## Where things are").nth(1).expect("the section").split("\n## ").next();
@@ -99,6 +111,26 @@ fn the_readme_table_names_files_that_exist() {
     assert!(
         missing.is_empty(),
         "docs/architecture.md's \"Where things are\" names files that do not exist: {missing:?}"
+    );
+}
+
+/// docs/architecture.md's "Making a change" walks through files: each exists. A path is
+/// a backticked span with a `/` and no space or placeholder (`tests/cli/<command>.rs`).
+#[test]
+fn the_walks_name_files_that_exist() {
+    let section = this_crate().readme.split("\n## Making a change").nth(1).expect("the section");
+    let section = section.split("\n## ").next().unwrap_or("");
+    let paths: Vec<&str> = section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.contains('/') && !span.contains([' ', '<', '…']))
+        .collect();
+    assert!(paths.len() > 20, "the walks name only {paths:?}");
+    let missing: Vec<&str> = paths.iter().copied().filter(|path| !root().join(path).exists()).collect();
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md's \"Making a change\" names files that do not exist: {missing:?}"
     );
 }
 
@@ -184,7 +216,7 @@ mod broken {
         assert!(found.iter().any(|f| f.contains(expected)), "expected a finding with {expected:?}, got {found:#?}");
     }
 
-    const ALL_RULES: [fn(&Tree) -> Vec<String>; 7] = [
+    const ALL_RULES: [fn(&Tree) -> Vec<String>; 8] = [
         rules::layering,
         rules::no_cycles,
         rules::only_the_cli_prints,
@@ -192,6 +224,7 @@ mod broken {
         rules::line_budget,
         rules::self_contained_comments,
         rules::tests_own_their_packets,
+        super::registered::every_test_is_registered,
     ];
 
     #[test]
@@ -321,6 +354,30 @@ mod broken {
     }
 
     #[test]
+    fn a_cli_test_no_list_registers_is_caught() {
+        let registered = "pub fn trials() -> Vec<Trial> { crate::trials![listed] }\n\
+                          fn listed() { helper(); }\nfn helper() {}\nfn takes(x: u8) {}\n";
+        assert_eq!(
+            super::registered::every_test_is_registered(&tree(&[("tests/cli/x.rs", registered)])),
+            Vec::<String>::new()
+        );
+        let forgotten = format!("{registered}fn forgotten() {{ helper(); }}\n");
+        caught(
+            super::registered::every_test_is_registered,
+            &[("tests/cli/x.rs", &forgotten)],
+            "tests/cli/x.rs: fn forgotten is in no trials![…] list",
+        );
+        let nested = format!("{registered}mod more {{ fn forgotten() {{}} }}\n");
+        caught(super::registered::every_test_is_registered, &[("tests/cli/x.rs", &nested)], "fn forgotten");
+        let attribute = format!("{registered}#[test]\nfn listed_too() {{}}\nfn f() {{ let _ = listed_too; }}\n");
+        caught(
+            super::registered::every_test_is_registered,
+            &[("tests/cli/x.rs", &attribute)],
+            "fn listed_too is a #[test], which this harness never runs",
+        );
+    }
+
+    #[test]
     fn a_test_reading_the_repositorys_golden_files_is_caught() {
         let reads = [
             "fn f() { let _ = std::fs::read(root().join(\"golden\").join(\"case\")); }",
@@ -370,4 +427,18 @@ fn no_doc_points_outside_the_repository() {
         .map(|p| p.display().to_string())
         .collect();
     assert!(outside.is_empty(), "these pages name ../shared: {outside:?}");
+}
+
+/// CI runs the README's test command, and runs it last (its checks before it each fail
+/// on a warning).
+#[test]
+fn ci_runs_the_readmes_test_command_last() {
+    let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap();
+    let readme = read("README.md");
+    let block = readme.split("```sh\n").nth(1).expect("README.md opens with a sh block");
+    let command = block.lines().next().unwrap().split('#').next().unwrap().trim();
+    let ci = read(".ci/run");
+    let last = ci.lines().map(str::trim).rfind(|l| !l.is_empty() && !l.starts_with('#'));
+    assert_eq!(last, Some(command), ".ci/run must end with README.md's test command");
+    assert!(ci.contains("-D warnings"), ".ci/run must deny warnings");
 }

@@ -62,9 +62,24 @@ export interface VerifyReport {
 export interface Rule {
   /** `packet::contract`, `run::completion`, … */
   name: string;
-  reads: 'packet' | 'packet-and-request' | 'run' | 'corpus' | 'compile-input' | 'capture' | 'path';
-  /** What it needs before it can apply: `suite-templates`, `request`, `producer`, `run-file:<file>`, `trusted-key`, `suite`, `configured-provider`, `block-builder-profile`, `builtin-branch-values`, `builder-schema`, `lock`, `evaluator`. */
-  needs: string[];
+  reads: 'packet' | 'packet-and-request' | 'run' | 'fixture-run' | 'corpus' | 'compile-input' | 'capture' | 'path';
+  /** What it needs before it can apply (without it the check is reported as not applicable, with the reason). */
+  needs: Array<
+    | 'suite-templates'
+    | 'request'
+    | 'producer'
+    | `run-file:${string}`
+    | 'trusted-key'
+    | 'suite'
+    | 'configured-provider'
+    | 'block-builder-profile'
+    | 'builtin-branch-values'
+    | 'builder-schema'
+    | 'lock'
+    | 'evaluator-runs'
+    | 'suite-evaluator'
+    | 'golden-verdict'
+  >;
   /** What holds when the check passes. */
   proves: string;
   /** For a check no fixture can exercise: the test (`file::function`) that proves it can fail. */

@@ -51,6 +51,10 @@ mkdir -p "$bodies" "$out/sdk/packets" "$out/sdk/python" "$out/sdk/node" "$out/tr
 cp "golden/$ANTHROPIC/runtime-packet.json" "$out/sdk/packets/anthropic.json"
 cp "golden/$OPENAI/runtime-packet.json" "$out/sdk/packets/openai.json"
 cp "golden/$GOOGLE/runtime-packet.json" "$out/sdk/packets/google.json"
+# The templates those packets were compiled from: `trace`'s tests judge the recordings
+# under them, so a later prompt edit fails the conformance gate alone.
+rm -rf "$out/sdk/prompts"
+cp -R references/prompts "$out/sdk/prompts"
 "$bin" wire --packet "$out/sdk/packets/anthropic.json" --api anthropic --out "$bodies/anthropic.json"
 "$bin" wire --packet "$out/sdk/packets/openai.json" --api openai-chat --out "$bodies/openai-chat.json"
 "$bin" wire --packet "$out/sdk/packets/openai.json" --api openai-responses --out "$bodies/openai-responses.json"

@@ -38,9 +38,7 @@ fn app(rust: bool) -> (Project, PathBuf) {
     if rust {
         let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
         assert!(settings.contains(NODE_EXPORTER), "{settings}");
-        let bin = Path::new(env!("CARGO_BIN_EXE_packetproof"));
-        let twin = bin.parent().unwrap().join("examples").join("node_app_exporter");
-        assert!(twin.is_file(), "{} is built by `cargo test` (alone: `cargo build --examples`)", twin.display());
+        let twin = support::example("node_app_exporter");
         let rust = format!("[{:?}, \"{{request}}\"]", twin.display().to_string());
         std::fs::write(suite.join("harness.toml"), settings.replace(NODE_EXPORTER, &rust)).unwrap();
     }

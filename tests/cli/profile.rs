@@ -8,7 +8,7 @@
 use crate::support::{self, run_in, Output, Project};
 use libtest_mimic::Trial;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const APP: &str = "examples/python-app";
 const CASE: &str = "openai-formal-question";
@@ -50,7 +50,7 @@ fn app(twins: Twins) -> (Project, PathBuf) {
             ),
         ] {
             assert!(settings.contains(python), "{settings}");
-            let rust = format!("[{:?}, {args}]", rust_example(twin).display().to_string());
+            let rust = format!("[{:?}, {args}]", support::example(twin).display().to_string());
             settings = settings.replace(python, &rust);
         }
         std::fs::write(suite.join("harness.toml"), settings).unwrap();
@@ -63,14 +63,6 @@ fn app(twins: Twins) -> (Project, PathBuf) {
 enum Twins {
     Python,
     Rust,
-}
-
-/// A Rust twin `cargo test` built beside the binary (target/<profile>/examples).
-fn rust_example(name: &str) -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_packetproof"));
-    let example = bin.parent().unwrap().join("examples").join(name);
-    assert!(example.is_file(), "{} is built by `cargo test` (alone: `cargo build --examples`)", example.display());
-    example
 }
 
 /// Every trial passed or was ignored only as not applicable to a custom profile.

@@ -192,6 +192,13 @@ fn a_malformed_partition_is_a_usage_error() {
 fn after_two_prompt_edits_the_gate_shows_two_changes_and_ends_with_the_bless_command() {
     let folder = crate::support::Project::empty();
     let suite = folder.init();
+    // The snapshot shows template text: the suite runs on a fixed copy of the templates
+    // (the one the SDK recordings were compiled from), blessed, so that an edit of the
+    // project's own prompts fails the conformance gate, not this test.
+    let templates = suite.join("references/prompts");
+    std::fs::remove_dir_all(&templates).unwrap();
+    support::copy_tree(&support::root().join("tests/recordings/sdk/prompts"), &templates);
+    assert_eq!(folder.run_in("suite", &["bless"]).code, 0);
     let edits = [
         ("references/prompts/system.md.j2", "First sentence added by the test."),
         ("references/prompts/branches/neighbours/both.md.j2", "Second sentence added by the test."),

@@ -33,6 +33,30 @@ pub fn bin() -> Command {
     command
 }
 
+/// The example program `name` (a Rust twin of a worked suite's exporter or evaluator),
+/// beside the binary in `target/<profile>/examples`. `cargo test` builds the examples; a
+/// narrower run (`cargo test --test cli`) does not, so a missing one is built here, offline,
+/// into the same target directory and profile.
+pub fn example(name: &str) -> PathBuf {
+    let profile_dir = Path::new(env!("CARGO_BIN_EXE_packetproof")).parent().unwrap();
+    let program = profile_dir.join("examples").join(name).with_extension(std::env::consts::EXE_EXTENSION);
+    if !program.is_file() {
+        let profile = match profile_dir.file_name().and_then(OsStr::to_str) {
+            Some("debug") | None => "dev",
+            Some(other) => other,
+        };
+        let built = Command::new(env!("CARGO"))
+            .current_dir(root())
+            .args(["build", "--offline", "--quiet", "--example", name, "--profile", profile, "--target-dir"])
+            .arg(profile_dir.parent().unwrap())
+            .output()
+            .expect("run cargo");
+        assert!(built.status.success(), "cargo build --example {name}: {}", String::from_utf8_lossy(&built.stderr));
+    }
+    assert!(program.is_file(), "{} is missing: build it with `cargo build --examples`", program.display());
+    program
+}
+
 /// A finished run: exit code and both streams as text.
 #[derive(Debug)]
 pub struct Output {

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 /// The packetproof the team installed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Distribution {
     /// The npm package, a dependency of the Node project whose package.json is in `package_dir`.
     Npm { package_dir: PathBuf },
@@ -51,11 +52,7 @@ impl Distribution {
 
     /// The distribution's name, as messages give it.
     pub fn name(&self) -> &'static str {
-        match self {
-            Distribution::Npm { .. } => "npm",
-            Distribution::Pip => "pip",
-            Distribution::Cargo => "cargo",
-        }
+        self.into()
     }
 }
 

@@ -76,6 +76,7 @@ impl fmt::Display for Finding {
 
 /// What a command reports back: the exit status follows from it (0 holds, 1 failed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "a verdict decides the exit status"]
 pub enum Status {
     Holds,
     Failed,
@@ -128,6 +129,7 @@ pub(crate) const MAX_FINDINGS_PER_CHECK: usize = 100;
 /// rule that did not run is never a silent pass. The reporters render it (text
 /// and JSON each in one place: `crate::reporter`).
 #[derive(Debug, Clone, Default)]
+#[must_use = "an outcome dropped is a failure nobody sees"]
 pub struct Outcome {
     pub target: String,
     pub findings: Vec<Finding>,

@@ -25,6 +25,7 @@ pub(crate) const CORPUS_LAYOUT: &str = "corpus layout (fixtures and golden folde
 /// What `verify` found: one outcome per target, every check that ran, and every
 /// check that could not apply somewhere, with why.
 #[derive(Debug, Default)]
+#[must_use = "a verification dropped is a failure nobody sees"]
 pub struct Verification {
     pub outcomes: Vec<Outcome>,
     /// The checks that ran on at least one target, in registry order.

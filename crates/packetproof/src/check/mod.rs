@@ -29,6 +29,7 @@ pub fn exporter_failure(outcomes: &[crate::Outcome], config: &Config) -> Option<
 
 /// What a check found, plus, for `packet::regenerates`, both texts for a diff.
 #[derive(Debug, Default)]
+#[must_use = "a check's findings dropped are failures nobody sees"]
 pub(crate) struct Checked {
     pub(crate) findings: Vec<Finding>,
     pub(crate) mismatch: Option<Mismatch>,

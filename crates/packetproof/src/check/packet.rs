@@ -384,8 +384,14 @@ mod tests {
     /// holds the same values: it regenerates, as bless calls it unchanged.
     #[test]
     fn a_golden_packet_regenerates_whatever_its_numbers_spelling() {
-        let (config, case) = project_case("anthropic-staged-alone-default");
+        let (config, mut case) = project_case("anthropic-staged-alone-default");
         let produced = compile::compile(&case.request, &config, "test").unwrap();
+        // A golden folder of the test's own, blessed from the packet compiled now (the
+        // repository's is the conformance gate's to check).
+        let golden = tempfile::tempdir().unwrap();
+        case.golden_dir = golden.path().to_owned();
+        let agent_view = crate::provider::agent_request(produced.as_object().unwrap());
+        std::fs::write(case.golden_agent_request(), crate::canonical::to_pretty(&agent_view)).unwrap();
         let spelled = crate::canonical::to_pretty(&produced)
             .replace("\"attempt\": 1,", "\"attempt\": 1.0,")
             .replace("\"packetVersion\": 1,", "\"packetVersion\": 1e0,");

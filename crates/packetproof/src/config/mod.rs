@@ -124,8 +124,9 @@ pub struct PacketRules {
 }
 
 /// How a rule that other exporters break on purpose is reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Policy {
     /// A note: the packet still holds (packets made by another exporter).
     Warn,
@@ -135,11 +136,8 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Policy::Warn => "warn",
-            Policy::Fail => "fail",
-        }
+    pub(crate) fn name(self) -> &'static str {
+        self.into()
     }
 }
 

@@ -12,7 +12,8 @@ use serde_json::Value;
 pub(crate) const PROOF_CLASS: &str = "advisory-subagent-smoke";
 
 /// Where the validation schema came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub(crate) enum SchemaSource {
     ProviderPacket,
     RunSnapshot,
@@ -21,11 +22,7 @@ pub(crate) enum SchemaSource {
 
 impl SchemaSource {
     fn name(self) -> &'static str {
-        match self {
-            SchemaSource::ProviderPacket => "provider-packet",
-            SchemaSource::RunSnapshot => "run-snapshot",
-            SchemaSource::Unavailable => "unavailable",
-        }
+        self.into()
     }
 }
 

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// What a step produced, and the rules that did not apply to its input.
 #[derive(Debug)]
+#[must_use = "the rules that did not apply must reach the report"]
 pub struct Judged<T> {
     pub value: T,
     pub skipped: Vec<Skipped>,

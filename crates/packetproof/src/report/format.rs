@@ -3,10 +3,20 @@
 //! for the reports packetproof renders, libtest's three for `test`); the command
 //! line refuses any other as a usage error naming the ones that command offers.
 
-use std::fmt;
-
 /// An output format, named on the command line as [`Format::name`] says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::VariantArray)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Format {
     /// Lines for a terminal (coloured only on one).
     Text,
@@ -31,27 +41,13 @@ impl Format {
     pub const ALL: &'static [Format] = <Format as strum::VariantArray>::VARIANTS;
 
     /// The name `--format` takes.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Json => "json",
-            Format::Junit => "junit",
-            Format::Markdown => "markdown",
-            Format::Html => "html",
-            Format::Pretty => "pretty",
-            Format::Terse => "terse",
-        }
+    pub fn name(self) -> &'static str {
+        self.into()
     }
 
     /// The format named `name`, if any.
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.iter().copied().find(|format| format.name() == name)
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        name.parse().ok()
     }
 }
 

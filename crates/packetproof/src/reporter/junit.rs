@@ -2,47 +2,59 @@
 //! mismatched calls fail, and so do not-judgeable ones unless unjudged calls are
 //! allowed, when they are skipped), a case for a trace without any call, and each rule
 //! that did not run on a reviewed packet as a skipped case, with why. The document needs
-//! its counts up front, so each call is kept as the few hundred bytes of its own
-//! `<testcase>` element (names and messages are bounded excerpts), and the document is
-//! written at the end around them.
+//! its counts up front, so each call is kept as a small test case (names and messages
+//! are bounded excerpts), and the document is written at the end, by `quick-junit`, as
+//! `packetproof test --junit` writes its own.
 
 use super::{not_offered, text, Event};
 use crate::trace::verdict::Verdict;
 use crate::{Format, Result};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use std::time::Duration;
 
-/// The cases so far, as XML.
-#[derive(Debug, Default)]
-pub(super) struct Cases {
-    body: String,
-    tests: u64,
-    failures: u64,
-    skipped: u64,
+/// The report's name, and its one suite's.
+const NAME: &str = "packetproof trace";
+
+/// The cases so far.
+#[derive(Debug)]
+pub(super) struct Cases(TestSuite);
+
+impl Default for Cases {
+    fn default() -> Cases {
+        Cases(TestSuite::new(NAME))
+    }
 }
 
 impl Cases {
     fn case(&mut self, name: &str, outcome: Outcome) {
-        self.tests += 1;
-        let name = attribute(name);
-        self.body.push_str(&format!("        <testcase name=\"{name}\" classname=\"trace\" time=\"0.000\">\n"));
-        match outcome {
-            Outcome::Passed => {}
+        let status = match outcome {
+            Outcome::Passed => TestCaseStatus::success(),
             Outcome::Failed(message) => {
-                self.failures += 1;
-                let first = attribute(message.lines().next().unwrap_or(""));
-                self.body
-                    .push_str(&format!("            <failure message=\"{first}\">{}</failure>\n", text_node(&message)));
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_message(message.lines().next().unwrap_or("")).set_description(message);
+                status
             }
             Outcome::Skipped(reason) => {
-                self.skipped += 1;
-                match reason {
-                    Some(reason) => {
-                        self.body.push_str(&format!("            <skipped message=\"{}\"/>\n", attribute(&reason)))
-                    }
-                    None => self.body.push_str("            <skipped/>\n"),
+                let mut status = TestCaseStatus::skipped();
+                if let Some(reason) = reason {
+                    status.set_message(reason);
                 }
+                status
             }
-        }
-        self.body.push_str("        </testcase>\n");
+        };
+        let mut case = TestCase::new(name, status);
+        case.set_classname("trace").set_time(Duration::ZERO);
+        self.0.add_test_case(case);
+    }
+
+    /// The document, `quick-junit` (nextest's writer) counting and escaping.
+    fn report(&mut self) -> String {
+        let mut suite = std::mem::replace(&mut self.0, TestSuite::new(NAME));
+        suite.set_time(Duration::ZERO);
+        let mut report = Report::new(NAME);
+        report.set_time(Duration::ZERO).add_test_suite(suite);
+        // Serialising into memory fails only on an I/O error, which a String cannot raise.
+        report.to_string().expect("a JUnit report serialises into memory")
     }
 }
 
@@ -71,41 +83,10 @@ pub(super) fn render(event: Event<'_>, cases: &mut Cases) -> Result<String> {
             for rule in skipped {
                 cases.case(&rule.check.to_string(), Outcome::Skipped(Some(rule.reason.clone())));
             }
-            let name = "packetproof trace";
-            let (tests, failures, skipped) = (cases.tests, cases.failures, cases.skipped);
-            Ok(format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{name}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"0.000\">\n    <testsuite name=\"{name}\" tests=\"{tests}\" disabled=\"{skipped}\" errors=\"0\" failures=\"{failures}\" time=\"0.000\">\n{}    </testsuite>\n</testsuites>\n",
-                std::mem::take(&mut cases.body)
-            ))
+            Ok(cases.report())
         }
         Event::Outcomes(_) | Event::Verified { .. } | Event::RuleBook | Event::Evaluated { .. } | Event::Release(_) => {
             Err(not_offered(Format::Junit, &event))
         }
     }
-}
-
-/// Text for an XML attribute: escaped, control characters (which XML 1.0 forbids) dropped.
-fn attribute(text: &str) -> String {
-    escape(text, true)
-}
-
-fn text_node(text: &str) -> String {
-    escape(text, false)
-}
-
-fn escape(text: &str, attribute: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if attribute => out.push_str("&quot;"),
-            '\n' if attribute => out.push_str("&#10;"),
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
 }

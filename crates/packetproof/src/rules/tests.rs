@@ -77,3 +77,51 @@ fn the_readme_table_is_the_rule_book() {
         "docs/rules.md's rule table differs from the rule book; paste:\n{START}{expected}{END}"
     );
 }
+
+/// The JSON schema of `checks` and the npm package's types restate the vocabulary's
+/// names (what a rule reads, needs, and the steps it is not due at): each list is the
+/// vocabulary's, so a word added on one side only fails here. `run-file:*` stands for
+/// a run file's need, whatever the file.
+#[test]
+fn the_schema_and_the_typescript_types_name_the_vocabulary() {
+    use std::collections::BTreeSet;
+    let root = std::path::Path::new(crate::PROJECT_ROOT);
+    let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
+    let reads: BTreeSet<String> = <Reads as strum::VariantArray>::VARIANTS.iter().map(Reads::to_string).collect();
+    let needs: BTreeSet<String> =
+        <Need as strum::VariantNames>::VARIANTS.iter().map(|n| n.replace("{0}", "*")).collect();
+    let stages: BTreeSet<String> = <Stage as strum::VariantNames>::VARIANTS.iter().map(|s| (*s).to_owned()).collect();
+    assert!(needs.contains("run-file:*") && needs.contains("golden-verdict"), "{needs:?}");
+
+    let schema: serde_json::Value = serde_json::from_str(&read("schemas/checks.schema.json")).unwrap();
+    let rule = &schema["properties"]["checks"]["items"]["properties"];
+    let strings = |list: &serde_json::Value| -> BTreeSet<String> {
+        list.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(strings(&rule["reads"]["enum"]), reads, "checks.schema.json: reads");
+    assert_eq!(strings(&rule["notDueAt"]["items"]["enum"]), stages, "checks.schema.json: notDueAt");
+    let pattern = rule["needs"]["items"]["pattern"].as_str().unwrap();
+    let alternatives = pattern.strip_prefix("^(").and_then(|p| p.strip_suffix(")$")).expect("^(a|b|…)$");
+    let schema_needs: BTreeSet<String> = alternatives.split('|').map(|a| a.replace("[A-Za-z0-9._-]+", "*")).collect();
+    assert_eq!(schema_needs, needs, "checks.schema.json: needs");
+
+    let types = read("npm/packetproof/index.d.ts");
+    let rule = types.split("export interface Rule {").nth(1).and_then(|r| r.split("\n}").next()).unwrap();
+    let union = |field: &str| -> BTreeSet<String> {
+        // The field's type, to the `;` that ends it (a long union spans lines).
+        let declared = rule.split(&format!("\n  {field}:")).nth(1).and_then(|t| t.split(';').next()).unwrap();
+        // 'name' and `prefix:${string}`.
+        let mut names = BTreeSet::new();
+        let mut rest = declared;
+        while let Some(at) = rest.find(['\'', '`']) {
+            let quote = rest[at..].chars().next().unwrap();
+            let (name, after) = rest[at + 1..].split_once(quote).unwrap();
+            names.insert(name.replace("${string}", "*"));
+            rest = after;
+        }
+        names
+    };
+    assert_eq!(union("reads"), reads, "index.d.ts: Rule.reads");
+    assert_eq!(union("needs"), needs, "index.d.ts: Rule.needs");
+    assert_eq!(union("notDueAt"), stages, "index.d.ts: Rule.notDueAt");
+}

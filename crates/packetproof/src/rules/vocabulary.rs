@@ -1,12 +1,13 @@
 //! The words a rule is declared in: what it reads, what it needs, whether a suite
 //! may skip it, and at which steps it is not yet due; each with the one name text
-//! and JSON give it.
+//! and JSON give it (derived: kebab-case). The JSON schema and the npm package's
+//! types restate the names; `rules::tests` holds them to these enums.
 
 use serde::{Serialize, Serializer};
-use std::fmt;
 
 /// What a check reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display, strum::VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Reads {
     /// One runtime packet, whoever made it.
     Packet,
@@ -28,7 +29,8 @@ pub enum Reads {
 
 /// What a check needs before it can apply; without it the check reports itself
 /// as not applicable, with the reason, and never passes silently.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display, strum::VariantNames)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Need {
     /// The packet's promptVersions are the sha256 of this suite's templates: only
     /// then can the suite re-render it or know which template lines it left out.
@@ -39,6 +41,7 @@ pub enum Need {
     /// or the suite's `[exporter]`.
     Producer,
     /// A run directory whose files hold what the check reads (a file it checks is present).
+    #[strum(to_string = "run-file:{0}")]
     RunFile(&'static str),
     /// A key the signature must verify under (`--trusted-key`); without one an
     /// attestation present is still checked, an absent one is not required.
@@ -70,8 +73,9 @@ pub enum Need {
 
 /// A step that makes what some rule checks (`crate::judge::Step` says which command
 /// stands at which).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::VariantNames)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Stage {
     /// `evaluate` writes the evaluation.
     Evaluate,
@@ -103,42 +107,6 @@ impl Serialize for Skip {
                 map.serialize_entry("never", why)?;
                 map.end()
             }
-        }
-    }
-}
-
-impl fmt::Display for Reads {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Reads::Packet => "packet",
-            Reads::PacketAndRequest => "packet-and-request",
-            Reads::Run => "run",
-            Reads::FixtureRun => "fixture-run",
-            Reads::Corpus => "corpus",
-            Reads::CompileInput => "compile-input",
-            Reads::Capture => "capture",
-            Reads::Path => "path",
-        })
-    }
-}
-
-impl fmt::Display for Need {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Need::SuiteTemplates => f.write_str("suite-templates"),
-            Need::Request => f.write_str("request"),
-            Need::Producer => f.write_str("producer"),
-            Need::RunFile(file) => write!(f, "run-file:{file}"),
-            Need::TrustedKey => f.write_str("trusted-key"),
-            Need::Suite => f.write_str("suite"),
-            Need::ConfiguredProvider => f.write_str("configured-provider"),
-            Need::BlockBuilderProfile => f.write_str("block-builder-profile"),
-            Need::BuiltinBranchValues => f.write_str("builtin-branch-values"),
-            Need::BuilderSchema => f.write_str("builder-schema"),
-            Need::Lock => f.write_str("lock"),
-            Need::EvaluatorRuns => f.write_str("evaluator-runs"),
-            Need::SuiteEvaluator => f.write_str("suite-evaluator"),
-            Need::GoldenVerdict => f.write_str("golden-verdict"),
         }
     }
 }

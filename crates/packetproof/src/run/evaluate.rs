@@ -65,6 +65,7 @@ pub(crate) type StageFailure = Failure;
 
 /// The result of evaluating one raw output.
 #[derive(Debug, Clone)]
+#[must_use = "an evaluation dropped is a failure nobody sees"]
 pub struct Evaluation {
     pub ok: bool,
     pub(crate) failures: Vec<StageFailure>,

@@ -1,5 +1,5 @@
 //! minijinja templates read into the [`Template`] shape, under the settings the
-//! project renders its prompts with ([`environment`], which `compile::prompts` renders
+//! project renders its prompts with (`environment`, which `compile::prompts` renders
 //! with): `trim_blocks`, `lstrip_blocks`, `keep_trailing_newline`, and `-`/`+`
 //! whitespace control.
 //!

@@ -11,7 +11,7 @@
 //! repeat counts. The matcher compiles the shape to regular expressions whose literal
 //! parts are escaped (`regex::escape`): nothing of the template or the text is ever
 //! read as pattern syntax. Deciding and splitting a text into slot values runs lazy
-//! DFAs ([`split`]), in time linear in the text, every step counted against a
+//! DFAs (`split`), in time linear in the text, every step counted against a
 //! per-call bound; size limits bound the memory a huge template may take, and past
 //! them the template is refused, never matched loosely.
 

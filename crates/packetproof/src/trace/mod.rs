@@ -17,8 +17,7 @@ pub(crate) mod genai;
 pub(crate) mod join;
 pub(crate) mod otlp;
 pub mod packets;
-#[doc(hidden)]
-pub mod proto;
+pub(crate) mod proto;
 pub mod received;
 pub(crate) mod record;
 pub mod request;

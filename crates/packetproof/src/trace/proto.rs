@@ -1,11 +1,11 @@
 //! OTLP protobuf exports: the `ExportTraceServiceRequest` and `ExportLogsServiceRequest`
 //! binaries that the SDK exporters send (`application/x-protobuf` to `/v1/traces` and
 //! `/v1/logs`), decoded with the OpenTelemetry project's generated prost types
-//! (`opentelemetry-proto`), and handed on as the same [`Record`]s as OTLP/JSON.
+//! (`opentelemetry-proto`), and handed on as the same `Record`s as OTLP/JSON.
 //!
 //! The two requests share their wire layout at the top (field 1, repeated), so the bytes
 //! alone do not say which signal they are: the caller says ([`Signal`]), or
-//! [`sniff`] tries both (a span and a log record differ in the wire type of field 1).
+//! `sniff` tries both (a span and a log record differ in the wire type of field 1).
 //! Concatenated messages are one message (protobuf merges repeated fields), so a file
 //! holding several exports back to back reads as one.
 
@@ -160,124 +160,12 @@ fn plain(value: AnyValue) -> Result<Value, String> {
     })
 }
 
-/// Encode a JSON export (`{"resourceSpans": …}` or `{"resourceLogs": …}` as the OTLP/JSON
-/// tests write them) as protobuf: for tests and the benchmark, with the ids given as hex.
-#[doc(hidden)]
-pub fn encode_json(document: &Value) -> Vec<u8> {
-    use opentelemetry_proto::tonic::common::v1::{ArrayValue, KeyValueList};
-    use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
-    use opentelemetry_proto::tonic::trace::v1::{span, ResourceSpans, ScopeSpans, Span};
-
-    fn unhex(s: Option<&Value>) -> Vec<u8> {
-        let s = s.and_then(Value::as_str).unwrap_or_default();
-        (0..s.len() / 2).filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()).collect()
-    }
-    fn time(v: Option<&Value>) -> u64 {
-        v.and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))).unwrap_or(0)
-    }
-    fn any(v: &Value) -> AnyValue {
-        let value = match v.as_object().and_then(|m| m.iter().next()) {
-            Some((k, x)) if k == "stringValue" => {
-                Some(any_value::Value::StringValue(x.as_str().unwrap_or_default().into()))
-            }
-            Some((k, x)) if k == "boolValue" => Some(any_value::Value::BoolValue(x.as_bool().unwrap_or_default())),
-            Some((k, x)) if k == "intValue" => Some(any_value::Value::IntValue(
-                x.as_i64().or_else(|| x.as_str().and_then(|s| s.parse().ok())).unwrap_or_default(),
-            )),
-            Some((k, x)) if k == "doubleValue" => Some(any_value::Value::DoubleValue(x.as_f64().unwrap_or_default())),
-            Some((k, x)) if k == "arrayValue" => Some(any_value::Value::ArrayValue(ArrayValue {
-                values: x["values"].as_array().into_iter().flatten().map(any).collect(),
-            })),
-            Some((k, x)) if k == "kvlistValue" => Some(any_value::Value::KvlistValue(KeyValueList {
-                values: x["values"].as_array().into_iter().flatten().map(kv).collect(),
-            })),
-            _ => None,
-        };
-        AnyValue { value }
-    }
-    fn kv(v: &Value) -> KeyValue {
-        KeyValue {
-            key: v["key"].as_str().unwrap_or_default().into(),
-            value: Some(any(&v["value"])),
-            ..Default::default()
-        }
-    }
-    fn kvs(v: &Value) -> Vec<KeyValue> {
-        v["attributes"].as_array().into_iter().flatten().map(kv).collect()
-    }
-    fn scope(v: &Value) -> Option<InstrumentationScope> {
-        v["scope"]["name"].as_str().map(|name| InstrumentationScope { name: name.into(), ..Default::default() })
-    }
-    let items = |v: &Value, key: &str| v[key].as_array().cloned().unwrap_or_default();
-    if document.get("resourceLogs").is_some() {
-        let request = ExportLogsServiceRequest {
-            resource_logs: items(document, "resourceLogs")
-                .iter()
-                .map(|r| ResourceLogs {
-                    scope_logs: items(r, "scopeLogs")
-                        .iter()
-                        .map(|s| ScopeLogs {
-                            scope: scope(s),
-                            log_records: items(s, "logRecords")
-                                .iter()
-                                .map(|l| LogRecord {
-                                    event_name: l["eventName"].as_str().unwrap_or_default().into(),
-                                    time_unix_nano: time(l.get("timeUnixNano")),
-                                    observed_time_unix_nano: time(l.get("observedTimeUnixNano")),
-                                    trace_id: unhex(l.get("traceId")),
-                                    span_id: unhex(l.get("spanId")),
-                                    attributes: kvs(l),
-                                    body: l.get("body").map(any),
-                                    ..Default::default()
-                                })
-                                .collect(),
-                            ..Default::default()
-                        })
-                        .collect(),
-                    ..Default::default()
-                })
-                .collect(),
-        };
-        return request.encode_to_vec();
-    }
-    let request = ExportTraceServiceRequest {
-        resource_spans: items(document, "resourceSpans")
-            .iter()
-            .map(|r| ResourceSpans {
-                scope_spans: items(r, "scopeSpans")
-                    .iter()
-                    .map(|s| ScopeSpans {
-                        scope: scope(s),
-                        spans: items(s, "spans")
-                            .iter()
-                            .map(|sp| Span {
-                                trace_id: unhex(sp.get("traceId")),
-                                span_id: unhex(sp.get("spanId")),
-                                parent_span_id: unhex(sp.get("parentSpanId")),
-                                name: sp["name"].as_str().unwrap_or_default().into(),
-                                start_time_unix_nano: time(sp.get("startTimeUnixNano")),
-                                end_time_unix_nano: time(sp.get("endTimeUnixNano")),
-                                attributes: kvs(sp),
-                                events: items(sp, "events")
-                                    .iter()
-                                    .map(|e| span::Event {
-                                        name: e["name"].as_str().unwrap_or_default().into(),
-                                        attributes: kvs(e),
-                                        ..Default::default()
-                                    })
-                                    .collect(),
-                                ..Default::default()
-                            })
-                            .collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            })
-            .collect(),
-    };
-    request.encode_to_vec()
-}
+/// The protobuf twin of an OTLP/JSON export, for tests and the benchmark (which include
+/// the same file): test code, not part of the library.
+#[cfg(test)]
+pub(crate) mod encode;
+#[cfg(test)]
+pub(crate) use encode::encode_json;
 
 #[cfg(test)]
 mod tests {

@@ -28,8 +28,9 @@ pub(crate) const CAPTURE_HINT: &str = "turn content capture on: OTEL_INSTRUMENTA
     (the anthropic SDK's own spans), OPENINFERENCE_HIDE_INPUTS unset (OpenInference), recordInputs: true (Vercel AI SDK); \
     content captured as events is in the logs export: give that file too";
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, strum::IntoStaticStr)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Verdict {
     Matched {
         packet: String,
@@ -44,6 +45,7 @@ pub enum Verdict {
     Unreviewed {
         reason: String,
     },
+    #[strum(serialize = "not judgeable")]
     NotJudgeable {
         reason: String,
     },
@@ -78,14 +80,7 @@ pub struct Filled {
 
 impl Verdict {
     pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Matched { .. } => "matched",
-            Verdict::Mismatched { .. } => "mismatched",
-            Verdict::Unreviewed { .. } => "unreviewed",
-            Verdict::NotJudgeable { .. } => "not judgeable",
-            Verdict::Unvouched { .. } => "unvouched",
-            Verdict::Conforms { .. } => "conforms",
-        }
+        self.into()
     }
 
     /// Unreviewed, mismatched and unvouched calls fail the command (a not-judgeable one

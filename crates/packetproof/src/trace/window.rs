@@ -44,7 +44,8 @@ pub const MAX_PARTS: usize = 64;
 pub const MAX_REMEMBERED_BYTES: usize = 64 << 20;
 
 /// Why a call was judged before all its records arrived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Expiry {
     /// The join window ended.
     Window,
@@ -59,12 +60,7 @@ pub enum Expiry {
 impl Expiry {
     /// Its name on /metrics.
     pub fn name(self) -> &'static str {
-        match self {
-            Expiry::Window => "window",
-            Expiry::Capacity => "capacity",
-            Expiry::Size => "size",
-            Expiry::Stop => "stop",
-        }
+        self.into()
     }
 }
 
