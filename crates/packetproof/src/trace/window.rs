@@ -260,6 +260,11 @@ impl Window {
             self.judge_whole(gathered, parts, now, out);
             return;
         }
+        self.hold_new(gathered, now, out);
+    }
+
+    /// A part no held call has, held as a call of its own until its window ends.
+    fn hold_new(&mut self, gathered: Gathered, now: Instant, out: &mut Calls) {
         let held =
             Held { deadline: now + self.span, weight: weight(&gathered), parts: vec![digest(&gathered)], gathered };
         let id = self.next;

@@ -1,7 +1,7 @@
 //! The join window's records without trace or span ids (emitted outside their span),
 //! placed by their time as `trace` places them.
 
-use super::{digest, weight, Calls, Held, Window};
+use super::{digest, weight, Calls, Window};
 use crate::trace::conventions::Unread;
 use crate::trace::join::Gathered;
 use crate::trace::record::Kind;
@@ -51,11 +51,7 @@ impl Window {
             self.judge_whole(gathered, parts, now, out);
             return;
         }
-        let held =
-            Held { deadline: now + self.span, weight: weight(&gathered), parts: vec![digest(&gathered)], gathered };
-        let id = self.next;
-        self.next += 1;
-        self.settle(id, held, now, out);
+        self.hold_new(gathered, now, out);
     }
 
     /// Whether a call span's time holds a call without ids judged already (its details
