@@ -7,6 +7,7 @@
 
 mod branch_truth;
 mod profile;
+mod workbench;
 
 use crate::check;
 use crate::corpus::record::CompletionRecord;
@@ -71,15 +72,17 @@ pub(crate) fn self_test_case(
             report.escaped.push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
         }
     }
+    let mut bench = workbench::Workbench::new(golden);
     for mutation in mutations {
         let Some(check) = catchers.expected(mutation.check) else { continue };
-        let mut mutated = golden.clone();
-        (mutation.edit)(&mut mutated);
+        let mutated = bench.packet();
+        (mutation.edit)(mutated);
         if mutation.rehash {
-            digest::seal(&mut mutated);
+            catchers.sealer.seal(mutated);
         }
-        let findings = catchers.run(check, &mutated)?;
+        let findings = catchers.run(check, mutated)?;
         report.record(format!("{}: {} -> {check}", case.name, mutation.name), &findings);
+        bench.restore();
     }
     if let Some(run) = run {
         run_mutations(case, run, config, &mut report)?;
@@ -105,6 +108,8 @@ struct Catchers<'a> {
     /// The packet rules the engine applies to the golden packet, decided once per
     /// case (every mutation asks, and deciding hashes the suite's templates).
     applies: Vec<PacketCheck>,
+    /// Hashes the damaged copies from their first changed member on.
+    sealer: digest::incremental::Sealer<'a>,
 }
 
 impl<'a> Catchers<'a> {
@@ -117,7 +122,7 @@ impl<'a> Catchers<'a> {
             .copied()
             .filter(|check| crate::judge::decide((*check).into(), &at, config, Step::Test).is_ok())
             .collect();
-        Catchers { case, config, isolation, produced: None, applies }
+        Catchers { case, config, isolation, produced: None, applies, sealer: digest::incremental::Sealer::new(golden) }
     }
 
     /// The check that must catch damage meant for `check`: itself when it applies
@@ -150,8 +155,8 @@ impl<'a> Catchers<'a> {
             // forensics that explain a mismatch (ten serialisations each).
             PacketCheck::ExactInputHash | PacketCheck::Checksum if !self.config.canonical.accept_locale_key_order => {
                 let (key, recomputed) = match check {
-                    PacketCheck::ExactInputHash => ("exactInputHash", crate::digest::exact_input_hash(packet)),
-                    _ => ("checksum", crate::digest::packet_checksum(packet)),
+                    PacketCheck::ExactInputHash => ("exactInputHash", self.sealer.exact_input_hash(packet)),
+                    _ => ("checksum", self.sealer.checksum(packet)),
                 };
                 Ok(match packet.get(key).and_then(Value::as_str) == Some(recomputed.as_str()) {
                     true => Vec::new(),
@@ -513,6 +518,41 @@ mod tests {
         for check in RunCheck::ALL {
             let findings = dispatch::on_run(*check, &run.dir, Some(&run.packet), &[], &config);
             assert!(findings.is_empty(), "{check}: {findings:?}");
+        }
+    }
+
+    /// The self-test judges the very packets a fresh copy sealed whole would be, key
+    /// order included: one working copy restored member by member, and hashes
+    /// resumed from the first changed member, change no verdict.
+    #[test]
+    fn every_damaged_packet_is_the_one_a_fresh_copy_would_be() {
+        let (_dir, config, _) = suite();
+        for case in crate::corpus::cases(&config).unwrap() {
+            let golden = golden(&case, &config);
+            let sealer = digest::incremental::Sealer::new(&golden);
+            let mut bench = workbench::Workbench::new(&golden);
+            for mutation in packet_mutations(&golden, &case.request, &config) {
+                let mut fresh = golden.clone();
+                (mutation.edit)(&mut fresh);
+                let damaged = bench.packet();
+                (mutation.edit)(damaged);
+                if mutation.rehash {
+                    digest::seal(&mut fresh);
+                    sealer.seal(damaged);
+                }
+                let shown = |p: &Map<String, Value>| serde_json::to_string(p).unwrap();
+                assert_eq!(shown(damaged), shown(&fresh), "{}: {}", case.name, mutation.name);
+                for check in [PacketCheck::Checksum, PacketCheck::ExactInputHash] {
+                    let (key, whole) = match check {
+                        PacketCheck::Checksum => ("checksum", digest::packet_checksum(&fresh)),
+                        _ => ("exactInputHash", digest::exact_input_hash(&fresh)),
+                    };
+                    let resumed =
+                        if key == "checksum" { sealer.checksum(damaged) } else { sealer.exact_input_hash(damaged) };
+                    assert_eq!(resumed, whole, "{}: {} ({key})", case.name, mutation.name);
+                }
+                bench.restore();
+            }
         }
     }
 
