@@ -110,6 +110,7 @@ struct Catchers<'a> {
     applies: Vec<PacketCheck>,
     /// Hashes the damaged copies from their first changed member on.
     sealer: digest::incremental::Sealer<'a>,
+    renders: check::renders_from_input::Renders,
 }
 
 impl<'a> Catchers<'a> {
@@ -122,7 +123,8 @@ impl<'a> Catchers<'a> {
             .copied()
             .filter(|check| crate::judge::decide((*check).into(), &at, config, Step::Test).is_ok())
             .collect();
-        Catchers { case, config, isolation, produced: None, applies, sealer: digest::incremental::Sealer::new(golden) }
+        let sealer = digest::incremental::Sealer::new(golden);
+        Catchers { case, config, isolation, produced: None, applies, sealer, renders: Default::default() }
     }
 
     /// The check that must catch damage meant for `check`: itself when it applies
@@ -139,6 +141,7 @@ impl<'a> Catchers<'a> {
     fn run(&mut self, check: PacketCheck, packet: &Map<String, Value>) -> Result<Vec<Finding>> {
         match check {
             PacketCheck::BranchIsolation => Ok(self.isolation.check(packet, self.config)),
+            PacketCheck::RendersFromInput => Ok(self.renders.check(packet, self.config)),
             PacketCheck::Regenerates => {
                 let produced = match self.produced.take() {
                     Some(produced) => self.produced.insert(produced),

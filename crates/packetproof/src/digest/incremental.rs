@@ -153,6 +153,18 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Equal values with their object keys in the same order: what a reader that
+/// walks objects in order (a template rendering them) cannot tell apart.
+pub(crate) fn identical(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((kx, vx), (ky, vy))| kx == ky && identical(vx, vy))
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| identical(a, b)),
+        _ => a == b,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +223,8 @@ mod tests {
         assert!(!same(&a, &json!({"x": [1, {"y": 2, "z": 4}], "w": null})));
         assert!(!same(&a, &json!({"x": [1, {"y": 2}], "w": null})));
         assert!(!same(&a, &json!({"x": [1, {"y": 2, "z": 3}], "v": null})));
+        assert!(identical(&a, &a.clone()));
+        assert!(!identical(&a, &json!({"w": null, "x": [1, {"y": 2, "z": 3}]})));
+        assert!(!identical(&a, &json!({"x": [1, {"z": 3, "y": 2}], "w": null})));
     }
 }

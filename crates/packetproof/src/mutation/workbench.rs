@@ -3,6 +3,7 @@
 //! from the golden packet. A fresh whole copy per mutation (the packet's schema is
 //! half its size) cost more than the checks that judged it.
 
+use crate::digest::incremental::identical;
 use serde_json::{Map, Value};
 
 pub(super) struct Workbench<'a> {
@@ -33,17 +34,6 @@ impl<'a> Workbench<'a> {
                 *work = golden.clone();
             }
         }
-    }
-}
-
-/// Equal values with their object keys in the same order.
-fn identical(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((kx, vx), (ky, vy))| kx == ky && identical(vx, vy))
-        }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| identical(a, b)),
-        _ => a == b,
     }
 }
 
