@@ -91,10 +91,10 @@ pub(crate) fn evaluate(
     let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
-    let findings = gate(&args.run_dir, given.as_ref());
+    let findings = gate(&run, given.as_ref());
     let (raw, raw_name) = match &args.output {
         Some(path) => (fsutil::read_bytes(path, config.limits.max_file_bytes)?, path.display().to_string()),
-        None => (run.read(&run.raw_output)?, run.raw_output.name.clone()),
+        None => (run.read(&run.raw_output)?.to_vec(), run.raw_output.name.clone()),
     };
     let report = args.report.clone().unwrap_or_else(|| run.evaluation.path.clone());
     refuse_receipt_overwrite(&run, &report)?;
@@ -253,15 +253,15 @@ fn builtin_disagreement(
 
 /// The packet stage: the packet's own rules, and (packetproof's additions) the agent saw
 /// exactly its agent view and the held-back context is its own. `None` stops.
-fn packet_stage(
-    run: &Run,
-    given: Option<&Value>,
+fn packet_stage<'a>(
+    run: &'a Run,
+    given: Option<&'a Value>,
     config: &Config,
     packet_rules: super::PacketGate,
     out: &mut Failures,
-) -> Result<Option<Map<String, Value>>> {
-    let packet = match run.packet(given) {
-        Ok(Value::Object(packet)) => packet,
+) -> Result<Option<&'a Map<String, Value>>> {
+    let whole = match run.packet(given) {
+        Ok(whole @ Value::Object(_)) => whole,
         Ok(_) => {
             out.fail(PACKET, "--packet: expected a JSON object");
             return Ok(None);
@@ -278,7 +278,8 @@ fn packet_stage(
             return Ok(None);
         }
     };
-    for finding in packet_rules(&Value::Object(packet.clone())) {
+    let packet = whole.as_object().expect("matched an object above");
+    for finding in packet_rules(whole) {
         out.fail(PACKET, format!("packet {finding}"));
     }
     // An unnamed provider is packet::contract's finding above; its run is held to the schema mode's rules.
