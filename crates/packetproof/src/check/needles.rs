@@ -3,7 +3,7 @@
 //! every excluded request string and every unrendered template line in each
 //! prompt, and the mutation self-test asks it dozens of times per fixture.
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 pub(crate) struct Needles {
     needles: Vec<String>,
@@ -15,7 +15,9 @@ pub(crate) struct Needles {
 impl Needles {
     pub(crate) fn new<'a>(needles: impl IntoIterator<Item = &'a str>) -> Needles {
         let needles: Vec<String> = needles.into_iter().map(str::to_owned).collect();
-        let automaton = AhoCorasick::new(&needles).ok();
+        // A contiguous NFA: built in a fraction of a DFA's time (a case's needles are
+        // searched for a few dozen times, not millions), and still one pass per text.
+        let automaton = AhoCorasick::builder().kind(Some(AhoCorasickKind::ContiguousNFA)).build(&needles).ok();
         Needles { needles, automaton }
     }
 
