@@ -417,8 +417,8 @@ fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
     value.pointer_mut(&best.1).and_then(Value::as_object_mut)
 }
 
-/// Damage a passing run directory after the fact, one way at a time: on one copy
-/// of the run, each file restored before the next damage.
+/// Damage a passing run directory after the fact, one way at a time, in memory
+/// (the shared run keeps its bytes); a second run beside a copy of it reuses its task.
 fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
     if !run.refusals.is_empty() {
         report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
@@ -438,18 +438,16 @@ fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut 
         }),
         ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| b.extend_from_slice(b"\n")),
     ];
-    let damaged = run.copy()?;
+    // Damaged in memory: each check reads the run with one file's bytes replaced.
+    let intact = crate::run::Run::open(&run.dir, config)?;
     for (name, file, check, edit) in edits {
-        let path = damaged.dir.join(file);
-        let intact = fsutil::read_bytes(&path, fsutil::DEFAULT_MAX_BYTES)?;
-        let mut bytes = intact.clone();
+        let mut bytes = fsutil::read_bytes(&run.dir.join(file), fsutil::DEFAULT_MAX_BYTES)?;
         edit(&mut bytes);
-        fsutil::write_atomic(&path, &bytes)?;
-        let findings = dispatch::on_run(check, &damaged.dir, Some(&damaged.packet), &[], config);
+        let damaged = intact.with_file(file, bytes, config)?;
+        let findings = dispatch::on_opened(check, &run.dir, Ok(&damaged), Some(&run.packet), &[], config);
         report.record(format!("{}: {name} -> {check}", case.name), &findings);
-        fsutil::write_atomic(&path, &intact)?;
     }
-    duplicate_task(case, &damaged, config, report)
+    duplicate_task(case, &run.copy()?, config, report)
 }
 
 /// A second run that reuses a completed run's agent task id is refused.
@@ -569,6 +567,39 @@ mod tests {
         let report = self_test_case(&case, &golden, None, &config).unwrap();
         let baseline = format!("{}: packet::checksum already fails on the intact packet", case.name);
         assert_eq!(report.escaped.iter().filter(|e| e.starts_with(&baseline)).count(), 1, "{:#?}", report.escaped);
+    }
+
+    /// A run damaged in memory gets the findings the same damage written to a copy gets.
+    #[test]
+    fn damage_in_memory_is_judged_as_damage_on_disk() {
+        let (_dir, config, case) = suite();
+        let run = assemble_run(&case, &config).unwrap();
+        let intact = crate::run::Run::open(&run.dir, &config).unwrap();
+        let edits: [(&str, fn(&mut Vec<u8>)); 4] = [
+            ("validation-schema.json", |b| b[10] ^= 1),
+            ("run-manifest.json", |b| edit_json(b, |m| m["exactInputHash"] = json!("sha256:x"))),
+            ("agent-request.json", |b| edit_json(b, |m| m["renderInput"] = json!({}))),
+            ("raw-output.json", |b| b.extend_from_slice(b"\n")),
+        ];
+        for (file, edit) in edits {
+            let mut bytes = std::fs::read(run.dir.join(file)).unwrap();
+            edit(&mut bytes);
+            let copy = run.copy().unwrap();
+            std::fs::write(copy.dir.join(file), &bytes).unwrap();
+            let damaged = intact.with_file(file, bytes, &config).unwrap();
+            for check in RunCheck::ALL {
+                let on_disk = dispatch::on_run(*check, &copy.dir, Some(&run.packet), &[], &config);
+                let in_memory = dispatch::on_opened(*check, &run.dir, Ok(&damaged), Some(&run.packet), &[], &config);
+                let messages = |f: &[Finding]| {
+                    f.iter().map(|f| f.message.replace(&*copy.dir.to_string_lossy(), "RUN")).collect::<Vec<_>>()
+                };
+                let memory = |f: &[Finding]| {
+                    f.iter().map(|f| f.message.replace(&*run.dir.to_string_lossy(), "RUN")).collect::<Vec<_>>()
+                };
+                assert_eq!(memory(&in_memory), messages(&on_disk), "{file}: {check}");
+                assert_eq!(in_memory.is_empty(), on_disk.is_empty());
+            }
+        }
     }
 
     /// A run that does not pass before damage is reported, not damaged.

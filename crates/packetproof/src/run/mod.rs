@@ -213,14 +213,33 @@ impl Run {
     /// Open `dir`, read its manifest when present, and resolve every file name,
     /// refusing names that lead out of the directory.
     pub(crate) fn open(dir: &std::path::Path, config: &Config) -> Result<Run> {
+        Run::open_reading(dir, config, Read::default())
+    }
+
+    /// This run as it would be with the file `name` holding `bytes` (nothing is
+    /// written): the mutation self-test damages a run's files in memory.
+    pub(crate) fn with_file(&self, name: &str, bytes: Vec<u8>, config: &Config) -> Result<Run> {
+        let read = Read::default();
+        keep(&read.bytes, &self.dir.resolve(name, name)?, bytes);
+        Run::open_reading(&self.dir.shown, config, read)
+    }
+
+    /// [`Run::open`], with what `read` already holds taken as read.
+    fn open_reading(dir: &std::path::Path, config: &Config, read: Read) -> Result<Run> {
         let dir = RunDir::open(dir)?;
         let manifest_file = RunFile { name: MANIFEST.into(), path: dir.resolve(MANIFEST, &dir.show(MANIFEST))? };
-        let manifest = match manifest_file.path.symlink_metadata() {
-            Err(_) => None,
-            Ok(_) => match fsutil::read_json(&manifest_file.path, config.limits.max_file_bytes)? {
-                Value::Object(map) => Some(map),
-                _ => return Err(Error::shape(dir.show(MANIFEST), JsonPath::root(), "a JSON object")),
-            },
+        let held = kept(&read.bytes, &manifest_file.path);
+        let manifest = match (held, manifest_file.path.symlink_metadata()) {
+            (None, Err(_)) => None,
+            (Some(bytes), _) => {
+                Some(crate::canonical::parse(&bytes).map_err(|e| e.in_file(manifest_file.path.display()))?)
+            }
+            (None, Ok(_)) => Some(fsutil::read_json(&manifest_file.path, config.limits.max_file_bytes)?),
+        };
+        let manifest = match manifest {
+            None => None,
+            Some(Value::Object(map)) => Some(map),
+            Some(_) => return Err(Error::shape(dir.show(MANIFEST), JsonPath::root(), "a JSON object")),
         };
         let mut files = Vec::with_capacity(MANIFEST_FILES.len());
         for (field, default) in MANIFEST_FILES {
@@ -247,7 +266,7 @@ impl Run {
             completion,
             max_bytes: config.limits.max_file_bytes,
             fixed: Fixed::of(config),
-            read: Read::default(),
+            read,
         })
     }
 
