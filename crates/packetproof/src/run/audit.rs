@@ -276,7 +276,7 @@ pub(crate) fn snapshot(
         let why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
         return (None, vec![problem(shown(file), why)]);
     }
-    let snapshot = match canonical::parse(&bytes) {
+    let snapshot = match run.parsed(file, &bytes) {
         Ok(value) => value,
         Err(e) => return (None, vec![problem(shown(file), format!("invalid JSON at {e}"))]),
     };
@@ -290,12 +290,12 @@ pub(crate) fn snapshot(
         );
     };
     if mode == Some(OutputMode::Text) {
-        if snapshot != super::format::plain_text_snapshot() {
+        if *snapshot != super::format::plain_text_snapshot() {
             let why = "is not the plain-text run's: under a plain-text contract the agent is given no schema, and the \
                        held-back file says so";
             return (None, vec![problem(shown(file), why)]);
         }
-    } else if !text_json && !crate::numbers::same_opt(packet_schema, &snapshot) {
+    } else if !text_json && !crate::numbers::same_opt(packet_schema, snapshot.as_ref()) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
         return (None, vec![problem(shown(file), why)]);
     }

@@ -135,6 +135,7 @@ pub(crate) struct Run {
 struct Read {
     bytes: Mutex<Vec<(PathBuf, Arc<Vec<u8>>)>>,
     objects: Mutex<Vec<(PathBuf, Arc<Map<String, Value>>)>>,
+    values: Mutex<Vec<(PathBuf, Arc<Value>)>>,
     packet: OnceLock<Value>,
 }
 
@@ -317,6 +318,18 @@ impl Run {
             Value::Object(map) => Ok(keep(&self.read.objects, &file.path, map)),
             _ => Err(Error::shape(self.dir.show(&file.name), JsonPath::root(), "a JSON object")),
         }
+    }
+
+    /// `bytes`, this run's `file` as read, parsed as any JSON value (once).
+    pub(crate) fn parsed(
+        &self,
+        file: &RunFile,
+        bytes: &[u8],
+    ) -> std::result::Result<Arc<Value>, crate::canonical::ParseError> {
+        if let Some(value) = kept(&self.read.values, &file.path) {
+            return Ok(value);
+        }
+        Ok(keep(&self.read.values, &file.path, crate::canonical::parse(bytes)?))
     }
 
     /// Errors name the file as the user knows it (the run directory as given).
