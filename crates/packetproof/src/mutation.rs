@@ -51,16 +51,31 @@ struct PacketMutation {
 /// The self-test of one fixture: `golden` is its golden packet and `run` its
 /// assembled run (when it has a `run/`), as the gate already read and built them.
 /// Nothing is read again: the request is compiled once for every branch-isolation
-/// mutation, each check's baseline runs once, and the run mutations damage copies.
+/// mutation, each check's baseline runs once, and the run mutations damage the run
+/// in memory. (The gate calls [`self_test_case_with`], with the request's isolation
+/// its branch-isolation trial derived.)
+#[cfg(test)]
 pub(crate) fn self_test_case(
     case: &Case,
     golden: &Map<String, Value>,
     run: Option<&AssembledRun>,
     config: &Config,
 ) -> Result<MutationReport> {
+    let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
+    self_test_case_with(case, golden, run, std::sync::Arc::new(isolation), config)
+}
+
+/// [`self_test_case`] with the request's [`check::Isolation`] the gate already derived.
+pub(crate) fn self_test_case_with(
+    case: &Case,
+    golden: &Map<String, Value>,
+    run: Option<&AssembledRun>,
+    isolation: std::sync::Arc<check::Isolation>,
+    config: &Config,
+) -> Result<MutationReport> {
     let mut report = MutationReport::default();
     let mutations = packet_mutations(golden, &case.request, config);
-    let mut catchers = Catchers::new(case, golden, config);
+    let mut catchers = Catchers::new(case, golden, isolation, config);
     // A check that already fails on the intact packet would "catch" anything.
     let mut baseline: Vec<PacketCheck> = Vec::new();
     for check in mutations.iter().filter_map(|m| catchers.expected(m.check)) {
@@ -103,7 +118,7 @@ pub(crate) fn self_test_case(
 struct Catchers<'a> {
     case: &'a Case,
     config: &'a Config,
-    isolation: check::Isolation,
+    isolation: std::sync::Arc<check::Isolation>,
     /// What the request makes now, made once per case (an exporter is a process).
     /// A failure is not kept: it ends the self-test of the case, unchanged.
     produced: Option<Value>,
@@ -116,8 +131,12 @@ struct Catchers<'a> {
 }
 
 impl<'a> Catchers<'a> {
-    fn new(case: &'a Case, golden: &'a Map<String, Value>, config: &'a Config) -> Self {
-        let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
+    fn new(
+        case: &'a Case,
+        golden: &'a Map<String, Value>,
+        isolation: std::sync::Arc<check::Isolation>,
+        config: &'a Config,
+    ) -> Self {
         let value = Value::Object(golden.clone());
         let at = Subject::packet(&value, Some(Origin::Case(case)));
         let applies = PacketCheck::ALL
