@@ -199,10 +199,10 @@ mod tests {
     #[test]
     fn an_edited_copy_is_sealed_as_the_whole_packet_would_be() {
         sealed_both_ways(|_| {});
-        for key in packet().keys().cloned() {
-            sealed_both_ways(|p| p[&key] = json!("changed"));
+        for key in packet().keys() {
+            sealed_both_ways(|p| p[key] = json!("changed"));
             sealed_both_ways(|p| {
-                p.remove(&key);
+                p.remove(key);
             });
         }
         sealed_both_ways(|p| p["renderInput"]["deep"]["er"][1]["é"] = json!(2));

@@ -183,7 +183,7 @@ fn verdict_in(opened: &run::Run, packet: &Value, config: &Config) -> Result<Valu
     let raw = opened.read(&opened.raw_output)?;
     let rules = |value: &Value| judged_packet(value, None, config, Step::Test).findings;
     let raw = (raw.as_slice(), opened.raw_output.name.as_str());
-    let evaluation = run::evaluate::assess(&opened, Some(packet), None, raw, config, &rules)?;
+    let evaluation = run::evaluate::assess(opened, Some(packet), None, raw, config, &rules)?;
     Ok(crate::suite_evaluator::golden(evaluation.ok, &evaluation.failures))
 }
 

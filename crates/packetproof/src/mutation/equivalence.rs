@@ -58,7 +58,8 @@ fn damage_in_memory_is_judged_as_damage_on_disk() {
     let (_dir, config, case) = suite();
     let run = assemble_run(&case, &config).unwrap();
     let intact = crate::run::Run::open(&run.dir, &config).unwrap();
-    let edits: [(&str, fn(&mut Vec<u8>)); 4] = [
+    type Damage = fn(&mut Vec<u8>);
+    let edits: [(&str, Damage); 4] = [
         ("validation-schema.json", |b| b[10] ^= 1),
         ("run-manifest.json", |b| edit_json(b, |m| m["exactInputHash"] = json!("sha256:x"))),
         ("agent-request.json", |b| edit_json(b, |m| m["renderInput"] = json!({}))),

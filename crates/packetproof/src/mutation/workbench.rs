@@ -49,7 +49,8 @@ mod tests {
         let golden = json!({"a": 1, "b": {"x": 1, "y": [1, 2]}, "c": "text"}).as_object().unwrap().clone();
         let order = |map: &Map<String, Value>| serde_json::to_string(map).unwrap();
         let mut bench = Workbench::new(&golden);
-        let edits: Vec<Box<dyn Fn(&mut Map<String, Value>)>> = vec![
+        type Edit = Box<dyn Fn(&mut Map<String, Value>)>;
+        let edits: Vec<Edit> = vec![
             Box::new(|p| p["c"] = json!("other")),
             Box::new(|p| {
                 p.remove("a");

@@ -164,23 +164,23 @@ pub(crate) fn assess(
         // Only text-JSON (Google) runs are judged against the held-back snapshot; for the
         // others the reference ignores the run files, and so does evaluation (verify's
         // run::manifest-binding and run::snapshot-parity check them).
-        None if config.output_mode(&packet) == Some(OutputMode::TextJson) => {
-            snapshot_stage(run, &packet, &mut facts, &mut out)
+        None if config.output_mode(packet) == Some(OutputMode::TextJson) => {
+            snapshot_stage(run, packet, &mut facts, &mut out)
         }
         None => None,
     };
     if let Some((file, pinned)) = pin.filter(|_| out.is_empty()) {
-        pin_stage(run, &packet, (file, pinned), &mut out);
+        pin_stage(run, packet, (file, pinned), &mut out);
     }
     // A packet or held-back file that failed stops here: nothing after could be trusted.
     if !out.is_empty() {
         return finish(out, &facts, None);
     }
     // The suite's own evaluator judges the answer from here on (json-parse included).
-    if let Some(suite) = &config.agent(&packet).evaluator {
-        return suite_evaluated(suite, run, &packet, schema.as_ref(), (raw, raw_name), &facts, config);
+    if let Some(suite) = &config.agent(packet).evaluator {
+        return suite_evaluated(suite, run, packet, schema.as_ref(), (raw, raw_name), &facts, config);
     }
-    let scope = evaluator::scope(config.agent(&packet))
+    let scope = evaluator::scope(config.agent(packet))
         .map_err(|why| Error::Config { file: config.file_name(), message: why })?;
     let output = match parse::parse_output(raw) {
         Ok(output) => output,
@@ -189,7 +189,7 @@ pub(crate) fn assess(
             return finish(out, &facts, None);
         }
     };
-    let judgement = evaluator::judge(&output, &packet, schema.as_ref(), config);
+    let judgement = evaluator::judge(&output, packet, schema.as_ref(), config);
     facts.schema_applied = judgement.schema_applied;
     let mut evaluation = finish(judgement.failures, &facts, Some(&output))?;
     evaluation.notes.extend(scope.note().map(str::to_owned));
@@ -283,12 +283,12 @@ fn packet_stage<'a>(
         out.fail(PACKET, format!("packet {finding}"));
     }
     // An unnamed provider is packet::contract's finding above; its run is held to the schema mode's rules.
-    let text_json = config.output_mode(&packet) == Some(OutputMode::TextJson);
-    for problem in audit::request_problems(run, &packet) {
+    let text_json = config.output_mode(packet) == Some(OutputMode::TextJson);
+    for problem in audit::request_problems(run, packet) {
         out.fail(PACKET, problem.to_string());
     }
     // A Google run needs its held-back context; other runs are checked when it is present.
-    for problem in audit::context_problems(run, &packet, text_json) {
+    for problem in audit::context_problems(run, packet, text_json) {
         out.fail(PACKET, problem.to_string());
     }
     Ok(Some(packet))

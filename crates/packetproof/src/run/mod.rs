@@ -133,18 +133,21 @@ pub(crate) struct Run {
 /// it fails again with its own error.
 #[derive(Debug, Default)]
 struct Read {
-    bytes: Mutex<Vec<(PathBuf, Arc<Vec<u8>>)>>,
-    objects: Mutex<Vec<(PathBuf, Arc<Map<String, Value>>)>>,
-    values: Mutex<Vec<(PathBuf, Arc<Value>)>>,
+    bytes: Kept<Vec<u8>>,
+    objects: Kept<Map<String, Value>>,
+    values: Kept<Value>,
     packet: OnceLock<Value>,
 }
 
-fn kept<T>(list: &Mutex<Vec<(PathBuf, Arc<T>)>>, path: &std::path::Path) -> Option<Arc<T>> {
+/// What was read of each file, by its resolved path.
+type Kept<T> = Mutex<Vec<(PathBuf, Arc<T>)>>;
+
+fn kept<T>(list: &Kept<T>, path: &std::path::Path) -> Option<Arc<T>> {
     let list = list.lock().unwrap_or_else(|e| e.into_inner());
     list.iter().find(|(p, _)| p == path).map(|(_, value)| Arc::clone(value))
 }
 
-fn keep<T>(list: &Mutex<Vec<(PathBuf, Arc<T>)>>, path: &std::path::Path, value: T) -> Arc<T> {
+fn keep<T>(list: &Kept<T>, path: &std::path::Path, value: T) -> Arc<T> {
     let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, first)) = list.iter().find(|(p, _)| p == path) {
         return Arc::clone(first);
