@@ -3,6 +3,7 @@
 //! file checksums are over raw bytes.
 
 pub(crate) mod forensics;
+pub(crate) mod incremental;
 
 use crate::canonical::{self, Sink};
 #[cfg(test)]
@@ -79,6 +80,10 @@ pub fn exact_input_bytes(packet: &Map<String, Value>) -> Vec<u8> {
     write_exact_input(&mut out, packet);
     out
 }
+
+/// The packet fields `exactInputHash` covers (`write_exact_input` reads no other).
+const EXACT_INPUT_FIELDS: [&str; 7] =
+    ["attempt", "maxTokens", "systemPrompt", "effectiveUserMessage", "model", "outputSchema", "provider"];
 
 fn write_exact_input<S: Sink>(out: &mut S, packet: &Map<String, Value>) {
     let mut separator = b"{";

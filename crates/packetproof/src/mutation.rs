@@ -6,7 +6,10 @@
 //! semantic check has to catch them on its own rather than riding on `checksum`.
 
 mod branch_truth;
+#[cfg(test)]
+mod equivalence;
 mod profile;
+mod workbench;
 
 use crate::check;
 use crate::corpus::record::CompletionRecord;
@@ -49,16 +52,31 @@ struct PacketMutation {
 /// The self-test of one fixture: `golden` is its golden packet and `run` its
 /// assembled run (when it has a `run/`), as the gate already read and built them.
 /// Nothing is read again: the request is compiled once for every branch-isolation
-/// mutation, each check's baseline runs once, and the run mutations damage copies.
+/// mutation, each check's baseline runs once, and the run mutations damage the run
+/// in memory. (The gate calls [`self_test_case_with`], with the request's isolation
+/// its branch-isolation trial derived.)
+#[cfg(test)]
 pub(crate) fn self_test_case(
     case: &Case,
     golden: &Map<String, Value>,
     run: Option<&AssembledRun>,
     config: &Config,
 ) -> Result<MutationReport> {
+    let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
+    self_test_case_with(case, golden, run, std::sync::Arc::new(isolation), config)
+}
+
+/// [`self_test_case`] with the request's [`check::Isolation`] the gate already derived.
+pub(crate) fn self_test_case_with(
+    case: &Case,
+    golden: &Map<String, Value>,
+    run: Option<&AssembledRun>,
+    isolation: std::sync::Arc<check::Isolation>,
+    config: &Config,
+) -> Result<MutationReport> {
     let mut report = MutationReport::default();
     let mutations = packet_mutations(golden, &case.request, config);
-    let mut catchers = Catchers::new(case, golden, config);
+    let mut catchers = Catchers::new(case, golden, isolation, config);
     // A check that already fails on the intact packet would "catch" anything.
     let mut baseline: Vec<PacketCheck> = Vec::new();
     for check in mutations.iter().filter_map(|m| catchers.expected(m.check)) {
@@ -72,19 +90,22 @@ pub(crate) fn self_test_case(
             report.escaped.push(format!("{}: {check} already fails on the intact packet: {}", case.name, findings[0]));
         }
     }
+    let mut bench = workbench::Workbench::new(golden);
     for mutation in mutations {
         let Some(check) = catchers.expected(mutation.check) else { continue };
-        let mut mutated = golden.clone();
-        (mutation.edit)(&mut mutated);
+        let mutated = bench.packet();
+        (mutation.edit)(mutated);
         if mutation.rehash {
-            digest::seal(&mut mutated);
+            catchers.sealer.seal(mutated);
         }
-        if let Some(why) = branch_truth::means_the_same(golden, &mutated) {
+        if let Some(why) = branch_truth::means_the_same(golden, mutated) {
             report.skipped.push(format!("{}: {} (not demanded of {check}): {why}", case.name, mutation.name));
+            bench.restore();
             continue;
         }
-        let findings = catchers.run(check, &mutated)?;
+        let findings = catchers.run(check, mutated)?;
         report.record(format!("{}: {} -> {check}", case.name, mutation.name), &findings);
+        bench.restore();
     }
     if let Some(run) = run {
         run_mutations(case, run, config, &mut report)?;
@@ -103,18 +124,25 @@ pub(crate) fn self_test_case(
 struct Catchers<'a> {
     case: &'a Case,
     config: &'a Config,
-    isolation: check::Isolation,
+    isolation: std::sync::Arc<check::Isolation>,
     /// What the request makes now, made once per case (an exporter is a process).
     /// A failure is not kept: it ends the self-test of the case, unchanged.
     produced: Option<Value>,
     /// The packet rules the engine applies to the golden packet, decided once per
     /// case (every mutation asks, and deciding hashes the suite's templates).
     applies: Vec<PacketCheck>,
+    /// Hashes the damaged copies from their first changed member on.
+    sealer: digest::incremental::Sealer<'a>,
+    renders: check::renders_from_input::Renders,
 }
 
 impl<'a> Catchers<'a> {
-    fn new(case: &'a Case, golden: &'a Map<String, Value>, config: &'a Config) -> Self {
-        let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
+    fn new(
+        case: &'a Case,
+        golden: &'a Map<String, Value>,
+        isolation: std::sync::Arc<check::Isolation>,
+        config: &'a Config,
+    ) -> Self {
         let value = Value::Object(golden.clone());
         let at = Subject::packet(&value, Some(Origin::Case(case)));
         let applies = PacketCheck::ALL
@@ -122,7 +150,8 @@ impl<'a> Catchers<'a> {
             .copied()
             .filter(|check| crate::judge::decide((*check).into(), &at, config, Step::Test).is_ok())
             .collect();
-        Catchers { case, config, isolation, produced: None, applies }
+        let sealer = digest::incremental::Sealer::new(golden);
+        Catchers { case, config, isolation, produced: None, applies, sealer, renders: Default::default() }
     }
 
     /// The check that must catch damage meant for `check`: itself when it applies
@@ -139,6 +168,7 @@ impl<'a> Catchers<'a> {
     fn run(&mut self, check: PacketCheck, packet: &Map<String, Value>) -> Result<Vec<Finding>> {
         match check {
             PacketCheck::BranchIsolation => Ok(self.isolation.check(packet, self.config)),
+            PacketCheck::RendersFromInput => Ok(self.renders.check(packet, self.config)),
             PacketCheck::Regenerates => {
                 let produced = match self.produced.take() {
                     Some(produced) => self.produced.insert(produced),
@@ -155,8 +185,8 @@ impl<'a> Catchers<'a> {
             // forensics that explain a mismatch (ten serialisations each).
             PacketCheck::ExactInputHash | PacketCheck::Checksum if !self.config.canonical.accept_locale_key_order => {
                 let (key, recomputed) = match check {
-                    PacketCheck::ExactInputHash => ("exactInputHash", crate::digest::exact_input_hash(packet)),
-                    _ => ("checksum", crate::digest::packet_checksum(packet)),
+                    PacketCheck::ExactInputHash => ("exactInputHash", self.sealer.exact_input_hash(packet)),
+                    _ => ("checksum", self.sealer.checksum(packet)),
                 };
                 Ok(match packet.get(key).and_then(Value::as_str) == Some(recomputed.as_str()) {
                     true => Vec::new(),
@@ -414,8 +444,8 @@ fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
     value.pointer_mut(&best.1).and_then(Value::as_object_mut)
 }
 
-/// Damage a passing run directory after the fact, one way at a time: on one copy
-/// of the run, each file restored before the next damage.
+/// Damage a passing run directory after the fact, one way at a time, in memory
+/// (the shared run keeps its bytes); a second run beside a copy of it reuses its task.
 fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
     if !run.refusals.is_empty() {
         report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
@@ -435,18 +465,16 @@ fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut 
         }),
         ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| b.extend_from_slice(b"\n")),
     ];
-    let damaged = run.copy()?;
+    // Damaged in memory: each check reads the run with one file's bytes replaced.
+    let intact = crate::run::Run::open(&run.dir, config)?;
     for (name, file, check, edit) in edits {
-        let path = damaged.dir.join(file);
-        let intact = fsutil::read_bytes(&path, fsutil::DEFAULT_MAX_BYTES)?;
-        let mut bytes = intact.clone();
+        let mut bytes = fsutil::read_bytes(&run.dir.join(file), fsutil::DEFAULT_MAX_BYTES)?;
         edit(&mut bytes);
-        fsutil::write_atomic(&path, &bytes)?;
-        let findings = dispatch::on_run(check, &damaged.dir, Some(&damaged.packet), &[], config);
+        let damaged = intact.with_file(file, bytes, config)?;
+        let findings = dispatch::on_opened(check, &run.dir, Ok(&damaged), Some(&run.packet), &[], config);
         report.record(format!("{}: {name} -> {check}", case.name), &findings);
-        fsutil::write_atomic(&path, &intact)?;
     }
-    duplicate_task(case, &damaged, config, report)
+    duplicate_task(case, &run.copy()?, config, report)
 }
 
 /// A second run that reuses a completed run's agent task id is refused.

@@ -62,7 +62,8 @@ fn is_compile_input(value: &Value) -> bool {
 /// renderInput, resolvedBranch, promptPaths or promptVersions), and outputSchema
 /// only when the packet carries one.
 pub fn agent_request(packet: &Map<String, Value>) -> Value {
-    let field = |key: &str| packet.get(key).cloned().unwrap_or(Value::Null);
+    // Borrowed: the one copy of each field is the one serde_json makes.
+    let field = |key: &str| packet.get(key).unwrap_or(&Value::Null);
     let request = AgentRequest {
         schema_version: 1,
         kind: AGENT_REQUEST_KIND,
@@ -73,7 +74,7 @@ pub fn agent_request(packet: &Map<String, Value>) -> Value {
         max_tokens: field("maxTokens"),
         system_prompt: field("systemPrompt"),
         user_message: field("effectiveUserMessage"),
-        output_schema: packet.get("outputSchema").cloned(),
+        output_schema: packet.get("outputSchema"),
         execution_policy: ExecutionPolicy {
             allowed_input: "this-file-only",
             repository_access: false,
@@ -90,20 +91,20 @@ pub fn agent_request(packet: &Map<String, Value>) -> Value {
 /// fields are copied as they are (the packet checks judge them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AgentRequest {
+pub(crate) struct AgentRequest<'a> {
     pub(crate) schema_version: u32,
     pub(crate) kind: &'static str,
-    pub(crate) exact_input_hash: Value,
-    pub(crate) checksum: Value,
-    pub(crate) provider: Value,
-    pub(crate) model: Value,
-    pub(crate) max_tokens: Value,
-    pub(crate) system_prompt: Value,
+    pub(crate) exact_input_hash: &'a Value,
+    pub(crate) checksum: &'a Value,
+    pub(crate) provider: &'a Value,
+    pub(crate) model: &'a Value,
+    pub(crate) max_tokens: &'a Value,
+    pub(crate) system_prompt: &'a Value,
     /// The packet's `effectiveUserMessage`: what the provider would receive.
-    pub(crate) user_message: Value,
+    pub(crate) user_message: &'a Value,
     /// Only when the packet carries one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) output_schema: Option<Value>,
+    pub(crate) output_schema: Option<&'a Value>,
     pub(crate) execution_policy: ExecutionPolicy,
 }
 

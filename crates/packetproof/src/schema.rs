@@ -172,6 +172,12 @@ pub fn write(config: &Config) -> Result<bool> {
 /// The snapshot as a JSON value (`{name, description, schema}`): the runtime
 /// `outputSchema` of non-Google packets.
 pub fn snapshot(config: &Config) -> Result<Value> {
+    shared_snapshot(config).map(|snapshot| Value::clone(&snapshot))
+}
+
+/// [`snapshot`] for a reader: under [`Config::reading_once`] the one parsed copy
+/// (every prompt rendered names the schema, and copying it was a third of a render).
+pub(crate) fn shared_snapshot(config: &Config) -> Result<std::sync::Arc<Value>> {
     config.snapshot_value(|| {
         let (file, bytes) = config.snapshot_bytes()?;
         canonical::parse(&bytes).map_err(|e| e.in_file(file))

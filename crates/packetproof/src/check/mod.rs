@@ -3,6 +3,7 @@
 //! corpus-wide ones. A check returns findings; an `Err` means its inputs could
 //! not be read. Which checks run, and when, is the engine's (`crate::judge`).
 
+mod needles;
 pub(crate) mod packet;
 pub(crate) mod renders_from_input;
 pub mod stale;

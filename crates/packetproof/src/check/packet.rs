@@ -2,6 +2,7 @@
 //! (the golden packet is what its request compiles to now) and
 //! `packet::branch-isolation` (only the resolved branch rendered).
 
+use super::needles::Needles;
 use super::Checked;
 use crate::branch::{EvidenceMode, Neighbours};
 use crate::corpus::Case;
@@ -10,6 +11,7 @@ use crate::packet::PROMPT_TEXTS;
 use crate::report::{walk, Finding, Findings, JsonPath, Location, Trail};
 use crate::{compile, fsutil, Config, PacketCheck, Result};
 use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
 
 /// A golden file that differs from what the tools produce now: both documents
 /// whole, for grouping the same change across cases (the findings say what changed).
@@ -136,6 +138,16 @@ pub(crate) fn branch_isolation(
 pub(crate) struct Isolation {
     expected: std::result::Result<Value, String>,
     excluded: Vec<(String, String)>,
+    excluded_needles: Needles,
+    /// The unrendered template lines of the last promptPaths asked about (a
+    /// damaged copy of a packet mostly names the templates the packet does).
+    unrendered: Mutex<Option<(Value, Arc<Unrendered>)>>,
+}
+
+/// The literal lines of the templates a packet did not render, to look for.
+struct Unrendered {
+    lines: Vec<(String, String)>,
+    needles: Needles,
 }
 
 impl Isolation {
@@ -149,7 +161,22 @@ impl Isolation {
             let keys = &config.packet.asset_prompt_keys;
             excluded.retain(|(origin, _)| !keys.iter().any(|key| origin.ends_with(key.as_str())));
         }
-        Isolation { expected, excluded }
+        let excluded_needles = Needles::new(excluded.iter().map(|(_, needle)| needle.as_str()));
+        Isolation { expected, excluded, excluded_needles, unrendered: Mutex::new(None) }
+    }
+
+    /// [`unrendered_lines`] of `packet`, from the last call when it lists the same templates.
+    fn unrendered(&self, packet: &Map<String, Value>, config: &Config) -> Arc<Unrendered> {
+        let paths = packet.get("promptPaths").cloned().unwrap_or(Value::Null);
+        let mut last = self.unrendered.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, unrendered)) = last.as_ref().filter(|(seen, _)| *seen == paths) {
+            return Arc::clone(unrendered);
+        }
+        let lines = unrendered_lines(packet, config);
+        let needles = Needles::new(lines.iter().map(|(_, line)| line.as_str()));
+        let unrendered = Arc::new(Unrendered { lines, needles });
+        *last = Some((paths, Arc::clone(&unrendered)));
+        unrendered
     }
 
     pub(crate) fn check(&self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
@@ -187,9 +214,9 @@ impl Isolation {
                 fail(path, verb.into());
             }
         }
-        out.extend(excluded_text_findings(packet, &self.excluded));
+        out.extend(excluded_text_findings(packet, &self.excluded, &self.excluded_needles));
         if crate::check::renders_from_input::applies(packet, config).is_ok() {
-            out.extend(unrendered_partial_findings(packet, config));
+            out.extend(unrendered_partial_findings(packet, &self.unrendered(packet, config)));
         }
         out.into_vec()
     }
@@ -273,11 +300,18 @@ fn render_input_parts(input: &Value, branch: &Value) -> Vec<(JsonPath, bool, boo
 
 /// No line of a prompt template that was not rendered (the partials of the branch
 /// values that did not resolve) occurs in the prompt texts.
-fn unrendered_partial_findings(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+fn unrendered_partial_findings(packet: &Map<String, Value>, unrendered: &Unrendered) -> Vec<Finding> {
+    let found: Vec<Vec<bool>> = PROMPT_TEXTS
+        .iter()
+        .map(|key| match packet.get(*key).and_then(Value::as_str) {
+            Some(text) => unrendered.needles.found_in(text),
+            None => vec![false; unrendered.lines.len()],
+        })
+        .collect();
     let mut out = Vec::new();
-    for (name, line) in unrendered_lines(packet, config) {
-        for key in PROMPT_TEXTS {
-            if packet.get(key).and_then(Value::as_str).is_some_and(|t| t.contains(&line)) {
+    for (i, (name, line)) in unrendered.lines.iter().enumerate() {
+        for (key, found) in PROMPT_TEXTS.iter().zip(&found) {
+            if found[i] {
                 out.push(Finding::new(
                     PacketCheck::BranchIsolation,
                     JsonPath::field(key),
@@ -317,32 +351,33 @@ pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> 
 }
 
 /// No string of an excluded request region occurs in any prompt text or renderInput string.
-fn excluded_text_findings(packet: &Map<String, Value>, excluded: &[(String, String)]) -> Vec<Finding> {
+fn excluded_text_findings(
+    packet: &Map<String, Value>,
+    excluded: &[(String, String)],
+    needles: &Needles,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for key in PROMPT_TEXTS {
-        let Some(text) = packet.get(key).and_then(Value::as_str) else { continue };
-        for (origin, needle) in excluded {
-            if text.contains(needle.as_str()) {
+    let mut look = |text: &str, path: &dyn Fn() -> JsonPath| {
+        for ((origin, needle), found) in excluded.iter().zip(needles.found_in(text)) {
+            if found {
                 out.push(Finding::new(
                     PacketCheck::BranchIsolation,
-                    JsonPath::field(key),
+                    path(),
                     format!("contains excluded text from request {origin}: {needle:?}"),
                 ));
             }
+        }
+    };
+    for key in PROMPT_TEXTS {
+        if let Some(text) = packet.get(key).and_then(Value::as_str) {
+            look(text, &|| JsonPath::field(key));
         }
     }
     if let Some(input) = packet.get("renderInput") {
         let mut trail = Trail::new(JsonPath::field("renderInput"));
         walk(input, &mut trail, &mut |value, _, trail| {
-            let Some(text) = value.as_str() else { return };
-            for (origin, needle) in excluded {
-                if text.contains(needle.as_str()) {
-                    out.push(Finding::new(
-                        PacketCheck::BranchIsolation,
-                        trail.path(),
-                        format!("contains excluded text from request {origin}: {needle:?}"),
-                    ));
-                }
+            if let Some(text) = value.as_str() {
+                look(text, &|| trail.path());
             }
         });
     }

@@ -24,10 +24,44 @@ pub(crate) fn applies(packet: &Map<String, Value>, config: &Config) -> Result<()
 
 /// The findings on a packet that [`applies`] to.
 pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    let (input, branch) = inputs(packet);
+    verdict(packet, &compile::render_prompts(config, input, branch).map_err(|e| e.to_string()))
+}
+
+/// [`check`] on damaged copies of one packet: the prompts are rendered again only
+/// when a copy's renderInput or resolvedBranch is not the last one's (most damage
+/// leaves both as they were, and rendering is most of the check).
+#[derive(Default)]
+pub(crate) struct Renders {
+    last: Option<(Value, Value, std::result::Result<compile::prompts::Rendered, String>)>,
+}
+
+impl Renders {
+    pub(crate) fn check(&mut self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+        let (input, branch) = inputs(packet);
+        // In key order too: the templates read objects in order.
+        let same = crate::digest::incremental::identical;
+        let seen = self.last.as_ref().is_some_and(|(i, b, _)| same(i, input) && same(b, branch));
+        if !seen {
+            let rendered = compile::render_prompts(config, input, branch).map_err(|e| e.to_string());
+            self.last = Some((input.clone(), branch.clone(), rendered));
+        }
+        let (_, _, rendered) = self.last.as_ref().expect("rendered above");
+        verdict(packet, rendered)
+    }
+}
+
+fn inputs(packet: &Map<String, Value>) -> (&Value, &Value) {
+    (packet.get("renderInput").unwrap_or(&Value::Null), packet.get("resolvedBranch").unwrap_or(&Value::Null))
+}
+
+/// The findings on `packet`, given what its templates render over its own inputs.
+fn verdict(
+    packet: &Map<String, Value>,
+    rendered: &std::result::Result<compile::prompts::Rendered, String>,
+) -> Vec<Finding> {
     let mut verdict = Vec::new();
-    let null = Value::Null;
-    let (input, branch) = (packet.get("renderInput").unwrap_or(&null), packet.get("resolvedBranch").unwrap_or(&null));
-    let rendered = match compile::render_prompts(config, input, branch) {
+    let rendered = match rendered {
         Ok(rendered) => rendered,
         Err(e) => {
             verdict.push(Finding::new(
@@ -150,6 +184,33 @@ mod tests {
         assert_eq!(verdict.len(), 1, "{verdict:?}");
         assert_eq!(verdict[0].path, JsonPath::field("userMessage").into());
         assert!(verdict[0].message.contains("is not the templates rendered over"), "{verdict:?}");
+    }
+
+    /// Damaged copies judged through one memo get `check`'s verdicts, whatever was
+    /// damaged, and a key moved in renderInput is rendered again.
+    #[test]
+    fn a_memo_of_the_last_render_changes_no_verdict() {
+        let config = config();
+        let golden = golden(&config);
+        let mut damaged = vec![golden.clone()];
+        let mut edit = |f: &dyn Fn(&mut Map<String, Value>)| {
+            let mut packet = golden.clone();
+            f(&mut packet);
+            damaged.push(packet);
+        };
+        edit(&|p| p["userMessage"] = Value::from("edited"));
+        edit(&|p| p["resolvedBranch"]["hasTargetTheme"] = Value::Bool(false));
+        edit(&|p| p["renderInput"]["evidence"]["items"][0]["value"] = Value::from("edited"));
+        edit(&|p| {
+            let input = p["renderInput"].as_object_mut().unwrap();
+            let key = input.keys().next().unwrap().clone();
+            let value = input.shift_remove(&key).unwrap();
+            input.insert(key, value);
+        });
+        let mut renders = Renders::default();
+        for packet in damaged.iter().chain(damaged.iter().rev()) {
+            assert_eq!(renders.check(packet, &config), check(packet, &config));
+        }
     }
 
     #[test]

@@ -45,9 +45,9 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
         .ok_or_else(|| Error::shape(file, JsonPath::field("provider"), "a provider harness.toml names"))?;
     // The prompts name the output contract for every provider; only non-Google
     // packets carry the schema itself.
-    let snapshot = schema::snapshot(config)?;
+    let snapshot = schema::shared_snapshot(config)?;
     let schema_name = snapshot["name"].as_str().unwrap_or_default().to_owned();
-    let output_schema = provider::carries_output_schema(mode).then_some(snapshot);
+    let output_schema = provider::carries_output_schema(mode).then(|| Value::clone(&snapshot));
     let prompts = prompts::render(config, &render_input, &branch, &schema_name)?;
     let effective = provider::effective_user_message(config, mode, &prompts.user);
     let packet = assemble(request, prompts, effective, render_input, branch, output_schema);
@@ -57,7 +57,7 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
 /// The prompts the project's templates render over a packet's own renderInput and
 /// resolvedBranch, with the templates rendered (for `packet::renders-from-input`).
 pub(crate) fn render_prompts(config: &Config, render_input: &Value, branch: &Value) -> Result<prompts::Rendered> {
-    let snapshot = schema::snapshot(config)?;
+    let snapshot = schema::shared_snapshot(config)?;
     prompts::render(config, render_input, branch, snapshot["name"].as_str().unwrap_or_default())
 }
 

@@ -16,7 +16,7 @@ pub(crate) type Templates = Arc<Vec<(String, Vec<u8>)>>;
 pub(super) struct ReadOnce {
     prompts: OnceLock<Templates>,
     files: Mutex<HashMap<PathBuf, Vec<u8>>>,
-    snapshot: OnceLock<serde_json::Value>,
+    snapshot: OnceLock<Arc<serde_json::Value>>,
 }
 
 impl Config {
@@ -33,17 +33,17 @@ impl Config {
     }
 
     /// The parsed schema snapshot: parsed by `parse` once under
-    /// [`Config::reading_once`], else every time.
+    /// [`Config::reading_once`] (and shared, not copied), else every time.
     pub(crate) fn snapshot_value(
         &self,
         parse: impl FnOnce() -> Result<serde_json::Value>,
-    ) -> Result<serde_json::Value> {
-        let Some(once) = self.read_once.as_deref() else { return parse() };
+    ) -> Result<Arc<serde_json::Value>> {
+        let Some(once) = self.read_once.as_deref() else { return parse().map(Arc::new) };
         if let Some(value) = once.snapshot.get() {
-            return Ok(value.clone());
+            return Ok(Arc::clone(value));
         }
-        let value = parse()?;
-        Ok(once.snapshot.get_or_init(|| value).clone())
+        let value = Arc::new(parse()?);
+        Ok(Arc::clone(once.snapshot.get_or_init(|| value)))
     }
 
     /// The prompt templates as they are on disk now (or built in), sorted by name.

@@ -155,11 +155,28 @@ struct Shared {
     packet: OnceLock<Arc<Result<Value, String>>>,
     regenerated: OnceLock<Arc<Result<Checked, String>>>,
     run: OnceLock<Arc<Result<AssembledRun, String>>>,
+    /// The request's compiled branch and excluded texts, for `packet::branch-isolation`
+    /// and the self-test's branch-isolation mutations (the request never changes).
+    isolation: OnceLock<Arc<crate::check::Isolation>>,
 }
 
 impl Shared {
     fn new(case: Case, blessing: bool) -> Shared {
-        Shared { case, blessing, packet: OnceLock::new(), regenerated: OnceLock::new(), run: OnceLock::new() }
+        Shared {
+            case,
+            blessing,
+            packet: OnceLock::new(),
+            regenerated: OnceLock::new(),
+            run: OnceLock::new(),
+            isolation: OnceLock::new(),
+        }
+    }
+
+    fn isolation(&self, config: &Config) -> Arc<crate::check::Isolation> {
+        let file = self.case.request_path().display().to_string();
+        Arc::clone(
+            self.isolation.get_or_init(|| Arc::new(crate::check::Isolation::of(&self.case.request, config, &file))),
+        )
     }
 
     fn packet(&self, config: &Config) -> Result<Arc<Result<Value, String>>, Failed> {
@@ -200,6 +217,11 @@ impl Shared {
         let fresh = |checked: Result<Checked>| Ok(Arc::new(checked.map_err(|e| e.to_string())));
         match check {
             Check::Packet(PacketCheck::Regenerates) => self.regenerated(config),
+            Check::Packet(PacketCheck::BranchIsolation) => match self.packet(config)?.as_ref() {
+                Ok(Value::Object(map)) => fresh(Ok(self.isolation(config).check(map, config).into())),
+                Ok(packet) => fresh(dispatch::on_packet(PacketCheck::BranchIsolation, packet, None, config)),
+                Err(e) => Ok(Arc::new(Err(e.clone()))),
+            },
             Check::Packet(packet_check) => match self.packet(config)?.as_ref() {
                 Ok(packet) => fresh(dispatch::on_packet(packet_check, packet, Some(Origin::Case(&self.case)), config)),
                 Err(e) => Ok(Arc::new(Err(e.clone()))),
@@ -445,8 +467,9 @@ impl Suite {
             Some(Err(e)) => return Err(format!("could not assemble the run: {e}").into()),
             None => None,
         };
-        let report =
-            mutation::self_test_case(case, golden, run, &self.config).map_err(|e| Failed::from(e.to_string()))?;
+        let isolation = shared.isolation(&self.config);
+        let report = mutation::self_test_case_with(case, golden, run, isolation, &self.config)
+            .map_err(|e| Failed::from(e.to_string()))?;
         if report.escaped.is_empty() {
             let notes: Vec<String> = report.skipped.iter().map(|skipped| format!("skipped {skipped}")).collect();
             notes.iter().for_each(|note| (self.note)(note));

@@ -4,7 +4,7 @@
 
 use super::{Origin, Step, Subject};
 use crate::check::{self, Checked};
-use crate::run::{audit, provider_request};
+use crate::run::{audit, provider_request, Run};
 use crate::RunCheck;
 use crate::{fsutil, packet, Check, Config, CorpusCheck, Error, Finding, InputCheck, Location, PacketCheck, Result};
 use serde_json::{Map, Value};
@@ -20,7 +20,11 @@ pub(crate) fn run(check: Check, at: &Subject, config: &Config) -> Result<Checked
         }
         Check::Run(check) => {
             let dir = at.run.ok_or_else(|| missing(check.into(), "a run directory"))?;
-            Ok(on_run(check, dir, at.given, at.keys, config).into())
+            Ok(match at.opened {
+                Some(opened) => on_opened(check, dir, opened, at.given, at.keys, config),
+                None => on_run(check, dir, at.given, at.keys, config),
+            }
+            .into())
         }
         Check::Corpus(check) => match check {
             CorpusCheck::Layout
@@ -98,17 +102,35 @@ pub(crate) fn on_run(
     keys: &[ed25519_dalek::VerifyingKey],
     config: &Config,
 ) -> Vec<Finding> {
+    let opened = Run::open(dir, config).map_err(|e| e.to_string());
+    on_opened(check, dir, opened.as_ref().map_err(String::as_str), given, keys, config)
+}
+
+/// [`on_run`] on the run opened once for every rule of one judgement (or why it
+/// could not be opened, which each rule that reads it reports).
+pub(crate) fn on_opened(
+    check: RunCheck,
+    dir: &Path,
+    opened: std::result::Result<&Run, &str>,
+    given: Option<&Value>,
+    keys: &[ed25519_dalek::VerifyingKey],
+    config: &Config,
+) -> Vec<Finding> {
+    let with = |audit: &dyn Fn(&Run) -> Vec<Finding>| match opened {
+        Ok(run) => audit(run),
+        Err(e) => audit::unopened(check, dir, e),
+    };
     match check {
-        RunCheck::AgentRequest => audit::agent_request(dir, given, config),
-        RunCheck::ManifestBinding => audit::manifest_binding(dir, given, config),
-        RunCheck::SnapshotParity => audit::snapshot_parity(dir, given, config),
-        RunCheck::Evaluation => {
-            audit::evaluation(dir, given, config, &|value| super::packet(value, None, config, Step::Verify).findings)
-        }
+        RunCheck::AgentRequest => with(&|run| audit::agent_request(run, given)),
+        RunCheck::ManifestBinding => with(&|run| audit::manifest_binding(run, given)),
+        RunCheck::SnapshotParity => with(&|run| audit::snapshot_parity(run, given, config)),
+        RunCheck::Evaluation => with(&|run| {
+            audit::evaluation(run, given, config, &|value| super::packet(value, None, config, Step::Verify).findings)
+        }),
         // A run directory alone has no golden verdict (`decide` says so); the rule is
         // judged on a fixture's assembled run (`fixture_run::verdict_check`).
         RunCheck::EvaluatorVerdict => Vec::new(),
-        RunCheck::Completion => audit::completion(dir, config),
+        RunCheck::Completion => with(&audit::completion),
         RunCheck::ProviderRequest => provider_request::check(dir, config),
         RunCheck::Attestation => crate::run::attestation::check(dir, keys, config),
         RunCheck::StaleTemp => stale_temps(dir),

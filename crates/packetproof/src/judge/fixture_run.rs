@@ -10,6 +10,7 @@ use crate::corpus::{Case, PACKET_FILE};
 use crate::{fsutil, run, Config, Finding, Location, Result, RunCheck};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// A run directory built for a case in a temporary folder: prepared from the
 /// case's packet, given the fixture's agent artifacts, evaluated, and completed
@@ -24,6 +25,8 @@ pub(crate) struct AssembledRun {
     pub(crate) refusals: Vec<String>,
     /// What the evaluation said beside its verdict (the built-in evaluator's disagreement).
     pub(crate) notes: Vec<String>,
+    /// The finished run, opened once for all its checks (each file read and parsed once).
+    opened: OnceLock<std::result::Result<run::Run, String>>,
 }
 
 /// A run prepared from `packet` (read from `file`, else written to the scratch folder)
@@ -88,7 +91,7 @@ pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun>
             refusals.push(format!("complete refused: {e}"));
         }
     }
-    Ok(AssembledRun { root, dir, packet, refusals, notes })
+    Ok(AssembledRun { root, dir, packet, refusals, notes, opened: OnceLock::new() })
 }
 
 impl AssembledRun {
@@ -109,7 +112,14 @@ impl AssembledRun {
             packet: self.packet.clone(),
             refusals: self.refusals.clone(),
             notes: self.notes.clone(),
+            opened: OnceLock::new(),
         })
+    }
+
+    /// The run, opened once (or why it cannot be).
+    fn opened(&self, config: &Config) -> std::result::Result<&run::Run, &str> {
+        let opened = self.opened.get_or_init(|| run::Run::open(&self.dir, config).map_err(|e| e.to_string()));
+        opened.as_ref().map_err(String::as_str)
     }
 }
 
@@ -150,7 +160,10 @@ fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) ->
 
 /// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
 pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config: &Config) -> Checked {
-    let at = Subject::run(&assembled.dir, Some(&assembled.packet), &[]);
+    let at = Subject {
+        opened: Some(assembled.opened(config)),
+        ..Subject::run(&assembled.dir, Some(&assembled.packet), &[])
+    };
     let mut findings = match dispatch::run(check.into(), &at, config) {
         Ok(checked) => checked.findings,
         Err(e) => vec![Finding::new(check, Location::named(assembled.dir.display().to_string()), e.to_string())],
@@ -166,12 +179,11 @@ pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config
 
 /// The verdict of the suite's `[evaluator]` on the answer in the run `dir` prepared
 /// from `packet`, as the golden file records it (`crate::suite_evaluator::golden`).
-fn verdict_in(dir: &Path, packet: &Value, config: &Config) -> Result<Value> {
-    let opened = run::Run::open(dir, config)?;
+fn verdict_in(opened: &run::Run, packet: &Value, config: &Config) -> Result<Value> {
     let raw = opened.read(&opened.raw_output)?;
     let rules = |value: &Value| judged_packet(value, None, config, Step::Test).findings;
     let raw = (raw.as_slice(), opened.raw_output.name.as_str());
-    let evaluation = run::evaluate::assess(&opened, Some(packet), None, raw, config, &rules)?;
+    let evaluation = run::evaluate::assess(opened, Some(packet), None, raw, config, &rules)?;
     Ok(crate::suite_evaluator::golden(evaluation.ok, &evaluation.failures))
 }
 
@@ -183,7 +195,7 @@ pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Config) -> Resul
         return Ok(None);
     }
     let (_root, dir) = prepared(case, config, packet, None)?;
-    verdict_in(&dir, packet, config).map(Some)
+    verdict_in(&run::Run::open(&dir, config)?, packet, config).map(Some)
 }
 
 /// `run::evaluator-verdict` on a fixture's assembled run: the suite's evaluator gives
@@ -192,9 +204,10 @@ pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Conf
     let check = RunCheck::EvaluatorVerdict;
     let golden_file = case.golden_verdict();
     let at_golden = || Location::named(golden_file.display().to_string());
-    let fresh = match verdict_in(&assembled.dir, &assembled.packet, config) {
-        Ok(fresh) => fresh,
-        Err(e) => return vec![Finding::new(check, Location::named(case.name.clone()), e.to_string())].into(),
+    let fresh = match assembled.opened(config).map(|opened| verdict_in(opened, &assembled.packet, config)) {
+        Ok(Ok(fresh)) => fresh,
+        Ok(Err(e)) => return vec![Finding::new(check, Location::named(case.name.clone()), e.to_string())].into(),
+        Err(e) => return vec![Finding::new(check, Location::named(case.name.clone()), e)].into(),
     };
     let bless = format!("`{} bless {}`", crate::distribution::command_in(&config.root), case.name);
     let mut findings = Vec::new();

@@ -2,7 +2,7 @@
 //! `wire`. Each asks the engine before it writes or compares, and hands back the
 //! rules that did not run, with why, for its report.
 
-use super::{packet, packet_file, run_dir, run_dir_memo, Memo, Origin, Step};
+use super::{opened_run, packet, packet_file, run_dir, Memo, Origin, Step};
 use crate::{compile, run, Config, Error, Result, Skipped};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -50,9 +50,8 @@ fn gated<T>(
     act: impl FnOnce(run::RunGate, run::PacketGate) -> Result<T>,
 ) -> Result<Judged<T>> {
     let (skipped, memo) = (RefCell::new(Vec::new()), Memo::default());
-    let gate = |dir: &Path, given: Option<&Value>| {
-        keep_skips(run_dir_memo(dir, given, &[], config, step, Some(&memo)), &skipped)
-    };
+    let gate =
+        |run: &run::Run, given: Option<&Value>| keep_skips(opened_run(run, given, config, step, &memo), &skipped);
     let packet_rules = |value: &Value| memo.packet(value, config, step).findings;
     let value = act(&gate, &packet_rules)?;
     Ok(Judged { value, skipped: skipped.into_inner() })

@@ -126,6 +126,9 @@ pub(crate) struct Subject<'a> {
     pub(crate) corpus: bool,
     /// Packets one step has judged already (see [`Memo`]).
     pub(crate) memo: Option<&'a Memo>,
+    /// The run directory opened once for every rule of the judgement (or why it
+    /// cannot be): its files are read and parsed once, not once per rule.
+    pub(crate) opened: Option<std::result::Result<&'a run::Run, &'a str>>,
 }
 
 /// The packet rules' outcome on each packet one step has judged: a step judges the
@@ -290,6 +293,11 @@ pub(crate) fn decide_unread(check: Check, config: &Config, step: Step) -> Result
 /// reported skipped with why. A packet that is not a JSON object fails
 /// `packet::contract` whatever the suite skips: no rule can read it.
 pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Config, step: Step) {
+    if let (Some(dir), None) = (at.run, at.opened) {
+        let opened = run::Run::open(dir, config).map_err(|e| e.to_string());
+        let at = Subject { opened: Some(opened.as_ref().map_err(String::as_str)), ..*at };
+        return judge(outcome, &at, config, step);
+    }
     let not_an_object = at.packet.is_some_and(|v| !v.is_object());
     if not_an_object {
         let message = "expected the packet to be a JSON object";
@@ -314,19 +322,19 @@ pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Config, step: 
             Err(reason) => outcome.skip(check, reason),
         }
     }
-    if let Some(dir) = at.run {
-        rebuilt_packet(outcome, dir, at, config, step);
+    if let Some(Ok(run)) = at.opened {
+        rebuilt_packet(outcome, run, at, config, step);
     }
 }
 
 /// The run's packet, rebuilt from its own files (or the one it was prepared from),
 /// judged by every packet rule; findings are located in the rebuilt packet. When it
 /// cannot be rebuilt, run::agent-request already says why.
-fn rebuilt_packet(outcome: &mut Outcome, dir: &Path, at: &Subject, config: &Config, step: Step) {
-    let Ok(value) = run::Run::open(dir, config).and_then(|run| run.packet(at.given)) else { return };
+fn rebuilt_packet(outcome: &mut Outcome, run: &run::Run, at: &Subject, config: &Config, step: Step) {
+    let Ok(value) = run.packet(at.given) else { return };
     let inner = match at.memo {
-        Some(memo) => memo.packet(&value, config, step),
-        None => packet(&value, None, config, step),
+        Some(memo) => memo.packet(value, config, step),
+        None => packet(value, None, config, step),
     };
     for finding in inner.findings {
         outcome.findings.push(Finding { path: finding.path.in_rebuilt_packet(), ..finding });
@@ -375,6 +383,16 @@ pub(crate) fn run_dir_memo(
 ) -> Outcome {
     let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
     judge(&mut outcome, &Subject { memo, ..Subject::run(dir, given, keys) }, config, step);
+    outcome
+}
+
+/// [`run_dir_memo`] on a run a step has opened (and reads through, so the step and
+/// its gate read each file once).
+pub(crate) fn opened_run(run: &run::Run, given: Option<&Value>, config: &Config, step: Step, memo: &Memo) -> Outcome {
+    let dir = run.dir.shown.as_path();
+    let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
+    let at = Subject { memo: Some(memo), opened: Some(Ok(run)), ..Subject::run(dir, given, &[]) };
+    judge(&mut outcome, &at, config, step);
     outcome
 }
 

@@ -48,19 +48,20 @@ fn findings(check: RunCheck, problems: Vec<Problem>) -> Vec<Finding> {
     problems.into_iter().map(|p| Finding::new(check, p.at, p.message)).collect()
 }
 
-/// Open the run and get its packet, or the one finding saying why the check cannot run.
-fn open(
+/// The one finding of a check that cannot open the run at all.
+pub(crate) fn unopened(check: RunCheck, dir: &Path, error: &str) -> Vec<Finding> {
+    vec![Finding::new(check, Location::named(dir.display().to_string()), format!("cannot check the run: {error}"))]
+}
+
+/// The run's packet, or the one finding saying why the check cannot run.
+fn packet_of<'a>(
     check: RunCheck,
-    dir: &Path,
-    packet: Option<&Value>,
-    config: &Config,
-) -> Result<(Run, Map<String, Value>), Vec<Finding>> {
-    let cannot = |e: crate::Error| {
-        vec![Finding::new(check, Location::named(dir.display().to_string()), format!("cannot check the run: {e}"))]
-    };
-    let run = Run::open(dir, config).map_err(cannot)?;
-    match run.packet(packet).map_err(cannot)? {
-        Value::Object(map) => Ok((run, map)),
+    run: &'a Run,
+    packet: Option<&'a Value>,
+) -> Result<&'a Map<String, Value>, Vec<Finding>> {
+    let dir = &run.dir.shown;
+    match run.packet(packet).map_err(|e| unopened(check, dir, &e.to_string()))? {
+        Value::Object(map) => Ok(map),
         _ => Err(vec![Finding::new(
             check,
             Location::named(dir.display().to_string()),
@@ -73,33 +74,33 @@ fn open(
 /// and agent-request.json is exactly its agent view: nothing more (no schema for
 /// Google), nothing changed. A rebuilt packet must reproduce its hashes, which the
 /// packet rules the engine applies to it judge.
-pub(crate) fn agent_request(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(RunCheck::AgentRequest, dir, packet, config) {
-        Ok(opened) => opened,
+pub(crate) fn agent_request(run: &Run, packet: Option<&Value>) -> Vec<Finding> {
+    let packet = match packet_of(RunCheck::AgentRequest, run, packet) {
+        Ok(packet) => packet,
         Err(findings) => return findings,
     };
     // The packet itself is judged by the packet rules (`crate::judge` applies them to the run's packet).
-    findings(RunCheck::AgentRequest, request_problems(&run, &packet))
+    findings(RunCheck::AgentRequest, request_problems(run, packet))
 }
 
 /// `run::manifest-binding`: the manifest is the prepared receipt of this exact
 /// packet, its file names stay inside the run, and the held-back context is the packet's.
-pub(crate) fn manifest_binding(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(RunCheck::ManifestBinding, dir, packet, config) {
-        Ok(opened) => opened,
+pub(crate) fn manifest_binding(run: &Run, packet: Option<&Value>) -> Vec<Finding> {
+    let packet = match packet_of(RunCheck::ManifestBinding, run, packet) {
+        Ok(packet) => packet,
         Err(findings) => return findings,
     };
-    let mut problems = manifest_problems(&run, &packet);
-    problems.extend(context_problems(&run, &packet, true));
+    let mut problems = manifest_problems(run, packet);
+    problems.extend(context_problems(run, packet, true));
     findings(RunCheck::ManifestBinding, problems)
 }
 
 /// `run::snapshot-parity`: validation-schema.json has the bytes the manifest pins
 /// (and, for non-Google runs, is the schema the agent was given). It is never
 /// compared with the project's current snapshot: a prepared run keeps its own.
-pub(crate) fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
-    let (run, packet) = match open(RunCheck::SnapshotParity, dir, packet, config) {
-        Ok(opened) => opened,
+pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+    let packet = match packet_of(RunCheck::SnapshotParity, run, packet) {
+        Ok(packet) => packet,
         Err(findings) => return findings,
     };
     if run.manifest.is_none() {
@@ -109,7 +110,7 @@ pub(crate) fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Confi
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    findings(RunCheck::SnapshotParity, snapshot(&run, &packet, config.output_mode(&packet)).1)
+    findings(RunCheck::SnapshotParity, snapshot(run, packet, config.output_mode(packet)).1)
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -117,33 +118,23 @@ pub(crate) fn snapshot_parity(dir: &Path, packet: Option<&Value>, config: &Confi
 /// result (a Node-made evaluation without `rawOutputChecksum` is accepted when
 /// re-evaluation agrees; `complete` requires the checksum).
 pub(crate) fn evaluation(
-    dir: &Path,
+    run: &Run,
     packet: Option<&Value>,
     config: &Config,
     packet_rules: super::PacketGate,
 ) -> Vec<Finding> {
-    let (run, packet) = match open(RunCheck::Evaluation, dir, packet, config) {
-        Ok(opened) => opened,
-        Err(findings) => return findings,
+    let packet = match run.packet(packet) {
+        Ok(packet @ Value::Object(_)) => packet,
+        _ => return packet_of(RunCheck::Evaluation, run, packet).err().unwrap_or_default(),
     };
-    findings(RunCheck::Evaluation, evaluation_problems(&run, &Value::Object(packet), config, packet_rules, false))
+    findings(RunCheck::Evaluation, evaluation_problems(run, packet, config, packet_rules, false))
 }
 
 /// `run::completion`: completion.json exists (otherwise the run is not completed
 /// fresh-agent evidence, and this check fails) and binds the current bytes of
 /// every file it names, the manifest's hashes, and a passing evaluation.
-pub(crate) fn completion(dir: &Path, config: &Config) -> Vec<Finding> {
-    let run = match Run::open(dir, config) {
-        Ok(run) => run,
-        Err(e) => {
-            return vec![Finding::new(
-                RunCheck::Completion,
-                Location::named(dir.display().to_string()),
-                format!("cannot check the run: {e}"),
-            )]
-        }
-    };
-    findings(RunCheck::Completion, completion_problems(&run))
+pub(crate) fn completion(run: &Run) -> Vec<Finding> {
+    findings(RunCheck::Completion, completion_problems(run))
 }
 
 /// agent-request.json equals the packet's agent view, field by field.
@@ -320,7 +311,7 @@ pub(crate) fn snapshot(
         }
         return (None, vec![problem(shown(file), why)]);
     }
-    let snapshot = match canonical::parse(&bytes) {
+    let snapshot = match run.parsed(file, &bytes) {
         Ok(value) => value,
         Err(e) => return (None, vec![problem(shown(file), format!("invalid JSON at {e}"))]),
     };
@@ -334,12 +325,12 @@ pub(crate) fn snapshot(
         );
     };
     if mode == Some(OutputMode::Text) {
-        if snapshot != super::format::plain_text_snapshot() {
+        if *snapshot != super::format::plain_text_snapshot() {
             let why = "is not the plain-text run's: under a plain-text contract the agent is given no schema, and the \
                        held-back file says so";
             return (None, vec![problem(shown(file), why)]);
         }
-    } else if !text_json && !crate::numbers::same_opt(packet_schema, &snapshot) {
+    } else if !text_json && !crate::numbers::same_opt(packet_schema, snapshot.as_ref()) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
         return (None, vec![problem(shown(file), why)]);
     }

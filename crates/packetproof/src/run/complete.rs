@@ -61,8 +61,8 @@ pub(crate) fn complete(
         return Err(Error::Failed { file: other.display().to_string(), findings: vec![finding] });
     }
     let packet = run.packet(None)?;
-    let mut findings = gate(&args.run_dir, None);
-    let strict = audit::evaluation_problems(&run, &packet, config, packet_rules, true);
+    let mut findings = gate(&run, None);
+    let strict = audit::evaluation_problems(&run, packet, config, packet_rules, true);
     findings.extend(strict.into_iter().map(|p| Finding::new(RunCheck::Evaluation, p.at, p.message)));
     let answer = audit::answer_problems(&run);
     findings.extend(answer.into_iter().map(|p| Finding::new(RunCheck::Completion, p.at, p.message)));

@@ -92,10 +92,10 @@ pub(crate) fn evaluate(
     let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
     let run = Run::open(&args.run_dir, config)?;
     let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
-    let findings = gate(&args.run_dir, given.as_ref());
+    let findings = gate(&run, given.as_ref());
     let (raw, raw_name) = match &args.output {
         Some(path) => (fsutil::read_bytes(path, config.limits.max_file_bytes)?, path.display().to_string()),
-        None => (run.read(&run.raw_output)?, run.raw_output.name.clone()),
+        None => (run.read(&run.raw_output)?.to_vec(), run.raw_output.name.clone()),
     };
     let report = args.report.clone().unwrap_or_else(|| run.evaluation.path.clone());
     refuse_receipt_overwrite(&run, &report)?;
@@ -165,23 +165,23 @@ pub(crate) fn assess(
         // Only text-JSON (Google) runs are judged against the held-back snapshot; for the
         // others the reference ignores the run files, and so does evaluation (verify's
         // run::manifest-binding and run::snapshot-parity check them).
-        None if config.output_mode(&packet) == Some(OutputMode::TextJson) => {
-            snapshot_stage(run, &packet, &mut facts, &mut out)
+        None if config.output_mode(packet) == Some(OutputMode::TextJson) => {
+            snapshot_stage(run, packet, &mut facts, &mut out)
         }
         None => None,
     };
     if let Some((file, pinned)) = pin.filter(|_| out.is_empty()) {
-        pin_stage(run, &packet, (file, pinned), &mut out);
+        pin_stage(run, packet, (file, pinned), &mut out);
     }
     // A packet or held-back file that failed stops here: nothing after could be trusted.
     if !out.is_empty() {
         return finish(out, &facts, None);
     }
     // The suite's own evaluator judges the answer from here on (json-parse included).
-    if let Some(suite) = &config.agent(&packet).evaluator {
-        return suite_evaluated(suite, run, &packet, schema.as_ref(), (raw, raw_name), &facts, config);
+    if let Some(suite) = &config.agent(packet).evaluator {
+        return suite_evaluated(suite, run, packet, schema.as_ref(), (raw, raw_name), &facts, config);
     }
-    let scope = evaluator::scope(config.agent(&packet))
+    let scope = evaluator::scope(config.agent(packet))
         .map_err(|why| Error::Config { file: config.file_name(), message: why })?;
     let output = match parse::parse_output(raw) {
         Ok(output) => output,
@@ -190,7 +190,7 @@ pub(crate) fn assess(
             return finish(out, &facts, None);
         }
     };
-    let judgement = evaluator::judge(&output, &packet, schema.as_ref(), config);
+    let judgement = evaluator::judge(&output, packet, schema.as_ref(), config);
     facts.schema_applied = judgement.schema_applied;
     let mut evaluation = finish(judgement.failures, &facts, Some(&output))?;
     evaluation.notes.extend(scope.note().map(str::to_owned));
@@ -254,15 +254,15 @@ fn builtin_disagreement(
 
 /// The packet stage: the packet's own rules, and (packetproof's additions) the agent saw
 /// exactly its agent view and the held-back context is its own. `None` stops.
-fn packet_stage(
-    run: &Run,
-    given: Option<&Value>,
+fn packet_stage<'a>(
+    run: &'a Run,
+    given: Option<&'a Value>,
     config: &Config,
     packet_rules: super::PacketGate,
     out: &mut Failures,
-) -> Result<Option<Map<String, Value>>> {
-    let packet = match run.packet(given) {
-        Ok(Value::Object(packet)) => packet,
+) -> Result<Option<&'a Map<String, Value>>> {
+    let whole = match run.packet(given) {
+        Ok(whole @ Value::Object(_)) => whole,
         Ok(_) => {
             out.fail(PACKET, "--packet: expected a JSON object");
             return Ok(None);
@@ -279,16 +279,17 @@ fn packet_stage(
             return Ok(None);
         }
     };
-    for finding in packet_rules(&Value::Object(packet.clone())) {
+    let packet = whole.as_object().expect("matched an object above");
+    for finding in packet_rules(whole) {
         out.fail(PACKET, format!("packet {finding}"));
     }
     // An unnamed provider is packet::contract's finding above; its run is held to the schema mode's rules.
-    let text_json = config.output_mode(&packet) == Some(OutputMode::TextJson);
-    for problem in audit::request_problems(run, &packet) {
+    let text_json = config.output_mode(packet) == Some(OutputMode::TextJson);
+    for problem in audit::request_problems(run, packet) {
         out.fail(PACKET, problem.to_string());
     }
     // A Google run needs its held-back context; other runs are checked when it is present.
-    for problem in audit::context_problems(run, &packet, text_json) {
+    for problem in audit::context_problems(run, packet, text_json) {
         out.fail(PACKET, problem.to_string());
     }
     Ok(Some(packet))

@@ -43,8 +43,10 @@ pub use ownership::{open_to_append, refuse_foreign_output, refuse_foreign_page, 
 use crate::JsonPath;
 use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The rules a packet must pass before `prepare` makes a run of it: every one that
 /// applies (`crate::judge` supplies them; the lifecycle does not choose its own).
@@ -52,7 +54,7 @@ pub(crate) type PacketGate<'a> = &'a dyn Fn(&Value) -> Vec<crate::Finding>;
 
 /// The rules a run must pass before `evaluate`, `complete` or `attest` acts on it,
 /// checked under the run's lock (`given`: the packet the run was prepared from, if known).
-pub(crate) type RunGate<'a> = &'a dyn Fn(&std::path::Path, Option<&Value>) -> Vec<crate::Finding>;
+pub(crate) type RunGate<'a> = &'a dyn Fn(&Run, Option<&Value>) -> Vec<crate::Finding>;
 
 /// The gate of `attest`: the findings, and the rules that did not run with why
 /// (signed into the receipt).
@@ -121,6 +123,38 @@ pub(crate) struct Run {
     pub(crate) max_bytes: u64,
     /// The taskType and promptMode a rebuilt packet may have (the run files do not carry them).
     fixed: Fixed,
+    /// What was read, kept: every check of one judgement reads a file once.
+    read: Read,
+}
+
+/// The files of a run as first read (bytes, parsed objects) and its rebuilt packet:
+/// one `Run` is one look at the directory, shared by the checks of one judgement
+/// (a step holds the run's lock meanwhile). What failed is not kept: asked again,
+/// it fails again with its own error.
+#[derive(Debug, Default)]
+struct Read {
+    bytes: Kept<Vec<u8>>,
+    objects: Kept<Map<String, Value>>,
+    values: Kept<Value>,
+    packet: OnceLock<Value>,
+}
+
+/// What was read of each file, by its resolved path.
+type Kept<T> = Mutex<Vec<(PathBuf, Arc<T>)>>;
+
+fn kept<T>(list: &Kept<T>, path: &std::path::Path) -> Option<Arc<T>> {
+    let list = list.lock().unwrap_or_else(|e| e.into_inner());
+    list.iter().find(|(p, _)| p == path).map(|(_, value)| Arc::clone(value))
+}
+
+fn keep<T>(list: &Kept<T>, path: &std::path::Path, value: T) -> Arc<T> {
+    let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, first)) = list.iter().find(|(p, _)| p == path) {
+        return Arc::clone(first);
+    }
+    let value = Arc::new(value);
+    list.push((path.to_path_buf(), Arc::clone(&value)));
+    value
 }
 
 /// The fields a run's files do not carry: the contract profile's task types and prompt
@@ -183,14 +217,33 @@ impl Run {
     /// Open `dir`, read its manifest when present, and resolve every file name,
     /// refusing names that lead out of the directory.
     pub(crate) fn open(dir: &std::path::Path, config: &Config) -> Result<Run> {
+        Run::open_reading(dir, config, Read::default())
+    }
+
+    /// This run as it would be with the file `name` holding `bytes` (nothing is
+    /// written): the mutation self-test damages a run's files in memory.
+    pub(crate) fn with_file(&self, name: &str, bytes: Vec<u8>, config: &Config) -> Result<Run> {
+        let read = Read::default();
+        keep(&read.bytes, &self.dir.resolve(name, name)?, bytes);
+        Run::open_reading(&self.dir.shown, config, read)
+    }
+
+    /// [`Run::open`], with what `read` already holds taken as read.
+    fn open_reading(dir: &std::path::Path, config: &Config, read: Read) -> Result<Run> {
         let dir = RunDir::open(dir)?;
         let manifest_file = RunFile { name: MANIFEST.into(), path: dir.resolve(MANIFEST, &dir.show(MANIFEST))? };
-        let manifest = match manifest_file.path.symlink_metadata() {
-            Err(_) => None,
-            Ok(_) => match fsutil::read_json(&manifest_file.path, config.limits.max_file_bytes)? {
-                Value::Object(map) => Some(map),
-                _ => return Err(Error::shape(dir.show(MANIFEST), JsonPath::root(), "a JSON object")),
-            },
+        let held = kept(&read.bytes, &manifest_file.path);
+        let manifest = match (held, manifest_file.path.symlink_metadata()) {
+            (None, Err(_)) => None,
+            (Some(bytes), _) => {
+                Some(crate::canonical::parse(&bytes).map_err(|e| e.in_file(manifest_file.path.display()))?)
+            }
+            (None, Ok(_)) => Some(fsutil::read_json(&manifest_file.path, config.limits.max_file_bytes)?),
+        };
+        let manifest = match manifest {
+            None => None,
+            Some(Value::Object(map)) => Some(map),
+            Some(_) => return Err(Error::shape(dir.show(MANIFEST), JsonPath::root(), "a JSON object")),
         };
         let mut files = Vec::with_capacity(MANIFEST_FILES.len());
         for (field, default) in MANIFEST_FILES {
@@ -217,6 +270,7 @@ impl Run {
             completion,
             max_bytes: config.limits.max_file_bytes,
             fixed: Fixed::of(config),
+            read,
         })
     }
 
@@ -237,26 +291,48 @@ impl Run {
         .find(|file| real_path(&file.path) == target)
     }
 
-    /// The bytes of a run file; a missing file is an error naming it.
-    pub(crate) fn read(&self, file: &RunFile) -> Result<Vec<u8>> {
-        fsutil::read_bytes(&file.path, self.max_bytes).map_err(|e| self.named(file, e))
+    /// The bytes of a run file (as first read); a missing file is an error naming it.
+    pub(crate) fn read(&self, file: &RunFile) -> Result<Arc<Vec<u8>>> {
+        if let Some(bytes) = kept(&self.read.bytes, &file.path) {
+            return Ok(bytes);
+        }
+        let bytes = fsutil::read_bytes(&file.path, self.max_bytes).map_err(|e| self.named(file, e))?;
+        Ok(keep(&self.read.bytes, &file.path, bytes))
     }
 
     /// The bytes of a run file, or `None` when it does not exist.
-    pub(crate) fn read_optional(&self, file: &RunFile) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_optional(&self, file: &RunFile) -> Result<Option<Arc<Vec<u8>>>> {
+        if let Some(bytes) = kept(&self.read.bytes, &file.path) {
+            return Ok(Some(bytes));
+        }
         if file.path.symlink_metadata().is_err() {
             return Ok(None);
         }
         self.read(file).map(Some)
     }
 
-    /// A run file parsed as a JSON object.
-    pub(crate) fn read_object(&self, file: &RunFile) -> Result<Map<String, Value>> {
+    /// A run file parsed as a JSON object (once).
+    pub(crate) fn read_object(&self, file: &RunFile) -> Result<Arc<Map<String, Value>>> {
+        if let Some(object) = kept(&self.read.objects, &file.path) {
+            return Ok(object);
+        }
         let bytes = self.read(file)?;
         match crate::canonical::parse(&bytes).map_err(|e| e.in_file(self.dir.show(&file.name)))? {
-            Value::Object(map) => Ok(map),
+            Value::Object(map) => Ok(keep(&self.read.objects, &file.path, map)),
             _ => Err(Error::shape(self.dir.show(&file.name), JsonPath::root(), "a JSON object")),
         }
+    }
+
+    /// `bytes`, this run's `file` as read, parsed as any JSON value (once).
+    pub(crate) fn parsed(
+        &self,
+        file: &RunFile,
+        bytes: &[u8],
+    ) -> std::result::Result<Arc<Value>, crate::canonical::ParseError> {
+        if let Some(value) = kept(&self.read.values, &file.path) {
+            return Ok(value);
+        }
+        Ok(keep(&self.read.values, &file.path, crate::canonical::parse(bytes)?))
     }
 
     /// Errors name the file as the user knows it (the run directory as given).
@@ -269,15 +345,18 @@ impl Run {
 
     /// The packet of this run: `given`, or rebuilt from agent-request.json and
     /// eval-context.json (see the module docs).
-    pub(crate) fn packet(&self, given: Option<&Value>) -> Result<Value> {
+    pub(crate) fn packet<'a>(&'a self, given: Option<&'a Value>) -> Result<&'a Value> {
         if let Some(packet) = given {
-            return Ok(packet.clone());
+            return Ok(packet);
+        }
+        if let Some(packet) = self.read.packet.get() {
+            return Ok(packet);
         }
         let request = self.read_object(&self.agent_request)?;
         let context = self.read_object(&self.eval_context)?;
-        let context: format::EvalContext = serde_json::from_value(Value::Object(context))
+        let context = format::EvalContext::deserialize(context.as_ref())
             .map_err(|e| Error::shape(self.show(&self.eval_context), JsonPath::root(), e.to_string()))?;
-        Ok(rebuild_packet(&request, &context, &self.fixed))
+        Ok(self.read.packet.get_or_init(|| rebuild_packet(&request, &context, &self.fixed)))
     }
 
     /// `file` as the user knows it, for messages.

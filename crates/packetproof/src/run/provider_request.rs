@@ -35,7 +35,7 @@ fn check_file(run: &Run, path: &Path, config: &Config) -> Result<Vec<Finding>> {
     let bytes = crate::fsutil::read_bytes(path, config.limits.max_file_bytes)?;
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();
     let (api, captured) = captured_for(provider, &bytes)?;
-    let outcome = wire::check(&packet, api, &captured, config, "the run's packet", RUN_CHECK)?;
+    let outcome = wire::check(packet, api, &captured, config, "the run's packet", RUN_CHECK)?;
     Ok(outcome.findings)
 }
 
