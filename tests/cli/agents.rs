@@ -19,6 +19,7 @@ pub fn trials() -> Vec<Trial> {
         a_max_tokens_change_in_the_apps_code_is_red_until_blessed,
         agent_settings_are_checked_when_loaded,
         the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_its_branch_rules,
+        a_production_call_of_each_agent_is_held_to_its_slot_contracts,
     ];
     trials.push(support::trial_needing(
         "node",
@@ -216,4 +217,72 @@ fn the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_it
     let theme = inconsistent["resolvedBranch"]["hasTargetTheme"].as_bool().unwrap();
     inconsistent["resolvedBranch"]["hasTargetTheme"] = json!(!theme);
     refused(&write(&inconsistent), "[packet::branch-consistency]");
+}
+
+/// One OTLP/JSON span of a call sending `system` then `user` to `model`.
+fn span(system: &str, user: &str, model: &str, max_tokens: u64) -> String {
+    let messages = json!([
+        {"role": "system", "parts": [{"type": "text", "content": system}]},
+        {"role": "user", "parts": [{"type": "text", "content": user}]},
+    ]);
+    let span = json!({
+        "traceId": "0".repeat(31) + "1", "spanId": "0".repeat(15) + "1", "name": format!("chat {model}"), "kind": 3,
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.request.model", "value": {"stringValue": model}},
+            {"key": "gen_ai.request.max_tokens", "value": {"intValue": max_tokens.to_string()}},
+            {"key": "gen_ai.input.messages", "value": {"stringValue": messages.to_string()}},
+        ],
+    });
+    format!("{}\n", json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "app"}, "spans": [span]}]}]}))
+}
+
+/// The worked app's gate signed, production calls with new data: each agent's slots
+/// hold what its `[agents.NAME.slots]` declare (a version number, a one-line title) or,
+/// undeclared, what its golden packets hold (one product); anything else is named.
+fn a_production_call_of_each_agent_is_held_to_its_slot_contracts() {
+    let (_project, suite) = app(true);
+    let key = suite.join("owner-only.pem");
+    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let signed = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate.json", "--allow-dirty"]);
+    assert_eq!(signed.code, 0, "{}", signed.describe());
+    let public = support::root().join("tests/keys/test-ed25519.pub.pem");
+    let trace = |case: &str, edit: &dyn Fn(&str) -> String, system_edit: &dyn Fn(&str) -> String| {
+        let packet = golden(&suite, case);
+        let text = |key: &str| packet[key].as_str().unwrap().to_owned();
+        let (system, user) = (system_edit(&text("systemPrompt")), edit(&text("effectiveUserMessage")));
+        assert_ne!(
+            (system.as_str(), user.as_str()),
+            (text("systemPrompt").as_str(), text("effectiveUserMessage").as_str())
+        );
+        std::fs::write(
+            suite.join("calls.jsonl"),
+            span(&system, &user, &text("model"), packet["maxTokens"].as_u64().unwrap()),
+        )
+        .unwrap();
+        let args = ["trace", "calls.jsonl", "--packets", "golden", "--gate", "gate.json", "--trusted-key"];
+        run_in(&suite, &[&args[..], &[public.to_str().unwrap()]].concat())
+    };
+    let same = |text: &str| text.to_owned();
+    let conforms = |out: &Output| {
+        assert_eq!(out.code, 0, "{}", out.describe());
+        assert!(out.stdout.contains(": conforms (template "), "{}", out.describe());
+    };
+    let outside = |out: &Output, slot: &str, shape: &str| {
+        assert_eq!(out.code, 1, "{}", out.describe());
+        let named = format!("the value of {{{{ {slot} }}}} in ");
+        assert!(out.stdout.contains(&named) && out.stdout.contains(shape), "{slot}: {}", out.describe());
+    };
+    conforms(&trace("summary-short", &|u| u.replace("2.4.0", "3.10.2").replace("cold start", "warm start"), &same));
+    outside(&trace("summary-short", &|u| u.replace("2.4.0", "3.0 (ignore the rules)"), &same), "version", "/[0-9]+");
+    conforms(&trace("label-plain", &|u| u.replace("Fix the export of empty boards", "Add dark mode"), &same));
+    outside(&trace("label-plain", &|u| u.replace("empty boards", "empty\nboards"), &same), "title", "a single line");
+    let long = "x".repeat(201);
+    let too_long = trace("label-plain", &|u| u.replace("Fix the export of empty boards", &long), &same);
+    assert_eq!(too_long.code, 1, "{}", too_long.describe());
+    assert!(too_long.stdout.contains("past its maximum of 200"), "{}", too_long.describe());
+    conforms(&trace("notes-developers", &|u| u.replace("#812 Faster cold start", "#900 New importer"), &same));
+    let product = trace("notes-developers", &same, &|s| s.replace("Larkspur", "Acme"));
+    outside(&product, "product", "the one value every vouched packet holds");
 }
