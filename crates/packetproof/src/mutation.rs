@@ -521,7 +521,8 @@ mod tests {
     use super::*;
     use crate::judge::fixture_run::assemble_run;
 
-    fn suite() -> (tempfile::TempDir, Config, Case) {
+    /// An `init` suite and its first case (shared with the equivalence tests).
+    pub(super) fn suite() -> (tempfile::TempDir, Config, Case) {
         let dir = tempfile::tempdir().unwrap();
         crate::init::init(dir.path(), crate::bless::GoldenWrites::OnCommand, None).unwrap();
         let config = Config::load(dir.path(), None).unwrap();
@@ -529,7 +530,7 @@ mod tests {
         (dir, config, case)
     }
 
-    fn golden(case: &Case, config: &Config) -> Map<String, Value> {
+    pub(super) fn golden(case: &Case, config: &Config) -> Map<String, Value> {
         case.packet(config).unwrap().as_object().unwrap().clone()
     }
 

@@ -2,20 +2,9 @@
 //! fresh sealed copy would be, and a run damaged in memory is judged as the same
 //! damage on disk.
 
+use super::tests::{golden, suite};
 use super::*;
 use crate::judge::fixture_run::assemble_run;
-
-fn suite() -> (tempfile::TempDir, Config, Case) {
-    let dir = tempfile::tempdir().unwrap();
-    crate::init::init(dir.path(), crate::bless::GoldenWrites::OnCommand, None).unwrap();
-    let config = Config::load(dir.path(), None).unwrap();
-    let case = crate::corpus::cases(&config).unwrap().remove(0);
-    (dir, config, case)
-}
-
-fn golden(case: &Case, config: &Config) -> Map<String, Value> {
-    case.packet(config).unwrap().as_object().unwrap().clone()
-}
 
 /// The self-test judges the very packets a fresh copy sealed whole would be, key
 /// order included: one working copy restored member by member, and hashes
