@@ -63,17 +63,6 @@ const NPM_STEPS: &str = r#"      - uses: actions/setup-node@v4
       - name: install the project's packages (packetproof is one of them)
         working-directory: {package}
         run: {install}
-      - name: packetproof test
-        working-directory: {suite}
-        shell: bash
-        run: npx --no -- packetproof test --junit junit.xml
-      - name: packetproof release-check
-        if: always() && github.event_name == 'pull_request'
-        working-directory: {suite}
-        shell: bash
-        env:
-          BASE: ${{ github.event.pull_request.base.sha }}
-        run: npx --no -- packetproof release-check --base "$BASE" --format markdown | tee -a "$GITHUB_STEP_SUMMARY"
 "#;
 
 const PIP_STEPS: &str = r#"      - uses: actions/setup-python@v5
@@ -81,17 +70,20 @@ const PIP_STEPS: &str = r#"      - uses: actions/setup-python@v5
           python-version: "3.x"
       - name: install packetproof (the wheel)
         run: python -m pip install {requirement}
-      - name: packetproof test
+"#;
+
+/// The gate's steps after an install: `{program}` runs packetproof (npx's, or the wheel's).
+const GATE_STEPS: &str = r#"      - name: packetproof test
         working-directory: {suite}
         shell: bash
-        run: packetproof test --junit junit.xml
+        run: {program} test --junit junit.xml
       - name: packetproof release-check
         if: always() && github.event_name == 'pull_request'
         working-directory: {suite}
         shell: bash
         env:
           BASE: ${{ github.event.pull_request.base.sha }}
-        run: packetproof release-check --base "$BASE" --format markdown | tee -a "$GITHUB_STEP_SUMMARY"
+        run: {program} release-check --base "$BASE" --format markdown | tee -a "$GITHUB_STEP_SUMMARY"
 "#;
 
 const UPLOAD: &str = r#"      - if: always()
@@ -146,7 +138,8 @@ pub(crate) fn workflow(distribution: &Distribution, built_from: Option<&str>, pl
                     "The npm package installed as the project installs it ({install} in {package}), run by npx\n\
                      # in the suite's folder; on pull requests the release check goes to the job summary."
                 ),
-                NPM_STEPS.replace("{package}", &yaml_string(package)).replace("{install}", install),
+                NPM_STEPS.replace("{package}", &yaml_string(package)).replace("{install}", install)
+                    + &GATE_STEPS.replace("{program}", "npx --no -- packetproof"),
             )
         }
         Distribution::Pip => (
@@ -155,7 +148,8 @@ pub(crate) fn workflow(distribution: &Distribution, built_from: Option<&str>, pl
                  # requests the release check goes to the job summary.",
                 requirement()
             ),
-            PIP_STEPS.replace("{requirement}", &shell_word(&requirement())),
+            PIP_STEPS.replace("{requirement}", &shell_word(&requirement()))
+                + &GATE_STEPS.replace("{program}", "packetproof"),
         ),
     };
     let text = format!("{}{steps}{UPLOAD}", HEADER.replace("{what}", &what));
