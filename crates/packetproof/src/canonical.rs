@@ -24,7 +24,24 @@ pub struct ParseError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    pub refusal: Refusal,
 }
+
+/// What kind of input a [`ParseError`] refuses: callers that treat some refusals
+/// differently (a duplicate key hides a value; past the depth nothing is read) ask
+/// this, never the message's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not JSON, or JSON that I-JSON excludes (a lone surrogate, a number out of range, …).
+    Syntax,
+    /// An object names a key twice.
+    DuplicateKey,
+    /// Nesting deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+/// The start of the visitor's own message for a duplicate key (see [`clearer`]).
+const DUPLICATE_KEY: &str = "duplicate object key";
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -37,32 +54,40 @@ impl fmt::Display for ParseError {
 /// the value, at most [`MAX_DEPTH`] levels of nesting.
 pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
     if bytes.starts_with(b"\xEF\xBB\xBF") {
-        return Err(ParseError { line: 1, column: 1, message: "byte-order mark is not allowed".into() });
+        let message = "byte-order mark is not allowed".into();
+        return Err(ParseError { line: 1, column: 1, message, refusal: Refusal::Syntax });
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let (line, column) = position_of(bytes, e.valid_up_to());
-        ParseError { line, column, message: "invalid UTF-8".into() }
+        ParseError { line, column, message: "invalid UTF-8".into(), refusal: Refusal::Syntax }
     })?;
     let mut de = serde_json::Deserializer::from_str(text);
     let value = StrictValue.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     // serde_json reports column 0 when nothing of the line was read yet (an empty
     // file, end of input right after a newline); positions here are 1-based.
-    value.map_err(|e| ParseError { line: e.line().max(1), column: e.column().max(1), message: clearer(e) })
+    value.map_err(|e| {
+        let (line, column) = (e.line().max(1), e.column().max(1));
+        let (refusal, message) = clearer(e);
+        ParseError { line, column, message, refusal }
+    })
 }
 
-/// serde_json's messages for surrogates describe its tokenizer, not the input.
-fn clearer(e: serde_json::Error) -> String {
+/// The refusal's kind and its message: serde_json's messages for surrogates describe
+/// its tokenizer, not the input.
+fn clearer(e: serde_json::Error) -> (Refusal, String) {
     let raw = e.to_string();
     let message = raw.split(" at line ").next().unwrap_or(&raw);
+    let syntax = |text: &str| (Refusal::Syntax, text.to_owned());
     match message {
         "unexpected end of hex escape" | "lone leading surrogate in hex escape" => {
-            "lone surrogate in \\u escape (a string must be valid Unicode)".into()
+            syntax("lone surrogate in \\u escape (a string must be valid Unicode)")
         }
-        "number out of range" => "number out of range of a double (I-JSON)".into(),
-        "recursion limit exceeded" => format!("nesting deeper than {MAX_DEPTH} levels"),
-        "trailing characters" => "trailing data after the JSON value".into(),
-        "expected value" => "expected a JSON value (NaN, Infinity and comments are not JSON)".into(),
-        other => other.to_string(),
+        "number out of range" => syntax("number out of range of a double (I-JSON)"),
+        "recursion limit exceeded" => (Refusal::TooDeep, format!("nesting deeper than {MAX_DEPTH} levels")),
+        "trailing characters" => syntax("trailing data after the JSON value"),
+        "expected value" => syntax("expected a JSON value (NaN, Infinity and comments are not JSON)"),
+        duplicate if duplicate.starts_with(DUPLICATE_KEY) => (Refusal::DuplicateKey, duplicate.to_owned()),
+        other => syntax(other),
     }
 }
 
@@ -124,7 +149,7 @@ impl<'de> Visitor<'de> for StrictValue {
             // One hash per key: the entry both finds a duplicate and is the slot to fill.
             match object.entry(key) {
                 Entry::Occupied(entry) => {
-                    return Err(de::Error::custom(format!("duplicate object key {:?}", entry.key())))
+                    return Err(de::Error::custom(format!("{DUPLICATE_KEY} {:?}", entry.key())))
                 }
                 Entry::Vacant(entry) => entry.insert(map.next_value_seed(StrictValue)?),
             };
@@ -422,6 +447,18 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(to_pretty(&parse(input.as_bytes()).unwrap()), expected, "{input}");
+        }
+    }
+
+    /// Callers decide by the kind, so a message reworded here cannot change a verdict.
+    #[test]
+    fn each_refusal_says_its_kind() {
+        let kind = |text: &str| parse(text.as_bytes()).unwrap_err().refusal;
+        assert_eq!(kind(r#"{"a": 1, "a": 2}"#), Refusal::DuplicateKey);
+        assert_eq!(kind(&format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1))), Refusal::TooDeep);
+        assert_eq!(parse(format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH)).as_bytes()).map(drop), Ok(()));
+        for syntax in ["[1,]", "{\"duplicate object key\": 1} x", "\u{feff}[]", "[1e400]", "NaN"] {
+            assert_eq!(kind(syntax), Refusal::Syntax, "{syntax}");
         }
     }
 

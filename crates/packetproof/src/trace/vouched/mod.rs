@@ -158,11 +158,17 @@ fn user_rendering(
     if let Some(found) = matcher.matches(user)? {
         return Ok(Some(found));
     }
-    let suffix = config.google_suffix.as_str();
-    match user.strip_suffix(suffix).filter(|_| !suffix.is_empty()) {
+    match less_google_suffix(user, config) {
         Some(without) => matcher.matches(without),
         None => Ok(None),
     }
+}
+
+/// A Google text-JSON packet's user message ends with the suite's suffix: the user
+/// message less it, when it ends with it (the templates render the message without).
+fn less_google_suffix<'a>(user: &'a str, config: &Config) -> Option<&'a str> {
+    let suffix = config.google_suffix.as_str();
+    user.strip_suffix(suffix).filter(|_| !suffix.is_empty())
 }
 
 /// The settings table an agent is declared in, as messages name it.
@@ -365,9 +371,7 @@ fn conforms_to(
         Ok(found) => found,
         Err(reason) => return Ok(Verdict::NotJudgeable { reason }),
     };
-    // A Google text-JSON packet's user message ends with the suite's suffix.
-    let suffix = config.google_suffix.as_str();
-    let without_suffix = user.strip_suffix(suffix).filter(|_| !suffix.is_empty());
+    let without_suffix = less_google_suffix(user, config);
     let user_found = match rendering(&templates.user, user, "user message", contracts, &refused) {
         Err(why) => match without_suffix.map(|u| rendering(&templates.user, u, "user message", contracts, &refused)) {
             Some(Ok(found)) => found,

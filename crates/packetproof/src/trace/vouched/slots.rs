@@ -159,17 +159,11 @@ pub(super) fn forbidden(value: &str, config: &Config, keys: Option<&regex::Regex
             );
             found.first().map(|f| format!("{}: {}", f.path, f.message))
         }
-        Err(e) if looks_like_json && refused_json(&e.to_string()) => {
+        Err(e) if looks_like_json && e.refusal != crate::canonical::Refusal::Syntax => {
             Some(format!("it holds JSON that strict JSON refuses ({e}), which the packet rule would refuse too"))
         }
         Err(_) => None,
     }
-}
-
-/// Whether a strict-JSON parse error is one the packet rule refuses a value for (a
-/// duplicate key hides the first; past the depth nothing below is searched).
-fn refused_json(error: &str) -> bool {
-    error.contains("duplicate") || error.contains("nesting deeper than")
 }
 
 /// The forbidden keys as written JSON keys (`"posterUrl" :`), any case.
