@@ -11,7 +11,7 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 /// The crate root.
 pub fn root() -> &'static Path {
@@ -50,27 +50,39 @@ fn bin_under_timeout(dir: &Path) -> Command {
 }
 
 /// The example program `name` (a Rust twin of a worked suite's exporter or evaluator),
-/// beside the binary in `target/<profile>/examples`. `cargo test` builds the examples; a
-/// narrower run (`cargo test --test cli`) does not, so a missing one is built here, offline,
-/// into the same target directory and profile.
+/// beside the binary in `target/<profile>/examples`. `cargo test` builds the examples, but
+/// a narrower run (`cargo test --test cli`) neither builds a missing one nor rebuilds a
+/// stale one; so the first call in a test binary builds them all, offline, into the same
+/// target directory and profile (nothing to do when they are fresh), and every call fails
+/// when they could not be built.
+#[track_caller]
 pub fn example(name: &str) -> PathBuf {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
     let profile_dir = Path::new(env!("CARGO_BIN_EXE_packetproof")).parent().unwrap();
-    let program = profile_dir.join("examples").join(name).with_extension(std::env::consts::EXE_EXTENSION);
-    if !program.is_file() {
-        let profile = match profile_dir.file_name().and_then(OsStr::to_str) {
-            Some("debug") | None => "dev",
-            Some(other) => other,
-        };
-        let built = Command::new(env!("CARGO"))
-            .current_dir(root())
-            .args(["build", "--offline", "--quiet", "--example", name, "--profile", profile, "--target-dir"])
-            .arg(profile_dir.parent().unwrap())
-            .output()
-            .expect("run cargo");
-        assert!(built.status.success(), "cargo build --example {name}: {}", String::from_utf8_lossy(&built.stderr));
+    if let Err(e) = BUILT.get_or_init(|| build_examples(profile_dir)) {
+        panic!("{e}");
     }
-    assert!(program.is_file(), "{} is missing: build it with `cargo build --examples`", program.display());
+    let program = profile_dir.join("examples").join(name).with_extension(std::env::consts::EXE_EXTENSION);
+    assert!(program.is_file(), "`cargo build --examples` made no {}", program.display());
     program
+}
+
+/// `cargo build --examples` for the profile whose binaries are in `profile_dir`.
+fn build_examples(profile_dir: &Path) -> Result<(), String> {
+    let profile = match profile_dir.file_name().and_then(OsStr::to_str) {
+        Some("debug") | None => "dev",
+        Some(other) => other,
+    };
+    let built = Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["build", "--offline", "--quiet", "--examples", "--profile", profile, "--target-dir"])
+        .arg(profile_dir.parent().unwrap())
+        .output()
+        .map_err(|e| format!("run cargo: {e}"))?;
+    match built.status.success() {
+        true => Ok(()),
+        false => Err(format!("cargo build --examples: {}", String::from_utf8_lossy(&built.stderr))),
+    }
 }
 
 /// A finished run: exit code and both streams as text.
