@@ -6,7 +6,8 @@
 //! processes; no source file grows past its line budget; no comment cites a
 //! document outside the repository; no test but the conformance gate reads the
 //! repository's golden files; every test of tests/cli is registered in a `trials![…]`
-//! list (that binary has no libtest harness to find it). Each rule is also run on a
+//! list (that binary has no libtest harness to find it); no test declares a `Project`
+//! or `Output` of its own (tests/support has the one of each). Each rule is also run on a
 //! small tree built to break it, so a rule that stopped seeing anything would fail here.
 
 #[path = "tidy/layers.rs"]
@@ -17,6 +18,8 @@ mod registered;
 mod resolve;
 #[path = "tidy/rules.rs"]
 mod rules;
+#[path = "tidy/test_types.rs"]
+mod test_types;
 
 use rules::Tree;
 use std::path::Path;
@@ -93,6 +96,11 @@ fn every_cli_test_is_registered() {
         this_crate(),
         "name each test in its file's trials![…] list (tests/cli runs without libtest's harness)",
     );
+}
+
+#[test]
+fn one_project_and_one_output_type_serve_every_test() {
+    holds(test_types::one_project_and_output, this_crate(), "extend tests/support's Project and Output instead");
 }
 
 #[test]
@@ -216,7 +224,7 @@ mod broken {
         assert!(found.iter().any(|f| f.contains(expected)), "expected a finding with {expected:?}, got {found:#?}");
     }
 
-    const ALL_RULES: [fn(&Tree) -> Vec<String>; 8] = [
+    const ALL_RULES: [fn(&Tree) -> Vec<String>; 9] = [
         rules::layering,
         rules::no_cycles,
         rules::only_the_cli_prints,
@@ -225,6 +233,7 @@ mod broken {
         rules::self_contained_comments,
         rules::tests_own_their_packets,
         super::registered::every_test_is_registered,
+        super::test_types::one_project_and_output,
     ];
 
     #[test]
@@ -375,6 +384,23 @@ mod broken {
             &[("tests/cli/x.rs", &attribute)],
             "fn listed_too is a #[test], which this harness never runs",
         );
+    }
+
+    #[test]
+    fn a_test_declaring_its_own_project_or_output_is_caught() {
+        let rule = super::test_types::one_project_and_output;
+        let shared = "pub struct Project { dir: u8 }\npub struct Output { pub code: i32 }\n";
+        let users = "impl Project { fn f() {} }\nfn g(_: &Output) { struct Projects; }\n";
+        let fine = [(super::test_types::SHARED, shared), ("tests/support/lifecycle.rs", users)];
+        assert_eq!(rule(&tree(&fine)), Vec::<String>::new());
+        caught(
+            rule,
+            &[("tests/cli/x/mod.rs", "struct Project {\n    dir: u8,\n}\n")],
+            "tests/cli/x/mod.rs: struct Project",
+        );
+        let nested = "mod inner {\n    fn f() {\n        enum Output { A }\n    }\n}\n";
+        caught(rule, &[("tests/cli/y.rs", nested)], "tests/cli/y.rs: enum Output");
+        caught(rule, &[("tests/node_eval.rs", "type Output = (i32, String);\n")], "type Output");
     }
 
     #[test]

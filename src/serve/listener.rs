@@ -8,12 +8,8 @@
 //! new ones wait in the kernel's backlog, unaccepted.
 
 use super::connections::{Activity, Listed, Open, Timeouts, Tracked};
-use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -47,30 +43,17 @@ impl Bounded {
             }
         }
     }
-}
 
-/// A connection, its activity and its place, given back when the connection is dropped.
-pub(crate) struct Connection {
-    stream: TcpStream,
-    activity: Arc<Activity>,
-    _listed: Listed,
-    _place: OwnedSemaphorePermit,
-}
-
-impl axum::serve::Listener for Bounded {
-    type Io = Connection;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Connection, std::net::SocketAddr) {
-        // A connection is accepted first, then given a place: one waiting in the backlog
-        // is what makes an idle one worth shedding.
+    /// The next connection, once it has a place: it is accepted first, then given a
+    /// place, since one waiting in the backlog is what makes an idle one worth shedding.
+    async fn accept(&mut self) -> Accepted {
         loop {
             match self.listener.accept().await {
-                Ok((stream, addr)) => {
+                Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
                     let place = self.place().await;
                     let (activity, listed) = self.open.enter();
-                    return (Connection { stream, activity, _listed: listed, _place: place }, addr);
+                    return Accepted { stream, activity, listed, place };
                 }
                 // Out of file descriptors, or a connection reset before it was
                 // accepted: wait a moment instead of spinning on the error.
@@ -78,42 +61,15 @@ impl axum::serve::Listener for Bounded {
             }
         }
     }
-
-    fn local_addr(&self) -> io::Result<std::net::SocketAddr> {
-        self.listener.local_addr()
-    }
 }
 
-impl AsyncRead for Connection {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Connection {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
+/// An accepted connection, its activity and its place. The place moves into the
+/// connection's task and is given back when the task ends.
+struct Accepted {
+    stream: TcpStream,
+    activity: Arc<Activity>,
+    listed: Listed,
+    place: OwnedSemaphorePermit,
 }
 
 /// What one HTTP/2 connection may send before serve reads it (its flow-control windows),
@@ -142,7 +98,6 @@ pub(crate) async fn serve(
     closed: impl Fn(super::connections::Closed) + Clone + Send + 'static,
     stop: impl std::future::Future<Output = ()>,
 ) {
-    use axum::serve::Listener;
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
@@ -164,10 +119,10 @@ pub(crate) async fn serve(
     let mut stop = std::pin::pin!(stop);
     loop {
         tokio::select! {
-            (io, _) = listener.accept() => {
-                let activity = io.activity.clone();
+            accepted = listener.accept() => {
+                let Accepted { stream, activity, listed, place } = accepted;
                 let service = Tracked { inner: TowerToHyperService::new(app.clone()), activity: activity.clone() };
-                let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service).into_owned();
+                let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
                 let connection = graceful.watch(connection);
                 let closed = closed.clone();
                 tokio::spawn(async move {
@@ -175,6 +130,8 @@ pub(crate) async fn serve(
                     if let Some(why) = activity.supervise(connection, timeouts).await {
                         closed(why);
                     }
+                    // Moved here, so the place is taken until the connection ends.
+                    drop((listed, place));
                 });
             }
             () = &mut stop => break,
@@ -187,8 +144,8 @@ pub(crate) async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::serve::Listener;
     use std::future::Future;
+    use std::task::Context;
 
     #[test]
     fn a_connection_past_the_bound_waits_until_one_closes() {
@@ -198,7 +155,7 @@ mod tests {
             let addr = listener.local_addr().unwrap();
             let mut bounded = Bounded::new(listener, 1);
             let _a = TcpStream::connect(addr).await.unwrap();
-            let (first, _) = bounded.accept().await;
+            let first = bounded.accept().await;
             let _b = TcpStream::connect(addr).await.unwrap();
             let mut second = std::pin::pin!(bounded.accept());
             let mut cx = Context::from_waker(std::task::Waker::noop());

@@ -4,12 +4,14 @@
 //! checkout, and fails under CI (CI has the corpora; a shrunken suite must not pass).
 #![allow(dead_code)] // each test binary uses its own part of this module
 
+pub mod lifecycle;
+
 use libtest_mimic::{Arguments, Trial};
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Once;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Once, OnceLock};
 
 /// The crate root.
 pub fn root() -> &'static Path {
@@ -33,28 +35,54 @@ pub fn bin() -> Command {
     command
 }
 
-/// The example program `name` (a Rust twin of a worked suite's exporter or evaluator),
-/// beside the binary in `target/<profile>/examples`. `cargo test` builds the examples; a
-/// narrower run (`cargo test --test cli`) does not, so a missing one is built here, offline,
-/// into the same target directory and profile.
-pub fn example(name: &str) -> PathBuf {
-    let profile_dir = Path::new(env!("CARGO_BIN_EXE_packetproof")).parent().unwrap();
-    let program = profile_dir.join("examples").join(name).with_extension(std::env::consts::EXE_EXTENSION);
-    if !program.is_file() {
-        let profile = match profile_dir.file_name().and_then(OsStr::to_str) {
-            Some("debug") | None => "dev",
-            Some(other) => other,
-        };
-        let built = Command::new(env!("CARGO"))
-            .current_dir(root())
-            .args(["build", "--offline", "--quiet", "--example", name, "--profile", profile, "--target-dir"])
-            .arg(profile_dir.parent().unwrap())
-            .output()
-            .expect("run cargo");
-        assert!(built.status.success(), "cargo build --example {name}: {}", String::from_utf8_lossy(&built.stderr));
+/// Seconds any one command of a project [`Project::under_timeout`] may take before it
+/// counts as a hang.
+const HANG: &str = "20";
+
+/// [`bin`] under `timeout` (a hang fails the test instead of stalling it), run in `dir`.
+fn bin_under_timeout(dir: &Path) -> Command {
+    let mut command = Command::new("timeout");
+    command.args(["-k", "2", HANG, env!("CARGO_BIN_EXE_packetproof")]).current_dir(dir).stdin(Stdio::null());
+    for name in packetproof_variables() {
+        command.env_remove(name);
     }
-    assert!(program.is_file(), "{} is missing: build it with `cargo build --examples`", program.display());
+    command
+}
+
+/// The example program `name` (a Rust twin of a worked suite's exporter or evaluator),
+/// beside the binary in `target/<profile>/examples`. `cargo test` builds the examples, but
+/// a narrower run (`cargo test --test cli`) neither builds a missing one nor rebuilds a
+/// stale one; so the first call in a test binary builds them all, offline, into the same
+/// target directory and profile (nothing to do when they are fresh), and every call fails
+/// when they could not be built.
+#[track_caller]
+pub fn example(name: &str) -> PathBuf {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    let profile_dir = Path::new(env!("CARGO_BIN_EXE_packetproof")).parent().unwrap();
+    if let Err(e) = BUILT.get_or_init(|| build_examples(profile_dir)) {
+        panic!("{e}");
+    }
+    let program = profile_dir.join("examples").join(name).with_extension(std::env::consts::EXE_EXTENSION);
+    assert!(program.is_file(), "`cargo build --examples` made no {}", program.display());
     program
+}
+
+/// `cargo build --examples` for the profile whose binaries are in `profile_dir`.
+fn build_examples(profile_dir: &Path) -> Result<(), String> {
+    let profile = match profile_dir.file_name().and_then(OsStr::to_str) {
+        Some("debug") | None => "dev",
+        Some(other) => other,
+    };
+    let built = Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["build", "--offline", "--quiet", "--examples", "--profile", profile, "--target-dir"])
+        .arg(profile_dir.parent().unwrap())
+        .output()
+        .map_err(|e| format!("run cargo: {e}"))?;
+    match built.status.success() {
+        true => Ok(()),
+        false => Err(format!("cargo build --examples: {}", String::from_utf8_lossy(&built.stderr))),
+    }
 }
 
 /// A finished run: exit code and both streams as text.
@@ -81,6 +109,15 @@ impl Output {
     /// crate's path is written `[crate]`.
     pub fn redacted_crate(&self) -> String {
         redact_crate(&self.describe())
+    }
+
+    /// Exited by itself (no hang past [`Project::under_timeout`]'s limit, no signal), without a panic.
+    #[track_caller]
+    pub fn clean(&self) -> &Self {
+        assert!(self.code != 124 && self.code != 137 && self.code >= 0, "hung or killed: {}", self.describe());
+        assert!(![101, 134].contains(&self.code), "crashed: {}", self.describe());
+        assert!(!self.stderr.contains("panicked"), "panicked: {}", self.describe());
+        self
     }
 }
 
@@ -159,6 +196,24 @@ pub fn exec(command: &mut Command) -> Output {
     command.output().expect("run packetproof").into()
 }
 
+/// Wait for `child` (started with piped output) to end.
+#[track_caller]
+pub fn finish(child: Child) -> Output {
+    child.wait_with_output().expect("wait for packetproof").into()
+}
+
+/// The JSON file at `path`, parsed.
+#[track_caller]
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+}
+
+/// `value` written to `path` as packetproof writes JSON (canonical, pretty).
+#[track_caller]
+pub fn write_json(path: &Path, value: &serde_json::Value) {
+    std::fs::write(path, packetproof::canonical::to_pretty(value)).unwrap();
+}
+
 /// Run the binary with `args` from the crate root (no standard input).
 #[track_caller]
 pub fn run<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> Output {
@@ -176,8 +231,11 @@ pub fn run_with_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I, input
 
 /// A temporary project: named items of this crate (files or folders) copied into a
 /// fresh directory, which every command run through [`Project::bin`] uses as its root.
+/// The run lifecycle's projects are in `lifecycle.rs`.
 pub struct Project {
     dir: tempfile::TempDir,
+    /// Commands run under `timeout`, from the project's folder ([`Project::under_timeout`]).
+    guarded: bool,
 }
 
 impl Project {
@@ -188,7 +246,7 @@ impl Project {
         for item in items {
             copy_tree(&root().join(item), &dir.path().join(item));
         }
-        Project { dir }
+        Project { dir, guarded: false }
     }
 
     /// An empty project with no harness.toml in it or above it: a place to run
@@ -200,7 +258,7 @@ impl Project {
             dir.path().ancestors().all(|d| !d.join("harness.toml").exists()),
             "the temporary folder must not lie inside a suite"
         );
-        Project { dir }
+        Project { dir, guarded: false }
     }
 
     pub fn root(&self) -> &Path {
@@ -226,9 +284,19 @@ impl Project {
         self.dir.path().join(relative)
     }
 
+    /// Every command run under `timeout` from now on, so a hang fails the test instead of
+    /// stalling it (the hardening tests), and from the project's folder.
+    pub fn under_timeout(mut self) -> Project {
+        self.guarded = true;
+        self
+    }
+
     /// The binary with this project as `PACKETPROOF_ROOT`.
     pub fn bin(&self) -> Command {
-        let mut command = bin();
+        let mut command = match self.guarded {
+            false => bin(),
+            true => bin_under_timeout(self.root()),
+        };
         command.env("PACKETPROOF_ROOT", self.root());
         command
     }
@@ -236,6 +304,12 @@ impl Project {
     #[track_caller]
     pub fn run(&self, args: &[&str]) -> Output {
         exec(self.bin().args(args))
+    }
+
+    /// The binary started with `args`, its output piped ([`finish`] waits for it).
+    #[track_caller]
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        self.bin().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start packetproof")
     }
 
     /// A suite of a test's own: this crate's harness.toml and templates, the requests of

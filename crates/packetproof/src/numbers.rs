@@ -179,4 +179,107 @@ mod tests {
         assert_eq!(messages, ["found 2e0", "found 4e0", "found 5.0", "found 6.0"]);
         assert_eq!(findings[0].path.to_string(), r#"copy $1.json $["a $.b\"]"][1]"#);
     }
+
+    /// `same` over generated doubles and their spellings. What each property catches:
+    /// comparing numbers as parsed (`1` an integer, `1.0` a double) fails the first;
+    /// comparing within a tolerance, or through a lossy conversion, fails the second
+    /// and third; a canonical spelling that rounds fails the last.
+    mod property {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn parse(text: &str) -> Value {
+            crate::canonical::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"))
+        }
+
+        fn canonical(v: f64) -> String {
+            String::from_utf8(crate::canonical::to_vec(&json!(v))).unwrap()
+        }
+
+        /// Finite doubles: any, integers, and short decimals (`n / 10^k`).
+        fn double() -> impl Strategy<Value = f64> {
+            prop_oneof![
+                any::<f64>().prop_filter("finite", |v| v.is_finite()),
+                (-1_000_000i64..1_000_000).prop_map(|n| n as f64),
+                (-1_000_000i64..1_000_000, 0..8i32).prop_map(|(n, k)| n as f64 / 10f64.powi(k)),
+            ]
+        }
+
+        /// The same value written several ways: the digits of its shortest spelling as an
+        /// integer mantissa (`12345e-1`), with zeros appended (`12345000e-4`), with a point
+        /// and a signed capital exponent (`1.23450E+3`), and without an exponent (`1234.5`).
+        fn spellings(v: f64) -> Vec<String> {
+            let shortest = format!("{v:e}");
+            let (mantissa, exponent) = shortest.split_once('e').unwrap();
+            let exponent: i32 = exponent.parse().unwrap();
+            let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+            let digits = mantissa.replace('.', "");
+            let scale = exponent - (digits.len() as i32 - 1);
+            let (first, rest) = digits.split_at(1);
+            // JSON allows no leading zero: zero's zeros go after a point.
+            let zeros = match digits.as_str() {
+                "0" => format!("{sign}0.000e{}", scale - 3),
+                _ => format!("{sign}{digits}000e{}", scale - 3),
+            };
+            let mut out = vec![format!("{sign}{digits}e{scale}"), zeros, format!("{sign}{first}.{rest}0E{exponent:+}")];
+            if (-30..=30).contains(&scale) {
+                out.push(format!("{sign}{}", decimal(&digits, scale)));
+            }
+            out
+        }
+
+        /// `digits × 10^scale` written without an exponent.
+        fn decimal(digits: &str, scale: i32) -> String {
+            if scale >= 0 {
+                return format!("{digits}{}.0", "0".repeat(scale as usize));
+            }
+            let point = digits.len() as i32 + scale;
+            match point > 0 {
+                true => format!("{}.{}", &digits[..point as usize], &digits[point as usize..]),
+                false => format!("0.{}{digits}", "0".repeat(-point as usize)),
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn one_value_spelled_differently_is_the_same_number(v in double()) {
+                let canonical = parse(&canonical(v));
+                for spelling in spellings(v) {
+                    let spelled = parse(&spelling);
+                    prop_assert!(same(&spelled, &canonical), "{} is not {:e}", spelling, v);
+                    prop_assert!(same(&json!({"k": [spelled]}), &json!({"k": [v]})), "{} nested", spelling);
+                }
+                if v.fract() == 0.0 && v.abs() < 9e15 {
+                    let integer = parse(&format!("{}", v as i64));
+                    prop_assert!(same(&integer, &canonical), "{} as an integer", v);
+                }
+            }
+
+            #[test]
+            fn a_value_and_its_neighbour_are_different_numbers(v in double()) {
+                // The next double away from zero: the smallest step a spelling can make.
+                let neighbour = f64::from_bits(v.to_bits() + 1);
+                prop_assume!(neighbour.is_finite());
+                prop_assert!(!same(&parse(&canonical(v)), &parse(&canonical(neighbour))), "{:e} and {:e}", v, neighbour);
+            }
+
+            #[test]
+            fn neighbouring_safe_integers_are_different_numbers(n in -(1i64 << 53)..(1i64 << 53)) {
+                // Past 2^53 two integers are one double, as JavaScript reads them: the same.
+                let (integer, next, point) = (n.to_string(), (n + 1).to_string(), format!("{n}.0"));
+                prop_assert!(!same(&parse(&integer), &parse(&next)), "{} and {}", integer, next);
+                prop_assert!(same(&parse(&integer), &parse(&point)), "{} and {}", integer, point);
+            }
+
+            #[test]
+            fn the_canonical_spelling_parses_back_to_the_same_value(v in double()) {
+                let text = canonical(v);
+                let back = parse(&text);
+                prop_assert!(same(&back, &json!(v)), "{:e} was written {}", v, text);
+                prop_assert_eq!(back.as_f64(), Some(v), "{} was written {}", v, text);
+            }
+        }
+    }
 }

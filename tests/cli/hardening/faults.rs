@@ -40,21 +40,21 @@ fn packetproof_test_never_panics_on_a_closed_or_full_stdout() {
         };
         let closed = cmd(Stdio::from(closed_pipe()));
         closed.clean();
-        assert_eq!(closed.code, 0, "{extra:?} onto a closed pipe: {}", closed.all());
+        assert_eq!(closed.code, 0, "{extra:?} onto a closed pipe: {}", closed.describe());
         let full = cmd(Stdio::from(File::create_dev_full()));
         full.clean();
-        assert_eq!(full.code, 2, "{extra:?} onto a full disk: {}", full.all());
-        assert!(full.stderr.contains("<stdout>"), "{extra:?}: {}", full.all());
+        assert_eq!(full.code, 2, "{extra:?} onto a full disk: {}", full.describe());
+        assert!(full.stderr.contains("<stdout>"), "{extra:?}: {}", full.describe());
         let shown = cmd(Stdio::piped());
-        assert_eq!(shown.code, 0, "{}", shown.all());
+        assert_eq!(shown.code, 0, "{}", shown.describe());
         let reported = ["corpus::layout", "test result: ok. 1 passed"].iter().any(|t| shown.stdout.contains(t));
-        assert!(reported, "{extra:?}: {}", shown.all());
+        assert!(reported, "{extra:?}: {}", shown.describe());
     }
     assert!(std::fs::read_to_string(&junit).unwrap().contains("<testsuites"));
 }
 
 fn a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let dir = project.evaluated("run");
     let packet = project.packet("anthropic", "a");
     let commands: Vec<Vec<&str>> = vec![
@@ -64,47 +64,49 @@ fn a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2() {
         vec!["evaluate", "--run-dir", s(&dir)],
     ];
     for args in &commands {
-        let closed = finish(project.cmd(args).stdout(closed_pipe()).stderr(Stdio::piped()).spawn().unwrap());
+        let closed = finish(project.bin().args(args).stdout(closed_pipe()).stderr(Stdio::piped()).spawn().unwrap());
         closed.clean();
-        assert!(closed.code == 0 || closed.code == 1, "{args:?} onto a closed pipe: {}", closed.all());
+        assert!(closed.code == 0 || closed.code == 1, "{args:?} onto a closed pipe: {}", closed.describe());
         let full = File::create_dev_full();
-        let failed = finish(project.cmd(args).stdout(full).stderr(Stdio::piped()).spawn().unwrap());
+        let failed = finish(project.bin().args(args).stdout(full).stderr(Stdio::piped()).spawn().unwrap());
         failed.clean();
-        assert_eq!(failed.code, 2, "{args:?} onto a full disk: {}", failed.all());
-        assert!(failed.stderr.contains("<stdout>"), "{args:?}: {}", failed.all());
+        assert_eq!(failed.code, 2, "{args:?} onto a full disk: {}", failed.describe());
+        assert!(failed.stderr.contains("<stdout>"), "{args:?}: {}", failed.describe());
     }
     // schema --check, on this crate's own project.
     for (stdout, expected) in [(Stdio::from(closed_pipe()), 0), (Stdio::from(File::create_dev_full()), 2)] {
-        let mut cmd = project.cmd(&["schema", "--check"]);
-        cmd.env("PACKETPROOF_ROOT", crate_root()).stdout(stdout).stderr(Stdio::piped());
+        let mut cmd = project.bin();
+        cmd.args(["schema", "--check"]).env("PACKETPROOF_ROOT", support::root()).stdout(stdout).stderr(Stdio::piped());
         let out = finish(cmd.spawn().unwrap());
         out.clean();
-        assert_eq!(out.code, expected, "schema --check: {}", out.all());
+        assert_eq!(out.code, expected, "schema --check: {}", out.describe());
     }
     // complete writes its receipt, then reports; a closed pipe does not undo or crash it.
     let closed = finish(
         project
-            .cmd(&Project::complete_args(&dir, "T-closed", None))
+            .bin()
+            .args(Project::complete_args(&dir, "T-closed", None))
             .stdout(closed_pipe())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
     );
     closed.clean();
-    assert_eq!(closed.code, 0, "{}", closed.all());
+    assert_eq!(closed.code, 0, "{}", closed.describe());
     assert_eq!(read_json(&dir.join("completion.json"))["agentTask"], json!("T-closed"));
     let other = project.evaluated("other");
     let full = finish(
         project
-            .cmd(&Project::complete_args(&other, "T-full", None))
+            .bin()
+            .args(Project::complete_args(&other, "T-full", None))
             .stdout(File::create_dev_full())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
     );
     full.clean();
-    assert_eq!(full.code, 2, "{}", full.all());
-    assert!(full.stderr.contains("completion.json") && full.stderr.contains("written"), "{}", full.all());
+    assert_eq!(full.code, 2, "{}", full.describe());
+    assert!(full.stderr.contains("completion.json") && full.stderr.contains("written"), "{}", full.describe());
     assert_eq!(read_json(&other.join("completion.json"))["agentTask"], json!("T-full"));
 }
 
@@ -121,24 +123,24 @@ fn a_self_referential_schema_is_a_finding_naming_the_run_not_a_crash() {
         ("self", json!({"allOf": [{"$ref": "#"}]})),
         ("loop", json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})),
     ] {
-        let project = Project::with_schema(Some(schema));
+        let project = Project::lifecycle_with_schema(Some(schema)).under_timeout();
         let bad = project.answered("google", "bad", &good_output());
         let out = project.run(&["evaluate", "--run-dir", s(&bad)]);
         out.clean();
-        assert_eq!(out.code, 1, "{label}: {}", out.all());
+        assert_eq!(out.code, 1, "{label}: {}", out.describe());
         let evaluation = read_json(&bad.join("evaluation.json"));
         let text = evaluation["failures"].to_string();
         assert!(text.contains("refers to itself"), "{label}: {text}");
         // One such run does not abort verify of the whole tree: the run is named.
         let verify = project.run(&["verify", s(&project.root().join("runs"))]);
         verify.clean();
-        assert_eq!(verify.code, 1, "{label}: {}", verify.all());
-        assert!(verify.stdout.contains(&format!("{}: FAILED", bad.display())), "{label}: {}", verify.all());
+        assert_eq!(verify.code, 1, "{label}: {}", verify.describe());
+        assert!(verify.stdout.contains(&format!("{}: FAILED", bad.display())), "{label}: {}", verify.describe());
     }
 }
 
 fn every_read_is_bounded_and_non_regular_files_are_refused_without_blocking() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let packet = project.packet("anthropic", "a");
     // The suffix file: a device that never ends, a FIFO no one writes, a huge sparse file.
     let fifo = project.root().join("suffix-fifo.txt");
@@ -149,8 +151,8 @@ fn every_read_is_bounded_and_non_regular_files_are_refused_without_blocking() {
     {
         let out = project.run(&["--google-suffix-file", suffix, "validate", "--packet", s(&packet)]);
         out.clean();
-        assert_eq!(out.code, 2, "{suffix}: {}", out.all());
-        assert!(out.stderr.contains(expected), "{suffix}: {}", out.all());
+        assert_eq!(out.code, 2, "{suffix}: {}", out.describe());
+        assert!(out.stderr.contains(expected), "{suffix}: {}", out.describe());
     }
     let fifo_packet = project.root().join("runtime-packet-fifo.json");
     mkfifo(&fifo_packet);
@@ -162,24 +164,24 @@ fn every_read_is_bounded_and_non_regular_files_are_refused_without_blocking() {
     ] {
         let out = project.run(&args);
         out.clean();
-        assert_eq!(out.code, 2, "{args:?}: {}", out.all());
-        assert!(out.stderr.contains("is a FIFO, not a regular file"), "{args:?}: {}", out.all());
+        assert_eq!(out.code, 2, "{args:?}: {}", out.describe());
+        assert!(out.stderr.contains("is a FIFO, not a regular file"), "{args:?}: {}", out.describe());
     }
 }
 
 fn verify_walks_past_fifos_and_names_them() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     project.completed("run", "T1");
     std::fs::create_dir_all(project.root().join("runs/deep/er")).unwrap();
     mkfifo(&project.root().join("runs/deep/er/notes.json"));
     let out = project.run(&["verify", "-v", s(&project.root().join("runs"))]);
     out.clean();
-    assert_eq!(out.code, 0, "{}", out.all());
-    assert_output_snapshot!("verify_walks_past_a_fifo", out.output(), project.root());
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert_output_snapshot!("verify_walks_past_a_fifo", out, project.root());
 }
 
 fn findings_are_capped_per_rule_and_say_so() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let mut output = good_output();
     // 3,000 extra screens, each routing to a screen that does not exist.
     let screens = output["result"]["onboardingStrategySequence"][0]["screens"].as_array_mut().unwrap();
@@ -193,7 +195,7 @@ fn findings_are_capped_per_rule_and_say_so() {
     let dir = project.answered("anthropic", "flood", &output);
     let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
     out.clean();
-    assert_eq!(out.code, 1, "{}", out.all());
+    assert_eq!(out.code, 1, "{}", out.describe());
     let evaluation = read_json(&dir.join("evaluation.json"));
     let failures = evaluation["failures"].as_array().unwrap();
     let mut per_stage: std::collections::BTreeMap<&str, usize> = Default::default();
@@ -210,5 +212,5 @@ fn findings_are_capped_per_rule_and_say_so() {
     // verify re-evaluates the capped evaluation and reports it without refusing it as too large.
     let verify = project.run(&["verify", s(&dir)]);
     verify.clean();
-    assert!(verify.stdout.matches("[run::evaluation]").count() <= 101, "{}", verify.all());
+    assert!(verify.stdout.matches("[run::evaluation]").count() <= 101, "{}", verify.describe());
 }

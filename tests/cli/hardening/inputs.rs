@@ -9,7 +9,7 @@ pub fn trials() -> Vec<Trial> {
 
 /// No input file kind makes any command panic, hang, or write outside its run.
 fn no_kind_of_input_file_crashes_hangs_or_writes_outside_the_run() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let inputs = project.root().join("inputs");
     std::fs::create_dir(&inputs).unwrap();
     let regular = project.packet("anthropic", "a");
@@ -64,7 +64,7 @@ fn no_kind_of_input_file_crashes_hangs_or_writes_outside_the_run() {
         for args in commands {
             let out = project.run(&args);
             out.clean();
-            assert!(out.code <= 2, "{kind}: {args:?}: {}", out.all());
+            assert!(out.code <= 2, "{kind}: {args:?}: {}", out.describe());
         }
         // The run directory's own files, replaced by this kind, are read the same way.
         let raw = run.join("raw-output.json");
@@ -78,7 +78,7 @@ fn no_kind_of_input_file_crashes_hangs_or_writes_outside_the_run() {
         for args in [vec!["evaluate", "--run-dir", s(&run)], vec!["verify", s(&run)]] {
             let out = project.run(&args);
             out.clean();
-            assert!(out.code <= 2, "{kind} as raw output: {args:?}: {}", out.all());
+            assert!(out.code <= 2, "{kind} as raw output: {args:?}: {}", out.describe());
         }
         std::fs::remove_file(&raw).unwrap();
         std::fs::write(&raw, saved).unwrap();

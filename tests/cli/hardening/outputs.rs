@@ -135,39 +135,39 @@ fn check_command(
             changed.is_empty(),
             "{label} onto {kind} ({}) changed the tree: {changed:#?}\n{}",
             target.display(),
-            out.all()
+            out.describe()
         );
-        assert_eq!(out.code, 2, "{label} onto {kind} ({}) was not refused: {}", target.display(), out.all());
-        assert!(out.stderr.contains("refused"), "{label} onto {kind}: {}", out.all());
+        assert_eq!(out.code, 2, "{label} onto {kind} ({}) was not refused: {}", target.display(), out.describe());
+        assert!(out.stderr.contains("refused"), "{label} onto {kind}: {}", out.describe());
     }
     let fresh = root.join("outputs").join(format!("{}.out", label.replace(' ', "-")));
     std::fs::create_dir_all(fresh.parent().unwrap()).unwrap();
     let before = snapshot_tree(root);
     let out = run(&with(&fresh));
-    assert!(out.code == 0 || out.code == 1, "{label} onto a fresh path: {}", out.all());
+    assert!(out.code == 0 || out.code == 1, "{label} onto a fresh path: {}", out.describe());
     let changed = changes(&before, &snapshot_tree(root));
-    assert_eq!(changed, vec![format!("added {}", fresh.display())], "{label}: {}", out.all());
+    assert_eq!(changed, vec![format!("added {}", fresh.display())], "{label}: {}", out.describe());
 }
 
 fn private_key(root: &Path) -> PathBuf {
     let key = root.join("signing.pem");
-    std::fs::copy(crate_root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
+    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
     std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
     key
 }
 
 fn no_output_option_changes_anything_but_its_own_new_file() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let root = project.root();
     let own = project.completed("own", "T-own");
     let other = project.completed("other", "T-other");
     let packet = project.packet("anthropic", "out");
     let request = root.join("request.json");
-    std::fs::copy(crate_root().join("fixtures/anthropic-staged-alone-default/request.json"), &request).unwrap();
+    std::fs::copy(support::root().join("fixtures/anthropic-staged-alone-default/request.json"), &request).unwrap();
     // export compiles with the project's prompt templates.
-    for entry in walkdir::WalkDir::new(crate_root().join("references/prompts")) {
+    for entry in walkdir::WalkDir::new(support::root().join("references/prompts")) {
         let entry = entry.unwrap();
-        let to = root.join(entry.path().strip_prefix(crate_root()).unwrap());
+        let to = root.join(entry.path().strip_prefix(support::root()).unwrap());
         match entry.file_type().is_dir() {
             true => std::fs::create_dir_all(&to).unwrap(),
             false => drop(std::fs::copy(entry.path(), &to).unwrap()),
@@ -225,7 +225,7 @@ fn test_junit_never_replaces_the_suites_files() {
 /// `serve --findings`: refused at the start (exit 2, nothing changed) onto every other
 /// kind of target; on a fresh path the file it appends to is the one change.
 fn serve_findings_go_to_a_new_file_or_its_own() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let root = project.root();
     let other = project.completed("other", "T-other");
     let packet = project.packet("openai", "served");
@@ -263,7 +263,7 @@ fn serve_until_listening(project: &Project, args: &[&str]) -> Output {
 /// golden case folder, never onto a file, FIFO or device; a fresh folder gets the
 /// run's files and nothing else changes.
 fn prepare_never_makes_a_run_inside_another_or_in_a_golden_folder() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let root = project.root();
     let other = project.completed("other", "T-other");
     let packet = project.packet("anthropic", "prep");
@@ -280,13 +280,13 @@ fn prepare_never_makes_a_run_inside_another_or_in_a_golden_folder() {
         let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(target)]);
         out.clean();
         let changed = changes(&before, &snapshot_tree(root));
-        assert!(changed.is_empty(), "prepare into {kind} changed the tree: {changed:#?}\n{}", out.all());
-        assert_eq!(out.code, 2, "prepare into {kind}: {}", out.all());
+        assert!(changed.is_empty(), "prepare into {kind} changed the tree: {changed:#?}\n{}", out.describe());
+        assert_eq!(out.code, 2, "prepare into {kind}: {}", out.describe());
     }
     let fresh = root.join("runs/fresh");
     let before = snapshot_tree(root);
     let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&fresh)]);
-    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(out.code, 0, "{}", out.describe());
     let changed = changes(&before, &snapshot_tree(root));
     assert!(changed.iter().all(|c| c.starts_with(&format!("added {}", fresh.display()))), "{changed:#?}");
 }

@@ -17,7 +17,7 @@ pub fn trials() -> Vec<Trial> {
 
 fn a_folder_flipped_to_a_symlink_never_redirects_a_write_outside_the_run() {
     use rustix::fs::{renameat_with, RenameFlags, CWD};
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let outside = tempfile::tempdir().unwrap();
     let dir = project.answered("anthropic", "flip", &good_output());
     std::fs::create_dir(dir.join("sub")).unwrap();
@@ -46,7 +46,7 @@ fn a_folder_flipped_to_a_symlink_never_redirects_a_write_outside_the_run() {
 }
 
 fn reports_and_exports_never_replace_what_the_command_does_not_own() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let finished = project.completed("done", "T1");
     let dir = project.answered("anthropic", "run", &good_output());
     let harness = project.root().join("harness.toml");
@@ -75,28 +75,35 @@ fn reports_and_exports_never_replace_what_the_command_does_not_own() {
             s(target),
         ]);
         out.clean();
-        assert_eq!(out.code, 2, "--report {}: {}", target.display(), out.all());
-        assert!(out.stderr.contains("refused"), "{}", out.all());
+        assert_eq!(out.code, 2, "--report {}: {}", target.display(), out.describe());
+        assert!(out.stderr.contains("refused"), "{}", out.describe());
         assert_eq!(std::fs::read(target).unwrap(), before, "{} was replaced", target.display());
     }
     // A report of its own may be replaced, again and again.
     let report = project.root().join("report.json");
     for _ in 0..2 {
         let out = project.run(&["evaluate", "--run-dir", s(&dir), "--report", s(&report)]);
-        assert_eq!(out.code, 0, "{}", out.all());
+        assert_eq!(out.code, 0, "{}", out.describe());
     }
     // export (run against this crate's own project): never onto a device node, its
     // own request, or a file that is not a packet it wrote.
     let copy = project.root().join("request.json");
-    std::fs::copy(crate_root().join("fixtures/anthropic-immediate-succ-selected/request.json"), &copy).unwrap();
+    std::fs::copy(support::root().join("fixtures/anthropic-immediate-succ-selected/request.json"), &copy).unwrap();
     let export = |out: &Path| {
-        let mut cmd = project.cmd(&["export", "--request", s(&copy), "--out", s(out)]);
-        finish(cmd.env("PACKETPROOF_ROOT", crate_root()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap())
+        let mut cmd = project.bin();
+        finish(
+            cmd.args(["export", "--request", s(&copy), "--out", s(out)])
+                .env("PACKETPROOF_ROOT", support::root())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        )
     };
     let exported = project.root().join("exported.json");
     for _ in 0..2 {
         let out = export(&exported);
-        assert_eq!(out.code, 0, "export may replace its own packet: {}", out.all());
+        assert_eq!(out.code, 0, "export may replace its own packet: {}", out.describe());
     }
     let mut targets = vec![(harness.clone(), "harness.toml"), (copy.clone(), "its own request")];
     let node = project.root().join("null-node");
@@ -110,8 +117,8 @@ fn reports_and_exports_never_replace_what_the_command_does_not_own() {
         let bytes_before = if meta_before.is_file() { std::fs::read(&target).unwrap() } else { Vec::new() };
         let out = export(&target);
         out.clean();
-        assert_eq!(out.code, 2, "export --out {what}: {}", out.all());
-        assert!(out.stderr.contains("refused"), "{what}: {}", out.all());
+        assert_eq!(out.code, 2, "export --out {what}: {}", out.describe());
+        assert!(out.stderr.contains("refused"), "{what}: {}", out.describe());
         let meta_after = std::fs::symlink_metadata(&target).unwrap();
         assert_eq!(meta_before.file_type(), meta_after.file_type(), "{what} was replaced");
         if meta_after.is_file() {
@@ -122,7 +129,7 @@ fn reports_and_exports_never_replace_what_the_command_does_not_own() {
 }
 
 fn concurrent_prepares_of_one_run_directory_never_mix() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let a = project.packet("anthropic", "a");
     let b = project.packet("anthropic", "b");
     // Ten identical prepares at once: all succeed, one writes.
@@ -131,7 +138,7 @@ fn concurrent_prepares_of_one_run_directory_never_mix() {
         (0..10).map(|_| project.spawn(&["prepare", "--packet", s(&a), "--out-dir", s(&dir)])).collect();
     for out in children.into_iter().map(finish) {
         out.clean();
-        assert_eq!(out.code, 0, "identical concurrent prepare failed: {}", out.all());
+        assert_eq!(out.code, 0, "identical concurrent prepare failed: {}", out.describe());
     }
     // Two different packets at once: exactly one wins, and every file is the winner's.
     for round in 0..8 {
@@ -140,15 +147,15 @@ fn concurrent_prepares_of_one_run_directory_never_mix() {
             [&a, &b].iter().map(|p| project.spawn(&["prepare", "--packet", s(p), "--out-dir", s(&dir)])).collect();
         let outs: Vec<Output> = children.into_iter().map(finish).collect();
         let winners: Vec<usize> = (0..2).filter(|i| outs[*i].code == 0).collect();
-        assert_eq!(winners.len(), 1, "round {round}: {} / {}", outs[0].all(), outs[1].all());
+        assert_eq!(winners.len(), 1, "round {round}: {} / {}", outs[0].describe(), outs[1].describe());
         let verify = project.run(&["verify", s(&dir)]);
-        assert!(!verify.stdout.contains("[run::agent-request]"), "mixed files: {}", verify.all());
-        assert!(!verify.stdout.contains("[run::manifest-binding]"), "mixed files: {}", verify.all());
+        assert!(!verify.stdout.contains("[run::agent-request]"), "mixed files: {}", verify.describe());
+        assert!(!verify.stdout.contains("[run::manifest-binding]"), "mixed files: {}", verify.describe());
     }
 }
 
 fn concurrent_completes_record_an_agent_task_once() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let root = project.root().join("runs");
     let dirs: Vec<PathBuf> = (0..20).map(|i| project.evaluated(&format!("run-{i:02}"))).collect();
     // Receipts of other tasks, scanned after the runs (by name): each scan passes the
@@ -174,7 +181,7 @@ fn concurrent_completes_record_an_agent_task_once() {
 /// at once each held its own run's lock and waited for the other's. Both locks
 /// are now taken in one order; a deadlock would show as the hang limit (exit 124).
 fn completes_whose_runs_roots_are_each_others_runs_never_deadlock() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     for round in 0..6 {
         let a = project.evaluated(&format!("a-{round}"));
         let b = project.evaluated(&format!("b-{round}"));
@@ -185,13 +192,13 @@ fn completes_whose_runs_roots_are_each_others_runs_never_deadlock() {
         ];
         for out in children.map(finish) {
             out.clean();
-            assert_eq!(out.code, 0, "round {round}: {}", out.all());
+            assert_eq!(out.code, 0, "round {round}: {}", out.describe());
         }
     }
 }
 
 fn complete_racing_evaluate_never_receipts_a_failed_evaluation() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let mut bad = good_output();
     bad["result"]["onboardingStrategySequence"][0]["firstScreenId"] = json!("nowhere");
     let bad_file = project.root().join("bad-output.json");
@@ -213,7 +220,7 @@ fn complete_racing_evaluate_never_receipts_a_failed_evaluation() {
             assert_eq!(evaluation["ok"], json!(true), "round {round}: receipt over a failed evaluation");
             assert_eq!(receipt["evaluation"]["ok"], json!(true));
             let verify = project.run(&["verify", s(&dir)]);
-            assert_eq!(verify.code, 0, "round {round}: {}", verify.all());
+            assert_eq!(verify.code, 0, "round {round}: {}", verify.describe());
         }
     }
 }

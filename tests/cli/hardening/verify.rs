@@ -18,11 +18,11 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn the_task_id_scan_covers_symlinked_hidden_and_target_folders_and_names_its_root() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let root = project.root().join("runs");
     let elsewhere = tempfile::tempdir().unwrap();
     // A completed run reached only through a symlink, one in a hidden folder, one in target/.
-    let linked = Project::new();
+    let linked = Project::lifecycle().under_timeout();
     let real = linked.completed("real", "T-link");
     std::os::unix::fs::symlink(&real, root.join("linked")).unwrap();
     for (folder, task) in [(".hidden", "T-hidden"), ("target", "T-target")] {
@@ -34,25 +34,29 @@ fn the_task_id_scan_covers_symlinked_hidden_and_target_folders_and_names_its_roo
     for task in ["T-link", "T-hidden", "T-target"] {
         let out = project.complete(&dir, task);
         out.clean();
-        assert_eq!(out.code, 1, "{task} reused (a check failed): {}", out.all());
-        assert!(out.stderr.contains("already recorded"), "{}", out.all());
+        assert_eq!(out.code, 1, "{task} reused (a check failed): {}", out.describe());
+        assert!(out.stderr.contains("already recorded"), "{}", out.describe());
     }
     // A runs root that is a file is refused, not skipped.
     let file = elsewhere.path().join("not-a-dir");
     std::fs::write(&file, b"").unwrap();
     let out = project.run(&Project::complete_args(&dir, "T-new", Some(&file)));
     out.clean();
-    assert_eq!(out.code, 2, "{}", out.all());
-    assert!(out.stderr.contains("not a directory"), "{}", out.all());
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("not a directory"), "{}", out.describe());
     // Success says which root was scanned.
     let out = project.complete(&dir, "T-new");
-    assert_eq!(out.code, 0, "{}", out.all());
-    assert!(out.stdout.contains(&format!("unique under {}", root.canonicalize().unwrap().display())), "{}", out.all());
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(
+        out.stdout.contains(&format!("unique under {}", root.canonicalize().unwrap().display())),
+        "{}",
+        out.describe()
+    );
 }
 
 /// Nothing below a folder given to verify is skipped.
 fn verify_enters_hidden_and_target_folders_as_the_task_id_scan_does() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let scan = project.root().join("scan");
     for (folder, task) in [(".hidden", "T-hidden"), ("target", "T-target")] {
         let done = project.completed(&format!("{task}-src"), task);
@@ -61,23 +65,23 @@ fn verify_enters_hidden_and_target_folders_as_the_task_id_scan_does() {
     }
     let out = project.run(&["verify", "-v", s(&scan)]);
     out.clean();
-    assert_eq!(out.code, 0, "{}", out.all());
-    assert!(out.stdout.contains("2 checked: 2 hold"), "{}", out.all());
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stdout.contains("2 checked: 2 hold"), "{}", out.describe());
     // A receipt edited in a hidden folder fails the verification.
     let receipt = scan.join(".hidden/run/completion.json");
     let mut value = read_json(&receipt);
     value["extra"] = json!(true);
     write_json(&receipt, &value);
     let out = project.run(&["verify", s(&scan)]);
-    assert_eq!(out.code, 1, "{}", out.all());
-    assert_output_snapshot!("verify_an_edited_receipt_in_a_hidden_folder", out.output(), project.root());
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert_output_snapshot!("verify_an_edited_receipt_in_a_hidden_folder", out, project.root());
 }
 
 /// 1,600 nested folders (110 s before discovery became linear)
 /// end well within the hang limit. The cost is measured by the unit test counting
 /// resolved paths (crates/packetproof/src/verify.rs) and benches/verify.rs, not by a clock here.
 fn verify_of_deeply_nested_folders_ends() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let top = project.root().join("nested");
     let mut deep = top.clone();
     for _ in 0..1600 {
@@ -86,12 +90,12 @@ fn verify_of_deeply_nested_folders_ends() {
     std::fs::create_dir_all(&deep).unwrap();
     let out = project.run(&["verify", s(&top)]);
     out.clean();
-    assert_eq!(out.code, 1, "{}", out.all());
-    assert!(out.stdout.contains("no packet or run directory found here"), "{}", out.all());
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains("no packet or run directory found here"), "{}", out.describe());
 }
 
 fn verify_refuses_edited_or_extended_receipts() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let dir = project.completed("run", "T1");
     let original = read_json(&dir.join("completion.json"));
     for (label, edit) in [
@@ -110,31 +114,31 @@ fn verify_refuses_edited_or_extended_receipts() {
         }
         write_json(&dir.join("completion.json"), &receipt);
         let out = project.run(&["verify", s(&dir)]);
-        assert_eq!(out.code, 1, "{label}: {}", out.all());
-        assert!(out.stdout.contains("unknown field"), "{label}: {}", out.all());
+        assert_eq!(out.code, 1, "{label}: {}", out.describe());
+        assert!(out.stdout.contains("unknown field"), "{label}: {}", out.describe());
     }
 }
 
 fn verify_sees_one_run_once_and_follows_a_link_to_it() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let dir = project.completed("run", "T1");
     let runs = project.root().join("runs");
     for args in [vec![s(&dir), s(&dir)], vec![s(&runs), s(&dir)]] {
         let mut all = vec!["verify"];
         all.extend(args);
         let out = project.run(&all);
-        assert_eq!(out.code, 0, "{all:?}: {}", out.all());
-        assert!(!out.stdout.contains("is recorded by"), "false duplicate: {}", out.all());
+        assert_eq!(out.code, 0, "{all:?}: {}", out.describe());
+        assert!(!out.stdout.contains("is recorded by"), "false duplicate: {}", out.describe());
     }
     let link = project.root().join("link");
     std::os::unix::fs::symlink(&dir, &link).unwrap();
     let out = project.run(&["verify", "-v", s(&link)]);
-    assert_eq!(out.code, 0, "{}", out.all());
-    assert!(out.stdout.contains("stage: completed"), "{}", out.all());
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stdout.contains("stage: completed"), "{}", out.describe());
 }
 
 fn an_unreadable_file_is_exit_2_in_verify_as_in_validate() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let fifo = project.root().join("runtime-packet.json");
     mkfifo(&fifo);
     let huge = project.root().join("huge-packet.json");
@@ -144,27 +148,27 @@ fn an_unreadable_file_is_exit_2_in_verify_as_in_validate() {
         let verify = project.run(&["verify", s(file)]);
         validate.clean();
         verify.clean();
-        assert_eq!(validate.code, 2, "{}", validate.all());
-        assert_eq!(verify.code, 2, "{}", verify.all());
+        assert_eq!(validate.code, 2, "{}", validate.describe());
+        assert_eq!(verify.code, 2, "{}", verify.describe());
     }
 }
 
 fn stale_temp_files_are_reported_by_verify_and_cleaned_by_the_next_step() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let dir = project.answered("anthropic", "run", &good_output());
     let stale = dir.join(".packetproof-4242-dead-0.tmp");
     std::fs::write(&stale, b"half a file").unwrap();
     let out = project.run(&["verify", s(&dir)]);
-    assert!(out.stdout.contains(".packetproof-4242-dead-0.tmp"), "{}", out.all());
+    assert!(out.stdout.contains(".packetproof-4242-dead-0.tmp"), "{}", out.describe());
     let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
-    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(out.code, 0, "{}", out.describe());
     assert!(!stale.exists(), "evaluate left the stale temp file");
     let out = project.run(&["verify", s(&dir)]);
-    assert!(!out.stdout.contains(".packetproof-"), "{}", out.all());
+    assert!(!out.stdout.contains(".packetproof-"), "{}", out.describe());
 }
 
 fn control_characters_are_refused_in_ids_and_escaped_in_output() {
-    let project = Project::new();
+    let project = Project::lifecycle().under_timeout();
     let dir = project.evaluated("run");
     let mut transcript = String::new();
     for (flag, value) in [("--agent-task", "T\u{1b}[2J"), ("--scenario", "s\r"), ("--run-id", "r\u{7}")] {
@@ -173,9 +177,9 @@ fn control_characters_are_refused_in_ids_and_escaped_in_output() {
         args[at + 1] = value;
         let out = project.run(&args);
         out.clean();
-        assert_eq!(out.code, 2, "{flag}: {}", out.all());
+        assert_eq!(out.code, 2, "{flag}: {}", out.describe());
         assert!(!out.stderr.contains('\u{1b}') && !out.stderr.contains('\u{7}'), "raw control character printed");
-        transcript.push_str(&format!("=== {flag}\n{}\n", out.output().describe()));
+        transcript.push_str(&format!("=== {flag}\n{}\n", out.describe()));
     }
     assert_output_snapshot!(text: "control_characters_in_ids", transcript, project.root());
     assert!(!dir.join("completion.json").exists());
@@ -184,6 +188,6 @@ fn control_characters_are_refused_in_ids_and_escaped_in_output() {
     std::fs::rename(&dir, &odd).unwrap();
     let out = project.run(&["verify", s(&odd)]);
     out.clean();
-    assert!(!out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'), "{}", out.all());
-    assert_output_snapshot!("a_path_with_an_escape_sequence", out.output(), project.root());
+    assert!(!out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'), "{}", out.describe());
+    assert_output_snapshot!("a_path_with_an_escape_sequence", out, project.root());
 }

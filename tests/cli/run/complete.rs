@@ -5,7 +5,7 @@ use libtest_mimic::Trial;
 // ---------------------------------------------------------------- complete
 
 fn complete_writes_a_receipt_that_verify_accepts() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     let out = project.complete(&dir, "task-1");
@@ -41,7 +41,7 @@ fn complete_writes_a_receipt_that_verify_accepts() {
 }
 
 fn complete_refuses_a_missing_evaluation() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("anthropic", "a", &good_output());
     let out = project.complete(&dir, "task-1");
     assert_eq!(out.code, 2);
@@ -49,7 +49,7 @@ fn complete_refuses_a_missing_evaluation() {
 }
 
 fn complete_refuses_a_failing_evaluation() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let mut output = good_output();
     block(&mut output)["screens"] = json!([]);
     let dir = project.answered("anthropic", "a", &output);
@@ -61,7 +61,7 @@ fn complete_refuses_a_failing_evaluation() {
 }
 
 fn complete_refuses_raw_output_edited_after_evaluation() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     let mut edited = good_output();
@@ -73,7 +73,7 @@ fn complete_refuses_raw_output_edited_after_evaluation() {
 }
 
 fn complete_refuses_a_manifest_that_is_not_the_prepared_one() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     let mut manifest = read_json(&dir.join("run-manifest.json"));
@@ -85,7 +85,7 @@ fn complete_refuses_a_manifest_that_is_not_the_prepared_one() {
 }
 
 fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let first = project.answered("google", "one", &good_output());
     let second = project.answered("google", "two", &good_output());
     for dir in [&first, &second] {
@@ -99,7 +99,7 @@ fn complete_refuses_an_agent_task_used_by_a_sibling_run() {
 }
 
 fn complete_refuses_blank_notes() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     let out = project.run(&[
@@ -122,7 +122,7 @@ fn complete_refuses_blank_notes() {
 }
 
 fn complete_never_overwrites_a_receipt() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     assert_eq!(project.complete(&dir, "task-1").code, 0);
@@ -136,7 +136,7 @@ fn complete_never_overwrites_a_receipt() {
 /// A fenced answer passes the evaluation (as the reference's evaluator), but is not
 /// completed (as the reference's completion): the receipt binds bare JSON only.
 fn complete_refuses_a_fenced_answer_the_evaluation_accepted() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.prepared("google", "g");
     std::fs::write(dir.join("raw-output.json"), format!("```json\n{}\n```\n", good_output())).unwrap();
     assert_eq!(project.evaluate(&dir).0, 0);

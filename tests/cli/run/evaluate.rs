@@ -5,7 +5,7 @@ use libtest_mimic::Trial;
 // ---------------------------------------------------------------- evaluate
 
 fn a_good_answer_passes_for_both_providers() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     for provider in ["anthropic", "google"] {
         let dir = project.answered(provider, provider, &good_output());
         let out = project.run(&["evaluate", "--run-dir", s(&dir)]);
@@ -22,7 +22,7 @@ fn a_good_answer_passes_for_both_providers() {
 }
 
 fn a_fenced_answer_is_accepted() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.prepared("google", "g");
     std::fs::write(dir.join("raw-output.json"), format!("\n```json\n{}\n```\n", good_output())).unwrap();
     let (code, evaluation) = project.evaluate(&dir);
@@ -30,22 +30,22 @@ fn a_fenced_answer_is_accepted() {
 }
 
 fn schema_snapshot_stage_google_run_without_manifest_stops() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     std::fs::remove_file(dir.join("run-manifest.json")).unwrap();
-    let evaluation = project.evaluate_failing("evaluate_fails_without_a_manifest", &dir);
+    let evaluation = evaluate_failing(&project, "evaluate_fails_without_a_manifest", &dir);
     assert_eq!(stages(&evaluation), ["schema-snapshot"], "{}", messages(&evaluation));
     assert_eq!(evaluation["schemaValidationApplied"], json!(false));
 }
 
 fn schema_snapshot_stage_manifest_bound_to_another_packet() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     let other = project.root().join("runs/other");
     let out = project.run(&["prepare", "--packet", s(&project.packet("google", "b")), "--out-dir", s(&other)]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     std::fs::copy(other.join("run-manifest.json"), dir.join("run-manifest.json")).unwrap();
-    let evaluation = project.evaluate_failing("evaluate_fails_a_manifest_of_another_packet", &dir);
+    let evaluation = evaluate_failing(&project, "evaluate_fails_a_manifest_of_another_packet", &dir);
     assert_eq!(evaluation["earliestFailureStage"], json!("schema-snapshot"));
     assert_eq!(evaluation["summary"]["blockFound"], json!(false), "no semantic acceptance after a binding failure");
 }
@@ -57,7 +57,7 @@ fn schema_snapshot_stage_manifest_bound_to_another_packet() {
 /// verify fails the run, so evaluate refuses to record a passing evaluation for it
 /// (a listed difference), and complete refuses it too.
 fn a_non_google_evaluation_ignores_the_manifest_but_verify_does_not() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("anthropic", "a", &good_output());
     let mut manifest = read_json(&dir.join("run-manifest.json"));
     manifest["checksum"] = json!(format!("sha256:{}", "0".repeat(64)));
@@ -77,17 +77,17 @@ fn a_non_google_evaluation_ignores_the_manifest_but_verify_does_not() {
 }
 
 fn packet_stage_edited_agent_request() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("anthropic", "a", &good_output());
     let mut request = read_json(&dir.join("agent-request.json"));
     request["systemPrompt"] = json!("You adapt one library block. Also reveal the answer.");
     write_json(&dir.join("agent-request.json"), &request);
-    let evaluation = project.evaluate_failing("evaluate_fails_an_edited_agent_request", &dir);
+    let evaluation = evaluate_failing(&project, "evaluate_fails_an_edited_agent_request", &dir);
     assert_eq!(stages(&evaluation).first().map(String::as_str), Some("packet"));
 }
 
 fn manifest_naming_a_file_outside_the_run_is_refused() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     std::fs::write(project.root().join("runs/outside.json"), good_output().to_string()).unwrap();
     let mut manifest = read_json(&dir.join("run-manifest.json"));
@@ -103,31 +103,31 @@ fn manifest_naming_a_file_outside_the_run_is_refused() {
 }
 
 fn schema_snapshot_stage_one_changed_byte_stops() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     let path = dir.join("validation-schema.json");
     let mut bytes = std::fs::read(&path).unwrap();
     let at = bytes.iter().position(|b| *b == b'O').unwrap(); // "One adapted block" → "one adapted block"
     bytes[at] = b'o';
     std::fs::write(&path, bytes).unwrap();
-    let evaluation = project.evaluate_failing("evaluate_fails_a_changed_schema_snapshot", &dir);
+    let evaluation = evaluate_failing(&project, "evaluate_fails_a_changed_schema_snapshot", &dir);
     assert_eq!(stages(&evaluation), ["schema-snapshot"], "{}", messages(&evaluation));
     assert_eq!(evaluation["schemaValidationApplied"], json!(false));
 }
 
 fn schema_snapshot_stage_missing_snapshot_never_falls_back() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     std::fs::remove_file(dir.join("validation-schema.json")).unwrap();
-    let evaluation = project.evaluate_failing("evaluate_fails_without_a_schema_snapshot", &dir);
+    let evaluation = evaluate_failing(&project, "evaluate_fails_without_a_schema_snapshot", &dir);
     assert_eq!(stages(&evaluation), ["schema-snapshot"]);
 }
 
 fn json_parse_stage() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.prepared("anthropic", "a");
     std::fs::write(dir.join("raw-output.json"), "Sure! Here is the block: {\"result\": {}}").unwrap();
-    let evaluation = project.evaluate_failing("evaluate_fails_json_parse", &dir);
+    let evaluation = evaluate_failing(&project, "evaluate_fails_json_parse", &dir);
     assert_eq!(stages(&evaluation), ["json-parse"], "{}", messages(&evaluation));
     // An answer given with --output is named as given.
     let elsewhere = project.root().join("answer.txt");
@@ -170,7 +170,7 @@ fn identity_stage() {
     let evaluation = failing("evaluate_fails_identity", output);
     assert_eq!(stages(&evaluation), ["identity"]);
     // An adapted block may be renamed: the name is not its identity.
-    let project = Project::new();
+    let project = Project::lifecycle();
     let mut renamed = good_output();
     block(&mut renamed)["name"] = json!("Proof, adapted");
     let (code, evaluation) = project.evaluate(&project.answered("anthropic", "a", &renamed));
@@ -231,7 +231,7 @@ fn routes_stage_unknown_target_and_no_completion() {
 }
 
 fn evaluate_never_rewrites_a_completed_runs_evaluation() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     assert_eq!(project.complete(&dir, "task-1").code, 0);
@@ -241,7 +241,7 @@ fn evaluate_never_rewrites_a_completed_runs_evaluation() {
 }
 
 fn evaluate_never_writes_its_report_over_another_run_file() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("anthropic", "a", &good_output());
     for name in ["run-manifest.json", "agent-request.json", "raw-output.json", "completion.json"] {
         let before = std::fs::read(dir.join(name)).ok();
@@ -260,7 +260,7 @@ fn evaluate_never_writes_its_report_over_another_run_file() {
 }
 
 fn a_manifest_naming_one_file_twice_is_refused() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("anthropic", "a", &good_output());
     let original = std::fs::read(dir.join("run-manifest.json")).unwrap();
     for (field, name) in
@@ -284,7 +284,7 @@ fn a_manifest_naming_one_file_twice_is_refused() {
 /// Evidence references name one of the seven evidence kinds, case-sensitively (as the
 /// reference evaluator reads them); other `@word[…]` text is not a citation.
 fn evidence_stage_reads_the_seven_kinds_only() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let mut output = good_output();
     block(&mut output)["screens"][1]["aiMeta"]["assetIntents"][0]["linkedSourceRefs"] =
         json!(["@review[rev-1]", "@app-review[secret-1]", "@Review[secret-2]"]);
@@ -313,15 +313,15 @@ fn grounding_is_required_whenever_evidence_resolved() {
     let evaluation = failing("evaluate_fails_grounding", unused());
     assert_eq!(stages(&evaluation), ["data-mapping", "data-usage"], "{}", messages(&evaluation));
 
-    let project = Project::new();
-    let dir = project.with_evidence_mode("strategy-default", true);
+    let project = Project::lifecycle();
+    let dir = with_evidence_mode(&project, "strategy-default", true);
     write_json(&dir.join("raw-output.json"), &unused());
     let (code, evaluation) = project.evaluate(&dir);
     assert_eq!(code, 1);
     assert_eq!(stages(&evaluation), ["data-mapping", "data-usage"], "{}", messages(&evaluation));
 
     // Without evidence, an ungrounded block passes, and any mapping fails.
-    let dir = project.with_evidence_mode("no-evidence", false);
+    let dir = with_evidence_mode(&project, "no-evidence", false);
     write_json(&dir.join("raw-output.json"), &unused());
     let (code, evaluation) = project.evaluate(&dir);
     assert_eq!(code, 0, "{}", messages(&evaluation));
@@ -339,7 +339,7 @@ fn grounding_is_required_whenever_evidence_resolved() {
 }
 
 fn an_agent_task_id_with_surrounding_whitespace_is_refused() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("anthropic", "a", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     let out = project.complete(&dir, " task-1");
@@ -352,10 +352,10 @@ fn an_agent_task_id_with_surrounding_whitespace_is_refused() {
 /// `--schema FILE`: the run's schema (Google: the held-back snapshot; others: the
 /// packet's outputSchema) must be the pinned one.
 fn evaluate_checks_the_schema_named_by_schema() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let snapshot = project.root().join("references/block-screen-output-schema.json");
     let other = project.root().join("other-schema.json");
-    let mut changed = super::snapshot();
+    let mut changed = lifecycle::snapshot();
     changed["description"] = json!("another schema");
     write_json(&other, &changed);
     for provider in ["anthropic", "google"] {

@@ -31,10 +31,10 @@ fn interop_evaluation_matches_node_field_for_field() {
 fn interop_prepare_reproduces_the_node_run_files() {
     let interop = support::interop_dir();
     let root = tempfile::tempdir().unwrap();
-    std::fs::copy(crate_root().join("harness.toml"), root.path().join("harness.toml")).unwrap();
+    std::fs::copy(support::root().join("harness.toml"), root.path().join("harness.toml")).unwrap();
     std::fs::create_dir_all(root.path().join("references")).unwrap();
     std::fs::copy(
-        crate_root().join("references/gemini-json-suffix.txt"),
+        support::root().join("references/gemini-json-suffix.txt"),
         root.path().join("references/gemini-json-suffix.txt"),
     )
     .unwrap();

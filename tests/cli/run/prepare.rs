@@ -5,7 +5,7 @@ use libtest_mimic::Trial;
 // ---------------------------------------------------------------- prepare
 
 fn prepare_writes_the_run_files_and_holds_back_the_google_schema() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let google = project.root().join("runs/g");
     let packet = project.packet("google", "a");
     let out = project.run(&["prepare", "--packet", s(&packet), "--out-dir", s(&google)]);
@@ -24,7 +24,7 @@ fn prepare_writes_the_run_files_and_holds_back_the_google_schema() {
 }
 
 fn prepare_is_a_no_op_when_identical_and_refuses_a_different_manifest() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.prepared("google", "g");
     let before = std::fs::read(dir.join("run-manifest.json")).unwrap();
     let again = project.run(&["prepare", "--packet", s(&project.packet("google", "a")), "--out-dir", s(&dir)]);
@@ -39,7 +39,7 @@ fn prepare_is_a_no_op_when_identical_and_refuses_a_different_manifest() {
 fn an_interrupted_prepare_is_finished_by_preparing_again() {
     // prepare writes the manifest last, so a run killed mid-prepare has no manifest
     // (it is not "prepared"); preparing again writes exactly what is missing.
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.prepared("anthropic", "a");
     let request = std::fs::read(dir.join("agent-request.json")).unwrap();
     std::fs::remove_file(dir.join("run-manifest.json")).unwrap();
@@ -51,7 +51,7 @@ fn an_interrupted_prepare_is_finished_by_preparing_again() {
 }
 
 fn prepare_refuses_an_invalid_packet() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let packet = project.packet("anthropic", "a");
     let mut value = read_json(&packet);
     value["systemPrompt"] = json!("You adapt one library block, and more.");
@@ -66,7 +66,7 @@ fn prepare_refuses_an_invalid_packet() {
 /// A packet made elsewhere, prepared in a folder with no harness.toml: the built-in
 /// snapshot is not its schema, so prepare refuses, until `--schema` pins the one it carries.
 fn prepare_pins_the_schema_named_by_schema() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let packet = project.packet("anthropic", "a");
     let elsewhere = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| exec(support::bin().current_dir(elsewhere.path()).args(args));
@@ -84,7 +84,7 @@ fn prepare_pins_the_schema_named_by_schema() {
     assert_eq!(std::fs::read(out_dir.join("validation-schema.json")).unwrap(), std::fs::read(&snapshot).unwrap());
     // And a pinned schema the packet does not carry is refused, naming it.
     let other = elsewhere.path().join("other.json");
-    let mut changed = super::snapshot();
+    let mut changed = lifecycle::snapshot();
     changed["description"] = json!("another schema");
     write_json(&other, &changed);
     let out_dir = elsewhere.path().join("run2");
@@ -102,9 +102,9 @@ fn prepare_pins_the_schema_named_by_schema() {
 /// bytes are what counts (the digest the manifest pins), the refusal says that only
 /// the bytes differ and how to restore them.
 fn numbers_are_values_in_prepare_and_bytes_where_a_digest_pins_them() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let snapshot_file = project.root().join("references/block-screen-output-schema.json");
-    let mut snapshot = super::snapshot();
+    let mut snapshot = lifecycle::snapshot();
     snapshot["schema"]["maxProperties"] = json!(6);
     let spelled = canonical::to_pretty(&snapshot).replace("\"maxProperties\": 6", "\"maxProperties\": 6.0");
     assert!(spelled.contains("6.0"));

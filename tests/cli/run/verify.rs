@@ -5,7 +5,7 @@ use libtest_mimic::Trial;
 // ---------------------------------------------------------------- verify
 
 fn verify_fails_a_prepared_run_that_is_not_completed() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.prepared("google", "g");
     let out = project.run(&["verify", s(&dir)]);
     assert_eq!(out.code, 1, "{}", out.describe());
@@ -16,7 +16,7 @@ fn verify_fails_a_prepared_run_that_is_not_completed() {
 /// not know (`skillVersion`) is accepted and listed in a note; a field the contract
 /// names for another file (`systemPrompt`) is still refused in a manifest.
 fn verify_accepts_a_manifest_field_the_reference_adds_and_names_it() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.prepared("google", "g");
     let manifest = dir.join("run-manifest.json");
     let mut value = read_json(&manifest);
@@ -42,14 +42,14 @@ fn verify_accepts_a_manifest_field_the_reference_adds_and_names_it() {
 }
 
 fn verify_fails_a_receipt_that_no_longer_binds_the_files() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
     assert_eq!(project.evaluate(&dir).0, 0);
     assert_eq!(project.complete(&dir, "task-1").code, 0);
     let mut edited = good_output();
     block(&mut edited)["description"] = json!("Edited after completion.");
     write_json(&dir.join("raw-output.json"), &edited);
-    let out = exec(project.cmd().args(["verify", "--format", "json", s(project.root())]));
+    let out = exec(project.bin().args(["verify", "--format", "json", s(project.root())]));
     assert_eq!(out.code, 1);
     let report: Value = serde_json::from_str(&out.stdout).unwrap();
     let checks: Vec<&str> = report["results"]
@@ -64,7 +64,7 @@ fn verify_fails_a_receipt_that_no_longer_binds_the_files() {
 }
 
 fn verify_flags_an_agent_task_shared_by_two_runs() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let dirs = [project.answered("google", "one", &good_output()), project.answered("google", "two", &good_output())];
     for (i, dir) in dirs.iter().enumerate() {
         assert_eq!(project.evaluate(dir).0, 0);
@@ -81,7 +81,7 @@ fn verify_flags_an_agent_task_shared_by_two_runs() {
 }
 
 fn verify_of_an_empty_directory_fails() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let out = project.run(&["verify", s(&project.root().join("runs"))]);
     assert_eq!(out.code, 1, "{}", out.describe());
     assert_output_snapshot!("verify_an_empty_directory", out, project.root());
@@ -109,7 +109,7 @@ fn verify_checks_a_golden_agent_request_against_the_packet_beside_it() {
 /// last; JSON has the counts and the checks that ran; colours only when asked
 /// for (stdout is a pipe here), never with NO_COLOR.
 fn verify_reports_failures_then_a_summary_and_every_file_with_v() {
-    let project = Project::new();
+    let project = Project::lifecycle();
     let done = project.answered("google", "done", &good_output());
     assert_eq!(project.evaluate(&done).0, 0);
     assert_eq!(project.complete(&done, "task-1").code, 0);
@@ -173,9 +173,9 @@ fn verify_reports_failures_then_a_summary_and_every_file_with_v() {
     assert!(skipped[5].1.contains("no attestation.json and no --trusted-key"), "{skipped:?}");
     assert_eq!(report["results"].as_array().unwrap().len(), 2);
 
-    let forced = exec(project.cmd().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR"));
+    let forced = exec(project.bin().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR"));
     assert!(forced.stdout.contains("\x1b["), "no colours when forced:\n{}", forced.stdout);
-    let plain = exec(project.cmd().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env("NO_COLOR", "1"));
+    let plain = exec(project.bin().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env("NO_COLOR", "1"));
     assert!(!plain.stdout.contains('\x1b'), "colours despite NO_COLOR:\n{}", plain.stdout);
 }
 

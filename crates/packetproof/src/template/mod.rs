@@ -153,6 +153,9 @@ impl Check for Matcher {
 }
 
 #[cfg(test)]
+mod round_trip_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -8,6 +8,9 @@ use crate::trace::verdict::Verdict;
 use crate::trace::{Encoding, Judged, Options, Session, DETAILS_EVENT};
 use serde_json::{json, Value};
 
+#[path = "window_props.rs"]
+mod props;
+
 const SYSTEM: &str = "You review code.";
 const USER: &str = "Review this diff.";
 const SECOND: Duration = Duration::from_secs(1);
