@@ -148,9 +148,7 @@ impl<'de> Visitor<'de> for StrictValue {
         while let Some(key) = map.next_key::<String>()? {
             // One hash per key: the entry both finds a duplicate and is the slot to fill.
             match object.entry(key) {
-                Entry::Occupied(entry) => {
-                    return Err(de::Error::custom(format!("{DUPLICATE_KEY} {:?}", entry.key())))
-                }
+                Entry::Occupied(entry) => return Err(de::Error::custom(format!("{DUPLICATE_KEY} {:?}", entry.key()))),
                 Entry::Vacant(entry) => entry.insert(map.next_value_seed(StrictValue)?),
             };
         }
