@@ -59,15 +59,7 @@ pub const FORMATS: &[Format] = Kind::Test.formats();
 pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
     config.require_suite("test")?;
-    if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
-        packetproof::run::refuse_foreign_output(file, packetproof::run::OutputKind::Junit, &config, &[])?;
-    }
-    if let Some(file) = &args.report {
-        if args.junit.as_ref().is_some_and(|junit| junit == file || fsutil::same_file(junit, file)) {
-            return Err(packetproof::Error::Usage(format!("--report and --junit both name {}", file.display())));
-        }
-        packetproof::report_html::refuse_foreign(file, &config)?;
-    }
+    refuse_outputs(args, &config)?;
     let writes = super::golden_writes()?;
     let signer = signer(args, writes)?;
     if let (Some(file), Some(key)) = (&args.attestation, &args.attest) {
@@ -79,15 +71,7 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
     let config = Arc::new(config);
     let suite = conformance::trials(Arc::clone(&config), Arc::new(print::note), writes)?;
     let total = suite.trials.len();
-    let selection = Selection { filter: args.filter.clone(), exact: args.exact, partition: args.partition };
-    let selected = selection.select(suite.trials);
-    if let Some(partition) = args.partition {
-        print::note(&format!(
-            "--partition {partition}: {} trial(s) in this shard, {} in the others",
-            total - selected.filtered_out - selected.in_other_shards,
-            selected.in_other_shards
-        ));
-    }
+    let selected = select(args, suite.trials);
     let mut shown = Shown::new(args.format)?;
     if args.list {
         shown.event(RunEvent::Listed(&selected.names()));
@@ -108,33 +92,70 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         packetproof::report_html::write_test_report(file, &config, &summary.records)?;
     }
     if let Some((key, out)) = signer {
-        if summary.failed > 0 {
-            print::note(&format!(
-                "no gate statement written to {}: {} trial(s) failed; a failing gate signs nothing",
-                out.display(),
-                summary.failed
-            ));
-        } else {
-            let before = before.unwrap_or_else(|| Err(packetproof::Error::Internal("no inputs read".into())))?;
-            let signed = packetproof::conformance::gate::sign(
-                &config,
-                &before,
-                &summary.records,
-                total,
-                &key,
-                &out,
-                args.allow_dirty,
-            )?;
-            print::note(&format!(
-                "gate statement {}: {} golden packet(s) vouched for, signed by {}",
-                signed.file.display(),
-                signed.subjects,
-                signed.key_id
-            ));
-        }
+        sign(&config, args, &summary, total, before, &key, &out)?;
     }
     // cargo test's status for a failed trial.
     Ok(if summary.failed > 0 { ExitCode::from(101) } else { ExitCode::SUCCESS })
+}
+
+/// `--junit` and `--report`: refused before any trial runs when they name an input of
+/// the gate, a file that is not such a report, or each other.
+fn refuse_outputs(args: &TestArgs, config: &packetproof::Config) -> Result<()> {
+    if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
+        packetproof::run::refuse_foreign_output(file, packetproof::run::OutputKind::Junit, config, &[])?;
+    }
+    if let Some(file) = &args.report {
+        if args.junit.as_ref().is_some_and(|junit| junit == file || fsutil::same_file(junit, file)) {
+            return Err(packetproof::Error::Usage(format!("--report and --junit both name {}", file.display())));
+        }
+        packetproof::report_html::refuse_foreign(file, config)?;
+    }
+    Ok(())
+}
+
+/// The trials FILTER, `--exact` and `--partition` select (a shard says its size on stderr).
+fn select(args: &TestArgs, trials: Vec<runner::Trial>) -> runner::Selected {
+    let selection = Selection { filter: args.filter.clone(), exact: args.exact, partition: args.partition };
+    let total = trials.len();
+    let selected = selection.select(trials);
+    if let Some(partition) = args.partition {
+        print::note(&format!(
+            "--partition {partition}: {} trial(s) in this shard, {} in the others",
+            total - selected.filtered_out - selected.in_other_shards,
+            selected.in_other_shards
+        ));
+    }
+    selected
+}
+
+/// `--attest`: the gate statement of a green run, signed; a failed run signs nothing.
+fn sign(
+    config: &packetproof::Config,
+    args: &TestArgs,
+    summary: &runner::Summary,
+    total: usize,
+    before: Option<Result<packetproof::conformance::gate::Inputs>>,
+    key: &ed25519_dalek::SigningKey,
+    out: &std::path::Path,
+) -> Result<()> {
+    if summary.failed > 0 {
+        print::note(&format!(
+            "no gate statement written to {}: {} trial(s) failed; a failing gate signs nothing",
+            out.display(),
+            summary.failed
+        ));
+        return Ok(());
+    }
+    let before = before.unwrap_or_else(|| Err(packetproof::Error::Internal("no inputs read".into())))?;
+    let signed =
+        packetproof::conformance::gate::sign(config, &before, &summary.records, total, key, out, args.allow_dirty)?;
+    print::note(&format!(
+        "gate statement {}: {} golden packet(s) vouched for, signed by {}",
+        signed.file.display(),
+        signed.subjects,
+        signed.key_id
+    ));
+    Ok(())
 }
 
 /// The run's events as the reporter renders them, on stdout as they come. A closed
