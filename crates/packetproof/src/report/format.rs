@@ -30,9 +30,9 @@ pub enum Format {
     Markdown,
     /// One self-contained HTML page, to keep as a CI artifact.
     Html,
-    /// libtest's: one line per trial (`test` only, printed by libtest-mimic).
+    /// libtest's: one line per trial (`test` only).
     Pretty,
-    /// libtest's: one character per trial (`test` only, printed by libtest-mimic).
+    /// libtest's: one character per trial (`test` only).
     Terse,
 }
 
