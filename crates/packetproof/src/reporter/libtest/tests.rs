@@ -58,7 +58,8 @@ fn libtest_mimic(format: libtest_mimic::FormatSetting) -> String {
         logfile: Some(log.path().display().to_string()),
         ..Arguments::default()
     };
-    libtest_mimic::run(&arguments, trials);
+    let conclusion = libtest_mimic::run(&arguments, trials);
+    assert_eq!((conclusion.num_passed, conclusion.num_failed, conclusion.num_ignored), (1, 2, 1));
     std::fs::read_to_string(log.path()).unwrap()
 }
 
