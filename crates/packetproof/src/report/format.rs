@@ -1,6 +1,6 @@
 //! Every output format any command prints, in one enum. A command offers some of
-//! them (its `--format` values, declared once per command: the reporters' `Kind`
-//! for the reports packetproof renders, libtest's three for `test`); the command
+//! them (its `--format` values, declared once per command: the reporters' `Kind`,
+//! whose `Test` offers libtest's three); the command
 //! line refuses any other as a usage error naming the ones that command offers.
 
 /// An output format, named on the command line as [`Format::name`] says.

@@ -1,6 +1,7 @@
 //! Runs as events, formats as reporters (nextest's split). A command's run hands
 //! what it found to a [`Reporter`] as [`Event`]s (`trace` one per call as it reads
-//! them, the other commands one for the whole run), and the reporter of the chosen
+//! them, `test` one as each trial starts and ends, the other commands one for the
+//! whole run), and the reporter of the chosen
 //! [`Format`] returns the text to print; the command line only writes it.
 //!
 //! One module per format renders every event that format offers: `text`, `json`

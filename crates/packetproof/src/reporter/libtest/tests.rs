@@ -9,7 +9,7 @@ const SUITE: [(&str, &str); 5] = [
     ("a::packet::contract", "fail"),
     ("b::run::attestation", "ignore"),
     ("corpus::layout", "panic"),
-    ("other::left-out", "pass"),
+    ("left-out", "pass"),
 ];
 const FILTER: &str = "::";
 const REASON: &str = "not applicable: the fixture's run/ has no \"attestation.json\"";
@@ -81,6 +81,10 @@ fn pretty_and_terse_print_what_libtest_mimic_printed() {
     let pretty = ours(Format::Pretty, false);
     assert!(pretty.contains(&format!("test b::run::attestation ... ignored ({REASON})\n")), "{pretty}");
     assert!(pretty.contains("---- corpus::layout ----\ntest panicked: boom\n"), "{pretty}");
+    assert!(
+        pretty.contains("test result: FAILED. 1 passed; 2 failed; 1 ignored; 0 measured; 1 filtered out"),
+        "{pretty}"
+    );
 }
 
 /// The JSON events are libtest-mimic's, line for line, except that an ignored trial
