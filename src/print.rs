@@ -152,7 +152,7 @@ pub fn unreferenced(folders: &[std::path::PathBuf], action: packetproof::bless::
 /// `test`: what libtest cannot say beside a verdict (a trial that passed only under
 /// a suite setting), one `note:` line per note after its summary; on stderr beside
 /// JSON events, so that stdout stays one event a line.
-pub fn trial_notes(records: &[packetproof::conformance::junit::Record], on_stdout: bool) -> Result<()> {
+pub fn trial_notes(records: &[packetproof::conformance::runner::Record], on_stdout: bool) -> Result<()> {
     let lines: String = records
         .iter()
         .flat_map(|record| record.notes.iter().map(move |note| format!("note: {}: {note}\n", record.name)))

@@ -5,7 +5,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use packetproof::Config;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,12 +18,26 @@ fn main() {
     let env = packetproof::env::Env::current().unwrap_or_else(|e| panic!("{e}"));
     let writes = packetproof::bless::GoldenWrites::from_env(&env);
     let suite = packetproof::conformance::trials(Arc::new(config), note, writes).unwrap_or_else(|e| panic!("{e}"));
-    let mut trials = suite.trials;
+    let mut trials: Vec<Trial> = suite.trials.into_iter().map(libtest_trial).collect();
     trials.extend(interop_trials());
     let conclusion = libtest_mimic::run(&args, trials);
     // After the summary: each distinct change once, then the command that fixes it.
     print!("{}", suite.stale.report(packetproof::check::stale::BLESS_COMMAND));
     conclusion.exit();
+}
+
+/// A library trial as libtest-mimic's: the library runs it (a panic is its failure) and
+/// libtest-mimic prints its outcome, an ignored trial's reason too.
+fn libtest_trial(trial: packetproof::conformance::runner::Trial) -> Trial {
+    let name = trial.name().to_owned();
+    Trial::ignorable_test(name, move || {
+        let record = trial.run();
+        match (record.failure, record.skipped) {
+            (Some(message), _) => Err(message.into()),
+            (None, Some(reason)) => Ok(Completion::ignored_with(reason)),
+            (None, None) => Ok(Completion::Completed),
+        }
+    })
 }
 
 fn root() -> &'static Path {

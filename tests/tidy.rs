@@ -7,7 +7,8 @@
 //! document outside the repository; no test but the conformance gate reads the
 //! repository's golden files; every test of tests/cli is registered in a `trials![…]`
 //! list (that binary has no libtest harness to find it); no test declares a `Project`
-//! or `Output` of its own (tests/support has the one of each). Each rule is also run on a
+//! or `Output` of its own (tests/support has the one of each); `packetproof test`'s code
+//! path names no platform (no `target_os`, no `/proc`). Each rule is also run on a
 //! small tree built to break it, so a rule that stopped seeing anything would fail here.
 
 #[path = "tidy/layers.rs"]
@@ -86,6 +87,15 @@ fn only_the_conformance_gate_reads_the_golden_files() {
         this_crate(),
         "compile the packets a test uses (support::compiled_packet, support::Project::suite): \
          a template edit must fail only tests/conformance.rs",
+    );
+}
+
+#[test]
+fn packetproof_test_is_one_code_path_on_every_platform() {
+    holds(
+        rules::one_gate_for_every_platform,
+        this_crate(),
+        "the gate's runner and reporters must not depend on the platform (no /proc relay, no target_os paths)",
     );
 }
 
@@ -224,7 +234,7 @@ mod broken {
         assert!(found.iter().any(|f| f.contains(expected)), "expected a finding with {expected:?}, got {found:#?}");
     }
 
-    const ALL_RULES: [fn(&Tree) -> Vec<String>; 9] = [
+    const ALL_RULES: [fn(&Tree) -> Vec<String>; 10] = [
         rules::layering,
         rules::no_cycles,
         rules::only_the_cli_prints,
@@ -234,6 +244,7 @@ mod broken {
         rules::tests_own_their_packets,
         super::registered::every_test_is_registered,
         super::test_types::one_project_and_output,
+        rules::one_gate_for_every_platform,
     ];
 
     #[test]
@@ -303,6 +314,27 @@ mod broken {
         );
         let aliased = "use std::eprintln as say;\npub fn g() { say!(\"x\"); }\n";
         caught(rules::only_the_cli_prints, &[("crates/packetproof/src/canonical.rs", aliased)], "(fn g): say");
+    }
+
+    #[test]
+    fn a_platform_path_in_the_gate_is_caught() {
+        let main = "mod print;\nmod test;\nfn main() { print::out(); packetproof::verify::verify(); test::run(); }\n";
+        let relay = "/// Elsewhere there is no /proc.\n#[cfg(target_os = \"linux\")]\npub fn run() {}\n";
+        caught(
+            rules::one_gate_for_every_platform,
+            &[("src/main.rs", main), ("src/test.rs", relay)],
+            "src/test.rs: a target_os",
+        );
+        let proc = "pub fn run() { let _ = std::path::Path::new(\"/proc/self/fd/3\"); }\n";
+        caught(
+            rules::one_gate_for_every_platform,
+            &[("src/main.rs", main), ("src/test.rs", proc)],
+            "src/test.rs: a /proc path",
+        );
+        let documented = "/// No /proc relay here.\npub fn run() {}\n";
+        assert!(
+            rules::one_gate_for_every_platform(&tree(&[("src/main.rs", main), ("src/test.rs", documented)])).is_empty()
+        );
     }
 
     #[test]

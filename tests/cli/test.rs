@@ -277,8 +277,41 @@ fn a_fixture_name_cannot_fake_a_line_of_the_test_report() {
     assert!(!names.is_empty() && names.iter().all(|n| n.starts_with(shown)), "{names:?}");
 }
 
+/// Every ignored trial says why in the JSON events (libtest's `message`), the reason the
+/// pretty format shows in parentheses, on every platform: the events come from the
+/// runner, not from a rewrite of another tool's output.
+fn json_events_give_each_ignored_trial_its_reason() {
+    let folder = support::Project::empty();
+    folder.init();
+    let pretty = folder.run_in("suite", &["test"]);
+    assert_eq!(pretty.code, 0, "{}", pretty.describe());
+    let mut shown: Vec<(String, String)> = pretty
+        .stdout
+        .lines()
+        .filter_map(|line| {
+            let (name, verdict) = line.strip_prefix("test ")?.split_once(" ... ")?;
+            let reason = verdict.strip_prefix("ignored (")?.strip_suffix(')')?;
+            Some((name.trim_end().to_owned(), reason.to_owned()))
+        })
+        .collect();
+    let json = folder.run_in("suite", &["test", "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.describe());
+    let mut given: Vec<(String, String)> = json
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("{line}: {e}")))
+        .filter(|event| event["event"] == "ignored")
+        .map(|event| (event["name"].as_str().unwrap().to_owned(), event["message"].as_str().unwrap().to_owned()))
+        .collect();
+    shown.sort();
+    given.sort();
+    assert!(shown.len() >= 5, "{}", pretty.stdout);
+    assert_eq!(given, shown);
+}
+
 pub fn trials() -> Vec<Trial> {
     trials![
+        json_events_give_each_ignored_trial_its_reason,
         a_fixture_name_cannot_fake_a_line_of_the_test_report,
         partitions_are_disjoint_and_cover_the_gate,
         a_malformed_partition_is_a_usage_error,

@@ -135,6 +135,40 @@ pub fn only_spawners_spawn(tree: &Tree) -> Vec<String> {
         .collect()
 }
 
+/// `packetproof test` from its command line down to its runner and reporters.
+pub const GATE_PATH: [&str; 3] =
+    ["src/test.rs", "crates/packetproof/src/conformance/", "crates/packetproof/src/reporter/"];
+
+/// [`GATE_PATH`] is one code path on every platform: no `target_os` condition and no
+/// `/proc` path (outside doc comments), so what Linux runs is what macOS and Windows run.
+pub fn one_gate_for_every_platform(tree: &Tree) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in tree.files.iter().filter(|f| GATE_PATH.iter().any(|p| f.path.starts_with(p))) {
+        match file.text.parse::<TokenStream>() {
+            Ok(tokens) => platform_tokens(tokens, &mut |what| found.push(format!("{}: {what}", file.path))),
+            Err(e) => found.push(format!("{}: does not parse: {e}", file.path)),
+        }
+    }
+    found
+}
+
+fn platform_tokens(tokens: TokenStream, found: &mut dyn FnMut(&str)) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) if ident == "target_os" => found("a target_os condition"),
+            TokenTree::Literal(literal) if literal.to_string().contains("/proc") => found("a /proc path"),
+            TokenTree::Group(group) => {
+                let doc = group.delimiter() == Delimiter::Bracket
+                    && matches!(group.stream().into_iter().next(), Some(TokenTree::Ident(i)) if i == "doc");
+                if !doc {
+                    platform_tokens(group.stream(), found);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// No cycle among modules: within a layer (across layers the layering rule already forbids one).
 pub fn no_cycles(tree: &Tree) -> Vec<String> {
     let edges = module_edges(tree);

@@ -28,8 +28,9 @@
 //! - applications: [`verify`] (every check on packets and run directories), [`trace`] (production
 //!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), `mutation`
 //!   (the self-test), [`release`] (the release check), [`report_html`] (the HTML reports of
-//!   `test` and `release-check`), [`reporter`] (every event a command reports, in each
-//!   format it offers).
+//!   `test` and `release-check`), [`conformance`] (the gate's trials, and the runner
+//!   `packetproof test` runs them with: filter, shards, every core, outcomes as events),
+//!   [`reporter`] (every event a command reports, in each format it offers).
 
 pub mod attest;
 pub mod bless;

@@ -6,6 +6,7 @@
 //! (a child that left the group with setsid), and the pipes are read only to what
 //! is in them.
 
+#[cfg(unix)]
 use crate::{Error, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -217,7 +218,7 @@ struct Exited {
 impl Exited {
     #[cfg(unix)]
     fn new() -> std::io::Result<Exited> {
-        let (heard, say) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+        let (heard, say) = cloexec_pipe()?;
         Ok(Exited { say: Some(say), heard: std::sync::Arc::new(heard) })
     }
 
@@ -226,10 +227,26 @@ impl Exited {
         Ok(Exited {})
     }
 
-    fn say(mut self) {
+    fn say(self) {
         #[cfg(unix)]
-        drop(self.say.take());
+        drop(self.say);
     }
+}
+
+/// A pipe no program we start inherits.
+#[cfg(all(unix, not(target_vendor = "apple")))]
+fn cloexec_pipe() -> rustix::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+}
+
+/// macOS has no pipe2: the flag is set just after, as std's own pipes do there.
+#[cfg(target_vendor = "apple")]
+fn cloexec_pipe() -> rustix::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    let (read, write) = rustix::pipe::pipe()?;
+    for end in [&read, &write] {
+        rustix::io::fcntl_setfd(end, rustix::io::FdFlags::CLOEXEC)?;
+    }
+    Ok((read, write))
 }
 
 /// The inode of a pipe, to find who else holds it.

@@ -8,6 +8,7 @@ pub fn trials() -> Vec<Trial> {
     trials![
         a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2,
         packetproof_test_never_panics_on_a_closed_or_full_stdout,
+        packetproof_test_ends_with_the_trials_verdict_when_its_reader_leaves,
         a_self_referential_schema_is_a_finding_naming_the_run_not_a_crash,
         every_read_is_bounded_and_non_regular_files_are_refused_without_blocking,
         verify_walks_past_fifos_and_names_them,
@@ -22,8 +23,8 @@ fn closed_pipe() -> std::os::fd::OwnedFd {
     writer
 }
 
-/// Libtest-mimic's printer panics on a failed write; the
-/// trials' report is relayed, so every format and `--list` end as other commands do.
+/// `packetproof test` onto a stdout closed from the start, or full: every format and
+/// `--list` end as other commands do (a closed pipe is a normal end, a full disk exit 2).
 fn packetproof_test_never_panics_on_a_closed_or_full_stdout() {
     let suite = tempfile::tempdir().unwrap();
     let init = Command::new(BIN).args(["init", s(suite.path())]).env_remove("PACKETPROOF_ROOT").output().unwrap();
@@ -51,6 +52,43 @@ fn packetproof_test_never_panics_on_a_closed_or_full_stdout() {
         assert!(reported, "{extra:?}: {}", shown.describe());
     }
     assert!(std::fs::read_to_string(&junit).unwrap().contains("<testsuites"));
+}
+
+/// A reader that leaves mid-run (`packetproof test | head -c 16`): the printing stops,
+/// the trials do not (the JUnit report has every one), and the command exits with
+/// their verdict, 0 or 101, without a panic. The pipe holds one page, less than the
+/// report, so packetproof is still writing when the reader goes.
+fn packetproof_test_ends_with_the_trials_verdict_when_its_reader_leaves() {
+    let suite = tempfile::tempdir().unwrap();
+    let init = Command::new(BIN).args(["init", s(suite.path())]).env_remove("PACKETPROOF_ROOT").output().unwrap();
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let junit = suite.path().join("junit.xml");
+    let trials = Command::new(BIN).args(["test", "--list"]).current_dir(suite.path()).output().unwrap();
+    let trials = String::from_utf8_lossy(&trials.stdout).lines().count();
+    assert!(trials > 50, "{trials} trials");
+    for (format, expected) in [("pretty", 0), ("json", 0), ("pretty", 101), ("json", 101)] {
+        if expected == 101 {
+            let golden = suite.path().join("golden/openai-staged-alone-selected/runtime-packet.json");
+            let text = std::fs::read_to_string(&golden).unwrap();
+            std::fs::write(&golden, text.replacen("\"maxTokens\": ", "\"maxTokens\": 1", 1)).unwrap();
+        }
+        // Close-on-exec: the child must not hold a reading end of its own.
+        let (reader, writer) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).unwrap();
+        rustix::pipe::fcntl_setpipe_size(&writer, 4096).unwrap();
+        let mut cmd = Command::new("timeout");
+        cmd.args(["-k", "2", "60", BIN, "test", "--format", format, "--junit", s(&junit)]);
+        cmd.current_dir(suite.path()).stdin(Stdio::null()).env("PACKETPROOF_ROOT", suite.path());
+        let child = cmd.env_remove("CI").stdout(writer).stderr(Stdio::piped()).spawn().unwrap();
+        drop(cmd);
+        let mut first = [0u8; 16];
+        assert!(rustix::io::read(&reader, &mut first).unwrap() > 0);
+        drop(reader);
+        let out = finish(child);
+        assert_eq!(out.code, expected, "--format {format}, the reader gone: {}", out.describe());
+        assert!(!out.stderr.contains("panicked"), "--format {format}: {}", out.describe());
+        let report = std::fs::read_to_string(&junit).unwrap();
+        assert!(report.contains(&format!("<testsuites name=\"packetproof\" tests=\"{trials}\"")), "{report}");
+    }
 }
 
 fn a_closed_stdout_is_a_normal_end_and_a_failing_one_is_exit_2() {

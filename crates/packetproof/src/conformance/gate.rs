@@ -3,7 +3,7 @@
 //! packet by the sha256 of its bytes, the suite's identity, the files the verdict
 //! depended on, the checks that ran and the trials that did not, with why.
 
-use super::junit::Record;
+use super::runner::Record;
 use crate::attest::dsse::{self, IN_TOTO_PAYLOAD_TYPE};
 use crate::attest::gate::{
     DigestSet, GatePredicate, GateStatement, GateSubject, Material, SkippedTrial, SubjectAnnotations, SuiteIdentity,

@@ -1,7 +1,7 @@
 //! The conformance gate's trials: one per fixture and check, named
-//! `<fixture>::<check>`, plus the corpus-wide ones. `tests/conformance.rs` (cargo
-//! test) and `packetproof test` (any repository, one binary) run these same trials
-//! through libtest-mimic.
+//! `<fixture>::<check>`, plus the corpus-wide ones. `packetproof test` (any
+//! repository, one binary) runs them with [`runner`]; `tests/conformance.rs` (cargo
+//! test) runs the same trials through libtest-mimic.
 //!
 //! Construction only lists fixture directories and reads their small TOML files, so
 //! `--list` and `--exact` (nextest runs one process per test) never compile the
@@ -11,6 +11,7 @@
 pub mod gate;
 pub mod junit;
 pub mod partition;
+pub mod runner;
 
 use crate::bless::{self, GoldenWrites};
 use crate::check::stale::StaleGoldens;
@@ -20,8 +21,7 @@ use crate::judge::fixture_run::{self, AssembledRun, LIFECYCLE};
 use crate::judge::{self, dispatch, Origin, Step, Subject};
 use crate::report::escape_name;
 use crate::{mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result, RunCheck};
-use junit::{Passed, Records};
-use libtest_mimic::{Completion, Failed, Trial};
+use runner::{Completion, Failed, Passed, Trial};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -29,10 +29,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// prints them (the library never prints).
 pub(crate) type Note = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// The trials of a suite, and the record of their outcomes as they run.
+/// The trials of a suite.
 pub struct Conformance {
     pub trials: Vec<Trial>,
-    pub records: Records,
     /// Cases whose golden files no longer regenerate: print [`StaleGoldens::report`]
     /// after the run, so each distinct change shows once, ending with the bless command.
     pub stale: Arc<StaleGoldens>,
@@ -45,7 +44,6 @@ pub struct Conformance {
 pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<Conformance> {
     // Thousands of checks render the same templates against the same schema files.
     let config = Arc::new(Config::clone(&config).reading_once());
-    let records = Records::default();
     let stale = Arc::new(StaleGoldens::new());
     let cases = corpus::cases(&config)?;
     if cases.is_empty() {
@@ -54,7 +52,7 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
     }
     let hostile = cases.iter().map(|c| (c.name.clone(), escape_name(&c.name).into_owned())).filter(|(a, b)| a != b);
     let hostile = Arc::new(hostile.collect());
-    let suite = Suite { config, note, writes, records: records.clone(), stale: Arc::clone(&stale), hostile };
+    let suite = Suite { config, note, writes, stale: Arc::clone(&stale), hostile };
     let mut trials = Vec::new();
     for case in cases {
         let expected = case.expectations()?;
@@ -86,17 +84,16 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
         // The mutation self-test damages golden packets: one trial per positive fixture.
         if positive {
             let (suite_ref, name) = (suite.clone(), trial_name(&case.case.name, CorpusCheck::MutationSelfTest));
-            let off =
-                judge::decide(CorpusCheck::MutationSelfTest.into(), &Subject::corpus(), &suite.config, Step::Test)
-                    .err();
-            trials.push(suite.trial(name, move || match off {
-                Some(reason) => Ok(Completion::ignored_with(reason).into()),
-                None => suite_ref.mutation_trial(&case),
-            }));
+            let ready =
+                judge::decide(CorpusCheck::MutationSelfTest.into(), &Subject::corpus(), &suite.config, Step::Test);
+            trials.push(match ready {
+                Err(reason) => suite.ignored(name, &reason),
+                Ok(()) => suite.trial(name, move || suite_ref.mutation_trial(&case)),
+            });
         }
     }
     trials.extend(suite.corpus_trials());
-    Ok(Conformance { trials, records, stale })
+    Ok(Conformance { trials, stale })
 }
 
 /// A stage expect.toml `[evaluator]` declares is checked by `run::evaluator-verdict`:
@@ -254,32 +251,30 @@ struct Suite {
     config: Arc<Config>,
     note: Note,
     writes: GoldenWrites,
-    records: Records,
     stale: Arc<StaleGoldens>,
     /// The fixture names that need escaping, each with its escaped form.
     hostile: Arc<Vec<(String, String)>>,
 }
 
 impl Suite {
-    /// A trial whose outcome is recorded (for `--junit`); it may find, as it runs,
-    /// that its check cannot apply, and is then ignored with the reason. Messages
-    /// quote fixture names and paths in many ways; each hostile name in them is
-    /// written escaped, as in the trial's name.
+    /// A trial that may find, as it runs, that its check cannot apply, and is then
+    /// ignored with the reason. Messages quote fixture names and paths in many ways;
+    /// each hostile name in them is written escaped, as in the trial's name.
     fn trial(&self, name: String, run: impl FnOnce() -> Result<Passed, Failed> + Send + 'static) -> Trial {
-        let records = self.records.clone();
-        let recorded = name.clone();
         let hostile = Arc::clone(&self.hostile);
-        let shown =
-            move |text: &str| hostile.iter().fold(text.to_owned(), |text, (raw, escaped)| text.replace(raw, escaped));
-        Trial::ignorable_test(name, move || {
-            records.run(recorded, || match run() {
-                Err(failed) => Err(Failed::from(shown(failed.message().unwrap_or("failed")))),
-                Ok(Passed { completion: Completion::Ignored { reason: Some(reason) }, notes }) => {
-                    Ok(Passed { completion: Completion::ignored_with(shown(&reason)), notes })
-                }
-                other => other,
-            })
+        let shown = move |text: &str| escaped(&hostile, text);
+        Trial::test(name, move || match run() {
+            Err(failed) => Err(Failed::from(shown(failed.message()))),
+            Ok(Passed { completion: Completion::Ignored { reason }, notes }) => {
+                Ok(Passed { completion: Completion::ignored_with(shown(&reason)), notes })
+            }
+            other => other,
         })
+    }
+
+    /// A trial ignored before it runs, with why (hostile names escaped).
+    fn ignored(&self, name: String, reason: &str) -> Trial {
+        Trial::ignored(name, escaped(&self.hostile, reason))
     }
 
     fn case_trial(&self, shared: &Shared, check: Check, expected: Option<&Expectation>) -> Result<Passed, Failed> {
@@ -404,11 +399,10 @@ impl Suite {
             .filter(|check| *check != CorpusCheck::MutationSelfTest)
             .map(|check| {
                 let suite = self.clone();
-                let ready = judge::decide(check.into(), &Subject::corpus(), &self.config, Step::Test);
+                if let Err(reason) = judge::decide(check.into(), &Subject::corpus(), &self.config, Step::Test) {
+                    return self.ignored(check.name().into(), &reason);
+                }
                 self.trial(check.name().into(), move || {
-                    if let Err(reason) = ready {
-                        return Ok(Completion::ignored_with(reason).into());
-                    }
                     let findings = dispatch::run(check.into(), &Subject::corpus(), &suite.config)
                         .map_err(|e| Failed::from(e.to_string()))?
                         .findings;
@@ -484,6 +478,11 @@ impl Suite {
         )
         .into())
     }
+}
+
+/// `text` with each hostile fixture name in it escaped.
+fn escaped(hostile: &[(String, String)], text: &str) -> String {
+    hostile.iter().fold(text.to_owned(), |text, (raw, escaped)| text.replace(raw, escaped))
 }
 
 /// A negative fixture's check passes only when it fails with the declared message.

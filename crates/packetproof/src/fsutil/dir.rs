@@ -40,6 +40,7 @@ pub(crate) fn is_temp_name(name: &str) -> bool {
 
 impl Dir {
     /// The path as the user named it.
+    #[cfg(unix)]
     pub(crate) fn shown(&self) -> &Path {
         &self.shown
     }

@@ -7,7 +7,9 @@
 //! Rust 1.89, and this crate's rust-version is 1.85.
 
 use super::Dir;
-use crate::{Error, Result};
+#[cfg(unix)]
+use crate::Error;
+use crate::Result;
 
 #[derive(Debug)]
 pub(crate) struct Lock {
@@ -50,6 +52,7 @@ impl Lock {
     }
 
     #[cfg(not(unix))]
+    #[cfg_attr(not(test), allow(unused_variables))]
     pub(crate) fn on(dir: &Dir) -> Result<Lock> {
         // No flock: concurrent steps on one run directory are not excluded here.
         Ok(Lock {

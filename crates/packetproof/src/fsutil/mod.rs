@@ -12,11 +12,13 @@
 mod dir;
 mod lock;
 pub(crate) mod scratch;
+#[cfg(unix)]
 mod signals;
 
 pub(crate) use dir::{is_temp_name, Dir, Replace};
 pub(crate) use lock::Lock;
 pub(crate) use scratch::Scratch;
+#[cfg(unix)]
 pub(crate) use signals::Held;
 
 use crate::{canonical, Error, Result};

@@ -8,18 +8,16 @@
 //!
 //! The mask is the calling thread's: where another thread takes these signals
 //! (a test runner's workers), the process can still end between the renames.
+//! Unix only: elsewhere the renames run with nothing held.
 
 /// The signals held until dropped.
 pub(crate) struct Held {
-    #[cfg(unix)]
     previous: libc::sigset_t,
 }
 
-#[cfg(unix)]
 const HELD: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
 impl Held {
-    #[cfg(unix)]
     pub(crate) fn hold() -> Held {
         // SAFETY: sigemptyset/sigaddset initialise a local set, and pthread_sigmask
         // only reads it and writes the previous mask into another local.
@@ -34,14 +32,8 @@ impl Held {
             Held { previous }
         }
     }
-
-    #[cfg(not(unix))]
-    pub(crate) fn hold() -> Held {
-        Held {}
-    }
 }
 
-#[cfg(unix)]
 impl Drop for Held {
     /// The previous mask again: a signal that came meanwhile is delivered now.
     fn drop(&mut self) {
@@ -52,7 +44,7 @@ impl Drop for Held {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,6 +1,6 @@
 //! Every output format any command prints, in one enum. A command offers some of
-//! them (its `--format` values, declared once per command: the reporters' `Kind`
-//! for the reports packetproof renders, libtest's three for `test`); the command
+//! them (its `--format` values, declared once per command: the reporters' `Kind`,
+//! whose `Test` offers libtest's three); the command
 //! line refuses any other as a usage error naming the ones that command offers.
 
 /// An output format, named on the command line as [`Format::name`] says.
@@ -30,9 +30,9 @@ pub enum Format {
     Markdown,
     /// One self-contained HTML page, to keep as a CI artifact.
     Html,
-    /// libtest's: one line per trial (`test` only, printed by libtest-mimic).
+    /// libtest's: one line per trial (`test` only).
     Pretty,
-    /// libtest's: one character per trial (`test` only, printed by libtest-mimic).
+    /// libtest's: one character per trial (`test` only).
     Terse,
 }
 

@@ -1,9 +1,9 @@
 //! What the test report shows, as data: the coverage matrix (every value of every
 //! resolvedBranch field against every provider, each cell naming the fixtures
 //! whose golden packet has it) and the state of every trial, fixture by fixture,
-//! from the records the run kept ([`crate::conformance::junit::Records`]).
+//! from the records of the run ([`crate::conformance::runner::Summary`]).
 
-use crate::conformance::junit::Record;
+use crate::conformance::runner::Record;
 use crate::corpus::{self, Case};
 use crate::{fsutil, Check, Config, CorpusCheck, PacketCheck, Result, RunCheck};
 use serde::Serialize;
@@ -73,24 +73,14 @@ impl State {
         State { kind: "none", detail: why.to_owned() }
     }
 
-    fn of(name: &str, records: &BTreeMap<&str, &Record>, ignored: &[String], config: &Config) -> State {
+    fn of(name: &str, records: &BTreeMap<&str, &Record>) -> State {
         let state = |kind, detail: &str| State { kind, detail: detail.to_owned() };
         match records.get(name) {
             Some(Record { failure: Some(message), .. }) => state("failed", first_finding(message)),
             Some(Record { skipped: Some(reason), .. }) => state("skipped", reason),
             Some(Record { notes, .. }) => state("passed", &notes.join("; ")),
-            None if ignored.iter().any(|i| i == name) => state("skipped", &ignored_reason(name, config)),
             None => state("not-run", "not run: filtered out, or in another shard"),
         }
-    }
-}
-
-/// The one trial ignored before it runs is `corpus::branch-coverage`, by the suite's setting.
-fn ignored_reason(name: &str, config: &Config) -> String {
-    if name == CorpusCheck::BranchCoverage.name() && !config.corpus.require_branch_coverage {
-        "[corpus] require_branch_coverage = false in harness.toml".to_owned()
-    } else {
-        "ignored".to_owned()
     }
 }
 
@@ -102,8 +92,8 @@ fn first_finding(message: &str) -> &str {
     lines.find(|l| l.starts_with('[')).unwrap_or(first)
 }
 
-/// The page for the trials recorded in `records` (`ignored`: trials ignored before they ran).
-pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Result<TestPage> {
+/// The page for the trials recorded in `records`.
+pub(crate) fn test_page(config: &Config, records: &[Record]) -> Result<TestPage> {
     let by_name: BTreeMap<&str, &Record> = records.iter().map(|r| (r.name.as_str(), r)).collect();
     let cases = corpus::cases(config)?;
     // Every packet and run check, then the self-test, which runs per positive fixture.
@@ -121,7 +111,7 @@ pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String])
             let states = columns
                 .iter()
                 .map(|column| match own.contains(column) {
-                    true => State::of(&crate::conformance::trial_name(&case.name, column), &by_name, ignored, config),
+                    true => State::of(&crate::conformance::trial_name(&case.name, column), &by_name),
                     false if column == mutation => {
                         State::none("negative fixtures are not mutated: they are broken on purpose")
                     }
@@ -134,7 +124,7 @@ pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String])
     let corpus: Vec<Named> = CorpusCheck::ALL
         .iter()
         .filter(|c| **c != CorpusCheck::MutationSelfTest)
-        .map(|c| Named { name: c.name().to_owned(), state: State::of(c.name(), &by_name, ignored, config) })
+        .map(|c| Named { name: c.name().to_owned(), state: State::of(c.name(), &by_name) })
         .collect();
     let states: Vec<&State> = fixtures.iter().flat_map(|f| &f.states).chain(corpus.iter().map(|n| &n.state)).collect();
     let counts: Vec<(&'static str, usize)> = ["passed", "failed", "skipped", "not-run"]

@@ -14,7 +14,7 @@ pub(crate) mod escape;
 pub(crate) mod release;
 pub(crate) mod side_by_side;
 
-use crate::conformance::junit::Record;
+use crate::conformance::runner::Record;
 use crate::{Config, Error, Result};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::path::Path;
@@ -29,9 +29,9 @@ const TEMPLATES: [(&str, &str); 4] = [
     ("release.html", include_str!("templates/release.html")),
 ];
 
-/// The test report for the trials recorded (`ignored`: the trials ignored before they ran).
-pub(crate) fn test_report(config: &Config, records: &[Record], ignored: &[String]) -> Result<String> {
-    let page = coverage::test_page(config, records, ignored)?;
+/// The test report for the trials recorded.
+pub(crate) fn test_report(config: &Config, records: &[Record]) -> Result<String> {
+    let page = coverage::test_page(config, records)?;
     render("test.html", minijinja::context! { page => page, generator => GENERATOR })
 }
 
@@ -44,9 +44,9 @@ pub fn release_report(report: &crate::release::Report) -> Result<String> {
 /// Write the test report to `path` under the output rule: never over an input of
 /// the gate, a project or run file, or an existing file that is not such a report;
 /// atomically.
-pub fn write_test_report(path: &Path, config: &Config, records: &[Record], ignored: &[String]) -> Result<()> {
+pub fn write_test_report(path: &Path, config: &Config, records: &[Record]) -> Result<()> {
     refuse_foreign(path, config)?;
-    let html = test_report(config, records, ignored)?;
+    let html = test_report(config, records)?;
     crate::fsutil::write_atomic(path, html.as_bytes())
 }
 

@@ -4,7 +4,8 @@
 //! outcomes (`validate`, `schema --check`, `wire --check`), `verify`, the rule book
 //! (`checks`), `trace` (streamed: each call written as it is judged) and
 //! `release-check`. `evaluate` prints the run's evaluation.json as it is: the
-//! reference evaluator's document, an interop format whose keys are not ours.
+//! reference evaluator's document, an interop format whose keys are not ours; and
+//! `test` prints libtest's events, one a line (written by `libtest`).
 
 use super::Event;
 use crate::report::JSON_FORMAT_VERSION;
@@ -37,6 +38,7 @@ pub(super) fn render(event: Event<'_>, stream: &mut Stream) -> String {
         }
         Event::TraceEnd { counts, skipped } => format!("{}{}", stream.open(), trace_end(counts, skipped)),
         Event::Release(report) => document(report),
+        Event::Test(event) => super::libtest::json(event),
     }
 }
 

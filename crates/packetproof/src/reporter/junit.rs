@@ -85,8 +85,11 @@ pub(super) fn render(event: Event<'_>, cases: &mut Cases) -> Result<String> {
             }
             Ok(cases.report())
         }
-        Event::Outcomes(_) | Event::Verified { .. } | Event::RuleBook | Event::Evaluated { .. } | Event::Release(_) => {
-            Err(not_offered(Format::Junit, &event))
-        }
+        Event::Outcomes(_)
+        | Event::Verified { .. }
+        | Event::RuleBook
+        | Event::Evaluated { .. }
+        | Event::Release(_)
+        | Event::Test(_) => Err(not_offered(Format::Junit, &event)),
     }
 }

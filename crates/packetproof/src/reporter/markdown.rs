@@ -13,6 +13,7 @@ pub(super) fn render(event: Event<'_>) -> Result<String> {
         | Event::RuleBook
         | Event::Evaluated { .. }
         | Event::TraceCall(_)
-        | Event::TraceEnd { .. } => Err(not_offered(Format::Markdown, &event)),
+        | Event::TraceEnd { .. }
+        | Event::Test(_) => Err(not_offered(Format::Markdown, &event)),
     }
 }

@@ -1,12 +1,15 @@
 //! Runs as events, formats as reporters (nextest's split). A command's run hands
 //! what it found to a [`Reporter`] as [`Event`]s (`trace` one per call as it reads
-//! them, the other commands one for the whole run), and the reporter of the chosen
+//! them, `test` one as each trial starts and ends, the other commands one for the
+//! whole run), and the reporter of the chosen
 //! [`Format`] returns the text to print; the command line only writes it.
 //!
 //! One module per format renders every event that format offers: `text`, `json`
-//! (every JSON document packetproof defines, `formatVersion` first), `junit`,
-//! `markdown` and `html`. So each format's rendering of an outcome, a verify
-//! summary, the rule book, a traced call or a release report is written once.
+//! (every JSON document packetproof defines, `formatVersion` first, and libtest's
+//! events), `junit`, `markdown`, `html` and `libtest` (libtest's pretty and terse,
+//! which share their account of failures and summary line, and its JSON lines). So
+//! each format's rendering of an outcome, a verify summary, the rule book, a traced
+//! call, a trial or a release report is written once.
 //!
 //! What each command offers is [`Kind::formats`], one list per kind of report
 //! (the command line's `--format` takes exactly those). A new [`Format`] does not
@@ -18,9 +21,11 @@
 mod html;
 mod json;
 mod junit;
+mod libtest;
 mod markdown;
 mod text;
 
+use crate::conformance::runner::RunEvent;
 use crate::release;
 use crate::run::evaluate::Evaluation;
 use crate::trace::{Counts, Judged};
@@ -46,6 +51,8 @@ pub enum Event<'a> {
     TraceEnd { counts: &'a Counts, skipped: &'a [Skipped] },
     /// `release-check`: the report.
     Release(&'a release::Report),
+    /// `test`: the run of the gate's trials, event by event, and `--list`.
+    Test(RunEvent<'a>),
 }
 
 /// The kinds of report, one per command (or family of commands), each with the
@@ -58,6 +65,7 @@ pub enum Kind {
     Evaluation,
     Trace,
     Release,
+    Test,
 }
 
 impl Kind {
@@ -70,6 +78,7 @@ impl Kind {
             Kind::Outcomes | Kind::Verification | Kind::RuleBook | Kind::Evaluation => &[Format::Text, Format::Json],
             Kind::Trace => &[Format::Text, Format::Json, Format::Junit],
             Kind::Release => &[Format::Text, Format::Markdown, Format::Json, Format::Html],
+            Kind::Test => &[Format::Pretty, Format::Terse, Format::Json],
         }
     }
 
@@ -82,6 +91,7 @@ impl Kind {
             Kind::Evaluation => "evaluate",
             Kind::Trace => "trace",
             Kind::Release => "release-check",
+            Kind::Test => "test",
         }
     }
 }
@@ -96,6 +106,7 @@ impl Event<'_> {
             Event::Evaluated { .. } => Kind::Evaluation,
             Event::TraceCall(_) | Event::TraceEnd { .. } => Kind::Trace,
             Event::Release(_) => Kind::Release,
+            Event::Test(_) => Kind::Test,
         }
     }
 }
@@ -117,6 +128,8 @@ enum State {
     Junit(junit::Cases),
     Markdown,
     Html,
+    /// libtest's pretty or terse: the widest name, and the failures listed at the end.
+    Libtest(libtest::Printer),
 }
 
 impl Reporter {
@@ -132,7 +145,7 @@ impl Reporter {
                 offered.join(", ")
             )));
         }
-        Ok(Reporter { kind, state: State::of(format, color)? })
+        Ok(Reporter { kind, state: State::of(format, color) })
     }
 
     /// The text `event` prints as (empty when the format prints it later, or never).
@@ -164,33 +177,36 @@ impl Reporter {
             | Event::Evaluated { .. }
             | Event::TraceCall(_)
             | Event::TraceEnd { .. }
-            | Event::Release(_) => self.state.render(event),
+            | Event::Release(_)
+            | Event::Test(_) => self.state.render(event),
         }
     }
 }
 
 impl State {
-    fn of(format: Format, color: bool) -> Result<State> {
+    fn of(format: Format, color: bool) -> State {
         match format {
-            Format::Text => Ok(State::Text(text::Paint::new(color))),
-            Format::Json => Ok(State::Json(json::Stream::default())),
-            Format::Junit => Ok(State::Junit(junit::Cases::default())),
-            Format::Markdown => Ok(State::Markdown),
-            Format::Html => Ok(State::Html),
-            // No kind offers them: `test` hands them to libtest-mimic, which prints them.
-            Format::Pretty | Format::Terse => {
-                Err(Error::Usage(format!("--format {format} is libtest's: only `packetproof test` prints it")))
-            }
+            Format::Text => State::Text(text::Paint::new(color)),
+            Format::Json => State::Json(json::Stream::default()),
+            Format::Junit => State::Junit(junit::Cases::default()),
+            Format::Markdown => State::Markdown,
+            Format::Html => State::Html,
+            Format::Pretty => State::Libtest(libtest::Printer::new(false, color)),
+            Format::Terse => State::Libtest(libtest::Printer::new(true, color)),
         }
     }
 
     fn render(&mut self, event: Event<'_>) -> Result<String> {
         match self {
-            State::Text(paint) => Ok(text::render(event, *paint)),
+            State::Text(paint) => text::render(event, *paint),
             State::Json(stream) => Ok(json::render(event, stream)),
             State::Junit(cases) => junit::render(event, cases),
             State::Markdown => markdown::render(event),
             State::Html => html::render(event),
+            State::Libtest(printer) => match event {
+                Event::Test(event) => Ok(printer.render(event)),
+                _ => Err(not_offered(printer.format(), &event)),
+            },
         }
     }
 }

@@ -3,13 +3,13 @@
 //! escaped here, so a hostile name cannot drive the terminal; colours are ANSI
 //! styles, present only when the reporter was asked for them.
 
-use super::Event;
+use super::{not_offered, Event};
 use crate::report::{escape_controls, escape_name, one_line};
 use crate::run::evaluate::Evaluation;
 use crate::trace::verdict::Verdict;
 use crate::trace::{Counts, Judged};
 use crate::verify::Verification;
-use crate::{Check, Outcome, Skipped};
+use crate::{Check, Format, Outcome, Result, Skipped};
 use anstyle::{AnsiColor, Color, Style};
 use std::path::Path;
 
@@ -43,8 +43,8 @@ impl Paint {
     }
 }
 
-pub(super) fn render(event: Event<'_>, paint: Paint) -> String {
-    match event {
+pub(super) fn render(event: Event<'_>, paint: Paint) -> Result<String> {
+    Ok(match event {
         Event::Outcomes(outcomes) => outcomes.iter().map(|o| outcome(o, paint)).collect(),
         Event::Verified { found, verbose } => verification(found, verbose, paint),
         Event::RuleBook => escape_controls(&rule_book()).into_owned(),
@@ -56,7 +56,8 @@ pub(super) fn render(event: Event<'_>, paint: Paint) -> String {
             escape_controls(&trace_summary(counts)).into_owned() + &skipped(not_run, "", paint)
         }
         Event::Release(report) => escape_controls(&report.text()).into_owned(),
-    }
+        Event::Test(_) => return Err(not_offered(Format::Text, &event)),
+    })
 }
 
 /// An outcome: `target: ok|FAILED (n finding(s))`, then its findings, notes and the
