@@ -2,7 +2,7 @@
 //! libtest-mimic (the runner `cargo test` uses for tests/conformance.rs), so a
 //! repository with no Cargo project can gate on one binary.
 
-use super::{print, Cli};
+use super::{hiargs::Settings, print};
 use libtest_mimic::{Arguments, FormatSetting, Trial};
 use packetproof::conformance;
 use packetproof::conformance::junit::{self, Records};
@@ -197,9 +197,8 @@ fn libtest_format(format: Format) -> Result<FormatSetting> {
 }
 
 /// Run the trials; 0 when all passed, 101 when one failed (as `cargo test`).
-pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
-    let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
-    config.require_suite("test")?;
+pub fn main(settings: &Settings, args: &TestArgs) -> Result<ExitCode> {
+    let config = settings.suite("test")?;
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         packetproof::run::refuse_foreign_output(file, packetproof::run::OutputKind::Junit, &config, &[])?;
     }
@@ -209,7 +208,7 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
         }
         packetproof::report_html::refuse_foreign(file, &config)?;
     }
-    let writes = super::golden_writes()?;
+    let writes = super::cmd::golden_writes()?;
     let signer = signer(args, writes)?;
     if let (Some(file), Some(key)) = (&args.attestation, &args.attest) {
         let kind = packetproof::run::OutputKind::GateStatement;

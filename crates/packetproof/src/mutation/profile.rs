@@ -6,12 +6,13 @@
 
 use super::Edit;
 use crate::config::OutputMode;
-use crate::{Config, PacketCheck};
+use crate::Invocation;
+use crate::PacketCheck;
 use serde_json::{json, Map, Value};
 
 pub(super) fn mutations(
     golden: &Map<String, Value>,
-    config: &Config,
+    config: &Invocation,
     add: &mut impl FnMut(String, PacketCheck, bool, Edit),
 ) {
     let profile = config.agent(golden);

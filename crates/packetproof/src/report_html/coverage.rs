@@ -5,7 +5,8 @@
 
 use crate::conformance::junit::Record;
 use crate::corpus::{self, Case};
-use crate::{fsutil, Check, Config, CorpusCheck, PacketCheck, Result, RunCheck};
+use crate::Invocation;
+use crate::{fsutil, Check, CorpusCheck, PacketCheck, Result, RunCheck};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -73,7 +74,7 @@ impl State {
         State { kind: "none", detail: why.to_owned() }
     }
 
-    fn of(name: &str, records: &BTreeMap<&str, &Record>, ignored: &[String], config: &Config) -> State {
+    fn of(name: &str, records: &BTreeMap<&str, &Record>, ignored: &[String], config: &Invocation) -> State {
         let state = |kind, detail: &str| State { kind, detail: detail.to_owned() };
         match records.get(name) {
             Some(Record { failure: Some(message), .. }) => state("failed", first_finding(message)),
@@ -86,7 +87,7 @@ impl State {
 }
 
 /// The one trial ignored before it runs is `corpus::branch-coverage`, by the suite's setting.
-fn ignored_reason(name: &str, config: &Config) -> String {
+fn ignored_reason(name: &str, config: &Invocation) -> String {
     if name == CorpusCheck::BranchCoverage.name() && !config.corpus.require_branch_coverage {
         "[corpus] require_branch_coverage = false in harness.toml".to_owned()
     } else {
@@ -103,7 +104,7 @@ fn first_finding(message: &str) -> &str {
 }
 
 /// The page for the trials recorded in `records` (`ignored`: trials ignored before they ran).
-pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String]) -> Result<TestPage> {
+pub(crate) fn test_page(config: &Invocation, records: &[Record], ignored: &[String]) -> Result<TestPage> {
     let by_name: BTreeMap<&str, &Record> = records.iter().map(|r| (r.name.as_str(), r)).collect();
     let cases = corpus::cases(config)?;
     // Every packet and run check, then the self-test, which runs per positive fixture.
@@ -154,7 +155,7 @@ pub(crate) fn test_page(config: &Config, records: &[Record], ignored: &[String])
 
 /// The matrix over the positive fixtures' golden packets, as `corpus::branch-coverage`
 /// counts them (a negative fixture's packet is broken on purpose and covers nothing).
-pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
+pub(crate) fn matrix(cases: &[Case], config: &Invocation) -> Matrix {
     let mut packets = Vec::new();
     let mut unread = Vec::new();
     for case in cases.iter().filter(|c| c.expect.is_none()) {
