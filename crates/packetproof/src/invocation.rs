@@ -28,22 +28,13 @@ impl Default for CommandPolicy {
     }
 }
 
-impl CommandPolicy {
-    /// The policy of a command that checks files it is given (validate, prepare, wire,
-    /// trace, serve): it never runs a program they name, so a golden packet of a suite
-    /// with an `[exporter]` is judged without `packet::regenerates`, which says why.
-    pub fn checking() -> CommandPolicy {
-        CommandPolicy { run_exporter: false, ..CommandPolicy::default() }
-    }
-}
-
 /// The settings with a command's policy: what every check, compile and run reads.
 /// It dereferences to its [`Config`], so a function of the settings alone takes
 /// `&Config` and is handed an invocation as is.
 #[derive(Debug, Clone)]
 pub struct Invocation {
     config: Arc<Config>,
-    pub policy: CommandPolicy,
+    policy: CommandPolicy,
     /// Templates and schema files as first read ([`Invocation::reading_once`]).
     reads: Option<Arc<ReadOnce>>,
 }
@@ -71,6 +62,11 @@ impl Invocation {
     /// The settings as loaded.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// What the command decided for this run.
+    pub fn policy(&self) -> CommandPolicy {
+        self.policy
     }
 
     /// This invocation reading each template and schema file once from now on (the

@@ -51,7 +51,7 @@ pub(crate) fn evaluate(
         command: format!("{:?}", evaluator.command),
         reason,
     };
-    if !config.policy.run_exporter {
+    if !config.policy().run_exporter {
         return Err(fail("is not run here (verify runs it only with --run-exporter)".into()));
     }
     let run_dir = std::path::absolute(run_dir).map_err(|e| Error::io(run_dir, e))?;

@@ -141,7 +141,7 @@ pub(crate) fn case_of_golden_packet(config: &Invocation, file: &Path) -> Result<
 /// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
 pub(crate) fn produce(case: &Case, config: &Invocation) -> Result<Value> {
     match &config.exporter {
-        Some(exporter) if !config.policy.run_exporter => Err(crate::Error::Exporter {
+        Some(exporter) if !config.policy().run_exporter => Err(crate::Error::Exporter {
             request: case.request_path().display().to_string(),
             command: format!("{:?}", exporter.command),
             reason: "is not run here (verify runs it only with --run-exporter)".into(),

@@ -197,7 +197,7 @@ impl<'a> Subject<'a> {
             Need::ConfiguredProvider => crate::packet::provider_shape_applies(object()?, config),
             Need::Request => self.origin.map(|_| ()).ok_or_else(|| NO_REQUEST.to_owned()),
             Need::Producer => match self.origin {
-                Some(Origin::Case(_)) if config.exporter.is_some() && !config.policy.run_exporter => Err(
+                Some(Origin::Case(_)) if config.exporter.is_some() && !config.policy().run_exporter => Err(
                     "the suite's [exporter] makes its packets, and it runs only when asked (verify --run-exporter) \
                      or in test and bless"
                         .into(),
@@ -212,7 +212,7 @@ impl<'a> Subject<'a> {
                 let holder = if self.run.is_some() { "the run" } else { "the fixture's run/" };
                 Err(format!("{holder} has no {} and no --trusted-key requires one", run::attestation::FILE))
             }
-            Need::EvaluatorRuns | Need::SuiteEvaluator if agent().evaluator.is_some() && !config.policy.run_exporter => Err(
+            Need::EvaluatorRuns | Need::SuiteEvaluator if agent().evaluator.is_some() && !config.policy().run_exporter => Err(
                 "the suite's [evaluator] judges the answers, and it runs only when asked (verify --run-exporter) or \
                  in evaluate, complete, test and bless"
                     .into(),
