@@ -8,8 +8,7 @@
 //! anything else still holding its pipes, and the pipes are read only to what is in them.
 
 use crate::config::Exporter;
-use crate::Invocation;
-use crate::{canonical, process, Error, Result};
+use crate::{canonical, process, Config, Error, Result};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -18,7 +17,7 @@ use std::time::Duration;
 pub(crate) const REQUEST: &str = "{request}";
 
 /// Run the exporter on `request` and return the packet it printed.
-pub(crate) fn export(exporter: &Exporter, config: &Invocation, request: &Path) -> Result<Value> {
+pub(crate) fn export(exporter: &Exporter, config: &Config, request: &Path) -> Result<Value> {
     let shown = request.display().to_string();
     let fail =
         |reason: String| Error::Exporter { request: shown.clone(), command: format!("{:?}", exporter.command), reason };

@@ -2,15 +2,14 @@
 //! - Text-JSON providers (Google) get no `outputSchema` and the exact suffix appended.
 //! - The agent request: the only view of a packet a fresh agent ever sees.
 
-use crate::config::OutputMode;
-use crate::Invocation;
+use crate::config::{Config, OutputMode};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub(crate) const AGENT_REQUEST_KIND: &str = "segmently.packet-only-agent-request";
 
 /// The provider-facing user message in `mode`.
-pub(crate) fn effective_user_message(config: &Invocation, mode: OutputMode, user_message: &str) -> String {
+pub(crate) fn effective_user_message(config: &Config, mode: OutputMode, user_message: &str) -> String {
     match mode {
         OutputMode::TextJson => format!("{user_message}{}", config.google_suffix),
         OutputMode::Schema | OutputMode::Text => user_message.to_owned(),

@@ -9,8 +9,7 @@ use super::gate::{GateStatement, GateSubject, GATE_PREDICATE_TYPE, GATE_PREDICAT
 use super::statement::STATEMENT_TYPE;
 use super::{keys, Envelope, IN_TOTO_PAYLOAD_TYPE};
 use crate::report::excerpt;
-use crate::Invocation;
-use crate::{canonical, digest, fsutil, Finding, Location, Outcome, Result};
+use crate::{canonical, digest, fsutil, Config, Finding, Location, Outcome, Result};
 use ed25519_dalek::VerifyingKey;
 use serde_json::Value;
 use std::path::Path;
@@ -32,7 +31,7 @@ impl Gate {
     pub fn read(
         file: &Path,
         trusted: &[VerifyingKey],
-        config: &Invocation,
+        config: &Config,
         max_age: Option<std::time::Duration>,
     ) -> Result<Gate> {
         let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
@@ -137,7 +136,7 @@ impl Gate {
 }
 
 /// The statement of `bytes` once everything holds, else why not.
-fn vouching(bytes: &[u8], trusted: &[VerifyingKey], config: &Invocation) -> std::result::Result<GateStatement, String> {
+fn vouching(bytes: &[u8], trusted: &[VerifyingKey], config: &Config) -> std::result::Result<GateStatement, String> {
     let value = canonical::parse(bytes).map_err(|e| format!("malformed: {e}"))?;
     let envelope = Envelope::from_json(value)
         .map_err(|(at, expected)| format!("malformed: at {at}, expected {expected} (a DSSE envelope)"))?;
@@ -288,8 +287,7 @@ mod tests {
 
     #[test]
     fn each_reason_a_statement_vouches_for_nothing_is_named() {
-        let config =
-            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
         let (key, other) = (SigningKey::from_bytes(&[7; 32]), SigningKey::from_bytes(&[8; 32]));
         let trusted = [key.verifying_key()];
         let ours = serde_json::to_value(statement(&config.suite_name(), GATE_PREDICATE_TYPE)).unwrap();
@@ -327,8 +325,7 @@ mod tests {
 
     #[test]
     fn a_maximum_age_refuses_old_untimed_and_future_statements() {
-        let config =
-            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
+        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
         let signed = statement(&config.suite_name(), GATE_PREDICATE_TYPE);
         let at = |text: &str| text.parse::<jiff::Timestamp>().unwrap();
         let day = std::time::Duration::from_secs(86_400);

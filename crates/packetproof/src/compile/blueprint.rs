@@ -7,7 +7,7 @@
 use super::ecma::{non_blank, same_value};
 use super::request::CHECK;
 use crate::report::{index, Finding, JsonPath, Location};
-use crate::Invocation;
+use crate::Config;
 use serde_json::{Map, Value};
 
 const BASE: &str = "$.source.blueprint";
@@ -31,7 +31,7 @@ impl Rules<'_> {
 }
 
 /// Every blueprint problem, in the reference's order.
-pub(crate) fn check(blueprint: Option<&Value>, config: &Invocation, out: &mut Vec<Finding>) {
+pub(crate) fn check(blueprint: Option<&Value>, config: &Config, out: &mut Vec<Finding>) {
     let mut rules = Rules { out };
     let Some(map) = blueprint.and_then(Value::as_object) else {
         return rules.fail(base(), "blueprint must be an object");
@@ -192,7 +192,7 @@ fn asset_examples(map: &Map<String, Value>, valid_ids: &[&str], rules: &mut Rule
 
 /// R30: generated or provider material by key name (harness.toml
 /// `forbidden.blueprint_keys`, exact case), not descending into a reported key.
-fn forbidden(blueprint: &Value, config: &Invocation, rules: &mut Rules) {
+fn forbidden(blueprint: &Value, config: &Config, rules: &mut Rules) {
     fn visit(value: &Value, path: &str, keys: &[String], found: &mut Vec<String>) {
         match value {
             Value::Object(map) => {

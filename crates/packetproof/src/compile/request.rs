@@ -19,7 +19,7 @@
 use super::ecma::{non_blank, strict_equal, string_of};
 use crate::branch::{EvidenceMode, InsertionMode, SourceScope, UnknownValue};
 use crate::report::{index, walk, Finding, JsonPath, Location, Trail};
-use crate::Invocation;
+use crate::Config;
 use serde_json::{Map, Value};
 
 pub const CHECK: crate::Check = crate::Check::Input(crate::InputCheck::CompileRequest);
@@ -29,7 +29,7 @@ pub const MAPPING_ACTIONS: [&str; 4] = ["bind", "create", "drop", "incompatible"
 const SAFE_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// Every problem of `request`, in the reference's order, then the stricter ones.
-pub(crate) fn check(request: &Value, config: &Invocation) -> Vec<Finding> {
+pub(crate) fn check(request: &Value, config: &Config) -> Vec<Finding> {
     let mut c = Checker { findings: Vec::new() };
     let Some(root) = request.as_object() else {
         c.fail(JsonPath::root(), "compile input must be an object");
@@ -66,7 +66,7 @@ impl Checker {
     }
 
     /// R04–R30.
-    fn source(&mut self, value: Option<&Value>, config: &Invocation) {
+    fn source(&mut self, value: Option<&Value>, config: &Config) {
         let Some(source) = value.and_then(Value::as_object) else {
             return self.fail(JsonPath::field("source"), "source must be an object");
         };
@@ -200,8 +200,8 @@ impl Checker {
 
     /// R47 with harness.toml's key list (a superset of the reference's, matched
     /// case-insensitively), not descending into a reported key.
-    fn forbidden_keys(&mut self, request: &Value, config: &Invocation) {
-        fn visit(value: &Value, path: &str, config: &Invocation, found: &mut Vec<String>) {
+    fn forbidden_keys(&mut self, request: &Value, config: &Config) {
+        fn visit(value: &Value, path: &str, config: &Config, found: &mut Vec<String>) {
             match value {
                 Value::Object(map) => {
                     for (key, item) in map {
@@ -229,7 +229,7 @@ impl Checker {
     }
 
     /// The checks the reference does not make (see the module docs).
-    fn stricter(&mut self, request: &Value, config: &Invocation) {
+    fn stricter(&mut self, request: &Value, config: &Config) {
         let Some(root) = request.as_object() else { return };
         let mut trail = Trail::new(JsonPath::root());
         walk(request, &mut trail, &mut |value, _, trail| {
@@ -259,7 +259,7 @@ impl Checker {
     }
 
     /// The project compiles only for the providers and models it has.
-    fn allow_list(&mut self, root: &Map<String, Value>, config: &Invocation) {
+    fn allow_list(&mut self, root: &Map<String, Value>, config: &Config) {
         let (Some(provider), Some(model)) = (non_blank(root.get("provider")), non_blank(root.get("model"))) else {
             return;
         };

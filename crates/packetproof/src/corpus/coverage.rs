@@ -3,7 +3,7 @@
 //! marks the same gaps in its matrix, so the two never give different answers.
 
 use crate::profile::Profile;
-use crate::Invocation;
+use crate::Config;
 use serde_json::Value;
 use std::fmt;
 
@@ -58,7 +58,7 @@ impl fmt::Display for Gap {
 /// for the block builder, evidenceMode, neighbours, insertionMode and sourceScope; for
 /// a custom profile, every field with a value set). Each agent is held to its own
 /// packets' rows (`rows` are [`super::branch_row`]s).
-pub(crate) fn coverage_gaps(rows: &[Value], config: &Invocation) -> Vec<Gap> {
+pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<Gap> {
     let mut gaps = Vec::new();
     for agent in config.agents.all() {
         let own: Vec<&Value> = rows.iter().filter(|r| std::ptr::eq(config.agents.of_value(r), agent)).collect();
@@ -69,7 +69,7 @@ pub(crate) fn coverage_gaps(rows: &[Value], config: &Invocation) -> Vec<Gap> {
     gaps
 }
 
-fn agent_gaps(rows: &[&Value], agent: &Profile, config: &Invocation) -> Vec<Missing> {
+fn agent_gaps(rows: &[&Value], agent: &Profile, config: &Config) -> Vec<Missing> {
     let mut missing = Vec::new();
     for field in &agent.branch {
         let values: Vec<Value> = match &field.values {

@@ -12,8 +12,7 @@
 //! set = "none"                           # or copy = "/other/pointer", or append = "text"
 //! ```
 
-use crate::Invocation;
-use crate::{digest, fsutil, Error, Result};
+use crate::{digest, fsutil, Config, Error, Result};
 use serde_json::Value;
 use std::path::Path;
 
@@ -52,7 +51,7 @@ struct Edit {
 impl Derivation {
     /// The base golden packet with the edits applied and sealed. `expect` names the
     /// declaring file in errors.
-    pub(crate) fn derive(&self, config: &Invocation, expect: &Path) -> Result<Value> {
+    pub(crate) fn derive(&self, config: &Config, expect: &Path) -> Result<Value> {
         let shown = expect.display().to_string();
         let problem = |message: String| Error::Config { file: shown.clone(), message };
         let base = config.paths.golden.join(&self.from).join(super::PACKET_FILE);
@@ -139,7 +138,7 @@ mod tests {
 
     #[test]
     fn a_bad_derivation_is_an_error_naming_expect_toml_and_the_edit() {
-        let config = crate::Invocation::from(crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap());
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
         let expect = Path::new("fixtures/x/expect.toml");
         let parse = |text: &str| -> Derivation { toml::from_str(text).unwrap() };
         let two_ops =

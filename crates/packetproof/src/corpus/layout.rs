@@ -6,8 +6,7 @@
 //! folder and the fix, never a case that is skipped.
 
 use super::{Case, REQUEST_FILE};
-use crate::Invocation;
-use crate::{CorpusCheck, Error, Finding, Location, Result};
+use crate::{Config, CorpusCheck, Error, Finding, Location, Result};
 use std::path::{Path, PathBuf};
 
 /// Folders that do not fit the corpus layout.
@@ -24,7 +23,7 @@ pub(crate) struct Layout {
 
 /// Both corpus directories must exist: a misspelt path in harness.toml is an
 /// error (exit 2), never an empty corpus, and nothing creates it.
-pub(crate) fn require_dirs(config: &Invocation) -> Result<()> {
+pub(crate) fn require_dirs(config: &Config) -> Result<()> {
     for (key, dir) in [("paths.fixtures", &config.paths.fixtures), ("paths.golden", &config.paths.golden)] {
         if !dir.is_dir() {
             return Err(Error::Config {
@@ -41,7 +40,7 @@ pub(crate) fn require_dirs(config: &Invocation) -> Result<()> {
 }
 
 /// The folders under the corpus directories that no case explains.
-pub(crate) fn layout(config: &Invocation, cases: &[Case]) -> Result<Layout> {
+pub(crate) fn layout(config: &Config, cases: &[Case]) -> Result<Layout> {
     require_dirs(config)?;
     let mut layout = Layout::default();
     for dir in dirs_with_files(&config.paths.fixtures)? {
@@ -65,7 +64,7 @@ pub(crate) fn layout(config: &Invocation, cases: &[Case]) -> Result<Layout> {
 
 impl Layout {
     /// One finding per folder, each naming the fix.
-    pub(crate) fn findings(&self, config: &Invocation) -> Vec<Finding> {
+    pub(crate) fn findings(&self, config: &Config) -> Vec<Finding> {
         let mut out = Vec::new();
         for (dir, files) in &self.stray_fixtures {
             let near = files.iter().find(|f| f.to_lowercase().contains("request"));

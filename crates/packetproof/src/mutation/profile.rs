@@ -6,13 +6,12 @@
 
 use super::Edit;
 use crate::config::OutputMode;
-use crate::Invocation;
-use crate::PacketCheck;
+use crate::{Config, PacketCheck};
 use serde_json::{json, Map, Value};
 
 pub(super) fn mutations(
     golden: &Map<String, Value>,
-    config: &Invocation,
+    config: &Config,
     add: &mut impl FnMut(String, PacketCheck, bool, Edit),
 ) {
     let profile = config.agent(golden);

@@ -9,14 +9,14 @@
 //! `variableMappings`, `operatorInstruction`, the blueprint's asset examples and intents).
 
 use crate::branch::{EvidenceMode, Neighbours};
+use crate::config::Config;
 use crate::report::{Finding, JsonPath, PacketCheck};
-use crate::Invocation;
 use serde_json::{Map, Value};
 
 const CHECK: PacketCheck = PacketCheck::BranchConsistency;
 
 /// Every disagreement between resolvedBranch and renderInput, and every unknown renderInput key.
-pub(crate) fn check(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
+pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
     let (Some(input), Some(branch)) =
         (packet.get("renderInput").and_then(Value::as_object), packet.get("resolvedBranch").and_then(Value::as_object))
@@ -209,8 +209,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn config() -> crate::Invocation {
-        crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap())
+    fn config() -> Config {
+        Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap()
     }
 
     /// A consistent pair: both neighbours, a theme, an instruction, one selected item.

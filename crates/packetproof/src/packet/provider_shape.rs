@@ -2,14 +2,13 @@
 //! provider (a schema, the text-JSON suffix, or plain text).
 
 use super::describe;
-use crate::config::OutputMode;
+use crate::config::{Config, OutputMode};
 use crate::report::{Finding, Findings, JsonPath, PacketCheck};
-use crate::Invocation;
 use serde_json::{Map, Value};
 
 /// Whether `packet::provider-shape` can judge the packet: `Err(why not)` when its
 /// provider is not one harness.toml names (packet::contract reports that).
-pub(crate) fn provider_shape_applies(packet: &Map<String, Value>, config: &Invocation) -> Result<(), String> {
+pub(crate) fn provider_shape_applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     match config.output_mode(packet) {
         Some(_) => Ok(()),
@@ -21,7 +20,7 @@ pub(crate) fn provider_shape_applies(packet: &Map<String, Value>, config: &Invoc
 
 /// Google text-JSON packets omit outputSchema and append the exact suffix; all
 /// others carry outputSchema and send userMessage unchanged.
-pub fn provider_shape(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
+pub fn provider_shape(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Findings::new(PacketCheck::ProviderShape);
     let mut fail = |path: JsonPath, message: String| out.fail(path, message);
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
@@ -65,7 +64,7 @@ pub fn provider_shape(packet: &Map<String, Value>, config: &Invocation) -> Vec<F
 }
 
 /// Text-JSON (Google): no outputSchema, and userMessage followed by the exact suffix.
-fn text_json_shape(packet: &Map<String, Value>, config: &Invocation, fail: &mut impl FnMut(JsonPath, String)) {
+fn text_json_shape(packet: &Map<String, Value>, config: &Config, fail: &mut impl FnMut(JsonPath, String)) {
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or("");
     let user = packet.get("userMessage").and_then(Value::as_str);
     let effective = packet.get("effectiveUserMessage").and_then(Value::as_str);

@@ -7,8 +7,7 @@ use super::paths::RunDir;
 use super::Run;
 use crate::attest::{dsse, keys, Envelope, Predicate, Statement, Subject, IN_TOTO_PAYLOAD_TYPE};
 use crate::report::{excerpt, JsonPath, Location};
-use crate::Invocation;
-use crate::{canonical, digest, fsutil, Error, Finding, Result};
+use crate::{canonical, digest, fsutil, Config, Error, Finding, Result};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -23,7 +22,7 @@ pub(crate) const PACKET_SUBJECT: &str = "runtime-packet";
 /// every run check passes (a run that `verify` fails is not attested) and never
 /// over an existing file.
 pub(crate) fn attest(
-    config: &Invocation,
+    config: &Config,
     dir: &Path,
     key: &SigningKey,
     out: Option<&Path>,
@@ -108,7 +107,7 @@ fn predicate(completion: &Map<String, Value>) -> Predicate {
 /// `run::attestation` for `verify`. With trusted keys an attestation is required
 /// and must carry a signature by one of them; with none, an attestation present
 /// is still checked against the run's files and completion.json.
-pub(crate) fn check(dir: &Path, trusted: &[VerifyingKey], config: &Invocation) -> Vec<Finding> {
+pub(crate) fn check(dir: &Path, trusted: &[VerifyingKey], config: &Config) -> Vec<Finding> {
     let finding = |file: &str, message: String| Finding::new(CHECK, Location::named(file), message);
     let Ok(run_dir) = RunDir::open(dir) else { return Vec::new() };
     let path = match run_dir.resolve(FILE, FILE) {
@@ -127,7 +126,7 @@ pub(crate) fn check(dir: &Path, trusted: &[VerifyingKey], config: &Invocation) -
     }
 }
 
-fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Invocation) -> Result<Vec<Finding>> {
+fn check_file(dir: &Path, path: &Path, trusted: &[VerifyingKey], config: &Config) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
     let mut finding = |at: Location, message: String| out.push(Finding::new(CHECK, at, message));
     let value = fsutil::read_json(path, config.limits.max_file_bytes)?;

@@ -40,9 +40,8 @@ pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
 pub use ownership::{open_to_append, refuse_foreign_output, refuse_foreign_page, OutputKind};
 
-use crate::Invocation;
 use crate::JsonPath;
-use crate::{fsutil, packet, Error, Result};
+use crate::{fsutil, packet, Config, Error, Result};
 use paths::{RunDir, MANIFEST, MANIFEST_FILES};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -169,7 +168,7 @@ pub(crate) struct Fixed {
 }
 
 /// Every agent's values of one list, each once, in agent order.
-fn every(config: &Invocation, list: impl Fn(&crate::profile::Profile) -> &Vec<String>) -> Vec<String> {
+fn every(config: &Config, list: impl Fn(&crate::profile::Profile) -> &Vec<String>) -> Vec<String> {
     let mut all: Vec<String> = Vec::new();
     for value in config.agents.all().iter().flat_map(list) {
         if !all.contains(value) {
@@ -180,7 +179,7 @@ fn every(config: &Invocation, list: impl Fn(&crate::profile::Profile) -> &Vec<St
 }
 
 impl Fixed {
-    pub(crate) fn of(config: &Invocation) -> Fixed {
+    pub(crate) fn of(config: &Config) -> Fixed {
         let or = |list: &[String], fallback: &str| match list.is_empty() {
             true => vec![fallback.to_owned()],
             false => list.to_vec(),
@@ -217,20 +216,20 @@ impl Fixed {
 impl Run {
     /// Open `dir`, read its manifest when present, and resolve every file name,
     /// refusing names that lead out of the directory.
-    pub(crate) fn open(dir: &std::path::Path, config: &Invocation) -> Result<Run> {
+    pub(crate) fn open(dir: &std::path::Path, config: &Config) -> Result<Run> {
         Run::open_reading(dir, config, Read::default())
     }
 
     /// This run as it would be with the file `name` holding `bytes` (nothing is
     /// written): the mutation self-test damages a run's files in memory.
-    pub(crate) fn with_file(&self, name: &str, bytes: Vec<u8>, config: &Invocation) -> Result<Run> {
+    pub(crate) fn with_file(&self, name: &str, bytes: Vec<u8>, config: &Config) -> Result<Run> {
         let read = Read::default();
         keep(&read.bytes, &self.dir.resolve(name, name)?, bytes);
         Run::open_reading(&self.dir.shown, config, read)
     }
 
     /// [`Run::open`], with what `read` already holds taken as read.
-    fn open_reading(dir: &std::path::Path, config: &Invocation, read: Read) -> Result<Run> {
+    fn open_reading(dir: &std::path::Path, config: &Config, read: Read) -> Result<Run> {
         let dir = RunDir::open(dir)?;
         let manifest_file = RunFile { name: MANIFEST.into(), path: dir.resolve(MANIFEST, &dir.show(MANIFEST))? };
         let held = kept(&read.bytes, &manifest_file.path);

@@ -9,13 +9,12 @@
 use super::Run;
 use crate::branch::Vendor;
 use crate::wire::{self, capture, Api, RUN_CHECK, RUN_FILE};
-use crate::Invocation;
-use crate::{canonical, Error, Finding, Location, Result};
+use crate::{canonical, Config, Error, Finding, Location, Result};
 use serde_json::Value;
 use std::path::Path;
 
 /// Findings for the run's provider-request.json; none when the run has none.
-pub(crate) fn check(dir: &Path, config: &Invocation) -> Vec<Finding> {
+pub(crate) fn check(dir: &Path, config: &Config) -> Vec<Finding> {
     let Ok(run) = Run::open(dir, config) else {
         return Vec::new(); // the run checks already report an unopenable run
     };
@@ -31,7 +30,7 @@ pub(crate) fn check(dir: &Path, config: &Invocation) -> Vec<Finding> {
     }
 }
 
-fn check_file(run: &Run, path: &Path, config: &Invocation) -> Result<Vec<Finding>> {
+fn check_file(run: &Run, path: &Path, config: &Config) -> Result<Vec<Finding>> {
     let packet = run.packet(None)?;
     let bytes = crate::fsutil::read_bytes(path, config.limits.max_file_bytes)?;
     let provider = packet.get("provider").and_then(Value::as_str).unwrap_or_default();

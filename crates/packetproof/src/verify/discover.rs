@@ -2,8 +2,7 @@
 //! directory and golden case folder in it, each with the path it really is.
 
 use crate::run::paths::{AGENT_REQUEST, MANIFEST};
-use crate::Invocation;
-use crate::{fsutil, Error, Result};
+use crate::{fsutil, Config, Error, Result};
 use std::path::{Path, PathBuf};
 
 /// One thing to verify.
@@ -29,7 +28,7 @@ pub(super) enum Target {
 /// follow symlinks below it), and a folder's kind is read from the entries the
 /// walk lists in it. Resolving each folder's path (O(depth) lookups of O(depth)
 /// each) made nested folders cubic.
-pub(super) fn discover(path: &Path, config: &Invocation) -> Result<Vec<(Target, PathBuf)>> {
+pub(super) fn discover(path: &Path, config: &Config) -> Result<Vec<(Target, PathBuf)>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.is_dir() {
         return Ok(vec![(Target::Packet(path.to_path_buf()), real(path))]);
@@ -162,7 +161,7 @@ mod tests {
     /// cubic), and it enters hidden folders and `target/`.
     #[test]
     fn discovery_resolves_a_constant_number_of_paths_and_skips_no_folder() {
-        let config = crate::Invocation::from(crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap());
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let mut deep = dir.path().to_path_buf();
         for i in 0..200 {
@@ -185,7 +184,7 @@ mod tests {
     /// in a folder that is no run may still be a packet.
     #[test]
     fn a_runs_raw_output_is_no_packet_candidate_but_the_same_name_elsewhere_is() {
-        let config = crate::Invocation::from(crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap());
+        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
         let dir = tempfile::tempdir().unwrap();
         for folder in ["run", "loose"] {
             std::fs::create_dir(dir.path().join(folder)).unwrap();

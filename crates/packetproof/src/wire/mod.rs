@@ -19,9 +19,8 @@ pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
 
 use crate::branch::Vendor;
-use crate::config::AllowedSettings;
+use crate::config::{AllowedSettings, Config};
 use crate::report::{walk, Trail};
-use crate::Invocation;
 use crate::JsonPath;
 use crate::{Check, Error, Finding, Outcome, Result};
 use capture::Captured;
@@ -223,7 +222,7 @@ pub fn check(
     packet: &Value,
     api: Api,
     captured: &Captured,
-    config: &Invocation,
+    config: &Config,
     packet_file: &str,
     check: Check,
 ) -> Result<Outcome> {
@@ -270,7 +269,7 @@ struct Taint<'a> {
 }
 
 impl<'a> Taint<'a> {
-    fn of(packet: &'a Map<String, Value>, config: &Invocation) -> Taint<'a> {
+    fn of(packet: &'a Map<String, Value>, config: &Config) -> Taint<'a> {
         let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
         let prompts = [text("systemPrompt"), text("effectiveUserMessage")];
         let mut leaves = Vec::new();

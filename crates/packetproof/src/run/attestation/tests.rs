@@ -95,7 +95,7 @@ fn envelope_over(payload: &[u8]) -> Value {
 fn findings(envelope: &Value, trusted: &[VerifyingKey]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(FILE), envelope.to_string()).unwrap();
-    let config = crate::Invocation::from(crate::Config::builtin(dir.path(), None).unwrap());
+    let config = Config::builtin(dir.path(), None).unwrap();
     check(dir.path(), trusted, &config).into_iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
 }
 
