@@ -184,7 +184,7 @@ fn bench(c: &mut Criterion) {
     );
 
     // `trace` on the same spans, from a file (one request per line, as the Collector writes).
-    let config = Config::load(root, None).expect("harness.toml loads");
+    let config = packetproof::Invocation::from(Config::load(root, None).expect("harness.toml loads"));
     let packets = Packets::load(std::slice::from_ref(&packet_file), &config).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("20k.jsonl");

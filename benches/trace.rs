@@ -77,7 +77,7 @@ fn write_trace(path: &Path, binary: &Path, lines: usize, packet: &Value) {
     }
 }
 
-fn run(files: &[PathBuf], packets: &Packets, config: &Config) -> trace::Counts {
+fn run(files: &[PathBuf], packets: &Packets, config: &packetproof::Invocation) -> trace::Counts {
     trace::check(files, packets, config, trace::Options::default(), &mut |_| Ok(())).unwrap()
 }
 
@@ -119,6 +119,7 @@ fn bench(c: &mut Criterion) {
     config.limits.max_file_bytes = 256 << 20;
     let packet_file = root.join("tests/recordings/sdk/packets/openai.json");
     let packet: Value = serde_json::from_slice(&std::fs::read(&packet_file).unwrap()).unwrap();
+    let config = packetproof::Invocation::from(config);
     let packets = Packets::load(&[packet_file], &config).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (small, small_pb) = (dir.path().join("10k.jsonl"), dir.path().join("10k.pb"));

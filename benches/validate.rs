@@ -47,9 +47,15 @@ fn validate(c: &mut Criterion) {
         eprintln!("SKIPPED: validate benchmarks: {PACKET} is absent");
         return;
     };
-    let mut config = Config::load(root, None).expect("harness.toml loads");
+    let config = Config::load(root, None).expect("harness.toml loads");
     // The sample's asset examples carry generator prompts: noted under warn, as the tests do.
-    config.packet.asset_example_prompts = packetproof::config::Policy::Warn;
+    let config = packetproof::Invocation::new(
+        config,
+        packetproof::CommandPolicy {
+            asset_example_prompts: Some(packetproof::config::Policy::Warn),
+            ..Default::default()
+        },
+    );
     let value = canonical::parse(&bytes).expect("the interop packet parses");
     let file = root.join(PACKET);
     let judged = judge::packet_file(&file, &value, &config, Step::Validate);

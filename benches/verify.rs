@@ -23,9 +23,15 @@ fn verify(c: &mut Criterion) {
         return;
     };
     let copies: usize = std::env::var("PACKETPROOF_BENCH_COPIES").ok().and_then(|n| n.parse().ok()).unwrap_or(1000);
-    let mut config = Config::load(root, Some(&interop.join("google-suffix.txt"))).expect("harness.toml loads");
+    let config = Config::load(root, Some(&interop.join("google-suffix.txt"))).expect("harness.toml loads");
     // The sample's asset examples carry generator prompts: noted under warn, as the tests do.
-    config.packet.asset_example_prompts = packetproof::config::Policy::Warn;
+    let config = packetproof::Invocation::new(
+        config,
+        packetproof::CommandPolicy {
+            asset_example_prompts: Some(packetproof::config::Policy::Warn),
+            ..Default::default()
+        },
+    );
     let dir = tempfile::tempdir().expect("a temp dir");
     for i in 0..copies {
         std::fs::write(dir.path().join(format!("runtime-packet-{i:04}.json")), &bytes).expect("a copy is written");
@@ -45,7 +51,7 @@ fn verify(c: &mut Criterion) {
 
 fn nested_folders(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = Config::load(root, None).expect("harness.toml loads");
+    let config = packetproof::Invocation::from(Config::load(root, None).expect("harness.toml loads"));
     let mut group = c.benchmark_group("verify nested folders");
     group.sample_size(10);
     for depth in [400, 800, 1600] {

@@ -1,7 +1,8 @@
 //! The clap structures of the command line: every command, every argument, each
 //! with a description (a unit test checks that none is left without one).
 
-use super::{provenance, test};
+use super::cmd::{self, test};
+use super::serve;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use packetproof::config::Policy;
@@ -58,7 +59,8 @@ const SUFFIX_OPTION: &str = "google-suffix-file";
 #[derive(Debug, Parser)]
 #[command(name = "packetproof", version, about = "Conformance toolchain for exact LLM runtime packets")]
 pub struct Cli {
-    /// Also accepted before the command; shown only on the commands that take it.
+    /// Also accepted before the command; shown only on the commands that take it, and
+    /// refused before any other ([`Command::suffix_arg`]).
     #[arg(long, value_name = "FILE", hide = true)]
     pub google_suffix_file: Option<PathBuf>,
     /// The settings file (default: harness.toml in PACKETPROOF_ROOT, else in the current
@@ -76,178 +78,51 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the canonical (RFC 8785) bytes of a JSON file, or its sha256 digest.
-    Canon {
-        /// The JSON file; `-` or nothing reads standard input.
-        file: Option<PathBuf>,
-        /// Print `sha256:<hex>` and a newline instead of the canonical bytes.
-        #[arg(long)]
-        hash: bool,
-    },
+    Canon(cmd::canon::CanonArgs),
     /// Check a runtime packet against every rule of the contract.
-    Validate {
-        /// The runtime packet (runtime-packet.json) to check.
-        #[arg(long, value_name = "FILE")]
-        packet: PathBuf,
-        /// `text`: one line per finding; `json`: the outcome as a document.
-        #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
-        format: Format,
-        #[command(flatten)]
-        suffix: SuffixArg,
-    },
+    Validate(cmd::validate::ValidateArgs),
     /// Compile a request into a runtime packet (stdout, or --out written atomically).
-    Export {
-        /// The compile input (a fixture's request.json).
-        #[arg(long, value_name = "FILE")]
-        request: PathBuf,
-        /// Write the packet here (atomically, only when it compiles) instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        #[command(flatten)]
-        suffix: SuffixArg,
-    },
+    Export(cmd::export::ExportArgs),
     /// Check (or rewrite) the output schema snapshot against its source.
-    #[command(group(clap::ArgGroup::new("mode").required(true).args(["check", "write"])))]
-    Schema {
-        /// Fail when the vendored Builder schema or the snapshot generated from it changed.
-        #[arg(long)]
-        check: bool,
-        /// Regenerate the snapshot (harness.toml `paths.schema_snapshot`) from the vendored schema.
-        #[arg(long)]
-        write: bool,
-        /// `text` or `json` (for --check).
-        #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
-        format: Format,
-    },
+    Schema(cmd::schema::SchemaArgs),
     /// List the rule book: every check, what it reads, what it needs before it can
     /// apply (without it the check says "not applicable" and why), and what it proves.
-    Checks {
-        /// `text` or `json`.
-        #[arg(long, value_parser = formats(RULE_BOOK), default_value = RULE_BOOK[0].name())]
-        format: Format,
-    },
+    Checks(cmd::checks::ChecksArgs),
     /// Rewrite the golden files of the fixtures (never under CI); says new / updated / unchanged.
-    Bless(BlessArgs),
+    Bless(cmd::bless::BlessArgs),
     /// Show which packets a prompt or schema change affects and enforce the release policy.
-    ReleaseCheck {
-        /// The git revision to compare with (default: the merge base with main, else origin/main).
-        #[arg(long, value_name = "REV")]
-        base: Option<String>,
-        /// `text` for a terminal, `markdown` for a pull-request comment, `json` for machines,
-        /// `html` for one self-contained page (side-by-side prompt diffs) to attach to a CI run.
-        #[arg(long, value_parser = formats(RELEASE), default_value = RELEASE[0].name())]
-        format: Format,
-    },
+    ReleaseCheck(cmd::release_check::ReleaseCheckArgs),
     /// Write a run directory for a fresh agent from a valid packet.
-    Prepare {
-        /// The runtime packet the run is prepared from (it must hold).
-        #[arg(long, value_name = "FILE")]
-        packet: PathBuf,
-        /// The run directory to write (created; an existing one must hold the same preparation).
-        #[arg(long, value_name = "DIR")]
-        out_dir: PathBuf,
-        /// The runtime schema snapshot to pin (for packets made elsewhere); a non-Google
-        /// packet's outputSchema must equal it. Default: the suite's, else the built-in one.
-        #[arg(long, value_name = "FILE")]
-        schema: Option<PathBuf>,
-        #[command(flatten)]
-        suffix: SuffixArg,
-    },
+    Prepare(cmd::prepare::PrepareArgs),
     /// Write a working conformance suite into an empty folder (default: the current one).
     ///
     /// The block builder's demo, or with --agent the smallest suite of one app agent. In a
     /// repository that has a suite already, write none: wire CI and the pre-commit hooks to that one.
-    Init {
-        /// The empty folder to write the suite into (default: the current directory).
-        dir: Option<PathBuf>,
-        /// Write the suite of one app agent of this name ([agents.NAME], its templates, one
-        /// fixture, an exporter skeleton in the team's language) instead of the demo.
-        #[arg(long, value_name = "NAME")]
-        agent: Option<String>,
-        /// The agent's template style.
-        #[arg(long, value_enum, default_value_t, requires = "agent")]
-        style: StyleArg,
-        /// How the agent answers: plain text, or JSON in a schema (written as its schema file).
-        #[arg(long, value_enum, default_value_t, requires = "agent")]
-        output: OutputArg,
-    },
+    Init(cmd::init::InitArgs),
     /// Run the conformance gate's trials (as `cargo test` does), from the binary.
     Test(test::TestArgs),
     /// Evaluate a run's raw output and write evaluation.json.
-    Evaluate(EvaluateArgs),
+    Evaluate(cmd::evaluate::EvaluateArgs),
     /// Write completion.json for a run whose evaluation passed.
-    Complete(CompleteArgs),
+    Complete(cmd::complete::CompleteArgs),
     /// Check packets and run directories (searched recursively) against every rule.
-    Verify(VerifyArgs),
+    Verify(cmd::verify::VerifyArgs),
     /// Hold OpenTelemetry traces and logs (OTLP JSON or protobuf) to reviewed packets: each GenAI
     /// call is matched, mismatched, unreviewed or not judgeable (and with --gate, unvouched or
     /// conforming to a vouched template).
-    Trace(super::trace::TraceArgs),
+    Trace(cmd::trace::TraceArgs),
     /// Judge GenAI calls live: an OTLP receiver (HTTP, protobuf or JSON, and gRPC on the same port;
     /// traces and logs) that SDK exporters and the Collector send to, with findings as JSON lines
     /// and /metrics.
-    Serve(super::serve::ServeArgs),
+    Serve(serve::ServeArgs),
     /// Print the exact provider request body a packet implies, or check a captured request.
-    Wire {
-        /// The runtime packet whose provider request body is printed or checked. Without it,
-        /// `--check BODY --gate FILE` judges a production body with new data as `trace --gate`
-        /// judges the call, against the suite's golden packets and vouched templates.
-        #[arg(long, value_name = "FILE", required_unless_present = "gate")]
-        packet: Option<PathBuf>,
-        /// anthropic, openai-chat, openai-responses or gemini.
-        #[arg(long, value_parser = provenance::parse_api)]
-        api: packetproof::wire::Api,
-        /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
-        #[arg(long, value_name = "CAPTURED", conflicts_with = "out")]
-        check: Option<PathBuf>,
-        /// With --check on a HAR: what stands in place of the API's origin in the request URL
-        /// (a proxy, a gateway or a local capture server: `http://127.0.0.1:8080`); the API's
-        /// own path (`/v1/messages`, …) must follow it. Default: the API's host.
-        #[arg(long, value_name = "URL", requires = "check", value_parser = provenance::parse_base_url)]
-        base_url: Option<String>,
-        /// With --check: a gate statement (`packetproof test --attest`) that must vouch for the
-        /// packet (without --packet: for the call's packet or the templates it renders).
-        #[arg(long, value_name = "FILE", requires_all = ["check", "trusted_keys"])]
-        gate: Option<PathBuf>,
-        /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
-        #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
-        trusted_keys: Vec<PathBuf>,
-        /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
-        /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
-        #[arg(long, value_name = "AGE", requires = "gate", value_parser = crate::args::age)]
-        gate_max_age: Option<std::time::Duration>,
-        /// Write the body here instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// `text` or `json` (for --check).
-        #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
-        format: Format,
-        #[command(flatten)]
-        suffix: SuffixArg,
-    },
+    Wire(cmd::wire::WireArgs),
     /// Sign a completed run: a DSSE envelope over an in-toto statement of its files.
-    Attest {
-        /// The completed run directory.
-        run_dir: PathBuf,
-        /// Ed25519 private key, PKCS#8 PEM (`openssl genpkey -algorithm ed25519`).
-        #[arg(long, value_name = "KEY.pem")]
-        key: PathBuf,
-        /// Where to write the envelope (default RUN_DIR/attestation.json; never overwritten).
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        #[command(flatten)]
-        suffix: SuffixArg,
-    },
+    Attest(cmd::attest::AttestArgs),
     /// Print a shell completion script (e.g. `packetproof completions bash > /etc/bash_completion.d/packetproof`).
-    Completions {
-        /// bash, zsh, fish, powershell or elvish.
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
+    Completions(cmd::completions::CompletionsArgs),
     /// Print the manual page (roff) of packetproof or of one of its commands (`packetproof man | man -l -`).
-    Man {
-        /// A command whose own page to print (default: the main page, which lists them all).
-        command: Option<String>,
-    },
+    Man(cmd::man::ManArgs),
 }
 
 /// `--google-suffix-file`, on the commands that read packets made elsewhere (the others
@@ -262,103 +137,53 @@ pub struct SuffixArg {
 }
 
 impl Command {
-    /// The `--google-suffix-file` given after the command, on a command that takes it.
-    pub fn suffix(&self) -> Option<&PathBuf> {
+    /// The command's `--google-suffix-file`; `None` for a command that does not take it
+    /// (its arguments have no [`SuffixArg`]): given before it, the option is refused.
+    pub fn suffix_arg(&self) -> Option<&SuffixArg> {
         match self {
-            Command::Validate { suffix, .. }
-            | Command::Export { suffix, .. }
-            | Command::Prepare { suffix, .. }
-            | Command::Wire { suffix, .. }
-            | Command::Attest { suffix, .. } => suffix.file.as_ref(),
-            Command::Evaluate(args) => args.suffix.file.as_ref(),
-            Command::Complete(args) => args.suffix.file.as_ref(),
-            Command::Verify(args) => args.suffix.file.as_ref(),
-            Command::Test(args) => args.suffix.file.as_ref(),
-            Command::Trace(args) => args.suffix.file.as_ref(),
-            Command::Serve(args) => args.suffix.file.as_ref(),
-            Command::Canon { .. }
-            | Command::Schema { .. }
-            | Command::Checks { .. }
+            Command::Validate(args) => Some(&args.suffix),
+            Command::Export(args) => Some(&args.suffix),
+            Command::Prepare(args) => Some(&args.suffix),
+            Command::Wire(args) => Some(&args.suffix),
+            Command::Attest(args) => Some(&args.suffix),
+            Command::Evaluate(args) => Some(&args.suffix),
+            Command::Complete(args) => Some(&args.suffix),
+            Command::Verify(args) => Some(&args.suffix),
+            Command::Test(args) => Some(&args.suffix),
+            Command::Trace(args) => Some(&args.suffix),
+            Command::Serve(args) => Some(&args.suffix),
+            Command::Canon(_)
+            | Command::Schema(_)
+            | Command::Checks(_)
             | Command::Bless(_)
-            | Command::ReleaseCheck { .. }
-            | Command::Init { .. }
-            | Command::Completions { .. }
-            | Command::Man { .. } => None,
+            | Command::ReleaseCheck(_)
+            | Command::Init(_)
+            | Command::Completions(_)
+            | Command::Man(_) => None,
         }
     }
-}
 
-/// `init --style`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum StyleArg {
-    /// minijinja / Jinja2 (`{{ name }}`).
-    Jinja,
-    /// mustache (`{{{name}}}`).
-    #[default]
-    Mustache,
-    /// Python str.format (`{name}`).
-    Format,
-}
-
-impl From<StyleArg> for packetproof::profile::Style {
-    fn from(style: StyleArg) -> Self {
-        match style {
-            StyleArg::Jinja => Self::Jinja,
-            StyleArg::Mustache => Self::Mustache,
-            StyleArg::Format => Self::Format,
-        }
-    }
-}
-
-/// `init --output`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum OutputArg {
-    /// Plain text: no outputSchema.
-    #[default]
-    Text,
-    /// JSON in the agent's schema file: the packets carry it as outputSchema.
-    Schema,
-}
-
-impl From<OutputArg> for packetproof::profile::Output {
-    fn from(output: OutputArg) -> Self {
-        match output {
-            OutputArg::Text => Self::Text,
-            OutputArg::Schema => Self::Schema,
-        }
-    }
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub struct BlessArgs {
-    /// Bless only the fixtures whose name contains this text (default: every fixture).
-    pub filter: Option<String>,
-    /// Show each changed case's grouped diff and ask accept / reject / skip (needs a terminal).
-    #[arg(long)]
-    pub review: bool,
-    /// What to do with golden folders that belong to no fixture.
-    #[arg(long, value_enum, default_value_t, value_name = "ACTION")]
-    pub unreferenced: UnreferencedArg,
-}
-
-/// `bless --unreferenced`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum UnreferencedArg {
-    /// List them; bless still succeeds.
-    #[default]
-    Warn,
-    /// List them and fail (exit 1).
-    Reject,
-    /// Remove their golden files, and the folders once empty.
-    Delete,
-}
-
-impl From<UnreferencedArg> for packetproof::bless::Unreferenced {
-    fn from(arg: UnreferencedArg) -> Self {
-        match arg {
-            UnreferencedArg::Warn => packetproof::bless::Unreferenced::Warn,
-            UnreferencedArg::Reject => packetproof::bless::Unreferenced::Reject,
-            UnreferencedArg::Delete => packetproof::bless::Unreferenced::Delete,
+    /// Whether the suite's programs (`[exporter]`, `[evaluator]`) may run: a command that
+    /// checks files it is given never runs a program they name; `verify` when asked.
+    pub fn runs_suite_programs(&self) -> bool {
+        match self {
+            Command::Verify(args) => args.run_exporter,
+            Command::Validate(_) | Command::Prepare(_) | Command::Wire(_) | Command::Trace(_) | Command::Serve(_) => {
+                false
+            }
+            Command::Canon(_)
+            | Command::Export(_)
+            | Command::Schema(_)
+            | Command::Checks(_)
+            | Command::Bless(_)
+            | Command::ReleaseCheck(_)
+            | Command::Init(_)
+            | Command::Test(_)
+            | Command::Evaluate(_)
+            | Command::Complete(_)
+            | Command::Attest(_)
+            | Command::Completions(_)
+            | Command::Man(_) => true,
         }
     }
 }
@@ -397,91 +222,36 @@ pub fn formats(offered: &'static [Format]) -> impl TypedValueParser<Value = Form
     })
 }
 
-#[derive(Debug, Clone, clap::Args)]
-pub struct EvaluateArgs {
-    #[command(flatten)]
-    pub suffix: SuffixArg,
-    /// The run directory (as written by `prepare`).
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: PathBuf,
-    /// The runtime packet; default: rebuilt from agent-request.json + eval-context.json.
-    #[arg(long, value_name = "FILE")]
-    pub packet: Option<PathBuf>,
-    /// The agent's raw output; default: the manifest's rawOutput (raw-output.json).
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Where to write the evaluation; default: the manifest's evaluation (evaluation.json).
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// `json` prints the evaluation document itself.
-    #[arg(long, value_parser = formats(EVALUATION), default_value = EVALUATION[0].name())]
-    pub format: Format,
-    /// A schema snapshot to pin: the schema the answer is judged against (a Google run's
-    /// held-back snapshot, else the packet's outputSchema) must be this one.
-    #[arg(long, value_name = "FILE")]
-    pub schema: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub struct CompleteArgs {
-    #[command(flatten)]
-    pub suffix: SuffixArg,
-    /// The evaluated run directory.
-    #[arg(long, value_name = "DIR")]
-    pub run_dir: PathBuf,
-    /// The scenario this run exercised.
-    #[arg(long, value_name = "S")]
-    pub scenario: String,
-    /// The run's id within the scenario.
-    #[arg(long, value_name = "R")]
-    pub run_id: String,
-    /// The fresh agent's task id; must not appear in any other completion under the runs root.
-    #[arg(long, value_name = "T")]
-    pub agent_task: String,
-    /// An evaluator note (at least one, none blank).
-    #[arg(long = "note", value_name = "TEXT", required = true)]
-    pub notes: Vec<String>,
-    /// Where agent task ids must be unique; default: the run directory's parent.
-    #[arg(long, value_name = "DIR")]
-    pub runs_root: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub struct VerifyArgs {
-    #[command(flatten)]
-    pub suffix: SuffixArg,
-    /// Packets, run directories, or directories to search for both.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-    /// `text`: failures and their findings, then `N checked: H hold, F failed`; `json`: every
-    /// result, the counts and the checks that ran.
-    #[arg(long, value_parser = formats(VERIFICATION), default_value = VERIFICATION[0].name())]
-    pub format: Format,
-    /// List every file checked, not only the failures (text format).
-    #[arg(short, long)]
-    pub verbose: bool,
-    /// An Ed25519 public key (SPKI PEM) whose signature a run's attestation.json must
-    /// carry; repeatable (any one of them suffices).
-    #[arg(long = "trusted-key", value_name = "PUB.pem")]
-    pub trusted_keys: Vec<PathBuf>,
-    /// A gate statement (`packetproof test --attest`): every packet found counts only when it
-    /// vouches for the packet's bytes (`gate::vouched`); signed by a --trusted-key.
-    #[arg(long, value_name = "FILE", requires = "trusted_keys")]
-    pub gate: Option<PathBuf>,
-    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
-    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
-    #[arg(long, value_name = "AGE", requires = "gate", value_parser = age)]
-    pub gate_max_age: Option<std::time::Duration>,
-    /// Run the suite's `[exporter]` to check that golden packets regenerate (without it,
-    /// verify runs no command harness.toml names and says which checks it left out).
-    #[arg(long)]
-    pub run_exporter: bool,
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    /// `packetproof <command>` with the fewest arguments it parses with.
+    pub(crate) fn least_args(command: &clap::Command) -> Vec<String> {
+        let mut args = vec!["packetproof".to_owned(), command.get_name().to_owned()];
+        let group_heads = command.get_groups().filter(|g| g.is_required_set()).filter_map(|g| g.get_args().next());
+        let group_heads: Vec<_> = group_heads.collect();
+        // `wire --packet` is required unless `--gate` judges a production body.
+        let needed =
+            |a: &&clap::Arg| a.is_required_set() || a.get_id() == "packet" || group_heads.contains(&a.get_id());
+        for arg in command.get_arguments().filter(needed) {
+            if let Some(long) = arg.get_long() {
+                args.push(format!("--{long}"));
+            }
+            if !arg.get_action().takes_values() {
+                continue;
+            }
+            // A value each parser accepts (`--api` checks its own, without possible values).
+            args.push(match arg.get_possible_values().first() {
+                Some(first) => first.get_name().to_owned(),
+                None if arg.get_id() == "api" => "anthropic".to_owned(),
+                None if arg.get_id() == "listen" => "127.0.0.1:0".to_owned(),
+                None => "x".to_owned(),
+            });
+        }
+        args
+    }
 
     /// Every argument of every command says what it is for.
     #[test]
@@ -499,7 +269,7 @@ mod tests {
     }
 
     /// Every command that takes `--google-suffix-file` hands it to the dispatch
-    /// (`Command::suffix`): given after the command with the command's required
+    /// (`Command::suffix_arg`): given after the command with the command's required
     /// arguments, it comes back.
     #[test]
     fn every_command_that_takes_the_suffix_hands_it_on() {
@@ -507,24 +277,11 @@ mod tests {
         let takers = suffix_takers();
         assert!(takers.len() >= 10, "{takers:?}");
         for name in takers {
-            let command = cli.find_subcommand(&name).unwrap();
-            let mut args = vec!["packetproof".to_owned(), name.clone()];
-            // `wire --packet` is required unless `--gate` judges a production body.
-            for arg in command.get_arguments().filter(|a| a.is_required_set() || a.get_id() == "packet") {
-                // A value each parser accepts (`--api` checks its own, without possible values).
-                let value = match arg.get_possible_values().first() {
-                    Some(first) => first.get_name().to_owned(),
-                    None if arg.get_id() == "api" => "anthropic".to_owned(),
-                    None => "x".to_owned(),
-                };
-                if let Some(long) = arg.get_long() {
-                    args.push(format!("--{long}"));
-                }
-                args.push(value);
-            }
+            let mut args = least_args(cli.find_subcommand(&name).unwrap());
             args.extend(["--google-suffix-file".to_owned(), "suffix.txt".to_owned()]);
             let parsed = Cli::try_parse_from(&args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
-            assert_eq!(parsed.command.suffix().map(|p| p.to_str().unwrap()), Some("suffix.txt"), "{args:?}");
+            let given = parsed.command.suffix_arg().and_then(|arg| arg.file.as_deref());
+            assert_eq!(given.map(|p| p.to_str().unwrap()), Some("suffix.txt"), "{args:?}");
         }
     }
 }

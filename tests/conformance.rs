@@ -17,7 +17,8 @@ fn main() {
     // Whether trials may re-bless golden files: decided once, here, from CI and PACKETPROOF_BLESS.
     let env = packetproof::env::Env::current().unwrap_or_else(|e| panic!("{e}"));
     let writes = packetproof::bless::GoldenWrites::from_env(&env);
-    let suite = packetproof::conformance::trials(Arc::new(config), note, writes).unwrap_or_else(|e| panic!("{e}"));
+    let suite =
+        packetproof::conformance::trials(Arc::new(config.into()), note, writes).unwrap_or_else(|e| panic!("{e}"));
     let mut trials: Vec<Trial> = suite.trials.into_iter().map(libtest_trial).collect();
     trials.extend(interop_trials());
     let conclusion = libtest_mimic::run(&args, trials);
@@ -62,10 +63,16 @@ fn interop_trials() -> Vec<Trial> {
 
 fn interop_trial(folder: &Path, path: PathBuf) -> Result<(), Failed> {
     // The samples append their own Google suffix, not the project's.
-    let mut config =
+    let config =
         Config::load(root(), Some(&folder.join("google-suffix.txt"))).map_err(|e| Failed::from(e.to_string()))?;
     // The reference's own samples carry generator prompts in asset examples: noted, not failed.
-    config.packet.asset_example_prompts = packetproof::config::Policy::Warn;
+    let config = packetproof::Invocation::new(
+        config,
+        packetproof::CommandPolicy {
+            asset_example_prompts: Some(packetproof::config::Policy::Warn),
+            ..Default::default()
+        },
+    );
     let outcomes = packetproof::verify::verify(&config, &[path]).map_err(|e| Failed::from(e.to_string()))?;
     if outcomes.is_empty() {
         return Err("nothing to verify was found".into());

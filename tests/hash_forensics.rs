@@ -12,8 +12,8 @@ use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-fn config() -> Config {
-    Config::load(Path::new(ROOT), None).expect("harness.toml loads")
+fn config() -> packetproof::Invocation {
+    packetproof::Invocation::from(Config::load(Path::new(ROOT), None).expect("harness.toml loads"))
 }
 
 fn parse(text: &str) -> Map<String, Value> {
@@ -73,8 +73,9 @@ fn locale_ordered_hashes_pass_only_when_the_suite_accepts_them() {
     let wrong = r#"{"attempt":1,"maxTokens":5,"messages":[{"content":"s","role":"system"},{"content":"u","role":"user"}],"model":"m","outputSchema":{"a":2,"B":1},"provider":"anthropic"}"#;
     let mut packet = parse(ANTHROPIC);
     packet.insert("exactInputHash".into(), digest::sha256(wrong.as_bytes()).into());
-    let mut accepting = config();
+    let mut accepting = Config::load(Path::new(ROOT), None).expect("harness.toml loads");
     accepting.canonical.accept_locale_key_order = true;
+    let accepting = packetproof::Invocation::from(accepting);
     assert!(packet::exact_input_hash(&packet, &accepting).is_empty());
     let notes = packet::notes(&Value::Object(packet.clone()), &accepting);
     assert!(
@@ -206,7 +207,7 @@ fn google_suffix_without_its_trailing_newline() {
 #[test]
 fn a_different_google_suffix() {
     // The packet shows one suffix; the exporter hashed the project's.
-    let suffix = config().google_suffix;
+    let suffix = config().google_suffix.clone();
     let content = serde_json::to_string(&format!("u{suffix}")).unwrap();
     let wrong = format!(
         r#"{{"attempt":1,"maxTokens":5,"messages":[{{"content":"s","role":"system"}},{{"content":{content},"role":"user"}}],"model":"m","provider":"google"}}"#

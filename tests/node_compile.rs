@@ -60,9 +60,13 @@ const STRICTER: &[(&str, Stricter)] = &[
     ("interop", Stricter::AllowList),   // the placeholder model `<project-model-id>`
 ];
 
-fn project() -> &'static Config {
-    static CONFIG: OnceLock<Config> = OnceLock::new();
-    CONFIG.get_or_init(|| Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).expect("harness.toml loads"))
+fn project() -> &'static packetproof::Invocation {
+    static CONFIG: OnceLock<packetproof::Invocation> = OnceLock::new();
+    CONFIG.get_or_init(|| {
+        packetproof::Invocation::from(
+            Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).expect("harness.toml loads"),
+        )
+    })
 }
 
 fn cases_dir() -> PathBuf {

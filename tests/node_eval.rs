@@ -118,8 +118,8 @@ fn node_eval(path: &Utf8Path) -> datatest_stable::Result<()> {
 
 /// A settings root for packets from the Node exporter (made once per process): the project's
 /// harness.toml, the interop Builder schema as snapshot, the interop Google suffix.
-fn config() -> &'static Config {
-    static CONFIG: OnceLock<(tempfile::TempDir, Config)> = OnceLock::new();
+fn config() -> &'static packetproof::Invocation {
+    static CONFIG: OnceLock<(tempfile::TempDir, packetproof::Invocation)> = OnceLock::new();
     &CONFIG
         .get_or_init(|| {
             let dir = tempfile::tempdir().expect("temp dir");
@@ -133,9 +133,15 @@ fn config() -> &'static Config {
             .unwrap();
             let suffix = interop.join("google-suffix.txt");
             std::fs::copy(&suffix, dir.path().join("references/gemini-json-suffix.txt")).unwrap();
-            let mut config = Config::load(dir.path(), Some(&suffix)).expect("settings root");
+            let config = Config::load(dir.path(), Some(&suffix)).expect("settings root");
             // The Node exporter's packets carry generator prompts in asset examples: noted, not failed.
-            config.packet.asset_example_prompts = packetproof::config::Policy::Warn;
+            let config = packetproof::Invocation::new(
+                config,
+                packetproof::CommandPolicy {
+                    asset_example_prompts: Some(packetproof::config::Policy::Warn),
+                    ..Default::default()
+                },
+            );
             (dir, config)
         })
         .1

@@ -16,8 +16,8 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings")
 }
 
-fn config() -> Config {
-    Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).expect("harness.toml")
+fn config() -> packetproof::Invocation {
+    packetproof::Invocation::from(Config::load(Path::new(env!("CARGO_MANIFEST_DIR")), None).expect("harness.toml"))
 }
 
 /// The capture server's address, as record.sh wrote it.

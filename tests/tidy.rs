@@ -162,11 +162,11 @@ fn the_rules_see_the_whole_tree() {
     }
     let names = |r: &&resolve::Reference, module: &str| matches!(&r.target, resolve::Target::Crate(t) if t.first().is_some_and(|m| m == module));
     assert!(
-        tree.references.iter().any(|r| r.file == "src/main.rs" && names(&r, "verify")),
+        tree.references.iter().any(|r| r.file == "src/cmd/verify.rs" && names(&r, "verify")),
         "the CLI runs the library's verify"
     );
     assert!(
-        tree.references.iter().any(|r| r.file == "src/review.rs" && names(&r, "main")),
+        tree.references.iter().any(|r| r.file == "src/cmd/bless/review.rs" && names(&r, "main")),
         "the CLI's crate:: is its own root"
     );
 }
@@ -322,19 +322,18 @@ mod broken {
         let relay = "/// Elsewhere there is no /proc.\n#[cfg(target_os = \"linux\")]\npub fn run() {}\n";
         caught(
             rules::one_gate_for_every_platform,
-            &[("src/main.rs", main), ("src/test.rs", relay)],
-            "src/test.rs: a target_os",
+            &[("src/main.rs", main), ("src/cmd/test.rs", relay)],
+            "src/cmd/test.rs: a target_os",
         );
         let proc = "pub fn run() { let _ = std::path::Path::new(\"/proc/self/fd/3\"); }\n";
         caught(
             rules::one_gate_for_every_platform,
-            &[("src/main.rs", main), ("src/test.rs", proc)],
-            "src/test.rs: a /proc path",
+            &[("src/main.rs", main), ("src/cmd/test.rs", proc)],
+            "src/cmd/test.rs: a /proc path",
         );
         let documented = "/// No /proc relay here.\npub fn run() {}\n";
-        assert!(
-            rules::one_gate_for_every_platform(&tree(&[("src/main.rs", main), ("src/test.rs", documented)])).is_empty()
-        );
+        assert!(rules::one_gate_for_every_platform(&tree(&[("src/main.rs", main), ("src/cmd/test.rs", documented)]))
+            .is_empty());
     }
 
     #[test]

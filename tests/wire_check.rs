@@ -21,8 +21,8 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn config() -> Config {
-    Config::load(root(), None).expect("harness.toml")
+fn config() -> packetproof::Invocation {
+    packetproof::Invocation::from(Config::load(root(), None).expect("harness.toml"))
 }
 
 fn packet(case: &str) -> Value {

@@ -29,7 +29,7 @@ mod metrics;
 mod refusals;
 
 use packetproof::trace::packets::Packets;
-use packetproof::{Config, Error, Result, Status};
+use packetproof::{Error, Invocation, Result, Status};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -103,7 +103,7 @@ pub(crate) struct Shared {
     pub(crate) packets: Packets,
     /// The gate every verdict is held to (`--gate`), and the settings its template check reads.
     pub(crate) vouching: Option<packetproof::trace::vouched::Vouching>,
-    pub(crate) config: Config,
+    pub(crate) config: Invocation,
     pub(crate) max_body: usize,
     /// Requests admitted (being read, waiting or judged): `--queue` plus one per worker.
     pub(crate) admitted: Arc<tokio::sync::Semaphore>,
@@ -119,11 +119,12 @@ pub(crate) struct Shared {
 /// Load the packets, bind, serve until SIGTERM or Ctrl-C. Exit 0 after a clean stop;
 /// 2 when the packets cannot be read, the findings file cannot be opened, or the
 /// address cannot be bound.
-pub fn run(config: &Config, args: &ServeArgs) -> Result<Status> {
+pub fn run(settings: &super::hiargs::Settings, args: &ServeArgs) -> Result<Status> {
+    let config = &settings.load()?;
     let packets = Packets::load(&args.packets, config)?;
     super::print::skipped_notes(packets.skipped());
     let vouching =
-        super::trace::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
+        super::provenance::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
     let inputs: Vec<&std::path::Path> =
         args.packets.iter().chain(&args.gate).chain(&args.trusted_keys).map(PathBuf::as_path).collect();
     let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;

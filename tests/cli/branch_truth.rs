@@ -171,8 +171,14 @@ fn branch_lies_fail_alone(packets: Vec<(&str, Value)>) {
         ),
         ("an extra renderInput key", |p| p["renderInput"]["debug"] = json!({}), "$.renderInput.debug"),
     ];
-    let mut config = packetproof::Config::load(Path::new(ROOT), None).unwrap();
-    config.packet.asset_example_prompts = packetproof::config::Policy::Warn;
+    let config = packetproof::Config::load(Path::new(ROOT), None).unwrap();
+    let config = packetproof::Invocation::new(
+        config,
+        packetproof::CommandPolicy {
+            asset_example_prompts: Some(packetproof::config::Policy::Warn),
+            ..Default::default()
+        },
+    );
     for (shape, packet) in packets {
         let judged = |packet: &Value| {
             let outcome = packetproof::judge::packet_file(Path::new("p.json"), packet, &config, Step::Validate);

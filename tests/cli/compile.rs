@@ -21,8 +21,8 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn config() -> Config {
-    Config::load(root(), None).unwrap()
+fn config() -> packetproof::Invocation {
+    packetproof::Invocation::from(Config::load(root(), None).unwrap())
 }
 
 fn packetproof(project: &Path, args: &[&str]) -> Output {
@@ -41,16 +41,16 @@ fn strings(value: &Value) -> Vec<&str> {
 
 /// The cases whose packet under test is the blessed golden one (negative cases
 /// with a hand-broken packet of their own have no golden files).
-fn golden_cases(config: &Config) -> Vec<corpus::Case> {
+fn golden_cases(config: &packetproof::Invocation) -> Vec<corpus::Case> {
     corpus::cases(config).unwrap().into_iter().filter(|c| !c.has_own_packet()).collect()
 }
 
 /// A temporary copy of the project's sources (templates, schema, fixtures) with
 /// golden files blessed from them, and its settings.
 #[track_caller]
-fn blessed_project() -> (support::Project, Config) {
+fn blessed_project() -> (support::Project, packetproof::Invocation) {
     let project = support::Project::corpus().blessed();
-    let config = Config::load(project.root(), None).unwrap();
+    let config = packetproof::Invocation::from(Config::load(project.root(), None).unwrap());
     (project, config)
 }
 
@@ -88,7 +88,7 @@ fn golden_packets_hold_and_agent_requests_follow_them() {
 /// field, the one named after the resolved value; each version is the sha256 of
 /// the template's bytes.
 #[track_caller]
-fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &Config) {
+fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &packetproof::Invocation) {
     let branch = &packet["resolvedBranch"];
     let flag = |field: &str, yes: &str, no: &str| if branch[field] == json!(true) { yes } else { no }.to_owned();
     let value = |field: &str| branch[field].as_str().unwrap().to_owned();

@@ -364,7 +364,8 @@ const SUITE_SOURCES: [&str; 2] = ["harness.toml", "references"];
 /// golden file).
 #[track_caller]
 pub fn compiled_packet(case: &str) -> serde_json::Value {
-    let config = packetproof::Config::load(root(), None).unwrap_or_else(|e| panic!("{e}"));
+    let config =
+        packetproof::Invocation::from(packetproof::Config::load(root(), None).unwrap_or_else(|e| panic!("{e}")));
     let file = root().join("fixtures").join(case).join("request.json");
     let request = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let request = packetproof::canonical::parse(&request).unwrap_or_else(|e| panic!("{}: {e}", file.display()));

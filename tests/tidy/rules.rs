@@ -137,7 +137,7 @@ pub fn only_spawners_spawn(tree: &Tree) -> Vec<String> {
 
 /// `packetproof test` from its command line down to its runner and reporters.
 pub const GATE_PATH: [&str; 3] =
-    ["src/test.rs", "crates/packetproof/src/conformance/", "crates/packetproof/src/reporter/"];
+    ["src/cmd/test.rs", "crates/packetproof/src/conformance/", "crates/packetproof/src/reporter/"];
 
 /// [`GATE_PATH`] is one code path on every platform: no `target_os` condition and no
 /// `/proc` path (outside doc comments), so what Linux runs is what macOS and Windows run.

@@ -17,7 +17,8 @@
 
 use crate::corpus::{self, Case};
 use crate::env::Env;
-use crate::{canonical, fsutil, provider, Config, Error, Result};
+use crate::Invocation;
+use crate::{canonical, fsutil, provider, Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -139,7 +140,7 @@ impl Pending {
 
 /// The cases whose name contains `filter`, compiled, each with what blessing it
 /// would change. Nothing is written. Refused under CI.
-pub fn plan(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Vec<Pending>> {
+pub fn plan(config: &Invocation, filter: Option<&str>, writes: GoldenWrites) -> Result<Vec<Pending>> {
     writes.permit("bless", Requester::Command)?;
     let matching: Vec<Case> =
         corpus::cases(config)?.into_iter().filter(|c| filter.is_none_or(|f| c.name.contains(f))).collect();
@@ -166,7 +167,7 @@ pub fn plan(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Resu
 /// changed. Identical files are not rewritten. Refused under CI.
 /// The cases blessed and what changed, and each rule that did not run on some
 /// case's packet, with why (once per check and reason).
-pub fn bless(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Blessed> {
+pub fn bless(config: &Invocation, filter: Option<&str>, writes: GoldenWrites) -> Result<Blessed> {
     let mut done = Blessed::default();
     for pending in plan(config, filter, writes)? {
         apply(config, &pending, writes, Requester::Command)?;
@@ -183,7 +184,7 @@ pub fn bless(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Res
 /// Pin the suite's schema and templates as they are now in its lock file
 /// (`packetproof.lock`), after the golden cases were blessed; returns whether the
 /// lock changed. Refused where blessing is.
-pub fn pin(config: &Config, writes: GoldenWrites) -> Result<bool> {
+pub fn pin(config: &Invocation, writes: GoldenWrites) -> Result<bool> {
     writes.permit("bless", Requester::Command)?;
     crate::lock::write(config)
 }
@@ -196,12 +197,17 @@ pub struct Blessed {
 }
 
 /// Bless one case from a test; under CI this refuses and says so.
-pub(crate) fn bless_from_test(config: &Config, case: &Case, writes: GoldenWrites) -> Result<()> {
+pub(crate) fn bless_from_test(config: &Invocation, case: &Case, writes: GoldenWrites) -> Result<()> {
     write_golden(config, case, writes, Requester::Test).map(|_| ())
 }
 
 /// The one way golden files are written (see the module docs).
-pub(crate) fn write_golden(config: &Config, case: &Case, writes: GoldenWrites, requester: Requester) -> Result<Change> {
+pub(crate) fn write_golden(
+    config: &Invocation,
+    case: &Case,
+    writes: GoldenWrites,
+    requester: Requester,
+) -> Result<Change> {
     writes.permit(&case.name, requester)?;
     let pending = pending(config, case.clone())?;
     apply(config, &pending, writes, requester)?;
@@ -215,7 +221,7 @@ pub(crate) fn write_golden(config: &Config, case: &Case, writes: GoldenWrites, r
 /// the two renames) is a finding of `verify` and of the gate, and the next bless
 /// rewrites both. Temp files a killed bless left in the case's folder are removed.
 /// The golden directory itself must exist: a misspelt one is never created.
-pub fn apply(config: &Config, pending: &Pending, writes: GoldenWrites, requester: Requester) -> Result<()> {
+pub fn apply(config: &Invocation, pending: &Pending, writes: GoldenWrites, requester: Requester) -> Result<()> {
     let case = &pending.case;
     writes.permit(&case.name, requester)?;
     corpus::layout::require_dirs(config)?;
@@ -256,7 +262,7 @@ fn holds(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// Compile a case (refused requests leave the golden files alone) and compare.
-pub fn pending(config: &Config, case: Case) -> Result<Pending> {
+pub fn pending(config: &Invocation, case: Case) -> Result<Pending> {
     if case.has_own_packet() {
         return Err(Error::refused(
             &case.name,
@@ -310,7 +316,7 @@ pub enum Unreferenced {
 
 /// The golden folders no fixture explains; with `Delete`, removes their golden
 /// files (never anything else) and the folders left empty. Returns the folders.
-pub fn unreferenced(config: &Config, action: Unreferenced, writes: GoldenWrites) -> Result<Vec<PathBuf>> {
+pub fn unreferenced(config: &Invocation, action: Unreferenced, writes: GoldenWrites) -> Result<Vec<PathBuf>> {
     let cases = corpus::cases(config)?;
     let folders = corpus::layout::layout(config, &cases)?.unreferenced_golden;
     if action == Unreferenced::Delete {

@@ -12,7 +12,8 @@
 //!   the output formats), `jsonpath`, `parallel`
 //!   (work over every core, results in input order);
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
-//!   (harness.toml), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
+//!   (harness.toml), [`invocation`] (the settings with what a command decided, and the
+//!   files the gate reads once), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
 //!   atomic writes; directory locks), `numbers` (JSON numbers by value, quoted as written),
 //!   [`diff`],
 //!   `git` (the only module that spawns git);
@@ -52,6 +53,7 @@ mod exporter;
 pub mod fsutil;
 mod git;
 pub mod init;
+pub mod invocation;
 mod jsonpath;
 pub mod judge;
 mod lock;
@@ -78,6 +80,7 @@ pub mod wire;
 
 pub use config::Config;
 pub use error::{Error, Result};
+pub use invocation::{CommandPolicy, Invocation};
 pub use report::{Finding, Findings, Format, JsonPath, Location, Outcome, Status, EXIT_STATUSES};
 pub use rules::{Check, CorpusCheck, InputCheck, Need, PacketCheck, Reads, Rule, RunCheck, Skip, Skipped};
 

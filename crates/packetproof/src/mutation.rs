@@ -16,7 +16,8 @@ use crate::corpus::record::CompletionRecord;
 use crate::corpus::{self, Case};
 use crate::judge::fixture_run::{self, AssembledRun};
 use crate::judge::{dispatch, Origin, Step, Subject};
-use crate::{digest, fsutil, packet, Config, CorpusCheck, Finding, JsonPath, Location, PacketCheck, Result, RunCheck};
+use crate::Invocation;
+use crate::{digest, fsutil, packet, CorpusCheck, Finding, JsonPath, Location, PacketCheck, Result, RunCheck};
 use serde_json::{json, Map, Value};
 
 /// Which mutations were tried, which escaped, and which were skipped (with why).
@@ -60,7 +61,7 @@ pub(crate) fn self_test_case(
     case: &Case,
     golden: &Map<String, Value>,
     run: Option<&AssembledRun>,
-    config: &Config,
+    config: &Invocation,
 ) -> Result<MutationReport> {
     let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
     self_test_case_with(case, golden, run, std::sync::Arc::new(isolation), config)
@@ -72,7 +73,7 @@ pub(crate) fn self_test_case_with(
     golden: &Map<String, Value>,
     run: Option<&AssembledRun>,
     isolation: std::sync::Arc<check::Isolation>,
-    config: &Config,
+    config: &Invocation,
 ) -> Result<MutationReport> {
     let mut report = MutationReport::default();
     let mutations = packet_mutations(golden, &case.request, config);
@@ -123,7 +124,7 @@ pub(crate) fn self_test_case_with(
 /// branch-isolation mutation, and the exporter run once per case.
 struct Catchers<'a> {
     case: &'a Case,
-    config: &'a Config,
+    config: &'a Invocation,
     isolation: std::sync::Arc<check::Isolation>,
     /// What the request makes now, made once per case (an exporter is a process).
     /// A failure is not kept: it ends the self-test of the case, unchanged.
@@ -141,7 +142,7 @@ impl<'a> Catchers<'a> {
         case: &'a Case,
         golden: &'a Map<String, Value>,
         isolation: std::sync::Arc<check::Isolation>,
-        config: &'a Config,
+        config: &'a Invocation,
     ) -> Self {
         let value = Value::Object(golden.clone());
         let at = Subject::packet(&value, Some(Origin::Case(case)));
@@ -200,7 +201,7 @@ impl<'a> Catchers<'a> {
     }
 }
 
-fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Config) -> Vec<PacketMutation> {
+fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Invocation) -> Vec<PacketMutation> {
     let mut list = Vec::new();
     let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
         list.push(PacketMutation { name, check, rehash, edit })
@@ -324,7 +325,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Confi
 fn block_builder_mutations(
     golden: &Map<String, Value>,
     request: &Value,
-    config: &Config,
+    config: &Invocation,
     add: &mut impl FnMut(String, PacketCheck, bool, Edit),
 ) {
     // Each resolvedBranch field set to another value.
@@ -446,7 +447,7 @@ fn deepest_object(value: &mut Value) -> Option<&mut Map<String, Value>> {
 
 /// Damage a passing run directory after the fact, one way at a time, in memory
 /// (the shared run keeps its bytes); a second run beside a copy of it reuses its task.
-fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
+fn run_mutations(case: &Case, run: &AssembledRun, config: &Invocation, report: &mut MutationReport) -> Result<()> {
     if !run.refusals.is_empty() {
         report.record(format!("{}: the unmutated run must pass first ({:?})", case.name, run.refusals), &[]);
         return Ok(());
@@ -478,7 +479,7 @@ fn run_mutations(case: &Case, run: &AssembledRun, config: &Config, report: &mut 
 }
 
 /// A second run that reuses a completed run's agent task id is refused.
-fn duplicate_task(case: &Case, run: &AssembledRun, config: &Config, report: &mut MutationReport) -> Result<()> {
+fn duplicate_task(case: &Case, run: &AssembledRun, config: &Invocation, report: &mut MutationReport) -> Result<()> {
     let Some(record) = CompletionRecord::load(case)? else { return Ok(()) };
     // The completed run and, beside it, the same run evaluated but not yet completed.
     let first = run;
@@ -522,15 +523,15 @@ mod tests {
     use crate::judge::fixture_run::assemble_run;
 
     /// An `init` suite and its first case (shared with the equivalence tests).
-    pub(super) fn suite() -> (tempfile::TempDir, Config, Case) {
+    pub(super) fn suite() -> (tempfile::TempDir, crate::Invocation, Case) {
         let dir = tempfile::tempdir().unwrap();
         crate::init::init(dir.path(), crate::bless::GoldenWrites::OnCommand, None).unwrap();
-        let config = Config::load(dir.path(), None).unwrap();
+        let config = crate::Invocation::from(crate::Config::load(dir.path(), None).unwrap());
         let case = crate::corpus::cases(&config).unwrap().remove(0);
         (dir, config, case)
     }
 
-    pub(super) fn golden(case: &Case, config: &Config) -> Map<String, Value> {
+    pub(super) fn golden(case: &Case, config: &Invocation) -> Map<String, Value> {
         case.packet(config).unwrap().as_object().unwrap().clone()
     }
 
@@ -539,7 +540,8 @@ mod tests {
     /// is not demanded of packet::branch-consistency. Nothing else is skipped.
     #[test]
     fn a_mutation_that_leaves_the_meaning_is_skipped_and_named() {
-        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let config =
+            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let case = corpus::cases(&config).unwrap().into_iter().find(|c| c.name == "anthropic-staged-both-no-evidence");
         let case = case.unwrap();
         let mut golden = golden(&case, &config);

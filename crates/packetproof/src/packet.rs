@@ -10,10 +10,10 @@ pub use provider_shape::provider_shape;
 pub(crate) use provider_shape::provider_shape_applies;
 
 use crate::branch::EvidenceMode;
-use crate::config::Config;
 use crate::digest;
 use crate::profile::Profile;
 use crate::report::{walk, Finding, Findings, JsonPath, PacketCheck, Trail};
+use crate::Invocation;
 use serde_json::{Map, Value};
 
 pub(crate) const AGENT_ID: &str = crate::profile::BLOCK_AGENT_ID;
@@ -29,7 +29,7 @@ pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effe
 
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields;
 /// the agent ids, branch fields and renderInput keys are the contract profile's.
-pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+pub fn contract(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
     let profile = config.agent(packet);
     let mut out = Findings::new(PacketCheck::Contract);
     let mut fail = |path: JsonPath, message: String| out.fail(path, message);
@@ -118,7 +118,7 @@ pub fn contract(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
 /// agent a suite declares) not in its provider's `models`. Packets of the built-in
 /// default agent, which may come from elsewhere (the reference's samples name a
 /// placeholder model), only need a model that is not blank.
-fn model_problem(config: &Config, agent: &Profile, provider: &str, model: &str) -> Option<String> {
+fn model_problem(config: &Invocation, agent: &Profile, provider: &str, model: &str) -> Option<String> {
     if model.trim().is_empty() {
         return None;
     }
@@ -231,7 +231,7 @@ pub(crate) fn unknown_render_input_keys(packet: &Map<String, Value>, profile: &P
 
 /// Whether every value of the packet's resolvedBranch is one packetproof's compiler
 /// knows: `Err` naming a value the suite added to a block-builder value set.
-pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Invocation) -> Result<(), String> {
     let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return Ok(()) };
     let agent = config.agent(packet);
     for (field, value) in branch {
@@ -262,7 +262,7 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, 
 
 /// Forbidden keys anywhere in renderInput; forbidden value patterns in renderInput
 /// strings and in the prompt texts; evidence that the resolved branch excludes.
-pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+pub fn forbidden_material(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(input) = packet.get("renderInput") {
         scan(input, JsonPath::field("renderInput"), config, PacketCheck::ForbiddenMaterial, &mut out);
@@ -287,7 +287,7 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Config) -> Vec<F
 pub(crate) fn scan(
     value: &Value,
     root: JsonPath,
-    config: &Config,
+    config: &Invocation,
     check: impl Into<crate::Check>,
     out: &mut Vec<Finding>,
 ) {
@@ -328,9 +328,13 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
 }
 
 /// `exactInputHash`; on a mismatch, the known exporter mistake that explains it.
-pub fn exact_input_hash(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+pub fn exact_input_hash(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
+    exact_input_hash_in(packet, config, config.canonical.accept_locale_key_order)
+}
+
+/// [`exact_input_hash`], accepting the reference's key order or not.
+fn exact_input_hash_in(packet: &Map<String, Value>, config: &Invocation, accept: bool) -> Vec<Finding> {
     let actual = digest::exact_input_hash(packet);
-    let accept = config.canonical.accept_locale_key_order;
     recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, actual, accept, |stored| {
         let schema = crate::schema::snapshot_of(config, config.agent(packet)).ok();
         let context = digest::forensics::Context { suffix: &config.google_suffix, schema: schema.as_ref() };
@@ -339,8 +343,12 @@ pub fn exact_input_hash(packet: &Map<String, Value>, config: &Config) -> Vec<Fin
 }
 
 /// `checksum`; on a mismatch, the known exporter mistake that explains it.
-pub fn checksum(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
-    let accept = config.canonical.accept_locale_key_order;
+pub fn checksum(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
+    checksum_in(packet, config.canonical.accept_locale_key_order)
+}
+
+/// [`checksum`], accepting the reference's key order or not.
+fn checksum_in(packet: &Map<String, Value>, accept: bool) -> Vec<Finding> {
     recomputed(packet, "checksum", PacketCheck::Checksum, digest::packet_checksum(packet), accept, |stored| {
         digest::forensics::checksum(packet, stored)
     })
@@ -352,7 +360,7 @@ pub(crate) const LOCALE_ORDER: &str = "locale-compare-key-order";
 
 /// Notes naming each stored hash that holds only in the reference's key order
 /// (accepted under `[canonical] accept_locale_key_order`).
-fn locale_hash_notes(packet: &Map<String, Value>, config: &Config) -> Vec<String> {
+fn locale_hash_notes(packet: &Map<String, Value>, config: &Invocation) -> Vec<String> {
     [PacketCheck::ExactInputHash, PacketCheck::Checksum]
         .into_iter()
         .filter_map(|check| locale_order_note(check, packet, config))
@@ -361,15 +369,17 @@ fn locale_hash_notes(packet: &Map<String, Value>, config: &Config) -> Vec<String
 
 /// The note for `check` (exactInputHash or checksum) when the packet's stored hash
 /// holds only in the reference's key order, which the suite accepts.
-pub(crate) fn locale_order_note(check: PacketCheck, packet: &Map<String, Value>, config: &Config) -> Option<String> {
+pub(crate) fn locale_order_note(
+    check: PacketCheck,
+    packet: &Map<String, Value>,
+    config: &Invocation,
+) -> Option<String> {
     if !config.canonical.accept_locale_key_order {
         return None;
     }
-    let mut strict = config.clone();
-    strict.canonical.accept_locale_key_order = false;
     let (key, findings_without) = match check {
-        PacketCheck::ExactInputHash => ("exactInputHash", exact_input_hash(packet, &strict)),
-        PacketCheck::Checksum => ("checksum", checksum(packet, &strict)),
+        PacketCheck::ExactInputHash => ("exactInputHash", exact_input_hash_in(packet, config, false)),
+        PacketCheck::Checksum => ("checksum", checksum_in(packet, false)),
         _ => return None,
     };
     findings_without.iter().any(|f| f.cause.as_deref() == Some(LOCALE_ORDER)).then(|| {
@@ -455,7 +465,7 @@ pub(crate) fn describe(value: Option<&Value>) -> String {
 
 /// Everything worth saying about a packet that does not fail it: key orders the
 /// Node tools would hash differently, and material the policy only warns about.
-pub fn notes(packet: &Value, config: &Config) -> Vec<String> {
+pub fn notes(packet: &Value, config: &Invocation) -> Vec<String> {
     let mut notes = key_order_notes(packet);
     if let Some(map) = packet.as_object() {
         notes.extend(locale_hash_notes(map, config));
@@ -504,7 +514,8 @@ mod tests {
 
     #[test]
     fn max_tokens_is_a_positive_whole_number_in_any_spelling() {
-        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let config =
+            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let findings = |tokens: &str| {
             let packet: Value = crate::canonical::parse(format!(r#"{{"maxTokens": {tokens}}}"#).as_bytes()).unwrap();
             contract(packet.as_object().unwrap(), &config)
@@ -524,7 +535,8 @@ mod tests {
     /// google, schema rules for openai, and none (the check says why) for a provider it does not name.
     #[test]
     fn provider_shape_follows_the_configured_output_mode_and_skips_an_unnamed_provider() {
-        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let config =
+            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let packet = |provider: &str| {
             serde_json::json!({"provider": provider, "userMessage": "u", "effectiveUserMessage": "u"})
                 .as_object()

@@ -75,6 +75,92 @@ pub(crate) const CONTRACT_FIELDS: [&str; 18] = [
     "checksum",
 ];
 
+/// What the block-builder profile does with a `[contract]` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlockBuilder {
+    /// Its own value; giving one is an error.
+    Fixes(&'static str),
+    /// What a suite gives adds to its own.
+    Extends(&'static str),
+}
+
+/// What a custom profile does with a `[contract]` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Custom {
+    /// It must be given: what it declares.
+    Required(&'static str),
+    Optional(&'static str),
+}
+
+/// A `[contract]` key of the agent's shape, and what each profile does with it.
+pub(crate) struct ShapeKey {
+    pub(crate) key: &'static str,
+    given: fn(&RawContract) -> bool,
+    pub(crate) block_builder: BlockBuilder,
+    pub(crate) custom: Custom,
+}
+
+/// The keys a custom profile declares and the block builder fixes or extends: the one
+/// list the parse and its messages follow, and the table of `docs/gating-any-agent.md`
+/// ("What a profile declares", checked by `profile::tests`).
+pub(crate) const SHAPE_KEYS: [ShapeKey; 8] = [
+    ShapeKey {
+        key: "agent_ids",
+        given: |raw| raw.agent_ids.is_some(),
+        block_builder: BlockBuilder::Fixes("`updateBlockFromLibrary`"),
+        custom: Custom::Required("a list of names"),
+    },
+    ShapeKey {
+        key: "task_types",
+        given: |raw| raw.task_types.is_some(),
+        block_builder: BlockBuilder::Extends("to `block-update`"),
+        custom: Custom::Required("a list of names"),
+    },
+    ShapeKey {
+        key: "prompt_modes",
+        given: |raw| raw.prompt_modes.is_some(),
+        block_builder: BlockBuilder::Extends("to `library-adapt`"),
+        custom: Custom::Required("a list of names"),
+    },
+    ShapeKey {
+        key: "output",
+        given: |raw| raw.output.is_some(),
+        block_builder: BlockBuilder::Fixes("`\"schema\"` (Google: text-JSON)"),
+        custom: Custom::Required("\"schema\" or \"text\""),
+    },
+    ShapeKey {
+        key: "schema",
+        given: |raw| raw.schema.is_some(),
+        block_builder: BlockBuilder::Fixes("the suite's schema snapshot"),
+        custom: Custom::Optional(
+            "the agent's schema file, with `output = \"schema\"` (a missing file is a settings error)",
+        ),
+    },
+    ShapeKey {
+        key: "render_input_keys",
+        given: |raw| raw.render_input_keys.is_some(),
+        block_builder: BlockBuilder::Fixes("`[packet] render_input_keys`"),
+        custom: Custom::Required("the list of renderInput's keys (a closed set)"),
+    },
+    ShapeKey {
+        key: "branch",
+        given: |raw| !raw.branch.is_empty(),
+        block_builder: BlockBuilder::Extends("values to a built-in set: `insertionMode = [\"replace\"]`"),
+        custom: Custom::Optional("each field: a list of values, or `\"boolean\"`"),
+    },
+    ShapeKey {
+        key: "templates",
+        given: |raw| raw.templates.is_some(),
+        block_builder: BlockBuilder::Fixes(
+            "the built-in minijinja `system.md.j2` and `user.md.j2`, each rendering's end trimmed (`\"trim-end\"`)",
+        ),
+        custom: Custom::Optional(
+            "`style` (`format`, `mustache`, `jinja`), `system` and `user` template lists under `paths.prompts`, \
+             and `rendering` (below; default `\"as-rendered\"`)",
+        ),
+    },
+];
+
 /// `[evaluator]`: the suite's own evaluator of agent answers, run like the
 /// `[exporter]` (`crate::suite_evaluator` says what it is given and must print).
 #[derive(Debug, Clone, Deserialize)]
@@ -313,14 +399,8 @@ impl Profile {
 }
 
 fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result::Result<Profile, String> {
-    let fixed = [
-        ("templates", raw.templates.is_some()),
-        ("agent_ids", raw.agent_ids.is_some()),
-        ("output", raw.output.is_some()),
-        ("schema", raw.schema.is_some()),
-        ("render_input_keys", raw.render_input_keys.is_some()),
-    ];
-    if let Some((key, _)) = fixed.iter().find(|(_, given)| *given) {
+    let fixed = |k: &&ShapeKey| matches!(k.block_builder, BlockBuilder::Fixes(_)) && (k.given)(&raw);
+    if let Some(ShapeKey { key, .. }) = SHAPE_KEYS.iter().find(fixed) {
         return Err(format!(
             "contract.{key}: the block-builder profile fixes it; declare `profile = \"custom\"` to give your own"
         ));
@@ -390,8 +470,13 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
 }
 
 fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
+    for ShapeKey { key, given, custom, .. } in &SHAPE_KEYS {
+        if let (Custom::Required(what), false) = (custom, given(&raw)) {
+            return Err(format!("contract.{key}: a custom profile declares it: {what}"));
+        }
+    }
     let required = |key: &str, list: Option<Vec<String>>| -> std::result::Result<Vec<String>, String> {
-        let list = list.ok_or_else(|| format!("contract.{key}: a custom profile declares it"))?;
+        let list = list.unwrap_or_default();
         if list.is_empty() || list.iter().any(|v| v.trim().is_empty()) {
             return Err(format!("contract.{key}: expected a non-empty list of non-blank names"));
         }
@@ -421,7 +506,8 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         }
         branch.push(BranchField { name: field, values });
     }
-    let output = raw.output.ok_or("contract.output: a custom profile declares \"schema\" or \"text\"")?;
+    // Present: SHAPE_KEYS requires it (as `render_input_keys` below).
+    let output = raw.output.unwrap_or(Output::Schema);
     if output == Output::Text && raw.schema.is_some() {
         return Err("contract.schema: the agent answers in plain text (output = \"text\"), so it names no schema \
                     file"
@@ -435,9 +521,7 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         prompt_modes: required("prompt_modes", raw.prompt_modes)?,
         output,
         schema: raw.schema,
-        render_input_keys: raw
-            .render_input_keys
-            .ok_or("contract.render_input_keys: a custom profile declares renderInput's keys (a closed set)")?,
+        render_input_keys: raw.render_input_keys.unwrap_or_default(),
         branch,
         extended: Vec::new(),
         templates: match raw.templates {
@@ -475,109 +559,4 @@ fn check_value(field: &str, value: &str) -> std::result::Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn resolve(toml_text: &str) -> std::result::Result<Profile, String> {
-        let raw: RawContract = toml::from_str(toml_text).map_err(|e| e.to_string())?;
-        Profile::resolve("contract", raw, &["a".to_owned()])
-    }
-
-    #[test]
-    fn the_default_is_the_block_builder_and_a_suite_extends_its_value_sets() {
-        let profile = resolve("").unwrap();
-        assert!(profile.is_block_builder());
-        assert_eq!(profile.values_of("insertionMode").unwrap(), ["staged", "immediate"]);
-        let profile = resolve("[branch]\ninsertionMode = [\"replace\"]").unwrap();
-        assert_eq!(profile.values_of("insertionMode").unwrap(), ["staged", "immediate", "replace"]);
-        assert!(profile.is_extension("insertionMode", "replace"));
-        assert!(!profile.is_extension("insertionMode", "staged"));
-    }
-
-    #[test]
-    fn the_block_builder_takes_added_prompt_modes_task_types_and_packet_fields() {
-        let profile = resolve(
-            "prompt_modes = [\"library-refresh\"]\ntask_types = [\"block-refresh\"]\npacket_fields = [\"temperature\"]",
-        )
-        .unwrap();
-        assert!(profile.is_block_builder());
-        assert_eq!(profile.prompt_modes, ["library-adapt", "library-refresh"]);
-        assert_eq!(profile.task_types, ["block-update", "block-refresh"]);
-        assert!(profile.is_extension("promptMode", "library-refresh"));
-        assert!(!profile.is_extension("promptMode", "library-adapt"));
-        assert!(profile.allows_field("temperature") && profile.allows_field("checksum"));
-        assert!(!profile.allows_field("topP"));
-        let narrowed = resolve("models = [\"gpt-5-mini\"]").unwrap();
-        assert!(narrowed.model_problem("gpt-5-mini").is_none());
-        assert!(narrowed.model_problem("gpt-5").unwrap().contains("not one agent \"contract\" is declared with"));
-    }
-
-    #[test]
-    fn the_block_builder_refuses_what_it_fixes_and_fields_it_lacks() {
-        for (text, says) in [
-            ("agent_ids = [\"x\"]", "contract.agent_ids: the block-builder profile fixes it"),
-            ("prompt_modes = [\"library-adapt\"]", "already declared"),
-            ("packet_fields = [\"checksum\"]", "already a contract field"),
-            ("models = []", "contract.models: expected a non-empty list"),
-            ("[branch]\ntone = [\"x\"]", "not a block-builder branch field"),
-            ("[branch]\nhasTargetTheme = [\"x\"]", "expected a list of values to add"),
-            ("[branch]\ninsertionMode = [\"staged\"]", "already a built-in value"),
-        ] {
-            let err = resolve(text).unwrap_err();
-            assert!(err.contains(says), "{text}: {err}");
-        }
-    }
-
-    #[test]
-    fn a_custom_profile_declares_every_part() {
-        let full = "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
-                    output = \"text\"\nrender_input_keys = [\"q\"]\n[branch]\ntone = [\"formal\"]\nurgent = \"boolean\"";
-        let profile = resolve(full).unwrap();
-        assert_eq!(profile.output, Output::Text);
-        assert_eq!(profile.values_of("tone").unwrap(), ["formal"]);
-        assert!(profile.branch.iter().any(|f| f.name == "urgent" && f.values.is_none()));
-        for (drop, says) in [
-            ("agent_ids = [\"a\"]\n", "contract.agent_ids: a custom profile declares it"),
-            ("output = \"text\"\n", "contract.output"),
-            ("render_input_keys = [\"q\"]\n", "contract.render_input_keys"),
-        ] {
-            let err = resolve(&full.replace(drop, "")).unwrap_err();
-            assert!(err.contains(says), "{drop}: {err}");
-        }
-        let err = resolve(&full.replace("\"boolean\"", "\"bool\"")).unwrap_err();
-        assert!(err.contains("expected a list of values or \"boolean\""), "{err}");
-    }
-
-    #[test]
-    fn an_agent_answering_in_a_schema_names_its_own_schema_file() {
-        let agent = "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
-                     render_input_keys = [\"q\"]\nschema = \"schemas/a.json\"\n";
-        let profile = resolve(&format!("{agent}output = \"schema\"")).unwrap();
-        assert_eq!(profile.schema.as_deref(), Some(std::path::Path::new("schemas/a.json")));
-        let err = resolve(&format!("{agent}output = \"text\"")).unwrap_err();
-        assert!(err.contains("contract.schema: the agent answers in plain text"), "{err}");
-        let err = resolve("schema = \"s.json\"").unwrap_err();
-        assert!(err.contains("contract.schema: the block-builder profile fixes it"), "{err}");
-    }
-
-    #[test]
-    fn templates_declare_what_the_app_does_to_a_rendering() {
-        let full = "profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
-                    output = \"text\"\nrender_input_keys = [\"q\"]\n[templates]\nstyle = \"mustache\"\n\
-                    system = [\"s\"]\nuser = [\"u\"]\n";
-        let rendering = |line: &str| resolve(&format!("{full}{line}")).map(|p| p.templates.unwrap().rendering);
-        assert_eq!(rendering("").unwrap(), crate::template::Trim::AsRendered);
-        for (value, trim) in [
-            ("as-rendered", crate::template::Trim::AsRendered),
-            ("strip-trailing-newlines", crate::template::Trim::StripTrailingNewlines),
-            ("trim-end", crate::template::Trim::TrimEnd),
-            ("trim", crate::template::Trim::Both),
-        ] {
-            assert_eq!(rendering(&format!("rendering = \"{value}\"")).unwrap(), trim);
-        }
-        let err = rendering("rendering = \"strip\"").unwrap_err();
-        assert!(err.contains("unknown variant") && err.contains("trim-end"), "{err}");
-        let err = rendering("trim = true").unwrap_err();
-        assert!(err.contains("unknown field"), "{err}");
-    }
-}
+mod tests;

@@ -8,8 +8,9 @@
 //! is proven, not assumed.
 
 use crate::report::{Finding, Location};
+use crate::Invocation;
 use crate::JsonPath;
-use crate::{canonical, digest, fsutil, Config, Error, Result};
+use crate::{canonical, digest, fsutil, Error, Result};
 use serde_json::Value;
 
 /// The check name reported when the snapshot or the vendored upstream drifts.
@@ -18,7 +19,7 @@ pub(crate) const CHECK: crate::CorpusCheck = crate::CorpusCheck::SnapshotParity;
 const MEMBERS: [&str; 3] = ["name", "description", "schema"];
 
 /// The vendored upstream, parsed strictly and shaped `{name, description, schema}`.
-fn builder_value(config: &Config) -> Result<(String, Vec<u8>, Value)> {
+fn builder_value(config: &Invocation) -> Result<(String, Vec<u8>, Value)> {
     let (file, bytes) = config.builder_schema_bytes()?;
     let value = canonical::parse(&bytes).map_err(|e| e.in_file(file.clone()))?;
     let members: Vec<&str> = value.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
@@ -42,7 +43,7 @@ fn builder_value(config: &Config) -> Result<(String, Vec<u8>, Value)> {
 
 /// The snapshot bytes the vendored upstream produces: 2-space JSON and a final
 /// newline, byte-identical with the upstream (an error otherwise).
-pub(crate) fn generate(config: &Config) -> Result<String> {
+pub(crate) fn generate(config: &Invocation) -> Result<String> {
     let (file, bytes, value) = builder_value(config)?;
     let text = canonical::to_pretty(&value);
     if text.as_bytes() != bytes.as_slice() {
@@ -59,7 +60,7 @@ pub(crate) fn generate(config: &Config) -> Result<String> {
 /// Whether parity applies: only when the suite names a Builder schema of its own
 /// (`paths.builder_schema`). Otherwise the schema snapshot is the suite's own file
 /// and nothing upstream generates it (`Err(why not)`).
-pub(crate) fn parity_applies(config: &Config) -> std::result::Result<(), String> {
+pub(crate) fn parity_applies(config: &Invocation) -> std::result::Result<(), String> {
     match (&config.paths.builder_schema, config.is_suite()) {
         (Some(_), _) | (None, false) => Ok(()),
         (None, true) => Err(format!(
@@ -75,7 +76,7 @@ pub(crate) fn parity_applies(config: &Config) -> std::result::Result<(), String>
 /// snapshot is the same JSON as the upstream (parsed, so a checkout that turned
 /// line endings into CRLF holds the same schema). Each drift is a finding; an
 /// unreadable or malformed upstream is an error.
-pub fn check(config: &Config) -> Result<Vec<Finding>> {
+pub fn check(config: &Invocation) -> Result<Vec<Finding>> {
     let mut findings = pin_findings(config)?;
     let (builder_file, _, expected) = builder_value(config)?;
     let actual = match &config.paths.schema_snapshot {
@@ -112,7 +113,7 @@ pub fn check(config: &Config) -> Result<Vec<Finding>> {
 
 /// The vendored upstream against harness.toml's `schema.builder_sha256`, when it
 /// pins one. A checkout with CRLF line endings holds the pin of the LF bytes.
-fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
+fn pin_findings(config: &Invocation) -> Result<Vec<Finding>> {
     let Some(pinned) = &config.schema.builder_sha256 else { return Ok(Vec::new()) };
     let (path, bytes) = config.builder_schema_bytes()?;
     let actual = digest::sha256(&bytes);
@@ -133,7 +134,7 @@ fn pin_findings(config: &Config) -> Result<Vec<Finding>> {
 /// generate from a vendored upstream that no longer has the pinned bytes, and to
 /// write over a snapshot that is not the one the lock pins (edited since the last
 /// bless, or never blessed): packetproof never writes over a file a user edited.
-pub fn write(config: &Config) -> Result<bool> {
+pub fn write(config: &Invocation) -> Result<bool> {
     if let Err(why) = parity_applies(config) {
         return Err(Error::refused(config.file_name(), format!("nothing generates the schema snapshot: {why}")));
     }
@@ -171,13 +172,13 @@ pub fn write(config: &Config) -> Result<bool> {
 
 /// The snapshot as a JSON value (`{name, description, schema}`): the runtime
 /// `outputSchema` of non-Google packets.
-pub fn snapshot(config: &Config) -> Result<Value> {
+pub fn snapshot(config: &Invocation) -> Result<Value> {
     shared_snapshot(config).map(|snapshot| Value::clone(&snapshot))
 }
 
-/// [`snapshot`] for a reader: under [`Config::reading_once`] the one parsed copy
+/// [`snapshot`] for a reader: under [`Invocation::reading_once`](crate::Invocation::reading_once) the one parsed copy
 /// (every prompt rendered names the schema, and copying it was a third of a render).
-pub(crate) fn shared_snapshot(config: &Config) -> Result<std::sync::Arc<Value>> {
+pub(crate) fn shared_snapshot(config: &Invocation) -> Result<std::sync::Arc<Value>> {
     config.snapshot_value(|| {
         let (file, bytes) = config.snapshot_bytes()?;
         canonical::parse(&bytes).map_err(|e| e.in_file(file))
@@ -186,7 +187,7 @@ pub(crate) fn shared_snapshot(config: &Config) -> Result<std::sync::Arc<Value>> 
 
 /// The schema `agent`'s packets carry as outputSchema, as a JSON value: its own schema
 /// file, else the suite's [`snapshot`].
-pub fn snapshot_of(config: &Config, agent: &crate::profile::Profile) -> Result<Value> {
+pub fn snapshot_of(config: &Invocation, agent: &crate::profile::Profile) -> Result<Value> {
     if agent.schema.is_none() {
         return snapshot(config);
     }
@@ -204,23 +205,31 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn project() -> Config {
-        Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap()
+    fn project() -> crate::Invocation {
+        crate::Invocation::from(crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap())
     }
 
-    fn validator(config: &Config) -> jsonschema::Validator {
+    fn validator(config: &Invocation) -> jsonschema::Validator {
         let snapshot = snapshot(config).unwrap();
         jsonschema::validator_for(&snapshot["schema"]).unwrap()
     }
 
     /// A project copy whose vendored upstream holds `text` (pin unchanged).
-    fn with_upstream(text: &str) -> (tempfile::TempDir, Config) {
+    fn with_upstream(text: &str) -> (tempfile::TempDir, crate::Invocation) {
+        with_upstream_pinned(text, None)
+    }
+
+    /// [`with_upstream`], pinning the upstream's digest `pin` when given.
+    fn with_upstream_pinned(text: &str, pin: Option<String>) -> (tempfile::TempDir, crate::Invocation) {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = project();
+        let mut config = project().config().clone();
         config.paths.builder_schema = Some(dir.path().join("upstream.json"));
         config.paths.schema_snapshot = Some(dir.path().join("snapshot.json"));
+        if pin.is_some() {
+            config.schema.builder_sha256 = pin;
+        }
         std::fs::write(dir.path().join("upstream.json"), text).unwrap();
-        (dir, config)
+        (dir, config.into())
     }
 
     #[test]
@@ -279,8 +288,7 @@ mod tests {
             (original.trim_end().to_owned(), "printing it again differs"),
         ];
         for (text, expected) in cases {
-            let (_dir, mut config) = with_upstream(&text);
-            config.schema.builder_sha256 = Some(digest::sha256(text.as_bytes()));
+            let (_dir, config) = with_upstream_pinned(&text, Some(digest::sha256(text.as_bytes())));
             let err = generate(&config).unwrap_err().to_string();
             assert!(err.contains(expected), "{err}");
         }

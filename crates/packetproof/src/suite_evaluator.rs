@@ -19,7 +19,8 @@
 use crate::config::Evaluator;
 use crate::evaluator::Failure;
 use crate::jsonpath::JsonPath;
-use crate::{canonical, fsutil, process, Config, Error, Result};
+use crate::Invocation;
+use crate::{canonical, fsutil, process, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -40,7 +41,7 @@ pub(crate) struct Verdict {
 /// Run the suite's evaluator on the answer `raw` to `packet` in `run_dir`.
 pub(crate) fn evaluate(
     evaluator: &Evaluator,
-    config: &Config,
+    config: &Invocation,
     run_dir: &Path,
     packet: &Value,
     raw: &[u8],
@@ -50,7 +51,7 @@ pub(crate) fn evaluate(
         command: format!("{:?}", evaluator.command),
         reason,
     };
-    if !config.run_exporter {
+    if !config.policy().run_exporter {
         return Err(fail("is not run here (verify runs it only with --run-exporter)".into()));
     }
     let run_dir = std::path::absolute(run_dir).map_err(|e| Error::io(run_dir, e))?;

@@ -7,9 +7,10 @@
 
 use crate::judge::{self, Step};
 use crate::run::paths::{self, AGENT_REQUEST};
+use crate::Invocation;
 use crate::{
-    fsutil, parallel, Check, Config, CorpusCheck, Error, Finding, InputCheck, JsonPath, Location, Outcome, Result,
-    RunCheck, Skipped,
+    fsutil, parallel, Check, CorpusCheck, Error, Finding, InputCheck, JsonPath, Location, Outcome, Result, RunCheck,
+    Skipped,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -78,7 +79,7 @@ pub fn unreadable(outcomes: &[Outcome]) -> Vec<&str> {
 }
 
 /// One outcome per packet and run directory found under `paths`.
-pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
+pub fn verify(config: &Invocation, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
     verify_with_keys(config, paths, &[])
 }
 
@@ -87,7 +88,7 @@ pub fn verify(config: &Config, paths: &[PathBuf]) -> Result<Vec<Outcome>> {
 /// in the order found; targets are verified on every core ([`parallel`]), each
 /// worker holding one parsed file at a time.
 pub(crate) fn verify_with_keys(
-    config: &Config,
+    config: &Invocation,
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
 ) -> Result<Vec<Outcome>> {
@@ -96,7 +97,7 @@ pub(crate) fn verify_with_keys(
 
 /// `verify_with_keys`, reporting progress and the checks that ran.
 pub fn verify_with_progress(
-    config: &Config,
+    config: &Invocation,
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
     progress: Progress,
@@ -112,7 +113,7 @@ struct Found<'p> {
 }
 
 fn verify_on(
-    config: &Config,
+    config: &Invocation,
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
     workers: usize,
@@ -219,7 +220,7 @@ type PacketDigest = Option<(String, String)>;
 fn verify_target(
     target: &Target,
     keys: &[ed25519_dalek::VerifyingKey],
-    config: &Config,
+    config: &Invocation,
 ) -> Option<(Outcome, PacketDigest)> {
     Some(match target {
         Target::Packet(file) => verify_packet(file, config),
@@ -235,7 +236,7 @@ fn verify_target(
 }
 
 /// A packet file's bytes parsed as strict JSON, with their digest.
-fn read_packet(file: &Path, config: &Config) -> Result<(Value, PacketDigest)> {
+fn read_packet(file: &Path, config: &Invocation) -> Result<(Value, PacketDigest)> {
     let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
     let value = crate::canonical::parse(&bytes).map_err(|e| e.in_file(file.display()))?;
     let sha256 = crate::digest::sha256(&bytes).trim_start_matches("sha256:").to_owned();
@@ -246,7 +247,7 @@ fn read_packet(file: &Path, config: &Config) -> Result<(Value, PacketDigest)> {
 /// A packet against every rule that applies to it; the golden packet of a corpus
 /// case is also recompiled from its request and checked for branch isolation. A
 /// file that cannot be read as strict JSON is unreadable (exit 2), as in `validate`.
-fn verify_packet(file: &Path, config: &Config) -> (Outcome, PacketDigest) {
+fn verify_packet(file: &Path, config: &Invocation) -> (Outcome, PacketDigest) {
     match read_packet(file, config) {
         // An agent request or a compile input given as a packet: not judged as one
         // (16 contract findings would say nothing), refused as `validate` refuses it.
@@ -270,7 +271,7 @@ fn unreadable_file(file: &Path, error: &Error) -> Outcome {
 /// `packetVersion`, else left alone. One that cannot be read as strict JSON is
 /// unreadable, as `trace --packets` refuses it: it might be a packet, and a
 /// folder is never reported checked past a file nobody could judge.
-fn verify_maybe_packet(file: &Path, config: &Config) -> Option<(Outcome, PacketDigest)> {
+fn verify_maybe_packet(file: &Path, config: &Invocation) -> Option<(Outcome, PacketDigest)> {
     let (value, digest) = match read_packet(file, config) {
         Ok(read) => read,
         Err(e) => return Some((unreadable_file(file, &e), None)),
@@ -280,7 +281,7 @@ fn verify_maybe_packet(file: &Path, config: &Config) -> Option<(Outcome, PacketD
 }
 
 /// A golden agent-request.json is exactly the agent view of the packet beside it.
-fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
+fn verify_agent_view(dir: &Path, config: &Invocation) -> Outcome {
     let file = dir.join(AGENT_REQUEST);
     let shown = file.display().to_string();
     let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
@@ -327,7 +328,7 @@ fn verify_agent_view(dir: &Path, config: &Config) -> Outcome {
     outcome
 }
 
-fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config) -> Outcome {
+fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Invocation) -> Outcome {
     let mut outcome = judge::run_dir(dir, None, keys, config, Step::Verify);
     if keys.is_empty() && dir.join(crate::run::attestation::FILE).exists() {
         outcome
@@ -341,7 +342,7 @@ fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Config)
 }
 
 /// The same agent task id in two completions is one agent reused: both fail.
-fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config: &Config) {
+fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config: &Invocation) {
     let mut by_task: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, dir) in runs {
         let file = dir.join(paths::COMPLETION);
@@ -371,7 +372,7 @@ mod tests {
     #[test]
     fn outcomes_come_in_path_order_whatever_the_workers_and_each_json_file_is_read_once() {
         let root = Path::new(crate::PROJECT_ROOT);
-        let config = Config::load(root, None).unwrap();
+        let config = crate::Invocation::from(crate::Config::load(root, None).unwrap());
         // Compiled here, not read from golden/: this test must not depend on the corpus being current.
         let request = crate::canonical::parse(
             &std::fs::read(root.join("fixtures/anthropic-staged-alone-default/request.json")).unwrap(),

@@ -10,14 +10,15 @@ pub mod stale;
 
 use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
 use crate::corpus::{self};
-use crate::{fsutil, Config, CorpusCheck, Error, Finding, Location, Result};
+use crate::Invocation;
+use crate::{fsutil, CorpusCheck, Error, Finding, Location, Result};
 
 pub use packet::EXPORTER_FAILED;
 pub(crate) use packet::{branch_isolation, Isolation, Mismatch};
 
 /// The error to exit with when the suite's `[exporter]` failed to make a packet of
 /// `outcomes` again: `verify --run-exporter` then exits 2, could not run, as `bless` does.
-pub fn exporter_failure(outcomes: &[crate::Outcome], config: &Config) -> Option<Error> {
+pub fn exporter_failure(outcomes: &[crate::Outcome], config: &Invocation) -> Option<Error> {
     let failed = |o: &&crate::Outcome| o.findings.iter().any(|f| f.cause.as_deref() == Some(EXPORTER_FAILED));
     let targets: Vec<&str> = outcomes.iter().filter(failed).map(|o| o.target.as_str()).collect();
     let exporter = config.exporter.as_ref().filter(|_| !targets.is_empty())?;
@@ -43,7 +44,7 @@ impl From<Vec<Finding>> for Checked {
 }
 
 /// Run one corpus-wide check.
-pub(crate) fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Finding>> {
+pub(crate) fn on_corpus(check: CorpusCheck, config: &Invocation) -> Result<Vec<Finding>> {
     match check {
         CorpusCheck::Layout => {
             let cases = corpus::cases(config)?;
@@ -70,7 +71,7 @@ pub(crate) fn on_corpus(check: CorpusCheck, config: &Config) -> Result<Vec<Findi
 }
 
 /// Every branch value combination the contract names has a golden packet.
-fn branch_coverage(config: &Config) -> Result<Vec<Finding>> {
+fn branch_coverage(config: &Invocation) -> Result<Vec<Finding>> {
     let mut rows = Vec::new();
     for case in corpus::cases(config)?.iter().filter(|c| c.expect.is_none()) {
         rows.push(corpus::branch_row(&fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?));

@@ -9,7 +9,8 @@ use crate::corpus::Case;
 use crate::diff::{field_changes, DIFFED_TEXTS};
 use crate::packet::PROMPT_TEXTS;
 use crate::report::{walk, Finding, Findings, JsonPath, Location, Trail};
-use crate::{compile, fsutil, Config, PacketCheck, Result};
+use crate::Invocation;
+use crate::{compile, fsutil, PacketCheck, Result};
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex};
 
@@ -33,7 +34,7 @@ impl Mismatch {
 pub const EXPORTER_FAILED: &str = "exporter-failed";
 
 /// Recompile the request and compare with the packet byte for byte (as pretty JSON).
-pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
+pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Invocation) -> Result<Checked> {
     let produced = match crate::corpus::produce(case, config) {
         Ok(produced) => produced,
         Err(e @ crate::Error::Exporter { .. }) => {
@@ -66,7 +67,7 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 
 /// `packet::regenerates` for a packet and a request read by a command (no
 /// fixture): the packet is what packetproof's compiler makes of the request.
-pub(crate) fn compiles_to(request: &Value, file: &str, packet: &Value, config: &Config) -> Checked {
+pub(crate) fn compiles_to(request: &Value, file: &str, packet: &Value, config: &Invocation) -> Checked {
     let message = match compile::compile(request, config, file) {
         Ok(produced) if crate::numbers::same(&produced, packet) => return Checked::default(),
         Ok(_) => "the packet differs from what the request compiles to now".to_owned(),
@@ -91,7 +92,7 @@ fn rebless_hint(case: &Case) -> String {
 }
 
 /// The golden agent-request.json (when the case has golden files) is the agent view of the packet.
-fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Result<Checked> {
+fn agent_view_regenerates(case: &Case, packet: &Value, config: &Invocation) -> Result<Checked> {
     let file = case.golden_agent_request();
     if case.has_own_packet() {
         return Ok(Checked::default());
@@ -126,7 +127,7 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Config) -> Resul
 pub(crate) fn branch_isolation(
     packet: &Map<String, Value>,
     request: &Value,
-    config: &Config,
+    config: &Invocation,
     file: &str,
 ) -> Vec<Finding> {
     Isolation::of(request, config, file).check(packet, config)
@@ -151,13 +152,13 @@ struct Unrendered {
 }
 
 impl Isolation {
-    pub(crate) fn of(request: &Value, config: &Config, file: &str) -> Isolation {
+    pub(crate) fn of(request: &Value, config: &Invocation, file: &str) -> Isolation {
         let expected = compile::compile(request, config, file).map_err(|e| e.to_string());
         let mut excluded = compile::excluded_text(request, config);
         // An asset example's generator prompt is under the asset-prompt policy, as in
         // `packet::forbidden-material`: with `warn` that check notes it, and it is not a
         // finding here either.
-        if config.packet.asset_example_prompts == crate::config::Policy::Warn {
+        if config.asset_example_prompts() == crate::config::Policy::Warn {
             let keys = &config.packet.asset_prompt_keys;
             excluded.retain(|(origin, _)| !keys.iter().any(|key| origin.ends_with(key.as_str())));
         }
@@ -166,7 +167,7 @@ impl Isolation {
     }
 
     /// [`unrendered_lines`] of `packet`, from the last call when it lists the same templates.
-    fn unrendered(&self, packet: &Map<String, Value>, config: &Config) -> Arc<Unrendered> {
+    fn unrendered(&self, packet: &Map<String, Value>, config: &Invocation) -> Arc<Unrendered> {
         let paths = packet.get("promptPaths").cloned().unwrap_or(Value::Null);
         let mut last = self.unrendered.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, unrendered)) = last.as_ref().filter(|(seen, _)| *seen == paths) {
@@ -179,7 +180,7 @@ impl Isolation {
         unrendered
     }
 
-    pub(crate) fn check(&self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    pub(crate) fn check(&self, packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
         let mut out = Findings::new(PacketCheck::BranchIsolation);
         let mut fail = |path: JsonPath, message: String| out.fail(path, message);
         let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
@@ -326,7 +327,7 @@ fn unrendered_partial_findings(packet: &Map<String, Value>, unrendered: &Unrende
 /// (template, line) for the literal lines of the templates a packet did not
 /// render. Lines with template syntax, short lines and lines that a rendered
 /// template also has are left out: they prove nothing.
-pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Config) -> Vec<(String, String)> {
+pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Invocation) -> Vec<(String, String)> {
     let rendered: Vec<&str> =
         packet.get("promptPaths").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     let templates: Vec<(String, String)> = config
@@ -390,8 +391,8 @@ mod tests {
     use std::path::Path;
 
     /// The project's settings and its corpus case `name`.
-    fn project_case(name: &str) -> (Config, Case) {
-        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+    fn project_case(name: &str) -> (crate::Invocation, Case) {
+        let config = crate::Invocation::from(crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap());
         let case = crate::corpus::cases(&config).unwrap().into_iter().find(|c| c.name == name).unwrap();
         (config, case)
     }

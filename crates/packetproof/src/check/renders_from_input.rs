@@ -6,7 +6,8 @@
 //! templates cannot be re-rendered: the check does not apply, and says which templates differ.
 
 use crate::report::{Finding, JsonPath, PacketCheck};
-use crate::{compile, digest, Config};
+use crate::Invocation;
+use crate::{compile, digest};
 use serde_json::{Map, Value};
 use std::path::{Component, Path};
 
@@ -14,7 +15,7 @@ const CHECK: PacketCheck = PacketCheck::RendersFromInput;
 
 /// Whether the packet can be re-rendered here: `Err(why not)` when its promptVersions
 /// are not the sha256 of this suite's templates (another exporter's prompts).
-pub(crate) fn applies(packet: &Map<String, Value>, config: &Config) -> Result<(), String> {
+pub(crate) fn applies(packet: &Map<String, Value>, config: &Invocation) -> Result<(), String> {
     let differing = differing_templates(packet, config);
     if differing.is_empty() {
         return Ok(());
@@ -23,7 +24,7 @@ pub(crate) fn applies(packet: &Map<String, Value>, config: &Config) -> Result<()
 }
 
 /// The findings on a packet that [`applies`] to.
-pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn check(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
     let (input, branch) = inputs(packet);
     verdict(packet, &compile::render_prompts(config, input, branch).map_err(|e| e.to_string()))
 }
@@ -37,7 +38,7 @@ pub(crate) struct Renders {
 }
 
 impl Renders {
-    pub(crate) fn check(&mut self, packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
+    pub(crate) fn check(&mut self, packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
         let (input, branch) = inputs(packet);
         // In key order too: the templates read objects in order.
         let same = crate::digest::incremental::identical;
@@ -99,7 +100,7 @@ fn paths(packet: &Map<String, Value>) -> Vec<String> {
 
 /// Each template the packet names whose version is not the sha256 of the
 /// project's file of that name (or that the project does not have).
-pub(crate) fn differing_templates(packet: &Map<String, Value>, config: &Config) -> Vec<String> {
+pub(crate) fn differing_templates(packet: &Map<String, Value>, config: &Invocation) -> Vec<String> {
     let versions = packet.get("promptVersions").and_then(Value::as_object);
     let mut out = Vec::new();
     let listed = paths(packet);
@@ -151,13 +152,13 @@ fn shown(line: Option<&str>) -> String {
 mod tests {
     use super::*;
 
-    fn config() -> Config {
-        Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap()
+    fn config() -> crate::Invocation {
+        crate::Invocation::from(crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap())
     }
 
     /// A corpus case's packet as the templates compile it now (never the golden
     /// file, which only the conformance gate may depend on being current).
-    fn golden(config: &Config) -> Map<String, Value> {
+    fn golden(config: &Invocation) -> Map<String, Value> {
         let case = crate::corpus::cases(config).unwrap().into_iter().find(|c| c.name == "google-staged-both-selected");
         match crate::compile::compile(&case.unwrap().request, config, "test").unwrap() {
             Value::Object(map) => map,

@@ -93,11 +93,11 @@ impl StaleGoldens {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{canonical, compile, corpus, provider, Config, PacketCheck};
+    use crate::{canonical, compile, corpus, provider, Invocation, PacketCheck};
     use std::path::Path;
 
     /// A copy of the project's sources with golden files written from them.
-    fn blessed_copy() -> (tempfile::TempDir, Config) {
+    fn blessed_copy() -> (tempfile::TempDir, crate::Invocation) {
         let from = Path::new(crate::PROJECT_ROOT);
         let dir = tempfile::tempdir().unwrap();
         for item in ["harness.toml", "references", "fixtures"] {
@@ -111,7 +111,7 @@ mod tests {
             }
         }
         std::fs::create_dir_all(dir.path().join("golden")).unwrap();
-        let config = Config::load(dir.path(), None).unwrap();
+        let config = crate::Invocation::from(crate::Config::load(dir.path(), None).unwrap());
         for case in corpus::cases(&config).unwrap().iter().filter(|c| !c.has_own_packet()) {
             let packet = compile::compile(&case.request, &config, &case.name).unwrap();
             std::fs::create_dir_all(&case.golden_dir).unwrap();
@@ -123,7 +123,7 @@ mod tests {
     }
 
     /// What the gate does with `packet::regenerates` on every case.
-    fn gate(config: &Config) -> (StaleGoldens, usize) {
+    fn gate(config: &Invocation) -> (StaleGoldens, usize) {
         let stale = StaleGoldens::new();
         let mut failed = 0;
         // Negative cases with a hand-broken packet declare this failure; the gate expects it.

@@ -222,14 +222,14 @@ fn forbidden(blueprint: &Value, config: &Config, rules: &mut Rules) {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Config, Error};
+    use crate::Error;
     use serde_json::Value;
     use std::path::Path;
 
     /// The findings of compiling the interop-shaped fixture after `change`.
     fn refused(change: impl FnOnce(&mut Vec<Value>)) -> Vec<String> {
         let root = Path::new(crate::PROJECT_ROOT);
-        let config = Config::load(root, None).unwrap();
+        let config = crate::Invocation::from(crate::Config::load(root, None).unwrap());
         let file = root.join("fixtures/anthropic-staged-both-selected-interop-shape/request.json");
         let mut request = crate::fsutil::read_json(&file, 1 << 20).unwrap();
         change(request.pointer_mut("/source/blueprint/dataSemantics/screens").unwrap().as_array_mut().unwrap());

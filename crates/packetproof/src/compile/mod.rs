@@ -20,8 +20,9 @@ pub use request::{CHECK, MAPPING_ACTIONS};
 
 use crate::packet::{AGENT_ID, PROMPT_MODE, TASK_TYPE};
 use crate::report::{walk, Trail};
+use crate::Invocation;
 use crate::JsonPath;
-use crate::{digest, fsutil, provider, schema, Config, Error, Result};
+use crate::{digest, fsutil, provider, schema, Error, Result};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::path::Path;
@@ -30,7 +31,7 @@ use std::path::Path;
 /// A refused request is `Error::Failed` (exit 1) listing every finding (check
 /// [`CHECK`]). The packet is not judged here: the commands that write one
 /// (`export`, `bless`) ask the rule book (`crate::judge`), as every command does.
-pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
+pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value> {
     let findings = request::check(request, config);
     if !findings.is_empty() {
         return Err(Error::Failed { file: file.to_owned(), findings });
@@ -56,7 +57,7 @@ pub fn compile(request: &Value, config: &Config, file: &str) -> Result<Value> {
 
 /// The prompts the project's templates render over a packet's own renderInput and
 /// resolvedBranch, with the templates rendered (for `packet::renders-from-input`).
-pub(crate) fn render_prompts(config: &Config, render_input: &Value, branch: &Value) -> Result<prompts::Rendered> {
+pub(crate) fn render_prompts(config: &Invocation, render_input: &Value, branch: &Value) -> Result<prompts::Rendered> {
     let snapshot = schema::shared_snapshot(config)?;
     prompts::render(config, render_input, branch, snapshot["name"].as_str().unwrap_or_default())
 }
@@ -103,7 +104,7 @@ fn assemble(
 ///
 /// A string that also occurs in a region that does render is not listed: its
 /// presence in the packet would prove nothing.
-pub fn excluded_text(request: &Value, config: &Config) -> Vec<(String, String)> {
+pub fn excluded_text(request: &Value, config: &Invocation) -> Vec<(String, String)> {
     // A request asking for no known evidence mode renders no evidence (and its
     // compile fails, saying why): every available item is then excluded.
     let items = branch::requested_mode(request, "").map_or_else(|_| Vec::new(), |m| branch::resolved_items(request, m));
@@ -149,6 +150,6 @@ fn inside(path: &str, regions: &HashSet<String>) -> bool {
 }
 
 /// The compile request in `file`, read bounded and strictly.
-pub fn read_request(config: &Config, file: &Path) -> Result<Value> {
+pub fn read_request(config: &Invocation, file: &Path) -> Result<Value> {
     fsutil::read_json(file, config.limits.max_file_bytes)
 }

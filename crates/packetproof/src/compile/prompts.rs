@@ -7,7 +7,8 @@
 //! `promptPaths` is that record (render order) and `promptVersions` hashes those
 //! exact bytes, so the list cannot drift from what was actually rendered.
 
-use crate::{canonical, digest, Config, Error, Result};
+use crate::Invocation;
+use crate::{canonical, digest, Error, Result};
 use minijinja::Environment;
 use serde_json::{json, Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -25,7 +26,7 @@ pub(crate) struct Rendered {
 
 type Loaded = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
 
-pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name: &str) -> Result<Rendered> {
+pub(crate) fn render(config: &Invocation, input: &Value, branch: &Value, schema_name: &str) -> Result<Rendered> {
     let root = config.paths.prompts.clone();
     let loaded: Loaded = Arc::default();
     let read = config.read_prompts().cloned();
@@ -46,8 +47,12 @@ pub(crate) fn render(config: &Config, input: &Value, branch: &Value, schema_name
 }
 
 /// `root`: the prompts folder; `None`: the built-in templates. `read`: the
-/// templates as already read (`Config::reading_once`).
-fn environment(root: Option<PathBuf>, read: Option<crate::config::Templates>, loaded: Loaded) -> Environment<'static> {
+/// templates as already read (`Invocation::reading_once`).
+fn environment(
+    root: Option<PathBuf>,
+    read: Option<crate::invocation::Templates>,
+    loaded: Loaded,
+) -> Environment<'static> {
     // The settings the jinja reader reads templates by (`trace --gate` matches calls with it).
     let mut env = crate::template::jinja::environment();
     env.set_loader(move |name| {
@@ -158,16 +163,16 @@ fn context(input: &Value, branch: &Value, schema_name: &str) -> minijinja::Value
 mod tests {
     use super::*;
 
-    fn config_with_prompts(files: &[(&str, &str)]) -> (tempfile::TempDir, Config) {
+    fn config_with_prompts(files: &[(&str, &str)]) -> (tempfile::TempDir, crate::Invocation) {
         let dir = tempfile::tempdir().unwrap();
         for (name, text) in files {
             let path = dir.path().join(name);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let mut config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let mut config = crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
         config.paths.prompts = Some(dir.path().to_path_buf());
-        (dir, config)
+        (dir, config.into())
     }
 
     #[test]

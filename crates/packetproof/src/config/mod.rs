@@ -9,16 +9,13 @@
 //! it does not name (`prompts`, `builder_schema`, `schema_snapshot`, `google_suffix`)
 //! is the built-in copy of the project's file.
 
-mod read_once;
-pub(crate) use read_once::Templates;
+mod resources;
+pub(crate) use resources::plain_template_name;
 
 use crate::{builtin, Error, Result};
-use read_once::ReadOnce;
 use serde::Deserialize;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 mod merge;
 mod tables;
@@ -253,6 +250,15 @@ pub(crate) struct AllowedSettings {
     pub(crate) gemini: Vec<String>,
 }
 
+/// What a command line puts in place of a setting of the file, as the settings load.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Overrides<'a> {
+    /// `--google-suffix-file`: the Google suffix expected in packets made elsewhere.
+    pub google_suffix: Option<&'a Path>,
+    /// `prepare --schema`: the schema snapshot to pin (as given, not under the suite's root).
+    pub schema_snapshot: Option<&'a Path>,
+}
+
 /// The loaded settings. Paths are resolved against the directory of harness.toml
 /// (for the built-in settings: the current directory).
 #[derive(Debug, Clone)]
@@ -270,10 +276,6 @@ pub struct Config {
     pub limits: Limits,
     pub(crate) corpus: CorpusSettings,
     pub exporter: Option<Exporter>,
-    /// Whether the `[exporter]` may run. True for the commands that produce
-    /// packets (`test`, `bless`, `release-check`); `verify` sets it only when
-    /// asked (`--run-exporter`), so checking files never runs code they name.
-    pub run_exporter: bool,
     pub(crate) release: Release,
     pub(crate) wire: Wire,
     pub packet: PacketRules,
@@ -285,8 +287,6 @@ pub struct Config {
     pub(crate) suite: SuiteSettings,
     /// The exact Google text-JSON suffix expected in packets.
     pub google_suffix: String,
-    /// Set by [`Config::reading_once`]: templates and schema files read once.
-    read_once: Option<Arc<ReadOnce>>,
 }
 
 impl Config {
@@ -335,6 +335,15 @@ impl Config {
             Some(dir) => Config::load(dir, suffix_override),
             None => Config::builtin(&cwd, suffix_override),
         }
+    }
+
+    /// [`Config::discover`], with what the command line puts in place of the file's settings.
+    pub fn discover_with(explicit: Option<&Path>, overrides: Overrides) -> Result<Config> {
+        let mut config = Config::discover(explicit, overrides.google_suffix)?;
+        if let Some(file) = overrides.schema_snapshot {
+            config.paths.schema_snapshot = Some(file.to_path_buf());
+        }
+        Ok(config)
     }
 
     /// Whether these settings are a suite's (a harness.toml was read), not the built-in ones alone.
@@ -452,7 +461,6 @@ impl Config {
             limits: raw.limits,
             corpus: raw.corpus,
             exporter: exporter_files::resolve(root, raw.exporter).map_err(config_error)?,
-            run_exporter: true,
             release: raw.release,
             wire: raw.wire,
             packet: raw.packet,
@@ -461,7 +469,6 @@ impl Config {
             agents,
             suite: raw.suite,
             google_suffix,
-            read_once: None,
         })
     }
 
@@ -510,59 +517,6 @@ impl Config {
             crate::profile::Output::Text => OutputMode::Text,
             crate::profile::Output::Schema => provider.output_mode(),
         })
-    }
-
-    /// The schema snapshot packets carry: its bytes, and the name to report them under.
-    pub fn snapshot_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.resource(self.paths.schema_snapshot.as_deref(), builtin::SNAPSHOT_PATH, builtin::SCHEMA_SNAPSHOT)
-    }
-
-    /// The name the schema snapshot is reported under (without reading it).
-    pub fn snapshot_name(&self) -> String {
-        match &self.paths.schema_snapshot {
-            Some(file) => file.display().to_string(),
-            None => format!("<built-in {}>", builtin::SNAPSHOT_PATH),
-        }
-    }
-
-    /// The vendored Builder schema: its bytes, and the name to report them under.
-    pub fn builder_schema_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.resource(self.paths.builder_schema.as_deref(), builtin::BUILDER_PATH, builtin::BUILDER_SCHEMA)
-    }
-
-    fn resource(&self, file: Option<&Path>, name: &str, builtin: &'static str) -> Result<(String, Cow<'static, [u8]>)> {
-        match file {
-            Some(file) => {
-                let bytes = self.read_resource(file)?;
-                Ok((file.display().to_string(), Cow::Owned(bytes)))
-            }
-            None => Ok((format!("<built-in {name}>"), Cow::Borrowed(builtin.as_bytes()))),
-        }
-    }
-
-    /// The bytes of the template `name` (relative to the prompts folder), if there is one.
-    /// `name` comes from packets (promptVersions keys): only plain relative components are
-    /// looked up, so `../` or an absolute path never reads outside the prompts folder.
-    pub(crate) fn prompt_template(&self, name: &str) -> Option<Vec<u8>> {
-        let plain = Path::new(name).components().all(|c| matches!(c, std::path::Component::Normal(_)));
-        if !plain || name.is_empty() {
-            return None;
-        }
-        if let Some(found) = self.read_prompts().and_then(|all| all.iter().find(|(n, _)| n == name)) {
-            return Some(found.1.clone());
-        }
-        match &self.paths.prompts {
-            Some(root) => crate::fsutil::read_bytes(&root.join(name), self.limits.max_file_bytes).ok(),
-            None => builtin::prompt(name).map(|text| text.as_bytes().to_vec()),
-        }
-    }
-
-    /// The prompt templates, `(name relative to the prompts folder, bytes)`, sorted by name.
-    pub(crate) fn prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
-        match self.read_prompts() {
-            Some(all) => all.to_vec(),
-            None => self.walk_prompt_templates(),
-        }
     }
 }
 

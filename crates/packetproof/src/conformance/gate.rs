@@ -9,7 +9,8 @@ use crate::attest::gate::{
     DigestSet, GatePredicate, GateStatement, GateSubject, Material, SkippedTrial, SubjectAnnotations, SuiteIdentity,
     Tool, GATE_PREDICATE_TYPE, STATEMENT_TYPE,
 };
-use crate::{canonical, corpus, digest, fsutil, Config, Error, Result};
+use crate::Invocation;
+use crate::{canonical, corpus, digest, fsutil, Error, Result};
 use ed25519_dalek::SigningKey;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -45,7 +46,7 @@ pub struct Inputs {
 
 /// The golden packets (every positive fixture's: a negative fixture's packet is one the
 /// gate expects to fail, never vouched for), the materials and the suite, as they are now.
-pub fn inputs(config: &Config) -> Result<Inputs> {
+pub fn inputs(config: &Invocation) -> Result<Inputs> {
     let mut subject = Vec::new();
     for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet() && c.expect.is_none()) {
         let file = case.golden_packet();
@@ -66,7 +67,7 @@ pub fn inputs(config: &Config) -> Result<Inputs> {
 /// has. Refused (nothing written) unless every trial of the suite ran, none failed, and
 /// nothing the statement names changed meanwhile.
 pub fn sign(
-    config: &Config,
+    config: &Invocation,
     before: &Inputs,
     records: &[Record],
     total: usize,
@@ -137,7 +138,7 @@ pub fn sign(
 }
 
 /// The statement of a green gate over `inputs`.
-fn statement(config: &Config, inputs: Inputs, records: &[Record], tree_clean: Option<bool>) -> GateStatement {
+fn statement(config: &Invocation, inputs: Inputs, records: &[Record], tree_clean: Option<bool>) -> GateStatement {
     let checks_ran: BTreeSet<String> = records
         .iter()
         .filter(|r| r.skipped.is_none())
@@ -170,19 +171,19 @@ fn statement(config: &Config, inputs: Inputs, records: &[Record], tree_clean: Op
 
 /// The identity of `config`'s suite: its `[suite] name` (else the name of the folder
 /// harness.toml is in) and the digest of its settings file.
-pub fn suite_identity(config: &Config) -> Result<SuiteIdentity> {
+pub fn suite_identity(config: &Invocation) -> Result<SuiteIdentity> {
     config.require_suite("a gate statement")?;
     // The settings as read for this run: what the gate judged under.
     Ok(SuiteIdentity { name: config.suite_name(), settings: config.settings_sha256.clone() })
 }
 
-fn commit(config: &Config) -> Option<String> {
+fn commit(config: &Invocation) -> Option<String> {
     crate::git::Git::open(&config.root).and_then(|git| git.run(&["rev-parse", "HEAD"])).ok()
 }
 
 /// The checkout's uncommitted changes (tracked files changed, files not ignored and not
 /// tracked), as `git status --porcelain` lists them; `None` outside a git checkout.
-fn uncommitted(config: &Config) -> Option<Vec<String>> {
+fn uncommitted(config: &Invocation) -> Option<Vec<String>> {
     let git = crate::git::Git::open(&config.root).ok()?;
     git.run(&["rev-parse", "HEAD"]).ok()?;
     let status = git.run(&["status", "--porcelain", "--untracked-files=normal"]).ok()?;
@@ -201,7 +202,7 @@ fn shown_changes(changes: &[String]) -> String {
 /// the schemas, the Google suffix, the files the exporter command names and those
 /// `[exporter] files` declares (the app's own code among them, wherever in the
 /// repository it is), each named once, from the suite's folder.
-fn materials(config: &Config) -> Result<Vec<Material>> {
+fn materials(config: &Invocation) -> Result<Vec<Material>> {
     let mut out = Vec::new();
     let mut add = |name: String, bytes: &[u8]| out.push(Material { name, digest: DigestSet { sha256: hex(bytes) } });
     if let Some(file) = &config.file {
@@ -240,7 +241,7 @@ fn materials(config: &Config) -> Result<Vec<Material>> {
 }
 
 /// A resource's name as `Config` reports it, relative to the suite when it is a path there.
-fn shown_resource(config: &Config, name: &str) -> String {
+fn shown_resource(config: &Invocation, name: &str) -> String {
     let path = Path::new(name);
     if path.is_absolute() {
         relative(config, path)
@@ -251,7 +252,7 @@ fn shown_resource(config: &Config, name: &str) -> String {
 
 /// `file` from the suite's root, `/`-separated (with `..` when it is outside it), as
 /// the lock names it.
-fn relative(config: &Config, file: &Path) -> String {
+fn relative(config: &Invocation, file: &Path) -> String {
     crate::config::exporter_files::name_from(&config.root, file)
 }
 
@@ -272,7 +273,7 @@ mod tests {
     /// named, and nothing is written.
     #[test]
     fn a_statement_is_refused_when_what_it_names_changed_while_the_gate_ran() {
-        let config = Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let config = crate::Invocation::from(crate::Config::load(Path::new(crate::PROJECT_ROOT), None).unwrap());
         let mut before = inputs(&config).unwrap();
         assert!(before.subject.len() > 5 && before.materials.iter().any(|m| m.name.ends_with("user.md.j2")));
         let dir = tempfile::tempdir().unwrap();

@@ -20,7 +20,8 @@ use crate::corpus::{self, Case, Expectation};
 use crate::judge::fixture_run::{self, AssembledRun, LIFECYCLE};
 use crate::judge::{self, dispatch, Origin, Step, Subject};
 use crate::report::escape_name;
-use crate::{mutation, Check, Config, CorpusCheck, Error, PacketCheck, Result, RunCheck};
+use crate::Invocation;
+use crate::{mutation, Check, CorpusCheck, Error, PacketCheck, Result, RunCheck};
 use runner::{Completion, Failed, Passed, Trial};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -41,9 +42,9 @@ pub struct Conformance {
 /// re-bless golden files. A corpus that cannot be read, that
 /// is empty, or whose expect.toml names a check the fixture does not have is an
 /// error: a gate that discovered nothing must not pass (as datatest-stable does).
-pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<Conformance> {
+pub fn trials(config: Arc<Invocation>, note: Note, writes: GoldenWrites) -> Result<Conformance> {
     // Thousands of checks render the same templates against the same schema files.
-    let config = Arc::new(Config::clone(&config).reading_once());
+    let config = Arc::new(config.reading_once());
     let stale = Arc::new(StaleGoldens::new());
     let cases = corpus::cases(&config)?;
     if cases.is_empty() {
@@ -98,7 +99,7 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
 
 /// A stage expect.toml `[evaluator]` declares is checked by `run::evaluator-verdict`:
 /// a declaration that rule could never check is an error, never a case that passes.
-fn declared_stage_can_be_checked(case: &Case, config: &Config, applicable: &[Check]) -> Result<()> {
+fn declared_stage_can_be_checked(case: &Case, config: &Invocation, applicable: &[Check]) -> Result<()> {
     let Some(stage) = case.evaluator_stage()? else { return Ok(()) };
     let why = if case.agent(config).evaluator.is_none() {
         format!("{} has no [evaluator] to fail it", config.file_name())
@@ -116,7 +117,7 @@ fn declared_stage_can_be_checked(case: &Case, config: &Config, applicable: &[Che
 /// A fixture's run with an agent's answer is evaluated and completed by the gate: an
 /// answer nothing can judge (a plain-text suite without `[evaluator]`) is an error
 /// naming the answer, never a run that fails its completion for want of a verdict.
-fn answer_can_be_judged(case: &Case, config: &Config) -> Result<()> {
+fn answer_can_be_judged(case: &Case, config: &Invocation) -> Result<()> {
     let Some(answer) = case.run_fixture().map(|run| run.join(crate::run::paths::RAW_OUTPUT)) else { return Ok(()) };
     let agent = case.agent(config);
     if agent.evaluator.is_some() || !answer.is_file() {
@@ -169,18 +170,18 @@ impl Shared {
         }
     }
 
-    fn isolation(&self, config: &Config) -> Arc<crate::check::Isolation> {
+    fn isolation(&self, config: &Invocation) -> Arc<crate::check::Isolation> {
         let file = self.case.request_path().display().to_string();
         Arc::clone(
             self.isolation.get_or_init(|| Arc::new(crate::check::Isolation::of(&self.case.request, config, &file))),
         )
     }
 
-    fn packet(&self, config: &Config) -> Result<Arc<Result<Value, String>>, Failed> {
+    fn packet(&self, config: &Invocation) -> Result<Arc<Result<Value, String>>, Failed> {
         once(&self.packet, self.blessing, || self.case.packet(config).map_err(|e| e.to_string()))
     }
 
-    fn regenerated(&self, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
+    fn regenerated(&self, config: &Invocation) -> Result<Arc<Result<Checked, String>>, Failed> {
         let packet = self.packet(config)?;
         once(&self.regenerated, self.blessing, || match packet.as_ref() {
             Ok(packet) => dispatch::on_packet(PacketCheck::Regenerates, packet, Some(Origin::Case(&self.case)), config)
@@ -189,12 +190,12 @@ impl Shared {
         })
     }
 
-    fn run(&self, config: &Config) -> Result<Arc<Result<AssembledRun, String>>, Failed> {
+    fn run(&self, config: &Invocation) -> Result<Arc<Result<AssembledRun, String>>, Failed> {
         once(&self.run, self.blessing, || fixture_run::assemble_run(&self.case, config).map_err(|e| e.to_string()))
     }
 
     /// Whether `check` can apply to this case (`Err(why not)`), judged on the shared packet.
-    fn applies(&self, check: Check, config: &Config) -> Result<std::result::Result<(), String>, Failed> {
+    fn applies(&self, check: Check, config: &Invocation) -> Result<std::result::Result<(), String>, Failed> {
         let packet = self.packet(config)?;
         let Ok(packet) = packet.as_ref() else {
             // A packet that cannot be read is the check's own failure (it says why), not "not applicable".
@@ -210,7 +211,7 @@ impl Shared {
     }
 
     /// One check on this case, on the shared packet or run.
-    fn checked(&self, check: Check, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
+    fn checked(&self, check: Check, config: &Invocation) -> Result<Arc<Result<Checked, String>>, Failed> {
         let fresh = |checked: Result<Checked>| Ok(Arc::new(checked.map_err(|e| e.to_string())));
         match check {
             Check::Packet(PacketCheck::Regenerates) => self.regenerated(config),
@@ -248,7 +249,7 @@ fn once<T>(
 
 #[derive(Clone)]
 struct Suite {
-    config: Arc<Config>,
+    config: Arc<Invocation>,
     note: Note,
     writes: GoldenWrites,
     stale: Arc<StaleGoldens>,

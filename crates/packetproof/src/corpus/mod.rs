@@ -8,7 +8,8 @@ pub(crate) use expect::Expectation;
 pub(crate) mod layout;
 pub(crate) mod record;
 
-use crate::{fsutil, Config, Result};
+use crate::Invocation;
+use crate::{fsutil, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -85,7 +86,7 @@ pub(crate) fn bless_hint(golden_dir: &Path, name: &str) -> String {
 /// request.json is an error naming the file (a corpus is never silently partial),
 /// and so is a configured fixtures or golden directory that does not exist beside
 /// the other one.
-pub fn cases(config: &Config) -> Result<Vec<Case>> {
+pub fn cases(config: &Invocation) -> Result<Vec<Case>> {
     // Without a settings file (the built-in defaults) there is no suite, and a settings
     // file beside neither corpus folder (a project that only checks runs) has no corpus.
     // With one folder there, the other must exist too: a misspelt path is an error.
@@ -109,7 +110,7 @@ pub fn cases(config: &Config) -> Result<Vec<Case>> {
 }
 
 /// The case whose fixture folder is `relative` below `paths.fixtures` (its request read).
-fn case_at(config: &Config, relative: &Path) -> Result<Case> {
+fn case_at(config: &Invocation, relative: &Path) -> Result<Case> {
     let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
     let dir = config.paths.fixtures.join(relative);
     let request = fsutil::read_json(&dir.join(REQUEST_FILE), config.limits.max_file_bytes)?;
@@ -120,7 +121,7 @@ fn case_at(config: &Config, relative: &Path) -> Result<Case> {
 /// The case whose golden packet `file` is, when it is one (found without listing the
 /// corpus: one path resolution and one request read, so judging one packet file stays
 /// as fast as its rules).
-pub(crate) fn case_of_golden_packet(config: &Config, file: &Path) -> Result<Option<Case>> {
+pub(crate) fn case_of_golden_packet(config: &Invocation, file: &Path) -> Result<Option<Case>> {
     if config.file.is_none() || file.file_name() != Some(std::ffi::OsStr::new(PACKET_FILE)) {
         return Ok(None);
     }
@@ -138,9 +139,9 @@ pub(crate) fn case_of_golden_packet(config: &Config, file: &Path) -> Result<Opti
 
 /// The packet a case's request makes now: the suite's `[exporter]` when it names one,
 /// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
-pub(crate) fn produce(case: &Case, config: &Config) -> Result<Value> {
+pub(crate) fn produce(case: &Case, config: &Invocation) -> Result<Value> {
     match &config.exporter {
-        Some(exporter) if !config.run_exporter => Err(crate::Error::Exporter {
+        Some(exporter) if !config.policy().run_exporter => Err(crate::Error::Exporter {
             request: case.request_path().display().to_string(),
             command: format!("{:?}", exporter.command),
             reason: "is not run here (verify runs it only with --run-exporter)".into(),
@@ -221,7 +222,7 @@ impl Case {
 
     /// The agent this case's packet belongs to: the suite's one agent, else the one its
     /// packet's (or, before its first bless, its request's) agentId names.
-    pub(crate) fn agent<'c>(&self, config: &'c Config) -> &'c crate::profile::Profile {
+    pub(crate) fn agent<'c>(&self, config: &'c Invocation) -> &'c crate::profile::Profile {
         if !config.agents.several() {
             return &config.agents.all()[0];
         }
@@ -232,7 +233,7 @@ impl Case {
     }
 
     /// The packet this case checks: its own (file or derivation), else the golden one.
-    pub(crate) fn packet(&self, config: &Config) -> Result<Value> {
+    pub(crate) fn packet(&self, config: &Invocation) -> Result<Value> {
         if let Some(derivation) = self.expect_file()?.and_then(|f| f.packet) {
             let expect = self.expect.as_deref().unwrap_or(&self.dir);
             return derivation.derive(config, expect);
@@ -261,7 +262,7 @@ impl Case {
 mod tests {
     use super::*;
 
-    fn corpus_rows(config: &Config) -> Vec<Value> {
+    fn corpus_rows(config: &Invocation) -> Vec<Value> {
         cases(config)
             .unwrap()
             .iter()
@@ -277,7 +278,8 @@ mod tests {
     /// compiled by at least one case of the bundled corpus.
     #[test]
     fn corpus_covers_every_branch_value_and_every_pair() {
-        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let config =
+            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let rows = corpus_rows(&config);
         let missing = coverage_gaps(&rows, &config);
         assert!(missing.is_empty(), "the corpus misses: {missing:#?}");
@@ -286,7 +288,8 @@ mod tests {
 
     #[test]
     fn coverage_gaps_name_what_a_smaller_corpus_misses() {
-        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let config =
+            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let rows: Vec<Value> = corpus_rows(&config)
             .into_iter()
             .filter(|r| r["evidenceMode"] != "no-evidence" && r["provider"] != "google")
@@ -321,7 +324,8 @@ mod tests {
 
     #[test]
     fn corpus_exercises_each_mapping_action_a_conflict_and_no_evidence_with_mappings() {
-        let config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let config =
+            crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let packets: Vec<Value> = cases(&config)
             .unwrap()
             .iter()

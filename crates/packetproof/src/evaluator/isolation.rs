@@ -7,8 +7,9 @@
 //! media URLs, storage URIs or database paths.
 
 use super::{Failures, ASSET_ISOLATION};
+use crate::packet;
 use crate::report::{walk, Trail};
-use crate::{packet, Config};
+use crate::Invocation;
 use serde_json::Value;
 
 const EXACT: [&str; 2] = ["aiAssets", "previewScreens"];
@@ -19,7 +20,7 @@ fn reference_forbids(key: &str) -> bool {
     EXACT.contains(&key) || CONTAINED.iter().any(|part| lower.contains(part))
 }
 
-pub(crate) fn check(output: &Value, config: &Config, out: &mut Failures) {
+pub(crate) fn check(output: &Value, config: &Invocation, out: &mut Failures) {
     let mut flagged = Vec::new();
     let mut visit = |key: &str, trail: &Trail| {
         if reference_forbids(key) && !config.forbidden.is_forbidden_key(key) {

@@ -25,7 +25,7 @@ pub(crate) mod schema;
 mod text;
 mod variables;
 
-use crate::Config;
+use crate::Invocation;
 use serde_json::{Map, Value};
 
 pub(crate) const PACKET: &str = "packet";
@@ -166,7 +166,12 @@ pub(crate) fn scope(agent: &crate::profile::Profile) -> std::result::Result<Scop
 /// Every stage after json-parse, in the reference's order, over the parsed `output`.
 /// `schema` is the run's validation schema (None: unavailable, itself a failure).
 /// Under a custom profile only the schema stage applies ([`Scope::Schema`]).
-pub(crate) fn judge(output: &Value, packet: &Map<String, Value>, schema: Option<&Value>, config: &Config) -> Judgement {
+pub(crate) fn judge(
+    output: &Value,
+    packet: &Map<String, Value>,
+    schema: Option<&Value>,
+    config: &Invocation,
+) -> Judgement {
     let mut out = Failures::default();
     let schema_applied = schema::check(schema, output, &mut out);
     if !config.agent(packet).is_block_builder() {
@@ -230,13 +235,13 @@ mod tests {
     }
 
     /// The project's settings with a custom `[contract]` of `output`.
-    fn custom_config(output: &str) -> Config {
+    fn custom_config(output: &str) -> crate::Invocation {
         let text = format!(
             "[contract]\nprofile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
              output = \"{output}\"\nrender_input_keys = [\"q\"]"
         );
         let root = std::path::Path::new(crate::PROJECT_ROOT);
-        Config::from_toml(root, Some(&root.join("harness.toml")), &text, None).unwrap()
+        crate::Invocation::from(crate::Config::from_toml(root, Some(&root.join("harness.toml")), &text, None).unwrap())
     }
 
     #[test]

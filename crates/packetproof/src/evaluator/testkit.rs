@@ -5,10 +5,10 @@ use crate::Config;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 
-pub(crate) fn config() -> &'static Config {
-    static CONFIG: OnceLock<Config> = OnceLock::new();
+pub(crate) fn config() -> &'static crate::Invocation {
+    static CONFIG: OnceLock<crate::Invocation> = OnceLock::new();
     CONFIG.get_or_init(|| {
-        Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).expect("the project's harness.toml")
+        Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).expect("the project's harness.toml").into()
     })
 }
 

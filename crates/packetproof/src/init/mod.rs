@@ -297,7 +297,7 @@ fn write_demo(dir: &Path, writes: bless::GoldenWrites, done: &mut Initialized) -
         write_creating_folders(&dir.join(name), text, fsutil::write_atomic)?;
     }
     done.written.extend(files.into_iter().map(|(name, _)| dir.join(name)));
-    let config = Config::load(dir, None)?;
+    let config = crate::Invocation::from(Config::load(dir, None)?);
     // A suite has both corpus folders (a missing one is a misconfiguration elsewhere).
     std::fs::create_dir_all(&config.paths.golden).map_err(|e| Error::io(&config.paths.golden, e))?;
     for case in corpus::cases(&config)? {

@@ -5,14 +5,15 @@
 use super::{Origin, Step, Subject};
 use crate::check::{self, Checked};
 use crate::run::{audit, provider_request, Run};
+use crate::Invocation;
 use crate::RunCheck;
-use crate::{fsutil, packet, Check, Config, CorpusCheck, Error, Finding, InputCheck, Location, PacketCheck, Result};
+use crate::{fsutil, packet, Check, CorpusCheck, Error, Finding, InputCheck, Location, PacketCheck, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
 
 /// Run `check` on what `at` holds. `decide` has said it applies; an `Err` means
 /// its inputs could not be read (the caller reports it as the check's finding).
-pub(crate) fn run(check: Check, at: &Subject, config: &Config) -> Result<Checked> {
+pub(crate) fn run(check: Check, at: &Subject, config: &Invocation) -> Result<Checked> {
     match check {
         Check::Packet(check) => {
             let value = at.packet.ok_or_else(|| missing(check.into(), "a packet"))?;
@@ -56,7 +57,12 @@ fn missing(check: Check, what: &str) -> Error {
 }
 
 /// A packet rule on a packet as stored (`packet::regenerates` compares it whole).
-pub(crate) fn on_packet(check: PacketCheck, value: &Value, origin: Option<Origin>, config: &Config) -> Result<Checked> {
+pub(crate) fn on_packet(
+    check: PacketCheck,
+    value: &Value,
+    origin: Option<Origin>,
+    config: &Invocation,
+) -> Result<Checked> {
     let Some(map) = value.as_object() else {
         let message = "expected the packet to be a JSON object";
         return Ok(vec![Finding::new(PacketCheck::Contract, Location::root(), message)].into());
@@ -75,7 +81,7 @@ pub(crate) fn on_object(
     check: PacketCheck,
     map: &Map<String, Value>,
     origin: Option<Origin>,
-    config: &Config,
+    config: &Invocation,
 ) -> Result<Checked> {
     let origin = || origin.ok_or_else(|| missing(check.into(), "the compile request"));
     Ok(match check {
@@ -100,7 +106,7 @@ pub(crate) fn on_run(
     dir: &Path,
     given: Option<&Value>,
     keys: &[ed25519_dalek::VerifyingKey],
-    config: &Config,
+    config: &Invocation,
 ) -> Vec<Finding> {
     let opened = Run::open(dir, config).map_err(|e| e.to_string());
     on_opened(check, dir, opened.as_ref().map_err(String::as_str), given, keys, config)
@@ -114,7 +120,7 @@ pub(crate) fn on_opened(
     opened: std::result::Result<&Run, &str>,
     given: Option<&Value>,
     keys: &[ed25519_dalek::VerifyingKey],
-    config: &Config,
+    config: &Invocation,
 ) -> Vec<Finding> {
     let with = |audit: &dyn Fn(&Run) -> Vec<Finding>| match opened {
         Ok(run) => audit(run),

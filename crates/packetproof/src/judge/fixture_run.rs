@@ -7,7 +7,8 @@ use super::{dispatch, packet as judged_packet, Step, Subject};
 use crate::check::Checked;
 use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
 use crate::corpus::{Case, PACKET_FILE};
-use crate::{fsutil, run, Config, Finding, Location, Result, RunCheck};
+use crate::Invocation;
+use crate::{fsutil, run, Finding, Location, Result, RunCheck};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -31,7 +32,12 @@ pub(crate) struct AssembledRun {
 
 /// A run prepared from `packet` (read from `file`, else written to the scratch folder)
 /// in a scratch folder, given the fixture's files that come before evaluation.
-fn prepared(case: &Case, config: &Config, packet: &Value, file: Option<PathBuf>) -> Result<(fsutil::Scratch, PathBuf)> {
+fn prepared(
+    case: &Case,
+    config: &Invocation,
+    packet: &Value,
+    file: Option<PathBuf>,
+) -> Result<(fsutil::Scratch, PathBuf)> {
     let root = fsutil::Scratch::new()?;
     let dir = root.path().join("run");
     let packet_file = match file {
@@ -57,7 +63,7 @@ pub(crate) const LIFECYCLE: &str = "lifecycle";
 /// Files the fixture may supply that `evaluate` and `complete` would write.
 const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLETION];
 
-pub(crate) fn assemble_run(case: &Case, config: &Config) -> Result<AssembledRun> {
+pub(crate) fn assemble_run(case: &Case, config: &Invocation) -> Result<AssembledRun> {
     let packet = case.packet(config)?;
     // Prepared from a file: the case's own or golden one, or its derived packet written here.
     let file = case.derived_from()?.is_none().then(|| case.packet_under_test());
@@ -117,7 +123,7 @@ impl AssembledRun {
     }
 
     /// The run, opened once (or why it cannot be).
-    fn opened(&self, config: &Config) -> std::result::Result<&run::Run, &str> {
+    fn opened(&self, config: &Invocation) -> std::result::Result<&run::Run, &str> {
         let opened = self.opened.get_or_init(|| run::Run::open(&self.dir, config).map_err(|e| e.to_string()));
         opened.as_ref().map_err(String::as_str)
     }
@@ -159,7 +165,7 @@ fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) ->
 }
 
 /// A run check on a fixture's assembled run (the gate assembles it once for all its run checks).
-pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config: &Config) -> Checked {
+pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config: &Invocation) -> Checked {
     let at = Subject {
         opened: Some(assembled.opened(config)),
         ..Subject::run(&assembled.dir, Some(&assembled.packet), &[])
@@ -179,7 +185,7 @@ pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config
 
 /// The verdict of the suite's `[evaluator]` on the answer in the run `dir` prepared
 /// from `packet`, as the golden file records it (`crate::suite_evaluator::golden`).
-fn verdict_in(opened: &run::Run, packet: &Value, config: &Config) -> Result<Value> {
+fn verdict_in(opened: &run::Run, packet: &Value, config: &Invocation) -> Result<Value> {
     let raw = opened.read(&opened.raw_output)?;
     let rules = |value: &Value| judged_packet(value, None, config, Step::Test).findings;
     let raw = (raw.as_slice(), opened.raw_output.name.as_str());
@@ -189,7 +195,7 @@ fn verdict_in(opened: &run::Run, packet: &Value, config: &Config) -> Result<Valu
 
 /// The verdict `bless` records for `case` with its new `packet`: `None` when the
 /// suite has no `[evaluator]` or the fixture no answer (`run/raw-output.json`).
-pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Config) -> Result<Option<Value>> {
+pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Invocation) -> Result<Option<Value>> {
     let answered = case.run_fixture().is_some_and(|dir| dir.join(run::paths::RAW_OUTPUT).is_file());
     if config.agents.of_value(packet).evaluator.is_none() || !answered {
         return Ok(None);
@@ -200,7 +206,7 @@ pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Config) -> Resul
 
 /// `run::evaluator-verdict` on a fixture's assembled run: the suite's evaluator gives
 /// the answer its golden verdict, and fails it at the stage expect.toml declares.
-pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Config) -> Checked {
+pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Invocation) -> Checked {
     let check = RunCheck::EvaluatorVerdict;
     let golden_file = case.golden_verdict();
     let at_golden = || Location::named(golden_file.display().to_string());

@@ -3,7 +3,8 @@
 //! `packet::branch-isolation` apply), any other packet on its own.
 
 use super::{judge, Origin, Step, Subject};
-use crate::{Config, Outcome, PacketCheck};
+use crate::Invocation;
+use crate::{Outcome, PacketCheck};
 use serde_json::Value;
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use std::path::Path;
 /// verdict `validate`, `verify`, `prepare`, `wire` and `trace` give a packet file.
 /// Finding its fixture costs one path resolution (and, for a golden packet, one
 /// request read), never a listing of the corpus.
-pub fn packet_file(file: &Path, value: &Value, config: &Config, step: Step) -> Outcome {
+pub fn packet_file(file: &Path, value: &Value, config: &Invocation, step: Step) -> Outcome {
     let mut outcome = Outcome::new(file.display().to_string(), Vec::new());
     let case = crate::corpus::case_of_golden_packet(config, file).unwrap_or_else(|e| {
         for check in [PacketCheck::Regenerates, PacketCheck::BranchIsolation] {

@@ -3,7 +3,8 @@
 //! rules that did not run, with why, for its report.
 
 use super::{opened_run, packet, packet_file, run_dir, Memo, Origin, Step};
-use crate::{compile, run, Config, Error, Result, Skipped};
+use crate::Invocation;
+use crate::{compile, run, Error, Result, Skipped};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -24,7 +25,7 @@ fn keep_skips(outcome: crate::Outcome, into: &RefCell<Vec<Skipped>>) -> Vec<crat
 
 /// `prepare`, refusing a packet that any rule which applies to it fails (a golden
 /// packet of the suite is judged with its request, as `verify` judges it).
-pub fn prepare(config: &Config, packet_file_path: &Path, out_dir: &Path) -> Result<Judged<Vec<&'static str>>> {
+pub fn prepare(config: &Invocation, packet_file_path: &Path, out_dir: &Path) -> Result<Judged<Vec<&'static str>>> {
     let skipped = RefCell::new(Vec::new());
     let gate = |value: &Value| keep_skips(packet_file(packet_file_path, value, config, Step::Prepare), &skipped);
     let written = run::prepare::prepare(config, packet_file_path, out_dir, &gate)?;
@@ -32,12 +33,15 @@ pub fn prepare(config: &Config, packet_file_path: &Path, out_dir: &Path) -> Resu
 }
 
 /// `evaluate`, refusing a run that fails a rule due before evaluation.
-pub fn evaluate(config: &Config, args: &run::EvaluateRequest) -> Result<Judged<(run::evaluate::Evaluation, PathBuf)>> {
+pub fn evaluate(
+    config: &Invocation,
+    args: &run::EvaluateRequest,
+) -> Result<Judged<(run::evaluate::Evaluation, PathBuf)>> {
     gated(config, Step::Evaluate, |gate, rules| run::evaluate::evaluate(config, args, gate, rules))
 }
 
 /// `complete`, refusing a run that fails a rule due before completion.
-pub fn complete(config: &Config, args: &run::CompleteRequest) -> Result<Judged<(PathBuf, PathBuf)>> {
+pub fn complete(config: &Invocation, args: &run::CompleteRequest) -> Result<Judged<(PathBuf, PathBuf)>> {
     gated(config, Step::Complete, |gate, rules| run::complete::complete(config, args, gate, rules))
 }
 
@@ -45,7 +49,7 @@ pub fn complete(config: &Config, args: &run::CompleteRequest) -> Result<Judged<(
 /// sharing one memo (the gate and the packet stage judge the same packet); the
 /// rules the gate did not run are kept for the step's report.
 fn gated<T>(
-    config: &Config,
+    config: &Invocation,
     step: Step,
     act: impl FnOnce(run::RunGate, run::PacketGate) -> Result<T>,
 ) -> Result<Judged<T>> {
@@ -60,7 +64,7 @@ fn gated<T>(
 /// `attest`, never signing a run that any rule due before attestation fails; the
 /// rules that did not run are signed into the receipt with their reasons.
 pub fn attest(
-    config: &Config,
+    config: &Invocation,
     dir: &Path,
     key: &ed25519_dalek::SigningKey,
     out: Option<&Path>,
@@ -77,7 +81,7 @@ pub fn attest(
 
 /// `export`: the packet a compile request makes, refused (exit 1) when any rule
 /// that applies to it fails; the request is at hand, so branch isolation is judged.
-pub fn export(config: &Config, request_file: &Path) -> Result<Judged<String>> {
+pub fn export(config: &Invocation, request_file: &Path) -> Result<Judged<String>> {
     let shown = request_file.display().to_string();
     let request = compile::read_request(config, request_file)?;
     let packet_value = compile::compile(&request, config, &shown)?;
@@ -92,7 +96,7 @@ pub fn export(config: &Config, request_file: &Path) -> Result<Judged<String>> {
 
 /// `wire`: the request body the packet implies, once the packet passes every rule
 /// that applies to it (a failing packet is exit 1, as `verify` fails it).
-pub fn wire_body(config: &Config, file: &Path, value: &Value, api: crate::wire::Api) -> Result<Judged<Value>> {
+pub fn wire_body(config: &Invocation, file: &Path, value: &Value, api: crate::wire::Api) -> Result<Judged<Value>> {
     let shown = file.display().to_string();
     let outcome = packet_file(file, value, config, Step::Wire);
     if !outcome.ok() {
@@ -105,7 +109,7 @@ pub fn wire_body(config: &Config, file: &Path, value: &Value, api: crate::wire::
 /// captured request against the body it implies; one outcome for both, so a failing
 /// packet fails the check (exit 1) and the rules that did not run are in the report.
 pub fn wire_check(
-    config: &Config,
+    config: &Invocation,
     file: &Path,
     value: &Value,
     api: crate::wire::Api,

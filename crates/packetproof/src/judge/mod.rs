@@ -15,7 +15,8 @@ mod lifecycle;
 use crate::corpus::Case;
 use crate::rules::Stage;
 use crate::run::{self, paths};
-use crate::{Check, Config, Finding, Location, Need, Outcome, PacketCheck, Reads};
+use crate::Invocation;
+use crate::{Check, Finding, Location, Need, Outcome, PacketCheck, Reads};
 use serde_json::Value;
 use std::path::Path;
 
@@ -140,7 +141,7 @@ pub(crate) struct Memo(std::cell::RefCell<Vec<(Value, Outcome)>>);
 
 impl Memo {
     /// Every rule on `value` (no request), judged once per distinct packet.
-    pub(crate) fn packet(&self, value: &Value, config: &Config, step: Step) -> Outcome {
+    pub(crate) fn packet(&self, value: &Value, config: &Invocation, step: Step) -> Outcome {
         if let Some((_, outcome)) = self.0.borrow().iter().find(|(seen, _)| seen == value) {
             return outcome.clone();
         }
@@ -177,7 +178,7 @@ impl<'a> Subject<'a> {
 
     /// The agent whose contract judges the subject: its packet's (or run's packet's, or
     /// fixture's) agent.
-    fn agent<'c>(&self, config: &'c Config) -> &'c crate::profile::Profile {
+    fn agent<'c>(&self, config: &'c Invocation) -> &'c crate::profile::Profile {
         match (self.packet.or(self.given), self.fixture) {
             (Some(packet), _) => config.agents.of_value(packet),
             (None, Some(case)) => case.agent(config),
@@ -186,7 +187,7 @@ impl<'a> Subject<'a> {
     }
 
     /// `Err(why not)` when the subject lacks what `need` names.
-    fn has(&self, need: Need, config: &Config) -> Result<(), String> {
+    fn has(&self, need: Need, config: &Invocation) -> Result<(), String> {
         // Only the needs below that name an agent find it: for a fixture of a suite with
         // several agents that reads its packet.
         let agent = || self.agent(config);
@@ -196,7 +197,7 @@ impl<'a> Subject<'a> {
             Need::ConfiguredProvider => crate::packet::provider_shape_applies(object()?, config),
             Need::Request => self.origin.map(|_| ()).ok_or_else(|| NO_REQUEST.to_owned()),
             Need::Producer => match self.origin {
-                Some(Origin::Case(_)) if config.exporter.is_some() && !config.run_exporter => Err(
+                Some(Origin::Case(_)) if config.exporter.is_some() && !config.policy().run_exporter => Err(
                     "the suite's [exporter] makes its packets, and it runs only when asked (verify --run-exporter) \
                      or in test and bless"
                         .into(),
@@ -211,7 +212,7 @@ impl<'a> Subject<'a> {
                 let holder = if self.run.is_some() { "the run" } else { "the fixture's run/" };
                 Err(format!("{holder} has no {} and no --trusted-key requires one", run::attestation::FILE))
             }
-            Need::EvaluatorRuns | Need::SuiteEvaluator if agent().evaluator.is_some() && !config.run_exporter => Err(
+            Need::EvaluatorRuns | Need::SuiteEvaluator if agent().evaluator.is_some() && !config.policy().run_exporter => Err(
                 "the suite's [evaluator] judges the answers, and it runs only when asked (verify --run-exporter) or \
                  in evaluate, complete, test and bless"
                     .into(),
@@ -263,7 +264,7 @@ impl<'a> Subject<'a> {
 
 /// Whether the suite turned `check` off: `Err(its reason)`. Only a rule the book
 /// lets a suite skip can be named there (`Config` refuses the others).
-fn suite_skip(check: Check, config: &Config) -> Result<(), String> {
+fn suite_skip(check: Check, config: &Invocation) -> Result<(), String> {
     match config.checks.skip.get(check.name()) {
         Some(reason) => Err(format!("turned off by {} [checks] skip: {reason}", config.file_name())),
         None => Ok(()),
@@ -272,7 +273,7 @@ fn suite_skip(check: Check, config: &Config) -> Result<(), String> {
 
 /// Whether `check` applies to `at` when `step` asks: `Err(why not)`. The one place
 /// this is decided.
-pub(crate) fn decide(check: Check, at: &Subject, config: &Config, step: Step) -> Result<(), String> {
+pub(crate) fn decide(check: Check, at: &Subject, config: &Invocation, step: Step) -> Result<(), String> {
     let rule = check.rule();
     if !at.offers(rule.reads) {
         return Err(format!("reads a {}, which this step does not judge", rule.reads));
@@ -284,7 +285,7 @@ pub(crate) fn decide(check: Check, at: &Subject, config: &Config, step: Step) ->
 
 /// [`decide`] for a subject that could not be read: the rule runs (and fails,
 /// saying why) unless the suite or the step rules it out.
-pub(crate) fn decide_unread(check: Check, config: &Config, step: Step) -> Result<(), String> {
+pub(crate) fn decide_unread(check: Check, config: &Invocation, step: Step) -> Result<(), String> {
     suite_skip(check, config)?;
     step.due(check)
 }
@@ -292,7 +293,7 @@ pub(crate) fn decide_unread(check: Check, config: &Config, step: Step) -> Result
 /// Every rule of the book that reads what `at` is: run when it applies, else
 /// reported skipped with why. A packet that is not a JSON object fails
 /// `packet::contract` whatever the suite skips: no rule can read it.
-pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Config, step: Step) {
+pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Invocation, step: Step) {
     if let (Some(dir), None) = (at.run, at.opened) {
         let opened = run::Run::open(dir, config).map_err(|e| e.to_string());
         let at = Subject { opened: Some(opened.as_ref().map_err(String::as_str)), ..*at };
@@ -330,7 +331,7 @@ pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Config, step: 
 /// The run's packet, rebuilt from its own files (or the one it was prepared from),
 /// judged by every packet rule; findings are located in the rebuilt packet. When it
 /// cannot be rebuilt, run::agent-request already says why.
-fn rebuilt_packet(outcome: &mut Outcome, run: &run::Run, at: &Subject, config: &Config, step: Step) {
+fn rebuilt_packet(outcome: &mut Outcome, run: &run::Run, at: &Subject, config: &Invocation, step: Step) {
     let Ok(value) = run.packet(at.given) else { return };
     let inner = match at.memo {
         Some(memo) => memo.packet(value, config, step),
@@ -355,7 +356,7 @@ pub(crate) fn checks_of(case: &Case) -> Vec<Check> {
 
 /// Every rule on a packet value, as a list (what a step refuses on) with the
 /// outcome's skips: the outcome whole.
-pub fn packet(value: &Value, origin: Option<Origin>, config: &Config, step: Step) -> Outcome {
+pub fn packet(value: &Value, origin: Option<Origin>, config: &Invocation, step: Step) -> Outcome {
     let mut outcome = Outcome::default();
     judge(&mut outcome, &Subject::packet(value, origin), config, step);
     outcome
@@ -366,7 +367,7 @@ pub(crate) fn run_dir(
     dir: &Path,
     given: Option<&Value>,
     keys: &[ed25519_dalek::VerifyingKey],
-    config: &Config,
+    config: &Invocation,
     step: Step,
 ) -> Outcome {
     run_dir_memo(dir, given, keys, config, step, None)
@@ -377,7 +378,7 @@ pub(crate) fn run_dir_memo(
     dir: &Path,
     given: Option<&Value>,
     keys: &[ed25519_dalek::VerifyingKey],
-    config: &Config,
+    config: &Invocation,
     step: Step,
     memo: Option<&Memo>,
 ) -> Outcome {
@@ -388,7 +389,13 @@ pub(crate) fn run_dir_memo(
 
 /// [`run_dir_memo`] on a run a step has opened (and reads through, so the step and
 /// its gate read each file once).
-pub(crate) fn opened_run(run: &run::Run, given: Option<&Value>, config: &Config, step: Step, memo: &Memo) -> Outcome {
+pub(crate) fn opened_run(
+    run: &run::Run,
+    given: Option<&Value>,
+    config: &Invocation,
+    step: Step,
+    memo: &Memo,
+) -> Outcome {
     let dir = run.dir.shown.as_path();
     let mut outcome = Outcome::new(dir.display().to_string(), Vec::new());
     let at = Subject { memo: Some(memo), opened: Some(Ok(run)), ..Subject::run(dir, given, &[]) };

@@ -9,7 +9,7 @@ use crate::packet::BRANCH_FIELDS;
 use crate::PacketCheck;
 use serde_json::{json, Map, Value};
 
-pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Config) -> Vec<PacketMutation> {
+pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Invocation) -> Vec<PacketMutation> {
     let mut list = Vec::new();
     let mut add = |name: &str, check: PacketCheck, edit: Edit| {
         list.push(PacketMutation { name: name.to_owned(), check, rehash: true, edit })
@@ -18,7 +18,7 @@ pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Config) -> 
     branch_flips(golden, &mut add);
     // Under the `warn` asset-prompt policy forbidden-material only notes a generator
     // prompt: the fixture's fresh packet is then what shows the damage.
-    let asset_prompts = match config.packet.asset_example_prompts {
+    let asset_prompts = match config.asset_example_prompts() {
         crate::config::Policy::Fail => PacketCheck::ForbiddenMaterial,
         crate::config::Policy::Warn => PacketCheck::Regenerates,
     };

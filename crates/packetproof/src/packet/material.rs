@@ -8,19 +8,20 @@
 //!   reference exporter's own sample carries them, so the policy
 //!   (`packet.asset_example_prompts`) makes them findings or notes.
 
-use crate::config::{Config, Policy};
+use crate::config::Policy;
 use crate::report::{Finding, JsonPath, PacketCheck};
+use crate::Invocation;
 use serde_json::Value;
 
 /// Where screens belong: `$.renderInput.sourceExample.blueprint.screens[i]`.
 const SCREENS_HOME: [&str; 3] = ["sourceExample", "blueprint", "screens"];
 
 /// The failures in `input` (renderInput).
-pub(crate) fn findings(input: &Value, config: &Config) -> Vec<Finding> {
+pub(crate) fn findings(input: &Value, config: &Invocation) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut path = Vec::new();
     scan(input, &mut path, &mut out);
-    if config.packet.asset_example_prompts == Policy::Fail {
+    if config.asset_example_prompts() == Policy::Fail {
         out.extend(
             asset_prompts(input, config)
                 .into_iter()
@@ -31,8 +32,8 @@ pub(crate) fn findings(input: &Value, config: &Config) -> Vec<Finding> {
 }
 
 /// The notes for `input` (renderInput): asset-example prompts under the warn policy.
-pub(crate) fn warnings(input: &Value, config: &Config) -> Vec<String> {
-    if config.packet.asset_example_prompts == Policy::Fail {
+pub(crate) fn warnings(input: &Value, config: &Invocation) -> Vec<String> {
+    if config.asset_example_prompts() == Policy::Fail {
         return Vec::new();
     }
     asset_prompts(input, config).into_iter().map(|(at, message)| format!("{at}: {message}")).collect()
@@ -122,10 +123,10 @@ fn is_home_array(path: &[Step]) -> bool {
 
 /// (path, message) for each generator prompt in an asset example, wherever an
 /// `assetExamples` array sits in renderInput.
-fn asset_prompts(input: &Value, config: &Config) -> Vec<(JsonPath, String)> {
+fn asset_prompts(input: &Value, config: &Invocation) -> Vec<(JsonPath, String)> {
     let mut out = Vec::new();
     let mut trail = crate::report::Trail::new(JsonPath::field("renderInput"));
-    let policy = config.packet.asset_example_prompts;
+    let policy = config.asset_example_prompts();
     crate::report::walk(input, &mut trail, &mut |value, key, trail| {
         if key != Some("assetExamples") {
             return;
@@ -153,10 +154,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn config(policy: Policy) -> Config {
-        let mut config = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
-        config.packet.asset_example_prompts = policy;
-        config
+    /// The project's settings under the command's asset-prompt `policy`.
+    fn config(policy: Policy) -> crate::Invocation {
+        let config = crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+        let policy = crate::CommandPolicy { asset_example_prompts: Some(policy), ..Default::default() };
+        crate::Invocation::new(config, policy)
     }
 
     fn screen(id: &str) -> Value {

@@ -10,7 +10,8 @@ mod render;
 pub(crate) use crate::diff::{ChangeGroup, FieldChange};
 
 use crate::git::Git;
-use crate::{corpus, provider, Config, Error, Result};
+use crate::Invocation;
+use crate::{corpus, provider, Error, Result};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
@@ -140,7 +141,7 @@ pub(crate) struct ExporterFile {
 }
 
 /// The digests of the changed files of kind `exporter`.
-fn exporter_files(git: &Git, base: &str, changed: &[ChangedFile], config: &Config) -> Result<Vec<ExporterFile>> {
+fn exporter_files(git: &Git, base: &str, changed: &[ChangedFile], config: &Invocation) -> Result<Vec<ExporterFile>> {
     let mut out = Vec::new();
     for file in changed.iter().filter(|f| f.kind == ChangeKind::Exporter) {
         let path = git.path_of(&file.path);
@@ -173,7 +174,7 @@ fn verdict_said(verdict: Option<&Value>) -> String {
 }
 
 /// Run the release check against `base` (default: see `default_base`).
-pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
+pub fn check(config: &Invocation, base: Option<&str>) -> Result<Report> {
     let git = Git::open(&config.root)?;
     let (base, chosen_by) = match base {
         Some(rev) => (git.run(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])?, format!("--base {rev}")),
@@ -255,7 +256,7 @@ pub fn check(config: &Config, base: Option<&str>) -> Result<Report> {
 
 /// The lock pins files that have changed since (`corpus::lock`'s findings, as one
 /// violation naming the files); nothing before the suite's first bless.
-fn lock_not_blessed(config: &Config) -> Result<Option<Violation>> {
+fn lock_not_blessed(config: &Invocation) -> Result<Option<Violation>> {
     let stale = crate::lock::check(config)?;
     if stale.is_empty() {
         return Ok(None);
@@ -309,7 +310,7 @@ fn default_base(git: &Git) -> Result<(String, String)> {
     ))
 }
 
-fn recompile(case: &corpus::Case, config: &Config) -> Result<Value> {
+fn recompile(case: &corpus::Case, config: &Invocation) -> Result<Value> {
     corpus::produce(case, config)
 }
 
@@ -325,7 +326,7 @@ fn read_json_opt(path: &Path) -> Result<Option<Value>> {
 }
 
 /// The changed files, each classified by what it is to the policy.
-fn changed_files(git: &Git, base: &str, config: &Config) -> Result<Vec<ChangedFile>> {
+fn changed_files(git: &Git, base: &str, config: &Invocation) -> Result<Vec<ChangedFile>> {
     let paths = git.changed_paths(base)?;
     // A resource the suite does not name is built into the binary: no file of it can change.
     let named = [

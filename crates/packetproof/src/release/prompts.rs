@@ -10,7 +10,8 @@
 use super::{Violation, ViolationKind};
 use crate::config::PromptVersions;
 use crate::git::Git;
-use crate::{digest, Config, Result};
+use crate::Invocation;
+use crate::{digest, Result};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -23,7 +24,7 @@ pub(super) struct Golden<'a> {
 }
 
 /// The violations of the suite's reading of `promptVersions`.
-pub(super) fn violations(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<Vec<Violation>> {
+pub(super) fn violations(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Result<Vec<Violation>> {
     match config.release.prompt_versions {
         PromptVersions::Digest => Ok(digests(config, goldens)),
         PromptVersions::Label => labels(config, git, base, goldens),
@@ -36,13 +37,13 @@ fn versions(packet: Option<&Value>) -> impl Iterator<Item = (&String, &Value)> {
 
 /// The file a `promptVersions` key names under the suite's directory, when it is a
 /// plain relative path (never `..` or absolute: keys come from packets).
-fn suite_file(config: &Config, key: &str) -> Option<PathBuf> {
+fn suite_file(config: &Invocation, key: &str) -> Option<PathBuf> {
     let plain = !key.is_empty() && Path::new(key).components().all(|c| matches!(c, Component::Normal(_)));
     plain.then(|| config.root.join(key))
 }
 
 /// The template a key names now: the prompts folder's, else the suite's file.
-fn template_now(config: &Config, key: &str) -> Option<Vec<u8>> {
+fn template_now(config: &Invocation, key: &str) -> Option<Vec<u8>> {
     config.prompt_template(key).or_else(|| {
         let file = suite_file(config, key)?;
         crate::fsutil::read_bytes(&file, config.limits.max_file_bytes).ok()
@@ -51,7 +52,7 @@ fn template_now(config: &Config, key: &str) -> Option<Vec<u8>> {
 
 /// Each entry of a golden packet must be the digest of its template's bytes: one
 /// violation per template, naming every case that disagrees.
-fn digests(config: &Config, goldens: &[Golden]) -> Vec<Violation> {
+fn digests(config: &Invocation, goldens: &[Golden]) -> Vec<Violation> {
     let mut stale: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     let mut known: BTreeMap<String, Option<String>> = BTreeMap::new();
     for golden in goldens {
@@ -77,7 +78,7 @@ fn digests(config: &Config, goldens: &[Golden]) -> Vec<Violation> {
         .collect()
 }
 
-fn shown(config: &Config, key: &str) -> String {
+fn shown(config: &Invocation, key: &str) -> String {
     match (&config.paths.prompts, config.prompt_template(key)) {
         (Some(prompts), Some(_)) => prompts.join(key).display().to_string(),
         _ => suite_file(config, key).map_or_else(|| key.to_owned(), |f| f.display().to_string()),
@@ -88,7 +89,7 @@ fn shown(config: &Config, key: &str) -> String {
 /// the tree, against whether its text changed between the two. A label changed
 /// without its text, or text changed without its label, is a violation naming the
 /// template, both labels and the cases.
-fn labels(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<Vec<Violation>> {
+fn labels(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Result<Vec<Violation>> {
     type Seen<'a> = BTreeMap<&'a String, (BTreeSet<String>, BTreeSet<String>, BTreeSet<&'a str>)>;
     let mut seen: Seen = BTreeMap::new();
     for golden in goldens {
@@ -134,7 +135,7 @@ fn labels(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<
 /// labels changed because a template did; when the labels stand for templates
 /// release-check cannot see (not files of the suite: prompts kept in an app's
 /// code), nothing explains it, and it fails, naming the setting that shows them.
-fn unseen_prompt_changes(config: &Config, git: &Git, base: &str, goldens: &[Golden]) -> Result<Option<Violation>> {
+fn unseen_prompt_changes(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Result<Option<Violation>> {
     let mut cases = Vec::new();
     let mut unseen: BTreeSet<String> = BTreeSet::new();
     for golden in goldens {
@@ -177,7 +178,7 @@ fn unseen_prompt_changes(config: &Config, git: &Git, base: &str, goldens: &[Gold
 
 /// Whether the template `key` names differs between the base and the tree; `None`
 /// when it is not a file of the suite in both.
-fn text_changed(config: &Config, git: &Git, base: &str, key: &str) -> Result<Option<bool>> {
+fn text_changed(config: &Invocation, git: &Git, base: &str, key: &str) -> Result<Option<bool>> {
     let in_prompts = config.paths.prompts.as_ref().map(|p| p.join(key)).filter(|f| f.is_file());
     let Some(file) = in_prompts.or_else(|| suite_file(config, key).filter(|f| f.is_file())) else {
         return Ok(None);
@@ -211,10 +212,10 @@ mod tests {
             Repo { dir, base }
         }
 
-        fn config(&self, mode: &str) -> Config {
+        fn config(&self, mode: &str) -> crate::Invocation {
             let file = self.dir.path().join("harness.toml");
             let text = format!("[paths]\nprompts = \"prompts\"\n[release]\nprompt_versions = \"{mode}\"\n");
-            Config::from_toml(self.dir.path(), Some(&file), &text, None).unwrap()
+            crate::Invocation::from(crate::Config::from_toml(self.dir.path(), Some(&file), &text, None).unwrap())
         }
 
         fn edit(&self, text: &str) {

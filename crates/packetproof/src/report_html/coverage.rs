@@ -5,7 +5,8 @@
 
 use crate::conformance::runner::Record;
 use crate::corpus::{self, Case};
-use crate::{fsutil, Check, Config, CorpusCheck, PacketCheck, Result, RunCheck};
+use crate::Invocation;
+use crate::{fsutil, Check, CorpusCheck, PacketCheck, Result, RunCheck};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -93,7 +94,7 @@ fn first_finding(message: &str) -> &str {
 }
 
 /// The page for the trials recorded in `records`.
-pub(crate) fn test_page(config: &Config, records: &[Record]) -> Result<TestPage> {
+pub(crate) fn test_page(config: &Invocation, records: &[Record]) -> Result<TestPage> {
     let by_name: BTreeMap<&str, &Record> = records.iter().map(|r| (r.name.as_str(), r)).collect();
     let cases = corpus::cases(config)?;
     // Every packet and run check, then the self-test, which runs per positive fixture.
@@ -144,7 +145,7 @@ pub(crate) fn test_page(config: &Config, records: &[Record]) -> Result<TestPage>
 
 /// The matrix over the positive fixtures' golden packets, as `corpus::branch-coverage`
 /// counts them (a negative fixture's packet is broken on purpose and covers nothing).
-pub(crate) fn matrix(cases: &[Case], config: &Config) -> Matrix {
+pub(crate) fn matrix(cases: &[Case], config: &Invocation) -> Matrix {
     let mut packets = Vec::new();
     let mut unread = Vec::new();
     for case in cases.iter().filter(|c| c.expect.is_none()) {

@@ -15,7 +15,8 @@ pub(crate) mod release;
 pub(crate) mod side_by_side;
 
 use crate::conformance::runner::Record;
-use crate::{Config, Error, Result};
+use crate::Invocation;
+use crate::{Error, Result};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::path::Path;
 
@@ -30,7 +31,7 @@ const TEMPLATES: [(&str, &str); 4] = [
 ];
 
 /// The test report for the trials recorded.
-pub(crate) fn test_report(config: &Config, records: &[Record]) -> Result<String> {
+pub(crate) fn test_report(config: &Invocation, records: &[Record]) -> Result<String> {
     let page = coverage::test_page(config, records)?;
     render("test.html", minijinja::context! { page => page, generator => GENERATOR })
 }
@@ -44,14 +45,14 @@ pub fn release_report(report: &crate::release::Report) -> Result<String> {
 /// Write the test report to `path` under the output rule: never over an input of
 /// the gate, a project or run file, or an existing file that is not such a report;
 /// atomically.
-pub fn write_test_report(path: &Path, config: &Config, records: &[Record]) -> Result<()> {
+pub fn write_test_report(path: &Path, config: &Invocation, records: &[Record]) -> Result<()> {
     refuse_foreign(path, config)?;
     let html = test_report(config, records)?;
     crate::fsutil::write_atomic(path, html.as_bytes())
 }
 
 /// The output rule for `path` alone, so a command can refuse it before its work.
-pub fn refuse_foreign(path: &Path, config: &Config) -> Result<()> {
+pub fn refuse_foreign(path: &Path, config: &Invocation) -> Result<()> {
     crate::run::refuse_foreign_page(path, config, "a packetproof HTML report", is_report)
 }
 

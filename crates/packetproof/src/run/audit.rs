@@ -12,7 +12,8 @@ use super::paths::MANIFEST_FILES;
 use super::{format, Run, RunFile};
 use crate::config::OutputMode;
 use crate::report::{JsonPath, Location};
-use crate::{canonical, digest, packet, provider, Config, Finding, RunCheck};
+use crate::Invocation;
+use crate::{canonical, digest, packet, provider, Finding, RunCheck};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
@@ -98,7 +99,7 @@ pub(crate) fn manifest_binding(run: &Run, packet: Option<&Value>) -> Vec<Finding
 /// `run::snapshot-parity`: validation-schema.json has the bytes the manifest pins
 /// (and, for non-Google runs, is the schema the agent was given). It is never
 /// compared with the project's current snapshot: a prepared run keeps its own.
-pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Config) -> Vec<Finding> {
+pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Invocation) -> Vec<Finding> {
     let packet = match packet_of(RunCheck::SnapshotParity, run, packet) {
         Ok(packet) => packet,
         Err(findings) => return findings,
@@ -120,7 +121,7 @@ pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Config
 pub(crate) fn evaluation(
     run: &Run,
     packet: Option<&Value>,
-    config: &Config,
+    config: &Invocation,
     packet_rules: super::PacketGate,
 ) -> Vec<Finding> {
     let packet = match run.packet(packet) {
@@ -250,7 +251,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
 /// The note on a manifest's fields beyond packetproof's format (the reference's tools
 /// add some, e.g. `skillVersion`): accepted and kept, and bound with the manifest's
 /// bytes wherever those are digested (a run attestation's subject).
-pub(crate) fn manifest_note(dir: &Path, config: &Config) -> Option<String> {
+pub(crate) fn manifest_note(dir: &Path, config: &Invocation) -> Option<String> {
     let run = Run::open(dir, config).ok()?;
     let keys = format::manifest_keys();
     let extra: Vec<&str> = run
@@ -347,7 +348,7 @@ pub(crate) fn snapshot(
 pub(crate) fn evaluation_problems(
     run: &Run,
     packet: &Value,
-    config: &Config,
+    config: &Invocation,
     packet_rules: super::PacketGate,
     require_checksum: bool,
 ) -> Vec<Problem> {

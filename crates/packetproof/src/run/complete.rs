@@ -9,7 +9,8 @@ use super::format::{self, Completion, CompletionIds, EvaluationDigest, FileDiges
 use super::runs_root::RunsRoot;
 use super::{Run, RunFile};
 use crate::fsutil::Replace;
-use crate::{canonical, digest, Config, Error, Finding, Result, RunCheck};
+use crate::Invocation;
+use crate::{canonical, digest, Error, Finding, Result, RunCheck};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -33,7 +34,7 @@ pub struct CompleteRequest {
 /// write happens under the run directory's lock and the runs root's lock, so a
 /// concurrent complete or evaluate cannot slip between the checks and the write.
 pub(crate) fn complete(
-    config: &Config,
+    config: &Invocation,
     args: &CompleteRequest,
     gate: super::RunGate,
     packet_rules: super::PacketGate,

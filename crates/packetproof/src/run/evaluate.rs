@@ -14,7 +14,8 @@ use crate::config::OutputMode;
 use crate::evaluator::document::{self, Facts, SchemaSource};
 use crate::evaluator::{self, parse, Failure, Failures, JSON_PARSE, PACKET, SCHEMA_SNAPSHOT};
 use crate::fsutil::{self, Replace};
-use crate::{canonical, digest, suite_evaluator, Config, Error, Result};
+use crate::Invocation;
+use crate::{canonical, digest, suite_evaluator, Error, Result};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -83,7 +84,7 @@ pub struct Evaluation {
 /// run also passes `gate`: a run that `verify` would fail never gets a passing
 /// evaluation (it is refused, and nothing is written).
 pub(crate) fn evaluate(
-    config: &Config,
+    config: &Invocation,
     args: &EvaluateRequest,
     gate: super::RunGate,
     packet_rules: super::PacketGate,
@@ -135,7 +136,7 @@ pub(crate) fn assess(
     given: Option<&Value>,
     pin: Option<&(String, Value)>,
     raw: (&[u8], &str),
-    config: &Config,
+    config: &Invocation,
     packet_rules: super::PacketGate,
 ) -> Result<Evaluation> {
     let (raw, raw_name) = raw;
@@ -207,7 +208,7 @@ fn suite_evaluated(
     schema: Option<&Value>,
     (raw, raw_name): (&[u8], &str),
     facts: &Facts,
-    config: &Config,
+    config: &Invocation,
 ) -> Result<Evaluation> {
     let verdict = suite_evaluator::evaluate(suite, config, &run.dir.shown, &Value::Object(packet.clone()), raw)?;
     let notes = builtin_disagreement(&verdict.failures, packet, schema, (raw, raw_name), config).into_iter().collect();
@@ -224,7 +225,7 @@ fn builtin_disagreement(
     packet: &Map<String, Value>,
     schema: Option<&Value>,
     (raw, raw_name): (&[u8], &str),
-    config: &Config,
+    config: &Invocation,
 ) -> Option<String> {
     // The built-in evaluator is the block-builder profile's: beside a suite's own it
     // speaks only of that profile's packets.
@@ -257,7 +258,7 @@ fn builtin_disagreement(
 fn packet_stage<'a>(
     run: &'a Run,
     given: Option<&'a Value>,
-    config: &Config,
+    config: &Invocation,
     packet_rules: super::PacketGate,
     out: &mut Failures,
 ) -> Result<Option<&'a Map<String, Value>>> {

@@ -6,14 +6,15 @@
 use super::paths::{RunDir, AGENT_REQUEST, EVAL_CONTEXT, MANIFEST, VALIDATION_SCHEMA};
 use super::PacketGate;
 use crate::fsutil::{self, Replace};
+use crate::Invocation;
 use crate::JsonPath;
-use crate::{canonical, digest, provider, Config, Error, Result};
+use crate::{canonical, digest, provider, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
 
 /// Prepare `out_dir` from `packet_file`; returns the names of the files written.
 /// The packet is read once, and `gate` judges the bytes that are then written.
-pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: PacketGate) -> Result<Vec<&'static str>> {
+pub fn prepare(config: &Invocation, packet_file: &Path, out_dir: &Path, gate: PacketGate) -> Result<Vec<&'static str>> {
     let shown = packet_file.display().to_string();
     let value = fsutil::read_json(packet_file, config.limits.max_file_bytes)?;
     provider::expect_packet(&value, &shown)?;
@@ -68,7 +69,7 @@ pub fn prepare(config: &Config, packet_file: &Path, out_dir: &Path, gate: Packet
 /// The snapshot's raw bytes. For non-Google packets the snapshot must be the
 /// schema the agent is given, or the held-back copy would not be the run's schema.
 /// A plain-text contract's run holds [`super::format::plain_text_snapshot`] instead.
-fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> Result<Vec<u8>> {
+fn read_snapshot(config: &Invocation, packet: &Map<String, Value>, shown: &str) -> Result<Vec<u8>> {
     if config.agent(packet).output == crate::profile::Output::Text {
         return Ok(canonical::to_pretty(&super::format::plain_text_snapshot()).into_bytes());
     }
@@ -93,7 +94,7 @@ fn read_snapshot(config: &Config, packet: &Map<String, Value>, shown: &str) -> R
 /// would rebuild to another packet (a field of its own, a fixed value changed, which
 /// a suite's skip of packet::contract lets through) is refused here rather than
 /// prepared into a run that every later step fails on its checksum.
-fn refuse_what_the_run_cannot_carry(packet: &Map<String, Value>, config: &Config, shown: &str) -> Result<()> {
+fn refuse_what_the_run_cannot_carry(packet: &Map<String, Value>, config: &Invocation, shown: &str) -> Result<()> {
     let context = super::format::EvalContext::of(packet);
     let Value::Object(request) = provider::agent_request(packet) else { return Ok(()) };
     let rebuilt = super::rebuild_packet(&request, &context, &super::Fixed::of(config));

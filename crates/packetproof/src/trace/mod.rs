@@ -27,7 +27,8 @@ pub mod window;
 
 pub use conventions::table::{Family, Library, FAMILIES};
 
-use crate::{fsutil, Config, Error, Result};
+use crate::Invocation;
+use crate::{fsutil, Error, Result};
 use genai::Call;
 use packets::Packets;
 use record::{At, Kind, Record};
@@ -162,7 +163,7 @@ pub struct Session<'p> {
     counts: Counts,
     join: join::Join,
     /// The gate each verdict is held to, with the settings its template check reads.
-    gate: Option<(&'p vouched::Vouching, &'p Config)>,
+    gate: Option<(&'p vouched::Vouching, &'p Invocation)>,
 }
 
 impl<'p> Session<'p> {
@@ -171,7 +172,7 @@ impl<'p> Session<'p> {
     }
 
     /// Hold every verdict to the gate of `vouching` (`trace --gate`).
-    pub fn held_to(mut self, vouching: &'p vouched::Vouching, config: &'p Config) -> Session<'p> {
+    pub fn held_to(mut self, vouching: &'p vouched::Vouching, config: &'p Invocation) -> Session<'p> {
         (self.counts.unvouched, self.counts.conforms) = (Some(0), Some(0));
         self.gate = Some((vouching, config));
         self
@@ -300,7 +301,7 @@ pub fn judge_export(
 pub fn check(
     files: &[PathBuf],
     packets: &Packets,
-    config: &Config,
+    config: &Invocation,
     options: Options,
     visit: &mut dyn FnMut(&Judged) -> Result<()>,
 ) -> Result<Counts> {
@@ -312,7 +313,7 @@ pub fn check_vouched(
     files: &[PathBuf],
     packets: &Packets,
     vouching: Option<&vouched::Vouching>,
-    config: &Config,
+    config: &Invocation,
     options: Options,
     visit: &mut dyn FnMut(&Judged) -> Result<()>,
 ) -> Result<Counts> {

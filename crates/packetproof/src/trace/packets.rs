@@ -5,8 +5,9 @@
 //! is refused with its findings (exit 1, as `verify` would fail it).
 
 use crate::judge::{self, Step};
+use crate::Invocation;
 use crate::JsonPath;
-use crate::{fsutil, Config, Error, Result, Skipped};
+use crate::{fsutil, Error, Result, Skipped};
 use serde_json::Value;
 use sha2::Digest as _;
 use std::collections::HashMap;
@@ -61,7 +62,7 @@ pub struct Packets {
 
 impl Packets {
     /// Read every packet under `paths`.
-    pub fn load(paths: &[PathBuf], config: &Config) -> Result<Packets> {
+    pub fn load(paths: &[PathBuf], config: &Invocation) -> Result<Packets> {
         let mut packets = Packets::default();
         for path in paths {
             if path.is_dir() {
@@ -84,12 +85,12 @@ impl Packets {
     }
 
     /// The suite's golden packets (`paths.golden`), as `test` finds them.
-    pub fn of_suite(config: &Config, command: &str) -> Result<Packets> {
+    pub fn of_suite(config: &Invocation, command: &str) -> Result<Packets> {
         config.require_suite(command)?;
         Packets::load(std::slice::from_ref(&config.paths.golden), config)
     }
 
-    fn add(&mut self, path: &Path, config: &Config, named: bool) -> Result<()> {
+    fn add(&mut self, path: &Path, config: &Invocation, named: bool) -> Result<()> {
         let shown = path.display().to_string();
         // A negative fixture's packet is broken on purpose (its expect.toml says how), even
         // when its bytes are a positive fixture's: a call is never credited to it.

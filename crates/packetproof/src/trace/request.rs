@@ -12,7 +12,8 @@ use super::{Counts, Encoding, Judged, Options, Session, Signal};
 use crate::trace::packets::Packets;
 use crate::wire::capture::Captured;
 use crate::wire::Api;
-use crate::{Config, Error, JsonPath, Result};
+use crate::Invocation;
+use crate::{Error, JsonPath, Result};
 use serde_json::{json, Value};
 
 /// What a request body sends: its system text (if any), its messages, model and budget.
@@ -30,7 +31,7 @@ pub fn judge_request(
     api: Api,
     packets: &Packets,
     vouching: &Vouching,
-    config: &Config,
+    config: &Invocation,
 ) -> Result<(Judged, Counts)> {
     let origin = captured.origin.as_str();
     let url = captured.url.as_ref().map(|(url, _)| url.as_str());

@@ -99,7 +99,7 @@ fn names_fit_literal_parts_around_wildcards() {
 #[test]
 fn the_projects_compiled_packets_conform_to_its_templates() {
     let root = std::path::Path::new(crate::PROJECT_ROOT);
-    let config = crate::Config::load(root, None).unwrap();
+    let config = crate::Invocation::from(crate::Config::load(root, None).unwrap());
     let files: BTreeMap<String, String> = config
         .walk_prompt_templates()
         .into_iter()

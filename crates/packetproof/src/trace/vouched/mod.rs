@@ -14,9 +14,10 @@ use super::packets::{Packets, Sample};
 use super::verdict::{Filled, Used, Verdict};
 use crate::attest::vouch::Gate;
 use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
+use crate::digest;
 use crate::profile::{Profile, Style};
 use crate::template::{format, jinja, mustache, Matcher, Piece, Rendering, Template, Trim};
-use crate::{digest, Config};
+use crate::Invocation;
 use slots::Contracts;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,7 +58,7 @@ struct Templates {
 impl Vouching {
     /// The templates are the suite's (its prompts folder, else the built-in ones), each
     /// counted only when the gate lists its bytes among its materials.
-    pub fn new(gate: Gate, config: &Config, packets: &Packets) -> Vouching {
+    pub fn new(gate: Gate, config: &Invocation, packets: &Packets) -> Vouching {
         let templates = config.agents.all().iter().map(|agent| templates(&gate, agent, config, packets)).collect();
         Vouching { gate, templates, forbidden_keys: slots::key_finder(config) }
     }
@@ -84,7 +85,7 @@ impl Vouching {
     }
 }
 
-fn templates(gate: &Gate, agent: &Profile, config: &Config, packets: &Packets) -> Result<Templates, String> {
+fn templates(gate: &Gate, agent: &Profile, config: &Invocation, packets: &Packets) -> Result<Templates, String> {
     if let Some(why) = gate.refused() {
         return Err(format!("the gate statement {}: {why}", gate.file));
     }
@@ -135,7 +136,7 @@ fn templates(gate: &Gate, agent: &Profile, config: &Config, packets: &Packets) -
 }
 
 /// The values the vouched packets fill each slot with (every time a loop fills it).
-fn observed(free: &(Matcher, Matcher), samples: &[&Sample], config: &Config) -> BTreeMap<String, Vec<String>> {
+fn observed(free: &(Matcher, Matcher), samples: &[&Sample], config: &Invocation) -> BTreeMap<String, Vec<String>> {
     let mut observed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for sample in samples {
         let user = user_rendering(&free.1, &sample.user, config);
@@ -153,7 +154,7 @@ fn observed(free: &(Matcher, Matcher), samples: &[&Sample], config: &Config) -> 
 fn user_rendering(
     matcher: &Matcher,
     user: &str,
-    config: &Config,
+    config: &Invocation,
 ) -> Result<Option<Rendering>, crate::template::Unsplit> {
     if let Some(found) = matcher.matches(user)? {
         return Ok(Some(found));
@@ -166,13 +167,13 @@ fn user_rendering(
 
 /// A Google text-JSON packet's user message ends with the suite's suffix: the user
 /// message less it, when it ends with it (the templates render the message without).
-fn less_google_suffix<'a>(user: &'a str, config: &Config) -> Option<&'a str> {
+fn less_google_suffix<'a>(user: &'a str, config: &crate::Config) -> Option<&'a str> {
     let suffix = config.google_suffix.as_str();
     user.strip_suffix(suffix).filter(|_| !suffix.is_empty())
 }
 
 /// The settings table an agent is declared in, as messages name it.
-fn setting(agent: &Profile, config: &Config) -> String {
+fn setting(agent: &Profile, config: &Invocation) -> String {
     if config.agents.several() {
         format!("agents.{}", agent.name)
     } else {
@@ -208,7 +209,7 @@ fn read_roots(
 /// `test --attest`: every root template the suite's calls may render, read as `trace
 /// --gate` reads them, so that no gate is signed over a template conformance cannot
 /// follow; the error names each one and why.
-pub fn templates_followed(config: &Config) -> crate::Result<()> {
+pub fn templates_followed(config: &Invocation) -> crate::Result<()> {
     let mut refused = Vec::new();
     for agent in config.agents.all() {
         if let Ok(roots) = roots(agent, config) {
@@ -231,7 +232,7 @@ pub fn templates_followed(config: &Config) -> crate::Result<()> {
 /// The root templates of one agent that its reader refuses, and the slots it declares
 /// that none of them has, each with why.
 fn roots_refused(
-    config: &Config,
+    config: &Invocation,
     agent: &Profile,
     (style, trim, system, user): (Style, Trim, Vec<String>, Vec<String>),
 ) -> Vec<String> {
@@ -262,7 +263,7 @@ fn read(style: Style, root: &str, text: &str, files: &BTreeMap<String, String>) 
 /// The style, what the app does to a rendering, and the templates a call's system
 /// prompt and user message render: the block builder's two minijinja roots (its
 /// compiler trims each rendering's end), or what a custom profile declares.
-fn roots(agent: &Profile, config: &Config) -> Result<(Style, Trim, Vec<String>, Vec<String>), String> {
+fn roots(agent: &Profile, config: &Invocation) -> Result<(Style, Trim, Vec<String>, Vec<String>), String> {
     if agent.is_block_builder() {
         return Ok((Style::Jinja, Trim::TrimEnd, vec![SYSTEM_TEMPLATE.to_owned()], vec![USER_TEMPLATE.to_owned()]));
     }
@@ -279,7 +280,7 @@ pub(crate) fn verdict(
     evidence: &Evidence,
     packets: &Packets,
     vouching: &Vouching,
-    config: &Config,
+    config: &Invocation,
 ) -> Verdict {
     match verdict {
         Verdict::Matched { packet } => {
@@ -300,7 +301,7 @@ pub(crate) fn verdict(
 }
 
 /// The call as a rendering of one agent's vouched templates, or why it is none of any.
-fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Config) -> Result<Verdict, String> {
+fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Invocation) -> Result<Verdict, String> {
     if let Some(why) = vouching.no_templates() {
         return Err(format!("no template conformance: {why}"));
     }
@@ -359,7 +360,7 @@ fn conforms_to(
     templates: &Templates,
     (system, user): (&str, &str),
     vouching: &Vouching,
-    config: &Config,
+    config: &Invocation,
 ) -> Result<Verdict, String> {
     // Roots left out are named, so that a call they would have matched says why.
     let refused = match templates.refused.as_slice() {
@@ -425,7 +426,7 @@ fn conforms_to(
 /// `models` (else its vouched packets' models), and max tokens within the model's
 /// output limit (else the vouched packets' largest for that model). The texts alone
 /// never vouch for a call sent to another model or with another budget.
-fn settings_vouched(templates: &Templates, evidence: &Evidence, config: &Config) -> Result<(), String> {
+fn settings_vouched(templates: &Templates, evidence: &Evidence, config: &Invocation) -> Result<(), String> {
     let Some(model) = evidence.model.iter().find_map(|said| said.value.as_str()) else {
         return Err("it renders the vouched templates, but the call records no model (gen_ai.request.model) to hold \
                     to the vouched ones"

@@ -6,7 +6,7 @@
 
 use crate::profile::Profile;
 use crate::template::{Piece, Shape, SlotContract, Template};
-use crate::Config;
+use crate::Invocation;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The contracts of one agent's slots.
@@ -37,7 +37,7 @@ impl Contracts {
         agent: &Profile,
         slots: &BTreeSet<String>,
         observed: &BTreeMap<String, Vec<String>>,
-        config: &Config,
+        config: &Invocation,
         setting: &str,
     ) -> Result<Contracts, String> {
         let built_in = built_in(agent);
@@ -97,7 +97,7 @@ impl Contracts {
     }
 }
 
-fn schema(config: &Config, file: &str) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
+fn schema(config: &Invocation, file: &str) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
     let path = config.root.join(file);
     let bytes = crate::fsutil::read_bytes(&path, config.limits.max_file_bytes).map_err(|e| e.to_string())?;
     let value = crate::canonical::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -139,7 +139,7 @@ pub(super) fn slot_names(template: &Template, names: &mut BTreeSet<String>) {
 /// a duplicate key or nesting past the parser's depth, still shows it); and in a value
 /// that parses as strict JSON, a forbidden key or pattern named by its JSON path.
 /// JSON that strict parsing refuses for a duplicate key or its depth is refused.
-pub(super) fn forbidden(value: &str, config: &Config, keys: Option<&regex::Regex>) -> Option<String> {
+pub(super) fn forbidden(value: &str, config: &Invocation, keys: Option<&regex::Regex>) -> Option<String> {
     if let Some(pattern) = config.forbidden.matching_pattern(value) {
         return Some(format!("it matches forbidden pattern {pattern}"));
     }
@@ -167,7 +167,7 @@ pub(super) fn forbidden(value: &str, config: &Config, keys: Option<&regex::Regex
 }
 
 /// The forbidden keys as written JSON keys (`"posterUrl" :`), any case.
-pub(super) fn key_finder(config: &Config) -> Option<regex::Regex> {
+pub(super) fn key_finder(config: &Invocation) -> Option<regex::Regex> {
     let keys = &config.forbidden.keys;
     if keys.is_empty() {
         return None;
@@ -180,8 +180,8 @@ pub(super) fn key_finder(config: &Config) -> Option<regex::Regex> {
 mod tests {
     use super::*;
 
-    fn config() -> Config {
-        Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap()
+    fn config() -> crate::Invocation {
+        crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap())
     }
 
     #[test]

@@ -1,22 +1,19 @@
-//! `packetproof completions SHELL` and `packetproof man [COMMAND]`: generated from the
-//! clap structures by clap_complete and clap_mangen, so they cannot drift from the
-//! commands. Printed rather than installed: packagers and users put them where their
-//! system looks (README, "Shell completions and the manual page").
+//! `packetproof man [COMMAND]`: generated from the clap structures by clap_mangen, so
+//! it cannot drift from the commands.
 
-use super::{args, print};
+use crate::{args, print};
 use packetproof::{Error, Result, Status};
 
-pub fn completions(shell: clap_complete::Shell) -> Result<Status> {
-    let mut script = Vec::new();
-    clap_complete::generate(shell, &mut args::cli_command(), "packetproof", &mut script);
-    print::bytes(&script)?;
-    Ok(Status::Holds)
+#[derive(Debug, Clone, clap::Args)]
+pub struct ManArgs {
+    /// A command whose own page to print (default: the main page, which lists them all).
+    pub command: Option<String>,
 }
 
-pub fn man(command: Option<&str>) -> Result<Status> {
+pub fn run(args: ManArgs) -> Result<Status> {
     let mut cli = args::cli_command();
     cli.build();
-    let (page, title) = match command {
+    let (page, title) = match args.command.as_deref() {
         None => (cli, "packetproof".to_owned()),
         Some(name) => {
             let names: Vec<String> = cli.get_subcommands().map(|c| c.get_name().to_owned()).collect();

@@ -4,7 +4,7 @@
 //! One code path on every platform: a closed stdout ends the printing, never the
 //! trials, and the command ends with their verdict.
 
-use super::{print, Cli};
+use crate::{hiargs::Settings, print};
 use packetproof::conformance::partition::Partition;
 use packetproof::conformance::runner::{self, RunEvent, Selection};
 use packetproof::conformance::{self, junit};
@@ -17,7 +17,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, clap::Args)]
 pub struct TestArgs {
     #[command(flatten)]
-    pub suffix: super::args::SuffixArg,
+    pub suffix: crate::args::SuffixArg,
     /// Run only the trials whose name contains FILTER (`<fixture>::<check>`).
     pub filter: Option<String>,
     /// List the trials instead of running them.
@@ -27,7 +27,7 @@ pub struct TestArgs {
     #[arg(long)]
     pub exact: bool,
     /// libtest's formats: one line per trial, one character per trial, or JSON events.
-    #[arg(long, value_parser = super::args::formats(FORMATS), default_value = FORMATS[0].name())]
+    #[arg(long, value_parser = crate::args::formats(FORMATS), default_value = FORMATS[0].name())]
     pub format: Format,
     /// Also write a JUnit XML report of the trials to FILE.
     #[arg(long, value_name = "FILE")]
@@ -56,9 +56,8 @@ pub struct TestArgs {
 pub const FORMATS: &[Format] = Kind::Test.formats();
 
 /// Run the trials; 0 when all passed, 101 when one failed (as `cargo test`).
-pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
-    let config = super::load_config(cli.config.as_deref(), super::suffix_of(cli), cli.asset_example_prompts)?;
-    config.require_suite("test")?;
+pub fn main(settings: &Settings, args: &TestArgs) -> Result<ExitCode> {
+    let config = settings.suite("test")?;
     refuse_outputs(args, &config)?;
     let writes = super::golden_writes()?;
     let signer = signer(args, writes)?;
@@ -100,7 +99,7 @@ pub fn main(cli: &Cli, args: &TestArgs) -> Result<ExitCode> {
 
 /// `--junit` and `--report`: refused before any trial runs when they name an input of
 /// the gate, a file that is not such a report, or each other.
-fn refuse_outputs(args: &TestArgs, config: &packetproof::Config) -> Result<()> {
+fn refuse_outputs(args: &TestArgs, config: &packetproof::Invocation) -> Result<()> {
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
         packetproof::run::refuse_foreign_output(file, packetproof::run::OutputKind::Junit, config, &[])?;
     }
@@ -130,7 +129,7 @@ fn select(args: &TestArgs, trials: Vec<runner::Trial>) -> runner::Selected {
 
 /// `--attest`: the gate statement of a green run, signed; a failed run signs nothing.
 fn sign(
-    config: &packetproof::Config,
+    config: &packetproof::Invocation,
     args: &TestArgs,
     summary: &runner::Summary,
     total: usize,

@@ -3,10 +3,12 @@
 //! and its reporter renders it; this module prints what the reporter returns at once,
 //! so memory stays flat in the number of spans.
 
-use super::print;
+use crate::args::{age, formats, SuffixArg, TRACE};
+use crate::hiargs::Settings;
+use crate::{print, provenance};
 use packetproof::reporter::{Event, Kind, Reporter};
 use packetproof::trace::{self, packets::Packets};
-use packetproof::{Config, Format, Result, Status};
+use packetproof::{Format, Result, Status};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -19,7 +21,7 @@ pub struct TraceArgs {
     #[arg(long, required = true, num_args = 1.., value_name = "PATH")]
     pub packets: Vec<PathBuf>,
     /// `text` (one line per call and a summary), `json` or `junit` (XML).
-    #[arg(long, value_parser = super::args::formats(super::args::TRACE), default_value = super::args::TRACE[0].name())]
+    #[arg(long, value_parser = formats(TRACE), default_value = TRACE[0].name())]
     pub format: Format,
     /// A gate statement (`packetproof test --attest`): a matched call counts only when the gate
     /// vouched for its packet, and a call no packet has may conform to a template it vouched for.
@@ -30,21 +32,22 @@ pub struct TraceArgs {
     pub trusted_keys: Vec<PathBuf>,
     /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
     /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
-    #[arg(long, value_name = "AGE", requires = "gate", value_parser = super::args::age)]
+    #[arg(long, value_name = "AGE", requires = "gate", value_parser = age)]
     pub gate_max_age: Option<std::time::Duration>,
     /// Pass a trace with no GenAI call, or with calls that cannot be judged (content not
     /// captured or not readable); by default it fails.
     #[arg(long)]
     pub allow_unjudged: bool,
     #[command(flatten)]
-    pub suffix: super::args::SuffixArg,
+    pub suffix: SuffixArg,
 }
 
 /// Each call is reported as it is judged (text and JSON print it at once; JUnit keeps
 /// one small record per call and prints them at the end).
-pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
+pub fn run(settings: &Settings, args: TraceArgs) -> Result<Status> {
+    let config = &settings.load()?;
     let packets = Packets::load(&args.packets, config)?;
-    let vouching = vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
+    let vouching = provenance::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
     let options = trace::Options { allow_unjudged: args.allow_unjudged };
     let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, options, &mut |judged| {
@@ -52,23 +55,4 @@ pub fn run(config: &Config, args: &TraceArgs) -> Result<Status> {
     })?;
     print::report(&reporter.report(Event::TraceEnd { counts: &counts, skipped: packets.skipped() })?)?;
     Ok(Status::from_ok(counts.ok()))
-}
-
-/// `--gate FILE --trusted-key PUB…` (trace and serve): the gate statement, read with the
-/// trusted keys, ready to hold verdicts to; a note when calls cannot conform to templates.
-pub(crate) fn vouching(
-    gate: Option<&std::path::Path>,
-    trusted_keys: &[PathBuf],
-    max_age: Option<std::time::Duration>,
-    config: &Config,
-    packets: &Packets,
-) -> Result<Option<trace::vouched::Vouching>> {
-    let Some(file) = gate else { return Ok(None) };
-    let keys = super::provenance::trusted_keys(trusted_keys)?;
-    let gate = packetproof::attest::vouch::Gate::read(file, &keys, config, max_age)?;
-    let vouching = trace::vouched::Vouching::new(gate, config, packets);
-    if let Some(why) = vouching.templates_unavailable() {
-        print::note(&format!("calls are not matched to templates: {why}"));
-    }
-    Ok(Some(vouching))
 }

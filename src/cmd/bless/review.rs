@@ -7,7 +7,7 @@
 
 use packetproof::bless::{self, Change, GoldenWrites, Pending, Requester};
 use packetproof::diff::group;
-use packetproof::{Config, Error, Result, Status};
+use packetproof::{Error, Invocation, Result, Status};
 use std::io::{BufRead, IsTerminal, Write};
 
 /// The developer's answer for one case.
@@ -18,7 +18,7 @@ pub(crate) enum Decision {
     Skip,
 }
 
-pub(crate) fn review(config: &Config, filter: Option<&str>, writes: GoldenWrites) -> Result<Status> {
+pub(crate) fn review(config: &Invocation, filter: Option<&str>, writes: GoldenWrites) -> Result<Status> {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(Error::Usage(
             "bless --review asks on a terminal, and standard input or output is not one: run it in a terminal, \
@@ -242,7 +242,7 @@ mod tests {
             copy(item);
         }
         std::fs::create_dir_all(dir.path().join("golden")).unwrap();
-        let config = Config::load(dir.path(), None).unwrap();
+        let config = Invocation::from(packetproof::Config::load(dir.path(), None).unwrap());
         let cases = packetproof::corpus::cases(&config).unwrap();
         let mut stale = packetproof::compile::compile(&cases[0].request, &config, "test").unwrap();
         stale["maxTokens"] = serde_json::json!(7);
@@ -271,7 +271,7 @@ mod tests {
     /// Three cases blessed, then one template edit: one diff, one question.
     fn edited_template() -> (tempfile::TempDir, Vec<Pending>) {
         let (dir, _) = pending();
-        let config = Config::load(dir.path(), None).unwrap();
+        let config = Invocation::from(packetproof::Config::load(dir.path(), None).unwrap());
         packetproof::bless::bless(&config, None, packetproof::bless::GoldenWrites::OnCommand).unwrap();
         let template = dir.path().join("references/prompts/system.md.j2");
         let text = std::fs::read_to_string(&template).unwrap();
@@ -340,7 +340,7 @@ mod tests {
         let settings = dir.path().join("harness.toml");
         let text = std::fs::read_to_string(&settings).unwrap();
         std::fs::write(&settings, format!("{text}\n[evaluator]\ncommand = [\"./eval.sh\", \"{{output}}\"]\n")).unwrap();
-        let config = Config::load(dir.path(), None).unwrap();
+        let config = Invocation::from(packetproof::Config::load(dir.path(), None).unwrap());
         let cases = packetproof::corpus::cases(&config).unwrap();
         let run = |c: &packetproof::corpus::Case| dir.path().join("fixtures").join(&c.name).join("run");
         let answered = cases.iter().find(|c| run(c).is_dir()).expect("init's suite has a fixture with a run");

@@ -1,0 +1,83 @@
+//! What one invocation works with: the settings as harness.toml says ([`Config`]), what
+//! the command decided for this run ([`CommandPolicy`], from its command line, never
+//! from the file), and, for a run that reads the same files thousands of times, the
+//! resource files as first read (`read_once`).
+
+mod read_once;
+pub(crate) use read_once::Templates;
+
+use crate::config::{Config, Policy};
+use read_once::ReadOnce;
+use std::sync::Arc;
+
+/// What a command decides for its run, beside the settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandPolicy {
+    /// Whether the suite's programs (`[exporter]`, `[evaluator]`) may run. True for
+    /// the commands that produce packets or judge answers; `verify` only when asked
+    /// (`--run-exporter`), and the commands that check files they are given never, so
+    /// checking files never runs code they name.
+    pub run_exporter: bool,
+    /// `--asset-example-prompts`: replaces harness.toml's `packet.asset_example_prompts`.
+    pub asset_example_prompts: Option<Policy>,
+}
+
+impl Default for CommandPolicy {
+    fn default() -> Self {
+        CommandPolicy { run_exporter: true, asset_example_prompts: None }
+    }
+}
+
+/// The settings with a command's policy: what every check, compile and run reads.
+/// It dereferences to its [`Config`], so a function of the settings alone takes
+/// `&Config` and is handed an invocation as is.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    config: Arc<Config>,
+    policy: CommandPolicy,
+    /// Templates and schema files as first read ([`Invocation::reading_once`]).
+    reads: Option<Arc<ReadOnce>>,
+}
+
+impl From<Config> for Invocation {
+    /// The settings under the default policy (programs run, the file's asset-prompt policy).
+    fn from(config: Config) -> Invocation {
+        Invocation::new(config, CommandPolicy::default())
+    }
+}
+
+impl std::ops::Deref for Invocation {
+    type Target = Config;
+
+    fn deref(&self) -> &Config {
+        &self.config
+    }
+}
+
+impl Invocation {
+    pub fn new(config: Config, policy: CommandPolicy) -> Invocation {
+        Invocation { config: Arc::new(config), policy, reads: None }
+    }
+
+    /// The settings as loaded.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// What the command decided for this run.
+    pub fn policy(&self) -> CommandPolicy {
+        self.policy
+    }
+
+    /// This invocation reading each template and schema file once from now on (the
+    /// conformance gate: the whole run sees one version of them).
+    pub fn reading_once(&self) -> Invocation {
+        Invocation { reads: Some(Arc::default()), ..self.clone() }
+    }
+
+    /// Whether a generator prompt in an asset example fails a packet or is noted: the
+    /// command's policy, else harness.toml's.
+    pub fn asset_example_prompts(&self) -> Policy {
+        self.policy.asset_example_prompts.unwrap_or(self.config.packet.asset_example_prompts)
+    }
+}

@@ -1,0 +1,21 @@
+//! `packetproof completions SHELL`: generated from the clap structures by
+//! clap_complete, so it cannot drift from the commands. Printed rather than installed:
+//! packagers and users put it where their system looks (README, "Shell completions and
+//! the manual page").
+
+use crate::{args, print};
+use packetproof::{Result, Status};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompletionsArgs {
+    /// bash, zsh, fish, powershell or elvish.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+pub fn run(args: CompletionsArgs) -> Result<Status> {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut args::cli_command(), "packetproof", &mut script);
+    print::bytes(&script)?;
+    Ok(Status::Holds)
+}
