@@ -21,6 +21,7 @@ pub(crate) mod proto;
 pub mod received;
 pub(crate) mod record;
 pub mod request;
+pub(crate) mod value;
 pub mod verdict;
 pub mod vouched;
 pub mod window;
@@ -191,7 +192,7 @@ impl<'p> Session<'p> {
         genai::keep_whole_texts(self.gate.is_some());
         match encoding {
             Encoding::Json => {
-                let document = crate::canonical::parse(bytes).map_err(|e| Error::Json {
+                let document = value::parse(bytes).map_err(|e| Error::Json {
                     file: origin.to_owned(),
                     line: line + e.line - 1,
                     column: e.column,
@@ -208,7 +209,7 @@ impl<'p> Session<'p> {
                 };
                 let problem = |message: String| Error::refused(origin.to_owned(), message);
                 let decoded = decoded.map_err(problem)?;
-                proto::records(decoded, &mut |record| self.add(record, &at)).map_err(problem)?
+                proto::records(&decoded, &mut |record| self.add(record, &at)).map_err(problem)?
             }
         }
     }
@@ -224,19 +225,27 @@ impl<'p> Session<'p> {
 
     /// Judge every call read, each once, handing each to `visit`; the counts.
     pub fn finish(mut self, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
-        let calls = self.gather();
-        self.judge(calls, visit)
+        let gathered = std::mem::take(&mut self.join).finish();
+        self.judge_each(gathered.map(|gathered| window::Ready { gathered, expiry: None, before: None }), visit)
     }
 
     /// The calls read so far, their records joined, not judged yet (the session reads on
     /// afresh): for a [`window::Window`] to hold those not whole, or for [`Session::judge`].
     pub fn gather(&mut self) -> window::Calls {
-        window::Calls::of(std::mem::take(&mut self.join).finish())
+        window::Calls::of(std::mem::take(&mut self.join).finish().collect())
     }
 
     /// Judge `calls` (gathered here, or handed back by a window), each once, handing each
     /// to `visit`; the counts of what this session read and judged.
     pub fn judge(self, calls: window::Calls, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
+        self.judge_each(calls.ready.into_iter(), visit)
+    }
+
+    fn judge_each(
+        self,
+        calls: impl Iterator<Item = window::Ready>,
+        visit: &mut dyn FnMut(&Judged) -> Result<()>,
+    ) -> Result<Counts> {
         let Session { packets, mut counts, gate, .. } = self;
         let verdict_of = |call: &mut Call, evidence: &join::Evidence| {
             let (verdict, notes) = verdict::judge(call, evidence, packets);
@@ -246,7 +255,7 @@ impl<'p> Session<'p> {
             };
             (verdict, notes)
         };
-        for window::Ready { gathered, expiry, before } in calls.ready {
+        for window::Ready { gathered, expiry, before } in calls {
             let mut call = gathered.call;
             let (verdict, mut notes) = verdict_of(&mut call, &gathered.evidence);
             if let Some(before) = before {
