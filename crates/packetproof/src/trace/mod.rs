@@ -202,16 +202,21 @@ impl<'p> Session<'p> {
                     |p: otlp::Problem| Error::Json { file: origin.to_owned(), line, column: 1, message: p.message };
                 otlp::records(document, &mut |record| self.add(record, &at)).map_err(problem)?
             }
-            Encoding::Protobuf => {
-                let decoded = match signal {
-                    Some(signal) => proto::decode(bytes, signal),
-                    None => proto::sniff(bytes),
-                };
-                let problem = |message: String| Error::refused(origin.to_owned(), message);
-                let decoded = decoded.map_err(problem)?;
-                proto::records(&decoded, &mut |record| self.add(record, &at)).map_err(problem)?
-            }
+            Encoding::Protobuf => self.read_protobuf(bytes::Bytes::copy_from_slice(bytes), signal, origin),
         }
+    }
+
+    /// Read one protobuf export request held in `buffer` (its strings are read in place).
+    fn read_protobuf(&mut self, buffer: bytes::Bytes, signal: Option<Signal>, origin: &str) -> Result<()> {
+        let at = At { file: origin, line: 1 };
+        genai::keep_whole_texts(self.gate.is_some());
+        let decoded = match signal {
+            Some(signal) => proto::decode(&buffer, signal),
+            None => proto::sniff(&buffer),
+        };
+        let problem = |message: String| Error::refused(origin.to_owned(), message);
+        let decoded = decoded.map_err(problem)?;
+        proto::records(&decoded, &mut |record| self.add(record, &at)).map_err(problem)?
     }
 
     fn add(&mut self, record: Record, at: &At) -> Result<()> {
@@ -359,7 +364,7 @@ fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
     let head = reader.fill_buf().map_err(|e| Error::io(path, e))?.to_vec();
     if is_protobuf(path, &head) {
         let bytes = fsutil::read_bytes(path, max_line)?;
-        return session.read(&bytes, Encoding::Protobuf, None, &shown, 1);
+        return session.read_protobuf(bytes.into(), None, &shown);
     }
     let mut line = Vec::new();
     let mut number = 0;
@@ -394,6 +399,9 @@ fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod reader_tests;
 
 #[cfg(test)]
 mod file_tests {

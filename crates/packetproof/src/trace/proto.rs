@@ -12,37 +12,53 @@
 use super::record::{hex, Attributes, Event, Kind, Record};
 use super::value::Json;
 use super::Signal;
+use bytes::Bytes;
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
-use opentelemetry_proto::tonic::logs::v1::LogRecord;
-use opentelemetry_proto::tonic::trace::v1::Span;
+use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use prost::Message;
 use std::borrow::Cow;
+use wire::{AnyValue, KeyValue, LogRecord, LogsRequest, Span, TracesRequest, Utf8, Value};
+
+mod wire;
 
 /// A decoded export.
 #[derive(Debug)]
 pub(crate) enum Decoded {
-    Traces(ExportTraceServiceRequest),
-    Logs(ExportLogsServiceRequest),
+    Traces(TracesRequest),
+    Logs(LogsRequest),
 }
 
 /// Decode `bytes` as the request of `signal`; the error is prost's, as one line.
-pub(crate) fn decode(bytes: &[u8], signal: Signal) -> Result<Decoded, String> {
-    let what = |e: prost::DecodeError| format!("not an OTLP protobuf {}: {e}", signal.request_name());
-    match signal {
-        Signal::Traces => ExportTraceServiceRequest::decode(bytes).map(Decoded::Traces).map_err(what),
-        Signal::Logs => ExportLogsServiceRequest::decode(bytes).map(Decoded::Logs).map_err(what),
-    }
+pub(crate) fn decode(buffer: &Bytes, signal: Signal) -> Result<Decoded, String> {
+    decoded(buffer, signal).ok_or_else(|| refusal(buffer, signal))
+}
+
+/// The request of `signal` in `buffer`, when it is one.
+fn decoded(buffer: &Bytes, signal: Signal) -> Option<Decoded> {
+    let decoded = match signal {
+        Signal::Traces => TracesRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Traces),
+        Signal::Logs => LogsRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Logs),
+    };
+    decoded
+}
+
+/// Why `bytes` are not the request of `signal`: the generated types' decoding says it.
+fn refusal(bytes: &[u8], signal: Signal) -> String {
+    let error = match signal {
+        Signal::Traces => ExportTraceServiceRequest::decode(bytes).err(),
+        Signal::Logs => ExportLogsServiceRequest::decode(bytes).err(),
+    };
+    let error = error.map_or_else(|| "not decoded".to_owned(), |e| e.to_string());
+    format!("not an OTLP protobuf {}: {error}", signal.request_name())
 }
 
 /// Which request `bytes` are, when nothing says: the one they decode as (with records,
 /// when both decode).
-pub(crate) fn sniff(bytes: &[u8]) -> Result<Decoded, String> {
-    let traces = decode(bytes, Signal::Traces);
-    let logs = decode(bytes, Signal::Logs);
+pub(crate) fn sniff(buffer: &Bytes) -> Result<Decoded, String> {
+    let (traces, logs) = (decoded(buffer, Signal::Traces), decoded(buffer, Signal::Logs));
     match (traces, logs) {
-        (Ok(Decoded::Traces(t)), Ok(Decoded::Logs(l))) => {
+        (Some(Decoded::Traces(t)), Some(Decoded::Logs(l))) => {
             let has_logs = l.resource_logs.iter().flat_map(|r| &r.scope_logs).any(|s| !s.log_records.is_empty());
             Ok(if has_logs && t.resource_spans.iter().flat_map(|r| &r.scope_spans).all(|s| s.spans.is_empty()) {
                 Decoded::Logs(l)
@@ -50,8 +66,8 @@ pub(crate) fn sniff(bytes: &[u8]) -> Result<Decoded, String> {
                 Decoded::Traces(t)
             })
         }
-        (Ok(decoded), _) | (_, Ok(decoded)) => Ok(decoded),
-        (Err(traces), Err(logs)) => Err(format!("{traces}; {logs}")),
+        (Some(decoded), _) | (_, Some(decoded)) => Ok(decoded),
+        (None, None) => Err(format!("{}; {}", refusal(buffer, Signal::Traces), refusal(buffer, Signal::Logs))),
     }
 }
 
@@ -88,18 +104,23 @@ pub(crate) fn records(decoded: &Decoded, visit: &mut Visit) -> Result<crate::Res
     Ok(Ok(()))
 }
 
+/// A string field's text (checked to be UTF-8 when decoded).
+fn text(bytes: &Bytes) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
 fn span<'a>(span: &'a Span, scope: &'a str) -> Result<Record<'a>, String> {
     let events = span
         .events
         .iter()
-        .map(|e| Ok(Event { name: Cow::Borrowed(&e.name), attributes: attributes(&e.attributes)? }))
+        .map(|e| Ok(Event { name: Cow::Borrowed(text(&e.name)), attributes: attributes(&e.attributes)? }))
         .collect::<Result<_, String>>()?;
     Ok(Record {
         kind: Kind::Span,
         trace_id: Cow::Owned(hex(&span.trace_id)),
         span_id: Cow::Owned(hex(&span.span_id)),
         parent_span_id: Cow::Owned(hex(&span.parent_span_id)),
-        name: Cow::Borrowed(&span.name),
+        name: Cow::Borrowed(text(&span.name)),
         scope: Cow::Borrowed(scope),
         attributes: attributes(&span.attributes)?,
         events,
@@ -118,7 +139,7 @@ fn log_record<'a>(log: &'a LogRecord, scope: &'a str) -> Result<Record<'a>, Stri
         trace_id: Cow::Owned(hex(&log.trace_id)),
         span_id: Cow::Owned(hex(&log.span_id)),
         parent_span_id: Cow::Borrowed(""),
-        name: Record::event_name(Cow::Borrowed(&log.event_name), &attributes),
+        name: Record::event_name(Cow::Borrowed(text(&log.event_name)), &attributes),
         scope: Cow::Borrowed(scope),
         attributes,
         events: Vec::new(),
@@ -135,7 +156,7 @@ fn scope_name(scope: Option<&InstrumentationScope>) -> &str {
 fn attributes(pairs: &[KeyValue]) -> Result<Attributes<'_>, String> {
     pairs
         .iter()
-        .map(|kv| Ok((Cow::Borrowed(kv.key.as_str()), kv.value.as_ref().map(plain).transpose()?.unwrap_or(Json::Null))))
+        .map(|kv| Ok((Cow::Borrowed(text(&kv.key)), kv.value.as_ref().map(plain).transpose()?.unwrap_or(Json::Null))))
         .collect()
 }
 
@@ -144,26 +165,25 @@ fn plain(value: &AnyValue) -> Result<Json<'_>, String> {
     use base64::Engine as _;
     Ok(match &value.value {
         None => Json::Null,
-        Some(any_value::Value::StringValue(s)) => Json::String(Cow::Borrowed(s)),
-        Some(any_value::Value::BoolValue(b)) => Json::Bool(*b),
-        Some(any_value::Value::IntValue(i)) => Json::Number((*i).into()),
-        Some(any_value::Value::DoubleValue(d)) => serde_json::Number::from_f64(*d).map_or(Json::Null, Json::Number),
-        Some(any_value::Value::BytesValue(b)) => {
-            Json::String(Cow::Owned(base64::engine::general_purpose::STANDARD.encode(b)))
-        }
-        Some(any_value::Value::ArrayValue(a)) => Json::Array(a.values.iter().map(plain).collect::<Result<_, _>>()?),
-        Some(any_value::Value::KvlistValue(list)) => {
+        Some(Value::StringValue(s)) => Json::String(Cow::Borrowed(text(s))),
+        Some(Value::BoolValue(b)) => Json::Bool(*b),
+        Some(Value::IntValue(i)) => Json::Number((*i).into()),
+        Some(Value::DoubleValue(d)) => serde_json::Number::from_f64(*d).map_or(Json::Null, Json::Number),
+        Some(Value::BytesValue(b)) => Json::String(Cow::Owned(base64::engine::general_purpose::STANDARD.encode(b))),
+        Some(Value::ArrayValue(a)) => Json::Array(a.values.iter().map(plain).collect::<Result<_, _>>()?),
+        Some(Value::KvlistValue(list)) => {
             let mut object: Vec<(Cow<str>, Json)> = Vec::with_capacity(list.values.len());
             for kv in &list.values {
                 let value = kv.value.as_ref().map(plain).transpose()?.unwrap_or(Json::Null);
-                if object.iter().any(|(k, _)| *k == kv.key) {
-                    return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(&kv.key)));
+                let key = text(&kv.key);
+                if object.iter().any(|(k, _)| k == key) {
+                    return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(key)));
                 }
-                object.push((Cow::Borrowed(&kv.key), value));
+                object.push((Cow::Borrowed(key), value));
             }
             Json::Object(object)
         }
-        Some(any_value::Value::StringValueStrindex(_)) => {
+        Some(Value::StringValueStrindex(_)) => {
             return Err("a string table reference (profiles only) in a trace or log".into())
         }
     })
@@ -211,14 +231,14 @@ mod tests {
             .unwrap();
             out
         };
-        let bytes = encode_json(&spans);
+        let bytes = Bytes::from(encode_json(&spans));
         assert_eq!(read(decode(&bytes, Signal::Traces).unwrap()), from_json);
         assert_eq!(read(sniff(&bytes).unwrap()), from_json);
         let logs = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "s"}, "logRecords": [{
             "eventName": "gen_ai.user.message", "spanId": "b7ad6b7169203331",
             "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "U"}}]}}}]}]}]});
         let mut records = Vec::new();
-        let decoded = sniff(&encode_json(&logs)).unwrap();
+        let decoded = sniff(&encode_json(&logs).into()).unwrap();
         super::records(&decoded, &mut |r| {
             records.push((r.kind, r.body.to_value()));
             Ok(())
@@ -226,7 +246,8 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(records, vec![(Kind::Log, json!({"content": "U"}))]);
-        assert!(read(sniff(b"").unwrap()).is_empty());
-        assert!(decode(b"\x0a\xff", Signal::Traces).unwrap_err().starts_with("not an OTLP protobuf"));
+        assert!(read(sniff(&Bytes::new()).unwrap()).is_empty());
+        let broken = Bytes::from_static(b"\x0a\xff");
+        assert!(decode(&broken, Signal::Traces).unwrap_err().starts_with("not an OTLP protobuf"));
     }
 }
