@@ -415,7 +415,7 @@ impl Join {
         }
         fold_sdk_spans(&entries, &mut root);
         fold_by_time(&mut entries, &mut root);
-        let own_key = |e: &Box<Entry>| (!e.span_id.is_empty()).then(|| key(&e.trace_id, &e.span_id));
+        let own_key = |e: &Entry| (!e.span_id.is_empty()).then(|| key(&e.trace_id, &e.span_id));
         let mut keys: Vec<Vec<Key>> = entries.iter().map(|e| own_key(e).into_iter().collect()).collect();
         for i in 0..entries.len() {
             if root[i] != i {

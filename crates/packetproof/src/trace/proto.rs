@@ -36,11 +36,10 @@ pub(crate) fn decode(buffer: &Bytes, signal: Signal) -> Result<Decoded, String> 
 
 /// The request of `signal` in `buffer`, when it is one.
 fn decoded(buffer: &Bytes, signal: Signal) -> Option<Decoded> {
-    let decoded = match signal {
+    match signal {
         Signal::Traces => TracesRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Traces),
         Signal::Logs => LogsRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Logs),
-    };
-    decoded
+    }
 }
 
 /// Why `bytes` are not the request of `signal`: the generated types' decoding says it.

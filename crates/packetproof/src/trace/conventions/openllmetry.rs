@@ -21,7 +21,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
         }
         let role = role.and_then(|r| r.as_str()).unwrap_or_default();
         match content.map(|c| text_of(c, format_args!("gen_ai.prompt.{i}.content"))) {
-            Some(Ok(text)) => messages.push(Message::new(role, &text)),
+            Some(Ok(text)) => messages.push(Message::new(role, text)),
             Some(Err(e)) => problem = problem.or(Some(e)),
             None => problem = problem.or(Some(Unread::Unparsed(format!("gen_ai.prompt.{i}.content is missing")))),
         }

@@ -102,6 +102,8 @@ pub(crate) struct AnyValue {
     pub(crate) value: Option<Value>,
 }
 
+// The variants are OTLP's names for them.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub(crate) enum Value {
     #[prost(bytes = "bytes", tag = "1")]
