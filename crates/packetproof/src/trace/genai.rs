@@ -5,6 +5,7 @@
 //! been read (`join`), and a digest is all a comparison with a reviewed packet needs.
 
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 
 /// The longest attribute value read (text or JSON); a longer one makes the call not judgeable.
 pub(crate) const MAX_ATTRIBUTE_BYTES: usize = 4 * 1024 * 1024;
@@ -34,13 +35,17 @@ impl Call {
     }
 }
 
-/// A text, as compared and as quoted: its digest, its length and its first characters;
-/// and the whole text only while a gate's templates may need it ([`keep_whole_texts`]).
+/// A text, as compared and as quoted: its digest, its length and its first characters
+/// (quoted only when a report shows it); and the whole text only while a gate's
+/// templates may need it ([`keep_whole_texts`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Text {
     pub(crate) sha256: [u8; 32],
     pub(crate) chars: usize,
-    excerpt: String,
+    bytes: usize,
+    /// The first characters shown (none of a text that looks like a key: it is never shown).
+    head: Box<str>,
+    key_like: bool,
     pub(crate) whole: Option<Box<str>>,
 }
 
@@ -59,24 +64,44 @@ pub(crate) fn keep_whole_texts(keep: bool) {
 
 impl Text {
     pub(crate) fn of(text: &str) -> Text {
+        let key_like = crate::report::looks_like_a_key(text);
+        let head = match text.char_indices().nth(crate::report::MAX_EXCERPT_CHARS) {
+            _ if key_like => "",
+            Some((cut, _)) => &text[..cut],
+            None => text,
+        };
         Text {
             sha256: Sha256::digest(text.as_bytes()).into(),
             chars: text.chars().count(),
-            excerpt: crate::report::excerpt(text),
+            bytes: text.len(),
+            head: head.into(),
+            key_like,
             whole: KEEP_WHOLE.with(|k| k.get()).then(|| text.into()),
         }
     }
 
     /// What it keeps, in bytes (about).
     pub(crate) fn weight(&self) -> usize {
-        48 + self.excerpt.len() + self.whole.as_ref().map_or(0, |w| w.len())
+        48 + self.head.len() + self.whole.as_ref().map_or(0, |w| w.len())
+    }
+
+    /// Its bounded excerpt, as `report::excerpt` quotes the whole text.
+    fn excerpt(&self) -> String {
+        if self.key_like {
+            return format!("<{} bytes that look like a key (PEM); never shown>", self.bytes);
+        }
+        let quoted = crate::report::escape_name(&format!("{:?}", self.head)).into_owned();
+        match self.chars - self.head.chars().count() {
+            0 => quoted,
+            rest => format!("{quoted}… ({rest} more characters)"),
+        }
     }
 
     /// The excerpt, and for a long text its digest (two long texts may share their start).
     pub(crate) fn describe(&self) -> String {
         match self.chars > crate::report::MAX_EXCERPT_CHARS {
-            true => format!("{} (sha256 {})", self.excerpt, &super::record::hex(&self.sha256)[..12]),
-            false => self.excerpt.clone(),
+            true => format!("{} (sha256 {})", self.excerpt(), &super::record::hex(&self.sha256)[..12]),
+            false => self.excerpt(),
         }
     }
 }
@@ -84,18 +109,20 @@ impl Text {
 /// One input message: its role (`developer` is `system`, as the APIs treat it) and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Message {
-    pub(crate) role: String,
+    pub(crate) role: Cow<'static, str>,
     pub(crate) text: Text,
 }
 
 impl Message {
     pub(crate) fn new(role: &str, text: &str) -> Message {
         let role = match role {
-            "developer" => "system",
-            "model" => "assistant",
-            other => other,
+            "developer" | "system" => Cow::Borrowed("system"),
+            "model" | "assistant" => Cow::Borrowed("assistant"),
+            "user" => Cow::Borrowed("user"),
+            "tool" => Cow::Borrowed("tool"),
+            other => Cow::Owned(other.to_owned()),
         };
-        Message { role: role.to_owned(), text: Text::of(text) }
+        Message { role, text: Text::of(text) }
     }
 }
 

@@ -113,6 +113,8 @@ impl Evidence {
     }
 
     fn piece(&mut self, piece: Piece) {
+        // Most calls have one piece of content: room for one, not a vector's first four.
+        self.content.reserve_exact(usize::from(self.content.is_empty()));
         match piece {
             Piece::Whole { source, messages } => self.content.push((source, messages)),
             Piece::System { source, message } => self.system_only.push((source, message)),
@@ -144,8 +146,8 @@ impl Evidence {
 struct Origin {
     file: Rc<str>,
     line: usize,
-    name: String,
-    scope: String,
+    name: Rc<str>,
+    scope: Rc<str>,
     kind: Kind,
 }
 
@@ -167,10 +169,16 @@ struct Entry {
 /// The calls read so far, in the order first read.
 #[derive(Debug, Default)]
 pub(crate) struct Join {
-    entries: Vec<Entry>,
+    /// Boxed: 100,000 entries side by side would be one 40 MB block, taken from the
+    /// system afresh on every read and copied whole on every growth.
+    #[allow(clippy::vec_box)]
+    entries: Vec<Box<Entry>>,
     by_id: HashMap<Key, usize>,
-    /// The file being read, shared by its calls.
+    /// The file being read, and the last record's name and scope, shared by the calls
+    /// that have them (a trace's calls mostly share their span name and scope).
     file: Option<Rc<str>>,
+    name: Option<Rc<str>>,
+    scope: Option<Rc<str>>,
     /// The entry of the message events without ids read last: the next such event of the
     /// same scope is the same call's (they are one call's messages, one per event).
     messages_without_ids: Option<usize>,
@@ -179,7 +187,7 @@ pub(crate) struct Join {
 /// The anthropic SDK's own call spans (a trace of their own) into the call span of
 /// another instrumentation whose time holds theirs and whose model is theirs. Candidates
 /// are sorted by start: each SDK span looks at the few that started last before it.
-fn fold_sdk_spans(entries: &[Entry], root: &mut [usize]) {
+fn fold_sdk_spans(entries: &[Box<Entry>], root: &mut [usize]) {
     let is_sdk = |e: &Entry| e.evidence.libraries.first() == Some(&Library::AnthropicSdk);
     let timed = |e: &Entry| e.call.as_ref().is_some_and(|c| c.kind == Kind::Span) && e.end > 0;
     let mut hosts: Vec<usize> =
@@ -208,7 +216,7 @@ fn fold_sdk_spans(entries: &[Entry], root: &mut [usize]) {
 /// (an inference-details event emitted alone); within two calls' they belong to one of
 /// them, which cannot be told: they are put with the first, whose content then cannot
 /// be compared. Never a second call.
-fn fold_by_time(entries: &mut [Entry], root: &mut [usize]) {
+fn fold_by_time(entries: &mut [Box<Entry>], root: &mut [usize]) {
     let is_span = |e: &Entry| e.call.as_ref().is_some_and(|c| c.kind == Kind::Span) && e.end > 0;
     let mut spans: Vec<usize> = (0..entries.len()).filter(|&i| is_span(&entries[i])).collect();
     spans.sort_by_key(|&i| entries[i].start);
@@ -234,6 +242,23 @@ fn fold_by_time(entries: &mut [Entry], root: &mut [usize]) {
             );
             entries[host].evidence.content.push(("records without ids".into(), Err(Unread::Unparsed(why))));
         }
+    }
+}
+
+/// Append `more` to `to`, with no more room than it uses when `to` is empty: a call's
+/// evidence waits until every record is read, and most calls have one of each.
+fn append<T>(to: &mut Vec<T>, more: Vec<T>) {
+    if to.is_empty() {
+        to.reserve_exact(more.len());
+    }
+    to.extend(more);
+}
+
+/// `text` as the one shared in `slot` when it is the same, else shared from now on.
+fn shared(slot: &mut Option<Rc<str>>, text: &str) -> Rc<str> {
+    match slot {
+        Some(shared) if **shared == *text => shared.clone(),
+        _ => slot.insert(Rc::from(text)).clone(),
     }
 }
 
@@ -290,31 +315,28 @@ impl Join {
         if reading.repeat || !reading.is_evidence() {
             return;
         }
-        let file = match &self.file {
-            Some(file) if **file == *at.file => file.clone(),
-            _ => {
-                let file: Rc<str> = Rc::from(at.file);
-                self.file = Some(file.clone());
-                file
-            }
+        let origin = Origin {
+            file: shared(&mut self.file, at.file),
+            line: at.line,
+            name: shared(&mut self.name, &record.name),
+            scope: shared(&mut self.scope, &record.scope),
+            kind: record.kind,
         };
-        let origin =
-            Origin { file, line: at.line, name: record.name.clone(), scope: record.scope.clone(), kind: record.kind };
         // A record without a span id joins nothing: a call of its own.
         let id = (!record.span_id.is_empty()).then(|| key(&record.trace_id, &record.span_id));
         let mut index = id.and_then(|id| self.by_id.get(&id).copied());
         if id.is_none() {
             let run =
-                self.messages_without_ids.filter(|&i| !reading.call && self.entries[i].first.scope == record.scope);
+                self.messages_without_ids.filter(|&i| !reading.call && *self.entries[i].first.scope == *record.scope);
             index = index.or(run);
         }
         let index = index.unwrap_or_else(|| {
             if let Some(id) = id {
                 self.by_id.insert(id, self.entries.len());
             }
-            self.entries.push(Entry {
-                trace_id: record.trace_id.clone(),
-                span_id: record.span_id.clone(),
+            self.entries.push(Box::new(Entry {
+                trace_id: record.trace_id.to_string(),
+                span_id: record.span_id.to_string(),
                 parent_span_id: String::new(),
                 call: None,
                 first: origin.clone(),
@@ -322,7 +344,7 @@ impl Join {
                 start: if id.is_none() { record.start } else { 0 },
                 end: if id.is_none() { record.end } else { 0 },
                 evidence: Evidence::default(),
-            });
+            }));
             self.entries.len() - 1
         });
         if id.is_none() {
@@ -339,14 +361,14 @@ impl Join {
                 entry.call = Some(origin);
             }
             if record.kind == Kind::Span {
-                entry.parent_span_id = record.parent_span_id;
+                entry.parent_span_id = record.parent_span_id.into_owned();
                 (entry.start, entry.end) = (record.start, record.end);
             }
         }
         let evidence = &mut entry.evidence;
-        evidence.model.extend(reading.model);
-        evidence.max_tokens.extend(reading.max_tokens);
-        evidence.conflicts.extend(reading.conflicts);
+        append(&mut evidence.model, reading.model);
+        append(&mut evidence.max_tokens, reading.max_tokens);
+        append(&mut evidence.conflicts, reading.conflicts);
         evidence.add_library(reading.library);
         evidence.add_notes(reading.notes);
         for piece in reading.content {
@@ -355,9 +377,9 @@ impl Join {
     }
 
     /// Every call, once: nested call spans folded into the outermost.
-    pub(crate) fn finish(self) -> Vec<Gathered> {
+    pub(crate) fn finish(self) -> impl Iterator<Item = Gathered> {
         let Join { mut entries, by_id, .. } = self;
-        let parent_of = |entries: &[Entry], i: usize| -> Option<usize> {
+        let parent_of = |entries: &[Box<Entry>], i: usize| -> Option<usize> {
             let entry = &entries[i];
             if entry.call.is_none() || entry.parent_span_id.is_empty() {
                 return None;
@@ -370,8 +392,8 @@ impl Join {
         const NONE: usize = usize::MAX;
         let mut root = vec![NONE; entries.len()];
         let mut seen = vec![NONE; entries.len()];
+        let mut path = Vec::new();
         for i in 0..entries.len() {
-            let mut path = Vec::new();
             let mut at = i;
             let top = loop {
                 if root[at] != NONE {
@@ -387,7 +409,7 @@ impl Join {
                     None => break at,
                 }
             };
-            for p in path {
+            for p in path.drain(..) {
                 root[p] = top;
             }
         }
@@ -407,31 +429,26 @@ impl Join {
                 keys[root[i]].extend(folded);
             }
         }
-        entries
-            .into_iter()
-            .zip(keys)
-            .enumerate()
-            .filter(|(i, _)| root[*i] == *i)
-            .map(|(_, (entry, keys))| {
-                let kind = entry.call.as_ref().map(|c| c.kind);
-                let origin = entry.call.unwrap_or(entry.first);
-                Gathered {
-                    file: origin.file.to_string(),
-                    line: origin.line,
-                    call: Call {
-                        span: origin.name,
-                        scope: origin.scope,
-                        trace_id: entry.trace_id,
-                        span_id: entry.span_id,
-                        model: None,
-                        max_tokens: None,
-                    },
-                    kind,
-                    keys,
-                    time: (entry.start, entry.end),
-                    evidence: entry.evidence,
-                }
-            })
-            .collect()
+        entries.into_iter().zip(keys).enumerate().filter(move |(i, _)| root[*i] == *i).map(|(_, (entry, keys))| {
+            let entry = *entry;
+            let kind = entry.call.as_ref().map(|c| c.kind);
+            let origin = entry.call.unwrap_or(entry.first);
+            Gathered {
+                file: origin.file.to_string(),
+                line: origin.line,
+                call: Call {
+                    span: origin.name.to_string(),
+                    scope: origin.scope.to_string(),
+                    trace_id: entry.trace_id,
+                    span_id: entry.span_id,
+                    model: None,
+                    max_tokens: None,
+                },
+                kind,
+                keys,
+                time: (entry.start, entry.end),
+                evidence: entry.evidence,
+            }
+        })
     }
 }

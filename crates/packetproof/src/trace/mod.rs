@@ -21,6 +21,7 @@ pub(crate) mod proto;
 pub mod received;
 pub(crate) mod record;
 pub mod request;
+pub(crate) mod value;
 pub mod verdict;
 pub mod vouched;
 pub mod window;
@@ -192,7 +193,7 @@ impl<'p> Session<'p> {
         genai::keep_whole_texts(self.gate.is_some());
         match encoding {
             Encoding::Json => {
-                let document = crate::canonical::parse(bytes).map_err(|e| Error::Json {
+                let document = value::parse(bytes).map_err(|e| Error::Json {
                     file: origin.to_owned(),
                     line: line + e.line - 1,
                     column: e.column,
@@ -202,16 +203,21 @@ impl<'p> Session<'p> {
                     |p: otlp::Problem| Error::Json { file: origin.to_owned(), line, column: 1, message: p.message };
                 otlp::records(document, &mut |record| self.add(record, &at)).map_err(problem)?
             }
-            Encoding::Protobuf => {
-                let decoded = match signal {
-                    Some(signal) => proto::decode(bytes, signal),
-                    None => proto::sniff(bytes),
-                };
-                let problem = |message: String| Error::refused(origin.to_owned(), message);
-                let decoded = decoded.map_err(problem)?;
-                proto::records(decoded, &mut |record| self.add(record, &at)).map_err(problem)?
-            }
+            Encoding::Protobuf => self.read_protobuf(bytes::Bytes::copy_from_slice(bytes), signal, origin),
         }
+    }
+
+    /// Read one protobuf export request held in `buffer` (its strings are read in place).
+    fn read_protobuf(&mut self, buffer: bytes::Bytes, signal: Option<Signal>, origin: &str) -> Result<()> {
+        let at = At { file: origin, line: 1 };
+        genai::keep_whole_texts(self.gate.is_some());
+        let decoded = match signal {
+            Some(signal) => proto::decode(&buffer, signal),
+            None => proto::sniff(&buffer),
+        };
+        let problem = |message: String| Error::refused(origin.to_owned(), message);
+        let decoded = decoded.map_err(problem)?;
+        proto::records(&decoded, &mut |record| self.add(record, &at)).map_err(problem)?
     }
 
     fn add(&mut self, record: Record, at: &At) -> Result<()> {
@@ -225,19 +231,27 @@ impl<'p> Session<'p> {
 
     /// Judge every call read, each once, handing each to `visit`; the counts.
     pub fn finish(mut self, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
-        let calls = self.gather();
-        self.judge(calls, visit)
+        let gathered = std::mem::take(&mut self.join).finish();
+        self.judge_each(gathered.map(|gathered| window::Ready { gathered, expiry: None, before: None }), visit)
     }
 
     /// The calls read so far, their records joined, not judged yet (the session reads on
     /// afresh): for a [`window::Window`] to hold those not whole, or for [`Session::judge`].
     pub fn gather(&mut self) -> window::Calls {
-        window::Calls::of(std::mem::take(&mut self.join).finish())
+        window::Calls::of(std::mem::take(&mut self.join).finish().collect())
     }
 
     /// Judge `calls` (gathered here, or handed back by a window), each once, handing each
     /// to `visit`; the counts of what this session read and judged.
     pub fn judge(self, calls: window::Calls, visit: &mut dyn FnMut(&Judged) -> Result<()>) -> Result<Counts> {
+        self.judge_each(calls.ready.into_iter(), visit)
+    }
+
+    fn judge_each(
+        self,
+        calls: impl Iterator<Item = window::Ready>,
+        visit: &mut dyn FnMut(&Judged) -> Result<()>,
+    ) -> Result<Counts> {
         let Session { packets, mut counts, gate, .. } = self;
         let verdict_of = |call: &mut Call, evidence: &join::Evidence| {
             let (verdict, notes) = verdict::judge(call, evidence, packets);
@@ -247,7 +261,7 @@ impl<'p> Session<'p> {
             };
             (verdict, notes)
         };
-        for window::Ready { gathered, expiry, before } in calls.ready {
+        for window::Ready { gathered, expiry, before } in calls {
             let mut call = gathered.call;
             let (verdict, mut notes) = verdict_of(&mut call, &gathered.evidence);
             if let Some(before) = before {
@@ -351,7 +365,7 @@ fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
     let head = reader.fill_buf().map_err(|e| Error::io(path, e))?.to_vec();
     if is_protobuf(path, &head) {
         let bytes = fsutil::read_bytes(path, max_line)?;
-        return session.read(&bytes, Encoding::Protobuf, None, &shown, 1);
+        return session.read_protobuf(bytes.into(), None, &shown);
     }
     let mut line = Vec::new();
     let mut number = 0;
@@ -386,6 +400,9 @@ fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod reader_tests;
 
 #[cfg(test)]
 mod file_tests {

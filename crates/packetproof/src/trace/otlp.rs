@@ -8,8 +8,9 @@
 //! export (the protobuf JSON mapping omits empty lists); an object with neither list and
 //! other members is no OTLP export.
 
-use super::record::{Event, Kind, Record};
-use serde_json::{Map, Value};
+use super::record::{Attributes, Event, Kind, Record};
+use super::value::Json;
+use std::borrow::Cow;
 use std::fmt;
 
 pub(crate) const EXPECTED: &str = "an OTLP/JSON ExportTraceServiceRequest ({\"resourceSpans\": [...]}) \
@@ -43,15 +44,16 @@ fn wrong(path: &Path, what: &str) -> Problem {
     Problem { message: format!("{path}: expected {what}") }
 }
 
-type Visit<'v> = dyn FnMut(Record) -> crate::Result<()> + 'v;
+type Visit<'v> = dyn FnMut(Record<'_>) -> crate::Result<()> + 'v;
+type Members<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
 
 /// Hand on every span and log record of one parsed document, moving its strings into the
 /// records (nothing of the document is copied).
-pub(crate) fn records(document: Value, visit: &mut Visit) -> Result<crate::Result<()>, Problem> {
-    let Value::Object(mut root) = document else {
+pub(crate) fn records(document: Json, visit: &mut Visit) -> Result<crate::Result<()>, Problem> {
+    let Json::Object(mut root) = document else {
         return Err(Problem { message: format!("expected {EXPECTED}") });
     };
-    let (spans, logs) = (root.remove("resourceSpans"), root.remove("resourceLogs"));
+    let (spans, logs) = (remove(&mut root, "resourceSpans"), remove(&mut root, "resourceLogs"));
     if spans.is_none() && logs.is_none() && !root.is_empty() {
         return Err(Problem { message: format!("expected {EXPECTED}") });
     }
@@ -60,12 +62,13 @@ pub(crate) fn records(document: Value, visit: &mut Visit) -> Result<crate::Resul
     for (i, resource) in list(spans, &spans_at)?.into_iter().enumerate() {
         let at = Path::Index(&spans_at, i);
         let scopes_at = Path::Key(&at, "scopeSpans");
-        for (j, scope_spans) in list(object(resource, &at)?.remove("scopeSpans"), &scopes_at)?.into_iter().enumerate() {
+        let mut resource = object(resource, &at)?;
+        for (j, scope_spans) in list(remove(&mut resource, "scopeSpans"), &scopes_at)?.into_iter().enumerate() {
             let at = Path::Index(&scopes_at, j);
             let mut scope_spans = object(scope_spans, &at)?;
             let scope = scope_name(&mut scope_spans, &at)?;
             let spans_at = Path::Key(&at, "spans");
-            for (k, span) in list(scope_spans.remove("spans"), &spans_at)?.into_iter().enumerate() {
+            for (k, span) in list(remove(&mut scope_spans, "spans"), &spans_at)?.into_iter().enumerate() {
                 let record = self::span(span, &Path::Index(&spans_at, k), &scope)?;
                 if let Err(e) = visit(record) {
                     return Ok(Err(e));
@@ -77,12 +80,13 @@ pub(crate) fn records(document: Value, visit: &mut Visit) -> Result<crate::Resul
     for (i, resource) in list(logs, &logs_at)?.into_iter().enumerate() {
         let at = Path::Index(&logs_at, i);
         let scopes_at = Path::Key(&at, "scopeLogs");
-        for (j, scope_logs) in list(object(resource, &at)?.remove("scopeLogs"), &scopes_at)?.into_iter().enumerate() {
+        let mut resource = object(resource, &at)?;
+        for (j, scope_logs) in list(remove(&mut resource, "scopeLogs"), &scopes_at)?.into_iter().enumerate() {
             let at = Path::Index(&scopes_at, j);
             let mut scope_logs = object(scope_logs, &at)?;
             let scope = scope_name(&mut scope_logs, &at)?;
             let records_at = Path::Key(&at, "logRecords");
-            for (k, record) in list(scope_logs.remove("logRecords"), &records_at)?.into_iter().enumerate() {
+            for (k, record) in list(remove(&mut scope_logs, "logRecords"), &records_at)?.into_iter().enumerate() {
                 let record = log_record(record, &Path::Index(&records_at, k), &scope)?;
                 if let Err(e) = visit(record) {
                     return Ok(Err(e));
@@ -93,50 +97,61 @@ pub(crate) fn records(document: Value, visit: &mut Visit) -> Result<crate::Resul
     Ok(Ok(()))
 }
 
-fn object(value: Value, at: &Path) -> Result<Map<String, Value>, Problem> {
+/// Take the member `key` out of an object (keys are unique).
+fn remove<'a>(map: &mut Members<'a>, key: &str) -> Option<Json<'a>> {
+    let i = map.iter().position(|(k, _)| k == key)?;
+    Some(map.swap_remove(i).1)
+}
+
+fn object<'a>(value: Json<'a>, at: &Path) -> Result<Members<'a>, Problem> {
     match value {
-        Value::Object(map) => Ok(map),
+        Json::Object(map) => Ok(map),
         _ => Err(wrong(at, "an object")),
     }
 }
 
 /// A list member: absent or `null` is empty.
-fn list(value: Option<Value>, at: &Path) -> Result<Vec<Value>, Problem> {
+fn list<'a>(value: Option<Json<'a>>, at: &Path) -> Result<Vec<Json<'a>>, Problem> {
     match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) => Ok(items),
+        None | Some(Json::Null) => Ok(Vec::new()),
+        Some(Json::Array(items)) => Ok(items),
         Some(_) => Err(wrong(at, "an array")),
     }
 }
 
-fn text(map: &mut Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
-    match map.get_mut(key) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(std::mem::take(s)),
+fn text<'a>(map: &mut Members<'a>, key: &str, at: &Path) -> Result<Cow<'a, str>, Problem> {
+    match remove(map, key) {
+        None | Some(Json::Null) => Ok(Cow::Borrowed("")),
+        Some(Json::String(s)) => Ok(s),
         Some(_) => Err(wrong(&Path::Key(at, key), "a string")),
     }
 }
 
-fn scope_name(map: &mut Map<String, Value>, at: &Path) -> Result<String, Problem> {
-    match map.get_mut("scope") {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::Object(scope)) => text(scope, "name", &Path::Key(at, "scope")),
+fn scope_name<'a>(map: &mut Members<'a>, at: &Path) -> Result<Cow<'a, str>, Problem> {
+    match remove(map, "scope") {
+        None | Some(Json::Null) => Ok(Cow::Borrowed("")),
+        Some(Json::Object(mut scope)) => text(&mut scope, "name", &Path::Key(at, "scope")),
         Some(_) => Err(wrong(&Path::Key(at, "scope"), "an object")),
     }
 }
 
 /// Ids in OTLP/JSON are hex; lowercase them so a protobuf export's ids join with them.
-fn id(map: &mut Map<String, Value>, key: &str, at: &Path) -> Result<String, Problem> {
+fn id<'a>(map: &mut Members<'a>, key: &str, at: &Path) -> Result<Cow<'a, str>, Problem> {
     let mut id = text(map, key, at)?;
-    id.make_ascii_lowercase();
+    if id.bytes().any(|b| b.is_ascii_uppercase()) {
+        id.to_mut().make_ascii_lowercase();
+    }
     Ok(id)
 }
 
-fn span(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
+fn span<'a, 's>(value: Json<'a>, at: &Path, scope: &'s str) -> Result<Record<'s>, Problem>
+where
+    'a: 's,
+{
     let mut map = object(value, at)?;
     let events_at = Path::Key(at, "events");
     let mut events = Vec::new();
-    for (i, event) in list(map.remove("events"), &events_at)?.into_iter().enumerate() {
+    for (i, event) in list(remove(&mut map, "events"), &events_at)?.into_iter().enumerate() {
         let at = Path::Index(&events_at, i);
         let mut event = object(event, &at)?;
         events.push(Event { name: text(&mut event, "name", &at)?, attributes: attributes(&mut event, &at)? });
@@ -147,29 +162,32 @@ fn span(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
         span_id: id(&mut map, "spanId", at)?,
         parent_span_id: id(&mut map, "parentSpanId", at)?,
         name: text(&mut map, "name", at)?,
-        scope: scope.to_owned(),
+        scope: Cow::Borrowed(scope),
         attributes: attributes(&mut map, at)?,
         events,
-        body: Value::Null,
+        body: Json::Null,
         start: nanos(&map, "startTimeUnixNano"),
         end: nanos(&map, "endTimeUnixNano"),
     })
 }
 
 /// A time in Unix nanoseconds (a string in OTLP/JSON, a number from some writers); 0 if none.
-fn nanos(map: &Map<String, Value>, key: &str) -> u64 {
-    match map.get(key) {
-        Some(Value::String(s)) => s.parse().unwrap_or(0),
-        Some(value) => value.as_u64().unwrap_or(0),
-        None => 0,
+fn nanos(map: &Members, key: &str) -> u64 {
+    match map.iter().find(|(k, _)| k == key).map(|(_, v)| v) {
+        Some(Json::String(s)) => s.parse().unwrap_or(0),
+        Some(Json::Number(n)) => n.as_u64().unwrap_or(0),
+        _ => 0,
     }
 }
 
-fn log_record(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
+fn log_record<'a, 's>(value: Json<'a>, at: &Path, scope: &'s str) -> Result<Record<'s>, Problem>
+where
+    'a: 's,
+{
     let mut map = object(value, at)?;
     let attributes = attributes(&mut map, at)?;
-    let body = match map.remove("body") {
-        None | Some(Value::Null) => Value::Null,
+    let body = match remove(&mut map, "body") {
+        None | Some(Json::Null) => Json::Null,
         Some(body) => plain(body).map_err(|m| Problem { message: format!("{}: {m}", Path::Key(at, "body")) })?,
     };
     let time = match nanos(&map, "timeUnixNano") {
@@ -180,9 +198,9 @@ fn log_record(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
         kind: Kind::Log,
         trace_id: id(&mut map, "traceId", at)?,
         span_id: id(&mut map, "spanId", at)?,
-        parent_span_id: String::new(),
+        parent_span_id: Cow::Borrowed(""),
         name: Record::event_name(text(&mut map, "eventName", at)?, &attributes),
-        scope: scope.to_owned(),
+        scope: Cow::Borrowed(scope),
         attributes,
         events: Vec::new(),
         body,
@@ -193,19 +211,19 @@ fn log_record(value: Value, at: &Path, scope: &str) -> Result<Record, Problem> {
 }
 
 /// `attributes: [{key, value: AnyValue}]`, in order, duplicates kept.
-fn attributes(map: &mut Map<String, Value>, at: &Path) -> Result<Vec<(String, Value)>, Problem> {
+fn attributes<'a>(map: &mut Members<'a>, at: &Path) -> Result<Attributes<'a>, Problem> {
     let list_at = Path::Key(at, "attributes");
-    let items = list(map.remove("attributes"), &list_at)?;
+    let items = list(remove(map, "attributes"), &list_at)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let at = Path::Index(&list_at, i);
         let mut pair = object(item, &at)?;
-        let key = match pair.get_mut("key") {
-            Some(Value::String(key)) => std::mem::take(key),
+        let key = match remove(&mut pair, "key") {
+            Some(Json::String(key)) => key,
             _ => return Err(wrong(&Path::Key(&at, "key"), "a string")),
         };
-        let value = match pair.remove("value") {
-            None | Some(Value::Null) => Value::Null,
+        let value = match remove(&mut pair, "value") {
+            None | Some(Json::Null) => Json::Null,
             Some(value) => {
                 plain(value).map_err(|m| Problem { message: format!("{}: {m}", Path::Key(&at, "value")) })?
             }
@@ -218,46 +236,49 @@ fn attributes(map: &mut Map<String, Value>, at: &Path) -> Result<Vec<(String, Va
 /// An OTLP `AnyValue` as plain JSON: strings, numbers (`intValue` is a string in
 /// OTLP/JSON; one that is no integer stays a string, so a typed field sees it is wrong),
 /// booleans, arrays and key-value lists; bytes stay base64 text; `{}` is `null`.
-pub(crate) fn plain(value: Value) -> Result<Value, String> {
-    let Value::Object(map) = value else { return Err("expected an OTLP AnyValue (an object)".into()) };
+pub(crate) fn plain(value: Json) -> Result<Json, String> {
+    let Json::Object(map) = value else { return Err("expected an OTLP AnyValue (an object)".into()) };
     if map.len() > 1 {
         return Err("an OTLP AnyValue holds one value".into());
     }
-    let Some((kind, inner)) = map.into_iter().next() else { return Ok(Value::Null) };
-    Ok(match kind.as_str() {
+    let Some((kind, inner)) = map.into_iter().next() else { return Ok(Json::Null) };
+    Ok(match kind.as_ref() {
         "stringValue" | "boolValue" | "doubleValue" | "bytesValue" => inner,
         "intValue" => match inner {
-            Value::String(s) => s.parse::<i64>().map(Value::from).unwrap_or(Value::String(s)),
+            Json::String(s) => match s.parse::<i64>() {
+                Ok(n) => Json::Number(n.into()),
+                Err(_) => Json::String(s),
+            },
             other => other,
         },
         "arrayValue" => match inner {
-            Value::Object(mut array) => match array.remove("values") {
-                Some(Value::Array(values)) => Value::Array(values.into_iter().map(plain).collect::<Result<_, _>>()?),
-                _ => Value::Array(Vec::new()),
+            Json::Object(mut array) => match remove(&mut array, "values") {
+                Some(Json::Array(values)) => Json::Array(values.into_iter().map(plain).collect::<Result<_, _>>()?),
+                _ => Json::Array(Vec::new()),
             },
-            _ => Value::Array(Vec::new()),
+            _ => Json::Array(Vec::new()),
         },
         "kvlistValue" => {
-            let mut object = Map::new();
             let values = match inner {
-                Value::Object(mut list) => match list.remove("values") {
-                    Some(Value::Array(values)) => values,
+                Json::Object(mut list) => match remove(&mut list, "values") {
+                    Some(Json::Array(values)) => values,
                     _ => Vec::new(),
                 },
                 _ => Vec::new(),
             };
+            let mut object: Members = Vec::with_capacity(values.len());
             for pair in values {
-                let Value::Object(mut pair) = pair else { return Err("a kvlistValue entry is not an object".into()) };
-                let Some(Value::String(key)) = pair.remove("key") else {
+                let Json::Object(mut pair) = pair else { return Err("a kvlistValue entry is not an object".into()) };
+                let Some(Json::String(key)) = remove(&mut pair, "key") else {
                     return Err("a kvlistValue entry without a string key".into());
                 };
-                let value = pair.remove("value").map(plain).transpose()?.unwrap_or(Value::Null);
-                if object.contains_key(&key) {
+                let value = remove(&mut pair, "value").map(plain).transpose()?.unwrap_or(Json::Null);
+                if object.iter().any(|(k, _)| *k == key) {
                     return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(&key)));
                 }
-                object.insert(key, value);
+                object.push((key, value));
             }
-            Value::Object(object)
+            Json::Object(object)
         }
         other => return Err(format!("an unknown AnyValue kind {}", crate::report::excerpt(other))),
     })
@@ -266,12 +287,13 @@ pub(crate) fn plain(value: Value) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn names(document: Value) -> Result<Vec<(String, Kind)>, Problem> {
         let mut out = Vec::new();
-        records(document, &mut |r| {
-            out.push((r.name, r.kind));
+        let text = document.to_string();
+        records(crate::trace::value::parse(text.as_bytes()).unwrap(), &mut |r| {
+            out.push((r.name.into_owned(), r.kind));
             Ok(())
         })?
         .unwrap();
@@ -289,6 +311,11 @@ mod tests {
         assert!(names(json!({"spans": []})).unwrap_err().message.contains("expected an OTLP/JSON"));
         let err = names(json!({"resourceSpans": [{"scopeSpans": 7}]})).unwrap_err();
         assert_eq!(err.message, "$.resourceSpans[0].scopeSpans: expected an array");
+    }
+
+    fn plain(value: Value) -> Result<Value, String> {
+        let text = value.to_string();
+        super::plain(crate::trace::value::parse(text.as_bytes()).unwrap()).map(|j| j.to_value())
     }
 
     #[test]

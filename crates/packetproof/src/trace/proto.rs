@@ -9,37 +9,55 @@
 //! Concatenated messages are one message (protobuf merges repeated fields), so a file
 //! holding several exports back to back reads as one.
 
-use super::record::{hex, Event, Kind, Record};
+use super::record::{hex, Attributes, Event, Kind, Record};
+use super::value::Json;
 use super::Signal;
+use bytes::Bytes;
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
+use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use prost::Message;
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+use wire::{AnyValue, KeyValue, LogRecord, LogsRequest, Span, TracesRequest, Utf8, Value};
+
+mod wire;
 
 /// A decoded export.
 #[derive(Debug)]
 pub(crate) enum Decoded {
-    Traces(ExportTraceServiceRequest),
-    Logs(ExportLogsServiceRequest),
+    Traces(TracesRequest),
+    Logs(LogsRequest),
 }
 
 /// Decode `bytes` as the request of `signal`; the error is prost's, as one line.
-pub(crate) fn decode(bytes: &[u8], signal: Signal) -> Result<Decoded, String> {
-    let what = |e: prost::DecodeError| format!("not an OTLP protobuf {}: {e}", signal.request_name());
+pub(crate) fn decode(buffer: &Bytes, signal: Signal) -> Result<Decoded, String> {
+    decoded(buffer, signal).ok_or_else(|| refusal(buffer, signal))
+}
+
+/// The request of `signal` in `buffer`, when it is one.
+fn decoded(buffer: &Bytes, signal: Signal) -> Option<Decoded> {
     match signal {
-        Signal::Traces => ExportTraceServiceRequest::decode(bytes).map(Decoded::Traces).map_err(what),
-        Signal::Logs => ExportLogsServiceRequest::decode(bytes).map(Decoded::Logs).map_err(what),
+        Signal::Traces => TracesRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Traces),
+        Signal::Logs => LogsRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Logs),
     }
+}
+
+/// Why `bytes` are not the request of `signal`: the generated types' decoding says it.
+fn refusal(bytes: &[u8], signal: Signal) -> String {
+    let error = match signal {
+        Signal::Traces => ExportTraceServiceRequest::decode(bytes).err(),
+        Signal::Logs => ExportLogsServiceRequest::decode(bytes).err(),
+    };
+    let error = error.map_or_else(|| "not decoded".to_owned(), |e| e.to_string());
+    format!("not an OTLP protobuf {}: {error}", signal.request_name())
 }
 
 /// Which request `bytes` are, when nothing says: the one they decode as (with records,
 /// when both decode).
-pub(crate) fn sniff(bytes: &[u8]) -> Result<Decoded, String> {
-    let traces = decode(bytes, Signal::Traces);
-    let logs = decode(bytes, Signal::Logs);
+pub(crate) fn sniff(buffer: &Bytes) -> Result<Decoded, String> {
+    let (traces, logs) = (decoded(buffer, Signal::Traces), decoded(buffer, Signal::Logs));
     match (traces, logs) {
-        (Ok(Decoded::Traces(t)), Ok(Decoded::Logs(l))) => {
+        (Some(Decoded::Traces(t)), Some(Decoded::Logs(l))) => {
             let has_logs = l.resource_logs.iter().flat_map(|r| &r.scope_logs).any(|s| !s.log_records.is_empty());
             Ok(if has_logs && t.resource_spans.iter().flat_map(|r| &r.scope_spans).all(|s| s.spans.is_empty()) {
                 Decoded::Logs(l)
@@ -47,40 +65,22 @@ pub(crate) fn sniff(bytes: &[u8]) -> Result<Decoded, String> {
                 Decoded::Traces(t)
             })
         }
-        (Ok(decoded), _) | (_, Ok(decoded)) => Ok(decoded),
-        (Err(traces), Err(logs)) => Err(format!("{traces}; {logs}")),
+        (Some(decoded), _) | (_, Some(decoded)) => Ok(decoded),
+        (None, None) => Err(format!("{}; {}", refusal(buffer, Signal::Traces), refusal(buffer, Signal::Logs))),
     }
 }
 
-type Visit<'v> = dyn FnMut(Record) -> crate::Result<()> + 'v;
+type Visit<'v> = dyn FnMut(Record<'_>) -> crate::Result<()> + 'v;
 
 /// Hand on every span and log record of a decoded export.
-pub(crate) fn records(decoded: Decoded, visit: &mut Visit) -> Result<crate::Result<()>, String> {
+pub(crate) fn records(decoded: &Decoded, visit: &mut Visit) -> Result<crate::Result<()>, String> {
     match decoded {
         Decoded::Traces(request) => {
-            for resource in request.resource_spans {
-                for scope_spans in resource.scope_spans {
+            for resource in &request.resource_spans {
+                for scope_spans in &resource.scope_spans {
                     let scope = scope_name(scope_spans.scope.as_ref());
-                    for span in scope_spans.spans {
-                        let events = span
-                            .events
-                            .into_iter()
-                            .map(|e| Ok(Event { name: e.name, attributes: attributes(e.attributes)? }))
-                            .collect::<Result<_, String>>()?;
-                        let record = Record {
-                            kind: Kind::Span,
-                            trace_id: hex(&span.trace_id),
-                            span_id: hex(&span.span_id),
-                            parent_span_id: hex(&span.parent_span_id),
-                            name: span.name,
-                            scope: scope.clone(),
-                            attributes: attributes(span.attributes)?,
-                            events,
-                            body: Value::Null,
-                            start: span.start_time_unix_nano,
-                            end: span.end_time_unix_nano,
-                        };
-                        if let Err(e) = visit(record) {
+                    for span in &scope_spans.spans {
+                        if let Err(e) = visit(self::span(span, scope)?) {
                             return Ok(Err(e));
                         }
                     }
@@ -88,30 +88,11 @@ pub(crate) fn records(decoded: Decoded, visit: &mut Visit) -> Result<crate::Resu
             }
         }
         Decoded::Logs(request) => {
-            for resource in request.resource_logs {
-                for scope_logs in resource.scope_logs {
+            for resource in &request.resource_logs {
+                for scope_logs in &resource.scope_logs {
                     let scope = scope_name(scope_logs.scope.as_ref());
-                    for log in scope_logs.log_records {
-                        let attributes = attributes(log.attributes)?;
-                        let record = Record {
-                            kind: Kind::Log,
-                            trace_id: hex(&log.trace_id),
-                            span_id: hex(&log.span_id),
-                            parent_span_id: String::new(),
-                            name: Record::event_name(log.event_name, &attributes),
-                            scope: scope.clone(),
-                            attributes,
-                            events: Vec::new(),
-                            body: log.body.map(plain).transpose()?.unwrap_or(Value::Null),
-                            // A record without its time has the time it was observed.
-                            start: if log.time_unix_nano > 0 {
-                                log.time_unix_nano
-                            } else {
-                                log.observed_time_unix_nano
-                            },
-                            end: if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano },
-                        };
-                        if let Err(e) = visit(record) {
+                    for log in &scope_logs.log_records {
+                        if let Err(e) = visit(log_record(log, scope)?) {
                             return Ok(Err(e));
                         }
                     }
@@ -122,39 +103,86 @@ pub(crate) fn records(decoded: Decoded, visit: &mut Visit) -> Result<crate::Resu
     Ok(Ok(()))
 }
 
-fn scope_name(scope: Option<&InstrumentationScope>) -> String {
-    scope.map(|s| s.name.clone()).unwrap_or_default()
+/// A string field's text (checked to be UTF-8 when decoded).
+fn text(bytes: &Bytes) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
 }
 
-fn attributes(pairs: Vec<KeyValue>) -> Result<Vec<(String, Value)>, String> {
-    pairs.into_iter().map(|kv| Ok((kv.key, kv.value.map(plain).transpose()?.unwrap_or(Value::Null)))).collect()
+fn span<'a>(span: &'a Span, scope: &'a str) -> Result<Record<'a>, String> {
+    let events = span
+        .events
+        .iter()
+        .map(|e| Ok(Event { name: Cow::Borrowed(text(&e.name)), attributes: attributes(&e.attributes)? }))
+        .collect::<Result<_, String>>()?;
+    Ok(Record {
+        kind: Kind::Span,
+        trace_id: Cow::Owned(hex(&span.trace_id)),
+        span_id: Cow::Owned(hex(&span.span_id)),
+        parent_span_id: Cow::Owned(hex(&span.parent_span_id)),
+        name: Cow::Borrowed(text(&span.name)),
+        scope: Cow::Borrowed(scope),
+        attributes: attributes(&span.attributes)?,
+        events,
+        body: Json::Null,
+        start: span.start_time_unix_nano,
+        end: span.end_time_unix_nano,
+    })
+}
+
+fn log_record<'a>(log: &'a LogRecord, scope: &'a str) -> Result<Record<'a>, String> {
+    let attributes = attributes(&log.attributes)?;
+    // A record without its time has the time it was observed.
+    let time = if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano };
+    Ok(Record {
+        kind: Kind::Log,
+        trace_id: Cow::Owned(hex(&log.trace_id)),
+        span_id: Cow::Owned(hex(&log.span_id)),
+        parent_span_id: Cow::Borrowed(""),
+        name: Record::event_name(Cow::Borrowed(text(&log.event_name)), &attributes),
+        scope: Cow::Borrowed(scope),
+        attributes,
+        events: Vec::new(),
+        body: log.body.as_ref().map(plain).transpose()?.unwrap_or(Json::Null),
+        start: time,
+        end: time,
+    })
+}
+
+fn scope_name(scope: Option<&InstrumentationScope>) -> &str {
+    scope.map_or("", |s| &s.name)
+}
+
+fn attributes(pairs: &[KeyValue]) -> Result<Attributes<'_>, String> {
+    pairs
+        .iter()
+        .map(|kv| Ok((Cow::Borrowed(text(&kv.key)), kv.value.as_ref().map(plain).transpose()?.unwrap_or(Json::Null))))
+        .collect()
 }
 
 /// An `AnyValue` as plain JSON, as OTLP/JSON's reads (bytes as base64 text).
-fn plain(value: AnyValue) -> Result<Value, String> {
+fn plain(value: &AnyValue) -> Result<Json<'_>, String> {
     use base64::Engine as _;
-    Ok(match value.value {
-        None => Value::Null,
-        Some(any_value::Value::StringValue(s)) => Value::String(s),
-        Some(any_value::Value::BoolValue(b)) => Value::Bool(b),
-        Some(any_value::Value::IntValue(i)) => Value::from(i),
-        Some(any_value::Value::DoubleValue(d)) => serde_json::Number::from_f64(d).map_or(Value::Null, Value::Number),
-        Some(any_value::Value::BytesValue(b)) => Value::String(base64::engine::general_purpose::STANDARD.encode(b)),
-        Some(any_value::Value::ArrayValue(a)) => {
-            Value::Array(a.values.into_iter().map(plain).collect::<Result<_, _>>()?)
-        }
-        Some(any_value::Value::KvlistValue(list)) => {
-            let mut object = Map::new();
-            for kv in list.values {
-                let value = kv.value.map(plain).transpose()?.unwrap_or(Value::Null);
-                if object.contains_key(&kv.key) {
-                    return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(&kv.key)));
+    Ok(match &value.value {
+        None => Json::Null,
+        Some(Value::StringValue(s)) => Json::String(Cow::Borrowed(text(s))),
+        Some(Value::BoolValue(b)) => Json::Bool(*b),
+        Some(Value::IntValue(i)) => Json::Number((*i).into()),
+        Some(Value::DoubleValue(d)) => serde_json::Number::from_f64(*d).map_or(Json::Null, Json::Number),
+        Some(Value::BytesValue(b)) => Json::String(Cow::Owned(base64::engine::general_purpose::STANDARD.encode(b))),
+        Some(Value::ArrayValue(a)) => Json::Array(a.values.iter().map(plain).collect::<Result<_, _>>()?),
+        Some(Value::KvlistValue(list)) => {
+            let mut object: Vec<(Cow<str>, Json)> = Vec::with_capacity(list.values.len());
+            for kv in &list.values {
+                let value = kv.value.as_ref().map(plain).transpose()?.unwrap_or(Json::Null);
+                let key = text(&kv.key);
+                if object.iter().any(|(k, _)| k == key) {
+                    return Err(format!("duplicate key {} in a kvlistValue", crate::report::excerpt(key)));
                 }
-                object.insert(kv.key, value);
+                object.push((Cow::Borrowed(key), value));
             }
-            Value::Object(object)
+            Json::Object(object)
         }
-        Some(any_value::Value::StringValueStrindex(_)) => {
+        Some(Value::StringValueStrindex(_)) => {
             return Err("a string table reference (profiles only) in a trace or log".into())
         }
     })
@@ -172,10 +200,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn read(decoded: Decoded) -> Vec<Record> {
+    /// Each record as `Debug` writes it (a borrowed and an owned string write the same).
+    fn read(decoded: Decoded) -> Vec<String> {
         let mut out = Vec::new();
-        records(decoded, &mut |r| {
-            out.push(r);
+        records(&decoded, &mut |r| {
+            out.push(format!("{r:?}"));
             Ok(())
         })
         .unwrap()
@@ -192,24 +221,32 @@ mod tests {
             "events": [{"name": "e", "attributes": [{"key": "k", "value": {"boolValue": true}}]}]}]}]}]});
         let from_json = {
             let mut out = Vec::new();
-            crate::trace::otlp::records(spans.clone(), &mut |r| {
-                out.push(r);
+            let text = spans.to_string();
+            crate::trace::otlp::records(crate::trace::value::parse(text.as_bytes()).unwrap(), &mut |r| {
+                out.push(format!("{r:?}"));
                 Ok(())
             })
             .unwrap()
             .unwrap();
             out
         };
-        let bytes = encode_json(&spans);
+        let bytes = Bytes::from(encode_json(&spans));
         assert_eq!(read(decode(&bytes, Signal::Traces).unwrap()), from_json);
         assert_eq!(read(sniff(&bytes).unwrap()), from_json);
         let logs = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "s"}, "logRecords": [{
             "eventName": "gen_ai.user.message", "spanId": "b7ad6b7169203331",
             "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "U"}}]}}}]}]}]});
-        let records = read(sniff(&encode_json(&logs)).unwrap());
-        assert_eq!(records.len(), 1);
-        assert_eq!((records[0].kind, records[0].body.clone()), (Kind::Log, json!({"content": "U"})));
-        assert!(read(sniff(b"").unwrap()).is_empty());
-        assert!(decode(b"\x0a\xff", Signal::Traces).unwrap_err().starts_with("not an OTLP protobuf"));
+        let mut records = Vec::new();
+        let decoded = sniff(&encode_json(&logs).into()).unwrap();
+        super::records(&decoded, &mut |r| {
+            records.push((r.kind, r.body.to_value()));
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(records, vec![(Kind::Log, json!({"content": "U"}))]);
+        assert!(read(sniff(&Bytes::new()).unwrap()).is_empty());
+        let broken = Bytes::from_static(b"\x0a\xff");
+        assert!(decode(&broken, Signal::Traces).unwrap_err().starts_with("not an OTLP protobuf"));
     }
 }

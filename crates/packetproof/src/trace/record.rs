@@ -2,9 +2,11 @@
 //! protobuf: `proto`): spans and log records, each with its trace and span ids (lowercase
 //! hex), its name (a log record's: its event name), its instrumentation scope and its
 //! attributes as plain JSON values, in the order written and with any duplicate kept
-//! (a duplicate is conflicting evidence, not a value to pick).
+//! (a duplicate is conflicting evidence, not a value to pick). A record borrows its
+//! text from the export it was read from: it lives while the export is read.
 
-use serde_json::Value;
+use super::value::Json;
+use std::borrow::Cow;
 
 /// A span or a log record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,20 +17,20 @@ pub(crate) enum Kind {
 
 /// One span or log record of an export.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Record {
+pub(crate) struct Record<'a> {
     pub(crate) kind: Kind,
-    pub(crate) trace_id: String,
-    pub(crate) span_id: String,
-    pub(crate) parent_span_id: String,
+    pub(crate) trace_id: Cow<'a, str>,
+    pub(crate) span_id: Cow<'a, str>,
+    pub(crate) parent_span_id: Cow<'a, str>,
     /// A span's name; a log record's event name (`eventName`, or its older `event.name` attribute).
-    pub(crate) name: String,
+    pub(crate) name: Cow<'a, str>,
     /// The instrumentation scope that made it.
-    pub(crate) scope: String,
-    pub(crate) attributes: Vec<(String, Value)>,
+    pub(crate) scope: Cow<'a, str>,
+    pub(crate) attributes: Attributes<'a>,
     /// A span's events (a log record has none).
-    pub(crate) events: Vec<Event>,
+    pub(crate) events: Vec<Event<'a>>,
     /// A log record's body, as plain JSON (`Null` for a span).
-    pub(crate) body: Value,
+    pub(crate) body: Json<'a>,
     /// When a span started and ended (a log record: its time, both), in Unix nanoseconds.
     pub(crate) start: u64,
     pub(crate) end: u64,
@@ -36,18 +38,24 @@ pub(crate) struct Record {
 
 /// A span event.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Event {
-    pub(crate) name: String,
-    pub(crate) attributes: Vec<(String, Value)>,
+pub(crate) struct Event<'a> {
+    pub(crate) name: Cow<'a, str>,
+    pub(crate) attributes: Attributes<'a>,
 }
 
-impl Record {
+/// Attributes in the order written, duplicates kept.
+pub(crate) type Attributes<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
+
+impl Record<'_> {
     /// A log record's event name: its own, or the older `event.name` attribute.
-    pub(crate) fn event_name(event_name: String, attributes: &[(String, Value)]) -> String {
+    pub(crate) fn event_name<'a>(event_name: Cow<'a, str>, attributes: &[(Cow<'a, str>, Json<'a>)]) -> Cow<'a, str> {
         if !event_name.is_empty() {
             return event_name;
         }
-        attributes.iter().find(|(k, _)| k == "event.name").and_then(|(_, v)| v.as_str()).unwrap_or_default().to_owned()
+        match attributes.iter().find(|(k, _)| k == "event.name").map(|(_, v)| v) {
+            Some(Json::String(name)) => name.clone(),
+            _ => Cow::Borrowed(""),
+        }
     }
 }
 

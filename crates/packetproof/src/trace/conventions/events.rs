@@ -9,7 +9,8 @@
 use super::{chat_messages, content_text, json_of, Attrs, Piece, Reading, Unread};
 use crate::trace::genai::Message;
 use crate::trace::record::{Kind, Record};
-use serde_json::Value;
+use crate::trace::value::Json;
+use std::borrow::Cow;
 
 fn role_of(event: &str) -> Option<&'static str> {
     Some(match event {
@@ -25,16 +26,17 @@ pub(super) fn read(record: &Record, _attrs: &Attrs, out: &mut Reading) {
     match record.kind {
         Kind::Log => {
             let Some(role) = role_of(&record.name) else { return };
-            let what = format!("the body of a {} log event", record.name);
-            let body = message_text(&record.body, &what).unwrap_or_else(|| record.body.clone());
-            let role = body.get("role").and_then(Value::as_str).unwrap_or(role);
-            let content = match &body {
-                Value::String(_) => Some(&body),
+            let what = format_args!("the body of a {} log event", record.name);
+            let parsed = message_text(&record.body, what);
+            let body = parsed.as_ref().unwrap_or(&record.body);
+            let role = body.get("role").and_then(Json::as_str).unwrap_or(role);
+            let content = match body {
+                Json::String(_) => Some(body),
                 body => body.get("content"),
             };
             let attrs = Attrs::of(&record.attributes);
             let message = match content.or_else(|| attrs.get("content")) {
-                Some(content) => text(content, &what).map(|text| Message::new(role, &text)),
+                Some(content) => text(content, what).map(|text| Message::new(role, &text)),
                 None => Err(Unread::Withheld(format!("{what} has no content"))),
             };
             out.content.push(Piece::One { source: "the gen_ai.*.message log events".into(), message });
@@ -53,9 +55,9 @@ pub(super) fn read(record: &Record, _attrs: &Attrs, out: &mut Reading) {
                     continue;
                 }
                 let Some(role) = role_of(&event.name) else { continue };
-                let what = format!("the content of a {} span event", event.name);
+                let what = format_args!("the content of a {} span event", event.name);
                 let message = match attrs.get("content") {
-                    Some(content) => text(content, &what).map(|text| Message::new(role, &text)),
+                    Some(content) => text(content, what).map(|text| Message::new(role, &text)),
                     None => Err(Unread::Withheld(format!("{what} is missing"))),
                 };
                 out.content.push(Piece::One { source: "the gen_ai.*.message span events".into(), message });
@@ -66,21 +68,21 @@ pub(super) fn read(record: &Record, _attrs: &Attrs, out: &mut Reading) {
 
 /// A body that is a message as JSON text (Semantic Kernel logs `{"role", "content"}`
 /// through Python's logging): the message. Any other text is the message's content.
-fn message_text(body: &Value, what: &str) -> Option<Value> {
-    let Value::String(text) = body else { return None };
+fn message_text<'v>(body: &'v Json, what: impl std::fmt::Display) -> Option<Json<'v>> {
+    let Json::String(text) = body else { return None };
     if !text.trim_start().starts_with('{') {
         return None;
     }
     let message = json_of(body, what).ok()?;
-    (message.get("role").is_some_and(Value::is_string) && message.get("content").is_some()).then_some(message)
+    (message.get("role").is_some_and(Json::is_string) && message.get("content").is_some()).then_some(message)
 }
 
 /// Text, or a list of parts (given as JSON text or structured).
-fn text(content: &Value, what: &str) -> Result<String, Unread> {
+fn text<'v>(content: &'v Json, what: impl std::fmt::Display + Copy) -> Result<Cow<'v, str>, Unread> {
     match content {
-        Value::String(s) if s.starts_with('[') => match json_of(content, what) {
-            Ok(parts @ Value::Array(_)) => content_text(&parts, what),
-            _ => Ok(s.clone()),
+        Json::String(s) if s.starts_with('[') => match json_of(content, what) {
+            Ok(parts @ Json::Array(_)) => content_text(&parts, what).map(|text| Cow::Owned(text.into_owned())),
+            _ => Ok(Cow::Borrowed(s)),
         },
         other => content_text(other, what),
     }

@@ -22,7 +22,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
     }
     out.call = true;
     if let Some(model) = request.get("model") {
-        out.model.push(Said { source: "request_data.model".into(), value: model.clone() });
+        out.model.push(Said { source: "request_data.model".into(), value: model.to_value() });
     }
     out.max_tokens.extend(max_tokens_in(&request, what));
     out.content.push(Piece::Whole { source: what.into(), messages: request_messages(&request, what) });

@@ -9,7 +9,7 @@
 
 use super::{json_of, max_tokens_in, request_messages, Attrs, Library, Piece, Reading, Said, MAX_TOKENS_KEYS};
 use crate::trace::record::Record;
-use serde_json::Value;
+use crate::trace::value::Json;
 
 const CALL_TYPES: [&str; 2] = ["CHAT_MODEL", "LLM"];
 
@@ -21,7 +21,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
         return genai_semconv(attrs, out);
     }
     let kind = attrs.get("mlflow.spanType").and_then(|v| json_of(v, "mlflow.spanType").ok());
-    if !kind.as_ref().and_then(Value::as_str).is_some_and(|k| CALL_TYPES.contains(&k)) {
+    if !kind.as_ref().and_then(Json::as_str).is_some_and(|k| CALL_TYPES.contains(&k)) {
         return;
     }
     out.call = true;
@@ -32,7 +32,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
         Err(unread) => return out.content.push(Piece::Whole { source: what.into(), messages: Err(unread) }),
     };
     if let Some(model) = request.get("model") {
-        out.model.push(Said { source: "mlflow.spanInputs model".into(), value: model.clone() });
+        out.model.push(Said { source: "mlflow.spanInputs model".into(), value: model.to_value() });
     }
     out.max_tokens.extend(max_tokens_in(&request, what));
     out.content.push(Piece::Whole { source: what.into(), messages: request_messages(&request, what) });
@@ -42,12 +42,12 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
 fn genai_semconv(attrs: &Attrs, out: &mut Reading) {
     out.model.retain(|said| said.source != "gen_ai.request.model");
     if let Some(model) = attrs.get("model").and_then(|v| json_of(v, "model").ok()) {
-        out.model.push(Said { source: "the model attribute".into(), value: model });
+        out.model.push(Said { source: "the model attribute".into(), value: model.to_value() });
     }
     if out.max_tokens.is_empty() {
         let found = MAX_TOKENS_KEYS.iter().find_map(|key| Some((key, json_of(attrs.get(key)?, key).ok()?)));
         if let Some((key, value)) = found {
-            out.max_tokens.push(Said { source: format!("the {key} attribute").into(), value });
+            out.max_tokens.push(Said { source: format!("the {key} attribute").into(), value: value.to_value() });
         }
     }
 }

@@ -15,7 +15,7 @@
 //!   repeats a call recorded by its own span).
 //!
 //! Each reads one record ([`Record`]) through an index of its attributes ([`Attrs`]:
-//! one hash per attribute, so reading is linear in the record) and adds what it found
+//! one hash per attribute when there are many, so reading is linear in the record) and adds what it found
 //! to a [`Reading`]: whether the record is a call, each model and max-tokens value with
 //! where it was read, and the input messages as one or more pieces of evidence.
 
@@ -33,9 +33,12 @@ pub(crate) use table::Library;
 
 use super::genai::{Message, MAX_ATTRIBUTE_BYTES};
 use super::record::Record;
+use super::value::{self, Json};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::fmt::Display;
 
 /// Where a value was read: mostly an attribute's name, never copied per call.
 pub(crate) type Source = std::borrow::Cow<'static, str>;
@@ -125,36 +128,57 @@ pub(crate) fn read(record: &Record) -> Reading {
 }
 
 /// A record's attributes by key: the first value of each, and whether a later one differs.
-pub(crate) struct Attrs<'a> {
-    map: HashMap<&'a str, (&'a Value, Option<&'a Value>)>,
+/// A few are looked through in order; many (OpenLLMetry's flattened prompts) are indexed.
+pub(crate) struct Attrs<'r> {
+    list: &'r [(Cow<'r, str>, Json<'r>)],
+    /// Each key's first and first differing later value (by position), for many attributes.
+    index: Option<HashMap<&'r str, (usize, Option<usize>)>>,
     /// Keys read whose duplicates differ, said once each.
     conflicts: RefCell<Vec<String>>,
 }
 
-impl<'a> Attrs<'a> {
-    pub(crate) fn of(attributes: &'a [(String, Value)]) -> Attrs<'a> {
-        let mut map: HashMap<&str, (&Value, Option<&Value>)> = HashMap::with_capacity(attributes.len());
-        for (key, value) in attributes {
-            map.entry(key.as_str())
-                .and_modify(|(first, other)| {
-                    if *first != value && other.is_none() {
-                        *other = Some(value);
-                    }
-                })
-                .or_insert((value, None));
+/// Up to this many attributes are looked through rather than indexed.
+const LOOKED_THROUGH: usize = 16;
+
+impl<'r> Attrs<'r> {
+    pub(crate) fn of(attributes: &'r [(Cow<'r, str>, Json<'r>)]) -> Attrs<'r> {
+        let index = (attributes.len() > LOOKED_THROUGH).then(|| {
+            let mut map: HashMap<&str, (usize, Option<usize>)> = HashMap::with_capacity(attributes.len());
+            for (i, (key, value)) in attributes.iter().enumerate() {
+                map.entry(key.as_ref())
+                    .and_modify(|(first, other)| {
+                        if attributes[*first].1 != *value && other.is_none() {
+                            *other = Some(i);
+                        }
+                    })
+                    .or_insert((i, None));
+            }
+            map
+        });
+        Attrs { list: attributes, index, conflicts: RefCell::new(Vec::new()) }
+    }
+
+    /// The first value of `key`, and the first later one that differs from it.
+    fn lookup(&self, key: &str) -> Option<(&'r Json<'r>, Option<&'r Json<'r>>)> {
+        let list = self.list;
+        if let Some(index) = &self.index {
+            let &(first, other) = index.get(key)?;
+            return Some((&list[first].1, other.map(|i| &list[i].1)));
         }
-        Attrs { map, conflicts: RefCell::new(Vec::new()) }
+        let i = list.iter().position(|(k, _)| k == key)?;
+        let first = &list[i].1;
+        Some((first, list[i + 1..].iter().find(|(k, v)| k == key && v != first).map(|(_, v)| v)))
     }
 
     /// The attribute `key` (its first value; a differing duplicate is a conflict).
-    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
-        let (first, other) = self.map.get(key)?;
+    pub(crate) fn get(&self, key: &str) -> Option<&'r Json<'r>> {
+        let (first, other) = self.lookup(key)?;
         if let Some(other) = other {
             let said = format!(
                 "attribute {} is recorded twice, as {} and as {}",
                 crate::report::one_line(key),
-                shown(first),
-                shown(other)
+                shown_json(first),
+                shown_json(other)
             );
             let mut conflicts = self.conflicts.borrow_mut();
             if !conflicts.contains(&said) {
@@ -164,17 +188,22 @@ impl<'a> Attrs<'a> {
         Some(first)
     }
 
-    pub(crate) fn str(&self, key: &str) -> Option<&'a str> {
-        self.get(key).and_then(Value::as_str)
+    pub(crate) fn str(&self, key: &str) -> Option<&'r str> {
+        self.get(key).and_then(Json::as_str)
     }
 
     pub(crate) fn has(&self, key: &str) -> bool {
-        self.map.contains_key(key)
+        self.lookup(key).is_some()
+    }
+
+    /// Whether any attribute's key starts with `prefix`.
+    pub(crate) fn any_starting(&self, prefix: &str) -> bool {
+        self.list.iter().any(|(k, _)| k.starts_with(prefix))
     }
 
     /// `Said` of the attribute `key`, when present.
     pub(crate) fn said(&self, key: &'static str) -> Option<Said> {
-        self.get(key).map(|value| Said { source: key.into(), value: value.clone() })
+        self.get(key).map(|value| Said { source: key.into(), value: value.to_value() })
     }
 }
 
@@ -186,24 +215,31 @@ pub(crate) fn shown(value: &Value) -> String {
     }
 }
 
-/// The size of a value's text, for the attribute bound.
-fn size(value: &Value) -> usize {
+fn shown_json(value: &Json) -> String {
     match value {
-        Value::String(s) => s.len(),
-        Value::Array(items) => items.iter().map(size).sum(),
-        Value::Object(map) => map.iter().map(|(k, v)| k.len() + size(v)).sum(),
+        Json::String(s) => crate::report::excerpt(s),
+        other => shown(&other.to_value()),
+    }
+}
+
+/// The size of a value's text, for the attribute bound.
+fn size(value: &Json) -> usize {
+    match value {
+        Json::String(s) => s.len(),
+        Json::Array(items) => items.iter().map(size).sum(),
+        Json::Object(map) => map.iter().map(|(k, v)| k.len() + size(v)).sum(),
         _ => 8,
     }
 }
 
 /// A JSON attribute, recorded as a JSON string or structured; strictly parsed (a
 /// duplicate key is a conflict) and bounded.
-pub(crate) fn json_of(value: &Value, what: &str) -> Result<Value, Unread> {
+pub(crate) fn json_of<'v>(value: &'v Json, what: impl Display) -> Result<Json<'v>, Unread> {
     if size(value) > MAX_ATTRIBUTE_BYTES {
         return Err(Unread::Unparsed(format!("{what} is longer than {MAX_ATTRIBUTE_BYTES} bytes")));
     }
     match value {
-        Value::String(text) => crate::canonical::parse(text.as_bytes()).map_err(|e| {
+        Json::String(text) => value::parse(text.as_bytes()).map_err(|e| {
             let message = format!("{what} is not JSON ({})", crate::report::one_line(&e.to_string()));
             match e.message.starts_with("duplicate object key") {
                 true => Unread::Conflict(message),
@@ -215,12 +251,12 @@ pub(crate) fn json_of(value: &Value, what: &str) -> Result<Value, Unread> {
 }
 
 /// A text attribute, bounded.
-pub(crate) fn text_of(value: &Value, what: &str) -> Result<String, Unread> {
+pub(crate) fn text_of<'v>(value: &'v Json, what: impl Display) -> Result<&'v str, Unread> {
     if size(value) > MAX_ATTRIBUTE_BYTES {
         return Err(Unread::Unparsed(format!("{what} is longer than {MAX_ATTRIBUTE_BYTES} bytes")));
     }
     match value {
-        Value::String(text) => Ok(text.clone()),
+        Json::String(text) => Ok(text),
         _ => Err(Unread::Unparsed(format!("{what} is not text"))),
     }
 }
@@ -228,40 +264,43 @@ pub(crate) fn text_of(value: &Value, what: &str) -> Result<String, Unread> {
 /// A message's content: text, or a list of parts (`{type: "text", text | content}`);
 /// any other part is marked, so the call can match no packet (a packet's messages are
 /// text only).
-pub(crate) fn content_text(content: &Value, what: &str) -> Result<String, Unread> {
+pub(crate) fn content_text<'v>(content: &'v Json, what: impl Display + Copy) -> Result<Cow<'v, str>, Unread> {
     match content {
-        Value::String(text) => Ok(text.clone()),
-        Value::Array(parts) => parts.iter().map(|part| part_text(part, what)).collect(),
-        Value::Object(_) => part_text(content, what),
+        Json::String(text) => Ok(Cow::Borrowed(text)),
+        Json::Array(parts) if parts.len() == 1 => part_text(&parts[0], what),
+        Json::Array(parts) => {
+            parts.iter().map(|part| part_text(part, what)).collect::<Result<String, _>>().map(Cow::Owned)
+        }
+        Json::Object(_) => part_text(content, what),
         _ => Err(Unread::Unparsed(format!("{what} is neither text nor a list of parts"))),
     }
 }
 
-fn part_text(part: &Value, what: &str) -> Result<String, Unread> {
-    let kind = part.get("type").and_then(Value::as_str);
+fn part_text<'v>(part: &'v Json, what: impl Display) -> Result<Cow<'v, str>, Unread> {
+    let kind = part.get("type").and_then(Json::as_str);
     let text = part.get("text").or_else(|| part.get("content"));
     match (kind, text) {
-        (Some("text" | "input_text") | None, Some(Value::String(text))) => Ok(text.clone()),
+        (Some("text" | "input_text") | None, Some(Json::String(text))) => Ok(Cow::Borrowed(text)),
         (Some("text" | "input_text"), None) => {
             Err(Unread::Withheld(format!("{what} has a text part without its content")))
         }
-        (Some(kind), _) => Ok(format!("\u{fffc}[{} part]", crate::report::one_line(kind))),
-        (None, _) if part.is_string() => Ok(part.as_str().unwrap_or_default().to_owned()),
+        (Some(kind), _) => Ok(Cow::Owned(format!("\u{fffc}[{} part]", crate::report::one_line(kind)))),
+        (None, _) if part.is_string() => Ok(Cow::Borrowed(part.as_str().unwrap_or_default())),
         (None, _) => Err(Unread::Unparsed(format!("{what} has a part that is neither text nor typed"))),
     }
 }
 
 /// Chat messages `[{role, content | parts}]`.
-pub(crate) fn chat_messages(value: &Value, what: &str) -> Result<Vec<Message>, Unread> {
-    let Value::Array(items) = value else {
+pub(crate) fn chat_messages(value: &Json, what: impl Display + Copy) -> Result<Vec<Message>, Unread> {
+    let Json::Array(items) = value else {
         return Err(Unread::Unparsed(format!("{what} is not a list of messages")));
     };
     items
         .iter()
         .map(|item| {
-            let role = item.get("role").and_then(Value::as_str).unwrap_or_default();
-            let content = item.get("parts").or_else(|| item.get("content")).unwrap_or(&Value::Null);
-            Ok(Message::new(role, &content_text(content, &format!("a message of {what}"))?))
+            let role = item.get("role").and_then(Json::as_str).unwrap_or_default();
+            let content = item.get("parts").or_else(|| item.get("content")).unwrap_or(&Json::Null);
+            Ok(Message::new(role, &content_text(content, format_args!("a message of {what}"))?))
         })
         .collect()
 }
@@ -270,20 +309,20 @@ pub(crate) fn chat_messages(value: &Value, what: &str) -> Result<Vec<Message>, U
 /// Langfuse's input): chat `messages`, a Responses `input` with `instructions`, an
 /// Anthropic `system` with `messages`, or a bare list of messages; and the model and max
 /// tokens it names.
-pub(crate) fn request_messages(value: &Value, what: &str) -> Result<Vec<Message>, Unread> {
+pub(crate) fn request_messages(value: &Json, what: &str) -> Result<Vec<Message>, Unread> {
     if value.is_array() {
         return chat_messages(value, what);
     }
     let mut messages = Vec::new();
     for key in ["system", "instructions"] {
         if let Some(system) = value.get(key).filter(|v| !v.is_null()) {
-            messages.push(Message::new("system", &content_text(system, &format!("{what}.{key}"))?));
+            messages.push(Message::new("system", &content_text(system, format_args!("{what}.{key}"))?));
         }
     }
     match (value.get("messages"), value.get("input")) {
-        (Some(list), _) => messages.extend(chat_messages(list, &format!("{what}.messages"))?),
-        (None, Some(Value::String(text))) => messages.push(Message::new("user", text)),
-        (None, Some(list)) => messages.extend(chat_messages(list, &format!("{what}.input"))?),
+        (Some(list), _) => messages.extend(chat_messages(list, format_args!("{what}.messages"))?),
+        (None, Some(Json::String(text))) => messages.push(Message::new("user", text)),
+        (None, Some(list)) => messages.extend(chat_messages(list, format_args!("{what}.input"))?),
         (None, None) => return Err(Unread::Unparsed(format!("{what} has no messages or input"))),
     }
     Ok(messages)
@@ -295,9 +334,9 @@ pub(crate) const MAX_TOKENS_KEYS: [&str; 4] =
 
 /// The max tokens a JSON object of request settings names (`Infinity`, Langfuse's "not
 /// given", is none).
-pub(crate) fn max_tokens_in(settings: &Value, source: &str) -> Option<Said> {
+pub(crate) fn max_tokens_in(settings: &Json, source: &str) -> Option<Said> {
     MAX_TOKENS_KEYS.iter().find_map(|key| {
         let value = settings.get(key).filter(|v| !v.is_null() && v.as_str() != Some("Infinity"))?;
-        Some(Said { source: format!("{source} {key}").into(), value: value.clone() })
+        Some(Said { source: format!("{source} {key}").into(), value: value.to_value() })
     })
 }

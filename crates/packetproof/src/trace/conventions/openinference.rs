@@ -19,7 +19,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
         match json_of(parameters, "llm.invocation_parameters") {
             Ok(settings) => {
                 if let Some(named) = settings.get("model") {
-                    model = Some(Said { source: "llm.invocation_parameters model".into(), value: named.clone() });
+                    model = Some(Said { source: "llm.invocation_parameters model".into(), value: named.to_value() });
                 }
                 out.max_tokens.extend(max_tokens_in(&settings, "llm.invocation_parameters"))
             }
@@ -52,7 +52,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
             break;
         }
         let text = match content {
-            Some(serde_json::Value::String(text)) => text.clone(),
+            Some(crate::trace::value::Json::String(text)) => text.to_string(),
             Some(_) => {
                 let why = Unread::Unparsed(format!("{at}.content is not text"));
                 out.content.push(Piece::Whole { source: "llm.input_messages".into(), messages: Err(why) });

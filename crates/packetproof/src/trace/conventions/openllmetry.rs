@@ -8,6 +8,9 @@ use crate::trace::genai::Message;
 use crate::trace::record::Record;
 
 pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
+    if !attrs.any_starting("gen_ai.prompt.") {
+        return;
+    }
     let mut messages = Vec::new();
     let mut problem = None;
     for i in 0.. {
@@ -17,8 +20,8 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
             break;
         }
         let role = role.and_then(|r| r.as_str()).unwrap_or_default();
-        match content.map(|c| text_of(c, &format!("gen_ai.prompt.{i}.content"))) {
-            Some(Ok(text)) => messages.push(Message::new(role, &text)),
+        match content.map(|c| text_of(c, format_args!("gen_ai.prompt.{i}.content"))) {
+            Some(Ok(text)) => messages.push(Message::new(role, text)),
             Some(Err(e)) => problem = problem.or(Some(e)),
             None => problem = problem.or(Some(Unread::Unparsed(format!("gen_ai.prompt.{i}.content is missing")))),
         }

@@ -12,8 +12,9 @@
 use super::{chat_messages, content_text, json_of, Attrs, Piece, Reading, Unread};
 use crate::trace::genai::Message;
 use crate::trace::record::{Kind, Record};
+use crate::trace::value::Json;
 use crate::trace::DETAILS_EVENT;
-use serde_json::Value;
+use std::borrow::Cow;
 
 const INFERENCE: [&str; 5] = ["chat", "generate_content", "text_completion", "responses", "anthropic_messages"];
 
@@ -78,21 +79,21 @@ fn structured(attrs: &Attrs, source: &'static str, notes: &mut Vec<String>) -> O
 const TWICE: &str = "the system text is recorded twice (gen_ai.system_instructions and the first message of \
                      gen_ai.input.messages): counted once";
 
-fn is_empty_list(value: &Value) -> bool {
+fn is_empty_list(value: &Json) -> bool {
     match value {
-        Value::Array(items) => items.is_empty(),
-        Value::String(text) => text.trim() == "[]",
+        Json::Array(items) => items.is_empty(),
+        Json::String(text) => text.trim() == "[]",
         _ => false,
     }
 }
 
 /// System instructions: a JSON list of parts, or plain text.
-fn system_text(value: &Value) -> Result<String, Unread> {
+fn system_text<'v>(value: &'v Json) -> Result<Cow<'v, str>, Unread> {
     let what = "gen_ai.system_instructions";
     match json_of(value, what) {
-        Ok(parts @ Value::Array(_)) => content_text(&parts, what),
+        Ok(parts @ Json::Array(_)) => content_text(&parts, what).map(|text| Cow::Owned(text.into_owned())),
         Ok(_) | Err(Unread::Unparsed(_)) => match value {
-            Value::String(text) => Ok(text.clone()),
+            Json::String(text) => Ok(Cow::Borrowed(text)),
             _ => Err(Unread::Unparsed(format!("{what} is neither text nor a list of parts"))),
         },
         Err(conflict) => Err(conflict),

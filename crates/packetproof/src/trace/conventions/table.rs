@@ -254,7 +254,7 @@ impl Library {
     }
 
     /// The library of a record: by its scope, else by its attributes' names.
-    pub(crate) fn of(scope: &str, attributes: &[(String, serde_json::Value)]) -> Option<Library> {
+    pub(crate) fn of(scope: &str, attributes: &crate::trace::record::Attributes) -> Option<Library> {
         if scope == "ai" {
             return Some(Library::Vercel);
         }
