@@ -74,3 +74,82 @@ fn damage_in_memory_is_judged_as_damage_on_disk() {
         }
     }
 }
+
+/// `branch_truth::means_the_same` as it was first written: both packets copied,
+/// their checksums and a blank operatorInstruction removed, the copies compared.
+fn means_the_same_by_copies(golden: &Map<String, Value>, mutated: &Map<String, Value>) -> bool {
+    let read = |packet: &Map<String, Value>| {
+        let mut packet = packet.clone();
+        packet.remove("checksum");
+        if let Some(Value::Object(input)) = packet.get_mut("renderInput") {
+            if input.get("operatorInstruction").and_then(Value::as_str).is_some_and(|i| i.trim().is_empty()) {
+                input.shift_remove("operatorInstruction");
+            }
+        }
+        packet
+    };
+    crate::numbers::same_map(&read(golden), &read(mutated))
+}
+
+/// Whether a mutation leaves the packet meaning the same is decided in place as the
+/// copies decided it: for every mutation of every fixture of the project's corpus and
+/// of an `init` suite, and for edits made to sit at the boundary (a blank, a blank of
+/// spaces and a non-blank instruction, one that is not a string, a checksum alone, a
+/// number spelled another way, a renderInput that is not an object).
+#[test]
+fn a_mutation_means_the_same_as_the_copies_said() {
+    let (_dir, init, _) = suite();
+    let project = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+    type Damage = fn(&mut Map<String, Value>);
+    let boundary: [Damage; 9] = [
+        |p| p["renderInput"]["operatorInstruction"] = json!(""),
+        |p| p["renderInput"]["operatorInstruction"] = json!(" \n "),
+        |p| p["renderInput"]["operatorInstruction"] = json!("Use the brand voice."),
+        |p| p["renderInput"]["operatorInstruction"] = json!(null),
+        |p| p["checksum"] = json!("sha256:other"),
+        |p| p["attempt"] = json!(1.0),
+        |p| p["renderInput"] = json!("text"),
+        |p| {
+            p.remove("checksum");
+        },
+        |p| {
+            p["renderInput"].as_object_mut().unwrap().shift_remove("operatorInstruction");
+        },
+    ];
+    let (mut same, mut compared) = (0, 0);
+    for config in [&init, &project] {
+        for case in crate::corpus::cases(config).unwrap().iter().filter(|c| c.expect.is_none()) {
+            let golden = golden(case, config);
+            let mut variants: Vec<Map<String, Value>> = Vec::new();
+            for damage in boundary {
+                let mut damaged = golden.clone();
+                damage(&mut damaged);
+                variants.push(damaged.clone());
+                // The same damage on a golden packet that has a blank instruction of its own.
+                let mut blank = golden.clone();
+                blank["renderInput"]["operatorInstruction"] = json!("  ");
+                variants.push(blank.clone());
+                damage(&mut blank);
+                variants.push(blank);
+            }
+            for mutation in packet_mutations(&golden, &case.request, config) {
+                let mut damaged = golden.clone();
+                (mutation.edit)(&mut damaged);
+                if mutation.rehash {
+                    digest::seal(&mut damaged);
+                }
+                variants.push(damaged);
+            }
+            for damaged in &variants {
+                for (a, b) in [(&golden, damaged), (damaged, &golden)] {
+                    let by_copies = means_the_same_by_copies(a, b);
+                    assert_eq!(branch_truth::means_the_same(a, b).is_some(), by_copies, "{}: {b:?}", case.name);
+                    same += usize::from(by_copies);
+                    compared += 1;
+                }
+            }
+        }
+    }
+    // Both answers occurred: the comparison can tell the two apart.
+    assert!(same > 0 && same < compared, "{same} of {compared}");
+}
