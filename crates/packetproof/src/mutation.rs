@@ -530,6 +530,11 @@ mod tests {
         (dir, config, case)
     }
 
+    /// A fresh memo of the packet rules' findings, for a run assembled by a test.
+    pub(super) fn memo(config: &Config) -> std::sync::Arc<crate::judge::Memo> {
+        std::sync::Arc::new(crate::judge::Memo::new(config))
+    }
+
     pub(super) fn golden(case: &Case, config: &Config) -> Map<String, Value> {
         case.packet(config).unwrap().as_object().unwrap().clone()
     }
@@ -558,7 +563,7 @@ mod tests {
     #[test]
     fn every_mutation_of_a_fixture_is_caught() {
         let (_dir, config, case) = suite();
-        let run = assemble_run(&case, &config).unwrap();
+        let run = assemble_run(&case, &config, memo(&config)).unwrap();
         let report = self_test_case(&case, &golden(&case, &config), Some(&run), &config).unwrap();
         assert!(report.escaped.is_empty(), "{:#?}", report.escaped);
         assert!(report.total() > 40, "{}", report.total());
@@ -586,7 +591,7 @@ mod tests {
     #[test]
     fn a_failing_run_is_reported_before_any_damage() {
         let (_dir, config, case) = suite();
-        let mut run = assemble_run(&case, &config).unwrap();
+        let mut run = assemble_run(&case, &config, memo(&config)).unwrap();
         run.refusals.push("evaluate failed: for the test".into());
         let mut report = MutationReport::default();
         run_mutations(&case, &run, &config, &mut report).unwrap();

@@ -75,7 +75,7 @@ pub fn trials(config: Arc<Config>, note: Note, writes: GoldenWrites) -> Result<C
         declared_stage_can_be_checked(&case, &suite.config, &applicable)?;
         answer_can_be_judged(&case, &suite.config)?;
         let positive = case.expect.is_none();
-        let case = Arc::new(Shared::new(case, suite.writes.tests_bless()));
+        let case = Arc::new(Shared::new(case, suite.writes.tests_bless(), &suite.config));
         for check in applicable {
             let expectation = expected.iter().find(|e| e.check == check.name()).cloned();
             let (suite_ref, case) = (suite.clone(), Arc::clone(&case));
@@ -158,11 +158,15 @@ struct Shared {
     /// The request's compiled branch and excluded texts, for `packet::branch-isolation`
     /// and the self-test's branch-isolation mutations (the request never changes).
     isolation: OnceLock<Arc<crate::check::Isolation>>,
+    /// The findings of the rules that read the packet alone, for its packet trials
+    /// and every step and check of its run (each rule runs once per packet).
+    memo: Arc<judge::Memo>,
 }
 
 impl Shared {
-    fn new(case: Case, blessing: bool) -> Shared {
+    fn new(case: Case, blessing: bool, config: &Config) -> Shared {
         Shared {
+            memo: Arc::new(judge::Memo::new(config)),
             case,
             blessing,
             packet: OnceLock::new(),
@@ -193,7 +197,8 @@ impl Shared {
     }
 
     fn run(&self, config: &Config) -> Result<Arc<Result<AssembledRun, String>>, Failed> {
-        once(&self.run, self.blessing, || fixture_run::assemble_run(&self.case, config).map_err(|e| e.to_string()))
+        let assemble = || fixture_run::assemble_run(&self.case, config, Arc::clone(&self.memo));
+        once(&self.run, self.blessing, || assemble().map_err(|e| e.to_string()))
     }
 
     /// Whether `check` can apply to this case (`Err(why not)`), judged on the shared packet.
@@ -223,7 +228,9 @@ impl Shared {
                 Err(e) => Ok(Arc::new(Err(e.clone()))),
             },
             Check::Packet(packet_check) => match self.packet(config)?.as_ref() {
-                Ok(packet) => fresh(dispatch::on_packet(packet_check, packet, Some(Origin::Case(&self.case)), config)),
+                Ok(packet) => {
+                    Ok(Arc::new(self.memo.on_packet(packet_check, packet, Some(Origin::Case(&self.case)), config)))
+                }
                 Err(e) => Ok(Arc::new(Err(e.clone()))),
             },
             Check::Run(RunCheck::EvaluatorVerdict) => match self.run(config)?.as_ref() {

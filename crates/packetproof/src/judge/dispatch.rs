@@ -21,7 +21,7 @@ pub(crate) fn run(check: Check, at: &Subject, config: &Config) -> Result<Checked
         Check::Run(check) => {
             let dir = at.run.ok_or_else(|| missing(check.into(), "a run directory"))?;
             Ok(match at.opened {
-                Some(opened) => on_opened(check, dir, opened, at.given, at.keys, config),
+                Some(opened) => on_opened_memo(check, dir, opened, (at.given, at.keys), config, at.memo),
                 None => on_run(check, dir, at.given, at.keys, config),
             }
             .into())
@@ -116,6 +116,18 @@ pub(crate) fn on_opened(
     keys: &[ed25519_dalek::VerifyingKey],
     config: &Config,
 ) -> Vec<Finding> {
+    on_opened_memo(check, dir, opened, (given, keys), config, None)
+}
+
+/// [`on_opened`], the packet rules a re-evaluation applies kept in `memo`.
+fn on_opened_memo(
+    check: RunCheck,
+    dir: &Path,
+    opened: std::result::Result<&Run, &str>,
+    (given, keys): (Option<&Value>, &[ed25519_dalek::VerifyingKey]),
+    config: &Config,
+    memo: Option<&super::Memo>,
+) -> Vec<Finding> {
     let with = |audit: &dyn Fn(&Run) -> Vec<Finding>| match opened {
         Ok(run) => audit(run),
         Err(e) => audit::unopened(check, dir, e),
@@ -125,7 +137,9 @@ pub(crate) fn on_opened(
         RunCheck::ManifestBinding => with(&|run| audit::manifest_binding(run, given)),
         RunCheck::SnapshotParity => with(&|run| audit::snapshot_parity(run, given, config)),
         RunCheck::Evaluation => with(&|run| {
-            audit::evaluation(run, given, config, &|value| super::packet(value, None, config, Step::Verify).findings)
+            audit::evaluation(run, given, config, &|value| {
+                super::packet_memo(value, config, Step::Verify, memo).findings
+            })
         }),
         // A run directory alone has no golden verdict (`decide` says so); the rule is
         // judged on a fixture's assembled run (`fixture_run::verdict_check`).

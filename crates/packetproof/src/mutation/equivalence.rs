@@ -2,7 +2,7 @@
 //! fresh sealed copy would be, and a run damaged in memory is judged as the same
 //! damage on disk.
 
-use super::tests::{golden, suite};
+use super::tests::{golden, memo, suite};
 use super::*;
 use crate::judge::fixture_run::assemble_run;
 
@@ -45,7 +45,7 @@ fn every_damaged_packet_is_the_one_a_fresh_copy_would_be() {
 #[test]
 fn damage_in_memory_is_judged_as_damage_on_disk() {
     let (_dir, config, case) = suite();
-    let run = assemble_run(&case, &config).unwrap();
+    let run = assemble_run(&case, &config, memo(&config)).unwrap();
     let intact = crate::run::Run::open(&run.dir, &config).unwrap();
     type Damage = fn(&mut Vec<u8>);
     let edits: [(&str, Damage); 4] = [
@@ -152,4 +152,97 @@ fn a_mutation_means_the_same_as_the_copies_said() {
     }
     // Both answers occurred: the comparison can tell the two apart.
     assert!(same > 0 && same < compared, "{same} of {compared}");
+}
+
+/// The golden packet of every positive fixture of `config`, a copy of it in another
+/// key order and its damaged copies (every `keep`-th of them: judging them all, for
+/// every fixture of the project's corpus, takes minutes in a debug build).
+fn packets_to_judge(config: &Config, keep: usize) -> Vec<(Case, Vec<Value>)> {
+    let cases = crate::corpus::cases(config).unwrap().into_iter().filter(|c| c.expect.is_none());
+    cases
+        .map(|case| {
+            let golden = golden(&case, config);
+            let mut reordered: Map<String, Value> = golden.clone().into_iter().rev().collect();
+            let input = golden["renderInput"].as_object().unwrap().clone();
+            reordered["renderInput"] = Value::Object(input.into_iter().rev().collect());
+            let mut packets = vec![Value::Object(golden.clone()), Value::Object(reordered)];
+            for mutation in packet_mutations(&golden, &case.request, config).into_iter().step_by(keep) {
+                let mut damaged = golden.clone();
+                (mutation.edit)(&mut damaged);
+                if mutation.rehash {
+                    digest::seal(&mut damaged);
+                }
+                packets.push(Value::Object(damaged));
+            }
+            (case, packets)
+        })
+        .collect()
+}
+
+/// Every damaged copy of the `init` suite's fixtures, every fifth of the project's.
+fn suites_to_judge() -> (tempfile::TempDir, Vec<(Config, Vec<(Case, Vec<Value>)>)>) {
+    let (dir, init, _) = suite();
+    let project = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
+    let (init_packets, project_packets) = (packets_to_judge(&init, 1), packets_to_judge(&project, 5));
+    (dir, vec![(init, init_packets), (project, project_packets)])
+}
+
+/// The packet rules the memo keeps read the packet alone: with its request at hand
+/// or without, each finds the same. (The gate shares their findings between a
+/// fixture's trials, which have the request, and its run's steps, which do not.)
+#[test]
+fn a_rule_that_reads_the_packet_alone_finds_the_same_with_its_request() {
+    let (_dir, suites) = suites_to_judge();
+    let rules: Vec<PacketCheck> =
+        PacketCheck::ALL.iter().copied().filter(|c| crate::judge::reads_the_packet_alone((*c).into())).collect();
+    assert!(rules.len() >= 5 && !rules.contains(&PacketCheck::Regenerates), "{rules:?}");
+    let mut failing = 0;
+    for (config, cases) in &suites {
+        for (case, packets) in cases {
+            for packet in packets {
+                for rule in &rules {
+                    let alone = dispatch::on_packet(*rule, packet, None, config).unwrap().findings;
+                    let with_request = dispatch::on_packet(*rule, packet, Some(Origin::Case(case)), config);
+                    assert_eq!(alone, with_request.unwrap().findings, "{}: {rule}", case.name);
+                    failing += usize::from(!alone.is_empty());
+                }
+            }
+        }
+    }
+    assert!(failing > 0, "the damaged packets fail some rule");
+}
+
+/// A memo asked in any order, for any packet, at any step, gives what judging afresh
+/// gives (findings, the rules that ran and those skipped, with why); asked under
+/// other settings it judges under those.
+#[test]
+fn a_memo_of_the_packet_rules_changes_no_verdict() {
+    let (_dir, suites) = suites_to_judge();
+    let steps = [Step::Prepare, Step::Evaluate, Step::Complete, Step::Verify, Step::Test];
+    let shown = |o: &crate::Outcome| format!("{:?} {:?} {:?}", o.findings, o.ran, o.skipped);
+    for (config, cases) in &suites {
+        let memo = crate::judge::Memo::new(config);
+        let mut warn = config.clone();
+        warn.packet.asset_example_prompts = crate::config::Policy::Warn;
+        for (case, packets) in cases {
+            // The golden packet and its reordered copy asked again last: the memo answers them.
+            for (i, packet) in packets.iter().chain(&packets[..2]).enumerate() {
+                let step = steps[i % steps.len()];
+                let fresh = crate::judge::packet(packet, None, config, step);
+                let kept = crate::judge::packet_memo(packet, config, step, Some(&memo));
+                assert_eq!(shown(&kept), shown(&fresh), "{}: packet {i} at {step:?}", case.name);
+            }
+            for packet in &packets[..2] {
+                let fresh = crate::judge::packet(packet, None, &warn, Step::Test);
+                assert_eq!(shown(&crate::judge::packet_memo(packet, &warn, Step::Test, Some(&memo))), shown(&fresh));
+                let origin = Some(Origin::Case(case));
+                for rule in PacketCheck::ALL {
+                    let fresh = dispatch::on_packet(*rule, packet, origin, config).map_err(|e| e.to_string());
+                    let kept = memo.on_packet(*rule, packet, origin, config);
+                    let findings = |c: Result<crate::check::Checked, String>| c.map(|c| c.findings);
+                    assert_eq!(findings(kept), findings(fresh), "{}: {rule}", case.name);
+                }
+            }
+        }
+    }
 }
