@@ -11,7 +11,7 @@ pub(crate) mod dispatch;
 pub(crate) mod fixture_run;
 mod golden;
 mod lifecycle;
-mod memo;
+pub(crate) mod memo;
 
 use crate::corpus::Case;
 use crate::rules::Stage;
@@ -23,7 +23,7 @@ use std::path::Path;
 pub use golden::packet_file;
 pub use lifecycle::{attest, complete, evaluate, export, prepare, wire_body, wire_check, Judged};
 pub(crate) use lifecycle::{complete_with, evaluate_with};
-pub(crate) use memo::{reads_the_packet_alone, Memo};
+pub(crate) use memo::Memo;
 
 /// Why the rules that need a compile request do not apply to a packet on its own.
 pub(crate) const NO_REQUEST: &str =

@@ -154,10 +154,13 @@ fn a_mutation_means_the_same_as_the_copies_said() {
     assert!(same > 0 && same < compared, "{same} of {compared}");
 }
 
+/// Each case with the packets to judge of it.
+type CasePackets = Vec<(Case, Vec<Value>)>;
+
 /// The golden packet of every positive fixture of `config`, a copy of it in another
 /// key order and its damaged copies (every `keep`-th of them: judging them all, for
 /// every fixture of the project's corpus, takes minutes in a debug build).
-fn packets_to_judge(config: &Config, keep: usize) -> Vec<(Case, Vec<Value>)> {
+fn packets_to_judge(config: &Config, keep: usize) -> CasePackets {
     let cases = crate::corpus::cases(config).unwrap().into_iter().filter(|c| c.expect.is_none());
     cases
         .map(|case| {
@@ -180,7 +183,7 @@ fn packets_to_judge(config: &Config, keep: usize) -> Vec<(Case, Vec<Value>)> {
 }
 
 /// Every damaged copy of the `init` suite's fixtures, every fifth of the project's.
-fn suites_to_judge() -> (tempfile::TempDir, Vec<(Config, Vec<(Case, Vec<Value>)>)>) {
+fn suites_to_judge() -> (tempfile::TempDir, Vec<(Config, CasePackets)>) {
     let (dir, init, _) = suite();
     let project = Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap();
     let (init_packets, project_packets) = (packets_to_judge(&init, 1), packets_to_judge(&project, 5));
@@ -194,7 +197,7 @@ fn suites_to_judge() -> (tempfile::TempDir, Vec<(Config, Vec<(Case, Vec<Value>)>
 fn a_rule_that_reads_the_packet_alone_finds_the_same_with_its_request() {
     let (_dir, suites) = suites_to_judge();
     let rules: Vec<PacketCheck> =
-        PacketCheck::ALL.iter().copied().filter(|c| crate::judge::reads_the_packet_alone((*c).into())).collect();
+        PacketCheck::ALL.iter().copied().filter(|c| crate::judge::memo::reads_the_packet_alone((*c).into())).collect();
     assert!(rules.len() >= 5 && !rules.contains(&PacketCheck::Regenerates), "{rules:?}");
     let mut failing = 0;
     for (config, cases) in &suites {
