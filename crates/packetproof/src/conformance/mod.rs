@@ -161,6 +161,9 @@ struct Shared {
     /// The findings of the rules that read the packet alone, for its packet trials
     /// and every step and check of its run (each rule runs once per packet).
     memo: Arc<judge::Memo>,
+    /// What the request makes now (`corpus::produce`), made once for
+    /// `packet::regenerates`, branch isolation and the self-test.
+    produced: OnceLock<Arc<Result<Value>>>,
 }
 
 impl Shared {
@@ -173,14 +176,32 @@ impl Shared {
             regenerated: OnceLock::new(),
             run: OnceLock::new(),
             isolation: OnceLock::new(),
+            produced: OnceLock::new(),
         }
+    }
+
+    fn produced(&self, config: &Config) -> Arc<Result<Value>> {
+        let produce = || Arc::new(corpus::produce(&self.case, config));
+        if self.blessing {
+            return produce();
+        }
+        Arc::clone(self.produced.get_or_init(produce))
     }
 
     fn isolation(&self, config: &Config) -> Arc<crate::check::Isolation> {
         let file = self.case.request_path().display().to_string();
-        Arc::clone(
-            self.isolation.get_or_init(|| Arc::new(crate::check::Isolation::of(&self.case.request, config, &file))),
-        )
+        let derive = || match config.exporter {
+            // Without an exporter, what the request makes is what the compiler makes of it.
+            None => {
+                let compiled = match self.produced(config).as_ref() {
+                    Ok(packet) => Ok(packet.clone()),
+                    Err(e) => Err(e.to_string()),
+                };
+                crate::check::Isolation::compiled(&self.case.request, compiled, config)
+            }
+            Some(_) => crate::check::Isolation::of(&self.case.request, config, &file),
+        };
+        Arc::clone(self.isolation.get_or_init(|| Arc::new(derive())))
     }
 
     fn packet(&self, config: &Config) -> Result<Arc<Result<Value, String>>, Failed> {
@@ -190,7 +211,7 @@ impl Shared {
     fn regenerated(&self, config: &Config) -> Result<Arc<Result<Checked, String>>, Failed> {
         let packet = self.packet(config)?;
         once(&self.regenerated, self.blessing, || match packet.as_ref() {
-            Ok(packet) => dispatch::on_packet(PacketCheck::Regenerates, packet, Some(Origin::Case(&self.case)), config)
+            Ok(packet) => dispatch::regenerates_from(&self.case, packet, &self.produced(config), config)
                 .map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         })
@@ -474,8 +495,8 @@ impl Suite {
             Some(Err(e)) => return Err(format!("could not assemble the run: {e}").into()),
             None => None,
         };
-        let isolation = shared.isolation(&self.config);
-        let report = mutation::self_test_case_with(case, golden, run, isolation, &self.config)
+        let made = (shared.isolation(&self.config), Some(shared.produced(&self.config)));
+        let report = mutation::self_test_case_with(case, golden, run, made, &self.config)
             .map_err(|e| Failed::from(e.to_string()))?;
         if report.escaped.is_empty() {
             let notes: Vec<String> = report.skipped.iter().map(|skipped| format!("skipped {skipped}")).collect();

@@ -57,10 +57,7 @@ fn missing(check: Check, what: &str) -> Error {
 
 /// A packet rule on a packet as stored (`packet::regenerates` compares it whole).
 pub(crate) fn on_packet(check: PacketCheck, value: &Value, origin: Option<Origin>, config: &Config) -> Result<Checked> {
-    let Some(map) = value.as_object() else {
-        let message = "expected the packet to be a JSON object";
-        return Ok(vec![Finding::new(PacketCheck::Contract, Location::root(), message)].into());
-    };
+    let Some(map) = value.as_object() else { return Ok(not_an_object()) };
     match check {
         PacketCheck::Regenerates => match origin.ok_or_else(|| missing(check.into(), "the compile request"))? {
             Origin::Case(case) => check::packet::regenerates(case, value, config),
@@ -68,6 +65,24 @@ pub(crate) fn on_packet(check: PacketCheck, value: &Value, origin: Option<Origin
         },
         _ => on_object(check, map, origin, config),
     }
+}
+
+/// `packet::regenerates` on a fixture's packet as [`on_packet`] judges it, given
+/// what the fixture's request makes now (`corpus::produce`, made once per fixture).
+pub(crate) fn regenerates_from(
+    case: &crate::corpus::Case,
+    value: &Value,
+    produced: &Result<Value>,
+    config: &Config,
+) -> Result<Checked> {
+    match value.is_object() {
+        true => check::packet::regenerates_from(case, value, produced, config),
+        false => Ok(not_an_object()),
+    }
+}
+
+fn not_an_object() -> Checked {
+    vec![Finding::new(PacketCheck::Contract, Location::root(), "expected the packet to be a JSON object")].into()
 }
 
 /// A packet rule on a packet object (what the mutation self-test damages).

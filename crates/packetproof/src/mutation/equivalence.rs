@@ -249,3 +249,28 @@ fn a_memo_of_the_packet_rules_changes_no_verdict() {
         }
     }
 }
+
+/// Compiled once per fixture, the request judges as compiling it for each check did:
+/// `packet::regenerates` and branch isolation find the same in every packet.
+#[test]
+fn a_request_compiled_once_judges_as_one_compiled_per_check() {
+    let (_dir, suites) = suites_to_judge();
+    for (config, cases) in &suites {
+        assert!(config.exporter.is_none(), "without an exporter, produce is the compiler's packet");
+        for (case, packets) in cases {
+            let file = case.request_path().display().to_string();
+            let produced = crate::corpus::produce(case, config);
+            let compiled = produced.as_ref().map(Value::clone).map_err(|e| e.to_string());
+            let once = check::Isolation::compiled(&case.request, compiled, config);
+            let each = check::Isolation::of(&case.request, config, &file);
+            for packet in packets {
+                let map = packet.as_object().unwrap();
+                assert_eq!(once.check(map, config), each.check(map, config), "{}", case.name);
+                let fresh = check::packet::regenerates(case, packet, config).unwrap();
+                let given = dispatch::regenerates_from(case, packet, &produced, config).unwrap();
+                assert_eq!(given.findings, fresh.findings, "{}", case.name);
+                assert_eq!(given.mismatch.is_some(), fresh.mismatch.is_some(), "{}", case.name);
+            }
+        }
+    }
+}
