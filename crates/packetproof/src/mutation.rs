@@ -128,9 +128,8 @@ struct Catchers<'a> {
     case: &'a Case,
     config: &'a Config,
     isolation: Arc<check::Isolation>,
-    /// What the request makes now, made once per case (an exporter is a process),
-    /// by the gate or here. A failure ends the self-test of the case with its own
-    /// error: made again here, it fails again.
+    /// What the request makes now, made once per case (an exporter is a process), by the
+    /// gate or here. A failure ends the self-test with its own error: made again, it fails.
     produced: Option<Arc<Result<Value>>>,
     /// The packet rules the engine applies to the golden packet, decided once per
     /// case (every mutation asks, and deciding hashes the suite's templates).
@@ -534,11 +533,6 @@ mod tests {
         (dir, config, case)
     }
 
-    /// A fresh memo of the packet rules' findings, for a run assembled by a test.
-    pub(super) fn memo(config: &Config) -> std::sync::Arc<crate::judge::Memo> {
-        std::sync::Arc::new(crate::judge::Memo::new(config))
-    }
-
     pub(super) fn golden(case: &Case, config: &Config) -> Map<String, Value> {
         case.packet(config).unwrap().as_object().unwrap().clone()
     }
@@ -567,7 +561,7 @@ mod tests {
     #[test]
     fn every_mutation_of_a_fixture_is_caught() {
         let (_dir, config, case) = suite();
-        let run = assemble_run(&case, &config, memo(&config)).unwrap();
+        let run = assemble_run(&case, &config, Arc::new(crate::judge::Memo::new(&config))).unwrap();
         let report = self_test_case(&case, &golden(&case, &config), Some(&run), &config).unwrap();
         assert!(report.escaped.is_empty(), "{:#?}", report.escaped);
         assert!(report.total() > 40, "{}", report.total());
@@ -595,7 +589,7 @@ mod tests {
     #[test]
     fn a_failing_run_is_reported_before_any_damage() {
         let (_dir, config, case) = suite();
-        let mut run = assemble_run(&case, &config, memo(&config)).unwrap();
+        let mut run = assemble_run(&case, &config, Arc::new(crate::judge::Memo::new(&config))).unwrap();
         run.refusals.push("evaluate failed: for the test".into());
         let mut report = MutationReport::default();
         run_mutations(&case, &run, &config, &mut report).unwrap();

@@ -2,7 +2,7 @@
 //! fresh sealed copy would be, and a run damaged in memory is judged as the same
 //! damage on disk.
 
-use super::tests::{golden, memo, suite};
+use super::tests::{golden, suite};
 use super::*;
 use crate::judge::fixture_run::assemble_run;
 
@@ -45,7 +45,7 @@ fn every_damaged_packet_is_the_one_a_fresh_copy_would_be() {
 #[test]
 fn damage_in_memory_is_judged_as_damage_on_disk() {
     let (_dir, config, case) = suite();
-    let run = assemble_run(&case, &config, memo(&config)).unwrap();
+    let run = assemble_run(&case, &config, Arc::new(crate::judge::Memo::new(&config))).unwrap();
     let intact = crate::run::Run::open(&run.dir, &config).unwrap();
     type Damage = fn(&mut Vec<u8>);
     let edits: [(&str, Damage); 4] = [
