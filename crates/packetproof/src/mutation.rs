@@ -19,6 +19,7 @@ use crate::judge::{dispatch, Origin, Step, Subject};
 use crate::Invocation;
 use crate::{digest, fsutil, packet, CorpusCheck, Finding, JsonPath, Location, PacketCheck, Result, RunCheck};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// Which mutations were tried, which escaped, and which were skipped (with why).
 #[derive(Debug, Default)]
@@ -64,20 +65,22 @@ pub(crate) fn self_test_case(
     config: &Invocation,
 ) -> Result<MutationReport> {
     let isolation = check::Isolation::of(&case.request, config, &case.request_path().display().to_string());
-    self_test_case_with(case, golden, run, std::sync::Arc::new(isolation), config)
+    self_test_case_with(case, golden, run, (Arc::new(isolation), None), config)
 }
 
-/// [`self_test_case`] with the request's [`check::Isolation`] the gate already derived.
+/// [`self_test_case`] with the request's [`check::Isolation`] the gate already
+/// derived, and what the request makes now when the gate has made it.
 pub(crate) fn self_test_case_with(
     case: &Case,
     golden: &Map<String, Value>,
     run: Option<&AssembledRun>,
-    isolation: std::sync::Arc<check::Isolation>,
+    (isolation, produced): (Arc<check::Isolation>, Option<Arc<Result<Value>>>),
     config: &Invocation,
 ) -> Result<MutationReport> {
     let mut report = MutationReport::default();
     let mutations = packet_mutations(golden, &case.request, config);
     let mut catchers = Catchers::new(case, golden, isolation, config);
+    catchers.produced = produced;
     // A check that already fails on the intact packet would "catch" anything.
     let mut baseline: Vec<PacketCheck> = Vec::new();
     for check in mutations.iter().filter_map(|m| catchers.expected(m.check)) {
@@ -125,10 +128,10 @@ pub(crate) fn self_test_case_with(
 struct Catchers<'a> {
     case: &'a Case,
     config: &'a Invocation,
-    isolation: std::sync::Arc<check::Isolation>,
-    /// What the request makes now, made once per case (an exporter is a process).
-    /// A failure is not kept: it ends the self-test of the case, unchanged.
-    produced: Option<Value>,
+    isolation: Arc<check::Isolation>,
+    /// What the request makes now, made once per case (an exporter is a process), by the
+    /// gate or here. A failure ends the self-test with its own error: made again, it fails.
+    produced: Option<Arc<Result<Value>>>,
     /// The packet rules the engine applies to the golden packet, decided once per
     /// case (every mutation asks, and deciding hashes the suite's templates).
     applies: Vec<PacketCheck>,
@@ -141,7 +144,7 @@ impl<'a> Catchers<'a> {
     fn new(
         case: &'a Case,
         golden: &'a Map<String, Value>,
-        isolation: std::sync::Arc<check::Isolation>,
+        isolation: Arc<check::Isolation>,
         config: &'a Invocation,
     ) -> Self {
         let value = Value::Object(golden.clone());
@@ -171,11 +174,11 @@ impl<'a> Catchers<'a> {
             PacketCheck::BranchIsolation => Ok(self.isolation.check(packet, self.config)),
             PacketCheck::RendersFromInput => Ok(self.renders.check(packet, self.config)),
             PacketCheck::Regenerates => {
-                let produced = match self.produced.take() {
-                    Some(produced) => self.produced.insert(produced),
-                    None => self.produced.insert(corpus::produce(self.case, self.config)?),
-                };
-                Ok(match produced.as_object().is_some_and(|produced| crate::numbers::same_map(produced, packet)) {
+                if !matches!(self.produced.as_deref(), Some(Ok(_))) {
+                    self.produced = Some(Arc::new(Ok(corpus::produce(self.case, self.config)?)));
+                }
+                let same = |produced: &Value| produced.as_object().is_some_and(|p| crate::numbers::same_map(p, packet));
+                Ok(match matches!(self.produced.as_deref(), Some(Ok(produced)) if same(produced)) {
                     true => Vec::new(),
                     false => {
                         vec![Finding::new(check, Location::root(), "differs from what the fixture's request makes now")]
@@ -560,7 +563,7 @@ mod tests {
     #[test]
     fn every_mutation_of_a_fixture_is_caught() {
         let (_dir, config, case) = suite();
-        let run = assemble_run(&case, &config).unwrap();
+        let run = assemble_run(&case, &config, Arc::new(crate::judge::Memo::new(&config))).unwrap();
         let report = self_test_case(&case, &golden(&case, &config), Some(&run), &config).unwrap();
         assert!(report.escaped.is_empty(), "{:#?}", report.escaped);
         assert!(report.total() > 40, "{}", report.total());
@@ -588,7 +591,7 @@ mod tests {
     #[test]
     fn a_failing_run_is_reported_before_any_damage() {
         let (_dir, config, case) = suite();
-        let mut run = assemble_run(&case, &config).unwrap();
+        let mut run = assemble_run(&case, &config, Arc::new(crate::judge::Memo::new(&config))).unwrap();
         run.refusals.push("evaluate failed: for the test".into());
         let mut report = MutationReport::default();
         run_mutations(&case, &run, &config, &mut report).unwrap();

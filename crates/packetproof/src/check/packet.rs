@@ -35,7 +35,17 @@ pub const EXPORTER_FAILED: &str = "exporter-failed";
 
 /// Recompile the request and compare with the packet byte for byte (as pretty JSON).
 pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Invocation) -> Result<Checked> {
-    let produced = match crate::corpus::produce(case, config) {
+    regenerates_from(case, packet, &crate::corpus::produce(case, config), config)
+}
+
+/// [`regenerates`], given what `case`'s request makes now (`corpus::produce`).
+pub(crate) fn regenerates_from(
+    case: &Case,
+    packet: &Value,
+    produced: &Result<Value>,
+    config: &Invocation,
+) -> Result<Checked> {
+    let produced = match produced {
         Ok(produced) => produced,
         Err(e @ crate::Error::Exporter { .. }) => {
             let message = format!("could not run: {e}");
@@ -51,17 +61,17 @@ pub(crate) fn regenerates(case: &Case, packet: &Value, config: &Invocation) -> R
             .into())
         }
     };
-    if crate::numbers::same(&produced, packet) {
+    if crate::numbers::same(produced, packet) {
         return agent_view_regenerates(case, packet, config);
     }
-    let changed: Vec<String> = field_changes(packet, &produced, &DIFFED_TEXTS).into_iter().map(|c| c.path).collect();
-    let texts: Vec<&str> = DIFFED_TEXTS.into_iter().filter(|k| !same_member(packet, &produced, k)).collect();
+    let changed: Vec<String> = field_changes(packet, produced, &DIFFED_TEXTS).into_iter().map(|c| c.path).collect();
+    let texts: Vec<&str> = DIFFED_TEXTS.into_iter().filter(|k| !same_member(packet, produced, k)).collect();
     let changed = texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", ");
     let message =
         format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
     Ok(Checked {
         findings: vec![Finding::new(PacketCheck::Regenerates, Location::root(), message)],
-        mismatch: Some(Mismatch::between(packet, &produced)),
+        mismatch: Some(Mismatch::between(packet, produced)),
     })
 }
 
@@ -153,7 +163,15 @@ struct Unrendered {
 
 impl Isolation {
     pub(crate) fn of(request: &Value, config: &Invocation, file: &str) -> Isolation {
-        let expected = compile::compile(request, config, file).map_err(|e| e.to_string());
+        Isolation::compiled(request, compile::compile(request, config, file).map_err(|e| e.to_string()), config)
+    }
+
+    /// [`Isolation::of`], given what `compile::compile` makes of `request`.
+    pub(crate) fn compiled(
+        request: &Value,
+        expected: std::result::Result<Value, String>,
+        config: &Invocation,
+    ) -> Isolation {
         let mut excluded = compile::excluded_text(request, config);
         // An asset example's generator prompt is under the asset-prompt policy, as in
         // `packet::forbidden-material`: with `warn` that check notes it, and it is not a

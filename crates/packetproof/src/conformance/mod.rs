@@ -74,7 +74,7 @@ pub fn trials(config: Arc<Invocation>, note: Note, writes: GoldenWrites) -> Resu
         declared_stage_can_be_checked(&case, &suite.config, &applicable)?;
         answer_can_be_judged(&case, &suite.config)?;
         let positive = case.expect.is_none();
-        let case = Arc::new(Shared::new(case, suite.writes.tests_bless()));
+        let case = Arc::new(Shared::new(case, suite.writes.tests_bless(), &suite.config));
         for check in applicable {
             let expectation = expected.iter().find(|e| e.check == check.name()).cloned();
             let (suite_ref, case) = (suite.clone(), Arc::clone(&case));
@@ -156,25 +156,50 @@ struct Shared {
     /// The request's compiled branch and excluded texts, for `packet::branch-isolation`
     /// and the self-test's branch-isolation mutations (the request never changes).
     isolation: OnceLock<Arc<crate::check::Isolation>>,
+    /// The findings of the rules that read the packet alone, for its packet trials
+    /// and every step and check of its run (each rule runs once per packet).
+    memo: Arc<judge::Memo>,
+    /// What the request makes now (`corpus::produce`), made once for
+    /// `packet::regenerates`, branch isolation and the self-test.
+    produced: OnceLock<Arc<Result<Value>>>,
 }
 
 impl Shared {
-    fn new(case: Case, blessing: bool) -> Shared {
+    fn new(case: Case, blessing: bool, config: &Invocation) -> Shared {
         Shared {
+            memo: Arc::new(judge::Memo::new(config)),
             case,
             blessing,
             packet: OnceLock::new(),
             regenerated: OnceLock::new(),
             run: OnceLock::new(),
             isolation: OnceLock::new(),
+            produced: OnceLock::new(),
         }
+    }
+
+    fn produced(&self, config: &Invocation) -> Arc<Result<Value>> {
+        let produce = || Arc::new(corpus::produce(&self.case, config));
+        if self.blessing {
+            return produce();
+        }
+        Arc::clone(self.produced.get_or_init(produce))
     }
 
     fn isolation(&self, config: &Invocation) -> Arc<crate::check::Isolation> {
         let file = self.case.request_path().display().to_string();
-        Arc::clone(
-            self.isolation.get_or_init(|| Arc::new(crate::check::Isolation::of(&self.case.request, config, &file))),
-        )
+        let derive = || match config.exporter {
+            // Without an exporter, what the request makes is what the compiler makes of it.
+            None => {
+                let compiled = match self.produced(config).as_ref() {
+                    Ok(packet) => Ok(packet.clone()),
+                    Err(e) => Err(e.to_string()),
+                };
+                crate::check::Isolation::compiled(&self.case.request, compiled, config)
+            }
+            Some(_) => crate::check::Isolation::of(&self.case.request, config, &file),
+        };
+        Arc::clone(self.isolation.get_or_init(|| Arc::new(derive())))
     }
 
     fn packet(&self, config: &Invocation) -> Result<Arc<Result<Value, String>>, Failed> {
@@ -184,14 +209,15 @@ impl Shared {
     fn regenerated(&self, config: &Invocation) -> Result<Arc<Result<Checked, String>>, Failed> {
         let packet = self.packet(config)?;
         once(&self.regenerated, self.blessing, || match packet.as_ref() {
-            Ok(packet) => dispatch::on_packet(PacketCheck::Regenerates, packet, Some(Origin::Case(&self.case)), config)
+            Ok(packet) => dispatch::regenerates_from(&self.case, packet, &self.produced(config), config)
                 .map_err(|e| e.to_string()),
             Err(e) => Err(e.clone()),
         })
     }
 
     fn run(&self, config: &Invocation) -> Result<Arc<Result<AssembledRun, String>>, Failed> {
-        once(&self.run, self.blessing, || fixture_run::assemble_run(&self.case, config).map_err(|e| e.to_string()))
+        let assemble = || fixture_run::assemble_run(&self.case, config, Arc::clone(&self.memo));
+        once(&self.run, self.blessing, || assemble().map_err(|e| e.to_string()))
     }
 
     /// Whether `check` can apply to this case (`Err(why not)`), judged on the shared packet.
@@ -221,7 +247,9 @@ impl Shared {
                 Err(e) => Ok(Arc::new(Err(e.clone()))),
             },
             Check::Packet(packet_check) => match self.packet(config)?.as_ref() {
-                Ok(packet) => fresh(dispatch::on_packet(packet_check, packet, Some(Origin::Case(&self.case)), config)),
+                Ok(packet) => {
+                    Ok(Arc::new(self.memo.on_packet(packet_check, packet, Some(Origin::Case(&self.case)), config)))
+                }
                 Err(e) => Ok(Arc::new(Err(e.clone()))),
             },
             Check::Run(RunCheck::EvaluatorVerdict) => match self.run(config)?.as_ref() {
@@ -462,8 +490,8 @@ impl Suite {
             Some(Err(e)) => return Err(format!("could not assemble the run: {e}").into()),
             None => None,
         };
-        let isolation = shared.isolation(&self.config);
-        let report = mutation::self_test_case_with(case, golden, run, isolation, &self.config)
+        let made = (shared.isolation(&self.config), Some(shared.produced(&self.config)));
+        let report = mutation::self_test_case_with(case, golden, run, made, &self.config)
             .map_err(|e| Failed::from(e.to_string()))?;
         if report.escaped.is_empty() {
             let notes: Vec<String> = report.skipped.iter().map(|skipped| format!("skipped {skipped}")).collect();

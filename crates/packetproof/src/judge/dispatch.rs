@@ -22,7 +22,7 @@ pub(crate) fn run(check: Check, at: &Subject, config: &Invocation) -> Result<Che
         Check::Run(check) => {
             let dir = at.run.ok_or_else(|| missing(check.into(), "a run directory"))?;
             Ok(match at.opened {
-                Some(opened) => on_opened(check, dir, opened, at.given, at.keys, config),
+                Some(opened) => on_opened_memo(check, dir, opened, (at.given, at.keys), config, at.memo),
                 None => on_run(check, dir, at.given, at.keys, config),
             }
             .into())
@@ -63,10 +63,7 @@ pub(crate) fn on_packet(
     origin: Option<Origin>,
     config: &Invocation,
 ) -> Result<Checked> {
-    let Some(map) = value.as_object() else {
-        let message = "expected the packet to be a JSON object";
-        return Ok(vec![Finding::new(PacketCheck::Contract, Location::root(), message)].into());
-    };
+    let Some(map) = value.as_object() else { return Ok(not_an_object()) };
     match check {
         PacketCheck::Regenerates => match origin.ok_or_else(|| missing(check.into(), "the compile request"))? {
             Origin::Case(case) => check::packet::regenerates(case, value, config),
@@ -74,6 +71,24 @@ pub(crate) fn on_packet(
         },
         _ => on_object(check, map, origin, config),
     }
+}
+
+/// `packet::regenerates` on a fixture's packet as [`on_packet`] judges it, given
+/// what the fixture's request makes now (`corpus::produce`, made once per fixture).
+pub(crate) fn regenerates_from(
+    case: &crate::corpus::Case,
+    value: &Value,
+    produced: &Result<Value>,
+    config: &Invocation,
+) -> Result<Checked> {
+    match value.is_object() {
+        true => check::packet::regenerates_from(case, value, produced, config),
+        false => Ok(not_an_object()),
+    }
+}
+
+fn not_an_object() -> Checked {
+    vec![Finding::new(PacketCheck::Contract, Location::root(), "expected the packet to be a JSON object")].into()
 }
 
 /// A packet rule on a packet object (what the mutation self-test damages).
@@ -122,6 +137,18 @@ pub(crate) fn on_opened(
     keys: &[ed25519_dalek::VerifyingKey],
     config: &Invocation,
 ) -> Vec<Finding> {
+    on_opened_memo(check, dir, opened, (given, keys), config, None)
+}
+
+/// [`on_opened`], the packet rules a re-evaluation applies kept in `memo`.
+fn on_opened_memo(
+    check: RunCheck,
+    dir: &Path,
+    opened: std::result::Result<&Run, &str>,
+    (given, keys): (Option<&Value>, &[ed25519_dalek::VerifyingKey]),
+    config: &Invocation,
+    memo: Option<&super::Memo>,
+) -> Vec<Finding> {
     let with = |audit: &dyn Fn(&Run) -> Vec<Finding>| match opened {
         Ok(run) => audit(run),
         Err(e) => audit::unopened(check, dir, e),
@@ -131,7 +158,9 @@ pub(crate) fn on_opened(
         RunCheck::ManifestBinding => with(&|run| audit::manifest_binding(run, given)),
         RunCheck::SnapshotParity => with(&|run| audit::snapshot_parity(run, given, config)),
         RunCheck::Evaluation => with(&|run| {
-            audit::evaluation(run, given, config, &|value| super::packet(value, None, config, Step::Verify).findings)
+            audit::evaluation(run, given, config, &|value| {
+                super::packet_memo(value, config, Step::Verify, memo).findings
+            })
         }),
         // A run directory alone has no golden verdict (`decide` says so); the rule is
         // judged on a fixture's assembled run (`fixture_run::verdict_check`).

@@ -3,7 +3,7 @@
 //! records, each step judged by the engine as the gate asks. The run checks and
 //! the mutation self-test run on what this builds.
 
-use super::{dispatch, packet as judged_packet, Step, Subject};
+use super::{dispatch, packet_memo, Memo, Step, Subject};
 use crate::check::Checked;
 use crate::corpus::record::{CompletionRecord, COMPLETION_RECORD};
 use crate::corpus::{Case, PACKET_FILE};
@@ -11,7 +11,7 @@ use crate::Invocation;
 use crate::{fsutil, run, Finding, Location, Result, RunCheck};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A run directory built for a case in a temporary folder: prepared from the
 /// case's packet, given the fixture's agent artifacts, evaluated, and completed
@@ -28,6 +28,8 @@ pub(crate) struct AssembledRun {
     pub(crate) notes: Vec<String>,
     /// The finished run, opened once for all its checks (each file read and parsed once).
     opened: OnceLock<std::result::Result<run::Run, String>>,
+    /// The packet rules' findings on the run's packet, kept for every step and check.
+    memo: Arc<Memo>,
 }
 
 /// A run prepared from `packet` (read from `file`, else written to the scratch folder)
@@ -37,6 +39,7 @@ fn prepared(
     config: &Invocation,
     packet: &Value,
     file: Option<PathBuf>,
+    memo: &Memo,
 ) -> Result<(fsutil::Scratch, PathBuf)> {
     let root = fsutil::Scratch::new()?;
     let dir = root.path().join("run");
@@ -51,7 +54,7 @@ fn prepared(
     // Packet rules as the gate's own trials judge a packet without its request
     // (those that need it are trials of their own).
     run::prepare::prepare(config, &packet_file, &dir, &|value| {
-        judged_packet(value, None, config, Step::Test).findings
+        packet_memo(value, config, Step::Test, Some(memo)).findings
     })?;
     copy_fixture_files(case.run_fixture().as_deref(), &dir, |name| !AFTER_EVALUATION.contains(&name))?;
     Ok((root, dir))
@@ -63,16 +66,18 @@ pub(crate) const LIFECYCLE: &str = "lifecycle";
 /// Files the fixture may supply that `evaluate` and `complete` would write.
 const AFTER_EVALUATION: [&str; 2] = [run::paths::EVALUATION, run::paths::COMPLETION];
 
-pub(crate) fn assemble_run(case: &Case, config: &Invocation) -> Result<AssembledRun> {
+/// The run of `case`, assembled; the packet rules' findings on its packet are kept
+/// in `memo` (which the case's packet trials share).
+pub(crate) fn assemble_run(case: &Case, config: &Invocation, memo: Arc<Memo>) -> Result<AssembledRun> {
     let packet = case.packet(config)?;
     // Prepared from a file: the case's own or golden one, or its derived packet written here.
     let file = case.derived_from()?.is_none().then(|| case.packet_under_test());
-    let (root, dir) = prepared(case, config, &packet, file)?;
+    let (root, dir) = prepared(case, config, &packet, file, &memo)?;
     let fixture = case.run_fixture();
     let supplied = |name: &str| fixture.as_ref().map(|f| f.join(name)).filter(|p| p.is_file());
     let (mut refusals, mut notes) = (Vec::new(), Vec::new());
     if supplied(run::paths::EVALUATION).is_none() {
-        match super::evaluate(config, &run::EvaluateRequest::for_run(dir.clone())).map(|judged| judged.value.0) {
+        match super::evaluate_with(config, &run::EvaluateRequest::for_run(dir.clone()), &memo).map(|j| j.value.0) {
             Ok(evaluation) if !evaluation.ok => {
                 notes.extend(evaluation.notes.iter().cloned());
                 let failures: Vec<String> =
@@ -93,11 +98,11 @@ pub(crate) fn assemble_run(case: &Case, config: &Invocation) -> Result<Assembled
             notes: record.notes,
             runs_root: Some(root.path().to_path_buf()),
         };
-        if let Err(e) = super::complete(config, &args) {
+        if let Err(e) = super::complete_with(config, &args, &memo) {
             refusals.push(format!("complete refused: {e}"));
         }
     }
-    Ok(AssembledRun { root, dir, packet, refusals, notes, opened: OnceLock::new() })
+    Ok(AssembledRun { root, dir, packet, refusals, notes, opened: OnceLock::new(), memo })
 }
 
 impl AssembledRun {
@@ -119,6 +124,7 @@ impl AssembledRun {
             refusals: self.refusals.clone(),
             notes: self.notes.clone(),
             opened: OnceLock::new(),
+            memo: Arc::clone(&self.memo),
         })
     }
 
@@ -168,6 +174,7 @@ fn copy_fixture_files(fixture: Option<&Path>, dir: &Path, pick: impl Fn(&str) ->
 pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config: &Invocation) -> Checked {
     let at = Subject {
         opened: Some(assembled.opened(config)),
+        memo: Some(&assembled.memo),
         ..Subject::run(&assembled.dir, Some(&assembled.packet), &[])
     };
     let mut findings = match dispatch::run(check.into(), &at, config) {
@@ -185,9 +192,9 @@ pub(crate) fn on_assembled_run(check: RunCheck, assembled: &AssembledRun, config
 
 /// The verdict of the suite's `[evaluator]` on the answer in the run `dir` prepared
 /// from `packet`, as the golden file records it (`crate::suite_evaluator::golden`).
-fn verdict_in(opened: &run::Run, packet: &Value, config: &Invocation) -> Result<Value> {
+fn verdict_in(opened: &run::Run, packet: &Value, config: &Invocation, memo: &Memo) -> Result<Value> {
     let raw = opened.read(&opened.raw_output)?;
-    let rules = |value: &Value| judged_packet(value, None, config, Step::Test).findings;
+    let rules = |value: &Value| packet_memo(value, config, Step::Test, Some(memo)).findings;
     let raw = (raw.as_slice(), opened.raw_output.name.as_str());
     let evaluation = run::evaluate::assess(opened, Some(packet), None, raw, config, &rules)?;
     Ok(crate::suite_evaluator::golden(evaluation.ok, &evaluation.failures))
@@ -200,8 +207,9 @@ pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Invocation) -> R
     if config.agents.of_value(packet).evaluator.is_none() || !answered {
         return Ok(None);
     }
-    let (_root, dir) = prepared(case, config, packet, None)?;
-    verdict_in(&run::Run::open(&dir, config)?, packet, config).map(Some)
+    let memo = Memo::new(config);
+    let (_root, dir) = prepared(case, config, packet, None, &memo)?;
+    verdict_in(&run::Run::open(&dir, config)?, packet, config, &memo).map(Some)
 }
 
 /// `run::evaluator-verdict` on a fixture's assembled run: the suite's evaluator gives
@@ -210,7 +218,8 @@ pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Invo
     let check = RunCheck::EvaluatorVerdict;
     let golden_file = case.golden_verdict();
     let at_golden = || Location::named(golden_file.display().to_string());
-    let fresh = match assembled.opened(config).map(|opened| verdict_in(opened, &assembled.packet, config)) {
+    let verdict = |opened| verdict_in(opened, &assembled.packet, config, &assembled.memo);
+    let fresh = match assembled.opened(config).map(verdict) {
         Ok(Ok(fresh)) => fresh,
         Ok(Err(e)) => return vec![Finding::new(check, Location::named(case.name.clone()), e.to_string())].into(),
         Err(e) => return vec![Finding::new(check, Location::named(case.name.clone()), e)].into(),

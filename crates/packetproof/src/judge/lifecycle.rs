@@ -2,7 +2,7 @@
 //! `wire`. Each asks the engine before it writes or compares, and hands back the
 //! rules that did not run, with why, for its report.
 
-use super::{opened_run, packet, packet_file, run_dir, Memo, Origin, Step};
+use super::{opened_run, packet, packet_file, packet_memo, run_dir, Memo, Origin, Step};
 use crate::Invocation;
 use crate::{compile, run, Error, Result, Skipped};
 use serde_json::Value;
@@ -37,26 +37,44 @@ pub fn evaluate(
     config: &Invocation,
     args: &run::EvaluateRequest,
 ) -> Result<Judged<(run::evaluate::Evaluation, PathBuf)>> {
-    gated(config, Step::Evaluate, |gate, rules| run::evaluate::evaluate(config, args, gate, rules))
+    evaluate_with(config, args, &Memo::new(config))
+}
+
+/// [`evaluate`], keeping the packet rules' findings in `memo` (a fixture's run, assembled).
+pub(crate) fn evaluate_with(
+    config: &Invocation,
+    args: &run::EvaluateRequest,
+    memo: &Memo,
+) -> Result<Judged<(run::evaluate::Evaluation, PathBuf)>> {
+    gated(config, Step::Evaluate, memo, |gate, rules| run::evaluate::evaluate(config, args, gate, rules))
 }
 
 /// `complete`, refusing a run that fails a rule due before completion.
 pub fn complete(config: &Invocation, args: &run::CompleteRequest) -> Result<Judged<(PathBuf, PathBuf)>> {
-    gated(config, Step::Complete, |gate, rules| run::complete::complete(config, args, gate, rules))
+    complete_with(config, args, &Memo::new(config))
+}
+
+/// [`complete`], keeping the packet rules' findings in `memo`.
+pub(crate) fn complete_with(
+    config: &Invocation,
+    args: &run::CompleteRequest,
+    memo: &Memo,
+) -> Result<Judged<(PathBuf, PathBuf)>> {
+    gated(config, Step::Complete, memo, |gate, rules| run::complete::complete(config, args, gate, rules))
 }
 
 /// `act` given the run gate of `step` and the packet rules its evaluation applies,
-/// sharing one memo (the gate and the packet stage judge the same packet); the
+/// sharing `memo` (the gate and the packet stage judge the same packet); the
 /// rules the gate did not run are kept for the step's report.
 fn gated<T>(
     config: &Invocation,
     step: Step,
+    memo: &Memo,
     act: impl FnOnce(run::RunGate, run::PacketGate) -> Result<T>,
 ) -> Result<Judged<T>> {
-    let (skipped, memo) = (RefCell::new(Vec::new()), Memo::default());
-    let gate =
-        |run: &run::Run, given: Option<&Value>| keep_skips(opened_run(run, given, config, step, &memo), &skipped);
-    let packet_rules = |value: &Value| memo.packet(value, config, step).findings;
+    let skipped = RefCell::new(Vec::new());
+    let gate = |run: &run::Run, given: Option<&Value>| keep_skips(opened_run(run, given, config, step, memo), &skipped);
+    let packet_rules = |value: &Value| packet_memo(value, config, step, Some(memo)).findings;
     let value = act(&gate, &packet_rules)?;
     Ok(Judged { value, skipped: skipped.into_inner() })
 }

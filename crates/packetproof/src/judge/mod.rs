@@ -11,6 +11,7 @@ pub(crate) mod dispatch;
 pub(crate) mod fixture_run;
 mod golden;
 mod lifecycle;
+pub(crate) mod memo;
 
 use crate::corpus::Case;
 use crate::rules::Stage;
@@ -22,6 +23,8 @@ use std::path::Path;
 
 pub use golden::packet_file;
 pub use lifecycle::{attest, complete, evaluate, export, prepare, wire_body, wire_check, Judged};
+pub(crate) use lifecycle::{complete_with, evaluate_with};
+pub(crate) use memo::Memo;
 
 /// Why the rules that need a compile request do not apply to a packet on its own.
 pub(crate) const NO_REQUEST: &str =
@@ -125,30 +128,12 @@ pub(crate) struct Subject<'a> {
     pub(crate) fixture: Option<&'a Case>,
     pub(crate) keys: &'a [ed25519_dalek::VerifyingKey],
     pub(crate) corpus: bool,
-    /// Packets one step has judged already (see [`Memo`]).
+    /// The findings of the rules that read a packet alone, kept across the
+    /// judgements of one fixture or step (see [`Memo`]).
     pub(crate) memo: Option<&'a Memo>,
     /// The run directory opened once for every rule of the judgement (or why it
     /// cannot be): its files are read and parsed once, not once per rule.
     pub(crate) opened: Option<std::result::Result<&'a run::Run, &'a str>>,
-}
-
-/// The packet rules' outcome on each packet one step has judged: a step judges the
-/// run's packet in its gate and again in the evaluation's packet stage (the same
-/// packet, the same settings, the same step), so the second asks here. Made per
-/// step invocation and dropped with it: the settings cannot change under it.
-#[derive(Default)]
-pub(crate) struct Memo(std::cell::RefCell<Vec<(Value, Outcome)>>);
-
-impl Memo {
-    /// Every rule on `value` (no request), judged once per distinct packet.
-    pub(crate) fn packet(&self, value: &Value, config: &Invocation, step: Step) -> Outcome {
-        if let Some((_, outcome)) = self.0.borrow().iter().find(|(seen, _)| seen == value) {
-            return outcome.clone();
-        }
-        let outcome = packet(value, None, config, step);
-        self.0.borrow_mut().push((value.clone(), outcome.clone()));
-        outcome
-    }
 }
 
 impl<'a> Subject<'a> {
@@ -305,6 +290,7 @@ pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Invocation, st
         outcome.findings.push(Finding::new(PacketCheck::Contract, Location::root(), message));
         outcome.ran(PacketCheck::Contract);
     }
+    let kept = at.memo.zip(at.packet).and_then(|(memo, packet)| memo.rules(packet, config));
     for check in Check::ALL.into_iter().filter(|c| at.offers(c.rule().reads)) {
         if not_an_object {
             outcome.skip(check, "the packet is not a JSON object");
@@ -312,11 +298,14 @@ pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Invocation, st
         }
         match decide(check, at, config, step) {
             Ok(()) => {
-                match dispatch::run(check, at, config) {
-                    Ok(checked) => outcome.findings.extend(checked.findings),
-                    Err(e) => {
-                        outcome.findings.push(Finding::new(check, Location::named(&outcome.target), e.to_string()))
-                    }
+                let run = || dispatch::run(check, at, config).map(|c| c.findings).map_err(|e| e.to_string());
+                let found = match (&kept, check) {
+                    (Some(kept), Check::Packet(rule)) if memo::reads_the_packet_alone(check) => kept.found(rule, run),
+                    _ => run(),
+                };
+                match found {
+                    Ok(findings) => outcome.findings.extend(findings),
+                    Err(e) => outcome.findings.push(Finding::new(check, Location::named(&outcome.target), e)),
                 }
                 outcome.ran(check);
             }
@@ -333,10 +322,7 @@ pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Invocation, st
 /// cannot be rebuilt, run::agent-request already says why.
 fn rebuilt_packet(outcome: &mut Outcome, run: &run::Run, at: &Subject, config: &Invocation, step: Step) {
     let Ok(value) = run.packet(at.given) else { return };
-    let inner = match at.memo {
-        Some(memo) => memo.packet(value, config, step),
-        None => packet(value, None, config, step),
-    };
+    let inner = packet_memo(value, config, step, at.memo);
     for finding in inner.findings {
         outcome.findings.push(Finding { path: finding.path.in_rebuilt_packet(), ..finding });
     }
@@ -359,6 +345,14 @@ pub(crate) fn checks_of(case: &Case) -> Vec<Check> {
 pub fn packet(value: &Value, origin: Option<Origin>, config: &Invocation, step: Step) -> Outcome {
     let mut outcome = Outcome::default();
     judge(&mut outcome, &Subject::packet(value, origin), config, step);
+    outcome
+}
+
+/// Every rule on a packet value without its request, the findings of the rules
+/// that read it alone kept in `memo`.
+pub(crate) fn packet_memo(value: &Value, config: &Invocation, step: Step, memo: Option<&Memo>) -> Outcome {
+    let mut outcome = Outcome::default();
+    judge(&mut outcome, &Subject { memo, ..Subject::packet(value, None) }, config, step);
     outcome
 }
 

@@ -17,6 +17,7 @@ use crate::{canonical, digest, packet, provider, Finding, RunCheck};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// One problem: where (a file and JSONPath) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +112,7 @@ pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Invoca
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    findings(RunCheck::SnapshotParity, snapshot(run, packet, config.output_mode(packet)).1)
+    findings(RunCheck::SnapshotParity, snapshot(run, packet, config.output_mode(packet)).err().unwrap_or_default())
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -278,66 +279,60 @@ const BYTES_NOT_VALUES: &str = "; its values are the packet's outputSchema, so o
      editor or formatter re-saved it?): the manifest pins the bytes prepare wrote, not values, so restore them \
      (prepare the packet into a new directory and copy its validation-schema.json, or undo the re-save)";
 
-/// The validation schema of the run and every problem with it. Google: the
-/// held-back snapshot, required, with the bytes the manifest pins; never the
-/// packaged schema. Others: the packet's outputSchema, and when the run has a
-/// manifest its snapshot must match it too.
+/// The run's held-back schema snapshot, checked. Google: required, with the bytes
+/// the manifest pins; never the packaged schema. Others: when the run has a manifest
+/// its snapshot must be the packet's outputSchema. `Ok` holds the snapshot document
+/// once it was read and holds (`None`: a run of another provider without a manifest
+/// pins none); evaluation judges a Google answer against its `schema`.
 pub(crate) fn snapshot(
     run: &Run,
     packet: &Map<String, Value>,
     mode: Option<OutputMode>,
-) -> (Option<Value>, Vec<Problem>) {
+) -> Result<Option<Arc<Value>>, Vec<Problem>> {
     let text_json = mode == Some(OutputMode::TextJson);
     let file = &run.schema;
     let pinned = run.manifest.as_ref().and_then(|m| m.get("validationSchemaChecksum")).and_then(Value::as_str);
     let packet_schema = packet.get("outputSchema");
     if !text_json && run.manifest.is_none() {
-        return (packet_schema.and_then(|s| s.get("schema")).cloned(), Vec::new());
+        return Ok(None);
     }
     let bytes = match run.read_optional(file) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => {
             let why =
                 "missing: the run's pinned validation schema is required (the packaged schema is never used instead)";
-            return (None, vec![problem(shown(file), why)]);
+            return Err(vec![problem(shown(file), why)]);
         }
-        Err(e) => return (None, vec![problem(shown(file), e.to_string())]),
+        Err(e) => return Err(vec![problem(shown(file), e.to_string())]),
     };
-    let actual = digest::sha256(&bytes);
+    let actual = super::snapshots::sha256(&bytes);
     if pinned != Some(actual.as_str()) {
         let mut why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
         let parsed = canonical::parse(&bytes).ok();
         if !text_json && parsed.is_some_and(|parsed| crate::numbers::same_opt(packet_schema, &parsed)) {
             why.push_str(BYTES_NOT_VALUES);
         }
-        return (None, vec![problem(shown(file), why)]);
+        return Err(vec![problem(shown(file), why)]);
     }
-    let snapshot = match run.parsed(file, &bytes) {
+    let snapshot = match super::snapshots::parsed(&bytes) {
         Ok(value) => value,
-        Err(e) => return (None, vec![problem(shown(file), format!("invalid JSON at {e}"))]),
+        Err(e) => return Err(vec![problem(shown(file), format!("invalid JSON at {e}"))]),
     };
-    let Some(schema) = snapshot.get("schema").filter(|s| s.is_object()).cloned() else {
-        return (
-            None,
-            vec![problem(
-                at(file, JsonPath::field("schema")),
-                "expected the JSON Schema object of the output envelope",
-            )],
-        );
-    };
+    if !snapshot.get("schema").is_some_and(Value::is_object) {
+        let why = "expected the JSON Schema object of the output envelope";
+        return Err(vec![problem(at(file, JsonPath::field("schema")), why)]);
+    }
     if mode == Some(OutputMode::Text) {
         if *snapshot != super::format::plain_text_snapshot() {
             let why = "is not the plain-text run's: under a plain-text contract the agent is given no schema, and the \
                        held-back file says so";
-            return (None, vec![problem(shown(file), why)]);
+            return Err(vec![problem(shown(file), why)]);
         }
     } else if !text_json && !crate::numbers::same_opt(packet_schema, snapshot.as_ref()) {
         let why = "differs from the packet's outputSchema: the held-back schema must be the one the agent was given";
-        return (None, vec![problem(shown(file), why)]);
+        return Err(vec![problem(shown(file), why)]);
     }
-    let schema =
-        if text_json { schema } else { packet_schema.and_then(|s| s.get("schema")).cloned().unwrap_or(schema) };
-    (Some(schema), Vec::new())
+    Ok(Some(snapshot))
 }
 
 /// The stored evaluation exists once there is raw output, passed, and agrees with

@@ -158,16 +158,18 @@ pub(crate) fn assess(
     };
     facts.exact_input_hash = packet.get("exactInputHash").cloned();
     let packet_schema = packet.get("outputSchema").and_then(|s| s.get("schema")).filter(|s| s.is_object());
+    let held_back;
     let schema = match packet_schema {
         Some(schema) => {
             facts.schema_source = SchemaSource::ProviderPacket;
-            Some(schema.clone())
+            Some(schema)
         }
         // Only text-JSON (Google) runs are judged against the held-back snapshot; for the
         // others the reference ignores the run files, and so does evaluation (verify's
         // run::manifest-binding and run::snapshot-parity check them).
         None if config.output_mode(packet) == Some(OutputMode::TextJson) => {
-            snapshot_stage(run, packet, &mut facts, &mut out)
+            held_back = snapshot_stage(run, packet, &mut facts, &mut out);
+            held_back.as_deref().and_then(|snapshot| snapshot.get("schema"))
         }
         None => None,
     };
@@ -180,7 +182,7 @@ pub(crate) fn assess(
     }
     // The suite's own evaluator judges the answer from here on (json-parse included).
     if let Some(suite) = &config.agent(packet).evaluator {
-        return suite_evaluated(suite, run, packet, schema.as_ref(), (raw, raw_name), &facts, config);
+        return suite_evaluated(suite, run, packet, schema, (raw, raw_name), &facts, config);
     }
     let scope = evaluator::scope(config.agent(packet))
         .map_err(|why| Error::Config { file: config.file_name(), message: why })?;
@@ -191,7 +193,7 @@ pub(crate) fn assess(
             return finish(out, &facts, None);
         }
     };
-    let judgement = evaluator::judge(&output, packet, schema.as_ref(), config);
+    let judgement = evaluator::judge(&output, packet, schema, config);
     facts.schema_applied = judgement.schema_applied;
     let mut evaluation = finish(judgement.failures, &facts, Some(&output))?;
     evaluation.notes.extend(scope.note().map(str::to_owned));
@@ -298,9 +300,14 @@ fn packet_stage<'a>(
 
 /// The schema-snapshot stage of a Google run: the manifest exists and binds this packet,
 /// and the held-back snapshot has the bytes it pins. Returns the snapshot's schema.
-fn snapshot_stage(run: &Run, packet: &Map<String, Value>, facts: &mut Facts, out: &mut Failures) -> Option<Value> {
+fn snapshot_stage(
+    run: &Run,
+    packet: &Map<String, Value>,
+    facts: &mut Facts,
+    out: &mut Failures,
+) -> Option<std::sync::Arc<Value>> {
     if let Ok(Some(bytes)) = run.read_optional(&run.schema) {
-        facts.snapshot_checksum = Some(digest::sha256(&bytes));
+        facts.snapshot_checksum = Some(super::snapshots::sha256(&bytes));
     }
     if run.manifest.is_none() {
         out.fail(
@@ -315,14 +322,16 @@ fn snapshot_stage(run: &Run, packet: &Map<String, Value>, facts: &mut Facts, out
     for problem in audit::manifest_problems(run, packet) {
         out.fail(SCHEMA_SNAPSHOT, problem.to_string());
     }
-    let (schema, problems) = audit::snapshot(run, packet, Some(OutputMode::TextJson));
-    for problem in problems {
-        out.fail(SCHEMA_SNAPSHOT, problem.to_string());
+    match audit::snapshot(run, packet, Some(OutputMode::TextJson)) {
+        Ok(snapshot) => {
+            facts.schema_source = SchemaSource::RunSnapshot;
+            snapshot
+        }
+        Err(problems) => {
+            problems.into_iter().for_each(|problem| out.fail(SCHEMA_SNAPSHOT, problem.to_string()));
+            None
+        }
     }
-    if schema.is_some() {
-        facts.schema_source = SchemaSource::RunSnapshot;
-    }
-    schema
 }
 
 /// `--schema FILE`: the schema this run is judged against is the pinned snapshot.

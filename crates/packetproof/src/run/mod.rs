@@ -35,6 +35,7 @@ pub mod paths;
 pub mod prepare;
 pub(crate) mod provider_request;
 mod runs_root;
+mod snapshots;
 
 pub use complete::CompleteRequest;
 pub use evaluate::EvaluateRequest;
@@ -135,7 +136,6 @@ pub(crate) struct Run {
 struct Read {
     bytes: Kept<Vec<u8>>,
     objects: Kept<Map<String, Value>>,
-    values: Kept<Value>,
     packet: OnceLock<Value>,
 }
 
@@ -321,18 +321,6 @@ impl Run {
             Value::Object(map) => Ok(keep(&self.read.objects, &file.path, map)),
             _ => Err(Error::shape(self.dir.show(&file.name), JsonPath::root(), "a JSON object")),
         }
-    }
-
-    /// `bytes`, this run's `file` as read, parsed as any JSON value (once).
-    pub(crate) fn parsed(
-        &self,
-        file: &RunFile,
-        bytes: &[u8],
-    ) -> std::result::Result<Arc<Value>, crate::canonical::ParseError> {
-        if let Some(value) = kept(&self.read.values, &file.path) {
-            return Ok(value);
-        }
-        Ok(keep(&self.read.values, &file.path, crate::canonical::parse(bytes)?))
     }
 
     /// Errors name the file as the user knows it (the run directory as given).
