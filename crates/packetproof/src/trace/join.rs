@@ -50,15 +50,17 @@ pub(crate) struct Evidence {
     pub(crate) libraries: Vec<Library>,
     /// How its records were read where they are not as sent, once each.
     pub(crate) notes: Vec<String>,
-    /// Which `content` entries gather one message per event (`Piece::One`): a later part
-    /// of the call carries on their list rather than starting a second one.
-    one_by_one: Vec<usize>,
+    /// Which `content` entries gather one message per event (`Piece::One`), each with
+    /// its messages' times: a later part of the call carries on their list rather than
+    /// starting a second one, each message placed by its time, so the order the parts
+    /// arrive in (an exporter's batches, a retry) does not reorder the messages.
+    one_by_one: Vec<(usize, Vec<u64>)>,
 }
 
 impl Evidence {
     fn absorb(&mut self, other: Evidence) {
         let offset = self.content.len();
-        self.one_by_one.extend(other.one_by_one.iter().map(|i| i + offset));
+        self.one_by_one.extend(other.one_by_one.into_iter().map(|(i, times)| (i + offset, times)));
         self.model.extend(other.model);
         self.max_tokens.extend(other.max_tokens);
         self.content.extend(other.content);
@@ -92,17 +94,17 @@ impl Evidence {
         self.model.extend(model);
         self.max_tokens.extend(max_tokens);
         for (i, (source, messages)) in content.into_iter().enumerate() {
-            if !one_by_one.contains(&i) {
+            let Some((_, times)) = one_by_one.iter().find(|(at, _)| *at == i) else {
                 self.content.push((source, messages));
                 continue;
-            }
+            };
             match messages {
                 Ok(messages) => {
-                    for message in messages {
-                        self.piece(Piece::One { source: source.clone(), message: Ok(message) });
+                    for (message, &time) in messages.into_iter().zip(times) {
+                        self.piece(Piece::One { source: source.clone(), message: Ok(message) }, time);
                     }
                 }
-                Err(e) => self.piece(Piece::One { source, message: Err(e) }),
+                Err(e) => self.piece(Piece::One { source, message: Err(e) }, 0),
             }
         }
         self.system_only.extend(system_only);
@@ -112,7 +114,8 @@ impl Evidence {
         }
     }
 
-    fn piece(&mut self, piece: Piece) {
+    /// Take `piece`, read from a record of `time` (Unix nanoseconds).
+    fn piece(&mut self, piece: Piece, time: u64) {
         // Most calls have one piece of content: room for one, not a vector's first four.
         self.content.reserve_exact(usize::from(self.content.is_empty()));
         match piece {
@@ -122,12 +125,21 @@ impl Evidence {
                 let slot = self.content.iter().rposition(|(s, _)| *s == source);
                 match (slot, message) {
                     (None, message) => {
-                        self.one_by_one.push(self.content.len());
+                        self.one_by_one.push((self.content.len(), vec![time]));
                         self.content.push((source, message.map(|m| vec![m])));
                     }
                     (Some(i), Ok(message)) => {
-                        if let Ok(messages) = &mut self.content[i].1 {
-                            messages.push(message);
+                        let times = self.one_by_one.iter_mut().find(|(at, _)| *at == i).map(|(_, times)| times);
+                        match (&mut self.content[i].1, times) {
+                            // After every message of the same time or earlier: one record's
+                            // messages, and records of one time, keep the order they came in.
+                            (Ok(messages), Some(times)) => {
+                                let at = times.partition_point(|&t| t <= time);
+                                times.insert(at, time);
+                                messages.insert(at, message);
+                            }
+                            (Ok(messages), None) => messages.push(message),
+                            (Err(_), _) => {}
                         }
                     }
                     (Some(i), Err(e)) => {
@@ -372,7 +384,7 @@ impl Join {
         evidence.add_library(reading.library);
         evidence.add_notes(reading.notes);
         for piece in reading.content {
-            evidence.piece(piece);
+            evidence.piece(piece, record.start);
         }
     }
 

@@ -7,7 +7,8 @@
 //!
 //! What this catches: a part taken by the wrong call or dropped, a part that arrives
 //! before the call's span held apart for ever (judged at the stop, with a note), evidence
-//! joined in arrival order where order matters, and a call reported again unchanged.
+//! message events listed in the order they arrive rather than by their time, and a call
+//! reported again unchanged.
 
 use super::*;
 use proptest::prelude::*;
@@ -81,6 +82,13 @@ fn timed_details(call: usize, content: Option<&Value>, ids: bool) -> Value {
     logs(&[record])
 }
 
+/// A message event of `call` under its ids, the `nth` of its messages in time.
+fn timed_message(call: usize, role: &str, text: &str, nth: u64) -> Value {
+    let mut record = message(&id(call), role, text);
+    record["timeUnixNano"] = json!((times(call).0 + nth * 1_000).to_string());
+    record
+}
+
 /// Each part of `call` as a request of its own.
 fn parts(call: usize, (split, reviewed): Generated) -> Vec<Value> {
     let messages = texts(reviewed);
@@ -89,8 +97,8 @@ fn parts(call: usize, (split, reviewed): Generated) -> Vec<Value> {
         Split::Details => vec![timed_span(call, None), timed_details(call, Some(&messages), true)],
         Split::Messages => vec![
             timed_span(call, None),
-            logs(&[message(&id(call), "system", SYSTEM)]),
-            logs(&[message(&id(call), "user", user)]),
+            logs(&[timed_message(call, "system", SYSTEM, 1)]),
+            logs(&[timed_message(call, "user", user, 2)]),
         ],
         Split::Whole => vec![timed_span(call, Some(&messages))],
         Split::WholeThenDetails => vec![timed_span(call, Some(&messages)), timed_details(call, None, true)],
@@ -98,20 +106,17 @@ fn parts(call: usize, (split, reviewed): Generated) -> Vec<Value> {
     }
 }
 
-/// Generated calls, their parts, and an order to send them in, but for two pairs whose
-/// order is kept. One call's message events: the window lists them in the order they
-/// arrive, as `trace` lists them in the order it reads them, so a user message sent
-/// before the system message is another list of messages (a different verdict),
-/// whichever reads them. A span before its details event without ids: that event,
-/// whole by itself, is judged at once as a call of its own (no span id), and the span
-/// coming later is ignored as a part of it.
+/// Generated calls, their parts, and an order to send them in, but for one pair whose
+/// order is kept: a span before its details event without ids (that event, whole by
+/// itself, is judged at once as a call of its own, with no span id, and the span coming
+/// later is ignored as a part of it). One call's message events arrive in any order:
+/// each is placed by its time.
 fn sent() -> impl Strategy<Value = (Vec<Value>, Vec<usize>)> {
     let call = (prop::sample::select(&SPLITS[..]), any::<bool>());
     prop::collection::vec(call, 1..5).prop_flat_map(|calls| {
         let (mut requests, mut ordered) = (Vec::new(), Vec::new());
         for (i, call) in calls.iter().enumerate() {
             match call.0 {
-                Split::Messages => ordered.push((requests.len() + 1, requests.len() + 2)),
                 Split::DetailsWithoutIds => ordered.push((requests.len(), requests.len() + 1)),
                 _ => {}
             }

@@ -246,6 +246,30 @@ fn message_events_split_over_requests_are_one_list_and_a_request_sent_again_is_t
     assert_eq!(repeated, 2);
 }
 
+/// An exporter's batches (or a retry) can send a call's later message first: each
+/// message event takes its place by its time, in `trace` and in the window alike.
+/// Events of one time keep the order they came in, so a user message stamped with
+/// the system message's time and sent first is still the first message.
+#[test]
+fn message_events_take_their_place_by_their_time_whatever_order_they_arrive_in() {
+    let packets = packets();
+    let stamped = |role: &str, text: &str, at: u64| {
+        let mut record = message("a1", role, text);
+        record["timeUnixNano"] = json!(at.to_string());
+        logs(&[record])
+    };
+    let span = spans(&[span("a1", "", false)]);
+    let (system, user) = (stamped("system", SYSTEM, 1_000), stamped("user", USER, 2_000));
+    assert_eq!(verdicts(&traced(&packets, &[&span, &user, &system])), [("a1".into(), matched())]);
+    let mut window = Window::new(10 * SECOND, 100);
+    let t0 = Instant::now();
+    let served = serve(&mut window, &packets, &[(&user, t0), (&system, t0), (&span, t0)]);
+    assert_eq!(verdicts(&served), [("a1".into(), matched())]);
+    let same_time = stamped("user", USER, 1_000);
+    let misordered = verdicts(&traced(&packets, &[&span, &same_time, &system]));
+    assert_ne!(misordered, [("a1".into(), matched())], "events of one time keep their arrival order");
+}
+
 #[test]
 fn a_part_of_a_call_judged_whole_is_not_a_call_again_unless_its_finding_was_not_kept() {
     let packets = packets();
