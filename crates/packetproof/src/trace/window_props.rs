@@ -116,9 +116,8 @@ fn sent() -> impl Strategy<Value = (Vec<Value>, Vec<usize>)> {
     prop::collection::vec(call, 1..5).prop_flat_map(|calls| {
         let (mut requests, mut ordered) = (Vec::new(), Vec::new());
         for (i, call) in calls.iter().enumerate() {
-            match call.0 {
-                Split::DetailsWithoutIds => ordered.push((requests.len(), requests.len() + 1)),
-                _ => {}
+            if matches!(call.0, Split::DetailsWithoutIds) {
+                ordered.push((requests.len(), requests.len() + 1));
             }
             requests.extend(parts(i, *call));
         }
