@@ -57,7 +57,8 @@ pub(crate) fn session(shared: &Shared) -> Session<'_> {
 /// the same as `trace`'s. A call not whole in the request is held for the rest of its
 /// records (`--join-window`), and a held call the request makes whole is judged here.
 /// A body that is not an export request of its encoding is refused before any call is
-/// handed on; an error of `visit` is returned as it is (the inner result), and then the
+/// handed on. After the last call, `finish` (the request's findings written together).
+/// An error of `visit` or `finish` is returned as it is (the inner result), and then the
 /// calls judged whole here are judged again when the request is sent again.
 pub(crate) fn judge(
     shared: &Shared,
@@ -65,6 +66,7 @@ pub(crate) fn judge(
     encoding: Encoding,
     bytes: &[u8],
     visit: &mut dyn FnMut(&Judged) -> packetproof::Result<()>,
+    finish: &mut dyn FnMut() -> packetproof::Result<()>,
 ) -> Result<packetproof::Result<Counts>, Refusal> {
     let mut session = session(shared);
     // The library's message names the request, and the line and column in JSON.
@@ -82,7 +84,7 @@ pub(crate) fn judge(
     });
     let judged = match failed {
         Some(e) => Err(e),
-        None => judged,
+        None => judged.and_then(|counts| finish().map(|()| counts)),
     };
     if judged.is_err() {
         shared.held.forget(&remembered);

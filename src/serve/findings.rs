@@ -1,8 +1,9 @@
 //! Where findings go: one JSON line per call that does not hold
 //! (schemas/serve-finding.schema.json), appended to `--findings FILE` or written to
-//! stdout. Each line is written whole under one lock and flushed before the request
-//! is answered, so a line is never interleaved with another, and a finding the
-//! exporter was told was taken is on disk (or in the pipe) already. A line that cannot
+//! stdout. A request's lines are written together, whole, under one lock, and flushed
+//! before the request is answered (one write a request, not one a finding), so a line
+//! is never interleaved with another, and a finding the exporter was told was taken is
+//! on disk (or in the pipe) already. A line that cannot
 //! be written whole (a full disk) is cut back from the file, or ended with a newline
 //! before the next line where it cannot be (stdout), so every finding stays a line of
 //! its own; its request is answered 503.
@@ -42,17 +43,20 @@ impl Sink {
         Ok(Sink { out: Mutex::new(out), shown: path.map_or_else(|| "<stdout>".into(), Path::to_path_buf) })
     }
 
-    /// Write `line` (ending in a newline) whole and flush it. A failure (a full disk,
-    /// stdout closed) is an error: the request is answered 503 so the exporter retries.
-    /// Lines stay whole: a line that could not be written whole is cut back from the
-    /// file, or, where it cannot be, ended before the next line is written.
-    pub(crate) fn write(&self, line: &str) -> Result<()> {
+    /// Write `lines` (each ending in a newline) whole and flush them. A failure (a full
+    /// disk, stdout closed) is an error: the request is answered 503 so the exporter
+    /// retries. Lines stay whole: lines that could not be written whole are cut back from
+    /// the file, or, where they cannot be, ended before the next lines are written.
+    pub(crate) fn write(&self, lines: &str) -> Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
         let mut out = self.out.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let written = match &mut *out {
-            Out::File(file, cut) => write_to_file(file, cut, line.as_bytes()),
+            Out::File(file, cut) => write_to_file(file, cut, lines.as_bytes()),
             Out::Stdout(cut) => {
                 let mut stdout = std::io::stdout().lock();
-                let written = end_cut_line(&mut stdout, cut).and_then(|()| whole(&mut stdout, line.as_bytes()));
+                let written = end_cut_line(&mut stdout, cut).and_then(|()| whole(&mut stdout, lines.as_bytes()));
                 *cut |= written.is_err();
                 written
             }
@@ -62,10 +66,7 @@ impl Sink {
 
     /// Write the finding of a judged call, if it is one: a call that does not hold.
     pub(crate) fn keep(&self, judged: &Judged) -> Result<()> {
-        match judged.verdict {
-            Verdict::Matched { .. } | Verdict::Conforms { .. } => Ok(()),
-            _ => self.write(&packetproof::reporter::trace_line(judged)),
-        }
+        self.write(&line(judged).unwrap_or_default())
     }
 
     /// Everything written reaches the disk (a file) before the process exits.
@@ -75,6 +76,14 @@ impl Sink {
             Out::File(file, _) => file.sync_data().map_err(|e| Error::io(&self.shown, e)),
             Out::Stdout(_) => Ok(()),
         }
+    }
+}
+
+/// The finding line of a judged call (ending in a newline), if it is one: a call that does not hold.
+pub(crate) fn line(judged: &Judged) -> Option<String> {
+    match judged.verdict {
+        Verdict::Matched { .. } | Verdict::Conforms { .. } => None,
+        _ => Some(packetproof::reporter::trace_line(judged)),
     }
 }
 
@@ -91,12 +100,12 @@ fn end_cut_line(out: &mut impl Write, cut: &mut bool) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Append `line` to `file` whole, or leave the file as it was: a failed write is cut
+/// Append `lines` to `file` whole, or leave the file as it was: a failed write is cut
 /// back to the length the file had (the file is appended to by this process alone).
-fn write_to_file(file: &mut std::fs::File, cut: &mut bool, line: &[u8]) -> std::io::Result<()> {
+fn write_to_file(file: &mut std::fs::File, cut: &mut bool, lines: &[u8]) -> std::io::Result<()> {
     end_cut_line(file, cut)?;
     let before = file.metadata()?.len();
-    let written = whole(file, line);
+    let written = whole(file, lines);
     if written.is_err() {
         *cut = file.set_len(before).is_err();
     }

@@ -5,6 +5,7 @@
 //! that did not arrive in time) or 429 / 503 with `Retry-After` (retried later).
 
 use super::body::{self, Encoding, Refusal, Signal, Wire};
+use super::findings;
 use super::grpc;
 use super::Shared;
 use axum::body::Body;
@@ -189,18 +190,24 @@ fn stopping() -> Refused {
 /// Decompress, decode and judge one body; count each call and write each finding.
 fn judge(shared: &Shared, signal: Signal, encoding: Encoding, wire: Wire, received: &[u8]) -> Result<Counts, Refused> {
     let bytes = packetproof::trace::received::request(received, wire, shared.max_body)?;
-    let judged = body::judge(shared, signal, encoding, &bytes, &mut |judged| {
+    // The request's findings, written together once every call is judged.
+    let lines = std::cell::RefCell::new(String::new());
+    let mut visit = |judged: &packetproof::trace::Judged| {
         shared.metrics.call(judged);
-        match (shared.findings.keep(judged), judged.expired()) {
+        match judged.expired() {
             // A held call judged to make room, or whose window ended, is in no request
             // the exporter sends again: a 503 would not bring its finding back.
-            (Err(e), Some(Expiry::Capacity | Expiry::Window | Expiry::Stop)) => {
-                super::held::say_lost(&e);
-                Ok(())
+            Some(Expiry::Capacity | Expiry::Window | Expiry::Stop) => {
+                if let Err(e) = shared.findings.keep(judged) {
+                    super::held::say_lost(&e);
+                }
             }
-            (written, _) => written,
+            _ => lines.borrow_mut().push_str(&findings::line(judged).unwrap_or_default()),
         }
-    })?;
+        Ok(())
+    };
+    let mut finish = || shared.findings.write(&lines.borrow());
+    let judged = body::judge(shared, signal, encoding, &bytes, &mut visit, &mut finish)?;
     // The only error left is a finding that could not be written: the exporter retries.
     judged.map_err(|e| {
         Refused::new(StatusCode::SERVICE_UNAVAILABLE, "findings_write", format!("a finding could not be written: {e}"))
