@@ -7,6 +7,9 @@ use packetproof::trace::{judge_export, packets::Packets, Encoding, Options, Sign
 use packetproof::wire::{capture, Api};
 use std::path::{Path, PathBuf};
 
+#[path = "../fuzz/shared/serve_request.rs"]
+mod serve_request;
+
 fn corpus(target: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -69,17 +72,7 @@ fn har_corpus() {
 
 #[test]
 fn serve_request_corpus() {
-    use packetproof::trace::received::{request, Wire};
-    replay("serve_request", |input| {
-        let Some((&how, body)) = input.split_first() else { return };
-        let gzip = how & 2 != 0;
-        let wire = if how & 1 == 0 { Wire::Http { gzip } } else { Wire::Grpc { gzip } };
-        let encoding = if how & 4 == 0 { Encoding::Json } else { Encoding::Protobuf };
-        let signal = if how & 8 == 0 { Signal::Traces } else { Signal::Logs };
-        if let Ok(bytes) = request(body, wire, 1 << 20) {
-            let _ = judge_export(&bytes, encoding, signal, &Packets::default(), Options::default());
-        }
-    });
+    replay("serve_request", serve_request::run);
 }
 
 /// The replay can fail: a reader that panics on an input is named.
