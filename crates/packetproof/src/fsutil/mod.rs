@@ -35,8 +35,24 @@ pub fn read_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     let file = open_regular(path)?;
     // Sized from the file's length (plus one byte to see the end), so it is read into
     // one buffer instead of one that doubles and copies as it fills.
-    let expected = file.metadata().map_or(0, |meta| meta.len()).min(max_bytes).saturating_add(1);
-    read_into(Vec::with_capacity(expected as usize), file, &path.display().to_string(), max_bytes)
+    let length = file.metadata().map_or(0, |meta| meta.len());
+    read_rest(Vec::new(), length, file, &path.display().to_string(), max_bytes)
+}
+
+/// The rest of a file opened already, read through `reader` after the `read` bytes taken
+/// from it (a file is read through the descriptor that was checked, never opened again by
+/// its path, which could be swapped meanwhile), at most `max_bytes` in all: sized from
+/// the file's `length` (plus one byte to see the end), so it is read into one buffer.
+pub(crate) fn read_rest(
+    read: Vec<u8>,
+    length: u64,
+    reader: impl std::io::Read,
+    name: &str,
+    max_bytes: u64,
+) -> Result<Vec<u8>> {
+    let mut bytes = read;
+    bytes.reserve_exact((length.min(max_bytes).saturating_add(1) as usize).saturating_sub(bytes.len()));
+    read_into(bytes, reader, name, max_bytes)
 }
 
 /// [`read_bytes`], or `None` when nothing is at `path`.

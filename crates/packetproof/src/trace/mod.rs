@@ -211,13 +211,8 @@ impl<'p> Session<'p> {
     fn read_protobuf(&mut self, buffer: bytes::Bytes, signal: Option<Signal>, origin: &str) -> Result<()> {
         let at = At { file: origin, line: 1 };
         genai::keep_whole_texts(self.gate.is_some());
-        let decoded = match signal {
-            Some(signal) => proto::decode(&buffer, signal),
-            None => proto::sniff(&buffer),
-        };
         let problem = |message: String| Error::refused(origin.to_owned(), message);
-        let decoded = decoded.map_err(problem)?;
-        proto::records(&decoded, &mut |record| self.add(record, &at)).map_err(problem)?
+        proto::read(&buffer, signal, &mut |record| self.add(record, &at)).map_err(problem)?
     }
 
     fn add(&mut self, record: Record, at: &At) -> Result<()> {
@@ -361,10 +356,11 @@ fn is_protobuf(path: &Path, head: &[u8]) -> bool {
 fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
     let shown = path.display().to_string();
     let file = fsutil::open_regular(path)?;
+    let length = file.metadata().map_or(0, |meta| meta.len());
     let mut reader = BufReader::new(file);
     let head = reader.fill_buf().map_err(|e| Error::io(path, e))?.to_vec();
     if is_protobuf(path, &head) {
-        let bytes = fsutil::read_bytes(path, max_line)?;
+        let bytes = fsutil::read_rest(Vec::new(), length, reader, &shown, max_line)?;
         return session.read_protobuf(bytes.into(), None, &shown);
     }
     let mut line = Vec::new();
@@ -390,7 +386,7 @@ fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
         match session.read(trimmed, Encoding::Json, None, &shown, number) {
             // The first document does not end on its line: one pretty-printed document.
             Err(Error::Json { message, .. }) if number == 1 && message.starts_with("EOF while parsing") => {
-                let bytes = fsutil::read_bytes(path, max_line)?;
+                let bytes = fsutil::read_rest(std::mem::take(&mut line), length, reader, &shown, max_line)?;
                 return session.read(&bytes, Encoding::Json, None, &shown, 1);
             }
             other => other?,

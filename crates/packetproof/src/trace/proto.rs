@@ -4,21 +4,21 @@
 //! (`opentelemetry-proto`), and handed on as the same `Record`s as OTLP/JSON.
 //!
 //! The two requests share their wire layout at the top (field 1, repeated), so the bytes
-//! alone do not say which signal they are: the caller says ([`Signal`]), or
-//! `sniff` tries both (a span and a log record differ in the wire type of field 1).
+//! alone do not say which signal they are: the caller says ([`Signal`]), or the bytes
+//! decide ([`read`]; a span and a log record differ in the wire type of field 1).
 //! Concatenated messages are one message (protobuf merges repeated fields), so a file
 //! holding several exports back to back reads as one.
 
 use super::record::{hex, Attributes, Event, Kind, Record};
 use super::value::Json;
 use super::Signal;
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use prost::Message;
 use std::borrow::Cow;
-use wire::{AnyValue, KeyValue, LogRecord, LogsRequest, Span, TracesRequest, Utf8, Value};
+use wire::{AnyValue, Entries, KeyValue, LogRecord, LogsRequest, Span, TracesRequest, Utf8, Value};
 
 mod wire;
 
@@ -29,16 +29,11 @@ pub(crate) enum Decoded {
     Logs(LogsRequest),
 }
 
-/// Decode `bytes` as the request of `signal`; the error is prost's, as one line.
-pub(crate) fn decode(buffer: &Bytes, signal: Signal) -> Result<Decoded, String> {
-    decoded(buffer, signal).ok_or_else(|| refusal(buffer, signal))
-}
-
 /// The request of `signal` in `buffer`, when it is one.
-fn decoded(buffer: &Bytes, signal: Signal) -> Option<Decoded> {
+fn decoded(buffer: impl Buf, signal: Signal) -> Option<Decoded> {
     match signal {
-        Signal::Traces => TracesRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Traces),
-        Signal::Logs => LogsRequest::decode(buffer.clone()).ok().filter(Utf8::is_utf8).map(Decoded::Logs),
+        Signal::Traces => TracesRequest::decode(buffer).ok().filter(Utf8::is_utf8).map(Decoded::Traces),
+        Signal::Logs => LogsRequest::decode(buffer).ok().filter(Utf8::is_utf8).map(Decoded::Logs),
     }
 }
 
@@ -52,28 +47,81 @@ fn refusal(bytes: &[u8], signal: Signal) -> String {
     format!("not an OTLP protobuf {}: {error}", signal.request_name())
 }
 
-/// Which request `bytes` are, when nothing says: the one they decode as (with records,
-/// when both decode).
-pub(crate) fn sniff(buffer: &Bytes) -> Result<Decoded, String> {
-    let (traces, logs) = (decoded(buffer, Signal::Traces), decoded(buffer, Signal::Logs));
-    match (traces, logs) {
-        (Some(Decoded::Traces(t)), Some(Decoded::Logs(l))) => {
-            let has_logs = l.resource_logs.iter().flat_map(|r| &r.scope_logs).any(|s| !s.log_records.is_empty());
-            Ok(if has_logs && t.resource_spans.iter().flat_map(|r| &r.scope_spans).all(|s| s.spans.is_empty()) {
-                Decoded::Logs(l)
-            } else {
-                Decoded::Traces(t)
-            })
-        }
-        (Some(decoded), _) | (_, Some(decoded)) => Ok(decoded),
-        (None, None) => Err(format!("{}; {}", refusal(buffer, Signal::Traces), refusal(buffer, Signal::Logs))),
+/// Why `bytes` are not the request of `signal`, or (nothing says which) of either.
+fn refusal_of(bytes: &[u8], signal: Option<Signal>) -> String {
+    match signal {
+        Some(signal) => refusal(bytes, signal),
+        None => format!("{}; {}", refusal(bytes, Signal::Traces), refusal(bytes, Signal::Logs)),
     }
 }
 
 type Visit<'v> = dyn FnMut(Record<'_>) -> crate::Result<()> + 'v;
 
+/// Hand on every span or log record of the export request in `buffer`: the request of
+/// `signal`, or when nothing says (a file), of the one the bytes decode as (traces when
+/// both decode: a span and a log record differ in the wire type of field 1, so only an
+/// export without ids or times can be both).
+///
+/// The request is decoded one top-level entry (a `ResourceSpans` or `ResourceLogs`) at a
+/// time, so the decoded messages of one entry are all that is held, whatever the size of
+/// the export: the entries' bytes are read first ([`Entries`]), and each is decoded as a
+/// request of its own, its field key and length put back before it ([`entry`]), at the
+/// depth it has in the whole request. A request is accepted exactly when the generated
+/// types accept it whole (an entry that does not decode is an error of the whole, named
+/// as their decoding of the whole names it), and a broken request is refused whole: the
+/// records of its entries before the break have been handed on, and the caller (a file
+/// read, a request served) drops everything read of it.
+pub(crate) fn read(buffer: &Bytes, signal: Option<Signal>, visit: &mut Visit) -> Result<crate::Result<()>, String> {
+    let refused = || refusal_of(buffer, signal);
+    let Ok(Entries { entries }) = Entries::decode(buffer.clone()) else { return Err(refused()) };
+    let Some(signal) = signal.or_else(|| sniffed(&entries)) else { return Err(refused()) };
+    for bytes in &entries {
+        let Some(decoded) = entry(bytes, signal) else { return Err(refused()) };
+        match records(&decoded, visit) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Ok(Err(e)),
+            // A request that does not decode whole is refused as such, whatever its
+            // first entries hold (as when it was decoded whole first).
+            Err(unread) => return Err(if decoded_whole(buffer, signal) { unread } else { refused() }),
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Whether the whole of `buffer` decodes as the request of `signal` (only asked on the
+/// way to an error: it holds the whole decoded request at once).
+fn decoded_whole(buffer: &Bytes, signal: Signal) -> bool {
+    decoded(buffer.clone(), signal).is_some()
+}
+
+/// One top-level entry as a request of its own: field 1's key and the entry's length,
+/// then its bytes (not copied).
+fn entry(bytes: &Bytes, signal: Signal) -> Option<Decoded> {
+    let mut head = [0u8; 11];
+    head[0] = 0x0a;
+    let mut rest = &mut head[1..];
+    prost::encode_length_delimiter(bytes.len(), &mut rest).ok()?;
+    let used = 11 - rest.len();
+    decoded((&head[..used]).chain(bytes.clone()), signal)
+}
+
+/// Which request the entries are, when nothing says: the first entry that decodes as
+/// one only; traces when each decodes as both (as the whole then does); `None` when an
+/// entry decodes as neither (nor does the whole).
+fn sniffed(entries: &[Bytes]) -> Option<Signal> {
+    for bytes in entries {
+        match (entry(bytes, Signal::Traces).is_some(), entry(bytes, Signal::Logs).is_some()) {
+            (true, true) => continue,
+            (true, false) => return Some(Signal::Traces),
+            (false, true) => return Some(Signal::Logs),
+            (false, false) => return None,
+        }
+    }
+    Some(Signal::Traces)
+}
+
 /// Hand on every span and log record of a decoded export.
-pub(crate) fn records(decoded: &Decoded, visit: &mut Visit) -> Result<crate::Result<()>, String> {
+fn records(decoded: &Decoded, visit: &mut Visit) -> Result<crate::Result<()>, String> {
     match decoded {
         Decoded::Traces(request) => {
             for resource in &request.resource_spans {
@@ -201,15 +249,14 @@ mod tests {
     use serde_json::json;
 
     /// Each record as `Debug` writes it (a borrowed and an owned string write the same).
-    fn read(decoded: Decoded) -> Vec<String> {
+    fn records_of(bytes: &Bytes, signal: Option<Signal>) -> Result<Vec<String>, String> {
         let mut out = Vec::new();
-        records(&decoded, &mut |r| {
+        super::read(bytes, signal, &mut |r| {
             out.push(format!("{r:?}"));
             Ok(())
-        })
-        .unwrap()
+        })?
         .unwrap();
-        out
+        Ok(out)
     }
 
     #[test]
@@ -231,22 +278,21 @@ mod tests {
             out
         };
         let bytes = Bytes::from(encode_json(&spans));
-        assert_eq!(read(decode(&bytes, Signal::Traces).unwrap()), from_json);
-        assert_eq!(read(sniff(&bytes).unwrap()), from_json);
+        assert_eq!(records_of(&bytes, Some(Signal::Traces)).unwrap(), from_json);
+        assert_eq!(records_of(&bytes, None).unwrap(), from_json);
         let logs = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "s"}, "logRecords": [{
             "eventName": "gen_ai.user.message", "spanId": "b7ad6b7169203331",
             "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "U"}}]}}}]}]}]});
         let mut records = Vec::new();
-        let decoded = sniff(&encode_json(&logs).into()).unwrap();
-        super::records(&decoded, &mut |r| {
+        super::read(&encode_json(&logs).into(), None, &mut |r| {
             records.push((r.kind, r.body.to_value()));
             Ok(())
         })
         .unwrap()
         .unwrap();
         assert_eq!(records, vec![(Kind::Log, json!({"content": "U"}))]);
-        assert!(read(sniff(&Bytes::new()).unwrap()).is_empty());
+        assert!(records_of(&Bytes::new(), None).unwrap().is_empty());
         let broken = Bytes::from_static(b"\x0a\xff");
-        assert!(decode(&broken, Signal::Traces).unwrap_err().starts_with("not an OTLP protobuf"));
+        assert!(records_of(&broken, Some(Signal::Traces)).unwrap_err().starts_with("not an OTLP protobuf"));
     }
 }

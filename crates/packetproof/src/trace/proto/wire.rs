@@ -12,6 +12,14 @@ use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::{span::Link, Status};
 
+/// Either request's top level, each entry (a `ResourceSpans` or `ResourceLogs`: both
+/// are field 1, length-delimited) left as its bytes, to be decoded one at a time.
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct Entries {
+    #[prost(bytes = "bytes", repeated, tag = "1")]
+    pub(crate) entries: Vec<Bytes>,
+}
+
 #[derive(Clone, PartialEq, prost::Message)]
 pub(crate) struct TracesRequest {
     #[prost(message, repeated, tag = "1")]
