@@ -12,17 +12,23 @@
 //! - `trace` on the JSON file (`trace::check`: read, strict parse, conventions, join, judge);
 //! - `serde_json::from_slice::<Value>` of each line of it (the raw parse);
 //! - `trace` on the protobuf file;
-//! - `ExportTraceServiceRequest::decode` of it (prost, the raw parse).
+//! - `ExportTraceServiceRequest::decode` of it (prost, the raw parse);
+//! - and for each encoding, the floor under any `trace`: the raw parse, then each span's
+//!   `gen_ai.input.messages` text parsed as JSON (`serde_json::Value`) and each message's
+//!   text hashed (SHA-256), which a call must have before it can be compared with a
+//!   reviewed packet. The raw parsers leave that text a string; `trace` cannot.
 //!
 //! Also: one 11 MB line of OpenLLMetry's flattened attributes (100,000 `gen_ai.prompt.{i}`
 //! messages), which took 190 s when each index was a scan; and the peak resident memory while
-//! reading 10,000 spans and 100,000 (Linux's VmHWM, reset before each read).
+//! reading 10,000 spans and 100,000, from JSON and from protobuf (Linux's VmHWM, reset
+//! before each read).
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value;
 use packetproof::trace::{self, packets::Packets};
 use packetproof::Config;
 use prost::Message;
@@ -99,6 +105,43 @@ fn per_second(n: usize, time: Duration) -> String {
     format!("{:.0}k spans/s ({:.3} s)", rate / 1000.0, time.as_secs_f64())
 }
 
+/// The messages text of a span's attributes parsed, and each message's text hashed:
+/// the work of [`floor`] past the raw parse.
+fn parse_and_hash(messages: &str) -> u8 {
+    use sha2::Digest;
+    let messages: Value = serde_json::from_str(messages).unwrap();
+    let texts = messages.as_array().unwrap().iter().flat_map(|m| m["parts"].as_array().unwrap());
+    texts.map(|part| sha2::Sha256::digest(part["content"].as_str().unwrap().as_bytes())[0]).fold(0, u8::wrapping_add)
+}
+
+/// The floor under `trace` on `bytes` (protobuf, else JSON lines): the raw parse, then
+/// every span's messages parsed and hashed.
+fn floor(bytes: &[u8], protobuf: bool) -> u8 {
+    let mut sum = 0u8;
+    if protobuf {
+        let request = ExportTraceServiceRequest::decode(bytes).unwrap();
+        for span in request.resource_spans.iter().flat_map(|r| &r.scope_spans).flat_map(|s| &s.spans) {
+            for kv in span.attributes.iter().filter(|kv| kv.key == "gen_ai.input.messages") {
+                if let Some(any_value::Value::StringValue(text)) = kv.value.as_ref().and_then(|v| v.value.as_ref()) {
+                    sum = sum.wrapping_add(parse_and_hash(text));
+                }
+            }
+        }
+        return sum;
+    }
+    for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let export: Value = serde_json::from_slice(line).unwrap();
+        let spans =
+            export["resourceSpans"].as_array().unwrap().iter().flat_map(|r| r["scopeSpans"].as_array().unwrap());
+        for span in spans.flat_map(|s| s["spans"].as_array().unwrap()) {
+            for kv in span["attributes"].as_array().unwrap().iter().filter(|kv| kv["key"] == "gen_ai.input.messages") {
+                sum = sum.wrapping_add(parse_and_hash(kv["value"]["stringValue"].as_str().unwrap()));
+            }
+        }
+    }
+    sum
+}
+
 /// One line of OpenLLMetry's flattened attributes: 100,000 messages, 11 MB.
 fn flattened_line() -> String {
     let mut attributes = vec![
@@ -137,7 +180,9 @@ fn bench(c: &mut Criterion) {
     let counts = run(std::slice::from_ref(&large), &packets, &config);
     let after_large = peak_rss_kib();
     assert_eq!((counts.spans, counts.matched, counts.not_judgeable), (100_000, 1_000, 1_000));
+    reset_peak();
     let pb_counts = run(std::slice::from_ref(&large_pb), &packets, &config);
+    let after_large_pb = peak_rss_kib();
     assert_eq!(pb_counts, counts);
 
     let json_bytes = std::fs::read(&large).unwrap();
@@ -156,6 +201,12 @@ fn bench(c: &mut Criterion) {
     let raw_pb = least(4, || {
         std::hint::black_box(ExportTraceServiceRequest::decode(pb_bytes.as_slice()).unwrap());
     });
+    let floor_json = least(4, || {
+        std::hint::black_box(floor(&json_bytes, false));
+    });
+    let floor_pb = least(4, || {
+        std::hint::black_box(floor(&pb_bytes, true));
+    });
     let line = flattened_line();
     let flattened = least(3, || {
         let mut session = trace::Session::new(&packets, trace::Options::default());
@@ -168,8 +219,11 @@ fn bench(c: &mut Criterion) {
         "trace, 100,000 spans, one core:\n  JSON ({} MB): trace {}, serde_json::Value parse {}\n  \
          protobuf ({} MB): trace {}, prost decode {}\n  \
          trace's throughput over the raw parser's: JSON {:.2}, protobuf {:.2}\n  \
+         the floor (raw parse, then each span's messages parsed and hashed): JSON {}, protobuf {}\n  \
+         trace's throughput over the floor's: JSON {:.2}, protobuf {:.2}\n  \
          one {:.1} MB line of 100,000 flattened gen_ai.prompt.{{i}} messages: {:.3} s\n  \
-         resident {} KiB before reading; peak {} KiB reading 10,000 spans, {} KiB reading 100,000",
+         resident {} KiB before reading; peak {} KiB reading 10,000 spans, {} KiB reading 100,000 \
+         (JSON), {} KiB reading them from protobuf",
         json_bytes.len() / 1_000_000,
         per_second(SPANS, trace_json),
         per_second(SPANS, raw_json),
@@ -178,11 +232,16 @@ fn bench(c: &mut Criterion) {
         per_second(SPANS, raw_pb),
         ratio(trace_json, raw_json),
         ratio(trace_pb, raw_pb),
+        per_second(SPANS, floor_json),
+        per_second(SPANS, floor_pb),
+        ratio(trace_json, floor_json),
+        ratio(trace_pb, floor_pb),
         line.len() as f64 / 1e6,
         flattened.as_secs_f64(),
         before,
         after_small,
-        after_large
+        after_large,
+        after_large_pb
     );
 
     let mut group = c.benchmark_group("trace");
