@@ -165,6 +165,8 @@ struct Origin {
 
 #[derive(Debug)]
 struct Entry {
+    /// Its trace and span id as one key (none without a span id: it joins nothing).
+    key: Option<Key>,
     trace_id: String,
     span_id: String,
     parent_span_id: String,
@@ -347,6 +349,7 @@ impl Join {
                 self.by_id.insert(id, self.entries.len());
             }
             self.entries.push(Box::new(Entry {
+                key: id,
                 trace_id: record.trace_id.to_string(),
                 span_id: record.span_id.to_string(),
                 parent_span_id: String::new(),
@@ -427,8 +430,7 @@ impl Join {
         }
         fold_sdk_spans(&entries, &mut root);
         fold_by_time(&mut entries, &mut root);
-        let own_key = |e: &Entry| (!e.span_id.is_empty()).then(|| key(&e.trace_id, &e.span_id));
-        let mut keys: Vec<Vec<Key>> = entries.iter().map(|e| own_key(e).into_iter().collect()).collect();
+        let mut keys: Vec<Vec<Key>> = entries.iter().map(|e| e.key.into_iter().collect()).collect();
         for i in 0..entries.len() {
             if root[i] != i {
                 let evidence = std::mem::take(&mut entries[i].evidence);

@@ -262,7 +262,7 @@ impl<'p> Session<'p> {
             if let Some(before) = before {
                 // A call judged already, with a later record under its ids: reported
                 // again only when that record changes its verdict.
-                let (mut before_call, evidence) = (before.call, before.evidence);
+                let join::Gathered { call: mut before_call, evidence, .. } = *before;
                 let (was, _) = verdict_of(&mut before_call, &evidence);
                 if was == verdict {
                     continue;

@@ -68,8 +68,9 @@ impl Expiry {
 pub(crate) struct Ready {
     pub(crate) gathered: Gathered,
     pub(crate) expiry: Option<(Expiry, String)>,
-    /// A call judged whole already, judged again with a later part: as it was before.
-    pub(crate) before: Option<Gathered>,
+    /// A call judged whole already, judged again with a later part: as it was before
+    /// (boxed: rare, and a call ready to judge is moved whole on its way).
+    pub(crate) before: Option<Box<Gathered>>,
 }
 
 /// Calls to judge ([`super::Session::judge`]): those one request's records make
@@ -318,7 +319,7 @@ impl Window {
             self.judged.entry(*key).or_insert(id);
             out.remembered.push(*key);
         }
-        out.ready.push(Ready { gathered, expiry: None, before: Some(before) });
+        out.ready.push(Ready { gathered, expiry: None, before: Some(Box::new(before)) });
         while self.settled_weight > MAX_REMEMBERED_BYTES {
             self.forget_oldest_judged();
         }
