@@ -7,6 +7,7 @@
 use super::body::{self, Encoding, Refusal, Signal, Wire};
 use super::findings;
 use super::grpc;
+use super::metrics;
 use super::Shared;
 use axum::body::Body;
 use axum::extract::State;
@@ -192,8 +193,9 @@ fn judge(shared: &Shared, signal: Signal, encoding: Encoding, wire: Wire, receiv
     let bytes = packetproof::trace::received::request(received, wire, shared.max_body)?;
     // The request's findings, written together once every call is judged.
     let lines = std::cell::RefCell::new(String::new());
+    let mut tally = metrics::Tally::default();
     let mut visit = |judged: &packetproof::trace::Judged| {
-        shared.metrics.call(judged);
+        tally.add(&shared.metrics, judged);
         match judged.expired() {
             // A held call judged to make room, or whose window ended, is in no request
             // the exporter sends again: a 503 would not bring its finding back.
@@ -207,7 +209,10 @@ fn judge(shared: &Shared, signal: Signal, encoding: Encoding, wire: Wire, receiv
         Ok(())
     };
     let mut finish = || shared.findings.write(&lines.borrow());
-    let judged = body::judge(shared, signal, encoding, &bytes, &mut visit, &mut finish)?;
+    let judged = body::judge(shared, signal, encoding, &bytes, &mut visit, &mut finish);
+    // Every call judged is counted, its finding written or not (as the request is answered).
+    shared.metrics.count(tally);
+    let judged = judged?;
     // The only error left is a finding that could not be written: the exporter retries.
     judged.map_err(|e| {
         Refused::new(StatusCode::SERVICE_UNAVAILABLE, "findings_write", format!("a finding could not be written: {e}"))

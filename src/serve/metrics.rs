@@ -109,18 +109,19 @@ impl Metrics {
     }
     /// One judged call.
     pub(crate) fn call(&self, judged: &Judged) {
-        let (verdict, packet) = match &judged.verdict {
-            Verdict::Matched { packet } => ("matched", packet.as_str()),
-            Verdict::Mismatched { packet, .. } => ("mismatched", packet.as_deref().unwrap_or_default()),
-            Verdict::Unreviewed { .. } => ("unreviewed", ""),
-            Verdict::NotJudgeable { .. } => ("not-judgeable", ""),
-            Verdict::Unvouched { packet, .. } => ("unvouched", packet.as_str()),
-            Verdict::Conforms { .. } => ("conforms", ""),
-        };
-        let model = self.model_label(judged.call.model());
-        self.calls.get_or_create(&vec![("verdict", verdict.into()), ("packet", packet.into()), ("model", model)]).inc();
-        if let Some(expiry) = judged.expired() {
-            self.expired.get_or_create(&vec![("reason", expiry.name().to_owned())]).inc();
+        let mut tally = Tally::default();
+        tally.add(self, judged);
+        self.count(tally);
+    }
+
+    /// The calls of a tally, one registry update per label set.
+    pub(crate) fn count(&self, tally: Tally) {
+        for (verdict, packet, model, count) in tally.calls {
+            let labels = vec![("verdict", verdict.to_owned()), ("packet", packet), ("model", model)];
+            self.calls.get_or_create(&labels).inc_by(count);
+        }
+        for (reason, count) in tally.expired {
+            self.expired.get_or_create(&vec![("reason", reason.to_owned())]).inc_by(count);
         }
     }
 
@@ -157,11 +158,11 @@ impl Metrics {
         self.errors.get_or_create(&vec![("kind", kind.to_owned())]).inc();
     }
 
-    fn model_label(&self, model: Option<&str>) -> String {
+    fn model_label<'a>(&self, model: Option<&'a str>) -> &'a str {
         match model {
-            None => String::new(),
-            Some(model) if self.models.contains(model) => model.to_owned(),
-            Some(_) => "other".into(),
+            None => "",
+            Some(model) if self.models.contains(model) => model,
+            Some(_) => "other",
         }
     }
 
@@ -184,6 +185,56 @@ impl Metrics {
     }
 }
 
+/// The most label sets a [`Tally`] keeps before it is counted.
+const TALLIED: usize = 16;
+
+/// Judged calls counted by their labels, for [`Metrics::count`]: a request's calls are
+/// counted together once it is judged, since a registry update for each call (labels
+/// built, hashed and looked up under a lock) was 3% of serve's CPU time under a flood.
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Verdict, packet and model labels, and how many calls have them.
+    calls: Vec<(&'static str, String, String, u64)>,
+    /// Calls judged before all their records arrived, by reason.
+    expired: Vec<(&'static str, u64)>,
+}
+
+impl Tally {
+    pub(crate) fn add(&mut self, metrics: &Metrics, judged: &Judged) {
+        let (verdict, packet) = match &judged.verdict {
+            Verdict::Matched { packet } => ("matched", packet.as_str()),
+            Verdict::Mismatched { packet, .. } => ("mismatched", packet.as_deref().unwrap_or_default()),
+            Verdict::Unreviewed { .. } => ("unreviewed", ""),
+            Verdict::NotJudgeable { .. } => ("not-judgeable", ""),
+            Verdict::Unvouched { packet, .. } => ("unvouched", packet.as_str()),
+            Verdict::Conforms { .. } => ("conforms", ""),
+        };
+        let model = metrics.model_label(judged.call.model());
+        self.add_labels(metrics, verdict, packet, model);
+        if let Some(expiry) = judged.expired() {
+            let reason = expiry.name();
+            match self.expired.iter_mut().find(|(r, _)| *r == reason) {
+                Some((_, count)) => *count += 1,
+                None => self.expired.push((reason, 1)),
+            }
+        }
+    }
+
+    fn add_labels(&mut self, metrics: &Metrics, verdict: &'static str, packet: &str, model: &str) {
+        // A request's calls have few label sets: a search costs less than a hash. A
+        // request of many is counted as it goes, so the search stays short.
+        match self.calls.iter_mut().find(|(v, p, m, _)| *v == verdict && p == packet && m == model) {
+            Some((.., count)) => *count += 1,
+            None => {
+                if self.calls.len() == TALLIED {
+                    metrics.count(std::mem::take(self));
+                }
+                self.calls.push((verdict, packet.to_owned(), model.to_owned(), 1));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +247,26 @@ mod tests {
         }
         assert_eq!(metrics.model_label(Some("gpt-5")), "gpt-5");
         assert_eq!(metrics.model_label(None), "");
+    }
+
+    #[test]
+    fn a_tally_counts_what_counting_each_call_counts_however_many_label_sets_it_has() {
+        let metrics = Metrics::new(["gpt-5".to_owned()].into());
+        let mut tally = Tally::default();
+        for call in 0..200 {
+            tally.add_labels(&metrics, "unreviewed", "", "gpt-5");
+            tally.add_labels(&metrics, "matched", &format!("packet-{}.json", call % 40), "other");
+        }
+        metrics.count(tally);
+        let text = metrics.encode();
+        let count = |labels: &str| {
+            let line = format!("packetproof_calls_total{{{labels}}} ");
+            text.lines().find_map(|l| l.strip_prefix(&line)).and_then(|n| n.parse::<u64>().ok())
+        };
+        assert_eq!(count(r#"verdict="unreviewed",packet="",model="gpt-5""#), Some(200));
+        for packet in 0..40 {
+            let labels = format!(r#"verdict="matched",packet="packet-{packet}.json",model="other""#);
+            assert_eq!(count(&labels), Some(5), "{labels}");
+        }
     }
 }
