@@ -246,3 +246,65 @@ fn a_release_report_of_every_kind_matches_its_published_schema() {
     unknown["changedFiles"][0]["kind"] = "nonsense".into();
     assert!(!validator.is_valid(&unknown));
 }
+
+/// A traced call as the reporter wrote it when it built a tree of values first: the
+/// call's members, the verdict's, then the notes (insertion order kept).
+fn call_as_a_tree(judged: &Judged, format_version: Option<u32>) -> String {
+    let call = &judged.call;
+    let mut value = serde_json::Map::new();
+    if let Some(version) = format_version {
+        value.insert("formatVersion".into(), version.into());
+    }
+    let bounded = |text: &str| serde_json::Value::from(json::bounded_text(text).into_owned());
+    value.insert("file".into(), judged.file.clone().into());
+    value.insert("line".into(), judged.line.into());
+    value.insert("span".into(), bounded(&call.span));
+    value.insert("scope".into(), bounded(&call.scope));
+    value.insert("traceId".into(), bounded(&call.trace_id));
+    value.insert("spanId".into(), bounded(&call.span_id));
+    value.insert("model".into(), call.model.as_deref().map_or(serde_json::Value::Null, bounded));
+    value.insert("maxTokens".into(), call.max_tokens.into());
+    if let serde_json::Value::Object(verdict) = serde_json::to_value(&judged.verdict).unwrap() {
+        value.extend(verdict);
+    }
+    if !judged.notes.is_empty() {
+        value.insert("notes".into(), judged.notes.clone().into());
+    }
+    serde_json::Value::Object(value).to_string()
+}
+
+/// Every verdict, with and without notes, model and max tokens, with a long and a
+/// key-like name: the call serialized straight is byte for byte the tree it replaced.
+#[test]
+fn a_traced_call_is_written_as_the_tree_of_values_wrote_it() {
+    use crate::trace::verdict::{Filled, Used};
+    let verdicts = [
+        Verdict::Matched { packet: "p.json".into() },
+        Verdict::Mismatched { packet: Some("p.json".into()), differences: vec!["model \"a\"".into(), "b".into()] },
+        Verdict::Mismatched { packet: None, differences: vec![] },
+        Verdict::Unreviewed { reason: "no packet has \u{e9}\n".into() },
+        Verdict::NotJudgeable { reason: "r".into() },
+        Verdict::Unvouched { packet: "p.json".into(), reason: "r".into() },
+        Verdict::Conforms {
+            templates: vec![Used { name: "system.md.j2".into(), version: "sha256:ab".into() }],
+            slots: vec![Filled { template: "t".into(), name: "x".into(), length: 3, sha256: "cd".into() }],
+        },
+    ];
+    let mut judged = Samples::new().judged;
+    let mut lines = 0;
+    for verdict in verdicts {
+        for (notes, model, max_tokens, span) in [
+            (vec![], None, None, "chat".to_owned()),
+            (vec!["n\t1".to_owned(), "n2".to_owned()], Some("gpt-5".to_owned()), Some(64), "x".repeat(5_000)),
+            (vec![], Some("-----BEGIN PRIVATE KEY-----\nMII".to_owned()), Some(0), "s\u{0}\"".to_owned()),
+        ] {
+            (judged.verdict, judged.notes, judged.call.model, judged.call.max_tokens) =
+                (verdict.clone(), notes, model, max_tokens);
+            judged.call.span = span;
+            assert_eq!(json::trace_call(&judged), call_as_a_tree(&judged, None));
+            assert_eq!(trace_line(&judged), call_as_a_tree(&judged, Some(crate::report::JSON_FORMAT_VERSION)) + "\n");
+            lines += 1;
+        }
+    }
+    assert_eq!(lines, 21);
+}
