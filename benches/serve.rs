@@ -4,9 +4,11 @@
 //! 20,000 GenAI spans, generated as benches/trace.rs generates them (one in a hundred
 //! carries the SDK recordings' OpenAI packet's 10 KB of content, one carries none, the
 //! others a short prompt no packet has), are sent as 200 OTLP/JSON export requests of
-//! 100 spans by 8 client threads at once, each request on its own connection; a 429 is
-//! sent again. Reported: the server's CPU time per flood (utime + stime of the serve
-//! process, /proc/PID/stat) and so spans per second per core, each request's latency
+//! 100 spans by 8 client threads at once, first each request on its own connection,
+//! then each client's requests on one connection kept alive (as the SDKs' OTLP/HTTP
+//! exporters keep theirs); a 429 is sent again. Reported: the server's CPU time per
+//! flood (utime + stime of the serve process, /proc/PID/stat) and so spans per second
+//! per core, each request's latency
 //! (p50, p99, max), and the server's peak resident memory (VmHWM) after every flood;
 //! then `trace::check` on the same spans from a file, on this thread's CPU clock: once
 //! cold, then warm, judging alone and rendering each finding as serve writes it (serve
@@ -53,28 +55,86 @@ fn bodies(packet: &Value) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// One POST on its own connection: the status.
-fn post(addr: SocketAddr, body: &[u8]) -> u16 {
-    let mut stream = TcpStream::connect(addr).unwrap();
+/// How a client sends its requests: each on a connection of its own, or all on one
+/// connection kept alive (as the SDKs' OTLP/HTTP exporters keep theirs).
+#[derive(Clone, Copy, PartialEq)]
+enum Connections {
+    OnePerRequest,
+    KeptAlive,
+}
+
+/// One POST: the status. On a kept-alive connection, the answer is read by its length
+/// and the connection kept for the next request unless the server closes it.
+fn post(addr: SocketAddr, body: &[u8], kept: &mut Option<BufReader<TcpStream>>, connections: Connections) -> u16 {
+    let close = connections == Connections::OnePerRequest;
     let head = format!(
-        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nConnection: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        if close { "close" } else { "keep-alive" },
         body.len()
     );
-    stream.write_all(head.as_bytes()).unwrap();
-    let _ = stream.write_all(body);
+    // A kept connection the server closed meanwhile fails at once: sent again on a new one.
+    for _ in 0..3 {
+        let stream = kept.get_or_insert_with(|| {
+            let stream = TcpStream::connect(addr).unwrap();
+            // The request goes in two writes: without this, the second waits for the
+            // server's delayed acknowledgement of the first (40 ms) on a kept connection.
+            stream.set_nodelay(true).unwrap();
+            BufReader::new(stream)
+        });
+        let sent = stream.get_mut().write_all(head.as_bytes()).and_then(|()| stream.get_mut().write_all(body));
+        if sent.is_err() && !close {
+            *kept = None;
+            continue;
+        }
+        let answer = if close { read_to_close(stream) } else { read_answer(stream) };
+        if close || answer.is_none() || answer.is_some_and(|(_, closing)| closing) {
+            *kept = None;
+        }
+        match answer {
+            Some((status, _)) => return status,
+            None if close => return 0,
+            None => continue,
+        }
+    }
+    0
+}
+
+/// The status of an answer read to the connection's end.
+fn read_to_close(stream: &mut BufReader<TcpStream>) -> Option<(u16, bool)> {
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
-    String::from_utf8_lossy(&answer).split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+    String::from_utf8_lossy(&answer).split(' ').nth(1).and_then(|s| s.parse().ok()).map(|status| (status, true))
+}
+
+/// The status of an answer read by its length, and whether the server closes the connection.
+fn read_answer(stream: &mut BufReader<TcpStream>) -> Option<(u16, bool)> {
+    let mut line = String::new();
+    stream.read_line(&mut line).ok().filter(|n| *n > 0)?;
+    let status = line.split(' ').nth(1)?.parse().ok()?;
+    let (mut length, mut closing) = (0usize, false);
+    loop {
+        line.clear();
+        stream.read_line(&mut line).ok().filter(|n| *n > 0)?;
+        let Some((name, value)) = line.trim_end().split_once(':') else { break };
+        match name.to_ascii_lowercase().as_str() {
+            "content-length" => length = value.trim().parse().ok()?,
+            "connection" => closing = value.trim().eq_ignore_ascii_case("close"),
+            _ => {}
+        }
+    }
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).ok()?;
+    Some((status, closing))
 }
 
 /// Every body sent by [`CLIENTS`] threads; each request's latency, and how many were refused (429) first.
-fn flood(addr: SocketAddr, bodies: &Arc<Vec<Vec<u8>>>) -> (Vec<Duration>, usize) {
+fn flood(addr: SocketAddr, bodies: &Arc<Vec<Vec<u8>>>, connections: Connections) -> (Vec<Duration>, usize) {
     let next = Arc::new(Mutex::new(0usize));
     let threads: Vec<_> = (0..CLIENTS)
         .map(|_| {
             let (next, bodies) = (next.clone(), bodies.clone());
             std::thread::spawn(move || {
-                let (mut latencies, mut refused) = (Vec::new(), 0);
+                let (mut latencies, mut refused, mut kept) = (Vec::new(), 0, None);
                 loop {
                     let index = {
                         let mut next = next.lock().unwrap();
@@ -85,7 +145,7 @@ fn flood(addr: SocketAddr, bodies: &Arc<Vec<Vec<u8>>>) -> (Vec<Duration>, usize)
                     let start = Instant::now();
                     // Bounded: a request refused 1,000 times in a row is a failure.
                     for _ in 0..1_000 {
-                        match post(addr, body) {
+                        match post(addr, body, &mut kept, connections) {
                             200 => break,
                             429 => refused += 1,
                             status => panic!("serve answered {status}"),
@@ -182,25 +242,29 @@ fn bench(c: &mut Criterion) {
 
     let (mut child, addr) = start_serve(root, &packet_file);
     let idle = peak_rss_kib(child.id());
-    let before = cpu_time(child.id());
-    let wall = Instant::now();
-    let (mut latencies, refused) = flood(addr, &bodies);
-    let wall = wall.elapsed();
-    let cpu = cpu_time(child.id()) - before;
-    latencies.sort();
-    eprintln!(
-        "serve: {spans} spans ({megabytes:.1} MB, {REQUESTS} requests, {CLIENTS} clients) in {:.2} s wall, {:.2} s CPU: \
-         {:.0} spans/s per core; latency per request p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; {refused} refused (429) \
-         and sent again; peak resident {} KiB idle, {} KiB after the flood",
-        wall.as_secs_f64(),
-        cpu.as_secs_f64(),
-        spans / cpu.as_secs_f64(),
-        percentile(&latencies, 0.5).as_secs_f64() * 1e3,
-        percentile(&latencies, 0.99).as_secs_f64() * 1e3,
-        latencies.last().unwrap().as_secs_f64() * 1e3,
-        idle,
-        peak_rss_kib(child.id()),
-    );
+    eprintln!("serve: peak resident {idle} KiB idle");
+    for (connections, name) in
+        [(Connections::OnePerRequest, "a connection per request"), (Connections::KeptAlive, "connections kept alive")]
+    {
+        let before = cpu_time(child.id());
+        let wall = Instant::now();
+        let (mut latencies, refused) = flood(addr, &bodies, connections);
+        let wall = wall.elapsed();
+        let cpu = cpu_time(child.id()) - before;
+        latencies.sort();
+        eprintln!(
+            "serve, first flood with {name}: {spans} spans ({megabytes:.1} MB, {REQUESTS} requests, {CLIENTS} clients) \
+             in {:.2} s wall, {:.2} s CPU: {:.0} spans/s per core; latency per request p50 {:.1} ms, p99 {:.1} ms, \
+             max {:.1} ms; {refused} refused (429) and sent again; peak resident {} KiB after the flood",
+            wall.as_secs_f64(),
+            cpu.as_secs_f64(),
+            spans / cpu.as_secs_f64(),
+            percentile(&latencies, 0.5).as_secs_f64() * 1e3,
+            percentile(&latencies, 0.99).as_secs_f64() * 1e3,
+            latencies.last().unwrap().as_secs_f64() * 1e3,
+            peak_rss_kib(child.id()),
+        );
+    }
 
     // `trace` on the same spans, from a file (one request per line, as the Collector writes).
     let config = packetproof::Invocation::from(Config::load(root, None).expect("harness.toml loads"));
@@ -246,15 +310,20 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10).measurement_time(Duration::from_secs(10));
     group.throughput(Throughput::Elements(spans as u64));
     // The server's CPU time per flood: spans per second per core.
-    group.bench_function("20,000 spans, server CPU", |b| {
-        b.iter_custom(|iterations| {
-            let start = cpu_time(child.id());
-            for _ in 0..iterations {
-                flood(addr, &bodies);
-            }
-            cpu_time(child.id()) - start
-        })
-    });
+    for (connections, name) in [
+        (Connections::OnePerRequest, "20,000 spans, server CPU"),
+        (Connections::KeptAlive, "20,000 spans, server CPU, connections kept alive"),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iterations| {
+                let start = cpu_time(child.id());
+                for _ in 0..iterations {
+                    flood(addr, &bodies, connections);
+                }
+                cpu_time(child.id()) - start
+            })
+        });
+    }
     group.finish();
     eprintln!("serve: peak resident {} KiB after every flood", peak_rss_kib(child.id()));
     let _ = child.kill();
