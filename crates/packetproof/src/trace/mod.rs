@@ -181,6 +181,8 @@ impl<'p> Session<'p> {
 
     /// Read one export request. `signal` may be `None` for protobuf when nothing says
     /// (a file): the bytes decide. `origin` and `line` name where it was read, in reports.
+    /// An export refused part way leaves the session holding what it read before the
+    /// refusal: drop the session then (as `trace` and `serve` do).
     pub fn read(
         &mut self,
         bytes: &[u8],
