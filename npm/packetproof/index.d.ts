@@ -66,6 +66,7 @@ export interface Rule {
   /** What it needs before it can apply (without it the check is reported as not applicable, with the reason). */
   needs: Array<
     | 'suite-templates'
+    | 'agent-templates'
     | 'request'
     | 'producer'
     | `run-file:${string}`

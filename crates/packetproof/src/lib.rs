@@ -41,6 +41,7 @@ pub mod canonical;
 pub mod check;
 pub mod compile;
 pub mod config;
+pub mod conform;
 pub mod conformance;
 pub mod corpus;
 pub mod diff;

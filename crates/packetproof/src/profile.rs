@@ -256,6 +256,17 @@ pub struct Templates {
     /// What the app does to a rendering before sending it (default: nothing).
     #[serde(default)]
     pub rendering: crate::template::Trim,
+    /// What the app does to one template's rendering, where it differs from `rendering`.
+    #[serde(default)]
+    pub renderings: BTreeMap<String, crate::template::Trim>,
+    /// The jinja engine's settings as the app configures it (default: Jinja2's and
+    /// minijinja's own defaults, every option off).
+    #[serde(default)]
+    pub jinja: crate::template::jinja::Settings,
+    /// Slots a template's rendering fills (slot name → template): the slot holds a
+    /// rendering of that template, its literal text held as its own.
+    #[serde(default)]
+    pub fills: BTreeMap<String, String>,
 }
 
 /// A template style packetproof reads into literal text and slots.

@@ -60,6 +60,7 @@ pub enum PacketCheck {
     BranchIsolation,
     BranchConsistency,
     RendersFromInput,
+    TemplateConformance,
     ForbiddenMaterial,
     ProviderShape,
 }
@@ -206,6 +207,13 @@ impl Check {
                     Packet,
                     &[BlockBuilderProfile, BuiltinBranchValues, SuiteTemplates],
                     "the prompts are this suite's templates rendered over the packet's own renderInput",
+                ),
+                PacketCheck::TemplateConformance => rule(
+                    "packet::template-conformance",
+                    Packet,
+                    &[AgentTemplates],
+                    "the prompts are a rendering of the agent's templates, every slot in its contract and free of \
+                     forbidden material, judged as trace, serve and wire --check --gate judge a production call",
                 ),
                 PacketCheck::ForbiddenMaterial => rule(
                     "packet::forbidden-material",

@@ -221,6 +221,13 @@ fn materials(config: &Invocation) -> Result<Vec<Material>> {
     for schema in config.agents.all().iter().filter_map(|agent| agent.schema.as_ref()) {
         add(relative(config, schema), &fsutil::read_bytes(schema, config.limits.max_file_bytes)?);
     }
+    // A slot's schema is reviewed material: production holds slot values to it.
+    let slot_schemas: std::collections::BTreeSet<&String> =
+        config.agents.all().iter().flat_map(|agent| agent.slots.values()).filter_map(|c| c.schema.as_ref()).collect();
+    for file in slot_schemas {
+        let path = config.root.join(file);
+        add(relative(config, &path), &fsutil::read_bytes(&path, config.limits.max_file_bytes)?);
+    }
     let (name, bytes) = config.builder_schema_bytes()?;
     add(shown_resource(config, &name), &bytes);
     add("google-suffix".to_owned(), config.google_suffix.as_bytes());

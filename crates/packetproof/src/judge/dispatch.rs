@@ -112,6 +112,7 @@ pub(crate) fn on_object(
         PacketCheck::ProviderShape => packet::provider_shape(map, config).into(),
         PacketCheck::BranchConsistency => packet::branch_consistency::check(map, config).into(),
         PacketCheck::RendersFromInput => crate::check::renders_from_input::check(map, config).into(),
+        PacketCheck::TemplateConformance => crate::conform::rule::check(map, config).into(),
     })
 }
 

@@ -52,9 +52,13 @@ impl Step {
     fn due(self, check: Check) -> Result<(), String> {
         match self.stage().filter(|stage| check.rule().not_due_at.contains(stage)) {
             None => Ok(()),
-            Some(Stage::Write) => {
+            Some(Stage::Write) if check == Check::Packet(crate::PacketCheck::Regenerates) => {
                 Err(format!("{} writes what the request makes now: there is nothing to regenerate", self.name()))
             }
+            Some(Stage::Write) => Err(format!(
+                "{} writes what the request makes now: the gate judges it among the golden packets once written",
+                self.name()
+            )),
             Some(Stage::Evaluate | Stage::Complete | Stage::Attest) => {
                 Err(format!("not yet due: {} comes before it", self.name()))
             }
@@ -229,6 +233,7 @@ impl<'a> Subject<'a> {
                 agent().kind_name()
             )),
             Need::BuiltinBranchValues => crate::packet::builtin_branch_values(object()?, config),
+            Need::AgentTemplates => crate::conform::rule::applies(object()?, config),
             Need::BuilderSchema => crate::schema::parity_applies(config),
             Need::Lock => crate::lock::applies(config),
         }

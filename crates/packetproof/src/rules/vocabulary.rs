@@ -57,6 +57,9 @@ pub enum Need {
     /// The packet's resolvedBranch holds only values packetproof's compiler knows (a
     /// value a suite added to a block-builder value set is its own exporter's).
     BuiltinBranchValues,
+    /// The packet's agent declares its templates (`[agents.NAME.templates]`), or is the
+    /// block builder, whose templates are built in.
+    AgentTemplates,
     /// The suite names a Builder schema its snapshot is generated from.
     BuilderSchema,
     /// The suite has a lock file (`bless` writes it).

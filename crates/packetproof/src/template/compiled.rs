@@ -13,6 +13,8 @@ pub(super) struct Seq {
     patterns: Vec<String>,
     /// The whole run, forward.
     whole: Automaton,
+    /// The whole run, backward: built only to say where a text departs from its end.
+    whole_back: Automaton,
     /// Per node: where the nodes after it can start (a reverse DFA), when one of them
     /// is not literal text.
     rests: Vec<Automaton>,
@@ -64,7 +66,7 @@ impl Seq {
             .collect();
         let rests = nodes.iter().map(|_| Automaton::default()).collect();
         let depth = 1 + nodes.iter().map(Node::depth).max().unwrap_or(0);
-        Seq { nodes, patterns, whole: Automaton::default(), rests, tails, depth }
+        Seq { nodes, patterns, whole: Automaton::default(), whole_back: Automaton::default(), rests, tails, depth }
     }
 
     pub(super) fn pattern(&self) -> String {
@@ -86,6 +88,16 @@ impl Seq {
             },
         )?;
         Ok(whole)
+    }
+
+    /// How far into `text` some match of the whole run still reaches.
+    pub(super) fn reach(&self, text: &[u8], budget: &mut Budget) -> Result<usize, Unsplit> {
+        super::split::reach(&self.whole, || self.pattern(), text, budget)
+    }
+
+    /// Where the longest suffix of `text` that ends some match of the whole run starts.
+    pub(super) fn reach_back(&self, text: &[u8], budget: &mut Budget) -> Result<usize, Unsplit> {
+        super::split::reach_back(&self.whole_back, || self.pattern(), text, budget)
     }
 
     /// Build the whole run's automaton now (a template too large is refused when read).

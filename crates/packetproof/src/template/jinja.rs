@@ -301,3 +301,20 @@ fn lead(text: &str, strip_all: bool, strip_newline: bool) -> &str {
 
 #[cfg(test)]
 mod tests;
+
+/// Placeholder until the engine settings land (jinja-settings branch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    pub trim_blocks: bool,
+    pub lstrip_blocks: bool,
+    pub keep_trailing_newline: bool,
+}
+
+impl Settings {
+    pub const PROJECT: Settings = Settings { trim_blocks: true, lstrip_blocks: true, keep_trailing_newline: true };
+}
+
+pub fn read_with(name: &str, files: &BTreeMap<String, String>, _settings: Settings) -> Result<Template, String> {
+    read(name, files)
+}

@@ -18,6 +18,7 @@
 mod compiled;
 pub mod format;
 pub mod jinja;
+pub mod located;
 pub mod mustache;
 pub mod shape;
 mod split;
@@ -76,6 +77,13 @@ impl Template {
         Piece::Literal(text.to_owned())
     }
 
+    /// The template whose renderings are this one's once `trim` is done to them (a
+    /// template whose rendering fills another's slot; whitespace left at the cut end
+    /// is not refused there, as the outer text's ends are).
+    pub fn trimmed(self, trim: Trim) -> Template {
+        trim.template(self)
+    }
+
     /// The matcher of the template's renderings once `trim` is done to them (the
     /// app's edit before sending), any text in its slots; or why the template is too
     /// large to match.
@@ -126,6 +134,20 @@ impl Matcher {
         let mut rendering = Rendering::default();
         self.root.split(text.as_bytes(), (0, text.len()), &mut budget, &mut rendering)?;
         Ok(Some(rendering))
+    }
+
+    /// Where `text` departs from every rendering, read from its start: the byte offset
+    /// of the first byte no rendering has after the bytes before it; and read from its
+    /// end: the offset after the last byte no rendering has before the bytes after it.
+    /// (`(text.len(), 0)`: no departure is seen, as when a slot could hold the rest.)
+    pub fn departs_at(&self, text: &str) -> Result<(usize, usize), Unsplit> {
+        let mut budget = split::Budget::new(self.steps);
+        let ahead = self.root.reach(text.as_bytes(), &mut budget)?;
+        let back = self.root.reach_back(text.as_bytes(), &mut budget)?;
+        // On character boundaries: the byte that differs may be inside a character.
+        let floor = |at: usize| (0..=at).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+        let ceil = |at: usize| (at..=text.len()).find(|i| text.is_char_boundary(*i)).unwrap_or(text.len());
+        Ok((floor(ahead), ceil(back)))
     }
 
     /// Whether `text` renders this template (no slot values are taken out).
@@ -255,6 +277,18 @@ mod tests {
         let tight = t.matcher(Trim::AsRendered).unwrap().with_step_budget(1 << 20);
         assert_eq!(tight.matches(&text), Err(Unsplit::OverBudget));
         assert_eq!(tight.is_match(&text[..1000]), Ok(false));
+    }
+
+    #[test]
+    fn where_a_text_departs_from_every_rendering_is_found() {
+        let t = Template { pieces: vec![lit("Hello "), slot("name"), lit(", welcome to the lab.")] };
+        let m = t.matcher(Trim::AsRendered).unwrap();
+        let text = "Hello Ada, welcome in the lab.";
+        // The slot may take "Ada, welcome in the lab.": only from the end is it seen, at "in".
+        let (ahead, back) = m.departs_at(text).unwrap();
+        assert_eq!((ahead, &text[..back]), (text.len(), "Hello Ada, welcome in"));
+        assert_eq!(m.departs_at("Hello Ada, welcome to the lab.").unwrap(), (30, 0));
+        assert_eq!(m.departs_at("Hi, welcome to the lab.").unwrap().0, 1);
     }
 
     /// A text built to make a backtracking matcher explode (many slots, a literal

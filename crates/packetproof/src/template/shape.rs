@@ -16,7 +16,8 @@ pub enum Shape {
     Integer,
     /// `true` or `false` (as JavaScript and jinja write them, or `True`/`False` as Python does).
     Boolean,
-    /// Any text without a line break.
+    /// Any text without a line terminator (none of Unicode's: `\n`, `\r`, VT, FF,
+    /// NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR).
     SingleLine,
     /// One of these values.
     Enum(Vec<String>),
@@ -50,7 +51,7 @@ impl Shape {
             Shape::Literal(text) => Some(regex::escape(text)),
             Shape::Integer => Some("-?[0-9]+".into()),
             Shape::Boolean => Some("true|false|True|False".into()),
-            Shape::SingleLine => Some(r"[^\n\r]*".into()),
+            Shape::SingleLine => Some(r"[^\n\r\x0B\x0C\x{85}\x{2028}\x{2029}]*".into()),
             Shape::Enum(values) => Some(values.iter().map(|v| regex::escape(v)).collect::<Vec<_>>().join("|")),
             Shape::Pattern(pattern) => Some(pattern.clone()),
         }
@@ -209,5 +210,14 @@ mod tests {
         assert!(resolve("{ shape = \"integer\", schema = \"s.json\" }").unwrap_err().contains("holds JSON"));
         assert!(resolve("{ values = [\"a\"], pattern = \"a\" }").unwrap_err().contains("one of"));
         assert!(resolve("{ pattern = \"a\\\\b\" }").unwrap_err().contains("word boundary"));
+    }
+
+    #[test]
+    fn a_single_line_holds_no_line_terminator_of_any_kind() {
+        let whole = regex::Regex::new(&format!(r"\A(?:{})\z", Shape::SingleLine.pattern().unwrap())).unwrap();
+        assert!(whole.is_match("one line, with tabs\tand ünïcödé"));
+        for terminator in ["\n", "\r", "\u{B}", "\u{C}", "\u{85}", "\u{2028}", "\u{2029}"] {
+            assert!(!whole.is_match(&format!("a{terminator}b")), "{terminator:?}");
+        }
     }
 }

@@ -161,6 +161,49 @@ pub(super) fn forward(
     })
 }
 
+/// The length of the longest prefix of `text` that some match extends (`text.len()`:
+/// all of it, so the text ends too early or matches).
+pub(super) fn reach(
+    automaton: &Automaton,
+    pattern: impl FnOnce() -> String,
+    text: &[u8],
+    budget: &mut Budget,
+) -> Result<usize, Unsplit> {
+    automaton.with(pattern, false, |dfa, cache| {
+        let input = Input::new(text).anchored(Anchored::Yes);
+        let mut sid = dfa.start_state_forward(cache, &input).map_err(|e| Unsplit::Engine(e.to_string()))?;
+        for (x, &byte) in text.iter().enumerate() {
+            budget.take(1)?;
+            sid = step(dfa, cache, sid, Some(byte))?;
+            if sid.is_dead() {
+                return Ok(x);
+            }
+        }
+        Ok(text.len())
+    })
+}
+
+/// Where the longest suffix of `text` that ends some match starts (`0`: all of it).
+pub(super) fn reach_back(
+    automaton: &Automaton,
+    pattern: impl FnOnce() -> String,
+    text: &[u8],
+    budget: &mut Budget,
+) -> Result<usize, Unsplit> {
+    automaton.with(pattern, true, |dfa, cache| {
+        let input = Input::new(text).anchored(Anchored::Yes);
+        let mut sid = dfa.start_state_reverse(cache, &input).map_err(|e| Unsplit::Engine(e.to_string()))?;
+        for j in (0..text.len()).rev() {
+            budget.take(1)?;
+            sid = step(dfa, cache, sid, Some(text[j]))?;
+            if sid.is_dead() {
+                return Ok(j + 1);
+            }
+        }
+        Ok(0)
+    })
+}
+
 /// For each `j` in `s..=e`, whether `text[j..e]` matches (index `j - s`).
 pub(super) fn starts(
     automaton: &Automaton,

@@ -61,22 +61,7 @@ pub enum Verdict {
     },
 }
 
-/// A template a conforming call rendered, and its version (the sha256 of its bytes).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Used {
-    pub name: String,
-    pub version: String,
-}
-
-/// A slot a conforming call filled: named by its expression, its value reported by
-/// length and digest only (it is production data: no report copies it).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Filled {
-    pub template: String,
-    pub name: String,
-    pub length: usize,
-    pub sha256: String,
-}
+pub use crate::conform::{Filled, Used};
 
 impl Verdict {
     pub fn name(&self) -> &'static str {
