@@ -276,6 +276,9 @@ mod tests {
         let template = dir.path().join("references/prompts/system.md.j2");
         let text = std::fs::read_to_string(&template).unwrap();
         std::fs::write(&template, text.replacen('\n', " One edit.\n", 1)).unwrap();
+        // A new command, a new invocation: what one invocation read (the templates the
+        // conformance rule judges by) is not read again within it.
+        let config = Invocation::from(packetproof::Config::load(dir.path(), None).unwrap());
         let pending = bless::plan(&config, None, packetproof::bless::GoldenWrites::OnCommand).unwrap();
         assert!(pending.len() >= 2 && pending.iter().all(|p| p.change == Change::Updated));
         (dir, pending)

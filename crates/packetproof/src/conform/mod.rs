@@ -109,6 +109,13 @@ pub(crate) struct AgentTemplates {
 /// The template files that count: name → bytes (under `paths.prompts`, or a key path).
 pub(crate) type Files = Vec<(String, Vec<u8>)>;
 
+/// Why a root not among the files is not counted, and whether a slot schema's bytes are
+/// admitted (gate material in production).
+pub(crate) type Lookups<'a> = (&'a dyn Fn(&str) -> String, &'a dyn Fn(&[u8]) -> bool);
+
+/// Each root's name and its matcher.
+type RootMatchers = [(String, Matcher)];
+
 impl AgentTemplates {
     /// `agent`'s templates among `files`, each undeclared slot's shape taken from the
     /// values `reviewed` (system, user) texts fill it with; `missing` says why a root
@@ -118,7 +125,7 @@ impl AgentTemplates {
         config: &Invocation,
         files: &Files,
         reviewed: &[(&str, &str)],
-        (missing, admitted): (&dyn Fn(&str) -> String, &dyn Fn(&[u8]) -> bool),
+        (missing, admitted): Lookups,
     ) -> Result<AgentTemplates, String> {
         let versions = files.iter().map(|(name, bytes)| (name.clone(), digest::sha256(bytes))).collect();
         let texts: BTreeMap<String, String> = files
@@ -337,7 +344,7 @@ fn departure(role: &Role, text: &str) -> String {
 
 /// The values the reviewed texts fill each slot with (every time a loop fills it).
 fn observed(
-    (system, user): (&[(String, Matcher)], &[(String, Matcher)]),
+    (system, user): (&RootMatchers, &RootMatchers),
     reviewed: &[(&str, &str)],
     config: &Invocation,
 ) -> BTreeMap<String, Vec<String>> {

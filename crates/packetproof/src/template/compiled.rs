@@ -41,7 +41,7 @@ enum Node {
     },
     /// A body any number of times: `star` and `star_back` match the whole loop.
     Repeat {
-        body: Seq,
+        body: Box<Seq>,
         star: Automaton,
         star_back: Automaton,
     },
@@ -173,7 +173,7 @@ impl Node {
                 arms: bodies.iter().map(|t| (String::new(), Seq::compile(&t.pieces, shape_of))).collect(),
             },
             Piece::Repeat(body) => Node::Repeat {
-                body: Seq::compile(&body.pieces, shape_of),
+                body: Box::new(Seq::compile(&body.pieces, shape_of)),
                 star: Automaton::default(),
                 star_back: Automaton::default(),
             },

@@ -1,7 +1,10 @@
-//! minijinja templates read into the [`Template`] shape, under the settings the
-//! project renders its prompts with (`environment`, which `compile::prompts` renders
-//! with): `trim_blocks`, `lstrip_blocks`, `keep_trailing_newline`, and `-`/`+`
-//! whitespace control.
+//! Jinja templates read into the [`Template`] shape, under the engine's settings as
+//! the app configures them ([`Settings`]: `trim_blocks`, `lstrip_blocks`,
+//! `keep_trailing_newline`, whose defaults are Jinja2's and minijinja's own, all off),
+//! and `-`/`+` whitespace control, exactly as minijinja's lexer applies them (Jinja2's
+//! agrees; it also turns a template's newlines into `newline_sequence`, `"\n"` by
+//! default, which a template of `\n` newlines never notices). The project's own
+//! prompts are rendered with every setting on ([`Settings::PROJECT`], `environment`).
 //!
 //! `{{ expr }}` is a slot named by its expression; `{% if %}…{% elif %}…{% else %}`
 //! a branch (without `else`, the branch that renders nothing); `{% for %}` a repeat;
@@ -13,29 +16,57 @@
 use super::{Piece, Template};
 use std::collections::BTreeMap;
 
-/// A minijinja environment with the settings prompts are rendered with, and read by
-/// here (no loader yet): strict undefined values, no escaping, the whitespace rules
-/// above.
+/// The jinja engine's whitespace settings (`[agents.NAME.templates.jinja]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    /// The first newline after a block tag or comment is removed.
+    pub trim_blocks: bool,
+    /// Spaces and tabs from the start of a line to a block tag or comment are removed.
+    pub lstrip_blocks: bool,
+    /// The template's final newline is kept (else one is dropped).
+    pub keep_trailing_newline: bool,
+}
+
+impl Settings {
+    /// What the project's own prompts (the block builder's) are rendered with.
+    pub const PROJECT: Settings = Settings { trim_blocks: true, lstrip_blocks: true, keep_trailing_newline: true };
+}
+
+/// A minijinja environment with the settings the project's prompts are rendered with.
 pub(crate) fn environment() -> minijinja::Environment<'static> {
+    environment_with(Settings::PROJECT)
+}
+
+/// A minijinja environment under `settings` (no loader yet): strict undefined values,
+/// no escaping.
+pub(crate) fn environment_with(settings: Settings) -> minijinja::Environment<'static> {
     let mut env = minijinja::Environment::new();
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.set_keep_trailing_newline(true);
-    env.set_trim_blocks(true);
-    env.set_lstrip_blocks(true);
+    env.set_keep_trailing_newline(settings.keep_trailing_newline);
+    env.set_trim_blocks(settings.trim_blocks);
+    env.set_lstrip_blocks(settings.lstrip_blocks);
     env
 }
 
 /// How deep includes may nest (a cycle is refused before that).
 const MAX_DEPTH: usize = 16;
 
-/// The template `name` of `files` (name → text), includes resolved among `files`.
+/// The template `name` of `files` (name → text), includes resolved among `files`, under
+/// the project's settings.
 pub fn read(name: &str, files: &BTreeMap<String, String>) -> Result<Template, String> {
-    Reader { files, stack: Vec::new() }.template(name)
+    read_with(name, files, Settings::PROJECT)
+}
+
+/// The template `name` of `files` under `settings`.
+pub fn read_with(name: &str, files: &BTreeMap<String, String>, settings: Settings) -> Result<Template, String> {
+    Reader { files, settings, stack: Vec::new() }.template(name)
 }
 
 struct Reader<'a> {
     files: &'a BTreeMap<String, String>,
+    settings: Settings,
     stack: Vec<String>,
 }
 
@@ -53,7 +84,7 @@ impl Reader<'_> {
             return Err(format!("{name}: includes nest too deep or in a cycle ({})", self.stack.join(" → ")));
         }
         self.stack.push(name.to_owned());
-        let tokens = lex(text).map_err(|e| format!("{name}: {e}"))?;
+        let tokens = lex(text, self.settings).map_err(|e| format!("{name}: {e}"))?;
         let mut tokens = tokens.into_iter().peekable();
         let (body, end) = self.body(&mut tokens, &[]).map_err(|e| format!("{name}: {e}"))?;
         self.stack.pop();
@@ -227,17 +258,19 @@ enum Kind {
     Comment,
 }
 
-/// Text, expressions and tags, with whitespace control applied as minijinja
-/// applies it under `trim_blocks` and `lstrip_blocks`.
-fn lex(source: &str) -> Result<Vec<Token>, String> {
+/// Text, expressions and tags, with whitespace control applied as minijinja's lexer
+/// applies it under `settings`.
+fn lex(source: &str, settings: Settings) -> Result<Vec<Token>, String> {
+    let source = without_final_newline(source, settings);
     let mut tokens = Vec::new();
     let mut pos = 0;
-    // After the previous tag: strip all leading whitespace (`-`), or one newline (trim_blocks).
-    let (mut strip_all, mut strip_newline) = (false, false);
+    // What the previous tag's end does to the text after it.
+    let mut after = After::Nothing;
     while pos < source.len() {
+        pos += after.skipped(&source[pos..]);
         let next = ["{{", "{%", "{#"].iter().filter_map(|open| source[pos..].find(open).map(|at| pos + at)).min();
         let Some(start) = next else {
-            tokens.push(Token::Text(lead(&source[pos..], strip_all, strip_newline).to_owned()));
+            push_text(&mut tokens, &source[pos..]);
             break;
         };
         let kind = match &source[start..start + 2] {
@@ -247,21 +280,13 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
         };
         let modifier = source[start + 2..].chars().next();
         let raw = &source[pos..start];
-        let mut end_cut = 0;
-        if modifier == Some('-') {
-            end_cut = raw.len() - raw.trim_end().len();
-        } else if kind != Kind::Var && modifier != Some('+') {
-            // lstrip_blocks: spaces and tabs from the start of the line to the tag.
-            let blank = raw.len() - raw.trim_end_matches([' ', '\t']).len();
-            let at_line_start = start - blank == 0 || source.as_bytes()[start - blank - 1] == b'\n';
-            if at_line_start {
-                end_cut = blank;
-            }
-        }
-        let text = lead(&raw[..raw.len() - end_cut], strip_all, strip_newline);
-        if !text.is_empty() {
-            tokens.push(Token::Text(text.to_owned()));
-        }
+        let text = match modifier {
+            Some('-') => raw.trim_end(),
+            Some('+') => raw,
+            _ if kind != Kind::Var && settings.lstrip_blocks && at_line_start(&source[..start]) => lstripped(raw),
+            _ => raw,
+        };
+        push_text(&mut tokens, text);
         let close = match kind {
             Kind::Var => "}}",
             Kind::Block => "%}",
@@ -276,8 +301,12 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
         if end_modifier.is_some() {
             inner = &inner[..inner.len() - 1];
         }
-        strip_all = end_modifier == Some('-');
-        strip_newline = kind != Kind::Var && end_modifier.is_none();
+        after = match end_modifier {
+            Some('-') => After::AllWhitespace,
+            Some(_) => After::Nothing,
+            None if kind != Kind::Var && settings.trim_blocks => After::OneNewline,
+            None => After::Nothing,
+        };
         match kind {
             Kind::Var => tokens.push(Token::Var(inner.trim().to_owned())),
             Kind::Block => tokens.push(Token::Tag(inner.trim().to_owned())),
@@ -288,33 +317,68 @@ fn lex(source: &str) -> Result<Vec<Token>, String> {
     Ok(tokens)
 }
 
-/// `text` with its leading whitespace stripped (`-`), or one leading newline (trim_blocks).
-fn lead(text: &str, strip_all: bool, strip_newline: bool) -> &str {
-    if strip_all {
-        return text.trim_start();
+/// What a tag's end removes from the text after it.
+#[derive(Clone, Copy)]
+enum After {
+    Nothing,
+    /// `-}}`, `-%}`, `-#}`: all whitespace.
+    AllWhitespace,
+    /// trim_blocks, after a block tag or comment: a `\r`, then a `\n`.
+    OneNewline,
+}
+
+impl After {
+    /// How many bytes at the start of `text` this removes.
+    fn skipped(self, text: &str) -> usize {
+        match self {
+            After::Nothing => 0,
+            After::AllWhitespace => text.len() - text.trim_start().len(),
+            After::OneNewline => {
+                let cr = usize::from(text.starts_with('\r'));
+                cr + usize::from(text[cr..].starts_with('\n'))
+            }
+        }
     }
-    if strip_newline {
-        return text.strip_prefix("\r\n").or_else(|| text.strip_prefix('\n')).unwrap_or(text);
+}
+
+/// The source less one final `\n` and then one `\r`, unless it keeps them.
+fn without_final_newline(source: &str, settings: Settings) -> &str {
+    if settings.keep_trailing_newline {
+        return source;
     }
-    text
+    let source = source.strip_suffix('\n').unwrap_or(source);
+    source.strip_suffix('\r').unwrap_or(source)
+}
+
+fn is_newline(c: char) -> bool {
+    c == '\r' || c == '\n'
+}
+
+/// Whether only whitespace stands between the start of the line (or template) and the
+/// end of `before`, where a tag starts.
+fn at_line_start(before: &str) -> bool {
+    before.chars().rev().find(|c| is_newline(*c) || !c.is_whitespace()).is_none_or(is_newline)
+}
+
+/// `text` without the blanks (whitespace but newlines) at its end, when a newline or
+/// nothing is left before them (lstrip_blocks).
+fn lstripped(text: &str) -> &str {
+    let trimmed = text.trim_end_matches(|c: char| c.is_whitespace() && !is_newline(c));
+    if trimmed.is_empty() || trimmed.ends_with('\n') {
+        trimmed
+    } else {
+        text
+    }
+}
+
+fn push_text(tokens: &mut Vec<Token>, text: &str) {
+    if !text.is_empty() {
+        tokens.push(Token::Text(text.to_owned()));
+    }
 }
 
 #[cfg(test)]
 mod tests;
 
-/// Placeholder until the engine settings land (jinja-settings branch).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Settings {
-    pub trim_blocks: bool,
-    pub lstrip_blocks: bool,
-    pub keep_trailing_newline: bool,
-}
-
-impl Settings {
-    pub const PROJECT: Settings = Settings { trim_blocks: true, lstrip_blocks: true, keep_trailing_newline: true };
-}
-
-pub fn read_with(name: &str, files: &BTreeMap<String, String>, _settings: Settings) -> Result<Template, String> {
-    read(name, files)
-}
+#[cfg(test)]
+mod engines;
