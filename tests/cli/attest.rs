@@ -213,8 +213,10 @@ fn attest_refuses_an_incomplete_run_and_a_wrong_key_file() {
 }
 
 /// A sentence appended to the user message, both hashes recomputed: a run of it can be
-/// made only where a suite turns `packet::renders-from-input` off explicitly; `attest`
-/// under the rule book refuses to sign it (exit 1), as `verify` fails it.
+/// made only where a suite turns `packet::renders-from-input` and
+/// `packet::template-conformance` off explicitly (with the first alone, `prepare` refuses
+/// it as production would); `attest` under the rule book refuses to sign it (exit 1), as
+/// `verify` fails it.
 fn attest_never_signs_a_run_whose_prompt_is_not_its_evidence_rendered() {
     let dir = tempfile::tempdir().unwrap();
     let settings = dir.path().join("harness.toml");
@@ -227,6 +229,13 @@ fn attest_never_signs_a_run_whose_prompt_is_not_its_evidence_rendered() {
     let file = dir.path().join("appended.json");
     std::fs::write(&file, canonical::to_pretty(&packet)).unwrap();
     let run = dir.path().join("runs/appended");
+    let one_skip =
+        packetproof(&["--config", path(&settings), "prepare", "--packet", path(&file), "--out-dir", path(&run)]);
+    assert_eq!(one_skip.code, 1, "{}", one_skip.describe());
+    assert!(one_skip.stderr.contains("[packet::template-conformance]"), "{}", one_skip.describe());
+    assert!(!run.exists(), "nothing was prepared");
+    let both = "\"packet::template-conformance\" = \"a test builds the run\"\n";
+    std::fs::write(&settings, format!("{}{both}", std::fs::read_to_string(&settings).unwrap())).unwrap();
     let with_skip = |args: &[&str]| {
         let mut all = vec!["--config", path(&settings)];
         all.extend_from_slice(args);

@@ -221,33 +221,34 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     assert_eq!(budget.code, 1, "{}", budget.describe());
     assert!(budget.stdout.contains("its max tokens 99999999 pass the 32768 vouched"), "{}", budget.stdout);
 
-    // An app that strips its renderings' trailing newlines declares it; then, and only
-    // then, its stripped messages conform (and one changed letter still does not).
-    let (system, user) = (system.trim_end_matches('\n'), user.trim_end_matches('\n'));
-    assert_eq!(trace(system, user).code, 1);
+    // An app that strips its renderings' trailing newlines declares it, and the gate holds
+    // its golden packets to the declaration as production holds calls: packets its
+    // exporter did not strip are none of the app's calls, so the gate signs nothing.
+    let (stripped_system, stripped_user) = (system.trim_end_matches('\n'), user.trim_end_matches('\n'));
+    assert_eq!(trace(stripped_system, stripped_user).code, 1);
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
     let declared = "style = \"format\"\nrendering = \"strip-trailing-newlines\"";
     std::fs::write(suite.join("harness.toml"), settings.replace("style = \"format\"", declared)).unwrap();
-    // The gate binds the settings it judged under: under others it refuses to judge.
-    let unbound = trace(system, user);
-    assert_eq!(unbound.code, 2, "{}", unbound.describe());
-    assert!(unbound.stderr.contains("was signed under other settings"), "{}", unbound.describe());
-    let resigned = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate-stripped.json"]);
-    assert_eq!(resigned.code, 0, "{}", resigned.describe());
-    gate.set("gate-stripped.json");
-    let stripped = trace(system, user);
-    assert_eq!(stripped.code, 0, "{}", stripped.describe());
-    assert_eq!(trace(system, &user.replace("asks:", "asks;")).code, 1);
+    // trace reads the golden packets under the declaration too, and refuses them.
+    let unread = trace(stripped_system, stripped_user);
+    assert_eq!(unread.code, 1, "{}", unread.describe());
+    assert!(unread.stderr.contains("[packet::template-conformance]"), "{}", unread.describe());
+    let refused = run_in(&suite, &["test", "--attest", "owner-only.pem", "--attestation", "gate-stripped.json"]);
+    assert_ne!(refused.code, 0, "{}", refused.describe());
+    assert!(refused.stdout.contains("production would refuse this packet"), "{}", refused.describe());
+    assert!(!suite.join("gate-stripped.json").exists(), "a gate over packets production refuses is never signed");
+    std::fs::write(suite.join("harness.toml"), settings).unwrap();
 
     // A template the gate does not vouch for (edited after it ran) is left out, named,
-    // and the suite's other templates still match calls.
+    // and the suite's other templates still match calls. The golden packets name the
+    // versions they were made from: template conformance is the gate's to judge for them.
     let followup = suite.join("app/prompts/followup.txt");
     let text = std::fs::read_to_string(&followup).unwrap();
     std::fs::write(&followup, text.replace("New question:", "Next question:")).unwrap();
-    let still = trace(system, user);
+    let still = trace(&system, user);
     assert_eq!(still.code, 0, "{}", still.describe());
     let edited = trace(
-        system,
+        &system,
         "Customer Noor Haddad follows up on an earlier answer.\n\nEarlier answer:\nx\n\nNext question:\ny",
     );
     assert_eq!(edited.code, 1, "{}", edited.describe());

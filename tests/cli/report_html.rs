@@ -45,8 +45,8 @@ fn test_report_shows_the_matrix_and_every_trials_state() {
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<title>packetproof test: FAILED</title>"));
     assert_eq!(count(&html, "data-cell="), MATRIX_CELLS, "{html}");
     assert_eq!(count(&html, "<tr data-fixture="), 3);
-    // 9 packet checks, 9 run checks and the self-test per fixture, and 5 corpus-wide checks.
-    assert_eq!(count(&html, "data-state="), 3 * 19 + 5, "{html}");
+    // 10 packet checks, 9 run checks and the self-test per fixture, and 5 corpus-wide checks.
+    assert_eq!(count(&html, "data-state="), 3 * 20 + 5, "{html}");
     for name in
         ["anthropic-staged-both-selected-interop-shape", CASE, "x&lt;script&gt;alert(1)\\u{202e}\\u{a}-staged-end"]
     {
@@ -60,7 +60,7 @@ fn test_report_shows_the_matrix_and_every_trials_state() {
     let not_run =
         "<th scope=\"row\"><code>corpus::layout</code></th><td class=\"state not-run\" data-state=\"not-run\"";
     assert!(html.contains(not_run), "{html}");
-    assert!(html.contains("✓ 37 passed, ✗ 11 failed, ○ 9 skipped, · 5 not-run."), "{html}");
+    assert!(html.contains("✓ 40 passed, ✗ 11 failed, ○ 9 skipped, · 5 not-run."), "{html}");
     // One answer: the gaps the page counts are the ones corpus::branch-coverage names.
     // (init's suite turns the check off while it is small; turned on, it names the same gaps.)
     let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();

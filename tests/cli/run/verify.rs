@@ -164,13 +164,14 @@ fn verify_reports_failures_then_a_summary_and_every_file_with_v() {
             "packet::regenerates",
             "packet::branch-isolation",
             "packet::renders-from-input",
+            "packet::template-conformance",
             "run::evaluation",
             "run::provider-request",
             "run::attestation"
         ],
         "{skipped:?}"
     );
-    assert!(skipped[5].1.contains("no attestation.json and no --trusted-key"), "{skipped:?}");
+    assert!(skipped[6].1.contains("no attestation.json and no --trusted-key"), "{skipped:?}");
     assert_eq!(report["results"].as_array().unwrap().len(), 2);
 
     let forced = exec(project.bin().args(["verify", s(&runs)]).env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR"));

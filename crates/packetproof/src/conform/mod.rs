@@ -15,6 +15,7 @@ pub(crate) mod slots;
 
 use crate::digest;
 use crate::profile::Profile;
+use crate::report::PacketCheck;
 use crate::template::{Matcher, Rendering};
 use crate::Invocation;
 pub(crate) use roots::{roots, setting, suite_files, templates_followed, Root};
@@ -267,13 +268,18 @@ impl AgentTemplates {
         forbidden_keys: Option<&regex::Regex>,
     ) -> Result<Vec<Filled>, Refusal> {
         let mut slots: Vec<Filled> = Vec::new();
+        // The suite's skip of `packet::forbidden-material` is one decision: every command
+        // reads renderInput and the slot values alike, both or neither.
+        let scans_forbidden = !config.checks.skip.contains_key(PacketCheck::ForbiddenMaterial.name());
         for (part, rendering) in found {
             // The root comes first: the template the slot values fill.
             let template = rendering.branches.first().map_or("", String::as_str);
             for (name, value) in &rendering.slots {
                 let breach = self.contracts.breach(name, value).map(|why| format!("breaks its contract: {why}"));
                 let breach = breach.or_else(|| {
-                    slots::forbidden(value, config, forbidden_keys)
+                    scans_forbidden
+                        .then(|| slots::forbidden(value, config, forbidden_keys))
+                        .flatten()
                         .map(|why| format!("holds forbidden material ({why})"))
                 });
                 if let Some(why) = breach {

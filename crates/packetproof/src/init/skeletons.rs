@@ -54,7 +54,9 @@ const SLOTS = {
   format: /\{([A-Za-z_]\w*)\}/g,
 };
 
+// Jinja (Jinja2's and minijinja's defaults) drops one final newline of a template.
 function render(template, input) {
+  if (STYLE === 'jinja') template = template.replace(/\r?\n$/, '');
   return template.replace(SLOTS[STYLE], (_, name) => {
     if (!(name in input)) throw new Error(`no value for ${name}`);
     return String(input[name]);
@@ -154,6 +156,10 @@ def sha256(data):
 
 
 def render(template, values):
+    # Jinja (Jinja2's and minijinja's defaults) drops one final newline of a template.
+    if STYLE == "jinja":
+        template = re.sub(r"\r?\n\Z", "", template)
+
     def fill(match):
         if match.group(1) not in values:
             raise SystemExit("no value for " + match.group(1))

@@ -10,10 +10,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 fn settings() -> impl Strategy<Value = Settings> {
-    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(trim_blocks, lstrip_blocks, keep_trailing_newline)| Settings {
-        trim_blocks,
-        lstrip_blocks,
-        keep_trailing_newline,
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(trim_blocks, lstrip_blocks, keep_trailing_newline)| {
+        Settings { trim_blocks, lstrip_blocks, keep_trailing_newline }
     })
 }
 
@@ -46,8 +44,9 @@ fn piece() -> impl Strategy<Value = String> {
         literal(),
         (prop_oneof![Just(""), Just("-")], prop_oneof![Just(""), Just("-")])
             .prop_map(|(a, b)| format!("{{{{{a} name {b}}}}}")),
-        (modifier.clone(), end_modifier.clone(), literal(), literal())
-            .prop_map(|(m, e, yes, no)| format!("{{%{m} if flag {e}%}}{yes}{{{{ name }}}}{{% else %}}{no}{{% endif {e}%}}")),
+        (modifier.clone(), end_modifier.clone(), literal(), literal()).prop_map(|(m, e, yes, no)| format!(
+            "{{%{m} if flag {e}%}}{yes}{{{{ name }}}}{{% else %}}{no}{{% endif {e}%}}"
+        )),
         (modifier.clone(), end_modifier.clone(), literal())
             .prop_map(|(m, e, body)| format!("{{%{m} for item in items {e}%}}{body}{{{{ item }}}}{{%{m} endfor %}}")),
         (modifier, end_modifier, literal()).prop_map(|(m, e, text)| format!("{{#{m} {text} {e}#}}")),
@@ -55,9 +54,8 @@ fn piece() -> impl Strategy<Value = String> {
 }
 
 fn template() -> impl Strategy<Value = String> {
-    prop::collection::vec((literal(), piece()), 1..6).prop_map(|parts| {
-        parts.into_iter().map(|(text, piece)| format!("{text}{piece}")).collect::<Vec<_>>().concat()
-    })
+    prop::collection::vec((literal(), piece()), 1..6)
+        .prop_map(|parts| parts.into_iter().map(|(text, piece)| format!("{text}{piece}")).collect::<Vec<_>>().concat())
 }
 
 fn data() -> impl Strategy<Value = Value> {
@@ -144,7 +142,8 @@ proptest! {
 
 #[test]
 fn jinja2s_own_renderings_conform_and_their_mutants_do_not() {
-    let recorded: Value = serde_json::from_str(include_str!("../../../../../tests/data/jinja2/recordings.json")).unwrap();
+    let recorded: Value =
+        serde_json::from_str(include_str!("../../../../../tests/data/jinja2/recordings.json")).unwrap();
     let recordings = recorded["recordings"].as_array().unwrap();
     assert!(recordings.len() >= 50, "the recordings are there");
     let mut refused_as_project = 0;
@@ -166,5 +165,8 @@ fn jinja2s_own_renderings_conform_and_their_mutants_do_not() {
             assert!(!matcher.accepts(&mutant), "{name} {settings:?}: mutant {mutant:?}");
         }
     }
-    assert!(refused_as_project >= 5, "only {refused_as_project} default renderings differ under the project's settings");
+    assert!(
+        refused_as_project >= 5,
+        "only {refused_as_project} default renderings differ under the project's settings"
+    );
 }
