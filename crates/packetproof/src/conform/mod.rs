@@ -4,7 +4,7 @@
 //! to it, `trace --gate` (and so `serve` and `wire --check --gate`) every call no packet
 //! has: what production would refuse, the gate refuses first.
 //!
-//! The agent's templates are read once per judge ([`AgentTemplates`]); which template
+//! The agent's templates are read once per judge (`AgentTemplates`); which template
 //! files count, and which reviewed texts the undeclared slot shapes are taken from, is
 //! the caller's: the suite's files and golden packets for the gate, the files and
 //! packets a gate statement vouches for in production.
