@@ -263,6 +263,10 @@ pub struct Templates {
     /// minijinja's own defaults, every option off).
     #[serde(default)]
     pub jinja: crate::template::jinja::Settings,
+    /// The mustache engine's settings (default: `{{name}}` is HTML-escaped, as
+    /// mustache.js and the spec escape it).
+    #[serde(default)]
+    pub mustache: crate::template::mustache::Settings,
     /// Slots a template's rendering fills (slot name → template): the slot holds a
     /// rendering of that template, its literal text held as its own.
     #[serde(default)]

@@ -144,7 +144,8 @@ impl AgentTemplates {
         };
         let (system_free, user_free) = (free(&system)?, free(&user)?);
         let observe = || observed((&system_free, &user_free), reviewed, config);
-        let contracts = Contracts::new(agent, &names, &observe, config, &setting(agent, config), admitted)?;
+        let mut contracts = Contracts::new(agent, &names, &observe, config, &setting(agent, config), admitted)?;
+        contracts.hold(system.iter().chain(&user).map(|root| &root.template))?;
         Ok(AgentTemplates {
             system: role(&system, system_free, &contracts)?,
             user: role(&user, user_free, &contracts)?,

@@ -25,6 +25,7 @@ pub(crate) struct Declared {
     pub(crate) system: Vec<(String, Trim)>,
     pub(crate) user: Vec<(String, Trim)>,
     pub(crate) jinja: jinja::Settings,
+    pub(crate) mustache: mustache::Settings,
     /// Slots a template's rendering fills: slot name → (template name, what the app does to it).
     pub(crate) fills: Vec<(String, String, Trim)>,
 }
@@ -47,6 +48,7 @@ pub(crate) fn roots(agent: &Profile, config: &Invocation) -> Result<Declared, St
             system: one(SYSTEM_TEMPLATE),
             user: one(USER_TEMPLATE),
             jinja: jinja::Settings::PROJECT,
+            mustache: mustache::Settings::default(),
             fills: Vec::new(),
         });
     }
@@ -61,7 +63,14 @@ pub(crate) fn roots(agent: &Profile, config: &Invocation) -> Result<Declared, St
         .iter()
         .map(|(slot, name)| (slot.clone(), name.clone(), t.renderings.get(name).copied().unwrap_or_default()))
         .collect();
-    Ok(Declared { style: t.style, system: trimmed(&t.system), user: trimmed(&t.user), jinja: t.jinja, fills })
+    Ok(Declared {
+        style: t.style,
+        system: trimmed(&t.system),
+        user: trimmed(&t.user),
+        jinja: t.jinja,
+        mustache: t.mustache,
+        fills,
+    })
 }
 
 /// The roots of `declared` read among `texts`; a root that cannot be read (not among
@@ -149,7 +158,7 @@ fn read_one(declared: &Declared, root: &str, text: &str, texts: &BTreeMap<String
     match declared.style {
         Style::Jinja => jinja::read_with(root, texts, declared.jinja).map_err(strip),
         Style::Format => format::read(text),
-        Style::Mustache => mustache::read(root, texts).map_err(strip),
+        Style::Mustache => mustache::read_with(root, texts, declared.mustache).map_err(strip),
     }
 }
 

@@ -16,6 +16,10 @@ pub(crate) struct Contracts {
     inferred: BTreeSet<String>,
     /// Per slot held to a JSON Schema: the schema, compiled.
     schemas: BTreeMap<String, std::sync::Arc<jsonschema::Validator>>,
+    /// Per slot the engine holds to a pattern (an escaped mustache slot, a `str.format`
+    /// spec): what it can render there, wherever the slot stands. A declared shape is
+    /// what the matcher holds the slot to; the engine's is kept here as well.
+    held: BTreeMap<String, Vec<regex::Regex>>,
 }
 
 /// The block builder's slots whose shape its compiler fixes, and those that hold the
@@ -111,7 +115,7 @@ impl Contracts {
             }
             by_slot.insert(name.clone(), contract);
         }
-        Ok(Contracts { by_slot, inferred, schemas })
+        Ok(Contracts { by_slot, inferred, schemas, held: BTreeMap::new() })
     }
 
     /// Whether the shape of `slot` is taken from the reviewed texts.
@@ -132,9 +136,27 @@ impl Contracts {
         (!whole.is_match(value)).then(|| format!("it is not {}", contract.shape.describe()))
     }
 
+    /// The engine's patterns of each held slot of `templates`.
+    pub(crate) fn hold<'a>(&mut self, templates: impl Iterator<Item = &'a Template>) -> Result<(), String> {
+        let mut patterns = BTreeMap::new();
+        templates.for_each(|t| held_patterns(t, &mut patterns));
+        for (name, patterns) in patterns.into_iter().filter(|(_, p)| !p.iter().any(|p| p == ANY_TEXT)) {
+            let whole = patterns
+                .iter()
+                .map(|p| regex::Regex::new(&format!(r"\A(?:{p})\z")).map_err(|e| format!("the slot {name}: {e}")))
+                .collect::<Result<_, _>>()?;
+            self.held.insert(name, whole);
+        }
+        Ok(())
+    }
+
     /// Why `value`, taken out of `slot`, breaks the slot's contract once taken out:
-    /// longer than its maximum, no strict JSON, or against its schema.
+    /// not what the engine renders there, longer than its maximum, no strict JSON, or
+    /// against its schema.
     pub(crate) fn breach(&self, slot: &str, value: &str) -> Option<String> {
+        if self.held.get(slot).is_some_and(|held| !held.iter().any(|p| p.is_match(value))) {
+            return Some("it is nothing the template engine renders there (its escaping or format spec)".to_owned());
+        }
         let contract = self.by_slot.get(slot)?;
         let length = value.chars().count();
         if let Some(max) = contract.max_length.filter(|max| length > *max) {
@@ -183,12 +205,35 @@ pub(crate) fn undeclared(agent: &Profile, templates: &[&Template], setting: &str
         .collect()
 }
 
+/// What a slot the engine does not hold can render.
+const ANY_TEXT: &str = "(?s:.*)";
+
+/// The engine's pattern of every held slot in `template`, by name.
+fn held_patterns(template: &Template, patterns: &mut BTreeMap<String, Vec<String>>) {
+    for piece in &template.pieces {
+        match piece {
+            Piece::Literal(_) => {}
+            // The same name unescaped elsewhere takes any text there.
+            Piece::Slot(name) => patterns.entry(name.clone()).or_default().push(ANY_TEXT.to_owned()),
+            Piece::Held { name, pattern } => {
+                let known = patterns.entry(name.clone()).or_default();
+                if !known.contains(pattern) {
+                    known.push(pattern.clone());
+                }
+            }
+            Piece::Branch(bodies) => bodies.iter().for_each(|(_, body)| held_patterns(body, patterns)),
+            Piece::Choice(bodies) => bodies.iter().for_each(|body| held_patterns(body, patterns)),
+            Piece::Repeat(body) => held_patterns(body, patterns),
+        }
+    }
+}
+
 /// The name of every slot in `template`.
 pub(crate) fn slot_names(template: &Template, names: &mut BTreeSet<String>) {
     for piece in &template.pieces {
         match piece {
             Piece::Literal(_) => {}
-            Piece::Slot(name) => {
+            Piece::Slot(name) | Piece::Held { name, .. } => {
                 names.insert(name.clone());
             }
             Piece::Branch(bodies) => bodies.iter().for_each(|(_, body)| slot_names(body, names)),

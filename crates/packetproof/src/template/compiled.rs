@@ -155,6 +155,15 @@ impl Node {
     fn compile(piece: &Piece, shape_of: ShapeOf) -> Node {
         match piece {
             Piece::Literal(text) => Node::Literal(text.clone()),
+            Piece::Held { name, pattern } => {
+                let shape = shape_of(name).unwrap_or_else(|| pattern.clone());
+                Node::Slot {
+                    name: name.clone(),
+                    shaped: true,
+                    shape: Automaton::default(),
+                    pattern: format!("(?:{shape})"),
+                }
+            }
             Piece::Slot(name) => {
                 let shape = shape_of(name);
                 Node::Slot {

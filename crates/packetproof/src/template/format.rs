@@ -9,14 +9,15 @@
 //!
 //! Each replacement field is one slot, named by its field name (`order.id`,
 //! `items[0]`; `{}` fields by their automatic number, `0`, `1`, …): its conversion
-//! and format spec, nested fields included (`{total:>{width}}`, whose width is a value
-//! too), only shape the text the slot holds, and a slot takes any text. `{{` and
+//! and format spec hold the text the slot takes to what Python can render under them
+//! ([`format_spec`]); a plain field, or one whose spec holds fields
+//! (`{total:>{width}}`, whose width is a value too), takes any text. `{{` and
 //! `}}` are braces. What Python refuses to format is refused here, naming the field:
 //! a single brace, an unclosed field, an empty attribute or index, text after `]`,
 //! a conversion other than `r`, `s`, `a`, fields nested two deep in a spec, and
 //! automatic numbering mixed with numbered fields.
 
-use super::{Piece, Template};
+use super::{format_spec, Piece, Template};
 
 /// The template `text` is, or why Python would not format it.
 pub fn read(text: &str) -> Result<Template, String> {
@@ -37,11 +38,15 @@ pub fn read(text: &str) -> Result<Template, String> {
             '{' => {
                 let start = reader.at;
                 reader.at += 1;
-                let name = reader.field(true).map_err(|e| format!("the field at byte {start}: {e}"))?;
+                let (name, conversion, spec) =
+                    reader.field(true).map_err(|e| format!("the field at byte {start}: {e}"))?;
                 if !literal.is_empty() {
                     pieces.push(Piece::Literal(std::mem::take(&mut literal)));
                 }
-                pieces.push(Piece::Slot(name));
+                pieces.push(match format_spec::pattern(conversion, spec) {
+                    Some(pattern) => Piece::Held { name, pattern },
+                    None => Piece::Slot(name),
+                });
             }
             _ => {
                 literal.push(c);
@@ -77,14 +82,16 @@ impl Reader<'_> {
         Some(c)
     }
 
-    /// A replacement field after its `{`, through its `}`: the slot's name. In a
-    /// format spec (`outer` false) a field holds no further fields.
-    fn field(&mut self, outer: bool) -> Result<String, String> {
+    /// A replacement field after its `{`, through its `}`: the slot's name, its
+    /// conversion and its format spec. In a format spec (`outer` false) a field holds
+    /// no further fields.
+    fn field(&mut self, outer: bool) -> Result<(String, Option<char>, &str), String> {
         let name = self.field_name()?;
+        let mut conversion = None;
         if self.peek() == Some('!') {
             self.at += 1;
             match self.bump() {
-                Some('r' | 's' | 'a') => {}
+                Some(c @ ('r' | 's' | 'a')) => conversion = Some(c),
                 Some(c @ (':' | '}')) => return Err(format!("'!{c}': a conversion is r, s or a")),
                 Some(c) => return Err(format!("unknown conversion '!{c}' (r, s or a)")),
                 None => return Err("the field is never closed with '}'".to_owned()),
@@ -93,12 +100,15 @@ impl Reader<'_> {
                 return Err("expected ':' or '}' after the conversion".to_owned());
             }
         }
+        let mut spec = "";
         if self.peek() == Some(':') {
             self.at += 1;
+            let start = self.at;
             self.spec(outer)?;
+            spec = &self.text[start..self.at];
         }
         match self.bump() {
-            Some('}') => Ok(name),
+            Some('}') => Ok((name, conversion, spec)),
             _ => Err("the field is never closed with '}'".to_owned()),
         }
     }
@@ -179,10 +189,11 @@ mod tests {
     fn slots_are_named_fields_and_doubled_braces_are_literal() {
         let template = read("Hi {name}, {{literal}} {order.id!r:>8}.\n").unwrap();
         let matcher = template.matcher(Trim::AsRendered).unwrap();
-        let found = matcher.found("Hi Ada Byron, {literal} A-17.\n").unwrap();
-        assert_eq!(found.slots, [("name".into(), "Ada Byron".into()), ("order.id".into(), "A-17".into())]);
-        assert!(matcher.found("Hello Ada, {literal} A-17.\n").is_none(), "a changed literal word");
-        assert!(matcher.found("Hi Ada, {literal}} A-17.\n").is_none(), "a brace more");
+        let found = matcher.found("Hi Ada Byron, {literal}   'A-17'.\n").unwrap();
+        assert_eq!(found.slots, [("name".into(), "Ada Byron".into()), ("order.id".into(), "  'A-17'".into())]);
+        assert!(matcher.found("Hello Ada, {literal}   'A-17'.\n").is_none(), "a changed literal word");
+        assert!(matcher.found("Hi Ada, {literal}}   'A-17'.\n").is_none(), "a brace more");
+        assert!(matcher.found("Hi Ada, {literal} A-17.\n").is_none(), "no repr, nor 8 wide");
     }
 
     /// Renderings Python 3.11 gave (`template.format(**values)`), with values other

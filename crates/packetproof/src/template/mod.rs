@@ -17,6 +17,7 @@
 
 mod compiled;
 pub mod format;
+pub mod format_spec;
 pub mod jinja;
 pub mod located;
 pub mod mustache;
@@ -40,6 +41,10 @@ pub enum Piece {
     Literal(String),
     /// A variable slot: any text, reported under this name.
     Slot(String),
+    /// A slot whose value the engine itself holds to a pattern, whatever the data: an
+    /// HTML-escaped mustache slot, a `str.format` field with a conversion or a format
+    /// spec. No rendering of the template holds anything else there.
+    Held { name: String, pattern: String },
     /// One of several bodies, each with a label (`if x`, `else`, the included file).
     Branch(Vec<(String, Template)>),
     /// A body any number of times, none included (a loop).

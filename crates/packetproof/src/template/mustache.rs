@@ -1,8 +1,11 @@
 //! Mustache templates read into the [`Template`] shape, as the mustache spec
 //! (github.com/mustache/spec, its required modules) and mustache.js render them:
 //!
-//! - `{{name}}`, `{{{name}}}` and `{{&name}}` are slots (HTML escaping is in the slot: a
-//!   slot takes any text);
+//! - `{{name}}`, `{{{name}}}` and `{{&name}}` are slots; `{{name}}` is HTML-escaped
+//!   unless the app turns escaping off ([`Settings`]), and an escaped slot takes only
+//!   what the escape can produce: no `<`, `>` or `"`, and `&` only as the entity an
+//!   engine writes (the spec's four, mustache.js's `&#39;`, `&#x2F;`, `&#x60;`,
+//!   `&#x3D;`, Python chevron's and pystache's `&#x27;`, `&#34;`);
 //! - a section `{{#name}}…{{/name}}` is a branch of its body repeated (a list renders it
 //!   once per item, a true value once) or nothing; an inverted section
 //!   `{{^name}}…{{/name}}` is its body or nothing;
@@ -25,20 +28,44 @@
 use super::{Piece, Template};
 use std::collections::BTreeMap;
 
+/// The mustache engine's settings (`[agents.NAME.templates.mustache]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    /// `{{name}}` is HTML-escaped (mustache.js's and the spec's default; an app that
+    /// sets `Mustache.escape = (t) => t` turns it off).
+    pub escape_html: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings { escape_html: true }
+    }
+}
+
+/// What an HTML-escaped slot can hold.
+const ESCAPED: &str = r#"(?:[^<>"&]|&(?:amp|lt|gt|quot|#39|#x27|#34|#x2F|#x60|#x3D);)*"#;
+
 /// How deep partials may nest.
 const MAX_DEPTH: usize = 16;
 
 /// The template `name` of `files` (name → text, the templates folder), partials
 /// resolved among `files`.
 pub fn read(name: &str, files: &BTreeMap<String, String>) -> Result<Template, String> {
+    read_with(name, files, Settings::default())
+}
+
+/// The template `name` of `files` under `settings`.
+pub fn read_with(name: &str, files: &BTreeMap<String, String>, settings: Settings) -> Result<Template, String> {
     let Some(text) = files.get(name) else { return Err(format!("no template {name:?}")) };
-    let mut reader = Reader { files, stack: vec![name.to_owned()] };
+    let mut reader = Reader { files, settings, stack: vec![name.to_owned()] };
     let pieces = reader.template(name, text).map_err(|e| format!("{name}: {e}"))?;
     Ok(Template { pieces })
 }
 
 struct Reader<'a> {
     files: &'a BTreeMap<String, String>,
+    settings: Settings,
     /// The templates being read, outermost first.
     stack: Vec<String>,
 }
@@ -46,7 +73,8 @@ struct Reader<'a> {
 #[derive(Debug)]
 enum Token {
     Text(char),
-    Var(String),
+    /// A slot, and whether the engine escapes it.
+    Var(String, bool),
     Open(String, bool),
     Close(String),
     /// A partial: its name, and the indentation it takes when it is first on a
@@ -80,7 +108,10 @@ impl Reader<'_> {
                     Some(Piece::Literal(last)) => last.push(c),
                     _ => pieces.push(Piece::Literal(c.to_string())),
                 },
-                Token::Var(name) => pieces.push(Piece::Slot(name)),
+                Token::Var(name, true) if self.settings.escape_html => {
+                    pieces.push(Piece::Held { name, pattern: ESCAPED.to_owned() })
+                }
+                Token::Var(name, _) => pieces.push(Piece::Slot(name)),
                 Token::Open(open, inverted) => stack.push((open, inverted, std::mem::take(&mut pieces))),
                 Token::Close(close) => {
                     let Some((open, inverted, outer)) = stack.pop() else {
@@ -210,7 +241,7 @@ fn scan(text: &str) -> Result<Vec<Token>, String> {
         match sigil {
             None | Some('{' | '&') => {
                 line.non_space = true;
-                tokens.push(Some(Token::Var(value.to_owned())));
+                tokens.push(Some(Token::Var(value.to_owned(), sigil.is_none())));
             }
             Some('#') => tokens.push(Some(Token::Open(value.to_owned(), false))),
             Some('^') => tokens.push(Some(Token::Open(value.to_owned(), true))),

@@ -84,7 +84,7 @@ fn blank(pieces: &[Piece], ws: fn(char) -> bool) -> bool {
 fn piece_blank(piece: &Piece, ws: fn(char) -> bool) -> bool {
     match piece {
         Piece::Literal(text) => text.chars().all(ws),
-        Piece::Slot(_) | Piece::Repeat(_) => true,
+        Piece::Slot(_) | Piece::Held { .. } | Piece::Repeat(_) => true,
         Piece::Branch(bodies) => bodies.iter().any(|(_, body)| blank(&body.pieces, ws)),
         Piece::Choice(bodies) => bodies.iter().any(|body| blank(&body.pieces, ws)),
     }
@@ -148,7 +148,7 @@ fn cut_piece(piece: Piece, side: Side, ws: fn(char) -> bool) -> Vec<Piece> {
                 vec![Piece::Literal(kept.to_owned())]
             }
         }
-        Piece::Slot(name) => vec![Piece::Slot(name)],
+        slot @ (Piece::Slot(_) | Piece::Held { .. }) => vec![slot],
         Piece::Branch(bodies) => vec![Piece::Branch(
             bodies.into_iter().map(|(label, body)| (label, Template { pieces: cut(body.pieces, side, ws) })).collect(),
         )],

@@ -64,7 +64,7 @@ fn delimiters_change_for_the_rest_of_the_template() {
     let m = matcher(&files, "t");
     conform(
         &m,
-        &["Hi Ada, {{literal}}\n  * a\n  * <%b%>\nBye Ada.\n", "Hi , {{literal}}\nBye .\n"],
+        &["Hi Ada, {{literal}}\n  * a\n  * &lt;%b%&gt;\nBye Ada.\n", "Hi , {{literal}}\nBye .\n"],
         &["Hi Ada, {{literal}}\n  - a\nBye Ada.\n", "Hi Ada, {literal}\nBye Ada.\n", "Hi Ada, {{literal}}\nBye Ada!\n"],
     );
 }
@@ -171,4 +171,26 @@ fn the_mustache_specs_tests_conform_or_are_refused_as_documented() {
     }
     assert_eq!(seen_refused, refused.len());
     assert!(conformed >= 130 && changed >= 100, "{conformed} conformed, {changed} changed");
+}
+
+#[test]
+fn an_escaped_slot_holds_only_what_the_escape_produces() {
+    let files = files(&[("t", "Note: {{note}} / raw: {{{raw}}} / amp: {{&amp}}\n")]);
+    let m = matcher(&files, "t");
+    conform(
+        &m,
+        &[
+            "Note: &lt;script&gt;alert(1)&lt;&#x2F;script&gt; / raw: <b> / amp: <i>\n",
+            "Note: Tom &amp; Jerry&#39;s &quot;show&quot; / raw: & / amp: \"\n",
+        ],
+        &[
+            "Note: <script>alert(1)</script> / raw: x / amp: y\n",
+            "Note: Tom & Jerry / raw: x / amp: y\n",
+            "Note: say \"hi\" / raw: x / amp: y\n",
+        ],
+    );
+    // An app that turns escaping off declares it: then the slot takes any text.
+    let settings = Settings { escape_html: false };
+    let raw = read_with("t", &files, settings).unwrap().matcher(Trim::AsRendered).unwrap();
+    assert!(raw.accepts("Note: <script>alert(1)</script> / raw: x / amp: y\n"));
 }
