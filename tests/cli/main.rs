@@ -16,6 +16,7 @@ mod compile;
 mod contracts;
 mod corpus;
 mod distribution;
+mod engines;
 mod errors;
 mod evaluator;
 mod exporter;
@@ -78,6 +79,7 @@ fn main() {
     #[cfg(target_os = "linux")]
     trials.extend(serve::trials());
     trials.extend(attest::trials());
+    trials.extend(engines::trials());
     trials.extend(gate::trials());
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]

@@ -1,0 +1,128 @@
+//! One judge under the engine's settings, with templates where the app keeps them: a
+//! jinja agent whose templates are strings in its YAML config, rendered with Jinja2's
+//! defaults (the texts below are what Jinja2 3.1.6 renders). Its packets conform
+//! under the defaults and are refused, naming the template, under the settings of the
+//! block builder's prompts, and the other way round; `verify` and `wire --check` give
+//! the one verdict.
+
+use crate::support::{self, Project};
+use libtest_mimic::Trial;
+use serde_json::{json, Value};
+
+pub fn trials() -> Vec<Trial> {
+    crate::trials![
+        jinja2s_defaults_are_declared_and_held_in_every_command,
+        a_packet_of_other_template_versions_is_left_to_its_gate_by_name,
+    ]
+}
+
+const CONFIG: &str = "agent:\n  templates:\n    system_template: |\n      You are a helpful assistant.\n    \
+                      instance_template: |\n      <uploaded_files>\n      {{working_dir}}\n      </uploaded_files>\n      \
+                      {% if tips %}\n      Tips: {{ tips }}\n      {% endif %}\n      Fix the issue.\n";
+
+/// The suite: one agent, its templates at key paths of `config/default.yaml`, and
+/// `jinja`: the `[contract.templates.jinja]` table, if any.
+fn suite(jinja: &str) -> Project {
+    let project = Project::empty();
+    std::fs::create_dir_all(project.path("config")).unwrap();
+    std::fs::create_dir_all(project.path("prompts")).unwrap();
+    std::fs::write(project.path("config/default.yaml"), CONFIG).unwrap();
+    let settings = format!(
+        "[paths]\nprompts = \"prompts\"\n\n[contract]\nprofile = \"custom\"\nagent_ids = [\"chooser\"]\n\
+         task_types = [\"choose\"]\nprompt_modes = [\"chat\"]\noutput = \"text\"\n\
+         render_input_keys = [\"working_dir\", \"tips\"]\n\n[contract.templates]\nstyle = \"jinja\"\n\
+         system = [\"config/default.yaml#agent.templates.system_template\"]\n\
+         user = [\"config/default.yaml#agent.templates.instance_template\"]\n{jinja}"
+    );
+    std::fs::write(project.path("harness.toml"), settings).unwrap();
+    project
+}
+
+/// A sealed packet of the agent with these texts, its prompt paths' versions, and `more`.
+fn packet(project: &Project, name: &str, system: &str, user: &str, more: Value) -> String {
+    let mut versions = json!({
+        "agent.templates.system_template": packetproof::digest::sha256(b"system"),
+        "agent.templates.instance_template": packetproof::digest::sha256(b"instance"),
+    });
+    versions.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
+    let mut packet = json!({
+        "packetVersion": 1,
+        "agentId": "chooser",
+        "taskType": "choose",
+        "promptMode": "chat",
+        "attempt": 1,
+        "provider": "openai",
+        "model": "gpt-4.1",
+        "maxTokens": 800,
+        "promptPaths": ["agent.templates.system_template", "agent.templates.instance_template"],
+        "promptVersions": versions,
+        "systemPrompt": system,
+        "userMessage": user,
+        "effectiveUserMessage": user,
+        "renderInput": {"working_dir": "/srv/app", "tips": ""},
+        "resolvedBranch": {"agentId": "chooser"},
+    });
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    let file = format!("{name}.json");
+    support::write_json(&project.path(&file), &packet);
+    file
+}
+
+/// What Jinja2's `Environment()` renders (one final newline dropped, block lines kept).
+const DEFAULTS: (&str, &str) =
+    ("You are a helpful assistant.", "<uploaded_files>\n/srv/app\n</uploaded_files>\n\nFix the issue.");
+/// What `Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)` renders.
+const ALL_ON: (&str, &str) =
+    ("You are a helpful assistant.\n", "<uploaded_files>\n/srv/app\n</uploaded_files>\nFix the issue.\n");
+
+const RULE: &str = "[packet::template-conformance]";
+
+fn jinja2s_defaults_are_declared_and_held_in_every_command() {
+    let defaults = suite("");
+    let conforming = packet(&defaults, "defaults", DEFAULTS.0, DEFAULTS.1, json!({}));
+    let other = packet(&defaults, "all-on", ALL_ON.0, ALL_ON.1, json!({}));
+    let ok = defaults.run_in("", &["verify", &conforming, "--format", "json"]);
+    assert_eq!(ok.code, 0, "{}", ok.describe());
+    let report: Value = serde_json::from_str(&ok.stdout).unwrap();
+    let ran = report["results"][0]["checks"].as_array().unwrap();
+    assert!(ran.contains(&json!("packet::template-conformance")), "{report}");
+    let refused = defaults.run_in("", &["verify", &other]);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(refused.stdout.contains(RULE), "{}", refused.describe());
+    assert!(refused.stdout.contains("config/default.yaml#agent.templates.system_template"), "{}", refused.stdout);
+    // wire --check refuses it before it compares any body.
+    let wire = defaults.run_in("", &["wire", "--packet", &other, "--api", "openai-chat"]);
+    assert_ne!(wire.code, 0, "{}", wire.describe());
+    assert!(wire.stderr.contains(RULE), "{}", wire.describe());
+
+    // The app that turns the three settings on declares them: the verdicts swap.
+    let all_on =
+        suite("\n[contract.templates.jinja]\ntrim_blocks = true\nlstrip_blocks = true\nkeep_trailing_newline = true\n");
+    let conforming = packet(&all_on, "all-on", ALL_ON.0, ALL_ON.1, json!({}));
+    let other = packet(&all_on, "defaults", DEFAULTS.0, DEFAULTS.1, json!({}));
+    assert!(!all_on.run_in("", &["verify", &conforming]).stdout.contains(RULE));
+    let refused = all_on.run_in("", &["verify", &other]);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(refused.stdout.contains(RULE), "{}", refused.describe());
+
+    // A setting no engine has is refused by name.
+    let unknown = suite("\n[contract.templates.jinja]\ntrim_block = true\n");
+    let out = unknown.run_in("", &["verify", "harness.toml"]);
+    assert_eq!(out.code, 2, "{}", out.describe());
+    assert!(out.stderr.contains("trim_block"), "{}", out.describe());
+}
+
+fn a_packet_of_other_template_versions_is_left_to_its_gate_by_name() {
+    let project = suite("");
+    std::fs::write(project.path("prompts/system.txt"), "You are a helpful assistant.").unwrap();
+    let stale = json!({"system.txt": format!("sha256:{}", "0".repeat(64))});
+    let file = packet(&project, "stale", ALL_ON.0, ALL_ON.1, stale);
+    // promptPaths lists it too (packet::contract holds every version to a path).
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(project.path(&file)).unwrap()).unwrap();
+    value["promptPaths"].as_array_mut().unwrap().push(json!("system.txt"));
+    packetproof::digest::seal(value.as_object_mut().unwrap());
+    support::write_json(&project.path(&file), &value);
+    let out = project.run_in("", &["verify", &file, "-v"]);
+    assert!(out.stdout.contains("[packet::template-conformance] not applicable"), "{}", out.describe());
+    assert!(out.stdout.contains("made from other versions of its templates (system.txt"), "{}", out.describe());
+}
