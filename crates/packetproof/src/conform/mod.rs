@@ -138,7 +138,11 @@ impl AgentTemplates {
         let system = roots::read(&declared, &declared.system, &texts, missing, &mut refused);
         let user = roots::read(&declared, &declared.user, &texts, missing, &mut refused);
         let mut names = BTreeSet::new();
-        system.iter().chain(&user).for_each(|root| slots::slot_names(&root.template, &mut names));
+        for root in system.iter().chain(&user) {
+            let mut of_root = BTreeSet::new();
+            slots::slot_names(&root.template, &mut of_root);
+            names.extend(of_root.into_iter().map(|slot| (root.name.clone(), slot)));
+        }
         let free = |roots: &[Root]| -> Result<Vec<(String, Matcher)>, String> {
             roots.iter().map(|r| Ok((r.name.clone(), r.template.matcher(r.trim)?))).collect()
         };
@@ -217,8 +221,8 @@ impl AgentTemplates {
         for root in &role.roots {
             let Some(found) = root.free.matches(text).ok().flatten() else { continue };
             let outside = found.slots.iter().find_map(|(name, value)| {
-                let why = self.contracts.outside_shape(name, value)?;
-                let inferred = self.contracts.is_inferred(name);
+                let why = self.contracts.outside_shape(&root.name, name, value)?;
+                let inferred = self.contracts.is_inferred(&root.name, name);
                 Some((
                     inferred,
                     format!(
@@ -276,7 +280,8 @@ impl AgentTemplates {
             // The root comes first: the template the slot values fill.
             let template = rendering.branches.first().map_or("", String::as_str);
             for (name, value) in &rendering.slots {
-                let breach = self.contracts.breach(name, value).map(|why| format!("breaks its contract: {why}"));
+                let breach =
+                    self.contracts.breach(template, name, value).map(|why| format!("breaks its contract: {why}"));
                 let breach = breach.or_else(|| {
                     scans_forbidden
                         .then(|| slots::forbidden(value, config, forbidden_keys))
@@ -307,9 +312,9 @@ impl AgentTemplates {
 
 /// The shaped matcher beside each root's free one.
 fn role(roots: &[Root], free: Vec<(String, Matcher)>, contracts: &Contracts) -> Result<Role, String> {
-    let shape_of = |name: &str| contracts.pattern(name);
     let mut matchers = Vec::new();
     for (root, (name, free)) in roots.iter().zip(free) {
+        let shape_of = |slot: &str| contracts.pattern(&root.name, slot);
         matchers.push(Matchers { name, shaped: root.template.shaped_matcher(root.trim, &shape_of)?, free });
     }
     let names = roots.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(" or ");
@@ -349,21 +354,23 @@ fn departure(role: &Role, text: &str) -> String {
     format!("; its start and its end are {name}'s, but no rendering of it holds what lies between")
 }
 
-/// The values the reviewed texts fill each slot with (every time a loop fills it).
+/// The values the reviewed texts fill each slot of each root with (every time a loop
+/// fills it).
 fn observed(
     (system, user): (&RootMatchers, &RootMatchers),
     reviewed: &[(&str, &str)],
     config: &Invocation,
-) -> BTreeMap<String, Vec<String>> {
-    let first =
-        |roots: &[(String, Matcher)], text: &str| roots.iter().find_map(|(_, m)| m.matches(text).ok().flatten());
-    let mut observed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+) -> BTreeMap<slots::RootSlot, Vec<String>> {
+    let first = |roots: &[(String, Matcher)], text: &str| {
+        roots.iter().find_map(|(root, m)| Some((root.clone(), m.matches(text).ok().flatten()?)))
+    };
+    let mut observed: BTreeMap<slots::RootSlot, Vec<String>> = BTreeMap::new();
     for (system_text, user_text) in reviewed {
         let user_found =
             first(user, user_text).or_else(|| less_google_suffix(user_text, config).and_then(|u| first(user, u)));
-        for found in [first(system, system_text), user_found].into_iter().flatten() {
+        for (root, found) in [first(system, system_text), user_found].into_iter().flatten() {
             for (name, value) in found.slots {
-                observed.entry(name).or_default().push(value);
+                observed.entry((root.clone(), name)).or_default().push(value);
             }
         }
     }
@@ -376,3 +383,6 @@ fn less_google_suffix<'a>(user: &'a str, config: &crate::Config) -> Option<&'a s
     let suffix = config.google_suffix.as_str();
     user.strip_suffix(suffix).filter(|_| !suffix.is_empty())
 }
+
+#[cfg(test)]
+mod tests;

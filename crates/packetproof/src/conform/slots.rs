@@ -9,11 +9,16 @@ use crate::template::{Piece, Shape, SlotContract, Template};
 use crate::Invocation;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A slot of one root template: the root's name and the slot's.
+pub(crate) type RootSlot = (String, String);
+
 /// The contracts of one agent's slots.
 pub(crate) struct Contracts {
+    /// The declared (or built-in) contracts, by slot name: one in every template.
     by_slot: BTreeMap<String, SlotContract>,
-    /// The slots whose shape is taken from the reviewed texts (none declared).
-    inferred: BTreeSet<String>,
+    /// The shapes taken from the reviewed texts, per root template and slot: one name in
+    /// two templates may hold two kinds of value.
+    inferred: BTreeMap<RootSlot, SlotContract>,
     /// Per slot held to a JSON Schema: the schema, compiled.
     schemas: BTreeMap<String, std::sync::Arc<jsonschema::Validator>>,
     /// Per slot the engine holds to a pattern (an escaped mustache slot, a `str.format`
@@ -83,8 +88,8 @@ impl Contracts {
     /// is signed: [`undeclared`].)
     pub(crate) fn new(
         agent: &Profile,
-        slots: &BTreeSet<String>,
-        observe: &dyn Fn() -> BTreeMap<String, Vec<String>>,
+        slots: &BTreeSet<RootSlot>,
+        observe: &dyn Fn() -> BTreeMap<RootSlot, Vec<String>>,
         config: &Invocation,
         setting: &str,
         admitted: &dyn Fn(&[u8]) -> bool,
@@ -92,21 +97,21 @@ impl Contracts {
         let built_in = built_in(agent, config);
         let mut by_slot = BTreeMap::new();
         let mut schemas = BTreeMap::new();
-        let mut inferred = BTreeSet::new();
+        let mut inferred = BTreeMap::new();
         // Splitting every reviewed text is the dearest part: done only for a slot with no declared shape.
         let observed = std::cell::OnceCell::new();
-        for name in slots {
+        for slot @ (_, name) in slots {
             let declared = agent.slots.get(name).or_else(|| built_in.iter().find(|(n, _)| n == name).map(|(_, c)| c));
             let declared =
                 declared.cloned().or_else(|| (!agent.is_block_builder()).then(|| branch_field(agent, name)).flatten());
-            let contract = match declared {
-                Some(contract) => contract,
-                None => {
-                    inferred.insert(name.clone());
-                    let values = observed.get_or_init(observe).get(name).into_iter().flatten().map(String::as_str);
-                    SlotContract::of(Shape::of_values(values).unwrap_or(Shape::Text))
-                }
+            let Some(contract) = declared else {
+                let values = observed.get_or_init(observe).get(slot).into_iter().flatten().map(String::as_str);
+                inferred.insert(slot.clone(), SlotContract::of(Shape::of_values(values).unwrap_or(Shape::Text)));
+                continue;
             };
+            if by_slot.contains_key(name) {
+                continue;
+            }
             if let Some(file) = &contract.schema {
                 schemas.insert(
                     name.clone(),
@@ -118,19 +123,24 @@ impl Contracts {
         Ok(Contracts { by_slot, inferred, schemas, held: BTreeMap::new() })
     }
 
-    /// Whether the shape of `slot` is taken from the reviewed texts.
-    pub(crate) fn is_inferred(&self, slot: &str) -> bool {
-        self.inferred.contains(slot)
+    /// The contract of `slot` in the root template `root`.
+    fn contract(&self, root: &str, slot: &str) -> Option<&SlotContract> {
+        self.by_slot.get(slot).or_else(|| self.inferred.get(&(root.to_owned(), slot.to_owned())))
     }
 
-    /// The regular expression a value of `slot` must match whole (`None`: any text).
-    pub(crate) fn pattern(&self, slot: &str) -> Option<String> {
-        self.by_slot.get(slot).and_then(|c| c.shape.pattern())
+    /// Whether the shape of `slot` in `root` is taken from the reviewed texts.
+    pub(crate) fn is_inferred(&self, root: &str, slot: &str) -> bool {
+        !self.by_slot.contains_key(slot) && self.inferred.contains_key(&(root.to_owned(), slot.to_owned()))
     }
 
-    /// Why `value` is outside the shape of `slot`, if it is.
-    pub(crate) fn outside_shape(&self, slot: &str, value: &str) -> Option<String> {
-        let contract = self.by_slot.get(slot)?;
+    /// The regular expression a value of `slot` in `root` must match whole (`None`: any text).
+    pub(crate) fn pattern(&self, root: &str, slot: &str) -> Option<String> {
+        self.contract(root, slot).and_then(|c| c.shape.pattern())
+    }
+
+    /// Why `value` is outside the shape of `slot` in `root`, if it is.
+    pub(crate) fn outside_shape(&self, root: &str, slot: &str, value: &str) -> Option<String> {
+        let contract = self.contract(root, slot)?;
         let pattern = contract.shape.pattern()?;
         let whole = regex::Regex::new(&format!(r"\A(?:{pattern})\z")).ok()?;
         (!whole.is_match(value)).then(|| format!("it is not {}", contract.shape.describe()))
@@ -153,11 +163,11 @@ impl Contracts {
     /// Why `value`, taken out of `slot`, breaks the slot's contract once taken out:
     /// not what the engine renders there, longer than its maximum, no strict JSON, or
     /// against its schema.
-    pub(crate) fn breach(&self, slot: &str, value: &str) -> Option<String> {
+    pub(crate) fn breach(&self, root: &str, slot: &str, value: &str) -> Option<String> {
         if self.held.get(slot).is_some_and(|held| !held.iter().any(|p| p.is_match(value))) {
             return Some("it is nothing the template engine renders there (its escaping or format spec)".to_owned());
         }
-        let contract = self.by_slot.get(slot)?;
+        let contract = self.contract(root, slot)?;
         let length = value.chars().count();
         if let Some(max) = contract.max_length.filter(|max| length > *max) {
             return Some(format!("it is {length} characters long, past its maximum of {max}"));
