@@ -13,6 +13,7 @@ pub fn trials() -> Vec<Trial> {
     crate::trials![
         jinja2s_defaults_are_declared_and_held_in_every_command,
         a_packet_of_other_template_versions_is_left_to_its_gate_by_name,
+        a_gate_over_templates_in_the_apps_config_passes_new_data_in_production,
     ]
 }
 
@@ -125,4 +126,81 @@ fn a_packet_of_other_template_versions_is_left_to_its_gate_by_name() {
     let out = project.run_in("", &["verify", &file, "-v"]);
     assert!(out.stdout.contains("[packet::template-conformance] not applicable"), "{}", out.describe());
     assert!(out.stdout.contains("made from other versions of its templates (system.txt"), "{}", out.describe());
+}
+
+/// The render of the instance template for `working_dir`, as Jinja2's defaults render it.
+fn instance(working_dir: &str) -> String {
+    format!("<uploaded_files>\n{working_dir}\n</uploaded_files>\n\nFix the issue.")
+}
+
+/// The app's gate, end to end: its exporter (here a script printing what the app
+/// rendered) makes the golden packets, `bless` pins the YAML config that holds the
+/// templates, `test --attest` signs, and a production call with new data conforms
+/// under `trace --gate`, while one with a word of a template changed does not. An
+/// edit of the config's template turns the gate red until blessed. (Before the texts at
+/// key paths were gate materials, every such call was refused as "not among the
+/// templates the gate statement vouches for".)
+fn a_gate_over_templates_in_the_apps_config_passes_new_data_in_production() {
+    let project = suite("");
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let exporter = "\n[suite]\nname = \"chooser\"\n\n[exporter]\ncommand = [\"sh\", \"export.sh\", \"{request}\"]\n";
+    std::fs::write(project.path("harness.toml"), format!("{settings}{exporter}")).unwrap();
+    std::fs::write(project.path("export.sh"), "cat \"$(dirname \"$1\")/made.json\"\n").unwrap();
+    for (case, dir) in [("one", "/srv/app"), ("two", "/testbed")] {
+        std::fs::create_dir_all(project.path(&format!("fixtures/{case}"))).unwrap();
+        std::fs::write(project.path(&format!("fixtures/{case}/request.json")), "{}").unwrap();
+        let file = packet(&project, &format!("fixtures/{case}/made"), DEFAULTS.0, &instance(dir), json!({}));
+        let mut made: Value = serde_json::from_str(&std::fs::read_to_string(project.path(&file)).unwrap()).unwrap();
+        made["renderInput"]["working_dir"] = json!(dir);
+        packetproof::digest::seal(made.as_object_mut().unwrap());
+        support::write_json(&project.path(&file), &made);
+    }
+    std::fs::create_dir_all(project.path("golden")).unwrap();
+    let blessed = project.run_in("", &["bless"]);
+    assert_eq!(blessed.code, 0, "{}", blessed.describe());
+    let lock = std::fs::read_to_string(project.path("packetproof.lock")).unwrap();
+    assert!(lock.contains("config/default.yaml"), "the lock pins the config that holds the templates: {lock}");
+    let key = project.path("owner-only.pem");
+    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
+    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let signed =
+        project.run_in("", &["test", "--attest", "owner-only.pem", "--attestation", "gate.json", "--allow-dirty"]);
+    assert_eq!(signed.code, 0, "{}", signed.describe());
+    let public = support::root().join("tests/keys/test-ed25519.pub.pem");
+    let trace = |user: &str| {
+        std::fs::write(project.path("calls.jsonl"), span(DEFAULTS.0, user)).unwrap();
+        let args = ["trace", "calls.jsonl", "--packets", "golden", "--gate", "gate.json", "--trusted-key"];
+        project.run_in("", &[&args[..], &[public.to_str().unwrap(), "--format", "json"]].concat())
+    };
+    let new_data = trace(&instance("/home/dev/a-new-repo"));
+    assert_eq!(new_data.code, 0, "{}", new_data.describe());
+    assert!(new_data.stdout.contains("\"conforms\""), "{}", new_data.stdout);
+    let drifted = trace(&instance("/home/dev/a-new-repo").replace("Fix the issue.", "Fix the issue, then push."));
+    assert_eq!(drifted.code, 1, "{}", drifted.describe());
+
+    // The template edited in the config: red until blessed.
+    let config = std::fs::read_to_string(project.path("config/default.yaml")).unwrap();
+    std::fs::write(project.path("config/default.yaml"), config.replace("Fix the issue.", "Fix it.")).unwrap();
+    let red = project.run_in("", &["test"]);
+    assert_eq!(red.code, 101, "{}", red.describe());
+    assert!(red.stdout.contains("corpus::lock"), "{}", red.stdout);
+}
+
+/// One OTLP/JSON span of a chat call sending `system` then `user`.
+fn span(system: &str, user: &str) -> String {
+    let messages = json!([
+        {"role": "system", "parts": [{"type": "text", "content": system}]},
+        {"role": "user", "parts": [{"type": "text", "content": user}]},
+    ]);
+    let span = json!({
+        "traceId": "0".repeat(31) + "1", "spanId": "0".repeat(15) + "1", "name": "chat gpt-4.1", "kind": 3,
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.provider.name", "value": {"stringValue": "openai"}},
+            {"key": "gen_ai.request.model", "value": {"stringValue": "gpt-4.1"}},
+            {"key": "gen_ai.request.max_tokens", "value": {"intValue": "800"}},
+            {"key": "gen_ai.input.messages", "value": {"stringValue": messages.to_string()}},
+        ],
+    });
+    format!("{}\n", json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "app"}, "spans": [span]}]}]}))
 }

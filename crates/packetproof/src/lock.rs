@@ -61,6 +61,14 @@ fn pinned_files(config: &Config) -> Vec<(String, PathBuf)> {
     for file in config.exporter.iter().flat_map(|e| &e.resolved.files) {
         files.push((file.name.clone(), file.path.clone()));
     }
+    // The app's config files that hold templates at key paths (`FILE#KEY.PATH`).
+    let templates = config.agents.all().iter().filter_map(|agent| agent.templates.as_ref());
+    for name in templates.flat_map(|t| t.system.iter().chain(&t.user).chain(t.fills.values())) {
+        if let Some((file, _)) = crate::template::located::reference(name) {
+            let path = config.root.join(file);
+            files.push((relative(config, &path), path));
+        }
+    }
     files.sort();
     files.dedup_by(|a, b| a.0 == b.0);
     files

@@ -18,7 +18,7 @@ use crate::profile::Profile;
 use crate::report::PacketCheck;
 use crate::template::{Matcher, Rendering};
 use crate::Invocation;
-pub(crate) use roots::{roots, setting, suite_files, templates_followed, Root};
+pub(crate) use roots::{located, located_names, roots, setting, suite_files, templates_followed, Root};
 use serde::Serialize;
 use slots::Contracts;
 use std::collections::{BTreeMap, BTreeSet};

@@ -216,6 +216,14 @@ fn materials(config: &Invocation) -> Result<Vec<Material>> {
     for (name, bytes) in config.walk_prompt_templates() {
         add(format!("{prompts}/{name}"), &bytes);
     }
+    // A template at a key path of the app's config is the text there (production holds
+    // calls to that text, not to the file around it). One that cannot be read is
+    // refused before anything is signed (`templates_followed`).
+    for name in crate::conform::located_names(config) {
+        if let Ok(text) = crate::conform::located(config, &name) {
+            add(name, text.as_bytes());
+        }
+    }
     let (name, bytes) = config.snapshot_bytes()?;
     add(shown_resource(config, &name), &bytes);
     for schema in config.agents.all().iter().filter_map(|agent| agent.schema.as_ref()) {
