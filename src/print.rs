@@ -128,6 +128,14 @@ pub fn pinned(changed: bool) -> Result<()> {
     }
 }
 
+/// `bless`: the copies of the templates the app keeps as code, written.
+pub fn copied(names: &[String]) -> Result<()> {
+    for name in names {
+        text(&format!("copied    {name} (a template the app keeps as code, as [exporter] templates reports it)\n"))?;
+    }
+    Ok(())
+}
+
 /// `bless --review`: the tally.
 pub fn reviewed(summary: &str) -> Result<()> {
     text(summary)

@@ -12,8 +12,9 @@ use serde_json::{json, Value};
 pub fn trials() -> Vec<Trial> {
     crate::trials![
         jinja2s_defaults_are_declared_and_held_in_every_command,
-        a_packet_of_other_template_versions_is_left_to_its_gate_by_name,
+        a_packet_naming_other_template_versions_is_still_judged,
         a_gate_over_templates_in_the_apps_config_passes_new_data_in_production,
+        prompts_kept_as_code_are_reported_and_held,
     ]
 }
 
@@ -113,19 +114,21 @@ fn jinja2s_defaults_are_declared_and_held_in_every_command() {
     assert!(out.stderr.contains("trim_block"), "{}", out.describe());
 }
 
-fn a_packet_of_other_template_versions_is_left_to_its_gate_by_name() {
+/// A packet whose promptVersions name other versions of the suite's templates is still
+/// judged by the suite's templates: a golden packet cannot leave the gate by naming
+/// versions it was not made from.
+fn a_packet_naming_other_template_versions_is_still_judged() {
     let project = suite("");
     std::fs::write(project.path("prompts/system.txt"), "You are a helpful assistant.").unwrap();
     let stale = json!({"system.txt": format!("sha256:{}", "0".repeat(64))});
     let file = packet(&project, "stale", ALL_ON.0, ALL_ON.1, stale);
-    // promptPaths lists it too (packet::contract holds every version to a path).
     let mut value: Value = serde_json::from_str(&std::fs::read_to_string(project.path(&file)).unwrap()).unwrap();
     value["promptPaths"].as_array_mut().unwrap().push(json!("system.txt"));
     packetproof::digest::seal(value.as_object_mut().unwrap());
     support::write_json(&project.path(&file), &value);
-    let out = project.run_in("", &["verify", &file, "-v"]);
-    assert!(out.stdout.contains("[packet::template-conformance] not applicable"), "{}", out.describe());
-    assert!(out.stdout.contains("made from other versions of its templates (system.txt"), "{}", out.describe());
+    let out = project.run_in("", &["verify", &file]);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains("[packet::template-conformance] $.systemPrompt"), "{}", out.describe());
 }
 
 /// The render of the instance template for `working_dir`, as Jinja2's defaults render it.
@@ -203,4 +206,90 @@ fn span(system: &str, user: &str) -> String {
         ],
     });
     format!("{}\n", json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "app"}, "spans": [span]}]}]}))
+}
+
+/// The TypeScript app's prompts are constants in its code; `[exporter] templates`
+/// reports their texts (here a script reading them out of `app/prompts.ts`).
+const PROMPTS_TS: &str = "export const SYSTEM = `You answer questions about {{product}}. Be brief.`;\n\
+                          export const USER = `  {{question}}  `;\n";
+
+const TEMPLATES_SH: &str = "s=$(sed -n 's/^export const SYSTEM = `\\(.*\\)`;$/\\1/p' app/prompts.ts)\n\
+                            u=$(sed -n 's/^export const USER = `\\(.*\\)`;$/\\1/p' app/prompts.ts)\n\
+                            printf '{\"system.mustache\": \"%s\", \"user.mustache\": \"%s\"}' \"$s\" \"$u\"\n";
+
+/// A suite of the TypeScript app: its templates reported from its code, the user
+/// prompt trimmed by the app and the system prompt not.
+fn code_suite() -> Project {
+    let project = Project::empty();
+    for dir in ["app", "prompts", "golden"] {
+        std::fs::create_dir_all(project.path(dir)).unwrap();
+    }
+    std::fs::write(project.path("app/prompts.ts"), PROMPTS_TS).unwrap();
+    std::fs::write(project.path("templates.sh"), TEMPLATES_SH).unwrap();
+    std::fs::write(project.path("export.sh"), "cat \"$(dirname \"$1\")/made.json\"\n").unwrap();
+    let settings = "[paths]\nprompts = \"prompts\"\n\n[contract]\nprofile = \"custom\"\nagent_ids = [\"answer\"]\n\
+                    task_types = [\"answer\"]\nprompt_modes = [\"chat\"]\noutput = \"text\"\n\
+                    render_input_keys = [\"product\", \"question\"]\n\n[contract.templates]\nstyle = \"mustache\"\n\
+                    system = [\"system.mustache\"]\nuser = [\"user.mustache\"]\n\n\
+                    [contract.templates.renderings]\n\"user.mustache\" = \"trim\"\n\n[suite]\nname = \"answers\"\n\n\
+                    [exporter]\ncommand = [\"sh\", \"export.sh\", \"{request}\"]\ntemplates = [\"sh\", \"templates.sh\"]\n\
+                    files = [\"app/prompts.ts\"]\n";
+    std::fs::write(project.path("harness.toml"), settings).unwrap();
+    project
+}
+
+/// What the app sends for a fixture: its code's templates rendered, the user prompt trimmed.
+fn made(project: &Project, case: &str, product: &str, question: &str, brief: &str) {
+    std::fs::create_dir_all(project.path(&format!("fixtures/{case}"))).unwrap();
+    std::fs::write(project.path(&format!("fixtures/{case}/request.json")), "{}").unwrap();
+    let system = format!("You answer questions about {product}. {brief}");
+    let mut packet = json!({
+        "packetVersion": 1, "agentId": "answer", "taskType": "answer", "promptMode": "chat", "attempt": 1,
+        "provider": "openai", "model": "gpt-4.1", "maxTokens": 800,
+        "promptPaths": ["system.mustache", "user.mustache"],
+        "promptVersions": {
+            "system.mustache": packetproof::digest::sha256(
+                std::fs::read_to_string(project.path("app/prompts.ts")).unwrap().lines().next().unwrap().as_bytes()),
+            "user.mustache": packetproof::digest::sha256(b"user"),
+        },
+        "systemPrompt": system, "userMessage": question, "effectiveUserMessage": question,
+        "renderInput": {"product": product, "question": question}, "resolvedBranch": {"agentId": "answer"},
+    });
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    support::write_json(&project.path(&format!("fixtures/{case}/made.json")), &packet);
+}
+
+/// Prompts kept as code are templates the gate holds: `bless` keeps the texts the app
+/// reports, a word changed in the code turns `test` red, and the golden packets are
+/// held to the new text (a bless whose packets the app did not make again is refused)
+/// until the app's packets are its renderings again.
+fn prompts_kept_as_code_are_reported_and_held() {
+    let project = code_suite();
+    made(&project, "one", "Acme", "How do I reset it?", "Be brief.");
+    made(&project, "two", "Globex", "Where is my invoice?", "Be brief.");
+    let blessed = project.run_in("", &["bless"]);
+    assert_eq!(blessed.code, 0, "{}", blessed.describe());
+    assert!(blessed.stdout.contains("copied    system.mustache"), "{}", blessed.stdout);
+    let copy = std::fs::read_to_string(project.path("prompts/system.mustache")).unwrap();
+    assert_eq!(copy, "You answer questions about {{product}}. Be brief.");
+    let green = project.run_in("", &["test"]);
+    assert_eq!(green.code, 0, "{}", green.describe());
+
+    // A word changed in the app's code: red, naming the template.
+    let ts = PROMPTS_TS.replace("Be brief.", "Be brief and kind.");
+    std::fs::write(project.path("app/prompts.ts"), ts).unwrap();
+    let red = project.run_in("", &["test"]);
+    assert_eq!(red.code, 101, "{}", red.describe());
+    assert!(red.stdout.contains("the template system.mustache the app keeps as code"), "{}", red.stdout);
+    // Blessed while the golden packets are still the old renderings: refused.
+    let refused = project.run_in("", &["bless"]);
+    assert_ne!(refused.code, 0, "{}", refused.describe());
+    assert!(refused.stderr.contains("[packet::template-conformance]"), "{}", refused.describe());
+    // The app's packets made again with its new text: green.
+    made(&project, "one", "Acme", "How do I reset it?", "Be brief and kind.");
+    made(&project, "two", "Globex", "Where is my invoice?", "Be brief and kind.");
+    let blessed = project.run_in("", &["bless"]);
+    assert_eq!(blessed.code, 0, "{}", blessed.describe());
+    let green = project.run_in("", &["test"]);
+    assert_eq!(green.code, 0, "{}", green.describe());
 }

@@ -239,20 +239,20 @@ fn real_data_in_the_suites_str_format_templates_conforms_to_its_signed_gate() {
     assert!(!suite.join("gate-stripped.json").exists(), "a gate over packets production refuses is never signed");
     std::fs::write(suite.join("harness.toml"), settings).unwrap();
 
-    // A template the gate does not vouch for (edited after it ran) is left out, named,
-    // and the suite's other templates still match calls. The golden packets name the
-    // versions they were made from: template conformance is the gate's to judge for them.
+    // A template edited after the gate ran: the golden packets rendered from it are no
+    // renderings of it, and trace refuses to read them as `test` would (one judge), naming
+    // the template, until they are blessed again (gate.rs holds the deployed case: a
+    // template the gate does not vouch for is left out by name).
     let followup = suite.join("app/prompts/followup.txt");
     let text = std::fs::read_to_string(&followup).unwrap();
     std::fs::write(&followup, text.replace("New question:", "Next question:")).unwrap();
-    let still = trace(&system, user);
-    assert_eq!(still.code, 0, "{}", still.describe());
-    let edited = trace(
-        &system,
-        "Customer Noor Haddad follows up on an earlier answer.\n\nEarlier answer:\nx\n\nNext question:\ny",
+    let stale = trace(&system, user);
+    assert_eq!(stale.code, 1, "{}", stale.describe());
+    assert!(
+        stale.stderr.contains("[packet::template-conformance]") && stale.stderr.contains("followup.txt"),
+        "{}",
+        stale.describe()
     );
-    assert_eq!(edited.code, 1, "{}", edited.describe());
-    assert!(edited.stdout.contains("followup.txt is not among the templates"), "{}", edited.stdout);
 }
 
 /// `test --attest` signs no gate over a template `trace --gate` could not follow: it

@@ -181,6 +181,17 @@ pub fn bless(config: &Invocation, filter: Option<&str>, writes: GoldenWrites) ->
     Ok(done)
 }
 
+/// Keep each template the app reports it keeps as code (`[exporter] templates`) as its
+/// copy under paths.prompts, before anything is blessed against them; returns the
+/// names written. Refused where blessing is.
+pub fn copy_reported_templates(config: &Invocation, writes: GoldenWrites) -> Result<Vec<String>> {
+    if config.exporter.as_ref().is_none_or(|e| e.templates.is_empty()) {
+        return Ok(Vec::new());
+    }
+    writes.permit("bless", Requester::Command)?;
+    crate::exporter::copy_reported(config)
+}
+
 /// Pin the suite's schema and templates as they are now in its lock file
 /// (`packetproof.lock`), after the golden cases were blessed; returns whether the
 /// lock changed. Refused where blessing is.

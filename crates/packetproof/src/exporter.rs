@@ -13,6 +13,48 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
+/// The text of each template the app keeps as code, as `[exporter] templates` prints
+/// it: `(name under paths.prompts, text)`, by name. Empty when the suite declares none.
+pub(crate) fn reported_templates(exporter: &Exporter, config: &Config) -> Result<Vec<(String, String)>> {
+    if exporter.templates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let fail = |reason: String| Error::Exporter {
+        request: "[exporter] templates".into(),
+        command: format!("{:?}", exporter.templates),
+        reason,
+    };
+    let program = process::Program {
+        command: &exporter.templates,
+        placeholders: &[],
+        root: &config.root,
+        timeout: Duration::from_secs(exporter.timeout_seconds),
+        max_bytes: config.limits.max_file_bytes,
+        output_name: "the templates the exporter reports",
+    };
+    let ran = process::run(&program).map_err(fail)?;
+    if !ran.status.success() {
+        return Err(fail(format!("failed ({}){}", ran.status, process::tail(&ran.stderr))));
+    }
+    let printed =
+        canonical::parse(&ran.stdout).map_err(|e| fail(format!("printed invalid JSON: {}", e.in_file("stdout"))))?;
+    let Value::Object(map) = printed else {
+        return Err(fail("printed JSON that is not an object of template names and texts".into()));
+    };
+    let mut templates = Vec::with_capacity(map.len());
+    for (name, text) in map {
+        if !crate::config::plain_template_name(&name) {
+            return Err(fail(format!("printed the template name {name:?}, which is no path under paths.prompts")));
+        }
+        let Value::String(text) = text else {
+            return Err(fail(format!("printed {name:?} with a value that is not its text (a string)")));
+        };
+        templates.push((name, text));
+    }
+    templates.sort();
+    Ok(templates)
+}
+
 /// The placeholder replaced by the request file's path.
 pub(crate) const REQUEST: &str = "{request}";
 
@@ -41,4 +83,55 @@ pub(crate) fn export(exporter: &Exporter, config: &Config, request: &Path) -> Re
         return Err(fail("printed JSON that is not a packet object".into()));
     }
     Ok(packet)
+}
+
+/// Where the copy of the reported template `name` is kept, or why there is none.
+fn copy_path(config: &Config, name: &str) -> Result<std::path::PathBuf> {
+    match &config.paths.prompts {
+        Some(prompts) => Ok(prompts.join(name)),
+        None => Err(Error::Config {
+            file: config.file_name(),
+            message: "[exporter] templates needs paths.prompts: the copies of the templates it reports are kept there"
+                .into(),
+        }),
+    }
+}
+
+/// Each reported template whose copy under paths.prompts is not its text: a finding of
+/// `corpus::lock` (the copy is what the gate judges and signs).
+pub(crate) fn reported_drift(config: &crate::Invocation) -> Result<Vec<crate::report::Finding>> {
+    let Some(exporter) = &config.exporter else { return Ok(Vec::new()) };
+    let mut findings = Vec::new();
+    for (name, text) in reported_templates(exporter, config)? {
+        let path = copy_path(config, &name)?;
+        let copy = crate::fsutil::read_bytes(&path, config.limits.max_file_bytes).ok();
+        if copy.as_deref() != Some(text.as_bytes()) {
+            let what = if copy.is_some() { "is not its copy" } else { "has no copy" };
+            findings.push(crate::report::Finding::new(
+                crate::CorpusCheck::Lock,
+                crate::report::Location::named(path.display().to_string()),
+                format!(
+                    "the template {name} the app keeps as code ([exporter] templates) {what} {}: \
+                     re-bless with `packetproof bless` to review and keep it",
+                    path.display()
+                ),
+            ));
+        }
+    }
+    Ok(findings)
+}
+
+/// Write the copy of each reported template whose copy differs; returns their names.
+pub(crate) fn copy_reported(config: &Config) -> Result<Vec<String>> {
+    let Some(exporter) = &config.exporter else { return Ok(Vec::new()) };
+    let mut written = Vec::new();
+    for (name, text) in reported_templates(exporter, config)? {
+        let path = copy_path(config, &name)?;
+        if crate::fsutil::read_bytes(&path, config.limits.max_file_bytes).ok().as_deref() == Some(text.as_bytes()) {
+            continue;
+        }
+        crate::fsutil::write_atomic(&path, text.as_bytes())?;
+        written.push(name);
+    }
+    Ok(written)
 }

@@ -45,6 +45,7 @@ impl From<UnreferencedArg> for Unreferenced {
 pub fn run(settings: &Settings, args: BlessArgs) -> Result<Status> {
     let config = settings.suite("bless")?;
     let writes = super::golden_writes()?;
+    print::copied(&packetproof::bless::copy_reported_templates(&config, writes)?)?;
     let mut status = if args.review {
         review::review(&config, args.filter.as_deref(), writes)?
     } else {

@@ -63,7 +63,14 @@ pub(crate) fn on_corpus(check: CorpusCheck, config: &Invocation) -> Result<Vec<F
             Ok(unique_agent_tasks(&tasks.into_iter().map(|(_, case, task)| (case, task)).collect::<Vec<_>>()))
         }
         CorpusCheck::BranchCoverage => branch_coverage(config),
-        CorpusCheck::Lock => crate::lock::check(config),
+        CorpusCheck::Lock => {
+            let mut findings = crate::lock::check(config)?;
+            // The app's own report of its templates is a program of the suite's.
+            if config.policy().run_exporter {
+                findings.extend(crate::exporter::reported_drift(config)?);
+            }
+            Ok(findings)
+        }
         // The self-test damages packets and runs and calls back into this module, so
         // it lives above it (`crate::mutation::self_test_case`, one trial per fixture).
         CorpusCheck::MutationSelfTest => Err(Error::Internal(format!("{check} runs through mutation::self_test_case"))),

@@ -222,6 +222,7 @@ mod tests {
             command: vec!["node".into()],
             timeout_seconds: 1,
             files: files.iter().map(|f| f.to_string()).collect(),
+            templates: Vec::new(),
             resolved: Resolved::default(),
         };
         let resolved = |files: &[&str]| resolve(&root, Some(exporter(files))).map(|e| e.unwrap().resolved);

@@ -217,6 +217,13 @@ pub struct Exporter {
     /// (`exporter_files`). A change to one explains the golden changes it causes.
     #[serde(default)]
     pub(crate) files: Vec<String>,
+    /// For prompts kept as code (constants, template literals, f-strings): a program and
+    /// its arguments that prints the text of each template the app renders, as a JSON
+    /// object `{"NAME": "TEXT", …}`, each named as the agents' template lists name it
+    /// under `paths.prompts`. `bless` keeps each text there as the template's copy, and
+    /// `corpus::lock` fails while a copy is not what the app reports.
+    #[serde(default)]
+    pub(crate) templates: Vec<String>,
     /// `files` resolved when the settings load.
     #[serde(skip)]
     pub(crate) resolved: exporter_files::Resolved,

@@ -198,8 +198,9 @@ fn shown_changes(changes: &[String]) -> String {
     }
 }
 
-/// The files the verdict depended on, by digest: settings, every prompt template,
-/// the schemas, the Google suffix, the files the exporter command names and those
+/// The files the verdict depended on, by digest: settings, every prompt template (and
+/// the text of each at a key path), the schemas, the Google suffix, the files the
+/// exporter's commands name and those
 /// `[exporter] files` declares (the app's own code among them, wherever in the
 /// repository it is), each named once, from the suite's folder.
 fn materials(config: &Invocation) -> Result<Vec<Material>> {
@@ -241,10 +242,11 @@ fn materials(config: &Invocation) -> Result<Vec<Material>> {
     add("google-suffix".to_owned(), config.google_suffix.as_bytes());
     // The suite's own files the exporter command names (a script, a program built
     // beside it); an interpreter or a program elsewhere is not the suite's material.
-    for arg in config.exporter.iter().flat_map(|e| e.command.iter()) {
+    for arg in config.exporter.iter().flat_map(|e| e.command.iter().chain(&e.templates)) {
         let file = config.root.join(arg);
-        if file.is_file() && file.starts_with(&config.root) {
-            out.push(Material { name: relative(config, &file), digest: DigestSet { sha256: streamed_hex(&file)? } });
+        let named = relative(config, &file);
+        if file.is_file() && file.starts_with(&config.root) && !out.iter().any(|m| m.name == named) {
+            out.push(Material { name: named, digest: DigestSet { sha256: streamed_hex(&file)? } });
         }
     }
     for file in config.exporter.iter().flat_map(|e| &e.resolved.files) {
