@@ -24,20 +24,7 @@ pub(crate) fn reported_templates(exporter: &Exporter, config: &Config) -> Result
         command: format!("{:?}", exporter.templates),
         reason,
     };
-    let program = process::Program {
-        command: &exporter.templates,
-        placeholders: &[],
-        root: &config.root,
-        timeout: Duration::from_secs(exporter.timeout_seconds),
-        max_bytes: config.limits.max_file_bytes,
-        output_name: "the templates the exporter reports",
-    };
-    let ran = process::run(&program).map_err(fail)?;
-    if !ran.status.success() {
-        return Err(fail(format!("failed ({}){}", ran.status, process::tail(&ran.stderr))));
-    }
-    let printed =
-        canonical::parse(&ran.stdout).map_err(|e| fail(format!("printed invalid JSON: {}", e.in_file("stdout"))))?;
+    let printed = run(exporter, config, (&exporter.templates, &[]), "the templates the exporter reports", &fail)?;
     let Value::Object(map) = printed else {
         return Err(fail("printed JSON that is not an object of template names and texts".into()));
     };
@@ -65,24 +52,35 @@ pub(crate) fn export(exporter: &Exporter, config: &Config, request: &Path) -> Re
         |reason: String| Error::Exporter { request: shown.clone(), command: format!("{:?}", exporter.command), reason };
     let request = if request.is_absolute() { request.to_path_buf() } else { config.root.join(request) };
     let request = request.to_string_lossy();
+    let placeholders = [(REQUEST, request.as_ref())];
+    let packet = run(exporter, config, (&exporter.command, &placeholders), "the exporter's output", &fail)?;
+    if !packet.is_object() {
+        return Err(fail("printed JSON that is not a packet object".into()));
+    }
+    Ok(packet)
+}
+
+/// One of the exporter's commands run to its end, and the strict JSON it printed.
+fn run(
+    exporter: &Exporter,
+    config: &Config,
+    (command, placeholders): (&[String], &[(&str, &str)]),
+    output_name: &'static str,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<Value> {
     let program = process::Program {
-        command: &exporter.command,
-        placeholders: &[(REQUEST, &request)],
+        command,
+        placeholders,
         root: &config.root,
         timeout: Duration::from_secs(exporter.timeout_seconds),
         max_bytes: config.limits.max_file_bytes,
-        output_name: "the exporter's output",
+        output_name,
     };
     let ran = process::run(&program).map_err(fail)?;
     if !ran.status.success() {
         return Err(fail(format!("failed ({}){}", ran.status, process::tail(&ran.stderr))));
     }
-    let packet =
-        canonical::parse(&ran.stdout).map_err(|e| fail(format!("printed invalid JSON: {}", e.in_file("stdout"))))?;
-    if !packet.is_object() {
-        return Err(fail("printed JSON that is not a packet object".into()));
-    }
-    Ok(packet)
+    canonical::parse(&ran.stdout).map_err(|e| fail(format!("printed invalid JSON: {}", e.in_file("stdout"))))
 }
 
 /// Where the copy of the reported template `name` is kept, or why there is none.
