@@ -27,6 +27,7 @@ pub fn trials() -> Vec<Trial> {
         the_gate_refuses_to_judge_under_other_settings,
         wire_checks_a_production_body_with_new_data_against_the_gate,
         a_statement_says_when_and_on_what_tree_it_was_signed_and_ages_out,
+        a_material_no_commit_holds_leaves_the_tree_unclean,
     ];
     let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
     if !present {
@@ -647,4 +648,42 @@ fn a_statement_says_when_and_on_what_tree_it_was_signed_and_ages_out() {
     let public_key = ["--gate", s(&old_gate), "--trusted-key", &public, "--gate-max-age", "30d"];
     let verified = project.run(&[&["verify", s(&project.path("golden"))][..], &public_key].concat());
     assert_eq!(verified.code, 1, "{}", verified.describe());
+
+    // Signed in the future: refused whether or not a maximum age is asked for.
+    let mut future = clean.clone();
+    let ahead = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24 * 3);
+    future["predicate"]["signedAt"] = json!(ahead.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
+    let future_gate = project.path("future-gate.json");
+    resigned(&project, &future, &future_gate);
+    let golden = project.path("golden");
+    let args = ["trace", s(&calls), "--packets", s(&golden), "--gate", s(&future_gate), "--trusted-key", &public];
+    let ahead_of_now = project.run(&args);
+    assert_eq!(ahead_of_now.code, 1, "{}", ahead_of_now.describe());
+    assert!(ahead_of_now.stdout.contains("later than now"), "{}", ahead_of_now.describe());
+}
+
+/// The marks tell the truth: a template git ignores (generated, never committed) is
+/// signed as a material, so the tree is not clean and the template is named; in a
+/// repository with no commit yet every file is uncommitted.
+fn a_material_no_commit_holds_leaves_the_tree_unclean() {
+    let project = suite("alpha");
+    std::fs::write(project.path(".gitignore"), "owner-only-*\nreferences/prompts/system.md.j2\n").unwrap();
+    support::git(project.root(), &["init", "-q"]);
+    let copy = project.path("owner-only-test-ed25519.pem");
+    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &copy).unwrap();
+    std::fs::set_permissions(&copy, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let out = project.path("gate.json");
+    let sign = ["test", "--attest", s(&copy), "--attestation", s(&out)];
+    let no_commit = project.run(&sign);
+    assert_eq!(no_commit.code, 2, "{}", no_commit.describe());
+    assert!(no_commit.stderr.contains("uncommitted changes"), "{}", no_commit.describe());
+    for args in [&["add", "-A"][..], &["commit", "-q", "-m", "suite"]] {
+        support::git(project.root(), args);
+    }
+    let ignored = project.run(&sign);
+    assert_eq!(ignored.code, 2, "{}", ignored.describe());
+    assert!(ignored.stderr.contains("references/prompts/system.md.j2"), "{}", ignored.describe());
+    let allowed = project.run(&[&sign[..], &["--allow-dirty"]].concat());
+    assert_eq!(allowed.code, 0, "{}", allowed.describe());
+    assert_eq!(statement(&out)["predicate"]["treeClean"], false);
 }

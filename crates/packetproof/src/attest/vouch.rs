@@ -54,7 +54,8 @@ impl Gate {
                 });
             }
         }
-        if let (Ok(statement), Some(max_age)) = (&vouching, max_age) {
+        // A statement signed in the future vouches for nothing, with or without a maximum age.
+        if let Ok(statement) = &vouching {
             if let Err(why) = young_enough(statement, max_age, jiff::Timestamp::now()) {
                 vouching = Err(why);
             }
@@ -168,6 +169,12 @@ fn vouching(bytes: &[u8], trusted: &[VerifyingKey], config: &Config) -> std::res
     }
     let statement: GateStatement =
         serde_json::from_value(value).map_err(|e| format!("malformed: the gate statement: {e}"))?;
+    if let Some(commit) = statement.predicate.commit.as_deref().filter(|c| !is_object_id(c)) {
+        return Err(format!(
+            "malformed: commit {} is no full git object id (40 or 64 lowercase hex digits)",
+            excerpt(commit)
+        ));
+    }
     if let Some(bad) = statement.subject.iter().find(|s| !is_hex64(s.sha256())) {
         return Err(format!("malformed: subject {} has no sha256 of 64 lowercase hex digits", excerpt(&bad.name)));
     }
@@ -190,14 +197,17 @@ fn vouching(bytes: &[u8], trusted: &[VerifyingKey], config: &Config) -> std::res
 }
 
 /// Whether the statement was signed at most `max_age` before `now` (`--gate-max-age`):
-/// an older one, one that records no time (v1), or one signed in the future, vouches
-/// for nothing.
+/// an older one, or one that records no time (v1), vouches for nothing then; one
+/// signed in the future never does.
 fn young_enough(
     statement: &GateStatement,
-    max_age: std::time::Duration,
+    max_age: Option<std::time::Duration>,
     now: jiff::Timestamp,
 ) -> std::result::Result<(), String> {
     let Some(signed_at) = &statement.predicate.signed_at else {
+        if max_age.is_none() {
+            return Ok(());
+        }
         return Err("expired: it records no signing time (a v1 statement), and a maximum age was given (--gate-max-age); sign it again".to_owned());
     };
     let signed: jiff::Timestamp =
@@ -207,6 +217,7 @@ fn young_enough(
     if age < jiff::SignedDuration::from_secs(-60) {
         return Err(format!("malformed: signed at {signed_at}, later than now ({now})"));
     }
+    let Some(max_age) = max_age else { return Ok(()) };
     let max = jiff::SignedDuration::try_from(max_age).unwrap_or(jiff::SignedDuration::MAX);
     if age > max {
         return Err(format!(
@@ -216,6 +227,11 @@ fn young_enough(
         ));
     }
     Ok(())
+}
+
+/// A full git object id: SHA-1's 40 or SHA-256's 64 lowercase hex digits.
+fn is_object_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// Seconds as the largest whole unit that fits (`3 d`, `5 h`, `12 min`, `40 s`).
@@ -317,6 +333,14 @@ mod tests {
         extra["predicate"]["vouchesForEverything"] = serde_json::json!(true);
         assert!(refused(envelope(&extra, &key)).starts_with("malformed: the gate statement"));
         assert!(refused(b"not json".to_vec()).starts_with("malformed"));
+        for commit in ["HEAD", "abc123", &"A".repeat(40), &"a".repeat(41)] {
+            let mut named = ours.clone();
+            named["predicate"]["commit"] = serde_json::json!(commit);
+            assert!(refused(envelope(&named, &key)).contains("no full git object id"), "{commit}");
+        }
+        let mut full = ours.clone();
+        full["predicate"]["commit"] = serde_json::json!("0123456789abcdef0123456789abcdef01234567");
+        assert_eq!(gate(&envelope(&full, &key)).refused(), None);
         assert!(refused(b"{\"payload\": 1}".to_vec()).starts_with("malformed"));
         // Not a packet of the gate either when the statement is refused: the reason is the statement's.
         let refused_gate = gate(&envelope(&ours, &other));
@@ -329,17 +353,24 @@ mod tests {
         let signed = statement(&config.suite_name(), GATE_PREDICATE_TYPE);
         let at = |text: &str| text.parse::<jiff::Timestamp>().unwrap();
         let day = std::time::Duration::from_secs(86_400);
-        assert_eq!(young_enough(&signed, 30 * day, at("2026-02-01T00:00:00Z")), Ok(()));
-        let old = young_enough(&signed, 7 * day, at("2026-02-01T00:00:00Z")).unwrap_err();
+        assert_eq!(young_enough(&signed, Some(30 * day), at("2026-02-01T00:00:00Z")), Ok(()));
+        let old = young_enough(&signed, Some(7 * day), at("2026-02-01T00:00:00Z")).unwrap_err();
         assert_eq!(
             old,
             "expired: signed at 2026-01-10T00:00:00.000Z, 22 d ago, and the maximum age is 7 d (--gate-max-age); \
              sign it again"
         );
-        let future = young_enough(&signed, 7 * day, at("2026-01-09T00:00:00Z")).unwrap_err();
+        let future = young_enough(&signed, Some(7 * day), at("2026-01-09T00:00:00Z")).unwrap_err();
         assert!(future.contains("later than now"), "{future}");
         let mut untimed = signed.clone();
         untimed.predicate.signed_at = None;
-        assert!(young_enough(&untimed, 7 * day, at("2026-01-10T00:00:00Z")).unwrap_err().contains("v1 statement"));
+        assert!(young_enough(&untimed, Some(7 * day), at("2026-01-10T00:00:00Z"))
+            .unwrap_err()
+            .contains("v1 statement"));
+        // Without a maximum age: any past time, or none, vouches; the future never does.
+        assert_eq!(young_enough(&signed, None, at("2030-01-01T00:00:00Z")), Ok(()));
+        assert_eq!(young_enough(&untimed, None, at("2026-01-10T00:00:00Z")), Ok(()));
+        let future = young_enough(&signed, None, at("2026-01-09T00:00:00Z")).unwrap_err();
+        assert!(future.contains("later than now"), "{future}");
     }
 }

@@ -111,7 +111,7 @@ pub fn sign(
             ),
         ));
     }
-    let tree_clean = match uncommitted(config) {
+    let tree_clean = match uncommitted(config, &after.materials) {
         Some(changes) if !changes.is_empty() && !allow_dirty => {
             return Err(Error::refused(
                 out.display(),
@@ -182,12 +182,27 @@ fn commit(config: &Invocation) -> Option<String> {
 }
 
 /// The checkout's uncommitted changes (tracked files changed, files not ignored and not
-/// tracked), as `git status --porcelain` lists them; `None` outside a git checkout.
-fn uncommitted(config: &Invocation) -> Option<Vec<String>> {
+/// tracked), as `git status --porcelain` lists them, and every material file the commit
+/// does not hold (an ignored or generated template is signed, but no commit has it);
+/// in a repository with no commit yet, every file. `None` outside a git checkout.
+fn uncommitted(config: &Invocation, materials: &[Material]) -> Option<Vec<String>> {
     let git = crate::git::Git::open(&config.root).ok()?;
-    git.run(&["rev-parse", "HEAD"]).ok()?;
     let status = git.run(&["status", "--porcelain", "--untracked-files=normal"]).ok()?;
-    Some(status.lines().map(|line| line.get(3..).unwrap_or(line).to_owned()).collect())
+    let mut changes: Vec<String> = status.lines().map(|line| line.get(3..).unwrap_or(line).to_owned()).collect();
+    let committed = git.run(&["ls-tree", "-r", "--name-only", "--full-tree", "HEAD"]).unwrap_or_default();
+    let committed: BTreeSet<&str> = committed.lines().collect();
+    for material in materials {
+        // A template at a key path is the file that holds it.
+        let file = config.root.join(material.name.split('#').next().unwrap_or_default());
+        if !file.is_file() {
+            continue;
+        }
+        let in_repository = git.relative(&file);
+        if !committed.contains(in_repository.as_str()) && !changes.contains(&in_repository) {
+            changes.push(in_repository);
+        }
+    }
+    Some(changes)
 }
 
 fn shown_changes(changes: &[String]) -> String {
