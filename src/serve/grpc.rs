@@ -26,16 +26,7 @@ const CONTENT_TYPE: &str = "application/grpc";
 /// The empty `Export…ServiceResponse`, framed: uncompressed, zero bytes long.
 const EMPTY_RESPONSE: [u8; 5] = [0; 5];
 
-/// gRPC status codes (grpc/doc/statuscodes.md) serve answers with.
-mod code {
-    pub(super) const OK: u32 = 0;
-    pub(super) const INVALID_ARGUMENT: u32 = 3;
-    pub(super) const DEADLINE_EXCEEDED: u32 = 4;
-    pub(super) const RESOURCE_EXHAUSTED: u32 = 8;
-    pub(super) const UNIMPLEMENTED: u32 = 12;
-    pub(super) const INTERNAL: u32 = 13;
-    pub(super) const UNAVAILABLE: u32 = 14;
-}
+use super::status::{code, grpc_code};
 
 pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: Body) -> Response {
     let is_grpc = headers
@@ -95,20 +86,6 @@ fn status_only(code: u32, message: &str) -> Response {
         headers.insert("grpc-message", message);
     }
     response
-}
-
-/// The gRPC code of each refusal, as the OTLP specification has exporters read it: a
-/// full queue, a failed findings write and a slow body are retried (UNAVAILABLE,
-/// DEADLINE_EXCEEDED); a malformed or too large one is not.
-fn grpc_code(status: StatusCode) -> u32 {
-    match status {
-        StatusCode::BAD_REQUEST => code::INVALID_ARGUMENT,
-        StatusCode::REQUEST_TIMEOUT => code::DEADLINE_EXCEEDED,
-        StatusCode::PAYLOAD_TOO_LARGE => code::RESOURCE_EXHAUSTED,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => code::UNIMPLEMENTED,
-        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => code::UNAVAILABLE,
-        _ => code::INTERNAL,
-    }
 }
 
 /// `grpc-message`'s encoding: every byte outside printable ASCII, and `%`, as `%XX`.

@@ -229,22 +229,14 @@ struct RpcStatus {
 }
 
 fn refusal(encoding: Encoding, refused: Refused) -> Response {
-    // The gRPC code closest to each HTTP status.
-    let code = match refused.status {
-        StatusCode::BAD_REQUEST => 3,
-        StatusCode::REQUEST_TIMEOUT => 4,
-        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::TOO_MANY_REQUESTS => 8,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => 12,
-        StatusCode::SERVICE_UNAVAILABLE => 14,
-        _ => 13,
-    };
+    let code = i32::try_from(super::status::grpc_code(refused.status)).unwrap_or(13);
     let status = RpcStatus { code, message: refused.message };
     let bytes = match encoding {
         Encoding::Protobuf => prost::Message::encode_to_vec(&status),
         Encoding::Json => serde_json::json!({"code": status.code, "message": status.message}).to_string().into_bytes(),
     };
     let mut response = (refused.status, [(header::CONTENT_TYPE, body::content_type(encoding))], bytes).into_response();
-    if matches!(refused.status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
+    if super::status::retried(refused.status) {
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
     }
     response

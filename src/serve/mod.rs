@@ -27,6 +27,7 @@ mod http;
 mod listener;
 mod metrics;
 mod refusals;
+mod status;
 
 use packetproof::trace::packets::Packets;
 use packetproof::{Error, Invocation, Result, Status};
