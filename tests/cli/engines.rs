@@ -15,6 +15,7 @@ pub fn trials() -> Vec<Trial> {
         a_packet_naming_other_template_versions_is_still_judged,
         a_gate_over_templates_in_the_apps_config_passes_new_data_in_production,
         prompts_kept_as_code_are_reported_and_held,
+        a_declared_budget_holds_packets_and_calls,
     ]
 }
 
@@ -180,6 +181,19 @@ fn a_gate_over_templates_in_the_apps_config_passes_new_data_in_production() {
     assert!(new_data.stdout.contains("\"conforms\""), "{}", new_data.stdout);
     let drifted = trace(&instance("/home/dev/a-new-repo").replace("Fix the issue.", "Fix the issue, then push."));
     assert_eq!(drifted.code, 1, "{}", drifted.describe());
+    // The budget is held too: one the vouched packets carry, and a number.
+    for (budget, said) in [
+        (json!({"intValue": "801"}), "max tokens 801 are none the gate vouched"),
+        (json!({"stringValue": "99999999"}), "not a number"),
+    ] {
+        let call =
+            span(DEFAULTS.0, &instance("/home/dev/a-new-repo")).replace(r#"{"intValue":"800"}"#, &budget.to_string());
+        std::fs::write(project.path("calls.jsonl"), call).unwrap();
+        let args = ["trace", "calls.jsonl", "--packets", "golden", "--gate", "gate.json", "--trusted-key"];
+        let out = project.run_in("", &[&args[..], &[public.to_str().unwrap()]].concat());
+        assert_eq!(out.code, 1, "{}", out.describe());
+        assert!(out.stdout.contains(said), "{}", out.describe());
+    }
 
     // The template edited in the config: red until blessed.
     let config = std::fs::read_to_string(project.path("config/default.yaml")).unwrap();
@@ -292,4 +306,26 @@ fn prompts_kept_as_code_are_reported_and_held() {
     assert_eq!(blessed.code, 0, "{}", blessed.describe());
     let green = project.run_in("", &["test"]);
     assert_eq!(green.code, 0, "{}", green.describe());
+}
+
+/// An app that sets the budget per call declares `max_tokens`: a packet outside it fails
+/// `packet::contract`, as production would refuse its call.
+fn a_declared_budget_holds_packets_and_calls() {
+    let project = suite("");
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let declared = settings.replace("render_input_keys", "max_tokens = { min = 100, max = 500 }\nrender_input_keys");
+    std::fs::write(project.path("harness.toml"), declared).unwrap();
+    let file = packet(&project, "over", DEFAULTS.0, DEFAULTS.1, json!({}));
+    let out = project.run_in("", &["verify", &file]);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(
+        out.stdout.contains("maxTokens 800 is none of agent \"contract\"'s max_tokens (100 to 500)"),
+        "{}",
+        out.stdout
+    );
+    let broken = settings.replace("render_input_keys", "max_tokens = { min = 600, max = 500 }\nrender_input_keys");
+    std::fs::write(project.path("harness.toml"), broken).unwrap();
+    let refused = project.run_in("", &["verify", &file]);
+    assert_eq!(refused.code, 2, "{}", refused.describe());
+    assert!(refused.stderr.contains("contract.max_tokens: expected 1 <= min <= max"), "{}", refused.describe());
 }

@@ -548,6 +548,20 @@ fn wire_checks_a_production_body_with_new_data_against_the_gate() {
     let unlisted = check(&other_model);
     assert_eq!(unlisted.code, 1, "{}", unlisted.describe());
     assert!(unlisted.stdout.contains("\"claude-unlisted-9\" is none the gate vouched"), "{}", unlisted.describe());
+
+    // The budget: one the vouched packets carry, and a number, in wire as in trace.
+    let tokens = renamed["max_tokens"].as_u64().unwrap();
+    for (budget, said) in [
+        (json!(tokens + 1), format!("max tokens {} are none the gate vouched", tokens + 1)),
+        (json!("99999999"), "not a number".to_owned()),
+        (json!([1]), "not a number".to_owned()),
+    ] {
+        let mut other = renamed.clone();
+        other["max_tokens"] = budget;
+        let refused = check(&other);
+        assert_eq!(refused.code, 1, "{}", refused.describe());
+        assert!(refused.stdout.contains(&said), "{said}: {}", refused.describe());
+    }
 }
 
 /// The gate statement's signature, checked with openssl alone: PAE bytes rebuilt by

@@ -86,6 +86,12 @@ pub fn contract(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding
         if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
             fail(JsonPath::field("maxTokens"), problem);
         }
+        // Production holds a call's budget to the agent's declaration: so is the packet.
+        if let Some(budget) = profile.max_tokens.as_ref().filter(|b| tokens.fract() != 0.0 || !b.allows(tokens as u64))
+        {
+            let within = format!("is none of agent {:?}'s max_tokens ({})", profile.name, budget.describe());
+            fail(JsonPath::field("maxTokens"), format!("maxTokens {tokens} {within}"));
+        }
     }
     for key in ["renderInput", "resolvedBranch"] {
         if !packet.get(key).is_some_and(Value::is_object) {

@@ -31,7 +31,9 @@
 //! (`packet_fields = ["temperature"]`, checksummed like every field) and narrow the
 //! providers' model lists to its own (`models = ["gpt-5-mini"]`).
 
+mod budget;
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
+pub use budget::Budget;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -235,6 +237,8 @@ pub(crate) struct RawContract {
     packet_fields: Vec<String>,
     /// The models this agent's packets may name (each in its provider's `models`).
     models: Option<Vec<String>>,
+    /// The output budgets its calls may carry (else those its vouched packets carry).
+    max_tokens: Option<Budget>,
     /// The agent's own evaluator (else the suite's `[evaluator]`, else the built-in one).
     evaluator: Option<Evaluator>,
     /// Slot contracts, by the slot's name in the templates.
@@ -330,6 +334,9 @@ pub struct Profile {
     pub(crate) packet_fields: Vec<String>,
     /// The models the agent's packets may name (`None`: its providers' lists).
     pub(crate) models: Option<Vec<String>>,
+    /// The output budgets its packets and calls may carry (`None`: any within the
+    /// model's limit in a packet, and in production one its vouched packets carry).
+    pub max_tokens: Option<Budget>,
     /// The agent's own evaluator, when it declares one.
     pub evaluator: Option<Evaluator>,
     /// The slot contracts the agent declares, by slot name.
@@ -355,6 +362,10 @@ impl Profile {
             other => other,
         };
         let evaluator = raw.evaluator.clone();
+        let max_tokens = raw.max_tokens.clone();
+        if let Some(problem) = max_tokens.as_ref().and_then(Budget::problem) {
+            return Err(format!("contract.max_tokens: {problem}"));
+        }
         let slots = raw
             .slots
             .clone()
@@ -368,6 +379,7 @@ impl Profile {
         profile.name = name.to_owned();
         profile.packet_fields = packet_fields;
         profile.models = models;
+        profile.max_tokens = max_tokens;
         profile.evaluator = evaluator;
         profile.slots = slots;
         profile.declared = true;
@@ -478,6 +490,7 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         templates: None,
         packet_fields: Vec::new(),
         models: None,
+        max_tokens: None,
         evaluator: None,
         slots: BTreeMap::new(),
         declared: true,
@@ -547,6 +560,7 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         },
         packet_fields: Vec::new(),
         models: None,
+        max_tokens: None,
         evaluator: None,
         slots: BTreeMap::new(),
         declared: true,

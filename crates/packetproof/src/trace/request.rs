@@ -180,7 +180,12 @@ fn as_export(sent: &Sent, api: Api) -> Value {
         Some(Value::Number(n)) => {
             attributes.push(json!({"key": "gen_ai.request.max_tokens", "value": {"doubleValue": n.as_f64()}}))
         }
-        _ => {}
+        // A budget that is no number (`"99999999"`, `[1]`) is kept as it was sent, and
+        // judged as trace judges it: not a number.
+        Some(other) => {
+            attributes.push(json!({"key": "gen_ai.request.max_tokens", "value": {"stringValue": other.to_string()}}))
+        }
+        None => {}
     }
     let name = format!("chat {}", sent.model.as_deref().unwrap_or(""));
     let span = json!({

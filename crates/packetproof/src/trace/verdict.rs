@@ -311,7 +311,7 @@ fn max_tokens_problem(value: &Value) -> Option<&'static str> {
 }
 
 /// A positive whole number (`32000.0` as a JavaScript instrumentation may write it).
-fn whole(value: &Value) -> Option<u64> {
+pub(crate) fn whole(value: &Value) -> Option<u64> {
     if let Some(n) = value.as_u64() {
         return (1..=MAX_SAFE_INTEGER).contains(&n).then_some(n);
     }

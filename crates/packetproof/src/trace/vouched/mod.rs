@@ -32,6 +32,8 @@ struct Templates {
     vouched: Vec<(String, u64)>,
     /// The agent's own models, when it declares them.
     models: Option<Vec<String>>,
+    /// The agent's own budgets, when it declares them.
+    budget: Option<crate::profile::Budget>,
 }
 
 impl Vouching {
@@ -90,6 +92,7 @@ fn templates(gate: &Gate, agent: &Profile, config: &Invocation, packets: &Packet
         .called("the vouched "),
         vouched: samples.iter().map(|p| (p.model.clone(), p.max_tokens)).collect(),
         models: agent.models.clone(),
+        budget: agent.max_tokens.clone(),
     })
 }
 
@@ -135,8 +138,7 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Invocation) -> Re
         match templates.judge.judge((&system, &user), config, vouching.forbidden_keys.as_ref()) {
             Ok(Conformance::Undecided(reason)) => return Ok(Verdict::NotJudgeable { reason }),
             Ok(Conformance::Conforms { templates: used, slots }) => {
-                return settings_vouched(templates, evidence, config)
-                    .map(|()| Verdict::Conforms { templates: used, slots })
+                return settings_vouched(templates, evidence).map(|()| Verdict::Conforms { templates: used, slots })
             }
             Err(refusal) => why_not.push(refusal.why),
         }
@@ -145,10 +147,11 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Invocation) -> Re
 }
 
 /// A conforming call's model and max tokens are what the gate vouched: the agent's
-/// `models` (else its vouched packets' models), and max tokens within the model's
-/// output limit (else the vouched packets' largest for that model). The texts alone
-/// never vouch for a call sent to another model or with another budget.
-fn settings_vouched(templates: &Templates, evidence: &Evidence, config: &Invocation) -> Result<(), String> {
+/// `models` (else its vouched packets' models), and a budget the agent declares
+/// (`max_tokens`), else one its vouched packets carry for that model (for a model none
+/// of them names, one they carry for any). The texts alone never vouch for a call sent
+/// to another model or with another budget; a budget that is no whole number is none.
+fn settings_vouched(templates: &Templates, evidence: &Evidence) -> Result<(), String> {
     let Some(model) = evidence.model.iter().find_map(|said| said.value.as_str()) else {
         return Err("it renders the vouched templates, but the call records no model (gen_ai.request.model) to hold \
                     to the vouched ones"
@@ -166,17 +169,35 @@ fn settings_vouched(templates: &Templates, evidence: &Evidence, config: &Invocat
             "it renders the vouched templates, but its model {model:?} is none the gate vouched ({shown:?})"
         ));
     }
-    let Some(tokens) = evidence.max_tokens.iter().find_map(|said| said.value.as_f64()) else { return Ok(()) };
-    let limit = config
-        .providers
-        .values()
-        .find_map(|p| p.max_output_tokens.get(model).copied())
-        .or_else(|| templates.vouched.iter().filter(|(m, _)| m == model).map(|(_, t)| *t).max());
-    match limit {
-        Some(limit) if tokens > limit as f64 => Err(format!(
-            "it renders the vouched templates, but its max tokens {tokens} pass the {limit} vouched for model {model:?}"
+    // A call that records no budget is judged without one (the instrumentation may not
+    // record it): only a recorded budget is held.
+    let Some(said) = evidence.max_tokens.first() else { return Ok(()) };
+    let Some(tokens) = crate::trace::verdict::whole(&said.value) else {
+        return Err(format!(
+            "it renders the vouched templates, but its max tokens {} is not a number (a whole number of tokens)",
+            crate::report::excerpt(&said.value.to_string())
+        ));
+    };
+    if let Some(budget) = &templates.budget {
+        return match budget.allows(tokens) {
+            true => Ok(()),
+            false => Err(format!(
+                "it renders the vouched templates, but its max tokens {tokens} are none of the agent's max_tokens ({})",
+                budget.describe()
+            )),
+        };
+    }
+    let for_model: Vec<u64> = templates.vouched.iter().filter(|(m, _)| m == model).map(|(_, t)| *t).collect();
+    let mut vouched =
+        if for_model.is_empty() { templates.vouched.iter().map(|(_, t)| *t).collect() } else { for_model };
+    vouched.sort_unstable();
+    vouched.dedup();
+    match vouched.contains(&tokens) {
+        true => Ok(()),
+        false => Err(format!(
+            "it renders the vouched templates, but its max tokens {tokens} are none the gate vouched for model \
+             {model:?} ({vouched:?}; an app that sets the budget per call declares max_tokens)"
         )),
-        _ => Ok(()),
     }
 }
 
