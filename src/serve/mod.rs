@@ -14,7 +14,7 @@
 //! events in another), at most `--join-capacity` of them for at most `--join-window`;
 //! instances scale out behind the Collector routing by trace id.
 //!
-//! SIGTERM or Ctrl-C: the listener closes, requests already taken are judged and
+//! SIGTERM, Ctrl-C or SIGHUP: the listener closes, requests already taken are judged and
 //! answered, the calls still held are judged with what arrived, every finding is on disk
 //! (each line is flushed as it is written), exit 0.
 
@@ -192,15 +192,19 @@ async fn serve(
     Ok(())
 }
 
-/// SIGTERM (what a supervisor sends) or Ctrl-C, listened for from the call on.
+/// SIGTERM (what a supervisor sends), Ctrl-C or SIGHUP (a closed terminal; the npm
+/// shim forwards it), listened for from the call on: each drains, so held calls whose
+/// requests were answered are judged and written.
 #[cfg(unix)]
 fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{signal, SignalKind};
     let (mut term, mut interrupt) = (signal(SignalKind::terminate())?, signal(SignalKind::interrupt())?);
+    let mut hangup = signal(SignalKind::hangup())?;
     Ok(async move {
         tokio::select! {
             _ = term.recv() => {}
             _ = interrupt.recv() => {}
+            _ = hangup.recv() => {}
         }
         say_stopping();
     })

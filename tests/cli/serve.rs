@@ -186,10 +186,15 @@ impl Server {
     }
 
     /// SIGTERM, then the exit code, the rest of stderr and the findings file.
-    fn terminate(mut self) -> (i32, String, String) {
+    fn terminate(self) -> (i32, String, String) {
+        self.stop_with(rustix::process::Signal::TERM)
+    }
+
+    /// `signal`, then the exit code, the rest of stderr and the findings file.
+    fn stop_with(mut self, signal: rustix::process::Signal) -> (i32, String, String) {
         let mut child = self.child.take().unwrap();
         let pid = rustix::process::Pid::from_child(&child);
-        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
         let status = child.wait().unwrap();
         let rest: Vec<String> = self.stderr.iter().collect();
         let findings = std::fs::read_to_string(&self.findings).unwrap_or_default();
@@ -458,6 +463,12 @@ fn serve_stops_cleanly_on_a_sigterm_sent_as_soon_as_it_listens() {
         let (code, stderr, _) = Server::start(&[]).terminate();
         assert_eq!(code, 0, "attempt {attempt}: {stderr}");
         assert!(stderr.contains("stopped after 0 requests"), "attempt {attempt}: {stderr}");
+    }
+    // A closed terminal (SIGHUP) and Ctrl-C (SIGINT) drain alike.
+    for signal in [rustix::process::Signal::HUP, rustix::process::Signal::INT] {
+        let (code, stderr, _) = Server::start(&[]).stop_with(signal);
+        assert_eq!(code, 0, "{signal:?}: {stderr}");
+        assert!(stderr.contains("stopping: finishing the requests taken"), "{signal:?}: {stderr}");
     }
 }
 

@@ -236,6 +236,9 @@ impl AgentTemplates {
             }
         }
         let departs = departure(role, text);
+        if role.roots.is_empty() {
+            return Err(refusal(part, format!("the {what} has no template to be a rendering of{refused}")));
+        }
         Err(refusal(
             part,
             match part {
@@ -318,7 +321,7 @@ fn role(roots: &[Root], free: Vec<(String, Matcher)>, contracts: &Contracts) -> 
         matchers.push(Matchers { name, shaped: root.template.shaped_matcher(root.trim, &shape_of)?, free });
     }
     let names = roots.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(" or ");
-    Ok(Role { roots: matchers, names: if names.is_empty() { "no template".to_owned() } else { names } })
+    Ok(Role { roots: matchers, names })
 }
 
 /// Where a text that renders no root departs from the one it follows furthest: the
