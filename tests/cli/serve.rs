@@ -359,6 +359,35 @@ fn serve_refuses_malformed_oversized_and_unsupported_bodies_and_lives_on() {
     assert!(status["message"].as_str().unwrap().starts_with("/v1/traces:1:"), "{status}");
     let not_otlp = server.post("/v1/logs", &json, b"{\"spans\": []}");
     assert_eq!(not_otlp.status, 400, "{}", not_otlp.body_text());
+    // Ids as OTLP has them (16 and 8 bytes, hex in JSON), and UTF-8 JSON: else 400.
+    let span = |trace: &str, span: &str| {
+        format!(
+            r#"{{"resourceSpans": [{{"scopeSpans": [{{"spans": [{{"traceId": "{trace}", "spanId": "{span}", "name": "x"}}]}}]}}]}}"#
+        )
+    };
+    for (trace, span_id) in
+        [("0".repeat(31), "0".repeat(16)), ("z".repeat(32), "0".repeat(16)), ("0".repeat(32), "1".to_owned())]
+    {
+        let bad_id = server.post("/v1/traces", &json, span(&trace, &span_id).as_bytes());
+        assert_eq!(bad_id.status, 400, "{trace} {span_id}: {}", bad_id.body_text());
+        assert!(bad_id.body_text().contains("is no id"), "{}", bad_id.body_text());
+    }
+    let latin1 = span(&"0".repeat(32), &"0".repeat(16)).replace("\"x\"", "\"caf\u{e9}\"");
+    let mut not_utf8 = latin1.into_bytes();
+    let at = not_utf8.iter().position(|b| *b == 0xC3).unwrap();
+    not_utf8.splice(at..at + 2, [0xE9]);
+    let refused = server.post("/v1/traces", &json, &not_utf8);
+    assert_eq!(refused.status, 400, "{}", refused.body_text());
+    let protobuf = [("Content-Type", "application/x-protobuf")];
+    // A span (field 2 of ScopeSpans, in field 2 of ResourceSpans, in field 1) whose trace id is 15 bytes.
+    let short_id: Vec<u8> = {
+        let span = [&[0x0A, 15][..], &[7; 15]].concat();
+        let scope_spans = [&[0x12, span.len() as u8][..], &span].concat();
+        let resource_spans = [&[0x12, scope_spans.len() as u8][..], &scope_spans].concat();
+        [&[0x0A, resource_spans.len() as u8][..], &resource_spans].concat()
+    };
+    let short = server.post("/v1/traces", &protobuf, &short_id);
+    assert_eq!(short.status, 400, "{}", short.body_text());
 
     // Declared too large: refused before a byte of it is read.
     let declared = server.post("/v1/traces", &[json[0], ("Content-Length", "100001")], b"");
@@ -393,7 +422,7 @@ fn serve_refuses_malformed_oversized_and_unsupported_bodies_and_lives_on() {
     assert_eq!(good.status, 200, "{}", good.body_text());
     assert_eq!(calls(&server, "matched", OPENAI), 1.0);
     let errors = |kind: &str| server.metric(&format!("packetproof_request_errors_total{{kind=\"{kind}\"}}"));
-    assert_eq!((errors("malformed"), errors("too_large"), errors("unsupported")), (3.0, 3.0, 2.0));
+    assert_eq!((errors("malformed"), errors("too_large"), errors("unsupported")), (8.0, 3.0, 2.0));
     assert_eq!(request(server.addr, "GET", "/healthz", &[], b"").status, 200);
 }
 

@@ -135,9 +135,21 @@ fn scope_name<'a>(map: &mut Members<'a>, at: &Path) -> Result<Cow<'a, str>, Prob
     }
 }
 
-/// Ids in OTLP/JSON are hex; lowercase them so a protobuf export's ids join with them.
+/// Ids in OTLP/JSON are the hex of their bytes (a trace id 16, a span id 8) or absent;
+/// anything else is refused, as the OTLP specification has a receiver refuse it.
+/// Lowercased so a protobuf export's ids join with them.
 fn id<'a>(map: &mut Members<'a>, key: &str, at: &Path) -> Result<Cow<'a, str>, Problem> {
     let mut id = text(map, key, at)?;
+    let digits = if key == "traceId" { 32 } else { 16 };
+    if !id.is_empty() && (id.len() != digits || !id.bytes().all(|b| b.is_ascii_hexdigit())) {
+        let message = format!(
+            "{}: {} is no id: expected {digits} hex digits ({} bytes), or none",
+            Path::Key(at, key),
+            crate::report::excerpt(&id),
+            digits / 2
+        );
+        return Err(Problem { message });
+    }
     if id.bytes().any(|b| b.is_ascii_uppercase()) {
         id.to_mut().make_ascii_lowercase();
     }

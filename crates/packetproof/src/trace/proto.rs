@@ -156,6 +156,16 @@ fn text(bytes: &Bytes) -> &str {
     std::str::from_utf8(bytes).unwrap_or_default()
 }
 
+/// An id of `bytes` bytes (16 a trace id, 8 a span id) or none; anything else is
+/// refused, as the OTLP specification has a receiver refuse it.
+fn id(value: &Bytes, bytes: usize, what: &str) -> Result<String, String> {
+    match value.len() {
+        0 => Ok(String::new()),
+        n if n == bytes => Ok(hex(value)),
+        n => Err(format!("a {what} of {n} bytes: expected {bytes}, or none")),
+    }
+}
+
 fn span<'a>(span: &'a Span, scope: &'a str) -> Result<Record<'a>, String> {
     let events = span
         .events
@@ -164,9 +174,9 @@ fn span<'a>(span: &'a Span, scope: &'a str) -> Result<Record<'a>, String> {
         .collect::<Result<_, String>>()?;
     Ok(Record {
         kind: Kind::Span,
-        trace_id: Cow::Owned(hex(&span.trace_id)),
-        span_id: Cow::Owned(hex(&span.span_id)),
-        parent_span_id: Cow::Owned(hex(&span.parent_span_id)),
+        trace_id: Cow::Owned(id(&span.trace_id, 16, "trace id")?),
+        span_id: Cow::Owned(id(&span.span_id, 8, "span id")?),
+        parent_span_id: Cow::Owned(id(&span.parent_span_id, 8, "parent span id")?),
         name: Cow::Borrowed(text(&span.name)),
         scope: Cow::Borrowed(scope),
         attributes: attributes(&span.attributes)?,
@@ -183,8 +193,8 @@ fn log_record<'a>(log: &'a LogRecord, scope: &'a str) -> Result<Record<'a>, Stri
     let time = if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano };
     Ok(Record {
         kind: Kind::Log,
-        trace_id: Cow::Owned(hex(&log.trace_id)),
-        span_id: Cow::Owned(hex(&log.span_id)),
+        trace_id: Cow::Owned(id(&log.trace_id, 16, "trace id")?),
+        span_id: Cow::Owned(id(&log.span_id, 8, "span id")?),
         parent_span_id: Cow::Borrowed(""),
         name: Record::event_name(Cow::Borrowed(text(&log.event_name)), &attributes),
         scope: Cow::Borrowed(scope),

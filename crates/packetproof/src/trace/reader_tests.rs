@@ -73,6 +73,9 @@ fn reference_records(request: &ExportTraceServiceRequest) -> Result<Vec<Value>, 
                 .iter()
                 .map(|e| Ok(json!([e.name, attributes(&e.attributes)?])))
                 .collect::<Result<_, String>>()?;
+            reference_id(&s.trace_id, 16, "trace id")?;
+            reference_id(&s.span_id, 8, "span id")?;
+            reference_id(&s.parent_span_id, 8, "parent span id")?;
             out.push(json!({"trace": hex(&s.trace_id), "span": hex(&s.span_id), "parent": hex(&s.parent_span_id),
                 "name": s.name, "scope": scope, "attributes": attributes(&s.attributes)?, "events": events,
                 "start": s.start_time_unix_nano, "end": s.end_time_unix_nano}));
@@ -98,6 +101,8 @@ fn reference_log_records(request: &ExportLogsServiceRequest) -> Result<Vec<Value
                 (name, _) => name.to_owned(),
             };
             let time = if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano };
+            reference_id(&log.trace_id, 16, "trace id")?;
+            reference_id(&log.span_id, 8, "span id")?;
             log.body.as_ref().map(reference_plain).transpose()?;
             let attributes: Vec<Value> = attributes.into_iter().map(|(k, v)| json!([k, v])).collect();
             out.push(json!({"trace": hex(&log.trace_id), "span": hex(&log.span_id), "parent": "", "name": name,
@@ -105,6 +110,24 @@ fn reference_log_records(request: &ExportLogsServiceRequest) -> Result<Vec<Value
         }
     }
     Ok(out)
+}
+
+/// An id as OTLP has a receiver take it: `len` bytes, or none.
+fn reference_id(bytes: &[u8], len: usize, what: &str) -> Result<(), String> {
+    match bytes.len() {
+        0 => Ok(()),
+        n if n == len => Ok(()),
+        n => Err(format!("a {what} of {n} bytes: expected {len}, or none")),
+    }
+}
+
+/// Ids of `len` bytes mostly, else none or of a wrong length.
+fn ids(len: usize) -> impl Strategy<Value = Vec<u8>> + Clone {
+    prop_oneof![
+        4 => prop::collection::vec(any::<u8>(), len..=len),
+        1 => Just(Vec::new()),
+        1 => prop::collection::vec(any::<u8>(), 1..3),
+    ]
 }
 
 /// What the generated types make of `bytes`: the request of `signal`, or when nothing says,
@@ -181,14 +204,13 @@ fn attributes() -> impl Strategy<Value = Vec<KeyValue>> {
 }
 
 fn export() -> impl Strategy<Value = ExportTraceServiceRequest> {
-    let id = prop::collection::vec(any::<u8>(), 0..3);
     let event = ("[ab]{0,2}", attributes()).prop_map(|(name, attributes)| span::Event {
         name,
         attributes,
         ..Default::default()
     });
-    let span = (id.clone(), id, "[ab ]{0,3}", attributes(), prop::collection::vec(event, 0..2), any::<u64>()).prop_map(
-        |(trace_id, span_id, name, attributes, events, start)| Span {
+    let span = (ids(16), ids(8), "[ab ]{0,3}", attributes(), prop::collection::vec(event, 0..2), any::<u64>())
+        .prop_map(|(trace_id, span_id, name, attributes, events, start)| Span {
             trace_id,
             span_id,
             name,
@@ -196,8 +218,7 @@ fn export() -> impl Strategy<Value = ExportTraceServiceRequest> {
             events,
             start_time_unix_nano: start,
             ..Default::default()
-        },
-    );
+        });
     let resource = (prop::collection::vec(span, 0..4), "[s]{0,2}").prop_map(|(spans, scope)| ResourceSpans {
         scope_spans: vec![ScopeSpans {
             scope: Some(InstrumentationScope { name: scope, ..Default::default() }),
@@ -210,8 +231,7 @@ fn export() -> impl Strategy<Value = ExportTraceServiceRequest> {
 }
 
 fn log_export() -> impl Strategy<Value = ExportLogsServiceRequest> {
-    let id = prop::collection::vec(any::<u8>(), 0..3);
-    let log = (id.clone(), id, "[ab.]{0,3}", attributes(), prop::option::of(any_value()), any::<u64>(), any::<u64>())
+    let log = (ids(16), ids(8), "[ab.]{0,3}", attributes(), prop::option::of(any_value()), any::<u64>(), any::<u64>())
         .prop_map(|(trace_id, span_id, event_name, attributes, body, time, observed)| LogRecord {
             trace_id,
             span_id,

@@ -60,6 +60,29 @@ impl Record<'_> {
 }
 
 /// Ids as OTLP/JSON writes them: lowercase hex.
+/// A test's short name for an id (`a1`), as an id of `digits` hex digits (the hex of its
+/// bytes, zero-padded): distinct names stay distinct ids; none stays none.
+#[cfg(test)]
+pub(crate) fn test_id(name: &str, digits: usize) -> String {
+    if name.is_empty() {
+        return String::new();
+    }
+    format!("{:0>digits$}", hex(name.as_bytes()))
+}
+
+/// The short name [`test_id`] made `id` from (an id it did not make, unchanged).
+#[cfg(test)]
+pub(crate) fn test_name(id: &str) -> String {
+    if !id.starts_with("00") {
+        return id.to_owned();
+    }
+    let bytes: Vec<u8> = (0..id.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&id[2 * i..2 * i + 2], 16).ok())
+        .skip_while(|b| *b == 0)
+        .collect();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);

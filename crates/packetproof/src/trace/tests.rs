@@ -2,6 +2,7 @@
 //! exports are tests/trace_recordings.rs): each read as the same call, in OTLP/JSON and
 //! in protobuf; calls counted once; the request judged as sent; nothing passing unjudged.
 
+use super::record::test_id;
 use super::*;
 use serde_json::{json, Value};
 
@@ -35,14 +36,16 @@ fn attributes(pairs: &[(&str, Value)]) -> Vec<Value> {
 
 /// A span of trace 1 with id `id` (parent `parent`, "" for none).
 fn span(id: &str, parent: &str, scope: &str, pairs: &[(&str, Value)]) -> Value {
-    let span = json!({"traceId": "01", "spanId": id, "parentSpanId": parent, "name": format!("span {id}"),
+    let (trace, span_id, parent_id) = (test_id("01", 32), test_id(id, 16), test_id(parent, 16));
+    let span = json!({"traceId": trace, "spanId": span_id, "parentSpanId": parent_id, "name": format!("span {id}"),
         "attributes": attributes(pairs)});
     json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": scope}, "spans": [span]}]}]})
 }
 
 /// A log record of span `id`.
 fn event(id: &str, name: &str, body: Value, pairs: &[(&str, Value)]) -> Value {
-    let mut record = json!({"traceId": "01", "spanId": id, "eventName": name, "attributes": attributes(pairs)});
+    let (trace, span_id) = (test_id("01", 32), test_id(id, 16));
+    let mut record = json!({"traceId": trace, "spanId": span_id, "eventName": name, "attributes": attributes(pairs)});
     if !body.is_null() {
         record["body"] = any(&body);
     }
@@ -310,7 +313,7 @@ fn each_call_is_counted_once() {
     // The anthropic SDK's span in a trace of its own, inside OpenLLMetry's span in time.
     let timed = |mut document: Value, trace: &str, start: u64, end: u64| {
         let span = &mut document["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
-        span["traceId"] = json!(trace);
+        span["traceId"] = json!(test_id(trace, 32));
         span["startTimeUnixNano"] = json!(start.to_string());
         span["endTimeUnixNano"] = json!(end.to_string());
         document
@@ -440,8 +443,7 @@ fn an_11_mb_line_of_flattened_attributes_reads_in_linear_time() {
         pairs.push((format!("gen_ai.prompt.{i}.content"), json!(text)));
     }
     let attributes: Vec<Value> = pairs.iter().map(|(k, v)| json!({"key": k, "value": any(v)})).collect();
-    let document =
-        json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "01", "attributes": attributes}]}]}]});
+    let document = json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": test_id("01", 16), "attributes": attributes}]}]}]});
     let line = document.to_string();
     assert!(line.len() > 11_000_000, "{}", line.len());
     let packets = packets();

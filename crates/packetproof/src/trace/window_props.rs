@@ -62,8 +62,10 @@ fn timed_span(call: usize, content: Option<&Value>) -> Value {
         pairs.push(("gen_ai.input.messages", json!(messages.to_string())));
     }
     let (start, end) = times(call);
-    spans(&[json!({"traceId": "01", "spanId": id(call), "name": "chat gpt-5",
-        "startTimeUnixNano": start.to_string(), "endTimeUnixNano": end.to_string(), "attributes": attributes(&pairs)})])
+    spans(&[
+        json!({"traceId": crate::trace::record::test_id("01", 32), "spanId": crate::trace::record::test_id(&id(call), 16), "name": "chat gpt-5",
+        "startTimeUnixNano": start.to_string(), "endTimeUnixNano": end.to_string(), "attributes": attributes(&pairs)}),
+    ])
 }
 
 /// The details event of `call`, with `content` or none, under its ids or only its time.
@@ -76,8 +78,8 @@ fn timed_details(call: usize, content: Option<&Value>, ids: bool) -> Value {
     let mut record =
         json!({"eventName": DETAILS_EVENT, "timeUnixNano": at.to_string(), "attributes": attributes(&pairs)});
     if ids {
-        record["traceId"] = json!("01");
-        record["spanId"] = json!(id(call));
+        record["traceId"] = json!(crate::trace::record::test_id("01", 32));
+        record["spanId"] = json!(crate::trace::record::test_id(&id(call), 16));
     }
     logs(&[record])
 }
@@ -156,7 +158,7 @@ proptest! {
         prop_assert!(judged.iter().all(|j| j.expired().is_none()), "{:#?}", judged);
         let mut last: BTreeMap<String, Verdict> = BTreeMap::new();
         for j in &judged {
-            let before = last.insert(j.call.span_id.clone(), j.verdict.clone());
+            let before = last.insert(crate::trace::record::test_name(&j.call.span_id), j.verdict.clone());
             prop_assert!(before.as_ref() != Some(&j.verdict), "{} reported twice unchanged", j.call.span_id);
         }
         prop_assert_eq!(last.into_iter().collect::<Vec<_>>(), expected);

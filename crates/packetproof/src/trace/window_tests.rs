@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::trace::packets::Packets;
+use crate::trace::record::{test_id, test_name};
 use crate::trace::verdict::Verdict;
 use crate::trace::{Encoding, Judged, Options, Session, DETAILS_EVENT};
 use serde_json::{json, Value};
@@ -41,7 +42,7 @@ fn span(id: &str, parent: &str, content: bool) -> Value {
     if content {
         pairs.push(("gen_ai.input.messages", json!(messages().to_string())));
     }
-    json!({"traceId": "01", "spanId": id, "parentSpanId": parent, "name": "chat gpt-5", "attributes": attributes(&pairs)})
+    json!({"traceId": test_id("01", 32), "spanId": test_id(id, 16), "parentSpanId": test_id(parent, 16), "name": "chat gpt-5", "attributes": attributes(&pairs)})
 }
 
 fn messages() -> Value {
@@ -59,12 +60,12 @@ fn details(id: &str, content: bool) -> Value {
     if content {
         pairs.push(("gen_ai.input.messages", json!(messages().to_string())));
     }
-    json!({"traceId": "01", "spanId": id, "eventName": DETAILS_EVENT, "attributes": attributes(&pairs)})
+    json!({"traceId": test_id("01", 32), "spanId": test_id(id, 16), "eventName": DETAILS_EVENT, "attributes": attributes(&pairs)})
 }
 
 /// One message event of span `id`.
 fn message(id: &str, role: &str, text: &str) -> Value {
-    json!({"traceId": "01", "spanId": id, "eventName": format!("gen_ai.{role}.message"),
+    json!({"traceId": test_id("01", 32), "spanId": test_id(id, 16), "eventName": format!("gen_ai.{role}.message"),
            "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": text}}]}}})
 }
 
@@ -108,7 +109,8 @@ fn traced(packets: &Packets, requests: &[&Value]) -> Vec<Judged> {
 }
 
 fn verdicts(judged: &[Judged]) -> Vec<(String, Verdict)> {
-    let mut out: Vec<(String, Verdict)> = judged.iter().map(|j| (j.call.span_id.clone(), j.verdict.clone())).collect();
+    let mut out: Vec<(String, Verdict)> =
+        judged.iter().map(|j| (test_name(&j.call.span_id), j.verdict.clone())).collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
@@ -212,7 +214,7 @@ fn a_full_window_judges_its_oldest_call_to_make_room_and_stopping_judges_the_res
     assert!(serve(&mut window, &packets, &[(&spans(&[span("a1", "", false)]), t0)]).is_empty());
     let judged = serve(&mut window, &packets, &[(&spans(&[span("b2", "", false)]), t0 + SECOND)]);
     assert_eq!(judged.len(), 1);
-    assert_eq!((judged[0].call.span_id.as_str(), judged[0].expired()), ("a1", Some(Expiry::Capacity)));
+    assert_eq!((test_name(&judged[0].call.span_id).as_str(), judged[0].expired()), ("a1", Some(Expiry::Capacity)));
     assert!(judged[0].notes.last().unwrap().contains("at most 1 calls are held"), "{:?}", judged[0].notes);
     // The call made room for is held until its own part comes.
     let judged = serve(&mut window, &packets, &[(&logs(&[details("b2", true)]), t0 + 2 * SECOND)]);
@@ -326,7 +328,7 @@ fn drifted(id: &str, user: &str, model: &str) -> Value {
         ("gen_ai.request.max_tokens", json!(100)),
         ("gen_ai.input.messages", json!(messages.to_string())),
     ];
-    json!({"traceId": "01", "spanId": id, "name": "chat", "attributes": attributes(&pairs)})
+    json!({"traceId": test_id("01", 32), "spanId": test_id(id, 16), "name": "chat", "attributes": attributes(&pairs)})
 }
 
 #[test]
