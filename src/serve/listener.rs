@@ -20,11 +20,13 @@ pub(crate) struct Bounded {
     listener: TcpListener,
     places: Arc<Semaphore>,
     open: Arc<Open>,
+    on_error: Box<dyn Fn() + Send>,
 }
 
 impl Bounded {
-    pub(crate) fn new(listener: TcpListener, max_connections: usize) -> Bounded {
-        Bounded { listener, places: Arc::new(Semaphore::new(max_connections)), open: Arc::default() }
+    /// `on_error` counts each accept that failed.
+    pub(crate) fn new(listener: TcpListener, max_connections: usize, on_error: Box<dyn Fn() + Send>) -> Bounded {
+        Bounded { listener, places: Arc::new(Semaphore::new(max_connections)), open: Arc::default(), on_error }
     }
 
     /// A place for a new connection: a free one, or one an idle connection gives up.
@@ -47,6 +49,7 @@ impl Bounded {
     /// The next connection, once it has a place: it is accepted first, then given a
     /// place, since one waiting in the backlog is what makes an idle one worth shedding.
     async fn accept(&mut self) -> Accepted {
+        let mut pause = FIRST_PAUSE;
         loop {
             match self.listener.accept().await {
                 Ok((stream, _)) => {
@@ -56,11 +59,25 @@ impl Bounded {
                     return Accepted { stream, activity, listed, place };
                 }
                 // Out of file descriptors, or a connection reset before it was
-                // accepted: wait a moment instead of spinning on the error.
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                // accepted: counted, and waited out a little longer each time it
+                // recurs instead of spinning on the error.
+                Err(_) => {
+                    (self.on_error)();
+                    tokio::time::sleep(pause).await;
+                    pause = next_pause(pause);
+                }
             }
         }
     }
+}
+
+/// The first wait after a failed accept, and the longest.
+const FIRST_PAUSE: Duration = Duration::from_millis(5);
+const LONGEST_PAUSE: Duration = Duration::from_secs(1);
+
+/// The wait after `pause` when the error recurs: twice as long, up to [`LONGEST_PAUSE`].
+fn next_pause(pause: Duration) -> Duration {
+    (pause * 2).min(LONGEST_PAUSE)
 }
 
 /// An accepted connection, its activity and its place. The place moves into the
@@ -147,13 +164,23 @@ mod tests {
     use std::future::Future;
     use std::task::Context;
 
+    /// A failed accept is waited out longer each time it recurs, never more than a second.
+    #[test]
+    fn accept_errors_back_off_to_a_second() {
+        let pauses: Vec<Duration> =
+            std::iter::successors(Some(FIRST_PAUSE), |p| Some(next_pause(*p))).take(10).collect();
+        assert_eq!(&pauses[..3], [Duration::from_millis(5), Duration::from_millis(10), Duration::from_millis(20)]);
+        assert!(pauses.windows(2).all(|w| w[1] >= w[0]));
+        assert_eq!(pauses[9], LONGEST_PAUSE);
+    }
+
     #[test]
     fn a_connection_past_the_bound_waits_until_one_closes() {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
-            let mut bounded = Bounded::new(listener, 1);
+            let mut bounded = Bounded::new(listener, 1, Box::new(|| {}));
             let _a = TcpStream::connect(addr).await.unwrap();
             let first = bounded.accept().await;
             let _b = TcpStream::connect(addr).await.unwrap();

@@ -183,7 +183,8 @@ async fn serve(
     // Held calls are judged as their windows end, until every request taken is answered.
     let (stop_expiring, stopped) = tokio::sync::watch::channel(());
     let expiring = tokio::spawn(held::expire_until_stopped(shared.clone(), stopped));
-    let bounded = listener::Bounded::new(listener, max_connections);
+    let errors = shared.clone();
+    let bounded = listener::Bounded::new(listener, max_connections, Box::new(move || errors.metrics.error("accept")));
     let counted = shared.clone();
     let closed = move |why: connections::Closed| counted.metrics.closed(why);
     listener::serve(bounded, http::router(shared), timeouts, closed, stop).await;
