@@ -125,35 +125,19 @@ pub(super) async fn take(
     headers: &HeaderMap,
     body: Body,
 ) -> Result<(), Refused> {
+    let started = Instant::now();
+    let max = shared.max_body;
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max as u64) {
+        return Err(too_large(max));
+    }
+    // Read first, admit after: a body that trickles in holds the bytes it sent, never
+    // one of the places honest exporters' batches need.
+    let (received, _bytes) = read(shared, body, max).await?;
     let Ok(admitted) = shared.admitted.clone().try_acquire_owned() else {
         return Err(Refused::new(StatusCode::TOO_MANY_REQUESTS, "queue_full", "the work queue is full: retry later"));
     };
     let _in_flight = InFlight::new(shared);
-    let started = Instant::now();
-    let max = shared.max_body;
-    let too_large = || {
-        Refused::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "too_large",
-            format!("the body is larger than {max} bytes (--max-body)"),
-        )
-    };
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > max as u64) {
-        return Err(too_large());
-    }
-    let received = match tokio::time::timeout(READ_TIMEOUT, axum::body::to_bytes(body, max)).await {
-        Err(_) => {
-            return Err(Refused::new(StatusCode::REQUEST_TIMEOUT, "read_timeout", "the body did not arrive in time"))
-        }
-        Ok(Err(e)) => {
-            return Err(match e.into_inner().is::<http_body_util::LengthLimitError>() {
-                true => too_large(),
-                false => Refused::new(StatusCode::BAD_REQUEST, "read", "the body could not be read"),
-            })
-        }
-        Ok(Ok(received)) => received,
-    };
     let judging = shared.judging.clone().acquire_owned().await.map_err(|_| stopping())?;
     let work = shared.clone();
     let judged = tokio::task::spawn_blocking(move || {
@@ -166,6 +150,77 @@ pub(super) async fn take(
     let (counts, received) = judged?;
     shared.metrics.request(signal, &counts, received, started.elapsed().as_secs_f64());
     Ok(())
+}
+
+fn too_large(max: usize) -> Refused {
+    Refused::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        format!("the body is larger than {max} bytes (--max-body)"),
+    )
+}
+
+/// The body, read within `max` bytes and [`READ_TIMEOUT`], each frame's bytes taken
+/// from the reading budget as it arrives (held until the request is answered).
+async fn read(shared: &Shared, mut body: Body, max: usize) -> Result<(axum::body::Bytes, BodyBytes), Refused> {
+    use http_body_util::BodyExt;
+    let deadline = tokio::time::Instant::now() + READ_TIMEOUT;
+    let mut out = Vec::new();
+    let mut held = BodyBytes { permit: None, gauge: shared.metrics.body_bytes.clone() };
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => {
+                return Err(Refused::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "read_timeout",
+                    "the body did not arrive in time",
+                ))
+            }
+            Ok(None) => return Ok((out.into(), held)),
+            Ok(Some(Err(_))) => {
+                return Err(Refused::new(StatusCode::BAD_REQUEST, "read", "the body could not be read"))
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else { continue };
+        if out.len() + data.len() > max {
+            return Err(too_large(max));
+        }
+        let taken = u32::try_from(data.len()).ok().and_then(|n| shared.reading.clone().try_acquire_many_owned(n).ok());
+        let Some(taken) = taken else {
+            return Err(Refused::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "queue_full",
+                "the receiver holds as many bytes of bodies as it may: retry later",
+            ));
+        };
+        held.add(taken);
+        out.extend_from_slice(&data);
+    }
+}
+
+/// The reading budget a body holds, shown on `/metrics`, given back however it ends.
+struct BodyBytes {
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    gauge: prometheus_client::metrics::gauge::Gauge,
+}
+
+impl BodyBytes {
+    fn add(&mut self, taken: tokio::sync::OwnedSemaphorePermit) {
+        self.gauge.inc_by(taken.num_permits() as i64);
+        match &mut self.permit {
+            Some(permit) => permit.merge(taken),
+            None => self.permit = Some(taken),
+        }
+    }
+}
+
+impl Drop for BodyBytes {
+    fn drop(&mut self) {
+        if let Some(permit) = &self.permit {
+            self.gauge.dec_by(permit.num_permits() as i64);
+        }
+    }
 }
 
 /// The in-flight gauge, up while a request is admitted, down however it ends.

@@ -30,6 +30,8 @@ pub(crate) struct Metrics {
     errors: Family<Labels, Counter>,
     latency: Histogram,
     pub(crate) in_flight: Gauge,
+    /// Bytes of request bodies read and not yet answered (the reading budget in use).
+    pub(crate) body_bytes: Gauge,
     held: Gauge,
     expired: Family<Labels, Counter>,
     ignored: Family<Labels, Counter>,
@@ -48,6 +50,7 @@ impl Metrics {
         let errors = Family::<Labels, Counter>::default();
         let latency = Histogram::new(exponential_buckets(0.000_25, 2.0, 16));
         let in_flight = Gauge::default();
+        let body_bytes = Gauge::default();
         let held = Gauge::default();
         let expired = Family::<Labels, Counter>::default();
         let ignored = Family::<Labels, Counter>::default();
@@ -64,8 +67,14 @@ impl Metrics {
         registry.register("request_duration_seconds", "Time from a request's admission to its answer", latency.clone());
         registry.register(
             "requests_in_flight",
-            "Requests admitted and not yet answered (being read, waiting for a worker or judged)",
+            "Requests admitted and not yet answered (their body whole: waiting for a worker or judged)",
             in_flight.clone(),
+        );
+        registry.register(
+            "body_bytes_held",
+            "Bytes of request bodies read (or being read) and not yet answered, at most --queue plus --workers \
+             times --max-body: a body takes them as they arrive",
+            body_bytes.clone(),
         );
         registry.register(
             "calls_held",
@@ -100,6 +109,7 @@ impl Metrics {
             errors,
             latency,
             in_flight,
+            body_bytes,
             held,
             expired,
             ignored,

@@ -6,10 +6,11 @@
 //! `/metrics` ([`metrics`]).
 //!
 //! Memory is bounded whatever clients send: at most `--max-connections` connections
-//! are open ([`listener`]); a request is admitted only while fewer than `--queue` plus
-//! `--workers` are being read or judged (otherwise 429 with `Retry-After`, its body
-//! never read), and each admitted body is read, and decompressed, up to `--max-body`
-//! bytes (otherwise 413). Between requests serve keeps counters and the calls held
+//! are open ([`listener`]); a body is read, and decompressed, up to `--max-body` bytes
+//! (otherwise 413), each byte counted against a budget of what the admitted requests may
+//! hold as it arrives (past it, 429 with `Retry-After`); a request is admitted once its
+//! body is whole, only while fewer than `--queue` plus `--workers` are waiting or
+//! judged (otherwise 429). A slow body holds the bytes it sent, never a place. Between requests serve keeps counters and the calls held
 //! for the rest of their records ([`held`]: a span in one request, its messages as log
 //! events in another), at most `--join-capacity` of them for at most `--join-window`;
 //! instances scale out behind the Collector routing by trace id.
@@ -106,8 +107,12 @@ pub(crate) struct Shared {
     pub(crate) vouching: Option<packetproof::trace::vouched::Vouching>,
     pub(crate) config: Invocation,
     pub(crate) max_body: usize,
-    /// Requests admitted (being read, waiting or judged): `--queue` plus one per worker.
+    /// Requests admitted (their body whole, waiting or judged): `--queue` plus one per worker.
     pub(crate) admitted: Arc<tokio::sync::Semaphore>,
+    /// The bytes of bodies being read or held, in bytes: as many as the admitted
+    /// requests may hold (`--queue` plus `--workers`, times `--max-body`). A body takes
+    /// its bytes as they arrive, so a slow one holds what it sent, not a place.
+    pub(crate) reading: Arc<tokio::sync::Semaphore>,
     /// Requests being judged at once: one per core (judging is CPU work).
     pub(crate) judging: Arc<tokio::sync::Semaphore>,
     /// Calls not whole in their request, held for the rest of their records.
@@ -144,6 +149,9 @@ pub fn run(settings: &super::hiargs::Settings, args: &ServeArgs) -> Result<Statu
         config: config.clone(),
         max_body: args.max_body as usize,
         admitted: Arc::new(tokio::sync::Semaphore::new(args.queue + workers)),
+        reading: Arc::new(tokio::sync::Semaphore::new(
+            ((args.queue + workers) * args.max_body as usize).min(tokio::sync::Semaphore::MAX_PERMITS),
+        )),
         judging: Arc::new(tokio::sync::Semaphore::new(workers)),
         held: held::Held::new(Duration::from_secs(args.join_window), args.join_capacity as usize),
         findings,

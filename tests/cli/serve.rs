@@ -162,14 +162,15 @@ impl Server {
     }
 
     /// Wait (on /metrics, never a blind sleep) until `n` requests are admitted.
-    fn wait_in_flight(&self, n: f64) {
+    /// Until the gauge `metric` reads `n` (polled, bounded).
+    fn wait_for(&self, metric: &str, n: f64) {
         for _ in 0..2000 {
-            if self.metric("packetproof_requests_in_flight") == n {
+            if self.metric(metric) == n {
                 return;
             }
             std::thread::yield_now();
         }
-        panic!("never {n} requests in flight");
+        panic!("{metric} never {n}: {}", self.metric(metric));
     }
 
     /// The server's peak resident memory so far (Linux VmHWM), in KiB.
@@ -426,28 +427,44 @@ fn serve_refuses_malformed_oversized_and_unsupported_bodies_and_lives_on() {
     assert_eq!(request(server.addr, "GET", "/healthz", &[], b"").status, 200);
 }
 
-/// One worker and a queue of one: two requests that have sent their headers but not
-/// their bodies hold both places, so a third is refused at once, 429 with Retry-After.
+/// A slow body holds the bytes it sent, never a place (round 6: eighteen of them locked
+/// every exporter out): with one worker and a queue of one, two requests whose headers
+/// are sent and whose bodies trickle leave an honest batch accepted at once. Bodies that
+/// hold the whole reading budget (`--queue` plus `--workers`, times `--max-body`) are
+/// what refuses a request, 429 with Retry-After, until they are answered.
 fn serve_answers_429_with_retry_after_when_the_queue_is_full() {
-    let server = Server::start(&["--workers", "1", "--queue", "1"]);
     let (_, _, body) = recorded("node.traces.json");
-    let held: Vec<TcpStream> = (0..2).map(|_| start_request(server.addr, body.len())).collect();
-    server.wait_in_flight(2.0);
-    let refused = server.post("/v1/traces", &[("Content-Type", "application/json")], &body);
+    let max = body.len().to_string();
+    let server = Server::start(&["--workers", "1", "--queue", "1", "--max-body", &max]);
+    let json = [("Content-Type", "application/json")];
+    let mut held: Vec<TcpStream> = (0..2).map(|_| start_request(server.addr, body.len())).collect();
+    for stream in &mut held {
+        stream.write_all(&body[..10]).unwrap();
+    }
+    server.wait_for("packetproof_body_bytes_held", 20.0);
+    let honest = server.post("/v1/traces", &json, &body);
+    assert_eq!(honest.status, 200, "a trickling body took an honest batch's place: {}", honest.body_text());
+    // The trickling bodies near whole: two bodies' bytes of the two the budget holds.
+    for stream in &mut held {
+        stream.write_all(&body[10..body.len() - 1]).unwrap();
+    }
+    server.wait_for("packetproof_body_bytes_held", 2.0 * (body.len() - 1) as f64);
+    let refused = server.post("/v1/traces", &json, &body);
     assert_eq!(refused.status, 429, "{}", refused.body_text());
     assert_eq!(refused.header("retry-after").as_deref(), Some("1"), "{}", refused.head);
     assert_eq!(server.metric("packetproof_request_errors_total{kind=\"queue_full\"}"), 1.0);
-    // The held requests finish, and the places are free again.
+    // The held requests finish, and the budget is free again.
     for mut stream in held {
-        stream.write_all(&body).unwrap();
+        stream.write_all(&body[body.len() - 1..]).unwrap();
         assert_eq!(read_answer(stream).status, 200);
     }
-    assert_eq!(server.post("/v1/traces", &[("Content-Type", "application/json")], &body).status, 200);
-    // The same request three times is one call each, as an exporter's retry must be: the
+    server.wait_for("packetproof_body_bytes_held", 0.0);
+    assert_eq!(server.post("/v1/traces", &json, &body).status, 200);
+    // The same request four times is one call each, as an exporter's retry must be: the
     // calls judged whole once, the one held taken once.
     assert_eq!(calls(&server, "matched", OPENAI), 1.0);
-    assert_eq!(server.metric("packetproof_call_parts_ignored_total{reason=\"judged\"}"), 4.0);
-    assert_eq!(server.metric("packetproof_call_parts_ignored_total{reason=\"repeated\"}"), 2.0);
+    assert_eq!(server.metric("packetproof_call_parts_ignored_total{reason=\"judged\"}"), 6.0);
+    assert_eq!(server.metric("packetproof_call_parts_ignored_total{reason=\"repeated\"}"), 3.0);
     assert_eq!(server.metric("packetproof_calls_held"), 1.0);
 }
 
@@ -465,7 +482,8 @@ fn serve_finishes_the_request_it_took_on_sigterm_and_exits_0() {
     let server = Server::start(&[]);
     let (_, _, body) = recorded("node.traces.json");
     let mut taken = start_request(server.addr, body.len());
-    server.wait_in_flight(1.0);
+    taken.write_all(&body[..10]).unwrap();
+    server.wait_for("packetproof_body_bytes_held", 10.0);
     let addr = server.addr;
     // SIGTERM while the request is half sent; its body follows once serve is stopping.
     let stopper = std::thread::spawn(move || server.terminate());
@@ -475,7 +493,7 @@ fn serve_finishes_the_request_it_took_on_sigterm_and_exits_0() {
         TcpStream::connect(addr).is_err()
     });
     assert!(closed, "serve still accepts connections after SIGTERM");
-    taken.write_all(&body).unwrap();
+    taken.write_all(&body[10..]).unwrap();
     let answer = read_answer(taken);
     assert_eq!(answer.status, 200, "{}", answer.body_text());
     let (code, stderr, lines) = stopper.join().unwrap();

@@ -12,7 +12,8 @@ pub fn trials() -> Vec<Trial> {
     let mut trials = crate::trials![
         serve_takes_otlp_grpc_calls_on_the_same_port,
         serve_answers_a_bad_grpc_call_with_its_status,
-        serve_bounds_what_one_http2_connection_may_hold_open
+        serve_bounds_what_one_http2_connection_may_hold_open,
+        half_sent_grpc_calls_take_no_place_from_another_exporter
     ];
     let exporter = "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.grpc";
     let present = Command::new("python3").args(["-c", exporter]).output().is_ok_and(|o| o.status.success());
@@ -169,6 +170,47 @@ fn serve_bounds_what_one_http2_connection_may_hold_open() {
         connection.max_concurrent_send_streams()
     });
     assert_eq!(streams, 32, "hyper's default is 200");
+}
+
+/// Round 6: one HTTP/2 connection with 32 half-sent Export calls held every place, and
+/// every other exporter's call was refused. Each holds only the bytes it sent now: with
+/// one worker and a queue of one, a second exporter's call is taken and judged.
+fn half_sent_grpc_calls_take_no_place_from_another_exporter() {
+    let server = Server::start(&["--workers", "1", "--queue", "1", "--join-window", "0"]);
+    let traces = recorded("python.traces.pb").2;
+    let message = framed(false, &traces);
+    let (addr, head) = (server.addr, message[..10].to_vec());
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let attacker = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let (client, connection) = h2::client::handshake(tcp).await.unwrap();
+            let driven = tokio::spawn(connection);
+            let mut open = Vec::new();
+            for _ in 0..32 {
+                let mut client = client.clone().ready().await.unwrap();
+                let request = http::Request::post(format!("http://{addr}{TRACES}"))
+                    .header("te", "trailers")
+                    .header("content-type", "application/grpc")
+                    .body(())
+                    .unwrap();
+                let (response, mut stream) = client.send_request(request, false).unwrap();
+                stream.send_data(bytes::Bytes::from(head.clone()), false).unwrap();
+                open.push((response, stream));
+            }
+            // Held open until the other exporter was answered.
+            tokio::task::spawn_blocking(move || finished.recv()).await.unwrap().ok();
+            drop(open);
+            driven.abort();
+        });
+    });
+    server.wait_for("packetproof_body_bytes_held", 320.0);
+    let answered = call(server.addr, TRACES, &[], message);
+    assert_eq!((answered.status, answered.grpc_status().as_deref()), (200, Some("0")));
+    assert_eq!(calls(&server, "matched", OPENAI), 1.0);
+    done.send(()).unwrap();
+    attacker.join().unwrap();
 }
 
 fn flate2_gzip(bytes: &[u8]) -> Vec<u8> {
