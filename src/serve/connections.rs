@@ -181,12 +181,20 @@ impl Drop for Listed {
     }
 }
 
-/// A connection's service, counting its requests in flight on its [`Activity`].
+/// A connection's service, counting its requests in flight on its [`Activity`], and
+/// giving each request the connection's [`Share`] of the reading budget.
 #[derive(Clone)]
 pub(crate) struct Tracked<S> {
     pub(crate) inner: S,
     pub(crate) activity: Arc<Activity>,
+    pub(crate) share: Share,
 }
+
+/// The bytes of request bodies one connection holds (an HTTP/2 connection carries many
+/// requests at once): at most half the reading budget, so no one connection can take
+/// all of it.
+#[derive(Clone, Default)]
+pub(crate) struct Share(pub(crate) Arc<std::sync::atomic::AtomicUsize>);
 
 impl<S> hyper::service::Service<hyper::Request<Incoming>> for Tracked<S>
 where
@@ -197,7 +205,8 @@ where
     type Error = S::Error;
     type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
 
-    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: hyper::Request<Incoming>) -> Self::Future {
+        request.extensions_mut().insert(self.share.clone());
         let in_flight = self.activity.begin();
         let answer = self.inner.call(request);
         Box::pin(async move {

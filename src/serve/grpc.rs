@@ -28,7 +28,12 @@ const EMPTY_RESPONSE: [u8; 5] = [0; 5];
 
 use super::status::{code, grpc_code};
 
-pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: Body) -> Response {
+pub(super) async fn export(
+    shared: Arc<Shared>,
+    signal: Signal,
+    (headers, share): (HeaderMap, Option<super::connections::Share>),
+    body: Body,
+) -> Response {
     let is_grpc = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -40,7 +45,7 @@ pub(super) async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderM
         return (StatusCode::UNSUPPORTED_MEDIA_TYPE, why).into_response();
     }
     let answer = match message_encoding(&headers) {
-        Ok(gzip) => http::take(&shared, signal, Encoding::Protobuf, Wire::Grpc { gzip }, &headers, body).await,
+        Ok(gzip) => http::take(&shared, signal, Encoding::Protobuf, Wire::Grpc { gzip }, (&headers, share), body).await,
         Err(refused) => Err(refused),
     };
     match answer {

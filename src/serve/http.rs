@@ -5,12 +5,13 @@
 //! that did not arrive in time) or 429 / 503 with `Retry-After` (retried later).
 
 use super::body::{self, Encoding, Refusal, Signal, Wire};
+use super::connections::Share;
 use super::findings;
 use super::grpc;
 use super::metrics;
 use super::Shared;
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -30,14 +31,28 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route(
             body::path(Signal::Traces),
-            post(|State(shared), headers, body| export(shared, Signal::Traces, headers, body)),
+            post(|State(shared), share: Option<Extension<Share>>, headers, body| {
+                export(shared, Signal::Traces, (headers, share.map(|s| s.0)), body)
+            }),
         )
         .route(
             body::path(Signal::Logs),
-            post(|State(shared), headers, body| export(shared, Signal::Logs, headers, body)),
+            post(|State(shared), share: Option<Extension<Share>>, headers, body| {
+                export(shared, Signal::Logs, (headers, share.map(|s| s.0)), body)
+            }),
         )
-        .route(grpc::TRACES, post(|State(shared), headers, body| grpc::export(shared, Signal::Traces, headers, body)))
-        .route(grpc::LOGS, post(|State(shared), headers, body| grpc::export(shared, Signal::Logs, headers, body)))
+        .route(
+            grpc::TRACES,
+            post(|State(shared), share: Option<Extension<Share>>, headers, body| {
+                grpc::export(shared, Signal::Traces, (headers, share.map(|s| s.0)), body)
+            }),
+        )
+        .route(
+            grpc::LOGS,
+            post(|State(shared), share: Option<Extension<Share>>, headers, body| {
+                grpc::export(shared, Signal::Logs, (headers, share.map(|s| s.0)), body)
+            }),
+        )
         .route("/metrics", get(metrics))
         .route("/healthz", get(|| async { "ok\n" }))
         .with_state(shared)
@@ -70,7 +85,12 @@ impl From<Refusal> for Refused {
     }
 }
 
-async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: Body) -> Response {
+async fn export(
+    shared: Arc<Shared>,
+    signal: Signal,
+    (headers, share): (HeaderMap, Option<Share>),
+    body: Body,
+) -> Response {
     let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
     // A request of no encoding we read is answered in JSON, the readable one.
     let encoding = text(header::CONTENT_TYPE).and_then(body::encoding_of);
@@ -81,7 +101,7 @@ async fn export(shared: Arc<Shared>, signal: Signal, headers: HeaderMap, body: B
             "the Content-Type is neither application/x-protobuf nor application/json",
         )),
         Some(encoding) => match content_encoding(&headers) {
-            Ok(gzip) => take(&shared, signal, encoding, Wire::Http { gzip }, &headers, body).await,
+            Ok(gzip) => take(&shared, signal, encoding, Wire::Http { gzip }, (&headers, share), body).await,
             Err(refused) => Err(refused),
         },
     };
@@ -122,7 +142,7 @@ pub(super) async fn take(
     signal: Signal,
     encoding: Encoding,
     wire: Wire,
-    headers: &HeaderMap,
+    (headers, share): (&HeaderMap, Option<Share>),
     body: Body,
 ) -> Result<(), Refused> {
     let started = Instant::now();
@@ -133,7 +153,7 @@ pub(super) async fn take(
     }
     // Read first, admit after: a body that trickles in holds the bytes it sent, never
     // one of the places honest exporters' batches need.
-    let (received, _bytes) = read(shared, body, max).await?;
+    let (received, _bytes) = read(shared, body, max, share.unwrap_or_default()).await?;
     let Ok(admitted) = shared.admitted.clone().try_acquire_owned() else {
         return Err(Refused::new(StatusCode::TOO_MANY_REQUESTS, "queue_full", "the work queue is full: retry later"));
     };
@@ -161,12 +181,19 @@ fn too_large(max: usize) -> Refused {
 }
 
 /// The body, read within `max` bytes and [`READ_TIMEOUT`], each frame's bytes taken
-/// from the reading budget as it arrives (held until the request is answered).
-async fn read(shared: &Shared, mut body: Body, max: usize) -> Result<(axum::body::Bytes, BodyBytes), Refused> {
+/// from the reading budget, and counted on the connection's `share`, as it arrives
+/// (held until the request is answered).
+async fn read(
+    shared: &Shared,
+    mut body: Body,
+    max: usize,
+    share: Share,
+) -> Result<(axum::body::Bytes, BodyBytes), Refused> {
     use http_body_util::BodyExt;
     let deadline = tokio::time::Instant::now() + READ_TIMEOUT;
     let mut out = Vec::new();
-    let mut held = BodyBytes { permit: None, gauge: shared.metrics.body_bytes.clone() };
+    let mut held = BodyBytes { permit: None, gauge: shared.metrics.body_bytes.clone(), share };
+    let share_limit = shared.reading_budget / 2;
     loop {
         let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
             Err(_) => {
@@ -186,6 +213,14 @@ async fn read(shared: &Shared, mut body: Body, max: usize) -> Result<(axum::body
         if out.len() + data.len() > max {
             return Err(too_large(max));
         }
+        let connection_holds = held.share.0.load(std::sync::atomic::Ordering::Relaxed);
+        if connection_holds + data.len() > share_limit {
+            return Err(Refused::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "queue_full",
+                "this connection holds its share of the bodies the receiver may hold (half): retry later",
+            ));
+        }
         let taken = u32::try_from(data.len()).ok().and_then(|n| shared.reading.clone().try_acquire_many_owned(n).ok());
         let Some(taken) = taken else {
             return Err(Refused::new(
@@ -203,11 +238,14 @@ async fn read(shared: &Shared, mut body: Body, max: usize) -> Result<(axum::body
 struct BodyBytes {
     permit: Option<tokio::sync::OwnedSemaphorePermit>,
     gauge: prometheus_client::metrics::gauge::Gauge,
+    /// The connection's share, which these bytes count against too.
+    share: Share,
 }
 
 impl BodyBytes {
     fn add(&mut self, taken: tokio::sync::OwnedSemaphorePermit) {
         self.gauge.inc_by(taken.num_permits() as i64);
+        self.share.0.fetch_add(taken.num_permits(), std::sync::atomic::Ordering::Relaxed);
         match &mut self.permit {
             Some(permit) => permit.merge(taken),
             None => self.permit = Some(taken),
@@ -219,6 +257,7 @@ impl Drop for BodyBytes {
     fn drop(&mut self) {
         if let Some(permit) = &self.permit {
             self.gauge.dec_by(permit.num_permits() as i64);
+            self.share.0.fetch_sub(permit.num_permits(), std::sync::atomic::Ordering::Relaxed);
         }
     }
 }

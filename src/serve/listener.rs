@@ -138,7 +138,9 @@ pub(crate) async fn serve(
         tokio::select! {
             accepted = listener.accept() => {
                 let Accepted { stream, activity, listed, place } = accepted;
-                let service = Tracked { inner: TowerToHyperService::new(app.clone()), activity: activity.clone() };
+                let share = super::connections::Share::default();
+                let service =
+                    Tracked { inner: TowerToHyperService::new(app.clone()), activity: activity.clone(), share };
                 let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
                 let connection = graceful.watch(connection);
                 let closed = closed.clone();

@@ -113,6 +113,8 @@ pub(crate) struct Shared {
     /// requests may hold (`--queue` plus `--workers`, times `--max-body`). A body takes
     /// its bytes as they arrive, so a slow one holds what it sent, not a place.
     pub(crate) reading: Arc<tokio::sync::Semaphore>,
+    /// The reading budget's size, in bytes (one connection may hold half of it).
+    pub(crate) reading_budget: usize,
     /// Requests being judged at once: one per core (judging is CPU work).
     pub(crate) judging: Arc<tokio::sync::Semaphore>,
     /// Calls not whole in their request, held for the rest of their records.
@@ -143,15 +145,15 @@ pub fn run(settings: &super::hiargs::Settings, args: &ServeArgs) -> Result<Statu
         .max_blocking_threads(workers)
         .build()
         .map_err(|e| Error::Internal(format!("the async runtime did not start: {e}")))?;
+    let reading_budget = ((args.queue + workers) * args.max_body as usize).min(tokio::sync::Semaphore::MAX_PERMITS);
     let shared = Arc::new(Shared {
         packets,
         vouching,
         config: config.clone(),
         max_body: args.max_body as usize,
         admitted: Arc::new(tokio::sync::Semaphore::new(args.queue + workers)),
-        reading: Arc::new(tokio::sync::Semaphore::new(
-            ((args.queue + workers) * args.max_body as usize).min(tokio::sync::Semaphore::MAX_PERMITS),
-        )),
+        reading: Arc::new(tokio::sync::Semaphore::new(reading_budget)),
+        reading_budget,
         judging: Arc::new(tokio::sync::Semaphore::new(workers)),
         held: held::Held::new(Duration::from_secs(args.join_window), args.join_capacity as usize),
         findings,

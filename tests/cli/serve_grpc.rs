@@ -13,7 +13,8 @@ pub fn trials() -> Vec<Trial> {
         serve_takes_otlp_grpc_calls_on_the_same_port,
         serve_answers_a_bad_grpc_call_with_its_status,
         serve_bounds_what_one_http2_connection_may_hold_open,
-        half_sent_grpc_calls_take_no_place_from_another_exporter
+        half_sent_grpc_calls_take_no_place_from_another_exporter,
+        one_connection_holds_at_most_half_the_reading_budget
     ];
     let exporter = "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.grpc";
     let present = Command::new("python3").args(["-c", exporter]).output().is_ok_and(|o| o.status.success());
@@ -211,6 +212,47 @@ fn half_sent_grpc_calls_take_no_place_from_another_exporter() {
     assert_eq!(calls(&server, "matched", OPENAI), 1.0);
     done.send(()).unwrap();
     attacker.join().unwrap();
+}
+
+/// One HTTP/2 connection may hold at most half the reading budget: with one worker and a
+/// queue of one (a budget of two bodies), a connection's second nearly whole body is
+/// refused (UNAVAILABLE, retried) while its first is held, and another exporter's call
+/// is still taken.
+fn one_connection_holds_at_most_half_the_reading_budget() {
+    let traces = recorded("python.traces.pb").2;
+    let message = framed(false, &traces);
+    let max = message.len().to_string();
+    let server = Server::start(&["--workers", "1", "--queue", "1", "--join-window", "0", "--max-body", &max]);
+    let (addr, nearly) = (server.addr, message[..message.len() - 1].to_vec());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let held = runtime.block_on(async {
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (client, connection) = h2::client::handshake(tcp).await.unwrap();
+        tokio::spawn(connection);
+        let mut open = Vec::new();
+        for _ in 0..2 {
+            let mut client = client.clone().ready().await.unwrap();
+            let request = http::Request::post(format!("http://{addr}{TRACES}"))
+                .header("te", "trailers")
+                .header("content-type", "application/grpc")
+                .body(())
+                .unwrap();
+            let (response, mut stream) = client.send_request(request, false).unwrap();
+            stream.send_data(bytes::Bytes::from(nearly.clone()), false).unwrap();
+            open.push((response, stream));
+        }
+        let (second, _) = open.pop().unwrap();
+        let refused = second.await.unwrap();
+        let status = refused.headers().get("grpc-status").map(|v| v.to_str().unwrap().to_owned());
+        assert_eq!(status.as_deref(), Some("14"), "{refused:?}");
+        let says = refused.headers().get("grpc-message").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+        assert!(says.contains("share"), "{says}");
+        open
+    });
+    assert_eq!(server.metric("packetproof_body_bytes_held"), (message.len() - 1) as f64);
+    let answered = call(server.addr, TRACES, &[], message);
+    assert_eq!((answered.status, answered.grpc_status().as_deref()), (200, Some("0")));
+    drop(held);
 }
 
 fn flate2_gzip(bytes: &[u8]) -> Vec<u8> {
