@@ -190,15 +190,7 @@ fn half_sent_grpc_calls_take_no_place_from_another_exporter() {
             let driven = tokio::spawn(connection);
             let mut open = Vec::new();
             for _ in 0..32 {
-                let mut client = client.clone().ready().await.unwrap();
-                let request = http::Request::post(format!("http://{addr}{TRACES}"))
-                    .header("te", "trailers")
-                    .header("content-type", "application/grpc")
-                    .body(())
-                    .unwrap();
-                let (response, mut stream) = client.send_request(request, false).unwrap();
-                stream.send_data(bytes::Bytes::from(head.clone()), false).unwrap();
-                open.push((response, stream));
+                open.push(half_sent(&client, addr, &head).await);
             }
             // Held open until the other exporter was answered.
             tokio::task::spawn_blocking(move || finished.recv()).await.unwrap().ok();
@@ -231,15 +223,7 @@ fn one_connection_holds_at_most_half_the_reading_budget() {
         tokio::spawn(connection);
         let mut open = Vec::new();
         for _ in 0..2 {
-            let mut client = client.clone().ready().await.unwrap();
-            let request = http::Request::post(format!("http://{addr}{TRACES}"))
-                .header("te", "trailers")
-                .header("content-type", "application/grpc")
-                .body(())
-                .unwrap();
-            let (response, mut stream) = client.send_request(request, false).unwrap();
-            stream.send_data(bytes::Bytes::from(nearly.clone()), false).unwrap();
-            open.push((response, stream));
+            open.push(half_sent(&client, addr, &nearly).await);
         }
         let (second, _) = open.pop().unwrap();
         let refused = second.await.unwrap();
@@ -253,6 +237,23 @@ fn one_connection_holds_at_most_half_the_reading_budget() {
     let answered = call(server.addr, TRACES, &[], message);
     assert_eq!((answered.status, answered.grpc_status().as_deref()), (200, Some("0")));
     drop(held);
+}
+
+/// An Export call on `client` that has sent `head` of its message and not ended.
+async fn half_sent(
+    client: &h2::client::SendRequest<bytes::Bytes>,
+    addr: SocketAddr,
+    head: &[u8],
+) -> (h2::client::ResponseFuture, h2::SendStream<bytes::Bytes>) {
+    let mut client = client.clone().ready().await.unwrap();
+    let request = http::Request::post(format!("http://{addr}{TRACES}"))
+        .header("te", "trailers")
+        .header("content-type", "application/grpc")
+        .body(())
+        .unwrap();
+    let (response, mut stream) = client.send_request(request, false).unwrap();
+    stream.send_data(bytes::Bytes::from(head.to_vec()), false).unwrap();
+    (response, stream)
 }
 
 fn flate2_gzip(bytes: &[u8]) -> Vec<u8> {
