@@ -36,6 +36,7 @@ fn keep_freed_memory() {
 }
 
 fn main() -> ExitCode {
+    stop_with_the_parent();
     let hi = match HiArgs::new(args::parse()) {
         Ok(hi) => hi,
         Err(error) => return failed(&error, ExitCode::from(error.exit_status())),
@@ -48,6 +49,14 @@ fn main() -> ExitCode {
     match dispatch(hi.command, &hi.settings) {
         Ok(status) => ExitCode::from(status.exit_status()),
         Err(error) => failed(&error, ExitCode::from(error.exit_status())),
+    }
+}
+
+/// Under the npm package's shim, stop when it dies (a bad value is said when the command
+/// reads the environment).
+fn stop_with_the_parent() {
+    if let Ok(packetproof::env::Env { parent: Some(parent), .. }) = packetproof::env::Env::current() {
+        packetproof::parent::stop_with(parent);
     }
 }
 

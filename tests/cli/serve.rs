@@ -27,6 +27,7 @@ pub fn trials() -> Vec<Trial> {
         serve_answers_429_with_retry_after_when_the_queue_is_full,
         serve_finishes_the_request_it_took_on_sigterm_and_exits_0,
         serve_stops_cleanly_on_a_sigterm_sent_as_soon_as_it_listens,
+        serve_stops_when_its_parent_dies_even_by_sigkill,
         serve_refuses_to_start_without_packets_or_its_address,
         serve_answers_503_when_a_finding_cannot_be_written,
         serve_appends_to_its_own_findings_and_to_nothing_else,
@@ -162,9 +163,10 @@ impl Server {
     }
 
     /// Wait (on /metrics, never a blind sleep) until `n` requests are admitted.
-    /// Until the gauge `metric` reads `n` (polled, bounded).
+    /// Until the gauge `metric` reads `n` (polled, for at most 20 s).
     fn wait_for(&self, metric: &str, n: f64) {
-        for _ in 0..2000 {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
             if self.metric(metric) == n {
                 return;
             }
@@ -517,6 +519,60 @@ fn serve_stops_cleanly_on_a_sigterm_sent_as_soon_as_it_listens() {
         assert_eq!(code, 0, "{signal:?}: {stderr}");
         assert!(stderr.contains("stopping: finishing the requests taken"), "{signal:?}: {stderr}");
     }
+}
+
+/// Under the npm package's shim (`PACKETPROOF_PARENT_PID`), serve stops when the shim
+/// dies, even by SIGKILL: it drains as on SIGTERM and never outlives it holding its
+/// port. A shell stands in for the shim: it starts serve, says its pid, and waits.
+fn serve_stops_when_its_parent_dies_even_by_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("serve.log");
+    let script =
+        "PACKETPROOF_PARENT_PID=$$ \"$0\" serve --listen 127.0.0.1:0 --packets \"$1\" 2>\"$2\" & echo $!; wait";
+    let mut shell = Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_packetproof"), PACKETS])
+        .arg(&log)
+        .current_dir(crate::support::root())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(shell.stdout.take().unwrap()), &mut line).unwrap();
+    let serve: i32 = line.trim().parse().unwrap();
+    // Whatever happens below, neither is left running.
+    struct Reaped(Child, i32);
+    impl Drop for Reaped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+            if let Some(pid) = rustix::process::Pid::from_raw(self.1) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+    let mut reaped = Reaped(shell, serve);
+    let logged = || std::fs::read_to_string(&log).unwrap_or_default();
+    let within = |seconds: u64, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+        while std::time::Instant::now() < deadline {
+            if done() {
+                return true;
+            }
+            std::thread::yield_now();
+        }
+        done()
+    };
+    assert!(within(20, &|| logged().contains("listening on")), "serve never listened: {}", logged());
+    reaped.0.kill().unwrap();
+    reaped.0.wait().unwrap();
+    // Gone, or a zombie left for whoever reaps it: either way no longer serving.
+    let state = || std::fs::read_to_string(format!("/proc/{serve}/status")).unwrap_or_default();
+    let stopped = within(20, &|| {
+        let state = state();
+        state.is_empty() || state.contains("State:\tZ")
+    });
+    assert!(stopped, "serve outlived its parent: {}", state());
+    assert!(logged().contains("stopping: finishing the requests taken"), "{}", logged());
 }
 
 fn serve_refuses_to_start_without_packets_or_its_address() {

@@ -217,23 +217,33 @@ fn one_connection_holds_at_most_half_the_reading_budget() {
     let server = Server::start(&["--workers", "1", "--queue", "1", "--join-window", "0", "--max-body", &max]);
     let (addr, nearly) = (server.addr, message[..message.len() - 1].to_vec());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let held_bytes = (message.len() - 1) as f64;
     let held = runtime.block_on(async {
         let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
         let (client, connection) = h2::client::handshake(tcp).await.unwrap();
         tokio::spawn(connection);
-        let mut open = Vec::new();
-        for _ in 0..2 {
-            open.push(half_sent(&client, addr, &nearly).await);
-        }
-        let (second, _) = open.pop().unwrap();
-        let refused = second.await.unwrap();
+        // Driven here (the connection is a task of this thread) until serve holds `bytes`.
+        let holds = |bytes: f64| {
+            let server = &server;
+            async move {
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+                while server.metric("packetproof_body_bytes_held") != bytes && std::time::Instant::now() < deadline {
+                    tokio::task::yield_now().await;
+                }
+                assert_eq!(server.metric("packetproof_body_bytes_held"), bytes);
+            }
+        };
+        let kept = half_sent(&client, addr, &nearly).await;
+        holds(held_bytes).await;
+        let (refused, _) = half_sent(&client, addr, &nearly).await;
+        let refused = refused.await.unwrap();
         let status = refused.headers().get("grpc-status").map(|v| v.to_str().unwrap().to_owned());
         assert_eq!(status.as_deref(), Some("14"), "{refused:?}");
         let says = refused.headers().get("grpc-message").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
         assert!(says.contains("share"), "{says}");
-        open
+        holds(held_bytes).await;
+        kept
     });
-    assert_eq!(server.metric("packetproof_body_bytes_held"), (message.len() - 1) as f64);
     let answered = call(server.addr, TRACES, &[], message);
     assert_eq!((answered.status, answered.grpc_status().as_deref()), (200, Some("0")));
     drop(held);

@@ -356,7 +356,7 @@ mod tests {
 
     #[test]
     fn golden_writes_are_decided_by_ci_and_bless() {
-        let env = |ci, bless| GoldenWrites::from_env(&Env { ci, bless, root: None });
+        let env = |ci, bless| GoldenWrites::from_env(&Env { ci, bless, root: None, parent: None });
         assert_eq!(env(false, false), GoldenWrites::OnCommand);
         assert_eq!(env(false, true), GoldenWrites::FromTests);
         assert_eq!(env(true, true), GoldenWrites::Never { bless_requested: true });

@@ -7,6 +7,9 @@
 //!   files; unset, empty, `0` or `false` do not; anything else is an error.
 //! - `PACKETPROOF_ROOT`: the project directory (the one holding harness.toml);
 //!   when unset it is searched upwards from the current directory. Empty is an error.
+//! - `PACKETPROOF_PARENT_PID`: set by the npm package's shim to its own process id: the
+//!   binary stops, as on SIGTERM, when that process dies (Linux). Not a positive
+//!   integer: an error.
 
 use crate::{Error, Result};
 use std::ffi::OsString;
@@ -15,6 +18,7 @@ use std::path::PathBuf;
 pub(crate) const CI: &str = "CI";
 pub(crate) const BLESS: &str = "PACKETPROOF_BLESS";
 pub(crate) const ROOT: &str = "PACKETPROOF_ROOT";
+pub(crate) const PARENT: &str = "PACKETPROOF_PARENT_PID";
 
 /// Every environment variable a packetproof command reads, with what it means: the one
 /// list `packetproof --help` prints, which the README's Environment section is checked
@@ -23,6 +27,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     (ROOT, "the project directory (holding harness.toml)"),
     (CI, "set (not empty, 0 or false): golden files are never written"),
     (BLESS, "1 or true: `cargo test` re-blesses stale golden files"),
+    (PARENT, "set by the npm package's shim: stop (as on SIGTERM) when that process dies (Linux)"),
     ("NO_COLOR", "no colours, even on a terminal"),
     ("CLICOLOR_FORCE", "colours even when the output is not a terminal"),
 ];
@@ -33,6 +38,8 @@ pub struct Env {
     pub ci: bool,
     pub(crate) bless: bool,
     pub(crate) root: Option<PathBuf>,
+    /// The process whose death stops this one (`PACKETPROOF_PARENT_PID`).
+    pub parent: Option<u32>,
 }
 
 impl Env {
@@ -68,7 +75,17 @@ impl Env {
             }
             other => other.map(PathBuf::from),
         };
-        Ok(Env { ci, bless, root })
+        let parent = match text(PARENT)? {
+            None => None,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(pid) if pid > 0 => Some(pid),
+                _ => {
+                    let message = format!("is {v:?}; expected a process id (a positive integer)");
+                    return Err(Error::Env { variable: PARENT.into(), message });
+                }
+            },
+        };
+        Ok(Env { ci, bless, root, parent })
     }
 }
 
@@ -94,6 +111,15 @@ mod tests {
             assert!(env(&[(CI, on)]).unwrap().ci, "{on:?}");
         }
         assert!(!env(&[]).unwrap().ci);
+    }
+
+    #[test]
+    fn the_parent_is_a_process_id() {
+        assert_eq!(env(&[(PARENT, "4242")]).unwrap().parent, Some(4242));
+        assert_eq!(env(&[]).unwrap().parent, None);
+        for bad in ["", "0", "-1", "node"] {
+            assert!(env(&[(PARENT, bad)]).unwrap_err().to_string().contains("PACKETPROOF_PARENT_PID"), "{bad:?}");
+        }
     }
 
     #[test]

@@ -62,6 +62,7 @@ mod mutation;
 mod numbers;
 pub mod packet;
 mod parallel;
+pub mod parent;
 mod process;
 pub mod profile;
 pub mod provider;

@@ -23,7 +23,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
   });
 }
-child = spawn(binary, process.argv.slice(2), { stdio: 'inherit', windowsHide: true });
+// The binary stops when this process dies, even by SIGKILL (PACKETPROOF_PARENT_PID: Linux).
+const env = { ...process.env, PACKETPROOF_PARENT_PID: String(process.pid) };
+child = spawn(binary, process.argv.slice(2), { stdio: 'inherit', windowsHide: true, env });
 child.on('error', (error) => {
   process.stderr.write(`packetproof: could not run ${binary}: ${error.message}\n`);
   process.exit(2);
