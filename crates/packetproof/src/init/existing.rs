@@ -4,9 +4,10 @@
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
-/// How deep below the repository's root a suite is looked for: `llm/gate/harness.toml`
-/// is 3 (the settings file's own level counted).
-const DEPTH: usize = 3;
+/// How deep below the repository's root a suite is looked for: anywhere a team keeps one
+/// (`services/api/llm/gate/harness.toml` is 5, the settings file's own level counted);
+/// the bound only stops a pathological tree.
+const DEPTH: usize = 32;
 
 /// Folders that hold other projects' files or build output, never the team's suite.
 const NOT_SEARCHED: [&str; 5] = ["node_modules", "target", "vendor", "venv", "dist"];
@@ -80,6 +81,17 @@ mod tests {
         let error = find(&top, Some(&top)).unwrap_err().to_string();
         assert!(error.contains("has 2 packetproof suites"), "{error}");
         assert_eq!(find(&top.join("other"), Some(&top)).unwrap(), Some(top.join("other")), "its own folder decides");
+    }
+
+    /// Round 6: a suite four folders down was not found, and init wrote a second one.
+    #[test]
+    fn a_suite_deep_below_the_root_is_found() {
+        let repo = tempfile::tempdir().unwrap();
+        let top = repo.path().canonicalize().unwrap();
+        let deep = top.join("services/api/llm/gate");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("harness.toml"), "").unwrap();
+        assert_eq!(find(&top, Some(&top)).unwrap(), Some(deep));
     }
 
     #[test]
