@@ -24,6 +24,7 @@ pub fn trials() -> Vec<Trial> {
         a_new_branch_value_is_the_suites_to_declare,
         a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has,
         a_custom_json_profile_without_an_evaluator_is_judged_by_its_schema,
+        a_request_bless_would_refuse_says_so_instead_of_re_bless,
     ];
     trials.push(support::trial_needing(
         "python3",
@@ -449,4 +450,21 @@ fn a_custom_json_profile_without_an_evaluator_is_judged_by_its_schema() {
             evaluation["failures"].as_array().unwrap().iter().map(|f| f["stage"].as_str().unwrap()).collect();
         assert_eq!(stages, if code == 0 { vec![] } else { vec!["schema"] }, "{run}: {evaluation}");
     }
+}
+
+/// A model outside the suite's list in a fixture's request: `test` says that bless would
+/// refuse what the request makes now, and why, not "re-bless" (which bless then refused).
+fn a_request_bless_would_refuse_says_so_instead_of_re_bless() {
+    let (_project, suite) = app(Twins::Rust);
+    let request = suite.join("fixtures/anthropic-casual-question/request.json");
+    let text = std::fs::read_to_string(&request).unwrap();
+    std::fs::write(&request, text.replace("claude-haiku-4-5", "claude-unlisted-9")).unwrap();
+    let out = run_in(&suite, &["test", "anthropic-casual-question::packet::regenerates"]);
+    assert_eq!(out.code, 101, "{}", out.describe());
+    assert!(
+        out.stdout.contains("bless would refuse what the request makes now ([packet::contract] $.model"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("re-bless with `"), "{}", out.stdout);
 }

@@ -67,8 +67,10 @@ pub(crate) fn regenerates_from(
     let changed: Vec<String> = field_changes(packet, produced, &DIFFED_TEXTS).into_iter().map(|c| c.path).collect();
     let texts: Vec<&str> = DIFFED_TEXTS.into_iter().filter(|k| !same_member(packet, produced, k)).collect();
     let changed = texts.iter().map(|t| format!("$.{t}")).chain(changed).collect::<Vec<_>>().join(", ");
-    let message =
-        format!("the golden packet differs from the recompiled request (changed: {changed}); {}", rebless_hint(case));
+    let message = format!(
+        "the golden packet differs from the recompiled request (changed: {changed}); {}",
+        next_step(case, produced, config)
+    );
     Ok(Checked {
         findings: vec![Finding::new(PacketCheck::Regenerates, Location::root(), message)],
         mismatch: Some(Mismatch::between(packet, produced)),
@@ -91,6 +93,20 @@ fn same_member(a: &Value, b: &Value, key: &str) -> bool {
     match (a.get(key), b.get(key)) {
         (Some(x), Some(y)) => crate::numbers::same(x, y),
         (x, y) => x.is_none() && y.is_none(),
+    }
+}
+
+/// What to do: re-bless, unless `bless` would refuse what the request makes now (a model
+/// outside the agent's list, a budget past its limit): then that, first.
+fn next_step(case: &Case, produced: &Value, config: &Invocation) -> String {
+    let refused = produced.as_object().map(|p| crate::packet::contract(p, config)).unwrap_or_default();
+    match refused.first() {
+        Some(finding) if !case.has_own_packet() => format!(
+            "bless would refuse what the request makes now ([{}] {}: {}): change the request or the settings, \
+             then re-bless",
+            finding.check, finding.path, finding.message
+        ),
+        _ => rebless_hint(case),
     }
 }
 
