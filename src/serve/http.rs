@@ -213,23 +213,7 @@ async fn read(
         if out.len() + data.len() > max {
             return Err(too_large(max));
         }
-        let connection_holds = held.share.0.load(std::sync::atomic::Ordering::Relaxed);
-        if connection_holds + data.len() > share_limit {
-            return Err(Refused::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "queue_full",
-                "this connection holds its share of the bodies the receiver may hold (half): retry later",
-            ));
-        }
-        let taken = u32::try_from(data.len()).ok().and_then(|n| shared.reading.clone().try_acquire_many_owned(n).ok());
-        let Some(taken) = taken else {
-            return Err(Refused::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "queue_full",
-                "the receiver holds as many bytes of bodies as it may: retry later",
-            ));
-        };
-        held.add(taken);
+        held.take(shared, data.len(), share_limit)?;
         out.extend_from_slice(&data);
     }
 }
@@ -243,13 +227,29 @@ struct BodyBytes {
 }
 
 impl BodyBytes {
-    fn add(&mut self, taken: tokio::sync::OwnedSemaphorePermit) {
-        self.gauge.inc_by(taken.num_permits() as i64);
-        self.share.0.fetch_add(taken.num_permits(), std::sync::atomic::Ordering::Relaxed);
+    /// `bytes` more: counted on the connection's share first (one atomic add, so two of
+    /// its requests cannot both pass a check the other's bytes would fail), then taken
+    /// from the reading budget; either past its bound refuses, and counts nothing.
+    fn take(&mut self, shared: &Shared, bytes: usize, share_limit: usize) -> Result<(), Refused> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let full = |message: &str| Refused::new(StatusCode::TOO_MANY_REQUESTS, "queue_full", message);
+        if self.share.0.fetch_add(bytes, Relaxed) + bytes > share_limit {
+            self.share.0.fetch_sub(bytes, Relaxed);
+            return Err(full(
+                "this connection holds its share of the bodies the receiver may hold (half): retry later",
+            ));
+        }
+        let taken = u32::try_from(bytes).ok().and_then(|n| shared.reading.clone().try_acquire_many_owned(n).ok());
+        let Some(taken) = taken else {
+            self.share.0.fetch_sub(bytes, Relaxed);
+            return Err(full("the receiver holds as many bytes of bodies as it may: retry later"));
+        };
+        self.gauge.inc_by(bytes as i64);
         match &mut self.permit {
             Some(permit) => permit.merge(taken),
             None => self.permit = Some(taken),
         }
+        Ok(())
     }
 }
 

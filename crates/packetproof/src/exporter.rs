@@ -95,41 +95,55 @@ fn copy_path(config: &Config, name: &str) -> Result<std::path::PathBuf> {
     }
 }
 
-/// Each reported template whose copy under paths.prompts is not its text: a finding of
-/// `corpus::lock` (the copy is what the gate judges and signs).
-pub(crate) fn reported_drift(config: &crate::Invocation) -> Result<Vec<crate::report::Finding>> {
+/// A reported template whose copy under paths.prompts is not its text.
+struct Differing {
+    name: String,
+    text: String,
+    path: std::path::PathBuf,
+    /// Whether there is a copy at all.
+    copied: bool,
+}
+
+/// Each reported template whose copy differs from what the app reports (none when the
+/// suite declares no `[exporter] templates`).
+fn differing_copies(config: &Config) -> Result<Vec<Differing>> {
     let Some(exporter) = &config.exporter else { return Ok(Vec::new()) };
-    let mut findings = Vec::new();
+    let mut differing = Vec::new();
     for (name, text) in reported_templates(exporter, config)? {
         let path = copy_path(config, &name)?;
         let copy = crate::fsutil::read_bytes(&path, config.limits.max_file_bytes).ok();
         if copy.as_deref() != Some(text.as_bytes()) {
-            let what = if copy.is_some() { "is not its copy" } else { "has no copy" };
-            findings.push(crate::report::Finding::new(
-                crate::CorpusCheck::Lock,
-                crate::report::Location::named(path.display().to_string()),
-                format!(
-                    "the template {name} the app keeps as code ([exporter] templates) {what} {}: \
-                     re-bless with `packetproof bless` to review and keep it",
-                    path.display()
-                ),
-            ));
+            differing.push(Differing { name, text, path, copied: copy.is_some() });
         }
     }
-    Ok(findings)
+    Ok(differing)
+}
+
+/// Each reported template whose copy is not its text: a finding of `corpus::lock` (the
+/// copy is what the gate judges and signs).
+pub(crate) fn reported_drift(config: &crate::Invocation) -> Result<Vec<crate::report::Finding>> {
+    let finding = |d: Differing| {
+        let what = if d.copied { "is not its copy" } else { "has no copy" };
+        let shown = d.path.display().to_string();
+        crate::report::Finding::new(
+            crate::CorpusCheck::Lock,
+            crate::report::Location::named(shown.clone()),
+            format!(
+                "the template {} the app keeps as code ([exporter] templates) {what} {shown}: \
+                 re-bless with `packetproof bless` to review and keep it",
+                d.name
+            ),
+        )
+    };
+    Ok(differing_copies(config)?.into_iter().map(finding).collect())
 }
 
 /// Write the copy of each reported template whose copy differs; returns their names.
 pub(crate) fn copy_reported(config: &Config) -> Result<Vec<String>> {
-    let Some(exporter) = &config.exporter else { return Ok(Vec::new()) };
     let mut written = Vec::new();
-    for (name, text) in reported_templates(exporter, config)? {
-        let path = copy_path(config, &name)?;
-        if crate::fsutil::read_bytes(&path, config.limits.max_file_bytes).ok().as_deref() == Some(text.as_bytes()) {
-            continue;
-        }
-        crate::fsutil::write_atomic(&path, text.as_bytes())?;
-        written.push(name);
+    for differing in differing_copies(config)? {
+        crate::fsutil::write_atomic(&differing.path, differing.text.as_bytes())?;
+        written.push(differing.name);
     }
     Ok(written)
 }

@@ -235,10 +235,10 @@ impl AgentTemplates {
                 return Err(Refusal { part, why, by_inferred_shape });
             }
         }
-        let departs = departure(role, text);
         if role.roots.is_empty() {
             return Err(refusal(part, format!("the {what} has no template to be a rendering of{refused}")));
         }
+        let departs = departure(role, text);
         Err(refusal(
             part,
             match part {

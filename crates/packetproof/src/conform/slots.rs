@@ -128,9 +128,10 @@ impl Contracts {
         self.by_slot.get(slot).or_else(|| self.inferred.get(&(root.to_owned(), slot.to_owned())))
     }
 
-    /// Whether the shape of `slot` in `root` is taken from the reviewed texts.
+    /// Whether the shape of `slot` in `root` is taken from the reviewed texts (a name
+    /// declared anywhere is in `by_slot` only).
     pub(crate) fn is_inferred(&self, root: &str, slot: &str) -> bool {
-        !self.by_slot.contains_key(slot) && self.inferred.contains_key(&(root.to_owned(), slot.to_owned()))
+        self.inferred.contains_key(&(root.to_owned(), slot.to_owned()))
     }
 
     /// The regular expression a value of `slot` in `root` must match whole (`None`: any text).
@@ -220,35 +221,34 @@ const ANY_TEXT: &str = "(?s:.*)";
 
 /// The engine's pattern of every held slot in `template`, by name.
 fn held_patterns(template: &Template, patterns: &mut BTreeMap<String, Vec<String>>) {
-    for piece in &template.pieces {
-        match piece {
-            Piece::Literal(_) => {}
-            // The same name unescaped elsewhere takes any text there.
-            Piece::Slot(name) => patterns.entry(name.clone()).or_default().push(ANY_TEXT.to_owned()),
-            Piece::Held { name, pattern } => {
-                let known = patterns.entry(name.clone()).or_default();
-                if !known.contains(pattern) {
-                    known.push(pattern.clone());
-                }
-            }
-            Piece::Branch(bodies) => bodies.iter().for_each(|(_, body)| held_patterns(body, patterns)),
-            Piece::Choice(bodies) => bodies.iter().for_each(|body| held_patterns(body, patterns)),
-            Piece::Repeat(body) => held_patterns(body, patterns),
+    each_slot(template, &mut |name, held| {
+        // The same name unescaped elsewhere takes any text there.
+        let pattern = held.unwrap_or(ANY_TEXT);
+        let known = patterns.entry(name.to_owned()).or_default();
+        if !known.iter().any(|p| p == pattern) {
+            known.push(pattern.to_owned());
         }
-    }
+    });
 }
 
 /// The name of every slot in `template`.
 pub(crate) fn slot_names(template: &Template, names: &mut BTreeSet<String>) {
+    each_slot(template, &mut |name, _| {
+        names.insert(name.to_owned());
+    });
+}
+
+/// Each slot of `template`, at any depth: its name, and the engine's pattern when the
+/// engine holds it.
+fn each_slot(template: &Template, visit: &mut dyn FnMut(&str, Option<&str>)) {
     for piece in &template.pieces {
         match piece {
             Piece::Literal(_) => {}
-            Piece::Slot(name) | Piece::Held { name, .. } => {
-                names.insert(name.clone());
-            }
-            Piece::Branch(bodies) => bodies.iter().for_each(|(_, body)| slot_names(body, names)),
-            Piece::Choice(bodies) => bodies.iter().for_each(|body| slot_names(body, names)),
-            Piece::Repeat(body) => slot_names(body, names),
+            Piece::Slot(name) => visit(name, None),
+            Piece::Held { name, pattern } => visit(name, Some(pattern)),
+            Piece::Branch(bodies) => bodies.iter().for_each(|(_, body)| each_slot(body, visit)),
+            Piece::Choice(bodies) => bodies.iter().for_each(|body| each_slot(body, visit)),
+            Piece::Repeat(body) => each_slot(body, visit),
         }
     }
 }

@@ -60,6 +60,16 @@ impl Record<'_> {
 }
 
 /// Ids as OTLP/JSON writes them: lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
+    }
+    out
+}
+
 /// A test's short name for an id (`a1`), as an id of `digits` hex digits (the hex of its
 /// bytes, zero-padded): distinct names stay distinct ids; none stays none.
 #[cfg(test)]
@@ -81,16 +91,6 @@ pub(crate) fn test_name(id: &str) -> String {
         .skip_while(|b| *b == 0)
         .collect();
     String::from_utf8(bytes).unwrap_or_default()
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
-    }
-    out
 }
 
 /// Where the records of an export were read: the file and its line (1 for a single
