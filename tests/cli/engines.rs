@@ -15,6 +15,7 @@ pub fn trials() -> Vec<Trial> {
         a_packet_naming_other_template_versions_is_still_judged,
         a_gate_over_templates_in_the_apps_config_passes_new_data_in_production,
         prompts_kept_as_code_are_reported_and_held,
+        a_reported_template_is_never_written_through_a_symlink,
         a_declared_budget_holds_packets_and_calls,
     ]
 }
@@ -328,4 +329,16 @@ fn a_declared_budget_holds_packets_and_calls() {
     let refused = project.run_in("", &["verify", &file]);
     assert_eq!(refused.code, 2, "{}", refused.describe());
     assert!(refused.stderr.contains("contract.max_tokens: expected 1 <= min <= max"), "{}", refused.describe());
+}
+
+/// `bless` writes the copies inside paths.prompts only: a reported name whose folder there
+/// is a symlink leading out of it is refused, and nothing is written outside.
+fn a_reported_template_is_never_written_through_a_symlink() {
+    let project = code_suite();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), project.path("prompts/out")).unwrap();
+    std::fs::write(project.path("templates.sh"), "printf '{\"out/system.mustache\": \"x\"}'\n").unwrap();
+    let refused = project.run_in("", &["bless"]);
+    assert_eq!(refused.code, 2, "{}", refused.describe());
+    assert!(!outside.path().join("system.mustache").exists(), "written through the symlink");
 }

@@ -139,10 +139,15 @@ pub(crate) fn reported_drift(config: &crate::Invocation) -> Result<Vec<crate::re
 }
 
 /// Write the copy of each reported template whose copy differs; returns their names.
+/// Written relative to paths.prompts: a symlink on the way (a folder that leads out of
+/// it) or an entry that is no regular file is refused, never written through.
 pub(crate) fn copy_reported(config: &Config) -> Result<Vec<String>> {
+    let differing = differing_copies(config)?;
+    let Some(prompts) = config.paths.prompts.as_ref().filter(|_| !differing.is_empty()) else { return Ok(Vec::new()) };
+    let folder = crate::fsutil::Dir::open(prompts)?;
     let mut written = Vec::new();
-    for differing in differing_copies(config)? {
-        crate::fsutil::write_atomic(&differing.path, differing.text.as_bytes())?;
+    for differing in differing {
+        folder.write(&differing.name, differing.text.as_bytes(), crate::fsutil::Replace::Allowed)?;
         written.push(differing.name);
     }
     Ok(written)
