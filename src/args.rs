@@ -136,6 +136,32 @@ pub struct SuffixArg {
     pub file: Option<PathBuf>,
 }
 
+/// `--require FIELD` of the commands that judge production calls (`trace`, `serve`,
+/// `wire`): a reviewed call field the call's telemetry must record.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RequireArg {
+    /// A reviewed call field each call must record, or it is a finding (by default a field
+    /// its telemetry leaves out is named as not judged): a call field of the packet format
+    /// (`temperature`, `tools`, …), `output` or `maxTokens`; repeatable.
+    #[arg(long = "require", value_name = "FIELD", value_parser = required_field)]
+    pub fields: Vec<String>,
+}
+
+impl RequireArg {
+    pub fn required(&self) -> packetproof::trace::settings::Required {
+        let mut required = packetproof::trace::settings::Required::default();
+        for field in &self.fields {
+            // Each name was checked as it was parsed.
+            let _ = required.add(field);
+        }
+        required
+    }
+}
+
+fn required_field(name: &str) -> std::result::Result<String, String> {
+    packetproof::trace::settings::Required::default().add(name).map(|()| name.to_owned())
+}
+
 impl Command {
     /// The command's `--google-suffix-file`; `None` for a command that does not take it
     /// (its arguments have no [`SuffixArg`]): given before it, the option is refused.

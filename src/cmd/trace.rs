@@ -39,6 +39,8 @@ pub struct TraceArgs {
     #[arg(long)]
     pub allow_unjudged: bool,
     #[command(flatten)]
+    pub require: crate::args::RequireArg,
+    #[command(flatten)]
     pub suffix: SuffixArg,
 }
 
@@ -49,7 +51,7 @@ pub fn run(settings: &Settings, args: TraceArgs) -> Result<Status> {
     let packets = Packets::load(&args.packets, config)?;
     let vouching = provenance::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
-    let options = trace::Options { allow_unjudged: args.allow_unjudged };
+    let options = trace::Options { allow_unjudged: args.allow_unjudged, require: args.require.required() };
     let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, options, &mut |judged| {
         print::report(&reporter.report(Event::TraceCall(judged))?)
     })?;

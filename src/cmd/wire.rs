@@ -18,7 +18,7 @@ pub struct WireArgs {
     /// judges the call, against the suite's golden packets and vouched templates.
     #[arg(long, value_name = "FILE", required_unless_present = "gate")]
     pub packet: Option<PathBuf>,
-    /// anthropic, openai-chat, openai-responses or gemini.
+    /// anthropic, openai-chat, openai-responses, gemini or bedrock-converse.
     #[arg(long, value_parser = parse_api)]
     pub api: Api,
     /// A captured request (a bare JSON body or a HAR file) to check instead of printing.
@@ -47,6 +47,8 @@ pub struct WireArgs {
     #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
     pub format: Format,
     #[command(flatten)]
+    pub require: crate::args::RequireArg,
+    #[command(flatten)]
     pub suffix: SuffixArg,
 }
 
@@ -56,7 +58,7 @@ pub fn run(settings: &Settings, args: WireArgs) -> Result<Status> {
     let config = settings.load()?;
     match &args.packet {
         Some(packet) => wire(&config, packet, args.api, capture, args.out.as_deref(), args.format),
-        None => wire_production(&config, args.api, capture, args.format),
+        None => wire_production(&config, args.api, capture, args.format, args.require.required()),
     }
 }
 
@@ -64,12 +66,11 @@ pub fn run(settings: &Settings, args: WireArgs) -> Result<Status> {
 pub fn parse_api(name: &str) -> std::result::Result<Api, String> {
     Api::from_name(name).ok_or_else(|| {
         // A provider's name (`google`, `openai`) is a near miss: name its APIs.
-        let serving: Vec<&str> =
-            Api::ALL.iter().filter(|api| api.vendor().name() == name).map(|api| api.name()).collect();
+        let serving: Vec<&str> = Api::of_provider(name).map(Api::name).collect();
         if !serving.is_empty() {
             return format!("unknown API {name:?}; {name} packets go out through {}", serving.join(" or "));
         }
-        let names: Vec<&str> = Api::ALL.iter().map(|api| api.name()).collect();
+        let names: Vec<&str> = Api::all().map(Api::name).collect();
         format!("unknown API {name:?}; expected one of {}", names.join(", "))
     })
 }
@@ -134,7 +135,13 @@ fn wire(
 /// `wire --check BODY --gate FILE` without `--packet`: the production request body
 /// judged as `trace --gate` judges its call, against the suite's golden packets and
 /// the templates the gate vouched for; reported as `trace` reports a call.
-fn wire_production(config: &Invocation, api: Api, capture: Capture, format: Format) -> Result<Status> {
+fn wire_production(
+    config: &Invocation,
+    api: Api,
+    capture: Capture,
+    format: Format,
+    require: packetproof::trace::settings::Required,
+) -> Result<Status> {
     let (Some(file), Some((gate, keys, max_age))) = (capture.file, capture.gate) else {
         return Err(packetproof::Error::Internal("wire without --packet needs --check and --gate".into()));
     };
@@ -146,7 +153,8 @@ fn wire_production(config: &Invocation, api: Api, capture: Capture, format: Form
     }
     let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &file.display().to_string(), api)?.through(capture.base_url);
-    let (judged, counts) = packetproof::trace::request::judge_request(&captured, api, &packets, &vouching, config)?;
+    let (judged, counts) =
+        packetproof::trace::request::judge_request(&captured, api, &packets, &vouching, config, require)?;
     let format = if format == Format::Json { Format::Json } else { Format::Text };
     let mut reporter = Reporter::new(format, Kind::Trace, print::color())?;
     print::report(&reporter.report(Event::TraceCall(&judged))?)?;

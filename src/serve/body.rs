@@ -5,7 +5,7 @@
 //! the join window for calls whose records are not all in it).
 
 use super::Shared;
-use packetproof::trace::{Counts, Judged, Options, Session};
+use packetproof::trace::{Counts, Judged, Session};
 
 pub(crate) use packetproof::trace::received::{Refusal, Wire};
 pub(crate) use packetproof::trace::{Encoding, Signal};
@@ -45,7 +45,7 @@ pub(crate) fn content_type(encoding: Encoding) -> &'static str {
 
 /// A session of the reviewed packets, held to the gate when serve is given one.
 pub(crate) fn session(shared: &Shared) -> Session<'_> {
-    let session = Session::new(&shared.packets, Options::default());
+    let session = Session::new(&shared.packets, shared.options);
     match &shared.vouching {
         Some(vouching) => session.held_to(vouching, &shared.config),
         None => session,

@@ -97,6 +97,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub join_capacity: u64,
     #[command(flatten)]
+    pub require: super::args::RequireArg,
+    #[command(flatten)]
     pub suffix: super::args::SuffixArg,
 }
 
@@ -106,6 +108,8 @@ pub(crate) struct Shared {
     /// The gate every verdict is held to (`--gate`), and the settings its template check reads.
     pub(crate) vouching: Option<packetproof::trace::vouched::Vouching>,
     pub(crate) config: Invocation,
+    /// What a call must record (`--require`).
+    pub(crate) options: packetproof::trace::Options,
     pub(crate) max_body: usize,
     /// Requests admitted (their body whole, waiting or judged): `--queue` plus one per worker.
     pub(crate) admitted: Arc<tokio::sync::Semaphore>,
@@ -150,6 +154,7 @@ pub fn run(settings: &super::hiargs::Settings, args: &ServeArgs) -> Result<Statu
         packets,
         vouching,
         config: config.clone(),
+        options: packetproof::trace::Options { allow_unjudged: false, require: args.require.required() },
         max_body: args.max_body as usize,
         admitted: Arc::new(tokio::sync::Semaphore::new(args.queue + workers)),
         reading: Arc::new(tokio::sync::Semaphore::new(reading_budget)),

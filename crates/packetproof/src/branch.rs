@@ -133,17 +133,6 @@ impl Neighbours {
     }
 }
 
-value_set! {
-    /// Whose request API a provider speaks. harness.toml names its providers; a
-    /// provider named after a vendor speaks that vendor's API (`crate::wire::Api`),
-    /// and a provider named otherwise has no known API (an error wherever one is needed).
-    Vendor ("provider") {
-        Anthropic,
-        Openai,
-        Google,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,12 +183,5 @@ mod tests {
         for value in Neighbours::ALL {
             assert_eq!(Neighbours::of(value.has_predecessor(), value.has_successor()), *value);
         }
-    }
-
-    #[test]
-    fn vendor_parses_its_names_and_rejects_others() {
-        round_trips(Vendor::ALL, &["anthropic", "openai", "google"], Vendor::parse, "mistral");
-        let err = Vendor::parse("azure").unwrap_err().to_string();
-        assert_eq!(err, r#"unknown provider "azure": expected one of ["anthropic", "openai", "google"]"#);
     }
 }

@@ -37,6 +37,7 @@ pub mod attest;
 pub mod bless;
 mod branch;
 mod builtin;
+pub mod call;
 pub mod canonical;
 pub mod check;
 pub mod compile;

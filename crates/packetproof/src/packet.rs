@@ -107,6 +107,9 @@ pub fn contract(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding
             ),
         }
     }
+    if let Err((at, expected)) = crate::call::Call::of_packet(packet) {
+        fail(at, format!("expected {expected}"));
+    }
     prompt_paths(packet, &mut fail);
     resolved_branch(packet, profile, &mut fail);
     if !profile.is_block_builder() {

@@ -33,7 +33,7 @@
 
 mod budget;
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
-pub use budget::Budget;
+pub use budget::{Budget, Declared};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -56,7 +56,7 @@ pub(crate) const BLOCK_BRANCH: [(&str, Option<&[&str]>); 8] = [
 ];
 
 /// The contract's top-level packet fields; an agent may declare more (`packet_fields`).
-pub(crate) const CONTRACT_FIELDS: [&str; 18] = [
+pub(crate) const CONTRACT_FIELDS: [&str; 19] = [
     "packetVersion",
     "agentId",
     "taskType",
@@ -72,6 +72,7 @@ pub(crate) const CONTRACT_FIELDS: [&str; 18] = [
     "effectiveUserMessage",
     "renderInput",
     "outputSchema",
+    "call",
     "resolvedBranch",
     "exactInputHash",
     "checksum",
@@ -239,6 +240,9 @@ pub(crate) struct RawContract {
     models: Option<Vec<String>>,
     /// The output budgets its calls may carry (else those its vouched packets carry).
     max_tokens: Option<Budget>,
+    /// Values call fields may take beside the reviewed ones, by field name.
+    #[serde(default)]
+    call: BTreeMap<String, Declared>,
     /// The agent's own evaluator (else the suite's `[evaluator]`, else the built-in one).
     evaluator: Option<Evaluator>,
     /// Slot contracts, by the slot's name in the templates.
@@ -337,6 +341,8 @@ pub struct Profile {
     /// The output budgets its packets and calls may carry (`None`: any within the
     /// model's limit in a packet, and in production one its vouched packets carry).
     pub max_tokens: Option<Budget>,
+    /// Values call fields may take beside the reviewed ones (`[agents.NAME.call]`).
+    pub call: BTreeMap<String, Declared>,
     /// The agent's own evaluator, when it declares one.
     pub evaluator: Option<Evaluator>,
     /// The slot contracts the agent declares, by slot name.
@@ -362,6 +368,11 @@ impl Profile {
             other => other,
         };
         let evaluator = raw.evaluator.clone();
+        let call = raw.call.clone();
+        if let Some(name) = call.keys().find(|name| crate::call::field(name).is_none()) {
+            let names: Vec<&str> = crate::call::FIELDS.iter().map(|f| f.name).collect();
+            return Err(format!("contract.call.{name}: expected a call field, one of {names:?}"));
+        }
         let max_tokens = raw.max_tokens.clone();
         if let Some(problem) = max_tokens.as_ref().and_then(Budget::problem) {
             return Err(format!("contract.max_tokens: {problem}"));
@@ -380,6 +391,7 @@ impl Profile {
         profile.packet_fields = packet_fields;
         profile.models = models;
         profile.max_tokens = max_tokens;
+        profile.call = call;
         profile.evaluator = evaluator;
         profile.slots = slots;
         profile.declared = true;
@@ -491,6 +503,7 @@ fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result:
         packet_fields: Vec::new(),
         models: None,
         max_tokens: None,
+        call: BTreeMap::new(),
         evaluator: None,
         slots: BTreeMap::new(),
         declared: true,
@@ -561,6 +574,7 @@ fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         packet_fields: Vec::new(),
         models: None,
         max_tokens: None,
+        call: BTreeMap::new(),
         evaluator: None,
         slots: BTreeMap::new(),
         declared: true,

@@ -233,29 +233,20 @@ fn default_timeout() -> u64 {
     60
 }
 
-/// `[wire]`: request settings outside the packet that a captured provider request
-/// may carry, per API, as dotted paths from the body root (`temperature`,
-/// `generationConfig.temperature`). Anything else outside the packet is a finding.
+/// `[wire]`: nothing any more. Its `allowed_settings` let a setting outside the packet
+/// through with any value; a setting a call sends is reviewed material now (the packet's
+/// `call` member), and the key is refused with where the settings went.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Wire {
-    #[serde(default)]
-    pub(crate) allowed_settings: AllowedSettings,
+    allowed_settings: Option<toml::Value>,
 }
 
-/// One list per API; an unknown API name is an error like any unknown setting.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AllowedSettings {
-    #[serde(default)]
-    pub(crate) anthropic: Vec<String>,
-    #[serde(default, rename = "openai-chat")]
-    pub(crate) openai_chat: Vec<String>,
-    #[serde(default, rename = "openai-responses")]
-    pub(crate) openai_responses: Vec<String>,
-    #[serde(default)]
-    pub(crate) gemini: Vec<String>,
-}
+/// Why `[wire.allowed_settings]` is refused.
+const ALLOWED_SETTINGS_RETIRED: &str = "wire.allowed_settings: retired. A setting a call sends (temperature, \
+    tools, …) is reviewed material: the packet's `call` member carries it, bound by the checksum, and a call is \
+    held to it (docs/packet-format.md); an agent that varies a setting per call declares its values under \
+    [agents.NAME.call]. Delete the table";
 
 /// What a command line puts in place of a setting of the file, as the settings load.
 #[derive(Debug, Clone, Copy, Default)]
@@ -284,7 +275,6 @@ pub struct Config {
     pub(crate) corpus: CorpusSettings,
     pub exporter: Option<Exporter>,
     pub(crate) release: Release,
-    pub(crate) wire: Wire,
     pub packet: PacketRules,
     pub(crate) checks: Checks,
     pub canonical: Canonical,
@@ -381,6 +371,9 @@ impl Config {
         overlay(&mut merged, user);
         let raw: Raw =
             toml::Value::Table(merged).try_into().map_err(|e: toml::de::Error| config_error(e.to_string()))?;
+        if raw.wire.allowed_settings.is_some() {
+            return Err(config_error(ALLOWED_SETTINGS_RETIRED.into()));
+        }
         let forbidden = Forbidden::from_settings(raw.forbidden).map_err(config_error)?;
         if raw.providers.is_empty() {
             return Err(config_error("providers: at least one provider is required".into()));
@@ -469,7 +462,6 @@ impl Config {
             corpus: raw.corpus,
             exporter: exporter_files::resolve(root, raw.exporter).map_err(config_error)?,
             release: raw.release,
-            wire: raw.wire,
             packet: raw.packet,
             checks: raw.checks,
             canonical: raw.canonical,

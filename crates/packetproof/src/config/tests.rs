@@ -12,12 +12,12 @@ fn unknown_setting_is_a_loud_error() {
 }
 
 #[test]
-fn an_unknown_api_in_wire_allowed_settings_is_a_loud_error() {
+fn the_retired_wire_allowed_settings_say_where_settings_went() {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(Path::new(crate::PROJECT_ROOT).join(FILE_NAME)).unwrap();
-    let text = text.replace("[wire.allowed_settings]\n", "[wire.allowed_settings]\nopenai-chats = []\n");
+    let text = format!("{text}\n[wire.allowed_settings]\nopenai-chat = [\"temperature\"]\n");
     let err = Config::from_toml(dir.path(), Some(Path::new("harness.toml")), &text, None).unwrap_err().to_string();
-    assert!(err.contains("unknown field `openai-chats`"), "{err}");
+    assert!(err.contains("wire.allowed_settings: retired") && err.contains("`call` member"), "{err}");
 }
 
 #[test]

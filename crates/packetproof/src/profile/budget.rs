@@ -53,6 +53,44 @@ impl Budget {
     }
 }
 
+/// `[agents.NAME.call]`: values a call field may take beside the reviewed ones, for an
+/// app that sets it per call (`temperature = [0.0, 0.7]`, `top_p = { min = 0.5, max = 1 }`
+/// as `topP`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Declared {
+    /// A number range `{ min, max }`, both included.
+    Range(NumberRange),
+    /// These values.
+    Values(Vec<serde_json::Value>),
+}
+
+/// `{ min, max }` of numbers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumberRange {
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Declared {
+    /// Whether a call may send `value`.
+    pub fn allows(&self, value: &serde_json::Value) -> bool {
+        match self {
+            Declared::Values(values) => values.iter().any(|v| crate::call::same(v, value)),
+            Declared::Range(NumberRange { min, max }) => value.as_f64().is_some_and(|v| *min <= v && v <= *max),
+        }
+    }
+
+    /// As messages show it.
+    pub fn describe(&self) -> String {
+        match self {
+            Declared::Values(values) => serde_json::Value::Array(values.clone()).to_string(),
+            Declared::Range(NumberRange { min, max }) => format!("{min} to {max}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +111,20 @@ mod tests {
         assert!(read("[]").unwrap().problem().is_some());
         assert!(read("{ min = 9, max = 2 }").unwrap().problem().is_some());
         assert_eq!(values.problem(), None);
+    }
+
+    #[test]
+    fn declared_call_values_are_a_list_or_a_number_range() {
+        let read = |toml_value: &str| -> Declared {
+            let table: toml::Table = toml::from_str(&format!("v = {toml_value}")).unwrap();
+            table["v"].clone().try_into().unwrap()
+        };
+        let set = read("[0.0, 0.7]");
+        assert!(set.allows(&serde_json::json!(0)) && set.allows(&serde_json::json!(0.7)));
+        assert!(!set.allows(&serde_json::json!(0.9)));
+        let range = read("{ min = 0.5, max = 1 }");
+        assert!(range.allows(&serde_json::json!(0.75)) && !range.allows(&serde_json::json!(0.1)));
+        assert!(!range.allows(&serde_json::json!("0.75")));
+        assert_eq!(range.describe(), "0.5 to 1");
     }
 }

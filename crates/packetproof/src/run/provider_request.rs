@@ -1,13 +1,12 @@
 //! `run::provider-request`: a run directory may carry `provider-request.json`, the
 //! request the runner actually POSTed (a bare body or a HAR file). It must carry
 //! exactly the run's packet material (see `crate::wire`). Which API: the packet's
-//! provider decides (its name is a [`Vendor`]; a provider named otherwise has no
-//! known API, and the file is then a finding), and for OpenAI the body
+//! provider decides (the APIs that serve it; a provider no API serves has no known
+//! API, and the file is then a finding), and for OpenAI the body
 //! (`input`/`instructions`: Responses API; otherwise Chat Completions) or, in a HAR
 //! file, the endpoint it was sent to.
 
 use super::Run;
-use crate::branch::Vendor;
 use crate::wire::{self, capture, Api, RUN_CHECK, RUN_FILE};
 use crate::{canonical, Config, Error, Finding, Location, Result};
 use serde_json::Value;
@@ -40,34 +39,39 @@ fn check_file(run: &Run, path: &Path, config: &Config) -> Result<Vec<Finding>> {
 }
 
 fn captured_for(provider: &str, bytes: &[u8]) -> Result<(Api, capture::Captured)> {
-    let vendor = Vendor::parse(provider).map_err(|e| {
-        Error::refused(
+    let apis = Api::of(provider);
+    if apis.is_empty() {
+        let known: Vec<&str> = Api::all().map(Api::provider).collect();
+        return Err(Error::refused(
             "the run's packet $.provider",
-            format!("{e}: no known request API, so {RUN_FILE} cannot be checked"),
-        )
-    })?;
+            format!(
+                "provider {provider:?} is served by no known request API (the APIs serve {known:?}), so {RUN_FILE} \
+                 cannot be checked"
+            ),
+        ));
+    }
     let value = canonical::parse(bytes).map_err(|e| e.in_file(RUN_FILE))?;
     let is_har = value.get("log").is_some_and(|log| log.get("entries").is_some());
     if !is_har {
+        // OpenAI's two APIs: a body with `input` or `instructions` is a Responses body.
         let responses = value.get("input").is_some() || value.get("instructions").is_some();
-        let api = match vendor {
-            Vendor::Anthropic => Api::Anthropic,
-            Vendor::Google => Api::Gemini,
-            Vendor::Openai if responses => Api::OpenaiResponses,
-            Vendor::Openai => Api::OpenaiChat,
+        let api = match apis.as_slice() {
+            [one] => *one,
+            several => {
+                *several.iter().find(|api| (api.name() == "openai-responses") == responses).unwrap_or(&several[0])
+            }
         };
         return Ok((api, capture::Captured::body(value, RUN_FILE)));
     }
     // A HAR file: the API whose endpoint it has an entry for.
-    let apis = Api::of(vendor);
     let mut last = None;
     for api in apis {
-        match capture::parse(bytes, RUN_FILE, *api) {
-            Ok(captured) => return Ok((*api, captured)),
+        match capture::parse(bytes, RUN_FILE, api) {
+            Ok(captured) => return Ok((api, captured)),
             Err(e) => last = Some(e),
         }
     }
-    Err(last.expect("at least one API per provider"))
+    Err(last.expect("at least one API serves the provider"))
 }
 
 #[cfg(test)]
@@ -78,14 +82,13 @@ mod tests {
     fn an_unknown_provider_is_an_error_not_openai() {
         let body = br#"{"model": "m", "messages": []}"#;
         let err = captured_for("azure-openai", body).unwrap_err().to_string();
-        assert!(
-            err.contains(r#"unknown provider "azure-openai": expected one of ["anthropic", "openai", "google"]"#),
-            "{err}"
-        );
+        assert!(err.contains(r#"provider "azure-openai" is served by no known request API"#), "{err}");
         assert!(err.contains("$.provider") && err.contains("cannot be checked"), "{err}");
-        assert_eq!(captured_for("openai", body).unwrap().0, Api::OpenaiChat);
-        assert_eq!(captured_for("openai", br#"{"input": []}"#).unwrap().0, Api::OpenaiResponses);
-        assert_eq!(captured_for("google", body).unwrap().0, Api::Gemini);
-        assert_eq!(captured_for("anthropic", body).unwrap().0, Api::Anthropic);
+        let api = |provider: &str, body: &[u8]| captured_for(provider, body).unwrap().0.name();
+        assert_eq!(api("openai", body), "openai-chat");
+        assert_eq!(api("openai", br#"{"input": []}"#), "openai-responses");
+        assert_eq!(api("google", body), "gemini");
+        assert_eq!(api("anthropic", body), "anthropic");
+        assert_eq!(api("bedrock", body), "bedrock-converse");
     }
 }

@@ -21,6 +21,7 @@ pub(crate) mod proto;
 pub mod received;
 pub(crate) mod record;
 pub mod request;
+pub mod settings;
 pub(crate) mod value;
 pub mod verdict;
 pub mod vouched;
@@ -70,6 +71,8 @@ pub struct Options {
     /// A trace with no GenAI call, or with calls that cannot be judged, passes
     /// (`--allow-unjudged`); by default it fails.
     pub allow_unjudged: bool,
+    /// Call fields a call's telemetry must record (`--require FIELD`).
+    pub require: settings::Required,
 }
 
 /// One call and its verdict, with where it was read.
@@ -250,10 +253,13 @@ impl<'p> Session<'p> {
         visit: &mut dyn FnMut(&Judged) -> Result<()>,
     ) -> Result<Counts> {
         let Session { packets, mut counts, gate, .. } = self;
+        let require = counts.options.require;
         let verdict_of = |call: &mut Call, evidence: &join::Evidence| {
-            let (verdict, notes) = verdict::judge(call, evidence, packets);
+            let (verdict, mut notes) = verdict::judge(call, evidence, packets, require);
             let verdict = match gate {
-                Some((vouching, config)) => vouched::verdict(verdict, evidence, packets, vouching, config),
+                Some((vouching, config)) => {
+                    vouched::verdict(verdict, evidence, packets, vouching, config, require, &mut notes)
+                }
                 None => verdict,
             };
             (verdict, notes)

@@ -31,6 +31,9 @@ pub(crate) struct Reviewed {
     /// The SHA-256 of the system text; empty text: the request sends no system message.
     pub(crate) system: Digest,
     pub(crate) system_empty: bool,
+    /// The rest of its call (`crate::call`), and its output format as a call asks for it.
+    pub(crate) call: crate::call::Call,
+    pub(crate) output: Value,
 }
 
 type Digest = [u8; 32];
@@ -46,6 +49,8 @@ pub(crate) struct Sample {
     pub(crate) max_tokens: u64,
     pub(crate) sha256: String,
     pub(crate) exact_input_hash: String,
+    pub(crate) call: crate::call::Call,
+    pub(crate) output: Value,
 }
 
 /// Reviewed packets by the digests of their exact (system, user) texts.
@@ -135,6 +140,9 @@ impl Packets {
             exact_input_hash: text("exactInputHash"),
             system,
             system_empty: text("systemPrompt").is_empty(),
+            // The rule book held the member to its form already (packet::contract).
+            call: value.as_object().and_then(|p| crate::call::Call::of_packet(p).ok()).unwrap_or_default(),
+            output: super::settings::output_of(&value),
         };
         self.samples.push(Sample {
             agent_id: text("agentId"),
@@ -144,6 +152,8 @@ impl Packets {
             max_tokens: reviewed.max_tokens,
             sha256: reviewed.sha256.clone(),
             exact_input_hash: reviewed.exact_input_hash.clone(),
+            call: reviewed.call.clone(),
+            output: reviewed.output.clone(),
         });
         self.insert(reviewed, user);
         Ok(())
@@ -179,6 +189,8 @@ impl Packets {
                 exact_input_hash: String::new(),
                 system: sha2::Sha256::digest(system.as_bytes()).into(),
                 system_empty: system.is_empty(),
+                call: crate::call::Call::default(),
+                output: Value::from("text"),
             };
             out.samples.push(Sample {
                 agent_id: String::new(),
@@ -188,6 +200,8 @@ impl Packets {
                 max_tokens: *max_tokens,
                 sha256: String::new(),
                 exact_input_hash: String::new(),
+                call: crate::call::Call::default(),
+                output: Value::from("text"),
             });
             out.insert(reviewed, sha2::Sha256::digest(user.as_bytes()).into());
         }

@@ -322,7 +322,11 @@ fn each_call_is_counted_once() {
     let sdk = timed(span("b1", "", "com.anthropic.sdk.python", &semconv(&[])), "bb", 120, 180);
     assert_eq!(verdict(&[sdk.clone(), host.clone()]), matched());
     // Outside its time it is a call of its own (not judgeable: it has no content).
-    let (calls, _) = judge_with(&[timed(sdk, "bb", 220, 260), host], Encoding::Json, Options { allow_unjudged: true });
+    let (calls, _) = judge_with(
+        &[timed(sdk, "bb", 220, 260), host],
+        Encoding::Json,
+        Options { allow_unjudged: true, ..Options::default() },
+    );
     assert_eq!(calls.iter().map(|j| j.verdict.name()).collect::<Vec<_>>(), ["not judgeable", "matched"]);
     // The same export read twice.
     assert_eq!(verdict(&[span("a1", "", "s", &content), span("a1", "", "s", &content)]), matched());
@@ -405,7 +409,7 @@ fn nothing_passes_unjudged_unless_allowed() {
     let none = vec![json!({})];
     let (calls, counts) = judge_with(&none, Encoding::Json, Options::default());
     assert!(calls.is_empty() && !counts.ok() && counts.calls == 0);
-    let allowed = Options { allow_unjudged: true };
+    let allowed = Options { allow_unjudged: true, ..Options::default() };
     assert!(judge_with(&none, Encoding::Json, allowed).1.ok());
 
     let unparsed = vec![span("a1", "", "s", &semconv(&[("gen_ai.input.messages", json!("[{oops"))]))];

@@ -17,6 +17,7 @@ use super::conventions::{shown, Library, Said, Unread};
 use super::genai::{roles, Call, Message};
 use super::join::Evidence;
 use super::packets::{Packets, Reviewed};
+use super::settings::{held, Expected, Required, BUDGET};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -88,13 +89,18 @@ pub(crate) fn capture_hint(libraries: &[Library]) -> String {
 
 /// The verdict on a call (filling in its model and max tokens), and what it could not
 /// compare or read otherwise than sent (notes).
-pub(crate) fn judge(call: &mut Call, evidence: &Evidence, packets: &Packets) -> (Verdict, Vec<String>) {
-    let (verdict, mut notes) = judge_content(call, evidence, packets);
+pub(crate) fn judge(
+    call: &mut Call,
+    evidence: &Evidence,
+    packets: &Packets,
+    require: Required,
+) -> (Verdict, Vec<String>) {
+    let (verdict, mut notes) = judge_content(call, evidence, packets, require);
     notes.extend(evidence.notes.iter().cloned());
     (verdict, notes)
 }
 
-fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets) -> (Verdict, Vec<String>) {
+fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, require: Required) -> (Verdict, Vec<String>) {
     let mut withheld = None;
     let mut differences = evidence.conflicts.clone();
     let model = one_value(&evidence.model, "model", model_problem, &mut differences);
@@ -174,19 +180,55 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets) -> (Ve
         Texts::Packet(found, structure) => (best(found, model.as_ref(), max_tokens.as_ref()), structure),
     };
     let mut notes = Vec::new();
+    let mut differences = structure;
     if model.is_none() {
         notes.push("the call records no gen_ai.request.model: the model is not compared".to_owned());
     }
-    if max_tokens.is_none() {
-        notes.push("the call records no gen_ai.request.max_tokens: max tokens are not compared".to_owned());
+    match budget_missing(evidence, require) {
+        Some(Missing::Sent) => {
+            differences.push(format!("max tokens: the call sends none; the packet's are {}", packet.max_tokens))
+        }
+        Some(Missing::Required) => differences
+            .push(format!("max tokens: the call records none (required); the packet's are {}", packet.max_tokens)),
+        Some(Missing::Unrecorded) => {
+            notes.push("the call records no gen_ai.request.max_tokens: max tokens are not compared".to_owned())
+        }
+        None => {}
     }
-    let mut differences = structure;
     differences.extend(compared(packet, model.as_ref(), max_tokens.as_ref()));
+    let expected = Expected {
+        calls: vec![&packet.call],
+        outputs: vec![&packet.output],
+        declared: None,
+        whose: "the packet's request would",
+    };
+    let (settings, unjudged) = held(&evidence.settings, evidence.whole, &expected, require);
+    differences.extend(settings);
+    notes.extend(unjudged);
     let verdict = match differences.is_empty() {
         true => Verdict::Matched { packet: packet.file.clone() },
         false => Verdict::Mismatched { packet: Some(packet.file.clone()), differences },
     };
     (verdict, notes)
+}
+
+/// Why a call has no budget to compare, when it has none.
+pub(crate) enum Missing {
+    /// The request body holds the whole call and sends no budget.
+    Sent,
+    /// Its telemetry records none, and `--require maxTokens` asks for it.
+    Required,
+    /// Its telemetry records none.
+    Unrecorded,
+}
+
+pub(crate) fn budget_missing(evidence: &Evidence, require: Required) -> Option<Missing> {
+    match () {
+        _ if evidence.budget_absent => Some(Missing::Sent),
+        _ if !evidence.max_tokens.is_empty() => None,
+        _ if require.has(BUDGET) => Some(Missing::Required),
+        _ => Some(Missing::Unrecorded),
+    }
 }
 
 /// What a call's messages find among the packets.

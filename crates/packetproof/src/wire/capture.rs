@@ -143,7 +143,7 @@ mod tests {
             entry("POST", "https://api.anthropic.com/v1/messages/count_tokens", "{\"a\":1}"),
             entry("POST", "https://api.anthropic.com/v1/messages", "{\"model\":\"m\"}"),
         ]));
-        let captured = parse(&bytes, "c.har", Api::Anthropic).unwrap();
+        let captured = parse(&bytes, "c.har", Api::from_name("anthropic").unwrap()).unwrap();
         assert_eq!(captured.body, json!({"model": "m"}));
         assert_eq!(
             captured.at(JsonPath::field("model")).to_string(),
@@ -154,15 +154,20 @@ mod tests {
 
     #[test]
     fn none_or_several_entries_are_refused_by_name() {
-        let none = parse(&har(json!([])), "c.har", Api::Gemini).unwrap_err().to_string();
+        let none = parse(&har(json!([])), "c.har", Api::from_name("gemini").unwrap()).unwrap_err().to_string();
         assert!(none.contains("found none among 0 entries"), "{none}");
         let post = entry("POST", "https://api.openai.com/v1/responses", "{}");
-        let many = parse(&har(json!([post.clone(), post])), "c.har", Api::OpenaiResponses).unwrap_err().to_string();
+        let many = parse(&har(json!([post.clone(), post])), "c.har", Api::from_name("openai-responses").unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(many.contains("found 2 (entries [0, 1])"), "{many}");
-        let bad =
-            parse(&har(json!([entry("POST", "https://x/v1/messages", "{\"a\":1,\"a\":2}")])), "c.har", Api::Anthropic)
-                .unwrap_err()
-                .to_string();
+        let bad = parse(
+            &har(json!([entry("POST", "https://x/v1/messages", "{\"a\":1,\"a\":2}")])),
+            "c.har",
+            Api::from_name("anthropic").unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(bad.contains("c.har $.log.entries[0].request.postData.text:1:"), "{bad}");
     }
 
@@ -175,7 +180,7 @@ mod tests {
             entry("POST", "https://api.anthropic.com/v1/messages/count_tokens", "{}"),
             entry("GET", "https://api.openai.com/v1/chat/completions", ""),
         ]));
-        let captured = parse(&bytes, "c.har", Api::OpenaiResponses).unwrap();
+        let captured = parse(&bytes, "c.har", Api::from_name("openai-responses").unwrap()).unwrap();
         let others: Vec<String> = captured.others.iter().map(|(url, at)| format!("{url} at {at}")).collect();
         assert_eq!(
             others,
@@ -188,9 +193,9 @@ mod tests {
 
     #[test]
     fn a_bare_body_is_itself() {
-        let captured = parse(b"{\"model\":\"m\"}", "b.json", Api::OpenaiChat).unwrap();
+        let captured = parse(b"{\"model\":\"m\"}", "b.json", Api::from_name("openai-chat").unwrap()).unwrap();
         assert_eq!(captured.at(JsonPath::field("model")), Location::in_file("b.json", JsonPath::field("model")));
         assert!(captured.url.is_none());
-        assert!(parse(b"[1]", "b.json", Api::OpenaiChat).is_err());
+        assert!(parse(b"[1]", "b.json", Api::from_name("openai-chat").unwrap()).is_err());
     }
 }

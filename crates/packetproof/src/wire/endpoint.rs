@@ -18,27 +18,8 @@ use serde_json::Value;
 
 /// The API's own origin, which `--base-url` replaces.
 pub(crate) fn default_base(api: Api) -> &'static str {
-    match api {
-        Api::Anthropic => "https://api.anthropic.com",
-        Api::OpenaiChat | Api::OpenaiResponses => "https://api.openai.com",
-        Api::Gemini => "https://generativelanguage.googleapis.com",
-    }
+    api.spec().origin
 }
-
-/// The API's path after the origin (Gemini's names the model).
-fn api_path(api: Api, model: &str) -> String {
-    match api {
-        Api::Anthropic => "/v1/messages".into(),
-        Api::OpenaiChat => "/v1/chat/completions".into(),
-        Api::OpenaiResponses => "/v1/responses".into(),
-        Api::Gemini => format!("/v1beta/models/{model}:generateContent (or :streamGenerateContent)"),
-    }
-}
-
-/// Gemini's API versions (google-genai for Python addresses `/v1`, for Node `/v1beta`)
-/// and methods (`:streamGenerateContent` is the streamed call).
-const GEMINI_VERSIONS: [&str; 2] = ["/v1beta/models/", "/v1/models/"];
-const GEMINI_METHODS: [&str; 2] = ["generateContent", "streamGenerateContent"];
 
 /// What the URL check found: findings go to the caller's list; `streamed` when the
 /// URL is a streaming method.
@@ -47,7 +28,7 @@ pub(super) struct UrlCheck {
 }
 
 /// Check the captured URL (a HAR entry's) against the API's endpoint and the packet's
-/// model. A bare body has no URL: said in a note for Gemini, whose model is in it.
+/// model. A bare body has no URL: said in a note for an API whose model is in it.
 pub(super) fn check_url(
     api: Api,
     model: &str,
@@ -56,12 +37,14 @@ pub(super) fn check_url(
     findings: &mut Vec<Finding>,
     notes: &mut Vec<String>,
 ) -> UrlCheck {
+    let spec = api.spec();
+    let expected = spec.path.replace("{model}", model);
     let Some((url, at)) = &captured.url else {
-        if api == Api::Gemini {
-            notes.push(
-                "the model of a Gemini request is in its URL (and so is streaming); a bare body cannot show them"
-                    .into(),
-            );
+        if spec.path.contains("{model}") {
+            notes.push(format!(
+                "the model of a {} request is in its URL (and so is streaming); a bare body cannot show them",
+                api.name()
+            ));
         }
         return UrlCheck { streamed: false };
     };
@@ -73,42 +56,25 @@ pub(super) fn check_url(
             Some(_) => "the --base-url given",
             None => "the API's host; `wire --check --base-url` names a proxy or a local capture server",
         };
-        fail(format!("endpoint: the request went to {path}; expected {base}{} ({how})", api_path(api, model)));
+        fail(format!("endpoint: the request went to {path}; expected {base}{expected} ({how})"));
         return UrlCheck { streamed: false };
     };
-    if api != Api::Gemini {
-        if rest != api_path(api, model) {
-            fail(format!("endpoint: the request went to path {rest}; expected {}", api_path(api, model)));
-        }
-        return UrlCheck { streamed: false };
-    }
-    let Some((found, method)) = gemini_model(rest) else {
-        fail(format!("endpoint: the request went to path {rest}; expected {}", api_path(api, model)));
+    // The whole rest is the API's path: a route found after a prefix is another path.
+    let Some(route) = (spec.route)(rest).filter(|route| route.at == 0) else {
+        fail(format!("endpoint: the request went to path {rest}; expected {expected}"));
         return UrlCheck { streamed: false };
     };
-    if found != model {
+    if let Some(found) = route.model.as_deref().filter(|found| *found != model) {
         fail(format!("model: the URL names model {found:?}; expected {model:?}"));
     }
-    UrlCheck { streamed: method == "streamGenerateContent" }
-}
-
-/// `(model, method)` of a Gemini path `/v1beta/models/{model}:{method}`.
-fn gemini_model(rest: &str) -> Option<(&str, &str)> {
-    let tail = GEMINI_VERSIONS.iter().find_map(|v| rest.strip_prefix(v))?;
-    let (model, method) = tail.split_once(':')?;
-    (!model.is_empty() && !model.contains('/') && GEMINI_METHODS.contains(&method)).then_some((model, method))
+    UrlCheck { streamed: route.streamed }
 }
 
 /// Whether a URL's path is the API's endpoint (for picking a HAR entry): by path
 /// only, so a capture through any host is found and then judged by `check_url`.
 pub(crate) fn is_endpoint(api: Api, url: &str) -> bool {
-    let path = url.split(['?', '#']).next().unwrap_or(url).trim_end_matches('/');
-    match api {
-        Api::Anthropic => path.ends_with("/v1/messages"),
-        Api::OpenaiChat => path.ends_with("/chat/completions"),
-        Api::OpenaiResponses => path.ends_with("/v1/responses"),
-        Api::Gemini => GEMINI_METHODS.iter().any(|m| path.ends_with(&format!(":{m}"))),
-    }
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    (api.spec().route)(path).is_some()
 }
 
 /// Endpoints that generate beside the four APIs: batches, legacy completions, Vertex's
@@ -127,15 +93,12 @@ const OTHER_GENERATION: [&str; 7] = [
 /// Whether a URL's path is a generation endpoint of any vendor (by path only).
 pub(crate) fn is_generation(url: &str) -> bool {
     let path = url.split(['?', '#']).next().unwrap_or(url).trim_end_matches('/');
-    Api::ALL.iter().any(|api| is_endpoint(*api, path)) || OTHER_GENERATION.iter().any(|p| path.ends_with(p))
+    Api::all().any(|api| is_endpoint(api, path)) || OTHER_GENERATION.iter().any(|p| path.ends_with(p))
 }
 
-/// Take `"stream": true` out of an Anthropic or OpenAI body: true when it was there.
-/// Any other value of `stream` stays, and the comparison reports it.
-pub(super) fn take_stream(api: Api, body: &mut Value) -> bool {
-    if api == Api::Gemini {
-        return false;
-    }
+/// Take `"stream": true` out of a body: true when it was there. Any other value of
+/// `stream` stays, and the comparison reports it.
+pub(super) fn take_stream(body: &mut Value) -> bool {
     let Some(map) = body.as_object_mut() else { return false };
     if map.get("stream") == Some(&Value::Bool(true)) {
         map.remove("stream");
@@ -148,12 +111,19 @@ pub(super) fn take_stream(api: Api, body: &mut Value) -> bool {
 mod tests {
     use super::*;
 
+    fn route(name: &str, path: &str) -> Option<(Option<String>, bool)> {
+        (Api::from_name(name).unwrap().spec().route)(path).map(|r| (r.model, r.streamed))
+    }
+
     #[test]
-    fn gemini_paths_name_model_and_method() {
-        assert_eq!(gemini_model("/v1beta/models/m:generateContent"), Some(("m", "generateContent")));
-        assert_eq!(gemini_model("/v1/models/m:streamGenerateContent"), Some(("m", "streamGenerateContent")));
-        assert_eq!(gemini_model("/v1beta/models/m:countTokens"), None);
-        assert_eq!(gemini_model("/v1beta/tunedModels/m:generateContent"), None);
-        assert_eq!(gemini_model("/v1beta/models/a/b:generateContent"), None);
+    fn model_naming_paths_name_model_and_method() {
+        assert_eq!(route("gemini", "/v1beta/models/m:generateContent"), Some((Some("m".into()), false)));
+        assert_eq!(route("gemini", "/v1/models/m:streamGenerateContent"), Some((Some("m".into()), true)));
+        assert_eq!(route("gemini", "/v1beta/models/m:countTokens"), None);
+        assert_eq!(route("gemini", "/v1beta/tunedModels/m:generateContent"), None);
+        assert_eq!(route("gemini", "/v1beta/models/a/b:generateContent"), None);
+        let bedrock = route("bedrock-converse", "/model/anthropic.claude-sonnet-4-5-v1%3A0/converse-stream");
+        assert_eq!(bedrock, Some((Some("anthropic.claude-sonnet-4-5-v1:0".into()), true)));
+        assert_eq!(route("bedrock-converse", "/model/m%zz/converse"), None);
     }
 }

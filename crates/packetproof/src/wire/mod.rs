@@ -1,16 +1,18 @@
 //! Provenance to the wire: the exact provider request body a packet implies, and
 //! the check of a captured request against it.
 //!
-//! - [`Api`] names the four request formats; each has its own module with the
-//!   body it builds, the equivalent forms it accepts, and what each path means.
+//! - [`Api`] names a request format; each is one spec (`api::SPECS`), in its own module,
+//!   that knows every field of its body both ways.
 //! - [`capture`] reads what was captured: a bare JSON body or a HAR file.
 //! - `diff` compares a captured body with the expected one, path by path.
 //!
-//! The packet is the only source: nothing here invents request material. Settings
-//! outside the packet (temperature, metadata, …) pass only when harness.toml lists
-//! them under `[wire.allowed_settings]` for the API.
+//! The packet is the only source: nothing here invents request material. What the call
+//! sends besides its messages (tools, sampling, …) is the packet's `call` member
+//! (`crate::call`); a setting outside it is a finding.
 
 pub(crate) mod anthropic;
+pub(crate) mod api;
+pub(crate) mod bedrock;
 pub mod capture;
 pub(crate) mod diff;
 pub(crate) mod endpoint;
@@ -18,11 +20,12 @@ pub(crate) mod gemini;
 pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
 
-use crate::branch::Vendor;
-use crate::config::{AllowedSettings, Config};
+use crate::call::Call;
+use crate::config::Config;
 use crate::report::{walk, Trail};
 use crate::JsonPath;
 use crate::{Check, Error, Finding, Outcome, Result};
+use api::Spec;
 use capture::Captured;
 use serde_json::{Map, Value};
 
@@ -34,47 +37,54 @@ pub(crate) const RUN_CHECK: Check = Check::Run(crate::RunCheck::ProviderRequest)
 pub(crate) const RUN_FILE: &str = "provider-request.json";
 
 /// A provider request format, named as `--api` takes it (`anthropic`, `openai-chat`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Api {
-    /// Anthropic Messages API, POST /v1/messages.
-    Anthropic,
-    /// OpenAI Chat Completions, POST /v1/chat/completions.
-    OpenaiChat,
-    /// OpenAI Responses API, POST /v1/responses.
-    OpenaiResponses,
-    /// Gemini generateContent, POST /v1beta/models/{model}:generateContent.
-    Gemini,
+#[derive(Clone, Copy)]
+pub struct Api(&'static Spec);
+
+impl PartialEq for Api {
+    fn eq(&self, other: &Api) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for Api {}
+
+impl std::fmt::Debug for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
+    }
 }
 
 impl Api {
-    pub const ALL: [Api; 4] = [Api::Anthropic, Api::OpenaiChat, Api::OpenaiResponses, Api::Gemini];
+    /// Every API, in the order `--api` lists them.
+    pub fn all() -> impl Iterator<Item = Api> {
+        api::SPECS.iter().map(|spec| Api(spec))
+    }
 
     /// The API of a name as `--api` takes it (`None`: no API has the name).
     pub fn from_name(name: &str) -> Option<Api> {
-        name.parse().ok()
+        Api::all().find(|api| api.name() == name)
     }
 
     pub fn name(self) -> &'static str {
-        self.into()
+        self.0.name
     }
 
-    /// The vendor whose API this is (a packet's `provider` names it).
-    pub fn vendor(self) -> Vendor {
-        match self {
-            Api::Anthropic => Vendor::Anthropic,
-            Api::OpenaiChat | Api::OpenaiResponses => Vendor::Openai,
-            Api::Gemini => Vendor::Google,
-        }
+    /// The packet provider whose calls this API carries.
+    pub fn provider(self) -> &'static str {
+        self.0.provider
     }
 
-    /// The APIs a vendor's packets go out through.
-    pub(crate) fn of(vendor: Vendor) -> &'static [Api] {
-        match vendor {
-            Vendor::Anthropic => &[Api::Anthropic],
-            Vendor::Openai => &[Api::OpenaiResponses, Api::OpenaiChat],
-            Vendor::Google => &[Api::Gemini],
-        }
+    /// The APIs a provider's packets go out through.
+    pub fn of_provider(provider: &str) -> impl Iterator<Item = Api> + '_ {
+        Api::all().filter(move |api| api.provider() == provider)
+    }
+
+    pub(crate) fn of(provider: &str) -> Vec<Api> {
+        Api::of_provider(provider).collect()
+    }
+
+    pub(crate) fn spec(self) -> &'static Spec {
+        self.0
     }
 
     /// Whether a request URL is this API's endpoint (for picking a HAR entry).
@@ -82,43 +92,11 @@ impl Api {
         endpoint::is_endpoint(self, url)
     }
 
-    fn allowed(self, settings: &AllowedSettings) -> &[String] {
-        match self {
-            Api::Anthropic => &settings.anthropic,
-            Api::OpenaiChat => &settings.openai_chat,
-            Api::OpenaiResponses => &settings.openai_responses,
-            Api::Gemini => &settings.gemini,
-        }
-    }
-
-    fn build(self, m: &Material) -> Value {
-        match self {
-            Api::Anthropic => anthropic::body(m),
-            Api::OpenaiChat => openai_chat::body(m),
-            Api::OpenaiResponses => openai_responses::body(m),
-            Api::Gemini => gemini::body(m),
-        }
-    }
-
-    fn normalize(self, body: &mut Value) {
-        match self {
-            Api::Anthropic => anthropic::normalize(body),
-            Api::OpenaiChat => openai_chat::normalize(body),
-            Api::OpenaiResponses => openai_responses::normalize(body),
-            Api::Gemini => gemini::normalize(body),
-        }
-    }
-
     /// What the value at a body path is, for messages ("system prompt", …).
     fn label(self, path: &str) -> Option<&'static str> {
-        let labels: &[(&str, &str)] = match self {
-            Api::Anthropic => anthropic::LABELS,
-            Api::OpenaiChat => openai_chat::LABELS,
-            Api::OpenaiResponses => openai_responses::LABELS,
-            Api::Gemini => gemini::LABELS,
-        };
         // The longest matching prefix names it: `$.messages[0].content` is the user message.
-        labels
+        self.0
+            .labels
             .iter()
             .filter(|(prefix, _)| {
                 path.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
@@ -143,6 +121,8 @@ pub(crate) struct Material<'a> {
     /// appended to the user message. Neither: a plain-text call, whose body carries no
     /// output format at all.
     pub(crate) json: bool,
+    /// What the call sends besides: the packet's `call` member.
+    pub(crate) call: Call,
 }
 
 impl<'a> Material<'a> {
@@ -165,7 +145,8 @@ impl<'a> Material<'a> {
         };
         let user = text("effectiveUserMessage")?;
         let json = schema.is_some() || packet.get("userMessage").and_then(Value::as_str) != Some(user);
-        Ok(Material { model: text("model")?, max_tokens, system: text("systemPrompt")?, user, schema, json })
+        let call = Call::of_packet(packet).map_err(|(at, expected)| Error::shape(file, at, expected))?;
+        Ok(Material { model: text("model")?, max_tokens, system: text("systemPrompt")?, user, schema, json, call })
     }
 
     /// Why the output schema cannot be sent in OpenAI strict mode, if it cannot.
@@ -184,14 +165,22 @@ impl<'a> Material<'a> {
 /// the rule book first, and a run's packet is judged by the packet rules).
 pub fn body(packet: &Value, api: Api, file: &str) -> Result<Value> {
     let map = sound_packet(packet, api, file)?;
-    Ok(api.build(&Material::of(map, file)?))
+    let material = Material::of(map, file)?;
+    let unplaceable = api::unplaceable(api.spec(), &material.call);
+    if !unplaceable.is_empty() {
+        return Err(Error::refused(
+            format!("{file} $.call"),
+            format!("the {} API has no place for {unplaceable:?}: no body of it sends this call", api.name()),
+        ));
+    }
+    Ok(api::build(api.spec(), &material))
 }
 
 /// What a reader of the body should know: for the OpenAI APIs, why `strict` is false.
 pub fn notes(packet: &Value, api: Api, file: &str) -> Vec<String> {
     let Some(map) = packet.as_object() else { return Vec::new() };
-    match (api, Material::of(map, file).ok().and_then(|m| m.strict_problem())) {
-        (Api::OpenaiChat | Api::OpenaiResponses, Some(problem)) => {
+    match (api.provider(), Material::of(map, file).ok().and_then(|m| m.strict_problem())) {
+        ("openai", Some(problem)) => {
             vec![format!("strict is false: OpenAI strict mode would refuse the schema ({problem})")]
         }
         _ => Vec::new(),
@@ -203,13 +192,13 @@ pub fn notes(packet: &Value, api: Api, file: &str) -> Vec<String> {
 fn sound_packet<'a>(packet: &'a Value, api: Api, file: &str) -> Result<&'a Map<String, Value>> {
     let map = packet.as_object().ok_or_else(|| Error::shape(file, JsonPath::root(), "a JSON object"))?;
     let provider = map.get("provider").and_then(Value::as_str).unwrap_or_default();
-    if provider != api.vendor().name() {
+    if provider != api.provider() {
         return Err(Error::refused(
             format!("{file} $.provider"),
             format!(
                 "the packet is for provider {provider:?}; the {} API serves provider {:?}",
                 api.name(),
-                api.vendor().name()
+                api.provider()
             ),
         ));
     }
@@ -228,12 +217,12 @@ pub fn check(
 ) -> Result<Outcome> {
     let map = sound_packet(packet, api, packet_file)?;
     let material = Material::of(map, packet_file)?;
-    let expected = api.build(&material);
+    let expected = api::build(api.spec(), &material);
     let mut body = captured.body.clone();
-    let stream_field = endpoint::take_stream(api, &mut body);
-    api.normalize(&mut body);
+    let stream_field = endpoint::take_stream(&mut body);
+    (api.spec().normalize)(&mut body);
     let taint = Taint::of(map, config);
-    let mut findings: Vec<Finding> = diff::compare(&expected, &body, api.allowed(&config.wire.allowed_settings))
+    let mut findings: Vec<Finding> = diff::compare(&expected, &body)
         .into_iter()
         .map(|d| {
             let label = api.label(&d.path.to_string()).map(|l| format!("{l}: ")).unwrap_or_default();
@@ -247,6 +236,15 @@ pub fn check(
             check,
             at.clone(),
             format!("another generation request: the capture also POSTs to {url}, which is not the reviewed call"),
+        ));
+    }
+    for name in api::unplaceable(api.spec(), &material.call) {
+        let message =
+            format!("the packet's call.{name} has no place in the {} API: no body of it sends it", api.name());
+        findings.push(Finding::new(
+            check,
+            crate::Location::in_file(packet_file, JsonPath::field("call").key(name)),
+            message,
         ));
     }
     let mut notes = notes(packet, api, packet_file);
@@ -312,41 +310,39 @@ impl<'a> Taint<'a> {
 mod tests {
     use super::*;
 
+    fn api(name: &str) -> Api {
+        Api::from_name(name).unwrap()
+    }
+
     #[test]
     fn endpoints_are_recognised_by_path_only() {
-        assert!(Api::Anthropic.is_endpoint("https://api.anthropic.com/v1/messages"));
-        assert!(!Api::Anthropic.is_endpoint("https://api.anthropic.com/v1/messages/count_tokens"));
-        assert!(Api::OpenaiChat.is_endpoint("https://api.openai.com/v1/chat/completions?x=1"));
-        assert!(Api::OpenaiResponses.is_endpoint("https://api.openai.com/v1/responses"));
-        assert!(!Api::OpenaiResponses.is_endpoint("https://api.openai.com/v1/chat/completions"));
-        assert!(Api::Gemini.is_endpoint("https://h/v1beta/models/gemini-2.5-flash:generateContent"));
-        assert!(!Api::Gemini.is_endpoint("https://h/v1beta/models/gemini-2.5-flash:countTokens"));
+        assert!(api("anthropic").is_endpoint("https://api.anthropic.com/v1/messages"));
+        assert!(!api("anthropic").is_endpoint("https://api.anthropic.com/v1/messages/count_tokens"));
+        assert!(api("openai-chat").is_endpoint("https://api.openai.com/v1/chat/completions?x=1"));
+        assert!(api("openai-responses").is_endpoint("https://api.openai.com/v1/responses"));
+        assert!(!api("openai-responses").is_endpoint("https://api.openai.com/v1/chat/completions"));
+        assert!(api("gemini").is_endpoint("https://h/v1beta/models/gemini-2.5-flash:generateContent"));
+        assert!(!api("gemini").is_endpoint("https://h/v1beta/models/gemini-2.5-flash:countTokens"));
+        assert!(api("bedrock-converse").is_endpoint("https://h/model/anthropic.claude-v1%3A0/converse"));
+        assert!(!api("bedrock-converse").is_endpoint("https://h/model/m/invoke"));
     }
 
     #[test]
     fn api_names_round_trip_and_unknown_names_are_none() {
-        let names = Api::ALL.map(Api::name);
-        assert_eq!(names, ["anthropic", "openai-chat", "openai-responses", "gemini"]);
-        for api in Api::ALL {
+        let names: Vec<&str> = Api::all().map(Api::name).collect();
+        assert_eq!(names, ["anthropic", "openai-chat", "openai-responses", "gemini", "bedrock-converse"]);
+        for api in Api::all() {
             assert_eq!(Api::from_name(api.name()), Some(api));
+            assert!(Api::of(api.provider()).contains(&api));
         }
         assert_eq!(Api::from_name("openai"), None);
         assert_eq!(Api::from_name("Gemini"), None);
     }
 
     #[test]
-    fn each_vendor_is_served_by_its_own_apis() {
-        for vendor in Vendor::ALL {
-            assert!(!Api::of(*vendor).is_empty());
-            assert!(Api::of(*vendor).iter().all(|api| api.vendor() == *vendor), "{vendor}");
-        }
-        assert!(Api::ALL.iter().all(|api| Api::of(api.vendor()).contains(api)));
-    }
-
-    #[test]
     fn labels_pick_the_longest_prefix() {
-        assert_eq!(Api::OpenaiChat.label("$.messages[1].content"), Some("user message"));
-        assert_eq!(Api::OpenaiChat.label("$.messages[2]"), Some("messages"));
-        assert_eq!(Api::OpenaiChat.label("$.modelx"), None);
+        assert_eq!(api("openai-chat").label("$.messages[1].content"), Some("user message"));
+        assert_eq!(api("openai-chat").label("$.messages[2]"), Some("messages"));
+        assert_eq!(api("openai-chat").label("$.modelx"), None);
     }
 }

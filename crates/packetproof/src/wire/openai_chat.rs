@@ -10,9 +10,55 @@
 //! either is sent with `strict: false` (the schema still guides the model; the
 //! held-back snapshot validates the answer). Keyword support, which has changed
 //! between documentation versions, is not judged here.
+//!
+//! Tools are `{type: "function", function: {name, description, parameters, strict}}`,
+//! a tool choice `"auto"`, `"none"`, `"required"` or `{type: "function", function: {name}}`.
 
+use super::api::{self, Output, Problem, Route, Sent, Spec, Tool};
 use super::Material;
+use crate::call::Call;
+use crate::report::JsonPath;
 use serde_json::{json, Map, Value};
+
+pub(crate) const SPEC: Spec = Spec {
+    name: "openai-chat",
+    provider: "openai",
+    telemetry: "openai",
+    origin: "https://api.openai.com",
+    path: "/v1/chat/completions",
+    route,
+    labels: LABELS,
+    fields: &[
+        ("temperature", "temperature"),
+        ("topP", "top_p"),
+        ("stop", "stop"),
+        ("seed", "seed"),
+        ("n", "n"),
+        ("presencePenalty", "presence_penalty"),
+        ("frequencyPenalty", "frequency_penalty"),
+        ("logitBias", "logit_bias"),
+        ("logprobs", "logprobs"),
+        ("topLogprobs", "top_logprobs"),
+        ("reasoningEffort", "reasoning_effort"),
+        ("verbosity", "verbosity"),
+        ("serviceTier", "service_tier"),
+        ("metadata", "metadata"),
+        ("user", "user"),
+        ("safetyIdentifier", "safety_identifier"),
+        ("promptCacheKey", "prompt_cache_key"),
+        ("store", "store"),
+        ("streamOptions", "stream_options"),
+        ("parallelToolCalls", "parallel_tool_calls"),
+    ],
+    build: body,
+    put_tools,
+    take,
+    normalize,
+};
+
+fn route(path: &str) -> Option<Route> {
+    Route::ending(path, "/v1/chat/completions")
+}
 
 pub(crate) const LABELS: &[(&str, &str)] = &[
     ("$.model", "model"),
@@ -37,6 +83,104 @@ pub(crate) fn body(m: &Material) -> Value {
         body["response_format"] = json!({"type": "json_schema", "json_schema": schema_format(m, false)});
     }
     body
+}
+
+fn put_tools(call: &Call, _: &Material, body: &mut Map<String, Value>) {
+    let tools = api::tools_of(call);
+    if !tools.is_empty() {
+        let tools = tools.into_iter().map(|tool| match tool {
+            Tool::Function(f) => json!({"type": "function", "function": api::function_as(f, "parameters")}),
+            Tool::Own(own) => own.clone(),
+        });
+        body.insert("tools".into(), tools.collect());
+    }
+    if let Some(choice) = call.get("toolChoice") {
+        body.insert(
+            "tool_choice".into(),
+            choice_out(choice, |name| json!({"type": "function", "function": {"name": name}})),
+        );
+    }
+}
+
+/// A neutral tool choice as an API writes it: `{"name"}` by `named`, the rest as is.
+pub(crate) fn choice_out(choice: &Value, named: impl Fn(&Value) -> Value) -> Value {
+    match choice.as_object().filter(|c| c.len() == 1).and_then(|c| c.get("name")) {
+        Some(name) => named(name),
+        None => choice.clone(),
+    }
+}
+
+/// The neutral tool choice of `{type: "function", <function or flat>: name}`.
+pub(crate) fn choice_in(choice: Value, name_of: fn(&Map<String, Value>) -> Option<&Value>) -> Value {
+    match choice.as_object().filter(|c| c.get("type").and_then(Value::as_str) == Some("function")).and_then(name_of) {
+        Some(name) => json!({"name": name}),
+        None => choice,
+    }
+}
+
+fn take(body: &mut Map<String, Value>, sent: &mut Sent) -> Result<(), Problem> {
+    sent.model = body.remove("model").and_then(|m| m.as_str().map(str::to_owned)).or(sent.model.take());
+    sent.max_tokens = body.remove("max_completion_tokens").or_else(|| body.remove("max_tokens"));
+    let mut messages = api::take_messages(body, "messages", "content", &mut sent.unknown)?;
+    if matches!(messages.first(), Some((role, _)) if role == "system" || role == "developer") {
+        sent.system = Some(messages.remove(0).1);
+    }
+    sent.messages = messages;
+    if let Some(format) = body.remove("response_format") {
+        sent.output = output_in(format, JsonPath::field("response_format"), "json_schema", &mut sent.unknown)?;
+    }
+    if let Some(tools) = body.remove("tools") {
+        let function = |t: &Map<String, Value>| {
+            let inner = t.get("function")?.as_object()?;
+            (t.get("type")?.as_str()? == "function" && t.len() == 2).then(|| Value::Object(inner.clone()))
+        };
+        sent.call.set("tools", api::tools_in(tools, function));
+    }
+    if let Some(choice) = body.remove("tool_choice") {
+        sent.call.set("toolChoice", choice_in(choice, |c| c.get("function")?.get("name").filter(|_| c.len() == 2)));
+    }
+    Ok(())
+}
+
+/// The output format of `response_format` (Chat: the schema under `inner`) or
+/// `text.format` (Responses: flat, `inner` empty): a schema's `strict` must be the one
+/// its schema allows, or the request is loosened.
+pub(crate) fn output_in(
+    format: Value,
+    at: JsonPath,
+    inner: &str,
+    unknown: &mut Vec<(JsonPath, String)>,
+) -> Result<Output, Problem> {
+    let Value::Object(mut format) = format else { return Err((at, "an object with a type".to_owned())) };
+    let kind = format.remove("type");
+    let output = match kind.as_ref().and_then(Value::as_str) {
+        Some("text") => Output::Text,
+        Some("json_object") => Output::Json,
+        Some("json_schema") => {
+            let (mut schema, at) = match inner {
+                "" => (std::mem::take(&mut format), at.clone()),
+                key => match format.remove(key) {
+                    Some(Value::Object(schema)) => (schema, at.clone().key(key)),
+                    _ => return Err((at.key(key), "the schema format object".to_owned())),
+                },
+            };
+            let strict = schema.remove("strict");
+            let allowed = schema.get("schema").is_some_and(|s| strict_problem(s, "$").is_none());
+            if strict.as_ref().and_then(Value::as_bool) != Some(allowed) {
+                let shown = strict.as_ref().map_or("absent".to_owned(), api::shown);
+                unknown.push((
+                    at.key("strict"),
+                    format!("is {shown}; the schema asks for {allowed} (strict mode loosened or refused)"),
+                ));
+            }
+            Output::Schema(Value::Object(schema))
+        }
+        _ => return Err((at.key("type"), "\"text\", \"json_object\" or \"json_schema\"".to_owned())),
+    };
+    for (key, value) in format {
+        unknown.push((at.clone().key(&key), api::unknown(&value)));
+    }
+    Ok(output)
 }
 
 /// `{name, description?, schema, strict: true}`; with `typed`, led by

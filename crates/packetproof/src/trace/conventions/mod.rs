@@ -89,6 +89,13 @@ pub(crate) struct Reading {
     pub(crate) repeat: bool,
     pub(crate) model: Vec<Said>,
     pub(crate) max_tokens: Vec<Said>,
+    /// The call's other fields (`crate::call`) and its output format, by field name.
+    pub(crate) settings: Vec<(&'static str, Said)>,
+    /// The record holds the whole call (a request body of this API): what it does not
+    /// send, the call does not send.
+    pub(crate) whole: Option<&'static str>,
+    /// A whole call that sends no budget.
+    pub(crate) budget_absent: bool,
     pub(crate) content: Vec<Piece>,
     /// Evidence that contradicts itself within the record (an attribute twice).
     pub(crate) conflicts: Vec<String>,
@@ -123,6 +130,7 @@ pub(crate) fn read(record: &Record) -> Reading {
     if !reading.is_evidence() {
         reading.model.clear();
         reading.max_tokens.clear();
+        reading.settings.clear();
     }
     reading
 }

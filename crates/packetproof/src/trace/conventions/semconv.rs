@@ -34,6 +34,7 @@ pub(super) fn read(record: &Record, attrs: &Attrs, out: &mut Reading) {
     out.call = true;
     out.model.extend(attrs.said("gen_ai.request.model"));
     out.max_tokens.extend(attrs.said("gen_ai.request.max_tokens"));
+    crate::trace::settings::read(attrs, out);
     let source = match record.kind {
         Kind::Span => "the span's gen_ai.input.messages",
         Kind::Log => "the inference details event",

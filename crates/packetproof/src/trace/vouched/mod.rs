@@ -10,7 +10,8 @@
 use super::genai::Message;
 use super::join::Evidence;
 use super::packets::{Packets, Sample};
-use super::verdict::Verdict;
+use super::settings::{held, Expected, Required};
+use super::verdict::{budget_missing, Missing, Verdict};
 use crate::attest::vouch::Gate;
 use crate::conform::{slots, AgentTemplates, Conformance};
 use crate::profile::Profile;
@@ -30,6 +31,10 @@ struct Templates {
     judge: AgentTemplates,
     /// The (model, max tokens) of each of the agent's packets the gate vouched for.
     vouched: Vec<(String, u64)>,
+    /// The model, call and output format of each of them.
+    calls: Vec<(String, crate::call::Call, serde_json::Value)>,
+    /// The values the agent declares for call fields.
+    declared: std::collections::BTreeMap<String, crate::profile::Declared>,
     /// The agent's own models, when it declares them.
     models: Option<Vec<String>>,
     /// The agent's own budgets, when it declares them.
@@ -91,6 +96,8 @@ fn templates(gate: &Gate, agent: &Profile, config: &Invocation, packets: &Packet
         )?
         .called("the vouched "),
         vouched: samples.iter().map(|p| (p.model.clone(), p.max_tokens)).collect(),
+        calls: samples.iter().map(|p| (p.model.clone(), p.call.clone(), p.output.clone())).collect(),
+        declared: agent.call.clone(),
         models: agent.models.clone(),
         budget: agent.max_tokens.clone(),
     })
@@ -108,6 +115,8 @@ pub(crate) fn verdict(
     packets: &Packets,
     vouching: &Vouching,
     config: &Invocation,
+    require: Required,
+    notes: &mut Vec<String>,
 ) -> Verdict {
     match verdict {
         Verdict::Matched { packet } => {
@@ -119,7 +128,7 @@ pub(crate) fn verdict(
                 Err(reason) => Verdict::Unvouched { packet, reason },
             }
         }
-        Verdict::Unreviewed { reason } => match conforms(evidence, vouching, config) {
+        Verdict::Unreviewed { reason } => match conforms(evidence, vouching, config, require, notes) {
             Ok(verdict) => verdict,
             Err(why) => Verdict::Unreviewed { reason: format!("{reason}; {why}") },
         },
@@ -128,7 +137,13 @@ pub(crate) fn verdict(
 }
 
 /// The call as a rendering of one agent's vouched templates, or why it is none of any.
-fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Invocation) -> Result<Verdict, String> {
+fn conforms(
+    evidence: &Evidence,
+    vouching: &Vouching,
+    config: &Invocation,
+    require: Required,
+    notes: &mut Vec<String>,
+) -> Result<Verdict, String> {
     if let Some(why) = vouching.no_templates() {
         return Err(format!("no template conformance: {why}"));
     }
@@ -138,7 +153,9 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Invocation) -> Re
         match templates.judge.judge((&system, &user), config, vouching.forbidden_keys.as_ref()) {
             Ok(Conformance::Undecided(reason)) => return Ok(Verdict::NotJudgeable { reason }),
             Ok(Conformance::Conforms { templates: used, slots }) => {
-                return settings_vouched(templates, evidence).map(|()| Verdict::Conforms { templates: used, slots })
+                settings_vouched(templates, evidence, require)?;
+                call_vouched(templates, evidence, require, notes)?;
+                return Ok(Verdict::Conforms { templates: used, slots });
             }
             Err(refusal) => why_not.push(refusal.why),
         }
@@ -151,7 +168,7 @@ fn conforms(evidence: &Evidence, vouching: &Vouching, config: &Invocation) -> Re
 /// (`max_tokens`), else one its vouched packets carry for that model (for a model none
 /// of them names, one they carry for any). The texts alone never vouch for a call sent
 /// to another model or with another budget; a budget that is no whole number is none.
-fn settings_vouched(templates: &Templates, evidence: &Evidence) -> Result<(), String> {
+fn settings_vouched(templates: &Templates, evidence: &Evidence, require: Required) -> Result<(), String> {
     let Some(model) = evidence.model.iter().find_map(|said| said.value.as_str()) else {
         return Err("it renders the vouched templates, but the call records no model (gen_ai.request.model) to hold \
                     to the vouched ones"
@@ -169,8 +186,20 @@ fn settings_vouched(templates: &Templates, evidence: &Evidence) -> Result<(), St
             "it renders the vouched templates, but its model {model:?} is none the gate vouched ({shown:?})"
         ));
     }
-    // A call that records no budget is judged without one (the instrumentation may not
-    // record it): only a recorded budget is held.
+    // A call whose telemetry records no budget is judged without one (the
+    // instrumentation may not record it, and a note says so); a request body that sends
+    // none, or a required budget unrecorded, is refused.
+    match budget_missing(evidence, require) {
+        Some(Missing::Sent) => {
+            return Err("it renders the vouched templates, but it sends no max tokens, where the vouched packets \
+                        send a budget"
+                .to_owned())
+        }
+        Some(Missing::Required) => {
+            return Err("it renders the vouched templates, but it records no max tokens (required)".to_owned())
+        }
+        Some(Missing::Unrecorded) | None => {}
+    }
     let Some(said) = evidence.max_tokens.first() else { return Ok(()) };
     let Some(tokens) = crate::trace::verdict::whole(&said.value) else {
         return Err(format!(
@@ -198,6 +227,31 @@ fn settings_vouched(templates: &Templates, evidence: &Evidence) -> Result<(), St
             "it renders the vouched templates, but its max tokens {tokens} are none the gate vouched for model \
              {model:?} ({vouched:?}; an app that sets the budget per call declares max_tokens)"
         )),
+    }
+}
+
+/// A conforming call's other fields are what the agent's vouched packets for its model
+/// send (for a model none of them names, what any sends), or values the agent declares.
+fn call_vouched(
+    templates: &Templates,
+    evidence: &Evidence,
+    require: Required,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    let model = evidence.model.iter().find_map(|said| said.value.as_str()).unwrap_or_default();
+    let for_model: Vec<_> = templates.calls.iter().filter(|(m, _, _)| m == model).collect();
+    let vouched = if for_model.is_empty() { templates.calls.iter().collect() } else { for_model };
+    let expected = Expected {
+        calls: vouched.iter().map(|(_, call, _)| call).collect(),
+        outputs: vouched.iter().map(|(_, _, output)| output).collect(),
+        declared: Some(&templates.declared),
+        whose: "the vouched packets",
+    };
+    let (differences, unjudged) = held(&evidence.settings, evidence.whole, &expected, require);
+    notes.extend(unjudged);
+    match differences.is_empty() {
+        true => Ok(()),
+        false => Err(format!("it renders the vouched templates, but {}", differences.join("; "))),
     }
 }
 

@@ -1,0 +1,245 @@
+//! The rest of a call as its records tell it (tools, sampling, the output format, …)
+//! held to what was reviewed. Telemetry records what the GenAI semantic conventions
+//! name (`gen_ai.request.temperature`, `gen_ai.tool.definitions`, `gen_ai.output.type`,
+//! …, each one an instrumentation may leave out); a request body read by its API's spec
+//! records all of it (`packetproof.request.call`), and what it does not send it does
+//! not send. A field a call sends is judged against the reviewed value (or one an agent
+//! declares); a reviewed field a call's telemetry does not record is named as not
+//! judged, a finding when required (`--require FIELD`).
+
+use super::conventions::{json_of, Attrs, Reading, Said};
+use crate::call::{self, Call, FIELDS};
+use crate::profile::Declared;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The semantic-convention attributes of call fields.
+const ATTRIBUTES: &[(&str, &str)] = &[
+    ("gen_ai.request.temperature", "temperature"),
+    ("gen_ai.request.top_p", "topP"),
+    ("gen_ai.request.top_k", "topK"),
+    ("gen_ai.request.stop_sequences", "stop"),
+    ("gen_ai.request.seed", "seed"),
+    ("gen_ai.request.choice.count", "n"),
+    ("gen_ai.request.frequency_penalty", "frequencyPenalty"),
+    ("gen_ai.request.presence_penalty", "presencePenalty"),
+    ("openai.request.service_tier", "serviceTier"),
+    ("gen_ai.openai.request.service_tier", "serviceTier"),
+];
+
+/// The field name a call's output format goes by.
+pub(crate) const OUTPUT: &str = "output";
+/// The name `--require` takes for the budget.
+pub(crate) const BUDGET: &str = "maxTokens";
+
+/// Fields a call's telemetry must record, or the call is a finding (`--require`): a
+/// set over the call fields, the output format and the budget.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Required(u64);
+
+impl Required {
+    /// Every name `--require` takes.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        FIELDS.iter().map(|f| f.name).chain([OUTPUT, BUDGET])
+    }
+
+    /// Add a field by name; `Err` names the fields there are.
+    pub fn add(&mut self, name: &str) -> Result<(), String> {
+        let Some(i) = Required::names().position(|n| n == name) else {
+            let names: Vec<&str> = Required::names().collect();
+            return Err(format!("unknown field {name:?}; expected one of {}", names.join(", ")));
+        };
+        self.0 |= 1 << i;
+        Ok(())
+    }
+
+    pub(crate) fn has(self, name: &str) -> bool {
+        Required::names().position(|n| n == name).is_some_and(|i| self.0 & (1 << i) != 0)
+    }
+}
+
+/// Read what a call record says of its settings.
+pub(crate) fn read(attrs: &Attrs, out: &mut Reading) {
+    for (attribute, field) in ATTRIBUTES {
+        if let Some(said) = attrs.said(attribute) {
+            out.settings.push((field, said));
+        }
+    }
+    if let Some(value) = attrs.get("gen_ai.output.type") {
+        out.settings.push((OUTPUT, Said { source: "gen_ai.output.type".into(), value: value.to_value() }));
+    }
+    if let Some(value) = attrs.get("gen_ai.tool.definitions") {
+        match json_of(value, "gen_ai.tool.definitions") {
+            Ok(tools) => {
+                let tools = neutral_tools(tools.to_value());
+                out.settings.push(("tools", Said { source: "gen_ai.tool.definitions".into(), value: tools }));
+            }
+            Err(why) => out.conflicts.push(format!("tools: {}", why.why())),
+        }
+    }
+    if let Some(value) = attrs.get(super::request::CALL_ATTRIBUTE) {
+        match json_of(value, super::request::CALL_ATTRIBUTE).map(|v| v.to_value()) {
+            Ok(record) => whole_call(&record, out),
+            Err(why) => out.conflicts.push(why.why().to_owned()),
+        }
+    }
+}
+
+/// A request body's whole call, as `trace::request` records it.
+fn whole_call(record: &Value, out: &mut Reading) {
+    let source = || std::borrow::Cow::Borrowed("the request body");
+    let api = record.get("api").and_then(Value::as_str).and_then(crate::wire::api::named);
+    // A record that names no API of ours holds the whole call all the same.
+    out.whole = Some(api.map_or("", |spec| spec.name));
+    if let Some(Value::Object(call)) = record.get("call") {
+        for (name, value) in call {
+            if let Some(field) = call::field(name) {
+                out.settings.push((field.name, Said { source: source(), value: value.clone() }));
+            }
+        }
+    }
+    if let Some(output) = record.get("output") {
+        out.settings.push((OUTPUT, Said { source: source(), value: output.clone() }));
+    }
+    for unknown in record.get("unknown").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        out.conflicts.push(format!("the request body {unknown}"));
+    }
+    out.budget_absent = record.get("maxTokensSent") == Some(&Value::Bool(false));
+}
+
+/// Tool definitions as the conventions record them (`{type: "function", name,
+/// description, parameters}`) in the neutral form.
+fn neutral_tools(tools: Value) -> Value {
+    let Value::Array(items) = tools else { return tools };
+    let neutral = items.into_iter().map(|tool| match tool {
+        Value::Object(mut t) if t.get("type") == Some(&Value::from("function")) && t.contains_key("name") => {
+            t.remove("type");
+            Value::Object(t)
+        }
+        other => other,
+    });
+    Value::Array(neutral.collect())
+}
+
+/// What a call is held to: the calls and outputs of the reviewed packets it may be, and
+/// what its agent declares.
+pub(crate) struct Expected<'a> {
+    pub(crate) calls: Vec<&'a Call>,
+    /// Each packet's output as a call asks for it: `"text"`, `"json"`, or the schema.
+    pub(crate) outputs: Vec<&'a Value>,
+    pub(crate) declared: Option<&'a BTreeMap<String, Declared>>,
+    /// Who reviewed it, for messages: "the packet", "the vouched packets".
+    pub(crate) whose: &'a str,
+}
+
+/// How a call's settings differ from what was reviewed (differences), and the fields
+/// reviewed that its telemetry does not record (notes; differences when required).
+pub(crate) fn held(
+    settings: &[(&'static str, Said)],
+    whole: Option<&str>,
+    expected: &Expected,
+    required: Required,
+) -> (Vec<String>, Vec<String>) {
+    // A body is compared with the reviewed calls as its API sends them.
+    let sent: Vec<(Call, Value)> = match whole.and_then(crate::wire::api::named) {
+        Some(spec) => {
+            expected.calls.iter().zip(&expected.outputs).map(|(c, o)| crate::wire::api::as_sent(spec, c, o)).collect()
+        }
+        None => expected.calls.iter().zip(&expected.outputs).map(|(c, o)| ((*c).clone(), (*o).clone())).collect(),
+    };
+    let whole = whole.is_some();
+    let mut differences = Vec::new();
+    let mut unrecorded = Vec::new();
+    for name in FIELDS.iter().map(|f| f.name).chain([OUTPUT]) {
+        let recorded: Vec<&Said> = settings.iter().filter(|(f, _)| *f == name).map(|(_, s)| s).collect();
+        // A plain-text answer is asked for with no format at all: as a call sends nothing.
+        let reviewed: Vec<Option<&Value>> = match name {
+            OUTPUT => sent.iter().map(|(_, o)| Some(o).filter(|o| *o != "text")).collect(),
+            _ => sent.iter().map(|(c, _)| c.get(name)).collect(),
+        };
+        let declared = expected.declared.and_then(|d| d.get(name));
+        if recorded.is_empty() {
+            if reviewed.iter().all(Option::is_some) && !reviewed.is_empty() {
+                let sends = describe(&reviewed, declared);
+                match whole || required.has(name) {
+                    true => differences.push(format!("{name}: the call sends none; {} {sends}", expected.whose)),
+                    false => unrecorded.push(name),
+                }
+            }
+            continue;
+        }
+        for said in recorded {
+            let fits = |v: &Value| match name {
+                OUTPUT => same_output(&said.value, v),
+                _ => call::same(&said.value, v),
+            };
+            let plain = name == OUTPUT && said.value == "text" && reviewed.iter().any(Option::is_none);
+            let allowed =
+                plain || reviewed.iter().flatten().any(|v| fits(v)) || declared.is_some_and(|d| d.allows(&said.value));
+            if !allowed {
+                differences.push(format!(
+                    "{name}: {} is {}; {} {}",
+                    said.source,
+                    super::conventions::shown(&said.value),
+                    expected.whose,
+                    describe(&reviewed, declared)
+                ));
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    if !unrecorded.is_empty() {
+        notes.push(format!(
+            "not judged, as the telemetry does not record them: {} (`--require FIELD` makes each a finding)",
+            unrecorded.join(", ")
+        ));
+    }
+    (differences, notes)
+}
+
+/// What the reviewed packets send of a field.
+fn describe(reviewed: &[Option<&Value>], declared: Option<&Declared>) -> String {
+    let mut values: Vec<String> = Vec::new();
+    for value in reviewed {
+        let shown = value.map_or("none".to_owned(), |v| super::conventions::shown(v));
+        if !values.contains(&shown) {
+            values.push(shown);
+        }
+    }
+    let sent = match values.as_slice() {
+        [] => "send none".to_owned(),
+        [one] if one == "none" => "send none".to_owned(),
+        [one] => format!("send {one}"),
+        many => format!("send one of {}", many.join(", ")),
+    };
+    match declared {
+        Some(declared) => format!("{sent}, and the agent declares {}", declared.describe()),
+        None => sent,
+    }
+}
+
+/// A recorded output format against a reviewed one: a kind (`text`, `json`) against the
+/// reviewed one's kind; a schema against the reviewed schema, each member it names.
+fn same_output(recorded: &Value, reviewed: &Value) -> bool {
+    let kind = |v: &Value| match v {
+        Value::String(kind) => kind.clone(),
+        _ => "json".to_owned(),
+    };
+    match (recorded, reviewed) {
+        (Value::Object(got), Value::Object(want)) => {
+            got.iter().all(|(k, v)| want.get(k).is_some_and(|w| call::same(v, w)))
+        }
+        (Value::Object(_), _) => false,
+        _ => kind(recorded) == kind(reviewed),
+    }
+}
+
+/// A packet's output as a call asks for it: its schema, `"json"` for the text-JSON
+/// suffix, else `"text"`.
+pub(crate) fn output_of(packet: &Value) -> Value {
+    match packet.get("outputSchema") {
+        Some(schema) => schema.clone(),
+        None if packet.get("userMessage") != packet.get("effectiveUserMessage") => Value::from("json"),
+        None => Value::from("text"),
+    }
+}
