@@ -64,7 +64,12 @@ fn otlp_protobuf_corpus() {
 #[test]
 fn har_corpus() {
     replay("har", |bytes| {
-        for api in [Api::Anthropic, Api::OpenaiChat, Api::OpenaiResponses, Api::Gemini] {
+        for api in [
+            Api::from_name("anthropic").unwrap(),
+            Api::from_name("openai-chat").unwrap(),
+            Api::from_name("openai-responses").unwrap(),
+            Api::from_name("gemini").unwrap(),
+        ] {
             let _ = capture::parse(bytes, "fuzz.har", api);
         }
     });

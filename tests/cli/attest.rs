@@ -274,7 +274,7 @@ fn verify_checks_a_runs_provider_request() {
     let dir = tempfile::tempdir().unwrap();
     let run = completed_run(dir.path(), GOOGLE, "task-wire-provider-request");
     let url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent";
-    let faithful = body(GOOGLE, Api::Gemini);
+    let faithful = body(GOOGLE, Api::from_name("gemini").unwrap());
     std::fs::write(run.join("provider-request.json"), har(vec![entry(url, &faithful)])).unwrap();
     let ok = verify(&run, &[]);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
@@ -299,7 +299,11 @@ fn verify_checks_a_runs_provider_request() {
     assert_fails("verify_provider_request_extra_item", &verify(&run, &[]), dir.path());
 
     // The attestation covers the capture too.
-    std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&body(GOOGLE, Api::Gemini)).unwrap()).unwrap();
+    std::fs::write(
+        run.join("provider-request.json"),
+        serde_json::to_vec(&body(GOOGLE, Api::from_name("gemini").unwrap())).unwrap(),
+    )
+    .unwrap();
     assert_eq!(attest(&run, "test-ed25519.pem").code, 0);
     std::fs::write(run.join("provider-request.json"), serde_json::to_vec(&edited).unwrap()).unwrap();
     assert_fails("verify_attestation_edited_provider_request", &verify(&run, &["test-ed25519.pub.pem"]), dir.path());

@@ -113,7 +113,8 @@ impl Bench {
 
     /// What a provider was sent for `packet` (the body `wire` makes), as a capture file.
     fn capture_of(&self, packet: &Value, name: &str) -> String {
-        let body = packetproof::wire::body(packet, packetproof::wire::Api::Anthropic, name).unwrap();
+        let body =
+            packetproof::wire::body(packet, packetproof::wire::Api::from_name("anthropic").unwrap(), name).unwrap();
         let file = self.folder.path(&format!("{name}.capture.json"));
         std::fs::write(&file, canonical::to_pretty(&body)).unwrap();
         file.display().to_string()

@@ -51,7 +51,10 @@ fn wire_prints_writes_and_checks_the_body() {
     let packet_file = packet_file(dir.path(), OPENAI).display().to_string();
     let printed = packetproof(&["wire", "--packet", &packet_file, "--api", "openai-responses"]);
     assert_eq!(printed.code, 0, "{}", printed.stderr);
-    assert_eq!(canonical::parse(printed.stdout.as_bytes()).unwrap(), body(OPENAI, Api::OpenaiResponses));
+    assert_eq!(
+        canonical::parse(printed.stdout.as_bytes()).unwrap(),
+        body(OPENAI, Api::from_name("openai-responses").unwrap())
+    );
     let out = dir.path().join("body.json");
     let written = packetproof(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--out", path(&out)]);
     assert_eq!(written.code, 0, "{}", written.stderr);
@@ -60,7 +63,7 @@ fn wire_prints_writes_and_checks_the_body() {
     let held = packetproof(&["wire", "--packet", &packet_file, "--api", "openai-responses", "--check", path(&out)]);
     assert_eq!(held.code, 0, "{}{}", held.stdout, held.stderr);
 
-    let mut edited = body(OPENAI, Api::OpenaiResponses);
+    let mut edited = body(OPENAI, Api::from_name("openai-responses").unwrap());
     edited["model"] = json!("gpt-4.1");
     let har_file = dir.path().join("cap.har");
     std::fs::write(&har_file, har(vec![entry("https://api.openai.com/v1/responses", &edited)])).unwrap();
@@ -88,7 +91,7 @@ fn wire_prints_writes_and_checks_the_body() {
 
     // A capture through a local server or proxy: refused as going elsewhere, held with --base-url.
     let local = dir.path().join("local.har");
-    let sent = body(OPENAI, Api::OpenaiResponses);
+    let sent = body(OPENAI, Api::from_name("openai-responses").unwrap());
     std::fs::write(&local, har(vec![entry("http://127.0.0.1:8080/v1/responses", &sent)])).unwrap();
     let check = |extra: &[&str]| {
         let mut args = vec!["wire", "--packet", &packet_file, "--api", "openai-responses", "--check", path(&local)];

@@ -58,8 +58,19 @@ impl Required {
     }
 }
 
-/// Read what a call record says of its settings.
+/// Read what a call record says of its settings. OpenLIT writes its own defaults for
+/// settings a call does not send (`temperature` 1.0, `seed` 0, …) and `gen_ai.output.type`
+/// "text" for any call: its settings attributes are not read as what was sent.
 pub(crate) fn read(attrs: &Attrs, out: &mut Reading) {
+    if let Some(value) = attrs.get(super::request::CALL_ATTRIBUTE) {
+        match json_of(value, super::request::CALL_ATTRIBUTE).map(|v| v.to_value()) {
+            Ok(record) => whole_call(&record, out),
+            Err(why) => out.conflicts.push(why.why().to_owned()),
+        }
+    }
+    if out.library == Some(super::conventions::Library::OpenLit) {
+        return;
+    }
     for (attribute, field) in ATTRIBUTES {
         if let Some(said) = attrs.said(attribute) {
             out.settings.push((field, said));
@@ -75,12 +86,6 @@ pub(crate) fn read(attrs: &Attrs, out: &mut Reading) {
                 out.settings.push(("tools", Said { source: "gen_ai.tool.definitions".into(), value: tools }));
             }
             Err(why) => out.conflicts.push(format!("tools: {}", why.why())),
-        }
-    }
-    if let Some(value) = attrs.get(super::request::CALL_ATTRIBUTE) {
-        match json_of(value, super::request::CALL_ATTRIBUTE).map(|v| v.to_value()) {
-            Ok(record) => whole_call(&record, out),
-            Err(why) => out.conflicts.push(why.why().to_owned()),
         }
     }
 }
@@ -107,18 +112,41 @@ fn whole_call(record: &Value, out: &mut Reading) {
     out.budget_absent = record.get("maxTokensSent") == Some(&Value::Bool(false));
 }
 
-/// Tool definitions as the conventions record them (`{type: "function", name,
-/// description, parameters}`) in the neutral form.
+/// Tool definitions as instrumentations record them in the neutral form: the
+/// conventions' `{type: "function", name, description, parameters}`, or an API's own
+/// (`{type: "function", function: {…}}`, Anthropic's `input_schema`).
 fn neutral_tools(tools: Value) -> Value {
     let Value::Array(items) = tools else { return tools };
-    let neutral = items.into_iter().map(|tool| match tool {
-        Value::Object(mut t) if t.get("type") == Some(&Value::from("function")) && t.contains_key("name") => {
+    let neutral = items.into_iter().map(|tool| {
+        let Value::Object(mut t) = tool else { return tool };
+        if t.get("type") == Some(&Value::from("function")) {
+            if let Some(Value::Object(inner)) = t.get("function").filter(|_| t.len() == 2) {
+                t = inner.clone();
+            }
             t.remove("type");
-            Value::Object(t)
         }
-        other => other,
+        if let Some(schema) = t.remove("input_schema") {
+            t.insert("parameters".into(), schema);
+        }
+        Value::Object(t)
     });
     Value::Array(neutral.collect())
+}
+
+/// The tools a call sends for a reviewed call and output, as telemetry may record them:
+/// the call's own, then (where an API sends the schema as a forced tool) the schema's.
+fn tools_recorded_as(reviewed: Option<&Value>, output: &Value) -> Option<Value> {
+    let schema = output.as_object().filter(|s| s.contains_key("name"))?;
+    let mut tools = reviewed.and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut tool = serde_json::Map::new();
+    for key in ["name", "description"] {
+        if let Some(value) = schema.get(key) {
+            tool.insert(key.into(), value.clone());
+        }
+    }
+    tool.insert("parameters".into(), schema.get("schema").cloned().unwrap_or(Value::Null));
+    tools.push(Value::Object(tool));
+    Some(Value::Array(tools))
 }
 
 /// What a call is held to: the calls and outputs of the reviewed packets it may be, and
@@ -148,6 +176,15 @@ pub(crate) fn held(
         None => expected.calls.iter().zip(&expected.outputs).map(|(c, o)| ((*c).clone(), (*o).clone())).collect(),
     };
     let whole = whole.is_some();
+    // A schema sent as the forced tool (Anthropic) is judged with the tools recorded.
+    let schema_names: Vec<&Value> = sent.iter().filter_map(|(_, o)| o.get("name")).collect();
+    let schema_in_tools = settings.iter().any(|(f, said)| {
+        *f == "tools"
+            && said
+                .value
+                .as_array()
+                .is_some_and(|t| t.iter().any(|t| t.get("name").is_some_and(|n| schema_names.contains(&n))))
+    });
     let mut differences = Vec::new();
     let mut unrecorded = Vec::new();
     for name in FIELDS.iter().map(|f| f.name).chain([OUTPUT]) {
@@ -159,6 +196,9 @@ pub(crate) fn held(
         };
         let declared = expected.declared.and_then(|d| d.get(name));
         if recorded.is_empty() {
+            if name == OUTPUT && schema_in_tools {
+                continue;
+            }
             if reviewed.iter().all(Option::is_some) && !reviewed.is_empty() {
                 let sends = describe(&reviewed, declared);
                 match whole || required.has(name) {
@@ -174,8 +214,13 @@ pub(crate) fn held(
                 _ => call::same(&said.value, v),
             };
             let plain = name == OUTPUT && said.value == "text" && reviewed.iter().any(Option::is_none);
-            let allowed =
-                plain || reviewed.iter().flatten().any(|v| fits(v)) || declared.is_some_and(|d| d.allows(&said.value));
+            let schema_tool = name == "tools"
+                && !whole
+                && sent.iter().any(|(c, o)| tools_recorded_as(c.get("tools"), o).is_some_and(|t| fits(&t)));
+            let allowed = plain
+                || schema_tool
+                || reviewed.iter().flatten().any(|v| fits(v))
+                || declared.is_some_and(|d| d.allows(&said.value));
             if !allowed {
                 differences.push(format!(
                     "{name}: {} is {}; {} {}",
