@@ -173,7 +173,7 @@ fn every_planted_edit_of_every_recording_is_refused_naming_what_changed() {
         let outcome = check_bytes(api, &bytes, &name, Some(&base));
         let dotted = setting[1..].replace('/', ".");
         assert!(
-            outcome.findings.iter().any(|f| f.message.contains(&format!("`{dotted}` is not an allowed setting"))),
+            outcome.findings.iter().any(|f| f.message.contains(&format!("`{dotted}` is sent, and the packet's call"))),
             "{sdk}/{name} added {dotted}: {:#?}",
             outcome.findings
         );

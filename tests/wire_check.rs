@@ -186,7 +186,6 @@ fn documented_equivalent_forms_pass() {
     let mut b = body(OPENAI, Api::from_name("openai-responses").unwrap());
     b["input"] = b["input"][0]["content"].clone();
     assert_eq!(check(OPENAI, Api::from_name("openai-responses").unwrap(), b), Vec::<String>::new());
-
 }
 
 /// A setting passes when the packet's call sends it, with the value it sends.

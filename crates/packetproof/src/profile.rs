@@ -240,7 +240,6 @@ pub(crate) struct RawContract {
     models: Option<Vec<String>>,
     /// The output budgets its calls may carry (else those its vouched packets carry).
     max_tokens: Option<Budget>,
-    /// Values call fields may take beside the reviewed ones, by field name.
     #[serde(default)]
     call: BTreeMap<String, Declared>,
     /// The agent's own evaluator (else the suite's `[evaluator]`, else the built-in one).
@@ -368,12 +367,7 @@ impl Profile {
             other => other,
         };
         let evaluator = raw.evaluator.clone();
-        let call = raw.call.clone();
-        if let Some(name) = call.keys().find(|name| crate::call::field(name).is_none()) {
-            let names: Vec<&str> = crate::call::FIELDS.iter().map(|f| f.name).collect();
-            return Err(format!("contract.call.{name}: expected a call field, one of {names:?}"));
-        }
-        let max_tokens = raw.max_tokens.clone();
+        let (call, max_tokens) = (budget::declared_fields(&raw.call)?, raw.max_tokens.clone());
         if let Some(problem) = max_tokens.as_ref().and_then(Budget::problem) {
             return Err(format!("contract.max_tokens: {problem}"));
         }

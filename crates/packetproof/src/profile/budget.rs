@@ -65,6 +65,19 @@ pub enum Declared {
     Values(Vec<serde_json::Value>),
 }
 
+/// `[agents.NAME.call]` as declared, each key a call field.
+pub(crate) fn declared_fields(
+    declared: &std::collections::BTreeMap<String, Declared>,
+) -> Result<std::collections::BTreeMap<String, Declared>, String> {
+    match declared.keys().find(|name| crate::call::field(name).is_none()) {
+        None => Ok(declared.clone()),
+        Some(name) => {
+            let names: Vec<&str> = crate::call::FIELDS.iter().map(|f| f.name).collect();
+            Err(format!("contract.call.{name}: expected a call field, one of {names:?}"))
+        }
+    }
+}
+
 /// `{ min, max }` of numbers.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -176,6 +176,18 @@ impl Packets {
         self.samples.iter().map(|s| s.model.as_str()).collect()
     }
 
+    /// Every packet asking for this output format (`"json"`, a schema): for tests.
+    #[cfg(test)]
+    pub(crate) fn asking_for(mut self, output: Value) -> Packets {
+        for reviewed in self.by_text.values_mut().chain(self.by_user.values_mut()).flatten() {
+            reviewed.output = output.clone();
+        }
+        for sample in &mut self.samples {
+            sample.output = output.clone();
+        }
+        self
+    }
+
     /// Packets given by their texts, unjudged: for tests.
     #[cfg(test)]
     pub(crate) fn of_texts(packets: &[(&str, &str, &str, &str, u64)]) -> Packets {

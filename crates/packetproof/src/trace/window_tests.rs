@@ -137,6 +137,7 @@ fn recorded_packets() -> Packets {
         &text("model"),
         max_tokens,
     )])
+    .asking_for(packet["outputSchema"].clone())
 }
 
 #[test]
