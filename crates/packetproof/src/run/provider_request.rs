@@ -41,7 +41,8 @@ fn check_file(run: &Run, path: &Path, config: &Config) -> Result<Vec<Finding>> {
 fn captured_for(provider: &str, bytes: &[u8]) -> Result<(Api, capture::Captured)> {
     let apis = Api::of(provider);
     if apis.is_empty() {
-        let known: Vec<&str> = Api::all().map(Api::provider).collect();
+        let mut known: Vec<&str> = Api::all().map(Api::provider).collect();
+        known.dedup();
         return Err(Error::refused(
             "the run's packet $.provider",
             format!(
