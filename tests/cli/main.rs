@@ -29,6 +29,7 @@ mod interop_gate;
 mod npm;
 mod one_verdict;
 mod profile;
+mod whole_call;
 // FIFOs, device nodes, /dev/full and closed pipes: Linux.
 #[cfg(target_os = "linux")]
 mod hardening;
@@ -80,6 +81,7 @@ fn main() {
     trials.extend(serve::trials());
     trials.extend(attest::trials());
     trials.extend(engines::trials());
+    trials.extend(whole_call::trials());
     trials.extend(gate::trials());
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]

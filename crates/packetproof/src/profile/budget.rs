@@ -59,10 +59,10 @@ impl Budget {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum Declared {
+    /// These values (first: a struct would take a list of two numbers as its fields).
+    Values(Vec<serde_json::Value>),
     /// A number range `{ min, max }`, both included.
     Range(NumberRange),
-    /// These values.
-    Values(Vec<serde_json::Value>),
 }
 
 /// `[agents.NAME.call]` as declared, each key a call field.

@@ -225,7 +225,7 @@ pub(crate) fn held(
                 differences.push(format!(
                     "{name}: {} is {}; {} {}",
                     said.source,
-                    super::conventions::shown(&said.value),
+                    crate::wire::diff::show(&said.value),
                     expected.whose,
                     describe(&reviewed, declared)
                 ));
@@ -246,7 +246,7 @@ pub(crate) fn held(
 fn describe(reviewed: &[Option<&Value>], declared: Option<&Declared>) -> String {
     let mut values: Vec<String> = Vec::new();
     for value in reviewed {
-        let shown = value.map_or("none".to_owned(), |v| super::conventions::shown(v));
+        let shown = value.map_or("none".to_owned(), crate::wire::diff::show);
         if !values.contains(&shown) {
             values.push(shown);
         }
