@@ -510,3 +510,87 @@ fn a_packet_past_its_models_output_limit_is_refused_by_validate_and_wire() {
     packetproof::digest::seal(p.as_object_mut().unwrap());
     assert!(judge::packet_file(Path::new("p.json"), &p, &config(), Step::Validate).ok());
 }
+
+// ------------------------------------------------------------------ the whole call as clients send it
+
+/// The packet of a recorded call (tests/recordings/calls/inputs.json): its provider and
+/// model, the schema answer when `schema`, and `call`.
+fn call_packet(provider: &str, schema: bool, call: Value) -> Value {
+    let inputs = support::read_json(&root().join("tests/recordings/calls/inputs.json"));
+    let model = if provider == "anthropic" { &inputs["anthropicModel"] } else { &inputs["model"] };
+    let mut packet = json!({"provider": provider, "model": model, "maxTokens": inputs["maxTokens"],
+        "systemPrompt": inputs["system"], "userMessage": inputs["user"], "effectiveUserMessage": inputs["user"]});
+    if schema {
+        packet["outputSchema"] = inputs["schema"].clone();
+    }
+    if call != json!({}) {
+        packet["call"] = call;
+    }
+    packet
+}
+
+/// Each recorded body (scripts/record/record-calls.sh: the official openai and anthropic
+/// SDKs, the Vercel AI SDK 5) with its API and the packet of the call it makes.
+fn recorded_calls() -> Vec<(&'static str, &'static str, Value)> {
+    let inputs = support::read_json(&root().join("tests/recordings/calls/inputs.json"));
+    let tool = inputs["tool"].clone();
+    let strict = |strict: bool| {
+        let mut tool = tool.clone();
+        tool["strict"] = json!(strict);
+        tool
+    };
+    let tools = |tool: Value| json!({"tools": [tool], "toolChoice": "auto", "temperature": 0});
+    vec![
+        ("openai.chat-tools", "openai-chat", call_packet("openai", false, tools(tool.clone()))),
+        ("openai.chat-schema", "openai-chat", call_packet("openai", true, json!({}))),
+        ("openai.responses-tools", "openai-responses", call_packet("openai", false, tools(strict(true)))),
+        ("anthropic.messages-tools", "anthropic", call_packet("anthropic", false, tools(tool.clone()))),
+        ("vercel.openai-tools", "openai-responses", call_packet("openai", false, tools(strict(false)))),
+        ("vercel.openai-text", "openai-responses", call_packet("openai", false, json!({"maxTokensOmitted": true}))),
+        ("vercel.openai-schema", "openai-responses", call_packet("openai", true, json!({"strictOutput": false}))),
+        ("vercel.anthropic-tools", "anthropic", call_packet("anthropic", false, tools(tool))),
+    ]
+}
+
+fn check_recorded(name: &str, api: &str, packet: &Value, body: Value) -> Vec<String> {
+    let captured = Captured::body(body, name);
+    let outcome = wire::check(packet, Api::from_name(api).unwrap(), &captured, &config(), "p", wire::CHECK).unwrap();
+    outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
+}
+
+/// What the clients send for a reviewed call holds: tools, a tool choice, temperature, a
+/// JSON-schema answer, the system prompt as the first input message, no budget.
+#[test]
+fn the_whole_calls_clients_send_hold_against_their_packets() {
+    for (name, api, packet) in recorded_calls() {
+        let body = support::read_json(&root().join(format!("tests/recordings/calls/{name}.json")));
+        assert_eq!(check_recorded(name, api, &packet, body), Vec::<String>::new(), "{name}");
+    }
+}
+
+/// And each field changed or added in them is a finding that names it.
+#[test]
+fn each_field_changed_in_a_recorded_call_is_a_finding() {
+    for (name, api, packet) in recorded_calls() {
+        let body = support::read_json(&root().join(format!("tests/recordings/calls/{name}.json")));
+        let mut hot = body.clone();
+        hot["temperature"] = json!(0.9);
+        let found = check_recorded(name, api, &packet, hot);
+        assert!(found.iter().any(|f| f.contains("$.temperature")), "{name}: {found:?}");
+        if let Some(tools) = body.get("tools") {
+            let mut more = body.clone();
+            let mut extra = tools[0].clone();
+            extra["name"] = json!("exfil");
+            more["tools"].as_array_mut().unwrap().push(extra);
+            let found = check_recorded(name, api, &packet, more);
+            assert!(found.iter().any(|f| f.contains("$.tools[1]")), "{name}: {found:?}");
+        }
+        // A packet that says no budget is sent holds a call that sends one to that.
+        if packet.get("call").and_then(|c| c.get("maxTokensOmitted")).is_some() {
+            let mut budgeted = body.clone();
+            budgeted["max_output_tokens"] = json!(800);
+            let found = check_recorded(name, api, &packet, budgeted);
+            assert!(found.iter().any(|f| f.contains("$.max_output_tokens")), "{name}: {found:?}");
+        }
+    }
+}

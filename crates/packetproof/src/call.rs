@@ -49,6 +49,16 @@ pub const FIELDS: &[Field] = &[
     Field { name: "tools", kind: Kind::Tools, what: "the tools the model may call" },
     Field { name: "toolChoice", kind: Kind::Choice, what: "which tool the model must call, if any" },
     Field { name: "parallelToolCalls", kind: Kind::Bool, what: "whether the model may call several tools at once" },
+    Field {
+        name: "maxTokensOmitted",
+        kind: Kind::Bool,
+        what: "true: the call sends no output budget (the provider's default applies; maxTokens records it)",
+    },
+    Field {
+        name: "strictOutput",
+        kind: Kind::Bool,
+        what: "whether OpenAI enforces the output schema (strict mode); absent: strict when the schema allows it",
+    },
     Field { name: "temperature", kind: Kind::Number, what: "sampling temperature" },
     Field { name: "topP", kind: Kind::Number, what: "nucleus sampling mass" },
     Field { name: "topK", kind: Kind::Integer, what: "top-k sampling" },

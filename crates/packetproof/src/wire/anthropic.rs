@@ -32,6 +32,8 @@ pub(crate) const SPEC: Spec = Spec {
         ("metadata", "metadata"),
         ("thinkingBudget", "thinking.budget_tokens"),
     ],
+    also: &["tools", "toolChoice", "parallelToolCalls", "cacheControl"],
+    budget: "max_tokens",
     build: body,
     put_tools,
     take,

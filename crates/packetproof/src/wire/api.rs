@@ -34,6 +34,10 @@ pub(crate) struct Spec {
     pub(crate) labels: &'static [(&'static str, &'static str)],
     /// Each call field the API takes at a dotted body path (`generationConfig.topP`).
     pub(crate) fields: &'static [(&'static str, &'static str)],
+    /// The call fields `put_tools` and `take` write and read beside those.
+    pub(crate) also: &'static [&'static str],
+    /// Where the body's output budget is (taken out when the call omits it).
+    pub(crate) budget: &'static str,
     /// The body for the material's messages, model, budget and output format.
     pub(crate) build: fn(&Material) -> Value,
     /// Write the call's tools and tool choice (and anything else not at one path).
@@ -140,8 +144,14 @@ pub(crate) fn build(spec: &Spec, m: &Material) -> Value {
         }
     }
     (spec.put_tools)(&m.call, m, map);
+    if m.call.get(OMITTED) == Some(&Value::Bool(true)) {
+        take(map, spec.budget);
+    }
     body
 }
+
+/// The call field of a call that sends no output budget.
+const OMITTED: &str = "maxTokensOmitted";
 
 /// A reviewed call and output format as `spec`'s body sends them, read back: what a
 /// body the spec read is compared with. In Anthropic's and Bedrock's format a schema is
@@ -171,10 +181,9 @@ pub(crate) fn named(name: &str) -> Option<&'static Spec> {
 
 /// The fields of a call the API has no place for (a packet for another API's provider).
 pub(crate) fn unplaceable(spec: &Spec, call: &Call) -> Vec<&'static str> {
-    const WRITTEN_BY_TOOLS: [&str; 3] = ["tools", "toolChoice", "parallelToolCalls"];
     call.iter()
         .map(|(name, _)| name)
-        .filter(|name| !WRITTEN_BY_TOOLS.contains(name) && !spec.fields.iter().any(|(field, _)| field == name))
+        .filter(|name| *name != OMITTED && !spec.also.contains(name) && !spec.fields.iter().any(|(f, _)| f == name))
         .collect()
 }
 
@@ -196,6 +205,9 @@ pub(crate) fn read(spec: &Spec, body: &Value, url: Option<&str>) -> Result<Sent,
         sent.model = route.model;
     }
     (spec.take)(&mut rest, &mut sent)?;
+    if sent.max_tokens.is_none() {
+        sent.call.set(OMITTED, Value::Bool(true));
+    }
     for (name, path) in spec.fields {
         // Kept as sent, whatever its type: the comparison names a value of the wrong kind.
         if let Some(value) = take(&mut rest, path) {

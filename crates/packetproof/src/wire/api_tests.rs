@@ -32,14 +32,18 @@ fn value_of(name: &str, seed: u32) -> Value {
 fn call_for(spec: &Spec, picks: &[bool], seed: u32, schema: bool) -> Call {
     let mut call = Call::default();
     let mut names: Vec<&str> = spec.fields.iter().map(|(name, _)| *name).collect();
-    names.push("tools");
-    if spec.name.starts_with("openai") || spec.name == "anthropic" {
-        names.push("parallelToolCalls");
-    }
+    names.extend(spec.also.iter().filter(|name| !["toolChoice", "strictOutput"].contains(name)));
     for (name, pick) in names.iter().zip(picks.iter().cycle()) {
         if *pick {
             call.set(name, value_of(name, seed));
         }
+    }
+    // Said only when it is not what the schema allows (true, for the schema below).
+    if schema && spec.also.contains(&"strictOutput") && picks.last() == Some(&true) {
+        call.set("strictOutput", json!(false));
+    }
+    if seed % 7 == 0 {
+        call.set("maxTokensOmitted", json!(true));
     }
     // Where the API sends the output schema as the forced last tool (Anthropic, Bedrock),
     // a forced choice of the call's own last tool reads back as an output schema: those
@@ -93,7 +97,8 @@ proptest! {
             prop_assert_eq!(sent.system.as_deref(), Some(system.as_str()), "{}", spec.name);
             prop_assert_eq!(&sent.messages, &vec![("user".to_owned(), user.clone())], "{}", spec.name);
             prop_assert_eq!(sent.model.as_deref(), Some("m-1"), "{}", spec.name);
-            prop_assert_eq!(sent.max_tokens, Some(json!(budget)), "{}", spec.name);
+            let omitted = call.get("maxTokensOmitted").is_some();
+            prop_assert_eq!(sent.max_tokens, (!omitted).then(|| json!(budget)), "{}", spec.name);
             prop_assert_eq!(&sent.call, &call, "{}: {}", spec.name, body);
             let expected = match (Output::of(&material), spec.name) {
                 (Output::Schema(s), "gemini") => Output::Schema(json!({"schema": s["schema"]})),
@@ -128,7 +133,8 @@ fn a_field_no_spec_reads_is_reported_with_its_path() {
         "json_schema": {"name": "n", "strict": false, "schema": {"type": "object", "additionalProperties": false,
         "properties": {}, "required": []}}}});
     let sent = read(api("openai-chat"), &loosened, None).unwrap();
-    assert!(sent.unknown[0].1.contains("the schema asks for true"), "{:?}", sent.unknown);
+    assert_eq!(sent.call.get("strictOutput"), Some(&json!(false)), "strict mode off is the call's, to review");
+    assert_eq!(sent.call.get("maxTokensOmitted"), Some(&json!(true)), "no budget is read as such");
 }
 
 #[test]

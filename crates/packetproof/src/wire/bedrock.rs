@@ -36,6 +36,8 @@ pub(crate) const SPEC: Spec = Spec {
         ("performance", "performanceConfig"),
         ("modelFields", "additionalModelRequestFields"),
     ],
+    also: &["tools", "toolChoice"],
+    budget: "inferenceConfig.maxTokens",
     build: body,
     put_tools,
     take,

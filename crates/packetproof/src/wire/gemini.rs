@@ -38,6 +38,8 @@ pub(crate) const SPEC: Spec = Spec {
         ("safetySettings", "safetySettings"),
         ("labels", "labels"),
     ],
+    also: &["tools", "toolChoice"],
+    budget: "generationConfig.maxOutputTokens",
     build: body,
     put_tools,
     take,

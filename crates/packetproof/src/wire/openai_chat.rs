@@ -50,6 +50,8 @@ pub(crate) const SPEC: Spec = Spec {
         ("streamOptions", "stream_options"),
         ("parallelToolCalls", "parallel_tool_calls"),
     ],
+    also: &["tools", "toolChoice", "strictOutput"],
+    budget: "max_completion_tokens",
     build: body,
     put_tools,
     take,
@@ -127,7 +129,12 @@ fn take(body: &mut Map<String, Value>, sent: &mut Sent) -> Result<(), Problem> {
     }
     sent.messages = messages;
     if let Some(format) = body.remove("response_format") {
-        sent.output = output_in(format, JsonPath::field("response_format"), "json_schema", &mut sent.unknown)?;
+        let mut strict = Vec::new();
+        sent.output =
+            output_in(format, JsonPath::field("response_format"), "json_schema", &mut sent.unknown, &mut strict)?;
+        if let Some(strict) = strict.pop() {
+            sent.call.set("strictOutput", Value::Bool(strict));
+        }
     }
     if let Some(tools) = body.remove("tools") {
         let function = |t: &Map<String, Value>| {
@@ -150,6 +157,7 @@ pub(crate) fn output_in(
     at: JsonPath,
     inner: &str,
     unknown: &mut Vec<(JsonPath, String)>,
+    strict_output: &mut Vec<bool>,
 ) -> Result<Output, Problem> {
     let Value::Object(mut format) = format else { return Err((at, "an object with a type".to_owned())) };
     let kind = format.remove("type");
@@ -164,14 +172,15 @@ pub(crate) fn output_in(
                     _ => return Err((at.key(key), "the schema format object".to_owned())),
                 },
             };
-            let strict = schema.remove("strict");
+            // `strict` the schema allows is the default; another is the call's `strictOutput`.
             let allowed = schema.get("schema").is_some_and(|s| strict_problem(s, "$").is_none());
-            if strict.as_ref().and_then(Value::as_bool) != Some(allowed) {
-                let shown = strict.as_ref().map_or("absent".to_owned(), api::shown);
-                unknown.push((
-                    at.key("strict"),
-                    format!("is {shown}; the schema asks for {allowed} (strict mode loosened or refused)"),
-                ));
+            match schema.remove("strict") {
+                Some(Value::Bool(strict)) if strict == allowed => {}
+                Some(Value::Bool(strict)) => strict_output.push(strict),
+                None => strict_output.push(false),
+                Some(other) => {
+                    unknown.push((at.key("strict"), format!("is {}; expected true or false", api::shown(&other))))
+                }
             }
             Output::Schema(Value::Object(schema))
         }
@@ -195,7 +204,8 @@ pub(crate) fn schema_format(m: &Material, typed: bool) -> Value {
         format.insert("description".into(), description.clone());
     }
     format.insert("schema".into(), m.schema.and_then(|s| s.get("schema")).cloned().unwrap_or(Value::Null));
-    format.insert("strict".into(), json!(m.strict_problem().is_none()));
+    let strict = m.call.get("strictOutput").and_then(Value::as_bool).unwrap_or(m.strict_problem().is_none());
+    format.insert("strict".into(), json!(strict));
     Value::Object(format)
 }
 

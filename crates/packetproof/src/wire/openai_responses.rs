@@ -40,6 +40,8 @@ pub(crate) const SPEC: Spec = Spec {
         ("include", "include"),
         ("maxToolCalls", "max_tool_calls"),
     ],
+    also: &["tools", "toolChoice", "strictOutput"],
+    budget: "max_output_tokens",
     build: body,
     put_tools,
     take,
@@ -109,7 +111,11 @@ fn take(body: &mut Map<String, Value>, sent: &mut Sent) -> Result<(), Problem> {
     }
     sent.messages = messages;
     if let Some(format) = api::take(body, "text.format") {
-        sent.output = output_in(format, JsonPath::field("text").key("format"), "", &mut sent.unknown)?;
+        let mut strict = Vec::new();
+        sent.output = output_in(format, JsonPath::field("text").key("format"), "", &mut sent.unknown, &mut strict)?;
+        if let Some(strict) = strict.pop() {
+            sent.call.set("strictOutput", Value::Bool(strict));
+        }
     }
     if let Some(tools) = body.remove("tools") {
         let function = |t: &Map<String, Value>| {
