@@ -179,7 +179,12 @@ pub fn body(packet: &Value, api: Api, file: &str) -> Result<Value> {
 /// What a reader of the body should know: for the OpenAI APIs, why `strict` is false.
 pub fn notes(packet: &Value, api: Api, file: &str) -> Vec<String> {
     let Some(map) = packet.as_object() else { return Vec::new() };
-    match (api.provider(), Material::of(map, file).ok().and_then(|m| m.strict_problem())) {
+    Material::of(map, file).map(|m| material_notes(api, &m)).unwrap_or_default()
+}
+
+fn material_notes(api: Api, m: &Material) -> Vec<String> {
+    let strict = m.call.get("strictOutput").is_none().then(|| m.strict_problem()).flatten();
+    match (api.provider(), strict) {
         ("openai", Some(problem)) => {
             vec![format!("strict is false: OpenAI strict mode would refuse the schema ({problem})")]
         }
@@ -247,7 +252,7 @@ pub fn check(
             message,
         ));
     }
-    let mut notes = notes(packet, api, packet_file);
+    let mut notes = material_notes(api, &material);
     let url = endpoint::check_url(api, material.model, captured, check, &mut findings, &mut notes);
     if stream_field || url.streamed {
         let how = if url.streamed { "the :streamGenerateContent method" } else { "\"stream\": true" };
