@@ -153,7 +153,8 @@ fn flattened_line() -> String {
         attributes.push(json!({"key": format!("gen_ai.prompt.{i}.role"), "value": {"stringValue": "user"}}));
         attributes.push(json!({"key": format!("gen_ai.prompt.{i}.content"), "value": {"stringValue": text}}));
     }
-    json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "01", "attributes": attributes}]}]}]}).to_string()
+    json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "0000000000000001", "attributes": attributes}]}]}]})
+        .to_string()
 }
 
 fn bench(c: &mut Criterion) {

@@ -33,8 +33,12 @@ pub fn judge_request(
 ) -> Result<(Judged, Counts)> {
     let origin = captured.origin.as_str();
     let url = captured.url.as_ref().map(|(url, _)| url.as_str());
-    let sent =
-        api::read(api.spec(), &captured.body, url).map_err(|(path, expected)| Error::shape(origin, path, expected))?;
+    let sent = api::read(api.spec(), &captured.body, url).map_err(|(path, expected)| {
+        match api::another_api(&captured.body, api.spec()) {
+            Some(why) => Error::shape(origin, path, format!("{expected}; {why}")),
+            None => Error::shape(origin, path, expected),
+        }
+    })?;
     let export = as_export(&sent, api);
     let options = Options { allow_unjudged: false, require };
     let mut session = Session::new(packets, options).held_to(vouching, config);

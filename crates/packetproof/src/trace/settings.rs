@@ -11,6 +11,7 @@ use super::conventions::{json_of, Attrs, Reading, Said};
 use crate::call::{self, Call, FIELDS};
 use crate::profile::Declared;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The semantic-convention attributes of call fields.
@@ -62,28 +63,43 @@ impl Required {
 /// settings a call does not send (`temperature` 1.0, `seed` 0, …) and `gen_ai.output.type`
 /// "text" for any call: its settings attributes are not read as what was sent.
 pub(crate) fn read(attrs: &Attrs, out: &mut Reading) {
-    if let Some(value) = attrs.get(super::request::CALL_ATTRIBUTE) {
-        match json_of(value, super::request::CALL_ATTRIBUTE).map(|v| v.to_value()) {
+    // One pass over the keys finds the few a record has: most have none of them.
+    let mut found: Vec<&str> = Vec::new();
+    for key in attrs.keys() {
+        let known = ATTRIBUTES.iter().any(|(attribute, _)| *attribute == key)
+            || [OUTPUT_TYPE, TOOLS, super::request::CALL_ATTRIBUTE].contains(&key);
+        if known && !found.contains(&key) {
+            found.push(key);
+        }
+    }
+    for key in found {
+        read_one(attrs, key, out);
+    }
+}
+
+const OUTPUT_TYPE: &str = "gen_ai.output.type";
+const TOOLS: &str = "gen_ai.tool.definitions";
+
+fn read_one(attrs: &Attrs, key: &str, out: &mut Reading) {
+    let Some(value) = attrs.get(key) else { return };
+    if key == super::request::CALL_ATTRIBUTE {
+        match json_of(value, key).map(|v| v.to_value()) {
             Ok(record) => whole_call(&record, out),
             Err(why) => out.conflicts.push(why.why().to_owned()),
         }
+        return;
     }
     if out.library == Some(super::conventions::Library::OpenLit) {
         return;
     }
-    for (attribute, field) in ATTRIBUTES {
-        if let Some(said) = attrs.said(attribute) {
-            out.settings.push((field, said));
-        }
-    }
-    if let Some(value) = attrs.get("gen_ai.output.type") {
-        out.settings.push((OUTPUT, Said { source: "gen_ai.output.type".into(), value: value.to_value() }));
-    }
-    if let Some(value) = attrs.get("gen_ai.tool.definitions") {
-        match json_of(value, "gen_ai.tool.definitions") {
+    if let Some((attribute, field)) = ATTRIBUTES.iter().find(|(attribute, _)| *attribute == key) {
+        out.settings.push((field, Said { source: (*attribute).into(), value: value.to_value() }));
+    } else if key == OUTPUT_TYPE {
+        out.settings.push((OUTPUT, Said { source: OUTPUT_TYPE.into(), value: value.to_value() }));
+    } else {
+        match json_of(value, TOOLS) {
             Ok(tools) => {
-                let tools = neutral_tools(tools.to_value());
-                out.settings.push(("tools", Said { source: "gen_ai.tool.definitions".into(), value: tools }));
+                out.settings.push(("tools", Said { source: TOOLS.into(), value: neutral_tools(tools.to_value()) }))
             }
             Err(why) => out.conflicts.push(format!("tools: {}", why.why())),
         }
@@ -169,11 +185,19 @@ pub(crate) fn held(
     required: Required,
 ) -> (Vec<String>, Vec<String>) {
     // A body is compared with the reviewed calls as its API sends them.
-    let sent: Vec<(Call, Value)> = match whole.and_then(crate::wire::api::named) {
-        Some(spec) => {
-            expected.calls.iter().zip(&expected.outputs).map(|(c, o)| crate::wire::api::as_sent(spec, c, o)).collect()
+    let sent: Vec<(Cow<Call>, Cow<Value>)> = match whole.and_then(crate::wire::api::named) {
+        Some(spec) => expected
+            .calls
+            .iter()
+            .zip(&expected.outputs)
+            .map(|(c, o)| {
+                let (call, output) = crate::wire::api::as_sent(spec, c, o);
+                (Cow::Owned(call), Cow::Owned(output))
+            })
+            .collect(),
+        None => {
+            expected.calls.iter().zip(&expected.outputs).map(|(c, o)| (Cow::Borrowed(*c), Cow::Borrowed(*o))).collect()
         }
-        None => expected.calls.iter().zip(&expected.outputs).map(|(c, o)| ((*c).clone(), (*o).clone())).collect(),
     };
     let whole = whole.is_some();
     // A schema sent as the forced tool (Anthropic) is judged with the tools recorded.
@@ -189,9 +213,12 @@ pub(crate) fn held(
     let mut unrecorded = Vec::new();
     for name in FIELDS.iter().map(|f| f.name).chain([OUTPUT]) {
         let recorded: Vec<&Said> = settings.iter().filter(|(f, _)| *f == name).map(|(_, s)| s).collect();
+        if recorded.is_empty() && name != OUTPUT && sent.iter().all(|(c, _)| c.get(name).is_none()) {
+            continue;
+        }
         // A plain-text answer is asked for with no format at all: as a call sends nothing.
         let reviewed: Vec<Option<&Value>> = match name {
-            OUTPUT => sent.iter().map(|(_, o)| Some(o).filter(|o| *o != "text")).collect(),
+            OUTPUT => sent.iter().map(|(_, o)| Some(o.as_ref()).filter(|o| *o != "text")).collect(),
             _ => sent.iter().map(|(c, _)| c.get(name)).collect(),
         };
         let declared = expected.declared.and_then(|d| d.get(name));

@@ -174,6 +174,30 @@ pub(crate) fn as_sent(spec: &Spec, call: &Call, output: &Value) -> (Call, Value)
     }
 }
 
+/// The other APIs whose spec reads `body` whole (no member left unread): what a body
+/// sent to the wrong `--api` is.
+pub(crate) fn reading_whole(body: &Value, not: &Spec) -> Vec<&'static str> {
+    SPECS
+        .iter()
+        .filter(|spec| !std::ptr::eq(**spec, not))
+        .filter(|spec| read(spec, body, None).is_ok_and(|sent| sent.unknown.is_empty()))
+        .map(|spec| spec.name)
+        .collect()
+}
+
+/// Why `body` is not `spec`'s, when another API reads it whole.
+pub(crate) fn another_api(body: &Value, spec: &Spec) -> Option<String> {
+    let others = reading_whole(body, spec);
+    (!others.is_empty()).then(|| {
+        let name = spec.name;
+        format!(
+            "the body is no request of the {name} API: it reads whole as {} (`--api {}`)",
+            others.join(" or "),
+            others[0]
+        )
+    })
+}
+
 /// The spec of an API by name.
 pub(crate) fn named(name: &str) -> Option<&'static Spec> {
     SPECS.iter().copied().find(|spec| spec.name == name)

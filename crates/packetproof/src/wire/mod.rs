@@ -253,6 +253,9 @@ pub fn check(
         ));
     }
     let mut notes = material_notes(api, &material);
+    if !findings.is_empty() {
+        notes.extend(api::another_api(&captured.body, api.spec()));
+    }
     let url = endpoint::check_url(api, material.model, captured, check, &mut findings, &mut notes);
     if stream_field || url.streamed {
         let how = if url.streamed { "the :streamGenerateContent method" } else { "\"stream\": true" };

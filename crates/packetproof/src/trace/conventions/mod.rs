@@ -204,6 +204,11 @@ impl<'r> Attrs<'r> {
         self.lookup(key).is_some()
     }
 
+    /// Each attribute's key, in order (duplicates too).
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'r str> {
+        self.list.iter().map(|(k, _)| k.as_ref())
+    }
+
     /// Whether any attribute's key starts with `prefix`.
     pub(crate) fn any_starting(&self, prefix: &str) -> bool {
         self.list.iter().any(|(k, _)| k.starts_with(prefix))
