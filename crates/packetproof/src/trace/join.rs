@@ -17,6 +17,7 @@
 use super::conventions::{self, Library, Piece, Said, Source, Unread};
 use super::genai::{Call, Message};
 use super::record::{At, Kind, Record};
+use super::settings::Recorded;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -41,13 +42,8 @@ pub(crate) fn key(trace_id: &str, span_id: &str) -> Key {
 pub(crate) struct Evidence {
     pub(crate) model: Vec<Said>,
     pub(crate) max_tokens: Vec<Said>,
-    /// The call's other fields and output format, by field name (`super::settings`).
-    pub(crate) settings: Vec<(&'static str, Said)>,
-    /// A record holds the whole call (a request body of this API): what it does not
-    /// send, the call does not send.
-    pub(crate) whole: Option<&'static str>,
-    /// A whole call that sends no budget.
-    pub(crate) budget_absent: bool,
+    /// What its records say of the rest of the call (boxed: most calls record none).
+    pub(crate) rest: Option<Box<Recorded>>,
     /// Each source of input messages, with what it says.
     pub(crate) content: Vec<(Source, Result<Vec<Message>, Unread>)>,
     /// System instructions recorded apart from the messages, with their source.
@@ -64,15 +60,26 @@ pub(crate) struct Evidence {
     one_by_one: Vec<(usize, Vec<u64>)>,
 }
 
+/// Take what a later record says of the rest of the call into what is known of it.
+fn absorb_rest(rest: &mut Option<Box<Recorded>>, other: Option<Box<Recorded>>) {
+    match (rest.as_mut(), other) {
+        (_, None) => {}
+        (None, other) => *rest = other,
+        (Some(known), Some(other)) => {
+            known.settings.extend(other.settings);
+            known.whole = known.whole.or(other.whole);
+            known.budget_absent |= other.budget_absent;
+        }
+    }
+}
+
 impl Evidence {
     fn absorb(&mut self, other: Evidence) {
         let offset = self.content.len();
         self.one_by_one.extend(other.one_by_one.into_iter().map(|(i, times)| (i + offset, times)));
         self.model.extend(other.model);
         self.max_tokens.extend(other.max_tokens);
-        self.settings.extend(other.settings);
-        self.whole = self.whole.or(other.whole);
-        self.budget_absent |= other.budget_absent;
+        absorb_rest(&mut self.rest, other.rest);
         self.content.extend(other.content);
         self.system_only.extend(other.system_only);
         self.conflicts.extend(other.conflicts);
@@ -99,25 +106,11 @@ impl Evidence {
     /// What a later part of the call says, taken as if its records were read after this
     /// one's: messages recorded one per event continue the list of the same source.
     fn absorb_later(&mut self, later: Evidence) {
-        let Evidence {
-            model,
-            max_tokens,
-            settings,
-            whole,
-            budget_absent,
-            content,
-            system_only,
-            conflicts,
-            libraries,
-            notes,
-            one_by_one,
-        } = later;
+        let Evidence { model, max_tokens, rest, content, system_only, conflicts, libraries, notes, one_by_one } = later;
         self.add_notes(notes);
         self.model.extend(model);
         self.max_tokens.extend(max_tokens);
-        self.settings.extend(settings);
-        self.whole = self.whole.or(whole);
-        self.budget_absent |= budget_absent;
+        absorb_rest(&mut self.rest, rest);
         for (i, (source, messages)) in content.into_iter().enumerate() {
             let Some((_, times)) = one_by_one.iter().find(|(at, _)| *at == i) else {
                 self.content.push((source, messages));
@@ -408,9 +401,11 @@ impl Join {
         let evidence = &mut entry.evidence;
         append(&mut evidence.model, reading.model);
         append(&mut evidence.max_tokens, reading.max_tokens);
-        append(&mut evidence.settings, reading.settings);
-        evidence.whole = evidence.whole.or(reading.whole);
-        evidence.budget_absent |= reading.budget_absent;
+        if !reading.settings.is_empty() || reading.whole.is_some() {
+            let rest =
+                Recorded { settings: reading.settings, whole: reading.whole, budget_absent: reading.budget_absent };
+            absorb_rest(&mut evidence.rest, Some(Box::new(rest)));
+        }
         append(&mut evidence.conflicts, reading.conflicts);
         evidence.add_library(reading.library);
         evidence.add_notes(reading.notes);

@@ -165,6 +165,18 @@ fn tools_recorded_as(reviewed: Option<&Value>, output: &Value) -> Option<Value> 
     Some(Value::Array(tools))
 }
 
+/// What a call's records say of the rest of it.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Recorded {
+    /// The call's fields (`crate::call`) and its output format, by field name.
+    pub(crate) settings: Vec<(&'static str, Said)>,
+    /// A record holds the whole call (a request body of this API): what it does not
+    /// send, the call does not send.
+    pub(crate) whole: Option<&'static str>,
+    /// A whole call that sends no budget.
+    pub(crate) budget_absent: bool,
+}
+
 /// What a call is held to: the calls and outputs of the reviewed packets it may be, and
 /// what its agent declares.
 pub(crate) struct Expected<'a> {
@@ -178,12 +190,9 @@ pub(crate) struct Expected<'a> {
 
 /// How a call's settings differ from what was reviewed (differences), and the fields
 /// reviewed that its telemetry does not record (notes; differences when required).
-pub(crate) fn held(
-    settings: &[(&'static str, Said)],
-    whole: Option<&str>,
-    expected: &Expected,
-    required: Required,
-) -> (Vec<String>, Vec<String>) {
+pub(crate) fn held(recorded: Option<&Recorded>, expected: &Expected, required: Required) -> (Vec<String>, Vec<String>) {
+    let settings = recorded.map_or(&[][..], |r| r.settings.as_slice());
+    let whole = recorded.and_then(|r| r.whole);
     // A body is compared with the reviewed calls as its API sends them.
     let sent: Vec<(Cow<Call>, Cow<Value>)> = match whole.and_then(crate::wire::api::named) {
         Some(spec) => expected
@@ -227,9 +236,12 @@ pub(crate) fn held(
                 continue;
             }
             if reviewed.iter().all(Option::is_some) && !reviewed.is_empty() {
-                let sends = describe(&reviewed, declared);
                 match whole || required.has(name) {
-                    true => differences.push(format!("{name}: the call sends none; {} {sends}", expected.whose)),
+                    true => differences.push(format!(
+                        "{name}: the call sends none; {} {}",
+                        expected.whose,
+                        describe(&reviewed, declared)
+                    )),
                     false => unrecorded.push(name),
                 }
             }

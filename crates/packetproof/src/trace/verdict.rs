@@ -204,7 +204,7 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, requir
         declared: None,
         whose: "the packet's request would",
     };
-    let (settings, unjudged) = held(&evidence.settings, evidence.whole, &expected, require);
+    let (settings, unjudged) = held(evidence.rest.as_deref(), &expected, require);
     differences.extend(settings);
     notes.extend(unjudged);
     let verdict = match differences.is_empty() {
@@ -226,7 +226,7 @@ pub(crate) enum Missing {
 
 pub(crate) fn budget_missing(evidence: &Evidence, require: Required) -> Option<Missing> {
     match () {
-        _ if evidence.budget_absent => Some(Missing::Sent),
+        _ if evidence.rest.as_ref().is_some_and(|r| r.budget_absent) => Some(Missing::Sent),
         _ if !evidence.max_tokens.is_empty() => None,
         _ if require.has(BUDGET) => Some(Missing::Required),
         _ => Some(Missing::Unrecorded),

@@ -179,7 +179,7 @@ pub(crate) fn as_sent(spec: &Spec, call: &Call, output: &Value) -> (Call, Value)
 pub(crate) fn reading_whole(body: &Value, not: &Spec) -> Vec<&'static str> {
     SPECS
         .iter()
-        .filter(|spec| !std::ptr::eq(**spec, not))
+        .filter(|spec| spec.name != not.name)
         .filter(|spec| read(spec, body, None).is_ok_and(|sent| sent.unknown.is_empty()))
         .map(|spec| spec.name)
         .collect()

@@ -251,7 +251,7 @@ fn call_vouched(
         declared: Some(&templates.declared),
         whose: "the vouched packets",
     };
-    let (differences, unjudged) = held(&evidence.settings, evidence.whole, &expected, require);
+    let (differences, unjudged) = held(evidence.rest.as_deref(), &expected, require);
     notes.extend(unjudged);
     match differences.is_empty() {
         true => Ok(()),
