@@ -165,12 +165,7 @@ fn a_gate_over_templates_in_the_apps_config_passes_new_data_in_production() {
     assert_eq!(blessed.code, 0, "{}", blessed.describe());
     let lock = std::fs::read_to_string(project.path("packetproof.lock")).unwrap();
     assert!(lock.contains("config/default.yaml"), "the lock pins the config that holds the templates: {lock}");
-    let key = project.path("owner-only.pem");
-    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
-    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
-    let signed =
-        project.run_in("", &["test", "--attest", "owner-only.pem", "--attestation", "gate.json", "--allow-dirty"]);
-    assert_eq!(signed.code, 0, "{}", signed.describe());
+    project.sign_gate("gate.json");
     let public = support::root().join("tests/keys/test-ed25519.pub.pem");
     let trace = |user: &str| {
         std::fs::write(project.path("calls.jsonl"), span(DEFAULTS.0, user)).unwrap();

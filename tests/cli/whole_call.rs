@@ -62,12 +62,7 @@ fn signed_suite(more: &str) -> Project {
     std::fs::create_dir_all(project.path("golden")).unwrap();
     let blessed = project.run_in("", &["bless"]);
     assert_eq!(blessed.code, 0, "{}", blessed.describe());
-    let key = project.path("owner-only.pem");
-    std::fs::copy(support::root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
-    std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
-    let signed =
-        project.run_in("", &["test", "--attest", "owner-only.pem", "--attestation", "gate.json", "--allow-dirty"]);
-    assert_eq!(signed.code, 0, "{}", signed.describe());
+    project.sign_gate("gate.json");
     project
 }
 
@@ -304,9 +299,7 @@ fn an_agent_may_declare_the_values_a_field_takes() {
         settings.replace("[contract.templates]", "[contract.call]\ntemperature = [0, 0.7]\n\n[contract.templates]");
     std::fs::write(project.path("harness.toml"), declared).unwrap();
     // The settings changed, so the gate is signed again over them.
-    let signed =
-        project.run_in("", &["test", "--attest", "owner-only.pem", "--attestation", "gate2.json", "--allow-dirty"]);
-    assert_eq!(signed.code, 0, "{}", signed.describe());
+    project.sign_gate("gate2.json");
     std::fs::rename(project.path("gate2.json"), project.path("gate.json")).unwrap();
     let mut warm = honest_chat();
     warm["temperature"] = json!(0.7);

@@ -346,6 +346,18 @@ impl Project {
         self
     }
 
+    /// Sign a gate statement over the suite (`test --attest` with the test key, owner-only)
+    /// at `statement`, relative to the project; the run must pass.
+    #[track_caller]
+    pub fn sign_gate(&self, statement: &str) {
+        let key = self.path("owner-only.pem");
+        std::fs::copy(root().join("tests/keys/test-ed25519.pem"), &key).unwrap();
+        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+        let signed =
+            self.run_in("", &["test", "--attest", "owner-only.pem", "--attestation", statement, "--allow-dirty"]);
+        assert_eq!(signed.code, 0, "{}", signed.describe());
+    }
+
     /// Golden files for this suite's fixtures, blessed now from its templates.
     #[track_caller]
     pub fn blessed(self) -> Project {
