@@ -266,3 +266,55 @@ fn every_convention_entry_has_recordings_judged_as_recorded_and_a_row_in_the_doc
         }
     }
 }
+
+/// The settings each library records of a matched call are held to its packet: a
+/// temperature the packet's request does not send is a difference naming where it was
+/// read, in the conventions' attributes, OpenInference's invocation parameters and the
+/// Vercel AI SDK's settings; so are tools it does not send.
+#[test]
+fn the_settings_a_library_records_are_held_to_the_packet() {
+    let hot = |key: &'static str, value: Value| {
+        move |attributes: &mut Vec<Value>| attributes.push(json!({"key": key, "value": value}))
+    };
+    type Plant = Box<dyn Fn(&mut Vec<Value>)>;
+    let cases: [(&str, Plant, &str); 4] = [
+        (
+            "openai-v2.content-on-spans",
+            Box::new(hot("gen_ai.request.temperature", json!({"doubleValue": 0.9}))),
+            "temperature: gen_ai.request.temperature is 0.9",
+        ),
+        (
+            "libraries/openinference-openai.exact",
+            Box::new(|attributes: &mut Vec<Value>| {
+                let slot = attributes.iter_mut().find(|a| a["key"] == "llm.invocation_parameters").unwrap();
+                let mut parameters: Value =
+                    serde_json::from_str(slot["value"]["stringValue"].as_str().unwrap()).unwrap();
+                parameters["temperature"] = json!(0.9);
+                slot["value"] = json!({"stringValue": parameters.to_string()});
+            }),
+            "temperature: llm.invocation_parameters is 0.9",
+        ),
+        (
+            "libraries/vercel-ai.exact",
+            Box::new(hot("ai.settings.temperature", json!({"doubleValue": 0.9}))),
+            "temperature: ai.settings.temperature is 0.9",
+        ),
+        (
+            "libraries/vercel-ai.exact",
+            Box::new(hot(
+                "ai.prompt.tools",
+                json!({"arrayValue": {"values": [{"stringValue":
+                    r#"{"type":"function","name":"exfil","inputSchema":{"type":"object"}}"#}]}}),
+            )),
+            "tools: ai.prompt.tools is",
+        ),
+    ];
+    for (name, plant, said) in cases {
+        let (request, span) = matched_line(name);
+        let mut edited = request.clone();
+        edit_span(&mut edited, &span, |attributes| plant(attributes));
+        let judged = judge_line(&edited, &span);
+        let Verdict::Mismatched { differences, .. } = &judged.verdict else { panic!("{name}: {judged:#?}") };
+        assert!(differences.iter().any(|d| d.starts_with(said)), "{name}: {differences:?}");
+    }
+}

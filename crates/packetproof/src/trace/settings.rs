@@ -8,6 +8,7 @@
 //! judged, a finding when required (`--require FIELD`).
 
 use super::conventions::{json_of, Attrs, Reading, Said};
+use super::value::Json;
 use crate::call::{self, Call, FIELDS};
 use crate::profile::Declared;
 use serde_json::Value;
@@ -106,6 +107,56 @@ fn read_one(attrs: &Attrs, key: &str, out: &mut Reading) {
     }
 }
 
+/// An instrumentation's record of a call's parameters (OpenInference's
+/// `llm.invocation_parameters`: the SDK call's arguments without its messages), read by
+/// the provider's API spec: each call field, and the output format when it names one.
+pub(crate) fn parameters(provider: &str, value: &Value, source: &'static str, out: &mut Reading) {
+    let Some((call, output, unknown)) = crate::wire::api::parameters(provider, value) else { return };
+    for (name, value) in call.iter().filter(|(name, _)| *name != "maxTokensOmitted") {
+        out.settings.push((name, Said { source: source.into(), value: value.clone() }));
+    }
+    if let Some(output) = output {
+        out.settings.push((OUTPUT, Said { source: source.into(), value: output.to_value() }));
+    }
+    out.conflicts.extend(unknown.into_iter().map(|why| format!("{source} {why}")));
+}
+
+/// The Vercel AI SDK's `ai.settings.*` (named as call fields are, `stopSequences` as
+/// `stop`), `ai.prompt.tools` (one JSON text per tool) and `ai.prompt.toolChoice`.
+pub(crate) fn vercel(attrs: &Attrs, out: &mut Reading) {
+    for key in attrs.keys().filter_map(|k| k.strip_prefix("ai.settings.")) {
+        let name = if key == "stopSequences" { "stop" } else { key };
+        let (Some(field), Some(said)) = (call::field(name), attrs.said_owned(&format!("ai.settings.{key}"))) else {
+            continue;
+        };
+        if !out.settings.iter().any(|(f, s)| *f == field.name && s.source == said.source) {
+            out.settings.push((field.name, said));
+        }
+    }
+    if let Some(Json::Array(tools)) = attrs.get("ai.prompt.tools") {
+        let parsed: Result<Vec<Value>, _> =
+            tools.iter().map(|t| json_of(t, "ai.prompt.tools").map(|v| v.to_value())).collect();
+        match parsed {
+            Ok(tools) => {
+                let tools = neutral_tools(Value::Array(tools));
+                out.settings.push(("tools", Said { source: "ai.prompt.tools".into(), value: tools }));
+            }
+            Err(why) => out.conflicts.push(format!("tools: {}", why.why())),
+        }
+    }
+    if let Some(choice) = attrs.get("ai.prompt.toolChoice") {
+        if let Ok(choice) = json_of(choice, "ai.prompt.toolChoice") {
+            let choice = choice.to_value();
+            let neutral = match (choice.get("type").and_then(Value::as_str), choice.get("toolName")) {
+                (Some("tool"), Some(name)) => serde_json::json!({"name": name}),
+                (Some(kind), _) => Value::from(kind),
+                _ => choice.clone(),
+            };
+            out.settings.push(("toolChoice", Said { source: "ai.prompt.toolChoice".into(), value: neutral }));
+        }
+    }
+}
+
 /// A request body's whole call, as `trace::request` records it.
 fn whole_call(record: &Value, out: &mut Reading) {
     let source = || std::borrow::Cow::Borrowed("the request body");
@@ -141,12 +192,33 @@ fn neutral_tools(tools: Value) -> Value {
             }
             t.remove("type");
         }
-        if let Some(schema) = t.remove("input_schema") {
-            t.insert("parameters".into(), schema);
+        // Anthropic's `input_schema`, the Vercel AI SDK's `inputSchema`.
+        for key in ["input_schema", "inputSchema"] {
+            if let Some(schema) = t.remove(key) {
+                t.insert("parameters".into(), schema);
+            }
         }
         Value::Object(t)
     });
     Value::Array(neutral.collect())
+}
+
+/// Tools without their `strict` members.
+fn without_strict(tools: &Value) -> Value {
+    match tools {
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|tool| match tool {
+                    Value::Object(t) => Value::Object(
+                        t.iter().filter(|(k, _)| *k != "strict").map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    ),
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// The tools a call sends for a reviewed call and output, as telemetry may record them:
@@ -250,6 +322,8 @@ pub(crate) fn held(recorded: Option<&Recorded>, expected: &Expected, required: R
         for said in recorded {
             let fits = |v: &Value| match name {
                 OUTPUT => same_output(&said.value, v),
+                // Telemetry records a tool without OpenAI's `strict` flag: judged without it.
+                "tools" if !whole => call::same(&without_strict(&said.value), &without_strict(v)),
                 _ => call::same(&said.value, v),
             };
             let plain = name == OUTPUT && said.value == "text" && reviewed.iter().any(Option::is_none);

@@ -198,6 +198,29 @@ pub(crate) fn another_api(body: &Value, spec: &Spec) -> Option<String> {
     })
 }
 
+/// The call fields and output format of a request's settings without its messages (an
+/// instrumentation's record of the call's parameters), read by the first spec of
+/// `provider` that reads them: each field with its value, the output format when
+/// the parameters name one, and the members no spec of the provider reads.
+pub(crate) fn parameters(provider: &str, parameters: &Value) -> Option<(Call, Option<Output>, Vec<String>)> {
+    let Value::Object(map) = parameters else { return None };
+    SPECS.iter().filter(|spec| spec.provider == provider).find_map(|spec| {
+        // The messages are recorded apart: an empty list stands in for them.
+        let mut body = map.clone();
+        let placed: Vec<&str> =
+            ["messages", "contents", "input"].into_iter().filter(|k| !map.contains_key(*k)).collect();
+        for key in &placed {
+            body.insert((*key).to_owned(), Value::Array(Vec::new()));
+        }
+        let sent = read(spec, &Value::Object(body), None).ok()?;
+        let named = ["response_format", "text", "tools", "generationConfig"].iter().any(|k| map.contains_key(*k));
+        let placeholder = |at: &JsonPath| placed.iter().any(|k| *at == JsonPath::field(k));
+        let unknown =
+            sent.unknown.iter().filter(|(at, _)| !placeholder(at)).map(|(at, why)| format!("{at}: {why}")).collect();
+        Some((sent.call, named.then_some(sent.output), unknown))
+    })
+}
+
 /// The spec of an API by name.
 pub(crate) fn named(name: &str) -> Option<&'static Spec> {
     SPECS.iter().copied().find(|spec| spec.name == name)

@@ -214,6 +214,11 @@ impl<'r> Attrs<'r> {
         self.list.iter().any(|(k, _)| k.starts_with(prefix))
     }
 
+    /// `Said` of the attribute `key` (a name made at run time), when present.
+    pub(crate) fn said_owned(&self, key: &str) -> Option<Said> {
+        self.get(key).map(|value| Said { source: key.to_owned().into(), value: value.to_value() })
+    }
+
     /// `Said` of the attribute `key`, when present.
     pub(crate) fn said(&self, key: &'static str) -> Option<Said> {
         self.get(key).map(|value| Said { source: key.into(), value: value.to_value() })

@@ -21,7 +21,9 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
                 if let Some(named) = settings.get("model") {
                     model = Some(Said { source: "llm.invocation_parameters model".into(), value: named.to_value() });
                 }
-                out.max_tokens.extend(max_tokens_in(&settings, "llm.invocation_parameters"))
+                out.max_tokens.extend(max_tokens_in(&settings, "llm.invocation_parameters"));
+                let provider = attrs.str("llm.provider").or_else(|| attrs.str("llm.system")).unwrap_or_default();
+                crate::trace::settings::parameters(provider, &settings.to_value(), "llm.invocation_parameters", out);
             }
             Err(unread) => out
                 .max_tokens
