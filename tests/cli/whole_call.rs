@@ -17,6 +17,7 @@ pub fn trials() -> Vec<Trial> {
         a_span_is_held_to_the_reviewed_call_in_trace_and_serve,
         a_bedrock_converse_call_is_judged_end_to_end,
         an_agent_may_declare_the_values_a_field_takes,
+        the_block_builders_forced_tool_is_held_in_production,
     ]
 }
 
@@ -314,4 +315,69 @@ fn an_agent_may_declare_the_values_a_field_takes() {
     let refused = project.run_in("", &["verify", "harness.toml"]);
     assert_eq!(refused.code, 2, "{}", refused.describe());
     assert!(refused.stderr.contains("contract.call.temprature: expected a call field"), "{}", refused.describe());
+}
+
+/// The block builder's Anthropic call sends its schema as the one forced tool: a call
+/// with the golden packet's texts that drops the tool, loosens its schema, lets the model
+/// choose, adds a tool, or caches the system prompt is refused, naming what changed.
+fn the_block_builders_forced_tool_is_held_in_production() {
+    let case = "anthropic-staged-pred-selected";
+    let project = Project::suite(&[case]);
+    let settings = project.path("harness.toml");
+    let text = std::fs::read_to_string(&settings).unwrap() + "\n[corpus]\nrequire_branch_coverage = false\n";
+    std::fs::write(&settings, text).unwrap();
+    let project = project.blessed();
+    project.sign_gate("gate.json");
+    let golden = format!("golden/{case}/runtime-packet.json");
+    let printed = project.run_in("", &["wire", "--packet", &golden, "--api", "anthropic"]);
+    assert_eq!(printed.code, 0, "{}", printed.describe());
+    let body: Value = serde_json::from_str(&printed.stdout).unwrap();
+    let exact = wire_gate(&project, "anthropic", &body);
+    assert_eq!(exact.code, 0, "{}", exact.describe());
+    assert!(exact.stdout.contains("matched"), "{}", exact.stdout);
+    type Edit = fn(&mut Value);
+    let attacks: [(&str, Edit, &str); 6] = [
+        (
+            "the forced tool removed",
+            |b| {
+                let map = b.as_object_mut().unwrap();
+                map.remove("tools");
+                map.remove("tool_choice");
+            },
+            "output: the request body is \"text\"",
+        ),
+        (
+            "its schema loosened",
+            |b| b["tools"][0]["input_schema"] = json!({"type": "object"}),
+            "output: the request body is",
+        ),
+        (
+            "the choice left to the model",
+            |b| b["tool_choice"] = json!({"type": "auto"}),
+            "toolChoice: the request body is \"auto\"",
+        ),
+        (
+            "another tool",
+            |b| {
+                let extra = json!({"name": "exfil", "input_schema": {"type": "object"}});
+                b["tools"].as_array_mut().unwrap().insert(0, extra);
+            },
+            "tools: the request body is",
+        ),
+        (
+            "the system prompt cached",
+            |b| {
+                b["system"] = json!([{"type": "text", "text": b["system"], "cache_control": {"type": "ephemeral"}}]);
+            },
+            "cacheControl: the request body is",
+        ),
+        ("a budget the packet does not have", |b| b["max_tokens"] = json!(201), "max tokens 201; the packet's are"),
+    ];
+    for (what, edit, said) in attacks {
+        let mut edited = body.clone();
+        edit(&mut edited);
+        let out = wire_gate(&project, "anthropic", &edited);
+        assert_eq!(out.code, 1, "{what}: {}", out.describe());
+        assert!(out.stdout.contains(said), "{what}: expected {said:?} in {}", out.stdout);
+    }
 }
