@@ -159,3 +159,19 @@ fn each_api_reads_the_forms_its_clients_send() {
         ("$.messages[0].content[0]", "a text part (only text is judged)")
     );
 }
+
+/// Every field a spec names is a call field, and every call field has a place in some
+/// API: a field forgotten on either side fails here.
+#[test]
+fn every_call_field_has_a_place_and_every_place_a_field() {
+    for spec in SPECS {
+        for name in spec.fields.iter().map(|(name, _)| *name).chain(spec.also.iter().copied()) {
+            assert!(call::field(name).is_some(), "{}: {name} is no call field", spec.name);
+        }
+    }
+    for field in call::FIELDS {
+        let placed = field.name == "maxTokensOmitted"
+            || SPECS.iter().any(|s| s.fields.iter().any(|(n, _)| *n == field.name) || s.also.contains(&field.name));
+        assert!(placed, "{} has a place in no API", field.name);
+    }
+}
