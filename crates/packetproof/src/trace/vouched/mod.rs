@@ -253,6 +253,9 @@ fn call_vouched(
     };
     let (differences, unjudged) = held(evidence.rest.as_deref(), &expected, require);
     notes.extend(unjudged);
+    if matches!(budget_missing(evidence, require), Some(Missing::Unrecorded)) {
+        notes.push("the call records no max tokens: its budget is not held to the vouched ones".to_owned());
+    }
     match differences.is_empty() {
         true => Ok(()),
         false => Err(format!("it renders the vouched templates, but {}", differences.join("; "))),
