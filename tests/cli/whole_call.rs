@@ -18,6 +18,7 @@ pub fn trials() -> Vec<Trial> {
         a_bedrock_converse_call_is_judged_end_to_end,
         an_agent_may_declare_the_values_a_field_takes,
         the_block_builders_forced_tool_is_held_in_production,
+        a_run_carries_the_call_and_declared_fields_whole,
     ]
 }
 
@@ -380,4 +381,39 @@ fn the_block_builders_forced_tool_is_held_in_production() {
         assert_eq!(out.code, 1, "{what}: {}", out.describe());
         assert!(out.stdout.contains(said), "{what}: expected {said:?} in {}", out.stdout);
     }
+}
+
+/// A packet with its call and a declared field of its own is prepared into a run that
+/// rebuilds it whole: the agent sees the call it stands in for, the declared field is
+/// held back, and the run's packet keeps its checksum at every later step.
+fn a_run_carries_the_call_and_declared_fields_whole() {
+    let project = signed_suite("packet_fields = [\"tenant\"]");
+    let golden = project.path("golden/openai/runtime-packet.json");
+    let plain = project.run_in("", &["prepare", "--packet", "golden/openai/runtime-packet.json", "--out-dir", "plain"]);
+    assert_eq!(plain.code, 0, "{}", plain.describe());
+    let verified = project.run_in("", &["verify", "plain"]);
+    assert!(!verified.stdout.contains("[packet::checksum] "), "{}", verified.stdout);
+    let mut packet: Value = serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
+    packet["tenant"] = json!("acme");
+    packetproof::digest::seal(packet.as_object_mut().unwrap());
+    support::write_json(&project.path("with-field.json"), &packet);
+    let prepared = project.run_in("", &["prepare", "--packet", "with-field.json", "--out-dir", "run"]);
+    assert_eq!(prepared.code, 0, "{}", prepared.describe());
+    let request: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.path("run/agent-request.json")).unwrap()).unwrap();
+    assert_eq!(request["call"], reviewed_call(), "the agent sees the call");
+    let context: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.path("run/eval-context.json")).unwrap()).unwrap();
+    assert_eq!(context["packetFields"], json!({"tenant": "acme"}));
+    let verified = project.run_in("", &["verify", "run"]);
+    for rule in ["run::agent-request", "packet::checksum", "run::eval-context"] {
+        assert!(!verified.stdout.contains(&format!("[{rule}] ")), "{rule}: {}", verified.stdout);
+    }
+    // The call edited in the run's agent request rebuilds another packet: its checksum fails.
+    let mut edited = request.clone();
+    edited["call"]["temperature"] = json!(0.9);
+    support::write_json(&project.path("run/agent-request.json"), &edited);
+    let refused = project.run_in("", &["verify", "run"]);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(refused.stdout.contains("[packet::checksum] packet $.checksum"), "{}", refused.stdout);
 }

@@ -75,6 +75,7 @@ pub fn agent_request(packet: &Map<String, Value>) -> Value {
         system_prompt: field("systemPrompt"),
         user_message: field("effectiveUserMessage"),
         output_schema: packet.get("outputSchema"),
+        call: packet.get(crate::call::MEMBER),
         execution_policy: ExecutionPolicy {
             allowed_input: "this-file-only",
             repository_access: false,
@@ -105,6 +106,10 @@ pub(crate) struct AgentRequest<'a> {
     /// Only when the packet carries one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) output_schema: Option<&'a Value>,
+    /// The rest of the call (tools, settings), only when the packet carries it: the agent
+    /// stands in for the model the call is sent to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) call: Option<&'a Value>,
     pub(crate) execution_policy: ExecutionPolicy,
 }
 

@@ -297,27 +297,29 @@ fn render_input_parts(input: &Value, branch: &Value) -> Vec<(JsonPath, bool, boo
     let neighbours = Neighbours::parse(text("neighbours")).ok();
     let evidence = EvidenceMode::parse(text("evidenceMode")).ok();
     let items = input.pointer("/evidence/items").and_then(Value::as_array).map_or(0, Vec::len);
+    // An optional part written as null is absent, as the reference and packet::branch-consistency read it.
+    let given = |pointer: &str| input.pointer(pointer).is_some_and(|v| !v.is_null());
     vec![
         (
             JsonPath::field("renderInput").key("target").key("predecessor"),
-            input.pointer("/target/predecessor").is_some(),
+            given("/target/predecessor"),
             neighbours.is_some_and(Neighbours::has_predecessor),
         ),
         (
             JsonPath::field("renderInput").key("target").key("successor"),
-            input.pointer("/target/successor").is_some(),
+            given("/target/successor"),
             neighbours.is_some_and(Neighbours::has_successor),
         ),
         (
             JsonPath::field("renderInput").key("target").key("themeSummary"),
-            input.pointer("/target/themeSummary").is_some(),
+            given("/target/themeSummary"),
             flag("hasTargetTheme"),
         ),
         (
             JsonPath::field("renderInput").key("operatorInstruction"),
             // As the reference and packet::branch-consistency read it: a blank
             // instruction is no instruction.
-            input.get("operatorInstruction").is_some_and(|i| i.as_str().is_none_or(|s| !s.trim().is_empty())),
+            given("/operatorInstruction") && input["operatorInstruction"].as_str().is_none_or(|s| !s.trim().is_empty()),
             flag("operatorInstructionPresent"),
         ),
         (
@@ -486,6 +488,9 @@ mod tests {
         packet["renderInput"]["operatorInstruction"] = "".into();
         assert!(isolation(&packet).is_empty(), "{:?}", isolation(&packet));
         packet["renderInput"]["operatorInstruction"] = "  ".into();
+        assert!(isolation(&packet).is_empty(), "{:?}", isolation(&packet));
+        // Written as null, it is absent (validate and bless read it alike).
+        packet["renderInput"]["operatorInstruction"] = Value::Null;
         assert!(isolation(&packet).is_empty(), "{:?}", isolation(&packet));
         packet["renderInput"]["operatorInstruction"] = "Use the brand voice.".into();
         let findings = isolation(&packet);

@@ -34,6 +34,10 @@ pub(crate) struct EvalContext {
     pub(crate) prompt_paths: Value,
     #[serde(default)]
     pub(crate) prompt_versions: Value,
+    /// The packet's fields beyond the contract's own (its agent's `packet_fields`), held
+    /// back so the packet rebuilds whole; only when it has some.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub(crate) packet_fields: Map<String, Value>,
 }
 
 impl EvalContext {
@@ -49,6 +53,11 @@ impl EvalContext {
             resolved_branch: field("resolvedBranch"),
             prompt_paths: field("promptPaths"),
             prompt_versions: field("promptVersions"),
+            packet_fields: packet
+                .iter()
+                .filter(|(key, _)| !crate::profile::CONTRACT_FIELDS.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
         }
     }
 

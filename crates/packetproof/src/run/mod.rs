@@ -378,6 +378,12 @@ pub(crate) fn rebuild_packet(request: &Map<String, Value>, context: &format::Eva
     if let Some(schema) = request.get("outputSchema") {
         p.insert("outputSchema".into(), schema.clone());
     }
+    if let Some(call) = request.get(crate::call::MEMBER) {
+        p.insert(crate::call::MEMBER.into(), call.clone());
+    }
+    for (key, value) in &context.packet_fields {
+        p.entry(key.clone()).or_insert_with(|| value.clone());
+    }
     for key in ["exactInputHash", "checksum"] {
         p.insert(key.into(), from(request, key));
     }
