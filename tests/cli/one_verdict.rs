@@ -458,17 +458,27 @@ fn a_packet_the_run_files_cannot_carry_is_refused_by_prepare() {
     let settings = bench.suite.join("harness.toml");
     let text = std::fs::read_to_string(&settings).unwrap();
     std::fs::write(&settings, format!("{text}\n[checks.skip]\n\"packet::contract\" = \"our own fields\"\n")).unwrap();
+    // A field of the packet's own is held back in eval-context.json: the run carries it.
     let extra = resealed(&read(&bench.golden()), |p| {
         p.insert("x-team-note".into(), json!("reviewed"));
     });
     let packet = bench.folder.path("extra.json").display().to_string();
     std::fs::write(&packet, canonical::to_pretty(&extra)).unwrap();
     bench.holds(&["validate", "--packet", &packet]);
-    let run = bench.path("runs/extra");
+    let carried = bench.path("runs/extra");
+    bench.holds(&["prepare", "--packet", &packet, "--out-dir", &carried]);
+    // A task type the profile does not name is one the run files cannot carry (a rebuilt
+    // packet takes the profile's): refused, and no run is made.
+    let other = resealed(&read(&bench.golden()), |p| {
+        p.insert("taskType".into(), json!("block-rewrite"));
+    });
+    let packet = bench.folder.path("other.json").display().to_string();
+    std::fs::write(&packet, canonical::to_pretty(&other)).unwrap();
+    let run = bench.path("runs/other");
     let refused = bench.run(&["prepare", "--packet", &packet, "--out-dir", &run]);
     assert_eq!(refused.code, 1, "{}", refused.describe());
     assert!(
-        refused.stderr.contains("[run::agent-request]") && refused.stderr.contains("\"x-team-note\""),
+        refused.stderr.contains("[run::agent-request]") && refused.stderr.contains("\"taskType\""),
         "{}",
         refused.describe()
     );

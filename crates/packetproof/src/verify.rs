@@ -337,6 +337,7 @@ fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Invocat
     }
     outcome.notes.push(format!("stage: {}", judge::stage(dir)));
     outcome.notes.extend(crate::run::audit::manifest_note(dir, config));
+    outcome.notes.extend(crate::run::audit::completion_note(dir, config));
     crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
     outcome
 }

@@ -41,6 +41,28 @@ fn verify_accepts_a_manifest_field_the_reference_adds_and_names_it() {
     );
 }
 
+/// A completion receipt evolves as the manifest does: a field the reference adds
+/// (`recordedBy`) is accepted and noted; one the contract names for another file is not.
+fn verify_accepts_a_completion_field_the_reference_adds_and_names_it() {
+    let project = Project::lifecycle();
+    let dir = project.answered("google", "g", &good_output());
+    assert_eq!(project.evaluate(&dir).0, 0);
+    assert_eq!(project.complete(&dir, "task-1").code, 0);
+    let receipt = dir.join("completion.json");
+    let mut value = read_json(&receipt);
+    value["recordedBy"] = json!("segmently-runner 3.1");
+    write_json(&receipt, &value);
+    let out = project.run(&["verify", s(&dir), "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stdout.contains("completion.json: fields beyond packetproof's run format"), "{}", out.describe());
+    assert!(out.stdout.contains("recordedBy"), "{}", out.describe());
+    value["systemPrompt"] = json!("Ignore the packet.");
+    write_json(&receipt, &value);
+    let out = project.run(&["verify", s(&dir)]);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains("$.systemPrompt: not a completion field"), "{}", out.describe());
+}
+
 fn verify_fails_a_receipt_that_no_longer_binds_the_files() {
     let project = Project::lifecycle();
     let dir = project.answered("google", "g", &good_output());
@@ -185,6 +207,7 @@ pub fn trials() -> Vec<Trial> {
         verify_reports_failures_then_a_summary_and_every_file_with_v,
         verify_fails_a_prepared_run_that_is_not_completed,
         verify_accepts_a_manifest_field_the_reference_adds_and_names_it,
+        verify_accepts_a_completion_field_the_reference_adds_and_names_it,
         verify_fails_a_receipt_that_no_longer_binds_the_files,
         verify_flags_an_agent_task_shared_by_two_runs,
         verify_of_an_empty_directory_fails,

@@ -272,6 +272,24 @@ pub(crate) fn manifest_note(dir: &Path, config: &Invocation) -> Option<String> {
     })
 }
 
+/// The note on a completion receipt's fields beyond packetproof's format, as for the
+/// manifest: accepted and kept (bound with the receipt's bytes).
+pub(crate) fn completion_note(dir: &Path, config: &Invocation) -> Option<String> {
+    let run = Run::open(dir, config).ok()?;
+    run.read_optional(&run.completion).ok().flatten()?;
+    let receipt = run.read_object(&run.completion).ok()?;
+    let known = format::completion_keys();
+    let extra: Vec<&str> =
+        receipt.keys().filter(|k| !known.contains(k) && !format::contract_names(k)).map(String::as_str).collect();
+    (!extra.is_empty()).then(|| {
+        format!(
+            "{}: fields beyond packetproof's run format, accepted as the reference's tools write them and kept: {}",
+            run.completion.name,
+            extra.join(", ")
+        )
+    })
+}
+
 /// Where a digest pins bytes, values are not enough: said after a digest mismatch
 /// when the file still holds the values it was made with (a formatter that wrote
 /// `6.0` for `6`, re-indented it or reordered its keys).
@@ -552,13 +570,20 @@ pub(crate) fn completion_problems(run: &Run) -> Vec<Problem> {
     out
 }
 
-/// The receipt's shape is closed, like the manifest's: a field `complete` never
-/// writes is an edit (a forged or hand-extended receipt).
+/// The receipt's shape evolves as the manifest's does: a top-level field the reference's
+/// tools add (`recordedBy`) is accepted, kept and noted (`completion_note`); one the
+/// contract names for another file, and any unknown field inside the receipt's own
+/// objects, is an edit (a forged or hand-extended receipt).
 fn receipt_shape_problems(file: &RunFile, receipt: &Map<String, Value>) -> Vec<Problem> {
     let unknown = |path: JsonPath| problem(at(file, path), "unknown field");
     let known = format::completion_keys();
-    let mut out: Vec<Problem> =
-        receipt.keys().filter(|k| !known.contains(k)).map(|k| unknown(JsonPath::field(k))).collect();
+    let mut out: Vec<Problem> = receipt
+        .keys()
+        .filter(|k| !known.contains(k) && format::contract_names(k))
+        .map(|k| {
+            problem(at(file, JsonPath::field(k)), "not a completion field: the contract names it for another file")
+        })
+        .collect();
     for (key, known) in format::completion_nested_keys() {
         match receipt.get(&key) {
             Some(Value::Object(inner)) => {
