@@ -21,9 +21,29 @@ use packetproof::trace::Counts;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long an admitted request may take to send its body: a client trickling bytes
-/// holds a place in the queue, and must not hold it for ever.
-const READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// How fast a body must arrive (`--body-timeout`, `--body-min-rate`): a client
+/// trickling bytes holds its connection and the bytes it sent, and must not hold them for
+/// ever, nor at a crawl.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pace {
+    /// The longest a body may take, whatever its rate.
+    pub(crate) timeout: Duration,
+    /// Bytes a second a body must average once [`GRACE`] has passed.
+    pub(crate) min_rate: u64,
+}
+
+/// The first seconds of a body, in which no rate is asked (an exporter's first bytes
+/// may wait on its own batching): as Apache's mod_reqtimeout, each byte after that buys
+/// `1 / min_rate` seconds more.
+const GRACE: Duration = Duration::from_secs(5);
+
+impl Pace {
+    /// When the next bytes of a body that began at `start` and sent `received` are due.
+    fn due(self, start: tokio::time::Instant, received: usize) -> tokio::time::Instant {
+        let earned = Duration::from_secs_f64(received as f64 / self.min_rate.max(1) as f64);
+        (start + GRACE.max(earned)).min(start + self.timeout)
+    }
+}
 /// What a refused exporter is told to wait before it retries (seconds).
 const RETRY_AFTER: &str = "1";
 
@@ -180,7 +200,7 @@ fn too_large(max: usize) -> Refused {
     )
 }
 
-/// The body, read within `max` bytes and [`READ_TIMEOUT`], each frame's bytes taken
+/// The body, read within `max` bytes and at its [`Pace`], each frame's bytes taken
 /// from the reading budget, and counted on the connection's `share`, as it arrives
 /// (held until the request is answered).
 async fn read(
@@ -190,18 +210,22 @@ async fn read(
     share: Share,
 ) -> Result<(axum::body::Bytes, BodyBytes), Refused> {
     use http_body_util::BodyExt;
-    let deadline = tokio::time::Instant::now() + READ_TIMEOUT;
+    let start = tokio::time::Instant::now();
+    let pace = shared.pace;
     let mut out = Vec::new();
     let mut held = BodyBytes { permit: None, gauge: shared.metrics.body_bytes.clone(), share };
     let share_limit = shared.reading_budget / 2;
     loop {
-        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+        let due = pace.due(start, out.len());
+        let frame = match tokio::time::timeout_at(due, body.frame()).await {
+            Err(_) if due >= start + pace.timeout => {
+                let message = format!("the body did not arrive within --body-timeout ({} s)", pace.timeout.as_secs());
+                return Err(Refused::new(StatusCode::REQUEST_TIMEOUT, "read_timeout", message));
+            }
             Err(_) => {
-                return Err(Refused::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "read_timeout",
-                    "the body did not arrive in time",
-                ))
+                let message =
+                    format!("the body arrived slower than --body-min-rate ({} bytes a second)", pace.min_rate);
+                return Err(Refused::new(StatusCode::REQUEST_TIMEOUT, "read_slow", message));
             }
             Ok(None) => return Ok((out.into(), held)),
             Ok(Some(Err(_))) => {

@@ -73,6 +73,15 @@ pub struct ServeArgs {
     /// (HTTP/1.1 keep-alive and HTTP/2 alike, whatever else it sends).
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
     pub idle_timeout: Duration,
+    /// The longest a request's body may take to arrive (DURATION: seconds, or a number with
+    /// `ms` or `s`); past it the request is refused with 408, which exporters retry.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
+    pub body_timeout: Duration,
+    /// The bytes a second a body must average after its first 5 seconds (each byte buys
+    /// 1/RATE of a second more, as Apache's mod_reqtimeout counts it); slower, the request
+    /// is refused with 408: a trickling body holds its connection and its bytes no longer.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_min_rate: u64,
     /// Requests judged at once (judging is CPU work); the machine's cores when not given.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
@@ -111,6 +120,8 @@ pub(crate) struct Shared {
     /// What a call must record (`--require`).
     pub(crate) options: packetproof::trace::Options,
     pub(crate) max_body: usize,
+    /// How fast a body must arrive (`--body-timeout`, `--body-min-rate`).
+    pub(crate) pace: http::Pace,
     /// Requests admitted (their body whole, waiting or judged): `--queue` plus one per worker.
     pub(crate) admitted: Arc<tokio::sync::Semaphore>,
     /// The bytes of bodies being read or held, in bytes: as many as the admitted
@@ -156,6 +167,7 @@ pub fn run(settings: &super::hiargs::Settings, args: &ServeArgs) -> Result<Statu
         config: config.clone(),
         options: packetproof::trace::Options { allow_unjudged: false, require: args.require.required() },
         max_body: args.max_body as usize,
+        pace: http::Pace { timeout: args.body_timeout, min_rate: args.body_min_rate },
         admitted: Arc::new(tokio::sync::Semaphore::new(args.queue + workers)),
         reading: Arc::new(tokio::sync::Semaphore::new(reading_budget)),
         reading_budget,

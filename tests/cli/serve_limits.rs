@@ -17,7 +17,8 @@ pub fn trials() -> Vec<Trial> {
         serve_closes_connections_that_send_no_request_in_time,
         serve_closes_a_keep_alive_connection_idle_past_its_timeout,
         serve_takes_an_sdk_default_batch_and_says_each_refusal_on_stderr,
-        serve_keeps_findings_whole_lines_through_a_full_disk
+        serve_keeps_findings_whole_lines_through_a_full_disk,
+        a_body_that_trickles_is_refused_by_its_pace_while_another_is_judged
     ]
 }
 
@@ -209,4 +210,44 @@ fn serve_keeps_findings_whole_lines_through_a_full_disk() {
     let text = std::fs::read_to_string(&findings).unwrap();
     assert!(whole_lines(&text), "{text:?}");
     assert_eq!(text.lines().count(), statuses.len());
+}
+
+/// A body is read at a pace (`--body-timeout`, `--body-min-rate`): one that sends a few
+/// bytes and stalls is refused with 408 once its first 5 seconds have earned it nothing
+/// more, one past the timeout likewise, and an exporter's batch sent meanwhile is judged.
+fn a_body_that_trickles_is_refused_by_its_pace_while_another_is_judged() {
+    let server = Server::start(&["--body-min-rate", "100000"]);
+    let addr = server.addr;
+    let started = Instant::now();
+    let mut slow = connect(addr);
+    write!(
+        slow,
+        "POST /v1/traces HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                  Content-Length: 100000\r\n\r\n{{\"resourceSpans\": ["
+    )
+    .unwrap();
+    let (path, headers, body) = recorded("node.traces.json");
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(server.post(&path, &headers, &body).status, 200, "an honest batch beside the slow body");
+    let answer = read_answer(slow);
+    assert_eq!(answer.status, 408, "{}", answer.head);
+    assert!(
+        answer.body_text().contains("slower than --body-min-rate (100000 bytes a second)"),
+        "{}",
+        answer.body_text()
+    );
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_secs(5) && waited < PATIENCE, "refused after {waited:?}");
+    assert_eq!(server.metric("packetproof_request_errors_total{kind=\"read_slow\"}"), 1.0);
+
+    let server = Server::start(&["--body-timeout", "1s"]);
+    let mut stalled = connect(server.addr);
+    write!(
+        stalled,
+        "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{{"
+    )
+    .unwrap();
+    let answer = read_answer(stalled);
+    assert_eq!(answer.status, 408, "{}", answer.head);
+    assert!(answer.body_text().contains("did not arrive within --body-timeout (1 s)"), "{}", answer.body_text());
 }
