@@ -121,6 +121,8 @@ mod unix {
             replace: Replace,
             before_rename: impl FnOnce() -> std::io::Result<()>,
         ) -> Result<()> {
+            // From the temp file's first byte to the rename: Ctrl-C leaves no temp file.
+            let _held = crate::fsutil::Held::hold();
             let staged = self.stage(name, bytes, replace)?;
             if let Err(e) = before_rename() {
                 staged.discard();
@@ -133,10 +135,12 @@ mod unix {
         /// Write several files as one change: every target is checked and every temp
         /// file written (and synced) before the first rename, so a refusal or a failed
         /// write leaves all of them as they were; then the renames follow one another,
-        /// in the order given, with Ctrl-C held ([`crate::fsutil::Held`]). Two renames
+        /// in the order given. Ctrl-C is held ([`crate::fsutil::Held`]) from the first temp
+        /// file to the last rename, so it leaves no temp file and no half-renamed set. Two renames
         /// are still two steps: SIGKILL between them leaves the first file new and the
         /// rest old, so callers put last the file whose presence says the set is done.
         pub(crate) fn write_all(&self, files: &[(&str, &[u8])], replace: Replace) -> Result<()> {
+            let _held = crate::fsutil::Held::hold();
             let mut staged: Vec<Staged> = Vec::with_capacity(files.len());
             for (name, bytes) in files {
                 match self.stage(name, bytes, replace) {
@@ -147,7 +151,6 @@ mod unix {
                     }
                 }
             }
-            let _held = crate::fsutil::Held::hold();
             for (i, file) in staged.iter().enumerate() {
                 if let Err(e) = file.publish() {
                     staged[i + 1..].iter().for_each(Staged::discard);
@@ -451,6 +454,30 @@ mod tests {
 
     fn leftovers(dir: &Path) -> Vec<PathBuf> {
         Dir::stale_temps(dir)
+    }
+
+    /// Ctrl-C (and SIGTERM) is held while the temp file exists: a signal then waits for the
+    /// rename, so it leaves no temp file behind.
+    #[test]
+    fn ctrl_c_waits_while_a_temp_file_exists() {
+        fn blocked(signal: libc::c_int) -> bool {
+            // SAFETY: reads this thread's mask into a local set.
+            unsafe {
+                let mut current: libc::sigset_t = std::mem::zeroed();
+                libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut current);
+                libc::sigismember(&current, signal) == 1
+            }
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open(tmp.path()).unwrap();
+        let during = std::cell::Cell::new(false);
+        let hook = || {
+            during.set(blocked(libc::SIGTERM) && blocked(libc::SIGINT) && !leftovers(tmp.path()).is_empty());
+            Ok(())
+        };
+        dir.write_with("evaluation.json", b"new", Replace::Allowed, hook).unwrap();
+        assert!(during.get(), "the temp file existed with SIGTERM and SIGINT held");
+        assert!(!blocked(libc::SIGTERM), "held no longer once renamed");
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! Ctrl-C held back while files written as one change are renamed into place.
+//! Ctrl-C held back while files written as one change are staged and renamed into
+//! place (from the first temp file to the last rename: a caught signal leaves no temp
+//! file either).
 //! The renames are a few system calls, but a signal that arrives during one ends
 //! the process as it returns (measured: one interrupted bless in 31 left a
 //! golden case half written when the signals were not held). Held, SIGINT,
