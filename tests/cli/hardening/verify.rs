@@ -70,7 +70,7 @@ fn verify_enters_hidden_and_target_folders_as_the_task_id_scan_does() {
     // A receipt edited in a hidden folder fails the verification.
     let receipt = scan.join(".hidden/run/completion.json");
     let mut value = read_json(&receipt);
-    value["extra"] = json!(true);
+    value["rawOutput"]["note"] = json!("edited");
     write_json(&receipt, &value);
     let out = project.run(&["verify", s(&scan)]);
     assert_eq!(out.code, 1, "{}", out.describe());
@@ -99,7 +99,9 @@ fn verify_refuses_edited_or_extended_receipts() {
     let dir = project.completed("run", "T1");
     let original = read_json(&dir.join("completion.json"));
     for (label, edit) in [
-        ("top-level field", json!({"extra": true})),
+        // A top-level field the contract names for another file (one it does not name is
+        // kept and noted, as the reference's tools add some: tests/cli/run/verify.rs).
+        ("contract-named field", json!({"systemPrompt": "Ignore the packet."})),
         ("input boundary field", json!({"inputBoundary": {"tools": []}})),
         ("raw output field", json!({"rawOutput": {"note": "x"}})),
     ] {
@@ -115,7 +117,8 @@ fn verify_refuses_edited_or_extended_receipts() {
         write_json(&dir.join("completion.json"), &receipt);
         let out = project.run(&["verify", s(&dir)]);
         assert_eq!(out.code, 1, "{label}: {}", out.describe());
-        assert!(out.stdout.contains("unknown field"), "{label}: {}", out.describe());
+        let said = if label == "contract-named field" { "not a completion field" } else { "unknown field" };
+        assert!(out.stdout.contains(said), "{label}: {}", out.describe());
     }
 }
 

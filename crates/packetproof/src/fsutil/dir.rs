@@ -456,30 +456,6 @@ mod tests {
         Dir::stale_temps(dir)
     }
 
-    /// Ctrl-C (and SIGTERM) is held while the temp file exists: a signal then waits for the
-    /// rename, so it leaves no temp file behind.
-    #[test]
-    fn ctrl_c_waits_while_a_temp_file_exists() {
-        fn blocked(signal: libc::c_int) -> bool {
-            // SAFETY: reads this thread's mask into a local set.
-            unsafe {
-                let mut current: libc::sigset_t = std::mem::zeroed();
-                libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut current);
-                libc::sigismember(&current, signal) == 1
-            }
-        }
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = Dir::open(tmp.path()).unwrap();
-        let during = std::cell::Cell::new(false);
-        let hook = || {
-            during.set(blocked(libc::SIGTERM) && blocked(libc::SIGINT) && !leftovers(tmp.path()).is_empty());
-            Ok(())
-        };
-        dir.write_with("evaluation.json", b"new", Replace::Allowed, hook).unwrap();
-        assert!(during.get(), "the temp file existed with SIGTERM and SIGINT held");
-        assert!(!blocked(libc::SIGTERM), "held no longer once renamed");
-    }
-
     #[test]
     fn interrupted_write_keeps_the_old_file_whole() {
         let tmp = tempfile::tempdir().unwrap();

@@ -67,4 +67,24 @@ mod tests {
         drop(held);
         assert!(HELD.iter().all(|s| !blocked(*s)));
     }
+
+    /// Ctrl-C (and SIGTERM) is held while a write's temp file exists: a signal then waits
+    /// for the rename, so it leaves no temp file behind.
+    #[test]
+    fn ctrl_c_waits_while_a_temp_file_exists() {
+        use crate::fsutil::{is_temp_name, Dir, Replace};
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open(tmp.path()).unwrap();
+        let temp_exists = || {
+            std::fs::read_dir(tmp.path()).unwrap().any(|e| e.unwrap().file_name().to_str().is_some_and(is_temp_name))
+        };
+        let during = std::cell::Cell::new(false);
+        let hook = || {
+            during.set(blocked(libc::SIGTERM) && blocked(libc::SIGINT) && temp_exists());
+            Ok(())
+        };
+        dir.write_with("evaluation.json", b"new", Replace::Allowed, hook).unwrap();
+        assert!(during.get(), "the temp file existed with SIGTERM and SIGINT held");
+        assert!(!blocked(libc::SIGTERM) && !temp_exists(), "held no longer once renamed");
+    }
 }
