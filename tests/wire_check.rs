@@ -530,7 +530,8 @@ fn call_packet(provider: &str, schema: bool, call: Value) -> Value {
 }
 
 /// Each recorded body (scripts/record/record-calls.sh: the official openai and anthropic
-/// SDKs, the Vercel AI SDK 5) with its API and the packet of the call it makes.
+/// SDKs for Node and Python, the Vercel AI SDK 5) with its API and the packet of the call
+/// it makes.
 fn recorded_calls() -> Vec<(&'static str, &'static str, Value)> {
     let inputs = support::read_json(&root().join("tests/recordings/calls/inputs.json"));
     let tool = inputs["tool"].clone();
@@ -548,7 +549,16 @@ fn recorded_calls() -> Vec<(&'static str, &'static str, Value)> {
         ("vercel.openai-tools", "openai-responses", call_packet("openai", false, tools(strict(false)))),
         ("vercel.openai-text", "openai-responses", call_packet("openai", false, json!({"maxTokensOmitted": true}))),
         ("vercel.openai-schema", "openai-responses", call_packet("openai", true, json!({"strictOutput": false}))),
-        ("vercel.anthropic-tools", "anthropic", call_packet("anthropic", false, tools(tool))),
+        ("vercel.anthropic-tools", "anthropic", call_packet("anthropic", false, tools(tool.clone()))),
+        ("python-openai.chat-tools", "openai-chat", call_packet("openai", false, tools(tool.clone()))),
+        ("python-openai.chat-schema", "openai-chat", call_packet("openai", true, json!({}))),
+        ("python-openai.responses-tools", "openai-responses", call_packet("openai", false, tools(strict(true)))),
+        // anthropic 2.15 for Python takes no temperature.
+        (
+            "python-anthropic.messages-tools",
+            "anthropic",
+            call_packet("anthropic", false, json!({"tools": [tool], "toolChoice": "auto"})),
+        ),
     ]
 }
 
