@@ -75,6 +75,8 @@ pub const FIELDS: &[Field] = &[
     Field { name: "thinkingBudget", kind: Kind::Integer, what: "extended thinking budget in tokens" },
     Field { name: "verbosity", kind: Kind::Text, what: "answer verbosity" },
     Field { name: "serviceTier", kind: Kind::Text, what: "service tier" },
+    Field { name: "speed", kind: Kind::Text, what: "inference speed mode" },
+    Field { name: "inferenceGeo", kind: Kind::Text, what: "where the model runs" },
     Field { name: "metadata", kind: Kind::Object, what: "request metadata" },
     Field { name: "user", kind: Kind::Text, what: "end-user identifier" },
     Field { name: "safetyIdentifier", kind: Kind::Text, what: "end-user safety identifier" },

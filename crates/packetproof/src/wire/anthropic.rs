@@ -7,7 +7,9 @@
 //! "auto" | "any" | "none"}` (`any` is `"required"`) or `{type: "tool", name}`;
 //! `disable_parallel_tool_use: true` is `parallelToolCalls: false`. Extended thinking is
 //! `thinking: {type: "enabled", budget_tokens}`; prompt caching of the system prompt is
-//! its one text block's `cache_control`.
+//! its one text block's `cache_control`. The structured-outputs form of a schema answer,
+//! `output_config.format: {type: "json_schema", schema}`, is read as one (built from a
+//! packet, a schema is the forced tool); `output_config.effort` is the reasoning effort.
 
 use super::api::{self, Output, Problem, Route, Sent, Spec, Tool};
 use super::Material;
@@ -31,6 +33,9 @@ pub(crate) const SPEC: Spec = Spec {
         ("serviceTier", "service_tier"),
         ("metadata", "metadata"),
         ("thinkingBudget", "thinking.budget_tokens"),
+        ("reasoningEffort", "output_config.effort"),
+        ("speed", "speed"),
+        ("inferenceGeo", "inference_geo"),
     ],
     also: &["tools", "toolChoice", "parallelToolCalls", "cacheControl"],
     budget: "max_tokens",
@@ -118,6 +123,19 @@ fn take(body: &mut Map<String, Value>, sent: &mut Sent) -> Result<(), Problem> {
     }
     sent.system = api::take_text(body, "system", JsonPath::field("system"), &mut sent.unknown)?;
     sent.messages = api::take_messages(body, "messages", "content", &mut sent.unknown)?;
+    // Structured outputs: `output_config.format` is a schema answer without a tool.
+    if let Some(format) = api::take(body, "output_config.format") {
+        match format.get("type").and_then(Value::as_str) {
+            Some("json_schema") if format.as_object().is_some_and(|f| f.len() == 2) => {
+                sent.output = Output::Schema(json!({"schema": format["schema"]}))
+            }
+            _ => {
+                let at = JsonPath::field("output_config").key("format");
+                sent.unknown
+                    .push((at, format!("is {}; expected {{type: \"json_schema\", schema}}", api::shown(&format))));
+            }
+        }
+    }
     if body.get("thinking").and_then(|t| t.get("type")) == Some(&json!("enabled")) {
         if let Some(Value::Object(thinking)) = body.get_mut("thinking") {
             thinking.remove("type");

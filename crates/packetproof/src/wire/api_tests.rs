@@ -152,6 +152,17 @@ fn each_api_reads_the_forms_its_clients_send() {
     let sent = read(api("gemini"), &gemini, Some(url)).unwrap();
     assert_eq!((sent.model.as_deref(), sent.messages[0].1.as_str()), (Some("gemini-2.5-pro"), "U1U2"));
     assert!(sent.streamed && sent.unknown.is_empty(), "{:?}", sent.unknown);
+    // Anthropic's structured outputs: a schema answer with no tool, and the effort beside it.
+    let structured = json!({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "U"}],
+        "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}, "effort": "high"},
+        "speed": "fast"});
+    let sent = read(api("anthropic"), &structured, None).unwrap();
+    assert_eq!(sent.output, Output::Schema(json!({"schema": {"type": "object"}})));
+    assert_eq!(
+        (sent.call.get("reasoningEffort"), sent.call.get("speed")),
+        (Some(&json!("high")), Some(&json!("fast")))
+    );
+    assert!(sent.unknown.is_empty(), "{:?}", sent.unknown);
     let image = json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]});
     let (at, expected) = read(api("anthropic"), &image, None).unwrap_err();
     assert_eq!(
