@@ -145,7 +145,10 @@ pub(crate) struct Shared {
 pub fn run(settings: &super::hiargs::Settings, args: &ServeArgs) -> Result<Status> {
     let config = &settings.load()?;
     let packets = Packets::load(&args.packets, config)?;
-    super::print::skipped_notes(packets.skipped());
+    // On stderr: stdout may be the findings' JSON lines.
+    for line in packetproof::reporter::not_applicable_line(packets.skipped(), false).lines() {
+        super::print::note(line);
+    }
     let vouching =
         super::provenance::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
     let inputs: Vec<&std::path::Path> =

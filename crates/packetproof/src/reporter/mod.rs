@@ -222,6 +222,12 @@ pub fn not_applicable(skipped: &[Skipped], color: bool) -> String {
     text::skipped(skipped, "  ", text::Paint::new(color))
 }
 
+/// The rules the reviewed packets of `trace`, `serve` and `wire` did not run, one line
+/// per reason naming every check it stops.
+pub fn not_applicable_line(skipped: &[Skipped], color: bool) -> String {
+    text::skipped_line(skipped, text::Paint::new(color))
+}
+
 /// One judged call as a JSON line of its own (`serve`'s findings,
 /// schemas/serve-finding.schema.json), ending in a newline.
 pub fn trace_line(judged: &Judged) -> String {

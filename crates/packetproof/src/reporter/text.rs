@@ -53,7 +53,7 @@ pub(super) fn render(event: Event<'_>, paint: Paint) -> Result<String> {
         }
         Event::TraceCall(judged) => escape_controls(&trace_call(judged)).into_owned(),
         Event::TraceEnd { counts, skipped: not_run } => {
-            escape_controls(&trace_summary(counts)).into_owned() + &skipped(not_run, "", paint)
+            escape_controls(&trace_summary(counts)).into_owned() + &skipped_line(not_run, paint)
         }
         Event::Release(report) => escape_controls(&report.text()).into_owned(),
         Event::Test(_) => return Err(not_offered(Format::Text, &event)),
@@ -80,6 +80,28 @@ fn outcome(outcome: &Outcome, paint: Paint) -> String {
 pub(super) fn skipped(skipped: &[Skipped], indent: &str, paint: Paint) -> String {
     let dim = paint.dim;
     skipped.iter().map(|s| format!("{indent}{dim}{}{dim:#}\n", escape_controls(&s.to_string()))).collect()
+}
+
+/// The rules that did not run on the reviewed packets, one line per reason: the checks a
+/// reason stops are named together (`[packet::regenerates, packet::branch-isolation] not
+/// applicable: …`), so a trace's calls stay the report and every reason is still said.
+pub(super) fn skipped_line(skipped: &[Skipped], paint: Paint) -> String {
+    let dim = paint.dim;
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for s in skipped {
+        match reasons.iter_mut().find(|(reason, _)| *reason == s.reason) {
+            Some((_, checks)) if !checks.contains(&s.check.name()) => checks.push(s.check.name()),
+            Some(_) => {}
+            None => reasons.push((&s.reason, vec![s.check.name()])),
+        }
+    }
+    reasons
+        .iter()
+        .map(|(reason, checks)| {
+            let line = format!("[{}] not applicable: {reason}", checks.join(", "));
+            format!("{dim}{}{dim:#}\n", escape_controls(&line))
+        })
+        .collect()
 }
 
 /// `verify`: the failures (every target when `verbose`), each check that could not
