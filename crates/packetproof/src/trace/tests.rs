@@ -486,3 +486,20 @@ fn judge_export_takes_the_bytes_of_one_request() {
     let (calls, counts) = judge_export(b"{}", Encoding::Json, Signal::Traces, &packets, Options::default()).unwrap();
     assert!(calls.is_empty() && !counts.ok());
 }
+
+/// Placeholders are no data: a message recorded as `[REDACTED]` (Strands Agents with
+/// content off) is not judgeable, never a drift; OpenLIT's max tokens of -1 (unset) is
+/// no budget, never a wrong one.
+#[test]
+fn placeholders_are_not_read_as_data() {
+    let redacted = json!(json!([{"role": "system", "content": SYSTEM}, {"role": "user", "content": "[REDACTED]"}])
+        .to_string());
+    let found = verdict(&[span("a1", "", "s", &semconv(&[("gen_ai.input.messages", redacted)]))]);
+    let Verdict::NotJudgeable { reason } = found else { panic!("{found:?}") };
+    assert!(reason.contains("[REDACTED]: content capture is off"), "{reason}");
+    let mut pairs = semconv(&[("gen_ai.input.messages", parts_messages())]);
+    pairs.retain(|(k, _)| *k != "gen_ai.request.max_tokens");
+    pairs.push(("gen_ai.request.max_tokens", json!(-1)));
+    assert_eq!(verdict(&[span("a1", "", "openlit.otel.tracing", &pairs)]), matched());
+    assert!(differences(verdict(&[span("a1", "", "s", &pairs)]))[0].contains("out of range"), "-1 from others");
+}

@@ -284,7 +284,7 @@ pub(crate) fn text_of<'v>(value: &'v Json, what: impl Display) -> Result<&'v str
 /// text only).
 pub(crate) fn content_text<'v>(content: &'v Json, what: impl Display + Copy) -> Result<Cow<'v, str>, Unread> {
     match content {
-        Json::String(text) => Ok(Cow::Borrowed(text)),
+        Json::String(text) => unredacted(text, what),
         Json::Array(parts) if parts.len() == 1 => part_text(&parts[0], what),
         Json::Array(parts) => {
             parts.iter().map(|part| part_text(part, what)).collect::<Result<String, _>>().map(Cow::Owned)
@@ -298,13 +298,24 @@ fn part_text<'v>(part: &'v Json, what: impl Display) -> Result<Cow<'v, str>, Unr
     let kind = part.get("type").and_then(Json::as_str);
     let text = part.get("text").or_else(|| part.get("content"));
     match (kind, text) {
-        (Some("text" | "input_text") | None, Some(Json::String(text))) => Ok(Cow::Borrowed(text)),
+        (Some("text" | "input_text") | None, Some(Json::String(text))) => unredacted(text, what),
         (Some("text" | "input_text"), None) => {
             Err(Unread::Withheld(format!("{what} has a text part without its content")))
         }
         (Some(kind), _) => Ok(Cow::Owned(format!("\u{fffc}[{} part]", crate::report::one_line(kind)))),
         (None, _) if part.is_string() => Ok(Cow::Borrowed(part.as_str().unwrap_or_default())),
         (None, _) => Err(Unread::Unparsed(format!("{what} has a part that is neither text nor typed"))),
+    }
+}
+
+/// What an instrumentation writes in place of content it does not capture (Strands
+/// Agents with content off): not the call's text, so not judged as a drift.
+const REDACTED: &str = "[REDACTED]";
+
+fn unredacted<'v>(text: &'v str, what: impl Display) -> Result<Cow<'v, str>, Unread> {
+    match text == REDACTED {
+        true => Err(Unread::Withheld(format!("{what} is recorded as {REDACTED}: content capture is off"))),
+        false => Ok(Cow::Borrowed(text)),
     }
 }
 

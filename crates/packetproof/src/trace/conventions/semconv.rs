@@ -33,7 +33,10 @@ pub(super) fn read(record: &Record, attrs: &Attrs, out: &mut Reading) {
     }
     out.call = true;
     out.model.extend(attrs.said("gen_ai.request.model"));
-    out.max_tokens.extend(attrs.said("gen_ai.request.max_tokens"));
+    // OpenLIT writes -1 for a budget the call does not set: none recorded, not a wrong one.
+    let unset = |said: &super::Said| out.library == Some(super::Library::OpenLit) && said.value == -1;
+    let max_tokens = attrs.said("gen_ai.request.max_tokens").filter(|said| !unset(said));
+    out.max_tokens.extend(max_tokens);
     crate::trace::settings::read(attrs, out);
     let source = match record.kind {
         Kind::Span => "the span's gen_ai.input.messages",
