@@ -492,8 +492,8 @@ fn judge_export_takes_the_bytes_of_one_request() {
 /// no budget, never a wrong one.
 #[test]
 fn placeholders_are_not_read_as_data() {
-    let redacted = json!(json!([{"role": "system", "content": SYSTEM}, {"role": "user", "content": "[REDACTED]"}])
-        .to_string());
+    let redacted =
+        json!(json!([{"role": "system", "content": SYSTEM}, {"role": "user", "content": "[REDACTED]"}]).to_string());
     let found = verdict(&[span("a1", "", "s", &semconv(&[("gen_ai.input.messages", redacted)]))]);
     let Verdict::NotJudgeable { reason } = found else { panic!("{found:?}") };
     assert!(reason.contains("[REDACTED]: content capture is off"), "{reason}");
