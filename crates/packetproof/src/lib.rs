@@ -15,8 +15,8 @@
 //!   (harness.toml), [`invocation`] (the settings with what a command decided, and the
 //!   files the gate reads once), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
 //!   atomic writes; directory locks), `numbers` (JSON numbers by value, quoted as written),
-//!   [`diff`],
-//!   `git` (the only module that spawns git);
+//!   [`diff`], [`call`] (the rest of a call: tools and settings, named once for every
+//!   provider API), `git` (the only module that spawns git);
 //! - the contract: `branch` (the branch's value sets as enums), [`packet`], [`provider`] (the agent's view), [`schema`], `schema_refs`
 //!   (validation schemas that would recurse forever are refused before compiling);
 //! - producers: [`compile`] (compile input → runtime packet), `evaluator` (the reference
@@ -24,7 +24,8 @@
 //!   directories; receipts defined in `run::format`);
 //! - checks over the corpus: [`corpus`] (fixture discovery, coverage, fixture runs)
 //!   and [`check`] (the one dispatch from a [`Check`] to its function);
-//! - provenance: [`wire`] (provider request bodies, the captured-request check) and
+//! - provenance: [`wire`] (one spec per provider API, both ways: the request body a packet
+//!   implies and a body read back; the captured-request check) and
 //!   [`attest`] (DSSE, in-toto statements, Ed25519 keys), both pure data;
 //! - applications: [`verify`] (every check on packets and run directories), [`trace`] (production
 //!   traces held to reviewed packets), [`bless`] (the one guarded writer of golden files), `mutation`
