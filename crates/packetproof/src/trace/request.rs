@@ -18,8 +18,7 @@ use crate::Error;
 use crate::{Invocation, Result};
 use serde_json::{json, Value};
 
-/// The attribute that carries the whole rest of a call read from its request body.
-pub(crate) const CALL_ATTRIBUTE: &str = "packetproof.request.call";
+use super::conventions::settings::CALL_ATTRIBUTE;
 
 /// The verdict on the call `captured` sends to `api` (Gemini and Bedrock name the model
 /// in the request URL, which a HAR file records), and the counts of the one call.
@@ -33,12 +32,13 @@ pub fn judge_request(
 ) -> Result<(Judged, Counts)> {
     let origin = captured.origin.as_str();
     let url = captured.url.as_ref().map(|(url, _)| url.as_str());
-    let sent = api::read(api.spec(), &captured.body, url).map_err(|(path, expected)| {
-        match api::another_api(&captured.body, api.spec()) {
-            Some(why) => Error::shape(origin, path, format!("{expected}; {why}")),
-            None => Error::shape(origin, path, expected),
-        }
-    })?;
+    let sent =
+        api::read(api.spec(), &captured.body, url).map_err(
+            |(path, expected)| match crate::wire::specs::another_api(&captured.body, api.spec()) {
+                Some(why) => Error::shape(origin, path, format!("{expected}; {why}")),
+                None => Error::shape(origin, path, expected),
+            },
+        )?;
     let export = as_export(&sent, api);
     let options = Options { allow_unjudged: false, require };
     let mut session = Session::new(packets, options).held_to(vouching, config);

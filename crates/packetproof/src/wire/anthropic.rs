@@ -11,8 +11,7 @@
 //! `output_config.format: {type: "json_schema", schema}`, is read as one (built from a
 //! packet, a schema is the forced tool); `output_config.effort` is the reasoning effort.
 
-use super::api::{self, Output, Problem, Route, Sent, Spec, Tool};
-use super::Material;
+use super::api::{self, Material, Output, Problem, Route, Sent, Spec, Tool};
 use crate::call::Call;
 use crate::report::JsonPath;
 use serde_json::{json, Map, Value};

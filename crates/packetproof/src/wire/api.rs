@@ -5,14 +5,10 @@
 //! `--api` names, the endpoints, `gen_ai.provider.name` and the packet provider an API
 //! serves all come from here.
 
-use super::{anthropic, bedrock, gemini, openai_chat, openai_responses, Material};
 use crate::call::{self, Call};
 use crate::report::JsonPath;
+use crate::{Error, Result};
 use serde_json::{Map, Value};
-
-/// Every API, in the order `--api` lists them. Adding one is its module and its entry.
-pub(crate) const SPECS: &[&Spec] =
-    &[&anthropic::SPEC, &openai_chat::SPEC, &openai_responses::SPEC, &gemini::SPEC, &bedrock::SPEC];
 
 /// What an API is: see the module's documentation.
 #[derive(Debug)]
@@ -68,6 +64,54 @@ impl Route {
 
 /// A body that cannot be read: where, and what was expected there.
 pub(crate) type Problem = (JsonPath, String);
+
+/// The packet material a request carries, borrowed from the packet.
+#[derive(Debug)]
+pub(crate) struct Material<'a> {
+    pub(crate) model: &'a str,
+    /// As a JavaScript client sends it: `6.4e4` in a packet is the integer 64000.
+    pub(crate) max_tokens: Value,
+    pub(crate) system: &'a str,
+    pub(crate) user: &'a str,
+    /// `outputSchema` ({name, description?, schema}); absent for text-JSON providers
+    /// and for plain-text answers.
+    pub(crate) schema: Option<&'a Map<String, Value>>,
+    /// Whether the answer is asked for as JSON: a schema, or (text-JSON) the suffix
+    /// appended to the user message. Neither: a plain-text call, whose body carries no
+    /// output format at all.
+    pub(crate) json: bool,
+    /// What the call sends besides: the packet's `call` member.
+    pub(crate) call: Call,
+}
+
+impl<'a> Material<'a> {
+    /// Read the material from a packet; `file` names the packet in errors.
+    pub(crate) fn of(packet: &'a Map<String, Value>, file: &str) -> Result<Material<'a>> {
+        let text = |key: &str| {
+            packet.get(key).and_then(Value::as_str).ok_or_else(|| Error::shape(file, JsonPath::field(key), "a string"))
+        };
+        // Whole by value, as packet::contract holds it (`64000.0` and `6.4e4` are 64000).
+        let max_tokens = packet
+            .get("maxTokens")
+            .and_then(Value::as_f64)
+            .filter(|t| *t >= 1.0 && t.fract() == 0.0 && *t <= 9_007_199_254_740_991.0)
+            .map(|t| Value::from(t as u64))
+            .ok_or_else(|| Error::shape(file, JsonPath::field("maxTokens"), "a positive integer"))?;
+        let schema = match packet.get("outputSchema") {
+            None => None,
+            Some(Value::Object(schema)) if schema.get("name").is_some_and(Value::is_string) => Some(schema),
+            Some(_) => return Err(Error::shape(file, JsonPath::field("outputSchema"), "an object with a string name")),
+        };
+        let user = text("effectiveUserMessage")?;
+        let json = schema.is_some() || packet.get("userMessage").and_then(Value::as_str) != Some(user);
+        let call = Call::of_packet(packet).map_err(|(at, expected)| Error::shape(file, at, expected))?;
+        Ok(Material { model: text("model")?, max_tokens, system: text("systemPrompt")?, user, schema, json, call })
+    }
+
+    pub(crate) fn schema_name(&self) -> Value {
+        self.schema.and_then(|s| s.get("name")).cloned().unwrap_or(Value::Null)
+    }
+}
 
 /// The answer's format as a call asks for it.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,58 +216,6 @@ pub(crate) fn as_sent(spec: &Spec, call: &Call, output: &Value) -> (Call, Value)
         Ok(sent) => (sent.call, sent.output.to_value()),
         Err(_) => (call.clone(), output.clone()),
     }
-}
-
-/// The other APIs whose spec reads `body` whole (no member left unread): what a body
-/// sent to the wrong `--api` is.
-pub(crate) fn reading_whole(body: &Value, not: &Spec) -> Vec<&'static str> {
-    SPECS
-        .iter()
-        .filter(|spec| spec.name != not.name)
-        .filter(|spec| read(spec, body, None).is_ok_and(|sent| sent.unknown.is_empty()))
-        .map(|spec| spec.name)
-        .collect()
-}
-
-/// Why `body` is not `spec`'s, when another API reads it whole.
-pub(crate) fn another_api(body: &Value, spec: &Spec) -> Option<String> {
-    let others = reading_whole(body, spec);
-    (!others.is_empty()).then(|| {
-        let name = spec.name;
-        format!(
-            "the body is no request of the {name} API: it reads whole as {} (`--api {}`)",
-            others.join(" or "),
-            others[0]
-        )
-    })
-}
-
-/// The call fields and output format of a request's settings without its messages (an
-/// instrumentation's record of the call's parameters), read by the first spec of
-/// `provider` that reads them: each field with its value, the output format when
-/// the parameters name one, and the members no spec of the provider reads.
-pub(crate) fn parameters(provider: &str, parameters: &Value) -> Option<(Call, Option<Output>, Vec<String>)> {
-    let Value::Object(map) = parameters else { return None };
-    SPECS.iter().filter(|spec| spec.provider == provider).find_map(|spec| {
-        // The messages are recorded apart: an empty list stands in for them.
-        let mut body = map.clone();
-        let placed: Vec<&str> =
-            ["messages", "contents", "input"].into_iter().filter(|k| !map.contains_key(*k)).collect();
-        for key in &placed {
-            body.insert((*key).to_owned(), Value::Array(Vec::new()));
-        }
-        let sent = read(spec, &Value::Object(body), None).ok()?;
-        let named = ["response_format", "text", "tools", "generationConfig"].iter().any(|k| map.contains_key(*k));
-        let placeholder = |at: &JsonPath| placed.iter().any(|k| *at == JsonPath::field(k));
-        let unknown =
-            sent.unknown.iter().filter(|(at, _)| !placeholder(at)).map(|(at, why)| format!("{at}: {why}")).collect();
-        Some((sent.call, named.then_some(sent.output), unknown))
-    })
-}
-
-/// The spec of an API by name.
-pub(crate) fn named(name: &str) -> Option<&'static Spec> {
-    SPECS.iter().copied().find(|spec| spec.name == name)
 }
 
 /// The fields of a call the API has no place for (a packet for another API's provider).

@@ -3,6 +3,7 @@
 //! and what a spec does not know is reported, never dropped.
 
 use super::*;
+use crate::wire::specs::SPECS;
 use crate::wire::Api;
 use proptest::prelude::*;
 use serde_json::json;

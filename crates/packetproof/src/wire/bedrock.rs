@@ -7,8 +7,7 @@
 //! {name}}`); the output schema is the forced last tool, as for Anthropic. Provider
 //! fields a model takes beside these are `additionalModelRequestFields`.
 
-use super::api::{self, Output, Problem, Route, Sent, Spec, Tool};
-use super::Material;
+use super::api::{self, Material, Output, Problem, Route, Sent, Spec, Tool};
 use crate::call::Call;
 use crate::report::JsonPath;
 use serde_json::{json, Map, Value};

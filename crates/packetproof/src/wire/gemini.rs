@@ -9,8 +9,7 @@
 //! protobuf field names (`system_instruction`, `generation_config`,
 //! `max_output_tokens`): read as the same fields.
 
-use super::api::{self, Output, Problem, Route, Sent, Spec, Tool};
-use super::Material;
+use super::api::{self, Material, Output, Problem, Route, Sent, Spec, Tool};
 use crate::call::Call;
 use crate::report::JsonPath;
 use serde_json::{json, Map, Value};

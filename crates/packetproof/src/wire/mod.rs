@@ -19,13 +19,13 @@ pub(crate) mod endpoint;
 pub(crate) mod gemini;
 pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
+pub(crate) mod specs;
 
-use crate::call::Call;
 use crate::config::Config;
 use crate::report::{walk, Trail};
 use crate::JsonPath;
 use crate::{Check, Error, Finding, Outcome, Result};
-use api::Spec;
+use api::{Material, Spec};
 use capture::Captured;
 use serde_json::{Map, Value};
 
@@ -58,7 +58,7 @@ impl std::fmt::Debug for Api {
 impl Api {
     /// Every API, in the order `--api` lists them.
     pub fn all() -> impl Iterator<Item = Api> {
-        api::SPECS.iter().map(|spec| Api(spec))
+        specs::SPECS.iter().map(|spec| Api(spec))
     }
 
     /// The API of a name as `--api` takes it (`None`: no API has the name).
@@ -107,60 +107,6 @@ impl Api {
     }
 }
 
-/// The packet material a request carries, borrowed from the packet.
-#[derive(Debug)]
-pub(crate) struct Material<'a> {
-    pub(crate) model: &'a str,
-    /// As a JavaScript client sends it: `6.4e4` in a packet is the integer 64000.
-    pub(crate) max_tokens: Value,
-    pub(crate) system: &'a str,
-    pub(crate) user: &'a str,
-    /// `outputSchema` ({name, description?, schema}); absent for text-JSON providers
-    /// and for plain-text answers.
-    pub(crate) schema: Option<&'a Map<String, Value>>,
-    /// Whether the answer is asked for as JSON: a schema, or (text-JSON) the suffix
-    /// appended to the user message. Neither: a plain-text call, whose body carries no
-    /// output format at all.
-    pub(crate) json: bool,
-    /// What the call sends besides: the packet's `call` member.
-    pub(crate) call: Call,
-}
-
-impl<'a> Material<'a> {
-    /// Read the material from a packet; `file` names the packet in errors.
-    pub(crate) fn of(packet: &'a Map<String, Value>, file: &str) -> Result<Material<'a>> {
-        let text = |key: &str| {
-            packet.get(key).and_then(Value::as_str).ok_or_else(|| Error::shape(file, JsonPath::field(key), "a string"))
-        };
-        // Whole by value, as packet::contract holds it (`64000.0` and `6.4e4` are 64000).
-        let max_tokens = packet
-            .get("maxTokens")
-            .and_then(Value::as_f64)
-            .filter(|t| *t >= 1.0 && t.fract() == 0.0 && *t <= 9_007_199_254_740_991.0)
-            .map(|t| Value::from(t as u64))
-            .ok_or_else(|| Error::shape(file, JsonPath::field("maxTokens"), "a positive integer"))?;
-        let schema = match packet.get("outputSchema") {
-            None => None,
-            Some(Value::Object(schema)) if schema.get("name").is_some_and(Value::is_string) => Some(schema),
-            Some(_) => return Err(Error::shape(file, JsonPath::field("outputSchema"), "an object with a string name")),
-        };
-        let user = text("effectiveUserMessage")?;
-        let json = schema.is_some() || packet.get("userMessage").and_then(Value::as_str) != Some(user);
-        let call = Call::of_packet(packet).map_err(|(at, expected)| Error::shape(file, at, expected))?;
-        Ok(Material { model: text("model")?, max_tokens, system: text("systemPrompt")?, user, schema, json, call })
-    }
-
-    /// Why the output schema cannot be sent in OpenAI strict mode, if it cannot.
-    pub(crate) fn strict_problem(&self) -> Option<String> {
-        let schema = self.schema.and_then(|s| s.get("schema"))?;
-        openai_chat::strict_problem(schema, "$.outputSchema.schema")
-    }
-
-    pub(crate) fn schema_name(&self) -> Value {
-        self.schema.and_then(|s| s.get("name")).cloned().unwrap_or(Value::Null)
-    }
-}
-
 /// The exact request body for `packet` in `api`'s format. The packet's provider
 /// must be the API's; judging the packet is the caller's (the `wire` command asks
 /// the rule book first, and a run's packet is judged by the packet rules).
@@ -184,7 +130,7 @@ pub fn notes(packet: &Value, api: Api, file: &str) -> Vec<String> {
 }
 
 fn material_notes(api: Api, m: &Material) -> Vec<String> {
-    let strict = m.call.get("strictOutput").is_none().then(|| m.strict_problem()).flatten();
+    let strict = m.call.get("strictOutput").is_none().then(|| openai_chat::material_strict_problem(m)).flatten();
     match (api.provider(), strict) {
         ("openai", Some(problem)) => {
             vec![format!("strict is false: OpenAI strict mode would refuse the schema ({problem})")]
@@ -255,7 +201,7 @@ pub fn check(
     }
     let mut notes = material_notes(api, &material);
     if !findings.is_empty() {
-        notes.extend(api::another_api(&captured.body, api.spec()));
+        notes.extend(specs::another_api(&captured.body, api.spec()));
     }
     let url = endpoint::check_url(api, material.model, captured, check, &mut findings, &mut notes);
     if stream_field || url.streamed {

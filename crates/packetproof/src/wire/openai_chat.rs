@@ -14,8 +14,7 @@
 //! Tools are `{type: "function", function: {name, description, parameters, strict}}`,
 //! a tool choice `"auto"`, `"none"`, `"required"` or `{type: "function", function: {name}}`.
 
-use super::api::{self, Output, Problem, Route, Sent, Spec, Tool};
-use super::Material;
+use super::api::{self, Material, Output, Problem, Route, Sent, Spec, Tool};
 use crate::call::Call;
 use crate::report::JsonPath;
 use serde_json::{json, Map, Value};
@@ -204,9 +203,15 @@ pub(crate) fn schema_format(m: &Material, typed: bool) -> Value {
         format.insert("description".into(), description.clone());
     }
     format.insert("schema".into(), m.schema.and_then(|s| s.get("schema")).cloned().unwrap_or(Value::Null));
-    let strict = m.call.get("strictOutput").and_then(Value::as_bool).unwrap_or(m.strict_problem().is_none());
+    let strict = m.call.get("strictOutput").and_then(Value::as_bool).unwrap_or(material_strict_problem(m).is_none());
     format.insert("strict".into(), json!(strict));
     Value::Object(format)
+}
+
+/// Why the material's output schema cannot be sent in OpenAI strict mode, if it cannot.
+pub(crate) fn material_strict_problem(m: &Material) -> Option<String> {
+    let schema = m.schema.and_then(|s| s.get("schema"))?;
+    strict_problem(schema, "$.outputSchema.schema")
 }
 
 /// The first place where `schema` breaks the two structural rules of strict mode.

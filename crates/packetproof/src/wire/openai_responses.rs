@@ -6,9 +6,8 @@
 //! (`{type: "function", name}`). The system prompt may also come as the first input
 //! message in the `system` or `developer` role (the Vercel AI SDK sends it so).
 
-use super::api::{self, Problem, Route, Sent, Spec, Tool};
+use super::api::{self, Material, Problem, Route, Sent, Spec, Tool};
 use super::openai_chat::{choice_in, choice_out, output_in};
-use super::Material;
 use crate::call::Call;
 use crate::report::JsonPath;
 use serde_json::{json, Map, Value};

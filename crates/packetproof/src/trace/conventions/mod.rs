@@ -26,6 +26,7 @@ mod mlflow;
 mod openinference;
 mod openllmetry;
 mod semconv;
+pub(crate) mod settings;
 pub(crate) mod table;
 mod vercel;
 

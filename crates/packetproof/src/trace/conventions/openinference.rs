@@ -23,7 +23,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
                 }
                 out.max_tokens.extend(max_tokens_in(&settings, "llm.invocation_parameters"));
                 let provider = attrs.str("llm.provider").or_else(|| attrs.str("llm.system")).unwrap_or_default();
-                crate::trace::settings::parameters(provider, &settings.to_value(), "llm.invocation_parameters", out);
+                super::settings::parameters(provider, &settings.to_value(), "llm.invocation_parameters", out);
             }
             Err(unread) => out
                 .max_tokens

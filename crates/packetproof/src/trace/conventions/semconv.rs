@@ -37,7 +37,7 @@ pub(super) fn read(record: &Record, attrs: &Attrs, out: &mut Reading) {
     let unset = |said: &super::Said| out.library == Some(super::Library::OpenLit) && said.value == -1;
     let max_tokens = attrs.said("gen_ai.request.max_tokens").filter(|said| !unset(said));
     out.max_tokens.extend(max_tokens);
-    crate::trace::settings::read(attrs, out);
+    super::settings::read(attrs, out);
     let source = match record.kind {
         Kind::Span => "the span's gen_ai.input.messages",
         Kind::Log => "the inference details event",

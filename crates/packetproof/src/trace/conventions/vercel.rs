@@ -18,7 +18,7 @@ pub(super) fn read(_record: &Record, attrs: &Attrs, out: &mut Reading) {
     out.call = true;
     out.model.extend(attrs.said("ai.model.id"));
     out.max_tokens.extend(attrs.said("ai.settings.maxOutputTokens"));
-    crate::trace::settings::vercel(attrs, out);
+    super::settings::vercel(attrs, out);
     if let Some(value) = attrs.get("ai.prompt.messages") {
         let what = "ai.prompt.messages";
         let messages = json_of(value, what).and_then(|v| chat_messages(&v, what));
