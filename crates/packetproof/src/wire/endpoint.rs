@@ -11,9 +11,8 @@
 //! an Anthropic or OpenAI body, and Gemini's `:streamGenerateContent`, pass and are
 //! reported as streamed.
 
-use super::capture::Captured;
 use super::Api;
-use crate::{Check, Finding};
+use crate::{Check, Finding, Location};
 use serde_json::Value;
 
 /// The API's own origin, which `--base-url` replaces.
@@ -27,19 +26,26 @@ pub(super) struct UrlCheck {
     pub(crate) streamed: bool,
 }
 
+/// Where a captured request went: its URL and where the capture records it (a HAR
+/// entry's; none for a bare body), and what stands in for the API's origin.
+pub(super) struct Went<'a> {
+    pub(super) url: Option<&'a (String, Location)>,
+    pub(super) base_url: Option<&'a str>,
+}
+
 /// Check the captured URL (a HAR entry's) against the API's endpoint and the packet's
 /// model. A bare body has no URL: said in a note for an API whose model is in it.
 pub(super) fn check_url(
     api: Api,
     model: &str,
-    captured: &Captured,
+    captured: Went,
     check: Check,
     findings: &mut Vec<Finding>,
     notes: &mut Vec<String>,
 ) -> UrlCheck {
     let spec = api.spec();
     let expected = spec.path.replace("{model}", model);
-    let Some((url, at)) = &captured.url else {
+    let Some((url, at)) = captured.url else {
         if spec.path.contains("{model}") {
             notes.push(format!(
                 "the model of a {} request is in its URL (and so is streaming); a bare body cannot show them",
@@ -49,10 +55,10 @@ pub(super) fn check_url(
         return UrlCheck { streamed: false };
     };
     let path = url.split(['?', '#']).next().unwrap_or(url);
-    let base = captured.base_url.as_deref().unwrap_or(default_base(api)).trim_end_matches('/');
+    let base = captured.base_url.unwrap_or(default_base(api)).trim_end_matches('/');
     let mut fail = |message: String| findings.push(Finding::new(check, at.clone(), message));
     let Some(rest) = path.strip_prefix(base).filter(|rest| rest.starts_with('/')) else {
-        let how = match &captured.base_url {
+        let how = match captured.base_url {
             Some(_) => "the --base-url given",
             None => "the API's host; `wire --check --base-url` names a proxy or a local capture server",
         };

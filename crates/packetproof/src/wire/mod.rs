@@ -203,7 +203,8 @@ pub fn check(
     if !findings.is_empty() {
         notes.extend(specs::another_api(&captured.body, api.spec()));
     }
-    let url = endpoint::check_url(api, material.model, captured, check, &mut findings, &mut notes);
+    let went = endpoint::Went { url: captured.url.as_ref(), base_url: captured.base_url.as_deref() };
+    let url = endpoint::check_url(api, material.model, went, check, &mut findings, &mut notes);
     if stream_field || url.streamed {
         let how = if url.streamed { "the :streamGenerateContent method" } else { "\"stream\": true" };
         notes.push(format!("the request was streamed ({how}): streaming changes the transport, not the model's input"));
