@@ -68,10 +68,21 @@ pub(super) fn policy(
         .map(|c| c.case.clone())
         .collect();
     if !unexplained.is_empty() {
+        // A changed file the suite does not know may be what makes its packets: say how to
+        // let it explain them.
+        let others: Vec<&str> =
+            changed.iter().filter(|f| f.kind == ChangeKind::Other).map(|f| f.path.as_str()).take(3).collect();
+        let hint = match others.as_slice() {
+            [] => String::new(),
+            some => format!(
+                "; if {} makes these packets, list it in harness.toml's [exporter] files and its change explains them",
+                some.join(", ")
+            ),
+        };
         violations.push(Violation {
             kind: ViolationKind::UnexplainedGoldenChange,
             message: format!(
-                "golden files of {} case(s) changed with no template, schema, compiler, exporter or fixture change to explain them",
+                "golden files of {} case(s) changed with no template, schema, compiler, exporter or fixture change to explain them{hint}",
                 unexplained.len()
             ),
             cases: unexplained,
@@ -127,10 +138,12 @@ mod tests {
             "an exporter change explains new packets"
         );
         let other = vec![ChangedFile { path: "app/prompts.py".into(), kind: ChangeKind::Other }];
-        assert_eq!(
-            policy(&other, &[case("a", true)], "fixtures", "packetproof").len(),
-            1,
-            "an undeclared file explains nothing"
+        let found = policy(&other, &[case("a", true)], "fixtures", "packetproof");
+        assert_eq!(found.len(), 1, "an undeclared file explains nothing");
+        assert!(
+            found[0].message.ends_with("if app/prompts.py makes these packets, list it in harness.toml's [exporter] files and its change explains them"),
+            "{}",
+            found[0].message
         );
         let nested = vec![ChangedFile { path: "fixtures/group/a/request.json".into(), kind: ChangeKind::Fixture }];
         assert!(policy(&nested, &[case("group/a", true)], "fixtures", "packetproof").is_empty(), "nested case names");
