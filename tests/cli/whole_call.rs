@@ -107,13 +107,28 @@ fn wire_gate(project: &Project, api: &str, body: &Value) -> support::Output {
     project.run_in("", &args)
 }
 
+/// An edit of a production body, what it is, and what the refusal must say.
+type Attack = (&'static str, fn(&mut Value), &'static str);
+
+/// Each attack on `body`, sent to `api` through `wire --check --gate`, is refused saying
+/// what changed.
+#[track_caller]
+fn refuses_each(project: &Project, api: &str, body: &Value, attacks: &[Attack]) {
+    for (what, edit, said) in attacks {
+        let mut edited = body.clone();
+        edit(&mut edited);
+        let out = wire_gate(project, api, &edited);
+        assert_eq!(out.code, 1, "{what}: {}", out.describe());
+        assert!(out.stdout.contains(said), "{what}: expected {said:?} in {}", out.stdout);
+    }
+}
+
 fn each_field_of_a_production_body_is_held_to_the_reviewed_call() {
     let project = signed_suite("");
     let honest = wire_gate(&project, "openai-chat", &honest_chat());
     assert_eq!(honest.code, 0, "{}", honest.describe());
     assert!(honest.stdout.contains("conforms"), "{}", honest.stdout);
-    type Edit = fn(&mut Value);
-    let attacks: [(&str, Edit, &str); 14] = [
+    let attacks: [Attack; 14] = [
         (
             "an added tool",
             |b| {
@@ -146,13 +161,7 @@ fn each_field_of_a_production_body_is_held_to_the_reviewed_call() {
         ("a budget that is text", |b| b["max_completion_tokens"] = json!("99999999"), "not a number"),
         ("another budget", |b| b["max_completion_tokens"] = json!(201), "max tokens 201 are none the gate vouched"),
     ];
-    for (what, edit, said) in attacks {
-        let mut body = honest_chat();
-        edit(&mut body);
-        let out = wire_gate(&project, "openai-chat", &body);
-        assert_eq!(out.code, 1, "{what}: {}", out.describe());
-        assert!(out.stdout.contains(said), "{what}: expected {said:?} in {}", out.stdout);
-    }
+    refuses_each(&project, "openai-chat", &honest_chat(), &attacks);
     // The same body through the other OpenAI API is named as such, not half-read.
     let out = wire_gate(&project, "openai-responses", &honest_chat());
     assert_ne!(out.code, 0, "{}", out.describe());
@@ -336,8 +345,7 @@ fn the_block_builders_forced_tool_is_held_in_production() {
     let exact = wire_gate(&project, "anthropic", &body);
     assert_eq!(exact.code, 0, "{}", exact.describe());
     assert!(exact.stdout.contains("matched"), "{}", exact.stdout);
-    type Edit = fn(&mut Value);
-    let attacks: [(&str, Edit, &str); 6] = [
+    let attacks: [Attack; 6] = [
         (
             "the forced tool removed",
             |b| {
@@ -374,13 +382,7 @@ fn the_block_builders_forced_tool_is_held_in_production() {
         ),
         ("a budget the packet does not have", |b| b["max_tokens"] = json!(201), "max tokens 201; the packet's are"),
     ];
-    for (what, edit, said) in attacks {
-        let mut edited = body.clone();
-        edit(&mut edited);
-        let out = wire_gate(&project, "anthropic", &edited);
-        assert_eq!(out.code, 1, "{what}: {}", out.describe());
-        assert!(out.stdout.contains(said), "{what}: expected {said:?} in {}", out.stdout);
-    }
+    refuses_each(&project, "anthropic", &body, &attacks);
 }
 
 /// A packet with its call and a declared field of its own is prepared into a run that

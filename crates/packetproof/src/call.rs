@@ -50,7 +50,7 @@ pub const FIELDS: &[Field] = &[
     Field { name: "toolChoice", kind: Kind::Choice, what: "which tool the model must call, if any" },
     Field { name: "parallelToolCalls", kind: Kind::Bool, what: "whether the model may call several tools at once" },
     Field {
-        name: "maxTokensOmitted",
+        name: MAX_TOKENS_OMITTED,
         kind: Kind::Bool,
         what: "true: the call sends no output budget (the provider's default applies; maxTokens records it)",
     },
@@ -98,6 +98,9 @@ pub const FIELDS: &[Field] = &[
     Field { name: "performance", kind: Kind::Object, what: "latency configuration" },
     Field { name: "modelFields", kind: Kind::Object, what: "model-specific request fields" },
 ];
+
+/// The field of a call that sends no output budget.
+pub const MAX_TOKENS_OMITTED: &str = "maxTokensOmitted";
 
 /// The field of a name.
 pub fn field(name: &str) -> Option<&'static Field> {
@@ -147,6 +150,11 @@ impl Call {
     pub fn set(&mut self, name: &str, value: Value) {
         let field = field(name).unwrap_or_else(|| panic!("{name:?} is not a call field"));
         self.fields.insert(field.name, value);
+    }
+
+    /// Whether the call sends no output budget (`maxTokensOmitted: true`).
+    pub fn omits_max_tokens(&self) -> bool {
+        self.get(MAX_TOKENS_OMITTED) == Some(&Value::Bool(true))
     }
 
     pub fn is_empty(&self) -> bool {

@@ -68,7 +68,6 @@ fn absorb_rest(rest: &mut Option<Box<Recorded>>, other: Option<Box<Recorded>>) {
         (Some(known), Some(other)) => {
             known.settings.extend(other.settings);
             known.whole = known.whole.or(other.whole);
-            known.budget_absent |= other.budget_absent;
         }
     }
 }
@@ -402,8 +401,7 @@ impl Join {
         append(&mut evidence.model, reading.model);
         append(&mut evidence.max_tokens, reading.max_tokens);
         if !reading.settings.is_empty() || reading.whole.is_some() {
-            let rest =
-                Recorded { settings: reading.settings, whole: reading.whole, budget_absent: reading.budget_absent };
+            let rest = Recorded { settings: reading.settings, whole: reading.whole };
             absorb_rest(&mut evidence.rest, Some(Box::new(rest)));
         }
         append(&mut evidence.conflicts, reading.conflicts);

@@ -55,8 +55,7 @@ pub fn judge_request(
 /// The rest of the call as [`CALL_ATTRIBUTE`] carries it.
 fn call_record(sent: &Sent, api: Api) -> Value {
     let unknown: Vec<String> = sent.unknown.iter().map(|(at, why)| format!("{at}: {why}")).collect();
-    json!({"api": api.name(), "call": sent.call.to_value(), "output": sent.output.to_value(), "unknown": unknown,
-        "maxTokensSent": sent.max_tokens.is_some()})
+    json!({"api": api.name(), "call": sent.call.to_value(), "output": sent.output.to_value(), "unknown": unknown})
 }
 
 /// The call as one OTLP/JSON span of the GenAI semantic conventions.

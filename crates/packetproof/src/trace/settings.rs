@@ -84,16 +84,22 @@ pub(crate) struct Recorded {
     /// A record holds the whole call (a request body of this API): what it does not
     /// send, the call does not send.
     pub(crate) whole: Option<&'static str>,
-    /// A whole call that sends no budget.
-    pub(crate) budget_absent: bool,
+}
+
+impl Recorded {
+    /// A whole call (a request body) that sends no budget: its call says so.
+    pub(crate) fn sends_no_budget(&self) -> bool {
+        self.whole.is_some()
+            && self.settings.iter().any(|(f, s)| *f == call::MAX_TOKENS_OMITTED && s.value == Value::Bool(true))
+    }
 }
 
 /// What a call is held to: the calls and outputs of the reviewed packets it may be, and
 /// what its agent declares.
 pub(crate) struct Expected<'a> {
-    pub(crate) calls: Vec<&'a Call>,
-    /// Each packet's output as a call asks for it: `"text"`, `"json"`, or the schema.
-    pub(crate) outputs: Vec<&'a Value>,
+    /// Each reviewed packet's call, and its output as a call asks for it: `"text"`,
+    /// `"json"`, or the schema.
+    pub(crate) reviewed: Vec<(&'a Call, &'a Value)>,
     pub(crate) declared: Option<&'a BTreeMap<String, Declared>>,
     /// Who reviewed it, for messages: "the packet", "the vouched packets".
     pub(crate) whose: &'a str,
@@ -107,17 +113,14 @@ pub(crate) fn held(recorded: Option<&Recorded>, expected: &Expected, required: R
     // A body is compared with the reviewed calls as its API sends them.
     let sent: Vec<(Cow<Call>, Cow<Value>)> = match whole.and_then(crate::wire::specs::named) {
         Some(spec) => expected
-            .calls
+            .reviewed
             .iter()
-            .zip(&expected.outputs)
             .map(|(c, o)| {
                 let (call, output) = crate::wire::api::as_sent(spec, c, o);
                 (Cow::Owned(call), Cow::Owned(output))
             })
             .collect(),
-        None => {
-            expected.calls.iter().zip(&expected.outputs).map(|(c, o)| (Cow::Borrowed(*c), Cow::Borrowed(*o))).collect()
-        }
+        None => expected.reviewed.iter().map(|(c, o)| (Cow::Borrowed(*c), Cow::Borrowed(*o))).collect(),
     };
     let whole = whole.is_some();
     // A schema sent as the forced tool (Anthropic) is judged with the tools recorded.

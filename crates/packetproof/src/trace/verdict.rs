@@ -184,9 +184,8 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, requir
     if model.is_none() {
         notes.push("the call records no gen_ai.request.model: the model is not compared".to_owned());
     }
-    let omitted = packet.call.get("maxTokensOmitted") == Some(&Value::Bool(true));
     match budget_missing(evidence, require) {
-        Some(Missing::Sent) if omitted => {}
+        Some(Missing::Sent) if packet.call.omits_max_tokens() => {}
         Some(Missing::Sent) => {
             differences.push(format!("max tokens: the call sends none; the packet's are {}", packet.max_tokens))
         }
@@ -199,8 +198,7 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, requir
     }
     differences.extend(compared(packet, model.as_ref(), max_tokens.as_ref()));
     let expected = Expected {
-        calls: vec![&packet.call],
-        outputs: vec![&packet.output],
+        reviewed: vec![(&packet.call, &packet.output)],
         declared: None,
         whose: "the packet's request would",
     };
@@ -226,7 +224,7 @@ pub(crate) enum Missing {
 
 pub(crate) fn budget_missing(evidence: &Evidence, require: Required) -> Option<Missing> {
     match () {
-        _ if evidence.rest.as_ref().is_some_and(|r| r.budget_absent) => Some(Missing::Sent),
+        _ if evidence.rest.as_ref().is_some_and(|r| r.sends_no_budget()) => Some(Missing::Sent),
         _ if !evidence.max_tokens.is_empty() => None,
         _ if require.has(BUDGET) => Some(Missing::Required),
         _ => Some(Missing::Unrecorded),

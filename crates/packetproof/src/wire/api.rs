@@ -188,14 +188,11 @@ pub(crate) fn build(spec: &Spec, m: &Material) -> Value {
         }
     }
     (spec.put_tools)(&m.call, m, map);
-    if m.call.get(OMITTED) == Some(&Value::Bool(true)) {
+    if m.call.omits_max_tokens() {
         take(map, spec.budget);
     }
     body
 }
-
-/// The call field of a call that sends no output budget.
-const OMITTED: &str = "maxTokensOmitted";
 
 /// A reviewed call and output format as `spec`'s body sends them, read back: what a
 /// body the spec read is compared with. In Anthropic's and Bedrock's format a schema is
@@ -222,7 +219,11 @@ pub(crate) fn as_sent(spec: &Spec, call: &Call, output: &Value) -> (Call, Value)
 pub(crate) fn unplaceable(spec: &Spec, call: &Call) -> Vec<&'static str> {
     call.iter()
         .map(|(name, _)| name)
-        .filter(|name| *name != OMITTED && !spec.also.contains(name) && !spec.fields.iter().any(|(f, _)| f == name))
+        .filter(|name| {
+            *name != call::MAX_TOKENS_OMITTED
+                && !spec.also.contains(name)
+                && !spec.fields.iter().any(|(f, _)| f == name)
+        })
         .collect()
 }
 
@@ -245,7 +246,7 @@ pub(crate) fn read(spec: &Spec, body: &Value, url: Option<&str>) -> Result<Sent,
     }
     (spec.take)(&mut rest, &mut sent)?;
     if sent.max_tokens.is_none() {
-        sent.call.set(OMITTED, Value::Bool(true));
+        sent.call.set(call::MAX_TOKENS_OMITTED, Value::Bool(true));
     }
     for (name, path) in spec.fields {
         // Kept as sent, whatever its type: the comparison names a value of the wrong kind.

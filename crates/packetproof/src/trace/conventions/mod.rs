@@ -95,8 +95,6 @@ pub(crate) struct Reading {
     /// The record holds the whole call (a request body of this API): what it does not
     /// send, the call does not send.
     pub(crate) whole: Option<&'static str>,
-    /// A whole call that sends no budget.
-    pub(crate) budget_absent: bool,
     pub(crate) content: Vec<Piece>,
     /// Evidence that contradicts itself within the record (an attribute twice).
     pub(crate) conflicts: Vec<String>,

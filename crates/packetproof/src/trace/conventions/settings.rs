@@ -81,7 +81,7 @@ fn read_one(attrs: &Attrs, key: &str, out: &mut Reading) {
 /// the provider's API spec: each call field, and the output format when it names one.
 pub(crate) fn parameters(provider: &str, value: &Value, source: &'static str, out: &mut Reading) {
     let Some((call, output, unknown)) = crate::wire::specs::parameters(provider, value) else { return };
-    for (name, value) in call.iter().filter(|(name, _)| *name != "maxTokensOmitted") {
+    for (name, value) in call.iter().filter(|(name, _)| *name != call::MAX_TOKENS_OMITTED) {
         out.settings.push((name, Said { source: source.into(), value: value.clone() }));
     }
     if let Some(output) = output {
@@ -145,7 +145,6 @@ fn whole_call(record: &Value, out: &mut Reading) {
     for unknown in record.get("unknown").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
         out.conflicts.push(format!("the request body {unknown}"));
     }
-    out.budget_absent = record.get("maxTokensSent") == Some(&Value::Bool(false));
 }
 
 /// Tool definitions as instrumentations record them in the neutral form: the

@@ -26,13 +26,20 @@ pub struct Vouching {
     forbidden_keys: Option<regex::Regex>,
 }
 
+/// What one vouched packet sends besides its texts: its model, budget, call and output
+/// format (as `packets::Sample` reads them).
+struct Vouched {
+    model: String,
+    max_tokens: u64,
+    call: crate::call::Call,
+    output: serde_json::Value,
+}
+
 /// One agent's vouched templates, and the settings its vouched packets allow.
 struct Templates {
     judge: AgentTemplates,
-    /// The (model, max tokens) of each of the agent's packets the gate vouched for.
-    vouched: Vec<(String, u64)>,
-    /// The model, call and output format of each of them.
-    calls: Vec<(String, crate::call::Call, serde_json::Value)>,
+    /// What each of the agent's packets the gate vouched for sends besides its texts.
+    vouched: Vec<Vouched>,
     /// The values the agent declares for call fields.
     declared: std::collections::BTreeMap<String, crate::profile::Declared>,
     /// The agent's own models, when it declares them.
@@ -95,12 +102,31 @@ fn templates(gate: &Gate, agent: &Profile, config: &Invocation, packets: &Packet
             (&unvouched, &|bytes| gate.vouches_material(bytes)),
         )?
         .called("the vouched "),
-        vouched: samples.iter().map(|p| (p.model.clone(), p.max_tokens)).collect(),
-        calls: samples.iter().map(|p| (p.model.clone(), p.call.clone(), p.output.clone())).collect(),
+        vouched: samples
+            .iter()
+            .map(|p| Vouched {
+                model: p.model.clone(),
+                max_tokens: p.max_tokens,
+                call: p.call.clone(),
+                output: p.output.clone(),
+            })
+            .collect(),
         declared: agent.call.clone(),
         models: agent.models.clone(),
         budget: agent.max_tokens.clone(),
     })
+}
+
+impl Templates {
+    /// The vouched packets for `model`; for a model none of them names, all of them.
+    fn for_model(&self, model: &str) -> Vec<&Vouched> {
+        let named: Vec<&Vouched> = self.vouched.iter().filter(|v| v.model == model).collect();
+        if named.is_empty() {
+            self.vouched.iter().collect()
+        } else {
+            named
+        }
+    }
 }
 
 /// `test --attest`: no gate is signed over a template conformance cannot follow.
@@ -153,7 +179,7 @@ fn conforms(
         match templates.judge.judge((&system, &user), config, vouching.forbidden_keys.as_ref()) {
             Ok(Conformance::Undecided(reason)) => return Ok(Verdict::NotJudgeable { reason }),
             Ok(Conformance::Conforms { templates: used, slots }) => {
-                settings_vouched(templates, evidence, require)?;
+                settings_vouched(templates, evidence, require, notes)?;
                 call_vouched(templates, evidence, require, notes)?;
                 return Ok(Verdict::Conforms { templates: used, slots });
             }
@@ -168,7 +194,12 @@ fn conforms(
 /// (`max_tokens`), else one its vouched packets carry for that model (for a model none
 /// of them names, one they carry for any). The texts alone never vouch for a call sent
 /// to another model or with another budget; a budget that is no whole number is none.
-fn settings_vouched(templates: &Templates, evidence: &Evidence, require: Required) -> Result<(), String> {
+fn settings_vouched(
+    templates: &Templates,
+    evidence: &Evidence,
+    require: Required,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
     let Some(model) = evidence.model.iter().find_map(|said| said.value.as_str()) else {
         return Err("it renders the vouched templates, but the call records no model (gen_ai.request.model) to hold \
                     to the vouched ones"
@@ -176,7 +207,7 @@ fn settings_vouched(templates: &Templates, evidence: &Evidence, require: Require
     };
     let allowed: Vec<&str> = match &templates.models {
         Some(models) => models.iter().map(String::as_str).collect(),
-        None => templates.vouched.iter().map(|(m, _)| m.as_str()).collect(),
+        None => templates.vouched.iter().map(|v| v.model.as_str()).collect(),
     };
     if !allowed.contains(&model) {
         let mut shown = allowed.clone();
@@ -189,11 +220,9 @@ fn settings_vouched(templates: &Templates, evidence: &Evidence, require: Require
     // A call whose telemetry records no budget is judged without one (the
     // instrumentation may not record it, and a note says so); a request body that sends
     // none, or a required budget unrecorded, is refused.
-    let omitted = |(_, call, _): &(String, crate::call::Call, serde_json::Value)| {
-        call.get("maxTokensOmitted") == Some(&serde_json::Value::Bool(true))
-    };
+    let for_model = templates.for_model(model);
     match budget_missing(evidence, require) {
-        Some(Missing::Sent) if templates.calls.iter().any(omitted) => {}
+        Some(Missing::Sent) if templates.vouched.iter().any(|v| v.call.omits_max_tokens()) => {}
         Some(Missing::Sent) => {
             return Err("it renders the vouched templates, but it sends no max tokens, where the vouched packets \
                         send a budget"
@@ -202,7 +231,10 @@ fn settings_vouched(templates: &Templates, evidence: &Evidence, require: Require
         Some(Missing::Required) => {
             return Err("it renders the vouched templates, but it records no max tokens (required)".to_owned())
         }
-        Some(Missing::Unrecorded) | None => {}
+        Some(Missing::Unrecorded) => {
+            notes.push("the call records no max tokens: its budget is not held to the vouched ones".to_owned())
+        }
+        None => {}
     }
     let Some(said) = evidence.max_tokens.first() else { return Ok(()) };
     let Some(tokens) = crate::trace::verdict::whole(&said.value) else {
@@ -220,9 +252,7 @@ fn settings_vouched(templates: &Templates, evidence: &Evidence, require: Require
             )),
         };
     }
-    let for_model: Vec<u64> = templates.vouched.iter().filter(|(m, _)| m == model).map(|(_, t)| *t).collect();
-    let mut vouched =
-        if for_model.is_empty() { templates.vouched.iter().map(|(_, t)| *t).collect() } else { for_model };
+    let mut vouched: Vec<u64> = for_model.iter().map(|v| v.max_tokens).collect();
     vouched.sort_unstable();
     vouched.dedup();
     match vouched.contains(&tokens) {
@@ -243,19 +273,13 @@ fn call_vouched(
     notes: &mut Vec<String>,
 ) -> Result<(), String> {
     let model = evidence.model.iter().find_map(|said| said.value.as_str()).unwrap_or_default();
-    let for_model: Vec<_> = templates.calls.iter().filter(|(m, _, _)| m == model).collect();
-    let vouched = if for_model.is_empty() { templates.calls.iter().collect() } else { for_model };
     let expected = Expected {
-        calls: vouched.iter().map(|(_, call, _)| call).collect(),
-        outputs: vouched.iter().map(|(_, _, output)| output).collect(),
+        reviewed: templates.for_model(model).into_iter().map(|v| (&v.call, &v.output)).collect(),
         declared: Some(&templates.declared),
         whose: "the vouched packets",
     };
     let (differences, unjudged) = held(evidence.rest.as_deref(), &expected, require);
     notes.extend(unjudged);
-    if matches!(budget_missing(evidence, require), Some(Missing::Unrecorded)) {
-        notes.push("the call records no max tokens: its budget is not held to the vouched ones".to_owned());
-    }
     match differences.is_empty() {
         true => Ok(()),
         false => Err(format!("it renders the vouched templates, but {}", differences.join("; "))),
