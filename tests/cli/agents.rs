@@ -20,6 +20,7 @@ pub fn trials() -> Vec<Trial> {
         agent_settings_are_checked_when_loaded,
         the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_its_branch_rules,
         a_production_call_of_each_agent_is_held_to_its_slot_contracts,
+        an_agent_whose_prompt_carries_an_image_url_by_design_is_green_with_its_own_patterns,
     ];
     trials.push(support::trial_needing(
         "node",
@@ -217,6 +218,42 @@ fn the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_it
     let theme = inconsistent["resolvedBranch"]["hasTargetTheme"].as_bool().unwrap();
     inconsistent["resolvedBranch"]["hasTargetTheme"] = json!(!theme);
     refused(&write(&inconsistent), "[packet::branch-consistency]");
+}
+
+/// A TypeScript team's summary agent puts the brand's logo URL into its system prompt by
+/// design: the suite's media-URL pattern refuses it, until that agent (and only it)
+/// forbids its own patterns; then the suite is green, the self-test included (its
+/// planted material comes from the agent's own list), and the other agents still refuse
+/// the URL.
+fn an_agent_whose_prompt_carries_an_image_url_by_design_is_green_with_its_own_patterns() {
+    let (project, suite) = app(true);
+    let template = project.path(APP).join("src").join("prompts").join("summary.system.mustache");
+    let text = std::fs::read_to_string(&template).unwrap();
+    let logo = "Show the brand logo: https://cdn.larkspur.example/brand/logo.png";
+    std::fs::write(&template, format!("{}\n{logo}\n", text.trim_end())).unwrap();
+    let refused = run_in(&suite, &["bless"]);
+    assert_eq!(refused.code, 1, "{}", refused.describe());
+    assert!(refused.stderr.contains("[packet::forbidden-material] $.systemPrompt"), "{}", refused.describe());
+    let settings = std::fs::read_to_string(suite.join("harness.toml")).unwrap();
+    let own = "[agents.summary.forbidden]\nvalue_patterns = ['''(?i)\\b(?:gs|s3|az)://[a-z0-9._-]+''']\n\n";
+    let narrowed = settings.replace("[agents.summary.slots]", &format!("{own}[agents.summary.slots]"));
+    assert_ne!(narrowed, settings);
+    std::fs::write(suite.join("harness.toml"), narrowed).unwrap();
+    assert_eq!(run_in(&suite, &["bless"]).code, 0);
+    assert!(golden(&suite, "summary-short")["systemPrompt"].as_str().unwrap().contains(logo));
+    let out = run_in(&suite, &["test", "--format", "json"]);
+    green_without_skips(&out);
+    let planted = "summary-short::corpus::mutation-self-test";
+    assert!(out.stdout.lines().any(|l| l.contains(planted) && l.contains("\"ok\"")), "{}", out.stdout);
+    // The agent's own pattern still refuses what it names; the other agents keep the suite's.
+    let mut bucket = golden(&suite, "summary-short");
+    bucket["renderInput"]["notes"] = json!("see gs://larkspur-private/notes");
+    assert_eq!(validate(&suite, bucket).code, 1);
+    let mut label = golden(&suite, "label-plain");
+    label["renderInput"]["body"] = json!("https://cdn.larkspur.example/brand/logo.png");
+    let out = validate(&suite, label);
+    assert_eq!(out.code, 1, "{}", out.describe());
+    assert!(out.stdout.contains("[packet::forbidden-material] $.renderInput.body"), "{}", out.stdout);
 }
 
 /// One OTLP/JSON span of a call sending `system` then `user` to `model`.

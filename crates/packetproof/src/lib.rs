@@ -53,6 +53,7 @@ pub mod env;
 mod error;
 mod evaluator;
 mod exporter;
+mod forbidden;
 pub mod fsutil;
 mod git;
 pub mod init;

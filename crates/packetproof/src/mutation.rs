@@ -9,6 +9,7 @@ mod branch_truth;
 #[cfg(test)]
 mod equivalence;
 mod profile;
+mod witness;
 mod workbench;
 
 use crate::check;
@@ -246,26 +247,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Invoc
     } else {
         profile::mutations(golden, config, &mut add);
     }
-    add(
-        "previewScreens injected deep in renderInput".into(),
-        PacketCheck::ForbiddenMaterial,
-        true,
-        Box::new(|p| {
-            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
-                deep.insert("previewScreens".into(), json!([{ "id": "s1" }]));
-            }
-        }),
-    );
-    add(
-        "a generated media URL injected deep in renderInput".into(),
-        PacketCheck::ForbiddenMaterial,
-        true,
-        Box::new(|p| {
-            if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
-                deep.insert("hero".into(), json!("https://cdn.example.com/generated/hero-7f3a.png"));
-            }
-        }),
-    );
+    forbidden_material(config.forbidden_of(config.agent(golden)), &mut add);
     if config.output_mode(golden) == Some(crate::config::OutputMode::Text) {
         // Plain text: asking for a schema is damage (profile::mutations adds it).
     } else if config.output_mode(golden) == Some(crate::config::OutputMode::TextJson) {
@@ -322,6 +304,48 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Invoc
         }),
     );
     list
+}
+
+/// The generated media URL the block builder's policy forbids.
+const MEDIA_URL: &str = "https://cdn.example.com/generated/hero-7f3a.png";
+
+/// Forbidden material planted deep in renderInput, from the agent's own lists (so an
+/// agent that narrows or replaces them is damaged by what it forbids): a key, and a
+/// text one of its value patterns matches: the media URL where the agent forbids it,
+/// else the first pattern's shortest reading ([`witness`]). An empty list plants nothing.
+fn forbidden_material(forbidden: &crate::forbidden::Forbidden, add: &mut impl FnMut(String, PacketCheck, bool, Edit)) {
+    let key = forbidden.keys.iter().find(|k| *k == "previewScreens").or(forbidden.keys.first()).cloned();
+    if let Some(key) = key {
+        add(
+            format!("{key} injected deep in renderInput"),
+            PacketCheck::ForbiddenMaterial,
+            true,
+            Box::new(move |p| {
+                if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                    deep.insert(key.clone(), json!([{ "id": "s1" }]));
+                }
+            }),
+        );
+    }
+    let matches = |text: &str| forbidden.matching_pattern(text).is_some();
+    let planted = match matches(MEDIA_URL) {
+        true => Some(("a generated media URL".to_owned(), MEDIA_URL.to_owned())),
+        false => forbidden.patterns.iter().find_map(|pattern| {
+            witness::of(pattern, matches).map(|text| (format!("a text matching forbidden pattern {pattern}"), text))
+        }),
+    };
+    if let Some((what, text)) = planted {
+        add(
+            format!("{what} injected deep in renderInput"),
+            PacketCheck::ForbiddenMaterial,
+            true,
+            Box::new(move |p| {
+                if let Some(deep) = p.get_mut("renderInput").and_then(deepest_object) {
+                    deep.insert("hero".into(), json!(text));
+                }
+            }),
+        );
+    }
 }
 
 /// Damage only the block builder's rules see: a branch field flipped, a line of an

@@ -273,14 +273,15 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, 
 /// strings and in the prompt texts; evidence that the resolved branch excludes.
 pub fn forbidden_material(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
     let mut out = Vec::new();
+    let forbidden = config.forbidden_of(config.agent(packet));
     if let Some(input) = packet.get("renderInput") {
-        scan(input, JsonPath::field("renderInput"), config, PacketCheck::ForbiddenMaterial, &mut out);
+        scan(input, JsonPath::field("renderInput"), forbidden, PacketCheck::ForbiddenMaterial, &mut out);
         evidence_boundary(packet, input, &mut out);
         out.extend(material::findings(input, config));
     }
     for key in PROMPT_TEXTS {
         if let Some(Value::String(text)) = packet.get(key) {
-            if let Some(pattern) = config.forbidden.matching_pattern(text) {
+            if let Some(pattern) = forbidden.matching_pattern(text) {
                 out.push(Finding::new(
                     PacketCheck::ForbiddenMaterial,
                     JsonPath::field(key),
@@ -296,16 +297,16 @@ pub fn forbidden_material(packet: &Map<String, Value>, config: &Invocation) -> V
 pub(crate) fn scan(
     value: &Value,
     root: JsonPath,
-    config: &Invocation,
+    forbidden: &crate::forbidden::Forbidden,
     check: impl Into<crate::Check>,
     out: &mut Vec<Finding>,
 ) {
     let check: crate::Check = check.into();
     let mut flag = |v: &Value, key: Option<&str>, trail: &Trail| {
-        if let Some(key) = key.filter(|k| config.forbidden.is_forbidden_key(k)) {
+        if let Some(key) = key.filter(|k| forbidden.is_forbidden_key(k)) {
             out.push(Finding::new(check, trail.path(), format!("forbidden key {key:?}")));
         }
-        if let Some(pattern) = v.as_str().and_then(|text| config.forbidden.matching_pattern(text)) {
+        if let Some(pattern) = v.as_str().and_then(|text| forbidden.matching_pattern(text)) {
             out.push(Finding::new(check, trail.path(), format!("matches forbidden pattern {pattern}")));
         }
     };

@@ -32,6 +32,7 @@
 //! providers' model lists to its own (`models = ["gpt-5-mini"]`).
 
 mod budget;
+mod shape;
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 pub use budget::{Budget, Declared};
 use serde::Deserialize;
@@ -76,92 +77,6 @@ pub(crate) const CONTRACT_FIELDS: [&str; 19] = [
     "resolvedBranch",
     "exactInputHash",
     "checksum",
-];
-
-/// What the block-builder profile does with a `[contract]` key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BlockBuilder {
-    /// Its own value; giving one is an error.
-    Fixes(&'static str),
-    /// What a suite gives adds to its own.
-    Extends(&'static str),
-}
-
-/// What a custom profile does with a `[contract]` key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Custom {
-    /// It must be given: what it declares.
-    Required(&'static str),
-    Optional(&'static str),
-}
-
-/// A `[contract]` key of the agent's shape, and what each profile does with it.
-pub(crate) struct ShapeKey {
-    pub(crate) key: &'static str,
-    given: fn(&RawContract) -> bool,
-    pub(crate) block_builder: BlockBuilder,
-    pub(crate) custom: Custom,
-}
-
-/// The keys a custom profile declares and the block builder fixes or extends: the one
-/// list the parse and its messages follow, and the table of `docs/gating-any-agent.md`
-/// ("What a profile declares", checked by `profile::tests`).
-pub(crate) const SHAPE_KEYS: [ShapeKey; 8] = [
-    ShapeKey {
-        key: "agent_ids",
-        given: |raw| raw.agent_ids.is_some(),
-        block_builder: BlockBuilder::Fixes("`updateBlockFromLibrary`"),
-        custom: Custom::Required("a list of names"),
-    },
-    ShapeKey {
-        key: "task_types",
-        given: |raw| raw.task_types.is_some(),
-        block_builder: BlockBuilder::Extends("to `block-update`"),
-        custom: Custom::Required("a list of names"),
-    },
-    ShapeKey {
-        key: "prompt_modes",
-        given: |raw| raw.prompt_modes.is_some(),
-        block_builder: BlockBuilder::Extends("to `library-adapt`"),
-        custom: Custom::Required("a list of names"),
-    },
-    ShapeKey {
-        key: "output",
-        given: |raw| raw.output.is_some(),
-        block_builder: BlockBuilder::Fixes("`\"schema\"` (Google: text-JSON)"),
-        custom: Custom::Required("\"schema\" or \"text\""),
-    },
-    ShapeKey {
-        key: "schema",
-        given: |raw| raw.schema.is_some(),
-        block_builder: BlockBuilder::Fixes("the suite's schema snapshot"),
-        custom: Custom::Optional(
-            "the agent's schema file, with `output = \"schema\"` (a missing file is a settings error)",
-        ),
-    },
-    ShapeKey {
-        key: "render_input_keys",
-        given: |raw| raw.render_input_keys.is_some(),
-        block_builder: BlockBuilder::Fixes("`[packet] render_input_keys`"),
-        custom: Custom::Required("the list of renderInput's keys (a closed set)"),
-    },
-    ShapeKey {
-        key: "branch",
-        given: |raw| !raw.branch.is_empty(),
-        block_builder: BlockBuilder::Extends("values to a built-in set: `insertionMode = [\"replace\"]`"),
-        custom: Custom::Optional("each field: a list of values, or `\"boolean\"`"),
-    },
-    ShapeKey {
-        key: "templates",
-        given: |raw| raw.templates.is_some(),
-        block_builder: BlockBuilder::Fixes(
-            "the built-in minijinja `system.md.j2` and `user.md.j2`, each rendering's end trimmed (`\"trim-end\"`)",
-        ),
-        custom: Custom::Optional(
-            "`style` (`format`, `mustache`, `jinja`), `system` and `user` template lists under `paths.prompts`, \
-             and `rendering` (below; default `\"as-rendered\"`)",
-        ),
-    },
 ];
 
 /// `[evaluator]`: the suite's own evaluator of agent answers, run like the
@@ -247,6 +162,8 @@ pub(crate) struct RawContract {
     /// Slot contracts, by the slot's name in the templates.
     #[serde(default)]
     slots: BTreeMap<String, crate::template::shape::RawSlot>,
+    /// The agent's forbidden lists over the suite's `[forbidden]`.
+    forbidden: Option<crate::forbidden::AgentForbidden>,
 }
 
 /// `[contract.templates]`: the suite's prompt templates (under `paths.prompts`) and
@@ -295,6 +212,11 @@ pub enum Style {
 impl RawContract {
     pub(crate) fn kind(&self) -> Kind {
         self.profile
+    }
+
+    /// The agent's `forbidden` table, taken out to be resolved over the suite's lists.
+    pub(crate) fn take_forbidden(&mut self) -> Option<crate::forbidden::AgentForbidden> {
+        self.forbidden.take()
     }
 }
 
@@ -346,6 +268,9 @@ pub struct Profile {
     pub evaluator: Option<Evaluator>,
     /// The slot contracts the agent declares, by slot name.
     pub slots: BTreeMap<String, crate::template::SlotContract>,
+    /// The agent's own forbidden material, when it narrows or replaces the suite's
+    /// (`None`: the suite's `[forbidden]`).
+    pub(crate) forbidden: Option<crate::forbidden::Forbidden>,
     /// Whether a suite declared the agent (`[contract]` or `[agents.NAME]`), not the
     /// built-in default: a declared agent's packets name only its providers' models.
     pub(crate) declared: bool,
@@ -378,8 +303,8 @@ impl Profile {
             .map(|(slot, declared)| Ok((slot.clone(), declared.resolve(&slot).map_err(|e| format!("contract.{e}"))?)))
             .collect::<std::result::Result<BTreeMap<_, _>, String>>()?;
         let mut profile = match raw.profile {
-            Kind::BlockBuilder => block_builder(raw, block_render_input_keys)?,
-            Kind::Custom => custom(raw)?,
+            Kind::BlockBuilder => shape::block_builder(raw, block_render_input_keys)?,
+            Kind::Custom => shape::custom(raw)?,
         };
         profile.name = name.to_owned();
         profile.packet_fields = packet_fields;
@@ -431,150 +356,6 @@ impl Profile {
     }
 }
 
-fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result::Result<Profile, String> {
-    let fixed = |k: &&ShapeKey| matches!(k.block_builder, BlockBuilder::Fixes(_)) && (k.given)(&raw);
-    if let Some(ShapeKey { key, .. }) = SHAPE_KEYS.iter().find(fixed) {
-        return Err(format!(
-            "contract.{key}: the block-builder profile fixes it; declare `profile = \"custom\"` to give your own"
-        ));
-    }
-    let mut branch: Vec<BranchField> = BLOCK_BRANCH
-        .iter()
-        .map(|(name, values)| BranchField {
-            name: (*name).to_owned(),
-            values: values.map(|v| v.iter().map(|s| (*s).to_owned()).collect()),
-        })
-        .collect();
-    let mut extended = Vec::new();
-    let mut added = |key: &str, field: &str, builtin: &str, list: Option<Vec<String>>| {
-        let mut all = vec![builtin.to_owned()];
-        for value in list.unwrap_or_default() {
-            if value.trim().is_empty() || all.contains(&value) {
-                return Err(format!("contract.{key}: {value:?} is blank or already declared (built-in: {builtin:?})"));
-            }
-            all.push(value.clone());
-            extended.push((field.to_owned(), value));
-        }
-        Ok(all)
-    };
-    let task_types = added("task_types", "taskType", BLOCK_TASK_TYPE, raw.task_types)?;
-    let prompt_modes = added("prompt_modes", "promptMode", BLOCK_PROMPT_MODE, raw.prompt_modes)?;
-    for (field, values) in raw.branch {
-        let Some(slot) = branch.iter_mut().find(|f| f.name == field) else {
-            return Err(format!(
-                "contract.branch.{field}: not a block-builder branch field (fields: {}); a new field needs \
-                 `profile = \"custom\"`",
-                BLOCK_BRANCH.map(|(n, _)| n).join(", ")
-            ));
-        };
-        let (Some(known), RawValues::Set(added)) = (slot.values.as_mut(), values) else {
-            return Err(format!(
-                "contract.branch.{field}: expected a list of values to add to the built-in set {:?}",
-                slot.values.as_deref().unwrap_or(&[])
-            ));
-        };
-        for value in added {
-            check_value(&field, &value)?;
-            if known.contains(&value) {
-                return Err(format!("contract.branch.{field}: {value:?} is already a built-in value"));
-            }
-            known.push(value.clone());
-            extended.push((field.clone(), value));
-        }
-    }
-    Ok(Profile {
-        name: String::new(),
-        kind: Kind::BlockBuilder,
-        agent_ids: vec![BLOCK_AGENT_ID.into()],
-        task_types,
-        prompt_modes,
-        output: Output::Schema,
-        schema: None,
-        render_input_keys: render_input_keys.to_vec(),
-        branch,
-        extended,
-        templates: None,
-        packet_fields: Vec::new(),
-        models: None,
-        max_tokens: None,
-        call: BTreeMap::new(),
-        evaluator: None,
-        slots: BTreeMap::new(),
-        declared: true,
-    })
-}
-
-fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
-    for ShapeKey { key, given, custom, .. } in &SHAPE_KEYS {
-        if let (Custom::Required(what), false) = (custom, given(&raw)) {
-            return Err(format!("contract.{key}: a custom profile declares it: {what}"));
-        }
-    }
-    let required = |key: &str, list: Option<Vec<String>>| -> std::result::Result<Vec<String>, String> {
-        let list = list.unwrap_or_default();
-        if list.is_empty() || list.iter().any(|v| v.trim().is_empty()) {
-            return Err(format!("contract.{key}: expected a non-empty list of non-blank names"));
-        }
-        Ok(list)
-    };
-    let mut branch = Vec::new();
-    for (field, values) in raw.branch {
-        let values = match values {
-            RawValues::Word(word) if word == "boolean" => None,
-            RawValues::Word(word) => {
-                return Err(format!(
-                    "contract.branch.{field}: expected a list of values or \"boolean\", found {word:?}"
-                ))
-            }
-            RawValues::Set(set) if set.is_empty() => {
-                return Err(format!("contract.branch.{field}: expected at least one value"))
-            }
-            RawValues::Set(set) => {
-                for value in &set {
-                    check_value(&field, value)?;
-                }
-                Some(set)
-            }
-        };
-        if field == "agentId" {
-            return Err("contract.branch.agentId: resolvedBranch.agentId is always the packet's agentId".into());
-        }
-        branch.push(BranchField { name: field, values });
-    }
-    // Present: SHAPE_KEYS requires it (as `render_input_keys` below).
-    let output = raw.output.unwrap_or(Output::Schema);
-    if output == Output::Text && raw.schema.is_some() {
-        return Err("contract.schema: the agent answers in plain text (output = \"text\"), so it names no schema \
-                    file"
-            .into());
-    }
-    Ok(Profile {
-        name: String::new(),
-        kind: Kind::Custom,
-        agent_ids: required("agent_ids", raw.agent_ids)?,
-        task_types: required("task_types", raw.task_types)?,
-        prompt_modes: required("prompt_modes", raw.prompt_modes)?,
-        output,
-        schema: raw.schema,
-        render_input_keys: raw.render_input_keys.unwrap_or_default(),
-        branch,
-        extended: Vec::new(),
-        templates: match raw.templates {
-            Some(t) if t.system.is_empty() || t.user.is_empty() => {
-                return Err("contract.templates: name at least one system and one user template".into())
-            }
-            other => other,
-        },
-        packet_fields: Vec::new(),
-        models: None,
-        max_tokens: None,
-        call: BTreeMap::new(),
-        evaluator: None,
-        slots: BTreeMap::new(),
-        declared: true,
-    })
-}
-
 /// `packet_fields`: names of extra top-level fields, none a contract field.
 fn packet_fields(list: &[String]) -> std::result::Result<Vec<String>, String> {
     for (i, field) in list.iter().enumerate() {
@@ -586,13 +367,6 @@ fn packet_fields(list: &[String]) -> std::result::Result<Vec<String>, String> {
         }
     }
     Ok(list.to_vec())
-}
-
-fn check_value(field: &str, value: &str) -> std::result::Result<(), String> {
-    if value.trim().is_empty() {
-        return Err(format!("contract.branch.{field}: a value is blank"));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

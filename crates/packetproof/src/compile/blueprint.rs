@@ -212,7 +212,7 @@ fn forbidden(blueprint: &Value, config: &Config, rules: &mut Rules) {
         }
     }
     let mut found = Vec::new();
-    visit(blueprint, "$", &config.forbidden.blueprint_keys, &mut found);
+    visit(blueprint, "$", &config.forbidden_of(config.agents.block_builder()).blueprint_keys, &mut found);
     for inside in found {
         // The reference's text: keys joined with dots, never quoted.
         let path = Location::named(format!("{BASE}{}", &inside[1..]));

@@ -111,7 +111,7 @@ pub fn excluded_text(request: &Value, config: &Invocation) -> Vec<(String, Strin
     let mut regions = render_input::excluded_regions(request, &items);
     let mut trail = Trail::new(crate::report::JsonPath::root());
     walk(request, &mut trail, &mut |value, key, trail| {
-        if key.is_some_and(|k| config.forbidden.is_forbidden_key(k)) {
+        if key.is_some_and(|k| config.forbidden_of(config.agents.block_builder()).is_forbidden_key(k)) {
             regions.push((trail.render(), value));
         }
     });

@@ -206,7 +206,7 @@ impl Checker {
                 Value::Object(map) => {
                     for (key, item) in map {
                         let at = format!("{path}.{key}");
-                        if config.forbidden.is_forbidden_key(key) {
+                        if config.forbidden_of(config.agents.block_builder()).is_forbidden_key(key) {
                             found.push(at);
                         } else {
                             visit(item, &at, config, found);
@@ -233,7 +233,10 @@ impl Checker {
         let Some(root) = request.as_object() else { return };
         let mut trail = Trail::new(JsonPath::root());
         walk(request, &mut trail, &mut |value, _, trail| {
-            if let Some(pattern) = value.as_str().and_then(|text| config.forbidden.matching_pattern(text)) {
+            if let Some(pattern) = value
+                .as_str()
+                .and_then(|text| config.forbidden_of(config.agents.block_builder()).matching_pattern(text))
+            {
                 self.findings.push(Finding::new(CHECK, trail.path(), format!("matches forbidden pattern {pattern}")));
             }
         });

@@ -22,6 +22,7 @@ impl Agents {
         block_render_input_keys: &[String],
         evaluator: Option<&super::Evaluator>,
         providers: &BTreeMap<String, super::Provider>,
+        forbidden: &super::Forbidden,
     ) -> Result<Agents, String> {
         let declared = contract.is_some() || !agents.is_empty();
         let raw: Vec<(String, RawContract)> = match (contract, agents.is_empty()) {
@@ -34,13 +35,16 @@ impl Agents {
             (None, false) => agents.into_iter().collect(),
         };
         let mut list = Vec::new();
-        for (name, raw) in raw {
+        for (name, mut raw) in raw {
             if name.trim().is_empty() {
                 return Err("agents: an agent's name is blank".into());
             }
             let setting = if name == CONTRACT { "contract.".to_owned() } else { format!("agents.{name}.") };
             let reword = |message: String| message.replacen("contract.", &setting, 1);
+            let own = raw.take_forbidden().map(|table| forbidden.for_agent(table)).transpose();
+            let own = own.map_err(|m| format!("{setting}{m}"))?;
             let mut profile = Profile::resolve(&name, raw, block_render_input_keys).map_err(reword)?;
+            profile.forbidden = own;
             super::suite::check_evaluator(profile.evaluator.as_ref()).map_err(|m| format!("{setting}{m}"))?;
             if let Some(model) =
                 profile.models.iter().flatten().find(|m| !providers.values().any(|p| p.models.contains(m)))

@@ -27,10 +27,9 @@ pub(crate) use provider::{OutputMode, Provider};
 mod suite;
 pub use suite::{Evaluator, PromptVersions, Release};
 mod agents;
+pub(crate) use crate::forbidden::Forbidden;
+use crate::forbidden::RawForbidden;
 pub use agents::Agents;
-mod forbidden;
-pub(crate) use forbidden::Forbidden;
-use forbidden::RawForbidden;
 pub(crate) mod exporter_files;
 pub(crate) mod glob;
 
@@ -427,6 +426,7 @@ impl Config {
             &raw.packet.render_input_keys,
             raw.evaluator.as_ref(),
             &raw.providers,
+            &forbidden,
         )
         .map_err(&config_error)?;
         agents.root_schemas(root).map_err(&config_error)?;
@@ -500,6 +500,12 @@ impl Config {
     /// The agent that judges `packet` (see [`Agents::of`]).
     pub fn agent(&self, packet: &serde_json::Map<String, serde_json::Value>) -> &crate::profile::Profile {
         self.agents.of(packet)
+    }
+
+    /// The forbidden material `agent`'s packets and calls are scanned for: its own
+    /// lists when it declares them, else the suite's `[forbidden]`.
+    pub(crate) fn forbidden_of<'a>(&'a self, agent: &'a crate::profile::Profile) -> &'a Forbidden {
+        agent.forbidden.as_ref().unwrap_or(&self.forbidden)
     }
 
     /// How `packet` (for its provider) carries the output contract (`None`: harness.toml

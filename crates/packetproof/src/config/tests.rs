@@ -124,3 +124,31 @@ fn a_suite_adds_to_the_built_in_lists_and_names_a_value_once() {
     let err = Config::from_toml(&suite, None, bad, None).unwrap_err().to_string();
     assert!(err.contains("forbidden.extra_value_patterns"), "{err}");
 }
+
+/// An agent's own forbidden lists replace the suite's for its packets alone (a list it
+/// gives), or add to them (`extra_*`); the other agents keep the suite's.
+#[test]
+fn an_agent_narrows_or_extends_the_forbidden_lists_for_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = |name: &str, id: &str, forbidden: &str| {
+        format!(
+            "[agents.{name}]\nprofile = \"custom\"\nagent_ids = [\"{id}\"]\ntask_types = [\"t\"]\n\
+             prompt_modes = [\"m\"]\noutput = \"text\"\nrender_input_keys = [\"a\"]\n{forbidden}\n"
+        )
+    };
+    let text = agent("logo", "logo", "[agents.logo.forbidden]\nvalue_patterns = ['''gs://\\S+''']\nkeys = []\n")
+        + &agent("plain", "plain", "")
+        + &agent("more", "more", "[agents.more.forbidden]\nextra_keys = [\"brandLogo\"]\n");
+    let config = Config::from_toml(dir.path(), None, &text, None).unwrap();
+    let of = |name: &str| config.forbidden_of(config.agents.all().iter().find(|a| a.name == name).unwrap());
+    let url = "https://cdn.example.com/logo.png";
+    assert_eq!(of("logo").matching_pattern(url), None);
+    assert!(of("logo").matching_pattern("gs://bucket").is_some());
+    assert!(!of("logo").is_forbidden_key("posterUrl") && of("logo").written_keys().is_none());
+    assert!(of("plain").matching_pattern(url).is_some() && of("plain").is_forbidden_key("posterUrl"));
+    assert!(of("more").is_forbidden_key("brandLogo") && of("more").is_forbidden_key("posterUrl"));
+    assert!(of("more").matching_pattern(url).is_some());
+    let bad = agent("x", "x", "[agents.x.forbidden]\nvalue_patterns = ['(unclosed']\n");
+    let err = Config::from_toml(dir.path(), None, &bad, None).unwrap_err().to_string();
+    assert!(err.contains("agents.x.forbidden.value_patterns"), "{err}");
+}

@@ -105,6 +105,8 @@ pub(crate) struct AgentTemplates {
     pub(crate) refused: Vec<String>,
     /// How messages name the templates: "the vouched " in production, else nothing.
     called: &'static str,
+    /// The material no slot value may hold: the agent's.
+    forbidden: crate::forbidden::Forbidden,
 }
 
 /// The template files that count: name → bytes (under `paths.prompts`, or a key path).
@@ -157,6 +159,7 @@ impl AgentTemplates {
             versions,
             refused,
             called: "",
+            forbidden: config.forbidden_of(agent).clone(),
         })
     }
 
@@ -166,12 +169,7 @@ impl AgentTemplates {
     }
 
     /// The texts as a rendering of these templates, or which text is none and why.
-    pub(crate) fn judge(
-        &self,
-        (system, user): (&str, &str),
-        config: &Invocation,
-        forbidden_keys: Option<&regex::Regex>,
-    ) -> Result<Conformance, Refusal> {
+    pub(crate) fn judge(&self, (system, user): (&str, &str), config: &Invocation) -> Result<Conformance, Refusal> {
         // Roots left out are named, so that a text they would have matched says why.
         let refused = match self.refused.as_slice() {
             [] => String::new(),
@@ -193,7 +191,7 @@ impl AgentTemplates {
             Err(reason) => return Ok(Conformance::Undecided(reason)),
         };
         let found = [(Part::System, &system_found), (Part::User, &user_found)];
-        let slots = self.slots_kept(&found, config, forbidden_keys)?;
+        let slots = self.slots_kept(&found, config)?;
         Ok(Conformance::Conforms { templates: self.used(&found), slots })
     }
 
@@ -269,12 +267,7 @@ impl AgentTemplates {
 
     /// Each slot value within its contract and free of forbidden material, reported once
     /// a slot (the first time a loop fills it); else the slot that is not.
-    fn slots_kept(
-        &self,
-        found: &[(Part, &Rendering)],
-        config: &Invocation,
-        forbidden_keys: Option<&regex::Regex>,
-    ) -> Result<Vec<Filled>, Refusal> {
+    fn slots_kept(&self, found: &[(Part, &Rendering)], config: &Invocation) -> Result<Vec<Filled>, Refusal> {
         let mut slots: Vec<Filled> = Vec::new();
         // The suite's skip of `packet::forbidden-material` is one decision: every command
         // reads renderInput and the slot values alike, both or neither.
@@ -287,7 +280,7 @@ impl AgentTemplates {
                     self.contracts.breach(template, name, value).map(|why| format!("breaks its contract: {why}"));
                 let breach = breach.or_else(|| {
                     scans_forbidden
-                        .then(|| slots::forbidden(value, config, forbidden_keys))
+                        .then(|| slots::forbidden(value, &self.forbidden))
                         .flatten()
                         .map(|why| format!("holds forbidden material ({why})"))
                 });

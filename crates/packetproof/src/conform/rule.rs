@@ -4,7 +4,7 @@
 //! golden packets (what `test --attest` vouches for), every slot in its contract and
 //! free of forbidden material. A golden packet production would refuse fails here.
 
-use super::{slots, AgentTemplates, Conformance, Part};
+use super::{AgentTemplates, Conformance, Part};
 use crate::profile::Profile;
 use crate::report::{Finding, JsonPath, PacketCheck};
 use crate::{fsutil, Invocation};
@@ -18,7 +18,6 @@ pub(crate) struct Judges {
     agents: Vec<Result<AgentTemplates, String>>,
     /// Each golden packet's (agentId, systemPrompt, effectiveUserMessage).
     golden: Vec<(String, String, String)>,
-    forbidden_keys: Option<regex::Regex>,
 }
 
 /// Whether the rule applies to a packet: its agent declares templates, or is the block
@@ -49,10 +48,9 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Invocation) -> Vec<Fin
     };
     let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
     let texts = (text("systemPrompt"), text("effectiveUserMessage"));
-    let keys = judges.forbidden_keys.as_ref();
-    let verdict = match templates.judge(texts, config, keys) {
+    let verdict = match templates.judge(texts, config) {
         Err(refusal) if refusal.by_inferred_shape => match judges.with_texts(agent, texts, config) {
-            Ok(own) => own.judge(texts, config, keys),
+            Ok(own) => own.judge(texts, config),
             Err(_) => Err(refusal),
         },
         verdict => verdict,
@@ -75,7 +73,7 @@ impl Judges {
     fn new(config: &Invocation) -> Judges {
         let golden = golden_texts(config);
         let agents = config.agents.all().iter().map(|agent| read(agent, config, &golden, None)).collect();
-        Judges { agents, golden, forbidden_keys: slots::key_finder(config) }
+        Judges { agents, golden }
     }
 
     /// `agent`'s templates with `texts` among the golden ones.

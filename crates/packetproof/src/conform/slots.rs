@@ -4,6 +4,7 @@
 //! each time a loop fills it, is searched for forbidden material as
 //! `packet::forbidden-material` searches renderInput.
 
+use crate::forbidden::Forbidden;
 use crate::profile::Profile;
 use crate::template::{Piece, Shape, SlotContract, Template};
 use crate::Invocation;
@@ -259,9 +260,10 @@ fn each_slot(template: &Template, visit: &mut dyn FnMut(&str, Option<&str>)) {
 /// a duplicate key or nesting past the parser's depth, still shows it); and in a value
 /// that parses as strict JSON, a forbidden key or pattern named by its JSON path.
 /// JSON that strict parsing refuses for a duplicate key or its depth is refused.
-pub(crate) fn forbidden(value: &str, config: &Invocation, keys: Option<&regex::Regex>) -> Option<String> {
+pub(crate) fn forbidden(value: &str, forbidden: &Forbidden) -> Option<String> {
+    let keys = forbidden.written_keys();
     for (view, how) in views(value) {
-        if let Some(pattern) = config.forbidden.matching_pattern(&view) {
+        if let Some(pattern) = forbidden.matching_pattern(&view) {
             return Some(format!("it matches forbidden pattern {pattern}{how}"));
         }
         if let Some(key) = keys.and_then(|keys| keys.find(&view)) {
@@ -275,7 +277,7 @@ pub(crate) fn forbidden(value: &str, config: &Invocation, keys: Option<&regex::R
             crate::packet::scan(
                 &json,
                 crate::JsonPath::root(),
-                config,
+                forbidden,
                 crate::PacketCheck::ForbiddenMaterial,
                 &mut found,
             );
@@ -286,23 +288,6 @@ pub(crate) fn forbidden(value: &str, config: &Invocation, keys: Option<&regex::R
         }
         Err(_) => None,
     }
-}
-
-/// The forbidden keys as written keys in any case: JSON's (`"posterUrl" :`), single
-/// quoted (`'posterUrl':`, JavaScript and Python), and bare where only a key stands:
-/// a YAML block key starting its line (`posterUrl: x`, `- posterUrl: x`) or a key of
-/// a flow mapping or object literal (`{posterUrl: x`, `, posterUrl:`). A word before a
-/// colon in prose ("the verdict: yes") is no key.
-pub(crate) fn key_finder(config: &Invocation) -> Option<regex::Regex> {
-    let keys = &config.forbidden.keys;
-    if keys.is_empty() {
-        return None;
-    }
-    let k = keys.iter().map(|k| regex::escape(k)).collect::<Vec<_>>().join("|");
-    let quoted = format!(r#""(?:{k})"\s*:|'(?:{k})'\s*:"#);
-    let block = format!(r"(?m:^[ \t]*(?:-[ \t]+)?(?:{k})[ \t]*:(?:[ \t]|$))");
-    let flow = format!(r"[{{,][ \t\r\n]*(?:{k})[ \t]*:");
-    regex::Regex::new(&format!("(?i){quoted}|{block}|{flow}")).ok()
 }
 
 /// The readings of a slot value that forbidden material may hide in, each with how it
@@ -391,8 +376,7 @@ mod tests {
     #[test]
     fn slot_values_are_scanned_as_text_and_as_json() {
         let config = config();
-        let keys = key_finder(&config);
-        let scan = |value: &str| forbidden(value, &config, keys.as_ref());
+        let scan = |value: &str| forbidden(value, &config.forbidden);
         assert_eq!(scan("Kundin 4711: Müller GmbH"), None);
         assert!(scan("see gs://private-bucket/contract").unwrap().contains("forbidden pattern"));
         let key = scan(r#"{"screens": [{"posterUrl": "x"}]}"#).unwrap();
@@ -406,8 +390,7 @@ mod tests {
     #[test]
     fn json_that_is_not_strict_still_shows_its_forbidden_keys() {
         let config = config();
-        let keys = key_finder(&config);
-        let scan = |value: &str| forbidden(value, &config, keys.as_ref());
+        let scan = |value: &str| forbidden(value, &config.forbidden);
         assert!(scan("{\"posterUrl\": \"x\"} // a comment").unwrap().contains("posterUrl"));
         assert!(scan("{\"PosterURL\" : \"x\"}").unwrap().contains("PosterURL"));
         let deep = format!("{}{{\"a\": 1}}{}", "[".repeat(200), "]".repeat(200));
@@ -423,8 +406,7 @@ mod tests {
     #[test]
     fn forbidden_material_is_seen_however_it_is_written() {
         let config = config();
-        let keys = key_finder(&config);
-        let scan = |value: &str| forbidden(value, &config, keys.as_ref());
+        let scan = |value: &str| forbidden(value, &config.forbidden);
         let escaped = scan(r#"note: {"poster\u0055rl": "x"} // not strict"#).unwrap();
         assert!(escaped.contains("JSON escapes"), "{escaped}");
         assert!(scan("{'posterUrl': 'x'}").unwrap().contains("posterUrl"));

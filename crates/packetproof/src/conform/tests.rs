@@ -34,7 +34,7 @@ fn judge_with(
     let agent = &config.agents.all()[0];
     let missing = |root: &str| format!("{root} is missing");
     let judge = AgentTemplates::new(agent, &config, &files, reviewed, (&missing, &|_| true)).unwrap();
-    judge.judge(call, &config, None)
+    judge.judge(call, &config)
 }
 
 /// One name in two templates holds a shape in each: one product in every reviewed

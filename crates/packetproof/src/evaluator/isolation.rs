@@ -46,7 +46,13 @@ pub(crate) fn check(output: &Value, config: &Invocation, out: &mut Failures) {
     });
     // packetproof's wider rules: configured keys (exact, any case) and value patterns.
     let mut findings = Vec::new();
-    packet::scan(output, crate::report::JsonPath::root(), config, crate::PacketCheck::ForbiddenMaterial, &mut findings);
+    packet::scan(
+        output,
+        crate::report::JsonPath::root(),
+        &config.forbidden,
+        crate::PacketCheck::ForbiddenMaterial,
+        &mut findings,
+    );
     flagged.extend(
         findings
             .into_iter()

@@ -23,7 +23,7 @@ pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Invocation)
         crate::config::Policy::Fail => PacketCheck::ForbiddenMaterial,
         crate::config::Policy::Warn => PacketCheck::Regenerates,
     };
-    forbidden(&mut add, asset_prompts);
+    forbidden(&mut add, asset_prompts, config.forbidden_of(config.agent(golden)));
     rendering(&mut add);
     list
 }
@@ -210,7 +210,11 @@ fn rendering(add: &mut impl FnMut(&str, PacketCheck, Edit)) {
 }
 
 /// Material that only its shape, or a key that is new to the list, gives away.
-fn forbidden(add: &mut impl FnMut(&str, PacketCheck, Edit), asset_prompts: PacketCheck) {
+fn forbidden(
+    add: &mut impl FnMut(&str, PacketCheck, Edit),
+    asset_prompts: PacketCheck,
+    listed: &crate::forbidden::Forbidden,
+) {
     add(
         "the blueprint's screens copied under target.frames",
         PacketCheck::ForbiddenMaterial,
@@ -219,7 +223,8 @@ fn forbidden(add: &mut impl FnMut(&str, PacketCheck, Edit), asset_prompts: Packe
             set(p, "/target/frames", screens.unwrap_or(Value::Null));
         }),
     );
-    for key in ["posterUrl", "referenceImages", "providerResponse"] {
+    // The keys the agent forbids (it may narrow the list).
+    for key in ["posterUrl", "referenceImages", "providerResponse"].into_iter().filter(|k| listed.is_forbidden_key(k)) {
         add(
             &format!("{key} added to renderInput.target"),
             PacketCheck::ForbiddenMaterial,

@@ -1,5 +1,6 @@
 //! Unit tests of the profiles: the block builder's, a custom one, and the table of their keys.
 
+use super::shape::{BlockBuilder, Custom, SHAPE_KEYS};
 use super::*;
 
 fn resolve(toml_text: &str) -> std::result::Result<Profile, String> {

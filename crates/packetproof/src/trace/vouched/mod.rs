@@ -13,7 +13,7 @@ use super::packets::{Packets, Sample};
 use super::settings::{held, Expected, Required};
 use super::verdict::{budget_missing, Missing, Verdict};
 use crate::attest::vouch::Gate;
-use crate::conform::{slots, AgentTemplates, Conformance};
+use crate::conform::{AgentTemplates, Conformance};
 use crate::profile::Profile;
 use crate::Invocation;
 
@@ -22,8 +22,6 @@ pub struct Vouching {
     gate: Gate,
     /// Per agent of the suite: its templates, or why its calls cannot conform to any.
     templates: Vec<Result<Templates, String>>,
-    /// The forbidden keys as written JSON keys, searched in every slot value.
-    forbidden_keys: Option<regex::Regex>,
 }
 
 /// What one vouched packet sends besides its texts: its model, budget, call and output
@@ -53,7 +51,7 @@ impl Vouching {
     /// counted only when the gate lists its bytes among its materials.
     pub fn new(gate: Gate, config: &Invocation, packets: &Packets) -> Vouching {
         let templates = config.agents.all().iter().map(|agent| templates(&gate, agent, config, packets)).collect();
-        Vouching { gate, templates, forbidden_keys: slots::key_finder(config) }
+        Vouching { gate, templates }
     }
 
     /// Why calls cannot conform to a template here, or to some of them, if so.
@@ -176,7 +174,7 @@ fn conforms(
     let (system, user) = request_texts(evidence)?;
     let mut why_not = Vec::new();
     for templates in vouching.templates.iter().flatten() {
-        match templates.judge.judge((&system, &user), config, vouching.forbidden_keys.as_ref()) {
+        match templates.judge.judge((&system, &user), config) {
             Ok(Conformance::Undecided(reason)) => return Ok(Verdict::NotJudgeable { reason }),
             Ok(Conformance::Conforms { templates: used, slots }) => {
                 settings_vouched(templates, evidence, require, notes)?;
