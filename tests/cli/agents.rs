@@ -21,6 +21,7 @@ pub fn trials() -> Vec<Trial> {
         the_block_builder_agent_takes_a_new_prompt_mode_and_packet_field_and_keeps_its_branch_rules,
         a_production_call_of_each_agent_is_held_to_its_slot_contracts,
         an_agent_whose_prompt_carries_an_image_url_by_design_is_green_with_its_own_patterns,
+        a_second_block_builder_agent_keeps_the_branch_rules,
     ];
     trials.push(support::trial_needing(
         "node",
@@ -254,6 +255,60 @@ fn an_agent_whose_prompt_carries_an_image_url_by_design_is_green_with_its_own_pa
     let out = validate(&suite, label);
     assert_eq!(out.code, 1, "{}", out.describe());
     assert!(out.stdout.contains("[packet::forbidden-material] $.renderInput.body"), "{}", out.stdout);
+}
+
+/// The reference's maintainers add a second agent of the block builder's shape
+/// (`reviseBlockCopy`: the same packet, its own system prompt and task type): both keep
+/// every block-builder rule. Its packet renders from its own templates, and a branch that
+/// contradicts its renderInput is refused as the first agent's is.
+fn a_second_block_builder_agent_keeps_the_branch_rules() {
+    let project = Project::suite(&[]);
+    let prompts = project.path("references/prompts");
+    let system = std::fs::read_to_string(prompts.join("system.md.j2")).unwrap();
+    let revise = format!("{}\n\nYou revise the block's copy only; keep its structure.\n", system.trim_end());
+    std::fs::write(prompts.join("revise.system.md.j2"), &revise).unwrap();
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let agents = "\n[agents.builder]\n\n[agents.reviser]\nagent_ids = [\"reviseBlockCopy\"]\n\
+                  task_types = [\"block-revise\"]\n\n[agents.reviser.templates]\nstyle = \"jinja\"\n\
+                  system = [\"revise.system.md.j2\"]\nuser = [\"user.md.j2\"]\n";
+    let mut packet = support::compiled_packet("anthropic-staged-pred-selected");
+    packet["agentId"] = json!("reviseBlockCopy");
+    packet["resolvedBranch"]["agentId"] = json!("reviseBlockCopy");
+    packet["taskType"] = json!("block-revise");
+    let rendered = packet["systemPrompt"].as_str().unwrap().to_owned();
+    packet["systemPrompt"] = json!(format!("{rendered}\n\nYou revise the block's copy only; keep its structure."));
+    let paths = packet["promptPaths"].as_array_mut().unwrap();
+    assert_eq!(paths[0], json!("system.md.j2"));
+    paths[0] = json!("revise.system.md.j2");
+    let versions = packet["promptVersions"].as_object_mut().unwrap();
+    versions.shift_remove("system.md.j2");
+    versions.insert("revise.system.md.j2".into(), json!(packetproof::digest::sha256(revise.as_bytes())));
+    let write = |packet: &Value| {
+        let mut packet = packet.clone();
+        packetproof::digest::seal(packet.as_object_mut().unwrap());
+        std::fs::write(project.path("revise.json"), packetproof::canonical::to_pretty(&packet)).unwrap();
+        project.run(&["validate", "--packet", project.path("revise.json").to_str().unwrap(), "--format", "json"])
+    };
+    refused(&write(&packet), "reviseBlockCopy");
+    std::fs::write(project.path("harness.toml"), settings + agents).unwrap();
+    let held = write(&packet);
+    assert_eq!(held.code, 0, "{}", held.describe());
+    let outcome: Value = serde_json::from_str(&held.stdout).unwrap();
+    for rule in ["packet::branch-consistency", "packet::renders-from-input", "packet::template-conformance"] {
+        assert!(
+            outcome["results"][0]["checks"].to_string().contains(rule),
+            "{rule} runs on the second agent: {outcome}"
+        );
+    }
+    // A branch that contradicts renderInput, in the second agent's packet.
+    let mut contradiction = packet.clone();
+    let theme = contradiction["resolvedBranch"]["hasTargetTheme"].as_bool().unwrap();
+    contradiction["resolvedBranch"]["hasTargetTheme"] = json!(!theme);
+    refused(&write(&contradiction), "packet::branch-consistency");
+    // Its prompt rendered from the first agent's template is not its own rendering.
+    let mut first_template = packet;
+    first_template["systemPrompt"] = json!(rendered);
+    refused(&write(&first_template), "packet::renders-from-input");
 }
 
 /// One OTLP/JSON span of a call sending `system` then `user` to `model`.

@@ -190,10 +190,11 @@ fn resolved_branch(packet: &Map<String, Value>, profile: &Profile, fail: &mut im
     let named = agent.is_some() || profile.is_block_builder();
     let known = agent.and_then(Value::as_str).is_some_and(|a| profile.agent_ids.iter().any(|id| id == a));
     if named && !(known && agent == packet.get("agentId")) {
+        let own = |id: &str| profile.agent_ids.iter().any(|a| a == id);
         let expected = match packet.get("agentId").and_then(Value::as_str) {
-            _ if profile.is_block_builder() => format!("{AGENT_ID:?}"),
-            Some(id) => format!("{id:?}"),
-            None => format!("one of {:?}", profile.agent_ids),
+            Some(id) if !profile.is_block_builder() || own(id) => format!("{id:?}"),
+            _ if profile.is_block_builder() && profile.agent_ids.len() == 1 => format!("{:?}", profile.agent_ids[0]),
+            _ => format!("one of {:?}", profile.agent_ids),
         };
         fail(
             JsonPath::field("resolvedBranch").key("agentId"),

@@ -333,6 +333,16 @@ impl Profile {
         self.kind == Kind::BlockBuilder
     }
 
+    /// A block-builder agent's entry templates (system, user): its own, else the built-in
+    /// names, under `paths.prompts`.
+    pub(crate) fn entries(&self) -> (&str, &str) {
+        use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
+        match &self.templates {
+            Some(t) if self.is_block_builder() => (&t.system[0], &t.user[0]),
+            _ => (SYSTEM_TEMPLATE, USER_TEMPLATE),
+        }
+    }
+
     /// The values of a value-set branch field (`None`: a boolean or no such field).
     #[cfg(test)]
     pub(crate) fn values_of(&self, field: &str) -> Option<&[String]> {

@@ -2,7 +2,6 @@
 //! from the (already validated) request, never copied when it can be derived.
 
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope, UnknownValue};
-use crate::packet::AGENT_ID;
 use crate::JsonPath;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value};
@@ -25,9 +24,9 @@ pub(crate) struct Resolution {
 
 impl Resolution {
     /// `resolvedBranch`, in the key order of the Node packets.
-    pub(crate) fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self, agent_id: &str) -> Value {
         let mut branch = Map::new();
-        branch.insert("agentId".into(), json!(AGENT_ID));
+        branch.insert("agentId".into(), json!(agent_id));
         branch.insert("insertionMode".into(), json!(self.insertion_mode));
         branch.insert("sourceScope".into(), json!(self.source_scope));
         branch.insert("evidenceMode".into(), json!(self.evidence_mode));
@@ -150,7 +149,7 @@ mod tests {
         .unwrap();
         assert_eq!((r.evidence_mode, r.requested_mode, r.items.len()), (NoEvidence, StrategyDefault, 0));
         assert_eq!(r.neighbours, Neighbours::None);
-        assert_eq!(r.to_json()["neighbours"], "none");
+        assert_eq!(r.to_json(crate::packet::AGENT_ID)["neighbours"], "none");
     }
 
     #[test]
@@ -167,7 +166,7 @@ mod tests {
         let r = resolve(&request(json!({"selection": {"mode": "selected-only", "refs": [{"kind": "k", "id": "c"}]},
             "availableItems": [{"kind": "k", "id": "a", "accessible": true}, {"kind": "k", "id": "c", "accessible": true}]})), "r")
         .unwrap();
-        assert_eq!(r.to_json()["evidenceMode"], "selected-only");
+        assert_eq!(r.to_json(crate::packet::AGENT_ID)["evidenceMode"], "selected-only");
         assert_eq!((r.evidence_mode, r.items), (SelectedOnly, vec![1]));
     }
 

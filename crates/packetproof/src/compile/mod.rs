@@ -38,33 +38,42 @@ pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value
     }
     let resolution = branch::resolve(request, file)?;
     let render_input = render_input::build(request, &resolution);
-    let branch = resolution.to_json();
+    // The suite's block builder: the agent a compile input (which names none) is for.
+    let agent = config.agents.block_builder();
+    let agent_id = agent.agent_ids.first().map_or(AGENT_ID, String::as_str);
+    let branch = resolution.to_json(agent_id);
     let provider = request["provider"].as_str().unwrap_or_default();
     // Validated against harness.toml's allow-list, so the provider has its mode.
     let mode = config
-        .output_mode_of(config.agents.block_builder(), provider)
+        .output_mode_of(agent, provider)
         .ok_or_else(|| Error::shape(file, JsonPath::field("provider"), "a provider harness.toml names"))?;
     // The prompts name the output contract for every provider; only non-Google
     // packets carry the schema itself.
     let snapshot = schema::shared_snapshot(config)?;
     let schema_name = snapshot["name"].as_str().unwrap_or_default().to_owned();
     let output_schema = provider::carries_output_schema(mode).then(|| Value::clone(&snapshot));
-    let prompts = prompts::render(config, &render_input, &branch, &schema_name)?;
+    let prompts = prompts::render(config, agent, &render_input, &branch, &schema_name)?;
     let effective = provider::effective_user_message(config, mode, &prompts.user);
-    let packet = assemble(request, prompts, effective, render_input, branch, output_schema);
+    let packet = assemble(request, agent_id, prompts, effective, render_input, branch, output_schema);
     Ok(packet)
 }
 
 /// The prompts the project's templates render over a packet's own renderInput and
 /// resolvedBranch, with the templates rendered (for `packet::renders-from-input`).
-pub(crate) fn render_prompts(config: &Invocation, render_input: &Value, branch: &Value) -> Result<prompts::Rendered> {
+pub(crate) fn render_prompts(
+    config: &Invocation,
+    agent: &crate::profile::Profile,
+    render_input: &Value,
+    branch: &Value,
+) -> Result<prompts::Rendered> {
     let snapshot = schema::shared_snapshot(config)?;
-    prompts::render(config, render_input, branch, snapshot["name"].as_str().unwrap_or_default())
+    prompts::render(config, agent, render_input, branch, snapshot["name"].as_str().unwrap_or_default())
 }
 
 /// The packet, field for field in the key order of the Node packets.
 fn assemble(
     request: &Value,
+    agent_id: &str,
     prompts: prompts::Rendered,
     effective: String,
     render_input: Value,
@@ -73,7 +82,7 @@ fn assemble(
 ) -> Value {
     let mut packet = Map::new();
     packet.insert("packetVersion".into(), json!(1));
-    packet.insert("agentId".into(), json!(AGENT_ID));
+    packet.insert("agentId".into(), json!(agent_id));
     packet.insert("taskType".into(), json!(TASK_TYPE));
     packet.insert("promptMode".into(), json!(PROMPT_MODE));
     packet.insert("attempt".into(), json!(1));

@@ -26,7 +26,15 @@ pub(crate) struct Rendered {
 
 type Loaded = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
 
-pub(crate) fn render(config: &Invocation, input: &Value, branch: &Value, schema_name: &str) -> Result<Rendered> {
+/// `agent`'s entry templates ([`crate::profile::Profile::entries`]) rendered over `input`
+/// and `branch`.
+pub(crate) fn render(
+    config: &Invocation,
+    agent: &crate::profile::Profile,
+    input: &Value,
+    branch: &Value,
+    schema_name: &str,
+) -> Result<Rendered> {
     let root = config.paths.prompts.clone();
     let loaded: Loaded = Arc::default();
     let read = config.read_prompts().cloned();
@@ -39,8 +47,9 @@ pub(crate) fn render(config: &Invocation, input: &Value, branch: &Value, schema_
         // Messages end where their text ends: the Google suffix is appended verbatim.
         Ok(text.trim_end().to_owned())
     };
-    let system = render(SYSTEM_TEMPLATE)?;
-    let user = render(USER_TEMPLATE)?;
+    let (system, user) = agent.entries();
+    let system = render(system)?;
+    let user = render(user)?;
     let loaded = std::mem::take(&mut *loaded.lock().unwrap_or_else(|e| e.into_inner()));
     let versions = loaded.iter().map(|(name, bytes)| (name.clone(), json!(digest::sha256(bytes)))).collect();
     Ok(Rendered { system, user, paths: loaded.into_iter().map(|(name, _)| name).collect(), versions })
@@ -178,7 +187,8 @@ mod tests {
     #[test]
     fn undefined_variables_are_errors() {
         let (_dir, config) = config_with_prompts(&[(SYSTEM_TEMPLATE, "role"), (USER_TEMPLATE, "{{ branch.nope }}")]);
-        let err = render(&config, &json!({}), &json!({}), "s").err().unwrap().to_string();
+        let err =
+            render(&config, config.agents.block_builder(), &json!({}), &json!({}), "s").err().unwrap().to_string();
         assert!(err.contains("user.md.j2") && err.contains("undefined"), "{err}");
     }
 
@@ -190,7 +200,7 @@ mod tests {
             ("a.md.j2", "A\n"),
             ("b.md.j2", "B\n"),
         ]);
-        let rendered = render(&config, &json!({}), &json!({"x": false}), "s").unwrap();
+        let rendered = render(&config, config.agents.block_builder(), &json!({}), &json!({"x": false}), "s").unwrap();
         assert_eq!(rendered.user, "B");
         assert_eq!(rendered.paths, [SYSTEM_TEMPLATE, USER_TEMPLATE, "b.md.j2"]);
         assert_eq!(rendered.versions["b.md.j2"], json!(digest::sha256(b"B\n")));
@@ -200,7 +210,8 @@ mod tests {
     fn template_names_cannot_leave_the_prompts_folder() {
         let (_dir, config) =
             config_with_prompts(&[(SYSTEM_TEMPLATE, "x"), (USER_TEMPLATE, "{% include '../harness.toml' %}")]);
-        let err = render(&config, &json!({}), &json!({}), "s").err().unwrap().to_string();
+        let err =
+            render(&config, config.agents.block_builder(), &json!({}), &json!({}), "s").err().unwrap().to_string();
         assert!(err.contains("leaves"), "{err}");
     }
 }

@@ -5,7 +5,6 @@
 
 use super::slots;
 use super::Files;
-use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
 use crate::profile::{Profile, Style};
 use crate::template::{format, jinja, located, mustache, Piece, Template, Trim};
 use crate::Invocation;
@@ -43,10 +42,11 @@ pub(crate) fn setting(agent: &Profile, config: &Invocation) -> String {
 pub(crate) fn roots(agent: &Profile, config: &Invocation) -> Result<Declared, String> {
     if agent.is_block_builder() {
         let one = |name: &str| vec![(name.to_owned(), Trim::TrimEnd)];
+        let (system, user) = agent.entries();
         return Ok(Declared {
             style: Style::Jinja,
-            system: one(SYSTEM_TEMPLATE),
-            user: one(USER_TEMPLATE),
+            system: one(system),
+            user: one(user),
             jinja: jinja::Settings::PROJECT,
             mustache: mustache::Settings::default(),
             fills: Vec::new(),

@@ -13,6 +13,9 @@ pub(crate) enum BlockBuilder {
     Fixes(&'static str),
     /// What a suite gives adds to its own.
     Extends(&'static str),
+    /// What a suite gives replaces its own: a second agent of the block builder's shape
+    /// (its own agent ids, its own templates) keeps every block-builder rule.
+    Own(&'static str),
 }
 
 /// What a custom profile does with a `[contract]` key.
@@ -38,7 +41,7 @@ pub(crate) const SHAPE_KEYS: [ShapeKey; 8] = [
     ShapeKey {
         key: "agent_ids",
         given: |raw| raw.agent_ids.is_some(),
-        block_builder: BlockBuilder::Fixes("`updateBlockFromLibrary`"),
+        block_builder: BlockBuilder::Own("`updateBlockFromLibrary`, or the agent's own list"),
         custom: Custom::Required("a list of names"),
     },
     ShapeKey {
@@ -82,8 +85,10 @@ pub(crate) const SHAPE_KEYS: [ShapeKey; 8] = [
     ShapeKey {
         key: "templates",
         given: |raw| raw.templates.is_some(),
-        block_builder: BlockBuilder::Fixes(
-            "the built-in minijinja `system.md.j2` and `user.md.j2`, each rendering's end trimmed (`\"trim-end\"`)",
+        block_builder: BlockBuilder::Own(
+            "the built-in minijinja `system.md.j2` and `user.md.j2`, or the agent's own: `style = \"jinja\"` and one \
+             `system` and one `user` template under `paths.prompts` (partials shared); each rendering's end trimmed \
+             (`\"trim-end\"`)",
         ),
         custom: Custom::Optional(
             "`style` (`format`, `mustache`, `jinja`), `system` and `user` template lists under `paths.prompts`, \
@@ -146,7 +151,7 @@ pub(super) fn block_builder(raw: RawContract, render_input_keys: &[String]) -> s
     Ok(Profile {
         name: String::new(),
         kind: Kind::BlockBuilder,
-        agent_ids: vec![BLOCK_AGENT_ID.into()],
+        agent_ids: own_agent_ids(raw.agent_ids)?,
         task_types,
         prompt_modes,
         output: Output::Schema,
@@ -154,7 +159,7 @@ pub(super) fn block_builder(raw: RawContract, render_input_keys: &[String]) -> s
         render_input_keys: render_input_keys.to_vec(),
         branch,
         extended,
-        templates: None,
+        templates: own_templates(raw.templates)?,
         packet_fields: Vec::new(),
         models: None,
         max_tokens: None,
@@ -164,6 +169,36 @@ pub(super) fn block_builder(raw: RawContract, render_input_keys: &[String]) -> s
         forbidden: None,
         declared: true,
     })
+}
+
+/// A block-builder agent's own agent ids, else the built-in one.
+fn own_agent_ids(list: Option<Vec<String>>) -> std::result::Result<Vec<String>, String> {
+    match list {
+        None => Ok(vec![BLOCK_AGENT_ID.into()]),
+        Some(list) if list.is_empty() || list.iter().any(|id| id.trim().is_empty()) => {
+            Err("contract.agent_ids: expected a non-empty list of non-blank names".into())
+        }
+        Some(list) => Ok(list),
+    }
+}
+
+/// A block-builder agent's own entry templates: read and rendered as the built-in ones
+/// are (minijinja, the same branch partials, each rendering's end trimmed), so every
+/// block-builder rule runs on its packets. Anything else the table could say is another
+/// engine's, which the built-in renderer is not.
+fn own_templates(templates: Option<super::Templates>) -> std::result::Result<Option<super::Templates>, String> {
+    let Some(t) = templates else { return Ok(None) };
+    let plain = t.renderings.is_empty()
+        && t.fills.is_empty()
+        && t.rendering == crate::template::Trim::AsRendered
+        && t.jinja == crate::template::jinja::Settings::default();
+    if t.style != super::Style::Jinja || t.system.len() != 1 || t.user.len() != 1 || !plain {
+        return Err("contract.templates: a block-builder agent names its own templates as `style = \"jinja\"`, one \
+                    `system` and one `user` template, rendered as the built-in ones (no `rendering`, `renderings`, \
+                    `fills` or `jinja` settings); declare `profile = \"custom\"` for another engine"
+            .into());
+    }
+    Ok(Some(t))
 }
 
 pub(super) fn custom(raw: RawContract) -> std::result::Result<Profile, String> {

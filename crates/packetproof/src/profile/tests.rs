@@ -40,7 +40,9 @@ fn the_block_builder_takes_added_prompt_modes_task_types_and_packet_fields() {
 #[test]
 fn the_block_builder_refuses_what_it_fixes_and_fields_it_lacks() {
     for (text, says) in [
-        ("agent_ids = [\"x\"]", "contract.agent_ids: the block-builder profile fixes it"),
+        ("agent_ids = []", "contract.agent_ids: expected a non-empty list"),
+        ("[templates]\nstyle = \"mustache\"\nsystem = [\"s\"]\nuser = [\"u\"]", "a block-builder agent names its own"),
+        ("[templates]\nstyle = \"jinja\"\nsystem = [\"s\", \"t\"]\nuser = [\"u\"]", "one `system` and one `user`"),
         ("prompt_modes = [\"library-adapt\"]", "already declared"),
         ("packet_fields = [\"checksum\"]", "already a contract field"),
         ("models = []", "contract.models: expected a non-empty list"),
@@ -63,7 +65,7 @@ fn example(key: &str) -> &'static str {
         "schema" => "schema = \"s.json\"\n",
         "render_input_keys" => "render_input_keys = [\"q\"]\n",
         "branch" => "[branch]\ninsertionMode = [\"replace\"]\n",
-        "templates" => "[templates]\nstyle = \"mustache\"\nsystem = [\"s\"]\nuser = [\"u\"]\n",
+        "templates" => "[templates]\nstyle = \"jinja\"\nsystem = [\"s\"]\nuser = [\"u\"]\n",
         other => panic!("give the new [contract] key {other:?} an example here"),
     }
 }
@@ -83,7 +85,9 @@ fn the_shape_table_drives_each_profile_parse() {
                 let says = format!("contract.{}: the block-builder profile fixes it", shape.key);
                 assert!(given.unwrap_err().contains(&says), "{}", shape.key);
             }
-            BlockBuilder::Extends(_) => assert!(given.is_ok(), "{}: {:?}", shape.key, given.err()),
+            BlockBuilder::Extends(_) | BlockBuilder::Own(_) => {
+                assert!(given.is_ok(), "{}: {:?}", shape.key, given.err())
+            }
         }
         if let Custom::Required(what) = shape.custom {
             let err = resolve(&full.replace(example(shape.key), "")).unwrap_err();
@@ -103,6 +107,7 @@ fn docs_table() -> String {
         let block = match shape.block_builder {
             BlockBuilder::Fixes(what) => format!("fixed: {what}"),
             BlockBuilder::Extends(what) => format!("adds {what}"),
+            BlockBuilder::Own(what) => what.to_owned(),
         };
         let custom = match shape.custom {
             Custom::Required(what) => format!("required: {what}"),

@@ -231,9 +231,9 @@ fn builtin_disagreement(
 ) -> Option<String> {
     // The built-in evaluator is the block-builder profile's: beside a suite's own it
     // speaks only of that profile's packets.
-    if !config.agent(packet).is_block_builder()
-        || packet.get("agentId").and_then(Value::as_str) != Some(crate::packet::AGENT_ID)
-    {
+    let agent = config.agent(packet);
+    let id = packet.get("agentId").and_then(Value::as_str);
+    if !agent.is_block_builder() || !id.is_some_and(|id| agent.agent_ids.iter().any(|a| a == id)) {
         return None;
     }
     let builtin = match parse::parse_output(raw) {
