@@ -228,7 +228,12 @@ pub fn check(config: &Invocation, base: Option<&str>) -> Result<Report> {
     }
     let goldens: Vec<prompts::Golden> = goldens
         .iter()
-        .map(|(case, tree, base)| prompts::Golden { case, tree: tree.as_ref(), base: base.as_ref() })
+        .map(|(case, tree, base)| prompts::Golden {
+            case,
+            tree: tree.as_ref(),
+            base: base.as_ref(),
+            explained_otherwise: explained_otherwise(&changed_files, &git.relative(&config.paths.fixtures), case),
+        })
         .collect();
     let mut violations = prompts::violations(config, &git, &base, &goldens)?;
     let packetproof = crate::distribution::command_in(&config.root);
@@ -251,6 +256,16 @@ pub fn check(config: &Invocation, base: Option<&str>) -> Result<Report> {
         exporter_files,
         verdicts,
         lock,
+    })
+}
+
+/// Whether a change other than a template's may have changed `case`'s prompts: the
+/// compiler's or exporter's code, a schema or reference file, or the case's own fixture.
+fn explained_otherwise(changed: &[ChangedFile], fixtures: &str, case: &str) -> bool {
+    changed.iter().any(|f| match f.kind {
+        ChangeKind::Code | ChangeKind::Exporter | ChangeKind::Schema | ChangeKind::Reference => true,
+        ChangeKind::Fixture => f.path.starts_with(&format!("{fixtures}/{case}/")),
+        _ => false,
     })
 }
 

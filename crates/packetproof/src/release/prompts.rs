@@ -21,6 +21,9 @@ pub(super) struct Golden<'a> {
     pub(super) case: &'a str,
     pub(super) tree: Option<&'a Value>,
     pub(super) base: Option<&'a Value>,
+    /// Whether a change other than a template's may have changed its prompts (the
+    /// exporter's or compiler's code, a schema or reference file, its own fixture).
+    pub(super) explained_otherwise: bool,
 }
 
 /// The violations of the suite's reading of `promptVersions`.
@@ -107,6 +110,7 @@ fn labels(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Res
         }
     }
     let mut out: Vec<Violation> = unseen_prompt_changes(config, git, base, goldens)?.into_iter().collect();
+    out.extend(prompts_without_their_templates(config, git, base, goldens)?);
     for (key, (before, after, cases)) in seen {
         // A template new in this release, or gone from it, has no label to compare.
         if before.is_empty() || after.is_empty() {
@@ -176,6 +180,90 @@ fn unseen_prompt_changes(config: &Invocation, git: &Git, base: &str, goldens: &[
     }))
 }
 
+/// Which prompt a template renders, as the packet's agent declares its templates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prompt {
+    System,
+    User,
+}
+
+/// The prompt the template `key` renders for `agent`: `None` when the agent does not say
+/// (a partial, or another exporter's template), which may be behind either.
+fn prompt_of(agent: &crate::profile::Profile, key: &str) -> Option<Prompt> {
+    let (system, user): (Vec<&str>, Vec<&str>) = match &agent.templates {
+        Some(t) if !agent.is_block_builder() => {
+            (t.system.iter().map(String::as_str).collect(), t.user.iter().map(String::as_str).collect())
+        }
+        _ => {
+            let (system, user) = agent.entries();
+            (vec![system], vec![user])
+        }
+    };
+    match (system.contains(&key), user.contains(&key)) {
+        (true, false) => Some(Prompt::System),
+        (false, true) => Some(Prompt::User),
+        _ => None,
+    }
+}
+
+/// A golden packet whose renderInput stayed while a prompt's text changed must have a
+/// changed template behind that prompt (its label, or its text where release-check sees
+/// it): a label bumped for the system prompt explains the system prompt, not a rewording
+/// of the user message beside it. Cases with no changed template are
+/// [`unseen_prompt_changes`]'s; cases another change may explain are left to the policy.
+fn prompts_without_their_templates(
+    config: &Invocation,
+    git: &Git,
+    base: &str,
+    goldens: &[Golden],
+) -> Result<Vec<Violation>> {
+    let mut found: BTreeMap<&str, (Vec<String>, BTreeSet<String>)> = BTreeMap::new();
+    for golden in goldens.iter().filter(|g| !g.explained_otherwise) {
+        let (Some(then), Some(now)) = (golden.base, golden.tree) else { continue };
+        let same = |key: &str| match (then.get(key), now.get(key)) {
+            (Some(a), Some(b)) => crate::numbers::same(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if !same("renderInput") {
+            continue;
+        }
+        let before: BTreeMap<&String, &Value> = versions(Some(then)).collect();
+        let mut changed = Vec::new();
+        for (key, label) in versions(Some(now)) {
+            if before.get(key) != Some(&label) || text_changed(config, git, base, key)? == Some(true) {
+                changed.push(key.clone());
+            }
+        }
+        if changed.is_empty() {
+            continue;
+        }
+        let agent = config.agent(now.as_object().unwrap_or(&serde_json::Map::new()));
+        for (prompt, field) in [(Prompt::System, "systemPrompt"), (Prompt::User, "userMessage")] {
+            let behind = changed.iter().any(|key| prompt_of(agent, key).is_none_or(|p| p == prompt));
+            if !same(field) && !behind {
+                let entry = found.entry(field).or_default();
+                entry.0.push(golden.case.to_owned());
+                entry.1.extend(changed.iter().cloned());
+            }
+        }
+    }
+    Ok(found
+        .into_iter()
+        .map(|(field, (cases, keys))| {
+            let keys = keys.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ");
+            Violation {
+                kind: ViolationKind::UnexplainedPromptChange,
+                message: format!(
+                    "{field} changed with the same renderInput, but no template behind it did: the templates that \
+                     changed ({keys}) render the other prompt, and a label explains only its own template's text"
+                ),
+                cases,
+                paths: Vec::new(),
+            }
+        })
+        .collect())
+}
+
 /// Whether the template `key` names differs between the base and the tree; `None`
 /// when it is not a file of the suite in both.
 fn text_changed(config: &Invocation, git: &Git, base: &str, key: &str) -> Result<Option<bool>> {
@@ -227,7 +315,7 @@ mod tests {
             let config = self.config(mode);
             let git = Git::open(self.dir.path()).unwrap();
             let (base, tree) = (json!({"promptVersions": base}), json!({"promptVersions": tree}));
-            let goldens = [Golden { case: "a", tree: Some(&tree), base: Some(&base) }];
+            let goldens = [Golden { case: "a", tree: Some(&tree), base: Some(&base), explained_otherwise: false }];
             let found = violations(&config, &git, &self.base, &goldens).unwrap();
             found.into_iter().map(|v| (v.kind, v.message)).collect()
         }
@@ -270,7 +358,7 @@ mod tests {
                    "renderInput": {"n": input}})
         };
         let check = |base: Value, tree: Value| {
-            let goldens = [Golden { case: "a", tree: Some(&tree), base: Some(&base) }];
+            let goldens = [Golden { case: "a", tree: Some(&tree), base: Some(&base), explained_otherwise: false }];
             violations(&config, &git, &repo.base, &goldens).unwrap()
         };
         let found = check(packet("v1", "Be brief.", 1), packet("v1", "Be very brief.", 1));
@@ -302,5 +390,39 @@ mod tests {
         assert_eq!(repo.check("digest", stale.clone(), stale).len(), 1);
         let current = json!({"app/user.txt": digest::sha256(b"hello")});
         assert!(repo.check("digest", current.clone(), current).is_empty());
+    }
+
+    /// A label bumped for the system prompt's template explains the system prompt only:
+    /// the user message reworded beside it, under its own unchanged label, is a violation,
+    /// unless another change (the exporter's code, the case's fixture) may explain it.
+    #[test]
+    fn a_label_explains_only_the_prompt_its_template_renders() {
+        let repo = Repo::new();
+        std::fs::write(repo.dir.path().join("prompts/user.txt"), "u").unwrap();
+        let file = repo.dir.path().join("harness.toml");
+        let text = "[paths]\nprompts = \"prompts\"\n[release]\nprompt_versions = \"label\"\n[contract]\n\
+                    profile = \"custom\"\nagent_ids = [\"a\"]\ntask_types = [\"t\"]\nprompt_modes = [\"m\"]\n\
+                    output = \"text\"\nrender_input_keys = [\"n\"]\n[contract.templates]\nstyle = \"format\"\n\
+                    system = [\"system.txt\"]\nuser = [\"user.txt\"]\n";
+        let config =
+            crate::Invocation::from(crate::Config::from_toml(repo.dir.path(), Some(&file), text, None).unwrap());
+        let git = Git::open(repo.dir.path()).unwrap();
+        let packet = |system_label: &str, system: &str, user: &str| {
+            json!({"agentId": "a", "promptVersions": {"system.txt": system_label, "user.txt": "u1"},
+                   "systemPrompt": system, "userMessage": user, "renderInput": {"n": 1}})
+        };
+        let check = |tree: Value, explained_otherwise: bool| {
+            let base = packet("s1", "one", "Hello.");
+            let goldens = [Golden { case: "a", tree: Some(&tree), base: Some(&base), explained_otherwise }];
+            violations(&config, &git, &repo.base, &goldens).unwrap()
+        };
+        repo.edit("two");
+        assert!(check(packet("s2", "two", "Hello."), false).is_empty(), "the system prompt's own change");
+        let found = check(packet("s2", "two", "Hello, world."), false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, ViolationKind::UnexplainedPromptChange);
+        assert!(found[0].message.starts_with("userMessage changed with the same renderInput"), "{}", found[0].message);
+        assert!(found[0].message.contains("(\"system.txt\")"), "{}", found[0].message);
+        assert!(check(packet("s2", "two", "Hello, world."), true).is_empty(), "the exporter changed too");
     }
 }
