@@ -22,6 +22,7 @@ pub fn trials() -> Vec<Trial> {
         a_template_conformance_cannot_follow_is_refused_by_name_when_the_gate_is_signed,
         an_edited_schema_is_red_until_bless_pins_it,
         a_new_branch_value_is_the_suites_to_declare,
+        a_renamed_branch_value_keeps_every_rule_running,
         a_run_keeps_whichever_declared_task_type_and_prompt_mode_its_packet_has,
         a_custom_json_profile_without_an_evaluator_is_judged_by_its_schema,
         a_request_bless_would_refuse_says_so_instead_of_re_bless,
@@ -353,6 +354,52 @@ fn a_new_branch_value_is_the_suites_to_declare() {
     let wrong = project.run(&["validate", "--packet", file]);
     assert_eq!(wrong.code, 2, "{}", wrong.describe());
     assert!(wrong.stderr.contains("not a block-builder branch field"), "{}", wrong.stderr);
+}
+
+/// The maintainers rename a built-in branch value (`staged` → `staged-review`, its
+/// partial renamed with it): every block-builder rule keeps running on the new packets
+/// (branch-isolation included, where an added value turned it off), a packet blessed
+/// before keeps validating, and `bless` writes the new name.
+fn a_renamed_branch_value_keeps_every_rule_running() {
+    let project = Project::suite(&["anthropic-staged-pred-selected"]);
+    assert_eq!(project.run(&["bless"]).code, 0);
+    let golden = project.path("golden/anthropic-staged-pred-selected/runtime-packet.json");
+    let before = std::fs::read(&golden).unwrap();
+    let partials = project.path("references/prompts/branches/insertion");
+    std::fs::copy(partials.join("staged.md.j2"), partials.join("staged-review.md.j2")).unwrap();
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let renamed = settings + "\n[contract.renamed.insertionMode]\n\"staged-review\" = \"staged\"\n";
+    std::fs::write(project.path("harness.toml"), renamed).unwrap();
+    // Blessed before, it validates as it is (as the golden file, it is only to re-bless).
+    std::fs::write(project.path("old.json"), &before).unwrap();
+    let old = project.run(&["validate", "--packet", project.path("old.json").to_str().unwrap()]);
+    assert_eq!(old.code, 0, "a packet blessed before keeps the old name: {}", old.describe());
+    let stale = project.run(&["validate", "--packet", golden.to_str().unwrap()]);
+    assert!(
+        stale.stdout.contains("(1 finding(s))") && stale.stdout.contains("[packet::regenerates]"),
+        "{}",
+        stale.stdout
+    );
+    assert_eq!(project.run(&["bless"]).code, 0);
+    let after: Value = packetproof::canonical::parse(&std::fs::read(&golden).unwrap()).unwrap();
+    assert_ne!(std::fs::read(&golden).unwrap(), before);
+    assert_eq!(after["resolvedBranch"]["insertionMode"], json!("staged-review"));
+    // The case's trials (one fixture covers no branch matrix).
+    let out = project.run(&["test", "--format", "json", "anthropic-staged-pred-selected"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    for rule in ["packet::branch-isolation", "packet::renders-from-input", "corpus::mutation-self-test"] {
+        let ran = out.stdout.lines().any(|l| l.contains(rule) && l.contains("\"event\": \"ok\""));
+        assert!(ran, "{rule} runs on the renamed value: {}", out.stdout);
+    }
+    // A branch the request does not resolve to is still refused under the new name.
+    let mut flipped = after.clone();
+    flipped["resolvedBranch"]["insertionMode"] = json!("immediate");
+    packetproof::digest::seal(flipped.as_object_mut().unwrap());
+    std::fs::write(&golden, packetproof::canonical::to_pretty(&flipped)).unwrap();
+    let red = project.run(&["test", "anthropic-staged-pred-selected"]);
+    assert_eq!(red.code, 101, "{}", red.describe());
+    let says = "[packet::branch-isolation] $.resolvedBranch.insertionMode: the request resolves to \"staged-review\"";
+    assert!(red.stdout.contains(says), "{}", red.stdout);
 }
 
 /// A profile that declares several task types and prompt modes: a packet of the second

@@ -310,6 +310,15 @@ pub fn pending(config: &Invocation, case: Case) -> Result<Pending> {
     } else {
         Change::Updated
     };
+    if change != Change::Unchanged {
+        let retired = crate::packet::retired_values(&packet, config);
+        if !retired.is_empty() {
+            return Err(Error::Failed {
+                file: format!("{} (made from {})", case.name, case.request_path().display()),
+                findings: retired,
+            });
+        }
+    }
     let golden = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes).ok();
     Ok(Pending { case, change, golden, packet, skipped, packet_text, view_text, verdict_text })
 }

@@ -359,10 +359,7 @@ fn block_builder_mutations(
     // Each resolvedBranch field set to another value.
     for (field, allowed) in packet::BRANCH_FIELDS {
         let current = golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned().unwrap_or(Value::Null);
-        let other = match allowed {
-            Some(values) => Value::from(*values.iter().find(|v| current != **v).expect("two values at least")),
-            None => Value::Bool(!current.as_bool().unwrap_or(false)),
-        };
+        let other = branch_truth::other_value(config.agent(golden), field, allowed, &current);
         add(
             format!("resolvedBranch.{field} set to {other}"),
             PacketCheck::BranchIsolation,

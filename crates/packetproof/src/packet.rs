@@ -4,6 +4,9 @@
 //! list kept here.
 
 pub(crate) mod branch_consistency;
+mod branch_values;
+use branch_values::resolved_branch;
+pub(crate) use branch_values::{builtin_branch_values, retired_values};
 pub(crate) mod material;
 mod provider_shape;
 pub use provider_shape::provider_shape;
@@ -183,44 +186,6 @@ fn prompt_paths(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, Str
     }
 }
 
-fn resolved_branch(packet: &Map<String, Value>, profile: &Profile, fail: &mut impl FnMut(JsonPath, String)) {
-    let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return };
-    let agent = branch.get("agentId");
-    // The block builder's branch always names its agent; a custom profile's may.
-    let named = agent.is_some() || profile.is_block_builder();
-    let known = agent.and_then(Value::as_str).is_some_and(|a| profile.agent_ids.iter().any(|id| id == a));
-    if named && !(known && agent == packet.get("agentId")) {
-        let own = |id: &str| profile.agent_ids.iter().any(|a| a == id);
-        let expected = match packet.get("agentId").and_then(Value::as_str) {
-            Some(id) if !profile.is_block_builder() || own(id) => format!("{id:?}"),
-            _ if profile.is_block_builder() && profile.agent_ids.len() == 1 => format!("{:?}", profile.agent_ids[0]),
-            _ => format!("one of {:?}", profile.agent_ids),
-        };
-        fail(
-            JsonPath::field("resolvedBranch").key("agentId"),
-            format!("expected {expected} (the packet's agentId), found {}", describe(agent)),
-        );
-    }
-    for field in &profile.branch {
-        let path = JsonPath::field("resolvedBranch").key(&field.name);
-        let value = branch.get(&field.name);
-        match (&field.values, value) {
-            (None, Some(Value::Bool(_))) => {}
-            (None, other) => fail(path, format!("expected a boolean, found {}", describe(other))),
-            (Some(values), Some(Value::String(s))) if values.contains(s) => {}
-            (Some(values), other) => fail(path, format!("expected one of {values:?}, found {}", describe(other))),
-        }
-    }
-    if !profile.is_block_builder() {
-        for key in branch.keys().filter(|k| *k != "agentId" && !profile.branch.iter().any(|f| &f.name == *k)) {
-            fail(
-                JsonPath::field("resolvedBranch").key(key),
-                "a branch field the suite's contract profile does not declare (harness.toml [contract.branch])".into(),
-            );
-        }
-    }
-}
-
 /// renderInput's top-level keys are the profile's closed set (`[packet] render_input_keys`
 /// for the block builder, `contract.render_input_keys` for a custom profile): one rule,
 /// reported by the profile's check (see [`contract`] and [`branch_consistency`]).
@@ -237,22 +202,6 @@ pub(crate) fn unknown_render_input_keys(packet: &Map<String, Value>, profile: &P
             (JsonPath::field("renderInput").key(key), why)
         })
         .collect()
-}
-
-/// Whether every value of the packet's resolvedBranch is one packetproof's compiler
-/// knows: `Err` naming a value the suite added to a block-builder value set.
-pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Invocation) -> Result<(), String> {
-    let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return Ok(()) };
-    let agent = config.agent(packet);
-    for (field, value) in branch {
-        if let Some(value) = value.as_str().filter(|v| agent.is_extension(field, v)) {
-            return Err(format!(
-                "resolvedBranch.{field} is {value:?}, a value the suite added (harness.toml contract.branch): \
-                 packetproof's compiler and templates do not know it, so the suite's exporter is its renderer"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// I-JSON: a number that a double cannot hold exactly would hash differently in JavaScript.

@@ -38,6 +38,10 @@ pub use budget::{Budget, Declared};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// The block builder's entry templates, under `paths.prompts` (else built in).
+pub const SYSTEM_TEMPLATE: &str = "system.md.j2";
+pub const USER_TEMPLATE: &str = "user.md.j2";
+
 /// The block builder's agent id, task type and prompt mode (the seed contract's).
 pub(crate) const BLOCK_AGENT_ID: &str = "updateBlockFromLibrary";
 pub(crate) const BLOCK_TASK_TYPE: &str = "block-update";
@@ -164,6 +168,9 @@ pub(crate) struct RawContract {
     slots: BTreeMap<String, crate::template::shape::RawSlot>,
     /// The agent's forbidden lists over the suite's `[forbidden]`.
     forbidden: Option<crate::forbidden::AgentForbidden>,
+    /// Built-in branch values the suite renamed: field → new name → the built-in value.
+    #[serde(default)]
+    renamed: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// `[contract.templates]`: the suite's prompt templates (under `paths.prompts`) and
@@ -253,6 +260,10 @@ pub struct Profile {
     pub(crate) branch: Vec<BranchField>,
     /// Under the block-builder profile: the values a suite added to a built-in set.
     pub(crate) extended: Vec<(String, String)>,
+    /// Under the block-builder profile: built-in values the suite renamed (field, new
+    /// name, built-in value). Every rule reads the new name as the built-in value; the
+    /// built-in name stays valid in packets already blessed and is refused in new ones.
+    pub(crate) renamed: Vec<(String, String, String)>,
     /// A custom profile's templates, when it declares them.
     pub templates: Option<Templates>,
     /// Top-level packet fields beyond the contract's own.
@@ -336,7 +347,6 @@ impl Profile {
     /// A block-builder agent's entry templates (system, user): its own, else the built-in
     /// names, under `paths.prompts`.
     pub(crate) fn entries(&self) -> (&str, &str) {
-        use crate::compile::prompts::{SYSTEM_TEMPLATE, USER_TEMPLATE};
         match &self.templates {
             Some(t) if self.is_block_builder() => (&t.system[0], &t.user[0]),
             _ => (SYSTEM_TEMPLATE, USER_TEMPLATE),
@@ -355,6 +365,34 @@ impl Profile {
     /// change no branch derivation, so the branch rules keep running on their packets.)
     pub(crate) fn is_extension(&self, field: &str, value: &str) -> bool {
         self.extended.iter().any(|(f, v)| f == field && v == value)
+    }
+
+    /// The built-in value `value` of `field` stands for: itself, unless it is a name the
+    /// suite gave a built-in value (`[contract.renamed]`).
+    pub(crate) fn builtin_value<'a>(&'a self, field: &str, value: &'a str) -> &'a str {
+        self.renamed.iter().find(|(f, new, _)| f == field && new == value).map_or(value, |(_, _, old)| old.as_str())
+    }
+
+    /// The name packets give the built-in `value` of `field` now: its new name when the
+    /// suite renamed it.
+    pub(crate) fn spelled<'a>(&'a self, field: &str, value: &'a str) -> &'a str {
+        self.renamed.iter().find(|(f, _, old)| f == field && old == value).map_or(value, |(_, new, _)| new.as_str())
+    }
+
+    /// `branch` (a resolvedBranch) with every renamed value read as the built-in one.
+    pub(crate) fn builtin_branch(&self, branch: &serde_json::Value) -> serde_json::Value {
+        let mut branch = branch.clone();
+        if let Some(map) = branch.as_object_mut() {
+            for (field, value) in map.iter_mut() {
+                if let Some(text) = value.as_str() {
+                    let builtin = self.builtin_value(field, text);
+                    if builtin != text {
+                        *value = serde_json::Value::String(builtin.to_owned());
+                    }
+                }
+            }
+        }
+        branch
     }
 
     /// The profile's kind as messages give it.

@@ -217,20 +217,27 @@ impl Isolation {
     pub(crate) fn check(&self, packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
         let mut out = Findings::new(PacketCheck::BranchIsolation);
         let mut fail = |path: JsonPath, message: String| out.fail(path, message);
-        let branch = packet.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+        // Renamed values read as the built-in ones they name, on both sides ([contract.renamed]).
+        let agent = config.agent(packet);
+        let recorded = packet.get("resolvedBranch").unwrap_or(&Value::Null);
+        let branch = agent.builtin_branch(recorded);
         match &self.expected {
             Ok(expected) => {
-                let derived = expected.get("resolvedBranch").cloned().unwrap_or(Value::Null);
+                let spelled = expected.get("resolvedBranch").unwrap_or(&Value::Null);
+                let derived = agent.builtin_branch(spelled);
                 for (field, value) in derived.as_object().into_iter().flatten() {
-                    if branch.get(field) != Some(value) {
-                        fail(
-                            JsonPath::field("resolvedBranch").key(field),
-                            format!(
-                                "the request resolves to {value}, the packet records {}",
-                                branch.get(field).map_or("nothing".into(), Value::to_string)
-                            ),
-                        );
+                    // The packet's own agent: packet::contract holds resolvedBranch.agentId to it.
+                    if field == "agentId" || branch.get(field) == Some(value) {
+                        continue;
                     }
+                    fail(
+                        JsonPath::field("resolvedBranch").key(field),
+                        format!(
+                            "the request resolves to {}, the packet records {}",
+                            spelled.get(field).unwrap_or(value),
+                            recorded.get(field).map_or("nothing".into(), Value::to_string)
+                        ),
+                    );
                 }
                 same_evidence(packet, expected, &mut fail);
             }

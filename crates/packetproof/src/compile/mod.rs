@@ -32,16 +32,17 @@ use std::path::Path;
 /// [`CHECK`]). The packet is not judged here: the commands that write one
 /// (`export`, `bless`) ask the rule book (`crate::judge`), as every command does.
 pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value> {
+    // The suite's block builder: the agent a compile input (which names none) is for.
+    let agent = config.agents.block_builder();
+    let request = &builtin_request(request, agent);
     let findings = request::check(request, config);
     if !findings.is_empty() {
         return Err(Error::Failed { file: file.to_owned(), findings });
     }
     let resolution = branch::resolve(request, file)?;
     let render_input = render_input::build(request, &resolution);
-    // The suite's block builder: the agent a compile input (which names none) is for.
-    let agent = config.agents.block_builder();
     let agent_id = agent.agent_ids.first().map_or(AGENT_ID, String::as_str);
-    let branch = resolution.to_json(agent_id);
+    let branch = spelled_branch(resolution.to_json(agent_id), agent);
     let provider = request["provider"].as_str().unwrap_or_default();
     // Validated against harness.toml's allow-list, so the provider has its mode.
     let mode = config
@@ -56,6 +57,43 @@ pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value
     let effective = provider::effective_user_message(config, mode, &prompts.user);
     let packet = assemble(request, agent_id, prompts, effective, render_input, branch, output_schema);
     Ok(packet)
+}
+
+/// Where a compile input names a branch value, by the branch field it resolves.
+const REQUEST_BRANCH_VALUES: [(&str, &str); 3] = [
+    ("/insertionMode", "insertionMode"),
+    ("/source/scope", "sourceScope"),
+    ("/evidence/selection/mode", "evidenceMode"),
+];
+
+/// `request` with each value the suite renamed (`[contract.renamed]`) read as the
+/// built-in one: an input written before the rename and one written after compile alike.
+fn builtin_request<'a>(request: &'a Value, agent: &crate::profile::Profile) -> std::borrow::Cow<'a, Value> {
+    let mut request = std::borrow::Cow::Borrowed(request);
+    for (pointer, field) in REQUEST_BRANCH_VALUES {
+        let Some(text) = request.pointer(pointer).and_then(Value::as_str) else { continue };
+        let builtin = agent.builtin_value(field, text).to_owned();
+        if builtin != text {
+            if let Some(value) = request.to_mut().pointer_mut(pointer) {
+                *value = Value::String(builtin);
+            }
+        }
+    }
+    request
+}
+
+/// `branch` with each built-in value the suite renamed given its new name: what new
+/// packets carry and the templates render.
+fn spelled_branch(mut branch: Value, agent: &crate::profile::Profile) -> Value {
+    for (field, value) in branch.as_object_mut().into_iter().flatten() {
+        if let Some(text) = value.as_str() {
+            let spelled = agent.spelled(field, text);
+            if spelled != text {
+                *value = Value::String(spelled.to_owned());
+            }
+        }
+    }
+    branch
 }
 
 /// The prompts the project's templates render over a packet's own renderInput and

@@ -14,8 +14,7 @@ use serde_json::{json, Map, Value};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-pub const SYSTEM_TEMPLATE: &str = "system.md.j2";
-pub const USER_TEMPLATE: &str = "user.md.j2";
+pub use crate::profile::{SYSTEM_TEMPLATE, USER_TEMPLATE};
 
 pub(crate) struct Rendered {
     pub(crate) system: String,

@@ -152,3 +152,17 @@ fn an_agent_narrows_or_extends_the_forbidden_lists_for_itself() {
     let err = Config::from_toml(dir.path(), None, &bad, None).unwrap_err().to_string();
     assert!(err.contains("agents.x.forbidden.value_patterns"), "{err}");
 }
+
+/// A packet naming a renamed value by its old name is one `bless` may not write new.
+#[test]
+fn a_retired_branch_value_is_named_in_a_new_packet() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[contract.renamed.insertionMode]\n\"staged-review\" = \"staged\"\n";
+    let config = crate::Invocation::from(Config::from_toml(dir.path(), None, text, None).unwrap());
+    let packet = |mode: &str| serde_json::json!({"agentId": "updateBlockFromLibrary", "resolvedBranch": {"insertionMode": mode}});
+    let found = crate::packet::retired_values(&packet("staged"), &config);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].message.contains("\"staged\" is renamed \"staged-review\""), "{}", found[0].message);
+    assert!(crate::packet::retired_values(&packet("staged-review"), &config).is_empty());
+    assert!(crate::packet::retired_values(&packet("immediate"), &config).is_empty());
+}

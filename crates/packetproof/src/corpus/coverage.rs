@@ -70,15 +70,26 @@ pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<Gap> {
 }
 
 fn agent_gaps(rows: &[&Value], agent: &Profile, config: &Config) -> Vec<Missing> {
+    // A renamed value is covered by meaning: a packet naming it either way covers the
+    // built-in value, and a gap names it as new packets do ([contract.renamed]).
+    let rows: Vec<Value> = rows.iter().map(|row| agent.builtin_branch(row)).collect();
+    let rows: Vec<&Value> = rows.iter().collect();
     let mut missing = Vec::new();
+    let meanings = |field: &str, values: &[String]| -> Vec<String> {
+        values.iter().filter(|v| agent.builtin_value(field, v) == v.as_str()).cloned().collect()
+    };
     for field in &agent.branch {
         let values: Vec<Value> = match &field.values {
-            Some(values) => values.iter().map(|v| Value::from(v.as_str())).collect(),
+            Some(values) => meanings(&field.name, values).iter().map(|v| Value::from(v.as_str())).collect(),
             None => vec![Value::Bool(false), Value::Bool(true)],
         };
         let name = field.name.as_str();
         let unseen = values.into_iter().filter(|v| !rows.iter().any(|r| &r[name] == v));
-        missing.extend(unseen.map(|value| Missing::Value { field: name.to_owned(), value }));
+        let spelled = |value: Value| match value.as_str() {
+            Some(text) => Value::from(agent.spelled(name, text)),
+            None => value,
+        };
+        missing.extend(unseen.map(|value| Missing::Value { field: name.to_owned(), value: spelled(value) }));
     }
     // The providers the agent calls: those listing one of its models (every provider when it names none).
     let providers = config
@@ -88,7 +99,8 @@ fn agent_gaps(rows: &[&Value], agent: &Profile, config: &Config) -> Vec<Missing>
     let mut dims: Vec<(&str, Vec<&str>)> = vec![("provider", providers.map(|(name, _)| name.as_str()).collect())];
     for field in agent.branch.iter().filter(|f| !agent.is_block_builder() || MAIN.contains(&f.name.as_str())) {
         if let Some(values) = &field.values {
-            dims.push((field.name.as_str(), values.iter().map(String::as_str).collect()));
+            let builtin = values.iter().filter(|v| agent.builtin_value(&field.name, v) == v.as_str());
+            dims.push((field.name.as_str(), builtin.map(String::as_str).collect()));
         }
     }
     for (i, (a, xs)) in dims.iter().enumerate() {
@@ -96,7 +108,7 @@ fn agent_gaps(rows: &[&Value], agent: &Profile, config: &Config) -> Vec<Missing>
             for x in xs {
                 for y in ys {
                     if !rows.iter().any(|r| r[a] == *x && r[b] == *y) {
-                        let pair = |n: &str, v: &str| (n.to_owned(), v.to_owned());
+                        let pair = |n: &str, v: &str| (n.to_owned(), agent.spelled(n, v).to_owned());
                         missing.push(Missing::Pair { a: pair(a, x), b: pair(b, y) });
                     }
                 }

@@ -7,6 +7,7 @@ use super::{Edit, PacketMutation};
 use crate::branch::{EvidenceMode, SourceScope};
 use crate::numbers::same;
 use crate::packet::BRANCH_FIELDS;
+use crate::profile::Profile;
 use crate::PacketCheck;
 use serde_json::{json, Map, Value};
 
@@ -16,7 +17,7 @@ pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Invocation)
         list.push(PacketMutation { name: name.to_owned(), check, rehash: true, edit })
     };
     render_input_edits(golden, &mut add);
-    branch_flips(golden, &mut add);
+    branch_flips(golden, config.agent(golden), &mut add);
     // Under the `warn` asset-prompt policy forbidden-material only notes a generator
     // prompt: the fixture's fresh packet is then what shows the damage.
     let asset_prompts = match config.asset_example_prompts() {
@@ -161,13 +162,10 @@ fn render_input_edits(golden: &Map<String, Value>, add: &mut impl FnMut(&str, Pa
 
 /// Each resolvedBranch field set to another value: renderInput no longer implies
 /// it, and the templates render another partial.
-fn branch_flips(golden: &Map<String, Value>, add: &mut impl FnMut(&str, PacketCheck, Edit)) {
+fn branch_flips(golden: &Map<String, Value>, agent: &Profile, add: &mut impl FnMut(&str, PacketCheck, Edit)) {
     for (field, allowed) in BRANCH_FIELDS {
         let current = branch_of(golden, field).unwrap_or(Value::Null);
-        let other = match allowed {
-            Some(values) => Value::from(*values.iter().find(|v| current != **v).expect("two values at least")),
-            None => Value::Bool(!current.as_bool().unwrap_or(false)),
-        };
+        let other = other_value(agent, field, allowed, &current);
         // insertionMode is the one field renderInput does not determine.
         if field != "insertionMode" {
             let value = other.clone();
@@ -182,6 +180,19 @@ fn branch_flips(golden: &Map<String, Value>, add: &mut impl FnMut(&str, PacketCh
             PacketCheck::RendersFromInput,
             Box::new(move |p| set_branch(p, field, other.clone())),
         );
+    }
+}
+
+/// A value of `field` that means something else than `current`, named as new packets
+/// name it (a value the suite renamed means the built-in one: `[contract.renamed]`).
+pub(super) fn other_value(agent: &Profile, field: &str, allowed: Option<&[&str]>, current: &Value) -> Value {
+    match allowed {
+        Some(values) => {
+            let meaning = current.as_str().map(|c| agent.builtin_value(field, c));
+            let other = values.iter().find(|v| meaning != Some(**v)).expect("two values at least");
+            Value::from(agent.spelled(field, other))
+        }
+        None => Value::Bool(!current.as_bool().unwrap_or(false)),
     }
 }
 

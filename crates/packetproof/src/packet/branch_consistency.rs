@@ -24,8 +24,12 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
         // packet::contract reports a missing or non-object renderInput or resolvedBranch.
         return out;
     };
-    let unknown = super::unknown_render_input_keys(packet, config.agent(packet));
+    let agent = config.agent(packet);
+    let unknown = super::unknown_render_input_keys(packet, agent);
     out.extend(unknown.into_iter().map(|(at, message)| Finding::new(CHECK, at, message)));
+    // A renamed value is read as the built-in one it names ([contract.renamed]).
+    let builtin = agent.builtin_branch(&Value::Object(branch.clone()));
+    let branch = builtin.as_object().unwrap_or(branch);
     let implied = implied(input);
     for (field, value) in &implied.fields {
         let recorded = branch.get(*field);

@@ -148,6 +148,7 @@ pub(super) fn block_builder(raw: RawContract, render_input_keys: &[String]) -> s
             extended.push((field.clone(), value));
         }
     }
+    let renamed = renames(raw.renamed, &mut branch)?;
     Ok(Profile {
         name: String::new(),
         kind: Kind::BlockBuilder,
@@ -159,6 +160,7 @@ pub(super) fn block_builder(raw: RawContract, render_input_keys: &[String]) -> s
         render_input_keys: render_input_keys.to_vec(),
         branch,
         extended,
+        renamed,
         templates: own_templates(raw.templates)?,
         packet_fields: Vec::new(),
         models: None,
@@ -169,6 +171,37 @@ pub(super) fn block_builder(raw: RawContract, render_input_keys: &[String]) -> s
         forbidden: None,
         declared: true,
     })
+}
+
+/// `[contract.renamed]`: each new name of a built-in value, added to its field's value
+/// set (as a built-in value, not an extension: every rule reads it as the one it renames).
+fn renames(
+    raw: BTreeMap<String, BTreeMap<String, String>>,
+    branch: &mut [BranchField],
+) -> std::result::Result<Vec<(String, String, String)>, String> {
+    let mut renamed = Vec::new();
+    for (field, names) in raw {
+        let slot = branch.iter_mut().find(|f| f.name == field);
+        let Some((slot, builtin)) = slot.and_then(|slot| {
+            let builtin = BLOCK_BRANCH.iter().find(|(name, _)| *name == field).and_then(|(_, values)| *values)?;
+            Some((slot, builtin))
+        }) else {
+            return Err(format!("contract.renamed.{field}: not a block-builder branch field with a value set"));
+        };
+        let known = slot.values.get_or_insert_with(Vec::new);
+        for (new, old) in names {
+            check_value(&field, &new)?;
+            if !builtin.contains(&old.as_str()) {
+                return Err(format!("contract.renamed.{field}.{new}: {old:?} is not a built-in value ({builtin:?})"));
+            }
+            if known.contains(&new) || renamed.iter().any(|(f, _, o)| *f == field && *o == old) {
+                return Err(format!("contract.renamed.{field}.{new}: already a value, or {old:?} renamed twice"));
+            }
+            known.push(new.clone());
+            renamed.push((field.clone(), new, old));
+        }
+    }
+    Ok(renamed)
 }
 
 /// A block-builder agent's own agent ids, else the built-in one.
@@ -202,6 +235,9 @@ fn own_templates(templates: Option<super::Templates>) -> std::result::Result<Opt
 }
 
 pub(super) fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
+    if !raw.renamed.is_empty() {
+        return Err("contract.renamed: a custom profile declares its own branch values ([contract.branch])".into());
+    }
     for ShapeKey { key, given, custom, .. } in &SHAPE_KEYS {
         if let (Custom::Required(what), false) = (custom, given(&raw)) {
             return Err(format!("contract.{key}: a custom profile declares it: {what}"));
@@ -256,6 +292,7 @@ pub(super) fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
         render_input_keys: raw.render_input_keys.unwrap_or_default(),
         branch,
         extended: Vec::new(),
+        renamed: Vec::new(),
         templates: match raw.templates {
             Some(t) if t.system.is_empty() || t.user.is_empty() => {
                 return Err("contract.templates: name at least one system and one user template".into())

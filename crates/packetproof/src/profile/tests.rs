@@ -186,3 +186,31 @@ fn templates_declare_what_the_app_does_to_a_rendering() {
     let err = rendering("trim = true").unwrap_err();
     assert!(err.contains("unknown field"), "{err}");
 }
+
+/// `[contract.renamed]`: a new name for a built-in value reads as that value; the
+/// built-in name stays in the set (packets blessed before), and a rename that names no
+/// built-in value, or a custom profile's, is refused.
+#[test]
+fn a_renamed_built_in_value_reads_as_the_built_in_one() {
+    let profile = resolve("[renamed.insertionMode]\n\"staged-review\" = \"staged\"\n").unwrap();
+    assert_eq!(profile.builtin_value("insertionMode", "staged-review"), "staged");
+    assert_eq!(profile.spelled("insertionMode", "staged"), "staged-review");
+    assert_eq!(profile.spelled("insertionMode", "immediate"), "immediate");
+    let values = profile.values_of("insertionMode").unwrap();
+    assert!(values.contains(&"staged".to_owned()) && values.contains(&"staged-review".to_owned()));
+    assert!(!profile.is_extension("insertionMode", "staged-review"), "a renamed value keeps every rule running");
+    let branch = serde_json::json!({"insertionMode": "staged-review", "sourceScope": "project"});
+    assert_eq!(
+        profile.builtin_branch(&branch),
+        serde_json::json!({"insertionMode": "staged", "sourceScope": "project"})
+    );
+    for (text, says) in [
+        ("[renamed.insertionMode]\n\"later\" = \"deferred\"\n", "\"deferred\" is not a built-in value"),
+        ("[renamed.hasTargetTheme]\n\"yes\" = \"true\"\n", "not a block-builder branch field with a value set"),
+        ("[renamed.insertionMode]\n\"immediate\" = \"staged\"\n", "already a value"),
+        ("profile = \"custom\"\n[renamed.insertionMode]\n\"a\" = \"staged\"\n", "contract.renamed: a custom profile"),
+    ] {
+        let err = resolve(text).unwrap_err();
+        assert!(err.contains(says), "{text}: {err}");
+    }
+}
