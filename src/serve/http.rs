@@ -237,7 +237,7 @@ async fn read(
         if out.len() + data.len() > max {
             return Err(too_large(max));
         }
-        held.take(shared, data.len(), share_limit)?;
+        held.take(&shared.reading, data.len(), share_limit)?;
         out.extend_from_slice(&data);
     }
 }
@@ -254,7 +254,7 @@ impl BodyBytes {
     /// `bytes` more: counted on the connection's share first (one atomic add, so two of
     /// its requests cannot both pass a check the other's bytes would fail), then taken
     /// from the reading budget; either past its bound refuses, and counts nothing.
-    fn take(&mut self, shared: &Shared, bytes: usize, share_limit: usize) -> Result<(), Refused> {
+    fn take(&mut self, reading: &Arc<tokio::sync::Semaphore>, bytes: usize, share_limit: usize) -> Result<(), Refused> {
         use std::sync::atomic::Ordering::Relaxed;
         let full = |message: &str| Refused::new(StatusCode::TOO_MANY_REQUESTS, "queue_full", message);
         if self.share.0.fetch_add(bytes, Relaxed) + bytes > share_limit {
@@ -263,7 +263,7 @@ impl BodyBytes {
                 "this connection holds its share of the bodies the receiver may hold (half): retry later",
             ));
         }
-        let taken = u32::try_from(bytes).ok().and_then(|n| shared.reading.clone().try_acquire_many_owned(n).ok());
+        let taken = u32::try_from(bytes).ok().and_then(|n| reading.clone().try_acquire_many_owned(n).ok());
         let Some(taken) = taken else {
             self.share.0.fetch_sub(bytes, Relaxed);
             return Err(full("the receiver holds as many bytes of bodies as it may: retry later"));
@@ -359,3 +359,6 @@ fn refusal(encoding: Encoding, refused: Refused) -> Response {
     }
     response
 }
+
+#[cfg(test)]
+mod tests;
