@@ -151,6 +151,11 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, requir
             }
         }
     }
+    if let (Some(why), Some((_, messages)), true) = (evidence.unrecorded, readable.first(), differences.is_empty()) {
+        if let Some(verdict) = partly_recorded(why, messages, packets) {
+            return (verdict, Vec::new());
+        }
+    }
     let texts = packet_for(readable.first().map(|(_, m)| *m), packets);
     if !differences.is_empty() {
         let packet = match &texts {
@@ -210,6 +215,22 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, requir
         false => Verdict::Mismatched { packet: Some(packet.file.clone()), differences },
     };
     (verdict, notes)
+}
+
+/// A call whose instrumentation leaves part of its input unrecorded (the system prompt)
+/// and whose messages lack that part: never judged as if it sent none. A user text no
+/// reviewed packet has is unreviewed whatever the rest; one a packet has cannot be told.
+fn partly_recorded(why: &str, messages: &[Message], packets: &Packets) -> Option<Verdict> {
+    if messages.iter().any(|m| m.role == "system") {
+        return None;
+    }
+    let users: Vec<&Message> = messages.iter().filter(|m| m.role == "user").collect();
+    let unknown = users.iter().find(|m| packets.with_user(&m.text.sha256).is_empty());
+    Some(match unknown {
+        Some(_) => Verdict::Unreviewed { reason: format!("no reviewed packet has this user text ({why})") },
+        None if users.is_empty() => Verdict::NotJudgeable { reason: format!("{why}; the call records no user text") },
+        None => Verdict::NotJudgeable { reason: format!("{why}; its user text is a reviewed packet's") },
+    })
 }
 
 /// Why a call has no budget to compare, when it has none.
