@@ -326,3 +326,24 @@ fn the_settings_a_library_records_are_held_to_the_packet() {
         assert!(differences.iter().any(|d| d.starts_with(said)), "{name}: {differences:?}");
     }
 }
+
+/// A text its instrumentation cut short (OpenLIT's max_content_length appends "..."; its
+/// recording under families/openlit-openai.cut) is judged only as a beginning: the exact call
+/// is not judgeable, saying how far it agrees with its packet; the drifted one unreviewed.
+#[test]
+fn a_text_recorded_cut_short_is_judged_only_as_a_beginning() {
+    for (mode, expected) in [("exact", "not judgeable"), ("drift", "unreviewed")] {
+        let files: Vec<PathBuf> = ["jsonl", "logs.jsonl"]
+            .iter()
+            .map(|tail| traces().join(format!("families/openlit-openai.cut.{mode}.{tail}")))
+            .collect();
+        let (calls, counts) = judged(&files);
+        assert_eq!(verdicts(&calls), [expected], "{mode}: {calls:#?}");
+        assert!(!counts.ok(), "{mode}");
+        let (Verdict::NotJudgeable { reason } | Verdict::Unreviewed { reason }) = &calls[0].verdict else { panic!() };
+        assert!(reason.contains("is recorded cut short after 300 characters"), "{reason}");
+        if mode == "exact" {
+            assert!(reason.contains("sdk/packets/openai.json as far as it was recorded"), "{reason}");
+        }
+    }
+}

@@ -43,6 +43,8 @@ SCENARIOS = {
     "openllmetry-anthropic.events": ("openllmetry_anthropic", "anthropic", False, {"TRACELOOP_TRACE_CONTENT": "true"},
                                      {"TRACELOOP_TRACE_CONTENT": "false"}),
     "openlit-openai.plain": ("openlit", "openai-chat", False, {}, {"PACKETPROOF_CONTENT": "0"}),
+    # max_content_length: OpenLIT cuts each text after 300 characters and appends "...".
+    "openlit-openai.cut": ("openlit", "openai-chat", False, {"PACKETPROOF_MAX_CONTENT": "300"}, None),
     "langsmith-openai": ("langsmith", "openai-chat", False, {}, {"LANGSMITH_HIDE_INPUTS": "true"}),
     "haystack-openai": ("haystack", "openai-chat", False, {"HAYSTACK_CONTENT_TRACING_ENABLED": "true"},
                         {"HAYSTACK_CONTENT_TRACING_ENABLED": "false"}),
@@ -124,8 +126,9 @@ def run_openlit(system, user, stream, spans, logs):
     import openai
     import openlit
 
+    cut = os.environ.get("PACKETPROOF_MAX_CONTENT")
     openlit.init(capture_message_content=os.environ.get("PACKETPROOF_CONTENT") != "0", disable_metrics=True,
-                 disable_batch=True)
+                 disable_batch=True, max_content_length=int(cut) if cut else None)
     openai_chat(openai.OpenAI(base_url=f"{BASE}/v1", api_key="dummy", max_retries=0), system, user, stream)
     return tracer_provider, logger_provider
 

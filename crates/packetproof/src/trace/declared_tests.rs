@@ -183,3 +183,27 @@ fn placeholders_are_no_content_wherever_text_is_recorded() {
         semconv(&[("gen_ai.input.messages", json!(json!([{"role": "user", "content": "[REDACTED] x"}]).to_string()))]);
     assert_eq!(verdict(&[span("a1", "", "s", &pairs)]).name(), "unreviewed");
 }
+
+#[test]
+fn a_text_cut_short_is_judged_only_as_a_beginning_never_passed() {
+    let scope = "openlit.instrumentation.openai";
+    let cut = |text: &str, at: usize| format!("{}...", &text[..at]);
+    let with = |system: &str, user: &str| {
+        json!(json!([{"role": "system", "parts": [{"type": "text", "content": system}]},
+            {"role": "user", "parts": [{"type": "text", "content": user}]}])
+        .to_string())
+    };
+    let found = verdict(&[span("a1", "", scope, &semconv(&[("gen_ai.input.messages", with(SYSTEM, &cut(USER, 6)))]))]);
+    let Verdict::NotJudgeable { reason } = found else { panic!("{found:?}") };
+    assert!(reason.contains("message 1 (user) is recorded cut short after 6 characters"), "{reason}");
+    // A beginning no reviewed text has is a finding.
+    let found = verdict(&[span("a1", "", scope, &semconv(&[("gen_ai.input.messages", with(SYSTEM, "Rewrite..."))]))]);
+    assert_eq!(found.name(), "unreviewed", "{found:?}");
+    // Even a cut text that is a packet's whole text does not pass.
+    let found =
+        verdict(&[span("a1", "", scope, &semconv(&[("gen_ai.input.messages", with(SYSTEM, &format!("{USER}...")))]))]);
+    assert_eq!(found.name(), "not judgeable", "{found:?}");
+    // Another family marks nothing so: its text is as recorded.
+    let found = verdict(&[span("a1", "", "s", &semconv(&[("gen_ai.input.messages", with(SYSTEM, &cut(USER, 6)))]))]);
+    assert_eq!(found.name(), "unreviewed", "{found:?}");
+}

@@ -125,8 +125,15 @@ pub(crate) fn read(record: &Record) -> Reading {
 
 /// Read a record by every convention, its family's declarations taken from `families`.
 pub(crate) fn read_by(families: &[table::Family], record: &Record) -> Reading {
-    let attrs = Attrs::of(&record.attributes);
     let family = table::family_of(families, &record.scope, &record.attributes);
+    super::genai::mark_cut(family.and_then(|f| f.declared.cut));
+    let reading = read_family(family, record);
+    super::genai::mark_cut(None);
+    reading
+}
+
+fn read_family(family: Option<&table::Family>, record: &Record) -> Reading {
+    let attrs = Attrs::of(&record.attributes);
     let mut reading = Reading { library: family.map(|f| f.library), ..Reading::default() };
     logfire::read(record, &attrs, &mut reading);
     if reading.repeat {

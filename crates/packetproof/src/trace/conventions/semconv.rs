@@ -80,12 +80,18 @@ fn structured(attrs: &Attrs, source: &'static str, notes: &mut Vec<String>) -> O
     }
     let messages = (|| {
         let mut messages = Vec::new();
-        if let Some(value) = system {
-            messages.push(Message::new("system", &system_text(value)?));
+        let system = system.map(system_text).transpose()?;
+        if let Some(text) = &system {
+            messages.push(Message::new("system", text));
         }
         if let Some(value) = input {
             let input = chat_messages(&json_of(value, "gen_ai.input.messages")?, "gen_ai.input.messages")?;
-            let twice = matches!((messages.first(), input.first()), (Some(system), Some(first)) if system == first);
+            // The second may be cut short (OpenLIT's max_content_length cuts the messages only).
+            let again = |first: &Message| match (&first.cut, &system) {
+                (Some(cut), Some(text)) => first.role == "system" && text.starts_with(&**cut),
+                _ => false,
+            };
+            let twice = matches!((messages.first(), input.first()), (Some(system), Some(first)) if system == first || again(first));
             if twice {
                 notes.push(TWICE.to_owned());
             }

@@ -161,7 +161,8 @@ pub const FAMILIES: &[Family] = &[
         switch: "capture_message_content=True",
         hint: "OpenLIT: openlit.init(capture_message_content=True) (OPENLIT_CAPTURE_MESSAGE_CONTENT=true)",
         recordings: &["families/openlit-openai", "families/openlit-openai.plain"],
-        declared: SHARED,
+        // max_content_length cuts a message's text and appends this (openlit-openai.cut).
+        declared: Declared { cut: Some("..."), ..SHARED },
     },
     Family {
         library: Library::OpenLlmetry,
