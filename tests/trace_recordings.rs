@@ -347,3 +347,21 @@ fn a_text_recorded_cut_short_is_judged_only_as_a_beginning() {
         }
     }
 }
+
+/// What a fresh install exported (scripts/record/fresh-install.sh → tests/recordings/traces/fresh/):
+/// an instrumentation that failed to import, refused its library's version, or was never
+/// registered exports no span, and the trace fails with 0 GenAI calls; the two setups that
+/// work are one matched call each (Vercel AI SDK 7's agent and step spans are context).
+#[test]
+fn a_fresh_install_that_patched_nothing_is_zero_calls_and_the_setups_that_work_match() {
+    let fresh = traces().join("fresh");
+    for case in ["openai-v2", "google-genai", "node-openai7", "vercel-ai7"] {
+        let (calls, counts) = judged(&[fresh.join(format!("{case}.jsonl"))]);
+        assert!(calls.is_empty() && !counts.ok(), "{case}: {calls:#?}");
+    }
+    for case in ["openinference-openai7", "vercel-ai7-registered"] {
+        let (calls, counts) = judged(&[fresh.join(format!("{case}.jsonl"))]);
+        assert_eq!(verdicts(&calls), ["matched"], "{case}: {calls:#?}");
+        assert!(counts.ok(), "{case}");
+    }
+}
