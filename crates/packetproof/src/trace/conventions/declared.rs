@@ -20,6 +20,7 @@ pub(super) fn read(declared: &Declared, record: &Record, attrs: &Attrs, out: &mu
         match read.shape {
             Shape::Request => request(read.at, attrs, out),
             Shape::System => system(read.at, attrs, out),
+            Shape::Settings => settings(read.at, attrs, out),
         }
     }
 }
@@ -89,5 +90,16 @@ fn system(at: At, attrs: &Attrs, out: &mut Reading) {
             *source = format!("{what} with {source}").into();
         }
         (_, message) => out.content.push(Piece::System { source: what, message }),
+    }
+}
+
+/// A JSON object of the request's settings: its max tokens (a value that cannot be read is
+/// recorded as what was read, and named as no number).
+fn settings(at: At, attrs: &Attrs, out: &mut Reading) {
+    let Some(found) = value(at, attrs) else { return };
+    let what = source(at);
+    match found {
+        Ok(settings) => out.max_tokens.extend(max_tokens_in(&settings, &what)),
+        Err(unread) => out.max_tokens.push(Said { source: what, value: serde_json::json!(unread.why()) }),
     }
 }

@@ -9,12 +9,12 @@
 //! - [`openllmetry`]: flattened `gen_ai.prompt.{i}.role` / `.content`;
 //! - [`openinference`]: `llm.input_messages.{i}.message.*`, `llm.model_name`,
 //!   `llm.invocation_parameters`;
-//! - [`langfuse`]: `langfuse.observation.*` of a generation;
 //! - [`vercel`]: the Vercel AI SDK's `ai.prompt.messages`, `ai.model.id`, `ai.settings.*`;
 //! - [`logfire`]: Logfire's `version=1` `request_data` (and its stream summary, which
 //!   repeats a call recorded by its own span);
 //! - [`declared`]: what a family's entry in [`table`] declares (its calls, where their
-//!   text is and in what shape), for the families no module above reads whole.
+//!   text is and in what shape), for the families no module above reads whole (Langfuse's
+//!   generations, LangSmith, Haystack, OpenInference's Anthropic system text).
 //!
 //! A span that names a kind other than a model call (an agent, a loop cycle, a tool, a
 //! chain, a pipeline) is context: what it holds of the messages is not a call's.
@@ -26,7 +26,6 @@
 
 mod declared;
 mod events;
-mod langfuse;
 mod logfire;
 mod mlflow;
 mod openinference;
@@ -144,7 +143,6 @@ fn read_family(family: Option<&table::Family>, record: &Record) -> Reading {
     events::read(record, &attrs, &mut reading);
     openllmetry::read(record, &attrs, &mut reading);
     openinference::read(record, &attrs, &mut reading);
-    langfuse::read(record, &attrs, &mut reading);
     vercel::read(record, &attrs, &mut reading);
     if let Some(family) = family {
         declared(&family.declared, record, &attrs, &mut reading);

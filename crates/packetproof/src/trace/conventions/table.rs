@@ -59,6 +59,9 @@ pub enum Shape {
     /// The system text alone (text or a list of text parts): the call's first message,
     /// before the messages read elsewhere that leave it out.
     System,
+    /// The request's settings as a JSON object: its max tokens (`max_tokens`,
+    /// `max_completion_tokens`, `max_output_tokens` or `maxOutputTokens`; `"Infinity"` is none).
+    Settings,
 }
 
 /// One place a family writes a call's text, and its shape.
@@ -290,7 +293,16 @@ pub const FAMILIES: &[Family] = &[
         switch: "input capture",
         hint: "Langfuse: record the generation's input (no mask function, LANGFUSE_... input capture on in langfuse.openai)",
         recordings: &["libraries/langfuse-openai"],
-        declared: SHARED,
+        // langfuse.observation.model.name is the response's model (langfuse 5.2 writes it
+        // over the request's): not read.
+        declared: Declared {
+            calls: &[Mark { key: "langfuse.observation.type", values: &["generation"], suffixes: &[] }],
+            reads: &[
+                Read { at: At::Attribute("langfuse.observation.model.parameters"), shape: Shape::Settings },
+                Read { at: At::Attribute("langfuse.observation.input"), shape: Shape::Request },
+            ],
+            ..SHARED
+        },
     },
     Family {
         library: Library::SemanticKernel,
