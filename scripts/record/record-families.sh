@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate tests/recordings/traces/families/: what more GenAI instrumentation families
-# export of the same call (scripts/record/trace_families.py): OpenLIT (streamed and
-# plain), Semantic Kernel, pydantic-ai, MLflow tracing (default format and GenAI
+# export of the same call (scripts/record/trace_families.py): OpenLIT (streamed, plain and
+# with max_content_length), Semantic Kernel, pydantic-ai, MLflow tracing (default format and GenAI
 # conventions), OpenLLMetry's anthropic instrumentation in events mode, LangSmith's
 # OpenTelemetry mode, Haystack with opentelemetry-haystack, the contrib openai-agents-v2
 # instrumentation (Responses API) and Strands Agents (latest GenAI conventions and its
