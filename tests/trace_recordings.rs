@@ -223,7 +223,8 @@ fn recorded_modes(stem: &str) -> Vec<(&'static str, Vec<PathBuf>)> {
 /// Every entry of the convention table (`trace::FAMILIES`, scripts/record/record-libraries.sh
 /// and record-families.sh → tests/recordings/traces/libraries/ and families/) has recordings, and each is judged as its mode
 /// says: exact matched, drift unreviewed, no-content not judgeable naming the entry's
-/// switch; the docs' production table has a row naming the family, its versions and switch.
+/// switch (a family that never records part of the input: not judgeable, saying so); the
+/// docs' production table has a row naming the family, its versions and switch.
 #[test]
 fn every_convention_entry_has_recordings_judged_as_recorded_and_a_row_in_the_docs() {
     let docs = std::fs::read_to_string(root().join("docs/production.md")).unwrap();
@@ -253,8 +254,15 @@ fn every_convention_entry_has_recordings_judged_as_recorded_and_a_row_in_the_doc
                 let (calls, counts) = judged(&files);
                 let at = format!("{stem} {mode} {files:?}: {calls:#?}");
                 assert_eq!(calls.len(), 1, "{at}");
-                assert_eq!(counts.ok(), mode == "exact", "{at}");
+                let unrecorded = family.declared.unrecorded.filter(|_| mode != "no-content");
+                assert_eq!(counts.ok(), mode == "exact" && unrecorded.is_none(), "{at}");
                 match mode {
+                    // A family that never records part of the input: no call of it is matched
+                    // nor judged as if it sent none of that part (its drift is in that part).
+                    _ if unrecorded.is_some() => {
+                        let Verdict::NotJudgeable { reason } = &calls[0].verdict else { panic!("{at}") };
+                        assert!(reason.starts_with(unrecorded.unwrap()), "{at}");
+                    }
                     "exact" => assert_eq!(calls[0].verdict.name(), "matched", "{at}"),
                     "drift" => assert_eq!(calls[0].verdict.name(), "unreviewed", "{at}"),
                     _ => {
@@ -316,5 +324,44 @@ fn the_settings_a_library_records_are_held_to_the_packet() {
         let judged = judge_line(&edited, &span);
         let Verdict::Mismatched { differences, .. } = &judged.verdict else { panic!("{name}: {judged:#?}") };
         assert!(differences.iter().any(|d| d.starts_with(said)), "{name}: {differences:?}");
+    }
+}
+
+/// A text its instrumentation cut short (OpenLIT's max_content_length appends "..."; its
+/// recording under families/openlit-openai.cut) is judged only as a beginning: the exact call
+/// is not judgeable, saying how far it agrees with its packet; the drifted one unreviewed.
+#[test]
+fn a_text_recorded_cut_short_is_judged_only_as_a_beginning() {
+    for (mode, expected) in [("exact", "not judgeable"), ("drift", "unreviewed")] {
+        let files: Vec<PathBuf> = ["jsonl", "logs.jsonl"]
+            .iter()
+            .map(|tail| traces().join(format!("families/openlit-openai.cut.{mode}.{tail}")))
+            .collect();
+        let (calls, counts) = judged(&files);
+        assert_eq!(verdicts(&calls), [expected], "{mode}: {calls:#?}");
+        assert!(!counts.ok(), "{mode}");
+        let (Verdict::NotJudgeable { reason } | Verdict::Unreviewed { reason }) = &calls[0].verdict else { panic!() };
+        assert!(reason.contains("is recorded cut short after 300 characters"), "{reason}");
+        if mode == "exact" {
+            assert!(reason.contains("sdk/packets/openai.json as far as it was recorded"), "{reason}");
+        }
+    }
+}
+
+/// What a fresh install exported (scripts/record/fresh-install.sh → tests/recordings/traces/fresh/):
+/// an instrumentation that failed to import, refused its library's version, or was never
+/// registered exports no span, and the trace fails with 0 GenAI calls; the two setups that
+/// work are one matched call each (Vercel AI SDK 7's agent and step spans are context).
+#[test]
+fn a_fresh_install_that_patched_nothing_is_zero_calls_and_the_setups_that_work_match() {
+    let fresh = traces().join("fresh");
+    for case in ["openai-v2", "google-genai", "node-openai7", "vercel-ai7"] {
+        let (calls, counts) = judged(&[fresh.join(format!("{case}.jsonl"))]);
+        assert!(calls.is_empty() && !counts.ok(), "{case}: {calls:#?}");
+    }
+    for case in ["openinference-openai7", "vercel-ai7-registered"] {
+        let (calls, counts) = judged(&[fresh.join(format!("{case}.jsonl"))]);
+        assert_eq!(verdicts(&calls), ["matched"], "{case}: {calls:#?}");
+        assert!(counts.ok(), "{case}");
     }
 }

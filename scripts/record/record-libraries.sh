@@ -22,7 +22,7 @@ PY_OPENLLMETRY=(openai==3.57.0 opentelemetry-instrumentation-openai==0.62.4 "${O
 NODE_PACKAGES=(openai@6.49.0 @opentelemetry/api@1 @opentelemetry/api-logs@0.223.1 @opentelemetry/sdk-trace-node@2.12.1
   @opentelemetry/sdk-logs@0.223.1 @opentelemetry/otlp-transformer@0.223.1 @opentelemetry/instrumentation@0.223.0
   @opentelemetry/instrumentation-openai@0.21.0 @arizeai/openinference-instrumentation-openai@4.2.7 ai@6.0.326
-  @ai-sdk/openai@3.0.141)
+  @ai-sdk/openai@3.0.141 @anthropic-ai/sdk@1.17.0 @arizeai/openinference-instrumentation-anthropic@0.2.8)
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/scripts/record"
@@ -37,7 +37,7 @@ venv "$env_dir/venv-logfire" "${PY_LOGFIRE[@]}"
 venv "$env_dir/venv-langfuse" "${PY_LANGFUSE[@]}"
 venv "$env_dir/venv-litellm" "${PY_LITELLM[@]}"
 venv "$env_dir/venv-openllmetry" "${PY_OPENLLMETRY[@]}"
-if [ ! -d "$env_dir/node/node_modules/ai" ]; then
+if [ ! -d "$env_dir/node/node_modules/@arizeai/openinference-instrumentation-anthropic" ]; then
   mkdir -p "$env_dir/node"
   (cd "$env_dir/node" && npm init -y >/dev/null && npm install -q --no-audit --no-fund "${NODE_PACKAGES[@]}")
 fi
@@ -49,6 +49,7 @@ bodies="$env_dir/bodies"
 mkdir -p "$bodies" "$out"
 "$bin" wire --packet tests/recordings/sdk/packets/openai.json --api openai-chat --out "$bodies/openai-chat.json"
 "$bin" wire --packet tests/recordings/sdk/packets/openai.json --api openai-responses --out "$bodies/openai-responses.json"
+"$bin" wire --packet tests/recordings/sdk/packets/anthropic.json --api anthropic --out "$bodies/anthropic.json"
 
 capture_server "$py"
 
@@ -72,8 +73,10 @@ NODE_PATH="$env_dir/node/node_modules" node "$here/trace_libraries.cjs" "$port" 
       sed 's/\(.*\)==\(.*\)/"\1" = "\2"/'
   done
   echo "[node_packages]"
-  for p in openai @opentelemetry/instrumentation-openai @arizeai/openinference-instrumentation-openai ai @ai-sdk/openai; do
-    echo "\"$p\" = \"$(node -p "require('$env_dir/node/node_modules/$p/package.json').version")\""
+  for p in openai @opentelemetry/instrumentation-openai @arizeai/openinference-instrumentation-openai ai @ai-sdk/openai \
+    @anthropic-ai/sdk @arizeai/openinference-instrumentation-anthropic; do
+    # Read as a file: @anthropic-ai/sdk's exports do not include its package.json.
+    echo "\"$p\" = \"$(node -p "JSON.parse(require('fs').readFileSync('$env_dir/node/node_modules/$p/package.json', 'utf8')).version")\""
   done
 } >"$out/VERSIONS.toml"
 echo "recorded into $out"

@@ -42,6 +42,19 @@ SCENARIOS = {
     "mlflow-openai.genai-semconv": ("mlflow", "openai-chat", False, {"MLFLOW_ENABLE_OTEL_GENAI_SEMCONV": "true"}, None),
     "openllmetry-anthropic.events": ("openllmetry_anthropic", "anthropic", False, {"TRACELOOP_TRACE_CONTENT": "true"},
                                      {"TRACELOOP_TRACE_CONTENT": "false"}),
+    "openlit-openai.plain": ("openlit", "openai-chat", False, {}, {"PACKETPROOF_CONTENT": "0"}),
+    # max_content_length: OpenLIT cuts each text after 300 characters and appends "...".
+    "openlit-openai.cut": ("openlit", "openai-chat", False, {"PACKETPROOF_MAX_CONTENT": "300"}, None),
+    "langsmith-openai": ("langsmith", "openai-chat", False, {}, {"LANGSMITH_HIDE_INPUTS": "true"}),
+    "haystack-openai": ("haystack", "openai-chat", False, {"HAYSTACK_CONTENT_TRACING_ENABLED": "true"},
+                        {"HAYSTACK_CONTENT_TRACING_ENABLED": "false"}),
+    "openai-agents-v2.responses": ("openai_agents", "openai-responses", False,
+                                   {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only"},
+                                   {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "no_content"}),
+    "strands-openai": ("strands", "openai-chat", False, {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"},
+                       {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental,gen_ai_unredacted_attributes="}),
+    "strands-openai.legacy": ("strands", "openai-chat", False, {"OTEL_SEMCONV_STABILITY_OPT_IN": ""},
+                              {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_unredacted_attributes="}),
 }
 
 
@@ -63,6 +76,8 @@ def texts(api, mode):
     b = body(api)
     if api == "anthropic":
         system, user = b["system"], b["messages"][0]["content"]
+    elif api == "openai-responses":
+        system, user = b["instructions"], b["input"][0]["content"]
     else:
         system, user = b["messages"][0]["content"], b["messages"][1]["content"]
     return (drifted(system) if mode == "drift" else system), user
@@ -111,8 +126,9 @@ def run_openlit(system, user, stream, spans, logs):
     import openai
     import openlit
 
+    cut = os.environ.get("PACKETPROOF_MAX_CONTENT")
     openlit.init(capture_message_content=os.environ.get("PACKETPROOF_CONTENT") != "0", disable_metrics=True,
-                 disable_batch=True)
+                 disable_batch=True, max_content_length=int(cut) if cut else None)
     openai_chat(openai.OpenAI(base_url=f"{BASE}/v1", api_key="dummy", max_retries=0), system, user, stream)
     return tracer_provider, logger_provider
 
@@ -214,6 +230,78 @@ def run_openllmetry_anthropic(system, user, stream, spans, logs):
     client.messages.create(model=b["model"], max_tokens=b["max_tokens"], system=system,
                            messages=[{"role": "user", "content": user}], tools=b["tools"],
                            tool_choice=b["tool_choice"], timeout=60)
+    return tracer_provider, logger_provider
+
+
+def run_langsmith(system, user, stream, spans, logs):
+    # OpenTelemetry mode only: with the global provider set, LangSmith's exporter writes
+    # its runs as spans to it, and nothing goes to LangSmith's own endpoint.
+    os.environ.update({"LANGSMITH_TRACING": "true", "LANGSMITH_TRACING_MODE": "otel", "LANGSMITH_API_KEY": "dummy",
+                       "LANGSMITH_ENDPOINT": BASE})
+    tracer_provider, logger_provider = providers(spans, logs)
+    import openai
+    from langsmith import Client
+    from langsmith.run_helpers import tracing_context
+    from langsmith.wrappers import wrap_openai
+
+    client = Client()
+    with tracing_context(client=client, enabled=True):
+        openai_chat(wrap_openai(openai.OpenAI(base_url=f"{BASE}/v1", api_key="dummy", max_retries=0)), system, user,
+                    stream)
+    client.flush()
+    return tracer_provider, logger_provider
+
+
+def run_haystack(system, user, stream, spans, logs):
+    tracer_provider, logger_provider = providers(spans, logs)
+    from haystack import Pipeline, tracing
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.dataclasses import ChatMessage
+    from haystack.utils import Secret
+    from haystack_integrations.tracing.opentelemetry import OpenTelemetryTracer
+
+    tracing.enable_tracing(OpenTelemetryTracer(tracer_provider.get_tracer("haystack")))
+    b = body("openai-chat")
+    generator = OpenAIChatGenerator(api_key=Secret.from_token("dummy"), model=b["model"], api_base_url=f"{BASE}/v1",
+                                    generation_kwargs={"max_completion_tokens": b["max_completion_tokens"]},
+                                    max_retries=0)
+    pipeline = Pipeline()
+    pipeline.add_component("llm", generator)
+    pipeline.run({"llm": {"messages": [ChatMessage.from_system(system), ChatMessage.from_user(user)]}})
+    return tracer_provider, logger_provider
+
+
+def run_openai_agents(system, user, stream, spans, logs):
+    tracer_provider, logger_provider = providers(spans, logs)
+    import agents
+    from openai import AsyncOpenAI
+    from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    # No processor but the instrumentation's: the SDK's own exporter would send the
+    # traces to OpenAI.
+    agents.set_trace_processors([])
+    OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+    b = body("openai-responses")
+    client = AsyncOpenAI(base_url=f"{BASE}/v1", api_key="dummy", max_retries=0)
+    model = agents.OpenAIResponsesModel(model=b["model"], openai_client=client)
+    agent = agents.Agent(name="adapter", instructions=system, model=model,
+                         model_settings=agents.ModelSettings(max_tokens=b["max_output_tokens"]))
+    agents.Runner.run_sync(agent, user)
+    from agents.tracing import get_trace_provider
+
+    get_trace_provider().force_flush()
+    return tracer_provider, logger_provider
+
+
+def run_strands(system, user, stream, spans, logs):
+    tracer_provider, logger_provider = providers(spans, logs)
+    from strands import Agent
+    from strands.models.openai import OpenAIModel
+
+    b = body("openai-chat")
+    model = OpenAIModel(client_args={"base_url": f"{BASE}/v1", "api_key": "dummy", "max_retries": 0},
+                        model_id=b["model"], params={"max_completion_tokens": b["max_completion_tokens"]})
+    Agent(model=model, system_prompt=system, callback_handler=None)(user)
     return tracer_provider, logger_provider
 
 

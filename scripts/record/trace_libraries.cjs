@@ -20,6 +20,7 @@ const SCENARIOS = {
   'node-openai.chat': { env: { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } },
   'node-openai.responses': { env: { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } },
   'openinference-js-openai': { env: {} },
+  'openinference-js-anthropic': { env: {} },
   'vercel-ai': { env: {} },
 };
 
@@ -59,6 +60,7 @@ async function run(scenario) {
 
   const chat = body('openai-chat');
   const responses = body('openai-responses');
+  const anthropic = body('anthropic');
   const system = chat.messages[0].content;
   const user = chat.messages[1].content;
 
@@ -80,6 +82,16 @@ async function run(scenario) {
     instrumentation.manuallyInstrument(OpenAI);
     const client = new OpenAI({ baseURL: `${BASE}/v1`, apiKey: 'dummy', maxRetries: 0 });
     call = (s) => client.chat.completions.create({ ...chat, messages: [{ role: 'system', content: s }, { role: 'user', content: user }] });
+  } else if (scenario === 'openinference-js-anthropic') {
+    const { AnthropicInstrumentation } = require('@arizeai/openinference-instrumentation-anthropic');
+    const Anthropic = require('@anthropic-ai/sdk');
+    const instrumentation = new AnthropicInstrumentation();
+    instrumentation.setTracerProvider(provider);
+    instrumentation.manuallyInstrument(Anthropic);
+    const client = new Anthropic({ baseURL: BASE, apiKey: 'dummy', maxRetries: 0 });
+    const { system: reviewed, ...rest } = anthropic;
+    // An explicit timeout: the SDK refuses a large max_tokens without one (or a stream).
+    call = (s) => client.messages.create({ ...rest, system: s === system ? reviewed : drifted(reviewed) }, { timeout: 60000 });
   } else if (scenario === 'vercel-ai') {
     const { generateText } = require('ai');
     const { createOpenAI } = require('@ai-sdk/openai');

@@ -224,8 +224,11 @@ pub(super) fn unjudged(counts: &Counts) -> Option<String> {
     if counts.calls() == 0 {
         return Some(
             "0 GenAI calls: nothing to hold to the packets. packetproof reads the OpenTelemetry GenAI conventions \
-             (Python and Node instrumentations, LiteLLM, Logfire), OpenLLMetry, OpenInference, Langfuse and the Vercel AI SDK, \
-             in traces and logs exports; give the export of the instrumented client (--allow-unjudged passes a trace without calls)"
+             (Python and Node instrumentations, LiteLLM, Logfire), OpenLLMetry, OpenInference, Langfuse, the Vercel AI SDK \
+             and the other families of docs/production.md, in traces and logs exports; give the export of the instrumented \
+             client. An instrumentation that patched nothing exports no GenAI span: a version it does not support, an import \
+             that failed, an SDK whose telemetry is not registered (docs/production.md, \"What a fresh install meets\") \
+             (--allow-unjudged passes a trace without calls)"
                 .to_owned(),
         );
     }

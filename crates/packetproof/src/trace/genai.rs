@@ -106,15 +106,30 @@ impl Text {
     }
 }
 
+thread_local! {
+    /// What the instrumentation of the record being read appends to a text it cut short
+    /// (its family declares it): set while the record is read, as every reader makes texts.
+    static CUT: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// Mark the texts read on this thread from now on that end with `marker` as cut short.
+pub(crate) fn mark_cut(marker: Option<&'static str>) {
+    CUT.with(|c| c.set(marker));
+}
+
 /// One input message: its role (`developer` is `system`, as the APIs treat it) and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Message {
     pub(crate) role: Cow<'static, str>,
     pub(crate) text: Text,
+    /// A text its instrumentation cut short: what was recorded before its mark, whole
+    /// (judged only as the beginning of a reviewed text).
+    pub(crate) cut: Option<Box<str>>,
 }
 
 impl Message {
     pub(crate) fn new(role: &str, text: &str) -> Message {
+        let cut = CUT.with(|c| c.get()).and_then(|marker| text.strip_suffix(marker)).map(Box::from);
         let role = match role {
             "developer" | "system" => Cow::Borrowed("system"),
             "model" | "assistant" => Cow::Borrowed("assistant"),
@@ -122,7 +137,7 @@ impl Message {
             "tool" => Cow::Borrowed("tool"),
             other => Cow::Owned(other.to_owned()),
         };
-        Message { role, text: Text::of(text) }
+        Message { role, text: Text::of(text), cut }
     }
 }
 

@@ -53,6 +53,8 @@ pub(crate) struct Evidence {
     pub(crate) libraries: Vec<Library>,
     /// How its records were read where they are not as sent, once each.
     pub(crate) notes: Vec<String>,
+    /// What its instrumentation never records of its input (`conventions::Reading`).
+    pub(crate) unrecorded: Option<&'static str>,
     /// Which `content` entries gather one message per event (`Piece::One`), each with
     /// its messages' times: a later part of the call carries on their list rather than
     /// starting a second one, each message placed by its time, so the order the parts
@@ -86,6 +88,7 @@ impl Evidence {
             self.add_library(Some(library));
         }
         self.add_notes(other.notes);
+        self.unrecorded = self.unrecorded.or(other.unrecorded);
     }
 
     fn add_notes(&mut self, notes: Vec<String>) {
@@ -105,8 +108,20 @@ impl Evidence {
     /// What a later part of the call says, taken as if its records were read after this
     /// one's: messages recorded one per event continue the list of the same source.
     fn absorb_later(&mut self, later: Evidence) {
-        let Evidence { model, max_tokens, rest, content, system_only, conflicts, libraries, notes, one_by_one } = later;
+        let Evidence {
+            model,
+            max_tokens,
+            rest,
+            content,
+            system_only,
+            conflicts,
+            libraries,
+            notes,
+            unrecorded,
+            one_by_one,
+        } = later;
         self.add_notes(notes);
+        self.unrecorded = self.unrecorded.or(unrecorded);
         self.model.extend(model);
         self.max_tokens.extend(max_tokens);
         absorb_rest(&mut self.rest, rest);
@@ -407,6 +422,7 @@ impl Join {
         append(&mut evidence.conflicts, reading.conflicts);
         evidence.add_library(reading.library);
         evidence.add_notes(reading.notes);
+        evidence.unrecorded = evidence.unrecorded.or(reading.unrecorded);
         for piece in reading.content {
             evidence.piece(piece, record.start);
         }

@@ -53,6 +53,12 @@ pub(crate) struct Sample {
     pub(crate) output: Value,
 }
 
+/// A text as a call recorded it: whole (its digest), or cut short (what was recorded).
+pub(crate) enum Seen<'t> {
+    Whole(&'t Digest),
+    Cut(&'t str),
+}
+
 /// Reviewed packets by the digests of their exact (system, user) texts.
 #[derive(Debug, Default)]
 pub struct Packets {
@@ -164,6 +170,19 @@ impl Packets {
         self.by_user.entry(user).or_default().push(reviewed.clone());
         self.by_text.entry((reviewed.system, user)).or_default().push(reviewed);
         self.count += 1;
+    }
+
+    /// The first reviewed packet whose system and user texts are these, or begin with
+    /// them where they were recorded cut short.
+    pub(crate) fn beginning_with(&self, system: Seen, user: Seen) -> Option<&Reviewed> {
+        let fits = |text: &str, seen: &Seen| match seen {
+            Seen::Whole(digest) => sha2::Sha256::digest(text.as_bytes()).as_slice() == digest.as_slice(),
+            Seen::Cut(start) => text.starts_with(start),
+        };
+        let sample = self.samples.iter().find(|s| fits(&s.system, &system) && fits(&s.user, &user))?;
+        let user: Digest = sha2::Sha256::digest(sample.user.as_bytes()).into();
+        let system: Digest = sha2::Sha256::digest(sample.system.as_bytes()).into();
+        self.by_text.get(&(system, user))?.first()
     }
 
     /// Every reviewed packet's texts and settings, in the order read.

@@ -16,7 +16,7 @@
 use super::conventions::{shown, Library, Said, Unread};
 use super::genai::{roles, Call, Message};
 use super::join::Evidence;
-use super::packets::{Packets, Reviewed};
+use super::packets::{Packets, Reviewed, Seen};
 use super::settings::{held, Expected, Required, BUDGET};
 use serde::Serialize;
 use serde_json::Value;
@@ -151,6 +151,14 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, requir
             }
         }
     }
+    if let (Some((_, messages)), true) = (readable.first(), differences.is_empty()) {
+        if let Some(verdict) = evidence.unrecorded.and_then(|why| partly_recorded(why, messages, packets)) {
+            return (verdict, Vec::new());
+        }
+        if let Some(verdict) = cut_short(messages, packets) {
+            return (verdict, Vec::new());
+        }
+    }
     let texts = packet_for(readable.first().map(|(_, m)| *m), packets);
     if !differences.is_empty() {
         let packet = match &texts {
@@ -210,6 +218,52 @@ fn judge_content(call: &mut Call, evidence: &Evidence, packets: &Packets, requir
         false => Verdict::Mismatched { packet: Some(packet.file.clone()), differences },
     };
     (verdict, notes)
+}
+
+/// A call whose instrumentation leaves part of its input unrecorded (the system prompt)
+/// and whose messages lack that part: never judged as if it sent none. A user text no
+/// reviewed packet has is unreviewed whatever the rest; one a packet has cannot be told.
+fn partly_recorded(why: &str, messages: &[Message], packets: &Packets) -> Option<Verdict> {
+    if messages.iter().any(|m| m.role == "system") {
+        return None;
+    }
+    let users: Vec<&Message> = messages.iter().filter(|m| m.role == "user").collect();
+    let unknown = users.iter().find(|m| packets.with_user(&m.text.sha256).is_empty());
+    Some(match unknown {
+        Some(_) => Verdict::Unreviewed { reason: format!("no reviewed packet has this user text ({why})") },
+        None if users.is_empty() => Verdict::NotJudgeable { reason: format!("{why}; the call records no user text") },
+        None => Verdict::NotJudgeable { reason: format!("{why}; its user text is a reviewed packet's") },
+    })
+}
+
+/// A call with a text its instrumentation cut short, judged only as a beginning: never
+/// matched; unreviewed when no reviewed packet's texts begin so.
+fn cut_short(messages: &[Message], packets: &Packets) -> Option<Verdict> {
+    let (i, first) = messages.iter().enumerate().find_map(|(i, m)| Some((i, m.cut.as_deref()?)))?;
+    let cut = format!(
+        "message {i} ({}) is recorded cut short after {} characters, its instrumentation's mark for a text it did \
+         not record whole",
+        crate::report::one_line(&messages[i].role),
+        first.chars().count()
+    );
+    fn seen(m: &Message) -> Seen<'_> {
+        match &m.cut {
+            Some(start) => Seen::Cut(start),
+            None => Seen::Whole(&m.text.sha256),
+        }
+    }
+    let found = match messages {
+        [system, user] if system.role == "system" && user.role == "user" => {
+            packets.beginning_with(seen(system), seen(user))
+        }
+        _ => return Some(Verdict::NotJudgeable { reason: format!("{cut}: the call's content cannot be compared") }),
+    };
+    Some(match found {
+        Some(p) => Verdict::NotJudgeable {
+            reason: format!("{cut}: it agrees with {} as far as it was recorded; the rest cannot be compared", p.file),
+        },
+        None => Verdict::Unreviewed { reason: format!("{cut}, and no reviewed packet's texts begin so") },
+    })
 }
 
 /// Why a call has no budget to compare, when it has none.

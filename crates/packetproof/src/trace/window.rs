@@ -475,7 +475,9 @@ fn weight(gathered: &Gathered) -> usize {
     let said = |said: &[super::conventions::Said]| -> usize {
         said.iter().map(|s| s.source.len() + value_weight(&s.value) + 32).sum()
     };
-    let message = |m: &super::genai::Message| m.role.len() + m.text.weight() + 16;
+    // A text recorded cut short is kept whole (what was recorded of it): its size counts.
+    let message =
+        |m: &super::genai::Message| m.role.len() + m.text.weight() + m.cut.as_ref().map_or(0, |c| c.len()) + 16;
     let content: usize = evidence
         .content
         .iter()

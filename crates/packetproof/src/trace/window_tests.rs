@@ -463,3 +463,33 @@ mod property {
         }
     }
 }
+
+/// What a text recorded cut short keeps of it (whole, to judge as a beginning) is part of
+/// the weight a held call counts against the window's bound.
+#[test]
+fn a_text_recorded_cut_short_weighs_what_it_keeps() {
+    let gathered = |cut: Option<&str>| {
+        let mut message = super::super::genai::Message::new("user", "x");
+        message.cut = cut.map(Box::from);
+        let mut evidence = super::super::join::Evidence::default();
+        evidence.content.push(("s".into(), Ok(vec![message])));
+        Gathered {
+            file: String::new(),
+            line: 1,
+            call: super::super::genai::Call {
+                span: String::new(),
+                scope: String::new(),
+                trace_id: String::new(),
+                span_id: String::new(),
+                model: None,
+                max_tokens: None,
+            },
+            kind: None,
+            keys: Vec::new(),
+            time: (0, 0),
+            evidence,
+        }
+    };
+    let kept = "k".repeat(100_000);
+    assert!(weight(&gathered(Some(&kept))) >= weight(&gathered(None)) + kept.len());
+}

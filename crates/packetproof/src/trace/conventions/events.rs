@@ -82,6 +82,7 @@ fn text<'v>(content: &'v Json, what: impl std::fmt::Display + Copy) -> Result<Co
     match content {
         Json::String(s) if s.starts_with('[') => match json_of(content, what) {
             Ok(parts @ Json::Array(_)) => content_text(&parts, what).map(|text| Cow::Owned(text.into_owned())),
+            Err(withheld @ Unread::Withheld(_)) => Err(withheld),
             _ => Ok(Cow::Borrowed(s)),
         },
         other => content_text(other, what),

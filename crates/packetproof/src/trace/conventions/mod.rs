@@ -9,18 +9,23 @@
 //! - [`openllmetry`]: flattened `gen_ai.prompt.{i}.role` / `.content`;
 //! - [`openinference`]: `llm.input_messages.{i}.message.*`, `llm.model_name`,
 //!   `llm.invocation_parameters`;
-//! - [`langfuse`]: `langfuse.observation.*` of a generation;
 //! - [`vercel`]: the Vercel AI SDK's `ai.prompt.messages`, `ai.model.id`, `ai.settings.*`;
 //! - [`logfire`]: Logfire's `version=1` `request_data` (and its stream summary, which
-//!   repeats a call recorded by its own span).
+//!   repeats a call recorded by its own span);
+//! - [`declared`]: what a family's entry in [`table`] declares (its calls, where their
+//!   text is and in what shape), for the families no module above reads whole (Langfuse's
+//!   generations, LangSmith, Haystack, OpenInference's Anthropic system text).
+//!
+//! A span that names a kind other than a model call (an agent, a loop cycle, a tool, a
+//! chain, a pipeline) is context: what it holds of the messages is not a call's.
 //!
 //! Each reads one record ([`Record`]) through an index of its attributes ([`Attrs`]:
 //! one hash per attribute when there are many, so reading is linear in the record) and adds what it found
 //! to a [`Reading`]: whether the record is a call, each model and max-tokens value with
 //! where it was read, and the input messages as one or more pieces of evidence.
 
+mod declared;
 mod events;
-mod langfuse;
 mod logfire;
 mod mlflow;
 mod openinference;
@@ -101,6 +106,8 @@ pub(crate) struct Reading {
     /// How the record was read where it is not as sent (a message recorded twice).
     pub(crate) notes: Vec<String>,
     pub(crate) library: Option<Library>,
+    /// What the instrumentation never records of the call's input (its family says).
+    pub(crate) unrecorded: Option<&'static str>,
 }
 
 impl Reading {
@@ -112,8 +119,21 @@ impl Reading {
 
 /// Read a record by every convention.
 pub(crate) fn read(record: &Record) -> Reading {
+    read_by(table::FAMILIES, record)
+}
+
+/// Read a record by every convention, its family's declarations taken from `families`.
+pub(crate) fn read_by(families: &[table::Family], record: &Record) -> Reading {
+    let family = table::family_of(families, &record.scope, &record.attributes);
+    super::genai::mark_cut(family.and_then(|f| f.declared.cut));
+    let reading = read_family(family, record);
+    super::genai::mark_cut(None);
+    reading
+}
+
+fn read_family(family: Option<&table::Family>, record: &Record) -> Reading {
     let attrs = Attrs::of(&record.attributes);
-    let mut reading = Reading { library: Library::of(&record.scope, &record.attributes), ..Reading::default() };
+    let mut reading = Reading { library: family.map(|f| f.library), ..Reading::default() };
     logfire::read(record, &attrs, &mut reading);
     if reading.repeat {
         return reading;
@@ -123,8 +143,13 @@ pub(crate) fn read(record: &Record) -> Reading {
     events::read(record, &attrs, &mut reading);
     openllmetry::read(record, &attrs, &mut reading);
     openinference::read(record, &attrs, &mut reading);
-    langfuse::read(record, &attrs, &mut reading);
     vercel::read(record, &attrs, &mut reading);
+    if let Some(family) = family {
+        declared(&family.declared, record, &attrs, &mut reading);
+    }
+    if !reading.call && is_context(record, &attrs, family) {
+        reading.content.clear();
+    }
     reading.conflicts.extend(attrs.conflicts.into_inner());
     if !reading.is_evidence() {
         reading.model.clear();
@@ -132,6 +157,24 @@ pub(crate) fn read(record: &Record) -> Reading {
         reading.settings.clear();
     }
     reading
+}
+
+/// What a family's entry declares, read (`declared`) and applied to the call.
+fn declared(declared: &table::Declared, record: &Record, attrs: &Attrs, out: &mut Reading) {
+    declared::read(declared, record, attrs, out);
+    if !out.call {
+        return;
+    }
+    out.unrecorded = declared.unrecorded;
+}
+
+/// A span that names its kind, and a kind other than a model call: an agent, a loop
+/// cycle, a tool, a chain or a pipeline, whose messages are its calls' context.
+fn is_context(record: &Record, attrs: &Attrs, family: Option<&table::Family>) -> bool {
+    record.kind == super::record::Kind::Span
+        && (attrs.has("gen_ai.operation.name")
+            || attrs.has("openinference.span.kind")
+            || family.is_some_and(|f| !f.declared.calls.is_empty()))
 }
 
 /// A record's attributes by key: the first value of each, and whether a later one differs.
@@ -255,6 +298,9 @@ pub(crate) fn json_of<'v>(value: &'v Json, what: impl Display) -> Result<Json<'v
     if size(value) > MAX_ATTRIBUTE_BYTES {
         return Err(Unread::Unparsed(format!("{what} is longer than {MAX_ATTRIBUTE_BYTES} bytes")));
     }
+    if let Some(withheld) = value.as_str().and_then(|text| placeholder(text, &what)) {
+        return Err(withheld);
+    }
     match value {
         Json::String(text) => value::parse(text.as_bytes()).map_err(|e| {
             let message = format!("{what} is not JSON ({})", crate::report::one_line(&e.to_string()));
@@ -273,7 +319,10 @@ pub(crate) fn text_of<'v>(value: &'v Json, what: impl Display) -> Result<&'v str
         return Err(Unread::Unparsed(format!("{what} is longer than {MAX_ATTRIBUTE_BYTES} bytes")));
     }
     match value {
-        Json::String(text) => Ok(text),
+        Json::String(text) => match placeholder(text, &what) {
+            Some(withheld) => Err(withheld),
+            None => Ok(text),
+        },
         _ => Err(Unread::Unparsed(format!("{what} is not text"))),
     }
 }
@@ -307,14 +356,27 @@ fn part_text<'v>(part: &'v Json, what: impl Display) -> Result<Cow<'v, str>, Unr
     }
 }
 
-/// What an instrumentation writes in place of content it does not capture (Strands
-/// Agents with content off): not the call's text, so not judged as a drift.
-const REDACTED: &str = "[REDACTED]";
+/// What instrumentations write in place of content they do not capture (Strands Agents'
+/// `[REDACTED]`, OpenInference's `__REDACTED__`, `<hidden>`), and an empty text: not the
+/// call's text, so never judged as a drift.
+const PLACEHOLDERS: [&str; 3] = ["[REDACTED]", "__REDACTED__", "<hidden>"];
+
+/// Why `text` is no content, when it is a placeholder or empty.
+pub(crate) fn placeholder(text: &str, what: impl Display) -> Option<Unread> {
+    let why = match text.trim() {
+        "" => format!("{what} is recorded empty: a text the instrumentation did not capture is not judged as sent"),
+        shown if PLACEHOLDERS.contains(&shown) => {
+            format!("{what} is recorded as {shown}: content capture is off")
+        }
+        _ => return None,
+    };
+    Some(Unread::Withheld(why))
+}
 
 fn unredacted<'v>(text: &'v str, what: impl Display) -> Result<Cow<'v, str>, Unread> {
-    match text == REDACTED {
-        true => Err(Unread::Withheld(format!("{what} is recorded as {REDACTED}: content capture is off"))),
-        false => Ok(Cow::Borrowed(text)),
+    match placeholder(text, what) {
+        Some(withheld) => Err(withheld),
+        None => Ok(Cow::Borrowed(text)),
     }
 }
 

@@ -33,20 +33,36 @@ pub(super) fn read(record: &Record, attrs: &Attrs, out: &mut Reading) {
     }
     out.call = true;
     out.model.extend(attrs.said("gen_ai.request.model"));
-    // OpenLIT writes -1 for a budget the call does not set: none recorded, not a wrong one.
-    let unset = |said: &super::Said| out.library == Some(super::Library::OpenLit) && said.value == -1;
-    let max_tokens = attrs.said("gen_ai.request.max_tokens").filter(|said| !unset(said));
-    out.max_tokens.extend(max_tokens);
+    match attrs.said("gen_ai.request.max_tokens") {
+        // OpenLIT writes -1 for a budget the call does not set, and no API takes 0: a
+        // placeholder for none, not a wrong budget.
+        Some(said) if said.value == -1 || said.value == 0 => out.notes.push(format!(
+            "gen_ai.request.max_tokens is recorded as {}, a placeholder for none: max tokens are not compared",
+            said.value
+        )),
+        said => out.max_tokens.extend(said),
+    }
     super::settings::read(attrs, out);
     let source = match record.kind {
         Kind::Span => "the span's gen_ai.input.messages",
         Kind::Log => "the inference details event",
     };
     out.content.extend(structured(attrs, source, &mut out.notes));
-    for event in record.events.iter().filter(|e| e.name == DETAILS_EVENT) {
-        let piece = structured(&Attrs::of(&event.attributes), "the span's inference details event", &mut out.notes);
-        out.content.extend(piece);
-    }
+    // One call's details may be split over several events of its span (Strands Agents:
+    // the system instructions in one, the input messages in the next): read as one.
+    let mut details = record.events.iter().filter(|e| e.name == DETAILS_EVENT);
+    let joined: Vec<_>;
+    let attributes = match (details.next(), details.next()) {
+        (None, _) => return,
+        (Some(only), None) => &only.attributes,
+        (Some(first), Some(second)) => {
+            let rest = [first, second].into_iter().chain(details);
+            joined = rest.flat_map(|e| e.attributes.iter().cloned()).collect();
+            &joined
+        }
+    };
+    let piece = structured(&Attrs::of(attributes), "the span's inference details event", &mut out.notes);
+    out.content.extend(piece);
 }
 
 /// `gen_ai.system_instructions` and `gen_ai.input.messages`: one piece, when either is
@@ -64,12 +80,18 @@ fn structured(attrs: &Attrs, source: &'static str, notes: &mut Vec<String>) -> O
     }
     let messages = (|| {
         let mut messages = Vec::new();
-        if let Some(value) = system {
-            messages.push(Message::new("system", &system_text(value)?));
+        let system = system.map(system_text).transpose()?;
+        if let Some(text) = &system {
+            messages.push(Message::new("system", text));
         }
         if let Some(value) = input {
             let input = chat_messages(&json_of(value, "gen_ai.input.messages")?, "gen_ai.input.messages")?;
-            let twice = matches!((messages.first(), input.first()), (Some(system), Some(first)) if system == first);
+            // The second may be cut short (OpenLIT's max_content_length cuts the messages only).
+            let again = |first: &Message| match (&first.cut, &system) {
+                (Some(cut), Some(text)) => first.role == "system" && text.starts_with(&**cut),
+                _ => false,
+            };
+            let twice = matches!((messages.first(), input.first()), (Some(system), Some(first)) if system == first || again(first));
             if twice {
                 notes.push(TWICE.to_owned());
             }

@@ -5,6 +5,12 @@
 //! hint from here; `tests/trace_recordings.rs` replays every recording named here (an
 //! entry without one fails) and checks the production table of `docs/production.md`
 //! against every entry. Adding a library is one entry here and its recordings.
+//!
+//! Where a family writes what no shared convention reader finds is declared in its entry
+//! ([`Declared`]: which records are its model calls, where their text lives and in what
+//! shape, what it never records, how it marks a cut text) and read by one generic reader
+//! (`conventions::declared`): a family whose shapes exist is one entry; a new shape is one
+//! [`Shape`] and its reading.
 
 /// Which instrumentation made a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +32,70 @@ pub enum Library {
     SemanticKernel,
     PydanticAi,
     Mlflow,
+    LangSmith,
+    Haystack,
+    Strands,
+    /// opentelemetry-python-contrib's openai-agents-v2 instrumentation.
+    OpenAiAgents,
 }
+
+/// Where a family writes a call's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// An attribute of the call's record.
+    Attribute(&'static str),
+    /// A member of an attribute holding a JSON object (a JSON text or structured).
+    Member(&'static str, &'static str),
+}
+
+/// The shape of what is written there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A request body, or an object of a component's inputs, as JSON: chat `messages`, a
+    /// Responses `instructions` with `input`, an Anthropic `system` with `messages`, or a
+    /// bare list of messages; with the model and max tokens it names. `{}` is the input
+    /// withheld.
+    Request,
+    /// The system text alone (text or a list of text parts): the call's first message,
+    /// before the messages read elsewhere that leave it out.
+    System,
+    /// The request's settings as a JSON object: its max tokens (`max_tokens`,
+    /// `max_completion_tokens`, `max_output_tokens` or `maxOutputTokens`; `"Infinity"` is none).
+    Settings,
+}
+
+/// One place a family writes a call's text, and its shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Read {
+    pub at: At,
+    pub shape: Shape,
+}
+
+/// A record is a model call when `key` has one of `values`, or ends with one of
+/// `suffixes` (a component's class name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    pub key: &'static str,
+    pub values: &'static [&'static str],
+    pub suffixes: &'static [&'static str],
+}
+
+/// What a family's entry declares for the generic reader (see the module's documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared {
+    /// Its model calls, beyond those a shared reader knows (any mark).
+    pub calls: &'static [Mark],
+    /// Where its calls' text is, beyond what a shared reader reads.
+    pub reads: &'static [Read],
+    /// What it never records of a call's input, so no call of it can be matched (only
+    /// its user text can be found in no packet).
+    pub unrecorded: Option<&'static str>,
+    /// What it appends to a text it cut short: such a text is judged only as a prefix.
+    pub cut: Option<&'static str>,
+}
+
+/// An entry that declares nothing: the shared readers read it all.
+pub const SHARED: Declared = Declared { calls: &[], reads: &[], unrecorded: None, cut: None };
 
 /// One instrumentation family: see the module's documentation.
 #[derive(Debug)]
@@ -53,6 +122,7 @@ pub struct Family {
     /// matched, `.drift` unreviewed and `.no-content` not judgeable (the switch named), or
     /// one of the official instrumentations' five-call files.
     pub recordings: &'static [&'static str],
+    pub declared: Declared,
 }
 
 const SEMCONV_MODEL: &str = "gen_ai.request.model";
@@ -63,15 +133,24 @@ pub const FAMILIES: &[Family] = &[
     Family {
         library: Library::OpenInference,
         name: "OpenInference",
-        versions: "openinference-instrumentation-openai 0.1.66; @arizeai/openinference-instrumentation-openai 4.2.7",
+        versions: "openinference-instrumentation-openai 0.1.66; @arizeai/openinference-instrumentation-openai 4.2.7; \
+                   @arizeai/openinference-instrumentation-anthropic 0.2.8",
         scopes: &["openinference"],
         keys: &["llm."],
-        messages: "llm.input_messages.{i}.message.*",
+        messages: "llm.input_messages.{i}.message.*; Anthropic: the system text in llm.invocation_parameters system",
         model: "llm.invocation_parameters model",
         max_tokens: "llm.invocation_parameters",
         switch: "OPENINFERENCE_HIDE_INPUTS",
         hint: "OpenInference (Python and JS): unset OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_INPUT_MESSAGES (or set them to false)",
-        recordings: &["libraries/openinference-openai", "libraries/openinference-js-openai"],
+        recordings: &[
+            "libraries/openinference-openai",
+            "libraries/openinference-js-openai",
+            "libraries/openinference-js-anthropic",
+        ],
+        declared: Declared {
+            reads: &[Read { at: At::Member("llm.invocation_parameters", "system"), shape: Shape::System }],
+            ..SHARED
+        },
     },
     Family {
         library: Library::OpenLit,
@@ -84,7 +163,9 @@ pub const FAMILIES: &[Family] = &[
         max_tokens: "not recorded for max_completion_tokens",
         switch: "capture_message_content=True",
         hint: "OpenLIT: openlit.init(capture_message_content=True) (OPENLIT_CAPTURE_MESSAGE_CONTENT=true)",
-        recordings: &["families/openlit-openai"],
+        recordings: &["families/openlit-openai", "families/openlit-openai.plain"],
+        // max_content_length cuts a message's text and appends this (openlit-openai.cut).
+        declared: Declared { cut: Some("..."), ..SHARED },
     },
     Family {
         library: Library::OpenLlmetry,
@@ -104,6 +185,28 @@ pub const FAMILIES: &[Family] = &[
             "libraries/openllmetry-openai.events",
             "families/openllmetry-anthropic.events",
         ],
+        declared: SHARED,
+    },
+    Family {
+        library: Library::OpenAiAgents,
+        name: "opentelemetry-python-contrib openai-agents-v2",
+        versions: "opentelemetry-instrumentation-openai-agents-v2 0.1.0 with openai-agents 0.24.0 (Responses API)",
+        scopes: &["opentelemetry.instrumentation.openai_agents"],
+        keys: &[],
+        messages: "gen_ai.input.messages on the chat span (the agent's instructions are not recorded)",
+        model: "gen_ai.request.model is the response's (never compared: no call of it is matched)",
+        max_tokens: "not recorded",
+        switch: "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only",
+        hint: "the openai-agents-v2 instrumentation: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (no_content \
+               or false leaves the messages out)",
+        recordings: &["families/openai-agents-v2.responses"],
+        declared: Declared {
+            unrecorded: Some(
+                "the openai-agents-v2 instrumentation does not record the agent's instructions (the request's system \
+                 prompt): a call of it cannot be matched to a packet",
+            ),
+            ..SHARED
+        },
     },
     Family {
         library: Library::ContribPython,
@@ -118,6 +221,7 @@ pub const FAMILIES: &[Family] = &[
         hint: "opentelemetry-python-contrib GenAI instrumentation: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \
                with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental (EVENT_ONLY puts the content in the logs export: give that file too)",
         recordings: &["openai-v2", "google-genai"],
+        declared: SHARED,
     },
     Family {
         library: Library::ContribNode,
@@ -132,6 +236,7 @@ pub const FAMILIES: &[Family] = &[
         hint: "@opentelemetry/instrumentation-openai (Node): set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; the messages \
                are log events: give the logs export too",
         recordings: &["libraries/node-openai.chat", "libraries/node-openai.responses"],
+        declared: SHARED,
     },
     Family {
         library: Library::AnthropicSdk,
@@ -145,6 +250,7 @@ pub const FAMILIES: &[Family] = &[
         switch: "ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content",
         hint: "the anthropic SDK's own spans: set ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content",
         recordings: &["anthropic-sdk"],
+        declared: SHARED,
     },
     Family {
         library: Library::Logfire,
@@ -159,6 +265,7 @@ pub const FAMILIES: &[Family] = &[
         hint: "Logfire: instrument the client with logfire.instrument_openai() / instrument_anthropic() and keep scrubbing from \
                removing the messages (logfire.configure(scrubbing=...))",
         recordings: &["libraries/logfire", "libraries/logfire-v1"],
+        declared: SHARED,
     },
     Family {
         library: Library::LiteLlm,
@@ -172,6 +279,7 @@ pub const FAMILIES: &[Family] = &[
         switch: "litellm.turn_off_message_logging = False",
         hint: "LiteLLM's OpenTelemetry callback: set litellm.turn_off_message_logging = False",
         recordings: &["libraries/litellm", "libraries/litellm-responses"],
+        declared: SHARED,
     },
     Family {
         library: Library::Langfuse,
@@ -185,6 +293,16 @@ pub const FAMILIES: &[Family] = &[
         switch: "input capture",
         hint: "Langfuse: record the generation's input (no mask function, LANGFUSE_... input capture on in langfuse.openai)",
         recordings: &["libraries/langfuse-openai"],
+        // langfuse.observation.model.name is the response's model (langfuse 5.2 writes it
+        // over the request's): not read.
+        declared: Declared {
+            calls: &[Mark { key: "langfuse.observation.type", values: &["generation"], suffixes: &[] }],
+            reads: &[
+                Read { at: At::Attribute("langfuse.observation.model.parameters"), shape: Shape::Settings },
+                Read { at: At::Attribute("langfuse.observation.input"), shape: Shape::Request },
+            ],
+            ..SHARED
+        },
     },
     Family {
         library: Library::SemanticKernel,
@@ -199,6 +317,7 @@ pub const FAMILIES: &[Family] = &[
         hint: "Semantic Kernel: set SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE=true and bridge its Python \
                logging to OpenTelemetry (the messages are log records: give the logs export too)",
         recordings: &["families/semantic-kernel-openai"],
+        declared: SHARED,
     },
     Family {
         library: Library::PydanticAi,
@@ -213,6 +332,7 @@ pub const FAMILIES: &[Family] = &[
         hint: "pydantic-ai: instrument with InstrumentationSettings(include_content=True) (Agent.instrument_all or the agent's \
                instrumentation)",
         recordings: &["families/pydantic-ai-openai"],
+        declared: SHARED,
     },
     Family {
         library: Library::Mlflow,
@@ -226,6 +346,59 @@ pub const FAMILIES: &[Family] = &[
         switch: "none (MLflow always records the span's inputs)",
         hint: "MLflow tracing records a span's inputs always: this span has none (was it recorded by mlflow.openai.autolog()?)",
         recordings: &["families/mlflow-openai", "families/mlflow-openai.genai-semconv"],
+        declared: SHARED,
+    },
+    Family {
+        library: Library::LangSmith,
+        name: "LangSmith (OpenTelemetry mode)",
+        versions: "langsmith 0.15.1 (wrap_openai, LANGSMITH_TRACING_MODE=otel)",
+        scopes: &["langsmith"],
+        keys: &["langsmith."],
+        messages: "gen_ai.prompt: the request as JSON ({} when inputs are hidden)",
+        model: SEMCONV_MODEL,
+        max_tokens: "gen_ai.prompt",
+        switch: "LANGSMITH_HIDE_INPUTS unset",
+        hint: "LangSmith: leave LANGSMITH_HIDE_INPUTS unset (or false) and give no hide_inputs to the client",
+        recordings: &["families/langsmith-openai"],
+        declared: Declared {
+            calls: &[Mark { key: "langsmith.span.kind", values: &["llm"], suffixes: &[] }],
+            reads: &[Read { at: At::Attribute("gen_ai.prompt"), shape: Shape::Request }],
+            ..SHARED
+        },
+    },
+    Family {
+        library: Library::Haystack,
+        name: "Haystack",
+        versions: "haystack-ai 3.4.1 with opentelemetry-haystack 2.0.0",
+        scopes: &["haystack"],
+        keys: &["haystack."],
+        messages: "haystack.component.input ({messages}) on a generator's haystack.component.run span; the pipeline span is context",
+        model: "not recorded",
+        max_tokens: "haystack.component.input generation_kwargs, when given at run time",
+        switch: "HAYSTACK_CONTENT_TRACING_ENABLED=true",
+        hint: "Haystack: set HAYSTACK_CONTENT_TRACING_ENABLED=true (or tracing.tracer.is_content_tracing_enabled = True)",
+        recordings: &["families/haystack-openai"],
+        declared: Declared {
+            calls: &[Mark { key: "haystack.component.type", values: &[], suffixes: &["ChatGenerator", "Generator"] }],
+            reads: &[Read { at: At::Attribute("haystack.component.input"), shape: Shape::Request }],
+            ..SHARED
+        },
+    },
+    Family {
+        library: Library::Strands,
+        name: "Strands Agents",
+        versions: "strands-agents 1.62.0",
+        scopes: &["strands.telemetry"],
+        keys: &[],
+        messages: "the chat span's details events, split (system instructions, input messages: joined); legacy: \
+                   gen_ai.*.message span events; agent and loop-cycle spans are context",
+        model: SEMCONV_MODEL,
+        max_tokens: "not recorded",
+        switch: "OTEL_SEMCONV_STABILITY_OPT_IN without gen_ai_unredacted_attributes",
+        hint: "Strands Agents: leave gen_ai_unredacted_attributes= out of OTEL_SEMCONV_STABILITY_OPT_IN (or list \
+               gen_ai.input.messages and gen_ai.system_instructions in it): it records [REDACTED] instead of the text",
+        recordings: &["families/strands-openai", "families/strands-openai.legacy"],
+        declared: SHARED,
     },
     Family {
         library: Library::Vercel,
@@ -239,6 +412,7 @@ pub const FAMILIES: &[Family] = &[
         switch: "recordInputs: true",
         hint: "Vercel AI SDK: pass experimental_telemetry: { isEnabled: true, recordInputs: true }",
         recordings: &["libraries/vercel-ai"],
+        declared: SHARED,
     },
 ];
 
@@ -252,18 +426,21 @@ impl Library {
     pub(crate) fn hint(self) -> &'static str {
         self.family().hint
     }
+}
 
-    /// The library of a record: by its scope, else by its attributes' names.
-    pub(crate) fn of(scope: &str, attributes: &crate::trace::record::Attributes) -> Option<Library> {
-        if scope == "ai" {
-            return Some(Library::Vercel);
-        }
-        let by_scope = FAMILIES.iter().find(|f| f.scopes.iter().any(|s| scope.contains(s)));
-        if let Some(family) = by_scope {
-            return Some(family.library);
-        }
-        attributes.iter().find_map(|(key, _)| {
-            FAMILIES.iter().find(|f| f.keys.iter().any(|prefix| key.starts_with(prefix))).map(|f| f.library)
-        })
+/// The family of `families` that made a record: by its scope, else by its attributes' names.
+pub(crate) fn family_of<'f>(
+    families: &'f [Family],
+    scope: &str,
+    attributes: &crate::trace::record::Attributes,
+) -> Option<&'f Family> {
+    if scope == "ai" {
+        return families.iter().find(|f| f.library == Library::Vercel);
     }
+    let by_scope = families.iter().find(|f| f.scopes.iter().any(|s| scope.contains(s)));
+    by_scope.or_else(|| {
+        attributes
+            .iter()
+            .find_map(|(key, _)| families.iter().find(|f| f.keys.iter().any(|prefix| key.starts_with(prefix))))
+    })
 }
