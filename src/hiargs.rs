@@ -5,23 +5,14 @@
 //! a command that reads none (canon, checks, init, completions, man) runs anywhere.
 
 use crate::args::{Cli, Command};
-use packetproof::config::Overrides;
-use packetproof::{CommandPolicy, Config, Error, Invocation, Result};
-use std::path::{Path, PathBuf};
+use crate::settings::Settings;
+use packetproof::{CommandPolicy, Error, Result};
+use std::path::PathBuf;
 
 /// A parsed command and how it loads its settings.
 pub struct HiArgs {
     pub command: Command,
     pub settings: Settings,
-}
-
-/// Where the settings are, what replaces the file's suffix, and the command's policy.
-pub struct Settings {
-    /// `--config FILE`.
-    file: Option<PathBuf>,
-    /// `--google-suffix-file`.
-    suffix: Option<PathBuf>,
-    policy: CommandPolicy,
 }
 
 impl HiArgs {
@@ -38,7 +29,7 @@ impl HiArgs {
 
 /// `--google-suffix-file`, given before the command or after it (before wins, as it
 /// always has). The commands that take it are those whose arguments carry a
-/// [`SuffixArg`](crate::args::SuffixArg), as clap defines them; before any other it is refused.
+/// [`SuffixArg`](crate::flags::SuffixArg), as clap defines them; before any other it is refused.
 fn suffix(cli: &Cli) -> Result<Option<PathBuf>> {
     let after = cli.command.suffix_arg();
     match (&cli.google_suffix_file, after) {
@@ -54,27 +45,6 @@ fn suffix(cli: &Cli) -> Result<Option<PathBuf>> {
                 crate::args::suffix_takers().join(", ")
             ),
         })),
-    }
-}
-
-impl Settings {
-    /// The settings (see [`Config::discover`]) under the command's policy.
-    pub fn load(&self) -> Result<Invocation> {
-        self.load_with(None)
-    }
-
-    /// [`Settings::load`], pinning `schema` as the schema snapshot (`prepare --schema`).
-    pub fn load_with(&self, schema: Option<&Path>) -> Result<Invocation> {
-        let overrides = Overrides { google_suffix: self.suffix.as_deref(), schema_snapshot: schema };
-        Ok(Invocation::new(Config::discover_with(self.file.as_deref(), overrides)?, self.policy))
-    }
-
-    /// The settings of a command that runs a corpus (bless, test, release-check): a
-    /// harness.toml must exist.
-    pub fn suite(&self, command: &str) -> Result<Invocation> {
-        let invocation = self.load()?;
-        invocation.require_suite(command)?;
-        Ok(invocation)
     }
 }
 

@@ -8,14 +8,17 @@
 
 mod args;
 mod cmd;
+mod flags;
 mod hiargs;
 mod print;
 mod provenance;
 mod serve;
+mod settings;
 
 use args::Command;
-use hiargs::{HiArgs, Settings};
+use hiargs::HiArgs;
 use packetproof::{Result, Status};
+use settings::Settings;
 use std::process::ExitCode;
 
 // See Cargo.toml: the allocator is part of parsing speed. Benchmarks use the same one.
@@ -85,7 +88,7 @@ fn dispatch(command: Command, settings: &Settings) -> Result<Status> {
         Command::Serve(args) => serve::run(settings, &args),
         Command::Wire(args) => cmd::wire::run(settings, args),
         Command::Attest(args) => cmd::attest::run(settings, args),
-        Command::Completions(args) => cmd::completions::run(args),
-        Command::Man(args) => cmd::man::run(args),
+        Command::Completions(args) => cmd::completions::run(args, args::cli_command()),
+        Command::Man(args) => cmd::man::run(args, args::cli_command()),
     }
 }

@@ -66,6 +66,15 @@ fn only_the_cli_prints() {
 }
 
 #[test]
+fn no_command_module_imports_the_registry_of_commands() {
+    holds(
+        rules::commands_stay_below_the_registry,
+        this_crate(),
+        "the registry of commands (src/args.rs) imports the command modules",
+    );
+}
+
+#[test]
 fn only_git_rs_and_the_suite_process_runner_start_processes() {
     holds(rules::only_spawners_spawn, this_crate(), "processes started outside the library's git.rs and process.rs");
 }
@@ -234,7 +243,8 @@ mod broken {
         assert!(found.iter().any(|f| f.contains(expected)), "expected a finding with {expected:?}, got {found:#?}");
     }
 
-    const ALL_RULES: [fn(&Tree) -> Vec<String>; 10] = [
+    const ALL_RULES: [fn(&Tree) -> Vec<String>; 11] = [
+        rules::commands_stay_below_the_registry,
         rules::layering,
         rules::no_cycles,
         rules::only_the_cli_prints,
@@ -334,6 +344,31 @@ mod broken {
         let documented = "/// No /proc relay here.\npub fn run() {}\n";
         assert!(rules::one_gate_for_every_platform(&tree(&[("src/main.rs", main), ("src/cmd/test.rs", documented)]))
             .is_empty());
+    }
+
+    #[test]
+    fn a_command_module_importing_the_registry_is_caught() {
+        let main = "mod args;\nmod cmd;\nmod flags;\nfn main() {}\n";
+        let cmd = "pub mod verify;\n";
+        let verify = "use crate::args::SuffixArg;\npub fn run(_: SuffixArg) {}\n";
+        caught(
+            rules::commands_stay_below_the_registry,
+            &[
+                ("src/main.rs", main),
+                ("src/args.rs", "pub struct SuffixArg;\n"),
+                ("src/cmd/mod.rs", cmd),
+                ("src/cmd/verify.rs", verify),
+            ],
+            "src/cmd/verify.rs",
+        );
+        let below = "use crate::flags::SuffixArg;\npub fn run(_: SuffixArg) {}\n";
+        let files = [
+            ("src/main.rs", main),
+            ("src/flags.rs", "pub struct SuffixArg;\n"),
+            ("src/cmd/mod.rs", cmd),
+            ("src/cmd/verify.rs", below),
+        ];
+        assert!(rules::commands_stay_below_the_registry(&tree(&files)).is_empty());
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! `packetproof attest`: sign a completed run (a DSSE envelope over an in-toto statement).
 
-use crate::args::SuffixArg;
-use crate::hiargs::Settings;
+use crate::flags::SuffixArg;
 use crate::print;
+use crate::settings::Settings;
 use packetproof::{Result, Status};
 use std::path::PathBuf;
 

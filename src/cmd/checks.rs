@@ -1,6 +1,6 @@
 //! `packetproof checks`: the rule book.
 
-use crate::args::{formats, RULE_BOOK};
+use crate::flags::{formats, RULE_BOOK};
 use crate::print;
 use packetproof::reporter::Event;
 use packetproof::{Format, Result, Status};

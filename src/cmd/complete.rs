@@ -1,8 +1,8 @@
 //! `packetproof complete`: completion.json for a run whose evaluation passed.
 
-use crate::args::SuffixArg;
-use crate::hiargs::Settings;
+use crate::flags::SuffixArg;
 use crate::print;
+use crate::settings::Settings;
 use packetproof::run::CompleteRequest;
 use packetproof::{Result, Status};
 use std::path::PathBuf;

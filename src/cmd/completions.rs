@@ -3,7 +3,7 @@
 //! packagers and users put it where their system looks (README, "Shell completions and
 //! the manual page").
 
-use crate::{args, print};
+use crate::print;
 use packetproof::{Result, Status};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -13,9 +13,10 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-pub fn run(args: CompletionsArgs) -> Result<Status> {
+/// `cli`: the command line's clap definition, as the registry of commands builds it.
+pub fn run(args: CompletionsArgs, mut cli: clap::Command) -> Result<Status> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut args::cli_command(), "packetproof", &mut script);
+    clap_complete::generate(args.shell, &mut cli, "packetproof", &mut script);
     print::bytes(&script)?;
     Ok(Status::Holds)
 }

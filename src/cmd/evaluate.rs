@@ -1,8 +1,8 @@
 //! `packetproof evaluate`: a run's raw output judged, evaluation.json written.
 
-use crate::args::{formats, SuffixArg, EVALUATION};
-use crate::hiargs::Settings;
+use crate::flags::{formats, SuffixArg, EVALUATION};
 use crate::print;
+use crate::settings::Settings;
 use packetproof::reporter::Event;
 use packetproof::run::EvaluateRequest;
 use packetproof::{Format, Result, Status};

@@ -1,8 +1,8 @@
 //! `packetproof export`: compile a request into a runtime packet.
 
-use crate::args::SuffixArg;
-use crate::hiargs::Settings;
+use crate::flags::SuffixArg;
 use crate::print;
+use crate::settings::Settings;
 use packetproof::judge::Judged;
 use packetproof::{fsutil, run, Result, Status};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! `packetproof man [COMMAND]`: generated from the clap structures by clap_mangen, so
 //! it cannot drift from the commands.
 
-use crate::{args, print};
+use crate::print;
 use packetproof::{Error, Result, Status};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -10,8 +10,8 @@ pub struct ManArgs {
     pub command: Option<String>,
 }
 
-pub fn run(args: ManArgs) -> Result<Status> {
-    let mut cli = args::cli_command();
+/// `cli`: the command line's clap definition, as the registry of commands builds it.
+pub fn run(args: ManArgs, mut cli: clap::Command) -> Result<Status> {
     cli.build();
     let (page, title) = match args.command.as_deref() {
         None => (cli, "packetproof".to_owned()),

@@ -1,8 +1,8 @@
 //! `packetproof prepare`: a run directory for a fresh agent from a valid packet.
 
-use crate::args::SuffixArg;
-use crate::hiargs::Settings;
+use crate::flags::SuffixArg;
 use crate::print;
+use crate::settings::Settings;
 use packetproof::judge::Judged;
 use packetproof::{Result, Status};
 use std::path::PathBuf;

@@ -1,8 +1,8 @@
 //! `packetproof release-check`: the packets a prompt or schema change affects, and the release policy.
 
-use crate::args::{formats, RELEASE};
-use crate::hiargs::Settings;
+use crate::flags::{formats, RELEASE};
 use crate::print;
+use crate::settings::Settings;
 use packetproof::reporter::Event;
 use packetproof::{Format, Result, Status};
 

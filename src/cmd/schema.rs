@@ -1,8 +1,8 @@
 //! `packetproof schema --check | --write`: the output schema snapshot against its source.
 
-use crate::args::{formats, OUTCOMES};
-use crate::hiargs::Settings;
+use crate::flags::{formats, OUTCOMES};
 use crate::print;
+use crate::settings::Settings;
 use packetproof::{Format, Outcome, Result, Status};
 
 #[derive(Debug, Clone, clap::Args)]

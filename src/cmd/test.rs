@@ -4,7 +4,7 @@
 //! One code path on every platform: a closed stdout ends the printing, never the
 //! trials, and the command ends with their verdict.
 
-use crate::{hiargs::Settings, print};
+use crate::{print, settings::Settings};
 use packetproof::conformance::partition::Partition;
 use packetproof::conformance::runner::{self, RunEvent, Selection};
 use packetproof::conformance::{self, junit};
@@ -17,7 +17,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, clap::Args)]
 pub struct TestArgs {
     #[command(flatten)]
-    pub suffix: crate::args::SuffixArg,
+    pub suffix: crate::flags::SuffixArg,
     /// Run only the trials whose name contains FILTER (`<fixture>::<check>`).
     pub filter: Option<String>,
     /// List the trials instead of running them.
@@ -27,7 +27,7 @@ pub struct TestArgs {
     #[arg(long)]
     pub exact: bool,
     /// libtest's formats: one line per trial, one character per trial, or JSON events.
-    #[arg(long, value_parser = crate::args::formats(FORMATS), default_value = FORMATS[0].name())]
+    #[arg(long, value_parser = crate::flags::formats(FORMATS), default_value = FORMATS[0].name())]
     pub format: Format,
     /// Also write a JUnit XML report of the trials to FILE.
     #[arg(long, value_name = "FILE")]

@@ -3,8 +3,8 @@
 //! and its reporter renders it; this module prints what the reporter returns at once,
 //! so memory stays flat in the number of spans.
 
-use crate::args::{age, formats, SuffixArg, TRACE};
-use crate::hiargs::Settings;
+use crate::flags::{formats, SuffixArg, TRACE};
+use crate::settings::Settings;
 use crate::{print, provenance};
 use packetproof::reporter::{Event, Kind, Reporter};
 use packetproof::trace::{self, packets::Packets};
@@ -23,23 +23,14 @@ pub struct TraceArgs {
     /// `text` (one line per call and a summary), `json` or `junit` (XML).
     #[arg(long, value_parser = formats(TRACE), default_value = TRACE[0].name())]
     pub format: Format,
-    /// A gate statement (`packetproof test --attest`): a matched call counts only when the gate
-    /// vouched for its packet, and a call no packet has may conform to a template it vouched for.
-    #[arg(long, value_name = "FILE", requires = "trusted_keys")]
-    pub gate: Option<PathBuf>,
-    /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
-    #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
-    pub trusted_keys: Vec<PathBuf>,
-    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
-    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
-    #[arg(long, value_name = "AGE", requires = "gate", value_parser = age)]
-    pub gate_max_age: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub gate: crate::flags::GateFlags,
     /// Pass a trace with no GenAI call, or with calls that cannot be judged (content not
     /// captured or not readable); by default it fails.
     #[arg(long)]
     pub allow_unjudged: bool,
     #[command(flatten)]
-    pub require: crate::args::RequireArg,
+    pub require: crate::flags::RequireArg,
     #[command(flatten)]
     pub suffix: SuffixArg,
 }
@@ -49,7 +40,8 @@ pub struct TraceArgs {
 pub fn run(settings: &Settings, args: TraceArgs) -> Result<Status> {
     let config = &settings.load()?;
     let packets = Packets::load(&args.packets, config)?;
-    let vouching = provenance::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
+    let vouching =
+        provenance::vouching(args.gate.file.as_deref(), &args.gate.trusted_keys, args.gate.max_age, config, &packets)?;
     let mut reporter = Reporter::new(args.format, Kind::Trace, print::color())?;
     let options = trace::Options { allow_unjudged: args.allow_unjudged, require: args.require.required() };
     let counts = trace::check_vouched(&args.files, &packets, vouching.as_ref(), config, options, &mut |judged| {

@@ -1,8 +1,8 @@
 //! `packetproof validate`: `verify` of one packet, the same rules, the same verdict.
 
-use crate::args::{formats, SuffixArg, OUTCOMES};
-use crate::hiargs::Settings;
+use crate::flags::{formats, SuffixArg, OUTCOMES};
 use crate::print;
+use crate::settings::Settings;
 use packetproof::judge::Step;
 use packetproof::{fsutil, Format, Result, Status};
 use std::path::PathBuf;

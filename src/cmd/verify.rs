@@ -1,7 +1,7 @@
 //! `packetproof verify`: every check on packets and run directories.
 
-use crate::args::{age, formats, SuffixArg, VERIFICATION};
-use crate::hiargs::Settings;
+use crate::flags::{age, formats, SuffixArg, VERIFICATION};
+use crate::settings::Settings;
 use crate::{print, provenance};
 use packetproof::reporter::Event;
 use packetproof::{Error, Format, Result, Status};

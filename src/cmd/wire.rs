@@ -2,16 +2,18 @@
 //! captured one. The library (`packetproof::wire`) returns data; this module reads the
 //! files the flags name and hands the results to [`print`](crate::print).
 
-use crate::args::{age, formats, SuffixArg, OUTCOMES};
-use crate::hiargs::Settings;
+use crate::flags::{formats, SuffixArg, OUTCOMES};
 use crate::print;
 use crate::provenance::{self, GateArgs};
+use crate::settings::Settings;
 use packetproof::reporter::{Event, Kind, Reporter};
 use packetproof::wire::{self, Api};
 use packetproof::{canonical, fsutil, Format, Invocation, Result, Status};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, clap::Args)]
+// The gate judges a captured request: here --gate needs --check too.
+#[command(group(clap::ArgGroup::new("gated").arg("gate").requires("check")))]
 pub struct WireArgs {
     /// The runtime packet whose provider request body is printed or checked. Without it,
     /// `--check BODY --gate FILE` judges a production body with new data as `trace --gate`
@@ -29,17 +31,8 @@ pub struct WireArgs {
     /// own path (`/v1/messages`, …) must follow it. Default: the API's host.
     #[arg(long, value_name = "URL", requires = "check", value_parser = parse_base_url)]
     pub base_url: Option<String>,
-    /// With --check: a gate statement (`packetproof test --attest`) that must vouch for the
-    /// packet (without --packet: for the call's packet or the templates it renders).
-    #[arg(long, value_name = "FILE", requires_all = ["check", "trusted_keys"])]
-    pub gate: Option<PathBuf>,
-    /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
-    #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
-    pub trusted_keys: Vec<PathBuf>,
-    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
-    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
-    #[arg(long, value_name = "AGE", requires = "gate", value_parser = age)]
-    pub gate_max_age: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub gate: crate::flags::GateFlags,
     /// Write the body here instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -47,13 +40,13 @@ pub struct WireArgs {
     #[arg(long, value_parser = formats(OUTCOMES), default_value = OUTCOMES[0].name())]
     pub format: Format,
     #[command(flatten)]
-    pub require: crate::args::RequireArg,
+    pub require: crate::flags::RequireArg,
     #[command(flatten)]
     pub suffix: SuffixArg,
 }
 
 pub fn run(settings: &Settings, args: WireArgs) -> Result<Status> {
-    let gate = provenance::gate(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age)?;
+    let gate = provenance::gate(args.gate.file.as_deref(), &args.gate.trusted_keys, args.gate.max_age)?;
     let capture = Capture { file: args.check.as_deref(), base_url: args.base_url.as_deref(), gate };
     let config = settings.load()?;
     match &args.packet {

@@ -85,17 +85,8 @@ pub struct ServeArgs {
     /// Requests judged at once (judging is CPU work); the machine's cores when not given.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
-    /// A gate statement (`packetproof test --attest`): a matched call counts only when the gate
-    /// vouched for its packet, and a call no packet has may conform to a template it vouched for.
-    #[arg(long, value_name = "FILE", requires = "trusted_keys")]
-    pub gate: Option<PathBuf>,
-    /// An Ed25519 public key (SPKI PEM) the gate statement must be signed by; repeatable.
-    #[arg(long = "trusted-key", value_name = "PUB.pem", requires = "gate")]
-    pub trusted_keys: Vec<PathBuf>,
-    /// With --gate: the oldest gate statement taken, by the time it was signed (`30d`, `12h`,
-    /// `90m`, `3600s`, or seconds); an older one vouches for nothing.
-    #[arg(long, value_name = "AGE", requires = "gate", value_parser = super::args::age)]
-    pub gate_max_age: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub gate: crate::flags::GateFlags,
     /// How long a call's records are awaited when they come in separate requests (its span in the
     /// traces, its messages as log events in the logs): a call not whole in one request is held up
     /// to SECONDS for the rest, then judged with what arrived. 0: each request is judged alone.
@@ -106,9 +97,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub join_capacity: u64,
     #[command(flatten)]
-    pub require: super::args::RequireArg,
+    pub require: super::flags::RequireArg,
     #[command(flatten)]
-    pub suffix: super::args::SuffixArg,
+    pub suffix: super::flags::SuffixArg,
 }
 
 /// What every request shares: the packets, the bounds, the calls held, the findings and the counters.
@@ -142,17 +133,22 @@ pub(crate) struct Shared {
 /// Load the packets, bind, serve until SIGTERM or Ctrl-C. Exit 0 after a clean stop;
 /// 2 when the packets cannot be read, the findings file cannot be opened, or the
 /// address cannot be bound.
-pub fn run(settings: &super::hiargs::Settings, args: &ServeArgs) -> Result<Status> {
+pub fn run(settings: &super::settings::Settings, args: &ServeArgs) -> Result<Status> {
     let config = &settings.load()?;
     let packets = Packets::load(&args.packets, config)?;
     // On stderr: stdout may be the findings' JSON lines.
     for line in packetproof::reporter::not_applicable_line(packets.skipped(), false).lines() {
         super::print::note(line);
     }
-    let vouching =
-        super::provenance::vouching(args.gate.as_deref(), &args.trusted_keys, args.gate_max_age, config, &packets)?;
+    let vouching = super::provenance::vouching(
+        args.gate.file.as_deref(),
+        &args.gate.trusted_keys,
+        args.gate.max_age,
+        config,
+        &packets,
+    )?;
     let inputs: Vec<&std::path::Path> =
-        args.packets.iter().chain(&args.gate).chain(&args.trusted_keys).map(PathBuf::as_path).collect();
+        args.packets.iter().chain(&args.gate.file).chain(&args.gate.trusted_keys).map(PathBuf::as_path).collect();
     let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;
     let models = packets.models().into_iter().map(str::to_owned).collect();
     let cores = std::thread::available_parallelism().map_or(2, usize::from);

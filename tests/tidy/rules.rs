@@ -135,6 +135,28 @@ pub fn only_spawners_spawn(tree: &Tree) -> Vec<String> {
         .collect()
 }
 
+/// The registry of commands and the command line resolved from it, which import every
+/// command module: a command module importing them closes a circle.
+const REGISTRY: [&str; 2] = ["args", "hiargs"];
+
+/// The command modules (`src/cmd/`, `src/serve/`) take their shared flags from `flags`
+/// and their settings from `settings`, never from [`REGISTRY`].
+pub fn commands_stay_below_the_registry(tree: &Tree) -> Vec<String> {
+    let command_module = |file: &str| file.starts_with("src/cmd/") || file.starts_with("src/serve/");
+    tree.references
+        .iter()
+        .filter(|r| command_module(&r.file))
+        .filter(|r| match &r.target {
+            // The command line's modules are paths below its root, `main`.
+            Target::Crate(t) => {
+                t.first().is_some_and(|m| m == "main") && t.get(1).is_some_and(|m| REGISTRY.contains(&m.as_str()))
+            }
+            Target::External(_) => false,
+        })
+        .map(|r| format!("{}: a command module imports the registry of commands", r.at()))
+        .collect()
+}
+
 /// `packetproof test` from its command line down to its runner and reporters.
 pub const GATE_PATH: [&str; 3] =
     ["src/cmd/test.rs", "crates/packetproof/src/conformance/", "crates/packetproof/src/reporter/"];

@@ -3,8 +3,8 @@
 
 mod review;
 
-use crate::hiargs::Settings;
 use crate::print;
+use crate::settings::Settings;
 use packetproof::bless::Unreferenced;
 use packetproof::{Result, Status};
 
