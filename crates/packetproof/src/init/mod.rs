@@ -185,7 +185,7 @@ pub struct Initialized {
     /// The suite's folder relative to the repository's root (`.` at the root), when the
     /// suite is in a git repository.
     pub in_repository: Option<String>,
-    /// The packetproof the team installed, which the workflow and hooks run.
+    /// The packetproof the team installed, whose command the printed hints name.
     pub distribution: Distribution,
     /// Whether the workflow was left out: a cargo workflow pins packetproof's action to
     /// the commit this packetproof was built from, and the build knows none.
