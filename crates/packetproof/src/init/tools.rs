@@ -42,12 +42,12 @@ impl Place<'_> {
 
 /// The workflow header every project shares.
 const HEADER: &str = r#"# packetproof conformance gate of the suite in {suite} (written by `packetproof init`).
-# GitHub Actions runs it from .github/workflows/ at the repository's root. It installs
-# {packages}packetproof, the first of: the project's own install,
-# the release asset of packetproof {version}, or (before that release exists) a build by
-# packetproof's GitHub Action at the commit that wrote this file, made once with cargo and
-# cached by its revision ({launcher} says the order). Then `packetproof test` runs in the
-# suite's folder, and on pull requests the release check goes to the job summary.
+# GitHub Actions runs it from .github/workflows/ at the repository's root.
+{packages}# packetproof is the first of: the project's own install, the release asset of packetproof
+# {version}, or (before that release exists) a build by packetproof's GitHub Action at the
+# commit that wrote this file, made once with cargo and cached by its revision
+# ({launcher} gives the order). Then `packetproof test` runs in the suite's
+# folder, and on pull requests the release check goes to the job summary.
 name: packetproof
 on: [push, pull_request]
 jobs:
@@ -136,7 +136,7 @@ pub(crate) fn workflow(built_from: Option<&str>, place: &Place) -> Option<String
         Project::Node { locked, .. } => {
             let install = if *locked { "npm ci" } else { "npm install" };
             (
-                format!("the app's own packages ({install}), then\n# "),
+                format!("# It first installs the app's own packages, which the exporter imports: {install}.\n"),
                 NODE_STEPS.replace("{dir}", &dir).replace("{install}", install),
             )
         }
@@ -145,7 +145,7 @@ pub(crate) fn workflow(built_from: Option<&str>, place: &Place) -> Option<String
             let words: Vec<String> = install.iter().map(|w| shell_word(w)).collect();
             let command = format!("python -m pip install {}", words.join(" "));
             (
-                format!("the app's own packages ({command}), then\n# "),
+                format!("# It first installs the app's own packages, which the exporter imports:\n# {command}.\n"),
                 format!(
                     "{PYTHON_SETUP}{}",
                     PYTHON_INSTALL.replace("{dir}", &dir).replace("{install}", &yaml_string(&command))
@@ -184,10 +184,10 @@ pub(crate) fn launcher(built_from: Option<&str>, place: &Place) -> String {
 /// packets and `{verify}`, `{test}` the hooks' entries, all from the repository's root
 /// (pre-commit runs hooks there and passes paths relative to it).
 const PRE_COMMIT: &str = r#"# pre-commit (https://pre-commit.com) hooks for the packetproof suite in {suite}
-# (written by `packetproof init`). They run packetproof through {launcher}, which finds
-# the project's own (the npm package, the wheel in the active environment, a cargo
-# install) or the release asset, from the repository's root, with the suite's settings
-# named by --config.
+# (written by `packetproof init`). They run from the repository's root, with the suite's
+# settings named by --config, the packetproof that {launcher} finds: the
+# project's own (the npm package, the wheel in the active environment, a cargo install),
+# else the release asset.
 repos:
   - repo: local
     hooks:
