@@ -7,8 +7,9 @@
 //! environment first on PATH, setup-node the node on PATH, upload-artifact a check that
 //! the file exists, and packetproof's action its cache hit, the built binary put in
 //! ~/.packetproof/bin. The release asset is the built binary, packed as the release
-//! workflow packs it (scripts/release-asset.sh). Ignored, with the reason, where bash,
-//! git, curl, python3 with venv, or node and npm are absent.
+//! workflow packs it (scripts/release-asset.sh); an asset whose checksum differs is not
+//! installed. Ignored, with the reason, where bash, git, curl, python3 with venv, or node
+//! and npm are absent.
 
 use crate::distribution::{steps, text_of, yaml};
 use crate::support::{self, exec, Output};
@@ -324,10 +325,46 @@ fn hooks_pass(machine: &Machine, top: &Path, first: Option<PathBuf>) {
     }
 }
 
+/// The launcher installs no asset whose checksum differs (then CI builds instead), and
+/// where it finds none a hook says how to build the packetproof CI builds.
+fn the_launcher_refuses_an_asset_whose_checksum_differs() {
+    let machine = Machine::new();
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path().canonicalize().unwrap();
+    support::git(&top, &["init", "-q", "."]);
+    let out = support::run_in(&top, &["init", "suite"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    let release = release_folder(&machine);
+    let sums: Vec<PathBuf> = std::fs::read_dir(&release).unwrap().map(|e| e.unwrap().path()).collect();
+    let sum = sums.iter().find(|p| p.extension().is_some_and(|e| e == "sha256")).unwrap();
+    let text = std::fs::read_to_string(sum).unwrap();
+    std::fs::write(sum, format!("{}{}", "0".repeat(64), &text[64..])).unwrap();
+    let output = machine.dir.path().join("output");
+    let env = BTreeMap::from([
+        ("PACKETPROOF_RELEASE_URL".to_owned(), format!("file://{}", release.display())),
+        ("GITHUB_OUTPUT".to_owned(), output.display().to_string()),
+    ]);
+    let out = machine.bash(&top, "bash suite/ci/packetproof.sh --install", &env);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stderr.contains("does not match its checksum; not installed"), "{}", out.describe());
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "found=false\n");
+    assert!(!machine.home().join(".packetproof/bin/packetproof").exists());
+    let out = machine.bash(&top, "bash suite/ci/packetproof.sh --config suite/harness.toml test", &env);
+    assert_eq!(out.code, 127, "{}", out.describe());
+    let built_from = option_env!("PACKETPROOF_BUILT_FROM").unwrap_or_default();
+    let hint = format!("--rev {built_from} --root ~/.packetproof");
+    assert!(out.stderr.contains("cargo install --locked --git https://github.com/") && out.stderr.contains(&hint));
+}
+
 pub fn trials() -> Vec<Trial> {
     let python: Tools = &[("python3", &["-c", "import venv, ensurepip"])];
     let node: Tools = &[("node", &["--version"]), ("npm", &["--version"])];
-    let tests: [(&str, fn(), Tools); 2] = [
+    let tests: [(&str, fn(), Tools); 3] = [
+        (
+            "the_launcher_refuses_an_asset_whose_checksum_differs",
+            the_launcher_refuses_an_asset_whose_checksum_differs,
+            &[],
+        ),
         (
             "a_python_apps_workflow_runs_green_from_the_release_asset",
             a_python_apps_workflow_runs_green_from_the_release_asset,
