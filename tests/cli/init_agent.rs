@@ -167,7 +167,9 @@ fn init_in_a_repository_with_a_suite_wires_to_it() {
     let before = files_of(app.root());
     let out = app.run_in("llm/gate/fixtures", &["init"]);
     ran(&out);
-    assert!(out.stdout.contains("llm/gate is this repository's packetproof suite: no new suite written"), "{out:?}");
+    let said = "llm/gate is this repository's packetproof suite: no new suite written; CI and the pre-commit hooks \
+                run it with the packetproof ";
+    assert!(out.stdout.contains(said) && out.stdout.contains("llm/gate/ci/packetproof.sh finds\n"), "{out:?}");
     let hooks = hook_entries(&app);
     assert!(hooks.iter().all(|(_, e)| e.contains("--config llm/gate/harness.toml")), "{hooks:?}");
     assert!(app.path(".github/workflows/packetproof.yml").is_file());

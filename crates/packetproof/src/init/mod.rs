@@ -17,7 +17,7 @@ mod skeletons;
 mod tools;
 
 pub use agent::AgentRequest;
-pub use tools::ACTION_REPOSITORY;
+pub use tools::{ACTION_REPOSITORY, LAUNCHER};
 
 use crate::distribution::Distribution;
 use crate::git::Git;

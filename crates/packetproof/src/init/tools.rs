@@ -16,7 +16,7 @@ pub const ACTION_REPOSITORY: &str = "packetproof/packetproof";
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Where the launcher is, in the suite's folder.
-pub(crate) const LAUNCHER: &str = "ci/packetproof.sh";
+pub const LAUNCHER: &str = "ci/packetproof.sh";
 
 const LAUNCHER_TEXT: &str = include_str!("packetproof.sh");
 
