@@ -219,9 +219,9 @@ pub fn initialized(dir: &Path, done: &Initialized) -> Result<()> {
         ),
         Made::Wired(suite) => format!(
             "{} is this repository's packetproof suite: no new suite written; CI and the pre-commit hooks run it \
-             with `{packetproof}` ({})\n",
+             with the packetproof {} finds\n",
             shown(suite),
-            done.distribution.name()
+            shown(&suite.join(packetproof::init::LAUNCHER))
         ),
     })
 }

@@ -15,7 +15,8 @@ pub struct InitArgs {
     /// The empty folder to write the suite into (default: the current directory).
     pub dir: Option<PathBuf>,
     /// Write the suite of one app agent of this name ([agents.NAME], its templates, one
-    /// fixture, an exporter skeleton in the team's language) instead of the demo.
+    /// fixture, an exporter skeleton in the app's language: JavaScript in a Node project,
+    /// else Python) instead of the demo.
     #[arg(long, value_name = "NAME")]
     pub agent: Option<String>,
     /// The agent's template style.
@@ -24,6 +25,12 @@ pub struct InitArgs {
     /// How the agent answers: plain text, or JSON in a schema (written as its schema file).
     #[arg(long, value_enum, default_value_t, requires = "agent")]
     pub output: OutputArg,
+    /// The provider of the agent's call, as harness.toml's [providers.NAME] names it.
+    #[arg(long, value_name = "NAME", default_value = "anthropic", requires = "agent")]
+    pub provider: String,
+    /// The model of the agent's call [default: the provider's first built-in model].
+    #[arg(long, value_name = "MODEL", requires = "agent")]
+    pub model: Option<String>,
 }
 
 /// `init --style`.
@@ -70,7 +77,8 @@ impl From<OutputArg> for packetproof::profile::Output {
 pub fn run(args: InitArgs) -> Result<Status> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
     let (style, output) = (args.style.into(), args.output.into());
-    let agent = args.agent.map(|name| AgentRequest { name, style, output });
+    let (provider, model) = (Some(args.provider), args.model);
+    let agent = args.agent.map(|name| AgentRequest { name, style, output, provider, model });
     let options = Options { agent, writes: super::golden_writes()?, built_from: BUILT_FROM };
     let done = packetproof::init::run(&dir, &options)?;
     print::initialized(&dir, &done)?;

@@ -82,6 +82,18 @@ fn action_problems(text: &str) -> Vec<String> {
             problems.push(format!("no step runs {needed}"));
         }
     }
+    // install-only (init's workflow, when it found no packetproof) builds and runs nothing.
+    for step in steps
+        .iter()
+        .filter(|s| text_of(s, "run").contains("packetproof test") || text_of(s, "run").contains("release-check"))
+    {
+        if !text_of(step, "if").contains("inputs.install-only != 'true'") {
+            problems.push(format!(
+                "a step runs packetproof under install-only: {}",
+                text_of(step, "run").lines().last().unwrap_or("")
+            ));
+        }
+    }
     let summary = steps.iter().find(|s| text_of(s, "run").contains("release-check"));
     match summary {
         Some(step) if text_of(step, "if").contains("github.event_name == 'pull_request'") => {
@@ -126,6 +138,8 @@ fn the_action_builds_its_own_revision_and_gates() {
     assert!(action_problems(&by_branch).iter().any(|p| p.contains("names a ref (github.ref)")));
     let no_summary = text.replace("--format markdown", "--format text");
     assert!(action_problems(&no_summary).iter().any(|p| p.contains("$GITHUB_STEP_SUMMARY")));
+    let gates_anyway = text.replacen("- if: inputs.install-only != 'true'\n      shell: bash", "- shell: bash", 1);
+    assert!(action_problems(&gates_anyway).iter().any(|p| p.contains("under install-only")), "{gates_anyway}");
 }
 
 fn init_writes_a_workflow_using_the_pinned_action() {
@@ -260,6 +274,56 @@ fn the_release_builds_a_wheel_per_platform() {
     assert!(python_problems(&pyproject, &no_wheel).iter().any(|p| p.contains("no wheel")));
 }
 
+/// The release asset: every platform of the release matrix packs its binary with
+/// scripts/release-asset.sh, a job makes the GitHub release of them, the launcher `init`
+/// writes knows each target, and a workflow dry-runs the release.
+fn asset_problems(release: &str, launcher: &str, dry_run: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let release = yaml(release, "release.yml");
+    let platform_steps = release["jobs"]["platform"]["steps"].as_sequence().into_iter().flatten();
+    let platform: String = platform_steps.map(|s| format!("{}{}\n", text_of(s, "run"), text_of(s, "uses"))).collect();
+    if !platform.contains("scripts/release-asset.sh --binary") || !platform.contains("--target ${{ matrix.rust }}") {
+        problems.push("the platform job packs no release asset for its target".into());
+    }
+    let include =
+        release["jobs"]["platform"]["strategy"]["matrix"]["include"].as_sequence().cloned().unwrap_or_default();
+    for row in &include {
+        let target = text_of(row, "rust");
+        if !launcher.contains(&format!(" echo {target} ;;")) {
+            problems.push(format!("the launcher does not download the asset of {target}"));
+        }
+    }
+    let jobs = release["jobs"].as_mapping().into_iter().flat_map(|j| j.values());
+    let publishes = jobs.into_iter().any(|job| {
+        let text = serde_yaml_ng::to_string(job).unwrap();
+        text.contains("asset-*") && text.contains("gh release create") && text.contains("contents: write")
+    });
+    if !publishes {
+        problems.push("no job makes the GitHub release of the assets".into());
+    }
+    let dry = yaml(dry_run, "release-dry-run.yml");
+    if !steps(&dry).iter().any(|s| text_of(s, "run").starts_with("scripts/release-dry-run.sh")) {
+        problems.push("no workflow dry-runs the release".into());
+    }
+    problems
+}
+
+fn the_release_ships_an_asset_per_platform_and_is_dry_run() {
+    let release = read(".github/workflows/release.yml");
+    let launcher = read("crates/packetproof/src/init/packetproof.sh");
+    let dry_run = read(".github/workflows/release-dry-run.yml");
+    assert_eq!(asset_problems(&release, &launcher, &dry_run), Vec::<String>::new());
+    // Caught: no asset step, a target the launcher cannot name, no release job, no dry run.
+    let no_asset = release.replace("scripts/release-asset.sh", "scripts/other.sh");
+    assert!(asset_problems(&no_asset, &launcher, &dry_run).iter().any(|p| p.contains("packs no release asset")));
+    let no_mac = launcher.replace(" echo aarch64-apple-darwin ;;", " echo none ;;");
+    assert!(asset_problems(&release, &no_mac, &dry_run).iter().any(|p| p.contains("aarch64-apple-darwin")));
+    let no_job = release.replace("gh release create", "echo");
+    assert!(asset_problems(&no_job, &launcher, &dry_run).iter().any(|p| p.contains("GitHub release")));
+    let no_dry = dry_run.replace("run: scripts/release-dry-run.sh", "run: true");
+    assert!(asset_problems(&release, &launcher, &no_dry).iter().any(|p| p.contains("dry-runs")));
+}
+
 /// The npm API's functions that pass the shared options (`common(options)`, which carries
 /// `--google-suffix-file`) run only commands that take that option.
 fn npm_suffix_problems(index: &str, takers: &[String]) -> Vec<String> {
@@ -289,6 +353,7 @@ pub fn trials() -> Vec<Trial> {
         the_npm_api_passes_the_suffix_only_where_it_is_taken,
         the_release_matrix_builds_every_npm_platform,
         the_release_builds_a_wheel_per_platform,
+        the_release_ships_an_asset_per_platform_and_is_dry_run,
         the_action_builds_its_own_revision_and_gates,
         init_writes_a_workflow_using_the_pinned_action,
         the_pre_commit_hooks_name_real_commands,

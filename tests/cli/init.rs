@@ -168,7 +168,8 @@ fn init_in_a_repository_writes_ci_and_hooks_at_its_root() {
     let out = app.run_in("", &["init", "llm/gate"]);
     assert_eq!(out.code, 0, "{}", out.describe());
     assert!(out.stdout.contains("\nwrote .pre-commit-config.yaml\n"), "{}", out.stdout);
-    assert!(!app.path("llm/gate/ci").exists(), "nothing under the suite's ci/ in a repository");
+    let ci: Vec<_> = std::fs::read_dir(app.path("llm/gate/ci")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(ci, ["packetproof.sh"], "only the launcher under the suite's ci/ in a repository");
     let root = app.root();
 
     // Pre-commit: each hook's entry, from the root, passes (and needs --config there).
@@ -200,7 +201,7 @@ fn init_in_a_repository_writes_ci_and_hooks_at_its_root() {
         assert!(!app.path(".github").exists() && out.stderr.contains("no commit to pin"), "{}", out.describe());
         return;
     };
-    // CI: the workflow's action runs `packetproof test --junit` in its working-directory.
+    // CI: the workflow runs `packetproof test --junit` in the suite's folder.
     assert!(out.stdout.contains("\nwrote .github/workflows/packetproof.yml\n"), "{}", out.stdout);
     let text = std::fs::read_to_string(app.path(".github/workflows/packetproof.yml")).unwrap();
     let action = yaml(&crate::distribution::read("action.yml"), "action.yml");
@@ -208,10 +209,10 @@ fn init_in_a_repository_writes_ci_and_hooks_at_its_root() {
     assert!(text.contains(built_from), "{text}");
     let workflow = yaml(&text, "the workflow");
     let steps = steps(&workflow);
-    let uses = steps.iter().find(|s| text_of(s, "uses").starts_with(packetproof::init::ACTION_REPOSITORY)).unwrap();
-    let folder = text_of(&uses["with"], "working-directory");
+    let gate = steps.iter().find(|s| text_of(s, "name") == "packetproof test").unwrap();
+    let folder = text_of(gate, "working-directory");
     assert_eq!(folder, "llm/gate");
-    let ran = on_path(&root.join(folder), &["packetproof", "test", "--junit", text_of(&uses["with"], "junit")]);
+    let ran = on_path(&root.join(folder), &["bash", "-c", text_of(gate, "run")]);
     assert_eq!(ran.code, 0, "{}", ran.describe());
     let upload = steps.iter().find(|s| text_of(s, "uses").starts_with("actions/upload-artifact@")).unwrap();
     let report = root.join(text_of(&upload["with"], "path"));
@@ -233,7 +234,7 @@ fn init_never_changes_the_repositorys_files() {
     assert_eq!(std::fs::read_to_string(app.path(".github/workflows/packetproof.yml")).unwrap(), workflow);
     assert_eq!(std::fs::read_to_string(app.path(".pre-commit-config.yaml")).unwrap(), hooks);
     let instead = std::fs::read_to_string(app.path("llm/gate/ci/pre-commit-config.yaml")).unwrap();
-    assert!(instead.contains("packetproof --config llm/gate/harness.toml test"), "{instead}");
+    assert!(instead.contains("bash llm/gate/ci/packetproof.sh --config llm/gate/harness.toml test"), "{instead}");
     assert!(
         out.stderr.contains(
             ".pre-commit-config.yaml exists and was left as it is; what init would have written there is in \

@@ -106,43 +106,52 @@ fn init_agent_in_a_python_repository_is_green_after_bless() {
     }
 }
 
-/// The workflow and hooks run the packetproof the team has: npx in a Node project, the
-/// wheel in a Python one, cargo's (the action, PATH) otherwise. No program runs here.
+/// The workflow installs the app's packages as its project declares them, then
+/// packetproof through the launcher (never a version no index has), and the hooks run the
+/// launcher; the exporter is in the app's language whether or not the project names
+/// packetproof yet. No program runs here (tests/cli/workflow.rs runs them).
 fn the_workflow_and_hooks_run_the_teams_packetproof() {
+    let built = option_env!("PACKETPROOF_BUILT_FROM").is_some();
     let node = repository(Some(("package.json", NODE_PACKAGE)));
     init_agent(&node, &[]);
     for (id, entry) in hook_entries(&node) {
         let verb = if id == "packetproof-verify" { "verify" } else { "test" };
-        assert_eq!(entry, format!("npx --no -- packetproof --config llm/gate/harness.toml {verb}"), "{id}");
+        assert_eq!(entry, format!("bash llm/gate/ci/packetproof.sh --config llm/gate/harness.toml {verb}"), "{id}");
     }
-    let runs = workflow_runs(&node);
-    assert!(runs.iter().any(|r| r == "npm install"), "{runs:?}");
-    assert!(runs.iter().any(|r| r == "npx --no -- packetproof test --junit junit.xml"), "{runs:?}");
-    assert!(!runs.iter().any(|r| r.contains("cargo") || r.starts_with(packetproof::init::ACTION_REPOSITORY)));
+    if built {
+        let runs = workflow_runs(&node);
+        for step in ["npm install", "bash llm/gate/ci/packetproof.sh --install", "packetproof test --junit junit.xml"] {
+            assert!(runs.iter().any(|r| r == step), "{step}: {runs:?}");
+        }
+        assert!(runs.iter().any(|r| r.starts_with(packetproof::init::ACTION_REPOSITORY)), "{runs:?}");
+    }
 
     let python = repository(Some(("requirements-dev.txt", "pytest\n")));
     init_agent(&python, &[]);
     let text = std::fs::read_to_string(python.path(".pre-commit-config.yaml")).unwrap();
     let config = yaml(&text, "the hooks");
     for hook in config["repos"][0]["hooks"].as_sequence().unwrap() {
-        assert_eq!(text_of(hook, "language"), "python", "{text}");
-        let wheel = hook["additional_dependencies"][0].as_str().unwrap_or_default();
-        assert_eq!(wheel, format!("packetproof=={}", env!("CARGO_PKG_VERSION")), "{text}");
-        assert!(text_of(hook, "entry").starts_with("packetproof --config llm/gate/harness.toml "), "{text}");
+        assert_eq!(text_of(hook, "language"), "system", "{text}");
+        assert!(text_of(hook, "entry").starts_with("bash llm/gate/ci/packetproof.sh --config "), "{text}");
     }
-    let runs = workflow_runs(&python);
-    assert!(runs.iter().any(|r| r.starts_with("python -m pip install packetproof==")), "{runs:?}");
-    assert!(runs.iter().any(|r| r == "packetproof test --junit junit.xml"), "{runs:?}");
+    assert!(!text.contains("packetproof=="), "{text}");
+    if built {
+        let runs = workflow_runs(&python);
+        assert!(runs.iter().any(|r| r == "python -m pip install -r requirements-dev.txt"), "{runs:?}");
+        assert!(!runs.iter().any(|r| r.contains("packetproof==")), "{runs:?}");
+    }
 
-    // A Node project without packetproof did not install it with npm: cargo's.
+    // A Node project that does not name packetproof (nothing is published yet) is still a
+    // Node project: a JavaScript exporter, run by node.
     let other = repository(Some(("package.json", r#"{"name": "app"}"#)));
-    let out = other.run_in("", &["init", "llm/gate", "--agent", "answer"]);
+    let out =
+        other.run_in("", &["init", "llm/gate", "--agent", "answer", "--provider", "openai", "--model", "gpt-5-mini"]);
     ran(&out);
-    assert!(out.stdout.contains("run `packetproof bless`"), "{}", out.stdout);
-    for (_, entry) in hook_entries(&other) {
-        assert!(entry.starts_with("packetproof --config "), "{entry}");
-    }
-    assert!(other.path("llm/gate/export.py").is_file(), "a Python exporter where no Node project has packetproof");
+    assert!(out.stdout.contains("make export.js build the app's packets"), "{}", out.stdout);
+    assert!(!other.path("llm/gate/export.py").exists());
+    let settings = std::fs::read_to_string(other.path("llm/gate/harness.toml")).unwrap();
+    assert!(settings.contains("[providers.openai]\nmodels = [\"gpt-5-mini\"]"), "{settings}");
+    assert!(settings.contains("command = [\"node\", \"export.js\", \"{request}\"]"), "{settings}");
 }
 
 /// `init` where the repository has a suite (the folder is in it, or it is one folder
@@ -158,7 +167,9 @@ fn init_in_a_repository_with_a_suite_wires_to_it() {
     let before = files_of(app.root());
     let out = app.run_in("llm/gate/fixtures", &["init"]);
     ran(&out);
-    assert!(out.stdout.contains("llm/gate is this repository's packetproof suite: no new suite written"), "{out:?}");
+    let said = "llm/gate is this repository's packetproof suite: no new suite written; CI and the pre-commit hooks \
+                run it with the packetproof ";
+    assert!(out.stdout.contains(said) && out.stdout.contains("llm/gate/ci/packetproof.sh finds\n"), "{out:?}");
     let hooks = hook_entries(&app);
     assert!(hooks.iter().all(|(_, e)| e.contains("--config llm/gate/harness.toml")), "{hooks:?}");
     assert!(app.path(".github/workflows/packetproof.yml").is_file());
@@ -208,6 +219,11 @@ fn an_agents_schema_file_must_exist() {
     let bad = app.run_in("", &["init", "x", "--agent", "a b"]);
     assert_eq!(bad.code, 2, "{}", bad.describe());
     assert!(bad.stderr.contains("--agent \"a b\": expected a letter"), "{}", bad.stderr);
+    let provider = app.run_in("", &["init", "x", "--provider", "openai"]);
+    assert_eq!(provider.code, 2, "--provider needs --agent: {}", provider.describe());
+    let unknown = app.run_in("", &["init", "x", "--agent", "a", "--provider", "mistral"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.describe());
+    assert!(unknown.stderr.contains("name the agent's with --model"), "{}", unknown.stderr);
     assert!(!app.path("x").exists());
 }
 

@@ -45,6 +45,7 @@ mod trace;
 mod validate;
 mod wheel;
 mod wire;
+mod workflow;
 
 use libtest_mimic::Arguments;
 
@@ -70,6 +71,7 @@ fn main() {
     trials.extend(errors::trials());
     trials.extend(npm::trials());
     trials.extend(wheel::trials());
+    trials.extend(workflow::trials());
     trials.extend(exporter::trials());
     trials.extend(foreign::trials());
     trials.extend(wire::trials());

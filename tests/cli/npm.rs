@@ -175,7 +175,7 @@ fn npm_packages_install_offline_and_run_the_gate() {
 }
 
 /// In a Node repository with the package installed (`project`, holding no suite yet), `init --agent`'s pre-commit hooks run
-/// its binary through npx from the repository's root: no packetproof on PATH, no download.
+/// its binary (the launcher finds it in node_modules/.bin) from the repository's root: no packetproof on PATH, no download.
 fn the_hooks_init_writes_run_the_installed_package(project: &Path) {
     support::git(project, &["init", "-q", "."]);
     run(project, "npx", &["--offline", "packetproof", "init", "llm", "--agent", "answer", "--output", "schema"]);
@@ -187,7 +187,7 @@ fn the_hooks_init_writes_run_the_installed_package(project: &Path) {
         let hooks = config["repos"][0]["hooks"].as_sequence().expect("hooks");
         let hook = hooks.iter().find(|h| crate::distribution::text_of(h, "id") == id).expect(id);
         let entry = crate::distribution::text_of(hook, "entry");
-        assert!(entry.starts_with("npx --no -- packetproof "), "{entry}");
+        assert!(entry.starts_with("bash llm/ci/packetproof.sh "), "{entry}");
         let words: Vec<&str> = entry.split_whitespace().chain(extra.iter().copied()).collect();
         let mut command = Command::new(words[0]);
         command.current_dir(project).args(&words[1..]);

@@ -127,9 +127,9 @@ fn the_wheel_installs_offline_and_gives_the_command() {
 }
 
 /// A Python repository as the team has it, with only the wheel's packetproof: `init
-/// --agent` writes hooks whose entries run the command from the environment (what
-/// pre-commit's `language: python` hook with the wheel as its dependency runs), green
-/// on the blessed suite and red on a changed golden packet; the workflow's test step too.
+/// --agent` writes hooks whose entries run the launcher, which finds the command in the
+/// environment, green on the blessed suite and red on a changed golden packet; the
+/// workflow installs the app's package, never a packetproof version from an index.
 fn the_hooks_init_writes_run_from_the_wheel(dir: &Path, bin: &Path) {
     let app = dir.join("app");
     std::fs::create_dir_all(&app).unwrap();
@@ -155,12 +155,12 @@ fn the_hooks_init_writes_run_from_the_wheel(dir: &Path, bin: &Path) {
         exec(&mut command)
     };
     for entry in &entries {
-        assert!(entry.starts_with("packetproof "), "{hooks}");
+        assert!(entry.starts_with("bash llm/gate/ci/packetproof.sh "), "{hooks}");
         let out = hook(entry);
         assert_eq!(out.code, 0, "{entry}: {}", out.describe());
     }
     let workflow = std::fs::read_to_string(app.join(".github/workflows/packetproof.yml")).unwrap();
-    assert!(workflow.contains("pip install packetproof=="), "{workflow}");
+    assert!(workflow.contains("run: \"python -m pip install .\"") && !workflow.contains("packetproof=="), "{workflow}");
     let golden = app.join(packet);
     let mut packet: serde_json::Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
     packet["maxTokens"] = serde_json::json!(packet["maxTokens"].as_u64().unwrap() + 1);

@@ -1,7 +1,7 @@
 //! Which packetproof a team has: the npm package (a Node project naming it), the pip
-//! wheel (a Python project), or a cargo build. What `init` writes for CI and hooks,
-//! and the commands hints name, follow it, so a Node team is never told to run cargo
-//! or a `packetproof` that its install did not put on PATH.
+//! wheel (a Python project), or a cargo build. The commands hints name follow it, so a
+//! Node team is never told to run cargo or a `packetproof` that its install did not put
+//! on PATH.
 
 use std::path::{Path, PathBuf};
 

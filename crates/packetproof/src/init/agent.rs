@@ -1,12 +1,12 @@
 //! `packetproof init --agent NAME`: the smallest suite that gates one agent of an app:
 //! harness.toml with `[agents.NAME]`, a system and a user template in the app's
 //! template style, the agent's schema file when it answers in one, one fixture, and
-//! an exporter skeleton in the team's language (JavaScript with the npm package,
-//! Python otherwise) that renders the templates into a packet. Nothing is blessed:
+//! an exporter skeleton in the app's language (JavaScript in a Node project, Python
+//! otherwise) that renders the templates into a packet for the provider and model given. Nothing is blessed:
 //! the exporter is the team's program, to adapt first; `packetproof bless` then
 //! writes the golden files and `packetproof test` passes.
 
-use crate::distribution::Distribution;
+use super::project::Project;
 use crate::profile::{Output, Style};
 use crate::{Error, Result};
 
@@ -17,12 +17,65 @@ pub struct AgentRequest {
     pub name: String,
     pub style: Style,
     pub output: Output,
+    /// The provider of the agent's call (default: anthropic).
+    pub provider: Option<String>,
+    /// Its model (default: the provider's first in the built-in settings).
+    pub model: Option<String>,
 }
 
-/// The provider, model and output limit of the skeleton's call (one the exporter names).
-const PROVIDER: &str = "anthropic";
-const MODEL: &str = "claude-sonnet-4-5";
+const DEFAULT_PROVIDER: &str = "anthropic";
+
+/// The output limit of the skeleton's call.
 const MAX_TOKENS: u32 = 1024;
+
+impl AgentRequest {
+    fn provider(&self) -> &str {
+        self.provider.as_deref().unwrap_or(DEFAULT_PROVIDER)
+    }
+
+    /// The model: the one given, else the provider's first built-in one.
+    fn model(&self) -> Result<String> {
+        if let Some(model) = &self.model {
+            return Ok(model.clone());
+        }
+        let settings: toml::Value = toml::from_str(crate::builtin::HARNESS_TOML)
+            .map_err(|e| Error::Usage(format!("built-in settings: {e}")))?;
+        let first = settings
+            .get("providers")
+            .and_then(|p| p.get(self.provider()))
+            .and_then(|p| p.get("models"))
+            .and_then(|m| m.as_array())
+            .and_then(|m| m.first())
+            .and_then(toml::Value::as_str);
+        first.map(str::to_owned).ok_or_else(|| {
+            Error::Usage(format!(
+                "--provider {}: packetproof knows no model of it; name the agent's with --model",
+                self.provider()
+            ))
+        })
+    }
+}
+
+/// The agent's name, provider and model before anything is written: each is a TOML key
+/// or string, a file name or an agent id.
+pub(crate) fn check(request: &AgentRequest) -> Result<()> {
+    check_name(&request.name)?;
+    let provider = request.provider();
+    let mut chars = provider.chars();
+    let key = chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if !key {
+        return Err(Error::Usage(format!(
+            "--provider {provider:?}: expected a lowercase name such as anthropic, openai or google (it names the \
+             [providers.NAME] table)"
+        )));
+    }
+    let model = request.model()?;
+    if model.is_empty() || model.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        return Err(Error::Usage(format!("--model {model:?}: expected a model name such as claude-sonnet-4-5")));
+    }
+    Ok(())
+}
 
 /// An agent's name is a TOML bare key, a file name and an agent id at once.
 pub(crate) fn check_name(name: &str) -> Result<()> {
@@ -37,7 +90,7 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
     )))
 }
 
-/// The exporter's language: the team's, as its packetproof says.
+/// The exporter's language: the app's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Language {
     JavaScript,
@@ -45,10 +98,11 @@ enum Language {
 }
 
 impl Language {
-    fn of(distribution: &Distribution) -> Language {
-        match distribution {
-            Distribution::Npm { .. } => Language::JavaScript,
-            Distribution::Pip | Distribution::Cargo => Language::Python,
+    fn of(project: &Project) -> Language {
+        if project.is_node() {
+            Language::JavaScript
+        } else {
+            Language::Python
         }
     }
 
@@ -94,9 +148,10 @@ fn slot(style: Style, key: &str) -> String {
 }
 
 /// Every file of the suite, `(path relative to the suite, text)`.
-pub(crate) fn files(request: &AgentRequest, distribution: &Distribution) -> Vec<(String, String)> {
+pub(crate) fn files(request: &AgentRequest, project: &Project) -> Result<Vec<(String, String)>> {
     let name = &request.name;
-    let language = Language::of(distribution);
+    let language = Language::of(project);
+    let model = request.model()?;
     let ext = extension(request.style);
     let (system, user) = (format!("{name}.system.{ext}"), format!("{name}.user.{ext}"));
     let schema = (request.output == Output::Schema).then(|| format!("schemas/{name}.json"));
@@ -105,7 +160,7 @@ pub(crate) fn files(request: &AgentRequest, distribution: &Distribution) -> Vec<
         Output::Text => "Answer in plain text.".to_owned(),
     };
     let mut out = vec![
-        ("harness.toml".to_owned(), settings(request, language, &system, &user, schema.as_deref())),
+        ("harness.toml".to_owned(), settings(request, &model, language, &system, &user, schema.as_deref())),
         (".gitattributes".to_owned(), GITATTRIBUTES.to_owned()),
         (
             format!("prompts/{system}"),
@@ -113,12 +168,12 @@ pub(crate) fn files(request: &AgentRequest, distribution: &Distribution) -> Vec<
         ),
         (format!("prompts/{user}"), format!("{}\n", slot(request.style, "question"))),
         ("fixtures/example/request.json".to_owned(), REQUEST.to_owned()),
-        (language.file().to_owned(), exporter(request, language, &system, &user, schema.as_deref())),
+        (language.file().to_owned(), exporter(request, &model, language, &system, &user, schema.as_deref())),
     ];
     if let Some(schema) = schema {
         out.push((schema, schema_file(name)));
     }
-    out
+    Ok(out)
 }
 
 const GITATTRIBUTES: &str = "\
@@ -139,7 +194,14 @@ const REQUEST: &str = r#"{
 }
 "#;
 
-fn settings(request: &AgentRequest, language: Language, system: &str, user: &str, schema: Option<&str>) -> String {
+fn settings(
+    request: &AgentRequest,
+    model: &str,
+    language: Language,
+    system: &str,
+    user: &str,
+    schema: Option<&str>,
+) -> String {
     let name = &request.name;
     let output = match request.output {
         Output::Schema => "schema",
@@ -168,7 +230,7 @@ task_types = ["{name}"]
 prompt_modes = ["default"]
 output = "{output}"
 {schema}render_input_keys = ["product", "question"]
-models = ["{MODEL}"]
+models = ["{model}"]
 
 # The resolvedBranch fields the agent's prompt depends on, each with its values or "boolean":
 # [agents.{name}.branch]
@@ -179,8 +241,8 @@ style = "{style}"
 system = ["{system}"]
 user = ["{user}"]
 
-[providers.{PROVIDER}]
-models = ["{MODEL}"]
+[providers.{provider}]
+models = ["{model}"]
 
 # The program that makes the agent's packets: one fixture's request.json in, one packet
 # out. `files` are what its packets depend on, from this folder, anywhere in the
@@ -193,6 +255,7 @@ files = [{files}]
 "#,
         schema = schema_line.unwrap_or_default(),
         style = style_name(request.style),
+        provider = request.provider(),
         program = language.program(),
         file = language.file(),
         files = files.join(", "),
@@ -215,7 +278,14 @@ fn schema_file(name: &str) -> String {
 }
 
 /// The exporter skeleton's settings block, then its body for the language.
-fn exporter(request: &AgentRequest, language: Language, system: &str, user: &str, schema: Option<&str>) -> String {
+fn exporter(
+    request: &AgentRequest,
+    model: &str,
+    language: Language,
+    system: &str,
+    user: &str,
+    schema: Option<&str>,
+) -> String {
     let quoted = |text: &str| serde_json::Value::from(text).to_string();
     let schema = schema.map_or_else(
         || match language {
@@ -229,8 +299,8 @@ fn exporter(request: &AgentRequest, language: Language, system: &str, user: &str
         Language::Python => super::skeletons::PYTHON,
     };
     body.replace("{agent}", &quoted(&request.name))
-        .replace("{provider}", &quoted(PROVIDER))
-        .replace("{model}", &quoted(MODEL))
+        .replace("{provider}", &quoted(request.provider()))
+        .replace("{model}", &quoted(model))
         .replace("{max_tokens}", &MAX_TOKENS.to_string())
         .replace("{system}", &quoted(system))
         .replace("{user}", &quoted(user))
@@ -262,9 +332,10 @@ mod tests {
     #[test]
     fn the_settings_load_as_one_agent() {
         for output in [Output::Text, Output::Schema] {
-            let request = AgentRequest { name: "answer".into(), style: Style::Format, output };
+            let request =
+                AgentRequest { name: "answer".into(), style: Style::Format, output, provider: None, model: None };
             let dir = tempfile::tempdir().unwrap();
-            for (path, text) in files(&request, &Distribution::Cargo) {
+            for (path, text) in files(&request, &Project::Other).unwrap() {
                 let file = dir.path().join(path);
                 std::fs::create_dir_all(file.parent().unwrap()).unwrap();
                 std::fs::write(file, text).unwrap();
@@ -275,5 +346,32 @@ mod tests {
             assert_eq!(agents[0].schema.is_some(), output == Output::Schema);
             assert!(dir.path().join("export.py").is_file());
         }
+    }
+
+    #[test]
+    fn a_node_project_gets_a_javascript_exporter_for_the_call_given() {
+        let node = Project::Node { dir: "/app".into(), locked: false };
+        let request = AgentRequest {
+            name: "answer".into(),
+            style: Style::Mustache,
+            output: Output::Text,
+            provider: Some("openai".into()),
+            model: None,
+        };
+        check(&request).unwrap();
+        let files = files(&request, &node).unwrap();
+        let text = |name: &str| files.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str()).unwrap_or("");
+        assert!(text("export.js").contains("provider: \"openai\",\n  model: \"gpt-5\","), "{}", text("export.js"));
+        assert!(text("harness.toml").contains("[providers.openai]\nmodels = [\"gpt-5\"]"), "{}", text("harness.toml"));
+        assert!(text("harness.toml").contains("command = [\"node\", \"export.js\""), "{}", text("harness.toml"));
+        assert_eq!(text("export.py"), "");
+        let chosen = AgentRequest { provider: Some("mistral".into()), model: Some("mistral-large".into()), ..request };
+        check(&chosen).unwrap();
+        let files = super::files(&chosen, &Project::Other).unwrap();
+        assert!(files.iter().any(|(n, t)| n == "export.py" && t.contains("\"model\": \"mistral-large\"")));
+        let unknown = AgentRequest { model: None, ..chosen.clone() };
+        assert!(check(&unknown).unwrap_err().to_string().contains("name the agent's with --model"));
+        let bad = AgentRequest { provider: Some("Open AI".into()), ..chosen };
+        assert!(check(&bad).unwrap_err().to_string().contains("--provider \"Open AI\""));
     }
 }

@@ -6,16 +6,18 @@
 //! The golden files are then blessed from those, so `packetproof test` passes
 //! right away. `init --agent NAME` writes the smallest suite of one app agent
 //! instead (`agent`). In a repository that has a suite already, `init` writes none:
-//! it wires CI and hooks to that one (`existing`). The workflow and hooks run the
-//! packetproof the team installed (`tools`).
+//! it wires CI and hooks to that one (`existing`). The workflow installs the app's
+//! packages as its project declares them (`project`), and the workflow and hooks run
+//! packetproof through a launcher that finds or installs it (`tools`).
 
 mod agent;
 mod existing;
+mod project;
 mod skeletons;
 mod tools;
 
 pub use agent::AgentRequest;
-pub use tools::ACTION_REPOSITORY;
+pub use tools::{ACTION_REPOSITORY, LAUNCHER};
 
 use crate::distribution::Distribution;
 use crate::git::Git;
@@ -133,14 +135,19 @@ In a git repository, `packetproof init` writes a GitHub Actions workflow
 the repository's root, where those tools look, each finding this suite where it is (the
 workflow's `working-directory`, the hooks' `--config`). It never changes a file that exists:
 it writes what it would have written there under `ci/` instead, to merge by hand (as it does
-outside a repository). Both run the packetproof you installed: in a Node project with the npm
-package, its binary through `npx` (after `npm ci`); in a Python project, the wheel (pip in CI,
-pre-commit's own environment for the hooks); otherwise packetproof's action, pinned to the
-commit of the packetproof that wrote this suite, which builds it once with cargo (cached by
-its revision), and the hooks run the `packetproof` that `cargo install` put on your PATH. CI
-runs `packetproof test --junit` here and, on pull requests, writes `packetproof release-check
---format markdown` to the job summary. To shard the trials over machines with the action,
-give it `partition: hash:${{ matrix.shard }}/3` under a `matrix: shard: [1, 2, 3]`.
+outside a repository). Both run packetproof through `ci/packetproof.sh`, which takes the
+first of: `$PACKETPROOF`; the project's own install (the npm package's binary in
+node_modules/.bin, or a `packetproof` on PATH: the wheel in the active environment, a cargo
+install); `~/.packetproof/bin/packetproof`; the release asset of this packetproof's version,
+downloaded with its checksum checked. The workflow first installs the app's own packages as
+its project declares them (`npm ci` or `npm install` for package.json; `pip install -r
+requirements.txt` or `pip install .` for pyproject.toml), since the exporter imports them;
+when the launcher finds no packetproof (before the first release), packetproof's GitHub
+Action, pinned to the commit of the packetproof that wrote this suite, builds it once with
+cargo (cached by its revision). So CI works before the first release and after it, without
+edits. CI runs `packetproof test --junit` here and, on pull requests, writes `packetproof
+release-check --format markdown` to the job summary. To shard the trials over machines, add
+`--partition hash:${{ matrix.shard }}/3` to the test step under a `matrix: shard: [1, 2, 3]`.
 "#;
 
 /// Where the CI workflow and the pre-commit config go in a git repository: at its root,
@@ -178,7 +185,7 @@ pub struct Initialized {
     /// The suite's folder relative to the repository's root (`.` at the root), when the
     /// suite is in a git repository.
     pub in_repository: Option<String>,
-    /// The packetproof the team installed, which the workflow and hooks run.
+    /// The packetproof the team installed, whose command the printed hints name.
     pub distribution: Distribution,
     /// Whether the workflow was left out: a cargo workflow pins packetproof's action to
     /// the commit this packetproof was built from, and the build knows none.
@@ -219,7 +226,7 @@ pub fn init(dir: &Path, writes: bless::GoldenWrites, built_from: Option<&str>) -
 /// `--agent`, whose agent belongs in that suite's settings).
 pub fn run(dir: &Path, options: &Options) -> Result<Initialized> {
     if let Some(agent) = &options.agent {
-        agent::check_name(&agent.name)?;
+        agent::check(agent)?;
     }
     let near = dir.ancestors().find(|d| d.is_dir()).unwrap_or(Path::new("."));
     let repository = Git::find(near);
@@ -243,8 +250,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Initialized> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut done = match &options.agent {
         Some(request) => {
-            let distribution = Distribution::of(dir);
-            let files = agent::files(request, &distribution);
+            let project = project::Project::find(dir, repository.as_ref().map(Git::top));
+            let files = agent::files(request, &project)?;
             let exporter = files.iter().map(|(name, _)| name).find(|n| n.starts_with("export.")).cloned();
             let mut done = blank(Made::Agent { exporter: exporter.unwrap_or_default() }, dir, repository.as_ref());
             for (name, text) in &files {
@@ -309,18 +316,23 @@ fn write_demo(dir: &Path, writes: bless::GoldenWrites, done: &mut Initialized) -
     Ok(())
 }
 
-/// Write the workflow and the pre-commit config of the suite in `suite`, running the
-/// packetproof the team installed: at the repository's root, or in the suite's `ci/`
-/// outside a repository and where the root has a file of that name.
+/// Write the workflow, the pre-commit config and their launcher for the suite in `suite`:
+/// the launcher in the suite's `ci/`; the others at the repository's root, or in the
+/// suite's `ci/` outside a repository and where the root has a file of that name.
 fn wire(suite: &Path, repository: Option<&Git>, built_from: Option<&str>, done: &mut Initialized) -> Result<()> {
     let relative = done.in_repository.clone().unwrap_or_else(|| ".".to_owned());
-    let package = tools::Place::package_of(&done.distribution, repository.map_or(suite, Git::top));
-    let place = tools::Place { suite: &relative, package: package.as_deref() };
-    let workflow = tools::workflow(&done.distribution, built_from, &place);
+    let top = repository.map_or(suite, Git::top);
+    let project = project::Project::find(suite, repository.map(Git::top));
+    let project_dir = project.relative_to(top);
+    let place = tools::Place { suite: &relative, project: &project, project_dir: project_dir.as_deref() };
+    let launcher = suite.join(tools::LAUNCHER);
+    write_creating_folders(&launcher, &tools::launcher(built_from, &place), fsutil::write_atomic)?;
+    done.written.push(launcher);
+    let workflow = tools::workflow(built_from, &place);
     done.workflow_unpinned = workflow.is_none();
     let texts = [
         (REPOSITORY_WORKFLOW, WORKFLOW_PATH, workflow),
-        (REPOSITORY_PRE_COMMIT, PRE_COMMIT_PATH, Some(tools::pre_commit(&done.distribution, &place))),
+        (REPOSITORY_PRE_COMMIT, PRE_COMMIT_PATH, Some(tools::pre_commit(&place))),
     ];
     for (at_root, in_suite, text) in texts {
         let Some(text) = text else { continue };

@@ -1,44 +1,53 @@
-//! The CI workflow and the pre-commit config `init` writes for a suite, each running
-//! the packetproof the team installed ([`Distribution`]): the npm package's binary
-//! through npx (npm puts it on no PATH), the pip wheel (installed by pip in CI, and by
-//! pre-commit into the hooks' own environment, as ruff's and uv's hooks are), or a
-//! cargo build (packetproof's GitHub Action, pinned to a commit; the hooks run the
-//! `packetproof` that `cargo install` put on PATH).
+//! The CI workflow, the pre-commit config and the launcher script `init` writes for a
+//! suite. The workflow installs the app's own packages as its project declares them
+//! ([`Project`]: the exporter imports them), then finds packetproof with the launcher
+//! (the project's own install, an earlier one, the release asset) and, when none is
+//! found, builds it with packetproof's GitHub Action pinned to a commit (cargo, once,
+//! cached by its revision). The hooks run packetproof through the same launcher, so CI
+//! and hooks work before the first release and after it, without edits.
 
-use crate::distribution::Distribution;
-use std::path::Path;
+use super::project::Project;
 
-/// The GitHub repository whose `action.yml` the cargo workflow uses: the one place that
-/// names it (README, "GitHub Action"; a fork changes it here).
+/// The GitHub repository whose `action.yml` the workflow uses and whose releases carry the
+/// binaries: the one place that names it (README, "GitHub Action"; a fork changes it here).
 pub const ACTION_REPOSITORY: &str = "packetproof/packetproof";
 
-/// The version of the npm package and the wheel this packetproof was released as: the
-/// pip workflow and hooks install exactly it.
+/// The version whose release asset the launcher downloads: this packetproof's.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Where the launcher is, in the suite's folder.
+pub const LAUNCHER: &str = "ci/packetproof.sh";
+
+const LAUNCHER_TEXT: &str = include_str!("packetproof.sh");
 
 /// Where the suite is, as the workflow and hooks name it from the repository's root.
 pub(crate) struct Place<'a> {
     /// The suite's folder relative to the repository's root (`.` at the root).
     pub(crate) suite: &'a str,
-    /// The Node project's folder relative to the root (`.` at the root), for npm.
-    pub(crate) package: Option<&'a str>,
+    /// The app's project, and its folder relative to the root (`.` at the root).
+    pub(crate) project: &'a Project,
+    pub(crate) project_dir: Option<&'a str>,
 }
 
 impl Place<'_> {
-    /// The Node project's folder of `distribution`, relative to `top` (the repository's root, or the suite).
-    pub(crate) fn package_of(distribution: &Distribution, top: &Path) -> Option<String> {
-        let Distribution::Npm { package_dir } = distribution else { return None };
-        let top = top.canonicalize().unwrap_or_else(|_| top.to_path_buf());
-        let relative = package_dir.strip_prefix(&top).unwrap_or(package_dir);
-        let text = relative.to_string_lossy().replace('\\', "/");
-        Some(if text.is_empty() { ".".to_owned() } else { text })
+    /// The launcher's path from the repository's root.
+    fn launcher(&self) -> String {
+        if self.suite == "." {
+            LAUNCHER.to_owned()
+        } else {
+            format!("{}/{LAUNCHER}", self.suite)
+        }
     }
 }
 
-/// The workflow header every distribution shares: `{what}` says how packetproof is installed.
+/// The workflow header every project shares.
 const HEADER: &str = r#"# packetproof conformance gate of the suite in {suite} (written by `packetproof init`).
 # GitHub Actions runs it from .github/workflows/ at the repository's root.
-# {what}
+{packages}# packetproof is the first of: the project's own install, the release asset of packetproof
+# {version}, or (before that release exists) a build by packetproof's GitHub Action at the
+# commit that wrote this file, made once with cargo and cached by its revision
+# ({launcher} gives the order). Then `packetproof test` runs in the suite's
+# folder, and on pull requests the release check goes to the job summary.
 name: packetproof
 on: [push, pull_request]
 jobs:
@@ -50,40 +59,48 @@ jobs:
           fetch-depth: 0 # the release check compares with the pull request's base commit
 "#;
 
-/// The cargo workflow's steps: `{action}` is `<repository>@<commit>`.
-const CARGO_STEPS: &str = r#"      - uses: {action}
-        with:
-          working-directory: {suite}
-          junit: junit.xml
-"#;
-
-const NPM_STEPS: &str = r#"      - uses: actions/setup-node@v4
+const NODE_STEPS: &str = r#"      - uses: actions/setup-node@v4
         with:
           node-version: lts/*
-      - name: install the project's packages (packetproof is one of them)
-        working-directory: {package}
+      - name: install the app's packages
+        working-directory: {dir}
         run: {install}
 "#;
 
-const PIP_STEPS: &str = r#"      - uses: actions/setup-python@v5
+const PYTHON_SETUP: &str = r#"      - uses: actions/setup-python@v5
         with:
           python-version: "3.x"
-      - name: install packetproof (the wheel)
-        run: python -m pip install {requirement}
 "#;
 
-/// The gate's steps after an install: `{program}` runs packetproof (npx's, or the wheel's).
+const PYTHON_INSTALL: &str = r#"      - name: install the app's packages
+        working-directory: {dir}
+        run: {install}
+"#;
+
+/// Find packetproof, else build it with the pinned action (which then only installs).
+const INSTALL_STEPS: &str = r#"      - name: find packetproof (the project's own, else the release asset)
+        id: packetproof
+        shell: bash
+        run: {find}
+      - name: build packetproof with its GitHub Action (none found; cached by its revision)
+        if: steps.packetproof.outputs.found != 'true'
+        uses: {action}
+        with:
+          install-only: "true"
+"#;
+
+/// The gate's steps once packetproof is on PATH.
 const GATE_STEPS: &str = r#"      - name: packetproof test
         working-directory: {suite}
         shell: bash
-        run: {program} test --junit junit.xml
+        run: packetproof test --junit junit.xml
       - name: packetproof release-check
         if: always() && github.event_name == 'pull_request'
         working-directory: {suite}
         shell: bash
         env:
           BASE: ${{ github.event.pull_request.base.sha }}
-        run: {program} release-check --base "$BASE" --format markdown | tee -a "$GITHUB_STEP_SUMMARY"
+        run: packetproof release-check --base "$BASE" --format markdown | tee -a "$GITHUB_STEP_SUMMARY"
 "#;
 
 const UPLOAD: &str = r#"      - if: always()
@@ -106,62 +123,71 @@ fn shell_word(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// The pip requirement the workflow and hooks install: this packetproof's version.
-fn requirement() -> String {
-    format!("packetproof=={VERSION}")
-}
-
-/// The workflow for the suite at `place`. The cargo one uses packetproof's action pinned
+/// The workflow for the suite at `place`. Its last resort is packetproof's action pinned
 /// to `built_from`, the commit of the packetproof that runs `init` (the CLI knows it from
 /// build.rs), so CI runs the packetproof that wrote the suite; without it, none (an
-/// unpinned action is what pinning avoids). npm and pip need no commit.
-pub(crate) fn workflow(distribution: &Distribution, built_from: Option<&str>, place: &Place) -> Option<String> {
+/// unpinned action is what pinning avoids).
+pub(crate) fn workflow(built_from: Option<&str>, place: &Place) -> Option<String> {
+    let action = format!("{ACTION_REPOSITORY}@{}", built_from?);
     let suite = place.suite;
     let junit = if suite == "." { "junit.xml".to_owned() } else { format!("{suite}/junit.xml") };
-    let (what, steps) = match distribution {
-        Distribution::Cargo => {
-            let action = format!("{ACTION_REPOSITORY}@{}", built_from?);
+    let dir = yaml_string(place.project_dir.unwrap_or("."));
+    let (packages, setup) = match place.project {
+        Project::Node { locked, .. } => {
+            let install = if *locked { "npm ci" } else { "npm install" };
             (
-                "packetproof's GitHub Action, pinned to the commit of the packetproof that wrote the\n\
-                 # suite: it builds that packetproof once (cached by its revision, so later runs build\n\
-                 # nothing), runs `packetproof test` in the suite's folder, and on pull requests writes the\n\
-                 # release check (which packets the change affects, and the policy's verdict) to the job summary."
-                    .to_owned(),
-                CARGO_STEPS.replace("{action}", &action),
+                format!("# It first installs the app's own packages, which the exporter imports: {install}.\n"),
+                NODE_STEPS.replace("{dir}", &dir).replace("{install}", install),
             )
         }
-        Distribution::Npm { package_dir } => {
-            let package = place.package.unwrap_or(".");
-            let install = if package_dir.join("package-lock.json").is_file() { "npm ci" } else { "npm install" };
+        Project::Python { install, .. } if install.is_empty() => (String::new(), PYTHON_SETUP.to_owned()),
+        Project::Python { install, .. } => {
+            let words: Vec<String> = install.iter().map(|w| shell_word(w)).collect();
+            let command = format!("python -m pip install {}", words.join(" "));
             (
+                format!("# It first installs the app's own packages, which the exporter imports:\n# {command}.\n"),
                 format!(
-                    "The npm package installed as the project installs it ({install} in {package}), run by npx\n\
-                     # in the suite's folder; on pull requests the release check goes to the job summary."
+                    "{PYTHON_SETUP}{}",
+                    PYTHON_INSTALL.replace("{dir}", &dir).replace("{install}", &yaml_string(&command))
                 ),
-                NPM_STEPS.replace("{package}", &yaml_string(package)).replace("{install}", install)
-                    + &GATE_STEPS.replace("{program}", "npx --no -- packetproof"),
             )
         }
-        Distribution::Pip => (
-            format!(
-                "The packetproof wheel ({}), installed by pip, run in the suite's folder; on pull\n\
-                 # requests the release check goes to the job summary.",
-                requirement()
-            ),
-            PIP_STEPS.replace("{requirement}", &shell_word(&requirement()))
-                + &GATE_STEPS.replace("{program}", "packetproof"),
-        ),
+        Project::Other => (String::new(), String::new()),
     };
-    let text = format!("{}{steps}{UPLOAD}", HEADER.replace("{what}", &what));
+    let find = yaml_string(&format!("bash {} --install", shell_word(&place.launcher())));
+    let header =
+        HEADER.replace("{packages}", &packages).replace("{version}", VERSION).replace("{launcher}", &place.launcher());
+    let install = INSTALL_STEPS.replace("{find}", &find).replace("{action}", &action);
+    let text = format!("{header}{setup}{install}{GATE_STEPS}{UPLOAD}");
     Some(text.replace("{suite}", &yaml_string(suite)).replace("{junit}", &yaml_string(&junit)))
 }
 
+/// The launcher for the suite at `place`: the order it looks in, the release it downloads,
+/// and the commit whose build is the last resort.
+pub(crate) fn launcher(built_from: Option<&str>, place: &Place) -> String {
+    let depth = if place.suite == "." { 0 } else { place.suite.split('/').count() };
+    let up = vec![".."; depth + 1].join("/");
+    let package = match place.project {
+        Project::Node { .. } => place.project_dir.unwrap_or("."),
+        _ => ".",
+    };
+    let commit = built_from.unwrap_or("(this packetproof knows no commit: name one)");
+    LAUNCHER_TEXT
+        .replace("{version}", VERSION)
+        .replace("{repository}", ACTION_REPOSITORY)
+        .replace("{commit}", commit)
+        .replace("{up}", &up)
+        .replace("{package}", package)
+}
+
 /// The pre-commit config: `{suite}` as in [`workflow`], `{packets}` the pattern of its
-/// packets and `{hooks}` the two hooks, all from the repository's root (pre-commit runs
-/// hooks there and passes paths relative to it).
+/// packets and `{verify}`, `{test}` the hooks' entries, all from the repository's root
+/// (pre-commit runs hooks there and passes paths relative to it).
 const PRE_COMMIT: &str = r#"# pre-commit (https://pre-commit.com) hooks for the packetproof suite in {suite}
-# (written by `packetproof init`). {what}
-# They run from the repository's root, with the suite's settings named by --config.
+# (written by `packetproof init`). They run from the repository's root, with the suite's
+# settings named by --config, the packetproof that {launcher} finds: the
+# project's own (the npm package, the wheel in the active environment, a cargo install),
+# else the release asset.
 repos:
   - repo: local
     hooks:
@@ -169,48 +195,28 @@ repos:
         name: packetproof verify (changed packets)
         entry: {verify}
         files: {packets}
-{language}      - id: packetproof-test
+        language: system
+      - id: packetproof-test
         name: packetproof test (the conformance gate)
         entry: {test}
         pass_filenames: false
         always_run: true
-{language}"#;
+        language: system
+"#;
 
 /// The pre-commit config for the suite at `place`.
-pub(crate) fn pre_commit(distribution: &Distribution, place: &Place) -> String {
+pub(crate) fn pre_commit(place: &Place) -> String {
     let suite = place.suite;
     let (prefix, config) = if suite == "." {
         (String::new(), crate::config::FILE_NAME.to_owned())
     } else {
         (format!("{suite}/"), format!("{suite}/{}", crate::config::FILE_NAME))
     };
-    let (program, language, what) = match distribution {
-        Distribution::Cargo => (
-            "packetproof".to_owned(),
-            "        language: system\n".to_owned(),
-            "They run the packetproof on your PATH (cargo install).".to_owned(),
-        ),
-        // npx finds the project's own binary from the root; a project in a subfolder is
-        // named by --prefix, so the working folder (and the paths given) stay the root's.
-        Distribution::Npm { .. } => (
-            match place.package.unwrap_or(".") {
-                "." => "npx --no -- packetproof".to_owned(),
-                package => format!("npm exec --prefix {} --no -- packetproof", shell_word(package)),
-            },
-            "        language: system\n".to_owned(),
-            "They run the npm package's binary that `npm install`\n# put in node_modules (never a packetproof on PATH, never a download).".to_owned(),
-        ),
-        Distribution::Pip => (
-            "packetproof".to_owned(),
-            format!("        language: python\n        additional_dependencies: [{}]\n", yaml_string(&requirement())),
-            "pre-commit installs the packetproof wheel into the hooks' own\n# environment, as ruff's and uv's hooks install theirs.".to_owned(),
-        ),
-    };
-    let command = |name: &str| yaml_string(&format!("{program} --config {} {name}", shell_word(&config)));
+    let launcher = shell_word(&place.launcher());
+    let command = |name: &str| yaml_string(&format!("bash {launcher} --config {} {name}", shell_word(&config)));
     let packets = format!(r"^{}(.*/)?runtime-packet[^/]*\.json$", regex::escape(&prefix));
     PRE_COMMIT
-        .replace("{what}", &what)
-        .replace("{language}", &language)
+        .replace("{launcher}", &place.launcher())
         .replace("{verify}", &command("verify"))
         .replace("{test}", &command("test"))
         .replace("{packets}", &yaml_string(&packets))
@@ -220,40 +226,40 @@ pub(crate) fn pre_commit(distribution: &Distribution, place: &Place) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
-    fn at_root() -> Place<'static> {
-        Place { suite: "llm/gate", package: Some(".") }
+    fn at<'a>(suite: &'a str, project: &'a Project, dir: Option<&'a str>) -> Place<'a> {
+        Place { suite, project, project_dir: dir }
     }
 
     #[test]
-    fn each_distribution_runs_its_own_packetproof() {
-        let npm = Distribution::Npm { package_dir: "/nowhere".into() };
-        let hooks = pre_commit(&npm, &at_root());
-        assert!(hooks.contains(r#"entry: "npx --no -- packetproof --config llm/gate/harness.toml verify""#), "{hooks}");
-        let text = workflow(&npm, None, &at_root()).expect("npm needs no commit");
-        assert!(text.contains("run: npx --no -- packetproof test --junit junit.xml"), "{text}");
-        assert!(text.contains("run: npm install") && !text.contains("cargo"), "{text}");
-
-        let hooks = pre_commit(&Distribution::Pip, &at_root());
-        assert!(hooks.contains("language: python\n        additional_dependencies: [\"packetproof=="), "{hooks}");
-        let text = workflow(&Distribution::Pip, None, &at_root()).unwrap();
-        assert!(text.contains("python -m pip install packetproof=="), "{text}");
-
-        let hooks = pre_commit(&Distribution::Cargo, &at_root());
-        assert!(hooks.contains("language: system") && hooks.contains(r#"entry: "packetproof --config"#), "{hooks}");
-        assert_eq!(workflow(&Distribution::Cargo, None, &at_root()), None, "an unpinned action");
-        let pinned = workflow(&Distribution::Cargo, Some("abc"), &at_root()).unwrap();
-        assert!(pinned.contains(&format!("uses: {ACTION_REPOSITORY}@abc")), "{pinned}");
+    fn the_workflow_installs_the_apps_packages_then_packetproof() {
+        let node = Project::Node { dir: PathBuf::from("/app"), locked: true };
+        let text = workflow(Some("abc"), &at("app/llm", &node, Some("app"))).unwrap();
+        assert!(text.contains("working-directory: \"app\"\n        run: npm ci"), "{text}");
+        assert!(text.contains("run: \"bash app/llm/ci/packetproof.sh --install\""), "{text}");
+        assert!(text.contains(&format!("uses: {ACTION_REPOSITORY}@abc")), "{text}");
+        assert!(!text.contains("cargo install") && !text.contains("packetproof=="), "{text}");
+        let python =
+            Project::Python { dir: PathBuf::from("/app"), install: vec!["-r".into(), "requirements.txt".into()] };
+        let text = workflow(Some("abc"), &at(".", &python, Some("."))).unwrap();
+        assert!(text.contains("run: \"python -m pip install -r requirements.txt\""), "{text}");
+        assert!(text.contains("run: \"bash ci/packetproof.sh --install\""), "{text}");
+        assert_eq!(workflow(None, &at(".", &python, Some("."))), None, "an unpinned action");
     }
 
     #[test]
-    fn a_node_project_in_a_subfolder_is_named_by_prefix() {
-        let npm = Distribution::Npm { package_dir: "/nowhere".into() };
-        let hooks = pre_commit(&npm, &Place { suite: "app/llm", package: Some("app") });
+    fn the_hooks_and_the_launcher_name_the_suite_from_the_root() {
+        let hooks = pre_commit(&at("llm/gate", &Project::Other, None));
         assert!(
-            hooks.contains(r#"entry: "npm exec --prefix app --no -- packetproof --config app/llm/harness.toml test""#)
+            hooks.contains(r#"entry: "bash llm/gate/ci/packetproof.sh --config llm/gate/harness.toml verify""#),
+            "{hooks}"
         );
-        let text = workflow(&npm, None, &Place { suite: "app/llm", package: Some("app") }).unwrap();
-        assert!(text.contains("working-directory: \"app\"\n        run: npm install"), "{text}");
+        let node = Project::Node { dir: PathBuf::from("/app"), locked: false };
+        let script = launcher(Some("abc"), &at("app/llm", &node, Some("app")));
+        assert!(script.contains(r#"top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"#), "{script}");
+        assert!(script.contains(r#"[ -x "$top/app/node_modules/.bin/packetproof" ]"#), "{script}");
+        assert!(script.contains("--rev abc --root ~/.packetproof"), "{script}");
+        assert!(!script.contains("{version}") && script.contains("/releases/download/v$version"));
     }
 }

@@ -31,6 +31,10 @@ pub(crate) struct Matrix {
     pub(crate) rows: Vec<MatrixRow>,
     /// What `corpus::branch-coverage` finds missing, word for word (one answer in every output).
     pub(crate) gaps: Vec<String>,
+    /// How many of them the table marks (a value never seen, or never with a provider).
+    pub(crate) marked: usize,
+    /// The others, listed below the table: two branch fields' values never seen together.
+    pub(crate) listed: Vec<String>,
     /// The positive fixtures counted, and those whose golden packet could not be read (with why).
     pub(crate) counted: usize,
     pub(crate) unread: Vec<Named>,
@@ -43,8 +47,8 @@ pub(crate) struct MatrixRow {
     pub(crate) span: usize,
     pub(crate) value: String,
     pub(crate) cells: Vec<Vec<String>>,
-    /// Per cell: whether it is one of [`Matrix::gaps`] (an empty cell the check does not require is no gap).
-    pub(crate) gap: Vec<bool>,
+    /// Per cell: the one of [`Matrix::gaps`] it is, if any (an empty cell the check does not require is no gap).
+    pub(crate) gap: Vec<Option<String>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -165,6 +169,8 @@ pub(crate) fn matrix(cases: &[Case], config: &Invocation) -> Matrix {
     }
     let all_rows: Vec<Value> = packets.iter().map(|(_, row)| row.clone()).collect();
     let gaps = corpus::coverage_gaps(&all_rows, config);
+    // The gaps some cell shows, by index.
+    let mut in_table: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
     let mut rows = Vec::new();
     for agent in config.agents.all() {
         let packets: Vec<&(String, Value)> =
@@ -188,8 +194,16 @@ pub(crate) fn matrix(cases: &[Case], config: &Invocation) -> Matrix {
                     })
                     .collect();
                 let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
-                let gap =
-                    providers.iter().map(|p| gaps.iter().any(|g| g.is_cell(&agent.name, field, value, p))).collect();
+                let gap = providers
+                    .iter()
+                    .map(|p| {
+                        let here: Vec<usize> =
+                            (0..gaps.len()).filter(|&i| gaps[i].is_cell(&agent.name, field, value, p)).collect();
+                        in_table.extend(&here);
+                        let words: Vec<String> = here.iter().map(|&i| gaps[i].to_string()).collect();
+                        (!words.is_empty()).then(|| words.join("; "))
+                    })
+                    .collect();
                 rows.push(MatrixRow {
                     field: format!("{prefix}{field}"),
                     span: if i == 0 { values.len() } else { 0 },
@@ -200,6 +214,7 @@ pub(crate) fn matrix(cases: &[Case], config: &Invocation) -> Matrix {
             }
         }
     }
+    let listed = (0..gaps.len()).filter(|i| !in_table.contains(i)).map(|i| gaps[i].to_string()).collect();
     let gaps = gaps.iter().map(ToString::to_string).collect();
-    Matrix { providers, rows, gaps, counted: all_rows.len(), unread }
+    Matrix { providers, rows, gaps, marked: in_table.len(), listed, counted: all_rows.len(), unread }
 }

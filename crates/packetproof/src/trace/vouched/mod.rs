@@ -35,6 +35,8 @@ struct Vouched {
 
 /// One agent's vouched templates, and the settings its vouched packets allow.
 struct Templates {
+    /// The agent's name, as its settings give it.
+    agent: String,
     judge: AgentTemplates,
     /// What each of the agent's packets the gate vouched for sends besides its texts.
     vouched: Vec<Vouched>,
@@ -92,6 +94,7 @@ fn templates(gate: &Gate, agent: &Profile, config: &Invocation, packets: &Packet
     let unvouched =
         |root: &str| format!("{root} is not among the templates the gate statement {} vouches for", gate.file);
     Ok(Templates {
+        agent: agent.name.clone(),
         judge: AgentTemplates::new(
             agent,
             config,
@@ -181,10 +184,22 @@ fn conforms(
                 call_vouched(templates, evidence, require, notes)?;
                 return Ok(Verdict::Conforms { templates: used, slots });
             }
-            Err(refusal) => why_not.push(refusal.why),
+            Err(refusal) => why_not.push((templates.agent.as_str(), refusal.why)),
         }
     }
-    Err(why_not.join("; nor "))
+    Err(rendering_of_none(&why_not))
+}
+
+/// Why a call renders no agent's templates, as one sentence: one agent's reason as it is,
+/// several each after its agent's name.
+fn rendering_of_none(why_not: &[(&str, String)]) -> String {
+    match why_not {
+        [(_, why)] => why.clone(),
+        several => {
+            let each: Vec<String> = several.iter().map(|(agent, why)| format!("as agent {agent}, {why}")).collect();
+            format!("it renders no agent's vouched templates: {}", each.join("; "))
+        }
+    }
 }
 
 /// A conforming call's model and max tokens are what the gate vouched: the agent's
@@ -300,4 +315,25 @@ fn request_texts(evidence: &Evidence) -> Result<(String, String), String> {
     }
     let system = system.and_then(whole).ok_or("no system text")?;
     Ok((system, whole(user).ok_or("no user text")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Round 6: two agents' reasons were joined as "…; nor the system prompt is no rendering of …".
+    #[test]
+    fn several_agents_reasons_read_as_one_sentence() {
+        let one = [("reviser", "the system prompt is no rendering of the vouched system.md.j2".to_owned())];
+        assert_eq!(rendering_of_none(&one), one[0].1);
+        let two =
+            [one[0].clone(), ("builder", "the user message is no rendering of the vouched user.md.j2".to_owned())];
+        let sentence = rendering_of_none(&two);
+        assert_eq!(
+            sentence,
+            "it renders no agent's vouched templates: as agent reviser, the system prompt is no rendering of the \
+             vouched system.md.j2; as agent builder, the user message is no rendering of the vouched user.md.j2"
+        );
+        assert!(!sentence.contains("nor"), "{sentence}");
+    }
 }
