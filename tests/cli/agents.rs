@@ -22,6 +22,7 @@ pub fn trials() -> Vec<Trial> {
         a_production_call_of_each_agent_is_held_to_its_slot_contracts,
         an_agent_whose_prompt_carries_an_image_url_by_design_is_green_with_its_own_patterns,
         a_second_block_builder_agent_keeps_the_branch_rules,
+        the_second_block_builder_agents_packet_is_held_to_branch_isolation,
     ];
     trials.push(support::trial_needing(
         "node",
@@ -309,6 +310,46 @@ fn a_second_block_builder_agent_keeps_the_branch_rules() {
     let mut first_template = packet;
     first_template["systemPrompt"] = json!(rendered);
     refused(&write(&first_template), "packet::renders-from-input");
+}
+
+/// The second block-builder agent's packet is held to branch-isolation as the first's: a
+/// negative fixture plants a branch its request does not resolve to in a `reviseBlockCopy`
+/// packet, and the gate passes only because branch-isolation (and renders-from-input, with
+/// the agent's own templates) catch it.
+fn the_second_block_builder_agents_packet_is_held_to_branch_isolation() {
+    const CASE: &str = "anthropic-staged-pred-selected";
+    let project = Project::suite(&[CASE]);
+    let prompts = project.path("references/prompts");
+    let system = std::fs::read_to_string(prompts.join("system.md.j2")).unwrap();
+    std::fs::write(
+        prompts.join("revise.system.md.j2"),
+        format!("{}\n\nYou revise the copy only.\n", system.trim_end()),
+    )
+    .unwrap();
+    let settings = std::fs::read_to_string(project.path("harness.toml")).unwrap();
+    let agents = "\n[agents.builder]\n\n[agents.reviser]\nagent_ids = [\"reviseBlockCopy\"]\n\n\
+                  [agents.reviser.templates]\nstyle = \"jinja\"\nsystem = [\"revise.system.md.j2\"]\n\
+                  user = [\"user.md.j2\"]\n";
+    std::fs::write(project.path("harness.toml"), settings + agents).unwrap();
+    assert_eq!(project.run(&["bless"]).code, 0);
+    let negative = project.path("fixtures/neg-reviser-branch");
+    std::fs::create_dir_all(&negative).unwrap();
+    std::fs::copy(project.path(&format!("fixtures/{CASE}/request.json")), negative.join("request.json")).unwrap();
+    let expect = format!(
+        "[[fails]]\ncheck = \"packet::regenerates\"\nmessage = \"differs from the recompiled request\"\n\n\
+         [[fails]]\ncheck = \"packet::branch-isolation\"\n\
+         message = 'the request resolves to \"staged\", the packet records \"immediate\"'\n\n\
+         [[fails]]\ncheck = \"packet::renders-from-input\"\nmessage = \"is not the templates rendered\"\n\n\
+         [[fails]]\ncheck = \"packet::template-conformance\"\n\n\
+         [packet]\nfrom = \"{CASE}\"\n\n\
+         [[packet.edit]]\npath = \"/agentId\"\nset = \"reviseBlockCopy\"\n\n\
+         [[packet.edit]]\npath = \"/resolvedBranch/agentId\"\nset = \"reviseBlockCopy\"\n\n\
+         [[packet.edit]]\npath = \"/resolvedBranch/insertionMode\"\nset = \"immediate\"\n"
+    );
+    std::fs::write(negative.join("expect.toml"), expect).unwrap();
+    let out = project.run(&["test", "neg-reviser-branch"]);
+    assert_eq!(out.code, 0, "{}", out.describe());
+    assert!(out.stdout.contains("neg-reviser-branch"), "{}", out.stdout);
 }
 
 /// One OTLP/JSON span of a call sending `system` then `user` to `model`.
