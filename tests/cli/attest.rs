@@ -23,15 +23,16 @@ pub fn trials() -> Vec<Trial> {
         a_provider_request_of_a_provider_with_no_known_api_is_a_finding,
         attest_never_signs_a_run_whose_prompt_is_not_its_evidence_rendered,
     ];
-    // Ignored, with the reason, where openssl is not installed.
-    let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
-    if !present {
-        eprintln!("attest::openssl_verifies_a_signature_over_the_pae_bytes is ignored: openssl is not installed");
-    }
     let name = crate::support::test_name(module_path!(), "openssl_verifies_a_signature_over_the_pae_bytes");
+    let trial = crate::support::trial(name, openssl_verifies_a_signature_over_the_pae_bytes);
+    trials.push(crate::support::needs("openssl", missing_openssl(), trial));
     trials
-        .push(crate::support::trial(name, openssl_verifies_a_signature_over_the_pae_bytes).with_ignored_flag(!present));
-    trials
+}
+
+/// Why openssl cannot be run here, if it cannot (it has no `--version`).
+pub(crate) fn missing_openssl() -> Option<String> {
+    let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
+    (!present).then(|| "openssl is not installed".to_owned())
 }
 
 /// A completed run of a case's packet (compiled now) with its fixture's agent answer.

@@ -289,11 +289,8 @@ pub fn trials() -> Vec<Trial> {
         a_relaxed_evaluator_rule_is_red_until_the_maintainer_undeclares_it_and_blesses,
         evaluate_uses_the_suites_evaluator_and_notes_the_builtin_disagreement,
     ];
-    let python = python_present();
-    if !python {
-        eprintln!("the Python evaluator's tests are ignored: python3 is absent");
-    }
+    let missing = (!python_present()).then(|| "python3 is absent".to_owned());
     let in_python = trials![a_new_evaluator_rule_in_python, a_relaxed_evaluator_rule_in_python];
-    trials.extend(in_python.into_iter().map(|trial| trial.with_ignored_flag(!python)));
+    trials.extend(in_python.into_iter().map(|trial| crate::support::needs("python3", missing.clone(), trial)));
     trials
 }

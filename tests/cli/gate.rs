@@ -29,12 +29,9 @@ pub fn trials() -> Vec<Trial> {
         a_statement_says_when_and_on_what_tree_it_was_signed_and_ages_out,
         a_material_no_commit_holds_leaves_the_tree_unclean,
     ];
-    let present = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
-    if !present {
-        eprintln!("gate::openssl_verifies_the_gate_statement is ignored: openssl is not installed");
-    }
     let name = support::test_name(module_path!(), "openssl_verifies_the_gate_statement");
-    trials.push(support::trial(name, openssl_verifies_the_gate_statement).with_ignored_flag(!present));
+    let trial = support::trial(name, openssl_verifies_the_gate_statement);
+    trials.push(support::needs("openssl", crate::attest::missing_openssl(), trial));
     trials
 }
 

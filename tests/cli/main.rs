@@ -88,5 +88,12 @@ fn main() {
     trials.extend(branch_truth::trials());
     #[cfg(target_os = "linux")]
     trials.extend(hardening::trials());
-    libtest_mimic::run(&args, trials).exit();
+    let conclusion = libtest_mimic::run(&args, trials);
+    // How long the tests a contributor waits for take, slowest first (docs/benchmarks.md).
+    if conclusion.num_passed > 0 && !args.list {
+        for line in support::slowest(10) {
+            eprintln!("{line}");
+        }
+    }
+    conclusion.exit();
 }

@@ -12,7 +12,6 @@ use crate::support::{self, exec, Output};
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Once;
 
 /// The npm platform of this machine, as Node spells it; None where no package is built.
 fn npm_target() -> Option<&'static str> {
@@ -39,17 +38,11 @@ fn missing() -> Option<String> {
 }
 
 fn needs_node(name: String, test: fn()) -> Trial {
-    static SAID: Once = Once::new();
-    let why = missing();
-    if let Some(why) = &why {
-        SAID.call_once(|| eprintln!("npm tests are ignored: {why}"));
-    }
-    Trial::test(name, move || {
+    let trial = Trial::test(name, move || {
         test();
         Ok(())
-    })
-    .with_kind("npm")
-    .with_ignored_flag(why.is_some())
+    });
+    support::needs("npm", missing(), trial.with_kind("npm"))
 }
 
 #[track_caller]

@@ -20,12 +20,12 @@ pub fn trials() -> Vec<Trial> {
         ("the_shim_forwards_each_stop_signal_to_the_binary", the_shim_forwards_each_stop_signal_to_the_binary),
         ("the_api_stops_the_binaries_it_started", the_api_stops_the_binaries_it_started),
     ];
-    if !node {
-        eprintln!("npm_signals tests are ignored: node not found");
-    }
+    let missing = (!node).then(|| "node not found".to_owned());
     tests
         .into_iter()
-        .map(|(name, test)| support::trial(support::test_name(module_path!(), name), test).with_ignored_flag(!node))
+        .map(|(name, test)| {
+            support::needs("node", missing.clone(), support::trial(support::test_name(module_path!(), name), test))
+        })
         .collect()
 }
 

@@ -234,17 +234,11 @@ fn both_reports_render_in_chromium() {
     assert!(dom.contains("<ins>&lt;block&gt;</ins>"), "{dom}");
 }
 
-/// Chromium is not installed by CI: the browser test is ignored there, and says why once.
+/// The browser test, through the one policy for what a machine may lack.
 fn needs_chromium(name: String, test: fn()) -> Trial {
-    let present = Path::new(CHROMIUM).is_file();
-    if !present {
-        eprintln!("{name} is ignored: {CHROMIUM} is absent (Debian: apt-get install chromium)");
-    }
-    Trial::test(name, move || {
-        test();
-        Ok(())
-    })
-    .with_ignored_flag(!present)
+    let missing =
+        (!Path::new(CHROMIUM).is_file()).then(|| format!("{CHROMIUM} is absent (Debian: apt-get install chromium)"));
+    crate::support::needs("chromium", missing, crate::support::trial(name, test))
 }
 
 pub fn trials() -> Vec<Trial> {

@@ -40,18 +40,11 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(grpc::trials());
     trials.extend(families::trials());
     trials.extend(limits::trials());
-    let why = live_missing();
-    trials.push(
-        crate::support::trial(
-            crate::support::test_name(module_path!(), "serve_takes_the_python_and_node_exporters_live"),
-            serve_takes_the_python_and_node_exporters_live,
-        )
-        .with_ignored_flag(why.is_some()),
+    let live = crate::support::trial(
+        crate::support::test_name(module_path!(), "serve_takes_the_python_and_node_exporters_live"),
+        serve_takes_the_python_and_node_exporters_live,
     );
-    if let Some(why) = why {
-        static SAID: std::sync::Once = std::sync::Once::new();
-        SAID.call_once(|| eprintln!("serve's live exporter test is ignored: {why}"));
-    }
+    trials.push(crate::support::needs("opentelemetry-exporters", live_missing(), live));
     trials
 }
 

@@ -19,16 +19,10 @@ pub fn trials() -> Vec<Trial> {
     let exporter = "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.grpc";
     let present = Command::new("python3").args(["-c", exporter]).output().is_ok_and(|o| o.status.success());
     let name = crate::support::test_name(module_path!(), "serve_takes_the_python_grpc_exporter_live");
-    trials.push(crate::support::trial(name, serve_takes_the_python_grpc_exporter_live).with_ignored_flag(!present));
-    if !present {
-        static SAID: std::sync::Once = std::sync::Once::new();
-        SAID.call_once(|| {
-            eprintln!(
-                "serve's live gRPC exporter test is ignored: needs python3 with opentelemetry-sdk and \
-                 opentelemetry-exporter-otlp-proto-grpc"
-            )
-        });
-    }
+    let missing = (!present)
+        .then(|| "needs python3 with opentelemetry-sdk and opentelemetry-exporter-otlp-proto-grpc".to_owned());
+    let live = crate::support::trial(name, serve_takes_the_python_grpc_exporter_live);
+    trials.push(crate::support::needs("opentelemetry-grpc-exporter", missing, live));
     trials
 }
 

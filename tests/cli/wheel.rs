@@ -14,7 +14,6 @@ use crate::support::{self, exec, Output};
 use libtest_mimic::Trial;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Once;
 
 fn runs(program: &str, args: &[&str]) -> bool {
     Command::new(program).args(args).output().is_ok_and(|o| o.status.success())
@@ -29,17 +28,11 @@ fn missing() -> Option<String> {
 }
 
 fn needs_maturin(name: String, test: fn()) -> Trial {
-    static SAID: Once = Once::new();
-    let why = missing();
-    if let Some(why) = &why {
-        SAID.call_once(|| eprintln!("the Python wheel test is ignored: {why}"));
-    }
-    Trial::test(name, move || {
+    let trial = Trial::test(name, move || {
         test();
         Ok(())
-    })
-    .with_kind("python")
-    .with_ignored_flag(why.is_some())
+    });
+    crate::support::needs("maturin", missing(), trial.with_kind("python"))
 }
 
 /// `program args` in `dir`, with none of packetproof's variables and pip kept offline and quiet.

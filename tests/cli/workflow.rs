@@ -382,10 +382,7 @@ pub fn trials() -> Vec<Trial> {
             let why = missing(&[BASE, tools].concat());
             let built = option_env!("PACKETPROOF_BUILT_FROM").is_some();
             let why = why.or_else(|| (!built).then(|| "no workflow: this build knows no commit".to_owned()));
-            if let Some(why) = &why {
-                eprintln!("{}: {name} is ignored: {why}", module_path!());
-            }
-            support::trial(support::test_name(module_path!(), name), test).with_ignored_flag(why.is_some())
+            support::needs("workflow-tools", why, support::trial(support::test_name(module_path!(), name), test))
         })
         .collect()
 }

@@ -470,22 +470,93 @@ pub fn absent_corpus(name: &str, corpus: &Path) -> std::process::ExitCode {
     libtest_mimic::run(&Arguments::from_args(), vec![trial]).exit_code()
 }
 
-/// A plain test (a function that panics on failure) as a trial.
+/// A plain test (a function that panics on failure) as a trial, its duration recorded
+/// for [`slowest`].
 pub fn trial(name: String, test: fn()) -> Trial {
+    let timed = name.clone();
     Trial::test(name, move || {
+        let start = std::time::Instant::now();
         test();
+        DURATIONS.lock().unwrap_or_else(|e| e.into_inner()).push((timed, start.elapsed()));
         Ok(())
     })
 }
 
-/// `test` as a trial named `name` of `module`, ignored (with the reason on stderr) where
-/// `program --version` does not run: a live test of an exporter in that language.
+/// Each passed trial of [`trial`] and how long it took.
+static DURATIONS: std::sync::Mutex<Vec<(String, std::time::Duration)>> = std::sync::Mutex::new(Vec::new());
+
+/// The `n` slowest trials that passed, as lines for the end of a run (slowest first), and
+/// the time all of them took: what a contributor waits for, and where it goes.
+pub fn slowest(n: usize) -> Vec<String> {
+    let mut all = DURATIONS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    all.sort_by_key(|(_, d)| std::cmp::Reverse(*d));
+    let total: std::time::Duration = all.iter().map(|(_, d)| *d).sum();
+    let mut lines = vec![format!("{} trials took {:.1} s in all; the {n} slowest:", all.len(), total.as_secs_f64())];
+    lines.extend(all.iter().take(n).map(|(name, d)| format!("{:>8.2} s  {name}", d.as_secs_f64())));
+    lines
+}
+
+/// `test` as a trial named `name` of `module`, through [`needs`] `program` (whose
+/// `--version` must run): a live test of an exporter in that language.
 pub fn trial_needing(program: &str, module: &str, name: &str, test: fn()) -> Trial {
-    let present = Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
-    if !present {
-        eprintln!("{module}: {name} is ignored: {program} not found");
+    needs(program, missing_program(program), trial(test_name(module, name), test))
+}
+
+/// Why `program` cannot be run here (`program --version` fails), if it cannot.
+pub fn missing_program(program: &str) -> Option<String> {
+    let runs = Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
+    (!runs).then(|| format!("{program} not found"))
+}
+
+/// The variable in which CI names what it does not install, each with why:
+/// `NEED: why; NEED: why` (`.ci/run` sets it).
+pub const WITHOUT: &str = "PACKETPROOF_TESTS_WITHOUT";
+
+/// One policy for every test that needs what a machine may lack (a program, a package,
+/// a browser), named `need`: with it (`missing` is `None`) the trial runs; without it on
+/// a developer's machine the trial is ignored and the reason said once on stderr; without
+/// it under CI the trial fails, unless CI names `need` in [`WITHOUT`] with why it does not
+/// install it (then it is ignored with that reason). So CI installs what the tests need
+/// or says why not, and a test cannot pass there by being skipped unseen.
+pub fn needs(need: &str, missing: Option<String>, trial: Trial) -> Trial {
+    needs_under(under_ci(), std::env::var(WITHOUT).ok().as_deref(), need, missing, trial)
+}
+
+/// [`needs`] with CI and [`WITHOUT`]'s value given.
+pub fn needs_under(ci: bool, without: Option<&str>, need: &str, missing: Option<String>, trial: Trial) -> Trial {
+    let Some(why) = missing else { return trial };
+    let name = trial.name().to_owned();
+    let kind = trial.kind().to_owned();
+    let declined = without.and_then(|list| declined(list, need));
+    let said = |reason: &str| {
+        static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+        if !said.iter().any(|n| n == need) {
+            said.push(need.to_owned());
+            eprintln!("tests needing {need} are ignored: {reason}");
+        }
+    };
+    match (ci, declined) {
+        (true, None) => {
+            let message = format!("{why}: CI must install {need} for this test, or name it in {WITHOUT} with why not");
+            Trial::test(name, move || Err(message.into())).with_kind(kind)
+        }
+        (true, Some(reason)) => {
+            said(&format!("{why}; CI does not install it: {reason}"));
+            Trial::test(name, || Ok(())).with_kind(kind).with_ignored_flag(true)
+        }
+        (false, _) => {
+            said(&why);
+            Trial::test(name, || Ok(())).with_kind(kind).with_ignored_flag(true)
+        }
     }
-    trial(test_name(module, name), test).with_ignored_flag(!present)
+}
+
+/// Why `list` (as [`WITHOUT`] holds it) says `need` is not installed, if it names it.
+fn declined(list: &str, need: &str) -> Option<String> {
+    list.split(';')
+        .filter_map(|entry| entry.split_once(':'))
+        .find_map(|(name, why)| (name.trim() == need && !why.trim().is_empty()).then(|| why.trim().to_owned()))
 }
 
 /// packetproof run in `dir` (a suite's folder, found as a user's shell would find it).
