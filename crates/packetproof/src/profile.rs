@@ -295,27 +295,58 @@ impl Profile {
         raw: RawContract,
         block_render_input_keys: &[String],
     ) -> std::result::Result<Profile, String> {
-        let packet_fields = packet_fields(&raw.packet_fields)?;
-        let models = match raw.models.clone() {
+        // Every key of `[contract]` is taken here by name, so a key added to RawContract
+        // that is given no place below does not build (an unused binding, a warning CI
+        // denies): a setting cannot be accepted and ignored.
+        let RawContract {
+            profile: kind,
+            agent_ids,
+            task_types,
+            prompt_modes,
+            output,
+            schema,
+            render_input_keys,
+            branch,
+            templates,
+            packet_fields,
+            models,
+            max_tokens,
+            call,
+            evaluator,
+            slots,
+            // Resolved over the suite's lists by `config::Agents` (`take_forbidden`).
+            forbidden: _,
+            renamed,
+        } = raw;
+        let packet_fields = self::packet_fields(&packet_fields)?;
+        let models = match models {
             Some(list) if list.is_empty() || list.iter().any(|m| m.trim().is_empty()) => {
                 return Err("contract.models: expected a non-empty list of model names".into())
             }
             other => other,
         };
-        let evaluator = raw.evaluator.clone();
-        let (call, max_tokens) = (budget::declared_fields(&raw.call)?, raw.max_tokens.clone());
+        let call = budget::declared_fields(&call)?;
         if let Some(problem) = max_tokens.as_ref().and_then(Budget::problem) {
             return Err(format!("contract.max_tokens: {problem}"));
         }
-        let slots = raw
-            .slots
-            .clone()
+        let slots = slots
             .into_iter()
             .map(|(slot, declared)| Ok((slot.clone(), declared.resolve(&slot).map_err(|e| format!("contract.{e}"))?)))
             .collect::<std::result::Result<BTreeMap<_, _>, String>>()?;
-        let mut profile = match raw.profile {
-            Kind::BlockBuilder => shape::block_builder(raw, block_render_input_keys)?,
-            Kind::Custom => shape::custom(raw)?,
+        let shape = shape::Shape {
+            agent_ids,
+            task_types,
+            prompt_modes,
+            output,
+            schema,
+            render_input_keys,
+            branch,
+            templates,
+            renamed,
+        };
+        let mut profile = match kind {
+            Kind::BlockBuilder => shape::block_builder(shape, block_render_input_keys)?,
+            Kind::Custom => shape::custom(shape)?,
         };
         profile.name = name.to_owned();
         profile.packet_fields = packet_fields;

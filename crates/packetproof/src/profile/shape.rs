@@ -2,9 +2,22 @@
 //! builder fixes or extends them, a custom profile declares them. [`SHAPE_KEYS`] is the
 //! one list the parse, its messages and the docs' table follow.
 
-use super::{BranchField, Kind, Output, Profile, RawContract, RawValues, BLOCK_AGENT_ID, BLOCK_BRANCH};
+use super::{BranchField, Kind, Output, Profile, RawValues, Templates, BLOCK_AGENT_ID, BLOCK_BRANCH};
 use super::{BLOCK_PROMPT_MODE, BLOCK_TASK_TYPE};
 use std::collections::BTreeMap;
+
+/// The keys of `[contract]` that give an agent's shape, as written.
+pub(super) struct Shape {
+    pub(super) agent_ids: Option<Vec<String>>,
+    pub(super) task_types: Option<Vec<String>>,
+    pub(super) prompt_modes: Option<Vec<String>>,
+    pub(super) output: Option<Output>,
+    pub(super) schema: Option<std::path::PathBuf>,
+    pub(super) render_input_keys: Option<Vec<String>>,
+    pub(super) branch: BTreeMap<String, RawValues>,
+    pub(super) templates: Option<Templates>,
+    pub(super) renamed: BTreeMap<String, BTreeMap<String, String>>,
+}
 
 /// What the block-builder profile does with a `[contract]` key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +42,7 @@ pub(crate) enum Custom {
 /// A `[contract]` key of the agent's shape, and what each profile does with it.
 pub(crate) struct ShapeKey {
     pub(crate) key: &'static str,
-    given: fn(&RawContract) -> bool,
+    given: fn(&Shape) -> bool,
     pub(crate) block_builder: BlockBuilder,
     pub(crate) custom: Custom,
 }
@@ -97,7 +110,7 @@ pub(crate) const SHAPE_KEYS: [ShapeKey; 8] = [
     },
 ];
 
-pub(super) fn block_builder(raw: RawContract, render_input_keys: &[String]) -> std::result::Result<Profile, String> {
+pub(super) fn block_builder(raw: Shape, render_input_keys: &[String]) -> std::result::Result<Profile, String> {
     let fixed = |k: &&ShapeKey| matches!(k.block_builder, BlockBuilder::Fixes(_)) && (k.given)(&raw);
     if let Some(ShapeKey { key, .. }) = SHAPE_KEYS.iter().find(fixed) {
         return Err(format!(
@@ -219,7 +232,7 @@ fn own_agent_ids(list: Option<Vec<String>>) -> std::result::Result<Vec<String>, 
 /// are (minijinja, the same branch partials, each rendering's end trimmed), so every
 /// block-builder rule runs on its packets. Anything else the table could say is another
 /// engine's, which the built-in renderer is not.
-fn own_templates(templates: Option<super::Templates>) -> std::result::Result<Option<super::Templates>, String> {
+fn own_templates(templates: Option<Templates>) -> std::result::Result<Option<Templates>, String> {
     let Some(t) = templates else { return Ok(None) };
     let plain = t.renderings.is_empty()
         && t.fills.is_empty()
@@ -234,7 +247,7 @@ fn own_templates(templates: Option<super::Templates>) -> std::result::Result<Opt
     Ok(Some(t))
 }
 
-pub(super) fn custom(raw: RawContract) -> std::result::Result<Profile, String> {
+pub(super) fn custom(raw: Shape) -> std::result::Result<Profile, String> {
     if !raw.renamed.is_empty() {
         return Err("contract.renamed: a custom profile declares its own branch values ([contract.branch])".into());
     }
