@@ -43,14 +43,19 @@ pub fn run(settings: &Settings, args: VerifyArgs) -> Result<Status> {
     let keys = provenance::trusted_keys(&args.trusted_keys)?;
     let config = settings.load()?;
     let progress = print::ProgressLine::new();
-    let found = packetproof::verify::verify_with_progress(&config, &args.paths, &keys, &|done, total, target| {
-        progress.update(done, total, target)
-    });
+    let digests = match args.gate {
+        Some(_) => packetproof::verify::Digests::Take,
+        None => packetproof::verify::Digests::Skip,
+    };
+    let found =
+        packetproof::verify::verify_with_progress(&config, &args.paths, &keys, digests, &|done, total, target| {
+            progress.update(done, total, target)
+        });
     progress.finish();
     let mut found = found?;
     if let Some(file) = &args.gate {
         let gate = packetproof::attest::vouch::Gate::read(file, &keys, &config, args.gate_max_age)?;
-        packetproof::verify::hold_to_gate(&mut found, &gate);
+        packetproof::verify::hold_to_gate(&mut found, &gate)?;
     }
     print::reported(args.format, Event::Verified { found: &found, verbose: args.verbose })?;
     let status = Status::from_ok(found.counts().1 == 0);

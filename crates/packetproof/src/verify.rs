@@ -34,8 +34,20 @@ pub struct Verification {
     /// Each distinct (check, reason) that kept a check from running on a target.
     pub skipped: Vec<Skipped>,
     /// The outcomes that are of packet files, by index, with the file and the sha256
-    /// (hex) and exactInputHash of the very bytes that were judged.
+    /// (hex) and exactInputHash of the very bytes that were judged (when [`Digests::Take`]).
     pub(crate) packet_files: Vec<(usize, PathBuf, PacketDigest)>,
+    /// Whether the packet files' digests were taken, so [`hold_to_gate`] can hold them.
+    pub(crate) digests: Digests,
+}
+
+/// Whether `verify` takes the sha256 of each packet file's bytes as it reads them:
+/// what `--gate` holds to the gate. Hashing a file costs about as much as checking
+/// its `checksum`, so a verify without a gate does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Digests {
+    #[default]
+    Skip,
+    Take,
 }
 
 impl Verification {
@@ -92,17 +104,19 @@ pub(crate) fn verify_with_keys(
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
 ) -> Result<Vec<Outcome>> {
-    Ok(verify_with_progress(config, paths, keys, &|_, _, _| {})?.outcomes)
+    Ok(verify_with_progress(config, paths, keys, Digests::Skip, &|_, _, _| {})?.outcomes)
 }
 
-/// `verify_with_keys`, reporting progress and the checks that ran.
+/// `verify_with_keys`, reporting progress and the checks that ran, and taking each
+/// packet file's digest when `digests` says so (for [`hold_to_gate`]).
 pub fn verify_with_progress(
     config: &Invocation,
     paths: &[PathBuf],
     keys: &[ed25519_dalek::VerifyingKey],
+    digests: Digests,
     progress: Progress,
 ) -> Result<Verification> {
-    verify_on(config, paths, keys, parallel::workers(), progress)
+    verify_on(config, paths, (keys, digests), parallel::workers(), progress)
 }
 
 /// What discovery found under one path: indices into the list of distinct targets,
@@ -115,7 +129,7 @@ struct Found<'p> {
 fn verify_on(
     config: &Invocation,
     paths: &[PathBuf],
-    keys: &[ed25519_dalek::VerifyingKey],
+    (keys, digests): (&[ed25519_dalek::VerifyingKey], Digests),
     workers: usize,
     progress: Progress,
 ) -> Result<Verification> {
@@ -140,7 +154,7 @@ fn verify_on(
     }
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut verified = parallel::map_in_order(&distinct, workers, |target| {
-        let checked = verify_target(target, keys, config);
+        let checked = verify_target(target, keys, digests, config);
         if let Some((outcome, _)) = &checked {
             progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, distinct.len(), &outcome.target);
         }
@@ -148,7 +162,7 @@ fn verify_on(
     });
     // A JSON file that turned out not to be a packet was never a target.
     let is_target: Vec<bool> = verified.iter().map(Option::is_some).collect();
-    let mut found_all = Verification::default();
+    let mut found_all = Verification { digests, ..Verification::default() };
     let mut runs = Vec::new();
     for Found { path, targets } in found {
         if !targets.iter().any(|&(index, _)| is_target[index]) {
@@ -199,7 +213,11 @@ fn verify_on(
 /// bytes that were judged (`gate::vouched`; their digest was taken as they were read).
 /// Run directories are held to their own receipts, not to the gate: their packet
 /// is bound by the manifest, and the packet file itself is what the gate names.
-pub fn hold_to_gate(found: &mut Verification, gate: &crate::attest::vouch::Gate) {
+/// An internal error when `found` was made without [`Digests::Take`]: no packet would be held.
+pub fn hold_to_gate(found: &mut Verification, gate: &crate::attest::vouch::Gate) -> Result<()> {
+    if found.digests != Digests::Take {
+        return Err(Error::Internal("verify --gate needs each packet's digest: verify with Digests::Take".into()));
+    }
     for (index, _, digest) in &found.packet_files {
         // A packet that could not be read has no digest, and is already a finding.
         if let Some((sha256, exact_input_hash)) = digest {
@@ -211,6 +229,7 @@ pub fn hold_to_gate(found: &mut Verification, gate: &crate::attest::vouch::Gate)
         found.checks.push(check);
         found.checks.sort();
     }
+    Ok(())
 }
 
 /// One target on one worker; `None` for a JSON file that turned out not to be a packet.
@@ -220,11 +239,12 @@ type PacketDigest = Option<(String, String)>;
 fn verify_target(
     target: &Target,
     keys: &[ed25519_dalek::VerifyingKey],
+    digests: Digests,
     config: &Invocation,
 ) -> Option<(Outcome, PacketDigest)> {
     Some(match target {
-        Target::Packet(file) => verify_packet(file, config),
-        Target::MaybePacket(file) => return verify_maybe_packet(file, config),
+        Target::Packet(file) => verify_packet(file, digests, config),
+        Target::MaybePacket(file) => return verify_maybe_packet(file, digests, config),
         Target::Run(dir) => (verify_run(dir, keys, config), None),
         Target::AgentView(dir) => (verify_agent_view(dir, config), None),
         Target::Skipped(file, kind) => {
@@ -235,20 +255,23 @@ fn verify_target(
     })
 }
 
-/// A packet file's bytes parsed as strict JSON, with their digest.
-fn read_packet(file: &Path, config: &Invocation) -> Result<(Value, PacketDigest)> {
+/// A packet file's bytes parsed as strict JSON, with their digest when `digests` asks.
+fn read_packet(file: &Path, digests: Digests, config: &Invocation) -> Result<(Value, PacketDigest)> {
     let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
     let value = crate::canonical::parse(&bytes).map_err(|e| e.in_file(file.display()))?;
-    let sha256 = crate::digest::sha256(&bytes).trim_start_matches("sha256:").to_owned();
-    let exact = value.get("exactInputHash").and_then(Value::as_str).unwrap_or_default().to_owned();
-    Ok((value, Some((sha256, exact))))
+    let digest = (digests == Digests::Take).then(|| {
+        let sha256 = crate::digest::sha256(&bytes).trim_start_matches("sha256:").to_owned();
+        let exact = value.get("exactInputHash").and_then(Value::as_str).unwrap_or_default().to_owned();
+        (sha256, exact)
+    });
+    Ok((value, digest))
 }
 
 /// A packet against every rule that applies to it; the golden packet of a corpus
 /// case is also recompiled from its request and checked for branch isolation. A
 /// file that cannot be read as strict JSON is unreadable (exit 2), as in `validate`.
-fn verify_packet(file: &Path, config: &Invocation) -> (Outcome, PacketDigest) {
-    match read_packet(file, config) {
+fn verify_packet(file: &Path, digests: Digests, config: &Invocation) -> (Outcome, PacketDigest) {
+    match read_packet(file, digests, config) {
         // An agent request or a compile input given as a packet: not judged as one
         // (16 contract findings would say nothing), refused as `validate` refuses it.
         Ok((value, digest)) => match crate::provider::expect_packet(&value, &file.display().to_string()) {
@@ -271,8 +294,8 @@ fn unreadable_file(file: &Path, error: &Error) -> Outcome {
 /// `packetVersion`, else left alone. One that cannot be read as strict JSON is
 /// unreadable, as `trace --packets` refuses it: it might be a packet, and a
 /// folder is never reported checked past a file nobody could judge.
-fn verify_maybe_packet(file: &Path, config: &Invocation) -> Option<(Outcome, PacketDigest)> {
-    let (value, digest) = match read_packet(file, config) {
+fn verify_maybe_packet(file: &Path, digests: Digests, config: &Invocation) -> Option<(Outcome, PacketDigest)> {
+    let (value, digest) = match read_packet(file, digests, config) {
         Ok(read) => read,
         Err(e) => return Some((unreadable_file(file, &e), None)),
     };
@@ -402,13 +425,15 @@ mod tests {
         let reports: Vec<String> = [1, 2, 7]
             .into_iter()
             .map(|workers| {
-                serde_json::to_string(&verify_on(&config, &paths, &[], workers, &|_, _, _| {}).unwrap().outcomes)
-                    .unwrap()
+                serde_json::to_string(
+                    &verify_on(&config, &paths, (&[], Digests::Skip), workers, &|_, _, _| {}).unwrap().outcomes,
+                )
+                .unwrap()
             })
             .collect();
         assert_eq!(reports[0], reports[1]);
         assert_eq!(reports[0], reports[2]);
-        let outcomes = verify_on(&config, &paths, &[], 2, &|_, _, _| {}).unwrap().outcomes;
+        let outcomes = verify_on(&config, &paths, (&[], Digests::Skip), 2, &|_, _, _| {}).unwrap().outcomes;
         let shown: Vec<(String, bool)> = outcomes
             .iter()
             .map(|o| (o.target.strip_prefix(&*dir.path().to_string_lossy()).unwrap_or(&o.target).to_owned(), o.ok()))
