@@ -3,7 +3,9 @@
 //! from the file), and, for a run that reads the same files thousands of times, the
 //! resource files as first read (`read_once`).
 
+mod context;
 mod read_once;
+pub(crate) use context::Recent;
 pub(crate) use read_once::Templates;
 
 use crate::config::{Config, Policy};
@@ -37,18 +39,8 @@ pub struct Invocation {
     policy: CommandPolicy,
     /// Templates and schema files as first read ([`Invocation::reading_once`]).
     reads: Option<Arc<ReadOnce>>,
-    /// What rules derive from the suite once per invocation ([`Invocation::derived`]).
-    derived: Arc<Derived>,
-}
-
-/// Values derived from the suite once, one of each type, shared by every clone.
-#[derive(Default)]
-struct Derived(std::sync::Mutex<Vec<Arc<dyn std::any::Any + Send + Sync>>>);
-
-impl std::fmt::Debug for Derived {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Derived")
-    }
+    /// The run's caches ([`Invocation::cache`]), shared by every clone.
+    context: Arc<context::Context>,
 }
 
 impl From<Config> for Invocation {
@@ -68,7 +60,7 @@ impl std::ops::Deref for Invocation {
 
 impl Invocation {
     pub fn new(config: Config, policy: CommandPolicy) -> Invocation {
-        Invocation { config: Arc::new(config), policy, reads: None, derived: Arc::default() }
+        Invocation { config: Arc::new(config), policy, reads: None, context: Arc::default() }
     }
 
     /// The settings as loaded.
@@ -84,20 +76,7 @@ impl Invocation {
     /// This invocation reading each template and schema file once from now on (the
     /// conformance gate: the whole run sees one version of them).
     pub fn reading_once(&self) -> Invocation {
-        Invocation { reads: Some(Arc::default()), derived: Arc::default(), ..self.clone() }
-    }
-
-    /// The value of type `T` derived from the suite for this invocation: `make` runs on
-    /// first use (the judges of template conformance read every golden packet once),
-    /// and every clone of the invocation shares what it made.
-    pub(crate) fn derived<T: std::any::Any + Send + Sync>(&self, make: impl FnOnce() -> T) -> Arc<T> {
-        let mut made = self.derived.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(found) = made.iter().find_map(|any| any.clone().downcast::<T>().ok()) {
-            return found;
-        }
-        let value = Arc::new(make());
-        made.push(value.clone());
-        value
+        Invocation { reads: Some(Arc::default()), context: Arc::default(), ..self.clone() }
     }
 
     /// Whether a generator prompt in an asset example fails a packet or is noted: the

@@ -39,7 +39,7 @@ pub(crate) fn applies(packet: &Map<String, Value>, config: &Invocation) -> Resul
 /// `verify` is given, counts among the texts its shapes come from, as it will once
 /// golden); a declared shape, the literal text and forbidden material are not relaxed.
 pub(crate) fn check(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
-    let judges = config.derived(|| Judges::new(config));
+    let judges = config.cache(|| Judges::new(config));
     let agent = config.agents.of(packet);
     let index = config.agents.all().iter().position(|a| a.name == agent.name).unwrap_or(0);
     let templates = match &judges.agents[index] {

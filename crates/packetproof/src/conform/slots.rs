@@ -200,7 +200,7 @@ fn schema(
         return Err(format!("the schema {file} is not the one the gate statement vouches for (a material it names)"));
     }
     let value = crate::canonical::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    crate::evaluator::schema::validator(&value).map_err(|e| format!("{}: {e}", path.display()))
+    crate::evaluator::schema::validator(&value, config).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The slots `agent` declares that none of its templates has, each named with the

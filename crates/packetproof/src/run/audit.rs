@@ -112,7 +112,10 @@ pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Invoca
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    findings(RunCheck::SnapshotParity, snapshot(run, packet, config.output_mode(packet)).err().unwrap_or_default())
+    findings(
+        RunCheck::SnapshotParity,
+        snapshot(run, packet, config.output_mode(packet), config).err().unwrap_or_default(),
+    )
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -306,6 +309,7 @@ pub(crate) fn snapshot(
     run: &Run,
     packet: &Map<String, Value>,
     mode: Option<OutputMode>,
+    config: &Invocation,
 ) -> Result<Option<Arc<Value>>, Vec<Problem>> {
     let text_json = mode == Some(OutputMode::TextJson);
     let file = &run.schema;
@@ -323,7 +327,7 @@ pub(crate) fn snapshot(
         }
         Err(e) => return Err(vec![problem(shown(file), e.to_string())]),
     };
-    let actual = super::snapshots::sha256(&bytes);
+    let actual = super::snapshots::sha256(&bytes, config);
     if pinned != Some(actual.as_str()) {
         let mut why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
         let parsed = canonical::parse(&bytes).ok();
@@ -332,7 +336,7 @@ pub(crate) fn snapshot(
         }
         return Err(vec![problem(shown(file), why)]);
     }
-    let snapshot = match super::snapshots::parsed(&bytes) {
+    let snapshot = match super::snapshots::parsed(&bytes, config) {
         Ok(value) => value,
         Err(e) => return Err(vec![problem(shown(file), format!("invalid JSON at {e}"))]),
     };

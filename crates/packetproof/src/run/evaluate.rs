@@ -168,7 +168,7 @@ pub(crate) fn assess(
         // others the reference ignores the run files, and so does evaluation (verify's
         // run::manifest-binding and run::snapshot-parity check them).
         None if config.output_mode(packet) == Some(OutputMode::TextJson) => {
-            held_back = snapshot_stage(run, packet, &mut facts, &mut out);
+            held_back = snapshot_stage(run, packet, (&mut facts, &mut out), config);
             held_back.as_deref().and_then(|snapshot| snapshot.get("schema"))
         }
         None => None,
@@ -303,11 +303,11 @@ fn packet_stage<'a>(
 fn snapshot_stage(
     run: &Run,
     packet: &Map<String, Value>,
-    facts: &mut Facts,
-    out: &mut Failures,
+    (facts, out): (&mut Facts, &mut Failures),
+    config: &Invocation,
 ) -> Option<std::sync::Arc<Value>> {
     if let Ok(Some(bytes)) = run.read_optional(&run.schema) {
-        facts.snapshot_checksum = Some(super::snapshots::sha256(&bytes));
+        facts.snapshot_checksum = Some(super::snapshots::sha256(&bytes, config));
     }
     if run.manifest.is_none() {
         out.fail(
@@ -322,7 +322,7 @@ fn snapshot_stage(
     for problem in audit::manifest_problems(run, packet) {
         out.fail(SCHEMA_SNAPSHOT, problem.to_string());
     }
-    match audit::snapshot(run, packet, Some(OutputMode::TextJson)) {
+    match audit::snapshot(run, packet, Some(OutputMode::TextJson), config) {
         Ok(snapshot) => {
             facts.schema_source = SchemaSource::RunSnapshot;
             snapshot
