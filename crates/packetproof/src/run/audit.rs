@@ -112,10 +112,8 @@ pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Invoca
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    findings(
-        RunCheck::SnapshotParity,
-        snapshot(run, packet, config.output_mode(packet), config).err().unwrap_or_default(),
-    )
+    let problems = snapshot(run, packet, config.output_mode(packet), config).err();
+    findings(RunCheck::SnapshotParity, problems.unwrap_or_default())
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -300,11 +298,10 @@ const BYTES_NOT_VALUES: &str = "; its values are the packet's outputSchema, so o
      editor or formatter re-saved it?): the manifest pins the bytes prepare wrote, not values, so restore them \
      (prepare the packet into a new directory and copy its validation-schema.json, or undo the re-save)";
 
-/// The run's held-back schema snapshot, checked. Google: required, with the bytes
-/// the manifest pins; never the packaged schema. Others: when the run has a manifest
-/// its snapshot must be the packet's outputSchema. `Ok` holds the snapshot document
-/// once it was read and holds (`None`: a run of another provider without a manifest
-/// pins none); evaluation judges a Google answer against its `schema`.
+/// The run's held-back schema snapshot, checked. Google: required, with the bytes the manifest
+/// pins; never the packaged schema. Others: when the run has a manifest its snapshot must be the
+/// packet's outputSchema. `Ok` holds the snapshot document once it was read and holds (`None`:
+/// another provider's run without a manifest pins none); a Google answer is judged by its `schema`.
 pub(crate) fn snapshot(
     run: &Run,
     packet: &Map<String, Value>,
