@@ -31,8 +31,8 @@ impl Default for CommandPolicy {
 }
 
 /// The settings with a command's policy: what every check, compile and run reads.
-/// It dereferences to its [`Config`], so a function of the settings alone takes
-/// `&Config` and is handed an invocation as is.
+/// A function of the settings alone takes `&Config` and is handed
+/// [`Invocation::settings`].
 #[derive(Debug, Clone)]
 pub struct Invocation {
     config: Arc<Config>,
@@ -50,21 +50,16 @@ impl From<Config> for Invocation {
     }
 }
 
-impl std::ops::Deref for Invocation {
-    type Target = Config;
-
-    fn deref(&self) -> &Config {
-        &self.config
-    }
-}
-
 impl Invocation {
     pub fn new(config: Config, policy: CommandPolicy) -> Invocation {
         Invocation { config: Arc::new(config), policy, reads: None, context: Arc::default() }
     }
 
-    /// The settings as loaded.
-    pub fn config(&self) -> &Config {
+    /// The settings as loaded (harness.toml over the built-in defaults): what a
+    /// function of the settings alone takes. The resource files are read through the
+    /// invocation itself ([`Invocation::snapshot_bytes`] and the like), which decides
+    /// whether they come from the run's first read or the disk.
+    pub fn settings(&self) -> &Config {
         &self.config
     }
 

@@ -48,7 +48,7 @@ pub fn trials(config: Arc<Invocation>, note: Note, writes: GoldenWrites) -> Resu
     let stale = Arc::new(StaleGoldens::new());
     let cases = corpus::cases(&config)?;
     if cases.is_empty() {
-        let place = config.paths.fixtures.display().to_string();
+        let place = config.settings().paths.fixtures.display().to_string();
         return Err(Error::NothingFound { what: "fixture".into(), place });
     }
     let hostile = cases.iter().map(|c| (c.name.clone(), escape_name(&c.name).into_owned())).filter(|(a, b)| a != b);
@@ -102,7 +102,7 @@ pub fn trials(config: Arc<Invocation>, note: Note, writes: GoldenWrites) -> Resu
 fn declared_stage_can_be_checked(case: &Case, config: &Invocation, applicable: &[Check]) -> Result<()> {
     let Some(stage) = case.evaluator_stage()? else { return Ok(()) };
     let why = if case.agent(config).evaluator.is_none() {
-        format!("{} has no [evaluator] to fail it", config.file_name())
+        format!("{} has no [evaluator] to fail it", config.settings().file_name())
     } else if case.has_own_packet() || !applicable.contains(&RunCheck::EvaluatorVerdict.into()) {
         "the fixture has no blessed answer to evaluate (a run/raw-output.json beside a golden packet)".to_owned()
     } else {
@@ -188,7 +188,7 @@ impl Shared {
 
     fn isolation(&self, config: &Invocation) -> Arc<crate::check::Isolation> {
         let file = self.case.request_path().display().to_string();
-        let derive = || match config.exporter {
+        let derive = || match config.settings().exporter {
             // Without an exporter, what the request makes is what the compiler makes of it.
             None => {
                 let compiled = match self.produced(config).as_ref() {
@@ -445,7 +445,7 @@ impl Suite {
                         .map_err(|e| Failed::from(e.to_string()))?
                         .findings;
                     // A suite that does not require branch coverage yet reports it as ignored, never as passed.
-                    if check == CorpusCheck::BranchCoverage && !suite.config.corpus.require_branch_coverage {
+                    if check == CorpusCheck::BranchCoverage && !suite.config.settings().corpus.require_branch_coverage {
                         let gaps = findings.len();
                         return Ok(Completion::ignored_with(format!(
                             "not required yet ([corpus] require_branch_coverage = false): {gaps} gap(s) found"

@@ -174,7 +174,7 @@ pub(crate) fn judge(
 ) -> Judgement {
     let mut out = Failures::default();
     let schema_applied = schema::check(schema, output, &mut out, config);
-    if !config.agent(packet).is_block_builder() {
+    if !config.settings().agent(packet).is_block_builder() {
         return Judgement { failures: out, schema_applied };
     }
     isolation::check(output, config, &mut out);
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn a_custom_profile_is_judged_by_its_schema_and_a_plain_text_one_not_by_the_built_in_evaluator() {
-        assert_eq!(scope(&testkit::config().config().agents.all()[0]), Ok(Scope::Block));
+        assert_eq!(scope(&testkit::config().settings().agents.all()[0]), Ok(Scope::Block));
         assert_eq!(scope(&custom("schema")), Ok(Scope::Schema));
         let why = scope(&custom("text")).unwrap_err();
         assert!(why.contains("plain-text answers and declares no [evaluator]"), "{why}");

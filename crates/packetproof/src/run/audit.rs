@@ -112,7 +112,7 @@ pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Invoca
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    let problems = snapshot(run, packet, config.output_mode(packet), config).err();
+    let problems = snapshot(run, packet, config.settings().output_mode(packet), config).err();
     findings(RunCheck::SnapshotParity, problems.unwrap_or_default())
 }
 
@@ -254,7 +254,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
 /// add some, e.g. `skillVersion`): accepted and kept, and bound with the manifest's
 /// bytes wherever those are digested (a run attestation's subject).
 pub(crate) fn manifest_note(dir: &Path, config: &Invocation) -> Option<String> {
-    let run = Run::open(dir, config).ok()?;
+    let run = Run::open(dir, config.settings()).ok()?;
     let keys = format::manifest_keys();
     let extra: Vec<&str> = run
         .manifest
@@ -276,7 +276,7 @@ pub(crate) fn manifest_note(dir: &Path, config: &Invocation) -> Option<String> {
 /// The note on a completion receipt's fields beyond packetproof's format, as for the
 /// manifest: accepted and kept (bound with the receipt's bytes).
 pub(crate) fn completion_note(dir: &Path, config: &Invocation) -> Option<String> {
-    let run = Run::open(dir, config).ok()?;
+    let run = Run::open(dir, config.settings()).ok()?;
     run.read_optional(&run.completion).ok().flatten()?;
     let receipt = run.read_object(&run.completion).ok()?;
     let known = format::completion_keys();
