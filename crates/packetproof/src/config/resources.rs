@@ -51,13 +51,6 @@ impl Config {
         crate::fsutil::read_bytes(file, self.limits.max_file_bytes)
     }
 
-    /// The schema snapshot packets carry as it is on disk now (or built in): its bytes,
-    /// and the name to report them under. A command reads it through
-    /// [`Invocation::snapshot_bytes`](crate::Invocation::snapshot_bytes), which the gate reads once.
-    pub fn snapshot_bytes_on_disk(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.snapshot_resource().bytes(|file| self.read_resource_on_disk(file))
-    }
-
     /// The name the schema snapshot is reported under (without reading it).
     pub fn snapshot_name(&self) -> String {
         match &self.paths.schema_snapshot {
@@ -66,18 +59,9 @@ impl Config {
         }
     }
 
-    /// The vendored Builder schema: its bytes, and the name to report them under.
-    pub fn builder_schema_bytes_on_disk(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.builder_schema_resource().bytes(|file| self.read_resource_on_disk(file))
-    }
-
-    /// The schema file `agent`'s packets carry (its bytes, and the name to report them
-    /// under): the agent's own (`schema`), else the suite's schema snapshot.
-    pub fn schema_bytes_of_on_disk(&self, agent: &crate::profile::Profile) -> Result<(String, Cow<'static, [u8]>)> {
-        self.schema_resource_of(agent).bytes(|file| self.read_resource_on_disk(file))
-    }
-
-    /// The bytes of the template `name` (relative to the prompts folder), if there is one.
+    /// The bytes of the template `name` (relative to the prompts folder) as it is on disk
+    /// now (or built in), if there is one. Commands read templates through
+    /// [`Invocation::prompt_template`](crate::Invocation::prompt_template), which decides.
     pub(crate) fn prompt_template_on_disk(&self, name: &str) -> Option<Vec<u8>> {
         if !plain_template_name(name) {
             return None;
