@@ -5,7 +5,7 @@
 
 mod context;
 mod read_once;
-pub(crate) use context::Recent;
+pub(crate) use context::{Recent, RunMark};
 pub(crate) use read_once::Templates;
 
 use crate::config::{Config, Policy};

@@ -11,7 +11,8 @@ use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// The caches of one run, one of each type. Bounded by the number of cache types
-/// (each module's own, a handful); each cache bounds its own entries.
+/// (each module's own, a handful); each cache bounds its own entries. A cache holds
+/// no clone of the invocation (it would keep the run alive: [`RunMark`] names a run).
 #[derive(Default)]
 pub(super) struct Context(Mutex<Vec<Arc<dyn Any + Send + Sync>>>);
 
@@ -35,10 +36,22 @@ impl Invocation {
         value
     }
 
-    /// Whether `self` and `other` share one run's context (each is a clone of the
-    /// other): what one worked out holds for the other.
-    pub(crate) fn same_run(&self, other: &Invocation) -> bool {
-        Arc::ptr_eq(&self.context, &other.context)
+    /// Which run this invocation belongs to: equal for its clones, and for no other
+    /// invocation while the mark is held. Holding it keeps no cache alive.
+    pub(crate) fn run(&self) -> RunMark {
+        RunMark(Arc::downgrade(&self.context))
+    }
+}
+
+/// A run's mark ([`Invocation::run`]): what was worked out for one run is asked for
+/// under the same run only. (A weak reference: the context's address is not reused
+/// while a mark of it is held.)
+#[derive(Debug, Clone)]
+pub(crate) struct RunMark(std::sync::Weak<Context>);
+
+impl PartialEq for RunMark {
+    fn eq(&self, other: &RunMark) -> bool {
+        self.0.ptr_eq(&other.0)
     }
 }
 
@@ -113,13 +126,14 @@ mod tests {
         let invocation =
             Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let clone = invocation.clone();
-        assert!(invocation.same_run(&clone));
+        assert!(invocation.run() == clone.run());
         assert!(Arc::ptr_eq(&invocation.cache(|| 1_u8), &clone.cache(|| 2_u8)));
         let once = invocation.reading_once();
-        assert!(!once.same_run(&invocation));
+        assert!(once.run() != invocation.run());
         assert_eq!(*once.cache(|| 3_u8), 3);
-        let weak = Arc::downgrade(&once.cache(|| 0_u8));
+        let (weak, mark) = (Arc::downgrade(&once.cache(|| 0_u8)), once.run());
         drop(once);
-        assert!(weak.upgrade().is_none(), "dropped with the run");
+        assert!(weak.upgrade().is_none(), "dropped with the run, though its mark is held");
+        assert!(mark != invocation.reading_once().run());
     }
 }

@@ -5,7 +5,7 @@
 //! rule now runs once per packet. Such a rule's findings are a function of the
 //! rule, the packet and the settings, so the memo keys on all three: the packet
 //! compared whole, key order included (a rule may read members in order), and the
-//! run it was made for (its invocation's context, [`Invocation::same_run`]: the
+//! run it was made for (its invocation's context, [`Invocation::run`]: the
 //! settings, the command's policy and the resource files as that run read them;
 //! asked under another, it runs the rule afresh). Whether a rule applies is still
 //! decided by every judgement for its own step. A memo lives as long as the fixture
@@ -14,7 +14,7 @@
 use super::dispatch;
 use crate::check::Checked;
 use crate::digest::incremental::identical;
-use crate::invocation::Recent;
+use crate::invocation::{Recent, RunMark};
 use crate::{Check, Finding, Invocation, PacketCheck, Reads};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -28,8 +28,8 @@ type Found = Result<Vec<Finding>, String>;
 
 /// The rules' findings on each packet seen, for one set of settings.
 pub(crate) struct Memo {
-    /// The run the findings were made in (a clone of its invocation).
-    config: Invocation,
+    /// The run the findings were made in.
+    run: RunMark,
     /// The packets seen, compared whole, the most recently judged first.
     packets: Recent<(Arc<Value>, Arc<OnePacket>)>,
 }
@@ -46,13 +46,13 @@ pub(crate) fn reads_the_packet_alone(check: Check) -> bool {
 
 impl Memo {
     pub(crate) fn new(config: &Invocation) -> Memo {
-        Memo { config: config.clone(), packets: Recent::new(PACKETS) }
+        Memo { run: config.run(), packets: Recent::new(PACKETS) }
     }
 
     /// The findings kept for `packet` (a new entry the first time it is seen);
     /// `None` under settings the memo was not made for.
     pub(crate) fn rules(&self, packet: &Value, config: &Invocation) -> Option<Arc<OnePacket>> {
-        if !self.config.same_run(config) {
+        if self.run != config.run() {
             return None;
         }
         let is = |(seen, _): &(Arc<Value>, Arc<OnePacket>)| identical(seen, packet);
