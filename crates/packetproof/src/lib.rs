@@ -12,9 +12,9 @@
 //!   the output formats), `jsonpath`, `parallel`
 //!   (work over every core, results in input order);
 //! - infrastructure: [`env`](mod@env) (every environment variable, parsed once), [`config`]
-//!   (harness.toml), [`invocation`] (the settings with what a command decided, and the
-//!   files the gate reads once), [`digest`], [`fsutil`] (bounded, regular-only reads; directory-relative
-//!   atomic writes; directory locks), `numbers` (JSON numbers by value, quoted as written),
+//!   (harness.toml), [`invocation`] (the settings with what a command decided, the files
+//!   the gate reads once, and every cache of the run), [`digest`], [`fsutil`] (bounded,
+//!   regular-only reads; directory-relative atomic writes; directory locks), `numbers` (JSON numbers by value, quoted as written),
 //!   [`diff`], [`call`] (the rest of a call: tools and settings, named once for every
 //!   provider API), `git` (the only module that spawns git);
 //! - the contract: `branch` (the branch's value sets as enums), [`packet`], [`provider`] (the agent's view), [`schema`], `schema_refs`
