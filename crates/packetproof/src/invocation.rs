@@ -1,7 +1,10 @@
 //! What one invocation works with: the settings as harness.toml says ([`Config`]), what
 //! the command decided for this run ([`CommandPolicy`], from its command line, never
-//! from the file), and, for a run that reads the same files thousands of times, the
-//! resource files as first read (`read_once`).
+//! from the file), for a run that reads the same files thousands of times the resource
+//! files as first read (`read_once`), and the run's context: every cache of the library,
+//! dropped with the run (`context`). It does not dereference to its settings: they are
+//! [`Invocation::settings`], so a method of the settings is never taken for one of the
+//! invocation's.
 
 mod context;
 mod read_once;
