@@ -84,7 +84,7 @@ fn validate(c: &mut Criterion) {
         on_cpu(b, || {
             let map = black_box(map);
             let mut findings = packet::contract(map, &config);
-            findings.extend(packet::provider_shape(map, &config));
+            findings.extend(packet::provider_shape(map, config.settings()));
             findings.extend(packet::forbidden_material(map, &config));
             findings
         })

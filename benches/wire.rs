@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
     {
         let captured = Captured::body(body.clone(), "body.json");
         group.bench_function(name, |b| {
-            b.iter(|| wire::check(packet, api, &captured, &config, "packet.json", wire::CHECK).unwrap())
+            b.iter(|| wire::check(packet, api, &captured, config.settings(), "packet.json", wire::CHECK).unwrap())
         });
     }
     group.finish();

@@ -34,7 +34,7 @@ pub(crate) fn vouching(
 ) -> Result<Option<trace::vouched::Vouching>> {
     let Some(file) = gate else { return Ok(None) };
     let keys = self::trusted_keys(trusted_keys)?;
-    let gate = packetproof::attest::vouch::Gate::read(file, &keys, config, max_age)?;
+    let gate = packetproof::attest::vouch::Gate::read(file, &keys, config.settings(), max_age)?;
     let vouching = trace::vouched::Vouching::new(gate, config, packets);
     if let Some(why) = vouching.templates_unavailable() {
         print::note(&format!("calls are not matched to templates: {why}"));

@@ -31,7 +31,7 @@ impl Settings {
     /// harness.toml must exist.
     pub fn suite(&self, command: &str) -> Result<Invocation> {
         let invocation = self.load()?;
-        invocation.require_suite(command)?;
+        invocation.settings().require_suite(command)?;
         Ok(invocation)
     }
 }

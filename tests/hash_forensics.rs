@@ -207,7 +207,7 @@ fn google_suffix_without_its_trailing_newline() {
 #[test]
 fn a_different_google_suffix() {
     // The packet shows one suffix; the exporter hashed the project's.
-    let suffix = config().google_suffix.clone();
+    let suffix = config().settings().google_suffix.clone();
     let content = serde_json::to_string(&format!("u{suffix}")).unwrap();
     let wrong = format!(
         r#"{{"attempt":1,"maxTokens":5,"messages":[{{"content":"s","role":"system"}},{{"content":{content},"role":"user"}}],"model":"m","provider":"google"}}"#

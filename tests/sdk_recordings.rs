@@ -55,7 +55,7 @@ fn recordings() -> Vec<(&'static str, Api, String)> {
 
 fn check_bytes(api: Api, bytes: &[u8], name: &str, base: Option<&str>) -> Outcome {
     let captured = capture::parse(bytes, name, api).unwrap().through(base);
-    wire::check(&packet_of(api), api, &captured, &config(), "packet", wire::CHECK).unwrap()
+    wire::check(&packet_of(api), api, &captured, config().settings(), "packet", wire::CHECK).unwrap()
 }
 
 fn read(sdk: &str, name: &str) -> Vec<u8> {

@@ -8,7 +8,8 @@
 //! repository's golden files; every test of tests/cli is registered in a `trials![…]`
 //! list (that binary has no libtest harness to find it); no test declares a `Project`
 //! or `Output` of its own (tests/support has the one of each); `packetproof test`'s code
-//! path names no platform (no `target_os`, no `/proc`). Each rule is also run on a
+//! path names no platform (no `target_os`, no `/proc`); no cache of the library lives
+//! in a `static` (the run's context holds them). Each rule is also run on a
 //! small tree built to break it, so a rule that stopped seeing anything would fail here.
 
 #[path = "tidy/layers.rs"]
@@ -19,6 +20,8 @@ mod registered;
 mod resolve;
 #[path = "tidy/rules.rs"]
 mod rules;
+#[path = "tidy/statics.rs"]
+mod statics;
 #[path = "tidy/test_types.rs"]
 mod test_types;
 
@@ -87,6 +90,15 @@ fn no_source_file_exceeds_the_line_budget() {
 #[test]
 fn comments_cite_only_files_in_the_repository() {
     holds(rules::self_contained_comments, this_crate(), "say what these cite in the comment itself");
+}
+
+#[test]
+fn no_cache_lives_in_a_static() {
+    holds(
+        statics::no_cache_in_a_static,
+        this_crate(),
+        "a cache belongs to the run (docs/architecture.md, \"A cache\")",
+    );
 }
 
 #[test]
@@ -243,7 +255,7 @@ mod broken {
         assert!(found.iter().any(|f| f.contains(expected)), "expected a finding with {expected:?}, got {found:#?}");
     }
 
-    const ALL_RULES: [fn(&Tree) -> Vec<String>; 11] = [
+    const ALL_RULES: [fn(&Tree) -> Vec<String>; 12] = [
         rules::commands_stay_below_the_registry,
         rules::layering,
         rules::no_cycles,
@@ -255,6 +267,7 @@ mod broken {
         super::registered::every_test_is_registered,
         super::test_types::one_project_and_output,
         rules::one_gate_for_every_platform,
+        super::statics::no_cache_in_a_static,
     ];
 
     #[test]
@@ -311,6 +324,23 @@ mod broken {
             ("crates/packetproof/src/canonical.rs", "pub fn g() -> Option<crate::Error> { None }\n"),
         ];
         caught(rules::no_cycles, &changes, "import cycle canonical → error → report → canonical");
+    }
+
+    #[test]
+    fn a_cache_in_a_static_is_caught() {
+        let rule = super::statics::no_cache_in_a_static;
+        let canonical = |text: &str| [("crates/packetproof/src/canonical.rs", text.to_owned())];
+        let in_a_function = "pub fn g() -> &'static str { static SEEN: std::sync::Mutex<Vec<u8>> = \
+                             std::sync::Mutex::new(Vec::new()); \"x\" }\n";
+        let thread_local = "thread_local! { static MEMO: RefCell<HashMap<u8, u8>> = RefCell::default(); }\n";
+        for (text, expected) in [(in_a_function, "static SEEN"), (thread_local, "static MEMO")] {
+            let changes = canonical(text);
+            caught(rule, &[(changes[0].0, &changes[0].1)], expected);
+        }
+        // A constant listed with why is no finding; the same static under another name is.
+        let constant = "pub fn g() { static ROOT: std::sync::OnceLock<u8> = std::sync::OnceLock::new(); }\n";
+        assert_eq!(rule(&tree(&[("crates/packetproof/src/canonical.rs", constant)])), Vec::<String>::new());
+        caught(rule, &[("crates/packetproof/src/canonical.rs", &constant.replace("ROOT", "CACHE"))], "static CACHE");
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn body(case: &str, api: Api) -> Value {
 /// The findings of checking `captured` (a bare body) against the case's packet, as `path: message`.
 fn check(case: &str, api: Api, captured: Value) -> Vec<String> {
     let captured = Captured::body(captured, "cap.json");
-    let outcome = wire::check(&packet(case), api, &captured, &config(), case, wire::CHECK).unwrap();
+    let outcome = wire::check(&packet(case), api, &captured, config().settings(), case, wire::CHECK).unwrap();
     outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
 }
 
@@ -118,12 +118,12 @@ fn a_plain_text_packet_has_plain_text_bodies() {
         let b = wire::body(&p, api, case).unwrap();
         assert!(b.get(format).is_none() && b.get("tool_choice").is_none(), "{api:?}: {b}");
         let captured = Captured::body(b.clone(), "cap.json");
-        let held = wire::check(&p, api, &captured, &config(), case, wire::CHECK).unwrap();
+        let held = wire::check(&p, api, &captured, config().settings(), case, wire::CHECK).unwrap();
         assert!(held.findings.is_empty(), "{api:?}: {:?}", held.findings);
         let mut asked = b;
         asked[format] = json!({"type": "json_object"});
         let captured = Captured::body(asked, "cap.json");
-        let failed = wire::check(&p, api, &captured, &config(), case, wire::CHECK).unwrap();
+        let failed = wire::check(&p, api, &captured, config().settings(), case, wire::CHECK).unwrap();
         assert!(!failed.findings.is_empty(), "{api:?} accepted an output format the packet does not ask for");
     }
     let b = wire::body(&plain(GOOGLE), Api::from_name("gemini").unwrap(), GOOGLE).unwrap();
@@ -142,7 +142,7 @@ fn a_packet_for_another_provider_is_refused() {
         assert!(matches!(err, Error::Refused { .. }), "{err}");
         assert!(err.to_string().contains(&format!("{case} $.provider: refused")), "{err}");
         let captured = Captured::body(json!({}), "cap.json");
-        assert!(wire::check(&packet(case), api, &captured, &config(), case, wire::CHECK).is_err());
+        assert!(wire::check(&packet(case), api, &captured, config().settings(), case, wire::CHECK).is_err());
     }
 }
 
@@ -195,7 +195,8 @@ fn a_setting_passes_only_as_the_packets_call_sends_it() {
     let mut p = packet(GOOGLE);
     p["call"] = json!({"temperature": 0.2, "tools": [{"name": "lookup", "parameters": {"type": "object"}}]});
     let judged = |b: Value| {
-        let outcome = wire::check(&p, gemini, &Captured::body(b, "cap.json"), &config(), GOOGLE, wire::CHECK).unwrap();
+        let outcome =
+            wire::check(&p, gemini, &Captured::body(b, "cap.json"), config().settings(), GOOGLE, wire::CHECK).unwrap();
         outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect::<Vec<_>>()
     };
     let sent = wire::body(&p, gemini, GOOGLE).unwrap();
@@ -280,7 +281,7 @@ fn strict_follows_the_schema_and_any_other_strict_or_schema_edit_is_a_finding() 
         &packet(OPENAI),
         Api::from_name("openai-responses").unwrap(),
         &captured,
-        &config(),
+        config().settings(),
         OPENAI,
         wire::CHECK,
     )
@@ -306,7 +307,7 @@ fn strict_follows_the_schema_and_any_other_strict_or_schema_edit_is_a_finding() 
         &p,
         Api::from_name("openai-chat").unwrap(),
         &Captured::body(b, "cap.json"),
-        &config(),
+        config().settings(),
         "p.json",
         wire::CHECK,
     )
@@ -387,16 +388,28 @@ fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
         entry(ok, &b),
     ]);
     let captured = wire::capture::parse(&bytes, "cap.har", Api::from_name("gemini").unwrap()).unwrap();
-    let outcome =
-        wire::check(&packet(GOOGLE), Api::from_name("gemini").unwrap(), &captured, &config(), GOOGLE, wire::CHECK)
-            .unwrap();
+    let outcome = wire::check(
+        &packet(GOOGLE),
+        Api::from_name("gemini").unwrap(),
+        &captured,
+        config().settings(),
+        GOOGLE,
+        wire::CHECK,
+    )
+    .unwrap();
     assert!(outcome.ok(), "{:#?}", outcome.findings);
 
     let bytes = har(vec![entry(&ok.replace("gemini-2.5-flash", "gemini-2.5-pro"), &b)]);
     let captured = wire::capture::parse(&bytes, "cap.har", Api::from_name("gemini").unwrap()).unwrap();
-    let outcome =
-        wire::check(&packet(GOOGLE), Api::from_name("gemini").unwrap(), &captured, &config(), GOOGLE, wire::CHECK)
-            .unwrap();
+    let outcome = wire::check(
+        &packet(GOOGLE),
+        Api::from_name("gemini").unwrap(),
+        &captured,
+        config().settings(),
+        GOOGLE,
+        wire::CHECK,
+    )
+    .unwrap();
     assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
     let url = JsonPath::field("log").key("entries").index(0).key("request").key("url");
     assert_eq!(outcome.findings[0].path, Location::in_file("cap.har", url));
@@ -407,7 +420,7 @@ fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
         &packet(GOOGLE),
         Api::from_name("gemini").unwrap(),
         &Captured::body(b, "b.json"),
-        &config(),
+        config().settings(),
         GOOGLE,
         wire::CHECK,
     )
@@ -432,7 +445,7 @@ fn every_other_generation_post_in_a_har_is_a_finding_naming_its_url() {
         &packet(ANTHROPIC),
         Api::from_name("anthropic").unwrap(),
         &captured,
-        &config(),
+        config().settings(),
         ANTHROPIC,
         wire::CHECK,
     )
@@ -466,7 +479,7 @@ fn a_har_request_must_go_to_the_api_host_and_path_or_the_base_url_given() {
             &packet(ANTHROPIC),
             Api::from_name("anthropic").unwrap(),
             &captured.through(base),
-            &config(),
+            config().settings(),
             ANTHROPIC,
             wire::CHECK,
         )
@@ -564,7 +577,8 @@ fn recorded_calls() -> Vec<(&'static str, &'static str, Value)> {
 
 fn check_recorded(name: &str, api: &str, packet: &Value, body: Value) -> Vec<String> {
     let captured = Captured::body(body, name);
-    let outcome = wire::check(packet, Api::from_name(api).unwrap(), &captured, &config(), "p", wire::CHECK).unwrap();
+    let outcome =
+        wire::check(packet, Api::from_name(api).unwrap(), &captured, config().settings(), "p", wire::CHECK).unwrap();
     outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
 }
 

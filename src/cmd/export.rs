@@ -23,7 +23,7 @@ pub struct ExportArgs {
 pub fn run(settings: &Settings, args: ExportArgs) -> Result<Status> {
     let config = settings.load()?;
     if let Some(out) = &args.out {
-        run::refuse_foreign_output(out, run::OutputKind::Packet, &config, &[&args.request])?;
+        run::refuse_foreign_output(out, run::OutputKind::Packet, config.settings(), &[&args.request])?;
     }
     let Judged { value: text, skipped } = packetproof::judge::export(&config, &args.request)?;
     print::skipped_notes(&skipped);

@@ -21,7 +21,7 @@ pub struct SchemaArgs {
 
 pub fn run(settings: &Settings, args: SchemaArgs) -> Result<Status> {
     let config = settings.load()?;
-    let snapshot = config.snapshot_name();
+    let snapshot = config.settings().snapshot_name();
     if args.write {
         print::schema_written(&snapshot, packetproof::schema::write(&config)?)?;
         return Ok(Status::Holds);

@@ -63,7 +63,7 @@ pub fn main(settings: &Settings, args: &TestArgs) -> Result<ExitCode> {
     let signer = signer(args, writes)?;
     if let (Some(file), Some(key)) = (&args.attestation, &args.attest) {
         let kind = packetproof::run::OutputKind::GateStatement;
-        packetproof::run::refuse_foreign_output(file, kind, &config, &[key.as_path()])?;
+        packetproof::run::refuse_foreign_output(file, kind, config.settings(), &[key.as_path()])?;
         // Refused here, by name, never at production time.
         packetproof::trace::vouched::templates_followed(&config)?;
     }
@@ -82,7 +82,7 @@ pub fn main(settings: &Settings, args: &TestArgs) -> Result<ExitCode> {
     let summary = runner::run(selected, |event| shown.event(event));
     shown.finish()?;
     print::trial_notes(&summary.records, args.format != Format::Json)?;
-    let packetproof = packetproof::distribution::Distribution::of_suite(&config);
+    let packetproof = packetproof::distribution::Distribution::of_suite(config.settings());
     print::stale(&suite.stale.report(&format!("{} bless", packetproof.command())))?;
     if let Some(file) = &args.junit {
         fsutil::write_atomic(file, junit::to_xml("packetproof", &summary.records).as_bytes())?;
@@ -101,7 +101,7 @@ pub fn main(settings: &Settings, args: &TestArgs) -> Result<ExitCode> {
 /// the gate, a file that is not such a report, or each other.
 fn refuse_outputs(args: &TestArgs, config: &packetproof::Invocation) -> Result<()> {
     if let Some(file) = args.junit.as_ref().filter(|_| !args.list) {
-        packetproof::run::refuse_foreign_output(file, packetproof::run::OutputKind::Junit, config, &[])?;
+        packetproof::run::refuse_foreign_output(file, packetproof::run::OutputKind::Junit, config.settings(), &[])?;
     }
     if let Some(file) = &args.report {
         if args.junit.as_ref().is_some_and(|junit| junit == file || fsutil::same_file(junit, file)) {

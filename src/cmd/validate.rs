@@ -22,7 +22,7 @@ pub struct ValidateArgs {
 pub fn run(settings: &Settings, args: ValidateArgs) -> Result<Status> {
     let config = settings.load()?;
     let path = &args.packet;
-    let value = fsutil::read_json(path, config.limits.max_file_bytes)?;
+    let value = fsutil::read_json(path, config.settings().limits.max_file_bytes)?;
     packetproof::provider::expect_packet(&value, &path.display().to_string())?;
     print::outcomes(&[packetproof::judge::packet_file(path, &value, &config, Step::Validate)], args.format)
 }

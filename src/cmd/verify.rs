@@ -54,7 +54,7 @@ pub fn run(settings: &Settings, args: VerifyArgs) -> Result<Status> {
     progress.finish();
     let mut found = found?;
     if let Some(file) = &args.gate {
-        let gate = packetproof::attest::vouch::Gate::read(file, &keys, &config, args.gate_max_age)?;
+        let gate = packetproof::attest::vouch::Gate::read(file, &keys, config.settings(), args.gate_max_age)?;
         packetproof::verify::hold_to_gate(&mut found, &gate)?;
     }
     print::reported(args.format, Event::Verified { found: &found, verbose: args.verbose })?;

@@ -99,9 +99,14 @@ fn wire(
 ) -> Result<Status> {
     let shown = packet.display().to_string();
     if let Some(out) = out.filter(|_| capture.file.is_none()) {
-        packetproof::run::refuse_foreign_output(out, packetproof::run::OutputKind::RequestBody, config, &[packet])?;
+        packetproof::run::refuse_foreign_output(
+            out,
+            packetproof::run::OutputKind::RequestBody,
+            config.settings(),
+            &[packet],
+        )?;
     }
-    let packet_bytes = fsutil::read_bytes(packet, config.limits.max_file_bytes)?;
+    let packet_bytes = fsutil::read_bytes(packet, config.settings().limits.max_file_bytes)?;
     let value = canonical::parse(&packet_bytes).map_err(|e| e.in_file(packet.display()))?;
     packetproof::provider::expect_packet(&value, &shown)?;
     let Some(captured) = capture.file else {
@@ -115,11 +120,11 @@ fn wire(
         }
         return Ok(Status::Holds);
     };
-    let bytes = fsutil::read_bytes(captured, config.limits.max_file_bytes)?;
+    let bytes = fsutil::read_bytes(captured, config.settings().limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &captured.display().to_string(), api)?.through(capture.base_url);
     let mut outcome = packetproof::judge::wire_check(config, packet, &value, api, &captured)?;
     if let Some((file, keys, max_age)) = &capture.gate {
-        let gate = packetproof::attest::vouch::Gate::read(file, keys, config, *max_age)?;
+        let gate = packetproof::attest::vouch::Gate::read(file, keys, config.settings(), *max_age)?;
         gate.hold(&mut outcome, &packet_bytes);
     }
     print::outcomes(&[outcome], format)
@@ -139,12 +144,12 @@ fn wire_production(
         return Err(packetproof::Error::Internal("wire without --packet needs --check and --gate".into()));
     };
     let packets = packetproof::trace::packets::Packets::of_suite(config, "wire --check without --packet")?;
-    let gate = packetproof::attest::vouch::Gate::read(gate, &keys, config, max_age)?;
+    let gate = packetproof::attest::vouch::Gate::read(gate, &keys, config.settings(), max_age)?;
     let vouching = packetproof::trace::vouched::Vouching::new(gate, config, &packets);
     if let Some(why) = vouching.templates_unavailable() {
         print::note(&format!("calls are not matched to templates: {why}"));
     }
-    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
+    let bytes = fsutil::read_bytes(file, config.settings().limits.max_file_bytes)?;
     let captured = wire::capture::parse(&bytes, &file.display().to_string(), api)?.through(capture.base_url);
     let (judged, counts) =
         packetproof::trace::request::judge_request(&captured, api, &packets, &vouching, config, require)?;

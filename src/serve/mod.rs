@@ -149,7 +149,7 @@ pub fn run(settings: &super::settings::Settings, args: &ServeArgs) -> Result<Sta
     )?;
     let inputs: Vec<&std::path::Path> =
         args.packets.iter().chain(&args.gate.file).chain(&args.gate.trusted_keys).map(PathBuf::as_path).collect();
-    let findings = findings::Sink::open(args.findings.as_deref(), config, &inputs)?;
+    let findings = findings::Sink::open(args.findings.as_deref(), config.settings(), &inputs)?;
     let models = packets.models().into_iter().map(str::to_owned).collect();
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let workers = args.workers.map_or(cores, |n| n as usize);

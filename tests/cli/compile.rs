@@ -106,7 +106,7 @@ fn prompt_paths_follow_the_branch(case: &str, packet: &Value, config: &packetpro
     ];
     assert_eq!(packet["promptPaths"], json!(expected), "{case}");
     for path in &expected {
-        let bytes = std::fs::read(config.paths.prompts.as_ref().unwrap().join(path)).unwrap();
+        let bytes = std::fs::read(config.settings().paths.prompts.as_ref().unwrap().join(path)).unwrap();
         assert_eq!(packet["promptVersions"][path], json!(packetproof::digest::sha256(&bytes)), "{case}: {path}");
     }
 }
@@ -183,7 +183,7 @@ fn interop_compile_input_resolves_like_the_node_packet() {
     let (input, node) = (interop_dir().join("compile-input.json"), interop_dir().join("runtime-packet.anthropic.json"));
     let config = config();
     let mut request = canonical::parse(&std::fs::read(input).unwrap()).unwrap();
-    request["model"] = json!(config.providers["anthropic"].models[0]);
+    request["model"] = json!(config.settings().providers["anthropic"].models[0]);
     let node = canonical::parse(&std::fs::read(node).unwrap()).unwrap();
     let packet = compile::compile(&request, &config, "compile-input.json").unwrap();
     assert_eq!(packet["resolvedBranch"], node["resolvedBranch"]);

@@ -147,7 +147,7 @@ pub fn plan(config: &Invocation, filter: Option<&str>, writes: GoldenWrites) -> 
     if matching.is_empty() {
         return Err(Error::Usage(format!(
             "no fixture under {} matches {:?}",
-            config.paths.fixtures.display(),
+            config.settings().paths.fixtures.display(),
             filter.unwrap_or("")
         )));
     }
@@ -185,11 +185,11 @@ pub fn bless(config: &Invocation, filter: Option<&str>, writes: GoldenWrites) ->
 /// copy under paths.prompts, before anything is blessed against them; returns the
 /// names written. Refused where blessing is.
 pub fn copy_reported_templates(config: &Invocation, writes: GoldenWrites) -> Result<Vec<String>> {
-    if config.exporter.as_ref().is_none_or(|e| e.templates.is_empty()) {
+    if config.settings().exporter.as_ref().is_none_or(|e| e.templates.is_empty()) {
         return Ok(Vec::new());
     }
     writes.permit("bless", Requester::Command)?;
-    crate::exporter::copy_reported(config)
+    crate::exporter::copy_reported(config.settings())
 }
 
 /// Pin the suite's schema and templates as they are now in its lock file
@@ -197,7 +197,7 @@ pub fn copy_reported_templates(config: &Invocation, writes: GoldenWrites) -> Res
 /// lock changed. Refused where blessing is.
 pub fn pin(config: &Invocation, writes: GoldenWrites) -> Result<bool> {
     writes.permit("bless", Requester::Command)?;
-    crate::lock::write(config)
+    crate::lock::write(config.settings())
 }
 
 /// What `bless` did.
@@ -235,10 +235,10 @@ pub(crate) fn write_golden(
 pub fn apply(config: &Invocation, pending: &Pending, writes: GoldenWrites, requester: Requester) -> Result<()> {
     let case = &pending.case;
     writes.permit(&case.name, requester)?;
-    corpus::layout::require_dirs(config)?;
+    corpus::layout::require_dirs(config.settings())?;
     // Relative to the opened golden root, never through a symlink: a `golden/<case>`
     // that is a link (or has one on the way) is refused, never written through.
-    let golden = fsutil::Dir::open(&config.paths.golden)?;
+    let golden = fsutil::Dir::open(&config.settings().paths.golden)?;
     golden.create_dir_all(&case.name)?;
     let folder = golden.subdir(&case.name)?;
     // One writer per case at a time (trials bless on several threads), and only
@@ -319,7 +319,7 @@ pub fn pending(config: &Invocation, case: Case) -> Result<Pending> {
             });
         }
     }
-    let golden = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes).ok();
+    let golden = fsutil::read_json(&case.golden_packet(), config.settings().limits.max_file_bytes).ok();
     Ok(Pending { case, change, golden, packet, skipped, packet_text, view_text, verdict_text })
 }
 
@@ -338,7 +338,7 @@ pub enum Unreferenced {
 /// files (never anything else) and the folders left empty. Returns the folders.
 pub fn unreferenced(config: &Invocation, action: Unreferenced, writes: GoldenWrites) -> Result<Vec<PathBuf>> {
     let cases = corpus::cases(config)?;
-    let folders = corpus::layout::layout(config, &cases)?.unreferenced_golden;
+    let folders = corpus::layout::layout(config.settings(), &cases)?.unreferenced_golden;
     if action == Unreferenced::Delete {
         writes.permit("bless --unreferenced delete", Requester::Command)?;
         for folder in &folders {
@@ -349,7 +349,7 @@ pub fn unreferenced(config: &Invocation, action: Unreferenced, writes: GoldenWri
                 }
             }
             // Only empty folders go, up to (not including) the golden root.
-            for dir in folder.ancestors().take_while(|d| *d != config.paths.golden) {
+            for dir in folder.ancestors().take_while(|d| *d != config.settings().paths.golden) {
                 if std::fs::remove_dir(dir).is_err() {
                     break;
                 }

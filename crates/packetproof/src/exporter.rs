@@ -135,7 +135,7 @@ pub(crate) fn reported_drift(config: &crate::Invocation) -> Result<Vec<crate::re
             ),
         )
     };
-    Ok(differing_copies(config)?.into_iter().map(finding).collect())
+    Ok(differing_copies(config.settings())?.into_iter().map(finding).collect())
 }
 
 /// Write the copy of each reported template whose copy differs; returns their names.

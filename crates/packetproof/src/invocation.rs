@@ -1,9 +1,14 @@
 //! What one invocation works with: the settings as harness.toml says ([`Config`]), what
 //! the command decided for this run ([`CommandPolicy`], from its command line, never
-//! from the file), and, for a run that reads the same files thousands of times, the
-//! resource files as first read (`read_once`).
+//! from the file), for a run that reads the same files thousands of times the resource
+//! files as first read (`read_once`), and the run's context: every cache of the library,
+//! dropped with the run (`context`). It does not dereference to its settings: they are
+//! [`Invocation::settings`], so a method of the settings is never taken for one of the
+//! invocation's.
 
+mod context;
 mod read_once;
+pub(crate) use context::{Recent, RunMark};
 pub(crate) use read_once::Templates;
 
 use crate::config::{Config, Policy};
@@ -29,26 +34,16 @@ impl Default for CommandPolicy {
 }
 
 /// The settings with a command's policy: what every check, compile and run reads.
-/// It dereferences to its [`Config`], so a function of the settings alone takes
-/// `&Config` and is handed an invocation as is.
+/// A function of the settings alone takes `&Config` and is handed
+/// [`Invocation::settings`].
 #[derive(Debug, Clone)]
 pub struct Invocation {
     config: Arc<Config>,
     policy: CommandPolicy,
     /// Templates and schema files as first read ([`Invocation::reading_once`]).
     reads: Option<Arc<ReadOnce>>,
-    /// What rules derive from the suite once per invocation ([`Invocation::derived`]).
-    derived: Arc<Derived>,
-}
-
-/// Values derived from the suite once, one of each type, shared by every clone.
-#[derive(Default)]
-struct Derived(std::sync::Mutex<Vec<Arc<dyn std::any::Any + Send + Sync>>>);
-
-impl std::fmt::Debug for Derived {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Derived")
-    }
+    /// The run's caches ([`Invocation::cache`]), shared by every clone.
+    context: Arc<context::Context>,
 }
 
 impl From<Config> for Invocation {
@@ -58,21 +53,16 @@ impl From<Config> for Invocation {
     }
 }
 
-impl std::ops::Deref for Invocation {
-    type Target = Config;
-
-    fn deref(&self) -> &Config {
-        &self.config
-    }
-}
-
 impl Invocation {
     pub fn new(config: Config, policy: CommandPolicy) -> Invocation {
-        Invocation { config: Arc::new(config), policy, reads: None, derived: Arc::default() }
+        Invocation { config: Arc::new(config), policy, reads: None, context: Arc::default() }
     }
 
-    /// The settings as loaded.
-    pub fn config(&self) -> &Config {
+    /// The settings as loaded (harness.toml over the built-in defaults): what a
+    /// function of the settings alone takes. The resource files are read through the
+    /// invocation itself ([`Invocation::snapshot_bytes`] and the like), which decides
+    /// whether they come from the run's first read or the disk.
+    pub fn settings(&self) -> &Config {
         &self.config
     }
 
@@ -84,20 +74,7 @@ impl Invocation {
     /// This invocation reading each template and schema file once from now on (the
     /// conformance gate: the whole run sees one version of them).
     pub fn reading_once(&self) -> Invocation {
-        Invocation { reads: Some(Arc::default()), derived: Arc::default(), ..self.clone() }
-    }
-
-    /// The value of type `T` derived from the suite for this invocation: `make` runs on
-    /// first use (the judges of template conformance read every golden packet once),
-    /// and every clone of the invocation shares what it made.
-    pub(crate) fn derived<T: std::any::Any + Send + Sync>(&self, make: impl FnOnce() -> T) -> Arc<T> {
-        let mut made = self.derived.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(found) = made.iter().find_map(|any| any.clone().downcast::<T>().ok()) {
-            return found;
-        }
-        let value = Arc::new(make());
-        made.push(value.clone());
-        value
+        Invocation { reads: Some(Arc::default()), context: Arc::default(), ..self.clone() }
     }
 
     /// Whether a generator prompt in an asset example fails a packet or is noted: the

@@ -189,7 +189,9 @@ impl<'a> Catchers<'a> {
             }
             // Caught or not is all the self-test asks: a hash compared without the
             // forensics that explain a mismatch (ten serialisations each).
-            PacketCheck::ExactInputHash | PacketCheck::Checksum if !self.config.canonical.accept_locale_key_order => {
+            PacketCheck::ExactInputHash | PacketCheck::Checksum
+                if !self.config.settings().canonical.accept_locale_key_order =>
+            {
                 let (key, recomputed) = match check {
                     PacketCheck::ExactInputHash => ("exactInputHash", self.sealer.exact_input_hash(packet)),
                     _ => ("checksum", self.sealer.checksum(packet)),
@@ -242,15 +244,15 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Invoc
         false,
         Box::new(|p| flip_string(p.get_mut("renderInput").and_then(deepest_string))),
     );
-    if config.agent(golden).is_block_builder() {
+    if config.settings().agent(golden).is_block_builder() {
         block_builder_mutations(golden, request, config, &mut add);
     } else {
-        profile::mutations(golden, config, &mut add);
+        profile::mutations(golden, config.settings(), &mut add);
     }
-    forbidden_material(config.forbidden_of(config.agent(golden)), &mut add);
-    if config.output_mode(golden) == Some(crate::config::OutputMode::Text) {
+    forbidden_material(config.settings().forbidden_of(config.settings().agent(golden)), &mut add);
+    if config.settings().output_mode(golden) == Some(crate::config::OutputMode::Text) {
         // Plain text: asking for a schema is damage (profile::mutations adds it).
-    } else if config.output_mode(golden) == Some(crate::config::OutputMode::TextJson) {
+    } else if config.settings().output_mode(golden) == Some(crate::config::OutputMode::TextJson) {
         let schema = json!({ "name": "submit_block", "schema": { "type": "object" } });
         add(
             "outputSchema added to a text-JSON packet".into(),
@@ -278,7 +280,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Invoc
                 p.remove("outputSchema");
             }),
         );
-        let suffix = config.google_suffix.clone();
+        let suffix = config.settings().google_suffix.clone();
         add(
             "text-JSON suffix appended to a schema packet".into(),
             PacketCheck::ProviderShape,
@@ -289,7 +291,7 @@ fn packet_mutations(golden: &Map<String, Value>, request: &Value, config: &Invoc
             }),
         );
     }
-    if config.agent(golden).is_block_builder() {
+    if config.settings().agent(golden).is_block_builder() {
         list.extend(branch_truth::mutations(golden, config));
     }
     let mut add = |name: String, check: PacketCheck, rehash: bool, edit: Edit| {
@@ -359,7 +361,7 @@ fn block_builder_mutations(
     // Each resolvedBranch field set to another value.
     for (field, allowed) in packet::BRANCH_FIELDS {
         let current = golden.get("resolvedBranch").and_then(|b| b.get(field)).cloned().unwrap_or(Value::Null);
-        let other = branch_truth::other_value(config.agent(golden), field, allowed, &current);
+        let other = branch_truth::other_value(config.settings().agent(golden), field, allowed, &current);
         add(
             format!("resolvedBranch.{field} set to {other}"),
             PacketCheck::BranchIsolation,
@@ -492,11 +494,11 @@ fn run_mutations(case: &Case, run: &AssembledRun, config: &Invocation, report: &
         ("raw output edited after evaluation", "raw-output.json", RunCheck::Completion, |b| b.extend_from_slice(b"\n")),
     ];
     // Damaged in memory: each check reads the run with one file's bytes replaced.
-    let intact = crate::run::Run::open(&run.dir, config)?;
+    let intact = crate::run::Run::open(&run.dir, config.settings())?;
     for (name, file, check, edit) in edits {
         let mut bytes = fsutil::read_bytes(&run.dir.join(file), fsutil::DEFAULT_MAX_BYTES)?;
         edit(&mut bytes);
-        let damaged = intact.with_file(file, bytes, config)?;
+        let damaged = intact.with_file(file, bytes, config.settings())?;
         let findings = dispatch::on_opened(check, &run.dir, Ok(&damaged), Some(&run.packet), &[], config);
         report.record(format!("{}: {name} -> {check}", case.name), &findings);
     }

@@ -33,7 +33,7 @@ pub(crate) const PROMPT_TEXTS: [&str; 3] = ["systemPrompt", "userMessage", "effe
 /// Fixed values, types, promptPaths/promptVersions, resolvedBranch, unknown fields;
 /// the agent ids, branch fields and renderInput keys are the contract profile's.
 pub fn contract(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
-    let profile = config.agent(packet);
+    let profile = config.settings().agent(packet);
     let mut out = Findings::new(PacketCheck::Contract);
     let mut fail = |path: JsonPath, message: String| out.fail(path, message);
     for key in packet.keys().filter(|k| !profile.allows_field(k)) {
@@ -46,14 +46,14 @@ pub fn contract(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding
             ),
         );
     }
-    if config.agents.several() {
+    if config.settings().agents.several() {
         let id = packet.get("agentId").and_then(Value::as_str);
-        if id.is_none_or(|id| config.agents.with_id(id).is_none()) {
+        if id.is_none_or(|id| config.settings().agents.with_id(id).is_none()) {
             fail(
                 JsonPath::field("agentId"),
                 format!(
                     "expected the agent id of one of the suite's agents {:?}, found {}",
-                    config.agents.ids(),
+                    config.settings().agents.ids(),
                     describe(packet.get("agentId"))
                 ),
             );
@@ -71,8 +71,8 @@ pub fn contract(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding
         non_blank_string(packet.get(key), JsonPath::field(key), &mut fail);
     }
     if let Some(provider) = non_blank_string(packet.get("provider"), JsonPath::field("provider"), &mut fail) {
-        if !config.providers.contains_key(provider) {
-            let known: Vec<&str> = config.providers.keys().map(String::as_str).collect();
+        if !config.settings().providers.contains_key(provider) {
+            let known: Vec<&str> = config.settings().providers.keys().map(String::as_str).collect();
             fail(JsonPath::field("provider"), format!("expected one of {known:?}, found {provider:?}"));
         }
     }
@@ -86,7 +86,7 @@ pub fn contract(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding
         fail(JsonPath::field("model"), problem);
     }
     if let Some(tokens) = packet.get("maxTokens").and_then(Value::as_f64) {
-        if let Some(problem) = config.output_limit_problem(text("provider"), text("model"), tokens) {
+        if let Some(problem) = config.settings().output_limit_problem(text("provider"), text("model"), tokens) {
             fail(JsonPath::field("maxTokens"), problem);
         }
         // Production holds a call's budget to the agent's declaration: so is the packet.
@@ -137,7 +137,7 @@ fn model_problem(config: &Invocation, agent: &Profile, provider: &str, model: &s
     if let Some(problem) = agent.model_problem(model) {
         return Some(problem);
     }
-    let listed = config.providers.get(provider)?;
+    let listed = config.settings().providers.get(provider)?;
     (agent.declared && !listed.models.iter().any(|m| m == model)).then(|| {
         format!(
             "model {model:?} is not in the suite's allow-list for {provider} (harness.toml providers.{provider}.models: \
@@ -223,7 +223,7 @@ fn inexact_numbers(packet: &Map<String, Value>, fail: &mut impl FnMut(JsonPath, 
 /// strings and in the prompt texts; evidence that the resolved branch excludes.
 pub fn forbidden_material(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
     let mut out = Vec::new();
-    let forbidden = config.forbidden_of(config.agent(packet));
+    let forbidden = config.settings().forbidden_of(config.settings().agent(packet));
     if let Some(input) = packet.get("renderInput") {
         scan(input, JsonPath::field("renderInput"), forbidden, PacketCheck::ForbiddenMaterial, &mut out);
         evidence_boundary(packet, input, &mut out);
@@ -289,22 +289,22 @@ fn evidence_boundary(packet: &Map<String, Value>, input: &Value, out: &mut Vec<F
 
 /// `exactInputHash`; on a mismatch, the known exporter mistake that explains it.
 pub fn exact_input_hash(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
-    exact_input_hash_in(packet, config, config.canonical.accept_locale_key_order)
+    exact_input_hash_in(packet, config, config.settings().canonical.accept_locale_key_order)
 }
 
 /// [`exact_input_hash`], accepting the reference's key order or not.
 fn exact_input_hash_in(packet: &Map<String, Value>, config: &Invocation, accept: bool) -> Vec<Finding> {
     let actual = digest::exact_input_hash(packet);
     recomputed(packet, "exactInputHash", PacketCheck::ExactInputHash, actual, accept, |stored| {
-        let schema = crate::schema::snapshot_of(config, config.agent(packet)).ok();
-        let context = digest::forensics::Context { suffix: &config.google_suffix, schema: schema.as_ref() };
+        let schema = crate::schema::snapshot_of(config, config.settings().agent(packet)).ok();
+        let context = digest::forensics::Context { suffix: &config.settings().google_suffix, schema: schema.as_ref() };
         digest::forensics::exact_input_hash(packet, stored, &context)
     })
 }
 
 /// `checksum`; on a mismatch, the known exporter mistake that explains it.
 pub fn checksum(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
-    checksum_in(packet, config.canonical.accept_locale_key_order)
+    checksum_in(packet, config.settings().canonical.accept_locale_key_order)
 }
 
 /// [`checksum`], accepting the reference's key order or not.
@@ -334,7 +334,7 @@ pub(crate) fn locale_order_note(
     packet: &Map<String, Value>,
     config: &Invocation,
 ) -> Option<String> {
-    if !config.canonical.accept_locale_key_order {
+    if !config.settings().canonical.accept_locale_key_order {
         return None;
     }
     let (key, findings_without) = match check {
@@ -432,7 +432,7 @@ pub fn notes(packet: &Value, config: &Invocation) -> Vec<String> {
     }
     let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default();
     let (provider, model) = (text("provider"), text("model"));
-    if config.has_output_limit(provider, model) == Some(false) {
+    if config.settings().has_output_limit(provider, model) == Some(false) {
         notes.push(format!(
             "maxTokens is not checked against an output limit: harness.toml gives none for model {model:?} \
              (providers.{provider}.max_output_tokens)"
@@ -509,12 +509,12 @@ mod tests {
                 .clone()
         };
         let paths = |provider: &str| -> Vec<String> {
-            provider_shape(&packet(provider), &config).into_iter().map(|f| f.path.to_string()).collect()
+            provider_shape(&packet(provider), config.settings()).into_iter().map(|f| f.path.to_string()).collect()
         };
         assert_eq!(paths("google"), ["$.effectiveUserMessage"]);
         assert_eq!(paths("openai"), ["$.outputSchema"]);
-        assert_eq!(provider_shape_applies(&packet("openai"), &config), Ok(()));
-        let why = provider_shape_applies(&packet("mistral"), &config).unwrap_err();
+        assert_eq!(provider_shape_applies(&packet("openai"), config.settings()), Ok(()));
+        let why = provider_shape_applies(&packet("mistral"), config.settings()).unwrap_err();
         assert!(why.contains("\"mistral\" is not in harness.toml's providers"), "{why}");
         let outcome =
             crate::judge::packet(&Value::Object(packet("mistral")), None, &config, crate::judge::Step::Validate);

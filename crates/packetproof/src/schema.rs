@@ -61,12 +61,12 @@ pub(crate) fn generate(config: &Invocation) -> Result<String> {
 /// (`paths.builder_schema`). Otherwise the schema snapshot is the suite's own file
 /// and nothing upstream generates it (`Err(why not)`).
 pub(crate) fn parity_applies(config: &Invocation) -> std::result::Result<(), String> {
-    match (&config.paths.builder_schema, config.is_suite()) {
+    match (&config.settings().paths.builder_schema, config.settings().is_suite()) {
         (Some(_), _) | (None, false) => Ok(()),
         (None, true) => Err(format!(
             "{} names no Builder schema (paths.builder_schema): the schema snapshot is the suite's own file, \
              pinned by {}",
-            config.file_name(),
+            config.settings().file_name(),
             crate::lock::FILE_NAME
         )),
     }
@@ -79,8 +79,8 @@ pub(crate) fn parity_applies(config: &Invocation) -> std::result::Result<(), Str
 pub fn check(config: &Invocation) -> Result<Vec<Finding>> {
     let mut findings = pin_findings(config)?;
     let (builder_file, _, expected) = builder_value(config)?;
-    let actual = match &config.paths.schema_snapshot {
-        Some(path) => match fsutil::read_optional(path, config.limits.max_file_bytes)? {
+    let actual = match &config.settings().paths.schema_snapshot {
+        Some(path) => match fsutil::read_optional(path, config.settings().limits.max_file_bytes)? {
             Some(bytes) => bytes,
             None => {
                 let file = path.display().to_string();
@@ -114,7 +114,7 @@ pub fn check(config: &Invocation) -> Result<Vec<Finding>> {
 /// The vendored upstream against harness.toml's `schema.builder_sha256`, when it
 /// pins one. A checkout with CRLF line endings holds the pin of the LF bytes.
 fn pin_findings(config: &Invocation) -> Result<Vec<Finding>> {
-    let Some(pinned) = &config.schema.builder_sha256 else { return Ok(Vec::new()) };
+    let Some(pinned) = &config.settings().schema.builder_sha256 else { return Ok(Vec::new()) };
     let (path, bytes) = config.builder_schema_bytes()?;
     let actual = digest::sha256(&bytes);
     if &actual == pinned || &digest::sha256(&crate::lock::without_crlf(&bytes)) == pinned {
@@ -136,14 +136,18 @@ fn pin_findings(config: &Invocation) -> Result<Vec<Finding>> {
 /// bless, or never blessed): packetproof never writes over a file a user edited.
 pub fn write(config: &Invocation) -> Result<bool> {
     if let Err(why) = parity_applies(config) {
-        return Err(Error::refused(config.file_name(), format!("nothing generates the schema snapshot: {why}")));
+        return Err(Error::refused(
+            config.settings().file_name(),
+            format!("nothing generates the schema snapshot: {why}"),
+        ));
     }
     if let Some(finding) = pin_findings(config)?.into_iter().next() {
         return Err(Error::refused(finding.path.to_string(), finding.message));
     }
     let text = generate(config)?;
-    let Some(path) = &config.paths.schema_snapshot else {
-        let file = config.file.clone().unwrap_or_else(|| config.root.join(crate::config::FILE_NAME));
+    let Some(path) = &config.settings().paths.schema_snapshot else {
+        let file =
+            config.settings().file.clone().unwrap_or_else(|| config.settings().root.join(crate::config::FILE_NAME));
         return Err(Error::Config {
             file: file.display().to_string(),
             message: "names no paths.schema_snapshot, so the schema snapshot is built in and there is nothing to \
@@ -151,9 +155,9 @@ pub fn write(config: &Invocation) -> Result<bool> {
                 .into(),
         });
     };
-    match fsutil::read_optional(path, config.limits.max_file_bytes)? {
+    match fsutil::read_optional(path, config.settings().limits.max_file_bytes)? {
         Some(old) if old == text.as_bytes() => return Ok(false),
-        Some(old) if !crate::lock::pins(config, path, &old)? => {
+        Some(old) if !crate::lock::pins(config.settings(), path, &old)? => {
             return Err(Error::refused(
                 path.display().to_string(),
                 format!(
@@ -222,7 +226,7 @@ mod tests {
     /// [`with_upstream`], pinning the upstream's digest `pin` when given.
     fn with_upstream_pinned(text: &str, pin: Option<String>) -> (tempfile::TempDir, crate::Invocation) {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = project().config().clone();
+        let mut config = project().settings().clone();
         config.paths.builder_schema = Some(dir.path().join("upstream.json"));
         config.paths.schema_snapshot = Some(dir.path().join("snapshot.json"));
         if pin.is_some() {

@@ -65,9 +65,9 @@ pub(crate) fn evaluate(
     let program = process::Program {
         command: &evaluator.command,
         placeholders: &[(RUN_DIR, &run_dir), (PACKET, &packet_file), (OUTPUT, &output_file)],
-        root: &config.root,
+        root: &config.settings().root,
         timeout: Duration::from_secs(evaluator.timeout_seconds),
-        max_bytes: config.limits.max_file_bytes,
+        max_bytes: config.settings().limits.max_file_bytes,
         output_name: "the evaluator's output",
     };
     let ran = process::run(&program).map_err(fail)?;

@@ -142,7 +142,7 @@ fn verify_on(
     let mut found = Vec::new();
     for path in paths {
         let mut targets = Vec::new();
-        for (target, real) in discover(path, config)? {
+        for (target, real) in discover(path, config.settings())? {
             let next = distinct.len();
             let index = *seen.entry(real).or_insert(next);
             if index == next {
@@ -191,7 +191,7 @@ fn verify_on(
     }
     flag_reused_tasks(&mut found_all.outcomes, &runs, config);
     // Verifying the corpus (or a folder in it) also checks that nothing in it is skipped.
-    let corpus_roots = [real(&config.paths.golden), real(&config.paths.fixtures)];
+    let corpus_roots = [real(&config.settings().paths.golden), real(&config.settings().paths.fixtures)];
     let touches = |p: &PathBuf| corpus_roots.iter().any(|r| real(p).starts_with(r) || r.starts_with(real(p)));
     if !corpus.is_empty() && paths.iter().any(touches) {
         let mut outcome = Outcome::new(CORPUS_LAYOUT, Vec::new());
@@ -257,7 +257,7 @@ fn verify_target(
 
 /// A packet file's bytes parsed as strict JSON, with their digest when `digests` asks.
 fn read_packet(file: &Path, digests: Digests, config: &Invocation) -> Result<(Value, PacketDigest)> {
-    let bytes = fsutil::read_bytes(file, config.limits.max_file_bytes)?;
+    let bytes = fsutil::read_bytes(file, config.settings().limits.max_file_bytes)?;
     let value = crate::canonical::parse(&bytes).map_err(|e| e.in_file(file.display()))?;
     let digest = (digests == Digests::Take).then(|| {
         let sha256 = crate::digest::sha256(&bytes).trim_start_matches("sha256:").to_owned();
@@ -307,15 +307,16 @@ fn verify_maybe_packet(file: &Path, digests: Digests, config: &Invocation) -> Op
 fn verify_agent_view(dir: &Path, config: &Invocation) -> Outcome {
     let file = dir.join(AGENT_REQUEST);
     let shown = file.display().to_string();
-    let read = |p: &Path| fsutil::read_json(p, config.limits.max_file_bytes);
+    let read = |p: &Path| fsutil::read_json(p, config.settings().limits.max_file_bytes);
     let packet_file = dir.join(crate::corpus::PACKET_FILE);
     if !packet_file.is_file() {
-        let case = dir.strip_prefix(&config.paths.golden).map(|c| c.display().to_string()).unwrap_or_default();
+        let case =
+            dir.strip_prefix(&config.settings().paths.golden).map(|c| c.display().to_string()).unwrap_or_default();
         let message = format!(
             "{} is missing (deleted?) beside this agent-request.json: bless the case again with \
              `{} bless {case}`",
             packet_file.display(),
-            crate::distribution::command_in(&config.root)
+            crate::distribution::command_in(&config.settings().root)
         );
         return Outcome::new(
             shown.clone(),
@@ -361,7 +362,7 @@ fn verify_run(dir: &Path, keys: &[ed25519_dalek::VerifyingKey], config: &Invocat
     outcome.notes.push(format!("stage: {}", judge::stage(dir)));
     outcome.notes.extend(crate::run::audit::manifest_note(dir, config));
     outcome.notes.extend(crate::run::audit::completion_note(dir, config));
-    crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.limits.max_file_bytes);
+    crate::numbers::quote_as_written_under(&mut outcome.findings, dir, config.settings().limits.max_file_bytes);
     outcome
 }
 
@@ -370,7 +371,7 @@ fn flag_reused_tasks(outcomes: &mut [Outcome], runs: &[(usize, PathBuf)], config
     let mut by_task: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, dir) in runs {
         let file = dir.join(paths::COMPLETION);
-        let task = fsutil::read_json(&file, config.limits.max_file_bytes)
+        let task = fsutil::read_json(&file, config.settings().limits.max_file_bytes)
             .ok()
             .and_then(|v| crate::run::format::recorded_task(&v).map(str::to_owned));
         if let Some(task) = task {

@@ -21,7 +21,7 @@ pub(crate) use packet::{branch_isolation, Isolation, Mismatch};
 pub fn exporter_failure(outcomes: &[crate::Outcome], config: &Invocation) -> Option<Error> {
     let failed = |o: &&crate::Outcome| o.findings.iter().any(|f| f.cause.as_deref() == Some(EXPORTER_FAILED));
     let targets: Vec<&str> = outcomes.iter().filter(failed).map(|o| o.target.as_str()).collect();
-    let exporter = config.exporter.as_ref().filter(|_| !targets.is_empty())?;
+    let exporter = config.settings().exporter.as_ref().filter(|_| !targets.is_empty())?;
     Some(Error::Exporter {
         request: targets.join(", "),
         command: format!("{:?}", exporter.command),
@@ -48,7 +48,7 @@ pub(crate) fn on_corpus(check: CorpusCheck, config: &Invocation) -> Result<Vec<F
     match check {
         CorpusCheck::Layout => {
             let cases = corpus::cases(config)?;
-            Ok(corpus::layout::layout(config, &cases)?.findings(config))
+            Ok(corpus::layout::layout(config.settings(), &cases)?.findings(config.settings()))
         }
         CorpusCheck::SnapshotParity => crate::schema::check(config),
         CorpusCheck::UniqueAgentTasks => {
@@ -64,7 +64,7 @@ pub(crate) fn on_corpus(check: CorpusCheck, config: &Invocation) -> Result<Vec<F
         }
         CorpusCheck::BranchCoverage => branch_coverage(config),
         CorpusCheck::Lock => {
-            let mut findings = crate::lock::check(config)?;
+            let mut findings = crate::lock::check(config.settings())?;
             // The app's own report of its templates is a program of the suite's.
             if config.policy().run_exporter {
                 findings.extend(crate::exporter::reported_drift(config)?);
@@ -81,10 +81,13 @@ pub(crate) fn on_corpus(check: CorpusCheck, config: &Invocation) -> Result<Vec<F
 fn branch_coverage(config: &Invocation) -> Result<Vec<Finding>> {
     let mut rows = Vec::new();
     for case in corpus::cases(config)?.iter().filter(|c| c.expect.is_none()) {
-        rows.push(corpus::branch_row(&fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes)?));
+        rows.push(corpus::branch_row(&fsutil::read_json(
+            &case.golden_packet(),
+            config.settings().limits.max_file_bytes,
+        )?));
     }
-    let gaps = corpus::coverage_gaps(&rows, config);
-    let at = config.paths.golden.display().to_string();
+    let gaps = corpus::coverage_gaps(&rows, config.settings());
+    let at = config.settings().paths.golden.display().to_string();
     Ok(gaps
         .into_iter()
         .map(|gap| {

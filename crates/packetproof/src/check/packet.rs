@@ -131,7 +131,7 @@ fn agent_view_regenerates(case: &Case, packet: &Value, config: &Invocation) -> R
             vec![Finding::new(PacketCheck::Regenerates, Location::named(file.display().to_string()), message)].into()
         );
     }
-    let stored = fsutil::read_json(&file, config.limits.max_file_bytes)?;
+    let stored = fsutil::read_json(&file, config.settings().limits.max_file_bytes)?;
     let Some(map) = packet.as_object() else { return Ok(Checked::default()) };
     let produced = crate::provider::agent_request(map);
     if crate::numbers::same(&stored, &produced) {
@@ -193,7 +193,7 @@ impl Isolation {
         // `packet::forbidden-material`: with `warn` that check notes it, and it is not a
         // finding here either.
         if config.asset_example_prompts() == crate::config::Policy::Warn {
-            let keys = &config.packet.asset_prompt_keys;
+            let keys = &config.settings().packet.asset_prompt_keys;
             excluded.retain(|(origin, _)| !keys.iter().any(|key| origin.ends_with(key.as_str())));
         }
         let excluded_needles = Needles::new(excluded.iter().map(|(_, needle)| needle.as_str()));
@@ -218,7 +218,7 @@ impl Isolation {
         let mut out = Findings::new(PacketCheck::BranchIsolation);
         let mut fail = |path: JsonPath, message: String| out.fail(path, message);
         // Renamed values read as the built-in ones they name, on both sides ([contract.renamed]).
-        let agent = config.agent(packet);
+        let agent = config.settings().agent(packet);
         let recorded = packet.get("resolvedBranch").unwrap_or(&Value::Null);
         let branch = agent.builtin_branch(recorded);
         match &self.expected {
@@ -383,7 +383,7 @@ pub(crate) fn unrendered_lines(packet: &Map<String, Value>, config: &Invocation)
     let mut out = Vec::new();
     for (name, text) in templates.iter().filter(|(name, _)| !rendered.contains(&name.as_str())) {
         for line in text.lines().map(str::trim) {
-            let literal = line.len() >= config.taint.min_length
+            let literal = line.len() >= config.settings().taint.min_length
                 && !["{{", "{%", "{#"].iter().any(|syntax| line.contains(syntax))
                 && !rendered_text.contains(line);
             if literal {

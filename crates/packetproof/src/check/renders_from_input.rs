@@ -26,7 +26,7 @@ pub(crate) fn applies(packet: &Map<String, Value>, config: &Invocation) -> Resul
 /// The findings on a packet that [`applies`] to.
 pub(crate) fn check(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
     let (input, branch) = inputs(packet);
-    let agent = config.agent(packet);
+    let agent = config.settings().agent(packet);
     verdict(packet, &compile::render_prompts(config, agent, input, branch).map_err(|e| e.to_string()))
 }
 
@@ -45,8 +45,8 @@ impl Renders {
         let same = crate::digest::incremental::identical;
         let seen = self.last.as_ref().is_some_and(|(i, b, _)| same(i, input) && same(b, branch));
         if !seen {
-            let rendered =
-                compile::render_prompts(config, config.agent(packet), input, branch).map_err(|e| e.to_string());
+            let rendered = compile::render_prompts(config, config.settings().agent(packet), input, branch)
+                .map_err(|e| e.to_string());
             self.last = Some((input.clone(), branch.clone(), rendered));
         }
         let (_, _, rendered) = self.last.as_ref().expect("rendered above");

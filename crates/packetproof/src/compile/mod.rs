@@ -33,9 +33,9 @@ use std::path::Path;
 /// (`export`, `bless`) ask the rule book (`crate::judge`), as every command does.
 pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value> {
     // The suite's block builder: the agent a compile input (which names none) is for.
-    let agent = config.agents.block_builder();
+    let agent = config.settings().agents.block_builder();
     let request = &builtin_request(request, agent);
-    let findings = request::check(request, config);
+    let findings = request::check(request, config.settings());
     if !findings.is_empty() {
         return Err(Error::Failed { file: file.to_owned(), findings });
     }
@@ -46,6 +46,7 @@ pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value
     let provider = request["provider"].as_str().unwrap_or_default();
     // Validated against harness.toml's allow-list, so the provider has its mode.
     let mode = config
+        .settings()
         .output_mode_of(agent, provider)
         .ok_or_else(|| Error::shape(file, JsonPath::field("provider"), "a provider harness.toml names"))?;
     // The prompts name the output contract for every provider; only non-Google
@@ -54,7 +55,7 @@ pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value
     let schema_name = snapshot["name"].as_str().unwrap_or_default().to_owned();
     let output_schema = provider::carries_output_schema(mode).then(|| Value::clone(&snapshot));
     let prompts = prompts::render(config, agent, &render_input, &branch, &schema_name)?;
-    let effective = provider::effective_user_message(config, mode, &prompts.user);
+    let effective = provider::effective_user_message(config.settings(), mode, &prompts.user);
     let packet = assemble(request, agent_id, prompts, effective, render_input, branch, output_schema);
     Ok(packet)
 }
@@ -158,12 +159,14 @@ pub fn excluded_text(request: &Value, config: &Invocation) -> Vec<(String, Strin
     let mut regions = render_input::excluded_regions(request, &items);
     let mut trail = Trail::new(crate::report::JsonPath::root());
     walk(request, &mut trail, &mut |value, key, trail| {
-        if key.is_some_and(|k| config.forbidden_of(config.agents.block_builder()).is_forbidden_key(k)) {
+        if key.is_some_and(|k| {
+            config.settings().forbidden_of(config.settings().agents.block_builder()).is_forbidden_key(k)
+        }) {
             regions.push((trail.render(), value));
         }
     });
     let excluded_paths: HashSet<String> = regions.iter().map(|(path, _)| path.clone()).collect();
-    let long = |text: &str| text.chars().count() >= config.taint.min_length;
+    let long = |text: &str| text.chars().count() >= config.settings().taint.min_length;
     let mut rendered = HashSet::new();
     let mut trail = Trail::new(crate::report::JsonPath::root());
     walk(request, &mut trail, &mut |value, _, trail| {
@@ -198,5 +201,5 @@ fn inside(path: &str, regions: &HashSet<String>) -> bool {
 
 /// The compile request in `file`, read bounded and strictly.
 pub fn read_request(config: &Invocation, file: &Path) -> Result<Value> {
-    fsutil::read_json(file, config.limits.max_file_bytes)
+    fsutil::read_json(file, config.settings().limits.max_file_bytes)
 }

@@ -34,7 +34,7 @@ pub(crate) fn render(
     branch: &Value,
     schema_name: &str,
 ) -> Result<Rendered> {
-    let root = config.paths.prompts.clone();
+    let root = config.settings().paths.prompts.clone();
     let loaded: Loaded = Arc::default();
     let read = config.read_prompts().cloned();
     let env = environment(root.clone(), read, loaded.clone());
@@ -186,8 +186,10 @@ mod tests {
     #[test]
     fn undefined_variables_are_errors() {
         let (_dir, config) = config_with_prompts(&[(SYSTEM_TEMPLATE, "role"), (USER_TEMPLATE, "{{ branch.nope }}")]);
-        let err =
-            render(&config, config.agents.block_builder(), &json!({}), &json!({}), "s").err().unwrap().to_string();
+        let err = render(&config, config.settings().agents.block_builder(), &json!({}), &json!({}), "s")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("user.md.j2") && err.contains("undefined"), "{err}");
     }
 
@@ -199,7 +201,8 @@ mod tests {
             ("a.md.j2", "A\n"),
             ("b.md.j2", "B\n"),
         ]);
-        let rendered = render(&config, config.agents.block_builder(), &json!({}), &json!({"x": false}), "s").unwrap();
+        let rendered =
+            render(&config, config.settings().agents.block_builder(), &json!({}), &json!({"x": false}), "s").unwrap();
         assert_eq!(rendered.user, "B");
         assert_eq!(rendered.paths, [SYSTEM_TEMPLATE, USER_TEMPLATE, "b.md.j2"]);
         assert_eq!(rendered.versions["b.md.j2"], json!(digest::sha256(b"B\n")));
@@ -209,8 +212,10 @@ mod tests {
     fn template_names_cannot_leave_the_prompts_folder() {
         let (_dir, config) =
             config_with_prompts(&[(SYSTEM_TEMPLATE, "x"), (USER_TEMPLATE, "{% include '../harness.toml' %}")]);
-        let err =
-            render(&config, config.agents.block_builder(), &json!({}), &json!({}), "s").err().unwrap().to_string();
+        let err = render(&config, config.settings().agents.block_builder(), &json!({}), &json!({}), "s")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("leaves"), "{err}");
     }
 }

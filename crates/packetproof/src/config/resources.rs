@@ -47,13 +47,8 @@ impl Config {
     }
 
     /// A resource file's bytes, bounded by `limits.max_file_bytes`.
-    pub(crate) fn read_resource(&self, file: &Path) -> Result<Vec<u8>> {
+    pub(crate) fn read_resource_on_disk(&self, file: &Path) -> Result<Vec<u8>> {
         crate::fsutil::read_bytes(file, self.limits.max_file_bytes)
-    }
-
-    /// The schema snapshot packets carry: its bytes, and the name to report them under.
-    pub fn snapshot_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.snapshot_resource().bytes(|file| self.read_resource(file))
     }
 
     /// The name the schema snapshot is reported under (without reading it).
@@ -64,19 +59,10 @@ impl Config {
         }
     }
 
-    /// The vendored Builder schema: its bytes, and the name to report them under.
-    pub fn builder_schema_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.builder_schema_resource().bytes(|file| self.read_resource(file))
-    }
-
-    /// The schema file `agent`'s packets carry (its bytes, and the name to report them
-    /// under): the agent's own (`schema`), else the suite's schema snapshot.
-    pub fn schema_bytes_of(&self, agent: &crate::profile::Profile) -> Result<(String, Cow<'static, [u8]>)> {
-        self.schema_resource_of(agent).bytes(|file| self.read_resource(file))
-    }
-
-    /// The bytes of the template `name` (relative to the prompts folder), if there is one.
-    pub(crate) fn prompt_template(&self, name: &str) -> Option<Vec<u8>> {
+    /// The bytes of the template `name` (relative to the prompts folder) as it is on disk
+    /// now (or built in), if there is one. Commands read templates through
+    /// [`Invocation::prompt_template`](crate::Invocation::prompt_template), which decides.
+    pub(crate) fn prompt_template_on_disk(&self, name: &str) -> Option<Vec<u8>> {
         if !plain_template_name(name) {
             return None;
         }

@@ -56,8 +56,10 @@ fn built_in_settings_are_the_projects() {
     assert_eq!(builtin.google_suffix, project.google_suffix);
     assert_eq!(builtin.forbidden.keys, project.forbidden.keys);
     assert_eq!(builtin.providers.keys().collect::<Vec<_>>(), project.providers.keys().collect::<Vec<_>>());
-    assert_eq!(builtin.snapshot_bytes().unwrap().1, project.snapshot_bytes().unwrap().1);
-    assert_eq!(builtin.builder_schema_bytes().unwrap().1, project.builder_schema_bytes().unwrap().1);
+    let (builtin_run, project_run) =
+        (crate::Invocation::from(builtin.clone()), crate::Invocation::from(project.clone()));
+    assert_eq!(builtin_run.snapshot_bytes().unwrap().1, project_run.snapshot_bytes().unwrap().1);
+    assert_eq!(builtin_run.builder_schema_bytes().unwrap().1, project_run.builder_schema_bytes().unwrap().1);
     assert_eq!(builtin.walk_prompt_templates(), project.walk_prompt_templates());
     assert_eq!(builtin.paths.fixtures, dir.path().join("fixtures"));
     let refusal = builtin.require_suite("bless").unwrap_err().to_string();

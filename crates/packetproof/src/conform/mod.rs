@@ -159,7 +159,7 @@ impl AgentTemplates {
             versions,
             refused,
             called: "",
-            forbidden: config.forbidden_of(agent).clone(),
+            forbidden: config.settings().forbidden_of(agent).clone(),
         })
     }
 
@@ -180,7 +180,7 @@ impl AgentTemplates {
             Err(reason) => return Ok(Conformance::Undecided(reason)),
         };
         let user_found = match self.rendering(&self.user, user, Part::User, &refused) {
-            Err(why) => match less_google_suffix(user, config) {
+            Err(why) => match less_google_suffix(user, config.settings()) {
                 Some(without) => self.rendering(&self.user, without, Part::User, &refused).map_err(|_| why)?,
                 None => return Err(why),
             },
@@ -271,7 +271,7 @@ impl AgentTemplates {
         let mut slots: Vec<Filled> = Vec::new();
         // The suite's skip of `packet::forbidden-material` is one decision: every command
         // reads renderInput and the slot values alike, both or neither.
-        let scans_forbidden = !config.checks.skip.contains_key(PacketCheck::ForbiddenMaterial.name());
+        let scans_forbidden = !config.settings().checks.skip.contains_key(PacketCheck::ForbiddenMaterial.name());
         for (part, rendering) in found {
             // The root comes first: the template the slot values fill.
             let template = rendering.branches.first().map_or("", String::as_str);
@@ -362,8 +362,8 @@ fn observed(
     };
     let mut observed: BTreeMap<slots::RootSlot, Vec<String>> = BTreeMap::new();
     for (system_text, user_text) in reviewed {
-        let user_found =
-            first(user, user_text).or_else(|| less_google_suffix(user_text, config).and_then(|u| first(user, u)));
+        let user_found = first(user, user_text)
+            .or_else(|| less_google_suffix(user_text, config.settings()).and_then(|u| first(user, u)));
         for (root, found) in [first(system, system_text), user_found].into_iter().flatten() {
             for (name, value) in found.slots {
                 observed.entry((root.clone(), name)).or_default().push(value);

@@ -31,7 +31,7 @@ pub(crate) struct Declared {
 
 /// The settings table an agent is declared in, as messages name it.
 pub(crate) fn setting(agent: &Profile, config: &Invocation) -> String {
-    if config.agents.several() {
+    if config.settings().agents.several() {
         format!("agents.{}", agent.name)
     } else {
         "contract".into()
@@ -178,7 +178,7 @@ pub(crate) fn suite_files(config: &Invocation) -> Files {
 /// Every template name an agent declares at a key path, once.
 pub(crate) fn located_names(config: &Invocation) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for t in config.agents.all().iter().filter_map(|agent| agent.templates.as_ref()) {
+    for t in config.settings().agents.all().iter().filter_map(|agent| agent.templates.as_ref()) {
         for name in t.system.iter().chain(&t.user).chain(t.fills.values()) {
             if located::reference(name).is_some() && !names.contains(name) {
                 names.push(name.clone());
@@ -191,8 +191,8 @@ pub(crate) fn located_names(config: &Invocation) -> Vec<String> {
 /// The text of the template `name` (`FILE#KEY.PATH`), or why it cannot be read.
 pub(crate) fn located(config: &Invocation, name: &str) -> Result<String, String> {
     let Some((file, path)) = located::reference(name) else { return Err(format!("{name} names no key path")) };
-    let bytes =
-        crate::fsutil::read_bytes(&config.root.join(file), config.limits.max_file_bytes).map_err(|e| e.to_string())?;
+    let bytes = crate::fsutil::read_bytes(&config.settings().root.join(file), config.settings().limits.max_file_bytes)
+        .map_err(|e| e.to_string())?;
     located::text_at(file, &bytes, path)
 }
 
@@ -212,7 +212,7 @@ pub(crate) fn templates_followed(config: &Invocation) -> crate::Result<()> {
     let files = suite_files(config);
     let texts: BTreeMap<String, String> =
         files.into_iter().filter_map(|(name, bytes)| Some((name, String::from_utf8(bytes).ok()?))).collect();
-    for agent in config.agents.all() {
+    for agent in config.settings().agents.all() {
         let Ok(declared) = roots(agent, config) else { continue };
         let missing =
             |root: &str| why_missing(config, root, format!("{root} is no UTF-8 template under paths.prompts"));
@@ -225,7 +225,7 @@ pub(crate) fn templates_followed(config: &Invocation) -> crate::Result<()> {
         return Ok(());
     }
     Err(crate::Error::Config {
-        file: config.file_name(),
+        file: config.settings().file_name(),
         message: format!(
             "the gate would vouch for templates that template conformance cannot follow: {} (docs/gating-any-agent.md, \
              template styles)",

@@ -25,7 +25,7 @@ pub(crate) struct Judges {
 /// reference's own prompts, or another exporter's, is none of these templates' renderings
 /// to judge: `packet::renders-from-input` says the same).
 pub(crate) fn applies(packet: &Map<String, Value>, config: &Invocation) -> Result<(), String> {
-    let agent = config.agents.of(packet);
+    let agent = config.settings().agents.of(packet);
     if agent.is_block_builder() {
         return crate::check::renders_from_input::applies(packet, config);
     }
@@ -39,9 +39,9 @@ pub(crate) fn applies(packet: &Map<String, Value>, config: &Invocation) -> Resul
 /// `verify` is given, counts among the texts its shapes come from, as it will once
 /// golden); a declared shape, the literal text and forbidden material are not relaxed.
 pub(crate) fn check(packet: &Map<String, Value>, config: &Invocation) -> Vec<Finding> {
-    let judges = config.derived(|| Judges::new(config));
-    let agent = config.agents.of(packet);
-    let index = config.agents.all().iter().position(|a| a.name == agent.name).unwrap_or(0);
+    let judges = config.cache(|| Judges::new(config));
+    let agent = config.settings().agents.of(packet);
+    let index = config.settings().agents.all().iter().position(|a| a.name == agent.name).unwrap_or(0);
     let templates = match &judges.agents[index] {
         Ok(templates) => templates,
         Err(why) => return vec![Finding::new(CHECK, JsonPath::field("promptVersions"), why.clone())],
@@ -72,7 +72,7 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Invocation) -> Vec<Fin
 impl Judges {
     fn new(config: &Invocation) -> Judges {
         let golden = golden_texts(config);
-        let agents = config.agents.all().iter().map(|agent| read(agent, config, &golden, None)).collect();
+        let agents = config.settings().agents.all().iter().map(|agent| read(agent, config, &golden, None)).collect();
         Judges { agents, golden }
     }
 
@@ -91,7 +91,7 @@ fn read(
 ) -> Result<AgentTemplates, String> {
     let mut reviewed: Vec<(&str, &str)> = golden
         .iter()
-        .filter(|(id, ..)| config.agents.with_id(id).is_some_and(|a| a.name == agent.name))
+        .filter(|(id, ..)| config.settings().agents.with_id(id).is_some_and(|a| a.name == agent.name))
         .map(|(_, system, user)| (system.as_str(), user.as_str()))
         .collect();
     reviewed.extend(own);
@@ -109,13 +109,15 @@ fn read(
 /// outside a suite. A golden packet that cannot be read counts for nothing here: the
 /// other rules fail it.
 fn golden_texts(config: &Invocation) -> Vec<(String, String, String)> {
-    if !config.is_suite() {
+    if !config.settings().is_suite() {
         return Vec::new();
     }
     let Ok(cases) = crate::corpus::cases(config) else { return Vec::new() };
     let mut texts = Vec::new();
     for case in cases.iter().filter(|c| c.expect.is_none()) {
-        let Ok(packet) = fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes) else { continue };
+        let Ok(packet) = fsutil::read_json(&case.golden_packet(), config.settings().limits.max_file_bytes) else {
+            continue;
+        };
         let text = |key: &str| packet.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
         texts.push((text("agentId"), text("systemPrompt"), text("effectiveUserMessage")));
     }

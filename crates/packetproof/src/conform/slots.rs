@@ -194,13 +194,13 @@ fn schema(
     file: &str,
     admitted: &dyn Fn(&[u8]) -> bool,
 ) -> Result<std::sync::Arc<jsonschema::Validator>, String> {
-    let path = config.root.join(file);
-    let bytes = crate::fsutil::read_bytes(&path, config.limits.max_file_bytes).map_err(|e| e.to_string())?;
+    let path = config.settings().root.join(file);
+    let bytes = crate::fsutil::read_bytes(&path, config.settings().limits.max_file_bytes).map_err(|e| e.to_string())?;
     if !admitted(&bytes) {
         return Err(format!("the schema {file} is not the one the gate statement vouches for (a material it names)"));
     }
     let value = crate::canonical::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    crate::evaluator::schema::validator(&value).map_err(|e| format!("{}: {e}", path.display()))
+    crate::evaluator::schema::validator(&value, config).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The slots `agent` declares that none of its templates has, each named with the
@@ -376,7 +376,7 @@ mod tests {
     #[test]
     fn slot_values_are_scanned_as_text_and_as_json() {
         let config = config();
-        let scan = |value: &str| forbidden(value, &config.forbidden);
+        let scan = |value: &str| forbidden(value, &config.settings().forbidden);
         assert_eq!(scan("Kundin 4711: Müller GmbH"), None);
         assert!(scan("see gs://private-bucket/contract").unwrap().contains("forbidden pattern"));
         let key = scan(r#"{"screens": [{"posterUrl": "x"}]}"#).unwrap();
@@ -390,7 +390,7 @@ mod tests {
     #[test]
     fn json_that_is_not_strict_still_shows_its_forbidden_keys() {
         let config = config();
-        let scan = |value: &str| forbidden(value, &config.forbidden);
+        let scan = |value: &str| forbidden(value, &config.settings().forbidden);
         assert!(scan("{\"posterUrl\": \"x\"} // a comment").unwrap().contains("posterUrl"));
         assert!(scan("{\"PosterURL\" : \"x\"}").unwrap().contains("PosterURL"));
         let deep = format!("{}{{\"a\": 1}}{}", "[".repeat(200), "]".repeat(200));
@@ -406,7 +406,7 @@ mod tests {
     #[test]
     fn forbidden_material_is_seen_however_it_is_written() {
         let config = config();
-        let scan = |value: &str| forbidden(value, &config.forbidden);
+        let scan = |value: &str| forbidden(value, &config.settings().forbidden);
         let escaped = scan(r#"note: {"poster\u0055rl": "x"} // not strict"#).unwrap();
         assert!(escaped.contains("JSON escapes"), "{escaped}");
         assert!(scan("{'posterUrl': 'x'}").unwrap().contains("posterUrl"));

@@ -31,7 +31,7 @@ fn judge_with(
 ) -> Result<Conformance, Refusal> {
     let (_dir, config) = suite(templates, more);
     let files: Files = templates.iter().map(|(n, t)| ((*n).to_owned(), t.as_bytes().to_vec())).collect();
-    let agent = &config.agents.all()[0];
+    let agent = &config.settings().agents.all()[0];
     let missing = |root: &str| format!("{root} is missing");
     let judge = AgentTemplates::new(agent, &config, &files, reviewed, (&missing, &|_| true)).unwrap();
     judge.judge(call, &config)

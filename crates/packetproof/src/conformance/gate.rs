@@ -50,7 +50,7 @@ pub fn inputs(config: &Invocation) -> Result<Inputs> {
     let mut subject = Vec::new();
     for case in corpus::cases(config)?.into_iter().filter(|c| !c.has_own_packet() && c.expect.is_none()) {
         let file = case.golden_packet();
-        let bytes = fsutil::read_bytes(&file, config.limits.max_file_bytes)?;
+        let bytes = fsutil::read_bytes(&file, config.settings().limits.max_file_bytes)?;
         let packet = canonical::parse(&bytes).map_err(|e| e.in_file(file.display().to_string()))?;
         let exact_input_hash = packet.get("exactInputHash").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
         subject.push(GateSubject {
@@ -172,13 +172,13 @@ fn statement(config: &Invocation, inputs: Inputs, records: &[Record], tree_clean
 /// The identity of `config`'s suite: its `[suite] name` (else the name of the folder
 /// harness.toml is in) and the digest of its settings file.
 pub fn suite_identity(config: &Invocation) -> Result<SuiteIdentity> {
-    config.require_suite("a gate statement")?;
+    config.settings().require_suite("a gate statement")?;
     // The settings as read for this run: what the gate judged under.
-    Ok(SuiteIdentity { name: config.suite_name(), settings: config.settings_sha256.clone() })
+    Ok(SuiteIdentity { name: config.settings().suite_name(), settings: config.settings().settings_sha256.clone() })
 }
 
 fn commit(config: &Invocation) -> Option<String> {
-    crate::git::Git::open(&config.root).and_then(|git| git.run(&["rev-parse", "HEAD"])).ok()
+    crate::git::Git::open(&config.settings().root).and_then(|git| git.run(&["rev-parse", "HEAD"])).ok()
 }
 
 /// The checkout's uncommitted changes (tracked files changed, files not ignored and not
@@ -186,14 +186,14 @@ fn commit(config: &Invocation) -> Option<String> {
 /// does not hold (an ignored or generated template is signed, but no commit has it);
 /// in a repository with no commit yet, every file. `None` outside a git checkout.
 fn uncommitted(config: &Invocation, materials: &[Material]) -> Option<Vec<String>> {
-    let git = crate::git::Git::open(&config.root).ok()?;
+    let git = crate::git::Git::open(&config.settings().root).ok()?;
     let status = git.run(&["status", "--porcelain", "--untracked-files=normal"]).ok()?;
     let mut changes: Vec<String> = status.lines().map(|line| line.get(3..).unwrap_or(line).to_owned()).collect();
     let committed = git.run(&["ls-tree", "-r", "--name-only", "--full-tree", "HEAD"]).unwrap_or_default();
     let committed: BTreeSet<&str> = committed.lines().collect();
     for material in materials {
         // A template at a key path is the file that holds it.
-        let file = config.root.join(material.name.split('#').next().unwrap_or_default());
+        let file = config.settings().root.join(material.name.split('#').next().unwrap_or_default());
         if !file.is_file() {
             continue;
         }
@@ -221,15 +221,16 @@ fn shown_changes(changes: &[String]) -> String {
 fn materials(config: &Invocation) -> Result<Vec<Material>> {
     let mut out = Vec::new();
     let mut add = |name: String, bytes: &[u8]| out.push(Material { name, digest: DigestSet { sha256: hex(bytes) } });
-    if let Some(file) = &config.file {
-        add(relative(config, file), &fsutil::read_bytes(file, config.limits.max_file_bytes)?);
+    if let Some(file) = &config.settings().file {
+        add(relative(config, file), &fsutil::read_bytes(file, config.settings().limits.max_file_bytes)?);
     }
     let prompts = config
+        .settings()
         .paths
         .prompts
         .as_ref()
         .map_or_else(|| format!("builtin:{}", crate::builtin::PROMPTS_PATH), |dir| relative(config, dir));
-    for (name, bytes) in config.walk_prompt_templates() {
+    for (name, bytes) in config.settings().walk_prompt_templates() {
         add(format!("{prompts}/{name}"), &bytes);
     }
     // A template at a key path of the app's config is the text there (production holds
@@ -242,29 +243,35 @@ fn materials(config: &Invocation) -> Result<Vec<Material>> {
     }
     let (name, bytes) = config.snapshot_bytes()?;
     add(shown_resource(config, &name), &bytes);
-    for schema in config.agents.all().iter().filter_map(|agent| agent.schema.as_ref()) {
-        add(relative(config, schema), &fsutil::read_bytes(schema, config.limits.max_file_bytes)?);
+    for schema in config.settings().agents.all().iter().filter_map(|agent| agent.schema.as_ref()) {
+        add(relative(config, schema), &fsutil::read_bytes(schema, config.settings().limits.max_file_bytes)?);
     }
     // A slot's schema is reviewed material: production holds slot values to it.
-    let slot_schemas: std::collections::BTreeSet<&String> =
-        config.agents.all().iter().flat_map(|agent| agent.slots.values()).filter_map(|c| c.schema.as_ref()).collect();
+    let slot_schemas: std::collections::BTreeSet<&String> = config
+        .settings()
+        .agents
+        .all()
+        .iter()
+        .flat_map(|agent| agent.slots.values())
+        .filter_map(|c| c.schema.as_ref())
+        .collect();
     for file in slot_schemas {
-        let path = config.root.join(file);
-        add(relative(config, &path), &fsutil::read_bytes(&path, config.limits.max_file_bytes)?);
+        let path = config.settings().root.join(file);
+        add(relative(config, &path), &fsutil::read_bytes(&path, config.settings().limits.max_file_bytes)?);
     }
     let (name, bytes) = config.builder_schema_bytes()?;
     add(shown_resource(config, &name), &bytes);
-    add("google-suffix".to_owned(), config.google_suffix.as_bytes());
+    add("google-suffix".to_owned(), config.settings().google_suffix.as_bytes());
     // The suite's own files the exporter command names (a script, a program built
     // beside it); an interpreter or a program elsewhere is not the suite's material.
-    for arg in config.exporter.iter().flat_map(|e| e.command.iter().chain(&e.templates)) {
-        let file = config.root.join(arg);
+    for arg in config.settings().exporter.iter().flat_map(|e| e.command.iter().chain(&e.templates)) {
+        let file = config.settings().root.join(arg);
         let named = relative(config, &file);
-        if file.is_file() && file.starts_with(&config.root) && !out.iter().any(|m| m.name == named) {
+        if file.is_file() && file.starts_with(&config.settings().root) && !out.iter().any(|m| m.name == named) {
             out.push(Material { name: named, digest: DigestSet { sha256: streamed_hex(&file)? } });
         }
     }
-    for file in config.exporter.iter().flat_map(|e| &e.resolved.files) {
+    for file in config.settings().exporter.iter().flat_map(|e| &e.resolved.files) {
         if !out.iter().any(|m| m.name == file.name) {
             out.push(Material { name: file.name.clone(), digest: DigestSet { sha256: streamed_hex(&file.path)? } });
         }
@@ -285,7 +292,7 @@ fn shown_resource(config: &Invocation, name: &str) -> String {
 /// `file` from the suite's root, `/`-separated (with `..` when it is outside it), as
 /// the lock names it.
 fn relative(config: &Invocation, file: &Path) -> String {
-    crate::config::exporter_files::name_from(&config.root, file)
+    crate::config::exporter_files::name_from(&config.settings().root, file)
 }
 
 /// The sha256 of a file read in pieces, as lowercase hex.

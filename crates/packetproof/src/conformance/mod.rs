@@ -48,12 +48,12 @@ pub fn trials(config: Arc<Invocation>, note: Note, writes: GoldenWrites) -> Resu
     let stale = Arc::new(StaleGoldens::new());
     let cases = corpus::cases(&config)?;
     if cases.is_empty() {
-        let place = config.paths.fixtures.display().to_string();
+        let place = config.settings().paths.fixtures.display().to_string();
         return Err(Error::NothingFound { what: "fixture".into(), place });
     }
     let hostile = cases.iter().map(|c| (c.name.clone(), escape_name(&c.name).into_owned())).filter(|(a, b)| a != b);
     let hostile = Arc::new(hostile.collect());
-    let suite = Suite { config, note, writes, stale: Arc::clone(&stale), hostile };
+    let suite = Suite { config, note, writes, stale: Arc::clone(&stale), hostile, blessing: Arc::default() };
     let mut trials = Vec::new();
     for case in cases {
         let expected = case.expectations()?;
@@ -102,7 +102,7 @@ pub fn trials(config: Arc<Invocation>, note: Note, writes: GoldenWrites) -> Resu
 fn declared_stage_can_be_checked(case: &Case, config: &Invocation, applicable: &[Check]) -> Result<()> {
     let Some(stage) = case.evaluator_stage()? else { return Ok(()) };
     let why = if case.agent(config).evaluator.is_none() {
-        format!("{} has no [evaluator] to fail it", config.file_name())
+        format!("{} has no [evaluator] to fail it", config.settings().file_name())
     } else if case.has_own_packet() || !applicable.contains(&RunCheck::EvaluatorVerdict.into()) {
         "the fixture has no blessed answer to evaluate (a run/raw-output.json beside a golden packet)".to_owned()
     } else {
@@ -188,7 +188,7 @@ impl Shared {
 
     fn isolation(&self, config: &Invocation) -> Arc<crate::check::Isolation> {
         let file = self.case.request_path().display().to_string();
-        let derive = || match config.exporter {
+        let derive = || match config.settings().exporter {
             // Without an exporter, what the request makes is what the compiler makes of it.
             None => {
                 let compiled = match self.produced(config).as_ref() {
@@ -283,6 +283,18 @@ struct Suite {
     stale: Arc<StaleGoldens>,
     /// The fixture names that need escaping, each with its escaped form.
     hostile: Arc<Vec<(String, String)>>,
+    /// What this run's trials blessed, shared by them all.
+    blessing: Arc<Blessing>,
+}
+
+/// Blessing from the trials of one run of the gate.
+#[derive(Default)]
+struct Blessing {
+    /// Held while a new case is blessed: every check of it asks at once; the first blesses.
+    one_at_a_time: Mutex<()>,
+    /// The bases already brought up to date in this run: each is checked once (at
+    /// most one entry per fixture of the suite).
+    current: Mutex<Vec<String>>,
 }
 
 impl Suite {
@@ -343,13 +355,12 @@ impl Suite {
 
     /// A new fixture has no golden files yet: bless it when asked, else say how.
     fn ensure_golden(&self, case: &Case) -> Result<(), Failed> {
-        static BLESSING: Mutex<()> = Mutex::new(());
         let Some(missing) = case.golden_missing() else { return Ok(()) };
         if !self.writes.tests_bless() {
             return Err(missing.into());
         }
         // Every check of the new case asks at once; the first one blesses.
-        let _one_at_a_time = BLESSING.lock().unwrap_or_else(|e| e.into_inner());
+        let _one_at_a_time = self.blessing.one_at_a_time.lock().unwrap_or_else(|e| e.into_inner());
         if case.golden_packet().is_file() {
             return Ok(());
         }
@@ -366,13 +377,11 @@ impl Suite {
     /// under bless, the base is blessed first (trials run in any order), so one
     /// `PACKETPROOF_BLESS=1 cargo test` brings both up to date.
     fn ensure_base_blessed(&self, case: &Case) -> Result<(), Failed> {
-        // The bases already brought up to date in this run: each is checked once.
-        static CURRENT: Mutex<Vec<String>> = Mutex::new(Vec::new());
         if !self.writes.tests_bless() {
             return Ok(());
         }
         let Some(base) = case.derived_from().map_err(|e| Failed::from(e.to_string()))? else { return Ok(()) };
-        let mut current = CURRENT.lock().unwrap_or_else(|e| e.into_inner());
+        let mut current = self.blessing.current.lock().unwrap_or_else(|e| e.into_inner());
         if current.contains(&base) {
             return Ok(());
         }
@@ -436,7 +445,7 @@ impl Suite {
                         .map_err(|e| Failed::from(e.to_string()))?
                         .findings;
                     // A suite that does not require branch coverage yet reports it as ignored, never as passed.
-                    if check == CorpusCheck::BranchCoverage && !suite.config.corpus.require_branch_coverage {
+                    if check == CorpusCheck::BranchCoverage && !suite.config.settings().corpus.require_branch_coverage {
                         let gaps = findings.len();
                         return Ok(Completion::ignored_with(format!(
                             "not required yet ([corpus] require_branch_coverage = false): {gaps} gap(s) found"

@@ -90,12 +90,12 @@ pub fn cases(config: &Invocation) -> Result<Vec<Case>> {
     // Without a settings file (the built-in defaults) there is no suite, and a settings
     // file beside neither corpus folder (a project that only checks runs) has no corpus.
     // With one folder there, the other must exist too: a misspelt path is an error.
-    let (fixtures, golden) = (config.paths.fixtures.is_dir(), config.paths.golden.is_dir());
-    if config.file.is_none() || (!fixtures && !golden) {
+    let (fixtures, golden) = (config.settings().paths.fixtures.is_dir(), config.settings().paths.golden.is_dir());
+    if config.settings().file.is_none() || (!fixtures && !golden) {
         return Ok(Vec::new());
     }
-    layout::require_dirs(config)?;
-    let root = &config.paths.fixtures;
+    layout::require_dirs(config.settings())?;
+    let root = &config.settings().paths.fixtures;
     let mut cases = Vec::new();
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
         let entry = entry.map_err(|e| crate::Error::walk(e, root))?;
@@ -112,25 +112,27 @@ pub fn cases(config: &Invocation) -> Result<Vec<Case>> {
 /// The case whose fixture folder is `relative` below `paths.fixtures` (its request read).
 fn case_at(config: &Invocation, relative: &Path) -> Result<Case> {
     let name = relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-    let dir = config.paths.fixtures.join(relative);
-    let request = fsutil::read_json(&dir.join(REQUEST_FILE), config.limits.max_file_bytes)?;
+    let dir = config.settings().paths.fixtures.join(relative);
+    let request = fsutil::read_json(&dir.join(REQUEST_FILE), config.settings().limits.max_file_bytes)?;
     let expect = Some(dir.join(EXPECT_FILE)).filter(|p| p.is_file());
-    Ok(Case { golden_dir: config.paths.golden.join(relative), name, dir, request, expect })
+    Ok(Case { golden_dir: config.settings().paths.golden.join(relative), name, dir, request, expect })
 }
 
 /// The case whose golden packet `file` is, when it is one (found without listing the
 /// corpus: one path resolution and one request read, so judging one packet file stays
 /// as fast as its rules).
 pub(crate) fn case_of_golden_packet(config: &Invocation, file: &Path) -> Result<Option<Case>> {
-    if config.file.is_none() || file.file_name() != Some(std::ffi::OsStr::new(PACKET_FILE)) {
+    if config.settings().file.is_none() || file.file_name() != Some(std::ffi::OsStr::new(PACKET_FILE)) {
         return Ok(None);
     }
-    let (Ok(real), Ok(golden)) = (file.canonicalize(), config.paths.golden.canonicalize()) else { return Ok(None) };
+    let (Ok(real), Ok(golden)) = (file.canonicalize(), config.settings().paths.golden.canonicalize()) else {
+        return Ok(None);
+    };
     let Some(relative) = real.strip_prefix(&golden).ok().and_then(Path::parent).filter(|r| !r.as_os_str().is_empty())
     else {
         return Ok(None);
     };
-    if !config.paths.fixtures.join(relative).join(REQUEST_FILE).is_file() {
+    if !config.settings().paths.fixtures.join(relative).join(REQUEST_FILE).is_file() {
         return Ok(None);
     }
     let case = case_at(config, relative)?;
@@ -140,13 +142,13 @@ pub(crate) fn case_of_golden_packet(config: &Invocation, file: &Path) -> Result<
 /// The packet a case's request makes now: the suite's `[exporter]` when it names one,
 /// else packetproof's compiler. bless, `packet::regenerates` and release-check use this.
 pub(crate) fn produce(case: &Case, config: &Invocation) -> Result<Value> {
-    match &config.exporter {
+    match &config.settings().exporter {
         Some(exporter) if !config.policy().run_exporter => Err(crate::Error::Exporter {
             request: case.request_path().display().to_string(),
             command: format!("{:?}", exporter.command),
             reason: "is not run here (verify runs it only with --run-exporter)".into(),
         }),
-        Some(exporter) => crate::exporter::export(exporter, config, &case.request_path()),
+        Some(exporter) => crate::exporter::export(exporter, config.settings(), &case.request_path()),
         None => crate::compile::compile(&case.request, config, &case.request_path().display().to_string()),
     }
 }
@@ -223,12 +225,12 @@ impl Case {
     /// The agent this case's packet belongs to: the suite's one agent, else the one its
     /// packet's (or, before its first bless, its request's) agentId names.
     pub(crate) fn agent<'c>(&self, config: &'c Invocation) -> &'c crate::profile::Profile {
-        if !config.agents.several() {
-            return &config.agents.all()[0];
+        if !config.settings().agents.several() {
+            return &config.settings().agents.all()[0];
         }
         match self.packet(config) {
-            Ok(packet) => config.agents.of_value(&packet),
-            Err(_) => config.agents.of_value(&self.request),
+            Ok(packet) => config.settings().agents.of_value(&packet),
+            Err(_) => config.settings().agents.of_value(&self.request),
         }
     }
 
@@ -236,9 +238,9 @@ impl Case {
     pub(crate) fn packet(&self, config: &Invocation) -> Result<Value> {
         if let Some(derivation) = self.expect_file()?.and_then(|f| f.packet) {
             let expect = self.expect.as_deref().unwrap_or(&self.dir);
-            return derivation.derive(config, expect);
+            return derivation.derive(config.settings(), expect);
         }
-        fsutil::read_json(&self.packet_under_test(), config.limits.max_file_bytes)
+        fsutil::read_json(&self.packet_under_test(), config.settings().limits.max_file_bytes)
     }
 
     /// A fixture that carries its own runtime-packet.json (a hand-broken packet
@@ -281,7 +283,7 @@ mod tests {
         let config =
             crate::Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let rows = corpus_rows(&config);
-        let missing = coverage_gaps(&rows, &config);
+        let missing = coverage_gaps(&rows, config.settings());
         assert!(missing.is_empty(), "the corpus misses: {missing:#?}");
         assert!(rows.iter().any(|r| r["evidenceMode"] == "no-evidence"), "no-evidence case");
     }
@@ -294,7 +296,7 @@ mod tests {
             .into_iter()
             .filter(|r| r["evidenceMode"] != "no-evidence" && r["provider"] != "google")
             .collect();
-        let missing: Vec<String> = coverage_gaps(&rows, &config).iter().map(ToString::to_string).collect();
+        let missing: Vec<String> = coverage_gaps(&rows, config.settings()).iter().map(ToString::to_string).collect();
         assert!(missing.contains(&"evidenceMode=\"no-evidence\"".to_owned()), "{missing:#?}");
         assert!(missing.iter().any(|m| m.starts_with("provider=google with ")), "{missing:#?}");
     }

@@ -23,7 +23,7 @@ fn reference_forbids(key: &str) -> bool {
 pub(crate) fn check(output: &Value, config: &Invocation, out: &mut Failures) {
     let mut flagged = Vec::new();
     let mut visit = |key: &str, trail: &Trail| {
-        if reference_forbids(key) && !config.forbidden.is_forbidden_key(key) {
+        if reference_forbids(key) && !config.settings().forbidden.is_forbidden_key(key) {
             flagged.push(format!("{}: forbidden key (render-only, generated or storage material)", trail.render()));
         }
     };
@@ -49,7 +49,7 @@ pub(crate) fn check(output: &Value, config: &Invocation, out: &mut Failures) {
     packet::scan(
         output,
         crate::report::JsonPath::root(),
-        &config.forbidden,
+        &config.settings().forbidden,
         crate::PacketCheck::ForbiddenMaterial,
         &mut findings,
     );

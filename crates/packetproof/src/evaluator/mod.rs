@@ -173,8 +173,8 @@ pub(crate) fn judge(
     config: &Invocation,
 ) -> Judgement {
     let mut out = Failures::default();
-    let schema_applied = schema::check(schema, output, &mut out);
-    if !config.agent(packet).is_block_builder() {
+    let schema_applied = schema::check(schema, output, &mut out, config);
+    if !config.settings().agent(packet).is_block_builder() {
         return Judgement { failures: out, schema_applied };
     }
     isolation::check(output, config, &mut out);
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn a_custom_profile_is_judged_by_its_schema_and_a_plain_text_one_not_by_the_built_in_evaluator() {
-        assert_eq!(scope(&testkit::config().agents.all()[0]), Ok(Scope::Block));
+        assert_eq!(scope(&testkit::config().settings().agents.all()[0]), Ok(Scope::Block));
         assert_eq!(scope(&custom("schema")), Ok(Scope::Schema));
         let why = scope(&custom("text")).unwrap_err();
         assert!(why.contains("plain-text answers and declares no [evaluator]"), "{why}");
@@ -257,7 +257,7 @@ mod tests {
         let judged = judge(&answer, &packet, Some(&schema), &custom_config("schema"));
         assert!(judged.schema_applied && judged.failures.is_empty(), "{:?}", judged.failures.list);
         // The same answer under the block builder fails its own rules.
-        let stages: Vec<_> = judge(&answer, &packet, Some(&schema), testkit::config()).failures.list;
+        let stages: Vec<_> = judge(&answer, &packet, Some(&schema), &testkit::config()).failures.list;
         let stages: Vec<&str> = stages.iter().map(|f| &*f.stage).collect();
         assert_eq!(stages, [ASSET_ISOLATION, DOMAIN]);
         let wrong = judge(&json!({"reply": 7}), &packet, Some(&schema), &custom_config("schema"));

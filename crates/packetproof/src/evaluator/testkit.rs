@@ -3,13 +3,10 @@
 use super::{judge, Failure};
 use crate::Config;
 use serde_json::{json, Map, Value};
-use std::sync::OnceLock;
 
-pub(crate) fn config() -> &'static crate::Invocation {
-    static CONFIG: OnceLock<crate::Invocation> = OnceLock::new();
-    CONFIG.get_or_init(|| {
-        Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).expect("the project's harness.toml").into()
-    })
+/// The project's settings, loaded afresh for each test (a run of its own).
+pub(crate) fn config() -> crate::Invocation {
+    Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).expect("the project's harness.toml").into()
 }
 
 /// A schema with the runtime schema's frame: one block, its lists, the declared screen keys.
@@ -86,7 +83,7 @@ pub(crate) fn with_input(field: &str, value: Value) -> Map<String, Value> {
 
 /// The stages of every failure, in order.
 pub(crate) fn judge_stages(output: &Value, packet: &Map<String, Value>) -> Vec<&'static str> {
-    let judgement = judge(output, packet, Some(&schema()), config());
+    let judgement = judge(output, packet, Some(&schema()), &config());
     judgement.failures.list.iter().map(|f: &Failure| builtin_stage(f)).collect()
 }
 

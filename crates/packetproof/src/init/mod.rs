@@ -306,12 +306,13 @@ fn write_demo(dir: &Path, writes: bless::GoldenWrites, done: &mut Initialized) -
     done.written.extend(files.into_iter().map(|(name, _)| dir.join(name)));
     let config = crate::Invocation::from(Config::load(dir, None)?);
     // A suite has both corpus folders (a missing one is a misconfiguration elsewhere).
-    std::fs::create_dir_all(&config.paths.golden).map_err(|e| Error::io(&config.paths.golden, e))?;
+    std::fs::create_dir_all(&config.settings().paths.golden)
+        .map_err(|e| Error::io(&config.settings().paths.golden, e))?;
     for case in corpus::cases(&config)? {
         bless::write_golden(&config, &case, writes, bless::Requester::Init)?;
         done.written.extend([case.golden_packet(), case.golden_agent_request()]);
     }
-    crate::lock::write(&config)?;
+    crate::lock::write(config.settings())?;
     done.written.push(dir.join(crate::lock::FILE_NAME));
     Ok(())
 }

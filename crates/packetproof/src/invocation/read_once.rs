@@ -1,7 +1,9 @@
 //! The resource files (prompt templates, schema files) as first read, for a run
 //! that checks thousands of packets against them (the conformance gate): each is
-//! read once, and the whole run sees one version of them. Without it, a invocation
-//! reads them as they are on disk now.
+//! read once, and the whole run sees one version of them. Without it, an invocation
+//! reads them as they are on disk now. Read through the invocation only: the settings'
+//! own readers say `_on_disk` in their names, so no call reads the disk where the run's
+//! first read was meant. Kept by path, one entry per resource file of the suite.
 
 use super::Invocation;
 use crate::config::plain_template_name;
@@ -25,7 +27,7 @@ impl Invocation {
     /// Under [`Invocation::reading_once`], the templates as first read.
     pub(crate) fn read_prompts(&self) -> Option<&Templates> {
         let once = self.reads.as_deref()?;
-        Some(once.prompts.get_or_init(|| Arc::new(self.walk_prompt_templates())))
+        Some(once.prompts.get_or_init(|| Arc::new(self.settings().walk_prompt_templates())))
     }
 
     /// The parsed schema snapshot: parsed by `parse` once under
@@ -50,40 +52,40 @@ impl Invocation {
         if let Some(found) = self.read_prompts().and_then(|all| all.iter().find(|(n, _)| n == name)) {
             return Some(found.1.clone());
         }
-        self.config().prompt_template(name)
+        self.settings().prompt_template_on_disk(name)
     }
 
     /// The prompt templates, `(name relative to the prompts folder, bytes)`, sorted by name.
     pub(crate) fn prompt_templates(&self) -> Vec<(String, Vec<u8>)> {
         match self.read_prompts() {
             Some(all) => all.to_vec(),
-            None => self.walk_prompt_templates(),
+            None => self.settings().walk_prompt_templates(),
         }
     }
 
     /// The schema snapshot packets carry: its bytes, and the name to report them under.
     pub fn snapshot_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.snapshot_resource().bytes(|file| self.read_resource(file))
+        self.settings().snapshot_resource().bytes(|file| self.read_resource(file))
     }
 
     /// The vendored Builder schema: its bytes, and the name to report them under.
     pub fn builder_schema_bytes(&self) -> Result<(String, Cow<'static, [u8]>)> {
-        self.builder_schema_resource().bytes(|file| self.read_resource(file))
+        self.settings().builder_schema_resource().bytes(|file| self.read_resource(file))
     }
 
-    /// The schema file `agent`'s packets carry (see [`Config::schema_bytes_of`](crate::Config::schema_bytes_of)).
+    /// The schema file `agent`'s packets carry (see [`Config::schema_bytes_of_on_disk`](crate::Config::schema_bytes_of_on_disk)).
     pub fn schema_bytes_of(&self, agent: &crate::profile::Profile) -> Result<(String, Cow<'static, [u8]>)> {
-        self.schema_resource_of(agent).bytes(|file| self.read_resource(file))
+        self.settings().schema_resource_of(agent).bytes(|file| self.read_resource(file))
     }
 
     /// A resource file's bytes (from the first read, under [`Invocation::reading_once`]).
     fn read_resource(&self, file: &Path) -> Result<Vec<u8>> {
-        let Some(once) = self.reads.as_deref() else { return self.config().read_resource(file) };
+        let Some(once) = self.reads.as_deref() else { return self.settings().read_resource_on_disk(file) };
         let files = || once.files.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(bytes) = files().get(file).cloned() {
             return Ok(bytes);
         }
-        let bytes = self.config().read_resource(file)?;
+        let bytes = self.settings().read_resource_on_disk(file)?;
         files().insert(file.to_path_buf(), bytes.clone());
         Ok(bytes)
     }
@@ -111,6 +113,5 @@ mod tests {
         assert_eq!(once.snapshot_bytes().unwrap().1.into_owned(), snapshot);
         assert_eq!(invocation.prompt_template("system.md.j2").unwrap(), b"edited");
         assert_eq!(&*invocation.snapshot_bytes().unwrap().1, b"{}");
-        assert_eq!(&*invocation.config().snapshot_bytes().unwrap().1, b"{}", "the settings read the disk");
     }
 }

@@ -109,8 +109,8 @@ pub(crate) fn on_object(
         PacketCheck::Checksum => packet::checksum(map, config).into(),
         PacketCheck::Contract => packet::contract(map, config).into(),
         PacketCheck::ForbiddenMaterial => packet::forbidden_material(map, config).into(),
-        PacketCheck::ProviderShape => packet::provider_shape(map, config).into(),
-        PacketCheck::BranchConsistency => packet::branch_consistency::check(map, config).into(),
+        PacketCheck::ProviderShape => packet::provider_shape(map, config.settings()).into(),
+        PacketCheck::BranchConsistency => packet::branch_consistency::check(map, config.settings()).into(),
         PacketCheck::RendersFromInput => crate::check::renders_from_input::check(map, config).into(),
         PacketCheck::TemplateConformance => crate::conform::rule::check(map, config).into(),
     })
@@ -124,7 +124,7 @@ pub(crate) fn on_run(
     keys: &[ed25519_dalek::VerifyingKey],
     config: &Invocation,
 ) -> Vec<Finding> {
-    let opened = Run::open(dir, config).map_err(|e| e.to_string());
+    let opened = Run::open(dir, config.settings()).map_err(|e| e.to_string());
     on_opened(check, dir, opened.as_ref().map_err(String::as_str), given, keys, config)
 }
 
@@ -167,8 +167,8 @@ fn on_opened_memo(
         // judged on a fixture's assembled run (`fixture_run::verdict_check`).
         RunCheck::EvaluatorVerdict => Vec::new(),
         RunCheck::Completion => with(&audit::completion),
-        RunCheck::ProviderRequest => provider_request::check(dir, config),
-        RunCheck::Attestation => crate::run::attestation::check(dir, keys, config),
+        RunCheck::ProviderRequest => provider_request::check(dir, config.settings()),
+        RunCheck::Attestation => crate::run::attestation::check(dir, keys, config.settings()),
         RunCheck::StaleTemp => stale_temps(dir),
     }
 }

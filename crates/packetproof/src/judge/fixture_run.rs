@@ -130,7 +130,8 @@ impl AssembledRun {
 
     /// The run, opened once (or why it cannot be).
     fn opened(&self, config: &Invocation) -> std::result::Result<&run::Run, &str> {
-        let opened = self.opened.get_or_init(|| run::Run::open(&self.dir, config).map_err(|e| e.to_string()));
+        let opened =
+            self.opened.get_or_init(|| run::Run::open(&self.dir, config.settings()).map_err(|e| e.to_string()));
         opened.as_ref().map_err(String::as_str)
     }
 }
@@ -204,12 +205,12 @@ fn verdict_in(opened: &run::Run, packet: &Value, config: &Invocation, memo: &Mem
 /// suite has no `[evaluator]` or the fixture no answer (`run/raw-output.json`).
 pub(crate) fn verdict_for(case: &Case, packet: &Value, config: &Invocation) -> Result<Option<Value>> {
     let answered = case.run_fixture().is_some_and(|dir| dir.join(run::paths::RAW_OUTPUT).is_file());
-    if config.agents.of_value(packet).evaluator.is_none() || !answered {
+    if config.settings().agents.of_value(packet).evaluator.is_none() || !answered {
         return Ok(None);
     }
     let memo = Memo::new(config);
     let (_root, dir) = prepared(case, config, packet, None, &memo)?;
-    verdict_in(&run::Run::open(&dir, config)?, packet, config, &memo).map(Some)
+    verdict_in(&run::Run::open(&dir, config.settings())?, packet, config, &memo).map(Some)
 }
 
 /// `run::evaluator-verdict` on a fixture's assembled run: the suite's evaluator gives
@@ -224,7 +225,7 @@ pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Invo
         Ok(Err(e)) => return vec![Finding::new(check, Location::named(case.name.clone()), e.to_string())].into(),
         Err(e) => return vec![Finding::new(check, Location::named(case.name.clone()), e)].into(),
     };
-    let bless = format!("`{} bless {}`", crate::distribution::command_in(&config.root), case.name);
+    let bless = format!("`{} bless {}`", crate::distribution::command_in(&config.settings().root), case.name);
     let mut findings = Vec::new();
     match case.evaluator_stage() {
         Err(e) => findings.push(Finding::new(check, Location::named(case.name.clone()), e.to_string())),
@@ -236,7 +237,7 @@ pub(crate) fn verdict_check(case: &Case, assembled: &AssembledRun, config: &Invo
         }
         Ok(_) => {}
     }
-    match fsutil::read_json(&golden_file, config.limits.max_file_bytes) {
+    match fsutil::read_json(&golden_file, config.settings().limits.max_file_bytes) {
         Err(_) if !golden_file.exists() => findings.push(Finding::new(
             check,
             at_golden(),

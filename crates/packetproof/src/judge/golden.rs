@@ -21,7 +21,7 @@ pub fn packet_file(file: &Path, value: &Value, config: &Invocation, step: Step) 
         None
     });
     judge(&mut outcome, &Subject::packet(value, case.as_ref().map(Origin::Case)), config, step);
-    crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.limits.max_file_bytes);
+    crate::numbers::quote_as_written_in(&mut outcome.findings, file, config.settings().limits.max_file_bytes);
     outcome.notes.extend(crate::packet::notes(value, config));
     outcome
 }

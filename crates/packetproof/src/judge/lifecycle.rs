@@ -93,7 +93,7 @@ pub fn attest(
         *skipped.borrow_mut() = outcome.skipped.clone();
         (outcome.findings, outcome.skipped)
     };
-    let written = run::attestation::attest(config, dir, key, out, &gate)?;
+    let written = run::attestation::attest(config.settings(), dir, key, out, &gate)?;
     Ok(Judged { value: written, skipped: skipped.into_inner() })
 }
 
@@ -138,7 +138,7 @@ pub fn wire_check(
         return Ok(judged);
     }
     let shown = file.display().to_string();
-    let mut outcome = crate::wire::check(value, api, captured, config, &shown, crate::wire::CHECK)?;
+    let mut outcome = crate::wire::check(value, api, captured, config.settings(), &shown, crate::wire::CHECK)?;
     for check in judged.ran {
         outcome.ran(check);
     }

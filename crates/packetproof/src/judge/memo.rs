@@ -5,25 +5,33 @@
 //! rule now runs once per packet. Such a rule's findings are a function of the
 //! rule, the packet and the settings, so the memo keys on all three: the packet
 //! compared whole, key order included (a rule may read members in order), and the
-//! settings it was made for (asked under others, it runs the rule afresh). Whether
-//! a rule applies is still decided by every judgement for its own step.
+//! run it was made for (its invocation's context, [`Invocation::run`]: the
+//! settings, the command's policy and the resource files as that run read them;
+//! asked under another, it runs the rule afresh). Whether a rule applies is still
+//! decided by every judgement for its own step. A memo lives as long as the fixture
+//! (or the step) that made it, and keeps the [`PACKETS`] most recently judged packets.
 
 use super::dispatch;
 use crate::check::Checked;
 use crate::digest::incremental::identical;
+use crate::invocation::{Recent, RunMark};
 use crate::{Check, Finding, Invocation, PacketCheck, Reads};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
+
+/// How many packets one memo keeps: a fixture's golden packet, the packets its run's
+/// steps rebuild and the self-test's damaged copies of them, with room to spare.
+pub(crate) const PACKETS: usize = 64;
 
 /// A rule's findings, or why its inputs could not be read.
 type Found = Result<Vec<Finding>, String>;
 
 /// The rules' findings on each packet seen, for one set of settings.
 pub(crate) struct Memo {
-    /// The settings the findings were made under (their address: one `Invocation`
-    /// lives, unchanged, for as long as the gate that made the memo).
-    config: usize,
-    packets: Mutex<Vec<(Value, Arc<OnePacket>)>>,
+    /// The run the findings were made in.
+    run: RunMark,
+    /// The packets seen, compared whole, the most recently judged first.
+    packets: Recent<(Arc<Value>, Arc<OnePacket>)>,
 }
 
 /// The findings of the rules that have run on one packet.
@@ -38,21 +46,17 @@ pub(crate) fn reads_the_packet_alone(check: Check) -> bool {
 
 impl Memo {
     pub(crate) fn new(config: &Invocation) -> Memo {
-        Memo { config: address(config), packets: Mutex::new(Vec::new()) }
+        Memo { run: config.run(), packets: Recent::new(PACKETS) }
     }
 
     /// The findings kept for `packet` (a new entry the first time it is seen);
     /// `None` under settings the memo was not made for.
     pub(crate) fn rules(&self, packet: &Value, config: &Invocation) -> Option<Arc<OnePacket>> {
-        if address(config) != self.config {
+        if self.run != config.run() {
             return None;
         }
-        let mut packets = self.packets.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, rules)) = packets.iter().find(|(seen, _)| identical(seen, packet)) {
-            return Some(Arc::clone(rules));
-        }
-        let rules = Arc::new(OnePacket::default());
-        packets.push((packet.clone(), Arc::clone(&rules)));
+        let is = |(seen, _): &(Arc<Value>, Arc<OnePacket>)| identical(seen, packet);
+        let (_, rules) = self.packets.get_or_make(is, || (Arc::new(packet.clone()), Arc::default()));
         Some(rules)
     }
 
@@ -95,8 +99,4 @@ impl OnePacket {
         }
         found
     }
-}
-
-fn address(config: &Invocation) -> usize {
-    std::ptr::from_ref(config) as usize
 }

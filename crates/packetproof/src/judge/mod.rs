@@ -169,9 +169,9 @@ impl<'a> Subject<'a> {
     /// fixture's) agent.
     fn agent<'c>(&self, config: &'c Invocation) -> &'c crate::profile::Profile {
         match (self.packet.or(self.given), self.fixture) {
-            (Some(packet), _) => config.agents.of_value(packet),
+            (Some(packet), _) => config.settings().agents.of_value(packet),
             (None, Some(case)) => case.agent(config),
-            (None, None) => &config.agents.all()[0],
+            (None, None) => &config.settings().agents.all()[0],
         }
     }
 
@@ -183,10 +183,10 @@ impl<'a> Subject<'a> {
         let object = || self.packet.and_then(Value::as_object).ok_or("the packet is not a JSON object".to_owned());
         match need {
             Need::SuiteTemplates => crate::check::renders_from_input::applies(object()?, config),
-            Need::ConfiguredProvider => crate::packet::provider_shape_applies(object()?, config),
+            Need::ConfiguredProvider => crate::packet::provider_shape_applies(object()?, config.settings()),
             Need::Request => self.origin.map(|_| ()).ok_or_else(|| NO_REQUEST.to_owned()),
             Need::Producer => match self.origin {
-                Some(Origin::Case(_)) if config.exporter.is_some() && !config.policy().run_exporter => Err(
+                Some(Origin::Case(_)) if config.settings().exporter.is_some() && !config.policy().run_exporter => Err(
                     "the suite's [exporter] makes its packets, and it runs only when asked (verify --run-exporter) \
                      or in test and bless"
                         .into(),
@@ -219,14 +219,14 @@ impl<'a> Subject<'a> {
                 Some(case) if case.run_fixture().is_some_and(|dir| dir.join(paths::RAW_OUTPUT).is_file()) => Ok(()),
                 _ => Err(format!("the fixture's run/ has no {}", paths::RAW_OUTPUT)),
             },
-            Need::Suite if config.is_suite() => Ok(()),
+            Need::Suite if config.settings().is_suite() => Ok(()),
             Need::Suite => Err(format!("needs a suite: there is no {}", crate::config::FILE_NAME)),
             Need::BlockBuilderProfile if agent().is_block_builder() => Ok(()),
             Need::BlockBuilderProfile => Err(format!(
                 "{} contract profile is {:?}: this rule reads the block builder's renderInput, branch \
                  derivation and templates, which the profile does not have (packet::contract checks the fields, \
                  branch values and renderInput keys it declares)",
-                match config.agents.several() {
+                match config.settings().agents.several() {
                     true => format!("agent {:?}'s", agent().name),
                     false => "the suite's".to_owned(),
                 },
@@ -235,7 +235,7 @@ impl<'a> Subject<'a> {
             Need::BuiltinBranchValues => crate::packet::builtin_branch_values(object()?, config),
             Need::AgentTemplates => crate::conform::rule::applies(object()?, config),
             Need::BuilderSchema => crate::schema::parity_applies(config),
-            Need::Lock => crate::lock::applies(config),
+            Need::Lock => crate::lock::applies(config.settings()),
         }
     }
 
@@ -255,8 +255,8 @@ impl<'a> Subject<'a> {
 /// Whether the suite turned `check` off: `Err(its reason)`. Only a rule the book
 /// lets a suite skip can be named there (`Config` refuses the others).
 fn suite_skip(check: Check, config: &Invocation) -> Result<(), String> {
-    match config.checks.skip.get(check.name()) {
-        Some(reason) => Err(format!("turned off by {} [checks] skip: {reason}", config.file_name())),
+    match config.settings().checks.skip.get(check.name()) {
+        Some(reason) => Err(format!("turned off by {} [checks] skip: {reason}", config.settings().file_name())),
         None => Ok(()),
     }
 }
@@ -285,7 +285,7 @@ pub(crate) fn decide_unread(check: Check, config: &Invocation, step: Step) -> Re
 /// `packet::contract` whatever the suite skips: no rule can read it.
 pub(crate) fn judge(outcome: &mut Outcome, at: &Subject, config: &Invocation, step: Step) {
     if let (Some(dir), None) = (at.run, at.opened) {
-        let opened = run::Run::open(dir, config).map_err(|e| e.to_string());
+        let opened = run::Run::open(dir, config.settings()).map_err(|e| e.to_string());
         let at = Subject { opened: Some(opened.as_ref().map_err(String::as_str)), ..*at };
         return judge(outcome, &at, config, step);
     }

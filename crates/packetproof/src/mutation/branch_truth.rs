@@ -17,14 +17,14 @@ pub(super) fn mutations(golden: &Map<String, Value>, config: &crate::Invocation)
         list.push(PacketMutation { name: name.to_owned(), check, rehash: true, edit })
     };
     render_input_edits(golden, &mut add);
-    branch_flips(golden, config.agent(golden), &mut add);
+    branch_flips(golden, config.settings().agent(golden), &mut add);
     // Under the `warn` asset-prompt policy forbidden-material only notes a generator
     // prompt: the fixture's fresh packet is then what shows the damage.
     let asset_prompts = match config.asset_example_prompts() {
         crate::config::Policy::Fail => PacketCheck::ForbiddenMaterial,
         crate::config::Policy::Warn => PacketCheck::Regenerates,
     };
-    forbidden(&mut add, asset_prompts, config.forbidden_of(config.agent(golden)));
+    forbidden(&mut add, asset_prompts, config.settings().forbidden_of(config.settings().agent(golden)));
     rendering(&mut add);
     list
 }

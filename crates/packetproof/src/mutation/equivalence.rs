@@ -46,7 +46,7 @@ fn every_damaged_packet_is_the_one_a_fresh_copy_would_be() {
 fn damage_in_memory_is_judged_as_damage_on_disk() {
     let (_dir, config, case) = suite();
     let run = assemble_run(&case, &config, Arc::new(crate::judge::Memo::new(&config))).unwrap();
-    let intact = crate::run::Run::open(&run.dir, &config).unwrap();
+    let intact = crate::run::Run::open(&run.dir, config.settings()).unwrap();
     type Damage = fn(&mut Vec<u8>);
     let edits: [(&str, Damage); 4] = [
         ("validation-schema.json", |b| b[10] ^= 1),
@@ -59,7 +59,7 @@ fn damage_in_memory_is_judged_as_damage_on_disk() {
         edit(&mut bytes);
         let copy = run.copy().unwrap();
         std::fs::write(copy.dir.join(file), &bytes).unwrap();
-        let damaged = intact.with_file(file, bytes, &config).unwrap();
+        let damaged = intact.with_file(file, bytes, config.settings()).unwrap();
         for check in RunCheck::ALL {
             let on_disk = dispatch::on_run(*check, &copy.dir, Some(&run.packet), &[], &config);
             let in_memory = dispatch::on_opened(*check, &run.dir, Ok(&damaged), Some(&run.packet), &[], &config);
@@ -227,7 +227,7 @@ fn a_memo_of_the_packet_rules_changes_no_verdict() {
         let memo = crate::judge::Memo::new(config);
         let warn = crate::config::Policy::Warn;
         let policy = crate::CommandPolicy { asset_example_prompts: Some(warn), ..config.policy() };
-        let warn = Invocation::new(config.config().clone(), policy);
+        let warn = Invocation::new(config.settings().clone(), policy);
         for (case, packets) in cases {
             // The golden packet and its reordered copy asked again last: the memo answers them.
             for (i, packet) in packets.iter().chain(&packets[..2]).enumerate() {
@@ -257,7 +257,7 @@ fn a_memo_of_the_packet_rules_changes_no_verdict() {
 fn a_request_compiled_once_judges_as_one_compiled_per_check() {
     let (_dir, suites) = suites_to_judge();
     for (config, cases) in &suites {
-        assert!(config.exporter.is_none(), "without an exporter, produce is the compiler's packet");
+        assert!(config.settings().exporter.is_none(), "without an exporter, produce is the compiler's packet");
         for (case, packets) in cases {
             let file = case.request_path().display().to_string();
             let produced = crate::corpus::produce(case, config);

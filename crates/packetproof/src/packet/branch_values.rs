@@ -50,7 +50,7 @@ pub(super) fn resolved_branch(packet: &Map<String, Value>, profile: &Profile, fa
 /// knows: `Err` naming a value the suite added to a block-builder value set.
 pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Invocation) -> Result<(), String> {
     let Some(branch) = packet.get("resolvedBranch").and_then(Value::as_object) else { return Ok(()) };
-    let agent = config.agent(packet);
+    let agent = config.settings().agent(packet);
     for (field, value) in branch {
         if let Some(value) = value.as_str().filter(|v| agent.is_extension(field, v)) {
             return Err(format!(
@@ -67,7 +67,7 @@ pub(crate) fn builtin_branch_values(packet: &Map<String, Value>, config: &Invoca
 /// packet `bless` writes new may not.
 pub(crate) fn retired_values(packet: &Value, config: &Invocation) -> Vec<Finding> {
     let Some(map) = packet.as_object() else { return Vec::new() };
-    let agent = config.agent(map);
+    let agent = config.settings().agent(map);
     let branch = map.get("resolvedBranch").and_then(Value::as_object).into_iter().flatten();
     branch
         .filter_map(|(field, value)| {

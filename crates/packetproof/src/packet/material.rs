@@ -134,7 +134,7 @@ fn asset_prompts(input: &Value, config: &Invocation) -> Vec<(JsonPath, String)> 
         let base = trail.path();
         for (i, example) in value.as_array().into_iter().flatten().enumerate() {
             let Some(example) = example.as_object() else { continue };
-            for prompt in example.keys().filter(|k| config.packet.asset_prompt_keys.contains(k)) {
+            for prompt in example.keys().filter(|k| config.settings().packet.asset_prompt_keys.contains(k)) {
                 out.push((
                     base.clone().index(i).key(prompt),
                     format!(

@@ -147,7 +147,9 @@ fn exporter_files(git: &Git, base: &str, changed: &[ChangedFile], config: &Invoc
         let path = git.path_of(&file.path);
         let before = git.show_bytes(base, &path)?.map(|bytes| crate::digest::sha256(&bytes));
         let after = match path.is_file() {
-            true => Some(crate::digest::sha256(&crate::fsutil::read_bytes(&path, config.limits.max_file_bytes)?)),
+            true => {
+                Some(crate::digest::sha256(&crate::fsutil::read_bytes(&path, config.settings().limits.max_file_bytes)?))
+            }
             false => None,
         };
         out.push(ExporterFile { path: file.path.clone(), before, after });
@@ -175,7 +177,7 @@ fn verdict_said(verdict: Option<&Value>) -> String {
 
 /// Run the release check against `base` (default: see `default_base`).
 pub fn check(config: &Invocation, base: Option<&str>) -> Result<Report> {
-    let git = Git::open(&config.root)?;
+    let git = Git::open(&config.settings().root)?;
     let (base, chosen_by) = match base {
         Some(rev) => (git.run(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])?, format!("--base {rev}")),
         None => default_base(&git)?,
@@ -232,17 +234,30 @@ pub fn check(config: &Invocation, base: Option<&str>) -> Result<Report> {
             case,
             tree: tree.as_ref(),
             base: base.as_ref(),
-            explained_otherwise: explained_otherwise(&changed_files, &git.relative(&config.paths.fixtures), case),
+            explained_otherwise: explained_otherwise(
+                &changed_files,
+                &git.relative(&config.settings().paths.fixtures),
+                case,
+            ),
         })
         .collect();
     let mut violations = prompts::violations(config, &git, &base, &goldens)?;
-    let packetproof = crate::distribution::command_in(&config.root);
-    violations.extend(policy::policy(&changed_files, &cases, &git.relative(&config.paths.fixtures), packetproof));
-    violations.extend(policy::orphaned_golden_changes(&changed_files, &cases, &git.relative(&config.paths.golden)));
+    let packetproof = crate::distribution::command_in(&config.settings().root);
+    violations.extend(policy::policy(
+        &changed_files,
+        &cases,
+        &git.relative(&config.settings().paths.fixtures),
+        packetproof,
+    ));
+    violations.extend(policy::orphaned_golden_changes(
+        &changed_files,
+        &cases,
+        &git.relative(&config.settings().paths.golden),
+    ));
     violations.extend(lock_not_blessed(config)?);
     let exporter_files = exporter_files(&git, &base, &changed_files, config)?;
-    let lock_at_base = git.show_bytes(&base, &config.root.join(crate::lock::FILE_NAME))?;
-    let lock = crate::lock::diff(config, lock_at_base.as_deref())?;
+    let lock_at_base = git.show_bytes(&base, &config.settings().root.join(crate::lock::FILE_NAME))?;
+    let lock = crate::lock::diff(config.settings(), lock_at_base.as_deref())?;
     let all = cases.len();
     cases.retain(CaseReport::changed);
     Ok(Report {
@@ -272,7 +287,7 @@ fn explained_otherwise(changed: &[ChangedFile], fixtures: &str, case: &str) -> b
 /// The lock pins files that have changed since (`corpus::lock`'s findings, as one
 /// violation naming the files); nothing before the suite's first bless.
 fn lock_not_blessed(config: &Invocation) -> Result<Option<Violation>> {
-    let stale = crate::lock::check(config)?;
+    let stale = crate::lock::check(config.settings())?;
     if stale.is_empty() {
         return Ok(None);
     }
@@ -282,7 +297,7 @@ fn lock_not_blessed(config: &Invocation) -> Result<Option<Violation>> {
             "{} does not pin {} file(s) as they are now; review them, run `{} bless` and commit the result",
             crate::lock::FILE_NAME,
             stale.len(),
-            crate::distribution::command_in(&config.root)
+            crate::distribution::command_in(&config.settings().root)
         ),
         cases: Vec::new(),
         paths: stale.iter().map(|f| f.path.to_string()).collect(),
@@ -345,29 +360,30 @@ fn changed_files(git: &Git, base: &str, config: &Invocation) -> Result<Vec<Chang
     let paths = git.changed_paths(base)?;
     // A resource the suite does not name is built into the binary: no file of it can change.
     let named = [
-        (&config.paths.prompts, ChangeKind::Template),
-        (&config.paths.builder_schema, ChangeKind::Schema),
-        (&config.paths.schema_snapshot, ChangeKind::Schema),
-        (&config.paths.google_suffix, ChangeKind::Reference),
+        (&config.settings().paths.prompts, ChangeKind::Template),
+        (&config.settings().paths.builder_schema, ChangeKind::Schema),
+        (&config.settings().paths.schema_snapshot, ChangeKind::Schema),
+        (&config.settings().paths.google_suffix, ChangeKind::Reference),
     ];
-    let agent_schemas = config.agents.all().iter().map(|agent| (&agent.schema, ChangeKind::Schema));
+    let agent_schemas = config.settings().agents.all().iter().map(|agent| (&agent.schema, ChangeKind::Schema));
     let mut classes: Vec<(String, ChangeKind)> = named
         .into_iter()
         .chain(agent_schemas)
         .filter_map(|(path, kind)| Some((git.relative(path.as_ref()?), kind)))
         .collect();
     classes.extend([
-        (git.relative(&config.root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
-        (git.relative(&config.root.join(crate::lock::FILE_NAME)), ChangeKind::Lock),
-        (git.relative(&config.paths.fixtures), ChangeKind::Fixture),
-        (git.relative(&config.paths.golden), ChangeKind::Golden),
+        (git.relative(&config.settings().root.join(crate::config::FILE_NAME)), ChangeKind::Reference),
+        (git.relative(&config.settings().root.join(crate::lock::FILE_NAME)), ChangeKind::Lock),
+        (git.relative(&config.settings().paths.fixtures), ChangeKind::Fixture),
+        (git.relative(&config.settings().paths.golden), ChangeKind::Golden),
         // A workspace keeps its crates' code in crates/ (this project's library is there).
-        (git.relative(&config.root.join("src")), ChangeKind::Code),
-        (git.relative(&config.root.join("crates")), ChangeKind::Code),
+        (git.relative(&config.settings().root.join("src")), ChangeKind::Code),
+        (git.relative(&config.settings().root.join("crates")), ChangeKind::Code),
     ]);
     // The exporter's declared files, as patterns from the repository's top (resolved
     // from the suite's folder when the settings loaded; a deleted file still matches).
     let declared: Vec<String> = config
+        .settings()
         .exporter
         .iter()
         .flat_map(|e| {

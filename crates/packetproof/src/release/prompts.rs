@@ -28,7 +28,7 @@ pub(super) struct Golden<'a> {
 
 /// The violations of the suite's reading of `promptVersions`.
 pub(super) fn violations(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Result<Vec<Violation>> {
-    match config.release.prompt_versions {
+    match config.settings().release.prompt_versions {
         PromptVersions::Digest => Ok(digests(config, goldens)),
         PromptVersions::Label => labels(config, git, base, goldens),
     }
@@ -42,14 +42,14 @@ fn versions(packet: Option<&Value>) -> impl Iterator<Item = (&String, &Value)> {
 /// plain relative path (never `..` or absolute: keys come from packets).
 fn suite_file(config: &Invocation, key: &str) -> Option<PathBuf> {
     let plain = !key.is_empty() && Path::new(key).components().all(|c| matches!(c, Component::Normal(_)));
-    plain.then(|| config.root.join(key))
+    plain.then(|| config.settings().root.join(key))
 }
 
 /// The template a key names now: the prompts folder's, else the suite's file.
 fn template_now(config: &Invocation, key: &str) -> Option<Vec<u8>> {
     config.prompt_template(key).or_else(|| {
         let file = suite_file(config, key)?;
-        crate::fsutil::read_bytes(&file, config.limits.max_file_bytes).ok()
+        crate::fsutil::read_bytes(&file, config.settings().limits.max_file_bytes).ok()
     })
 }
 
@@ -82,7 +82,7 @@ fn digests(config: &Invocation, goldens: &[Golden]) -> Vec<Violation> {
 }
 
 fn shown(config: &Invocation, key: &str) -> String {
-    match (&config.paths.prompts, config.prompt_template(key)) {
+    match (&config.settings().paths.prompts, config.prompt_template(key)) {
         (Some(prompts), Some(_)) => prompts.join(key).display().to_string(),
         _ => suite_file(config, key).map_or_else(|| key.to_owned(), |f| f.display().to_string()),
     }
@@ -173,7 +173,7 @@ fn unseen_prompt_changes(config: &Invocation, git: &Git, base: &str, goldens: &[
              cannot see the templates the labels stand for ({keys}: not files of the suite at the base and now), \
              so nothing explains the change: change the label, or name the templates' folder with `paths.prompts` \
              in {} so their text is compared",
-            config.file_name()
+            config.settings().file_name()
         ),
         cases,
         paths: unseen.into_iter().collect(),
@@ -237,7 +237,7 @@ fn prompts_without_their_templates(
         if changed.is_empty() {
             continue;
         }
-        let agent = config.agent(now.as_object().unwrap_or(&serde_json::Map::new()));
+        let agent = config.settings().agent(now.as_object().unwrap_or(&serde_json::Map::new()));
         for (prompt, field) in [(Prompt::System, "systemPrompt"), (Prompt::User, "userMessage")] {
             let behind = changed.iter().any(|key| prompt_of(agent, key).is_none_or(|p| p == prompt));
             if !same(field) && !behind {
@@ -267,11 +267,11 @@ fn prompts_without_their_templates(
 /// Whether the template `key` names differs between the base and the tree; `None`
 /// when it is not a file of the suite in both.
 fn text_changed(config: &Invocation, git: &Git, base: &str, key: &str) -> Result<Option<bool>> {
-    let in_prompts = config.paths.prompts.as_ref().map(|p| p.join(key)).filter(|f| f.is_file());
+    let in_prompts = config.settings().paths.prompts.as_ref().map(|p| p.join(key)).filter(|f| f.is_file());
     let Some(file) = in_prompts.or_else(|| suite_file(config, key).filter(|f| f.is_file())) else {
         return Ok(None);
     };
-    let now = crate::fsutil::read_bytes(&file, config.limits.max_file_bytes)?;
+    let now = crate::fsutil::read_bytes(&file, config.settings().limits.max_file_bytes)?;
     Ok(git.show_bytes(base, &file)?.map(|then| then != now))
 }
 

@@ -137,7 +137,7 @@ pub(crate) fn test_page(config: &Invocation, records: &[Record]) -> Result<TestP
         .map(|kind| (kind, states.iter().filter(|s| s.kind == kind).count()))
         .collect();
     Ok(TestPage {
-        suite: config.root.display().to_string(),
+        suite: config.settings().root.display().to_string(),
         failed: counts[1].1 > 0,
         counts,
         matrix: matrix(&cases, config),
@@ -153,7 +153,7 @@ pub(crate) fn matrix(cases: &[Case], config: &Invocation) -> Matrix {
     let mut packets = Vec::new();
     let mut unread = Vec::new();
     for case in cases.iter().filter(|c| c.expect.is_none()) {
-        match fsutil::read_json(&case.golden_packet(), config.limits.max_file_bytes) {
+        match fsutil::read_json(&case.golden_packet(), config.settings().limits.max_file_bytes) {
             Ok(packet) => packets.push((case.name.clone(), corpus::branch_row(&packet))),
             Err(e) => unread.push(Named {
                 name: case.name.clone(),
@@ -161,21 +161,21 @@ pub(crate) fn matrix(cases: &[Case], config: &Invocation) -> Matrix {
             }),
         }
     }
-    let mut providers: Vec<String> = config.providers.keys().cloned().collect();
+    let mut providers: Vec<String> = config.settings().providers.keys().cloned().collect();
     for (_, row) in &packets {
         if let Some(p) = row["provider"].as_str().filter(|p| !providers.iter().any(|q| q == p)) {
             providers.push(p.to_owned());
         }
     }
     let all_rows: Vec<Value> = packets.iter().map(|(_, row)| row.clone()).collect();
-    let gaps = corpus::coverage_gaps(&all_rows, config);
+    let gaps = corpus::coverage_gaps(&all_rows, config.settings());
     // The gaps some cell shows, by index.
     let mut in_table: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
     let mut rows = Vec::new();
-    for agent in config.agents.all() {
+    for agent in config.settings().agents.all() {
         let packets: Vec<&(String, Value)> =
-            packets.iter().filter(|(_, row)| std::ptr::eq(config.agents.of_value(row), agent)).collect();
-        let prefix = if config.agents.several() { format!("agent {}: ", agent.name) } else { String::new() };
+            packets.iter().filter(|(_, row)| std::ptr::eq(config.settings().agents.of_value(row), agent)).collect();
+        let prefix = if config.settings().agents.several() { format!("agent {}: ", agent.name) } else { String::new() };
         for branch_field in &agent.branch {
             let field = branch_field.name.as_str();
             let values: Vec<Value> = match &branch_field.values {

@@ -53,7 +53,7 @@ pub fn write_test_report(path: &Path, config: &Invocation, records: &[Record]) -
 
 /// The output rule for `path` alone, so a command can refuse it before its work.
 pub fn refuse_foreign(path: &Path, config: &Invocation) -> Result<()> {
-    crate::run::refuse_foreign_page(path, config, "a packetproof HTML report", is_report)
+    crate::run::refuse_foreign_page(path, config.settings(), "a packetproof HTML report", is_report)
 }
 
 /// Whether `text` is a report this module wrote (so `--report` may replace it).

@@ -112,7 +112,8 @@ pub(crate) fn snapshot_parity(run: &Run, packet: Option<&Value>, config: &Invoca
             "missing, so no snapshot checksum is pinned",
         )];
     }
-    findings(RunCheck::SnapshotParity, snapshot(run, packet, config.output_mode(packet)).err().unwrap_or_default())
+    let problems = snapshot(run, packet, config.settings().output_mode(packet), config).err();
+    findings(RunCheck::SnapshotParity, problems.unwrap_or_default())
 }
 
 /// `run::evaluation`: once there is a raw output it has been evaluated, the stored
@@ -253,7 +254,7 @@ pub(crate) fn manifest_problems(run: &Run, packet: &Map<String, Value>) -> Vec<P
 /// add some, e.g. `skillVersion`): accepted and kept, and bound with the manifest's
 /// bytes wherever those are digested (a run attestation's subject).
 pub(crate) fn manifest_note(dir: &Path, config: &Invocation) -> Option<String> {
-    let run = Run::open(dir, config).ok()?;
+    let run = Run::open(dir, config.settings()).ok()?;
     let keys = format::manifest_keys();
     let extra: Vec<&str> = run
         .manifest
@@ -275,7 +276,7 @@ pub(crate) fn manifest_note(dir: &Path, config: &Invocation) -> Option<String> {
 /// The note on a completion receipt's fields beyond packetproof's format, as for the
 /// manifest: accepted and kept (bound with the receipt's bytes).
 pub(crate) fn completion_note(dir: &Path, config: &Invocation) -> Option<String> {
-    let run = Run::open(dir, config).ok()?;
+    let run = Run::open(dir, config.settings()).ok()?;
     run.read_optional(&run.completion).ok().flatten()?;
     let receipt = run.read_object(&run.completion).ok()?;
     let known = format::completion_keys();
@@ -297,15 +298,15 @@ const BYTES_NOT_VALUES: &str = "; its values are the packet's outputSchema, so o
      editor or formatter re-saved it?): the manifest pins the bytes prepare wrote, not values, so restore them \
      (prepare the packet into a new directory and copy its validation-schema.json, or undo the re-save)";
 
-/// The run's held-back schema snapshot, checked. Google: required, with the bytes
-/// the manifest pins; never the packaged schema. Others: when the run has a manifest
-/// its snapshot must be the packet's outputSchema. `Ok` holds the snapshot document
-/// once it was read and holds (`None`: a run of another provider without a manifest
-/// pins none); evaluation judges a Google answer against its `schema`.
+/// The run's held-back schema snapshot, checked. Google: required, with the bytes the manifest
+/// pins; never the packaged schema. Others: when the run has a manifest its snapshot must be the
+/// packet's outputSchema. `Ok` holds the snapshot document once it was read and holds (`None`:
+/// another provider's run without a manifest pins none); a Google answer is judged by its `schema`.
 pub(crate) fn snapshot(
     run: &Run,
     packet: &Map<String, Value>,
     mode: Option<OutputMode>,
+    config: &Invocation,
 ) -> Result<Option<Arc<Value>>, Vec<Problem>> {
     let text_json = mode == Some(OutputMode::TextJson);
     let file = &run.schema;
@@ -323,7 +324,7 @@ pub(crate) fn snapshot(
         }
         Err(e) => return Err(vec![problem(shown(file), e.to_string())]),
     };
-    let actual = super::snapshots::sha256(&bytes);
+    let actual = super::snapshots::sha256(&bytes, config);
     if pinned != Some(actual.as_str()) {
         let mut why = format!("bytes have checksum {actual}, but the manifest pins {}", pinned.unwrap_or("nothing"));
         let parsed = canonical::parse(&bytes).ok();
@@ -332,7 +333,7 @@ pub(crate) fn snapshot(
         }
         return Err(vec![problem(shown(file), why)]);
     }
-    let snapshot = match super::snapshots::parsed(&bytes) {
+    let snapshot = match super::snapshots::parsed(&bytes, config) {
         Ok(value) => value,
         Err(e) => return Err(vec![problem(shown(file), format!("invalid JSON at {e}"))]),
     };

@@ -41,7 +41,7 @@ pub(crate) fn complete(
 ) -> Result<(PathBuf, PathBuf)> {
     check_arguments(args)?;
     let (dir, root) = RunsRoot::lock_with_run(args.runs_root.as_deref(), &args.run_dir)?;
-    let run = Run::open(&args.run_dir, config)?;
+    let run = Run::open(&args.run_dir, config.settings())?;
     if run.completion.path.symlink_metadata().is_ok() {
         return Err(Error::refused(run.show(&run.completion), "already exists and is never overwritten"));
     }
@@ -52,7 +52,7 @@ pub(crate) fn complete(
         ));
     }
     // The cheap refusal first: a reused agent task needs no run audit to be refused.
-    if let Some(other) = root.task_in_use(&args.agent_task, config.limits.max_file_bytes)? {
+    if let Some(other) = root.task_in_use(&args.agent_task, config.settings().limits.max_file_bytes)? {
         let message = format!(
             "agent task {:?} is already recorded here; every completion needs a fresh agent task",
             args.agent_task

@@ -91,11 +91,12 @@ pub(crate) fn evaluate(
 ) -> Result<(Evaluation, PathBuf)> {
     // Held until the evaluation is written: a concurrent complete sees it before or after.
     let (dir, _lock) = super::lock_run_dir(&args.run_dir)?;
-    let run = Run::open(&args.run_dir, config)?;
-    let given = args.packet.as_deref().map(|p| fsutil::read_json(p, config.limits.max_file_bytes)).transpose()?;
+    let run = Run::open(&args.run_dir, config.settings())?;
+    let given =
+        args.packet.as_deref().map(|p| fsutil::read_json(p, config.settings().limits.max_file_bytes)).transpose()?;
     let findings = gate(&run, given.as_ref());
     let (raw, raw_name) = match &args.output {
-        Some(path) => (fsutil::read_bytes(path, config.limits.max_file_bytes)?, path.display().to_string()),
+        Some(path) => (fsutil::read_bytes(path, config.settings().limits.max_file_bytes)?, path.display().to_string()),
         None => (run.read(&run.raw_output)?.to_vec(), run.raw_output.name.clone()),
     };
     let report = args.report.clone().unwrap_or_else(|| run.evaluation.path.clone());
@@ -106,10 +107,12 @@ pub(crate) fn evaluate(
     if !own {
         let inputs: Vec<&std::path::Path> =
             [&args.packet, &args.output, &args.schema].into_iter().flatten().map(|p| p.as_path()).collect();
-        super::ownership::refuse_foreign_output(&report, super::OutputKind::Evaluation, config, &inputs)?;
+        super::ownership::refuse_foreign_output(&report, super::OutputKind::Evaluation, config.settings(), &inputs)?;
     }
     let pin = match &args.schema {
-        Some(path) => Some((path.display().to_string(), fsutil::read_json(path, config.limits.max_file_bytes)?)),
+        Some(path) => {
+            Some((path.display().to_string(), fsutil::read_json(path, config.settings().limits.max_file_bytes)?))
+        }
         None => None,
     };
     let evaluation = assess(&run, given.as_ref(), pin.as_ref(), (&raw, &raw_name), config, packet_rules)?;
@@ -167,8 +170,8 @@ pub(crate) fn assess(
         // Only text-JSON (Google) runs are judged against the held-back snapshot; for the
         // others the reference ignores the run files, and so does evaluation (verify's
         // run::manifest-binding and run::snapshot-parity check them).
-        None if config.output_mode(packet) == Some(OutputMode::TextJson) => {
-            held_back = snapshot_stage(run, packet, &mut facts, &mut out);
+        None if config.settings().output_mode(packet) == Some(OutputMode::TextJson) => {
+            held_back = snapshot_stage(run, packet, (&mut facts, &mut out), config);
             held_back.as_deref().and_then(|snapshot| snapshot.get("schema"))
         }
         None => None,
@@ -181,11 +184,11 @@ pub(crate) fn assess(
         return finish(out, &facts, None);
     }
     // The suite's own evaluator judges the answer from here on (json-parse included).
-    if let Some(suite) = &config.agent(packet).evaluator {
+    if let Some(suite) = &config.settings().agent(packet).evaluator {
         return suite_evaluated(suite, run, packet, schema, (raw, raw_name), &facts, config);
     }
-    let scope = evaluator::scope(config.agent(packet))
-        .map_err(|why| Error::Config { file: config.file_name(), message: why })?;
+    let scope = evaluator::scope(config.settings().agent(packet))
+        .map_err(|why| Error::Config { file: config.settings().file_name(), message: why })?;
     let output = match parse::parse_output(raw) {
         Ok(output) => output,
         Err(message) => {
@@ -231,7 +234,7 @@ fn builtin_disagreement(
 ) -> Option<String> {
     // The built-in evaluator is the block-builder profile's: beside a suite's own it
     // speaks only of that profile's packets.
-    let agent = config.agent(packet);
+    let agent = config.settings().agent(packet);
     let id = packet.get("agentId").and_then(Value::as_str);
     if !agent.is_block_builder() || !id.is_some_and(|id| agent.agent_ids.iter().any(|a| a == id)) {
         return None;
@@ -287,7 +290,7 @@ fn packet_stage<'a>(
         out.fail(PACKET, format!("packet {finding}"));
     }
     // An unnamed provider is packet::contract's finding above; its run is held to the schema mode's rules.
-    let text_json = config.output_mode(packet) == Some(OutputMode::TextJson);
+    let text_json = config.settings().output_mode(packet) == Some(OutputMode::TextJson);
     for problem in audit::request_problems(run, packet) {
         out.fail(PACKET, problem.to_string());
     }
@@ -303,11 +306,11 @@ fn packet_stage<'a>(
 fn snapshot_stage(
     run: &Run,
     packet: &Map<String, Value>,
-    facts: &mut Facts,
-    out: &mut Failures,
+    (facts, out): (&mut Facts, &mut Failures),
+    config: &Invocation,
 ) -> Option<std::sync::Arc<Value>> {
     if let Ok(Some(bytes)) = run.read_optional(&run.schema) {
-        facts.snapshot_checksum = Some(super::snapshots::sha256(&bytes));
+        facts.snapshot_checksum = Some(super::snapshots::sha256(&bytes, config));
     }
     if run.manifest.is_none() {
         out.fail(
@@ -322,7 +325,7 @@ fn snapshot_stage(
     for problem in audit::manifest_problems(run, packet) {
         out.fail(SCHEMA_SNAPSHOT, problem.to_string());
     }
-    match audit::snapshot(run, packet, Some(OutputMode::TextJson)) {
+    match audit::snapshot(run, packet, Some(OutputMode::TextJson), config) {
         Ok(snapshot) => {
             facts.schema_source = SchemaSource::RunSnapshot;
             snapshot

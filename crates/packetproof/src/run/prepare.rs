@@ -16,7 +16,7 @@ use std::path::Path;
 /// The packet is read once, and `gate` judges the bytes that are then written.
 pub fn prepare(config: &Invocation, packet_file: &Path, out_dir: &Path, gate: PacketGate) -> Result<Vec<&'static str>> {
     let shown = packet_file.display().to_string();
-    let value = fsutil::read_json(packet_file, config.limits.max_file_bytes)?;
+    let value = fsutil::read_json(packet_file, config.settings().limits.max_file_bytes)?;
     provider::expect_packet(&value, &shown)?;
     let findings = gate(&value);
     if !findings.is_empty() {
@@ -38,7 +38,7 @@ pub fn prepare(config: &Invocation, packet_file: &Path, out_dir: &Path, gate: Pa
     for (name, bytes) in files.iter().rev() {
         let path = dir.resolve(name, &dir.show(name))?;
         let existing = match path.symlink_metadata() {
-            Ok(_) => fsutil::read_bytes(&path, config.limits.max_file_bytes).map(Some),
+            Ok(_) => fsutil::read_bytes(&path, config.settings().limits.max_file_bytes).map(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(&path, e)),
         };
@@ -70,10 +70,10 @@ pub fn prepare(config: &Invocation, packet_file: &Path, out_dir: &Path, gate: Pa
 /// schema the agent is given, or the held-back copy would not be the run's schema.
 /// A plain-text contract's run holds [`super::format::plain_text_snapshot`] instead.
 fn read_snapshot(config: &Invocation, packet: &Map<String, Value>, shown: &str) -> Result<Vec<u8>> {
-    if config.agent(packet).output == crate::profile::Output::Text {
+    if config.settings().agent(packet).output == crate::profile::Output::Text {
         return Ok(canonical::to_pretty(&super::format::plain_text_snapshot()).into_bytes());
     }
-    let (path, bytes) = config.schema_bytes_of(config.agent(packet))?;
+    let (path, bytes) = config.schema_bytes_of(config.settings().agent(packet))?;
     let snapshot = canonical::parse(&bytes).map_err(|e| e.in_file(&path))?;
     if !snapshot.get("schema").is_some_and(Value::is_object) {
         return Err(Error::shape(path, JsonPath::field("schema"), "the JSON Schema object of the output envelope"));
@@ -97,7 +97,7 @@ fn read_snapshot(config: &Invocation, packet: &Map<String, Value>, shown: &str) 
 fn refuse_what_the_run_cannot_carry(packet: &Map<String, Value>, config: &Invocation, shown: &str) -> Result<()> {
     let context = super::format::EvalContext::of(packet);
     let Value::Object(request) = provider::agent_request(packet) else { return Ok(()) };
-    let rebuilt = super::rebuild_packet(&request, &context, &super::Fixed::of(config));
+    let rebuilt = super::rebuild_packet(&request, &context, &super::Fixed::of(config.settings()));
     let Some(rebuilt) = rebuilt.as_object() else { return Ok(()) };
     let lost: Vec<&str> = packet
         .iter()

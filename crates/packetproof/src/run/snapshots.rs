@@ -1,13 +1,16 @@
-//! The held-back schema snapshots of the runs one process reads, hashed and parsed
+//! The held-back schema snapshots of the runs one invocation reads, hashed and parsed
 //! once per distinct bytes. Every run of a suite holds the same snapshot (prepare
 //! writes the suite's schema file), and each step and check that opens a run
-//! hashes and parses it: the gate did so about eight times per fixture. Kept by
-//! their whole bytes, compared in full, for the last few distinct snapshots.
+//! hashes and parses it: the gate did so about eight times per fixture. Kept in the
+//! invocation's context ([`Invocation::cache`]) by their whole bytes, compared in full
+//! (cheaper than hashing them again), for the last few distinct snapshots.
 
 use crate::canonical::{self, ParseError};
 use crate::digest;
+use crate::invocation::Recent;
+use crate::Invocation;
 use serde_json::Value;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// How many distinct snapshots are kept (a suite has one per schema file; a damaged
 /// copy the self-test judges passes through without evicting them for long).
@@ -19,32 +22,26 @@ struct Snapshot {
     parsed: OnceLock<Result<Arc<Value>, ParseError>>,
 }
 
-/// The most recently used first.
-static KNOWN: Mutex<Vec<Arc<Snapshot>>> = Mutex::new(Vec::new());
+/// The snapshots an invocation has read, the most recently used first.
+struct Known(Recent<Arc<Snapshot>>);
 
-fn known(bytes: &Arc<Vec<u8>>) -> Arc<Snapshot> {
-    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
-    let found = known.iter().position(|k| Arc::ptr_eq(&k.bytes, bytes) || k.bytes.as_slice() == bytes.as_slice());
-    let snapshot = match found {
-        Some(i) => known.remove(i),
-        None => {
-            let sha256 = digest::sha256(bytes);
-            Arc::new(Snapshot { bytes: Arc::clone(bytes), sha256, parsed: OnceLock::new() })
-        }
-    };
-    known.insert(0, Arc::clone(&snapshot));
-    known.truncate(KEPT);
-    snapshot
+fn known(bytes: &Arc<Vec<u8>>, config: &Invocation) -> Arc<Snapshot> {
+    let known = config.cache(|| Known(Recent::new(KEPT)));
+    let is = |k: &Arc<Snapshot>| Arc::ptr_eq(&k.bytes, bytes) || k.bytes.as_slice() == bytes.as_slice();
+    known.0.get_or_make(is, || {
+        let sha256 = digest::sha256(bytes);
+        Arc::new(Snapshot { bytes: Arc::clone(bytes), sha256, parsed: OnceLock::new() })
+    })
 }
 
 /// `digest::sha256` of a snapshot's bytes.
-pub(crate) fn sha256(bytes: &Arc<Vec<u8>>) -> String {
-    known(bytes).sha256.clone()
+pub(crate) fn sha256(bytes: &Arc<Vec<u8>>, config: &Invocation) -> String {
+    known(bytes, config).sha256.clone()
 }
 
 /// `canonical::parse` of a snapshot's bytes, shared.
-pub(crate) fn parsed(bytes: &Arc<Vec<u8>>) -> Result<Arc<Value>, ParseError> {
-    let snapshot = known(bytes);
+pub(crate) fn parsed(bytes: &Arc<Vec<u8>>, config: &Invocation) -> Result<Arc<Value>, ParseError> {
+    let snapshot = known(bytes, config);
     snapshot.parsed.get_or_init(|| canonical::parse(&snapshot.bytes).map(Arc::new)).clone()
 }
 
@@ -57,6 +54,7 @@ mod tests {
     /// another allocation, bytes that do not parse).
     #[test]
     fn a_kept_snapshot_is_the_one_its_bytes_make() {
+        let config = Invocation::from(crate::Config::load(std::path::Path::new(crate::PROJECT_ROOT), None).unwrap());
         let texts: Vec<Vec<u8>> = (0..2 * KEPT)
             .map(|i| format!("{{\"schema\": {{\"type\": \"object\", \"n\": {i}}}}}").into_bytes())
             .chain([b"{\"schema\": ".to_vec(), b"{\"a\": 1, \"a\": 2}".to_vec()])
@@ -64,9 +62,9 @@ mod tests {
         for round in 0..3 {
             for text in texts.iter().rev().skip(round) {
                 let bytes = Arc::new(text.clone());
-                assert_eq!(sha256(&bytes), digest::sha256(text));
+                assert_eq!(sha256(&bytes, &config), digest::sha256(text));
                 let fresh = canonical::parse(text).map(Arc::new);
-                assert_eq!(parsed(&bytes).map_err(|e| e.to_string()), fresh.map_err(|e| e.to_string()));
+                assert_eq!(parsed(&bytes, &config).map_err(|e| e.to_string()), fresh.map_err(|e| e.to_string()));
             }
         }
     }

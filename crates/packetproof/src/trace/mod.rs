@@ -339,7 +339,7 @@ pub fn check_vouched(
         session = session.held_to(vouching, config);
     }
     for file in files {
-        read_file(&mut session, file, config.limits.max_file_bytes)?;
+        read_file(&mut session, file, config.settings().limits.max_file_bytes)?;
     }
     session.finish(visit)
 }

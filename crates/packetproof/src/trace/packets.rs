@@ -97,8 +97,8 @@ impl Packets {
 
     /// The suite's golden packets (`paths.golden`), as `test` finds them.
     pub fn of_suite(config: &Invocation, command: &str) -> Result<Packets> {
-        config.require_suite(command)?;
-        Packets::load(std::slice::from_ref(&config.paths.golden), config)
+        config.settings().require_suite(command)?;
+        Packets::load(std::slice::from_ref(&config.settings().paths.golden), config)
     }
 
     fn add(&mut self, path: &Path, config: &Invocation, named: bool) -> Result<()> {
@@ -115,7 +115,7 @@ impl Packets {
                 false => Ok(()),
             };
         }
-        let bytes = fsutil::read_bytes(path, config.limits.max_file_bytes)?;
+        let bytes = fsutil::read_bytes(path, config.settings().limits.max_file_bytes)?;
         let value = crate::canonical::parse(&bytes).map_err(|e| e.in_file(path.display()))?;
         if value.get("packetVersion").is_none() {
             return match named {

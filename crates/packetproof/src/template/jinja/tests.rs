@@ -101,6 +101,7 @@ fn the_projects_compiled_packets_conform_to_its_templates() {
     let root = std::path::Path::new(crate::PROJECT_ROOT);
     let config = crate::Invocation::from(crate::Config::load(root, None).unwrap());
     let files: BTreeMap<String, String> = config
+        .settings()
         .walk_prompt_templates()
         .into_iter()
         .map(|(name, bytes)| (name, String::from_utf8(bytes).unwrap()))

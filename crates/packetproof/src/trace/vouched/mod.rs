@@ -52,7 +52,8 @@ impl Vouching {
     /// The templates are the suite's (its prompts folder, else the built-in ones), each
     /// counted only when the gate lists its bytes among its materials.
     pub fn new(gate: Gate, config: &Invocation, packets: &Packets) -> Vouching {
-        let templates = config.agents.all().iter().map(|agent| templates(&gate, agent, config, packets)).collect();
+        let templates =
+            config.settings().agents.all().iter().map(|agent| templates(&gate, agent, config, packets)).collect();
         Vouching { gate, templates }
     }
 
@@ -87,7 +88,7 @@ fn templates(gate: &Gate, agent: &Profile, config: &Invocation, packets: &Packet
     let samples: Vec<&Sample> = packets
         .samples()
         .iter()
-        .filter(|p| config.agents.with_id(&p.agent_id).is_some_and(|a| a.name == agent.name))
+        .filter(|p| config.settings().agents.with_id(&p.agent_id).is_some_and(|a| a.name == agent.name))
         .filter(|p| gate.packet_digest(&p.sha256, &p.exact_input_hash).is_ok())
         .collect();
     let reviewed: Vec<(&str, &str)> = samples.iter().map(|p| (p.system.as_str(), p.user.as_str())).collect();
