@@ -3,6 +3,7 @@
 
 use crate::print;
 use packetproof::init::{AgentRequest, Options, REPOSITORY_WORKFLOW, WORKFLOW_PATH};
+use packetproof::profile::Style;
 use packetproof::{Result, Status};
 use std::path::PathBuf;
 
@@ -19,9 +20,10 @@ pub struct InitArgs {
     /// else Python) instead of the demo.
     #[arg(long, value_name = "NAME")]
     pub agent: Option<String>,
-    /// The agent's template style.
-    #[arg(long, value_enum, default_value_t, requires = "agent")]
-    pub style: StyleArg,
+    /// The agent's template style: jinja (minijinja / Jinja2, `{{ name }}`), mustache
+    /// (`{{{name}}}`) or format (Python str.format, `{name}`).
+    #[arg(long, value_parser = style(), default_value = "mustache", requires = "agent")]
+    pub style: Style,
     /// How the agent answers: plain text, or JSON in a schema (written as its schema file).
     #[arg(long, value_enum, default_value_t, requires = "agent")]
     pub output: OutputArg,
@@ -33,26 +35,11 @@ pub struct InitArgs {
     pub model: Option<String>,
 }
 
-/// `init --style`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum StyleArg {
-    /// minijinja / Jinja2 (`{{ name }}`).
-    Jinja,
-    /// mustache (`{{{name}}}`).
-    #[default]
-    Mustache,
-    /// Python str.format (`{name}`).
-    Format,
-}
-
-impl From<StyleArg> for packetproof::profile::Style {
-    fn from(style: StyleArg) -> Self {
-        match style {
-            StyleArg::Jinja => Self::Jinja,
-            StyleArg::Mustache => Self::Mustache,
-            StyleArg::Format => Self::Format,
-        }
-    }
+/// `--style`: one of the library's template styles, by the name harness.toml gives it.
+fn style() -> impl clap::builder::TypedValueParser<Value = Style> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Style::NAMES)
+        .try_map(|name: String| Style::from_name(&name).ok_or_else(|| format!("{name:?} names no template style")))
 }
 
 /// `init --output`.
@@ -76,7 +63,7 @@ impl From<OutputArg> for packetproof::profile::Output {
 
 pub fn run(args: InitArgs) -> Result<Status> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("."));
-    let (style, output) = (args.style.into(), args.output.into());
+    let (style, output) = (args.style, args.output.into());
     let (provider, model) = (Some(args.provider), args.model);
     let agent = args.agent.map(|name| AgentRequest { name, style, output, provider, model });
     let options = Options { agent, writes: super::golden_writes()?, built_from: BUILT_FROM };

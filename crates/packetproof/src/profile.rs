@@ -204,9 +204,13 @@ pub struct Templates {
     pub fills: BTreeMap<String, String>,
 }
 
-/// A template style packetproof reads into literal text and slots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// A template style packetproof reads into literal text and slots. Its names (serde's
+/// and strum's, the same) are the settings' and `init --style`'s: one list.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, strum::EnumString, strum::IntoStaticStr, strum::VariantNames,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Style {
     /// minijinja (the block builder's templates).
     Jinja,
@@ -214,6 +218,20 @@ pub enum Style {
     Format,
     /// mustache.
     Mustache,
+}
+
+impl Style {
+    /// Every style's name, as harness.toml and `init --style` write it.
+    pub const NAMES: &'static [&'static str] = <Style as strum::VariantNames>::VARIANTS;
+
+    /// The style `name` names, if any.
+    pub fn from_name(name: &str) -> Option<Style> {
+        name.parse().ok()
+    }
+
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
 }
 
 impl RawContract {

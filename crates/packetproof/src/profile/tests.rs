@@ -214,3 +214,18 @@ fn a_renamed_built_in_value_reads_as_the_built_in_one() {
         assert!(err.contains(says), "{text}: {err}");
     }
 }
+
+/// The shape table (and with it docs/gating-any-agent.md) names every template style, and
+/// each name reads back as its style: a new style is one variant, and forgetting its name
+/// in the table fails here.
+#[test]
+fn every_template_style_is_named_once_everywhere() {
+    let templates = SHAPE_KEYS.iter().find(|k| k.key == "templates").unwrap();
+    let Custom::Optional(text) = templates.custom else { panic!("templates is optional for a custom profile") };
+    for name in Style::NAMES {
+        assert!(text.contains(&format!("`{name}`")), "the templates row names the style {name:?}: {text}");
+        assert_eq!(Style::from_name(name).map(Style::name), Some(*name));
+        let parsed: Style = toml::Value::String((*name).to_owned()).try_into().unwrap();
+        assert_eq!(parsed.name(), *name, "serde's name is strum's");
+    }
+}
