@@ -21,7 +21,17 @@ struct Repo {
 impl Repo {
     fn new() -> Repo {
         // Golden files blessed from the copied templates, whatever the repository's are.
-        let repo = Repo { dir: support::Project::corpus().blessed() };
+        Repo::of(support::Project::corpus().blessed())
+    }
+
+    /// A repository of only `cases` (one per provider suffices where each case costs an
+    /// exporter process at every bless and check).
+    fn with_cases(cases: &[&str]) -> Repo {
+        Repo::of(support::Project::suite(cases).blessed())
+    }
+
+    fn of(dir: support::Project) -> Repo {
+        let repo = Repo { dir };
         repo.git(&["init", "-q", "-b", "main"]);
         repo.commit("base");
         repo
@@ -398,7 +408,12 @@ fn fixture_names_are_escaped_in_text_and_markdown() {
 /// `packetproof export` compiles it: the sed script is the exporter's input, and
 /// `files` what harness.toml declares of it. Blessed and committed.
 fn repo_with_exporter(files: &str) -> Repo {
-    let repo = Repo::new();
+    // One case per provider: the exporter runs once per case at every bless and check.
+    let repo = Repo::with_cases(&[
+        "openai-staged-alone-selected",
+        "google-staged-both-selected",
+        "anthropic-staged-pred-selected",
+    ]);
     let bin = env!("CARGO_BIN_EXE_packetproof");
     let script = format!(
         "#!/bin/sh\nset -e\nrequest=$(mktemp)\nsed -f app/edits.sed \"$1\" > \"$request\"\n\
