@@ -73,7 +73,7 @@ impl Invocation {
         self.settings().builder_schema_resource().bytes(|file| self.read_resource(file))
     }
 
-    /// The schema file `agent`'s packets carry (see [`Config::schema_bytes_of_on_disk`](crate::Config::schema_bytes_of_on_disk)).
+    /// The schema file `agent`'s packets carry: its own schema file, else the suite's snapshot.
     pub fn schema_bytes_of(&self, agent: &crate::profile::Profile) -> Result<(String, Cow<'static, [u8]>)> {
         self.settings().schema_resource_of(agent).bytes(|file| self.read_resource(file))
     }
