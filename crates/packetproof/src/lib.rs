@@ -63,6 +63,7 @@ pub mod judge;
 mod lock;
 mod mutation;
 mod numbers;
+mod otlp;
 pub mod packet;
 mod parallel;
 pub mod parent;
