@@ -7,6 +7,8 @@ use packetproof::trace::{judge_export, packets::Packets, Encoding, Options, Sign
 use packetproof::wire::{capture, Api};
 use std::path::{Path, PathBuf};
 
+#[path = "../fuzz/shared/otlp_protobuf.rs"]
+mod otlp_protobuf;
 #[path = "../fuzz/shared/serve_request.rs"]
 mod serve_request;
 
@@ -54,11 +56,7 @@ fn otlp_json_corpus() {
 
 #[test]
 fn otlp_protobuf_corpus() {
-    replay("otlp_protobuf", |bytes| {
-        for signal in [Signal::Traces, Signal::Logs] {
-            let _ = judge_export(bytes, Encoding::Protobuf, signal, &Packets::default(), Options::default());
-        }
-    });
+    replay("otlp_protobuf", otlp_protobuf::run);
 }
 
 #[test]
