@@ -81,10 +81,10 @@ enum Entry<'a> {
 /// that cannot be one (an id of the wrong length) is refused once the rest of the
 /// request is read, so a request broken further on is refused as broken.
 pub(crate) fn read(buffer: &[u8], signal: Option<Signal>, visit: &mut Visit) -> Result<crate::Result<()>, String> {
-    let Some(chosen) = signal.or_else(|| sniffed(buffer)) else { return Err(refusal(buffer, None)) };
+    let Some(chosen) = signal.or_else(|| sniffed(buffer)) else { return Err(refusal(buffer)) };
     match entries(buffer, chosen, Some(visit)) {
         Ok(outcome) => outcome,
-        Err(_) if signal.is_none() => Err(refusal(buffer, None)),
+        Err(_) if signal.is_none() => Err(refusal(buffer)),
         Err(broken) => Err(refused(chosen, &broken)),
     }
 }
@@ -93,16 +93,13 @@ fn refused(signal: Signal, broken: &Broken) -> String {
     format!("not an OTLP protobuf {}: {}, at byte {}", signal.request_name(), broken.what, broken.at)
 }
 
-/// Why `buffer` is not the request of `signal`, or (nothing says which) of either.
-fn refusal(buffer: &[u8], signal: Option<Signal>) -> String {
+/// Why `buffer` is neither request, when nothing said which it is: read as each.
+fn refusal(buffer: &[u8]) -> String {
     let why = |signal: Signal| match entries(buffer, signal, None) {
         Err(broken) => refused(signal, &broken),
         Ok(_) => format!("not an OTLP protobuf {}", signal.request_name()),
     };
-    match signal {
-        Some(signal) => why(signal),
-        None => format!("{}; {}", why(Signal::Traces), why(Signal::Logs)),
-    }
+    format!("{}; {}", why(Signal::Traces), why(Signal::Logs))
 }
 
 /// Which request `buffer` is, when nothing says: the first entry that is one only decides;
@@ -162,11 +159,17 @@ fn resource<'a>(mut fields: Fields<'a>, signal: Signal, depth: u32) -> Result<En
     let (mut spans, mut logs) = (Vec::new(), Vec::new());
     while let Some(key) = fields.next() {
         match key? {
-            (1, wire) => validate(fields.message(wire, "Resource", depth)?, depth - 1, resource_part)?,
-            (2, wire) if signal == Signal::Traces => {
-                spans.push(scoped(fields.message(wire, "ResourceSpans.scope_spans", depth)?, depth - 1, span)?)
-            }
-            (2, wire) => logs.push(scoped(fields.message(wire, "ResourceLogs.scope_logs", depth)?, depth - 1, log)?),
+            (1, wire) => validate(fields.message(wire, "the resource", depth)?, depth - 1, resource_part)?,
+            (2, wire) if signal == Signal::Traces => spans.push(scoped(
+                fields.message(wire, "ResourceSpans.scope_spans", depth)?,
+                depth - 1,
+                ("ScopeSpans.spans", span),
+            )?),
+            (2, wire) => logs.push(scoped(
+                fields.message(wire, "ResourceLogs.scope_logs", depth)?,
+                depth - 1,
+                ("ScopeLogs.log_records", log),
+            )?),
             (3, wire) => ignore(fields.string(wire, "schema_url"))?,
             (number, wire) => fields.skip(number, wire, depth)?,
         }
@@ -185,7 +188,8 @@ fn ignore<T>(read: Result<T, Broken>) -> Result<(), Broken> {
 type Item<'a, T> = fn(Fields<'a>, u32) -> Result<T, Broken>;
 
 /// A `ScopeSpans` or `ScopeLogs`: its scope's name and its items.
-fn scoped<'a, T>(mut fields: Fields<'a>, depth: u32, item: Item<'a, T>) -> Result<(&'a str, Vec<T>), Broken> {
+fn scoped<'a, T>(mut fields: Fields<'a>, depth: u32, item: (&str, Item<'a, T>)) -> Result<(&'a str, Vec<T>), Broken> {
+    let (name, item) = item;
     let (mut scope, mut items) = ("", Vec::new());
     while let Some(key) = fields.next() {
         match key? {
@@ -203,7 +207,7 @@ fn scoped<'a, T>(mut fields: Fields<'a>, depth: u32, item: Item<'a, T>) -> Resul
                     }
                 }
             }
-            (2, wire) => items.push(item(fields.message(wire, "a span or log record", depth)?, depth - 1)?),
+            (2, wire) => items.push(item(fields.message(wire, name, depth)?, depth - 1)?),
             (3, wire) => ignore(fields.string(wire, "schema_url"))?,
             (number, wire) => fields.skip(number, wire, depth)?,
         }
