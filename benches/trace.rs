@@ -36,7 +36,7 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-#[path = "../crates/packetproof/src/trace/proto/encode.rs"]
+#[path = "../crates/packetproof/src/otlp/encode.rs"]
 mod encode;
 use std::time::Duration;
 

@@ -3,10 +3,13 @@
 //! fuzzer found interesting goes through the same reader as in fuzz/fuzz_targets/, and
 //! none may panic. A crash the fuzzer finds is added here and stays a test.
 
-use packetproof::trace::{judge_export, packets::Packets, Encoding, Options, Signal};
 use packetproof::wire::{capture, Api};
 use std::path::{Path, PathBuf};
 
+#[path = "../fuzz/shared/otlp_json.rs"]
+mod otlp_json;
+#[path = "../fuzz/shared/otlp_protobuf.rs"]
+mod otlp_protobuf;
 #[path = "../fuzz/shared/serve_request.rs"]
 mod serve_request;
 
@@ -45,20 +48,12 @@ fn canonical_json_corpus() {
 
 #[test]
 fn otlp_json_corpus() {
-    replay("otlp_json", |bytes| {
-        for signal in [Signal::Traces, Signal::Logs] {
-            let _ = judge_export(bytes, Encoding::Json, signal, &Packets::default(), Options::default());
-        }
-    });
+    replay("otlp_json", otlp_json::run);
 }
 
 #[test]
 fn otlp_protobuf_corpus() {
-    replay("otlp_protobuf", |bytes| {
-        for signal in [Signal::Traces, Signal::Logs] {
-            let _ = judge_export(bytes, Encoding::Protobuf, signal, &Packets::default(), Options::default());
-        }
-    });
+    replay("otlp_protobuf", otlp_protobuf::run);
 }
 
 #[test]

@@ -1,11 +1,9 @@
-//! An OTLP/JSON export request (traces or logs) is judged or refused, never a panic.
+//! An OTLP/JSON export request (traces or logs) is judged or refused, never a panic, and
+//! refused as JSON exactly when `canonical::parse` refuses it (fuzz/shared/).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use packetproof::trace::{judge_export, packets::Packets, Encoding, Options, Signal};
 
-fuzz_target!(|bytes: &[u8]| {
-    let packets = Packets::default();
-    for signal in [Signal::Traces, Signal::Logs] {
-        let _ = judge_export(bytes, Encoding::Json, signal, &packets, Options::default());
-    }
-});
+#[path = "../shared/otlp_json.rs"]
+mod otlp_json;
+
+fuzz_target!(|bytes: &[u8]| otlp_json::run(bytes));

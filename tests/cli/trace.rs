@@ -2,7 +2,7 @@
 //! JUnit, with its exit codes (the verdicts themselves: tests/trace_recordings.rs).
 
 use crate::support::{copy_tree, root, Output, Project};
-#[path = "../../crates/packetproof/src/trace/proto/encode.rs"]
+#[path = "../../crates/packetproof/src/otlp/encode.rs"]
 mod encode;
 use libtest_mimic::Trial;
 use packetproof::canonical;

@@ -43,6 +43,11 @@ pub enum Refusal {
 /// The start of the visitor's own message for a duplicate key (see [`clearer`]).
 const DUPLICATE_KEY: &str = "duplicate object key";
 
+/// The refusal of a key an object names twice.
+pub(crate) fn duplicate_key(key: &str) -> String {
+    format!("{DUPLICATE_KEY} {key:?}")
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}: {}", self.line, self.column, self.message)
@@ -53,6 +58,12 @@ impl fmt::Display for ParseError {
 /// keys, no lone surrogates, no non-finite or out-of-range numbers, nothing after
 /// the value, at most [`MAX_DEPTH`] levels of nesting.
 pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
+    parse_with(bytes, StrictValue)
+}
+
+/// [`parse`]'s checks and refusals, building what `seed` builds (`otlp::value` builds
+/// values that borrow their strings): one strict parse, whatever is built.
+pub(crate) fn parse_with<'de, S: DeserializeSeed<'de>>(bytes: &'de [u8], seed: S) -> Result<S::Value, ParseError> {
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         let message = "byte-order mark is not allowed".into();
         return Err(ParseError { line: 1, column: 1, message, refusal: Refusal::Syntax });
@@ -62,7 +73,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, ParseError> {
         ParseError { line, column, message: "invalid UTF-8".into(), refusal: Refusal::Syntax }
     })?;
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = StrictValue.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    let value = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     // serde_json reports column 0 when nothing of the line was read yet (an empty
     // file, end of input right after a newline); positions here are 1-based.
     value.map_err(|e| {
@@ -148,7 +159,7 @@ impl<'de> Visitor<'de> for StrictValue {
         while let Some(key) = map.next_key::<String>()? {
             // One hash per key: the entry both finds a duplicate and is the slot to fill.
             match object.entry(key) {
-                Entry::Occupied(entry) => return Err(de::Error::custom(format!("{DUPLICATE_KEY} {:?}", entry.key()))),
+                Entry::Occupied(entry) => return Err(de::Error::custom(duplicate_key(entry.key()))),
                 Entry::Vacant(entry) => entry.insert(map.next_value_seed(StrictValue)?),
             };
         }

@@ -36,6 +36,7 @@ pub mod judge;
 mod lock;
 mod mutation;
 mod numbers;
+mod otlp;
 pub mod packet;
 mod parallel;
 pub mod parent;

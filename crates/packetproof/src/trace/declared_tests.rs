@@ -25,7 +25,7 @@ fn readings(documents: &[Value], families: &[Family]) -> Vec<(bool, Vec<Piece>)>
     let mut out = Vec::new();
     for document in documents {
         let text = document.to_string();
-        otlp::records(value::parse(text.as_bytes()).unwrap(), &mut |record| {
+        crate::otlp::json::records(value::parse(text.as_bytes()).unwrap(), &mut |record| {
             let reading = read_by(families, &record);
             out.push((reading.call, reading.content));
             Ok(())

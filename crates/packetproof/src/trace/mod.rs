@@ -1,7 +1,7 @@
 //! `packetproof trace`: production traces held to reviewed packets.
 //!
 //! An export (the body of one OTLP request: traces or logs, JSON or protobuf) is read
-//! into spans and log records (`otlp`, `proto`, `record`); the GenAI calls among them
+//! into spans and log records by `crate::otlp`; the GenAI calls among them
 //! are found by the semantic conventions (`genai`); each call is matched to a reviewed
 //! packet by its exact system and user text ([`packets`]) and judged ([`verdict`]):
 //! matched, mismatched, unreviewed or not judgeable.
@@ -15,20 +15,19 @@
 pub(crate) mod conventions;
 pub(crate) mod genai;
 pub(crate) mod join;
-pub(crate) mod otlp;
 pub mod packets;
-pub(crate) mod proto;
 pub mod received;
-pub(crate) mod record;
 pub mod request;
 pub mod settings;
-pub(crate) mod value;
 pub mod verdict;
 pub mod vouched;
 pub mod window;
 
+pub(crate) use crate::otlp::{record, value};
+pub use crate::otlp::{Encoding, Signal};
 pub use conventions::table::{Family, Library, FAMILIES};
 
+use crate::otlp::{json, protobuf};
 use crate::Invocation;
 use crate::{fsutil, Error, Result};
 use genai::Call;
@@ -41,29 +40,6 @@ use verdict::Verdict;
 
 /// The event whose attributes are a whole inference call (GenAI conventions v1.37+).
 pub(crate) const DETAILS_EVENT: &str = "gen_ai.client.inference.operation.details";
-
-/// How an export is encoded: OTLP/JSON or OTLP protobuf.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    Json,
-    Protobuf,
-}
-
-/// Which signal an export carries: spans (`/v1/traces`) or log records (`/v1/logs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
-    Traces,
-    Logs,
-}
-
-impl Signal {
-    fn request_name(self) -> &'static str {
-        match self {
-            Signal::Traces => "ExportTraceServiceRequest",
-            Signal::Logs => "ExportLogsServiceRequest",
-        }
-    }
-}
 
 /// What the caller allows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -205,19 +181,14 @@ impl<'p> Session<'p> {
                     message: e.message,
                 })?;
                 let problem =
-                    |p: otlp::Problem| Error::Json { file: origin.to_owned(), line, column: 1, message: p.message };
-                otlp::records(document, &mut |record| self.add(record, &at)).map_err(problem)?
+                    |p: json::Problem| Error::Json { file: origin.to_owned(), line, column: 1, message: p.message };
+                json::records(document, &mut |record| self.add(record, &at)).map_err(problem)?
             }
-            Encoding::Protobuf => self.read_protobuf(bytes::Bytes::copy_from_slice(bytes), signal, origin),
+            Encoding::Protobuf => {
+                let problem = |message: String| Error::refused(origin.to_owned(), message);
+                protobuf::read(bytes, signal, &mut |record| self.add(record, &at)).map_err(problem)?
+            }
         }
-    }
-
-    /// Read one protobuf export request held in `buffer` (its strings are read in place).
-    fn read_protobuf(&mut self, buffer: bytes::Bytes, signal: Option<Signal>, origin: &str) -> Result<()> {
-        let at = At { file: origin, line: 1 };
-        genai::keep_whole_texts(self.gate.is_some());
-        let problem = |message: String| Error::refused(origin.to_owned(), message);
-        proto::read(&buffer, signal, &mut |record| self.add(record, &at)).map_err(problem)?
     }
 
     fn add(&mut self, record: Record, at: &At) -> Result<()> {
@@ -369,7 +340,7 @@ fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
     let head = reader.fill_buf().map_err(|e| Error::io(path, e))?.to_vec();
     if is_protobuf(path, &head) {
         let bytes = fsutil::read_rest(Vec::new(), length, reader, &shown, max_line)?;
-        return session.read_protobuf(bytes.into(), None, &shown);
+        return session.read(&bytes, Encoding::Protobuf, None, &shown, 1);
     }
     let mut line = Vec::new();
     let mut number = 0;
@@ -406,9 +377,6 @@ fn read_file(session: &mut Session, path: &Path, max_line: u64) -> Result<()> {
 mod tests;
 
 #[cfg(test)]
-mod reader_tests;
-
-#[cfg(test)]
 mod file_tests {
     use super::*;
     use serde_json::{json, Value};
@@ -438,7 +406,7 @@ mod file_tests {
         assert_eq!(spans_of(text.as_bytes(), "t.jsonl").unwrap().spans, 3);
         let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(&request(&["d"])).unwrap()).unwrap();
         assert_eq!(spans_of(pretty.as_bytes(), "t.json").unwrap().spans, 1);
-        let binary = proto::encode_json(&serde_json::from_str(&request(&["a", "b"])).unwrap());
+        let binary = crate::otlp::encode::encode_json(&serde_json::from_str(&request(&["a", "b"])).unwrap());
         assert_eq!(spans_of(&binary, "t.bin").unwrap().spans, 2);
         assert_eq!(spans_of(&binary, "t.pb").unwrap().spans, 2);
         assert_eq!(spans_of(b"{}\n", "t.jsonl").unwrap().spans, 0);

@@ -61,7 +61,7 @@ fn judge_with(documents: &[Value], encoding: Encoding, options: Options) -> (Vec
     for (i, document) in documents.iter().enumerate() {
         let bytes = match encoding {
             Encoding::Json => document.to_string().into_bytes(),
-            Encoding::Protobuf => proto::encode_json(document),
+            Encoding::Protobuf => crate::otlp::encode::encode_json(document),
         };
         session.read(&bytes, encoding, None, "t", i + 1).unwrap();
     }
@@ -470,17 +470,23 @@ fn an_11_mb_line_of_flattened_attributes_reads_in_linear_time() {
 fn judge_export_takes_the_bytes_of_one_request() {
     let spans = span("a1", "", "s", &semconv(&[("gen_ai.input.messages", parts_messages())]));
     let packets = packets();
-    for (bytes, encoding) in
-        [(spans.to_string().into_bytes(), Encoding::Json), (proto::encode_json(&spans), Encoding::Protobuf)]
-    {
+    for (bytes, encoding) in [
+        (spans.to_string().into_bytes(), Encoding::Json),
+        (crate::otlp::encode::encode_json(&spans), Encoding::Protobuf),
+    ] {
         let (calls, counts) = judge_export(&bytes, encoding, Signal::Traces, &packets, Options::default()).unwrap();
         assert_eq!((calls.len(), counts.ok()), (1, true));
         assert_eq!(calls[0].verdict, matched());
     }
     let logs = event("a1", DETAILS_EVENT, Value::Null, &[("gen_ai.input.messages", parts_messages())]);
-    let (calls, _) =
-        judge_export(&proto::encode_json(&logs), Encoding::Protobuf, Signal::Logs, &packets, Options::default())
-            .unwrap();
+    let (calls, _) = judge_export(
+        &crate::otlp::encode::encode_json(&logs),
+        Encoding::Protobuf,
+        Signal::Logs,
+        &packets,
+        Options::default(),
+    )
+    .unwrap();
     assert_eq!(calls.len(), 1);
     let err =
         judge_export(b"\x0a\x05\xff", Encoding::Protobuf, Signal::Traces, &packets, Options::default()).unwrap_err();

@@ -2,13 +2,15 @@
 //! wherever they need no unescaping, so reading a record copies no text. The strict
 //! parse ([`parse`]) accepts exactly what `canonical::parse` accepts (a duplicate key,
 //! a lone surrogate, a number out of a double's range or nesting past its depth is
-//! refused) and reports its errors, and [`Json`] compares as `serde_json::Value`
-//! compares (an object's members in any order).
+//! refused) and refuses it in the same words at the same place, being the same tokenizer
+//! behind the same checks (`canonical::parse_with`), and [`Json`] compares as
+//! `serde_json::Value` compares (an object's members in any order).
 
 use crate::canonical::ParseError;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 /// A JSON value whose strings may borrow from the text it was read from.
@@ -64,20 +66,6 @@ impl<'a> Json<'a> {
             }
         }
     }
-
-    /// An owned value as one of these (the strict parse's own values, when it defers).
-    fn from_value(value: Value) -> Json<'static> {
-        match value {
-            Value::Null => Json::Null,
-            Value::Bool(b) => Json::Bool(b),
-            Value::Number(n) => Json::Number(n),
-            Value::String(s) => Json::String(Cow::Owned(s)),
-            Value::Array(items) => Json::Array(items.into_iter().map(Json::from_value).collect()),
-            Value::Object(map) => {
-                Json::Object(map.into_iter().map(|(k, v)| (Cow::Owned(k), Json::from_value(v))).collect())
-            }
-        }
-    }
 }
 
 impl PartialEq for Json<'_> {
@@ -99,22 +87,7 @@ impl PartialEq for Json<'_> {
 
 /// Parse `bytes` as strict JSON, as `canonical::parse` does (and with its errors).
 pub(crate) fn parse(bytes: &[u8]) -> Result<Json<'_>, ParseError> {
-    match borrowed(bytes) {
-        Some(json) => Ok(json),
-        // The refusal said as canonical::parse says it (position and message).
-        None => crate::canonical::parse(bytes).map(Json::from_value),
-    }
-}
-
-fn borrowed(bytes: &[u8]) -> Option<Json<'_>> {
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        return None;
-    }
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = Strict.deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(value)
+    crate::canonical::parse_with(bytes, Strict)
 }
 
 /// Builds a [`Json`] borrowing what it can, refusing duplicate keys.
@@ -166,25 +139,25 @@ impl<'de> Visitor<'de> for Strict {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
         let mut members: Vec<(Cow<'de, str>, Json<'de>)> = Vec::new();
+        // A key is refused as soon as it repeats one, where canonical::parse refuses it:
+        // compared with each member of a small object, looked up in a set past that.
+        let mut many: Option<HashSet<Cow<'de, str>>> = None;
         while let Some(key) = map.next_key_seed(Key)? {
+            let repeated = match &mut many {
+                Some(keys) => !keys.insert(key.clone()),
+                None => members.iter().any(|(k, _)| *k == key),
+            };
+            if repeated {
+                return Err(de::Error::custom(crate::canonical::duplicate_key(&key)));
+            }
             let value = map.next_value_seed(Strict)?;
             members.push((key, value));
-        }
-        if has_duplicate(&members) {
-            return Err(de::Error::custom("duplicate object key"));
+            if many.is_none() && members.len() > 16 {
+                many = Some(members.iter().map(|(k, _)| k.clone()).collect());
+            }
         }
         Ok(Json::Object(members))
     }
-}
-
-/// Whether two members share a key: compared pairwise when few, sorted when many.
-fn has_duplicate(members: &[(Cow<str>, Json)]) -> bool {
-    if members.len() <= 16 {
-        return members.iter().enumerate().any(|(i, (k, _))| members[..i].iter().any(|(other, _)| other == k));
-    }
-    let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
-    keys.sort_unstable();
-    keys.windows(2).any(|pair| pair[0] == pair[1])
 }
 
 /// An object key, borrowed when it needs no unescaping.

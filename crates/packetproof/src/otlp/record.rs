@@ -1,5 +1,5 @@
-//! What `trace` reads of an OTLP export, whichever its encoding (JSON: `otlp`,
-//! protobuf: `proto`): spans and log records, each with its trace and span ids (lowercase
+//! What `trace` reads of an OTLP export, whichever its encoding (JSON: `json`,
+//! protobuf: `protobuf`): spans and log records, each with its trace and span ids (lowercase
 //! hex), its name (a log record's: its event name), its instrumentation scope and its
 //! attributes as plain JSON values, in the order written and with any duplicate kept
 //! (a duplicate is conflicting evidence, not a value to pick). A record borrows its

@@ -2,14 +2,15 @@
 //! `ExportLogsServiceRequest` (`{"resourceLogs": […]}`) as the OpenTelemetry Collector's
 //! file exporter writes it, one per line, or a single (pretty-printed) document.
 //!
-//! The JSON is parsed strictly (`canonical::parse`: a duplicate key is refused, as in every
-//! other input), then walked once: every span and log record is handed on as a
+//! The JSON is parsed strictly, once (`value::parse`: a duplicate key is refused, as in
+//! every other input), then walked once: every span and log record is handed on as a
 //! [`Record`], its attribute values as plain JSON ([`plain`]). An empty object is an empty
 //! export (the protobuf JSON mapping omits empty lists); an object with neither list and
 //! other members is no OTLP export.
 
 use super::record::{Attributes, Event, Kind, Record};
 use super::value::Json;
+use super::Visit;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -44,7 +45,6 @@ fn wrong(path: &Path, what: &str) -> Problem {
     Problem { message: format!("{path}: expected {what}") }
 }
 
-type Visit<'v> = dyn FnMut(Record<'_>) -> crate::Result<()> + 'v;
 type Members<'a> = Vec<(Cow<'a, str>, Json<'a>)>;
 
 /// Hand on every span and log record of one parsed document, moving its strings into the
@@ -304,7 +304,7 @@ mod tests {
     fn names(document: Value) -> Result<Vec<(String, Kind)>, Problem> {
         let mut out = Vec::new();
         let text = document.to_string();
-        records(crate::trace::value::parse(text.as_bytes()).unwrap(), &mut |r| {
+        records(crate::otlp::value::parse(text.as_bytes()).unwrap(), &mut |r| {
             out.push((r.name.into_owned(), r.kind));
             Ok(())
         })?
@@ -327,7 +327,7 @@ mod tests {
 
     fn plain(value: Value) -> Result<Value, String> {
         let text = value.to_string();
-        super::plain(crate::trace::value::parse(text.as_bytes()).unwrap()).map(|j| j.to_value())
+        super::plain(crate::otlp::value::parse(text.as_bytes()).unwrap()).map(|j| j.to_value())
     }
 
     #[test]

@@ -1,19 +1,19 @@
-//! The readers that borrow their text, held to the ones they replaced on generated
-//! exports: the strict borrowed parse to `canonical::parse` (every text, its value or
-//! its error), the protobuf reader (prost twins holding `Bytes`) to the OpenTelemetry
-//! project's generated types (the same bytes accepted, broken or not, and the same
-//! records), and the JSON reader to the protobuf reader on an export's two encodings.
+//! The readers held to references on generated exports: the strict borrowed parse to
+//! `canonical::parse` (every text, its value or its error), the protobuf reader to the
+//! OpenTelemetry project's generated types, prost's decoding (the same bytes accepted,
+//! broken or not, and field by field the same records: the generated types are kept for
+//! this test alone), and the JSON reader to the protobuf reader on an export's two
+//! encodings.
 
-use super::proto;
 use super::record::{hex, Kind, Record};
-use super::{otlp, value, Signal};
-use bytes::Bytes;
+use super::{json, protobuf, value, Signal};
 use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, ArrayValue, KeyValue, KeyValueList};
 use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
-use opentelemetry_proto::tonic::trace::v1::{span, ResourceSpans, ScopeSpans, Span};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+use opentelemetry_proto::tonic::trace::v1::{span, ResourceSpans, ScopeSpans, Span, Status};
 use proptest::prelude::*;
 use prost::Message;
 use serde_json::{json, Map, Value};
@@ -25,10 +25,11 @@ fn summary(r: &Record) -> Value {
     };
     let events: Vec<Value> = r.events.iter().map(|e| json!([e.name, attributes(&e.attributes)])).collect();
     json!({"trace": r.trace_id, "span": r.span_id, "parent": r.parent_span_id, "name": r.name, "scope": r.scope,
-           "attributes": attributes(&r.attributes), "events": events, "start": r.start, "end": r.end})
+           "attributes": attributes(&r.attributes), "events": events, "body": r.body.to_value(), "start": r.start,
+           "end": r.end})
 }
 
-/// The reader this replaced: an AnyValue of the generated types as plain JSON.
+/// The reference: an AnyValue of the generated types as plain JSON.
 fn reference_plain(value: &AnyValue) -> Result<Value, String> {
     use base64::Engine as _;
     Ok(match &value.value {
@@ -57,7 +58,7 @@ fn reference_plain(value: &AnyValue) -> Result<Value, String> {
     })
 }
 
-/// The reader this replaced: every span of the generated types, as [`summary`] writes it.
+/// The reference: every span of the generated types, as [`summary`] writes it.
 fn reference_records(request: &ExportTraceServiceRequest) -> Result<Vec<Value>, String> {
     let attributes = |list: &[KeyValue]| -> Result<Value, String> {
         list.iter()
@@ -77,14 +78,14 @@ fn reference_records(request: &ExportTraceServiceRequest) -> Result<Vec<Value>, 
             reference_id(&s.span_id, 8, "span id")?;
             reference_id(&s.parent_span_id, 8, "parent span id")?;
             out.push(json!({"trace": hex(&s.trace_id), "span": hex(&s.span_id), "parent": hex(&s.parent_span_id),
-                "name": s.name, "scope": scope, "attributes": attributes(&s.attributes)?, "events": events,
+                "name": s.name, "scope": scope, "attributes": attributes(&s.attributes)?, "events": events, "body": null,
                 "start": s.start_time_unix_nano, "end": s.end_time_unix_nano}));
         }
     }
     Ok(out)
 }
 
-/// The reader this replaced, for log records: each as [`summary`] writes a record.
+/// The reference, for log records: each as [`summary`] writes a record.
 fn reference_log_records(request: &ExportLogsServiceRequest) -> Result<Vec<Value>, String> {
     let attributes = |list: &[KeyValue]| -> Result<Vec<(String, Value)>, String> {
         list.iter()
@@ -103,10 +104,10 @@ fn reference_log_records(request: &ExportLogsServiceRequest) -> Result<Vec<Value
             let time = if log.time_unix_nano > 0 { log.time_unix_nano } else { log.observed_time_unix_nano };
             reference_id(&log.trace_id, 16, "trace id")?;
             reference_id(&log.span_id, 8, "span id")?;
-            log.body.as_ref().map(reference_plain).transpose()?;
+            let body = log.body.as_ref().map(reference_plain).transpose()?.unwrap_or(Value::Null);
             let attributes: Vec<Value> = attributes.into_iter().map(|(k, v)| json!([k, v])).collect();
             out.push(json!({"trace": hex(&log.trace_id), "span": hex(&log.span_id), "parent": "", "name": name,
-                "scope": scope, "attributes": attributes, "events": [], "start": time, "end": time}));
+                "scope": scope, "attributes": attributes, "events": [], "body": body, "start": time, "end": time}));
         }
     }
     Ok(out)
@@ -151,10 +152,10 @@ fn reference(bytes: &[u8], signal: Option<Signal>) -> Option<Result<(Kind, Vec<V
     }
 }
 
-/// What [`proto::read`] makes of `bytes`, as [`reference`] says it.
+/// What [`protobuf::read`] makes of `bytes`, as [`reference`] says it.
 fn new_read(bytes: Vec<u8>, signal: Option<Signal>) -> Option<Result<(Kind, Vec<Value>), String>> {
     let (mut kind, mut out) = (None, Vec::new());
-    let read = proto::read(&Bytes::from(bytes), signal, &mut |r| {
+    let read = protobuf::read(&bytes, signal, &mut |r| {
         kind.get_or_insert(r.kind);
         assert_eq!(Some(r.kind), kind, "one export, one kind of record");
         out.push(summary(&r));
@@ -249,8 +250,122 @@ fn log_export() -> impl Strategy<Value = ExportLogsServiceRequest> {
     prop::collection::vec(resource, 1..4).prop_map(|resource_logs| ExportLogsServiceRequest { resource_logs })
 }
 
+/// A length-delimited field of `number` holding `payload`, as prost writes one.
+fn field(number: u32, payload: &[u8]) -> Vec<u8> {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    let mut out = Vec::new();
+    encode_key(number, WireType::LengthDelimited, &mut out);
+    encode_varint(payload.len() as u64, &mut out);
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Messages given in chunks, each chunk a message of its own: protobuf merges them into one
+/// (the last scalar wins, a message field merges, a list grows).
+fn chunks<T: Message>(parts: &[T]) -> Vec<u8> {
+    parts.iter().flat_map(Message::encode_to_vec).collect()
+}
+
+/// The parts of a request no record holds, with strings that may not be UTF-8 (as bytes
+/// in an unknown field of the same number would be): a resource, a scope with attributes.
+fn resource() -> impl Strategy<Value = Resource> {
+    attributes().prop_map(|attributes| Resource { attributes, dropped_attributes_count: 1, ..Default::default() })
+}
+
+fn scope() -> impl Strategy<Value = InstrumentationScope> {
+    ("[s]{0,2}", "[v]{0,1}", attributes()).prop_map(|(name, version, attributes)| InstrumentationScope {
+        name,
+        version,
+        attributes,
+        ..Default::default()
+    })
+}
+
+/// A traces export whose spans, scopes and resources come in chunks (each span possibly
+/// split in two, merged when read), with links, status and resources.
+fn merged_traces() -> impl Strategy<Value = Vec<u8>> {
+    let link = (ids(16), "[t]{0,1}", attributes()).prop_map(|(trace_id, trace_state, attributes)| span::Link {
+        trace_id,
+        trace_state,
+        attributes,
+        ..Default::default()
+    });
+    let part = (ids(16), ids(8), ids(8), "[ab ]{0,2}", attributes(), prop::collection::vec(link, 0..2), "[m]{0,1}")
+        .prop_map(|(trace_id, span_id, parent_span_id, name, attributes, links, message)| Span {
+            trace_id,
+            span_id,
+            parent_span_id,
+            name,
+            attributes,
+            links,
+            status: Some(Status { message, code: 1 }),
+            end_time_unix_nano: 7,
+            ..Default::default()
+        });
+    let span = prop::collection::vec(part, 1..3).prop_map(|parts| field(2, &chunks(&parts)));
+    let scope_spans =
+        (prop::collection::vec(scope(), 0..3), prop::collection::vec(span, 0..3)).prop_map(|(scopes, spans)| {
+            [scopes.iter().flat_map(|s| field(1, &s.encode_to_vec())).collect(), spans.concat()].concat()
+        });
+    let resource_spans =
+        (prop::option::of(resource()), prop::collection::vec(scope_spans, 0..3)).prop_map(|(r, scopes)| {
+            let resource = r.map(|r| field(1, &r.encode_to_vec())).unwrap_or_default();
+            [resource, scopes.iter().flat_map(|s| field(2, s)).collect()].concat()
+        });
+    prop::collection::vec(resource_spans, 1..3).prop_map(|all| all.iter().flat_map(|r| field(1, r)).collect())
+}
+
+/// A logs export whose records come in chunks: a body given twice merges (a list grows,
+/// another kind replaces it).
+fn merged_logs() -> impl Strategy<Value = Vec<u8>> {
+    let part = (ids(8), "[ab.]{0,2}", attributes(), prop::option::of(any_value()), any::<u64>()).prop_map(
+        |(span_id, event_name, attributes, body, observed)| LogRecord {
+            span_id,
+            event_name,
+            attributes,
+            body,
+            observed_time_unix_nano: observed % 3,
+            severity_text: "INFO".into(),
+            ..Default::default()
+        },
+    );
+    let log = prop::collection::vec(part, 1..3).prop_map(|parts| field(2, &chunks(&parts)));
+    let scope_logs = (prop::option::of(scope()), prop::collection::vec(log, 0..3)).prop_map(|(scope, logs)| {
+        [scope.map(|s| field(1, &s.encode_to_vec())).unwrap_or_default(), logs.concat()].concat()
+    });
+    let resource_logs = prop::collection::vec(scope_logs, 0..3)
+        .prop_map(|scopes| scopes.iter().flat_map(|s| field(2, s)).collect::<Vec<u8>>());
+    prop::collection::vec(resource_logs, 1..3).prop_map(|all| all.iter().flat_map(|r| field(1, r)).collect())
+}
+
+/// `bytes` with one byte changed or its end cut, or as it is.
+fn broken(mut bytes: Vec<u8>, change: Option<(prop::sample::Index, u8)>, cut: Option<prop::sample::Index>) -> Vec<u8> {
+    if let (Some((at, byte)), false) = (change, bytes.is_empty()) {
+        let i = at.index(bytes.len());
+        bytes[i] = byte;
+    }
+    if let (Some(cut), false) = (cut, bytes.is_empty()) {
+        bytes.truncate(cut.index(bytes.len()));
+    }
+    bytes
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Exports in chunks, with the parts no record holds, valid or broken, read as the
+    /// generated types read them: the same bytes accepted, the same records field by field.
+    #[test]
+    fn merged_exports_read_as_the_generated_types_read_them(
+        bytes in prop_oneof![merged_traces(), merged_logs()],
+        change in prop::option::of((any::<prop::sample::Index>(), any::<u8>())),
+        cut in prop::option::weighted(0.3, any::<prop::sample::Index>()),
+        signal in prop_oneof![Just(None), Just(Some(Signal::Traces)), Just(Some(Signal::Logs))],
+    ) {
+        let bytes = broken(bytes, change, cut);
+        let old = kind_of_nothing(reference(&bytes, signal));
+        prop_assert_eq!(kind_of_nothing(new_read(bytes, signal)), old);
+    }
 
     #[test]
     fn the_strict_borrowed_parse_is_canonical_parse(
@@ -291,7 +406,7 @@ proptest! {
         let document = serde_json::to_value(json_of(&request)).unwrap();
         let text = document.to_string();
         let mut from_json = Vec::new();
-        let read = otlp::records(value::parse(text.as_bytes()).unwrap(), &mut |r| {
+        let read = json::records(value::parse(text.as_bytes()).unwrap(), &mut |r| {
             from_json.push(summary(&r));
             Ok(())
         });
@@ -374,4 +489,79 @@ fn the_protobuf_reader_refuses_the_depth_the_generated_types_refuse() {
         })
         .collect();
     assert!(outcomes.contains(&true) && outcomes.contains(&false), "the limit lies within: {outcomes:?}");
+}
+
+/// Each record as `Debug` writes it (a borrowed and an owned string write the same).
+fn records_of(bytes: &[u8], signal: Option<Signal>) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    protobuf::read(bytes, signal, &mut |r| {
+        out.push(format!("{r:?}"));
+        Ok(())
+    })?
+    .unwrap();
+    Ok(out)
+}
+
+#[test]
+fn a_protobuf_export_reads_as_its_json_twin() {
+    let spans = json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "s"}, "spans": [{
+        "traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": "chat m",
+        "attributes": [{"key": "gen_ai.request.max_tokens", "value": {"intValue": "64"}},
+                       {"key": "l", "value": {"arrayValue": {"values": [{"stringValue": "a"}]}}}],
+        "events": [{"name": "e", "attributes": [{"key": "k", "value": {"boolValue": true}}]}]}]}]}]});
+    let from_json = {
+        let mut out = Vec::new();
+        let text = spans.to_string();
+        json::records(value::parse(text.as_bytes()).unwrap(), &mut |r| {
+            out.push(format!("{r:?}"));
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+        out
+    };
+    let bytes = super::encode::encode_json(&spans);
+    assert_eq!(records_of(&bytes, Some(Signal::Traces)).unwrap(), from_json);
+    assert_eq!(records_of(&bytes, None).unwrap(), from_json);
+    let logs = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "s"}, "logRecords": [{
+        "eventName": "gen_ai.user.message", "spanId": "b7ad6b7169203331",
+        "body": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "U"}}]}}}]}]}]});
+    let mut records = Vec::new();
+    protobuf::read(&super::encode::encode_json(&logs), None, &mut |r| {
+        records.push((r.kind, r.body.to_value()));
+        Ok(())
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(records, vec![(Kind::Log, json!({"content": "U"}))]);
+    assert!(records_of(&[], None).unwrap().is_empty());
+}
+
+/// The reader says why it refuses, and where, in its own words.
+#[test]
+fn a_broken_export_is_refused_with_what_breaks_and_where() {
+    let refusal = |bytes: &[u8], signal| records_of(bytes, signal).unwrap_err();
+    assert_eq!(
+        refusal(b"\x0a\xff", Some(Signal::Traces)),
+        "not an OTLP protobuf ExportTraceServiceRequest: a varint cut short by the end of its message, at byte 1"
+    );
+    // A span named with a byte that is not UTF-8: the request, its entry, its scope, the span.
+    let span = field(5, b"\xff");
+    let bytes = field(1, &field(2, &field(2, &span)));
+    assert_eq!(
+        refusal(&bytes, Some(Signal::Traces)),
+        "not an OTLP protobuf ExportTraceServiceRequest: Span.name is not UTF-8 (a protobuf string must be), at byte 8"
+    );
+    let both = refusal(&bytes, None);
+    assert!(both.starts_with("not an OTLP protobuf ExportTraceServiceRequest: Span.name"), "{both}");
+    assert!(both.contains("; not an OTLP protobuf ExportLogsServiceRequest: "), "{both}");
+    // A trace id given as a varint.
+    let bytes = field(1, &field(2, &field(2, &[0x08, 0x01])));
+    assert_eq!(
+        refusal(&bytes, Some(Signal::Traces)),
+        "not an OTLP protobuf ExportTraceServiceRequest: Span.trace_id as a varint: it is a length-delimited value, at byte 6"
+    );
+    // An id of the wrong length is no wire error: said as such.
+    let bytes = field(1, &field(2, &field(2, &field(1, b"abc"))));
+    assert_eq!(refusal(&bytes, Some(Signal::Traces)), "a trace id of 3 bytes: expected 16, or none");
 }
