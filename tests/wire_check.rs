@@ -35,9 +35,13 @@ fn body(case: &str, api: Api) -> Value {
 
 /// The findings of checking `captured` (a bare body) against the case's packet, as `path: message`.
 fn check(case: &str, api: Api, captured: Value) -> Vec<String> {
-    let captured = Captured::body(captured, "cap.json");
-    let outcome = wire::check(&packet(case), api, &captured, config().settings(), case, wire::CHECK).unwrap();
+    let outcome = checked(case, api, &Captured::body(captured, "cap.json"));
     outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect()
+}
+
+/// The outcome of checking `captured` against the case's packet.
+fn checked(case: &str, api: Api, captured: &Captured) -> packetproof::Outcome {
+    wire::check(&packet(case), api, captured, config().settings(), case, wire::CHECK).unwrap()
 }
 
 #[track_caller]
@@ -277,15 +281,7 @@ fn strict_follows_the_schema_and_any_other_strict_or_schema_edit_is_a_finding() 
     );
     assert!(findings.is_empty(), "{findings:#?}");
     let captured = Captured::body(body(OPENAI, Api::from_name("openai-responses").unwrap()), "cap.json");
-    let outcome = wire::check(
-        &packet(OPENAI),
-        Api::from_name("openai-responses").unwrap(),
-        &captured,
-        config().settings(),
-        OPENAI,
-        wire::CHECK,
-    )
-    .unwrap();
+    let outcome = checked(OPENAI, Api::from_name("openai-responses").unwrap(), &captured);
     assert!(outcome.notes.iter().any(|n| n.starts_with("strict is false") && n.contains("$.outputSchema.schema")));
 
     let mut b = body(OPENAI, Api::from_name("openai-responses").unwrap());
@@ -388,28 +384,12 @@ fn a_har_entry_for_the_endpoint_is_checked_with_the_gemini_model_in_its_url() {
         entry(ok, &b),
     ]);
     let captured = wire::capture::parse(&bytes, "cap.har", Api::from_name("gemini").unwrap()).unwrap();
-    let outcome = wire::check(
-        &packet(GOOGLE),
-        Api::from_name("gemini").unwrap(),
-        &captured,
-        config().settings(),
-        GOOGLE,
-        wire::CHECK,
-    )
-    .unwrap();
+    let outcome = checked(GOOGLE, Api::from_name("gemini").unwrap(), &captured);
     assert!(outcome.ok(), "{:#?}", outcome.findings);
 
     let bytes = har(vec![entry(&ok.replace("gemini-2.5-flash", "gemini-2.5-pro"), &b)]);
     let captured = wire::capture::parse(&bytes, "cap.har", Api::from_name("gemini").unwrap()).unwrap();
-    let outcome = wire::check(
-        &packet(GOOGLE),
-        Api::from_name("gemini").unwrap(),
-        &captured,
-        config().settings(),
-        GOOGLE,
-        wire::CHECK,
-    )
-    .unwrap();
+    let outcome = checked(GOOGLE, Api::from_name("gemini").unwrap(), &captured);
     assert_eq!(outcome.findings.len(), 1, "{:#?}", outcome.findings);
     let url = JsonPath::field("log").key("entries").index(0).key("request").key("url");
     assert_eq!(outcome.findings[0].path, Location::in_file("cap.har", url));
@@ -441,15 +421,7 @@ fn every_other_generation_post_in_a_har_is_a_finding_naming_its_url() {
         entry("https://api.openai.com/v1/chat/completions", &json!({"model": "gpt-5", "messages": []})),
     ]);
     let captured = wire::capture::parse(&bytes, "cap.har", Api::from_name("anthropic").unwrap()).unwrap();
-    let outcome = wire::check(
-        &packet(ANTHROPIC),
-        Api::from_name("anthropic").unwrap(),
-        &captured,
-        config().settings(),
-        ANTHROPIC,
-        wire::CHECK,
-    )
-    .unwrap();
+    let outcome = checked(ANTHROPIC, Api::from_name("anthropic").unwrap(), &captured);
     let found: Vec<String> = outcome.findings.iter().map(|f| format!("{}: {}", f.path, f.message)).collect();
     assert_eq!(
         found,
