@@ -36,6 +36,7 @@ mod shape;
 use crate::branch::{EvidenceMode, InsertionMode, Neighbours, SourceScope};
 pub use budget::{Budget, Declared};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The block builder's entry templates, under `paths.prompts` (else built in).
@@ -428,17 +429,34 @@ impl Profile {
         self.renamed.iter().find(|(f, _, old)| f == field && old == value).map_or(value, |(_, new, _)| new.as_str())
     }
 
-    /// `branch` (a resolvedBranch) with every renamed value read as the built-in one.
-    pub(crate) fn builtin_branch(&self, branch: &serde_json::Value) -> serde_json::Value {
-        let mut branch = branch.clone();
-        if let Some(map) = branch.as_object_mut() {
-            for (field, value) in map.iter_mut() {
-                if let Some(text) = value.as_str() {
-                    let builtin = self.builtin_value(field, text);
-                    if builtin != text {
-                        *value = serde_json::Value::String(builtin.to_owned());
-                    }
-                }
+    /// `branch` (a resolvedBranch) with every renamed value read as the built-in one;
+    /// borrowed as it is when it names none.
+    pub(crate) fn builtin_branch<'b>(&self, branch: &'b serde_json::Value) -> Cow<'b, serde_json::Value> {
+        self.renaming(Cow::Borrowed(branch), |field, value| self.builtin_value(field, value).to_owned())
+    }
+
+    /// `branch` with every built-in value the suite renamed given its new name: what new
+    /// packets carry and the templates render.
+    pub(crate) fn spelled_branch<'b>(&self, branch: Cow<'b, serde_json::Value>) -> Cow<'b, serde_json::Value> {
+        self.renaming(branch, |field, value| self.spelled(field, value).to_owned())
+    }
+
+    /// `branch` with each string value replaced by what `name` makes of it (field, value),
+    /// copied only when one changes; as it is when the suite renames nothing.
+    fn renaming<'b>(
+        &self,
+        mut branch: Cow<'b, serde_json::Value>,
+        name: impl Fn(&str, &str) -> String,
+    ) -> Cow<'b, serde_json::Value> {
+        if self.renamed.is_empty() {
+            return branch;
+        }
+        let fields: Vec<String> = branch.as_object().into_iter().flatten().map(|(field, _)| field.clone()).collect();
+        for field in fields {
+            let Some(text) = branch[&field].as_str() else { continue };
+            let named = name(&field, text);
+            if named != text {
+                branch.to_mut()[&field] = serde_json::Value::String(named);
             }
         }
         branch

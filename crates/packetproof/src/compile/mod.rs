@@ -42,7 +42,7 @@ pub fn compile(request: &Value, config: &Invocation, file: &str) -> Result<Value
     let resolution = branch::resolve(request, file)?;
     let render_input = render_input::build(request, &resolution);
     let agent_id = agent.agent_ids.first().map_or(AGENT_ID, String::as_str);
-    let branch = spelled_branch(resolution.to_json(agent_id), agent);
+    let branch = agent.spelled_branch(std::borrow::Cow::Owned(resolution.to_json(agent_id))).into_owned();
     let provider = request["provider"].as_str().unwrap_or_default();
     // Validated against harness.toml's allow-list, so the provider has its mode.
     let mode = config
@@ -81,20 +81,6 @@ fn builtin_request<'a>(request: &'a Value, agent: &crate::profile::Profile) -> s
         }
     }
     request
-}
-
-/// `branch` with each built-in value the suite renamed given its new name: what new
-/// packets carry and the templates render.
-fn spelled_branch(mut branch: Value, agent: &crate::profile::Profile) -> Value {
-    for (field, value) in branch.as_object_mut().into_iter().flatten() {
-        if let Some(text) = value.as_str() {
-            let spelled = agent.spelled(field, text);
-            if spelled != text {
-                *value = Value::String(spelled.to_owned());
-            }
-        }
-    }
-    branch
 }
 
 /// The prompts the project's templates render over a packet's own renderInput and

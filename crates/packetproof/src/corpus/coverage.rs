@@ -72,8 +72,8 @@ pub(crate) fn coverage_gaps(rows: &[Value], config: &Config) -> Vec<Gap> {
 fn agent_gaps(rows: &[&Value], agent: &Profile, config: &Config) -> Vec<Missing> {
     // A renamed value is covered by meaning: a packet naming it either way covers the
     // built-in value, and a gap names it as new packets do ([contract.renamed]).
-    let rows: Vec<Value> = rows.iter().map(|row| agent.builtin_branch(row)).collect();
-    let rows: Vec<&Value> = rows.iter().collect();
+    let rows: Vec<std::borrow::Cow<Value>> = rows.iter().map(|row| agent.builtin_branch(row)).collect();
+    let rows: Vec<&Value> = rows.iter().map(AsRef::as_ref).collect();
     let mut missing = Vec::new();
     let meanings = |field: &str, values: &[String]| -> Vec<String> {
         values.iter().filter(|v| agent.builtin_value(field, v) == v.as_str()).cloned().collect()

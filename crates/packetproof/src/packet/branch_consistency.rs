@@ -18,8 +18,8 @@ const CHECK: PacketCheck = PacketCheck::BranchConsistency;
 /// Every disagreement between resolvedBranch and renderInput, and every unknown renderInput key.
 pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding> {
     let mut out = Vec::new();
-    let (Some(input), Some(branch)) =
-        (packet.get("renderInput").and_then(Value::as_object), packet.get("resolvedBranch").and_then(Value::as_object))
+    let (Some(input), Some(recorded)) =
+        (packet.get("renderInput").and_then(Value::as_object), packet.get("resolvedBranch").filter(|b| b.is_object()))
     else {
         // packet::contract reports a missing or non-object renderInput or resolvedBranch.
         return out;
@@ -28,8 +28,8 @@ pub(crate) fn check(packet: &Map<String, Value>, config: &Config) -> Vec<Finding
     let unknown = super::unknown_render_input_keys(packet, agent);
     out.extend(unknown.into_iter().map(|(at, message)| Finding::new(CHECK, at, message)));
     // A renamed value is read as the built-in one it names ([contract.renamed]).
-    let builtin = agent.builtin_branch(&Value::Object(branch.clone()));
-    let branch = builtin.as_object().unwrap_or(branch);
+    let builtin = agent.builtin_branch(recorded);
+    let Some(branch) = builtin.as_object() else { return out };
     let implied = implied(input);
     for (field, value) in &implied.fields {
         let recorded = branch.get(*field);

@@ -200,10 +200,9 @@ fn a_renamed_built_in_value_reads_as_the_built_in_one() {
     assert!(values.contains(&"staged".to_owned()) && values.contains(&"staged-review".to_owned()));
     assert!(!profile.is_extension("insertionMode", "staged-review"), "a renamed value keeps every rule running");
     let branch = serde_json::json!({"insertionMode": "staged-review", "sourceScope": "project"});
-    assert_eq!(
-        profile.builtin_branch(&branch),
-        serde_json::json!({"insertionMode": "staged", "sourceScope": "project"})
-    );
+    let builtin = serde_json::json!({"insertionMode": "staged", "sourceScope": "project"});
+    assert_eq!(*profile.builtin_branch(&branch), builtin);
+    assert_eq!(*profile.spelled_branch(std::borrow::Cow::Borrowed(&builtin)), branch);
     for (text, says) in [
         ("[renamed.insertionMode]\n\"later\" = \"deferred\"\n", "\"deferred\" is not a built-in value"),
         ("[renamed.hasTargetTheme]\n\"yes\" = \"true\"\n", "not a block-builder branch field with a value set"),
