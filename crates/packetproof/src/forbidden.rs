@@ -3,29 +3,14 @@
 
 use regex::Regex;
 
-/// harness.toml `[forbidden]` as written (over the built-in lists).
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawForbidden {
-    keys: Vec<String>,
-    blueprint_keys: Vec<String>,
-    value_patterns: Vec<String>,
-    /// Added to the lists above (built-in or restated), so a suite names only its own.
-    #[serde(default)]
-    extra_keys: Vec<String>,
-    #[serde(default)]
-    extra_blueprint_keys: Vec<String>,
-    #[serde(default)]
-    extra_value_patterns: Vec<String>,
-}
-
-/// `[agents.NAME.forbidden]` (or `[contract.forbidden]`): one agent's lists over the
-/// suite's. A list given replaces the suite's (narrowed or replaced: an agent whose
-/// prompts carry image URLs by design leaves the media-URL pattern out); `extra_*` add
-/// to it, as in `[forbidden]`.
+/// `[forbidden]` as written (over the built-in lists), and an agent's
+/// `[agents.NAME.forbidden]` (or `[contract.forbidden]`) over the suite's: a list given
+/// replaces the one below it (narrowed or replaced: an agent whose prompts carry image URLs
+/// by design leaves the media-URL pattern out), and `extra_*` add to it, so a suite or an
+/// agent names only its own.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct AgentForbidden {
+pub(crate) struct RawForbidden {
     keys: Option<Vec<String>>,
     blueprint_keys: Option<Vec<String>>,
     value_patterns: Option<Vec<String>>,
@@ -61,28 +46,21 @@ impl Forbidden {
     /// The lists `[forbidden]` resolves to: each built-in (or restated) list with the
     /// suite's `extra_*` added, each entry once. An error names the setting.
     pub(crate) fn from_settings(raw: RawForbidden) -> std::result::Result<Forbidden, String> {
+        let none = Forbidden::new(Vec::new(), Vec::new(), Vec::new()).expect("no pattern to refuse");
+        none.under(raw)
+    }
+
+    /// `raw`'s lists over these: each list it gives in place of this one, its `extra_*`
+    /// added, each entry once (an agent's over the suite's). An error names the setting,
+    /// below the table it is read from.
+    pub(crate) fn under(&self, raw: RawForbidden) -> std::result::Result<Forbidden, String> {
         for pattern in &raw.extra_value_patterns {
             Regex::new(pattern).map_err(|e| format!("forbidden.extra_value_patterns: {e}"))?;
         }
         Forbidden::new(
-            joined(raw.keys, raw.extra_keys),
-            joined(raw.blueprint_keys, raw.extra_blueprint_keys),
-            joined(raw.value_patterns, raw.extra_value_patterns),
-        )
-        .map_err(|e| format!("forbidden.value_patterns: {e}"))
-    }
-
-    /// One agent's lists: each list it gives in place of this (the suite's) one, its
-    /// `extra_*` added. An error names the setting below the agent's table.
-    pub(crate) fn for_agent(&self, raw: AgentForbidden) -> std::result::Result<Forbidden, String> {
-        let patterns = joined(raw.value_patterns.unwrap_or_else(|| self.patterns.clone()), raw.extra_value_patterns);
-        for pattern in &patterns {
-            Regex::new(pattern).map_err(|e| format!("forbidden.value_patterns: {e}"))?;
-        }
-        Forbidden::new(
             joined(raw.keys.unwrap_or_else(|| self.keys.clone()), raw.extra_keys),
             joined(raw.blueprint_keys.unwrap_or_else(|| self.blueprint_keys.clone()), raw.extra_blueprint_keys),
-            patterns,
+            joined(raw.value_patterns.unwrap_or_else(|| self.patterns.clone()), raw.extra_value_patterns),
         )
         .map_err(|e| format!("forbidden.value_patterns: {e}"))
     }

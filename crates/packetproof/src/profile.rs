@@ -168,7 +168,7 @@ pub(crate) struct RawContract {
     #[serde(default)]
     slots: BTreeMap<String, crate::template::shape::RawSlot>,
     /// The agent's forbidden lists over the suite's `[forbidden]`.
-    forbidden: Option<crate::forbidden::AgentForbidden>,
+    forbidden: Option<crate::forbidden::RawForbidden>,
     /// Built-in branch values the suite renamed: field → new name → the built-in value.
     #[serde(default)]
     renamed: BTreeMap<String, BTreeMap<String, String>>,
@@ -241,7 +241,7 @@ impl RawContract {
     }
 
     /// The agent's `forbidden` table, taken out to be resolved over the suite's lists.
-    pub(crate) fn take_forbidden(&mut self) -> Option<crate::forbidden::AgentForbidden> {
+    pub(crate) fn take_forbidden(&mut self) -> Option<crate::forbidden::RawForbidden> {
         self.forbidden.take()
     }
 }

@@ -41,7 +41,7 @@ impl Agents {
             }
             let setting = if name == CONTRACT { "contract.".to_owned() } else { format!("agents.{name}.") };
             let reword = |message: String| message.replacen("contract.", &setting, 1);
-            let own = raw.take_forbidden().map(|table| forbidden.for_agent(table)).transpose();
+            let own = raw.take_forbidden().map(|table| forbidden.under(table)).transpose();
             let own = own.map_err(|m| format!("{setting}{m}"))?;
             let mut profile = Profile::resolve(&name, raw, block_render_input_keys).map_err(reword)?;
             profile.forbidden = own;
