@@ -109,14 +109,15 @@ fn labels(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Res
             }
         }
     }
-    let mut out: Vec<Violation> = unseen_prompt_changes(config, git, base, goldens)?.into_iter().collect();
-    out.extend(prompts_without_their_templates(config, git, base, goldens)?);
+    let texts = Texts { config, git, base, known: Default::default() };
+    let mut out: Vec<Violation> = unseen_prompt_changes(&texts, goldens)?.into_iter().collect();
+    out.extend(prompts_without_their_templates(&texts, goldens)?);
     for (key, (before, after, cases)) in seen {
         // A template new in this release, or gone from it, has no label to compare.
         if before.is_empty() || after.is_empty() {
             continue;
         }
-        let Some(text_changed) = text_changed(config, git, base, key)? else { continue };
+        let Some(text_changed) = texts.changed(key)? else { continue };
         let label_changed = before != after;
         let (kind, what) = match (label_changed, text_changed) {
             (true, false) => (ViolationKind::LabelWithoutText, "changed, but the template's text did not"),
@@ -139,7 +140,7 @@ fn labels(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Res
 /// labels changed because a template did; when the labels stand for templates
 /// release-check cannot see (not files of the suite: prompts kept in an app's
 /// code), nothing explains it, and it fails, naming the setting that shows them.
-fn unseen_prompt_changes(config: &Invocation, git: &Git, base: &str, goldens: &[Golden]) -> Result<Option<Violation>> {
+fn unseen_prompt_changes(texts: &Texts, goldens: &[Golden]) -> Result<Option<Violation>> {
     let mut cases = Vec::new();
     let mut unseen: BTreeSet<String> = BTreeSet::new();
     for golden in goldens {
@@ -153,7 +154,7 @@ fn unseen_prompt_changes(config: &Invocation, git: &Git, base: &str, goldens: &[
         }
         let mut blind = Vec::new();
         for (key, _) in versions(Some(now)) {
-            if text_changed(config, git, base, key)?.is_none() {
+            if texts.changed(key)?.is_none() {
                 blind.push(key.clone());
             }
         }
@@ -173,7 +174,7 @@ fn unseen_prompt_changes(config: &Invocation, git: &Git, base: &str, goldens: &[
              cannot see the templates the labels stand for ({keys}: not files of the suite at the base and now), \
              so nothing explains the change: change the label, or name the templates' folder with `paths.prompts` \
              in {} so their text is compared",
-            config.settings().file_name()
+            texts.config.settings().file_name()
         ),
         cases,
         paths: unseen.into_iter().collect(),
@@ -211,12 +212,7 @@ fn prompt_of(agent: &crate::profile::Profile, key: &str) -> Option<Prompt> {
 /// it): a label bumped for the system prompt explains the system prompt, not a rewording
 /// of the user message beside it. Cases with no changed template are
 /// [`unseen_prompt_changes`]'s; cases another change may explain are left to the policy.
-fn prompts_without_their_templates(
-    config: &Invocation,
-    git: &Git,
-    base: &str,
-    goldens: &[Golden],
-) -> Result<Vec<Violation>> {
+fn prompts_without_their_templates(texts: &Texts, goldens: &[Golden]) -> Result<Vec<Violation>> {
     let mut found: BTreeMap<&str, (Vec<String>, BTreeSet<String>)> = BTreeMap::new();
     for golden in goldens.iter().filter(|g| !g.explained_otherwise) {
         let (Some(then), Some(now)) = (golden.base, golden.tree) else { continue };
@@ -230,14 +226,14 @@ fn prompts_without_their_templates(
         let before: BTreeMap<&String, &Value> = versions(Some(then)).collect();
         let mut changed = Vec::new();
         for (key, label) in versions(Some(now)) {
-            if before.get(key) != Some(&label) || text_changed(config, git, base, key)? == Some(true) {
+            if before.get(key) != Some(&label) || texts.changed(key)? == Some(true) {
                 changed.push(key.clone());
             }
         }
         if changed.is_empty() {
             continue;
         }
-        let agent = config.settings().agent(now.as_object().unwrap_or(&serde_json::Map::new()));
+        let agent = texts.config.settings().agent(now.as_object().unwrap_or(&serde_json::Map::new()));
         for (prompt, field) in [(Prompt::System, "systemPrompt"), (Prompt::User, "userMessage")] {
             let behind = changed.iter().any(|key| prompt_of(agent, key).is_none_or(|p| p == prompt));
             if !same(field) && !behind {
@@ -264,15 +260,34 @@ fn prompts_without_their_templates(
         .collect())
 }
 
-/// Whether the template `key` names differs between the base and the tree; `None`
-/// when it is not a file of the suite in both.
-fn text_changed(config: &Invocation, git: &Git, base: &str, key: &str) -> Result<Option<bool>> {
-    let in_prompts = config.settings().paths.prompts.as_ref().map(|p| p.join(key)).filter(|f| f.is_file());
-    let Some(file) = in_prompts.or_else(|| suite_file(config, key).filter(|f| f.is_file())) else {
-        return Ok(None);
-    };
-    let now = crate::fsutil::read_bytes(&file, config.settings().limits.max_file_bytes)?;
-    Ok(git.show_bytes(base, &file)?.map(|then| then != now))
+/// The templates' texts at the base and in the tree, each compared once however many
+/// golden packets name it.
+struct Texts<'a> {
+    config: &'a Invocation,
+    git: &'a Git,
+    base: &'a str,
+    known: std::cell::RefCell<BTreeMap<String, Option<bool>>>,
+}
+
+impl Texts<'_> {
+    /// Whether the template `key` names differs between the base and the tree; `None`
+    /// when it is not a file of the suite in both.
+    fn changed(&self, key: &str) -> Result<Option<bool>> {
+        if let Some(known) = self.known.borrow().get(key) {
+            return Ok(*known);
+        }
+        let config = self.config;
+        let in_prompts = config.settings().paths.prompts.as_ref().map(|p| p.join(key)).filter(|f| f.is_file());
+        let changed = match in_prompts.or_else(|| suite_file(config, key).filter(|f| f.is_file())) {
+            None => None,
+            Some(file) => {
+                let now = crate::fsutil::read_bytes(&file, config.settings().limits.max_file_bytes)?;
+                self.git.show_bytes(self.base, &file)?.map(|then| then != now)
+            }
+        };
+        self.known.borrow_mut().insert(key.to_owned(), changed);
+        Ok(changed)
+    }
 }
 
 #[cfg(test)]
